@@ -1,0 +1,495 @@
+/* plink.c -- PLINK 1 binary fileset reader (.bed/.bim/.fam).
+ *
+ * The .bim and .fam are read with one read() each into one buffer, split in
+ * place (blanks become NULs) and indexed by pointer arrays: no per-field
+ * allocation, so a 1,000,000-variant .bim costs one buffer and six arrays.
+ * The .bed is memory-mapped read-only and never copied: the packer reads the
+ * 2-bit rows straight from the mapping. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "es_internal.h"
+
+/* Blanks separating fields.  CR counts as a blank so CRLF files parse like
+ * LF files without a separate pass. */
+static inline int is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static char *path_with_ext(const char *prefix, const char *ext)
+{
+    size_t n = strlen(prefix), e = strlen(ext);
+    char *s = malloc(n + e + 1);
+    if (!s) return NULL;
+    memcpy(s, prefix, n);
+    memcpy(s + n, ext, e + 1);
+    return s;
+}
+
+/* Read a whole text file into a NUL-terminated buffer (*len bytes before
+ * the NUL).  Regular files take one read() into a buffer sized by fstat;
+ * pipes grow the buffer as needed. */
+static int read_text(const char *path, char **text, size_t *len)
+{
+    int ret = ES_OK, fd = -1;
+    char *buf = NULL;
+    size_t cap, n = 0;
+    struct stat st;
+
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        es_error("%s: cannot open: %s", path, strerror(errno));
+        ret = ES_ERR_IO;
+        goto out;
+    }
+    if (fstat(fd, &st) != 0) {
+        es_error("%s: cannot stat: %s", path, strerror(errno));
+        ret = ES_ERR_IO;
+        goto out;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        es_error("%s: is a directory, expected a text file", path);
+        ret = ES_ERR_IO;
+        goto out;
+    }
+    /* +2: room for the NUL and for the read() that returns 0 without a realloc */
+    cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 2 : 65536;
+    if (!(buf = malloc(cap))) {
+        ret = ES_ERR_NOMEM;
+        goto out;
+    }
+    for (;;) {
+        if (n + 1 >= cap) {
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                ret = ES_ERR_NOMEM;
+                goto out;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        ssize_t r = read(fd, buf + n, cap - 1 - n);
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            es_error("%s: read failed: %s", path, strerror(errno));
+            ret = ES_ERR_IO;
+            goto out;
+        }
+        if (r == 0) break;
+        n += (size_t)r;
+    }
+    buf[n] = '\0';
+    /* A NUL inside would silently cut a field short: the file is not text. */
+    const char *nul = memchr(buf, '\0', n);
+    if (nul) {
+        es_error("%s: NUL byte at offset %zu: expected a text file", path, (size_t)(nul - buf));
+        ret = ES_ERR_FORMAT;
+        goto out;
+    }
+    *text = buf;
+    *len = n;
+    buf = NULL;
+out:
+    free(buf);
+    if (fd >= 0) close(fd);
+    return ret;
+}
+
+/* Upper bound on the number of lines of a text (for sizing the arrays). */
+static size_t count_lines(const char *text, size_t len)
+{
+    size_t n = 0;
+    const char *p = text, *end = text + len;
+    while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+        n++;
+        p++;
+    }
+    return n + 1;
+}
+
+/* Split the line [p, end) in place: blanks become NULs, the first `max`
+ * field starts go to f[].  *end must already be a NUL.
+ * @return the number of fields found (may exceed max) */
+static int split_fields(char *p, char *end, char **f, int max)
+{
+    int n = 0;
+    while (p < end) {
+        while (p < end && is_blank(*p)) p++;
+        if (p == end) break;
+        if (n < max) f[n] = p;
+        n++;
+        while (p < end && !is_blank(*p)) p++;
+        *p = '\0'; /* p == end is already NUL */
+        if (p < end) p++;
+    }
+    return n;
+}
+
+/* Strict integer: the whole field, base 10, optional sign. */
+static int parse_i64(const char *s, int64_t *out)
+{
+    char *e;
+    errno = 0;
+    long long v = strtoll(s, &e, 10);
+    if (e == s || *e != '\0' || errno == ERANGE) return -1;
+    *out = (int64_t)v;
+    return 0;
+}
+
+/* Strict finite number: the whole field. */
+static int parse_double(const char *s, double *out)
+{
+    char *e;
+    if (s[0] == '0' && s[1] == '\0') { /* the common .bim CM value, without strtod */
+        *out = 0.0;
+        return 0;
+    }
+    errno = 0;
+    double v = strtod(s, &e);
+    if (e == s || *e != '\0' || errno == ERANGE || !isfinite(v)) return -1;
+    *out = v;
+    return 0;
+}
+
+/* FNV-1a over FID, a separator and IID; used to find duplicate samples. */
+static uint64_t id_hash(const char *fid, const char *iid)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (const unsigned char *s = (const unsigned char *)fid; *s; s++) h = (h ^ *s) * 1099511628211ULL;
+    h = (h ^ 0x1f) * 1099511628211ULL;
+    for (const unsigned char *s = (const unsigned char *)iid; *s; s++) h = (h ^ *s) * 1099511628211ULL;
+    return h;
+}
+
+/* One warning for all duplicated FID+IID pairs: PLINK refuses them, but a
+ * case/control scan still works when they are left in, so warn, not fail. */
+static int check_duplicate_samples(const es_plink_t *p, const uint64_t *line_of)
+{
+    size_t cap = 16;
+    while (cap < (size_t)p->n_samples * 2) cap <<= 1;
+    uint32_t *tab = calloc(cap, sizeof *tab); /* sample index + 1; 0 = empty */
+    if (!tab) return ES_ERR_NOMEM;
+    uint64_t dup_ct = 0;
+    uint32_t first_dup = 0, first_orig = 0;
+    for (uint32_t s = 0; s < p->n_samples; s++) {
+        size_t h = (size_t)id_hash(p->fid[s], p->iid[s]) & (cap - 1);
+        for (;;) {
+            uint32_t t = tab[h];
+            if (t == 0) {
+                tab[h] = s + 1;
+                break;
+            }
+            if (strcmp(p->fid[t - 1], p->fid[s]) == 0 && strcmp(p->iid[t - 1], p->iid[s]) == 0) {
+                if (dup_ct++ == 0) {
+                    first_dup = s;
+                    first_orig = t - 1;
+                }
+                break;
+            }
+            h = (h + 1) & (cap - 1);
+        }
+    }
+    if (dup_ct) {
+        char b[32];
+        es_warn("%s: %s duplicate sample ID%s (FID IID); first: '%s %s' on line %" PRIu64
+                " (also on line %" PRIu64 "); each is kept as a separate sample",
+                p->fam_path, es_fmt_count(dup_ct, b), dup_ct == 1 ? "" : "s", p->fid[first_dup],
+                p->iid[first_dup], line_of[first_dup], line_of[first_orig]);
+    }
+    free(tab);
+    return ES_OK;
+}
+
+/* .fam column 6 -> 0 control, 1 case, -1 missing; *quant set for numbers
+ * other than 0/1/2/-9 (a quantitative phenotype). */
+static int fam_pheno_code(const char *s, int8_t *code, int *quant)
+{
+    double v;
+    if (strcasecmp(s, "NA") == 0 || strcasecmp(s, "nan") == 0) {
+        *code = -1;
+        return 0;
+    }
+    if (parse_double(s, &v) != 0) return -1;
+    if (v == 1.0) *code = 0;
+    else if (v == 2.0) *code = 1;
+    else if (v == 0.0 || v == -9.0) *code = -1;
+    else {
+        *code = -1;
+        *quant = 1;
+    }
+    return 0;
+}
+
+static int parse_fam(es_plink_t *p)
+{
+    int ret = ES_OK;
+    size_t len, cap;
+    uint64_t *line_of = NULL;
+    uint32_t n = 0;
+
+    if ((ret = read_text(p->fam_path, &p->fam_text, &len)) != ES_OK) goto out;
+    cap = count_lines(p->fam_text, len);
+    p->fid = malloc(cap * sizeof *p->fid);
+    p->iid = malloc(cap * sizeof *p->iid);
+    p->fam_pheno = malloc(cap * sizeof *p->fam_pheno);
+    line_of = malloc(cap * sizeof *line_of);
+    if (!p->fid || !p->iid || !p->fam_pheno || !line_of) {
+        ret = ES_ERR_NOMEM;
+        goto out;
+    }
+    char *q = p->fam_text, *end = p->fam_text + len;
+    for (uint64_t line = 1; q < end; line++) {
+        char *nl = memchr(q, '\n', (size_t)(end - q));
+        char *le = nl ? nl : end;
+        char *f[6];
+        *le = '\0';
+        int nf = split_fields(q, le, f, 6);
+        q = le + 1;
+        if (nf == 0) continue; /* blank line (e.g. a trailing one) */
+        if (nf != 6) {
+            es_error("%s: line %" PRIu64 ": expected 6 columns (FID IID PAT MAT SEX PHENO) but "
+                     "found %d", p->fam_path, line, nf);
+            ret = ES_ERR_FORMAT;
+            goto out;
+        }
+        if (n == UINT32_MAX) {
+            es_error("%s: more than 4,294,967,294 samples are not supported", p->fam_path);
+            ret = ES_ERR_FORMAT;
+            goto out;
+        }
+        if (fam_pheno_code(f[5], &p->fam_pheno[n], &p->fam_pheno_quantitative) != 0) {
+            es_error("%s: line %" PRIu64 ": phenotype (column 6) '%s' is not a number; expected "
+                     "1 (control), 2 (case) or 0/-9/NA (missing)", p->fam_path, line, f[5]);
+            ret = ES_ERR_FORMAT;
+            goto out;
+        }
+        p->fid[n] = f[0];
+        p->iid[n] = f[1];
+        line_of[n] = line;
+        n++;
+    }
+    p->n_samples = n;
+    if (n == 0) {
+        es_error("%s: no samples (the file has no lines with 6 columns)", p->fam_path);
+        ret = ES_ERR_FORMAT;
+        goto out;
+    }
+    ret = check_duplicate_samples(p, line_of);
+out:
+    free(line_of);
+    return ret;
+}
+
+static int parse_bim(es_plink_t *p)
+{
+    int ret = ES_OK;
+    size_t len, cap;
+    uint32_t n = 0;
+
+    if ((ret = read_text(p->bim_path, &p->bim_text, &len)) != ES_OK) goto out;
+    cap = count_lines(p->bim_text, len);
+    p->chr = malloc(cap * sizeof *p->chr);
+    p->id = malloc(cap * sizeof *p->id);
+    p->a1 = malloc(cap * sizeof *p->a1);
+    p->a2 = malloc(cap * sizeof *p->a2);
+    p->pos = malloc(cap * sizeof *p->pos);
+    p->cm = malloc(cap * sizeof *p->cm);
+    if (!p->chr || !p->id || !p->a1 || !p->a2 || !p->pos || !p->cm) {
+        ret = ES_ERR_NOMEM;
+        goto out;
+    }
+    char *q = p->bim_text, *end = p->bim_text + len;
+    for (uint64_t line = 1; q < end; line++) {
+        char *nl = memchr(q, '\n', (size_t)(end - q));
+        char *le = nl ? nl : end;
+        char *f[6];
+        *le = '\0';
+        int nf = split_fields(q, le, f, 6);
+        q = le + 1;
+        if (nf == 0) continue;
+        if (nf != 6) {
+            es_error("%s: line %" PRIu64 ": expected 6 columns (CHR ID CM POS A1 A2) but found %d",
+                     p->bim_path, line, nf);
+            ret = ES_ERR_FORMAT;
+            goto out;
+        }
+        if (n == UINT32_MAX) {
+            es_error("%s: more than 4,294,967,294 variants are not supported", p->bim_path);
+            ret = ES_ERR_FORMAT;
+            goto out;
+        }
+        if (parse_double(f[2], &p->cm[n]) != 0) {
+            es_error("%s: line %" PRIu64 ": genetic position (column 3) '%s' is not a number",
+                     p->bim_path, line, f[2]);
+            ret = ES_ERR_FORMAT;
+            goto out;
+        }
+        if (parse_i64(f[3], &p->pos[n]) != 0) {
+            es_error("%s: line %" PRIu64 ": base-pair position (column 4) '%s' is not an integer",
+                     p->bim_path, line, f[3]);
+            ret = ES_ERR_FORMAT;
+            goto out;
+        }
+        p->chr[n] = f[0];
+        p->id[n] = f[1];
+        p->a1[n] = f[4];
+        p->a2[n] = f[5];
+        n++;
+    }
+    p->n_variants = n;
+    if (n == 0) {
+        es_error("%s: no variants (the file has no lines with 6 columns)", p->bim_path);
+        ret = ES_ERR_FORMAT;
+    }
+out:
+    return ret;
+}
+
+/* Map the .bed and check that it is a SNP-major PLINK 1 file whose size
+ * matches the .bim and .fam exactly. */
+static int open_bed(es_plink_t *p, const char *prefix)
+{
+    int ret = ES_OK, fd = -1;
+    struct stat st;
+    char b1[32], b2[32], b3[32], b4[32];
+
+    p->bytes_per_variant = ((size_t)p->n_samples + 3) / 4;
+    size_t need = 3 + (size_t)p->n_variants * p->bytes_per_variant;
+
+    fd = open(p->bed_path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        es_error("%s: cannot open: %s", p->bed_path, strerror(errno));
+        ret = ES_ERR_IO;
+        goto out;
+    }
+    if (fstat(fd, &st) != 0) {
+        es_error("%s: cannot stat: %s", p->bed_path, strerror(errno));
+        ret = ES_ERR_IO;
+        goto out;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        es_error("%s: not a regular file (the .bed is memory-mapped)", p->bed_path);
+        ret = ES_ERR_IO;
+        goto out;
+    }
+    size_t size = (size_t)st.st_size;
+    if (size == 0) {
+        es_error("%s: 0 bytes (empty file) but %s variants x %s samples need %s", p->bed_path,
+                 es_fmt_count(p->n_variants, b2), es_fmt_count(p->n_samples, b3),
+                 es_fmt_count(need, b4));
+        ret = ES_ERR_FORMAT;
+        goto out;
+    }
+    void *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (m == MAP_FAILED) {
+        es_error("%s: cannot memory-map %s bytes: %s", p->bed_path, es_fmt_count(size, b1),
+                 strerror(errno));
+        ret = ES_ERR_IO;
+        goto out;
+    }
+    p->bed_map = m;
+    p->bed_size = size;
+    /* Rows are read in order when packing; advice only, failure is harmless. */
+    (void)madvise(m, size, MADV_SEQUENTIAL);
+
+    const uint8_t *b = p->bed_map;
+    if (size >= 2 && b[0] == 0x6c && b[1] == 0x1b) {
+        if (size >= 3 && b[2] == 0x00) {
+            es_error("%s: sample-major .bed (mode byte 00) is not supported; rewrite it as "
+                     "SNP-major with `plink1.9 --bfile %s --make-bed --out NEWPREFIX`",
+                     p->bed_path, prefix);
+            ret = ES_ERR_FORMAT;
+            goto out;
+        }
+        if (size >= 3 && b[2] != 0x01) {
+            es_error("%s: unknown .bed mode byte %02x after the magic number (expected 01 = "
+                     "SNP-major)", p->bed_path, b[2]);
+            ret = ES_ERR_FORMAT;
+            goto out;
+        }
+    } else {
+        es_error("%s: no PLINK magic number (expected bytes 6c 1b 01, found %02x %02x%s): "
+                 "pre-1.0 PLINK .bed (no magic number) is not supported, or this is not a "
+                 ".bed file; rewrite it with `plink1.9 --bfile %s --make-bed --out NEWPREFIX`",
+                 p->bed_path, b[0], size >= 2 ? b[1] : 0, size >= 2 ? "" : " (1 byte file)",
+                 prefix);
+        ret = ES_ERR_FORMAT;
+        goto out;
+    }
+    if (size != need) {
+        es_error("%s: %s bytes but %s variants x %s samples need %s (%s)", p->bed_path,
+                 es_fmt_count(size, b1), es_fmt_count(p->n_variants, b2),
+                 es_fmt_count(p->n_samples, b3), es_fmt_count(need, b4),
+                 size < need ? "truncated, or the .bim/.fam list more than the .bed holds"
+                             : "the .bim/.fam list fewer variants or samples than the .bed holds");
+        ret = ES_ERR_FORMAT;
+        goto out;
+    }
+out:
+    if (fd >= 0) close(fd);
+    return ret;
+}
+
+int es_plink_open(es_plink_t **out, const char *prefix)
+{
+    int ret = ES_OK;
+    es_plink_t *p = NULL;
+
+    if (!out || !prefix || !*prefix) {
+        es_error("no PLINK fileset prefix given");
+        ret = ES_ERR_ARG;
+        goto out;
+    }
+    *out = NULL;
+    if (!(p = calloc(1, sizeof *p))) {
+        ret = ES_ERR_NOMEM;
+        goto out;
+    }
+    p->bed_path = path_with_ext(prefix, ".bed");
+    p->bim_path = path_with_ext(prefix, ".bim");
+    p->fam_path = path_with_ext(prefix, ".fam");
+    if (!p->bed_path || !p->bim_path || !p->fam_path) {
+        ret = ES_ERR_NOMEM;
+        goto out;
+    }
+    /* .fam first: the .bed size check needs both counts. */
+    if ((ret = parse_fam(p)) != ES_OK) goto out;
+    if ((ret = parse_bim(p)) != ES_OK) goto out;
+    if ((ret = open_bed(p, prefix)) != ES_OK) goto out;
+    *out = p;
+    p = NULL;
+out:
+    if (ret == ES_ERR_NOMEM) es_error("out of memory reading PLINK fileset %s", prefix);
+    es_plink_close(p);
+    return ret;
+}
+
+void es_plink_close(es_plink_t *p)
+{
+    if (!p) return;
+    if (p->bed_map) munmap((void *)p->bed_map, p->bed_size);
+    free(p->bed_path);
+    free(p->bim_path);
+    free(p->fam_path);
+    free(p->bim_text);
+    free(p->chr);
+    free(p->id);
+    free(p->a1);
+    free(p->a2);
+    free(p->pos);
+    free(p->cm);
+    free(p->fam_text);
+    free(p->fid);
+    free(p->iid);
+    free(p->fam_pheno);
+    free(p);
+}

@@ -1,0 +1,32 @@
+#!/bin/sh
+# device-build.sh -- build here, run on the lent GPU machine.
+#
+# The GPU machine (Ubuntu 24.04 with nvcc, gcc and make) has no htslib, cmocka
+# or libtool.  This script builds epistream with CUDA in .carry/build (a
+# git-ignored folder), then copies the shared libraries the binaries need
+# (from `ldd`, or from Debian packages fetched with apt-get download) into
+# .carry/lib.  Name `.carry` in the device tool's `carry` list and run there:
+#
+#   export LD_LIBRARY_PATH=$PWD/.carry/lib; sh scripts/device-check.sh
+#
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+[ -x configure ] || autoreconf -fi
+mkdir -p .carry/build .carry/lib
+cd .carry/build
+[ -f Makefile ] || "$top/configure" --with-cuda ${CUDA_ARCH:+CUDA_ARCH="$CUDA_ARCH"} >/dev/null
+make -j"$(nproc)" >/dev/null
+make -j"$(nproc)" check TESTS= >/dev/null   # builds the test programs without running them
+cd "$top"
+# libraries that are not part of the base system on the GPU machine
+for bin in .carry/build/epistream .carry/build/tests/test_*; do
+    [ -x "$bin" ] || continue
+    ldd "$bin" | awk '/=> \//{print $3}'
+done | sort -u | while read -r lib; do
+    case "$(basename "$lib")" in
+    libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|ld-linux*|libgcc_s.so*|libstdc++.so*) ;;
+    *) cp -L "$lib" .carry/lib/ ;;
+    esac
+done
+du -sh .carry | sed 's/^/carry size: /'

@@ -1,0 +1,53 @@
+/* backend_cpu.c -- the CPU backend: OpenMP threads take tiles from the scan's
+ * queue (self-scheduling, so uneven tiles balance), count each pair's table with
+ * the fastest popcount kernel this CPU has, and score it. */
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "scan_internal.h"
+
+static int cpu_device_count(void) { return 1; }
+
+static void cpu_tile(es_scan_ctx_t *ctx, es_worker_t *w, const es_popcount_impl_t *impl,
+                     uint32_t bi, uint32_t bj)
+{
+    const es_planes_t *pa = &ctx->blocks[bi], *pb = &ctx->blocks[bj];
+    es_table2_t t;
+    for (uint32_t a = 0; a < pa->count; a++) {
+        uint32_t b0 = bi == bj ? a + 1 : 0;
+        for (uint32_t b = b0; b < pb->count; b++) {
+            es_count_pair(impl, pa, a, pb, b, &t);
+            es_worker_offer(ctx, w, pa->first + a, pb->first + b, &t);
+        }
+    }
+}
+
+static int cpu_run(es_scan_ctx_t *ctx)
+{
+    const es_popcount_impl_t *impl = es_popcount_best();
+    es_info("CPU backend: %d thread(s), %s popcount", ctx->n_threads, impl->name);
+#pragma omp parallel num_threads(ctx->n_threads)
+    {
+        es_worker_t w;
+        int ret = es_worker_init(&w, ctx);
+        if (ret) {
+            es_ctx_fail(ctx, ret);
+        } else {
+            uint32_t bi, bj;
+            while (es_ctx_next_tile(ctx, &w, &bi, &bj) == 0) {
+                cpu_tile(ctx, &w, impl, bi, bj);
+                if (es_ctx_tile_done(ctx, &w)) break;
+            }
+            es_ctx_merge_top(ctx, &w);
+        }
+        es_worker_free(&w);
+    }
+    return ES_OK;
+}
+
+const es_backend_t es_backend_cpu = {
+    .name = "cpu",
+    .device_count = cpu_device_count,
+    .run = cpu_run,
+};

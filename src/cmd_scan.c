@@ -1,0 +1,276 @@
+/* cmd_scan.c -- `epistream scan`: the exhaustive 2-way scan and its output files. */
+#define _POSIX_C_SOURCE 200809L
+#include <getopt.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "es_internal.h"
+#include "output.h"
+
+static void scan_usage(FILE *fp)
+{
+    fprintf(fp,
+            "Usage: epistream scan --bfile PREFIX --out PREFIX [options]\n"
+            "\n"
+            "Exhaustive scan of all variant pairs of a case/control PLINK fileset.\n"
+            "\n"
+            "Input:\n"
+            "  --bfile PREFIX       PLINK 1 fileset PREFIX.bed/.bim/.fam (SNP-major .bed)\n"
+            "  --pheno FILE         phenotype file (FID IID values...; header optional);\n"
+            "                       default: .fam column 6 (1 control, 2 case, 0/-9 missing)\n"
+            "  --pheno-name COL     phenotype column name (header) or number (default: first)\n"
+            "Analysis:\n"
+            "  --stat S             boost (default; PLINK --fast-epistasis boost), chi2, mi,\n"
+            "                       ig (information gain over the better single variant), k2\n"
+            "  --top K              pairs kept in the ranked list (default 1000)\n"
+            "  --p-threshold P      also write every pair with p <= P to PREFIX.sig.tsv\n"
+            "  --threads T          CPU threads (default: all)\n"
+            "  --device D           auto (default), cpu or gpu\n"
+            "  --block B            variants per tile side (default 0: automatic; output does\n"
+            "                       not depend on it)\n"
+            "Output:\n"
+            "  --out PREFIX         writes PREFIX.top.tsv, PREFIX.summary.tsv, PREFIX.log\n"
+            "                       (and PREFIX.sig.tsv with --p-threshold)\n"
+            "  --format F           tsv (default) or plink (PREFIX.epi.cc instead of .top.tsv)\n"
+            "  --quiet              only errors on stderr, no progress line\n"
+            "  --verbose            informational messages on stderr\n"
+            "  -h, --help           this help\n");
+}
+
+typedef struct {
+    FILE *fp;
+    const es_dataset_t *ds;
+    int plink_fmt;
+    int plink_w;
+} sig_writer_t;
+
+static int write_sig(const es_pair_t *p, void *ud)
+{
+    sig_writer_t *w = ud;
+    if (w->plink_fmt) es_write_plink_pair(w->fp, w->ds, p, w->plink_w);
+    else es_write_pair(w->fp, w->ds, p);
+    return ferror(w->fp) ? -1 : 0;
+}
+
+static void progress(uint64_t done, uint64_t total, double secs, void *ud)
+{
+    (void)ud;
+    double rate = secs > 0 ? (double)done / secs : 0;
+    double eta = rate > 0 ? (double)(total - done) / rate : 0;
+    char a[32], b[32];
+    fprintf(stderr, "\r[scan] %s / %s pairs (%.1f%%), %.3g pairs/s, ETA %.0f s   ",
+            es_fmt_count(done, a), es_fmt_count(total, b),
+            total ? 100.0 * (double)done / (double)total : 100.0, rate, eta);
+    if (done == total) fputc('\n', stderr);
+}
+
+static void write_log(FILE *fp, const char *cmdline, const char *bfile, const char *pheno,
+                      const es_dataset_t *ds, const es_opt_t *opt, const es_scan_t *scan,
+                      const char *out, int plink_fmt, double t_open, double t_total)
+{
+    char a[32];
+    time_t now = time(NULL);
+    char date[64];
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S %Z", localtime(&now));
+    double t_pack, t_scan;
+    es_scan_timings(scan, &t_pack, &t_scan);
+    uint64_t pairs = es_scan_pairs_done(scan);
+    fprintf(fp, "epistream %s\n", ES_VERSION);
+    fprintf(fp, "date\t%s\n", date);
+    fprintf(fp, "command\t%s\n", cmdline);
+    fprintf(fp, "bfile\t%s\n", bfile);
+    fprintf(fp, "phenotype\t%s\n", pheno ? pheno : "(.fam column 6)");
+    fprintf(fp, "samples_total\t%u\n", es_dataset_n_samples_total(ds));
+    fprintf(fp, "cases\t%u\n", es_dataset_n_cases(ds));
+    fprintf(fp, "controls\t%u\n", es_dataset_n_controls(ds));
+    fprintf(fp, "samples_left_out\t%u\n",
+            es_dataset_n_samples_total(ds) - es_dataset_n_cases(ds) - es_dataset_n_controls(ds));
+    fprintf(fp, "variants\t%u\n", es_dataset_n_variants(ds));
+    fprintf(fp, "statistic\t%s\n", es_stat_name(opt->stat));
+    fprintf(fp, "top_k\t%u\n", opt->top_k);
+    if (opt->p_threshold >= 0) fprintf(fp, "p_threshold\t%g\n", opt->p_threshold);
+    fprintf(fp, "backend\t%s\n", es_scan_backend_name(scan));
+    fprintf(fp, "popcount\t%s\n", es_popcount_best()->name);
+    fprintf(fp, "pairs\t%s\n", es_fmt_count(pairs, a));
+    fprintf(fp, "seconds_open\t%.3f\n", t_open);
+    fprintf(fp, "seconds_pack\t%.3f\n", t_pack);
+    fprintf(fp, "seconds_scan\t%.3f\n", t_scan);
+    fprintf(fp, "seconds_total\t%.3f\n", t_total);
+    fprintf(fp, "pairs_per_second\t%.4g\n", t_scan > 0 ? (double)pairs / t_scan : 0.0);
+    fprintf(fp, "output\t%s%s\n", out, plink_fmt ? ".epi.cc" : ".top.tsv");
+    if (opt->p_threshold >= 0) fprintf(fp, "output\t%s.sig.tsv\n", out);
+    fprintf(fp, "output\t%s.summary.tsv\n", out);
+}
+
+int es_cmd_scan(int argc, char **argv)
+{
+    enum { O_BFILE = 256, O_PHENO, O_PHENO_NAME, O_STAT, O_TOP, O_PTHR, O_THREADS, O_DEVICE,
+           O_BLOCK, O_OUT, O_FORMAT, O_QUIET, O_VERBOSE };
+    static const struct option lopts[] = {
+        {"bfile", required_argument, 0, O_BFILE},   {"pheno", required_argument, 0, O_PHENO},
+        {"pheno-name", required_argument, 0, O_PHENO_NAME},
+        {"stat", required_argument, 0, O_STAT},     {"top", required_argument, 0, O_TOP},
+        {"p-threshold", required_argument, 0, O_PTHR},
+        {"threads", required_argument, 0, O_THREADS},
+        {"device", required_argument, 0, O_DEVICE}, {"block", required_argument, 0, O_BLOCK},
+        {"out", required_argument, 0, O_OUT},       {"format", required_argument, 0, O_FORMAT},
+        {"quiet", no_argument, 0, O_QUIET},         {"verbose", no_argument, 0, O_VERBOSE},
+        {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
+    const char *bfile = NULL, *pheno = NULL, *pheno_name = NULL, *out = NULL;
+    int plink_fmt = 0, quiet = 0, verbose = 0, c;
+    es_opt_t opt;
+    es_opt_init(&opt);
+    uint32_t u;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
+        switch (c) {
+        case O_BFILE: bfile = optarg; break;
+        case O_PHENO: pheno = optarg; break;
+        case O_PHENO_NAME: pheno_name = optarg; break;
+        case O_STAT:
+            if (es_stat_parse(optarg, &opt.stat)) return ES_EXIT_USAGE;
+            break;
+        case O_TOP:
+            if (es_cli_u32("top", optarg, 1, 100000000u, &opt.top_k)) return ES_EXIT_USAGE;
+            break;
+        case O_PTHR:
+            if (es_cli_double("p-threshold", optarg, &opt.p_threshold)) return ES_EXIT_USAGE;
+            if (opt.p_threshold < 0 || opt.p_threshold > 1) {
+                fprintf(stderr, "[E::options] --p-threshold: must be in [0, 1], got %s\n", optarg);
+                return ES_EXIT_USAGE;
+            }
+            break;
+        case O_THREADS:
+            if (es_cli_u32("threads", optarg, 0, 4096, &u)) return ES_EXIT_USAGE;
+            opt.threads = (int)u;
+            break;
+        case O_DEVICE:
+            if (!strcmp(optarg, "auto")) opt.device = ES_DEVICE_AUTO;
+            else if (!strcmp(optarg, "cpu")) opt.device = ES_DEVICE_CPU;
+            else if (!strcmp(optarg, "gpu")) opt.device = ES_DEVICE_GPU;
+            else {
+                fprintf(stderr, "[E::options] --device: expected auto, cpu or gpu, got '%s'\n",
+                        optarg);
+                return ES_EXIT_USAGE;
+            }
+            break;
+        case O_BLOCK:
+            if (es_cli_u32("block", optarg, 0, 65536, &opt.block_variants)) return ES_EXIT_USAGE;
+            break;
+        case O_OUT: out = optarg; break;
+        case O_FORMAT:
+            if (!strcmp(optarg, "tsv")) plink_fmt = 0;
+            else if (!strcmp(optarg, "plink")) plink_fmt = 1;
+            else {
+                fprintf(stderr, "[E::options] --format: expected tsv or plink, got '%s'\n", optarg);
+                return ES_EXIT_USAGE;
+            }
+            break;
+        case O_QUIET: quiet = 1; break;
+        case O_VERBOSE: verbose = 1; break;
+        case 'h': scan_usage(stdout); return ES_EXIT_OK;
+        default:
+            fprintf(stderr, "[E::options] scan: unknown or incomplete option '%s'\n",
+                    argv[optind - 1]);
+            scan_usage(stderr);
+            return ES_EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "[E::options] scan: unexpected argument '%s'\n", argv[optind]);
+        return ES_EXIT_USAGE;
+    }
+    if (!bfile || !out) {
+        fprintf(stderr, "[E::options] scan: --bfile and --out are required\n");
+        scan_usage(stderr);
+        return ES_EXIT_USAGE;
+    }
+    if (pheno_name && !pheno) {
+        fprintf(stderr, "[E::options] scan: --pheno-name needs --pheno\n");
+        return ES_EXIT_USAGE;
+    }
+    es_log_set_level(quiet ? ES_LOG_ERROR : verbose ? ES_LOG_INFO : ES_LOG_WARN);
+    opt.progress = !quiet && isatty(STDERR_FILENO);
+    if (es_opt_check(&opt)) return ES_EXIT_USAGE;
+
+    int ret = ES_OK;
+    es_dataset_t *ds = NULL;
+    es_scan_t *scan = NULL;
+    es_out_t o_top, o_sig, o_sum, o_log;
+    memset(&o_top, 0, sizeof o_top);
+    o_sig = o_sum = o_log = o_top;
+    char *cmdline = es_cli_join(argc, argv);
+    double t0 = es_time_now();
+
+    ret = es_dataset_open_bfile(&ds, bfile, pheno, pheno_name);
+    if (ret) goto out;
+    double t_open = es_time_now() - t0;
+    ret = es_scan_create(&scan, ds, &opt);
+    if (ret) goto out;
+    /* create every output before the (long) scan so a bad --out fails at once */
+    if ((ret = es_out_open(&o_top, out, plink_fmt ? ".epi.cc" : ".top.tsv"))) goto out;
+    if ((ret = es_out_open(&o_sum, out, ".summary.tsv"))) goto out;
+    if ((ret = es_out_open(&o_log, out, ".log"))) goto out;
+    sig_writer_t sw = {.ds = ds, .plink_fmt = plink_fmt, .plink_w = es_plink_snp_width(ds)};
+    if (opt.p_threshold >= 0) {
+        if ((ret = es_out_open(&o_sig, out, ".sig.tsv"))) goto out;
+        sw.fp = o_sig.fp;
+        if (plink_fmt) es_write_plink_header(o_sig.fp, sw.plink_w);
+        else es_write_pair_header(o_sig.fp);
+        es_scan_set_sig_callback(scan, write_sig, &sw);
+    }
+    if (opt.progress) es_scan_set_progress_callback(scan, progress, NULL);
+
+    ret = es_scan_run(scan);
+    if (ret) goto out;
+
+    const es_pair_t *top = es_scan_top(scan);
+    size_t n_top = es_scan_top_count(scan);
+    if (plink_fmt) es_write_plink_header(o_top.fp, sw.plink_w);
+    else es_write_pair_header(o_top.fp);
+    for (size_t k = 0; k < n_top; k++) {
+        if (plink_fmt) es_write_plink_pair(o_top.fp, ds, &top[k], sw.plink_w);
+        else es_write_pair(o_top.fp, ds, &top[k]);
+    }
+    if ((ret = es_write_summary(o_sum.fp, ds, es_scan_summary(scan)))) {
+        es_error("%s: write failed", o_sum.tmp_path);
+        goto out;
+    }
+    write_log(o_log.fp, cmdline, bfile, pheno, ds, &opt, scan, out, plink_fmt, t_open,
+              es_time_now() - t0);
+    /* commit all or nothing */
+    if ((ret = es_out_commit(&o_top))) goto out;
+    if ((ret = es_out_commit(&o_sig))) goto out;
+    if ((ret = es_out_commit(&o_sum))) goto out;
+    if ((ret = es_out_commit(&o_log))) goto out;
+    if (!quiet) {
+        char a[32];
+        double tp, ts;
+        es_scan_timings(scan, &tp, &ts);
+        fprintf(stderr, "[scan] %s pairs in %.2f s (%.3g pairs/s); results in %s%s\n",
+                es_fmt_count(es_scan_pairs_done(scan), a), ts,
+                ts > 0 ? (double)es_scan_pairs_done(scan) / ts : 0.0, out,
+                plink_fmt ? ".epi.cc" : ".top.tsv");
+    }
+out:
+    if (ret) {
+        /* whatever was already renamed into place is removed too: nothing half-done */
+        es_out_abort(&o_top);
+        es_out_abort(&o_sig);
+        es_out_abort(&o_sum);
+        es_out_abort(&o_log);
+        fprintf(stderr, "[E::scan] failed: %s\n", es_strerror(ret));
+    }
+    es_scan_destroy(scan);
+    es_dataset_destroy(ds);
+    free(cmdline);
+    if (ret == ES_ERR_ARG || ret == ES_ERR_UNSUPPORTED) return ES_EXIT_ERROR;
+    return ret ? ES_EXIT_ERROR : ES_EXIT_OK;
+}

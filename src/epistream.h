@@ -1,0 +1,238 @@
+/* epistream.h -- public API of epistream, genome-wide epistasis scans.
+ *
+ * Everything a program needs to open a genotype dataset, run an exhaustive
+ * 2-way interaction scan and read the ranked result.  All names carry the
+ * es_ prefix.  Library functions never print to stdout and never exit: they
+ * return 0 (ES_OK) on success and a negative ES_ERR_* code on failure, after
+ * logging a message that names the file and what was wrong through the
+ * leveled logger (stderr, "[E::function] message").
+ *
+ * Typical use (see examples/minimal.c):
+ *
+ *     es_dataset_t *ds; es_opt_t opt; es_scan_t *scan;
+ *     es_dataset_open_bfile(&ds, "data", NULL, NULL);
+ *     es_opt_init(&opt); opt.top_k = 100;
+ *     es_scan_create(&scan, ds, &opt);
+ *     es_scan_run(scan);
+ *     for (size_t r = 0; r < es_scan_top_count(scan); r++) ... es_scan_top(scan)[r] ...
+ *     es_scan_destroy(scan); es_dataset_destroy(ds);
+ */
+#ifndef EPISTREAM_H
+#define EPISTREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ES_VERSION "0.1.0"
+
+/* ---- errors ------------------------------------------------------------ */
+
+/** Return codes.  ES_OK is success; every error is negative. */
+enum es_err {
+    ES_OK = 0,
+    ES_ERR_NOMEM = -2,       /**< allocation failed */
+    ES_ERR_IO = -3,          /**< a file could not be opened, read or written */
+    ES_ERR_FORMAT = -4,      /**< an input file is malformed */
+    ES_ERR_ARG = -5,         /**< an invalid option or argument */
+    ES_ERR_GPU = -6,         /**< a CUDA runtime call failed */
+    ES_ERR_UNSUPPORTED = -7, /**< the request needs something this build or input lacks */
+    ES_ERR_DATA = -8         /**< the data cannot be analysed (e.g. no cases) */
+};
+
+/** @return a static English description of an ES_ERR_* code. */
+const char *es_strerror(int err);
+
+/* ---- logging ----------------------------------------------------------- */
+
+/** Verbosity levels of the one logger; messages above the level are dropped. */
+typedef enum {
+    ES_LOG_QUIET = 0,
+    ES_LOG_ERROR = 1,
+    ES_LOG_WARN = 2,
+    ES_LOG_INFO = 3,
+    ES_LOG_DEBUG = 4
+} es_log_level_t;
+
+/** Set the process-wide log level (default ES_LOG_WARN). */
+void es_log_set_level(es_log_level_t level);
+/** @return the current log level. */
+es_log_level_t es_log_get_level(void);
+
+/* ---- datasets ---------------------------------------------------------- */
+
+/** An opened genotype dataset: variant metadata, samples with a phenotype,
+ *  and the genotype source (memory-mapped, never read whole). */
+typedef struct es_dataset_t es_dataset_t;
+
+/** Metadata of one variant (strings owned by the dataset). */
+typedef struct {
+    const char *chr; /**< chromosome code as written in the .bim */
+    const char *id;  /**< variant ID */
+    int64_t pos;     /**< base-pair position */
+    double cm;       /**< genetic position (centimorgans) */
+    const char *a1;  /**< allele 1 (counted allele, usually minor) */
+    const char *a2;  /**< allele 2 */
+} es_variant_info_t;
+
+/**
+ * Open a PLINK 1 binary fileset PREFIX.bed/.bim/.fam.
+ * @param out         receives the dataset; free with es_dataset_destroy()
+ * @param prefix      path prefix of the three files
+ * @param pheno_path  PLINK phenotype file (FID IID values...) or NULL to use
+ *                    .fam column 6 (1 control, 2 case, 0/-9 missing)
+ * @param pheno_name  column name (header) or 1-based number of the phenotype
+ *                    column in pheno_path; NULL for the first phenotype column
+ * @return ES_OK, or ES_ERR_IO / ES_ERR_FORMAT / ES_ERR_DATA / ES_ERR_NOMEM
+ */
+int es_dataset_open_bfile(es_dataset_t **out, const char *prefix, const char *pheno_path,
+                          const char *pheno_name);
+
+/** Release a dataset (NULL is allowed). */
+void es_dataset_destroy(es_dataset_t *ds);
+
+/** @return number of variants in the dataset. */
+uint32_t es_dataset_n_variants(const es_dataset_t *ds);
+/** @return number of samples in the .fam (with or without phenotype). */
+uint32_t es_dataset_n_samples_total(const es_dataset_t *ds);
+/** @return number of cases (phenotype 2). */
+uint32_t es_dataset_n_cases(const es_dataset_t *ds);
+/** @return number of controls (phenotype 1). */
+uint32_t es_dataset_n_controls(const es_dataset_t *ds);
+/** @return metadata of variant idx (0-based); idx must be < n_variants. */
+es_variant_info_t es_dataset_variant(const es_dataset_t *ds, uint32_t idx);
+
+/**
+ * Decode one variant's genotypes for all .fam samples (in .fam order).
+ * @param out  n_samples_total bytes: 0, 1, 2 = copies of allele 1 (A1),
+ *             3 = missing (PLINK --recode A dosage semantics)
+ */
+int es_dataset_decode(const es_dataset_t *ds, uint32_t idx, uint8_t *out);
+
+/* ---- options ----------------------------------------------------------- */
+
+/** Interaction statistics; see doc/epistream.1 and DESIGN.md. */
+typedef enum {
+    ES_STAT_BOOST = 0, /**< BOOST log-linear LR test, PLINK 1.9 --fast-epistasis boost */
+    ES_STAT_CHI2,      /**< Pearson chi-square of the 2x9 table */
+    ES_STAT_MI,        /**< I(Y; A,B) in bits */
+    ES_STAT_IG,        /**< I(Y;A,B) - max(I(Y;A), I(Y;B)) in bits */
+    ES_STAT_K2         /**< K2 score (lower is better), no p-value */
+} es_stat_t;
+
+/** Which compute devices a scan uses. */
+typedef enum { ES_DEVICE_AUTO = 0, ES_DEVICE_CPU, ES_DEVICE_GPU } es_device_t;
+
+/** Scan options; es_opt_init() sets defaults, es_opt_check() validates. */
+typedef struct {
+    es_stat_t stat;          /**< statistic (default ES_STAT_BOOST) */
+    uint32_t top_k;          /**< pairs kept in the ranked list (default 1000) */
+    double p_threshold;      /**< stream pairs with p <= this; < 0 disables (default -1) */
+    int threads;             /**< CPU threads; 0 = all available (default 0) */
+    es_device_t device;      /**< device selection (default ES_DEVICE_AUTO) */
+    uint32_t block_variants; /**< variants per tile side; 0 = automatic (default 0) */
+    int progress;            /**< print a progress line on stderr (default 0) */
+} es_opt_t;
+
+/** Fill opt with the defaults. */
+void es_opt_init(es_opt_t *opt);
+/** @return ES_OK if opt is consistent, else ES_ERR_ARG after logging why. */
+int es_opt_check(const es_opt_t *opt);
+/** Parse a statistic name ("boost", "chi2", "mi", "ig", "k2"). @return ES_OK or ES_ERR_ARG. */
+int es_stat_parse(const char *name, es_stat_t *out);
+/** @return the name of a statistic. */
+const char *es_stat_name(es_stat_t stat);
+/** @return 1 if larger values of stat are better, 0 if smaller are (K2). */
+int es_stat_higher_is_better(es_stat_t stat);
+/** @return 1 if the statistic has a p-value. */
+int es_stat_has_p(es_stat_t stat);
+
+/* ---- scans ------------------------------------------------------------- */
+
+/** One scored variant pair (i < j, 0-based dataset indices). */
+typedef struct {
+    uint32_t i, j;
+    uint32_t n;    /**< samples in this pair's table (both genotypes called) */
+    int df;        /**< degrees of freedom of the p-value (0 when none) */
+    double stat;   /**< the statistic */
+    double p;      /**< p-value (NaN when the statistic has none) */
+    double log10p; /**< -log10 p, accurate where p underflows (NaN when none) */
+} es_pair_t;
+
+/** Per-variant summary over all its pairs. */
+typedef struct {
+    uint32_t best_partner; /**< index of the best partner (UINT32_MAX if none) */
+    double best_stat;      /**< statistic of the best pair */
+    double best_p;         /**< its p-value (NaN when none) */
+    uint64_t n_sig;        /**< pairs with p <= p_threshold (0 without threshold) */
+    uint64_t n_tot;        /**< pairs tested with this variant */
+} es_summary_t;
+
+/** Called for each pair with p <= p_threshold, in ascending (i, j) order,
+ *  from one thread at a time.  Return non-zero to abort the scan. */
+typedef int (*es_sig_cb)(const es_pair_t *pair, void *userdata);
+
+/** Called now and then with progress (pairs done of total). */
+typedef void (*es_progress_cb)(uint64_t done, uint64_t total, double seconds, void *userdata);
+
+/** A configured scan over one dataset. */
+typedef struct es_scan_t es_scan_t;
+
+/**
+ * Create a scan.  Validates opt (es_opt_check) and the dataset.
+ * @param out  receives the scan; free with es_scan_destroy().  The dataset must
+ *             outlive the scan.
+ * @return ES_OK, ES_ERR_ARG, ES_ERR_DATA, ES_ERR_UNSUPPORTED (e.g. --device gpu
+ *         without a usable GPU backend) or ES_ERR_NOMEM
+ */
+int es_scan_create(es_scan_t **out, es_dataset_t *ds, const es_opt_t *opt);
+/** Set the callback receiving pairs with p <= p_threshold (optional). */
+void es_scan_set_sig_callback(es_scan_t *scan, es_sig_cb cb, void *userdata);
+/** Set the progress callback (optional). */
+void es_scan_set_progress_callback(es_scan_t *scan, es_progress_cb cb, void *userdata);
+/** Run the exhaustive 2-way scan.  @return ES_OK or an error. */
+int es_scan_run(es_scan_t *scan);
+/** @return the ranked pairs, best first (valid until es_scan_destroy()). */
+const es_pair_t *es_scan_top(const es_scan_t *scan);
+/** @return number of ranked pairs (min(top_k, number of pairs)). */
+size_t es_scan_top_count(const es_scan_t *scan);
+/** @return the per-variant summary array (n_variants entries). */
+const es_summary_t *es_scan_summary(const es_scan_t *scan);
+/** @return the name of the backend that ran ("cpu", ...). */
+const char *es_scan_backend_name(const es_scan_t *scan);
+/** @return the number of pairs scored. */
+uint64_t es_scan_pairs_done(const es_scan_t *scan);
+/** @return wall-clock seconds spent packing genotypes and counting/scoring. */
+void es_scan_timings(const es_scan_t *scan, double *pack_seconds, double *scan_seconds);
+/** Release a scan (NULL is allowed). */
+void es_scan_destroy(es_scan_t *scan);
+
+/* ---- simulation -------------------------------------------------------- */
+
+/** Options of the genotype simulator. */
+typedef struct {
+    uint32_t n_samples;  /**< samples (half cases, half controls) */
+    uint32_t n_variants; /**< variants */
+    uint32_t n_pairs;    /**< planted interacting pairs (default 1) */
+    double effect;       /**< interaction odds ratio per planted pair (default 2.0) */
+    double missing;      /**< probability that a call is missing (default 0) */
+    double maf_min, maf_max; /**< minor allele frequencies drawn uniformly (0.05, 0.5) */
+    uint64_t seed;       /**< random seed (default 1) */
+} es_sim_opt_t;
+
+/** Fill opt with the simulator defaults. */
+void es_sim_opt_init(es_sim_opt_t *opt);
+/**
+ * Write PREFIX.bed/.bim/.fam and PREFIX.truth (planted pairs).  The planted
+ * pairs have a purely epistatic effect: no marginal effect of either variant.
+ * @return ES_OK, ES_ERR_ARG or ES_ERR_IO
+ */
+int es_sim_write(const es_sim_opt_t *opt, const char *prefix);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* EPISTREAM_H */

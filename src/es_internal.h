@@ -1,0 +1,251 @@
+/* es_internal.h -- internal interfaces shared by src/ and formats/.
+ * Not installed.  Every stage of the data flow (DESIGN.md) has one section. */
+#ifndef ES_INTERNAL_H
+#define ES_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "epistream.h"
+
+/* ---- logging (log.c) -------------------------------------------------- */
+
+/** Log one message "[L::func] text\n" to stderr if level <= current level. */
+void es_log(es_log_level_t level, const char *func, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+#define es_error(...) es_log(ES_LOG_ERROR, __func__, __VA_ARGS__)
+#define es_warn(...) es_log(ES_LOG_WARN, __func__, __VA_ARGS__)
+#define es_info(...) es_log(ES_LOG_INFO, __func__, __VA_ARGS__)
+#define es_debug(...) es_log(ES_LOG_DEBUG, __func__, __VA_ARGS__)
+
+/** Monotonic wall clock in seconds. */
+double es_time_now(void);
+/** Format n with thousands separators ("1,234,567") into buf (>= 32 bytes). */
+const char *es_fmt_count(uint64_t n, char *buf);
+
+/* ---- PLINK 1 fileset (formats/plink.c) --------------------------------- */
+
+/** The .bim and .fam contents plus the memory-mapped .bed. */
+typedef struct {
+    char *bed_path, *bim_path, *fam_path;
+    uint32_t n_variants;
+    uint32_t n_samples; /* .fam lines */
+    /* .bim: string fields point into bim_text (one allocation) */
+    char *bim_text;
+    const char **chr, **id, **a1, **a2;
+    int64_t *pos;
+    double *cm;
+    /* .fam */
+    char *fam_text;
+    const char **fid, **iid;
+    int8_t *fam_pheno; /* 0 control, 1 case, -1 missing (from column 6) */
+    int fam_pheno_quantitative; /* column 6 had values other than 0/1/2/-9 */
+    /* .bed */
+    const uint8_t *bed_map; /* whole file mapping (or NULL when empty) */
+    size_t bed_size;
+    size_t bytes_per_variant; /* ceil(n_samples / 4) */
+} es_plink_t;
+
+/**
+ * Open PREFIX.bed/.bim/.fam: parse .bim and .fam fully (validated, file and
+ * line number in every message), memory-map .bed and check magic and size.
+ * @param out receives the fileset; free with es_plink_close()
+ * @return ES_OK, ES_ERR_IO, ES_ERR_FORMAT or ES_ERR_NOMEM
+ */
+int es_plink_open(es_plink_t **out, const char *prefix);
+/** Unmap and free (NULL allowed). */
+void es_plink_close(es_plink_t *p);
+/** @return pointer to variant v's packed 2-bit row (bytes_per_variant bytes). */
+static inline const uint8_t *es_plink_row(const es_plink_t *p, uint32_t v)
+{
+    return p->bed_map + 3 + (size_t)v * p->bytes_per_variant;
+}
+
+/* ---- phenotype file (formats/pheno.c) ---------------------------------- */
+
+/**
+ * Read a PLINK phenotype file (FID IID v1 v2 ..., header line optional: a
+ * header starts with "FID IID") and assign a case/control status to each
+ * .fam sample.  Values: 1 control, 2 case, 0/-9/NA missing; anything else is
+ * an error naming file, line and value.  Samples absent from the file are
+ * missing.
+ * @param pheno_name column name (with header) or 1-based column number among
+ *                   the value columns; NULL = first value column
+ * @param status     out: n_samples entries, 0 control, 1 case, -1 missing
+ * @return ES_OK, ES_ERR_IO, ES_ERR_FORMAT or ES_ERR_ARG (no such column)
+ */
+int es_pheno_read(const char *path, const char *pheno_name, const es_plink_t *p,
+                  int8_t *status);
+
+/* ---- dataset (src/dataset.c) ------------------------------------------- */
+
+struct es_dataset_t {
+    es_plink_t *plink;
+    int8_t *status;    /* per .fam sample: 0 control, 1 case, -1 left out */
+    uint32_t n_case, n_ctrl;
+    /* slot[s]: destination bit of .fam sample s in the packed planes
+     * (cases at 0..n_case-1, controls at w_case*64 + 0..n_ctrl-1), or -1 */
+    int64_t *slot;
+};
+
+/* ---- packed planes (src/pack.c) ----------------------------------------- */
+
+/** Samples are reordered cases first; each class is zero-padded to a
+ *  multiple of ES_PAD_BITS so SIMD and tensor-core loads need no tail mask. */
+#define ES_PAD_BITS 1024
+#define ES_PAD_WORDS (ES_PAD_BITS / 64)
+
+/**
+ * Bit planes of a contiguous range of variants.  Invariant: pad bits are zero.
+ * Variant v (relative to first) has n_planes planes of `words` uint64_t each,
+ * at planes + (size_t)v * n_planes * words:
+ *   plane 0  P1 = [g >= 1]   (g = copies of A1, 0..2)
+ *   plane 1  P2 = [g == 2]
+ *   plane 2  V  = [called]   (present only when n_planes == 3)
+ * A missing call has P1 = P2 = V = 0.  Words [0, w_case) hold cases,
+ * [w_case, words) controls.
+ */
+typedef struct {
+    uint32_t first, count; /* variant range */
+    uint32_t n_case, n_ctrl;
+    uint32_t w_case, w_ctrl, words; /* words = w_case + w_ctrl */
+    uint32_t n_planes;              /* 2 if no missing call anywhere in the dataset, else 3 */
+    uint64_t *planes;               /* 64-byte aligned */
+    /* per variant, per class y (0 control, 1 case): called genotype counts */
+    uint32_t (*gcount)[2][3];       /* gcount[v][y][g] */
+    uint32_t *miss_ct;              /* missing calls among kept samples */
+} es_planes_t;
+
+/** Allocate planes for `count` variants of ds (free with es_planes_free()). */
+int es_planes_alloc(es_planes_t *pl, const es_dataset_t *ds, uint32_t count, uint32_t n_planes);
+/** Free the planes' memory (the struct itself is the caller's). */
+void es_planes_free(es_planes_t *pl);
+/** Pack variants [first, first+count) of ds into pl (count <= allocated). */
+int es_pack(const es_dataset_t *ds, uint32_t first, uint32_t count, es_planes_t *pl);
+/** @return 1 if any kept sample has a missing call at any variant. */
+int es_dataset_any_missing(const es_dataset_t *ds);
+/** @return pointer to plane `plane` of variant v (index relative to pl->first). */
+static inline const uint64_t *es_plane(const es_planes_t *pl, uint32_t v, uint32_t plane)
+{
+    return pl->planes + ((size_t)v * pl->n_planes + plane) * pl->words;
+}
+
+/* ---- popcount kernels (src/popcount.c) ---------------------------------- */
+
+/** out[0..3] += popcounts of a1&b1, a1&b2, a2&b1, a2&b2 over nw words. */
+typedef void (*es_and4_fn)(const uint64_t *restrict a1, const uint64_t *restrict a2,
+                           const uint64_t *restrict b1, const uint64_t *restrict b2, size_t nw,
+                           uint64_t out[4]);
+/** out[0..8] += popcounts of a1&b1, a1&b2, a2&b1, a2&b2, a1&bv, a2&bv,
+ *  av&b1, av&b2, av&bv over nw words (the missing-aware path). */
+typedef void (*es_and9_fn)(const uint64_t *restrict a1, const uint64_t *restrict a2,
+                           const uint64_t *restrict av, const uint64_t *restrict b1,
+                           const uint64_t *restrict b2, const uint64_t *restrict bv, size_t nw,
+                           uint64_t out[9]);
+
+typedef struct {
+    const char *name; /* "scalar", "avx2", "avx512" */
+    es_and4_fn and4;
+    es_and9_fn and9;
+} es_popcount_impl_t;
+
+/** The scalar twins (always compiled; the oracle in tests). */
+extern const es_popcount_impl_t es_popcount_scalar;
+/** @return the fastest implementation this CPU supports (resolved once). */
+const es_popcount_impl_t *es_popcount_best(void);
+/** @return all implementations this CPU supports, NULL-terminated (tests). */
+const es_popcount_impl_t *const *es_popcount_all(void);
+
+/* ---- pair tables (src/count.c) ------------------------------------------ */
+
+/** A 2x3x3 contingency table: n[y][a*3+b], y 0 control / 1 case,
+ *  a, b genotype (copies of A1) of the first and second variant. */
+typedef struct {
+    uint32_t n[2][9];
+} es_table2_t;
+
+/**
+ * Count the table of variants a and b (indices relative to their planes).
+ * Uses the 4-product path when neither variant has a missing call and the
+ * 9-product path otherwise; samples missing at either variant are left out.
+ */
+void es_count_pair(const es_popcount_impl_t *impl, const es_planes_t *pa, uint32_t a,
+                   const es_planes_t *pb, uint32_t b, es_table2_t *t);
+
+/** Reference: the same table from decoded genotypes (0,1,2,3=missing) and
+ *  per-sample status (0,1,-1 left out).  Used by tests. */
+void es_count_pair_naive(const uint8_t *ga, const uint8_t *gb, const int8_t *status, uint32_t n,
+                         es_table2_t *t);
+
+/* ---- statistics (src/stats.c, src/boost.c) ------------------------------ */
+
+/** Result of one statistic evaluation. */
+typedef struct {
+    double stat;
+    double p;      /* NaN when the statistic has no p-value */
+    double log10p; /* -log10 p; NaN when none */
+    int df;        /* 0 when none */
+} es_stat_result_t;
+
+/** Compute statistic s of table t.  Deterministic: a pure function of t. */
+void es_stat_compute(es_stat_t s, const es_table2_t *t, es_stat_result_t *r);
+
+/** Individual statistics (exposed for tests). */
+double es_stat_boost(const es_table2_t *t);
+double es_stat_boost_bound(const es_table2_t *t); /* cheap, always >= es_stat_boost(t) */
+double es_stat_chi2(const es_table2_t *t, int *df);
+double es_stat_mi(const es_table2_t *t, int *df);  /* bits */
+double es_stat_ig(const es_table2_t *t, int *df);  /* bits */
+double es_stat_k2(const es_table2_t *t);
+
+/** Upper tail of the chi-square distribution: P(X > x), X ~ chi2(df).
+ *  Accurate (relative error < 1e-12) down to 1e-300; 0 below. */
+double es_chi2_sf(double x, int df);
+/** -log10 of es_chi2_sf(x, df), accurate far beyond the double range of p. */
+double es_chi2_log10sf(double x, int df);
+
+/* ---- top-k (src/topk.c) --------------------------------------------------- */
+
+/** Total order on pairs: better statistic first, ties to the lower (i, j).
+ *  @return < 0 if a ranks before b, > 0 after, 0 if identical. */
+int es_pair_rank_cmp(const es_pair_t *a, const es_pair_t *b, int higher_is_better);
+
+/** A bounded heap keeping the k best pairs under es_pair_rank_cmp. */
+typedef struct {
+    es_pair_t *heap; /* worst at heap[0] */
+    size_t n, k;
+    int higher_is_better;
+} es_topk_t;
+
+int es_topk_init(es_topk_t *t, size_t k, int higher_is_better);
+void es_topk_free(es_topk_t *t);
+/** @return 1 if a pair with statistic `stat` could enter (cheap pre-check). */
+int es_topk_would_accept(const es_topk_t *t, double stat);
+/** Offer a pair; kept if among the k best so far. */
+void es_topk_push(es_topk_t *t, const es_pair_t *p);
+/** Merge src into dst (src unchanged). */
+void es_topk_merge(es_topk_t *dst, const es_topk_t *src);
+/** Sort the kept pairs best first, in place (heap property is lost). */
+void es_topk_sort(es_topk_t *t);
+
+/* ---- backends (src/backend.c: the only file that knows HAVE_CUDA) -------- */
+
+struct es_scan_ctx;
+
+/** A compute backend: a table of operations (designated initialisers). */
+typedef struct {
+    const char *name;
+    /** @return number of usable devices (CPU: 1). */
+    int (*device_count)(void);
+    /** Run tiles from the scan's queue until it is empty. */
+    int (*run)(struct es_scan_ctx *ctx);
+} es_backend_t;
+
+extern const es_backend_t es_backend_cpu;
+/** @return the backend for a device choice, or NULL with *err set. */
+const es_backend_t *es_backend_select(es_device_t dev, int *err);
+/** @return number of CUDA devices (0 without CUDA). */
+int es_backend_gpu_count(void);
+
+#endif /* ES_INTERNAL_H */

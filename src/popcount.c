@@ -1,0 +1,365 @@
+/* popcount.c -- AND + popcount kernels over genotype bit planes.
+ *
+ * Counting a pair's table is, per class, a handful of |x & y| over two
+ * variants' planes (es_internal.h, "popcount kernels").  Every variant here
+ * computes the same sums: the plain scalar twin is always compiled and is the
+ * oracle in tests; the SIMD variants are compiled with per-function target
+ * attributes (the build itself has no -m flags) and chosen once at run time
+ * from what the CPU reports, so one binary runs everywhere.
+ *
+ * Contracts shared by all kernels: out[] is added to, never overwritten; nw
+ * may be any count (planes are padded to 16 words, but the tails are handled
+ * so tests can use odd lengths); pointers need no alignment. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "es_internal.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#define ES_POPCOUNT_X86 1
+#include <immintrin.h>
+#endif
+
+/* ---- scalar twin ----------------------------------------------------------
+ * The bodies are always_inline so the same C source is compiled twice: once
+ * for any CPU (where, without -mpopcnt, __builtin_popcountll becomes a libgcc
+ * call on x86) and once inside a target("popcnt") wrapper, where it becomes
+ * the POPCNT instruction. */
+
+static inline __attribute__((always_inline)) void
+and4_body(const uint64_t *restrict a1, const uint64_t *restrict a2, const uint64_t *restrict b1,
+          const uint64_t *restrict b2, size_t nw, uint64_t out[4])
+{
+    uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    for (size_t i = 0; i < nw; i++) {
+        uint64_t x1 = a1[i], x2 = a2[i], y1 = b1[i], y2 = b2[i];
+        s0 += (uint64_t)__builtin_popcountll(x1 & y1);
+        s1 += (uint64_t)__builtin_popcountll(x1 & y2);
+        s2 += (uint64_t)__builtin_popcountll(x2 & y1);
+        s3 += (uint64_t)__builtin_popcountll(x2 & y2);
+    }
+    out[0] += s0;
+    out[1] += s1;
+    out[2] += s2;
+    out[3] += s3;
+}
+
+static inline __attribute__((always_inline)) void
+and9_body(const uint64_t *restrict a1, const uint64_t *restrict a2, const uint64_t *restrict av,
+          const uint64_t *restrict b1, const uint64_t *restrict b2, const uint64_t *restrict bv,
+          size_t nw, uint64_t out[9])
+{
+    uint64_t s[9] = {0};
+    for (size_t i = 0; i < nw; i++) {
+        uint64_t x1 = a1[i], x2 = a2[i], xv = av[i], y1 = b1[i], y2 = b2[i], yv = bv[i];
+        s[0] += (uint64_t)__builtin_popcountll(x1 & y1);
+        s[1] += (uint64_t)__builtin_popcountll(x1 & y2);
+        s[2] += (uint64_t)__builtin_popcountll(x2 & y1);
+        s[3] += (uint64_t)__builtin_popcountll(x2 & y2);
+        s[4] += (uint64_t)__builtin_popcountll(x1 & yv);
+        s[5] += (uint64_t)__builtin_popcountll(x2 & yv);
+        s[6] += (uint64_t)__builtin_popcountll(xv & y1);
+        s[7] += (uint64_t)__builtin_popcountll(xv & y2);
+        s[8] += (uint64_t)__builtin_popcountll(xv & yv);
+    }
+    for (int k = 0; k < 9; k++) out[k] += s[k];
+}
+
+static void and4_scalar(const uint64_t *restrict a1, const uint64_t *restrict a2,
+                        const uint64_t *restrict b1, const uint64_t *restrict b2, size_t nw,
+                        uint64_t out[4])
+{
+    and4_body(a1, a2, b1, b2, nw, out);
+}
+
+static void and9_scalar(const uint64_t *restrict a1, const uint64_t *restrict a2,
+                        const uint64_t *restrict av, const uint64_t *restrict b1,
+                        const uint64_t *restrict b2, const uint64_t *restrict bv, size_t nw,
+                        uint64_t out[9])
+{
+    and9_body(a1, a2, av, b1, b2, bv, nw, out);
+}
+
+const es_popcount_impl_t es_popcount_scalar = {
+    .name = "scalar",
+    .and4 = and4_scalar,
+    .and9 = and9_scalar,
+};
+
+#ifdef ES_POPCOUNT_X86
+
+/* ---- scalar with the POPCNT instruction (any x86-64 since ~2008) ------- */
+
+__attribute__((target("popcnt"))) static void
+and4_popcnt(const uint64_t *restrict a1, const uint64_t *restrict a2, const uint64_t *restrict b1,
+            const uint64_t *restrict b2, size_t nw, uint64_t out[4])
+{
+    and4_body(a1, a2, b1, b2, nw, out);
+}
+
+__attribute__((target("popcnt"))) static void
+and9_popcnt(const uint64_t *restrict a1, const uint64_t *restrict a2, const uint64_t *restrict av,
+            const uint64_t *restrict b1, const uint64_t *restrict b2, const uint64_t *restrict bv,
+            size_t nw, uint64_t out[9])
+{
+    and9_body(a1, a2, av, b1, b2, bv, nw, out);
+}
+
+static const es_popcount_impl_t popcount_popcnt = {
+    .name = "popcnt",
+    .and4 = and4_popcnt,
+    .and9 = and9_popcnt,
+};
+
+/* ---- AVX2: nibble lookup (vpshufb) per byte, byte counts summed with
+ * vpsadbw.  A byte count gains at most 8 per step, so byte accumulators are
+ * flushed into 64-bit lanes every AVX2_FLUSH steps before they can wrap. */
+
+#define AVX2_FLUSH 31
+
+#define ES_AVX2 __attribute__((target("avx2,popcnt")))
+
+static inline ES_AVX2 __attribute__((always_inline)) __m256i
+avx2_bytecount(__m256i v, __m256i lut, __m256i low)
+{
+    __m256i lo = _mm256_and_si256(v, low);
+    __m256i hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), low);
+    return _mm256_add_epi8(_mm256_shuffle_epi8(lut, lo), _mm256_shuffle_epi8(lut, hi));
+}
+
+static inline ES_AVX2 __attribute__((always_inline)) uint64_t avx2_hsum(__m256i v)
+{
+    __m128i s = _mm_add_epi64(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    return (uint64_t)_mm_cvtsi128_si64(s) + (uint64_t)_mm_extract_epi64(s, 1);
+}
+
+#define LOADU256(p, i) _mm256_loadu_si256((const __m256i *)((p) + 4 * (i)))
+
+/* K products per step; idx pairs (x, y) name the two operands of each. */
+static ES_AVX2 void and4_avx2(const uint64_t *restrict a1, const uint64_t *restrict a2,
+                              const uint64_t *restrict b1, const uint64_t *restrict b2, size_t nw,
+                              uint64_t out[4])
+{
+    const __m256i lut = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1,
+                                         2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
+    const __m256i low = _mm256_set1_epi8(0x0f), zero = _mm256_setzero_si256();
+    __m256i t0 = zero, t1 = zero, t2 = zero, t3 = zero;
+    size_t nv = nw / 4, i = 0;
+    while (i < nv) {
+        size_t end = nv - i > AVX2_FLUSH ? i + AVX2_FLUSH : nv;
+        __m256i c0 = zero, c1 = zero, c2 = zero, c3 = zero;
+        for (; i < end; i++) {
+            __m256i x1 = LOADU256(a1, i), x2 = LOADU256(a2, i);
+            __m256i y1 = LOADU256(b1, i), y2 = LOADU256(b2, i);
+            c0 = _mm256_add_epi8(c0, avx2_bytecount(_mm256_and_si256(x1, y1), lut, low));
+            c1 = _mm256_add_epi8(c1, avx2_bytecount(_mm256_and_si256(x1, y2), lut, low));
+            c2 = _mm256_add_epi8(c2, avx2_bytecount(_mm256_and_si256(x2, y1), lut, low));
+            c3 = _mm256_add_epi8(c3, avx2_bytecount(_mm256_and_si256(x2, y2), lut, low));
+        }
+        t0 = _mm256_add_epi64(t0, _mm256_sad_epu8(c0, zero));
+        t1 = _mm256_add_epi64(t1, _mm256_sad_epu8(c1, zero));
+        t2 = _mm256_add_epi64(t2, _mm256_sad_epu8(c2, zero));
+        t3 = _mm256_add_epi64(t3, _mm256_sad_epu8(c3, zero));
+    }
+    uint64_t s0 = avx2_hsum(t0), s1 = avx2_hsum(t1), s2 = avx2_hsum(t2), s3 = avx2_hsum(t3);
+    for (size_t k = nv * 4; k < nw; k++) {
+        s0 += (uint64_t)__builtin_popcountll(a1[k] & b1[k]);
+        s1 += (uint64_t)__builtin_popcountll(a1[k] & b2[k]);
+        s2 += (uint64_t)__builtin_popcountll(a2[k] & b1[k]);
+        s3 += (uint64_t)__builtin_popcountll(a2[k] & b2[k]);
+    }
+    out[0] += s0;
+    out[1] += s1;
+    out[2] += s2;
+    out[3] += s3;
+}
+
+static ES_AVX2 void and9_avx2(const uint64_t *restrict a1, const uint64_t *restrict a2,
+                              const uint64_t *restrict av, const uint64_t *restrict b1,
+                              const uint64_t *restrict b2, const uint64_t *restrict bv, size_t nw,
+                              uint64_t out[9])
+{
+    const __m256i lut = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1,
+                                         2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
+    const __m256i low = _mm256_set1_epi8(0x0f), zero = _mm256_setzero_si256();
+    __m256i t[9];
+    for (int k = 0; k < 9; k++) t[k] = zero;
+    size_t nv = nw / 4, i = 0;
+    while (i < nv) {
+        size_t end = nv - i > AVX2_FLUSH ? i + AVX2_FLUSH : nv;
+        __m256i c[9];
+        for (int k = 0; k < 9; k++) c[k] = zero;
+        for (; i < end; i++) {
+            __m256i x1 = LOADU256(a1, i), x2 = LOADU256(a2, i), xv = LOADU256(av, i);
+            __m256i y1 = LOADU256(b1, i), y2 = LOADU256(b2, i), yv = LOADU256(bv, i);
+            c[0] = _mm256_add_epi8(c[0], avx2_bytecount(_mm256_and_si256(x1, y1), lut, low));
+            c[1] = _mm256_add_epi8(c[1], avx2_bytecount(_mm256_and_si256(x1, y2), lut, low));
+            c[2] = _mm256_add_epi8(c[2], avx2_bytecount(_mm256_and_si256(x2, y1), lut, low));
+            c[3] = _mm256_add_epi8(c[3], avx2_bytecount(_mm256_and_si256(x2, y2), lut, low));
+            c[4] = _mm256_add_epi8(c[4], avx2_bytecount(_mm256_and_si256(x1, yv), lut, low));
+            c[5] = _mm256_add_epi8(c[5], avx2_bytecount(_mm256_and_si256(x2, yv), lut, low));
+            c[6] = _mm256_add_epi8(c[6], avx2_bytecount(_mm256_and_si256(xv, y1), lut, low));
+            c[7] = _mm256_add_epi8(c[7], avx2_bytecount(_mm256_and_si256(xv, y2), lut, low));
+            c[8] = _mm256_add_epi8(c[8], avx2_bytecount(_mm256_and_si256(xv, yv), lut, low));
+        }
+        for (int k = 0; k < 9; k++) t[k] = _mm256_add_epi64(t[k], _mm256_sad_epu8(c[k], zero));
+    }
+    uint64_t s[9];
+    for (int k = 0; k < 9; k++) s[k] = avx2_hsum(t[k]);
+    for (size_t k = nv * 4; k < nw; k++) {
+        uint64_t x1 = a1[k], x2 = a2[k], xv = av[k], y1 = b1[k], y2 = b2[k], yv = bv[k];
+        s[0] += (uint64_t)__builtin_popcountll(x1 & y1);
+        s[1] += (uint64_t)__builtin_popcountll(x1 & y2);
+        s[2] += (uint64_t)__builtin_popcountll(x2 & y1);
+        s[3] += (uint64_t)__builtin_popcountll(x2 & y2);
+        s[4] += (uint64_t)__builtin_popcountll(x1 & yv);
+        s[5] += (uint64_t)__builtin_popcountll(x2 & yv);
+        s[6] += (uint64_t)__builtin_popcountll(xv & y1);
+        s[7] += (uint64_t)__builtin_popcountll(xv & y2);
+        s[8] += (uint64_t)__builtin_popcountll(xv & yv);
+    }
+    for (int k = 0; k < 9; k++) out[k] += s[k];
+}
+
+static const es_popcount_impl_t popcount_avx2 = {
+    .name = "avx2",
+    .and4 = and4_avx2,
+    .and9 = and9_avx2,
+};
+
+/* ---- AVX-512 VPOPCNTDQ: one popcount instruction per 8 words.  The tail
+ * (nw not a multiple of 8) uses masked loads, which never touch the words
+ * past the end, so no scalar loop is needed. */
+
+#define ES_AVX512 __attribute__((target("avx512f,avx512bw,avx512vpopcntdq")))
+
+#define LOAD512(p, i) _mm512_loadu_si512((const void *)((p) + 8 * (i)))
+#define MLOAD512(m, p, i) _mm512_maskz_loadu_epi64((m), (const void *)((p) + 8 * (i)))
+#define ACC512(acc, x, y) acc = _mm512_add_epi64(acc, _mm512_popcnt_epi64(_mm512_and_si512(x, y)))
+
+static ES_AVX512 void and4_avx512(const uint64_t *restrict a1, const uint64_t *restrict a2,
+                                  const uint64_t *restrict b1, const uint64_t *restrict b2,
+                                  size_t nw, uint64_t out[4])
+{
+    __m512i s0 = _mm512_setzero_si512(), s1 = s0, s2 = s0, s3 = s0;
+    size_t nv = nw / 8, i;
+    for (i = 0; i < nv; i++) {
+        __m512i x1 = LOAD512(a1, i), x2 = LOAD512(a2, i), y1 = LOAD512(b1, i), y2 = LOAD512(b2, i);
+        ACC512(s0, x1, y1);
+        ACC512(s1, x1, y2);
+        ACC512(s2, x2, y1);
+        ACC512(s3, x2, y2);
+    }
+    if (nw % 8) {
+        __mmask8 m = (__mmask8)((1u << (nw % 8)) - 1);
+        __m512i x1 = MLOAD512(m, a1, i), x2 = MLOAD512(m, a2, i);
+        __m512i y1 = MLOAD512(m, b1, i), y2 = MLOAD512(m, b2, i);
+        ACC512(s0, x1, y1);
+        ACC512(s1, x1, y2);
+        ACC512(s2, x2, y1);
+        ACC512(s3, x2, y2);
+    }
+    out[0] += (uint64_t)_mm512_reduce_add_epi64(s0);
+    out[1] += (uint64_t)_mm512_reduce_add_epi64(s1);
+    out[2] += (uint64_t)_mm512_reduce_add_epi64(s2);
+    out[3] += (uint64_t)_mm512_reduce_add_epi64(s3);
+}
+
+static ES_AVX512 void and9_avx512(const uint64_t *restrict a1, const uint64_t *restrict a2,
+                                  const uint64_t *restrict av, const uint64_t *restrict b1,
+                                  const uint64_t *restrict b2, const uint64_t *restrict bv,
+                                  size_t nw, uint64_t out[9])
+{
+    __m512i s0 = _mm512_setzero_si512(), s1 = s0, s2 = s0, s3 = s0, s4 = s0, s5 = s0, s6 = s0,
+            s7 = s0, s8 = s0;
+#define STEP9(LD)                                                                              \
+    do {                                                                                       \
+        __m512i x1 = LD(a1), x2 = LD(a2), xv = LD(av), y1 = LD(b1), y2 = LD(b2), yv = LD(bv);  \
+        ACC512(s0, x1, y1);                                                                    \
+        ACC512(s1, x1, y2);                                                                    \
+        ACC512(s2, x2, y1);                                                                    \
+        ACC512(s3, x2, y2);                                                                    \
+        ACC512(s4, x1, yv);                                                                    \
+        ACC512(s5, x2, yv);                                                                    \
+        ACC512(s6, xv, y1);                                                                    \
+        ACC512(s7, xv, y2);                                                                    \
+        ACC512(s8, xv, yv);                                                                    \
+    } while (0)
+    size_t nv = nw / 8, i;
+#define LD_FULL(p) LOAD512(p, i)
+#define LD_TAIL(p) MLOAD512(m, p, i)
+    for (i = 0; i < nv; i++) STEP9(LD_FULL);
+    if (nw % 8) {
+        __mmask8 m = (__mmask8)((1u << (nw % 8)) - 1);
+        STEP9(LD_TAIL);
+    }
+#undef LD_FULL
+#undef LD_TAIL
+#undef STEP9
+    out[0] += (uint64_t)_mm512_reduce_add_epi64(s0);
+    out[1] += (uint64_t)_mm512_reduce_add_epi64(s1);
+    out[2] += (uint64_t)_mm512_reduce_add_epi64(s2);
+    out[3] += (uint64_t)_mm512_reduce_add_epi64(s3);
+    out[4] += (uint64_t)_mm512_reduce_add_epi64(s4);
+    out[5] += (uint64_t)_mm512_reduce_add_epi64(s5);
+    out[6] += (uint64_t)_mm512_reduce_add_epi64(s6);
+    out[7] += (uint64_t)_mm512_reduce_add_epi64(s7);
+    out[8] += (uint64_t)_mm512_reduce_add_epi64(s8);
+}
+
+static const es_popcount_impl_t popcount_avx512 = {
+    .name = "avx512",
+    .and4 = and4_avx512,
+    .and9 = and9_avx512,
+};
+
+#endif /* ES_POPCOUNT_X86 */
+
+/* ---- run-time selection ---------------------------------------------------- */
+
+/* Supported implementations, slowest first; filled once by resolve(). */
+static const es_popcount_impl_t *supported[5];
+static const es_popcount_impl_t *best;
+static pthread_once_t resolve_once = PTHREAD_ONCE_INIT;
+
+static void resolve(void)
+{
+    size_t n = 0;
+    supported[n++] = &es_popcount_scalar;
+#ifdef ES_POPCOUNT_X86
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("popcnt")) supported[n++] = &popcount_popcnt;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt"))
+        supported[n++] = &popcount_avx2;
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512vpopcntdq"))
+        supported[n++] = &popcount_avx512;
+#endif
+    supported[n] = NULL;
+    best = supported[n - 1];
+
+    /* ES_POPCOUNT forces one implementation (benchmarks, tests). */
+    const char *want = getenv("ES_POPCOUNT");
+    if (!want || !*want) return;
+    for (size_t k = 0; k < n; k++)
+        if (!strcmp(supported[k]->name, want)) {
+            best = supported[k];
+            return;
+        }
+    es_warn("ES_POPCOUNT=%s: not a popcount kernel this CPU supports (scalar, popcnt, avx2, "
+            "avx512); using %s",
+            want, best->name);
+}
+
+const es_popcount_impl_t *es_popcount_best(void)
+{
+    pthread_once(&resolve_once, resolve);
+    return best;
+}
+
+const es_popcount_impl_t *const *es_popcount_all(void)
+{
+    pthread_once(&resolve_once, resolve);
+    return supported;
+}

@@ -1,0 +1,93 @@
+/* scan_internal.h -- the scan context shared by the scan driver (scan.c) and the
+ * backends (backend_cpu.c, later gpu/).  A backend pulls tiles from one queue,
+ * scores pairs through es_worker_offer() and reports each finished tile with
+ * es_ctx_tile_done(); the driver owns ordering, merging and output. */
+#ifndef ES_SCAN_INTERNAL_H
+#define ES_SCAN_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "es_internal.h"
+
+struct es_scan_t {
+    es_dataset_t *ds;
+    es_opt_t opt;
+    const es_backend_t *backend;
+    es_sig_cb sig_cb;
+    void *sig_ud;
+    es_progress_cb prog_cb;
+    void *prog_ud;
+    es_topk_t top;         /* final ranked list (sorted after the run) */
+    es_summary_t *summary; /* n_variants entries */
+    uint64_t pairs_done;
+    double t_pack, t_scan;
+};
+
+/* Finished-but-not-yet-emitted significant pairs of one row panel of tiles. */
+typedef struct {
+    es_pair_t *pairs;
+    size_t n, cap;
+    uint32_t tiles_done;
+} es_row_pending_t;
+
+/** Everything a backend needs to run its share of the scan. */
+typedef struct es_scan_ctx {
+    es_scan_t *scan;
+    const es_dataset_t *ds;
+    es_stat_t stat;
+    int higher_is_better;
+    int do_sig;         /* p_threshold given */
+    double p_threshold;
+    uint32_t m;         /* variants */
+    uint32_t block;     /* variants per block (tile side) */
+    uint32_t n_blocks;
+    es_planes_t *blocks; /* n_blocks packed blocks */
+    uint64_t n_tiles;    /* tiles (bi <= bj), row-major */
+    uint64_t *row_start; /* first tile index of row bi (n_blocks + 1 entries) */
+    _Atomic uint64_t next_tile;
+    atomic_int stop;     /* set on error or abort: workers stop taking tiles */
+    int n_threads;
+    /* below: guarded by lock */
+    pthread_mutex_t lock;
+    es_row_pending_t *rows;
+    uint32_t next_row; /* next row panel to emit */
+    uint64_t pairs_done;
+    double t_start, t_last_progress;
+    int err;           /* first error */
+    es_topk_t *top;    /* merged top-k */
+    es_summary_t *summary;
+} es_scan_ctx_t;
+
+/** Per-worker scratch (one per thread or device stream). */
+typedef struct {
+    es_topk_t top;          /* this worker's heap */
+    es_pair_t *sig;         /* significant pairs of the current tile */
+    size_t sig_n, sig_cap;
+    es_summary_t *tsum;     /* summary of the current tile's variants (2 * block) */
+    uint32_t bi, bj;        /* current tile */
+    uint64_t tile_pairs;
+    int err;
+} es_worker_t;
+
+int es_worker_init(es_worker_t *w, const es_scan_ctx_t *ctx);
+void es_worker_free(es_worker_t *w);
+
+/** Take the next tile: 0 with its blocks, -1 when none is left (or the scan stops). */
+int es_ctx_next_tile(es_scan_ctx_t *ctx, es_worker_t *w, uint32_t *bi, uint32_t *bj);
+
+/** Score one pair (global indices i < j) from its table. */
+void es_worker_offer(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j,
+                     const es_table2_t *t);
+
+/** Hand a finished tile to the driver (summary merge, significant pairs, progress).
+ *  @return ES_OK, or an error that stops the scan. */
+int es_ctx_tile_done(es_scan_ctx_t *ctx, es_worker_t *w);
+
+/** Merge a worker's heap into the scan's top-k (thread-safe). */
+void es_ctx_merge_top(es_scan_ctx_t *ctx, es_worker_t *w);
+
+/** Record an error from a backend; stops the scan. */
+void es_ctx_fail(es_scan_ctx_t *ctx, int err);
+
+#endif

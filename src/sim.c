@@ -1,0 +1,638 @@
+/* sim.c -- the genotype simulator: PLINK 1 filesets with planted pure-epistasis pairs.
+ *
+ * Model.  Each variant v has a population A1 (minor) allele frequency p_v drawn uniformly in
+ * [maf_min, maf_max]; genotypes are drawn under Hardy-Weinberg.  For each planted pair k of
+ * variants (a, b), with x = copies of A1 and c = x - E[x] the centred dosage, take the logistic
+ * penetrance s_k(x_a, x_b) = 1 / (1 + exp(-ln(effect) * c_a * c_b)) and keep only its interaction
+ * part (the two-way ANOVA decomposition under the genotype frequencies):
+ *
+ *     f_k(x_a, x_b) = s_k(x_a, x_b) - E_b s_k(x_a, .) - E_a s_k(., x_b) + E s_k
+ *     P(case | genotypes) = 1/2 + scale * sum_k f_k(x_a, x_b)
+ *
+ * E_b f_k(x_a, .) = E_a f_k(., x_b) = 0 exactly, so P(case | x_v) = P(case) = 1/2 for every single
+ * variant: no marginal effect at all, in the population and therefore in the case-control sample.
+ * Near P = 1/2, f_k ~ ln(effect)/4 * c_a c_b, i.e. the interaction log odds ratio per unit of
+ * c_a c_b is ln(effect), as in the logit model.  scale is 1 unless the sum could leave [0, 1]
+ * (very strong effects at rare alleles, or many pairs); then it shrinks just enough, with a warning.
+ *
+ * Case-control sampling: population individuals 0, 1, 2, ... are drawn and given a status from the
+ * model; each is kept while its class (floor(N/2) cases, the rest controls) is not yet full.  The
+ * kept individuals are placed in shuffled .fam order.  Only the planted variants' genotypes matter
+ * for the status, so only the draw index of each kept individual is stored (8 bytes per sample):
+ * a planted genotype is a counter-based hash of (seed, variant, draw index), recomputed on demand.
+ * Every other variant is generated from its own xoshiro256** stream, seeded from (seed, variant),
+ * and is independent of status.  Missing calls come from another per-variant stream, so the same
+ * seed with a different --missing gives the same genotypes with holes.
+ *
+ * The .bed is streamed in chunks of variants generated in parallel (OpenMP) and written in order:
+ * memory is O(N + chunk), and the bytes do not depend on the thread count.  All four files are
+ * written as PREFIX.*.tmp and renamed only when everything succeeded.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "es_internal.h"
+
+/* ---- random numbers ----------------------------------------------------- */
+
+#define SIM_GOLDEN 0x9e3779b97f4a7c15ULL
+
+/* Independent streams are keyed by (seed, tag, index). */
+enum {
+    SIM_TAG_META = 1, /* per variant: MAF, alleles, position jitter */
+    SIM_TAG_GENO,     /* per variant: genotypes of a non-planted variant */
+    SIM_TAG_MISS,     /* per variant: missing calls */
+    SIM_TAG_PLANT,    /* per variant: key of the planted-genotype hash */
+    SIM_TAG_STATUS,   /* status draws of population individuals */
+    SIM_TAG_PICK,     /* choice and pairing of the planted variants */
+    SIM_TAG_FAM       /* .fam order and sex */
+};
+
+/* splitmix64 output function: a bijective 64-bit mixer */
+static inline uint64_t sim_mix(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static uint64_t sim_key(uint64_t seed, uint64_t tag, uint64_t idx)
+{
+    uint64_t z = sim_mix(seed + SIM_GOLDEN);
+    z = sim_mix(z + tag * SIM_GOLDEN);
+    return sim_mix(z ^ (idx * 0xd1b54a32d192ed03ULL + SIM_GOLDEN));
+}
+
+/* xoshiro256** (Blackman & Vigna), seeded through splitmix64 */
+typedef struct {
+    uint64_t s[4];
+} sim_rng_t;
+
+static void sim_rng_seed(sim_rng_t *r, uint64_t key)
+{
+    for (int i = 0; i < 4; i++) {
+        key += SIM_GOLDEN;
+        r->s[i] = sim_mix(key);
+    }
+}
+
+static inline uint64_t sim_rotl(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
+
+static inline uint64_t sim_next(sim_rng_t *r)
+{
+    uint64_t *s = r->s;
+    uint64_t out = sim_rotl(s[1] * 5, 7) * 9;
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = sim_rotl(s[3], 45);
+    return out;
+}
+
+/* uniform in [0, 1) with 53 random bits */
+static inline double sim_unif(uint64_t x)
+{
+    return (double)(x >> 11) * 0x1.0p-53;
+}
+
+/* uniform in [0, n), n < 2^32 (multiply-shift; the bias is below 2^-32) */
+static inline uint32_t sim_below(uint64_t x, uint32_t n)
+{
+    return (uint32_t)(((x >> 32) * (uint64_t)n) >> 32);
+}
+
+/* ---- per-variant parameters ---------------------------------------------- */
+
+typedef struct {
+    double maf;     /* population frequency of A1 */
+    uint64_t t2;    /* u32 < t2: two copies of A1 */
+    uint64_t t12;   /* t2 <= u32 < t12: one copy; otherwise none */
+    char a1, a2;
+    uint32_t jitter; /* position offset inside the variant's slot */
+} sim_meta_t;
+
+#define SIM_TWO32 4294967296.0
+#define SIM_POS_STEP 1000u
+
+static void sim_meta(const es_sim_opt_t *opt, uint32_t v, sim_meta_t *m)
+{
+    static const char nuc[4] = {'A', 'C', 'G', 'T'};
+    sim_rng_t r;
+    sim_rng_seed(&r, sim_key(opt->seed, SIM_TAG_META, v));
+    double p = opt->maf_min + (opt->maf_max - opt->maf_min) * sim_unif(sim_next(&r));
+    if (p > opt->maf_max) p = opt->maf_max;
+    m->maf = p;
+    m->t2 = (uint64_t)(p * p * SIM_TWO32 + 0.5);
+    m->t12 = (uint64_t)(p * (2.0 - p) * SIM_TWO32 + 0.5);
+    uint32_t i1 = sim_below(sim_next(&r), 4);
+    uint32_t i2 = (i1 + 1 + sim_below(sim_next(&r), 3)) & 3;
+    m->a1 = nuc[i1];
+    m->a2 = nuc[i2];
+    m->jitter = sim_below(sim_next(&r), SIM_POS_STEP);
+}
+
+/* copies of A1 for a 32-bit uniform u */
+static inline int sim_copies(uint64_t u, const sim_meta_t *m)
+{
+    return 2 - (int)(u >= m->t2) - (int)(u >= m->t12);
+}
+
+/* PLINK 2-bit code for a 32-bit uniform u: 00 two copies of A1, 10 one, 11 none */
+static inline unsigned sim_code(uint64_t u, uint64_t t2, uint64_t t12)
+{
+    return ((unsigned)(u >= t2) << 1) | (unsigned)(u >= t12);
+}
+
+/* the genotype uniform of population individual k at planted variant with key `key` */
+static inline uint64_t sim_planted_u(uint64_t key, uint64_t k)
+{
+    return sim_mix(key + (k + 1) * SIM_GOLDEN) >> 32;
+}
+
+/* chromosome 1..22 of variant v (even spread) and its position */
+static void sim_locus(uint32_t v, uint32_t m, uint32_t jitter, int *chr, int64_t *pos)
+{
+    uint64_t c = (uint64_t)v * 22 / m;              /* 0-based chromosome */
+    uint64_t first = (c * m + 21) / 22;             /* its first variant */
+    uint64_t per_chr = ((c + 1) * m + 21) / 22 - first;
+    uint64_t step = SIM_POS_STEP;
+    /* keep positions within PLINK's int32 for huge simulated chromosomes */
+    if (per_chr * step > 2000000000ULL) step = 2000000000ULL / per_chr;
+    if (step == 0) step = 1;
+    *chr = (int)c + 1;
+    *pos = (int64_t)(1 + (v - first) * step + jitter % step);
+}
+
+/* ---- the planted pairs ------------------------------------------------------ */
+
+typedef struct {
+    uint32_t va, vb;    /* variant indices, va < vb */
+    sim_meta_t ma, mb;
+    uint64_t ka, kb;    /* planted-genotype hash keys */
+    double f[9];        /* interaction part of the penetrance, f[xa * 3 + xb] */
+} sim_pair_t;
+
+static int sim_cmp_pair(const void *x, const void *y)
+{
+    const sim_pair_t *a = x, *b = y;
+    return (a->va > b->va) - (a->va < b->va);
+}
+
+static int sim_cmp_u32(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* the double-centred logistic penetrance of one pair (see the file comment) */
+static void sim_pair_table(sim_pair_t *pr, double beta)
+{
+    double w[2][3], c[2][3], s[9], row[3] = {0}, col[3] = {0}, all = 0;
+    const sim_meta_t *m[2] = {&pr->ma, &pr->mb};
+    for (int q = 0; q < 2; q++) {
+        /* the genotype frequencies actually sampled (rounded thresholds), so that the
+         * marginal cancellation is exact for the generator, not just for the model */
+        w[q][2] = (double)m[q]->t2 / SIM_TWO32;
+        w[q][1] = (double)(m[q]->t12 - m[q]->t2) / SIM_TWO32;
+        w[q][0] = 1.0 - (double)m[q]->t12 / SIM_TWO32;
+        double mean = w[q][1] + 2 * w[q][2];
+        for (int x = 0; x < 3; x++) c[q][x] = x - mean;
+    }
+    for (int x = 0; x < 3; x++)
+        for (int y = 0; y < 3; y++) {
+            double sv = 1.0 / (1.0 + exp(-beta * c[0][x] * c[1][y]));
+            s[x * 3 + y] = sv;
+            row[x] += w[1][y] * sv;
+            col[y] += w[0][x] * sv;
+            all += w[0][x] * w[1][y] * sv;
+        }
+    for (int x = 0; x < 3; x++)
+        for (int y = 0; y < 3; y++) pr->f[x * 3 + y] = s[x * 3 + y] - row[x] - col[y] + all;
+}
+
+/* Choose 2 * n_pairs distinct variants (Floyd's algorithm with an open-addressing set), pair them
+ * at random and fill the per-pair tables.  pairs is sorted by va. */
+static int sim_pick_pairs(const es_sim_opt_t *opt, sim_pair_t *pairs, double *scale)
+{
+    int ret = ES_OK;
+    uint32_t k = 2 * opt->n_pairs, m = opt->n_variants;
+    uint32_t *pick = NULL, *set = NULL;
+    size_t cap = 16;
+    *scale = 1.0;
+    if (opt->n_pairs == 0) return ES_OK;
+    while (cap < 2 * (size_t)k) cap <<= 1;
+    pick = malloc((size_t)k * sizeof *pick);
+    set = malloc(cap * sizeof *set);
+    if (!pick || !set) {
+        es_error("cannot allocate the planted-pair tables (%u pairs)", opt->n_pairs);
+        ret = ES_ERR_NOMEM;
+        goto out;
+    }
+    memset(set, 0xff, cap * sizeof *set); /* UINT32_MAX = empty; never a variant index */
+    sim_rng_t r;
+    sim_rng_seed(&r, sim_key(opt->seed, SIM_TAG_PICK, 0));
+    for (uint32_t i = 0, j = m - k; i < k; i++, j++) {
+        uint32_t t = sim_below(sim_next(&r), j + 1);
+        for (int pass = 0; pass < 2; pass++) {
+            size_t h = (size_t)(sim_mix(t) & (cap - 1));
+            while (set[h] != UINT32_MAX && set[h] != t) h = (h + 1) & (cap - 1);
+            if (set[h] == UINT32_MAX) {
+                set[h] = t;
+                pick[i] = t;
+                break;
+            }
+            t = j; /* t already taken: Floyd takes j, which cannot be */
+        }
+    }
+    /* Floyd's output order is not a uniform permutation: shuffle before pairing */
+    for (uint32_t i = k - 1; i > 0; i--) {
+        uint32_t t = sim_below(sim_next(&r), i + 1), tmp = pick[i];
+        pick[i] = pick[t];
+        pick[t] = tmp;
+    }
+    double beta = log(opt->effect), hi = 0, lo = 0;
+    for (uint32_t p = 0; p < opt->n_pairs; p++) {
+        sim_pair_t *pr = &pairs[p];
+        uint32_t a = pick[2 * p], b = pick[2 * p + 1];
+        pr->va = a < b ? a : b;
+        pr->vb = a < b ? b : a;
+        sim_meta(opt, pr->va, &pr->ma);
+        sim_meta(opt, pr->vb, &pr->mb);
+        pr->ka = sim_key(opt->seed, SIM_TAG_PLANT, pr->va);
+        pr->kb = sim_key(opt->seed, SIM_TAG_PLANT, pr->vb);
+        sim_pair_table(pr, beta);
+        double fmax = pr->f[0], fmin = pr->f[0];
+        for (int c = 1; c < 9; c++) {
+            if (pr->f[c] > fmax) fmax = pr->f[c];
+            if (pr->f[c] < fmin) fmin = pr->f[c];
+        }
+        hi += fmax;
+        lo += fmin;
+    }
+    qsort(pairs, opt->n_pairs, sizeof *pairs, sim_cmp_pair);
+    /* every genotype combination is possible, so hi and lo are the attainable extremes */
+    if (hi > 0.5) *scale = 0.5 / hi;
+    if (lo < -0.5 && 0.5 / -lo < *scale) *scale = 0.5 / -lo;
+    if (*scale < 1.0)
+        es_warn("effect %g with %u pair(s) would push P(case) outside [0, 1] at these allele "
+                "frequencies: interaction terms scaled by %.4g",
+                opt->effect, opt->n_pairs, *scale);
+out:
+    free(pick);
+    free(set);
+    return ret;
+}
+
+/* ---- case-control sampling -------------------------------------------------- */
+
+#define SIM_DRAW_BATCH 16384
+
+/* Draw population individuals until floor(N/2) cases and the rest controls are kept; place them
+ * in shuffled order: idx[s] = draw index of .fam sample s, status[s] = 1 case / 0 control. */
+static int sim_sample(const es_sim_opt_t *opt, const sim_pair_t *pairs, double scale,
+                      uint64_t *idx, uint8_t *status)
+{
+    int ret = ES_OK;
+    uint32_t n = opt->n_samples, n_case = n / 2, n_ctrl = n - n_case, got_case = 0, got_ctrl = 0;
+    uint64_t *case_idx = malloc((size_t)n_case * sizeof *case_idx);
+    uint64_t *ctrl_idx = malloc((size_t)n_ctrl * sizeof *ctrl_idx);
+    uint8_t *st = malloc(SIM_DRAW_BATCH);
+    if (!case_idx || !ctrl_idx || !st) {
+        es_error("cannot allocate the sample tables (%u samples)", n);
+        ret = ES_ERR_NOMEM;
+        goto out;
+    }
+    uint64_t skey = sim_key(opt->seed, SIM_TAG_STATUS, 0);
+    for (uint64_t base = 0; got_case < n_case || got_ctrl < n_ctrl; base += SIM_DRAW_BATCH) {
+        /* statuses are a pure function of the draw index: parallel and deterministic */
+#pragma omp parallel for schedule(static)
+        for (int t = 0; t < SIM_DRAW_BATCH; t++) {
+            uint64_t k = base + (uint64_t)t;
+            double risk = 0;
+            for (uint32_t p = 0; p < opt->n_pairs; p++) {
+                const sim_pair_t *pr = &pairs[p];
+                int xa = sim_copies(sim_planted_u(pr->ka, k), &pr->ma);
+                int xb = sim_copies(sim_planted_u(pr->kb, k), &pr->mb);
+                risk += pr->f[xa * 3 + xb];
+            }
+            risk = 0.5 + scale * risk;
+            st[t] = sim_unif(sim_mix(skey + (k + 1) * SIM_GOLDEN)) < risk;
+        }
+        for (uint32_t t = 0; t < SIM_DRAW_BATCH; t++) {
+            if (st[t] && got_case < n_case) case_idx[got_case++] = base + t;
+            else if (!st[t] && got_ctrl < n_ctrl) ctrl_idx[got_ctrl++] = base + t;
+        }
+    }
+    /* shuffled .fam order, so that cases are not contiguous */
+    sim_rng_t r;
+    sim_rng_seed(&r, sim_key(opt->seed, SIM_TAG_FAM, 0));
+    for (uint32_t s = 0; s < n; s++) status[s] = s < n_case;
+    for (uint32_t s = n - 1; s > 0; s--) {
+        uint32_t t = sim_below(sim_next(&r), s + 1);
+        uint8_t tmp = status[s];
+        status[s] = status[t];
+        status[t] = tmp;
+    }
+    got_case = got_ctrl = 0;
+    for (uint32_t s = 0; s < n; s++)
+        idx[s] = status[s] ? case_idx[got_case++] : ctrl_idx[got_ctrl++];
+out:
+    free(case_idx);
+    free(ctrl_idx);
+    free(st);
+    return ret;
+}
+
+/* ---- genotype rows ---------------------------------------------------------- */
+
+/* One .bed row of variant v.  planted: NULL, or the hash key of a planted variant. */
+static void sim_row(const es_sim_opt_t *opt, uint32_t v, const sim_meta_t *m,
+                    const uint64_t *planted_key, const uint64_t *idx, uint8_t *row)
+{
+    uint32_t n = opt->n_samples, full = n / 4, rest = n % 4;
+    uint64_t t2 = m->t2, t12 = m->t12;
+    if (!planted_key) {
+        sim_rng_t g;
+        sim_rng_seed(&g, sim_key(opt->seed, SIM_TAG_GENO, v));
+        for (uint32_t b = 0; b < full; b++) {
+            uint64_t x = sim_next(&g), y = sim_next(&g);
+            row[b] = (uint8_t)(sim_code(x & 0xffffffffu, t2, t12) |
+                               sim_code(x >> 32, t2, t12) << 2 |
+                               sim_code(y & 0xffffffffu, t2, t12) << 4 |
+                               sim_code(y >> 32, t2, t12) << 6);
+        }
+        if (rest) {
+            uint64_t x = sim_next(&g), y = sim_next(&g);
+            uint64_t u[4] = {x & 0xffffffffu, x >> 32, y & 0xffffffffu, y >> 32};
+            unsigned byte = 0;
+            for (uint32_t i = 0; i < rest; i++) byte |= sim_code(u[i], t2, t12) << (2 * i);
+            row[full] = (uint8_t)byte;
+        }
+    } else {
+        uint64_t key = *planted_key;
+        memset(row, 0, full + (rest != 0));
+        for (uint32_t s = 0; s < n; s++)
+            row[s >> 2] |= (uint8_t)(sim_code(sim_planted_u(key, idx[s]), t2, t12) << (2 * (s & 3)));
+    }
+    if (opt->missing > 0) {
+        uint64_t tm = (uint64_t)(opt->missing * SIM_TWO32 + 0.5);
+        sim_rng_t g;
+        sim_rng_seed(&g, sim_key(opt->seed, SIM_TAG_MISS, v));
+        for (uint32_t s = 0; s < n; s += 2) {
+            uint64_t x = sim_next(&g);
+            for (uint32_t h = 0; h < 2 && s + h < n; h++) {
+                uint64_t u = h ? x >> 32 : x & 0xffffffffu;
+                if (u < tm) {
+                    unsigned sh = 2 * ((s + h) & 3);
+                    row[(s + h) >> 2] = (uint8_t)((row[(s + h) >> 2] & ~(3u << sh)) | (1u << sh));
+                }
+            }
+        }
+    }
+}
+
+/* ---- files ---------------------------------------------------------------------- */
+
+enum { SIM_BED, SIM_BIM, SIM_FAM, SIM_TRUTH, SIM_NFILES };
+static const char *const sim_ext[SIM_NFILES] = {".bed", ".bim", ".fam", ".truth"};
+
+static int sim_write_fail(const char *path)
+{
+    es_error("%s: write failed: %s", path, strerror(errno));
+    return ES_ERR_IO;
+}
+
+static int sim_write_fam(const es_sim_opt_t *opt, const uint8_t *status, FILE *f,
+                         const char *path)
+{
+    sim_rng_t r;
+    sim_rng_seed(&r, sim_key(opt->seed, SIM_TAG_FAM, 1));
+    for (uint32_t s = 0; s < opt->n_samples; s++) {
+        int sex = 1 + (int)sim_below(sim_next(&r), 2);
+        if (fprintf(f, "ind%u ind%u 0 0 %d %d\n", s + 1, s + 1, sex, status[s] ? 2 : 1) < 0)
+            return sim_write_fail(path);
+    }
+    return ES_OK;
+}
+
+static int sim_write_truth(const es_sim_opt_t *opt, const sim_pair_t *pairs, FILE *f,
+                           const char *path)
+{
+    if (fputs("SNP1\tSNP2\tINDEX1\tINDEX2\tMAF1\tMAF2\tEFFECT\n", f) < 0)
+        return sim_write_fail(path);
+    for (uint32_t p = 0; p < opt->n_pairs; p++) {
+        const sim_pair_t *pr = &pairs[p];
+        if (fprintf(f, "snp%u\tsnp%u\t%u\t%u\t%.6f\t%.6f\t%g\n", pr->va + 1, pr->vb + 1, pr->va,
+                    pr->vb, pr->ma.maf, pr->mb.maf, opt->effect) < 0)
+            return sim_write_fail(path);
+    }
+    return ES_OK;
+}
+
+/* bytes of .bed generated per chunk (then written in order) */
+#define SIM_CHUNK_BYTES (64u << 20)
+
+static int sim_write_bed_bim(const es_sim_opt_t *opt, const sim_pair_t *pairs, const uint64_t *idx,
+                             FILE *bed, const char *bed_path, FILE *bim, const char *bim_path)
+{
+    int ret = ES_OK;
+    uint32_t m = opt->n_variants, np = 2 * opt->n_pairs;
+    size_t bpv = ((size_t)opt->n_samples + 3) / 4;
+    size_t chunk = SIM_CHUNK_BYTES / bpv;
+    if (chunk < 1) chunk = 1;
+    if (chunk > m) chunk = m;
+    uint8_t *buf = malloc(chunk * bpv);
+    sim_meta_t *meta = malloc(chunk * sizeof *meta);
+    uint32_t *pv = malloc((np ? np : 1) * sizeof *pv);      /* planted variants, sorted */
+    uint64_t *pkey = malloc((np ? np : 1) * sizeof *pkey);  /* their hash keys */
+    if (!buf || !meta || !pv || !pkey) {
+        es_error("cannot allocate the %zu-byte genotype buffer", chunk * bpv);
+        ret = ES_ERR_NOMEM;
+        goto out;
+    }
+    for (uint32_t p = 0; p < opt->n_pairs; p++) {
+        pv[2 * p] = pairs[p].va;
+        pv[2 * p + 1] = pairs[p].vb;
+    }
+    qsort(pv, np, sizeof *pv, sim_cmp_u32);
+    for (uint32_t i = 0; i < np; i++) pkey[i] = sim_key(opt->seed, SIM_TAG_PLANT, pv[i]);
+
+    static const uint8_t magic[3] = {0x6c, 0x1b, 0x01};
+    if (fwrite(magic, 1, 3, bed) != 3) {
+        ret = sim_write_fail(bed_path);
+        goto out;
+    }
+    for (uint32_t first = 0; first < m; first += (uint32_t)chunk) {
+        uint32_t count = (uint32_t)(m - first < chunk ? m - first : chunk);
+#pragma omp parallel for schedule(dynamic, 1)
+        for (uint32_t i = 0; i < count; i++) {
+            uint32_t v = first + i;
+            sim_meta(opt, v, &meta[i]);
+            /* binary search of the planted list */
+            uint32_t lo = 0, hi = np;
+            while (lo < hi) {
+                uint32_t mid = lo + (hi - lo) / 2;
+                if (pv[mid] < v) lo = mid + 1;
+                else hi = mid;
+            }
+            const uint64_t *key = lo < np && pv[lo] == v ? &pkey[lo] : NULL;
+            sim_row(opt, v, &meta[i], key, idx, buf + (size_t)i * bpv);
+        }
+        if (fwrite(buf, bpv, count, bed) != count) {
+            ret = sim_write_fail(bed_path);
+            goto out;
+        }
+        for (uint32_t i = 0; i < count; i++) {
+            int chr;
+            int64_t pos;
+            sim_locus(first + i, m, meta[i].jitter, &chr, &pos);
+            if (fprintf(bim, "%d\tsnp%u\t0\t%lld\t%c\t%c\n", chr, first + i + 1, (long long)pos,
+                        meta[i].a1, meta[i].a2) < 0) {
+                ret = sim_write_fail(bim_path);
+                goto out;
+            }
+        }
+    }
+out:
+    free(buf);
+    free(meta);
+    free(pv);
+    free(pkey);
+    return ret;
+}
+
+/* ---- public ------------------------------------------------------------------- */
+
+void es_sim_opt_init(es_sim_opt_t *opt)
+{
+    memset(opt, 0, sizeof *opt);
+    opt->n_samples = 0;  /* must be set */
+    opt->n_variants = 0; /* must be set */
+    opt->n_pairs = 1;
+    opt->effect = 2.0;
+    opt->missing = 0.0;
+    opt->maf_min = 0.05;
+    opt->maf_max = 0.5;
+    opt->seed = 1;
+}
+
+static int sim_opt_check(const es_sim_opt_t *opt)
+{
+    if (opt->n_samples < 2) {
+        es_error("the number of samples must be at least 2 (got %u)", opt->n_samples);
+        return ES_ERR_ARG;
+    }
+    if (opt->n_variants < 1 || opt->n_variants < 2 * (uint64_t)opt->n_pairs) {
+        es_error("%u planted pair(s) need at least %llu variants (got %u)", opt->n_pairs,
+                 opt->n_pairs ? 2 * (unsigned long long)opt->n_pairs : 1ULL, opt->n_variants);
+        return ES_ERR_ARG;
+    }
+    if (!(opt->effect > 0) || !isfinite(opt->effect)) {
+        es_error("the interaction odds ratio must be a finite number > 0 (got %g)", opt->effect);
+        return ES_ERR_ARG;
+    }
+    if (!(opt->missing >= 0 && opt->missing < 1)) {
+        es_error("the missing-call rate must be in [0, 1) (got %g)", opt->missing);
+        return ES_ERR_ARG;
+    }
+    if (!(opt->maf_min > 0 && opt->maf_min <= opt->maf_max && opt->maf_max <= 0.5)) {
+        es_error("minor allele frequencies need 0 < maf-min <= maf-max <= 0.5 "
+                 "(got %g and %g)", opt->maf_min, opt->maf_max);
+        return ES_ERR_ARG;
+    }
+    return ES_OK;
+}
+
+int es_sim_write(const es_sim_opt_t *opt, const char *prefix)
+{
+    int ret = ES_OK, renamed = 0;
+    char *path[SIM_NFILES] = {NULL}, *tmp[SIM_NFILES] = {NULL};
+    FILE *f[SIM_NFILES] = {NULL};
+    sim_pair_t *pairs = NULL;
+    uint64_t *idx = NULL;
+    uint8_t *status = NULL;
+    double scale = 1.0;
+
+    if (!opt || !prefix || !*prefix) {
+        es_error("no options or no output prefix");
+        return ES_ERR_ARG;
+    }
+    if ((ret = sim_opt_check(opt)) != ES_OK) return ret;
+
+    size_t plen = strlen(prefix);
+    for (int i = 0; i < SIM_NFILES; i++) {
+        path[i] = malloc(plen + 16);
+        tmp[i] = malloc(plen + 16);
+        if (!path[i] || !tmp[i]) {
+            es_error("out of memory");
+            ret = ES_ERR_NOMEM;
+            goto out;
+        }
+        snprintf(path[i], plen + 16, "%s%s", prefix, sim_ext[i]);
+        snprintf(tmp[i], plen + 16, "%s%s.tmp", prefix, sim_ext[i]);
+    }
+    pairs = calloc(opt->n_pairs ? opt->n_pairs : 1, sizeof *pairs);
+    idx = malloc((size_t)opt->n_samples * sizeof *idx);
+    status = malloc(opt->n_samples);
+    if (!pairs || !idx || !status) {
+        es_error("cannot allocate the simulator's tables (%u samples, %u pairs)", opt->n_samples,
+                 opt->n_pairs);
+        ret = ES_ERR_NOMEM;
+        goto out;
+    }
+    if ((ret = sim_pick_pairs(opt, pairs, &scale)) != ES_OK) goto out;
+    if ((ret = sim_sample(opt, pairs, scale, idx, status)) != ES_OK) goto out;
+
+    for (int i = 0; i < SIM_NFILES; i++) {
+        f[i] = fopen(tmp[i], i == SIM_BED ? "wb" : "w");
+        if (!f[i]) {
+            es_error("cannot create %s: %s", tmp[i], strerror(errno));
+            ret = ES_ERR_IO;
+            goto out;
+        }
+    }
+    if ((ret = sim_write_fam(opt, status, f[SIM_FAM], tmp[SIM_FAM])) != ES_OK) goto out;
+    if ((ret = sim_write_truth(opt, pairs, f[SIM_TRUTH], tmp[SIM_TRUTH])) != ES_OK) goto out;
+    if ((ret = sim_write_bed_bim(opt, pairs, idx, f[SIM_BED], tmp[SIM_BED], f[SIM_BIM],
+                                 tmp[SIM_BIM])) != ES_OK)
+        goto out;
+    for (int i = 0; i < SIM_NFILES; i++) {
+        FILE *fi = f[i];
+        f[i] = NULL;
+        if (fclose(fi) != 0) {
+            ret = sim_write_fail(tmp[i]);
+            goto out;
+        }
+    }
+    for (; renamed < SIM_NFILES; renamed++) {
+        if (rename(tmp[renamed], path[renamed]) != 0) {
+            es_error("cannot rename %s to %s: %s", tmp[renamed], path[renamed], strerror(errno));
+            ret = ES_ERR_IO;
+            goto out;
+        }
+    }
+out:
+    for (int i = 0; i < SIM_NFILES; i++) {
+        if (f[i]) fclose(f[i]);
+        if (ret != ES_OK) {
+            /* leave nothing half-written: neither temporaries nor a partial renamed set */
+            if (tmp[i]) remove(tmp[i]);
+            if (i < renamed && path[i]) remove(path[i]);
+        }
+        free(path[i]);
+        free(tmp[i]);
+    }
+    free(pairs);
+    free(idx);
+    free(status);
+    return ret;
+}

@@ -1,0 +1,417 @@
+/* stats.c -- per-table statistics (chi2, MI, IG, K2), their p-values and the
+ * chi-square survival function.  BOOST lives in boost.c.
+ *
+ * Every function here runs once per variant pair of a genome-wide scan, so
+ * the hot paths avoid log()/lgamma() calls: the entropy-style statistics are
+ * rewritten as sums of n*ln(n) and ln(n!) terms read from tables built once
+ * (pthread_once, so concurrent first calls are safe).  All functions are pure
+ * functions of their arguments: no mutable state after the tables are built.
+ */
+#include <float.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "es_internal.h"
+
+/* Counts below this read n*ln(n) and ln(n!) from tables (2 x 512 KiB);
+ * larger counts (only margins of very large samples) compute them. */
+#define ES_STATS_TAB 65536
+
+static double nlogn_tab[ES_STATS_TAB];  /* n ln n, 0 ln 0 = 0 */
+static double lnfact_tab[ES_STATS_TAB]; /* ln n! */
+static pthread_once_t tab_once = PTHREAD_ONCE_INIT;
+
+/* ln Gamma(z) for z >= 16 by Stirling's series.  The omitted term is below
+ * 1/(1188 z^9) < 1e-14 absolute at z = 16, far under one ulp of the result. */
+static double lngamma_stirling(double z)
+{
+    const double half_ln_2pi = 0.91893853320467274178;
+    double r = 1.0 / z, r2 = r * r;
+    double series = r * (1.0 / 12 - r2 * (1.0 / 360 - r2 * (1.0 / 1260 - r2 * (1.0 / 1680))));
+    return (z - 0.5) * log(z) - z + half_ln_2pi + series;
+}
+
+static void tables_build(void)
+{
+    /* ln n! summed exactly enough in long double for small n, then Stirling
+     * (independent per entry, so no error accumulates along the table). */
+    long double acc = 0.0L;
+    nlogn_tab[0] = 0.0;
+    lnfact_tab[0] = 0.0;
+    for (uint32_t n = 1; n < ES_STATS_TAB; n++) {
+        double x = (double)n;
+        nlogn_tab[n] = x * log(x);
+        if (n < 32) {
+            acc += logl((long double)n);
+            lnfact_tab[n] = (double)acc;
+        } else {
+            lnfact_tab[n] = lngamma_stirling(x + 1.0);
+        }
+    }
+}
+
+static inline void tables_init(void)
+{
+    pthread_once(&tab_once, tables_build);
+}
+
+static inline double nlogn(uint64_t n)
+{
+    if (n < ES_STATS_TAB) return nlogn_tab[n];
+    double x = (double)n;
+    return x * log(x);
+}
+
+static inline double lnfact(uint64_t n)
+{
+    if (n < ES_STATS_TAB) return lnfact_tab[n];
+    return lngamma_stirling((double)n + 1.0);
+}
+
+/* ---- shared table summaries -------------------------------------------- */
+
+/* Column (genotype pair) and class totals and the chi2 degrees of freedom:
+ * (non-empty columns - 1) x (non-empty classes - 1).  A table with one class
+ * only has no association to measure; it gets df 0 like an empty table. */
+typedef struct {
+    uint64_t n0, n1, n; /* controls, cases, total */
+    int df;
+} margins_t;
+
+static inline void table_margins(const es_table2_t *t, margins_t *m)
+{
+    uint64_t n0 = 0, n1 = 0;
+    int cols = 0;
+    for (int c = 0; c < 9; c++) {
+        n0 += t->n[0][c];
+        n1 += t->n[1][c];
+        cols += (t->n[0][c] | t->n[1][c]) != 0;
+    }
+    m->n0 = n0;
+    m->n1 = n1;
+    m->n = n0 + n1;
+    m->df = (n0 && n1 && cols > 1) ? cols - 1 : 0;
+}
+
+/* N * I(Y; X) in nats for the 2 x ncol table given as two rows; the entropy
+ * form  sum n ln n - sum_y n_y ln n_y - sum_c n_c ln n_c + N ln N  needs no
+ * per-cell logarithm. */
+static inline double n_mi_nats(const uint64_t *r0, const uint64_t *r1, int ncol,
+                               const margins_t *m)
+{
+    double s = nlogn(m->n) - nlogn(m->n0) - nlogn(m->n1);
+    for (int c = 0; c < ncol; c++) s += nlogn(r0[c]) + nlogn(r1[c]) - nlogn(r0[c] + r1[c]);
+    return s;
+}
+
+/* ---- statistics ----------------------------------------------------------- */
+
+double es_stat_chi2(const es_table2_t *t, int *df)
+{
+    margins_t m;
+    table_margins(t, &m);
+    if (df) *df = m.df;
+    if (m.df <= 0) return 0.0;
+    /* With two rows, (O - E)^2 is the same in both cells of a column and
+     * sum_y (O-E)^2/E = (n0c*n1 - n1c*n0)^2 / (nc*n0*n1).  The difference is an
+     * exact integer, so small statistics suffer no cancellation (the textbook
+     * N*(sum O^2/E - 1) loses digits when chi2 << N). */
+    double s = 0.0;
+    for (int c = 0; c < 9; c++) {
+        uint64_t a = t->n[0][c], b = t->n[1][c];
+        if (!(a | b)) continue;
+        double d = (double)((int64_t)(a * m.n1) - (int64_t)(b * m.n0));
+        s += d * d / (double)(a + b);
+    }
+    return s / ((double)m.n0 * (double)m.n1);
+}
+
+double es_stat_mi(const es_table2_t *t, int *df)
+{
+    tables_init();
+    margins_t m;
+    table_margins(t, &m);
+    if (df) *df = m.df;
+    if (m.df <= 0) return 0.0;
+    uint64_t r0[9], r1[9];
+    for (int c = 0; c < 9; c++) {
+        r0[c] = t->n[0][c];
+        r1[c] = t->n[1][c];
+    }
+    double g = n_mi_nats(r0, r1, 9, &m);
+    /* MI is non-negative; a negative value is rounding of an exact zero */
+    return g > 0.0 ? g / ((double)m.n * M_LN2) : 0.0;
+}
+
+/* N * IG in nats (may be negative); the common part of es_stat_ig and the
+ * G-test of es_stat_compute. */
+static double n_ig_nats(const es_table2_t *t, const margins_t *m)
+{
+    uint64_t r0[9], r1[9], a0[3] = {0}, a1[3] = {0}, b0[3] = {0}, b1[3] = {0};
+    for (int a = 0; a < 3; a++) {
+        for (int b = 0; b < 3; b++) {
+            uint64_t x0 = t->n[0][a * 3 + b], x1 = t->n[1][a * 3 + b];
+            r0[a * 3 + b] = x0;
+            r1[a * 3 + b] = x1;
+            a0[a] += x0;
+            a1[a] += x1;
+            b0[b] += x0;
+            b1[b] += x1;
+        }
+    }
+    double g_ab = n_mi_nats(r0, r1, 9, m);
+    double g_a = n_mi_nats(a0, a1, 3, m);
+    double g_b = n_mi_nats(b0, b1, 3, m);
+    return g_ab - (g_a > g_b ? g_a : g_b);
+}
+
+double es_stat_ig(const es_table2_t *t, int *df)
+{
+    tables_init();
+    margins_t m;
+    table_margins(t, &m);
+    if (df) *df = m.df;
+    if (m.df <= 0) return 0.0;
+    return n_ig_nats(t, &m) / ((double)m.n * M_LN2);
+}
+
+double es_stat_k2(const es_table2_t *t)
+{
+    tables_init();
+    /* ln Gamma(n_c + 2) = ln (n_c + 1)!; an empty column adds ln 1! = 0 */
+    double s = 0.0;
+    for (int c = 0; c < 9; c++) {
+        uint64_t a = t->n[0][c], b = t->n[1][c];
+        s += lnfact(a + b + 1) - lnfact(a) - lnfact(b);
+    }
+    return s;
+}
+
+/* ---- chi-square tail ------------------------------------------------------ */
+
+/* ln Gamma(df / 2) for df >= 1: exact factorial forms, (a-1)! for integer a
+ * and Gamma(m + 1/2) = (2m)! sqrt(pi) / (4^m m!) for half-integers. */
+static double lngamma_half(int df)
+{
+    tables_init();
+    if (!(df & 1)) return lnfact((uint64_t)(df / 2 - 1));
+    uint64_t m = (uint64_t)(df / 2);
+    const double half_ln_pi = 0.57236494292470008707;
+    return lnfact(2 * m) - lnfact(m) - (double)m * (2.0 * M_LN2) + half_ln_pi;
+}
+
+/* ln P(a, y) (regularized lower incomplete gamma) by its power series; used
+ * for y < a + 1 where it converges quickly with positive terms only. */
+static double ln_gamma_p_series(double a, double y, double lng_a)
+{
+    double term = 1.0 / a, sum = term;
+    for (int k = 1; k < 100000; k++) {
+        term *= y / (a + k);
+        sum += term;
+        if (term < sum * 1e-17) break;
+    }
+    return -y + a * log(y) - lng_a + log(sum);
+}
+
+/* ln Q(a, y) (regularized upper incomplete gamma) by the continued fraction
+ * Q = e^-y y^a / Gamma(a) * 1 / (y+1-a - 1(1-a) / (y+3-a - 2(2-a) / ...)),
+ * evaluated with the modified Lentz method; used for y >= a + 1. */
+static double ln_gamma_q_cf(double a, double y, double lng_a)
+{
+    const double tiny = 1e-300;
+    double b = y + 1.0 - a;
+    double c = 1.0 / tiny, d = 1.0 / b, h = d;
+    for (int i = 1; i < 100000; i++) {
+        double an = -i * (i - a);
+        b += 2.0;
+        d = an * d + b;
+        if (fabs(d) < tiny) d = tiny;
+        c = b + an / c;
+        if (fabs(c) < tiny) c = tiny;
+        d = 1.0 / d;
+        double delta = d * c;
+        h *= delta;
+        if (fabs(delta - 1.0) < 1e-16) break;
+    }
+    return -y + a * log(y) - lng_a + log(h);
+}
+
+/* Closed forms for small integer df, where they are both faster and more
+ * accurate than the general expansions:
+ *   even df = 2m:   Q = e^-y sum_{i<m} y^i / i!
+ *   odd df = 2m+1:  Q = erfc(sqrt y) + e^-y sum_{i<m} y^(i+1/2) / Gamma(i + 3/2)
+ * All terms are positive, so the relative error stays at a few ulps.  Valid
+ * while e^-y is a normal number (y <= 700, Q >= ~1e-304). */
+#define ES_CHI2_CLOSED_DF 64
+static double chi2_sf_closed(double y, int df)
+{
+    double s = 0.0, term;
+    if (!(df & 1)) {
+        term = 1.0;
+        for (int i = 0; i < df / 2; i++) {
+            s += term;
+            term *= y / (i + 1);
+        }
+        return exp(-y) * s;
+    }
+    const double two_over_sqrt_pi = 1.12837916709551257390;
+    double sy = sqrt(y);
+    term = two_over_sqrt_pi * sy;
+    for (int i = 0; i < df / 2; i++) {
+        s += term;
+        term *= y / (i + 1.5);
+    }
+    return erfc(sy) + exp(-y) * s;
+}
+
+/* ln of the upper tail for any df (log space, never underflows) */
+static double chi2_ln_sf(double x, int df)
+{
+    double a = 0.5 * df, y = 0.5 * x, lng = lngamma_half(df);
+    if (y < a + 1.0) return log1p(-exp(ln_gamma_p_series(a, y, lng)));
+    return ln_gamma_q_cf(a, y, lng);
+}
+
+double es_chi2_sf(double x, int df)
+{
+    if (isnan(x)) return x;
+    if (!(x > 0.0) || df <= 0) return 1.0;
+    if (isinf(x)) return 0.0;
+    double y = 0.5 * x;
+    if (df <= ES_CHI2_CLOSED_DF && y <= 700.0) return chi2_sf_closed(y, df);
+    double a = 0.5 * df, lng = lngamma_half(df);
+    if (y < a + 1.0) return -expm1(ln_gamma_p_series(a, y, lng));
+    return exp(ln_gamma_q_cf(a, y, lng));
+}
+
+double es_chi2_log10sf(double x, int df)
+{
+    if (isnan(x)) return x;
+    if (!(x > 0.0) || df <= 0) return 0.0;
+    if (isinf(x)) return INFINITY;
+    double y = 0.5 * x, a = 0.5 * df;
+    if (y < a + 1.0) {
+        /* near p = 1, -log10 p ~ (1 - p)/ln 10: take 1 - p from the lower
+         * tail series so that small values keep their relative accuracy */
+        double lnp_low = ln_gamma_p_series(a, y, lngamma_half(df));
+        return -log1p(-exp(lnp_low)) / M_LN10;
+    }
+    if (df <= ES_CHI2_CLOSED_DF && y <= 650.0) {
+        double p = chi2_sf_closed(y, df);
+        if (p > 1e-290) return -log10(p);
+    }
+    return -chi2_ln_sf(x, df) / M_LN10;
+}
+
+/* ---- one entry point for the scan ----------------------------------------- */
+
+/* PLINK --fast-epistasis boost degrees of freedom: 4, minus 2 for each empty
+ * genotype level (row of A, column of B, both classes together), i.e. 4, 2, 1;
+ * with two empty levels on one variant PLINK reports nan, here 0 (no test). */
+static int boost_df(const es_table2_t *t)
+{
+    uint32_t ra[3] = {0}, cb[3] = {0};
+    for (int a = 0; a < 3; a++) {
+        for (int b = 0; b < 3; b++) {
+            uint32_t v = t->n[0][a * 3 + b] | t->n[1][a * 3 + b];
+            ra[a] |= v;
+            cb[b] |= v;
+        }
+    }
+    int ea = !ra[0] + !ra[1] + !ra[2], eb = !cb[0] + !cb[1] + !cb[2];
+    if (ea > 1 || eb > 1) return 0;
+    return 4 >> (ea + eb);
+}
+
+static inline void set_g_test(double g, int df, es_stat_result_t *r)
+{
+    if (df > 0 && g > 0.0) {
+        r->p = es_chi2_sf(g, df);
+        r->log10p = es_chi2_log10sf(g, df);
+    } else {
+        r->p = 1.0;
+        r->log10p = 0.0;
+    }
+}
+
+void es_stat_compute(es_stat_t s, const es_table2_t *t, es_stat_result_t *r)
+{
+    margins_t m;
+    r->df = 0;
+    r->p = 1.0;
+    r->log10p = 0.0;
+    switch (s) {
+    case ES_STAT_BOOST:
+        r->df = boost_df(t);
+        r->stat = r->df ? es_stat_boost(t) : 0.0;
+        set_g_test(r->stat, r->df, r);
+        break;
+    case ES_STAT_CHI2:
+        r->stat = es_stat_chi2(t, &r->df);
+        set_g_test(r->stat, r->df, r);
+        break;
+    case ES_STAT_MI:
+        r->stat = es_stat_mi(t, &r->df);
+        table_margins(t, &m);
+        /* G = 2 N ln2 I, I in bits */
+        set_g_test(2.0 * (double)m.n * M_LN2 * r->stat, r->df, r);
+        break;
+    case ES_STAT_IG:
+        r->stat = es_stat_ig(t, &r->df);
+        table_margins(t, &m);
+        set_g_test(2.0 * (double)m.n * M_LN2 * r->stat, r->df, r);
+        break;
+    case ES_STAT_K2:
+        r->stat = es_stat_k2(t);
+        r->p = NAN;
+        r->log10p = NAN;
+        break;
+    default:
+        r->stat = NAN;
+        r->p = NAN;
+        r->log10p = NAN;
+        break;
+    }
+}
+
+/* ---- names ------------------------------------------------------------------ */
+
+static const char *const stat_names[] = {
+    [ES_STAT_BOOST] = "boost", [ES_STAT_CHI2] = "chi2", [ES_STAT_MI] = "mi",
+    [ES_STAT_IG] = "ig",       [ES_STAT_K2] = "k2",
+};
+#define ES_N_STATS ((int)(sizeof stat_names / sizeof stat_names[0]))
+
+int es_stat_parse(const char *name, es_stat_t *out)
+{
+    if (!name || !out) {
+        es_error("no statistic name given");
+        return ES_ERR_ARG;
+    }
+    for (int s = 0; s < ES_N_STATS; s++) {
+        if (!strcmp(name, stat_names[s])) {
+            *out = (es_stat_t)s;
+            return ES_OK;
+        }
+    }
+    es_error("unknown statistic '%s' (expected boost, chi2, mi, ig or k2)", name);
+    return ES_ERR_ARG;
+}
+
+const char *es_stat_name(es_stat_t stat)
+{
+    if ((int)stat < 0 || (int)stat >= ES_N_STATS) return "unknown";
+    return stat_names[stat];
+}
+
+int es_stat_higher_is_better(es_stat_t stat)
+{
+    return stat != ES_STAT_K2;
+}
+
+int es_stat_has_p(es_stat_t stat)
+{
+    return stat != ES_STAT_K2;
+}

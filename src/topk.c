@@ -1,0 +1,113 @@
+/* topk.c -- bounded heaps of the k best pairs, and the one total order on pairs.
+ *
+ * The order is total (statistic, then i, then j), so merging per-thread heaps in
+ * any order gives the same k pairs: that is what makes the output independent of
+ * thread count and tile size. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "es_internal.h"
+
+int es_pair_rank_cmp(const es_pair_t *a, const es_pair_t *b, int higher_is_better)
+{
+    /* NaN never ranks above a number (defensive: statistics are never NaN) */
+    int an = isnan(a->stat), bn = isnan(b->stat);
+    if (an != bn) return an ? 1 : -1;
+    if (!an && a->stat != b->stat) {
+        int a_better = higher_is_better ? a->stat > b->stat : a->stat < b->stat;
+        return a_better ? -1 : 1;
+    }
+    if (a->i != b->i) return a->i < b->i ? -1 : 1;
+    if (a->j != b->j) return a->j < b->j ? -1 : 1;
+    return 0;
+}
+
+int es_topk_init(es_topk_t *t, size_t k, int higher_is_better)
+{
+    t->n = 0;
+    t->k = k;
+    t->higher_is_better = higher_is_better;
+    t->heap = k ? malloc(k * sizeof *t->heap) : NULL;
+    if (k && !t->heap) {
+        es_error("cannot allocate a top-%zu list", k);
+        return ES_ERR_NOMEM;
+    }
+    return ES_OK;
+}
+
+void es_topk_free(es_topk_t *t)
+{
+    free(t->heap);
+    t->heap = NULL;
+    t->n = t->k = 0;
+}
+
+/* "x is worse than y": x belongs nearer the root */
+static inline int worse(const es_topk_t *t, const es_pair_t *x, const es_pair_t *y)
+{
+    return es_pair_rank_cmp(x, y, t->higher_is_better) > 0;
+}
+
+static void sift_down(es_topk_t *t, size_t i)
+{
+    es_pair_t *h = t->heap;
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, w = i;
+        if (l < t->n && worse(t, &h[l], &h[w])) w = l;
+        if (r < t->n && worse(t, &h[r], &h[w])) w = r;
+        if (w == i) return;
+        es_pair_t tmp = h[i];
+        h[i] = h[w];
+        h[w] = tmp;
+        i = w;
+    }
+}
+
+static void sift_up(es_topk_t *t, size_t i)
+{
+    es_pair_t *h = t->heap;
+    while (i > 0) {
+        size_t parent = (i - 1) / 2;
+        if (!worse(t, &h[i], &h[parent])) return;
+        es_pair_t tmp = h[i];
+        h[i] = h[parent];
+        h[parent] = tmp;
+        i = parent;
+    }
+}
+
+int es_topk_would_accept(const es_topk_t *t, double stat)
+{
+    if (t->n < t->k) return 1;
+    if (t->k == 0) return 0;
+    double w = t->heap[0].stat;
+    /* equal statistics may still enter on the index tie-break */
+    return t->higher_is_better ? stat >= w : stat <= w;
+}
+
+void es_topk_push(es_topk_t *t, const es_pair_t *p)
+{
+    if (t->k == 0) return;
+    if (t->n < t->k) {
+        t->heap[t->n++] = *p;
+        sift_up(t, t->n - 1);
+        return;
+    }
+    if (!worse(t, &t->heap[0], p)) return;
+    t->heap[0] = *p;
+    sift_down(t, 0);
+}
+
+void es_topk_merge(es_topk_t *dst, const es_topk_t *src)
+{
+    for (size_t i = 0; i < src->n; i++) es_topk_push(dst, &src->heap[i]);
+}
+
+static int cmp_hib(const void *a, const void *b) { return es_pair_rank_cmp(a, b, 1); }
+static int cmp_lib(const void *a, const void *b) { return es_pair_rank_cmp(a, b, 0); }
+
+void es_topk_sort(es_topk_t *t)
+{
+    qsort(t->heap, t->n, sizeof *t->heap, t->higher_is_better ? cmp_hib : cmp_lib);
+}

@@ -1,0 +1,62 @@
+#!/bin/sh
+# cli.sh -- the command line: help, version, usage errors and their exit codes,
+# and that a failed scan leaves no output files behind.
+. "$(dirname "$0")/lib.sh"
+
+"$EPISTREAM" --version | grep -q '^epistream [0-9]' || fail "--version"
+"$EPISTREAM" --help | grep -q 'Usage: epistream <command>' || fail "--help"
+for c in scan sim info; do
+    "$EPISTREAM" $c --help | grep -q "Usage: epistream $c" || fail "$c --help"
+done
+
+# usage errors exit 2 with a message
+usage_err() {
+    "$EPISTREAM" "$@" >"$T/u.out" 2>&1
+    rc=$?
+    [ $rc -eq 2 ] || { cat "$T/u.out"; fail "expected exit 2, got $rc: $*"; }
+    grep -q '\[E::' "$T/u.out" || fail "no error message: $*"
+}
+usage_err
+usage_err frobnicate
+usage_err scan --out "$T/x"
+usage_err scan --bfile "$T/x"
+usage_err scan --bfile "$T/x" --out "$T/x" --stat nonsense
+usage_err scan --bfile "$T/x" --out "$T/x" --top 0
+usage_err scan --bfile "$T/x" --out "$T/x" --top 12abc
+usage_err scan --bfile "$T/x" --out "$T/x" --p-threshold 2
+usage_err scan --bfile "$T/x" --out "$T/x" --device tpu
+usage_err scan --bfile "$T/x" --out "$T/x" --format xml
+usage_err scan --bfile "$T/x" --out "$T/x" --stat k2 --p-threshold 0.01
+usage_err scan --bfile "$T/x" --out "$T/x" --pheno-name 2
+usage_err scan --bfile "$T/x" --out "$T/x" --bogus
+usage_err scan --bfile "$T/x" --out "$T/x" extra
+usage_err sim --samples 10 --out "$T/s"
+usage_err sim --samples 10 --variants 1 --pairs 1 --out "$T/s"
+usage_err sim --samples 10 --variants 10 --effect -1 --out "$T/s"
+usage_err info
+
+# a run that works, then one that fails must not leave files
+"$EPISTREAM" sim --samples 60 --variants 12 --seed 3 --out "$T/d" || fail "sim"
+"$EPISTREAM" info --bfile "$T/d" >"$T/info" || fail "info"
+grep -q '^variants	12$' "$T/info" || fail "info variants"
+grep -q '^cases	30$' "$T/info" || fail "info cases"
+grep -q '^controls	30$' "$T/info" || fail "info controls"
+"$EPISTREAM" scan --bfile "$T/d" --out "$T/o" --quiet || fail "scan"
+for f in top.tsv summary.tsv log; do [ -s "$T/o.$f" ] || fail "missing $T/o.$f"; done
+[ ! -e "$T/o.sig.tsv" ] || fail "sig file without --p-threshold"
+[ "$(wc -l <"$T/o.top.tsv")" -eq 67 ] || fail "12 variants give 66 pairs + header"
+[ "$(wc -l <"$T/o.summary.tsv")" -eq 13 ] || fail "summary lines"
+head -1 "$T/o.top.tsv" | grep -q "^CHR1	SNP1	POS1	CHR2	SNP2	POS2	STAT	P	LOG10P	N	DF$" || fail "header"
+"$EPISTREAM" scan --bfile "$T/d" --out "$T/o2" --quiet --top 5 --p-threshold 1 || fail "scan sig"
+[ "$(wc -l <"$T/o2.sig.tsv")" -eq 67 ] || fail "p-threshold 1 lists every pair"
+[ "$(wc -l <"$T/o2.top.tsv")" -eq 6 ] || fail "--top 5"
+"$EPISTREAM" scan --bfile "$T/d" --out "$T/o3" --quiet --format plink || fail "plink format"
+head -1 "$T/o3.epi.cc" | grep -q "CHR1 .*SNP1 CHR2 .*SNP2 .*STAT .*DF .*P" || fail "plink header"
+# --device gpu without a GPU scan backend: a clear error, exit 1, no files
+expect_fail "$T/g.out" "$EPISTREAM" scan --bfile "$T/d" --out "$T/g" --device gpu
+grep -q 'device gpu' "$T/g.out" || fail "gpu message"
+ls "$T"/g.* 2>/dev/null | grep -v 'g.out' && fail "files left after failure"
+# unwritable output directory
+expect_fail "$T/w.out" "$EPISTREAM" scan --bfile "$T/d" --out "$T/nodir/o"
+grep -q "nodir/o" "$T/w.out" || fail "unwritable --out message"
+exit 0

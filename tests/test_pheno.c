@@ -1,0 +1,351 @@
+/* test_pheno.c -- PLINK phenotype files (formats/pheno.c): header and
+ * headerless files, column selection by name and number, value codes, IDs
+ * missing on either side, and every error with its return code and a
+ * message naming the file, line and column. */
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "es_internal.h"
+#include "testutil.h"
+
+#define NS 6 /* samples FAM0/IND0 .. FAM5/IND5 in every fixture */
+
+typedef struct {
+    char *dir;
+    char prefix[4096], pheno[4200], fam[4200];
+    es_plink_t *p;
+    int8_t status[NS];
+    int cap_saved;
+    char cap_path[4200];
+    char cap_text[65536];
+} fx_t;
+
+static int setup(void **state)
+{
+    fx_t *fx = calloc(1, sizeof *fx);
+    if (!fx || !(fx->dir = tu_mkdtemp())) return -1;
+    snprintf(fx->prefix, sizeof fx->prefix, "%s/d", fx->dir);
+    snprintf(fx->fam, sizeof fx->fam, "%s.fam", fx->prefix);
+    snprintf(fx->pheno, sizeof fx->pheno, "%s/my.pheno", fx->dir);
+    snprintf(fx->cap_path, sizeof fx->cap_path, "%s/stderr.txt", fx->dir);
+    fx->cap_saved = -1;
+    uint8_t g[2 * NS] = {0, 1, 2, 3, 0, 1, 2, 2, 1, 0, 3, 1};
+    int ph[NS] = {1, 2, 1, 2, 1, 2};
+    if (tu_write_bfile(fx->prefix, g, 2, NS, ph) != 0) return -1;
+    if (es_plink_open(&fx->p, fx->prefix) != ES_OK) return -1;
+    *state = fx;
+    return 0;
+}
+
+static void cap_start(fx_t *fx)
+{
+    fflush(stderr);
+    int fd = open(fx->cap_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    assert_true(fd >= 0);
+    fx->cap_saved = dup(2);
+    assert_true(fx->cap_saved >= 0);
+    dup2(fd, 2);
+    close(fd);
+}
+
+static const char *cap_stop(fx_t *fx)
+{
+    if (fx->cap_saved < 0) return fx->cap_text;
+    fflush(stderr);
+    dup2(fx->cap_saved, 2);
+    close(fx->cap_saved);
+    fx->cap_saved = -1;
+    fx->cap_text[0] = '\0';
+    FILE *f = fopen(fx->cap_path, "r");
+    if (f) {
+        size_t n = fread(fx->cap_text, 1, sizeof fx->cap_text - 1, f);
+        fx->cap_text[n] = '\0';
+        fclose(f);
+    }
+    fputs(fx->cap_text, stderr);
+    return fx->cap_text;
+}
+
+static int teardown(void **state)
+{
+    fx_t *fx = *state;
+    cap_stop(fx);
+    es_plink_close(fx->p);
+    tu_rmtree(fx->dir);
+    free(fx->dir);
+    free(fx);
+    return 0;
+}
+
+static int count_lines_of(const char *s)
+{
+    int n = 0;
+    for (; *s; s++) n += *s == '\n';
+    return n;
+}
+
+/* Write `text` as the phenotype file, read column `name`, expect rc `want`
+ * and each needle (NULL-terminated) in stderr. Returns the captured text. */
+static const char *read_pheno(fx_t *fx, const char *text, const char *name, int want, ...)
+{
+    va_list ap;
+    const char *needle;
+    assert_int_equal(tu_write_text(fx->pheno, text), 0);
+    memset(fx->status, 0x55, sizeof fx->status);
+    cap_start(fx);
+    int rc = es_pheno_read(fx->pheno, name, fx->p, fx->status);
+    const char *msg = cap_stop(fx);
+    assert_int_equal(rc, want);
+    va_start(ap, want);
+    while ((needle = va_arg(ap, const char *)) != NULL)
+        if (!strstr(msg, needle)) fail_msg("message lacks '%s':\n%s", needle, msg);
+    va_end(ap);
+    return msg;
+}
+
+static void expect_status(const fx_t *fx, const int8_t want[NS])
+{
+    assert_memory_equal(fx->status, want, NS);
+}
+
+/* ---- reading ------------------------------------------------------------- */
+
+static void test_header_by_name_and_number(void **state)
+{
+    fx_t *fx = *state;
+    const char *file = "FID IID height T2D cad\n"
+                       "FAM0 IND0 1.73 2 1\n"
+                       "FAM1 IND1 1.80 1 NA\n"
+                       "FAM2 IND2 1.61 -9 2\n"
+                       "FAM3 IND3 1.75 0 2\n"
+                       "FAM4 IND4 1.69 NA 1\n"
+                       "FAM5 IND5 1.90 2 -9\n";
+    const int8_t t2d[NS] = {1, 0, -1, -1, -1, 1};
+    const int8_t cad[NS] = {0, -1, 1, 1, 0, -1};
+    /* the quantitative first column is fine as long as it is not chosen */
+    read_pheno(fx, file, "T2D", ES_OK, NULL);
+    expect_status(fx, t2d);
+    read_pheno(fx, file, "cad", ES_OK, NULL);
+    expect_status(fx, cad);
+    read_pheno(fx, file, "2", ES_OK, NULL);
+    expect_status(fx, t2d);
+    read_pheno(fx, file, "3", ES_OK, NULL);
+    expect_status(fx, cad);
+    /* NULL = first value column, which is quantitative here: an error */
+    read_pheno(fx, file, NULL, ES_ERR_FORMAT, fx->pheno, "line 2", "column 3 (height)", "'1.73'",
+               NULL);
+}
+
+static void test_no_header(void **state)
+{
+    fx_t *fx = *state;
+    /* tabs, CRLF, rows out of .fam order, a blank line, no final newline */
+    const char *file = "FAM5\tIND5\t2\t1\r\n"
+                       "FAM0 IND0 1 1\r\n"
+                       "\r\n"
+                       "FAM3 IND3  2  2\r\n"
+                       "FAM1 IND1 -9 2";
+    const int8_t c1[NS] = {0, -1, -1, 1, -1, 1};
+    const int8_t c2[NS] = {0, 1, -1, 1, -1, 0};
+    const char *msg = read_pheno(fx, file, NULL, ES_OK, NULL);
+    assert_int_equal(count_lines_of(msg), 0); /* absent samples are not a warning */
+    expect_status(fx, c1);
+    read_pheno(fx, file, "2", ES_OK, NULL);
+    expect_status(fx, c2);
+    /* a name needs a header */
+    read_pheno(fx, file, "T2D", ES_ERR_ARG, fx->pheno, "no header line", "'T2D'", "1..2", NULL);
+}
+
+/* A header is recognised case-insensitively, also as PLINK 2's #FID. */
+static void test_header_variants(void **state)
+{
+    fx_t *fx = *state;
+    const int8_t want[NS] = {1, 0, -1, -1, -1, -1};
+    read_pheno(fx, "fid iid P\nFAM0 IND0 2\nFAM1 IND1 1\n", "P", ES_OK, NULL);
+    expect_status(fx, want);
+    read_pheno(fx, "#FID IID P\nFAM0 IND0 2\nFAM1 IND1 1\n", NULL, ES_OK, NULL);
+    expect_status(fx, want);
+    /* a header only: everyone missing (the dataset then reports no cases) */
+    const int8_t none[NS] = {-1, -1, -1, -1, -1, -1};
+    read_pheno(fx, "FID IID P\n", NULL, ES_OK, NULL);
+    expect_status(fx, none);
+}
+
+/* Numbers a header names take priority; other numbers select by position. */
+static void test_numeric_header_names(void **state)
+{
+    fx_t *fx = *state;
+    const char *file = "FID IID 2 1\nFAM0 IND0 1 2\n";
+    read_pheno(fx, file, "2", ES_OK, NULL);
+    assert_int_equal(fx->status[0], 0); /* the column named "2", the first */
+    read_pheno(fx, file, "1", ES_OK, NULL);
+    assert_int_equal(fx->status[0], 1);
+}
+
+/* ---- errors -------------------------------------------------------------- */
+
+static void test_bad_values(void **state)
+{
+    fx_t *fx = *state;
+    read_pheno(fx, "FAM0 IND0 1\nFAM1 IND1 2\nFAM2 IND2 3\n", NULL, ES_ERR_FORMAT, fx->pheno,
+               "line 3", "column 3", "'3'", "1 (control), 2 (case)", NULL);
+    read_pheno(fx, "FID IID a b\nFAM0 IND0 1 1\nFAM1 IND1 2 case\n", "b", ES_ERR_FORMAT,
+               fx->pheno, "line 3", "column 4 (b)", "'case'", NULL);
+    read_pheno(fx, "FAM0 IND0 1.5\n", NULL, ES_ERR_FORMAT, "line 1", "'1.5'", NULL);
+    read_pheno(fx, "FAM0 IND0 -1\n", NULL, ES_ERR_FORMAT, "'-1'", NULL);
+    read_pheno(fx, "FAM0 IND0 inf\n", NULL, ES_ERR_FORMAT, "'inf'", NULL);
+    /* bad values are errors even for IDs that are not in the .fam */
+    read_pheno(fx, "FAM0 IND0 1\nNOPE NOPE x\n", NULL, ES_ERR_FORMAT, "line 2", "'x'", NULL);
+}
+
+static void test_field_counts(void **state)
+{
+    fx_t *fx = *state;
+    read_pheno(fx, "FAM0 IND0 1 2\nFAM1 IND1 2\n", NULL, ES_ERR_FORMAT, fx->pheno, "line 2",
+               "expected 4 fields", "found 3", NULL);
+    read_pheno(fx, "FID IID P\nFAM0 IND0 1\n\nFAM1 IND1 2 2\n", NULL, ES_ERR_FORMAT, fx->pheno,
+               "line 4", "expected 3 fields", "found 4", NULL);
+    read_pheno(fx, "FAM0 IND0\nFAM1 IND1\n", NULL, ES_ERR_FORMAT, fx->pheno, "line 1",
+               "at least one phenotype column", "found 2", NULL);
+    read_pheno(fx, "", NULL, ES_ERR_FORMAT, fx->pheno, "empty", NULL);
+    read_pheno(fx, "\n \r\n", NULL, ES_ERR_FORMAT, fx->pheno, "empty", NULL);
+}
+
+static void test_unknown_column(void **state)
+{
+    fx_t *fx = *state;
+    const char *file = "FID IID T2D cad\nFAM0 IND0 1 2\n";
+    read_pheno(fx, file, "ibd", ES_ERR_ARG, fx->pheno, "'ibd'", "available: T2D, cad", NULL);
+    read_pheno(fx, file, "t2d", ES_ERR_ARG, "available", NULL); /* names are case-sensitive */
+    read_pheno(fx, file, "3", ES_ERR_ARG, fx->pheno, "out of range", "2 phenotype columns",
+               NULL);
+    read_pheno(fx, file, "0", ES_ERR_ARG, "out of range", NULL);
+    /* many columns: the list is cut short */
+    char big[4096] = "FID IID";
+    for (int c = 0; c < 30; c++) snprintf(big + strlen(big), sizeof big - strlen(big), " c%d", c);
+    strcat(big, "\n");
+    read_pheno(fx, big, "zz", ES_ERR_ARG, "c0, c1", "c19, ... (10 more)", NULL);
+}
+
+static void test_unknown_ids_and_duplicates(void **state)
+{
+    fx_t *fx = *state;
+    const char *msg = read_pheno(fx,
+                                 "FAM0 IND0 2\nX1 Y1 1\nFAM1 IND1 1\nFAM2 IND9 2\n"
+                                 "FAM9 IND2 2\n",
+                                 NULL, ES_OK, fx->pheno, "3 of 5 samples are not in", fx->fam,
+                                 "'X1 Y1' on line 2", NULL);
+    assert_int_equal(count_lines_of(msg), 1);
+    const int8_t want[NS] = {1, 0, -1, -1, -1, -1};
+    expect_status(fx, want);
+    /* a sample listed twice: the last value wins, one warning */
+    msg = read_pheno(fx, "FAM0 IND0 2\nFAM1 IND1 1\nFAM0 IND0 1\n", NULL, ES_OK,
+                     "listed more than once", "'FAM0 IND0' on line 3", NULL);
+    assert_int_equal(count_lines_of(msg), 1);
+    assert_int_equal(fx->status[0], 0);
+}
+
+static void test_missing_file(void **state)
+{
+    fx_t *fx = *state;
+    char path[4300];
+    snprintf(path, sizeof path, "%s/nope.txt", fx->dir);
+    cap_start(fx);
+    int rc = es_pheno_read(path, NULL, fx->p, fx->status);
+    const char *msg = cap_stop(fx);
+    assert_int_equal(rc, ES_ERR_IO);
+    assert_non_null(strstr(msg, path));
+    assert_non_null(strstr(msg, "No such file"));
+    cap_start(fx);
+    rc = es_pheno_read(fx->dir, NULL, fx->p, fx->status);
+    cap_stop(fx);
+    assert_int_equal(rc, ES_ERR_IO);
+}
+
+/* ---- through the dataset ------------------------------------------------- */
+
+/* Samples that share an FID+IID in the .fam all take the file's value. */
+static void test_dataset_duplicate_fam_ids(void **state)
+{
+    fx_t *fx = *state;
+    assert_int_equal(tu_write_text(fx->fam, "F A 0 0 0 -9\nF B 0 0 0 -9\nF A 0 0 0 -9\n"
+                                            "F C 0 0 0 -9\nF A 0 0 0 -9\nF D 0 0 0 -9\n"), 0);
+    assert_int_equal(tu_write_text(fx->pheno, "F A 2\nF D 1\n"), 0);
+    es_dataset_t *ds = NULL;
+    cap_start(fx);
+    int rc = es_dataset_open_bfile(&ds, fx->prefix, fx->pheno, NULL);
+    const char *msg = cap_stop(fx);
+    assert_int_equal(rc, ES_OK);
+    assert_non_null(strstr(msg, "2 duplicate sample IDs"));
+    const int8_t want[NS] = {1, -1, 1, -1, 1, 0};
+    assert_memory_equal(ds->status, want, NS);
+    assert_int_equal(es_dataset_n_cases(ds), 3);
+    assert_int_equal(es_dataset_n_controls(ds), 1);
+    es_dataset_destroy(ds);
+}
+
+static void test_dataset_errors(void **state)
+{
+    fx_t *fx = *state;
+    es_dataset_t *ds = (es_dataset_t *)0x1;
+    struct {
+        const char *text, *name;
+        int want;
+        const char *needle;
+    } cases[] = {
+        {"FID IID P\nFAM0 IND0 1\nFAM1 IND1 1\n", NULL, ES_ERR_DATA, "no cases"},
+        {"FAM0 IND0 2\nFAM1 IND1 2\n", NULL, ES_ERR_DATA, "no controls"},
+        {"FID IID P\n", NULL, ES_ERR_DATA, "no cases"},
+        {"FAM0 IND0 7\n", NULL, ES_ERR_FORMAT, "'7'"},
+        {"FID IID P\nFAM0 IND0 1\n", "Q", ES_ERR_ARG, "available: P"},
+        {"FAM0 IND0 1 2\nFAM1 IND1 1\n", NULL, ES_ERR_FORMAT, "line 2"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        assert_int_equal(tu_write_text(fx->pheno, cases[k].text), 0);
+        cap_start(fx);
+        int rc = es_dataset_open_bfile(&ds, fx->prefix, fx->pheno, cases[k].name);
+        const char *msg = cap_stop(fx);
+        assert_int_equal(rc, cases[k].want);
+        assert_null(ds);
+        assert_non_null(strstr(msg, fx->pheno));
+        if (!strstr(msg, cases[k].needle)) fail_msg("lacks '%s':\n%s", cases[k].needle, msg);
+    }
+    /* and a good file: counts from the file, not from .fam column 6 */
+    assert_int_equal(tu_write_text(fx->pheno, "FAM0 IND0 2\nFAM1 IND1 2\nFAM2 IND2 1\n"), 0);
+    assert_int_equal(es_dataset_open_bfile(&ds, fx->prefix, fx->pheno, NULL), ES_OK);
+    assert_int_equal(es_dataset_n_cases(ds), 2);
+    assert_int_equal(es_dataset_n_controls(ds), 1);
+    assert_int_equal(ds->slot[0], 0);
+    assert_int_equal(ds->slot[1], 1);
+    assert_int_equal(ds->slot[2], 16 * 64);
+    assert_int_equal(ds->slot[3], -1);
+    es_dataset_destroy(ds);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_header_by_name_and_number, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_no_header, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_header_variants, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_numeric_header_names, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_values, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_field_counts, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unknown_column, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unknown_ids_and_duplicates, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_missing_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dataset_duplicate_fam_ids, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dataset_errors, setup, teardown),
+    };
+    es_log_set_level(ES_LOG_WARN);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

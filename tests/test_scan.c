@@ -1,0 +1,233 @@
+/* test_scan.c -- the scan driver against a brute force over every pair: the
+ * top-k, the per-variant summary and the stream of significant pairs must be
+ * exactly what scoring every pair naively gives, for any thread count and tile
+ * size (which must not change a single byte of the result). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "es_internal.h"
+#include "testutil.h"
+
+typedef struct {
+    es_pair_t *p;
+    size_t n, cap;
+    int order_ok;
+} sig_list_t;
+
+static int collect(const es_pair_t *p, void *ud)
+{
+    sig_list_t *l = ud;
+    if (l->n && (l->p[l->n - 1].i > p->i || (l->p[l->n - 1].i == p->i && l->p[l->n - 1].j >= p->j)))
+        l->order_ok = 0;
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 256;
+        l->p = realloc(l->p, l->cap * sizeof *l->p);
+    }
+    l->p[l->n++] = *p;
+    return 0;
+}
+
+typedef struct {
+    char *dir, prefix[512];
+    uint32_t m, n;
+    uint8_t *geno;
+    int *pheno;
+} fixture_t;
+
+/* m variants x n samples, some missing calls, a monomorphic and an all-missing
+ * variant, a few samples without phenotype */
+static fixture_t *make_fixture(uint32_t m, uint32_t n, double miss, uint64_t seed)
+{
+    fixture_t *f = calloc(1, sizeof *f);
+    f->m = m;
+    f->n = n;
+    f->dir = tu_mkdtemp();
+    snprintf(f->prefix, sizeof f->prefix, "%s/d", f->dir);
+    f->geno = malloc((size_t)m * n);
+    f->pheno = malloc(n * sizeof *f->pheno);
+    uint64_t rng = seed;
+    for (uint32_t s = 0; s < n; s++) {
+        uint32_t r = tu_randn(&rng, 100);
+        f->pheno[s] = r < 3 ? -9 : r < 50 ? 1 : 2;
+    }
+    for (uint32_t v = 0; v < m; v++) {
+        uint32_t maf = 5 + tu_randn(&rng, 45);
+        for (uint32_t s = 0; s < n; s++) {
+            uint8_t g = (uint8_t)((tu_randn(&rng, 100) < maf) + (tu_randn(&rng, 100) < maf));
+            if ((double)tu_randn(&rng, 1000000) < miss * 1e6) g = 3;
+            if (v == 3) g = 0;                   /* monomorphic */
+            if (v == 5 && miss > 0) g = 3;       /* all missing */
+            f->geno[(size_t)v * n + s] = g;
+        }
+    }
+    assert_int_equal(tu_write_bfile(f->prefix, f->geno, m, n, f->pheno), 0);
+    return f;
+}
+
+static void free_fixture(fixture_t *f)
+{
+    tu_rmtree(f->dir);
+    free(f->dir);
+    free(f->geno);
+    free(f->pheno);
+    free(f);
+}
+
+/* brute force: every pair's table from decoded genotypes, scored */
+static es_pair_t *brute_force(const fixture_t *f, es_stat_t stat, size_t *np)
+{
+    int8_t *status = malloc(f->n);
+    for (uint32_t s = 0; s < f->n; s++) status[s] = f->pheno[s] == 2 ? 1 : f->pheno[s] == 1 ? 0 : -1;
+    size_t n = (size_t)f->m * (f->m - 1) / 2, k = 0;
+    es_pair_t *all = malloc(n * sizeof *all);
+    for (uint32_t i = 0; i < f->m; i++)
+        for (uint32_t j = i + 1; j < f->m; j++) {
+            es_table2_t t;
+            es_count_pair_naive(f->geno + (size_t)i * f->n, f->geno + (size_t)j * f->n, status,
+                                f->n, &t);
+            es_stat_result_t r;
+            es_stat_compute(stat, &t, &r);
+            uint32_t cnt = 0;
+            for (int c = 0; c < 9; c++) cnt += t.n[0][c] + t.n[1][c];
+            all[k++] = (es_pair_t){.i = i, .j = j, .n = cnt, .df = r.df, .stat = r.stat, .p = r.p,
+                                   .log10p = r.log10p};
+        }
+    free(status);
+    *np = n;
+    return all;
+}
+
+static int hib_global;
+static int cmp_rank(const void *a, const void *b) { return es_pair_rank_cmp(a, b, hib_global); }
+
+static void same_pair(const es_pair_t *a, const es_pair_t *b)
+{
+    assert_int_equal(a->i, b->i);
+    assert_int_equal(a->j, b->j);
+    assert_int_equal(a->n, b->n);
+    assert_int_equal(a->df, b->df);
+    /* the same table gives the same bits: the statistic is a pure function of it */
+    assert_memory_equal(&a->stat, &b->stat, sizeof a->stat);
+}
+
+static void run_case(uint32_t m, uint32_t n, double miss, es_stat_t stat, uint64_t seed)
+{
+    fixture_t *f = make_fixture(m, n, miss, seed);
+    size_t nall;
+    es_pair_t *all = brute_force(f, stat, &nall);
+    int hib = es_stat_higher_is_better(stat);
+    hib_global = hib;
+    es_pair_t *ranked = malloc(nall * sizeof *ranked);
+    memcpy(ranked, all, nall * sizeof *ranked);
+    qsort(ranked, nall, sizeof *ranked, cmp_rank);
+    double thr = 0.2;
+
+    es_dataset_t *ds;
+    assert_int_equal(es_dataset_open_bfile(&ds, f->prefix, NULL, NULL), ES_OK);
+    const int threads[] = {1, 3};
+    const uint32_t blocks[] = {16, 32, 0};
+    for (size_t ti = 0; ti < 2; ti++)
+        for (size_t bi = 0; bi < 3; bi++) {
+            es_opt_t opt;
+            es_opt_init(&opt);
+            opt.stat = stat;
+            opt.top_k = 25;
+            opt.threads = threads[ti];
+            opt.block_variants = blocks[bi];
+            opt.device = ES_DEVICE_CPU;
+            if (es_stat_has_p(stat)) opt.p_threshold = thr;
+            es_scan_t *scan;
+            assert_int_equal(es_scan_create(&scan, ds, &opt), ES_OK);
+            sig_list_t sig = {.order_ok = 1};
+            es_scan_set_sig_callback(scan, collect, &sig);
+            assert_int_equal(es_scan_run(scan), ES_OK);
+            assert_int_equal(es_scan_pairs_done(scan), nall);
+            /* top-k */
+            assert_int_equal(es_scan_top_count(scan), 25);
+            for (size_t r = 0; r < 25; r++) same_pair(&es_scan_top(scan)[r], &ranked[r]);
+            /* significant pairs: exactly those with p <= thr, in (i, j) order */
+            if (es_stat_has_p(stat)) {
+                assert_true(sig.order_ok);
+                size_t q = 0;
+                for (size_t k = 0; k < nall; k++)
+                    if (all[k].p <= thr) {
+                        assert_true(q < sig.n);
+                        same_pair(&sig.p[q++], &all[k]);
+                    }
+                assert_int_equal(q, sig.n);
+            }
+            /* summary */
+            const es_summary_t *sum = es_scan_summary(scan);
+            for (uint32_t v = 0; v < m; v++) {
+                const es_pair_t *best = NULL;
+                uint64_t n_sig = 0;
+                for (size_t k = 0; k < nall; k++) {
+                    if (all[k].i != v && all[k].j != v) continue;
+                    if (es_stat_has_p(stat) && all[k].p <= thr) n_sig++;
+                    uint32_t partner = all[k].i == v ? all[k].j : all[k].i;
+                    if (!best) best = &all[k];
+                    else {
+                        uint32_t bp = best->i == v ? best->j : best->i;
+                        int better = hib ? all[k].stat > best->stat : all[k].stat < best->stat;
+                        if (better || (all[k].stat == best->stat && partner < bp)) best = &all[k];
+                    }
+                }
+                assert_int_equal(sum[v].n_tot, m - 1);
+                assert_int_equal(sum[v].n_sig, n_sig);
+                assert_int_equal(sum[v].best_partner, best->i == v ? best->j : best->i);
+                assert_memory_equal(&sum[v].best_stat, &best->stat, sizeof(double));
+            }
+            free(sig.p);
+            es_scan_destroy(scan);
+        }
+    es_dataset_destroy(ds);
+    free(ranked);
+    free(all);
+    free_fixture(f);
+}
+
+static void test_boost_missing(void **s) { (void)s; run_case(70, 301, 0.02, ES_STAT_BOOST, 1); }
+static void test_boost_complete(void **s) { (void)s; run_case(53, 1100, 0.0, ES_STAT_BOOST, 2); }
+static void test_chi2(void **s) { (void)s; run_case(41, 257, 0.01, ES_STAT_CHI2, 3); }
+static void test_mi(void **s) { (void)s; run_case(37, 200, 0.0, ES_STAT_MI, 4); }
+static void test_ig(void **s) { (void)s; run_case(37, 130, 0.05, ES_STAT_IG, 5); }
+static void test_k2(void **s) { (void)s; run_case(45, 190, 0.01, ES_STAT_K2, 6); }
+
+static void test_bad_options(void **s)
+{
+    (void)s;
+    fixture_t *f = make_fixture(4, 20, 0, 9);
+    es_dataset_t *ds;
+    assert_int_equal(es_dataset_open_bfile(&ds, f->prefix, NULL, NULL), ES_OK);
+    es_opt_t opt;
+    es_scan_t *scan = NULL;
+    es_log_set_level(ES_LOG_QUIET);
+    es_opt_init(&opt);
+    opt.top_k = 0;
+    assert_int_equal(es_scan_create(&scan, ds, &opt), ES_ERR_ARG);
+    es_opt_init(&opt);
+    opt.stat = ES_STAT_K2;
+    opt.p_threshold = 0.01; /* k2 has no p-value */
+    assert_int_equal(es_scan_create(&scan, ds, &opt), ES_ERR_ARG);
+    assert_null(scan);
+    es_log_set_level(ES_LOG_WARN);
+    es_dataset_destroy(ds);
+    free_fixture(f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_boost_missing), cmocka_unit_test(test_boost_complete),
+        cmocka_unit_test(test_chi2),          cmocka_unit_test(test_mi),
+        cmocka_unit_test(test_ig),            cmocka_unit_test(test_k2),
+        cmocka_unit_test(test_bad_options),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,107 @@
+/* testutil.h -- helpers shared by the cmocka tests: temporary directories,
+ * writing small PLINK filesets from genotype matrices, deterministic random
+ * numbers.  Header-only so each test program stays one file. */
+#ifndef ES_TESTUTIL_H
+#define ES_TESTUTIL_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* splitmix64: small, deterministic, good enough for test data */
+static inline uint64_t tu_rand(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* uniform in [0, n) */
+static inline uint32_t tu_randn(uint64_t *state, uint32_t n)
+{
+    return (uint32_t)(tu_rand(state) % n);
+}
+
+/* Make a fresh temporary directory; returns a malloc'd path. */
+static inline char *tu_mkdtemp(void)
+{
+    char tmpl[] = "/tmp/es_test.XXXXXX";
+    char *d = mkdtemp(tmpl);
+    return d ? strdup(d) : NULL;
+}
+
+/* Remove a directory made by tu_mkdtemp and its files (no subdirectories). */
+static inline void tu_rmtree(const char *dir)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+}
+
+/* Write `text` to path; returns 0 on success. */
+static inline int tu_write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    fputs(text, f);
+    return fclose(f);
+}
+
+/* Write raw bytes to path; returns 0 on success. */
+static inline int tu_write_bytes(const char *path, const void *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) return -1;
+    if (n && fwrite(data, 1, n, f) != n) {
+        fclose(f);
+        return -1;
+    }
+    return fclose(f);
+}
+
+/*
+ * Write PREFIX.bed/.bim/.fam.  geno is variant-major: geno[v*n + s] in
+ * {0,1,2} = copies of A1, 3 = missing.  pheno[s] is the .fam column 6 value
+ * (e.g. 1 control, 2 case, -9 missing).  Variants are on chromosome 1 at
+ * positions 1000*(v+1), named rs<v+1>; samples are FAM<s> / IND<s>.
+ * Returns 0 on success.
+ */
+static inline int tu_write_bfile(const char *prefix, const uint8_t *geno, uint32_t m, uint32_t n,
+                                 const int *pheno)
+{
+    char path[4096];
+    FILE *f;
+    snprintf(path, sizeof path, "%s.fam", prefix);
+    if (!(f = fopen(path, "w"))) return -1;
+    for (uint32_t s = 0; s < n; s++) fprintf(f, "FAM%u IND%u 0 0 %d %d\n", s, s, 1 + (int)(s & 1), pheno[s]);
+    fclose(f);
+    snprintf(path, sizeof path, "%s.bim", prefix);
+    if (!(f = fopen(path, "w"))) return -1;
+    for (uint32_t v = 0; v < m; v++) fprintf(f, "1\trs%u\t0\t%u\tA\tG\n", v + 1, 1000 * (v + 1));
+    fclose(f);
+    snprintf(path, sizeof path, "%s.bed", prefix);
+    if (!(f = fopen(path, "wb"))) return -1;
+    const unsigned char magic[3] = {0x6c, 0x1b, 0x01};
+    fwrite(magic, 1, 3, f);
+    /* PLINK codes: 00 hom A1 (2 copies), 01 missing, 10 het, 11 hom A2 */
+    static const uint8_t code_of[4] = {3, 2, 0, 1};
+    size_t bpv = (n + 3) / 4;
+    uint8_t *row = (uint8_t *)calloc(bpv ? bpv : 1, 1);
+    if (!row) {
+        fclose(f);
+        return -1;
+    }
+    for (uint32_t v = 0; v < m; v++) {
+        memset(row, 0, bpv);
+        for (uint32_t s = 0; s < n; s++)
+            row[s / 4] |= (uint8_t)(code_of[geno[(size_t)v * n + s]] << (2 * (s % 4)));
+        fwrite(row, 1, bpv, f);
+    }
+    free(row);
+    return fclose(f);
+}
+
+#endif

@@ -1,0 +1,29 @@
+#!/bin/sh
+# valgrind.sh -- the readers under valgrind (memcheck): the reader unit tests, and
+# the program on a good fileset and on malformed ones.  Skipped in sanitizer
+# builds (the two tools cannot be combined) and where valgrind is missing.
+. "$(dirname "$0")/lib.sh"
+[ "${ES_SANITIZERS:-0}" = 1 ] && skip "sanitizer build"
+need_cmd valgrind
+B=$(dirname "$EPISTREAM")
+VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite"
+for t in test_plink test_pheno; do
+    $VG "$B/tests/$t" >"$T/$t.out" 2>&1
+    rc=$?
+    [ $rc -eq 99 ] && { cat "$T/$t.out"; fail "valgrind errors in $t"; }
+    [ $rc -eq 0 ] || { cat "$T/$t.out"; fail "$t failed under valgrind ($rc)"; }
+done
+"$EPISTREAM" sim --samples 101 --variants 20 --missing 0.05 --out "$T/d" || fail sim
+$VG "$EPISTREAM" info --bfile "$T/d" >/dev/null 2>"$T/vg.out" || { cat "$T/vg.out"; fail "info"; }
+$VG "$EPISTREAM" scan --bfile "$T/d" --threads 2 --p-threshold 0.5 --quiet --out "$T/o" 2>"$T/vg.out" \
+    || { cat "$T/vg.out"; fail "scan"; }
+# malformed: truncated .bed and a broken .bim line must fail cleanly, without memory errors
+cp "$T/d.bim" "$T/t.bim"; cp "$T/d.fam" "$T/t.fam"
+head -c 200 "$T/d.bed" >"$T/t.bed"
+$VG "$EPISTREAM" scan --bfile "$T/t" --quiet --out "$T/t" >"$T/vg.out" 2>&1
+[ $? -eq 1 ] || { cat "$T/vg.out"; fail "truncated .bed under valgrind"; }
+cp "$T/d.bed" "$T/b.bed"; cp "$T/d.fam" "$T/b.fam"
+sed '5s/.*/1 broken/' "$T/d.bim" >"$T/b.bim"
+$VG "$EPISTREAM" info --bfile "$T/b" >"$T/vg.out" 2>&1
+[ $? -eq 1 ] || { cat "$T/vg.out"; fail "bad .bim under valgrind"; }
+exit 0

@@ -110,10 +110,11 @@ static int split_fields(char *p, char *end, char **f, int max)
 
 static uint64_t id_hash(const char *fid, const char *iid)
 {
+    const uint64_t prime = 1099511628211ULL;
     uint64_t h = 1469598103934665603ULL;
-    for (const unsigned char *s = (const unsigned char *)fid; *s; s++) h = (h ^ *s) * 1099511628211ULL;
-    h = (h ^ 0x1f) * 1099511628211ULL;
-    for (const unsigned char *s = (const unsigned char *)iid; *s; s++) h = (h ^ *s) * 1099511628211ULL;
+    for (const unsigned char *s = (const unsigned char *)fid; *s; s++) h = (h ^ *s) * prime;
+    h = (h ^ 0x1f) * prime; /* FID "ab" + IID "c" must differ from "a" + "bc" */
+    for (const unsigned char *s = (const unsigned char *)iid; *s; s++) h = (h ^ *s) * prime;
     return h;
 }
 
@@ -235,8 +236,8 @@ static int select_column(const char *path, const char *pheno_name, char **f, int
     }
     if (has_header) report_unknown_column(path, pheno_name, f, nf);
     else
-        es_error("%s: no header line (a first line 'FID IID name...') names the columns, so the "
-                 "phenotype name '%s' must be a column number 1..%d", path, pheno_name, nv);
+        es_error("%s: has no header line ('FID IID name ...') naming the columns, so the "
+                 "phenotype column '%s' must be given as a number 1..%d", path, pheno_name, nv);
     return ES_ERR_ARG;
 }
 
@@ -346,10 +347,10 @@ int es_pheno_read(const char *path, const char *pheno_name, const es_plink_t *p,
         goto out;
     }
     if (unknown_ct)
-        es_warn("%s: %s of %s sample%s not in %s (ignored); first: '%s %s' on line %" PRIu64,
+        es_warn("%s: %s of %s sample%s %s not in %s (ignored); first: '%s %s' on line %" PRIu64,
                 path, es_fmt_count(unknown_ct, b1), es_fmt_count(data_lines, b2),
-                data_lines == 1 ? " is" : "s are", p->fam_path, unknown_fid, unknown_iid,
-                line_unknown);
+                data_lines == 1 ? "" : "s", unknown_ct == 1 ? "is" : "are", p->fam_path,
+                unknown_fid, unknown_iid, line_unknown);
     if (dup_ct)
         es_warn("%s: %s sample%s listed more than once; the last value is used; first: '%s %s' "
                 "on line %" PRIu64, path, es_fmt_count(dup_ct, b1), dup_ct == 1 ? "" : "s",

@@ -163,10 +163,11 @@ static int parse_double(const char *s, double *out)
 /* FNV-1a over FID, a separator and IID; used to find duplicate samples. */
 static uint64_t id_hash(const char *fid, const char *iid)
 {
+    const uint64_t prime = 1099511628211ULL;
     uint64_t h = 1469598103934665603ULL;
-    for (const unsigned char *s = (const unsigned char *)fid; *s; s++) h = (h ^ *s) * 1099511628211ULL;
-    h = (h ^ 0x1f) * 1099511628211ULL;
-    for (const unsigned char *s = (const unsigned char *)iid; *s; s++) h = (h ^ *s) * 1099511628211ULL;
+    for (const unsigned char *s = (const unsigned char *)fid; *s; s++) h = (h ^ *s) * prime;
+    h = (h ^ 0x1f) * prime; /* FID "ab" + IID "c" must differ from "a" + "bc" */
+    for (const unsigned char *s = (const unsigned char *)iid; *s; s++) h = (h ^ *s) * prime;
     return h;
 }
 

@@ -11,8 +11,8 @@
 #include "es_internal.h"
 
 /* PLINK 2-bit code -> copies of A1: 00 hom A1 (2), 01 missing (3),
- * 10 het (1), 11 hom A2 (0). */
-#define DEC(c) ((c) == 0 ? 2 : (c) == 1 ? 3 : (c) == 2 ? 1 : 0)
+ * 10 het (1), 11 hom A2 (0); 0x1E packs these four 2-bit answers. */
+#define DEC(c) ((0x1E >> (2 * (c))) & 3)
 /* One .bed byte holds 4 samples, the first in the low bits. */
 #define DEC4(b) {DEC((b) & 3), DEC(((b) >> 2) & 3), DEC(((b) >> 4) & 3), DEC(((b) >> 6) & 3)}
 #define DEC16(b) DEC4(b), DEC4((b) + 1), DEC4((b) + 2), DEC4((b) + 3)
@@ -58,7 +58,7 @@ int es_dataset_open_bfile(es_dataset_t **out, const char *prefix, const char *ph
 {
     int ret = ES_OK;
     es_dataset_t *ds = NULL;
-    char b1[32], b2[32], b3[32], b4[32];
+    char b1[32], b2[32], b3[32], b4[32], b5[32];
 
     if (!out || !prefix) {
         es_error("no output pointer or fileset prefix given");
@@ -106,7 +106,7 @@ int es_dataset_open_bfile(es_dataset_t **out, const char *prefix, const char *ph
     if ((ret = assign_slots(ds)) != ES_OK) goto out;
     es_info("%s: %s variants, %s samples: %s cases, %s controls, %s without phenotype (from %s)",
             prefix, es_fmt_count(p->n_variants, b1), es_fmt_count(p->n_samples, b2),
-            es_fmt_count(n_case, b3), es_fmt_count(n_ctrl, b4), es_fmt_count(n_miss, b1), src);
+            es_fmt_count(n_case, b3), es_fmt_count(n_ctrl, b4), es_fmt_count(n_miss, b5), src);
     *out = ds;
     ds = NULL;
 out:

@@ -173,6 +173,15 @@ typedef struct {
 void es_count_pair(const es_popcount_impl_t *impl, const es_planes_t *pa, uint32_t a,
                    const es_planes_t *pb, uint32_t b, es_table2_t *t);
 
+/**
+ * The tables of variant a against each of variants b0 .. b0+nb-1 of pb:
+ * t[k] is the table of (a, b0+k), exactly es_count_pair()'s.  The CPU scan's
+ * inner loop: one dispatch for the run of partners, kernels inlined.
+ * @param t nb tables
+ */
+void es_count_block(const es_popcount_impl_t *impl, const es_planes_t *pa, uint32_t a,
+                    const es_planes_t *pb, uint32_t b0, uint32_t nb, es_table2_t *t);
+
 /** Reference: the same table from decoded genotypes (0,1,2,3=missing) and
  *  per-sample status (0,1,-1 left out).  Used by tests. */
 void es_count_pair_naive(const uint8_t *ga, const uint8_t *gb, const int8_t *status, uint32_t n,

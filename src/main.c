@@ -31,6 +31,7 @@ static void usage(FILE *fp)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
+        fprintf(stderr, "[E::main] no command given\n\n");
         usage(stderr);
         return ES_EXIT_USAGE;
     }

@@ -97,13 +97,18 @@ static inline void table_margins(const es_table2_t *t, margins_t *m)
 
 /* N * I(Y; X) in nats for the 2 x ncol table given as two rows; the entropy
  * form  sum n ln n - sum_y n_y ln n_y - sum_c n_c ln n_c + N ln N  needs no
- * per-cell logarithm. */
+ * per-cell logarithm.  Three accumulators (ncol is 3 or 9) keep the chain of
+ * dependent additions short. */
 static inline double n_mi_nats(const uint64_t *r0, const uint64_t *r1, int ncol,
                                const margins_t *m)
 {
-    double s = nlogn(m->n) - nlogn(m->n0) - nlogn(m->n1);
-    for (int c = 0; c < ncol; c++) s += nlogn(r0[c]) + nlogn(r1[c]) - nlogn(r0[c] + r1[c]);
-    return s;
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0;
+    for (int c = 0; c < ncol; c += 3) {
+        s0 += (nlogn(r0[c]) + nlogn(r1[c])) - nlogn(r0[c] + r1[c]);
+        s1 += (nlogn(r0[c + 1]) + nlogn(r1[c + 1])) - nlogn(r0[c + 1] + r1[c + 1]);
+        s2 += (nlogn(r0[c + 2]) + nlogn(r1[c + 2])) - nlogn(r0[c + 2] + r1[c + 2]);
+    }
+    return (s0 + s1) + (s2 + (nlogn(m->n) - (nlogn(m->n0) + nlogn(m->n1))));
 }
 
 /* ---- statistics ----------------------------------------------------------- */
@@ -118,14 +123,14 @@ double es_stat_chi2(const es_table2_t *t, int *df)
      * sum_y (O-E)^2/E = (n0c*n1 - n1c*n0)^2 / (nc*n0*n1).  The difference is an
      * exact integer, so small statistics suffer no cancellation (the textbook
      * N*(sum O^2/E - 1) loses digits when chi2 << N). */
-    double s = 0.0;
+    double s[3] = {0.0, 0.0, 0.0};
     for (int c = 0; c < 9; c++) {
         uint64_t a = t->n[0][c], b = t->n[1][c];
         if (!(a | b)) continue;
         double d = (double)((int64_t)(a * m.n1) - (int64_t)(b * m.n0));
-        s += d * d / (double)(a + b);
+        s[c % 3] += d * d / (double)(a + b);
     }
-    return s / ((double)m.n0 * (double)m.n1);
+    return ((s[0] + s[1]) + s[2]) / ((double)m.n0 * (double)m.n1);
 }
 
 double es_stat_mi(const es_table2_t *t, int *df)
@@ -181,12 +186,15 @@ double es_stat_k2(const es_table2_t *t)
 {
     tables_init();
     /* ln Gamma(n_c + 2) = ln (n_c + 1)!; an empty column adds ln 1! = 0 */
-    double s = 0.0;
-    for (int c = 0; c < 9; c++) {
-        uint64_t a = t->n[0][c], b = t->n[1][c];
-        s += lnfact(a + b + 1) - lnfact(a) - lnfact(b);
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0;
+    for (int c = 0; c < 9; c += 3) {
+        uint64_t a0 = t->n[0][c], b0 = t->n[1][c], a1 = t->n[0][c + 1], b1 = t->n[1][c + 1];
+        uint64_t a2 = t->n[0][c + 2], b2 = t->n[1][c + 2];
+        s0 += lnfact(a0 + b0 + 1) - (lnfact(a0) + lnfact(b0));
+        s1 += lnfact(a1 + b1 + 1) - (lnfact(a1) + lnfact(b1));
+        s2 += lnfact(a2 + b2 + 1) - (lnfact(a2) + lnfact(b2));
     }
-    return s;
+    return (s0 + s1) + s2;
 }
 
 /* ---- chi-square tail ------------------------------------------------------ */
@@ -266,43 +274,66 @@ static double chi2_sf_closed(double y, int df)
     return erfc(sy) + exp(-y) * s;
 }
 
-/* ln of the upper tail for any df (log space, never underflows) */
-static double chi2_ln_sf(double x, int df)
+/* Upper tail Q and -log10 Q of chi2(df) at x, both to near full precision:
+ * Q from the closed forms where they apply (small df, Q >= ~1e-304), else
+ * from the series/continued fraction; -log10 Q from Q while Q is a normal
+ * number below 0.9, from the lower-tail series when Q > 0.9 (there
+ * -log10 Q ~ (1 - Q)/ln 10 and 1 - Q must not be formed by subtraction), and
+ * in log space when Q underflows.  lg may be NULL. */
+static void chi2_tail(double x, int df, double *q_out, double *lg)
 {
-    double a = 0.5 * df, y = 0.5 * x, lng = lngamma_half(df);
-    if (y < a + 1.0) return log1p(-exp(ln_gamma_p_series(a, y, lng)));
-    return ln_gamma_q_cf(a, y, lng);
+    if (isnan(x)) {
+        *q_out = x;
+        if (lg) *lg = x;
+        return;
+    }
+    if (!(x > 0.0) || df <= 0) {
+        *q_out = 1.0;
+        if (lg) *lg = 0.0;
+        return;
+    }
+    if (isinf(x)) {
+        *q_out = 0.0;
+        if (lg) *lg = INFINITY;
+        return;
+    }
+    double y = 0.5 * x, a = 0.5 * df, q;
+    if (df <= ES_CHI2_CLOSED_DF && y <= 700.0) {
+        q = chi2_sf_closed(y, df);
+        *q_out = q;
+        if (!lg) return;
+        if (q <= 0.9) {
+            *lg = -log10(q);
+            return;
+        }
+        /* Q > 0.9 implies y < a, where the lower series converges fast */
+        *lg = -log1p(-exp(ln_gamma_p_series(a, y, lngamma_half(df)))) / M_LN10;
+        return;
+    }
+    double lng = lngamma_half(df);
+    if (y < a + 1.0) {
+        double lnp = ln_gamma_p_series(a, y, lng);
+        *q_out = -expm1(lnp);
+        if (lg) *lg = -log1p(-exp(lnp)) / M_LN10;
+        return;
+    }
+    double lnq = ln_gamma_q_cf(a, y, lng);
+    *q_out = exp(lnq);
+    if (lg) *lg = -lnq / M_LN10;
 }
 
 double es_chi2_sf(double x, int df)
 {
-    if (isnan(x)) return x;
-    if (!(x > 0.0) || df <= 0) return 1.0;
-    if (isinf(x)) return 0.0;
-    double y = 0.5 * x;
-    if (df <= ES_CHI2_CLOSED_DF && y <= 700.0) return chi2_sf_closed(y, df);
-    double a = 0.5 * df, lng = lngamma_half(df);
-    if (y < a + 1.0) return -expm1(ln_gamma_p_series(a, y, lng));
-    return exp(ln_gamma_q_cf(a, y, lng));
+    double q;
+    chi2_tail(x, df, &q, NULL);
+    return q;
 }
 
 double es_chi2_log10sf(double x, int df)
 {
-    if (isnan(x)) return x;
-    if (!(x > 0.0) || df <= 0) return 0.0;
-    if (isinf(x)) return INFINITY;
-    double y = 0.5 * x, a = 0.5 * df;
-    if (y < a + 1.0) {
-        /* near p = 1, -log10 p ~ (1 - p)/ln 10: take 1 - p from the lower
-         * tail series so that small values keep their relative accuracy */
-        double lnp_low = ln_gamma_p_series(a, y, lngamma_half(df));
-        return -log1p(-exp(lnp_low)) / M_LN10;
-    }
-    if (df <= ES_CHI2_CLOSED_DF && y <= 650.0) {
-        double p = chi2_sf_closed(y, df);
-        if (p > 1e-290) return -log10(p);
-    }
-    return -chi2_ln_sf(x, df) / M_LN10;
+    double q, lg;
+    chi2_tail(x, df, &q, &lg);
+    return lg;
 }
 
 /* ---- one entry point for the scan ----------------------------------------- */
@@ -328,8 +359,7 @@ static int boost_df(const es_table2_t *t)
 static inline void set_g_test(double g, int df, es_stat_result_t *r)
 {
     if (df > 0 && g > 0.0) {
-        r->p = es_chi2_sf(g, df);
-        r->log10p = es_chi2_log10sf(g, df);
+        chi2_tail(g, df, &r->p, &r->log10p);
     } else {
         r->p = 1.0;
         r->log10p = 0.0;

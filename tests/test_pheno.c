@@ -17,6 +17,9 @@
 #include "es_internal.h"
 #include "testutil.h"
 
+/* ends the list of expected message fragments (a typed NULL: variadic) */
+#define END ((const char *)NULL)
+
 #define NS 6 /* samples FAM0/IND0 .. FAM5/IND5 in every fixture */
 
 typedef struct {
@@ -32,7 +35,12 @@ typedef struct {
 static int setup(void **state)
 {
     fx_t *fx = calloc(1, sizeof *fx);
-    if (!fx || !(fx->dir = tu_mkdtemp())) return -1;
+    if (!fx) return -1;
+    if (!(fx->dir = tu_mkdtemp())) {
+        free(fx);
+        return -1;
+    }
+    *state = fx; /* teardown cleans up even when setup fails below */
     snprintf(fx->prefix, sizeof fx->prefix, "%s/d", fx->dir);
     snprintf(fx->fam, sizeof fx->fam, "%s.fam", fx->prefix);
     snprintf(fx->pheno, sizeof fx->pheno, "%s/my.pheno", fx->dir);
@@ -42,7 +50,6 @@ static int setup(void **state)
     int ph[NS] = {1, 2, 1, 2, 1, 2};
     if (tu_write_bfile(fx->prefix, g, 2, NS, ph) != 0) return -1;
     if (es_plink_open(&fx->p, fx->prefix) != ES_OK) return -1;
-    *state = fx;
     return 0;
 }
 
@@ -132,17 +139,17 @@ static void test_header_by_name_and_number(void **state)
     const int8_t t2d[NS] = {1, 0, -1, -1, -1, 1};
     const int8_t cad[NS] = {0, -1, 1, 1, 0, -1};
     /* the quantitative first column is fine as long as it is not chosen */
-    read_pheno(fx, file, "T2D", ES_OK, NULL);
+    read_pheno(fx, file, "T2D", ES_OK, END);
     expect_status(fx, t2d);
-    read_pheno(fx, file, "cad", ES_OK, NULL);
+    read_pheno(fx, file, "cad", ES_OK, END);
     expect_status(fx, cad);
-    read_pheno(fx, file, "2", ES_OK, NULL);
+    read_pheno(fx, file, "2", ES_OK, END);
     expect_status(fx, t2d);
-    read_pheno(fx, file, "3", ES_OK, NULL);
+    read_pheno(fx, file, "3", ES_OK, END);
     expect_status(fx, cad);
     /* NULL = first value column, which is quantitative here: an error */
     read_pheno(fx, file, NULL, ES_ERR_FORMAT, fx->pheno, "line 2", "column 3 (height)", "'1.73'",
-               NULL);
+               END);
 }
 
 static void test_no_header(void **state)
@@ -156,13 +163,13 @@ static void test_no_header(void **state)
                        "FAM1 IND1 -9 2";
     const int8_t c1[NS] = {0, -1, -1, 1, -1, 1};
     const int8_t c2[NS] = {0, 1, -1, 1, -1, 0};
-    const char *msg = read_pheno(fx, file, NULL, ES_OK, NULL);
+    const char *msg = read_pheno(fx, file, NULL, ES_OK, END);
     assert_int_equal(count_lines_of(msg), 0); /* absent samples are not a warning */
     expect_status(fx, c1);
-    read_pheno(fx, file, "2", ES_OK, NULL);
+    read_pheno(fx, file, "2", ES_OK, END);
     expect_status(fx, c2);
     /* a name needs a header */
-    read_pheno(fx, file, "T2D", ES_ERR_ARG, fx->pheno, "no header line", "'T2D'", "1..2", NULL);
+    read_pheno(fx, file, "T2D", ES_ERR_ARG, fx->pheno, "no header line", "'T2D'", "1..2", END);
 }
 
 /* A header is recognised case-insensitively, also as PLINK 2's #FID. */
@@ -170,13 +177,13 @@ static void test_header_variants(void **state)
 {
     fx_t *fx = *state;
     const int8_t want[NS] = {1, 0, -1, -1, -1, -1};
-    read_pheno(fx, "fid iid P\nFAM0 IND0 2\nFAM1 IND1 1\n", "P", ES_OK, NULL);
+    read_pheno(fx, "fid iid P\nFAM0 IND0 2\nFAM1 IND1 1\n", "P", ES_OK, END);
     expect_status(fx, want);
-    read_pheno(fx, "#FID IID P\nFAM0 IND0 2\nFAM1 IND1 1\n", NULL, ES_OK, NULL);
+    read_pheno(fx, "#FID IID P\nFAM0 IND0 2\nFAM1 IND1 1\n", NULL, ES_OK, END);
     expect_status(fx, want);
     /* a header only: everyone missing (the dataset then reports no cases) */
     const int8_t none[NS] = {-1, -1, -1, -1, -1, -1};
-    read_pheno(fx, "FID IID P\n", NULL, ES_OK, NULL);
+    read_pheno(fx, "FID IID P\n", NULL, ES_OK, END);
     expect_status(fx, none);
 }
 
@@ -185,9 +192,9 @@ static void test_numeric_header_names(void **state)
 {
     fx_t *fx = *state;
     const char *file = "FID IID 2 1\nFAM0 IND0 1 2\n";
-    read_pheno(fx, file, "2", ES_OK, NULL);
+    read_pheno(fx, file, "2", ES_OK, END);
     assert_int_equal(fx->status[0], 0); /* the column named "2", the first */
-    read_pheno(fx, file, "1", ES_OK, NULL);
+    read_pheno(fx, file, "1", ES_OK, END);
     assert_int_equal(fx->status[0], 1);
 }
 
@@ -197,43 +204,43 @@ static void test_bad_values(void **state)
 {
     fx_t *fx = *state;
     read_pheno(fx, "FAM0 IND0 1\nFAM1 IND1 2\nFAM2 IND2 3\n", NULL, ES_ERR_FORMAT, fx->pheno,
-               "line 3", "column 3", "'3'", "1 (control), 2 (case)", NULL);
+               "line 3", "column 3", "'3'", "1 (control), 2 (case)", END);
     read_pheno(fx, "FID IID a b\nFAM0 IND0 1 1\nFAM1 IND1 2 case\n", "b", ES_ERR_FORMAT,
-               fx->pheno, "line 3", "column 4 (b)", "'case'", NULL);
-    read_pheno(fx, "FAM0 IND0 1.5\n", NULL, ES_ERR_FORMAT, "line 1", "'1.5'", NULL);
-    read_pheno(fx, "FAM0 IND0 -1\n", NULL, ES_ERR_FORMAT, "'-1'", NULL);
-    read_pheno(fx, "FAM0 IND0 inf\n", NULL, ES_ERR_FORMAT, "'inf'", NULL);
+               fx->pheno, "line 3", "column 4 (b)", "'case'", END);
+    read_pheno(fx, "FAM0 IND0 1.5\n", NULL, ES_ERR_FORMAT, "line 1", "'1.5'", END);
+    read_pheno(fx, "FAM0 IND0 -1\n", NULL, ES_ERR_FORMAT, "'-1'", END);
+    read_pheno(fx, "FAM0 IND0 inf\n", NULL, ES_ERR_FORMAT, "'inf'", END);
     /* bad values are errors even for IDs that are not in the .fam */
-    read_pheno(fx, "FAM0 IND0 1\nNOPE NOPE x\n", NULL, ES_ERR_FORMAT, "line 2", "'x'", NULL);
+    read_pheno(fx, "FAM0 IND0 1\nNOPE NOPE x\n", NULL, ES_ERR_FORMAT, "line 2", "'x'", END);
 }
 
 static void test_field_counts(void **state)
 {
     fx_t *fx = *state;
     read_pheno(fx, "FAM0 IND0 1 2\nFAM1 IND1 2\n", NULL, ES_ERR_FORMAT, fx->pheno, "line 2",
-               "expected 4 fields", "found 3", NULL);
+               "expected 4 fields", "found 3", END);
     read_pheno(fx, "FID IID P\nFAM0 IND0 1\n\nFAM1 IND1 2 2\n", NULL, ES_ERR_FORMAT, fx->pheno,
-               "line 4", "expected 3 fields", "found 4", NULL);
+               "line 4", "expected 3 fields", "found 4", END);
     read_pheno(fx, "FAM0 IND0\nFAM1 IND1\n", NULL, ES_ERR_FORMAT, fx->pheno, "line 1",
-               "at least one phenotype column", "found 2", NULL);
-    read_pheno(fx, "", NULL, ES_ERR_FORMAT, fx->pheno, "empty", NULL);
-    read_pheno(fx, "\n \r\n", NULL, ES_ERR_FORMAT, fx->pheno, "empty", NULL);
+               "at least one phenotype column", "found 2", END);
+    read_pheno(fx, "", NULL, ES_ERR_FORMAT, fx->pheno, "empty", END);
+    read_pheno(fx, "\n \r\n", NULL, ES_ERR_FORMAT, fx->pheno, "empty", END);
 }
 
 static void test_unknown_column(void **state)
 {
     fx_t *fx = *state;
     const char *file = "FID IID T2D cad\nFAM0 IND0 1 2\n";
-    read_pheno(fx, file, "ibd", ES_ERR_ARG, fx->pheno, "'ibd'", "available: T2D, cad", NULL);
-    read_pheno(fx, file, "t2d", ES_ERR_ARG, "available", NULL); /* names are case-sensitive */
+    read_pheno(fx, file, "ibd", ES_ERR_ARG, fx->pheno, "'ibd'", "available: T2D, cad", END);
+    read_pheno(fx, file, "t2d", ES_ERR_ARG, "available", END); /* names are case-sensitive */
     read_pheno(fx, file, "3", ES_ERR_ARG, fx->pheno, "out of range", "2 phenotype columns",
-               NULL);
-    read_pheno(fx, file, "0", ES_ERR_ARG, "out of range", NULL);
+               END);
+    read_pheno(fx, file, "0", ES_ERR_ARG, "out of range", END);
     /* many columns: the list is cut short */
     char big[4096] = "FID IID";
     for (int c = 0; c < 30; c++) snprintf(big + strlen(big), sizeof big - strlen(big), " c%d", c);
     strcat(big, "\n");
-    read_pheno(fx, big, "zz", ES_ERR_ARG, "c0, c1", "c19, ... (10 more)", NULL);
+    read_pheno(fx, big, "zz", ES_ERR_ARG, "c0, c1", "c19, ... (10 more)", END);
 }
 
 static void test_unknown_ids_and_duplicates(void **state)
@@ -243,13 +250,13 @@ static void test_unknown_ids_and_duplicates(void **state)
                                  "FAM0 IND0 2\nX1 Y1 1\nFAM1 IND1 1\nFAM2 IND9 2\n"
                                  "FAM9 IND2 2\n",
                                  NULL, ES_OK, fx->pheno, "3 of 5 samples are not in", fx->fam,
-                                 "'X1 Y1' on line 2", NULL);
+                                 "'X1 Y1' on line 2", END);
     assert_int_equal(count_lines_of(msg), 1);
     const int8_t want[NS] = {1, 0, -1, -1, -1, -1};
     expect_status(fx, want);
     /* a sample listed twice: the last value wins, one warning */
     msg = read_pheno(fx, "FAM0 IND0 2\nFAM1 IND1 1\nFAM0 IND0 1\n", NULL, ES_OK,
-                     "listed more than once", "'FAM0 IND0' on line 3", NULL);
+                     "listed more than once", "'FAM0 IND0' on line 3", END);
     assert_int_equal(count_lines_of(msg), 1);
     assert_int_equal(fx->status[0], 0);
 }

@@ -18,6 +18,9 @@
 #include "es_internal.h"
 #include "testutil.h"
 
+/* ends the list of expected message fragments (a typed NULL: variadic) */
+#define END ((const char *)NULL)
+
 typedef struct {
     char *dir;
     char prefix[4096], bed[4200], bim[4200], fam[4200], pheno[4200];
@@ -29,7 +32,11 @@ typedef struct {
 static int setup(void **state)
 {
     fx_t *fx = calloc(1, sizeof *fx);
-    if (!fx || !(fx->dir = tu_mkdtemp())) return -1;
+    if (!fx) return -1;
+    if (!(fx->dir = tu_mkdtemp())) {
+        free(fx);
+        return -1;
+    }
     snprintf(fx->prefix, sizeof fx->prefix, "%s/d", fx->dir);
     snprintf(fx->bed, sizeof fx->bed, "%s.bed", fx->prefix);
     snprintf(fx->bim, sizeof fx->bim, "%s.bim", fx->prefix);
@@ -227,7 +234,7 @@ static void test_single_sample_reader(void **state)
     assert_int_equal(es_plink_row(p, 1)[0] & 3, 0); /* 2 copies = 00 */
     assert_int_equal(es_plink_row(p, 2)[0] & 3, 1); /* missing = 01 */
     es_plink_close(p);
-    expect_dataset_fail(fx, NULL, NULL, ES_ERR_DATA, fx->fam, "no controls", NULL);
+    expect_dataset_fail(fx, NULL, NULL, ES_ERR_DATA, fx->fam, "no controls", END);
 }
 
 /* The decoder against the PLINK byte layout written by hand (not through
@@ -292,6 +299,27 @@ static void test_metadata_and_crlf(void **state)
     cap_stop(fx);
     es_variant_info_t bad = es_dataset_variant(ds, 3);
     assert_string_equal(bad.id, "");
+    es_dataset_destroy(ds);
+}
+
+/* The one info line a user sees on opening: every count distinct. */
+static void test_info_line(void **state)
+{
+    fx_t *fx = *state;
+    uint8_t g[2 * 7] = {0};
+    int ph[7] = {2, 1, -9, 1, 2, 1, 1};
+    assert_int_equal(tu_write_bfile(fx->prefix, g, 2, 7, ph), 0);
+    es_dataset_t *ds = NULL;
+    es_log_set_level(ES_LOG_INFO);
+    cap_start(fx);
+    int rc = es_dataset_open_bfile(&ds, fx->prefix, NULL, NULL);
+    const char *text = cap_stop(fx);
+    es_log_set_level(ES_LOG_WARN);
+    assert_int_equal(rc, ES_OK);
+    assert_non_null(strstr(text, "[I::"));
+    assert_non_null(strstr(text, "2 variants, 7 samples: 2 cases, 4 controls, 1 without "
+                                 "phenotype"));
+    assert_non_null(strstr(text, fx->fam));
     es_dataset_destroy(ds);
 }
 
@@ -393,14 +421,14 @@ static void test_missing_files(void **state)
     for (int k = 0; k < 3; k++) {
         write_good(fx);
         assert_int_equal(unlink(files[k]), 0);
-        expect_plink_fail(fx, ES_ERR_IO, files[k], "No such file", NULL);
-        expect_dataset_fail(fx, NULL, NULL, ES_ERR_IO, files[k], NULL);
+        expect_plink_fail(fx, ES_ERR_IO, files[k], "No such file", END);
+        expect_dataset_fail(fx, NULL, NULL, ES_ERR_IO, files[k], END);
     }
     /* a directory where the .bim should be */
     write_good(fx);
     assert_int_equal(unlink(fx->bim), 0);
     assert_int_equal(mkdir(fx->bim, 0700), 0);
-    expect_plink_fail(fx, ES_ERR_IO, fx->bim, "directory", NULL);
+    expect_plink_fail(fx, ES_ERR_IO, fx->bim, "directory", END);
     rmdir(fx->bim);
 }
 
@@ -440,33 +468,33 @@ static void test_bed_magic(void **state)
     static const uint8_t sample_major[3] = {0x6c, 0x1b, 0x00};
     write_bed_bytes(fx, sample_major, 9);
     expect_plink_fail(fx, ES_ERR_FORMAT, fx->bed, "sample-major", "plink1.9 --bfile",
-                      "--make-bed", NULL);
+                      "--make-bed", END);
 
     static const uint8_t bad_mode[3] = {0x6c, 0x1b, 0x02};
     write_bed_bytes(fx, bad_mode, 9);
-    expect_plink_fail(fx, ES_ERR_FORMAT, fx->bed, "mode byte 02", NULL);
+    expect_plink_fail(fx, ES_ERR_FORMAT, fx->bed, "mode byte 02", END);
 
     /* pre-1.0: no magic, rows start at byte 0 (9 bytes for 3 x 10) */
     uint8_t pre[9];
     memset(pre, 0xff, sizeof pre);
     assert_int_equal(tu_write_bytes(fx->bed, pre, sizeof pre), 0);
     expect_plink_fail(fx, ES_ERR_FORMAT, fx->bed, "pre-1.0", "no magic number",
-                      "plink1.9 --bfile", "--make-bed", NULL);
+                      "plink1.9 --bfile", "--make-bed", END);
 
     /* random garbage of the right size: same class */
     static const uint8_t garbage[3] = {'B', 'E', 'D'};
     write_bed_bytes(fx, garbage, 9);
-    expect_plink_fail(fx, ES_ERR_FORMAT, fx->bed, "found 42 45", "pre-1.0", NULL);
+    expect_plink_fail(fx, ES_ERR_FORMAT, fx->bed, "found 42 45", "pre-1.0", END);
 
     /* tiny files: no crash, no reads past the end */
     assert_int_equal(tu_write_bytes(fx->bed, "\x6c", 1), 0);
-    expect_plink_fail(fx, ES_ERR_FORMAT, fx->bed, "magic", NULL);
+    expect_plink_fail(fx, ES_ERR_FORMAT, fx->bed, "magic", END);
     assert_int_equal(tu_write_bytes(fx->bed, "\x6c\x1b", 2), 0);
     expect_plink_fail(fx, ES_ERR_FORMAT, fx->bed, "2 bytes but 3 variants x 10 samples need 12",
-                      NULL);
+                      END);
     assert_int_equal(tu_write_bytes(fx->bed, "", 0), 0);
-    expect_plink_fail(fx, ES_ERR_FORMAT, fx->bed, "0 bytes", "need 12", NULL);
-    expect_dataset_fail(fx, NULL, NULL, ES_ERR_FORMAT, fx->bed, NULL);
+    expect_plink_fail(fx, ES_ERR_FORMAT, fx->bed, "0 bytes", "need 12", END);
+    expect_dataset_fail(fx, NULL, NULL, ES_ERR_FORMAT, fx->bed, END);
 }
 
 static void test_bed_size(void **state)
@@ -478,23 +506,23 @@ static void test_bed_size(void **state)
     truncate_to(fx->bed, 1234);
     expect_plink_fail(fx, ES_ERR_FORMAT, fx->bed,
                       ".bed: 1,234 bytes but 2,000 variants x 1,001 samples need 502,003",
-                      "truncated", NULL);
+                      "truncated", END);
     /* one byte short and one byte long */
     free(write_random(fx, 5, 13, 0, 3));
     size_t sz = file_size(fx->bed);
     truncate_to(fx->bed, sz - 1);
-    expect_plink_fail(fx, ES_ERR_FORMAT, "22 bytes but 5 variants x 13 samples need 23", NULL);
+    expect_plink_fail(fx, ES_ERR_FORMAT, "22 bytes but 5 variants x 13 samples need 23", END);
     truncate_to(fx->bed, sz + 1);
     expect_plink_fail(fx, ES_ERR_FORMAT, fx->bed, "24 bytes but 5 variants x 13 samples need 23",
-                      NULL);
-    expect_dataset_fail(fx, NULL, NULL, ES_ERR_FORMAT, fx->bed, "need 23", NULL);
+                      END);
+    expect_dataset_fail(fx, NULL, NULL, ES_ERR_FORMAT, fx->bed, "need 23", END);
     /* a .bim with one variant too many is the same mismatch */
     truncate_to(fx->bed, sz);
     FILE *f = fopen(fx->bim, "a");
     assert_non_null(f);
     fputs("1 extra 0 99999 A G\n", f);
     fclose(f);
-    expect_plink_fail(fx, ES_ERR_FORMAT, "23 bytes but 6 variants x 13 samples need 27", NULL);
+    expect_plink_fail(fx, ES_ERR_FORMAT, "23 bytes but 6 variants x 13 samples need 27", END);
 }
 
 /* ---- malformed .bim ------------------------------------------------------ */
@@ -505,28 +533,28 @@ static void test_bim_errors(void **state)
     write_good(fx);
     assert_int_equal(tu_write_text(fx->bim, "1 a 0 1 A G\n1 b 0 2 A G\n1 c 0 3 A\n"), 0);
     expect_plink_fail(fx, ES_ERR_FORMAT, fx->bim, "line 3", "expected 6 columns", "found 5",
-                      NULL);
+                      END);
     assert_int_equal(tu_write_text(fx->bim, "1 a 0 1 A G x\n1 b 0 2 A G\n1 c 0 3 A G\n"), 0);
-    expect_plink_fail(fx, ES_ERR_FORMAT, fx->bim, "line 1", "found 7", NULL);
+    expect_plink_fail(fx, ES_ERR_FORMAT, fx->bim, "line 1", "found 7", END);
     assert_int_equal(tu_write_text(fx->bim, "1 a 0 1 A G\n1 b 0 12.5 A G\n1 c 0 3 A G\n"), 0);
-    expect_plink_fail(fx, ES_ERR_FORMAT, fx->bim, "line 2", "'12.5'", "not an integer", NULL);
+    expect_plink_fail(fx, ES_ERR_FORMAT, fx->bim, "line 2", "'12.5'", "not an integer", END);
     assert_int_equal(tu_write_text(fx->bim, "1 a 0 1 A G\n1 b 0 2 A G\n1 c 0 3e5 A G\n"), 0);
-    expect_plink_fail(fx, ES_ERR_FORMAT, fx->bim, "line 3", "'3e5'", NULL);
+    expect_plink_fail(fx, ES_ERR_FORMAT, fx->bim, "line 3", "'3e5'", END);
     assert_int_equal(tu_write_text(fx->bim, "1 a 0 pos A G\n1 b 0 2 A G\n1 c 0 3 A G\n"), 0);
-    expect_plink_fail(fx, ES_ERR_FORMAT, fx->bim, "line 1", "'pos'", NULL);
+    expect_plink_fail(fx, ES_ERR_FORMAT, fx->bim, "line 1", "'pos'", END);
     assert_int_equal(tu_write_text(fx->bim, "1 a 0 1 A G\n1 b cm 2 A G\n1 c 0 3 A G\n"), 0);
-    expect_plink_fail(fx, ES_ERR_FORMAT, fx->bim, "line 2", "'cm'", "not a number", NULL);
+    expect_plink_fail(fx, ES_ERR_FORMAT, fx->bim, "line 2", "'cm'", "not a number", END);
     assert_int_equal(tu_write_text(fx->bim, "1 a 0 99999999999999999999 A G\n"), 0);
-    expect_plink_fail(fx, ES_ERR_FORMAT, fx->bim, "line 1", NULL);
+    expect_plink_fail(fx, ES_ERR_FORMAT, fx->bim, "line 1", END);
     /* empty, blank-only */
     assert_int_equal(tu_write_text(fx->bim, ""), 0);
-    expect_plink_fail(fx, ES_ERR_FORMAT, fx->bim, "no variants", NULL);
+    expect_plink_fail(fx, ES_ERR_FORMAT, fx->bim, "no variants", END);
     assert_int_equal(tu_write_text(fx->bim, "\n  \r\n\t\n"), 0);
-    expect_plink_fail(fx, ES_ERR_FORMAT, fx->bim, "no variants", NULL);
-    expect_dataset_fail(fx, NULL, NULL, ES_ERR_FORMAT, fx->bim, "no variants", NULL);
+    expect_plink_fail(fx, ES_ERR_FORMAT, fx->bim, "no variants", END);
+    expect_dataset_fail(fx, NULL, NULL, ES_ERR_FORMAT, fx->bim, "no variants", END);
     /* a binary file given as .bim */
     assert_int_equal(tu_write_bytes(fx->bim, "1 a 0 1 A G\n1 b\0 0 2 A G\n", 25), 0);
-    expect_plink_fail(fx, ES_ERR_FORMAT, fx->bim, "NUL byte", NULL);
+    expect_plink_fail(fx, ES_ERR_FORMAT, fx->bim, "NUL byte", END);
 }
 
 /* ---- malformed .fam ------------------------------------------------------ */
@@ -538,21 +566,21 @@ static void test_fam_errors(void **state)
     /* 10 samples are needed by the .bed; column errors come first anyway */
     assert_int_equal(tu_write_text(fx->fam, "F1 I1 0 0 1 1\nF2 I2 0 0 1\n"), 0);
     expect_plink_fail(fx, ES_ERR_FORMAT, fx->fam, "line 2", "expected 6 columns", "found 5",
-                      NULL);
+                      END);
     assert_int_equal(tu_write_text(fx->fam, "F1 I1 0 0 1 1 7\n"), 0);
-    expect_plink_fail(fx, ES_ERR_FORMAT, fx->fam, "line 1", "found 7", NULL);
+    expect_plink_fail(fx, ES_ERR_FORMAT, fx->fam, "line 1", "found 7", END);
     assert_int_equal(tu_write_text(fx->fam, "F1 I1 0 0 1 1\nF2 I2 0 0 1 case\n"), 0);
-    expect_plink_fail(fx, ES_ERR_FORMAT, fx->fam, "line 2", "'case'", "column 6", NULL);
+    expect_plink_fail(fx, ES_ERR_FORMAT, fx->fam, "line 2", "'case'", "column 6", END);
     assert_int_equal(tu_write_text(fx->fam, ""), 0);
-    expect_plink_fail(fx, ES_ERR_FORMAT, fx->fam, "no samples", NULL);
+    expect_plink_fail(fx, ES_ERR_FORMAT, fx->fam, "no samples", END);
     assert_int_equal(tu_write_text(fx->fam, "\r\n\n"), 0);
-    expect_dataset_fail(fx, NULL, NULL, ES_ERR_FORMAT, fx->fam, "no samples", NULL);
+    expect_dataset_fail(fx, NULL, NULL, ES_ERR_FORMAT, fx->fam, "no samples", END);
     /* 8 samples where the .bed was written for 10: 2 bytes per variant, not 3 */
     assert_int_equal(tu_write_text(fx->fam, "a a 0 0 0 1\nb b 0 0 0 2\nc c 0 0 0 1\n"
                                             "d d 0 0 0 2\ne e 0 0 0 1\nf f 0 0 0 2\n"
                                             "g g 0 0 0 1\nh h 0 0 0 2\n"), 0);
     expect_plink_fail(fx, ES_ERR_FORMAT, fx->bed, "12 bytes but 3 variants x 8 samples need 9",
-                      NULL);
+                      END);
 }
 
 /* Column 6 codes, and a quantitative column 6 (needs --pheno). */
@@ -578,7 +606,7 @@ static void test_fam_phenotypes(void **state)
     assert_int_equal(p->fam_pheno[0], -1);
     es_plink_close(p);
     expect_dataset_fail(fx, NULL, NULL, ES_ERR_DATA, fx->fam, "column 6",
-                        "not case/control (1/2)", "--pheno", NULL);
+                        "not case/control (1/2)", "--pheno", END);
     /* a phenotype file makes the quantitative column irrelevant */
     assert_int_equal(tu_write_text(fx->pheno, "a a 2\nb b 1\n"), 0);
     es_dataset_t *ds = NULL;
@@ -595,13 +623,13 @@ static void test_no_cases_no_controls(void **state)
     int ph[6] = {1, 1, -9, 1, 0, 1};
     assert_int_equal(tu_write_bfile(fx->prefix, g, 2, 6, ph), 0);
     expect_dataset_fail(fx, NULL, NULL, ES_ERR_DATA, fx->fam, "no cases",
-                        "4 controls, 2 with missing phenotype", NULL);
+                        "4 controls, 2 with missing phenotype", END);
     int ph2[6] = {2, 2, 2, 0, 2, 2};
     assert_int_equal(tu_write_bfile(fx->prefix, g, 2, 6, ph2), 0);
-    expect_dataset_fail(fx, NULL, NULL, ES_ERR_DATA, fx->fam, "no controls", "5 cases", NULL);
+    expect_dataset_fail(fx, NULL, NULL, ES_ERR_DATA, fx->fam, "no controls", "5 cases", END);
     int ph3[6] = {-9, -9, 0, 0, -9, -9};
     assert_int_equal(tu_write_bfile(fx->prefix, g, 2, 6, ph3), 0);
-    expect_dataset_fail(fx, NULL, NULL, ES_ERR_DATA, fx->fam, "no cases", NULL);
+    expect_dataset_fail(fx, NULL, NULL, ES_ERR_DATA, fx->fam, "no cases", END);
 }
 
 /* Duplicate FID+IID: one warning with the count and the first duplicate. */
@@ -653,6 +681,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_single_sample_reader, setup, teardown),
         cmocka_unit_test_setup_teardown(test_decode_known_bytes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_metadata_and_crlf, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_info_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_slots, setup, teardown),
         cmocka_unit_test_setup_teardown(test_any_missing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_missing_files, setup, teardown),

@@ -1,0 +1,369 @@
+/* test_count.c -- packing and pair counting against plain per-sample loops.
+ *
+ * A dataset is built in memory (an es_plink_t over a .bed image, status and
+ * slots filled by hand, as dataset.c would), so these tests need no file I/O.
+ * Random genotype matrices with and without missing calls, sample counts that
+ * are not multiples of 64 or 1024, monomorphic and all-missing variants and
+ * left-out samples are packed by every pack variant, checked bit for bit, and
+ * then every pair's table from es_count_pair() under every popcount kernel
+ * must equal es_count_pair_naive(), also across two plane blocks. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "es_internal.h"
+#include "testutil.h"
+
+/* How slots are assigned. */
+enum {
+    SLOTS_FAM_ORDER, /* as dataset.c: each class in .fam order (the compress path) */
+    SLOTS_REVERSED,  /* each class in reverse .fam order (the scatter path) */
+    SLOTS_SORTED     /* .fam lists all cases, then all controls, none left out */
+};
+
+typedef struct {
+    es_plink_t pk;
+    es_dataset_t ds;
+    uint8_t *bed;  /* magic + rows */
+    uint8_t *geno; /* geno[v*n + s]: 0..2 copies of A1, 3 missing */
+    int8_t *status;
+    int64_t *slot;
+    uint32_t m, n;
+} fake_t;
+
+/* Variant kinds cycle so every matrix has the edge cases. */
+static uint8_t draw_genotype(uint64_t *rng, uint32_t v, double maf, double miss)
+{
+    switch (v % 9) {
+    case 1: return 0;           /* monomorphic hom A2 */
+    case 2: return 2;           /* monomorphic hom A1 */
+    case 3: return miss > 0 ? 3 : 1; /* all missing (or all het) */
+    default: break;
+    }
+    if (miss > 0 && v % 9 != 4 && (double)tu_rand(rng) / 18446744073709551616.0 < miss) return 3;
+    uint8_t g = 0;
+    for (int k = 0; k < 2; k++) g += (double)tu_rand(rng) / 18446744073709551616.0 < maf;
+    return g;
+}
+
+/* miss: missing-call rate of the variants that have any; miss_from: variants
+ * before it have no missing call at all (for blocks without a V plane). */
+static void fake_make(fake_t *f, uint32_t n, uint32_t m, double miss, uint32_t miss_from,
+                      int slots, uint64_t seed)
+{
+    uint64_t rng = seed;
+    memset(f, 0, sizeof *f);
+    f->n = n;
+    f->m = m;
+    f->geno = malloc((size_t)m * n + 1);
+    f->status = malloc(n + 1);
+    f->slot = malloc(((size_t)n + 1) * sizeof *f->slot);
+    assert_non_null(f->geno);
+    assert_non_null(f->status);
+    assert_non_null(f->slot);
+
+    uint32_t n_case = 0, n_ctrl = 0;
+    for (uint32_t s = 0; s < n; s++) {
+        if (slots == SLOTS_SORTED) f->status[s] = s < (n + 1) / 2 ? 1 : 0;
+        else {
+            uint32_t r = tu_randn(&rng, 10);
+            f->status[s] = r == 0 ? -1 : r <= 5 ? 1 : 0;
+        }
+        n_case += f->status[s] == 1;
+        n_ctrl += f->status[s] == 0;
+    }
+    uint64_t w_case = ((uint64_t)n_case + ES_PAD_BITS - 1) / ES_PAD_BITS * ES_PAD_WORDS;
+    int64_t ctrl0 = (int64_t)w_case * 64, idx[2] = {0, 0}, n_cls[2] = {n_ctrl, n_case};
+    for (uint32_t s = 0; s < n; s++) {
+        int y = f->status[s];
+        if (y < 0) {
+            f->slot[s] = -1;
+            continue;
+        }
+        int64_t i = idx[y]++;
+        if (slots == SLOTS_REVERSED) i = n_cls[y] - 1 - i;
+        f->slot[s] = (y ? 0 : ctrl0) + i;
+    }
+
+    size_t bpv = (n + 3) / 4;
+    f->bed = malloc(3 + (size_t)m * bpv + 1);
+    assert_non_null(f->bed);
+    f->bed[0] = 0x6c;
+    f->bed[1] = 0x1b;
+    f->bed[2] = 0x01;
+    static const uint8_t code_of[4] = {3, 2, 0, 1}; /* g -> PLINK 2-bit code */
+    for (uint32_t v = 0; v < m; v++) {
+        double maf = 0.05 + 0.45 * (double)tu_randn(&rng, 1000) / 1000.0;
+        uint8_t *row = f->bed + 3 + (size_t)v * bpv;
+        /* random pad bits past the last sample: they must be ignored */
+        memset(row, 0, bpv);
+        if (bpv) row[bpv - 1] = (uint8_t)tu_rand(&rng);
+        for (uint32_t s = 0; s < n; s++) {
+            uint8_t g = draw_genotype(&rng, v, maf, v >= miss_from ? miss : 0);
+            f->geno[(size_t)v * n + s] = g;
+            unsigned sh = 2 * (s % 4);
+            row[s / 4] = (uint8_t)((row[s / 4] & ~(3u << sh)) | (unsigned)code_of[g] << sh);
+        }
+    }
+    f->pk.n_variants = m;
+    f->pk.n_samples = n;
+    f->pk.bed_map = f->bed;
+    f->pk.bed_size = 3 + (size_t)m * bpv;
+    f->pk.bytes_per_variant = bpv;
+    f->ds.plink = &f->pk;
+    f->ds.status = f->status;
+    f->ds.n_case = n_case;
+    f->ds.n_ctrl = n_ctrl;
+    f->ds.slot = f->slot;
+}
+
+static void fake_free(fake_t *f)
+{
+    free(f->geno);
+    free(f->status);
+    free(f->slot);
+    free(f->bed);
+}
+
+/* The planes, genotype counts and missing counts of variants [first, ...)
+ * in pl, against the genotype matrix, bit for bit (pad bits included). */
+static void check_planes(const fake_t *f, const es_planes_t *pl)
+{
+    size_t words = pl->words;
+    uint64_t *want = calloc(words * 3 + 1, sizeof(uint64_t));
+    assert_non_null(want);
+    assert_int_equal(pl->w_case % ES_PAD_WORDS, 0);
+    assert_int_equal(pl->w_ctrl % ES_PAD_WORDS, 0);
+    assert_true((uint64_t)pl->w_case * 64 >= f->ds.n_case);
+    assert_true((uint64_t)pl->w_case * 64 < f->ds.n_case + ES_PAD_BITS || f->ds.n_case == 0);
+    assert_int_equal(((uintptr_t)pl->planes) % 64, 0);
+    for (uint32_t v = 0; v < pl->count; v++) {
+        const uint8_t *g = f->geno + (size_t)(pl->first + v) * f->n;
+        uint32_t gc[2][3] = {{0}}, miss = 0;
+        memset(want, 0, words * 3 * sizeof(uint64_t));
+        for (uint32_t s = 0; s < f->n; s++) {
+            if (f->slot[s] < 0) continue;
+            uint64_t d = (uint64_t)f->slot[s], bit = 1ULL << (d % 64);
+            if (g[s] == 3) {
+                miss++;
+                continue;
+            }
+            gc[f->status[s]][g[s]]++;
+            if (g[s] >= 1) want[d / 64] |= bit;
+            if (g[s] == 2) want[words + d / 64] |= bit;
+            want[2 * words + d / 64] |= bit;
+        }
+        for (uint32_t p = 0; p < pl->n_planes; p++) {
+            const uint64_t *got = es_plane(pl, v, p);
+            for (size_t w = 0; w < words; w++)
+                if (got[w] != want[p * words + w])
+                    fail_msg("variant %u plane %u word %zu: %016llx, want %016llx (n=%u)",
+                             pl->first + v, p, w, (unsigned long long)got[w],
+                             (unsigned long long)want[p * words + w], f->n);
+        }
+        for (int y = 0; y < 2; y++)
+            for (int k = 0; k < 3; k++) assert_int_equal(pl->gcount[v][y][k], gc[y][k]);
+        assert_int_equal(pl->miss_ct[v], miss);
+    }
+    free(want);
+}
+
+/* Every pair (a, b), a and b anywhere in the two blocks, under every kernel. */
+static void check_pairs(const fake_t *f, const es_planes_t *blk, int n_blk)
+{
+    const es_popcount_impl_t *const *impls = es_popcount_all();
+    for (uint32_t a = 0; a < f->m; a++)
+        for (uint32_t b = 0; b < f->m; b++) {
+            const es_planes_t *pa = &blk[0], *pb = &blk[0];
+            for (int k = 0; k < n_blk; k++) {
+                if (a >= blk[k].first && a < blk[k].first + blk[k].count) pa = &blk[k];
+                if (b >= blk[k].first && b < blk[k].first + blk[k].count) pb = &blk[k];
+            }
+            es_table2_t want, got;
+            es_count_pair_naive(f->geno + (size_t)a * f->n, f->geno + (size_t)b * f->n,
+                                f->status, f->n, &want);
+            for (size_t k = 0; impls[k]; k++) {
+                memset(&got, 0xa5, sizeof got);
+                es_count_pair(impls[k], pa, a - pa->first, pb, b - pb->first, &got);
+                for (int y = 0; y < 2; y++)
+                    for (int c = 0; c < 9; c++)
+                        if (got.n[y][c] != want.n[y][c])
+                            fail_msg("%s n=%u pair (%u,%u) class %d cell %d: %u, want %u",
+                                     impls[k]->name, f->n, a, b, y, c, got.n[y][c],
+                                     want.n[y][c]);
+            }
+        }
+}
+
+static const char *pack_variants[] = {"generic", "popcnt", "bmi2", NULL};
+
+/* Pack f into two blocks [0, split) and [split, m) with n_planes of each,
+ * under every pack variant (unknown names fall back to the best), and check. */
+static void run_case(const fake_t *f, uint32_t split, uint32_t np0, uint32_t np1, int pairs)
+{
+    for (int pv = 0; pack_variants[pv]; pv++) {
+        es_planes_t blk[2];
+        setenv("ES_PACK", pack_variants[pv], 1);
+        assert_int_equal(es_planes_alloc(&blk[0], &f->ds, split, np0), ES_OK);
+        assert_int_equal(es_planes_alloc(&blk[1], &f->ds, f->m - split + 3, np1), ES_OK);
+        /* garbage first, so stale bits would show */
+        memset(blk[0].planes, 0xff, (size_t)split * np0 * blk[0].words * 8);
+        memset(blk[1].planes, 0xff, (size_t)(f->m - split + 3) * np1 * blk[1].words * 8);
+        assert_int_equal(es_pack(&f->ds, 0, split, &blk[0]), ES_OK);
+        assert_int_equal(es_pack(&f->ds, split, f->m - split, &blk[1]), ES_OK);
+        assert_int_equal(blk[1].first, split);
+        assert_int_equal(blk[1].count, f->m - split);
+        check_planes(f, &blk[0]);
+        check_planes(f, &blk[1]);
+        /* pair counting does not depend on the pack variant: once is enough */
+        if (pairs && pv == 0) check_pairs(f, blk, 2);
+        es_planes_free(&blk[0]);
+        es_planes_free(&blk[1]);
+    }
+    unsetenv("ES_PACK");
+}
+
+static const uint32_t sizes[] = {1, 2, 5, 63, 64, 65, 127, 1023, 1024, 1025, 2049, 3001};
+#define N_SIZES (sizeof sizes / sizeof sizes[0])
+#define M 22
+
+static void test_no_missing(void **state)
+{
+    (void)state;
+    for (size_t k = 0; k < N_SIZES; k++) {
+        fake_t f;
+        fake_make(&f, sizes[k], M, 0, M, SLOTS_FAM_ORDER, 100 + k);
+        run_case(&f, 9, 2, 2, 1);
+        run_case(&f, 13, 3, 3, 1); /* a V plane although nothing is missing */
+        fake_free(&f);
+    }
+}
+
+static void test_missing(void **state)
+{
+    (void)state;
+    for (size_t k = 0; k < N_SIZES; k++) {
+        fake_t f;
+        fake_make(&f, sizes[k], M, 0.07, 0, SLOTS_FAM_ORDER, 200 + k);
+        run_case(&f, 10, 3, 3, 1);
+        fake_free(&f);
+    }
+}
+
+/* One block without a V plane (no missing call in it), one with. */
+static void test_mixed_blocks(void **state)
+{
+    (void)state;
+    for (size_t k = 0; k < N_SIZES; k++) {
+        fake_t f;
+        fake_make(&f, sizes[k], M, 0.1, 11, SLOTS_FAM_ORDER, 300 + k);
+        run_case(&f, 11, 2, 3, 1);
+        fake_free(&f);
+    }
+}
+
+/* Slots not in .fam order take the scatter path: same planes, same tables. */
+static void test_scatter_slots(void **state)
+{
+    (void)state;
+    for (size_t k = 0; k < N_SIZES; k++) {
+        fake_t f;
+        fake_make(&f, sizes[k], M, 0.05, 5, SLOTS_REVERSED, 400 + k);
+        run_case(&f, 7, 3, 3, 1);
+        fake_free(&f);
+    }
+}
+
+/* Cases then controls in .fam, none left out: whole words copy unmasked. */
+static void test_sorted_samples(void **state)
+{
+    (void)state;
+    for (size_t k = 0; k < N_SIZES; k++) {
+        fake_t f;
+        fake_make(&f, sizes[k], M, 0.05, 3, SLOTS_SORTED, 500 + k);
+        run_case(&f, 12, 3, 3, 1);
+        fake_free(&f);
+    }
+}
+
+/* The naive counter itself on a hand-made example. */
+static void test_naive(void **state)
+{
+    (void)state;
+    const uint8_t ga[] = {0, 1, 2, 3, 2, 1, 0, 2};
+    const uint8_t gb[] = {0, 2, 2, 0, 3, 1, 1, 2};
+    const int8_t st[] = {1, 1, 0, 0, 1, -1, 0, 0};
+    es_table2_t t;
+    es_count_pair_naive(ga, gb, st, 8, &t);
+    es_table2_t want = {{{0}}};
+    want.n[1][0 * 3 + 0] = 1;
+    want.n[1][1 * 3 + 2] = 1;
+    want.n[0][2 * 3 + 2] = 2;
+    want.n[0][0 * 3 + 1] = 1;
+    assert_memory_equal(&t, &want, sizeof t);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    fake_t f;
+    es_planes_t pl;
+    es_log_level_t lv = es_log_get_level();
+    es_log_set_level(ES_LOG_QUIET);
+    fake_make(&f, 100, 12, 0.1, 0, SLOTS_FAM_ORDER, 7);
+    assert_int_equal(es_planes_alloc(&pl, &f.ds, 4, 1), ES_ERR_ARG);
+    assert_int_equal(es_planes_alloc(&pl, &f.ds, 4, 4), ES_ERR_ARG);
+    assert_int_equal(es_planes_alloc(&pl, &f.ds, 4, 2), ES_OK);
+    assert_int_equal(es_pack(&f.ds, 10, 4, &pl), ES_ERR_ARG); /* past the last variant */
+    assert_int_equal(es_pack(&f.ds, 0, 4, &pl), ES_ERR_ARG);  /* missing calls, no V plane */
+    /* a slot outside the layout */
+    int64_t keep = f.slot[3];
+    f.slot[3] = (int64_t)pl.words * 64 + 5;
+    assert_int_equal(es_pack(&f.ds, 0, 1, &pl), ES_ERR_ARG);
+    f.slot[3] = keep;
+    es_planes_free(&pl);
+    es_planes_free(&pl); /* harmless twice */
+    es_log_set_level(lv);
+    fake_free(&f);
+}
+
+/* Zero variants and an empty class still allocate and pack. */
+static void test_empty(void **state)
+{
+    (void)state;
+    fake_t f;
+    es_planes_t pl;
+    fake_make(&f, 40, 3, 0, 3, SLOTS_FAM_ORDER, 9);
+    assert_int_equal(es_planes_alloc(&pl, &f.ds, 0, 2), ES_OK);
+    assert_int_equal(es_pack(&f.ds, 1, 0, &pl), ES_OK);
+    es_planes_free(&pl);
+    /* every sample a case */
+    for (uint32_t s = 0; s < f.n; s++) {
+        f.status[s] = 1;
+        f.slot[s] = s;
+    }
+    f.ds.n_case = f.n;
+    f.ds.n_ctrl = 0;
+    run_case(&f, 1, 2, 2, 1);
+    fake_free(&f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_naive),
+        cmocka_unit_test(test_no_missing),
+        cmocka_unit_test(test_missing),
+        cmocka_unit_test(test_mixed_blocks),
+        cmocka_unit_test(test_scatter_slots),
+        cmocka_unit_test(test_sorted_samples),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_empty),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -17,15 +17,18 @@
  * without fused multiply-adds in the sweeps.
  *
  * Screening bound: PLINK first evaluates the Kirkwood superposition
- * approximation (KSA)  mu_ksa = N p(a|b) p(b|k) p(k|a) / tau,  tau normalising.
- * It is a product of two-way terms, i.e. a member of the model family, and the
- * maximum-likelihood fit can only do better, so G_ksa >= G_mle.  IPF increases
- * the likelihood at every step, and PLINK's early stop leaves its G above
- * G_mle by far less than the KSA's excess in practice; es_stat_boost_bound()
- * adds a margin for that and for rounding (tests/test_stats.c checks the bound
- * on random and adversarial tables).  G_ksa needs no iteration: expanding
- * ln mu_ksa turns sum n ln(n/mu_ksa) into tabulated n ln n terms of the cells
- * and margins plus N ln tau, one logarithm in all.
+ * approximation (KSA)  mu_ksa = N p(a|b) p(b|k) p(k|a) / tau  (tau normalises)
+ * and fits only pairs whose G_ksa passes --epi1.  G_ksa bounds PLINK's G from
+ * above, not only the optimum's: from mu = 1, the AB and AK steps of the first
+ * sweep give n_ab n_ak / n_a, and its BK step rescales every (b,k) slice of
+ * that to the n_bk margin -- the best likelihood over all such rescalings,
+ * among which is the (constant) one that turns n_ab n_ak / n_a into mu_ksa.  So
+ * the first sweep is at least as likely as the KSA, and every IPF step only
+ * increases the likelihood: G_ksa >= G(sweep 1) >= G(any later sweep) >=
+ * G_mle.  es_stat_boost_bound() returns G_ksa, computed without iteration:
+ * expanding ln mu_ksa turns sum n ln(n / mu_ksa) into tabulated n ln n terms of
+ * the cells and margins plus N ln tau, one logarithm in all; a margin covers
+ * rounding.
  *
  * Degrees of freedom (PLINK): 4, reduced by 2 for each genotype level of
  * either variant that is empty in both classes (4 -> 2 -> 1).  With two empty
@@ -36,7 +39,6 @@
  * extensions (SSE2 on x86-64, plain scalar code elsewhere); each lane performs
  * exactly PLINK's scalar operations.
  */
-#include <float.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -82,7 +84,7 @@ static inline __attribute__((always_inline)) double bnlogn(uint64_t n, int small
 static inline __attribute__((always_inline)) double brecip(uint64_t n, int small)
 {
     if (small || n < BOOST_TAB) return brecip_tab[n];
-    return n ? 1.0 / (double)n : 0.0;
+    return 1.0 / (double)n; /* n >= BOOST_TAB > 0 here */
 }
 
 /* ---- small vector helpers ------------------------------------------------ */
@@ -104,42 +106,6 @@ static inline v2d v2_factor(v2d target, v2d fitted)
 {
     const v2d zero = {0.0, 0.0};
     return v2_select(fitted != zero, target / fitted, zero);
-}
-
-/* Natural logarithm of two positive normal doubles, within about one ulp:
- * x = 2^e m with m in [sqrt(1/2), sqrt(2)), ln m = 2 atanh(s), s = (m-1)/(m+1),
- * |s| < 0.1716, by its odd series through s^21 (truncation < 1e-17
- * relative), and e ln 2 in two parts so that e * ln2_hi is exact. */
-static inline v2d v2_log(v2d x)
-{
-    const v2l mant = {0x000fffffffffffffLL, 0x000fffffffffffffLL};
-    const v2l one_bits = {0x3ff0000000000000LL, 0x3ff0000000000000LL};
-    const v2l exp_field = {0x7ff, 0x7ff};
-    const v2l magic_bits = {0x4330000000000000LL, 0x4330000000000000LL};
-    const v2d magic_bias = {4503599627370496.0 + 1023.0, 4503599627370496.0 + 1023.0};
-    const v2d sqrt2 = {1.41421356237309504880, 1.41421356237309504880};
-    const v2d one = {1.0, 1.0}, half = {0.5, 0.5};
-    const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
-    v2l bits = (v2l)x;
-    v2l ebits = (bits >> 52) & exp_field;
-    v2d m = (v2d)((bits & mant) | one_bits);
-    v2l big = (v2l)(m > sqrt2);
-    m = v2_select(big, m * half, m);
-    ebits -= big; /* big is -1 where m was halved */
-    v2d e = (v2d)(ebits | magic_bits) - magic_bias;
-    v2d s = (m - one) / (m + one);
-    v2d z = s * s;
-    v2d r = z * (2.0 / 21);
-    r = z * (2.0 / 19 + r);
-    r = z * (2.0 / 17 + r);
-    r = z * (2.0 / 15 + r);
-    r = z * (2.0 / 13 + r);
-    r = z * (2.0 / 11 + r);
-    r = z * (2.0 / 9 + r);
-    r = z * (2.0 / 7 + r);
-    r = z * (2.0 / 5 + r);
-    r = z * (2.0 / 3 + r);
-    return e * ln2_hi + (e * ln2_lo + (s * r + 2.0 * s));
 }
 
 /* ---- the table in PLINK's orientation -------------------------------------- */
@@ -231,9 +197,15 @@ static void boost_ipf(const boost_tab_t *bt, v2d *restrict mu)
             mu[b + 3] *= f;
             mu[b + 6] *= f;
         }
-        v2d e2 = v2_abs(mu[0] - prev[0]);
-        for (int i = 1; i < 9; i++) e2 += v2_abs(mu[i] - prev[i]);
-        double err = e2[0] + e2[1];
+        v2d e0 = v2_abs(mu[0] - prev[0]), e1 = v2_abs(mu[1] - prev[1]);
+        v2d e2 = v2_abs(mu[2] - prev[2]);
+        for (int i = 3; i < 9; i += 3) {
+            e0 += v2_abs(mu[i] - prev[i]);
+            e1 += v2_abs(mu[i + 1] - prev[i + 1]);
+            e2 += v2_abs(mu[i + 2] - prev[i + 2]);
+        }
+        e0 += e1 + e2;
+        double err = e0[0] + e0[1];
         /* the two-lane sum may round differently from PLINK's serial one:
          * near the threshold decide with PLINK's order */
         if (fabs(err - BOOST_IPF_TOL) < 1e-12) err = ipf_change_plink_order(mu, prev);
@@ -244,7 +216,6 @@ static void boost_ipf(const boost_tab_t *bt, v2d *restrict mu)
 double es_stat_boost(const es_table2_t *t)
 {
     const v2d zero = {0.0, 0.0}, one = {1.0, 1.0};
-    const v2d lo = {DBL_MIN, DBL_MIN}, hi = {DBL_MAX, DBL_MAX};
     boost_tab_t bt;
     v2d mu[9];
     boost_load(t, &bt);
@@ -253,22 +224,20 @@ double es_stat_boost(const es_table2_t *t)
     /* G = 2 [sum n ln(n/mu) + N ln(sum mu / N)]: the second term renormalises
      * mu as PLINK does; per-cell ratios keep small G accurate.  Empty cells
      * (and, defensively, a zero fit) contribute nothing. */
-    v2d g = zero, tau = zero;
+    v2d r[9], g0 = zero, g1 = zero, g2 = zero, tau = zero;
     for (int i = 0; i < 9; i++) {
         tau += mu[i];
         v2l use = (bt.n[i] > zero) & (mu[i] > zero);
-        v2d r = v2_select(use, bt.n[i] / mu[i], one);
-        v2l odd = (r < lo) | (r > hi);
-        v2d l;
-        if (odd[0] | odd[1]) {
-            l = (v2d){log(r[0]), log(r[1])};
-        } else {
-            l = v2_log(r);
-        }
-        g += bt.n[i] * l;
+        r[i] = v2_select(use, bt.n[i] / mu[i], one);
     }
+    for (int i = 0; i < 9; i += 3) {
+        g0 += bt.n[i] * (v2d){log(r[i][0]), log(r[i][1])};
+        g1 += bt.n[i + 1] * (v2d){log(r[i + 1][0]), log(r[i + 1][1])};
+        g2 += bt.n[i + 2] * (v2d){log(r[i + 2][0]), log(r[i + 2][1])};
+    }
+    g0 += g1 + g2;
     double n = bt.total;
-    double gs = 2.0 * (g[0] + g[1] + n * log((tau[0] + tau[1]) / n));
+    double gs = 2.0 * (g0[0] + g0[1] + n * log((tau[0] + tau[1]) / n));
     /* G >= 0; a tiny negative value is rounding of an exact fit */
     return gs > 0.0 ? gs : 0.0;
 }
@@ -328,9 +297,10 @@ static inline __attribute__((always_inline)) double ksa_bound(const es_table2_t 
     m2 = (bnlogn(k0, small) + bnlogn(k1, small)) - big;
     double n = (double)total;
     double g = 2.0 * (((c0 + c1) + (c2 + m2)) + (m0 + m1) + n * log(tau));
-    /* Margin: the sum above cancels terms as large as N ln N (rounding about
-     * 1e-14 of that), and PLINK's early stop leaves its G slightly above the
-     * optimum.  1e-9 (N ln N + N) + 1e-9 covers both with room to spare. */
+    /* Margin for rounding: the sum above cancels terms as large as N ln N
+     * (rounding about 1e-15 of that, and as much in the fitted G).  The bound
+     * itself is exact (see the top of the file), so the margin can be
+     * generous at no cost to screening. */
     return g + 1e-9 * (big + n) + 1e-9;
 }
 

@@ -37,6 +37,11 @@ static inline void derive(const uint64_t x[9], uint32_t n[9])
     n[0 * 3 + 0] = (uint32_t)(x[VV] - x[A1V] - x[VB1] + x[X11]);
 }
 
+/* Words of a class that can hold a set bit.  Planes pad each class to 1024
+ * bits with zeros; the pad words add nothing to a count, and skipping them
+ * saves up to a fifth of the work (N = 5000: 40 of 48 words per class). */
+static inline size_t class_words(uint32_t n) { return ((size_t)n + 63) / 64; }
+
 /* Fill the marginal sums a variant without missing calls contributes:
  * against such a variant, "called" is every kept sample of the class. */
 static inline void margins_a(const uint32_t g[3], uint64_t x[9])
@@ -56,17 +61,17 @@ static void count_generic(const es_popcount_impl_t *impl, const es_planes_t *pa,
                           const es_planes_t *pb, uint32_t b, es_table2_t *t)
 {
     /* Both blocks come from one dataset, so they share the class layout. */
-    const size_t wc = pa->w_case, wt = pa->w_ctrl;
+    const size_t off = pa->w_case, nc = class_words(pa->n_case), nt = class_words(pa->n_ctrl);
     const uint64_t *a1 = es_plane(pa, a, 0), *a2 = es_plane(pa, a, 1);
     const uint64_t *b1 = es_plane(pb, b, 0), *b2 = es_plane(pb, b, 1);
     const uint32_t(*ga)[3] = pa->gcount[a], (*gb)[3] = pb->gcount[b];
     const int miss_a = pa->miss_ct[a] != 0, miss_b = pb->miss_ct[b] != 0;
-    /* x[y]: the nine sums of class y (0 control, 1 case); cases are words [0, wc). */
+    /* x[y]: the nine sums of class y (0 control, 1 case) */
     uint64_t x[2][9] = {{0}};
 
     if (!miss_a && !miss_b) {
-        impl->and4(a1, a2, b1, b2, wc, x[1]);
-        impl->and4(a1 + wc, a2 + wc, b1 + wc, b2 + wc, wt, x[0]);
+        impl->and4(a1, a2, b1, b2, nc, x[1]);
+        impl->and4(a1 + off, a2 + off, b1 + off, b2 + off, nt, x[0]);
         for (int y = 0; y < 2; y++) {
             margins_a(ga[y], x[y]);
             margins_b(gb[y], x[y]);
@@ -74,18 +79,18 @@ static void count_generic(const es_popcount_impl_t *impl, const es_planes_t *pa,
         }
     } else if (pa->n_planes == 3 && pb->n_planes == 3) {
         const uint64_t *av = es_plane(pa, a, 2), *bv = es_plane(pb, b, 2);
-        impl->and9(a1, a2, av, b1, b2, bv, wc, x[1]);
-        impl->and9(a1 + wc, a2 + wc, av + wc, b1 + wc, b2 + wc, bv + wc, wt, x[0]);
+        impl->and9(a1, a2, av, b1, b2, bv, nc, x[1]);
+        impl->and9(a1 + off, a2 + off, av + off, b1 + off, b2 + off, bv + off, nt, x[0]);
     } else if (miss_a) {
         /* b's block has no V plane (so b has no missing call): against b
          * every kept sample is called; only a's V plane meets b's planes.
          * and4(av, av, b1, b2) yields |av&b1|, |av&b2| twice each. */
         const uint64_t *av = es_plane(pa, a, 2);
         uint64_t v[2][4] = {{0}};
-        impl->and4(a1, a2, b1, b2, wc, x[1]);
-        impl->and4(a1 + wc, a2 + wc, b1 + wc, b2 + wc, wt, x[0]);
-        impl->and4(av, av, b1, b2, wc, v[1]);
-        impl->and4(av + wc, av + wc, b1 + wc, b2 + wc, wt, v[0]);
+        impl->and4(a1, a2, b1, b2, nc, x[1]);
+        impl->and4(a1 + off, a2 + off, b1 + off, b2 + off, nt, x[0]);
+        impl->and4(av, av, b1, b2, nc, v[1]);
+        impl->and4(av + off, av + off, b1 + off, b2 + off, nt, v[0]);
         for (int y = 0; y < 2; y++) {
             margins_a(ga[y], x[y]);
             x[y][VB1] = v[y][0];
@@ -96,10 +101,10 @@ static void count_generic(const es_popcount_impl_t *impl, const es_planes_t *pa,
         /* The mirror image: a has no V plane, b has missing calls. */
         const uint64_t *bv = es_plane(pb, b, 2);
         uint64_t v[2][4] = {{0}};
-        impl->and4(a1, a2, b1, b2, wc, x[1]);
-        impl->and4(a1 + wc, a2 + wc, b1 + wc, b2 + wc, wt, x[0]);
-        impl->and4(a1, a2, bv, bv, wc, v[1]);
-        impl->and4(a1 + wc, a2 + wc, bv + wc, bv + wc, wt, v[0]);
+        impl->and4(a1, a2, b1, b2, nc, x[1]);
+        impl->and4(a1 + off, a2 + off, b1 + off, b2 + off, nt, x[0]);
+        impl->and4(a1, a2, bv, bv, nc, v[1]);
+        impl->and4(a1 + off, a2 + off, bv + off, bv + off, nt, v[0]);
         for (int y = 0; y < 2; y++) {
             margins_b(gb[y], x[y]);
             x[y][A1V] = v[y][0];
@@ -157,11 +162,11 @@ ES_AVX512_INLINE __m512i hsum8(__m512i v0, __m512i v1, __m512i v2, __m512i v3, _
         }                                                                                      \
     } while (0)
 
-/* x[0..3]: the four P products of the cases (words [0, wc)), x[4..7] of the
- * controls (words [wc, wc + wt)). */
+/* x[0..3]: the four P products of the cases (words [0, nc)), x[4..7] of the
+ * controls (words [off, off + nt)). */
 ES_AVX512_INLINE void fused4(const uint64_t *restrict a1, const uint64_t *restrict a2,
-                             const uint64_t *restrict b1, const uint64_t *restrict b2, size_t wc,
-                             size_t wt, uint64_t x[8])
+                             const uint64_t *restrict b1, const uint64_t *restrict b2, size_t nc,
+                             size_t off, size_t nt, uint64_t x[8])
 {
     __m512i s0 = _mm512_setzero_si512(), s1 = s0, s2 = s0, s3 = s0;
     __m512i c0 = s0, c1 = s0, c2 = s0, c3 = s0;
@@ -176,9 +181,9 @@ ES_AVX512_INLINE void fused4(const uint64_t *restrict a1, const uint64_t *restri
     } while (0)
 #define STEP4_CASE(LD) STEP4(s0, s1, s2, s3, LD)
 #define STEP4_CTRL(LD) STEP4(c0, c1, c2, c3, LD)
-    lo = 0, hi = wc;
+    lo = 0, hi = nc;
     CLASS_LOOP(STEP4_CASE);
-    lo = wc, hi = wc + wt;
+    lo = off, hi = off + nt;
     CLASS_LOOP(STEP4_CTRL);
 #undef STEP4_CASE
 #undef STEP4_CTRL
@@ -189,8 +194,8 @@ ES_AVX512_INLINE void fused4(const uint64_t *restrict a1, const uint64_t *restri
 /* x[0..8]: the nine products of es_and9_fn for the cases, x[9..17] the controls. */
 ES_AVX512_INLINE void fused9(const uint64_t *restrict a1, const uint64_t *restrict a2,
                              const uint64_t *restrict av, const uint64_t *restrict b1,
-                             const uint64_t *restrict b2, const uint64_t *restrict bv, size_t wc,
-                             size_t wt, uint64_t x[18])
+                             const uint64_t *restrict b2, const uint64_t *restrict bv, size_t nc,
+                             size_t off, size_t nt, uint64_t x[18])
 {
     const __m512i z = _mm512_setzero_si512();
     __m512i s0 = z, s1 = z, s2 = z, s3 = z, s4 = z, s5 = z, s6 = z, s7 = z, s8 = z;
@@ -209,12 +214,12 @@ ES_AVX512_INLINE void fused9(const uint64_t *restrict a1, const uint64_t *restri
         F_ACC(s7, xv, y2);                                                                     \
         F_ACC(s8, xv, yv);                                                                     \
     } while (0)
-    lo = 0, hi = wc;
+    lo = 0, hi = nc;
     CLASS_LOOP(STEP9);
     _mm512_storeu_si512((void *)x, hsum8(s0, s1, s2, s3, s4, s5, s6, s7));
     x[8] = (uint64_t)_mm512_reduce_add_epi64(s8);
     s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = s8 = z;
-    lo = wc, hi = wc + wt;
+    lo = off, hi = off + nt;
     CLASS_LOOP(STEP9);
 #undef STEP9
     _mm512_storeu_si512((void *)(x + 9), hsum8(s0, s1, s2, s3, s4, s5, s6, s7));
@@ -226,15 +231,15 @@ ES_AVX512_INLINE void fused9(const uint64_t *restrict a1, const uint64_t *restri
 ES_AVX512_INLINE void count_avx512(const es_popcount_impl_t *impl, const es_planes_t *pa,
                                    uint32_t a, const es_planes_t *pb, uint32_t b, es_table2_t *t)
 {
-    const size_t wc = pa->w_case, wt = pa->w_ctrl;
+    const size_t off = pa->w_case, nc = class_words(pa->n_case), nt = class_words(pa->n_ctrl);
     const int miss_a = pa->miss_ct[a] != 0, miss_b = pb->miss_ct[b] != 0;
     uint64_t x[2][9];
 
     if (!miss_a && !miss_b) {
         const uint32_t(*ga)[3] = pa->gcount[a], (*gb)[3] = pb->gcount[b];
         uint64_t p[8];
-        fused4(es_plane(pa, a, 0), es_plane(pa, a, 1), es_plane(pb, b, 0), es_plane(pb, b, 1), wc,
-               wt, p);
+        fused4(es_plane(pa, a, 0), es_plane(pa, a, 1), es_plane(pb, b, 0), es_plane(pb, b, 1), nc,
+               off, nt, p);
         for (int y = 0; y < 2; y++) {
             const uint64_t *py = p + 4 * (1 - y); /* cases first in p, y = 1 in x */
             x[y][X11] = py[0];
@@ -248,7 +253,7 @@ ES_AVX512_INLINE void count_avx512(const es_popcount_impl_t *impl, const es_plan
     } else if (pa->n_planes == 3 && pb->n_planes == 3) {
         uint64_t p[18];
         fused9(es_plane(pa, a, 0), es_plane(pa, a, 1), es_plane(pa, a, 2), es_plane(pb, b, 0),
-               es_plane(pb, b, 1), es_plane(pb, b, 2), wc, wt, p);
+               es_plane(pb, b, 1), es_plane(pb, b, 2), nc, off, nt, p);
         for (int k = 0; k < 9; k++) {
             x[1][k] = p[k];
             x[0][k] = p[9 + k];
@@ -275,26 +280,24 @@ static ES_AVX512 void count_block_avx512(const es_popcount_impl_t *impl, const e
     for (uint32_t k = 0; k < nb; k++) count_avx512(impl, pa, a, pb, b0 + k, t + k);
 }
 
-#endif /* ES_COUNT_X86 */
-
 /* The implementation the fused kernels stand in for (NULL: none). */
 static const es_popcount_impl_t *fused_impl;
 static pthread_once_t fused_once = PTHREAD_ONCE_INIT;
 
 static void fused_init(void)
 {
-#ifdef ES_COUNT_X86
     const es_popcount_impl_t *const *all = es_popcount_all();
     for (size_t k = 0; all[k]; k++)
         if (!strcmp(all[k]->name, "avx512")) fused_impl = all[k];
-#endif
 }
+
+#endif /* ES_COUNT_X86 */
 
 void es_count_pair(const es_popcount_impl_t *impl, const es_planes_t *pa, uint32_t a,
                    const es_planes_t *pb, uint32_t b, es_table2_t *t)
 {
-    pthread_once(&fused_once, fused_init);
 #ifdef ES_COUNT_X86
+    pthread_once(&fused_once, fused_init);
     if (impl == fused_impl) {
         count_pair_avx512(impl, pa, a, pb, b, t);
         return;
@@ -306,8 +309,8 @@ void es_count_pair(const es_popcount_impl_t *impl, const es_planes_t *pa, uint32
 void es_count_block(const es_popcount_impl_t *impl, const es_planes_t *pa, uint32_t a,
                     const es_planes_t *pb, uint32_t b0, uint32_t nb, es_table2_t *t)
 {
-    pthread_once(&fused_once, fused_init);
 #ifdef ES_COUNT_X86
+    pthread_once(&fused_once, fused_init);
     if (impl == fused_impl) {
         count_block_avx512(impl, pa, a, pb, b0, nb, t);
         return;

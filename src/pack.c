@@ -12,8 +12,8 @@
  * contract on destinations), a per-sample scatter path gives the same planes.
  *
  * PEXT is one instruction with BMI2, but microcoded and slow on AMD before
- * Zen 3, so the fast variant is taken only where it is fast; elsewhere a
- * byte-wise lookup table does the same.  All variants share one always_inline
+ * Zen 3, so the BMI2 packer is taken only where it is fast; elsewhere a
+ * byte-wise lookup table does the same.  All packers share one always_inline
  * body, compiled once per target. */
 #include <pthread.h>
 #include <stdlib.h>
@@ -25,20 +25,21 @@
 #define ES_PACK_X86 1
 #include <immintrin.h>
 #endif
+#if defined(__x86_64__)
+#define ES_PACK_PEXT 1 /* _pext_u64 is for 64-bit code only */
+#endif
 
 /* Samples per source word: 64, i.e. 16 .bed bytes. */
 #define SRC_BYTES 16
 
 /* What stays the same for every variant of one es_pack() call. */
 typedef struct {
-    uint32_t n_samples;
-    size_t n_src;       /* source words: ceil(n_samples / 64) */
+    size_t n_src;       /* source words: ceil(.fam samples / 64) */
     size_t bpv;         /* .bed bytes per variant */
     uint64_t *mask[2];  /* mask[y][w]: .fam samples 64w.. of class y (0 control, 1 case) */
     int dense;          /* slots follow .fam order without gaps within each class */
     const int64_t *slot;
     uint32_t words, w_case, n_planes;
-    uint32_t n_kept[2]; /* per class */
 } plan_t;
 
 /* ---- decode ------------------------------------------------------------------ */
@@ -185,7 +186,7 @@ pack_dense(const plan_t *pn, const uint8_t *row, uint64_t *planes, uint64_t *vbu
            uint64_t cnt[2][3], even_bits_fn even, compress3_fn compress)
 {
     writer_t wr[2];
-    uint32_t off[2] = {pn->w_case, 0}; /* controls after the case words */
+    const uint32_t off[2] = {pn->w_case, 0}; /* controls after the case words */
     for (int y = 0; y < 2; y++) {
         writer_t *r = &wr[y];
         memset(r, 0, sizeof *r);
@@ -213,7 +214,7 @@ pack_dense(const plan_t *pn, const uint8_t *row, uint64_t *planes, uint64_t *vbu
     }
 }
 
-/* Variants [0, count) of rows into pl; the body of every target variant. */
+/* Variants [first, first + count) into pl: the body of every packer. */
 static inline __attribute__((always_inline)) void
 pack_rows_body(const plan_t *pn, const es_plink_t *pk, uint32_t first, uint32_t count,
                es_planes_t *pl, uint64_t *vbuf, uint64_t (*cnt)[2][3], even_bits_fn even,
@@ -245,6 +246,9 @@ pack_rows_popcnt(const plan_t *pn, const es_plink_t *pk, uint32_t first, uint32_
     pack_rows_body(pn, pk, first, count, pl, vbuf, cnt, even_bits_soft, compress3_soft);
 }
 
+#endif
+
+#ifdef ES_PACK_PEXT
 #define ES_BMI2 __attribute__((target("popcnt,bmi,bmi2")))
 
 static inline ES_BMI2 uint64_t even_bits_bmi2(uint64_t x)
@@ -267,42 +271,45 @@ static ES_BMI2 void pack_rows_bmi2(const plan_t *pn, const es_plink_t *pk, uint3
 }
 #endif
 
-/* ---- variant selection --------------------------------------------------------- */
+/* ---- packer selection ---------------------------------------------------------- */
 
 typedef struct {
     const char *name;
     pack_rows_fn fn;
-} pack_variant_t;
+} packer_t;
 
-static pack_variant_t variants[4];
-static size_t n_variants;
-static pthread_once_t variants_once = PTHREAD_ONCE_INIT;
+static packer_t packers[4];
+static size_t n_packers;
+static pthread_once_t packers_once = PTHREAD_ONCE_INIT;
 
-static void variants_init(void)
+static void packers_init(void)
 {
     size_t n = 0;
-    variants[n++] = (pack_variant_t){"generic", pack_rows_generic};
+    packers[n++] = (packer_t){"generic", pack_rows_generic};
 #ifdef ES_PACK_X86
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("popcnt")) variants[n++] = (pack_variant_t){"popcnt", pack_rows_popcnt};
+    if (__builtin_cpu_supports("popcnt")) packers[n++] = (packer_t){"popcnt", pack_rows_popcnt};
+#endif
+#ifdef ES_PACK_PEXT
     /* AMD family 15h (Bulldozer) and 17h (Zen 1/2) run PEXT in microcode. */
     if (__builtin_cpu_supports("popcnt") && __builtin_cpu_supports("bmi2") &&
         !__builtin_cpu_is("amdfam15h") && !__builtin_cpu_is("amdfam17h"))
-        variants[n++] = (pack_variant_t){"bmi2", pack_rows_bmi2};
+        packers[n++] = (packer_t){"bmi2", pack_rows_bmi2};
 #endif
-    n_variants = n;
+    n_packers = n;
 }
 
-/* The fastest variant, unless ES_PACK names another (read on every call so
- * tests can compare all variants in one process). */
-static pack_rows_fn pack_variant(void)
+/* The fastest packer, unless ES_PACK (generic, popcnt, bmi2) names another
+ * this CPU has; read on every call so tests can compare all packers in one
+ * process.  A name it does not have selects the fastest. */
+static pack_rows_fn packer_best(void)
 {
-    pthread_once(&variants_once, variants_init);
+    pthread_once(&packers_once, packers_init);
     const char *want = getenv("ES_PACK");
     if (want && *want)
-        for (size_t k = 0; k < n_variants; k++)
-            if (!strcmp(variants[k].name, want)) return variants[k].fn;
-    return variants[n_variants - 1].fn;
+        for (size_t k = 0; k < n_packers; k++)
+            if (!strcmp(packers[k].name, want)) return packers[k].fn;
+    return packers[n_packers - 1].fn;
 }
 
 /* ---- the plan and the scatter path ------------------------------------------------ */
@@ -320,7 +327,6 @@ static int plan_build(plan_t *pn, const es_dataset_t *ds, const es_planes_t *pl)
     uint64_t case_end = ds->n_case, ctrl_begin = (uint64_t)pl->w_case * 64;
     uint64_t ctrl_end = ctrl_begin + ds->n_ctrl;
     memset(pn, 0, sizeof *pn);
-    pn->n_samples = pk->n_samples;
     pn->n_src = ((size_t)pk->n_samples + 63) / 64;
     pn->bpv = pk->bytes_per_variant;
     pn->slot = ds->slot;
@@ -348,11 +354,11 @@ static int plan_build(plan_t *pn, const es_dataset_t *ds, const es_planes_t *pl)
         next[y]++;
         pn->mask[y][s / 64] |= 1ULL << (s % 64);
     }
-    pn->n_kept[0] = (uint32_t)(next[0] - (int64_t)ctrl_begin);
-    pn->n_kept[1] = (uint32_t)next[1];
-    if (pn->n_kept[0] != ds->n_ctrl || pn->n_kept[1] != ds->n_case) {
-        es_error("slots name %u cases and %u controls, but the dataset has %u and %u",
-                 pn->n_kept[1], pn->n_kept[0], ds->n_case, ds->n_ctrl);
+    uint64_t kept_ctrl = (uint64_t)(next[0] - (int64_t)ctrl_begin), kept_case = (uint64_t)next[1];
+    if (kept_ctrl != ds->n_ctrl || kept_case != ds->n_case) {
+        es_error("slots name %llu cases and %llu controls, but the dataset has %u and %u",
+                 (unsigned long long)kept_case, (unsigned long long)kept_ctrl, ds->n_case,
+                 ds->n_ctrl);
         return ES_ERR_ARG;
     }
     if (!pn->dense) {
@@ -474,7 +480,7 @@ int es_pack(const es_dataset_t *ds, uint32_t first, uint32_t count, es_planes_t 
     }
 
     if (pn.dense) {
-        pack_variant()(&pn, ds->plink, first, count, pl, vbuf, cnt);
+        packer_best()(&pn, ds->plink, first, count, pl, vbuf, cnt);
     } else {
         for (uint32_t v = 0; v < count; v++)
             pack_scatter(&pn, es_plink_row(ds->plink, first + v),

@@ -128,10 +128,12 @@ avx2_bytecount(__m256i v, __m256i lut, __m256i low)
     return _mm256_add_epi8(_mm256_shuffle_epi8(lut, lo), _mm256_shuffle_epi8(lut, hi));
 }
 
+/* Through memory: the 64-bit lane extracts do not exist on 32-bit x86. */
 static inline ES_AVX2 __attribute__((always_inline)) uint64_t avx2_hsum(__m256i v)
 {
-    __m128i s = _mm_add_epi64(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-    return (uint64_t)_mm_cvtsi128_si64(s) + (uint64_t)_mm_extract_epi64(s, 1);
+    uint64_t t[4];
+    _mm256_storeu_si256((__m256i *)t, v);
+    return t[0] + t[1] + t[2] + t[3];
 }
 
 #define LOADU256(p, i) _mm256_loadu_si256((const __m256i *)((p) + 4 * (i)))

@@ -13,7 +13,8 @@
  * variant: no marginal effect at all, in the population and therefore in the case-control sample.
  * Near P = 1/2, f_k ~ ln(effect)/4 * c_a c_b, i.e. the interaction log odds ratio per unit of
  * c_a c_b is ln(effect), as in the logit model.  scale is 1 unless the sum could leave [0, 1]
- * (very strong effects at rare alleles, or many pairs); then it shrinks just enough, with a warning.
+ * (very strong effects at rare alleles, or several pairs); then it shrinks just enough, with a
+ * warning.
  *
  * Case-control sampling: population individuals 0, 1, 2, ... are drawn and given a status from the
  * model; each is kept while its class (floor(N/2) cases, the rest controls) is not yet full.  The
@@ -380,8 +381,10 @@ static void sim_row(const es_sim_opt_t *opt, uint32_t v, const sim_meta_t *m,
     } else {
         uint64_t key = *planted_key;
         memset(row, 0, full + (rest != 0));
-        for (uint32_t s = 0; s < n; s++)
-            row[s >> 2] |= (uint8_t)(sim_code(sim_planted_u(key, idx[s]), t2, t12) << (2 * (s & 3)));
+        for (uint32_t s = 0; s < n; s++) {
+            unsigned code = sim_code(sim_planted_u(key, idx[s]), t2, t12);
+            row[s >> 2] |= (uint8_t)(code << (2 * (s & 3)));
+        }
     }
     if (opt->missing > 0) {
         uint64_t tm = (uint64_t)(opt->missing * SIM_TWO32 + 0.5);
@@ -531,9 +534,13 @@ static int sim_opt_check(const es_sim_opt_t *opt)
         es_error("the number of samples must be at least 2 (got %u)", opt->n_samples);
         return ES_ERR_ARG;
     }
-    if (opt->n_variants < 1 || opt->n_variants < 2 * (uint64_t)opt->n_pairs) {
-        es_error("%u planted pair(s) need at least %llu variants (got %u)", opt->n_pairs,
-                 opt->n_pairs ? 2 * (unsigned long long)opt->n_pairs : 1ULL, opt->n_variants);
+    if (opt->n_variants < 1) {
+        es_error("the number of variants must be at least 1 (got 0)");
+        return ES_ERR_ARG;
+    }
+    if (opt->n_variants < 2 * (uint64_t)opt->n_pairs) {
+        es_error("%u planted pairs need at least %llu variants (got %u)", opt->n_pairs,
+                 2 * (unsigned long long)opt->n_pairs, opt->n_variants);
         return ES_ERR_ARG;
     }
     if (!(opt->effect > 0) || !isfinite(opt->effect)) {

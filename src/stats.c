@@ -57,16 +57,19 @@ static inline void tables_init(void)
     pthread_once(&tab_once, tables_build);
 }
 
-static inline double nlogn(uint64_t n)
+/* Table lookups; `small` is a compile-time constant after inlining: 1 when
+ * the caller has checked that every argument is below ES_STATS_TAB, which
+ * removes the range check from the hot loops. */
+static inline __attribute__((always_inline)) double nlogn(uint64_t n, int small)
 {
-    if (n < ES_STATS_TAB) return nlogn_tab[n];
+    if (small || n < ES_STATS_TAB) return nlogn_tab[n];
     double x = (double)n;
     return x * log(x);
 }
 
-static inline double lnfact(uint64_t n)
+static inline __attribute__((always_inline)) double lnfact(uint64_t n, int small)
 {
-    if (n < ES_STATS_TAB) return lnfact_tab[n];
+    if (small || n < ES_STATS_TAB) return lnfact_tab[n];
     return lngamma_stirling((double)n + 1.0);
 }
 
@@ -97,18 +100,41 @@ static inline void table_margins(const es_table2_t *t, margins_t *m)
 
 /* N * I(Y; X) in nats for the 2 x ncol table given as two rows; the entropy
  * form  sum n ln n - sum_y n_y ln n_y - sum_c n_c ln n_c + N ln N  needs no
- * per-cell logarithm.  Three accumulators (ncol is 3 or 9) keep the chain of
- * dependent additions short. */
-static inline double n_mi_nats(const uint64_t *r0, const uint64_t *r1, int ncol,
-                               const margins_t *m)
+ * per-cell logarithm.  The column terms are added in column order on purpose:
+ * an empty column adds an exact 0, so two tables with the same non-empty
+ * columns in the same order (a variant constant in the pair's table, for
+ * instance) give bit-identical values, and IG is then exactly 0; and a single
+ * column gives exactly 0 (x - y + (y - x)). */
+static inline __attribute__((always_inline)) double n_mi_nats(const uint64_t *r0,
+                                                              const uint64_t *r1, int ncol,
+                                                              const margins_t *m, int small)
 {
-    double s0 = 0.0, s1 = 0.0, s2 = 0.0;
-    for (int c = 0; c < ncol; c += 3) {
-        s0 += (nlogn(r0[c]) + nlogn(r1[c])) - nlogn(r0[c] + r1[c]);
-        s1 += (nlogn(r0[c + 1]) + nlogn(r1[c + 1])) - nlogn(r0[c + 1] + r1[c + 1]);
-        s2 += (nlogn(r0[c + 2]) + nlogn(r1[c + 2])) - nlogn(r0[c + 2] + r1[c + 2]);
+    double f[9];
+    for (int c = 0; c < ncol; c++)
+        f[c] = (nlogn(r0[c], small) + nlogn(r1[c], small)) - nlogn(r0[c] + r1[c], small);
+    double s = 0.0;
+    for (int c = 0; c < ncol; c++) s += f[c];
+    return s + (nlogn(m->n, small) - (nlogn(m->n0, small) + nlogn(m->n1, small)));
+}
+
+/* The table as two rows of 64-bit counts, plus its A and B margins */
+typedef struct {
+    uint64_t r0[9], r1[9], a0[3], a1[3], b0[3], b1[3];
+} rows_t;
+
+static inline void table_rows(const es_table2_t *t, rows_t *r, int with_margins)
+{
+    for (int c = 0; c < 9; c++) {
+        r->r0[c] = t->n[0][c];
+        r->r1[c] = t->n[1][c];
     }
-    return (s0 + s1) + (s2 + (nlogn(m->n) - (nlogn(m->n0) + nlogn(m->n1))));
+    if (!with_margins) return;
+    for (int i = 0; i < 3; i++) {
+        r->a0[i] = r->r0[3 * i] + r->r0[3 * i + 1] + r->r0[3 * i + 2];
+        r->a1[i] = r->r1[3 * i] + r->r1[3 * i + 1] + r->r1[3 * i + 2];
+        r->b0[i] = r->r0[i] + r->r0[i + 3] + r->r0[i + 6];
+        r->b1[i] = r->r1[i] + r->r1[i + 3] + r->r1[i + 6];
+    }
 }
 
 /* ---- statistics ----------------------------------------------------------- */
@@ -137,38 +163,26 @@ double es_stat_mi(const es_table2_t *t, int *df)
 {
     tables_init();
     margins_t m;
+    rows_t r;
     table_margins(t, &m);
     if (df) *df = m.df;
     if (m.df <= 0) return 0.0;
-    uint64_t r0[9], r1[9];
-    for (int c = 0; c < 9; c++) {
-        r0[c] = t->n[0][c];
-        r1[c] = t->n[1][c];
-    }
-    double g = n_mi_nats(r0, r1, 9, &m);
+    table_rows(t, &r, 0);
+    double g = m.n < ES_STATS_TAB ? n_mi_nats(r.r0, r.r1, 9, &m, 1)
+                                  : n_mi_nats(r.r0, r.r1, 9, &m, 0);
     /* MI is non-negative; a negative value is rounding of an exact zero */
     return g > 0.0 ? g / ((double)m.n * M_LN2) : 0.0;
 }
 
-/* N * IG in nats (may be negative); the common part of es_stat_ig and the
- * G-test of es_stat_compute. */
-static double n_ig_nats(const es_table2_t *t, const margins_t *m)
+/* N * IG in nats (may be negative) */
+static inline __attribute__((always_inline)) double n_ig_nats(const rows_t *r, const margins_t *m,
+                                                              int small)
 {
-    uint64_t r0[9], r1[9], a0[3] = {0}, a1[3] = {0}, b0[3] = {0}, b1[3] = {0};
-    for (int a = 0; a < 3; a++) {
-        for (int b = 0; b < 3; b++) {
-            uint64_t x0 = t->n[0][a * 3 + b], x1 = t->n[1][a * 3 + b];
-            r0[a * 3 + b] = x0;
-            r1[a * 3 + b] = x1;
-            a0[a] += x0;
-            a1[a] += x1;
-            b0[b] += x0;
-            b1[b] += x1;
-        }
-    }
-    double g_ab = n_mi_nats(r0, r1, 9, m);
-    double g_a = n_mi_nats(a0, a1, 3, m);
-    double g_b = n_mi_nats(b0, b1, 3, m);
+    /* each MI is >= 0; clamping its rounding noise keeps IG exactly 0 when
+     * I(Y;A,B) and I(Y;A) are the same sum (see n_mi_nats) */
+    double g_ab = fmax(n_mi_nats(r->r0, r->r1, 9, m, small), 0.0);
+    double g_a = fmax(n_mi_nats(r->a0, r->a1, 3, m, small), 0.0);
+    double g_b = fmax(n_mi_nats(r->b0, r->b1, 3, m, small), 0.0);
     return g_ab - (g_a > g_b ? g_a : g_b);
 }
 
@@ -176,25 +190,35 @@ double es_stat_ig(const es_table2_t *t, int *df)
 {
     tables_init();
     margins_t m;
+    rows_t r;
     table_margins(t, &m);
     if (df) *df = m.df;
     if (m.df <= 0) return 0.0;
-    return n_ig_nats(t, &m) / ((double)m.n * M_LN2);
+    table_rows(t, &r, 1);
+    double g = m.n < ES_STATS_TAB ? n_ig_nats(&r, &m, 1) : n_ig_nats(&r, &m, 0);
+    return g / ((double)m.n * M_LN2);
 }
 
-double es_stat_k2(const es_table2_t *t)
+static inline __attribute__((always_inline)) double k2_sum(const es_table2_t *t, int small)
 {
-    tables_init();
     /* ln Gamma(n_c + 2) = ln (n_c + 1)!; an empty column adds ln 1! = 0 */
     double s0 = 0.0, s1 = 0.0, s2 = 0.0;
     for (int c = 0; c < 9; c += 3) {
         uint64_t a0 = t->n[0][c], b0 = t->n[1][c], a1 = t->n[0][c + 1], b1 = t->n[1][c + 1];
         uint64_t a2 = t->n[0][c + 2], b2 = t->n[1][c + 2];
-        s0 += lnfact(a0 + b0 + 1) - (lnfact(a0) + lnfact(b0));
-        s1 += lnfact(a1 + b1 + 1) - (lnfact(a1) + lnfact(b1));
-        s2 += lnfact(a2 + b2 + 1) - (lnfact(a2) + lnfact(b2));
+        s0 += lnfact(a0 + b0 + 1, small) - (lnfact(a0, small) + lnfact(b0, small));
+        s1 += lnfact(a1 + b1 + 1, small) - (lnfact(a1, small) + lnfact(b1, small));
+        s2 += lnfact(a2 + b2 + 1, small) - (lnfact(a2, small) + lnfact(b2, small));
     }
     return (s0 + s1) + s2;
+}
+
+double es_stat_k2(const es_table2_t *t)
+{
+    tables_init();
+    uint64_t n = 0;
+    for (int c = 0; c < 9; c++) n += (uint64_t)t->n[0][c] + t->n[1][c];
+    return n + 1 < ES_STATS_TAB ? k2_sum(t, 1) : k2_sum(t, 0);
 }
 
 /* ---- chi-square tail ------------------------------------------------------ */
@@ -204,10 +228,10 @@ double es_stat_k2(const es_table2_t *t)
 static double lngamma_half(int df)
 {
     tables_init();
-    if (!(df & 1)) return lnfact((uint64_t)(df / 2 - 1));
+    if (!(df & 1)) return lnfact((uint64_t)(df / 2 - 1), 0);
     uint64_t m = (uint64_t)(df / 2);
     const double half_ln_pi = 0.57236494292470008707;
-    return lnfact(2 * m) - lnfact(m) - (double)m * (2.0 * M_LN2) + half_ln_pi;
+    return lnfact(2 * m, 0) - lnfact(m, 0) - (double)m * (2.0 * M_LN2) + half_ln_pi;
 }
 
 /* ln P(a, y) (regularized lower incomplete gamma) by its power series; used
@@ -262,7 +286,8 @@ static double chi2_sf_closed(double y, int df)
             s += term;
             term *= y / (i + 1);
         }
-        return exp(-y) * s;
+        s *= exp(-y);
+        return s < 1.0 ? s : 1.0; /* rounding could step just past 1 */
     }
     const double two_over_sqrt_pi = 1.12837916709551257390;
     double sy = sqrt(y);
@@ -271,7 +296,8 @@ static double chi2_sf_closed(double y, int df)
         s += term;
         term *= y / (i + 1.5);
     }
-    return erfc(sy) + exp(-y) * s;
+    s = erfc(sy) + exp(-y) * s;
+    return s < 1.0 ? s : 1.0;
 }
 
 /* Upper tail Q and -log10 Q of chi2(df) at x, both to near full precision:
@@ -297,9 +323,9 @@ static void chi2_tail(double x, int df, double *q_out, double *lg)
         if (lg) *lg = INFINITY;
         return;
     }
-    double y = 0.5 * x, a = 0.5 * df, q;
+    double y = 0.5 * x, a = 0.5 * df;
     if (df <= ES_CHI2_CLOSED_DF && y <= 700.0) {
-        q = chi2_sf_closed(y, df);
+        double q = chi2_sf_closed(y, df);
         *q_out = q;
         if (!lg) return;
         if (q <= 0.9) {

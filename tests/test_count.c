@@ -6,7 +6,8 @@
  * are not multiples of 64 or 1024, monomorphic and all-missing variants and
  * left-out samples are packed by every pack variant, checked bit for bit, and
  * then every pair's table from es_count_pair() under every popcount kernel
- * must equal es_count_pair_naive(), also across two plane blocks. */
+ * must equal es_count_pair_naive(), also across two plane blocks; so must
+ * every table es_count_block() gives. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -78,7 +79,8 @@ static void fake_make(fake_t *f, uint32_t n, uint32_t m, double miss, uint32_t m
         n_ctrl += f->status[s] == 0;
     }
     uint64_t w_case = ((uint64_t)n_case + ES_PAD_BITS - 1) / ES_PAD_BITS * ES_PAD_WORDS;
-    int64_t ctrl0 = (int64_t)w_case * 64, idx[2] = {0, 0}, n_cls[2] = {n_ctrl, n_case};
+    int64_t ctrl0 = (int64_t)w_case * 64, idx[2] = {0, 0};
+    const int64_t n_cls[2] = {n_ctrl, n_case};
     for (uint32_t s = 0; s < n; s++) {
         int y = f->status[s];
         if (y < 0) {
@@ -173,7 +175,8 @@ static void check_planes(const fake_t *f, const es_planes_t *pl)
     free(want);
 }
 
-/* Every pair (a, b), a and b anywhere in the two blocks, under every kernel. */
+/* Every pair (a, b), a and b anywhere in the two blocks, under every kernel,
+ * by es_count_pair() and by es_count_block(). */
 static void check_pairs(const fake_t *f, const es_planes_t *blk, int n_blk)
 {
     const es_popcount_impl_t *const *impls = es_popcount_all();
@@ -198,6 +201,35 @@ static void check_pairs(const fake_t *f, const es_planes_t *blk, int n_blk)
                                      want.n[y][c]);
             }
         }
+    /* es_count_block: each variant against every run of partners of each block */
+    es_table2_t *tabs = malloc((f->m + 1) * sizeof *tabs), want;
+    assert_non_null(tabs);
+    for (size_t k = 0; impls[k]; k++)
+        for (int ia = 0; ia < n_blk; ia++)
+            for (uint32_t a = 0; a < blk[ia].count; a++)
+                for (int ib = 0; ib < n_blk; ib++) {
+                    const es_planes_t *pa = &blk[ia], *pb = &blk[ib];
+                    /* the whole block, then a run from the middle */
+                    for (uint32_t run = 0; run < 2; run++) {
+                        uint32_t b0 = run ? pb->count / 3 : 0;
+                        uint32_t nb = run ? (pb->count - b0 + 1) / 2 : pb->count;
+                        memset(tabs, 0xa5, (f->m + 1) * sizeof *tabs);
+                        es_count_block(impls[k], pa, a, pb, b0, nb, tabs);
+                        for (uint32_t j = 0; j < nb; j++) {
+                            uint32_t ga = pa->first + a, gb = pb->first + b0 + j;
+                            es_count_pair_naive(f->geno + (size_t)ga * f->n,
+                                                f->geno + (size_t)gb * f->n, f->status, f->n,
+                                                &want);
+                            if (memcmp(&tabs[j], &want, sizeof want))
+                                fail_msg("%s n=%u es_count_block (%u,%u) differs", impls[k]->name,
+                                         f->n, ga, gb);
+                        }
+                        /* nothing written past the run */
+                        const unsigned char *past = (const unsigned char *)&tabs[nb];
+                        for (size_t c = 0; c < sizeof *tabs; c++) assert_int_equal(past[c], 0xa5);
+                    }
+                }
+    free(tabs);
 }
 
 static const char *pack_variants[] = {"generic", "popcnt", "bmi2", NULL};

@@ -5,9 +5,11 @@
  *
  * For N in {1000, 5000, 10000} samples (half cases), a random genotype
  * matrix is packed in memory (no files), then every pair i < j of VARIANTS
- * variants (default 512) is counted with es_count_pair() and es_count_block()
+ * variants is counted with es_count_pair() and es_count_block()
  * under each popcount kernel, without and with missing calls (1% of calls missing at every
- * variant, so every pair takes the 9-product path).  Packing is timed per
+ * variant, so every pair takes the 9-product path).  VARIANTS defaults to
+ * what fills about 256 KiB of planes (at most 512), as the scan's tiles keep
+ * their blocks in L2; larger sets measure the memory system instead.  Packing is timed per
  * pack variant (ES_PACK) with cases and controls interleaved in .fam order.
  *
  * Build (from a configured tree):
@@ -116,21 +118,24 @@ static double time_pairs(const es_popcount_impl_t *impl, const es_planes_t *pl, 
 
 int main(int argc, char **argv)
 {
-    uint32_t m = argc > 1 ? (uint32_t)atoi(argv[1]) : 512;
+    uint32_t m_arg = argc > 1 ? (uint32_t)atoi(argv[1]) : 0;
     double secs = argc > 2 ? atof(argv[2]) : 0.5;
     static const uint32_t sizes[] = {1000, 5000, 10000};
     static const char *packers[] = {"generic", "popcnt", "bmi2"};
     const es_popcount_impl_t *const *impls = es_popcount_all();
     uint64_t sink = 0;
 
-    if (m < 2) m = 2;
-    printf("Pair tables, one thread, %u variants (all pairs i<j), ns per pair\n", m);
+    printf("Pair tables, one thread, all pairs i<j of a block of planes, ns per pair\n");
     printf("(pair: es_count_pair per pair; block: es_count_block per row of partners)\n");
-    printf("%-8s %-8s %10s %10s %10s %10s\n", "", "", "no missing", "", "1% missing", "");
-    printf("%-8s %-8s %10s %10s %10s %10s\n", "N", "kernel", "pair", "block", "pair", "block");
+    printf("%-12s %-8s %10s %10s %10s %10s\n", "", "", "no missing", "", "1% missing", "");
+    printf("%-12s %-8s %10s %10s %10s %10s\n", "N (M)", "kernel", "pair", "block", "pair", "block");
     for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
         bench_data_t d[2];
         es_planes_t pl[2];
+        /* 3 planes of 2 classes of ceil(N/2048) * 1024 bits */
+        uint32_t m = m_arg ? m_arg : 256 * 1024 / (3 * 2 * ((sizes[si] + 2047) / 2048) * 128);
+        if (m > 512) m = 512;
+        if (m < 2) m = 2;
         for (int mi = 0; mi < 2; mi++) {
             if (data_make(&d[mi], sizes[si], m, mi ? 0.01 : 0, 1 + si) ||
                 es_planes_alloc(&pl[mi], &d[mi].ds, m, mi ? 3 : 2) ||
@@ -144,7 +149,9 @@ int main(int argc, char **argv)
             for (int mi = 0; mi < 2; mi++)
                 for (int bl = 0; bl < 2; bl++)
                     ns[mi][bl] = time_pairs(impls[k], &pl[mi], bl, secs, &sink);
-            printf("%-8u %-8s %10.1f %10.1f %10.1f %10.1f\n", sizes[si], impls[k]->name,
+            char lab[32];
+            snprintf(lab, sizeof lab, "%u (%u)", sizes[si], m);
+            printf("%-12s %-8s %10.1f %10.1f %10.1f %10.1f\n", lab, impls[k]->name,
                    ns[0][0], ns[0][1], ns[1][0], ns[1][1]);
         }
         for (int mi = 0; mi < 2; mi++) {

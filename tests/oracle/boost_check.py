@@ -78,7 +78,7 @@ def main():
     plink = read_plink(args.plink)
     ours = read_ours(args.ours)
     bad = []
-    n_stat = n_p = n_nan = 0
+    n_stat = n_p = n_nan = n_same = n_p_same = 0
     max_stat_rel = max_p_rel = 0.0
     worst_stat = worst_p = None
     seen = set()
@@ -110,6 +110,9 @@ def main():
             ok = r <= args.stat_tol
         if r > max_stat_rel:
             max_stat_rel, worst_stat = r, (s1, s2, stat_s, our_stat)
+        # PLINK prints %g-style with 6 significant digits: count exact agreement
+        if f"{our_stat:.6g}" == stat_s or (stat == 0.0 or abs(stat) < 1e-6) and our_stat < 1e-6:
+            n_same += 1
         if not ok:
             bad.append(f"line {lineno}: {s1} {s2}: STAT PLINK {stat_s} ours {our_stat!r} (rel {r:.3g})")
         if p_s != "NA":
@@ -117,6 +120,7 @@ def main():
             if p > 1e-300 and p != 1.0:
                 our_p = float(our_p_s)
                 n_p += 1
+                n_p_same += f"{our_p:.4g}" == p_s
                 r = rel(p, our_p)
                 if r > max_p_rel:
                     max_p_rel, worst_p = r, (s1, s2, p_s, our_p)
@@ -126,6 +130,9 @@ def main():
     print(f"PLINK pairs: {len(plink)}; STAT compared: {n_stat}; P compared: {n_p}; "
           f"nan pairs (degenerate in both): {n_nan}; pairs only in epistream: {extra}")
     print("DF counts: " + ", ".join(f"{k}: {v}" for k, v in sorted(df_hist.items())))
+    print(f"STAT printed identically to 6 significant digits: {n_same} of {n_stat} "
+          "(values below 1e-6, exact fits, counted as equal); "
+          f"P identically to 4: {n_p_same} of {n_p}")
     print(f"max relative STAT difference: {max_stat_rel:.3g} {worst_stat or ''}")
     print(f"max relative P difference: {max_p_rel:.3g} {worst_p or ''}")
     if bad:

@@ -9,16 +9,21 @@
 
 static int cpu_device_count(void) { return 1; }
 
+/* Partners are counted in runs so the tables of one variant against many stay
+ * in L1 while they are scored. */
+#define CPU_RUN 64
+
 static void cpu_tile(es_scan_ctx_t *ctx, es_worker_t *w, const es_popcount_impl_t *impl,
                      uint32_t bi, uint32_t bj)
 {
     const es_planes_t *pa = &ctx->blocks[bi], *pb = &ctx->blocks[bj];
-    es_table2_t t;
+    es_table2_t t[CPU_RUN];
     for (uint32_t a = 0; a < pa->count; a++) {
-        uint32_t b0 = bi == bj ? a + 1 : 0;
-        for (uint32_t b = b0; b < pb->count; b++) {
-            es_count_pair(impl, pa, a, pb, b, &t);
-            es_worker_offer(ctx, w, pa->first + a, pb->first + b, &t);
+        for (uint32_t b0 = bi == bj ? a + 1 : 0; b0 < pb->count; b0 += CPU_RUN) {
+            uint32_t nb = pb->count - b0 < CPU_RUN ? pb->count - b0 : CPU_RUN;
+            es_count_block(impl, pa, a, pb, b0, nb, t);
+            for (uint32_t k = 0; k < nb; k++)
+                es_worker_offer(ctx, w, pa->first + a, pb->first + b0 + k, &t[k]);
         }
     }
 }

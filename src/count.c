@@ -152,14 +152,15 @@ ES_AVX512_INLINE __m512i hsum8(__m512i v0, __m512i v1, __m512i v2, __m512i v3, _
 
 /* One class's words [lo, hi): four or nine products into named accumulators
  * (named, not an array, so they stay in registers). */
-#define CLASS_LOOP(STEP)                                                                        \
-    do {                                                                                       \
-        size_t i;                                                                              \
-        for (i = lo; i + 8 <= hi; i += 8) STEP(F_LOAD);                                        \
-        if (i < hi) {                                                                          \
-            __mmask8 m = (__mmask8)((1u << (hi - i)) - 1);                                     \
-            STEP(F_MLOAD);                                                                     \
-        }                                                                                      \
+#define CLASS_LOOP(STEP)                                                                           \
+    do {                                                                                           \
+        size_t i;                                                                                  \
+        for (i = lo; i + 8 <= hi; i += 8)                                                          \
+            STEP(F_LOAD);                                                                          \
+        if (i < hi) {                                                                              \
+            __mmask8 m = (__mmask8)((1u << (hi - i)) - 1);                                         \
+            STEP(F_MLOAD);                                                                         \
+        }                                                                                          \
     } while (0)
 
 /* x[0..3]: the four P products of the cases (words [0, nc)), x[4..7] of the
@@ -171,13 +172,13 @@ ES_AVX512_INLINE void fused4(const uint64_t *restrict a1, const uint64_t *restri
     __m512i s0 = _mm512_setzero_si512(), s1 = s0, s2 = s0, s3 = s0;
     __m512i c0 = s0, c1 = s0, c2 = s0, c3 = s0;
     size_t lo, hi;
-#define STEP4(A0, A1, A2, A3, LD)                                                              \
-    do {                                                                                       \
-        __m512i x1 = LD(a1, i), x2 = LD(a2, i), y1 = LD(b1, i), y2 = LD(b2, i);                \
-        F_ACC(A0, x1, y1);                                                                     \
-        F_ACC(A1, x1, y2);                                                                     \
-        F_ACC(A2, x2, y1);                                                                     \
-        F_ACC(A3, x2, y2);                                                                     \
+#define STEP4(A0, A1, A2, A3, LD)                                                                  \
+    do {                                                                                           \
+        __m512i x1 = LD(a1, i), x2 = LD(a2, i), y1 = LD(b1, i), y2 = LD(b2, i);                    \
+        F_ACC(A0, x1, y1);                                                                         \
+        F_ACC(A1, x1, y2);                                                                         \
+        F_ACC(A2, x2, y1);                                                                         \
+        F_ACC(A3, x2, y2);                                                                         \
     } while (0)
 #define STEP4_CASE(LD) STEP4(s0, s1, s2, s3, LD)
 #define STEP4_CTRL(LD) STEP4(c0, c1, c2, c3, LD)
@@ -200,19 +201,19 @@ ES_AVX512_INLINE void fused9(const uint64_t *restrict a1, const uint64_t *restri
     const __m512i z = _mm512_setzero_si512();
     __m512i s0 = z, s1 = z, s2 = z, s3 = z, s4 = z, s5 = z, s6 = z, s7 = z, s8 = z;
     size_t lo, hi;
-#define STEP9(LD)                                                                              \
-    do {                                                                                       \
-        __m512i x1 = LD(a1, i), x2 = LD(a2, i), xv = LD(av, i);                                \
-        __m512i y1 = LD(b1, i), y2 = LD(b2, i), yv = LD(bv, i);                                \
-        F_ACC(s0, x1, y1);                                                                     \
-        F_ACC(s1, x1, y2);                                                                     \
-        F_ACC(s2, x2, y1);                                                                     \
-        F_ACC(s3, x2, y2);                                                                     \
-        F_ACC(s4, x1, yv);                                                                     \
-        F_ACC(s5, x2, yv);                                                                     \
-        F_ACC(s6, xv, y1);                                                                     \
-        F_ACC(s7, xv, y2);                                                                     \
-        F_ACC(s8, xv, yv);                                                                     \
+#define STEP9(LD)                                                                                  \
+    do {                                                                                           \
+        __m512i x1 = LD(a1, i), x2 = LD(a2, i), xv = LD(av, i);                                    \
+        __m512i y1 = LD(b1, i), y2 = LD(b2, i), yv = LD(bv, i);                                    \
+        F_ACC(s0, x1, y1);                                                                         \
+        F_ACC(s1, x1, y2);                                                                         \
+        F_ACC(s2, x2, y1);                                                                         \
+        F_ACC(s3, x2, y2);                                                                         \
+        F_ACC(s4, x1, yv);                                                                         \
+        F_ACC(s5, x2, yv);                                                                         \
+        F_ACC(s6, xv, y1);                                                                         \
+        F_ACC(s7, xv, y2);                                                                         \
+        F_ACC(s8, xv, yv);                                                                         \
     } while (0)
     lo = 0, hi = nc;
     CLASS_LOOP(STEP9);
@@ -277,7 +278,8 @@ static ES_AVX512 void count_block_avx512(const es_popcount_impl_t *impl, const e
                                          uint32_t a, const es_planes_t *pb, uint32_t b0,
                                          uint32_t nb, es_table2_t *t)
 {
-    for (uint32_t k = 0; k < nb; k++) count_avx512(impl, pa, a, pb, b0 + k, t + k);
+    for (uint32_t k = 0; k < nb; k++)
+        count_avx512(impl, pa, a, pb, b0 + k, t + k);
 }
 
 /* The implementation the fused kernels stand in for (NULL: none). */
@@ -316,14 +318,16 @@ void es_count_block(const es_popcount_impl_t *impl, const es_planes_t *pa, uint3
         return;
     }
 #endif
-    for (uint32_t k = 0; k < nb; k++) count_generic(impl, pa, a, pb, b0 + k, t + k);
+    for (uint32_t k = 0; k < nb; k++)
+        count_generic(impl, pa, a, pb, b0 + k, t + k);
 }
 
 void es_count_pair_naive(const uint8_t *ga, const uint8_t *gb, const int8_t *status, uint32_t n,
                          es_table2_t *t)
 {
     for (int y = 0; y < 2; y++)
-        for (int c = 0; c < 9; c++) t->n[y][c] = 0;
+        for (int c = 0; c < 9; c++)
+            t->n[y][c] = 0;
     for (uint32_t s = 0; s < n; s++) {
         if (status[s] < 0 || ga[s] > 2 || gb[s] > 2) continue;
         t->n[status[s] ? 1 : 0][ga[s] * 3 + gb[s]]++;

@@ -199,6 +199,14 @@ typedef struct {
 
 /** Compute statistic s of table t.  Deterministic: a pure function of t. */
 void es_stat_compute(es_stat_t s, const es_table2_t *t, es_stat_result_t *r);
+/** The two halves of es_stat_compute, so the scan can skip the p-value of
+ *  pairs that go nowhere: es_stat_value sets stat and df (p, log10p NaN),
+ *  es_stat_pvalue then sets p and log10p.  value + pvalue == compute, bit for bit. */
+void es_stat_value(es_stat_t s, const es_table2_t *t, es_stat_result_t *r);
+void es_stat_pvalue(es_stat_t s, const es_table2_t *t, es_stat_result_t *r);
+/** The chi-square-distributed quantity behind a statistic's p-value: the
+ *  statistic itself (boost, chi2) or G = 2 N ln2 I (mi, ig); NaN for k2. */
+double es_stat_g(es_stat_t s, const es_table2_t *t, double stat);
 
 /** Individual statistics (exposed for tests). */
 double es_stat_boost(const es_table2_t *t);

@@ -34,10 +34,10 @@
 
 /* What stays the same for every variant of one es_pack() call. */
 typedef struct {
-    size_t n_src;       /* source words: ceil(.fam samples / 64) */
-    size_t bpv;         /* .bed bytes per variant */
-    uint64_t *mask[2];  /* mask[y][w]: .fam samples 64w.. of class y (0 control, 1 case) */
-    int dense;          /* slots follow .fam order without gaps within each class */
+    size_t n_src;      /* source words: ceil(.fam samples / 64) */
+    size_t bpv;        /* .bed bytes per variant */
+    uint64_t *mask[2]; /* mask[y][w]: .fam samples 64w.. of class y (0 control, 1 case) */
+    int dense;         /* slots follow .fam order without gaps within each class */
     const int64_t *slot;
     uint32_t words, w_case, n_planes;
 } plan_t;
@@ -103,7 +103,8 @@ static void lut_init(void)
 {
     for (unsigned m = 0; m < 256; m++) {
         unsigned k = 0;
-        for (unsigned b = 0; b < 8; b++) k += (m >> b) & 1;
+        for (unsigned b = 0; b < 8; b++)
+            k += (m >> b) & 1;
         pop8[m] = (uint8_t)k;
         for (unsigned x = 0; x < 256; x++) {
             unsigned c = 0, pos = 0;
@@ -173,7 +174,8 @@ static inline __attribute__((always_inline)) void wr_finish(writer_t *wr)
     for (int i = 0; i < 3; i++) {
         uint32_t k = wi;
         if (wr->fill) wr->o[i][k++] = wr->acc[i];
-        for (; k < wr->w_end; k++) wr->o[i][k] = 0;
+        for (; k < wr->w_end; k++)
+            wr->o[i][k] = 0;
     }
 }
 
@@ -181,9 +183,10 @@ static inline __attribute__((always_inline)) void wr_finish(writer_t *wr)
 
 /* planes: the variant's planes (P1, P2 at +words, V at +2*words or in vbuf
  * when n_planes == 2); cnt[y][i]: set bits of plane i in class y. */
-static inline __attribute__((always_inline)) void
-pack_dense(const plan_t *pn, const uint8_t *row, uint64_t *planes, uint64_t *vbuf,
-           uint64_t cnt[2][3], even_bits_fn even, compress3_fn compress)
+static inline __attribute__((always_inline)) void pack_dense(const plan_t *pn, const uint8_t *row,
+                                                             uint64_t *planes, uint64_t *vbuf,
+                                                             uint64_t cnt[2][3], even_bits_fn even,
+                                                             compress3_fn compress)
 {
     writer_t wr[2];
     const uint32_t off[2] = {pn->w_case, 0}; /* controls after the case words */
@@ -210,7 +213,8 @@ pack_dense(const plan_t *pn, const uint8_t *row, uint64_t *planes, uint64_t *vbu
     }
     for (int y = 0; y < 2; y++) {
         wr_finish(&wr[y]);
-        for (int i = 0; i < 3; i++) cnt[y][i] = wr[y].pop[i];
+        for (int i = 0; i < 3; i++)
+            cnt[y][i] = wr[y].pop[i];
     }
 }
 
@@ -226,9 +230,8 @@ pack_rows_body(const plan_t *pn, const es_plink_t *pk, uint32_t first, uint32_t 
     }
 }
 
-typedef void (*pack_rows_fn)(const plan_t *pn, const es_plink_t *pk, uint32_t first,
-                             uint32_t count, es_planes_t *pl, uint64_t *vbuf,
-                             uint64_t (*cnt)[2][3]);
+typedef void (*pack_rows_fn)(const plan_t *pn, const es_plink_t *pk, uint32_t first, uint32_t count,
+                             es_planes_t *pl, uint64_t *vbuf, uint64_t (*cnt)[2][3]);
 
 static void pack_rows_generic(const plan_t *pn, const es_plink_t *pk, uint32_t first,
                               uint32_t count, es_planes_t *pl, uint64_t *vbuf,
@@ -343,8 +346,10 @@ static int plan_build(plan_t *pn, const es_dataset_t *ds, const es_planes_t *pl)
         int64_t d = ds->slot[s];
         if (d < 0) continue;
         int y;
-        if ((uint64_t)d < case_end) y = 1;
-        else if ((uint64_t)d >= ctrl_begin && (uint64_t)d < ctrl_end) y = 0;
+        if ((uint64_t)d < case_end)
+            y = 1;
+        else if ((uint64_t)d >= ctrl_begin && (uint64_t)d < ctrl_end)
+            y = 0;
         else {
             es_error("sample %u has plane slot %lld, outside the %u cases and %u controls", s,
                      (long long)d, ds->n_case, ds->n_ctrl);
@@ -389,7 +394,8 @@ static void pack_scatter(const plan_t *pn, const uint8_t *row, uint64_t *planes,
 {
     uint64_t *o[3] = {planes, planes + pn->words,
                       pn->n_planes == 3 ? planes + 2 * (size_t)pn->words : vbuf};
-    for (int i = 0; i < 3; i++) memset(o[i], 0, (size_t)pn->words * sizeof(uint64_t));
+    for (int i = 0; i < 3; i++)
+        memset(o[i], 0, (size_t)pn->words * sizeof(uint64_t));
     for (size_t w = 0; w < pn->n_src; w++) {
         uint64_t p[3];
         uint64_t m = pn->mask[0][w] | pn->mask[1][w];
@@ -398,14 +404,16 @@ static void pack_scatter(const plan_t *pn, const uint8_t *row, uint64_t *planes,
             unsigned b = (unsigned)__builtin_ctzll(m);
             m &= m - 1;
             uint64_t d = (uint64_t)pn->slot[w * 64 + b];
-            for (int i = 0; i < 3; i++) o[i][d / 64] |= (p[i] >> b & 1) << (d % 64);
+            for (int i = 0; i < 3; i++)
+                o[i][d / 64] |= (p[i] >> b & 1) << (d % 64);
         }
     }
     for (int y = 0; y < 2; y++) {
         uint32_t lo = y ? 0 : pn->w_case, hi = y ? pn->w_case : pn->words;
         for (int i = 0; i < 3; i++) {
             uint64_t c = 0;
-            for (uint32_t k = lo; k < hi; k++) c += (uint64_t)__builtin_popcountll(o[i][k]);
+            for (uint32_t k = lo; k < hi; k++)
+                c += (uint64_t)__builtin_popcountll(o[i][k]);
             cnt[y][i] = c;
         }
     }
@@ -457,7 +465,7 @@ int es_pack(const es_dataset_t *ds, uint32_t first, uint32_t count, es_planes_t 
     int ret = ES_OK;
     plan_t pn;
     uint64_t *vbuf = NULL;
-    uint64_t (*cnt)[2][3] = NULL;
+    uint64_t(*cnt)[2][3] = NULL;
 
     memset(&pn, 0, sizeof pn);
     if (!ds || !pl || !pl->planes || (uint64_t)first + count > ds->plink->n_variants) {
@@ -510,7 +518,8 @@ int es_pack(const es_dataset_t *ds, uint32_t first, uint32_t count, es_planes_t 
     pl->first = first;
     pl->count = count;
 out:
-    if (ret == ES_ERR_NOMEM) es_error("out of memory packing variants %u..%u", first, first + count);
+    if (ret == ES_ERR_NOMEM)
+        es_error("out of memory packing variants %u..%u", first, first + count);
     plan_free(&pn);
     free(vbuf);
     free(cnt);

@@ -63,7 +63,8 @@ and9_body(const uint64_t *restrict a1, const uint64_t *restrict a2, const uint64
         s[7] += (uint64_t)__builtin_popcountll(xv & y2);
         s[8] += (uint64_t)__builtin_popcountll(xv & yv);
     }
-    for (int k = 0; k < 9; k++) out[k] += s[k];
+    for (int k = 0; k < 9; k++)
+        out[k] += s[k];
 }
 
 static void and4_scalar(const uint64_t *restrict a1, const uint64_t *restrict a2,
@@ -120,8 +121,8 @@ static const es_popcount_impl_t popcount_popcnt = {
 
 #define ES_AVX2 __attribute__((target("avx2,popcnt")))
 
-static inline ES_AVX2 __attribute__((always_inline)) __m256i
-avx2_bytecount(__m256i v, __m256i lut, __m256i low)
+static inline ES_AVX2 __attribute__((always_inline)) __m256i avx2_bytecount(__m256i v, __m256i lut,
+                                                                            __m256i low)
 {
     __m256i lo = _mm256_and_si256(v, low);
     __m256i hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), low);
@@ -143,8 +144,8 @@ static ES_AVX2 void and4_avx2(const uint64_t *restrict a1, const uint64_t *restr
                               const uint64_t *restrict b1, const uint64_t *restrict b2, size_t nw,
                               uint64_t out[4])
 {
-    const __m256i lut = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1,
-                                         2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
+    const __m256i lut = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2,
+                                         1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
     const __m256i low = _mm256_set1_epi8(0x0f), zero = _mm256_setzero_si256();
     __m256i t0 = zero, t1 = zero, t2 = zero, t3 = zero;
     size_t nv = nw / 4, i = 0;
@@ -182,16 +183,18 @@ static ES_AVX2 void and9_avx2(const uint64_t *restrict a1, const uint64_t *restr
                               const uint64_t *restrict b2, const uint64_t *restrict bv, size_t nw,
                               uint64_t out[9])
 {
-    const __m256i lut = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1,
-                                         2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
+    const __m256i lut = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2,
+                                         1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
     const __m256i low = _mm256_set1_epi8(0x0f), zero = _mm256_setzero_si256();
     __m256i t[9];
-    for (int k = 0; k < 9; k++) t[k] = zero;
+    for (int k = 0; k < 9; k++)
+        t[k] = zero;
     size_t nv = nw / 4, i = 0;
     while (i < nv) {
         size_t end = nv - i > AVX2_FLUSH ? i + AVX2_FLUSH : nv;
         __m256i c[9];
-        for (int k = 0; k < 9; k++) c[k] = zero;
+        for (int k = 0; k < 9; k++)
+            c[k] = zero;
         for (; i < end; i++) {
             __m256i x1 = LOADU256(a1, i), x2 = LOADU256(a2, i), xv = LOADU256(av, i);
             __m256i y1 = LOADU256(b1, i), y2 = LOADU256(b2, i), yv = LOADU256(bv, i);
@@ -205,10 +208,12 @@ static ES_AVX2 void and9_avx2(const uint64_t *restrict a1, const uint64_t *restr
             c[7] = _mm256_add_epi8(c[7], avx2_bytecount(_mm256_and_si256(xv, y2), lut, low));
             c[8] = _mm256_add_epi8(c[8], avx2_bytecount(_mm256_and_si256(xv, yv), lut, low));
         }
-        for (int k = 0; k < 9; k++) t[k] = _mm256_add_epi64(t[k], _mm256_sad_epu8(c[k], zero));
+        for (int k = 0; k < 9; k++)
+            t[k] = _mm256_add_epi64(t[k], _mm256_sad_epu8(c[k], zero));
     }
     uint64_t s[9];
-    for (int k = 0; k < 9; k++) s[k] = avx2_hsum(t[k]);
+    for (int k = 0; k < 9; k++)
+        s[k] = avx2_hsum(t[k]);
     for (size_t k = nv * 4; k < nw; k++) {
         uint64_t x1 = a1[k], x2 = a2[k], xv = av[k], y1 = b1[k], y2 = b2[k], yv = bv[k];
         s[0] += (uint64_t)__builtin_popcountll(x1 & y1);
@@ -221,7 +226,8 @@ static ES_AVX2 void and9_avx2(const uint64_t *restrict a1, const uint64_t *restr
         s[7] += (uint64_t)__builtin_popcountll(xv & y2);
         s[8] += (uint64_t)__builtin_popcountll(xv & yv);
     }
-    for (int k = 0; k < 9; k++) out[k] += s[k];
+    for (int k = 0; k < 9; k++)
+        out[k] += s[k];
 }
 
 static const es_popcount_impl_t popcount_avx2 = {
@@ -275,23 +281,24 @@ static ES_AVX512 void and9_avx512(const uint64_t *restrict a1, const uint64_t *r
 {
     __m512i s0 = _mm512_setzero_si512(), s1 = s0, s2 = s0, s3 = s0, s4 = s0, s5 = s0, s6 = s0,
             s7 = s0, s8 = s0;
-#define STEP9(LD)                                                                              \
-    do {                                                                                       \
-        __m512i x1 = LD(a1), x2 = LD(a2), xv = LD(av), y1 = LD(b1), y2 = LD(b2), yv = LD(bv);  \
-        ACC512(s0, x1, y1);                                                                    \
-        ACC512(s1, x1, y2);                                                                    \
-        ACC512(s2, x2, y1);                                                                    \
-        ACC512(s3, x2, y2);                                                                    \
-        ACC512(s4, x1, yv);                                                                    \
-        ACC512(s5, x2, yv);                                                                    \
-        ACC512(s6, xv, y1);                                                                    \
-        ACC512(s7, xv, y2);                                                                    \
-        ACC512(s8, xv, yv);                                                                    \
+#define STEP9(LD)                                                                                  \
+    do {                                                                                           \
+        __m512i x1 = LD(a1), x2 = LD(a2), xv = LD(av), y1 = LD(b1), y2 = LD(b2), yv = LD(bv);      \
+        ACC512(s0, x1, y1);                                                                        \
+        ACC512(s1, x1, y2);                                                                        \
+        ACC512(s2, x2, y1);                                                                        \
+        ACC512(s3, x2, y2);                                                                        \
+        ACC512(s4, x1, yv);                                                                        \
+        ACC512(s5, x2, yv);                                                                        \
+        ACC512(s6, xv, y1);                                                                        \
+        ACC512(s7, xv, y2);                                                                        \
+        ACC512(s8, xv, yv);                                                                        \
     } while (0)
     size_t nv = nw / 8, i;
 #define LD_FULL(p) LOAD512(p, i)
 #define LD_TAIL(p) MLOAD512(m, p, i)
-    for (i = 0; i < nv; i++) STEP9(LD_FULL);
+    for (i = 0; i < nv; i++)
+        STEP9(LD_FULL);
     if (nw % 8) {
         __mmask8 m = (__mmask8)((1u << (nw % 8)) - 1);
         STEP9(LD_TAIL);

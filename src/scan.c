@@ -117,24 +117,60 @@ static int sig_append(es_worker_t *w, const es_pair_t *p)
     return ES_OK;
 }
 
+/* Largest statistic that surely cannot matter for the top-k or the summary of
+ * variant slots si, sj of this tile (higher-is-better statistics only). */
+static inline double prune_below(const es_scan_ctx_t *ctx, const es_worker_t *w, size_t si,
+                                 size_t sj)
+{
+    double lim = ctx->sig_min;
+    if (w->top.n < w->top.k) return -INFINITY;
+    if (w->top.heap[0].stat < lim) lim = w->top.heap[0].stat;
+    const es_summary_t *a = &w->tsum[si], *b = &w->tsum[sj];
+    if (a->best_partner == UINT32_MAX || b->best_partner == UINT32_MAX) return -INFINITY;
+    if (a->best_stat < lim) lim = a->best_stat;
+    if (b->best_stat < lim) lim = b->best_stat;
+    return lim;
+}
+
 void es_worker_offer(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j,
                      const es_table2_t *t)
 {
-    es_stat_result_t r;
-    es_stat_compute(ctx->stat, t, &r);
-    es_pair_t p = {.i = i, .j = j, .stat = r.stat, .p = r.p, .log10p = r.log10p, .df = r.df};
-    uint32_t n = 0;
-    for (int k = 0; k < 9; k++) n += t->n[0][k] + t->n[1][k];
-    p.n = n;
-    int sig = ctx->do_sig && r.p <= ctx->p_threshold;
-    if (sig && sig_append(w, &p) != ES_OK) w->err = ES_ERR_NOMEM;
-    es_topk_push(&w->top, &p);
     uint32_t base_i = w->bi * ctx->block, base_j = w->bj * ctx->block;
     size_t si = i - base_i;
     size_t sj = (w->bi == w->bj ? 0 : ctx->block) + (j - base_j);
-    summary_update(&w->tsum[si], r.stat, r.p, j, sig, ctx->higher_is_better);
-    summary_update(&w->tsum[sj], r.stat, r.p, i, sig, ctx->higher_is_better);
+    es_summary_t *sa = &w->tsum[si], *sb = &w->tsum[sj];
+    int hib = ctx->higher_is_better;
     w->tile_pairs++;
+    /* BOOST's exact fit is iterative; its Kirkwood bound is cheap and never below
+     * it, so a pair whose bound cannot reach the top-k, either variant's best or
+     * the significance threshold is counted and dropped without the fit. */
+    if (ctx->stat == ES_STAT_BOOST && es_stat_boost_bound(t) < prune_below(ctx, w, si, sj)) {
+        sa->n_tot++;
+        sb->n_tot++;
+        return;
+    }
+    es_stat_result_t r;
+    es_stat_value(ctx->stat, t, &r);
+    int have_p = 0, sig = 0;
+    if (ctx->do_sig && r.df >= 0 && r.df <= ES_MAX_DF &&
+        es_stat_g(ctx->stat, t, r.stat) >= ctx->sig_crit[r.df]) {
+        es_stat_pvalue(ctx->stat, t, &r);
+        have_p = 1;
+        sig = r.p <= ctx->p_threshold;
+    }
+    int to_top = es_topk_would_accept(&w->top, r.stat);
+    int to_a = summary_better(sa, r.stat, j, hib), to_b = summary_better(sb, r.stat, i, hib);
+    if (!have_p && (to_top || to_a || to_b)) es_stat_pvalue(ctx->stat, t, &r);
+    es_pair_t p = {.i = i, .j = j, .stat = r.stat, .p = r.p, .log10p = r.log10p, .df = r.df};
+    if (to_top || sig) {
+        uint32_t n = 0;
+        for (int k = 0; k < 9; k++) n += t->n[0][k] + t->n[1][k];
+        p.n = n;
+    }
+    if (sig && sig_append(w, &p) != ES_OK) w->err = ES_ERR_NOMEM;
+    if (to_top) es_topk_push(&w->top, &p);
+    summary_update(sa, r.stat, r.p, j, sig, hib);
+    summary_update(sb, r.stat, r.p, i, sig, hib);
 }
 
 static int pair_ij_cmp(const void *a, const void *b)
@@ -320,6 +356,32 @@ static int pack_all(es_scan_ctx_t *ctx, uint32_t n_planes, int threads)
     return err;
 }
 
+/* Smallest G whose p-value can be <= thr, with a margin so that rounding in the
+ * p-value never makes a pair below it significant; above it the p-value itself
+ * decides.  G is chi-square distributed with df degrees of freedom. */
+static double g_critical(double thr, int df)
+{
+    if (thr >= 1.0) return -INFINITY; /* every p-value is <= 1 */
+    if (df <= 0) return INFINITY;     /* p is 1 */
+    double lo = 0.0, hi = 1.0;
+    while (es_chi2_sf(hi, df) > thr && hi < 1e7) hi *= 2.0;
+    for (int it = 0; it < 200 && hi - lo > 1e-12 * hi; it++) {
+        double mid = 0.5 * (lo + hi);
+        if (es_chi2_sf(mid, df) > thr) lo = mid; else hi = mid;
+    }
+    return lo * (1.0 - 1e-7) - 1e-9;
+}
+
+static void set_sig_crit(es_scan_ctx_t *ctx)
+{
+    ctx->sig_min = INFINITY;
+    for (int df = 0; df <= ES_MAX_DF; df++) {
+        ctx->sig_crit[df] = ctx->do_sig ? g_critical(ctx->p_threshold, df) : INFINITY;
+        /* the prune limit is in statistic units: only boost prunes, and its G is its STAT */
+        if (ctx->sig_crit[df] < ctx->sig_min) ctx->sig_min = ctx->sig_crit[df];
+    }
+}
+
 static void ctx_free(es_scan_ctx_t *ctx)
 {
     if (ctx->blocks)
@@ -346,6 +408,7 @@ int es_scan_run(es_scan_t *s)
     ctx.p_threshold = s->opt.p_threshold;
     ctx.m = es_dataset_n_variants(s->ds);
     ctx.top = &s->top;
+    set_sig_crit(&ctx);
     ctx.summary = s->summary;
     int threads = s->opt.threads;
 #ifdef _OPENMP

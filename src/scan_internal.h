@@ -39,6 +39,9 @@ typedef struct es_scan_ctx {
     int higher_is_better;
     int do_sig;         /* p_threshold given */
     double p_threshold;
+#define ES_MAX_DF 8
+    double sig_crit[ES_MAX_DF + 1]; /* per df: G below this is never significant */
+    double sig_min;                 /* min over df of sig_crit */
     uint32_t m;         /* variants */
     uint32_t block;     /* variants per block (tile side) */
     uint32_t n_blocks;

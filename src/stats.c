@@ -7,7 +7,6 @@
  * (pthread_once, so concurrent first calls are safe).  All functions are pure
  * functions of their arguments: no mutable state after the tables are built.
  */
-#include <float.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -52,10 +51,7 @@ static void tables_build(void)
     }
 }
 
-static inline void tables_init(void)
-{
-    pthread_once(&tab_once, tables_build);
-}
+static inline void tables_init(void) { pthread_once(&tab_once, tables_build); }
 
 /* Table lookups; `small` is a compile-time constant after inlining: 1 when
  * the caller has checked that every argument is below ES_STATS_TAB, which
@@ -105,15 +101,15 @@ static inline void table_margins(const es_table2_t *t, margins_t *m)
  * columns in the same order (a variant constant in the pair's table, for
  * instance) give bit-identical values, and IG is then exactly 0; and a single
  * column gives exactly 0 (x - y + (y - x)). */
-static inline __attribute__((always_inline)) double n_mi_nats(const uint64_t *r0,
-                                                              const uint64_t *r1, int ncol,
-                                                              const margins_t *m, int small)
+static inline __attribute__((always_inline)) double
+n_mi_nats(const uint64_t *r0, const uint64_t *r1, int ncol, const margins_t *m, int small)
 {
     double f[9];
     for (int c = 0; c < ncol; c++)
         f[c] = (nlogn(r0[c], small) + nlogn(r1[c], small)) - nlogn(r0[c] + r1[c], small);
     double s = 0.0;
-    for (int c = 0; c < ncol; c++) s += f[c];
+    for (int c = 0; c < ncol; c++)
+        s += f[c];
     return s + (nlogn(m->n, small) - (nlogn(m->n0, small) + nlogn(m->n1, small)));
 }
 
@@ -168,8 +164,8 @@ double es_stat_mi(const es_table2_t *t, int *df)
     if (df) *df = m.df;
     if (m.df <= 0) return 0.0;
     table_rows(t, &r, 0);
-    double g = m.n < ES_STATS_TAB ? n_mi_nats(r.r0, r.r1, 9, &m, 1)
-                                  : n_mi_nats(r.r0, r.r1, 9, &m, 0);
+    double g =
+        m.n < ES_STATS_TAB ? n_mi_nats(r.r0, r.r1, 9, &m, 1) : n_mi_nats(r.r0, r.r1, 9, &m, 0);
     /* MI is non-negative; a negative value is rounding of an exact zero */
     return g > 0.0 ? g / ((double)m.n * M_LN2) : 0.0;
 }
@@ -217,7 +213,8 @@ double es_stat_k2(const es_table2_t *t)
 {
     tables_init();
     uint64_t n = 0;
-    for (int c = 0; c < 9; c++) n += (uint64_t)t->n[0][c] + t->n[1][c];
+    for (int c = 0; c < 9; c++)
+        n += (uint64_t)t->n[0][c] + t->n[1][c];
     return n + 1 < ES_STATS_TAB ? k2_sum(t, 1) : k2_sum(t, 0);
 }
 
@@ -392,44 +389,53 @@ static inline void set_g_test(double g, int df, es_stat_result_t *r)
     }
 }
 
-void es_stat_compute(es_stat_t s, const es_table2_t *t, es_stat_result_t *r)
+void es_stat_value(es_stat_t s, const es_table2_t *t, es_stat_result_t *r)
 {
-    margins_t m;
     r->df = 0;
-    r->p = 1.0;
-    r->log10p = 0.0;
+    r->p = NAN;
+    r->log10p = NAN;
     switch (s) {
     case ES_STAT_BOOST:
         r->df = boost_df(t);
         r->stat = r->df ? es_stat_boost(t) : 0.0;
-        set_g_test(r->stat, r->df, r);
         break;
-    case ES_STAT_CHI2:
-        r->stat = es_stat_chi2(t, &r->df);
-        set_g_test(r->stat, r->df, r);
-        break;
-    case ES_STAT_MI:
-        r->stat = es_stat_mi(t, &r->df);
-        table_margins(t, &m);
-        /* G = 2 N ln2 I, I in bits */
-        set_g_test(2.0 * (double)m.n * M_LN2 * r->stat, r->df, r);
-        break;
-    case ES_STAT_IG:
-        r->stat = es_stat_ig(t, &r->df);
-        table_margins(t, &m);
-        set_g_test(2.0 * (double)m.n * M_LN2 * r->stat, r->df, r);
-        break;
-    case ES_STAT_K2:
-        r->stat = es_stat_k2(t);
-        r->p = NAN;
-        r->log10p = NAN;
-        break;
-    default:
-        r->stat = NAN;
-        r->p = NAN;
-        r->log10p = NAN;
-        break;
+    case ES_STAT_CHI2: r->stat = es_stat_chi2(t, &r->df); break;
+    case ES_STAT_MI: r->stat = es_stat_mi(t, &r->df); break;
+    case ES_STAT_IG: r->stat = es_stat_ig(t, &r->df); break;
+    case ES_STAT_K2: r->stat = es_stat_k2(t); break;
+    default: r->stat = NAN; break;
     }
+}
+
+double es_stat_g(es_stat_t s, const es_table2_t *t, double stat)
+{
+    margins_t m;
+    switch (s) {
+    case ES_STAT_BOOST:
+    case ES_STAT_CHI2: return stat;
+    case ES_STAT_MI:
+    case ES_STAT_IG:
+        /* G = 2 N ln2 I, I in bits */
+        table_margins(t, &m);
+        return 2.0 * (double)m.n * M_LN2 * stat;
+    default: return NAN;
+    }
+}
+
+void es_stat_pvalue(es_stat_t s, const es_table2_t *t, es_stat_result_t *r)
+{
+    if (!es_stat_has_p(s)) {
+        r->p = NAN;
+        r->log10p = NAN;
+        return;
+    }
+    set_g_test(es_stat_g(s, t, r->stat), r->df, r);
+}
+
+void es_stat_compute(es_stat_t s, const es_table2_t *t, es_stat_result_t *r)
+{
+    es_stat_value(s, t, r);
+    es_stat_pvalue(s, t, r);
 }
 
 /* ---- names ------------------------------------------------------------------ */
@@ -462,12 +468,6 @@ const char *es_stat_name(es_stat_t stat)
     return stat_names[stat];
 }
 
-int es_stat_higher_is_better(es_stat_t stat)
-{
-    return stat != ES_STAT_K2;
-}
+int es_stat_higher_is_better(es_stat_t stat) { return stat != ES_STAT_K2; }
 
-int es_stat_has_p(es_stat_t stat)
-{
-    return stat != ES_STAT_K2;
-}
+int es_stat_has_p(es_stat_t stat) { return stat != ES_STAT_K2; }

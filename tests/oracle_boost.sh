@@ -28,6 +28,7 @@ check() {
 check d
 
 "$EPISTREAM" sim --samples 120 --variants 80 --missing 0.1 --maf-min 0.01 --maf-max 0.1 \
-    --seed 9 --out "$T/r" >"$T/sim.out" 2>&1 || { cat "$T/sim.out" >&2; fail "epistream sim (rare)"; }
+    --seed 9 --out "$T/r" >"$T/sim.out" 2>&1 ||
+    { cat "$T/sim.out" >&2; fail "epistream sim (rare)"; }
 check r
 exit 0

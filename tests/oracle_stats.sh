@@ -29,7 +29,8 @@ check r
 
 if command -v plink1.9 >/dev/null 2>&1; then
     plink1.9 --dummy 300 30 0.02 --seed 11 --make-bed --threads 1 --memory 256 \
-        --out "$T/p" >"$T/p.plink.log" 2>&1 || { cat "$T/p.plink.log" >&2; fail "plink1.9 --dummy"; }
+        --out "$T/p" >"$T/p.plink.log" 2>&1 ||
+        { cat "$T/p.plink.log" >&2; fail "plink1.9 --dummy"; }
     check p
 fi
 exit 0

@@ -41,21 +41,22 @@ typedef struct {
 static uint8_t draw_genotype(uint64_t *rng, uint32_t v, double maf, double miss)
 {
     switch (v % 9) {
-    case 1: return 0;           /* monomorphic hom A2 */
-    case 2: return 2;           /* monomorphic hom A1 */
+    case 1: return 0;                /* monomorphic hom A2 */
+    case 2: return 2;                /* monomorphic hom A1 */
     case 3: return miss > 0 ? 3 : 1; /* all missing (or all het) */
     default: break;
     }
     if (miss > 0 && v % 9 != 4 && (double)tu_rand(rng) / 18446744073709551616.0 < miss) return 3;
     uint8_t g = 0;
-    for (int k = 0; k < 2; k++) g += (double)tu_rand(rng) / 18446744073709551616.0 < maf;
+    for (int k = 0; k < 2; k++)
+        g += (double)tu_rand(rng) / 18446744073709551616.0 < maf;
     return g;
 }
 
 /* miss: missing-call rate of the variants that have any; miss_from: variants
  * before it have no missing call at all (for blocks without a V plane). */
-static void fake_make(fake_t *f, uint32_t n, uint32_t m, double miss, uint32_t miss_from,
-                      int slots, uint64_t seed)
+static void fake_make(fake_t *f, uint32_t n, uint32_t m, double miss, uint32_t miss_from, int slots,
+                      uint64_t seed)
 {
     uint64_t rng = seed;
     memset(f, 0, sizeof *f);
@@ -70,7 +71,8 @@ static void fake_make(fake_t *f, uint32_t n, uint32_t m, double miss, uint32_t m
 
     uint32_t n_case = 0, n_ctrl = 0;
     for (uint32_t s = 0; s < n; s++) {
-        if (slots == SLOTS_SORTED) f->status[s] = s < (n + 1) / 2 ? 1 : 0;
+        if (slots == SLOTS_SORTED)
+            f->status[s] = s < (n + 1) / 2 ? 1 : 0;
         else {
             uint32_t r = tu_randn(&rng, 10);
             f->status[s] = r == 0 ? -1 : r <= 5 ? 1 : 0;
@@ -169,7 +171,8 @@ static void check_planes(const fake_t *f, const es_planes_t *pl)
                              (unsigned long long)want[p * words + w], f->n);
         }
         for (int y = 0; y < 2; y++)
-            for (int k = 0; k < 3; k++) assert_int_equal(pl->gcount[v][y][k], gc[y][k]);
+            for (int k = 0; k < 3; k++)
+                assert_int_equal(pl->gcount[v][y][k], gc[y][k]);
         assert_int_equal(pl->miss_ct[v], miss);
     }
     free(want);
@@ -188,8 +191,8 @@ static void check_pairs(const fake_t *f, const es_planes_t *blk, int n_blk)
                 if (b >= blk[k].first && b < blk[k].first + blk[k].count) pb = &blk[k];
             }
             es_table2_t want, got;
-            es_count_pair_naive(f->geno + (size_t)a * f->n, f->geno + (size_t)b * f->n,
-                                f->status, f->n, &want);
+            es_count_pair_naive(f->geno + (size_t)a * f->n, f->geno + (size_t)b * f->n, f->status,
+                                f->n, &want);
             for (size_t k = 0; impls[k]; k++) {
                 memset(&got, 0xa5, sizeof got);
                 es_count_pair(impls[k], pa, a - pa->first, pb, b - pb->first, &got);
@@ -197,8 +200,7 @@ static void check_pairs(const fake_t *f, const es_planes_t *blk, int n_blk)
                     for (int c = 0; c < 9; c++)
                         if (got.n[y][c] != want.n[y][c])
                             fail_msg("%s n=%u pair (%u,%u) class %d cell %d: %u, want %u",
-                                     impls[k]->name, f->n, a, b, y, c, got.n[y][c],
-                                     want.n[y][c]);
+                                     impls[k]->name, f->n, a, b, y, c, got.n[y][c], want.n[y][c]);
             }
         }
     /* es_count_block: each variant against every run of partners of each block */
@@ -226,7 +228,8 @@ static void check_pairs(const fake_t *f, const es_planes_t *blk, int n_blk)
                         }
                         /* nothing written past the run */
                         const unsigned char *past = (const unsigned char *)&tabs[nb];
-                        for (size_t c = 0; c < sizeof *tabs; c++) assert_int_equal(past[c], 0xa5);
+                        for (size_t c = 0; c < sizeof *tabs; c++)
+                            assert_int_equal(past[c], 0xa5);
                     }
                 }
     free(tabs);
@@ -388,14 +391,10 @@ static void test_empty(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_naive),
-        cmocka_unit_test(test_no_missing),
-        cmocka_unit_test(test_missing),
-        cmocka_unit_test(test_mixed_blocks),
-        cmocka_unit_test(test_scatter_slots),
-        cmocka_unit_test(test_sorted_samples),
-        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_naive),         cmocka_unit_test(test_no_missing),
+        cmocka_unit_test(test_missing),       cmocka_unit_test(test_mixed_blocks),
+        cmocka_unit_test(test_scatter_slots), cmocka_unit_test(test_sorted_samples),
+        cmocka_unit_test(test_errors),        cmocka_unit_test(test_empty),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,9 +16,9 @@
 
 /* Word counts around every vector width and the AVX2 byte-counter flush
  * (31 steps of 4 words). */
-static const size_t lengths[] = {0,  1,  2,  3,  4,   5,   7,   8,   9,   15,   16,   17,  23,
-                                 24, 31, 32, 33, 63,  64,  65,  100, 123, 124,  125,  127, 128,
-                                 129, 255, 256, 257, 1000, 1024, 1031, 4096, 4099};
+static const size_t lengths[] = {0,   1,   2,   3,   4,   5,   7,    8,    9,    15,   16,  17,
+                                 23,  24,  31,  32,  33,  63,  64,   65,   100,  123,  124, 125,
+                                 127, 128, 129, 255, 256, 257, 1000, 1024, 1031, 4096, 4099};
 #define N_LENGTHS (sizeof lengths / sizeof lengths[0])
 #define MAX_WORDS 4099
 /* Allocated words: room for the offsets, a multiple of 8 (aligned_alloc). */
@@ -44,7 +44,8 @@ static uint64_t random_word(uint64_t *rng, int density)
 static void fill(uint64_t *rng, int density)
 {
     for (int k = 0; k < 6; k++)
-        for (size_t i = 0; i < BUF_WORDS; i++) buf[k][i] = random_word(rng, density);
+        for (size_t i = 0; i < BUF_WORDS; i++)
+            buf[k][i] = random_word(rng, density);
 }
 
 /* The oracle of the oracle: count bit by bit. */
@@ -52,7 +53,8 @@ static uint64_t and_bits(const uint64_t *x, const uint64_t *y, size_t nw)
 {
     uint64_t c = 0;
     for (size_t i = 0; i < nw; i++)
-        for (int b = 0; b < 64; b++) c += (x[i] >> b) & (y[i] >> b) & 1;
+        for (int b = 0; b < 64; b++)
+            c += (x[i] >> b) & (y[i] >> b) & 1;
     return c;
 }
 
@@ -69,7 +71,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    for (int k = 0; k < 6; k++) free(buf[k]);
+    for (int k = 0; k < 6; k++)
+        free(buf[k]);
     return 0;
 }
 
@@ -122,14 +125,14 @@ static void test_all_vs_scalar(void **state)
                     for (int c = 0; c < 4; c++) {
                         if (o4[c] != r4[c])
                             fail_msg("%s and4 nw=%zu off=%zu density=%d out[%d]=%llu want %llu",
-                                     impls[k]->name, nw, o, density, c,
-                                     (unsigned long long)o4[c], (unsigned long long)r4[c]);
+                                     impls[k]->name, nw, o, density, c, (unsigned long long)o4[c],
+                                     (unsigned long long)r4[c]);
                     }
                     for (int c = 0; c < 9; c++) {
                         if (o9[c] != r9[c])
                             fail_msg("%s and9 nw=%zu off=%zu density=%d out[%d]=%llu want %llu",
-                                     impls[k]->name, nw, o, density, c,
-                                     (unsigned long long)o9[c], (unsigned long long)r9[c]);
+                                     impls[k]->name, nw, o, density, c, (unsigned long long)o9[c],
+                                     (unsigned long long)r9[c]);
                     }
                 }
             }
@@ -159,8 +162,8 @@ static void test_accumulates(void **state)
             impls[k]->and4(a1, a2, b1, b2, split, part4);
             impls[k]->and4(a1 + split, a2 + split, b1 + split, b2 + split, nw - split, part4);
             impls[k]->and9(a1, a2, av, b1, b2, bv, split, part9);
-            impls[k]->and9(a1 + split, a2 + split, av + split, b1 + split, b2 + split,
-                           bv + split, nw - split, part9);
+            impls[k]->and9(a1 + split, a2 + split, av + split, b1 + split, b2 + split, bv + split,
+                           nw - split, part9);
             for (int c = 0; c < 9; c++) {
                 if (c < 4) assert_int_equal(part4[c], whole4[c] + 1000 + (uint64_t)c);
                 assert_int_equal(part9[c], whole9[c] + 5000 + (uint64_t)c);
@@ -180,7 +183,8 @@ static void test_same_operand(void **state)
         uint64_t o4[4] = {0};
         impls[k]->and4(buf[0], buf[0], buf[1], buf[1], 77, o4);
         uint64_t want = and_bits(buf[0], buf[1], 77);
-        for (int c = 0; c < 4; c++) assert_int_equal(o4[c], want);
+        for (int c = 0; c < 4; c++)
+            assert_int_equal(o4[c], want);
     }
 }
 
@@ -196,12 +200,14 @@ static void test_registry(void **state)
         assert_non_null(impls[n]->name);
         assert_non_null(impls[n]->and4);
         assert_non_null(impls[n]->and9);
-        for (size_t k = 0; k < n; k++) assert_string_not_equal(impls[k]->name, impls[n]->name);
+        for (size_t k = 0; k < n; k++)
+            assert_string_not_equal(impls[k]->name, impls[n]->name);
     }
     assert_true(n >= 1 && n <= 4);
     assert_ptr_equal(es_popcount_best(), &es_popcount_scalar);
     print_message("popcount kernels on this CPU:");
-    for (size_t k = 0; impls[k]; k++) print_message(" %s", impls[k]->name);
+    for (size_t k = 0; impls[k]; k++)
+        print_message(" %s", impls[k]->name);
     print_message("\n");
 }
 
@@ -211,10 +217,8 @@ int main(void)
      * lists every supported kernel, which the other tests use. */
     setenv("ES_POPCOUNT", "scalar", 1);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_registry),
-        cmocka_unit_test(test_scalar_exact),
-        cmocka_unit_test(test_all_vs_scalar),
-        cmocka_unit_test(test_accumulates),
+        cmocka_unit_test(test_registry),      cmocka_unit_test(test_scalar_exact),
+        cmocka_unit_test(test_all_vs_scalar), cmocka_unit_test(test_accumulates),
         cmocka_unit_test(test_same_operand),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

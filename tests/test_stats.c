@@ -27,25 +27,25 @@
 #include "es_internal.h"
 #include "testutil.h"
 
-#define CHECK_REL(got, want, tol)                                                            \
-    do {                                                                                     \
-        double g_ = (got), w_ = (want);                                                      \
-        double d_ = fabs(g_ - w_), m_ = fabs(w_) > fabs(g_) ? fabs(w_) : fabs(g_);           \
-        if (!(d_ <= (tol) * m_ || d_ == 0.0)) {                                              \
-            print_error("%s = %.17g, expected %.17g (rel %.3g > %.3g)\n", #got, g_, w_,      \
-                        d_ / m_, (double)(tol));                                             \
-            fail();                                                                          \
-        }                                                                                    \
+#define CHECK_REL(got, want, tol)                                                                  \
+    do {                                                                                           \
+        double g_ = (got), w_ = (want);                                                            \
+        double d_ = fabs(g_ - w_), m_ = fabs(w_) > fabs(g_) ? fabs(w_) : fabs(g_);                 \
+        if (!(d_ <= (tol)*m_ || d_ == 0.0)) {                                                      \
+            print_error("%s = %.17g, expected %.17g (rel %.3g > %.3g)\n", #got, g_, w_, d_ / m_,   \
+                        (double)(tol));                                                            \
+            fail();                                                                                \
+        }                                                                                          \
     } while (0)
 
-#define CHECK_CLOSE(got, want, rel, abs_tol)                                                 \
-    do {                                                                                     \
-        double g_ = (got), w_ = (want);                                                      \
-        double d_ = fabs(g_ - w_), m_ = fabs(w_) > fabs(g_) ? fabs(w_) : fabs(g_);           \
-        if (!(d_ <= (rel) * m_ || d_ <= (abs_tol))) {                                        \
-            print_error("%s = %.17g, expected %.17g (diff %.3g)\n", #got, g_, w_, d_);       \
-            fail();                                                                          \
-        }                                                                                    \
+#define CHECK_CLOSE(got, want, rel, abs_tol)                                                       \
+    do {                                                                                           \
+        double g_ = (got), w_ = (want);                                                            \
+        double d_ = fabs(g_ - w_), m_ = fabs(w_) > fabs(g_) ? fabs(w_) : fabs(g_);                 \
+        if (!(d_ <= (rel)*m_ || d_ <= (abs_tol))) {                                                \
+            print_error("%s = %.17g, expected %.17g (diff %.3g)\n", #got, g_, w_, d_);             \
+            fail();                                                                                \
+        }                                                                                          \
     } while (0)
 
 /* ---- table helpers ---------------------------------------------------------- */
@@ -83,7 +83,8 @@ static void table_sparse(uint64_t *rng, es_table2_t *t)
     uint32_t mx = 1 + tu_randn(rng, tu_randn(rng, 2) ? 4 : 40);
     double pz = unif(rng);
     for (int y = 0; y < 2; y++)
-        for (int c = 0; c < 9; c++) t->n[y][c] = unif(rng) < pz ? 0 : tu_randn(rng, mx);
+        for (int c = 0; c < 9; c++)
+            t->n[y][c] = unif(rng) < pz ? 0 : tu_randn(rng, mx);
 }
 
 /* counts drawn around a table with no three-way interaction,
@@ -91,7 +92,8 @@ static void table_sparse(uint64_t *rng, es_table2_t *t)
 static void table_product(uint64_t *rng, es_table2_t *t)
 {
     double f[9], g[6], h[6], p[18], sum = 0.0, scale = pow(10.0, 1.0 + 5.0 * unif(rng));
-    for (int i = 0; i < 9; i++) f[i] = unif(rng) < 0.1 ? 0.0 : exp(3.0 * (unif(rng) - 0.5));
+    for (int i = 0; i < 9; i++)
+        f[i] = unif(rng) < 0.1 ? 0.0 : exp(3.0 * (unif(rng) - 0.5));
     for (int i = 0; i < 6; i++) {
         g[i] = exp(3.0 * (unif(rng) - 0.5));
         h[i] = exp(3.0 * (unif(rng) - 0.5));
@@ -103,7 +105,8 @@ static void table_product(uint64_t *rng, es_table2_t *t)
                 p[(a * 3 + b) * 2 + k] = v;
                 sum += v;
             }
-    for (int i = 0; i < 18; i++) t->n[i % 2][i / 2] = (uint32_t)floor(p[i] / sum * scale + unif(rng));
+    for (int i = 0; i < 18; i++)
+        t->n[i % 2][i / 2] = (uint32_t)floor(p[i] / sum * scale + unif(rng));
 }
 
 /* A independent of (B, class): the Kirkwood approximation is exact here, so
@@ -111,8 +114,10 @@ static void table_product(uint64_t *rng, es_table2_t *t)
 static void table_indep(uint64_t *rng, es_table2_t *t)
 {
     double pa[3], pbk[6], sa = 0.0, sb = 0.0, scale = pow(10.0, 1.0 + 5.0 * unif(rng));
-    for (int i = 0; i < 3; i++) sa += pa[i] = unif(rng) < 0.2 ? 0.0 : unif(rng);
-    for (int i = 0; i < 6; i++) sb += pbk[i] = unif(rng) < 0.2 ? 0.0 : unif(rng);
+    for (int i = 0; i < 3; i++)
+        sa += pa[i] = unif(rng) < 0.2 ? 0.0 : unif(rng);
+    for (int i = 0; i < 6; i++)
+        sb += pbk[i] = unif(rng) < 0.2 ? 0.0 : unif(rng);
     if (sa == 0.0) pa[0] = sa = 1.0;
     if (sb == 0.0) pbk[0] = sb = 1.0;
     int swap = tu_randn(rng, 2), jitter = tu_randn(rng, 2);
@@ -139,7 +144,8 @@ static void table_random(uint64_t *rng, es_table2_t *t, int kind)
 static uint64_t table_total(const es_table2_t *t)
 {
     uint64_t n = 0;
-    for (int c = 0; c < 9; c++) n += (uint64_t)t->n[0][c] + t->n[1][c];
+    for (int c = 0; c < 9; c++)
+        n += (uint64_t)t->n[0][c] + t->n[1][c];
     return n;
 }
 
@@ -162,7 +168,8 @@ static double ref_chi2(const es_table2_t *t, int *df)
     for (int c = 0; c < 9; c++) {
         if (col[c] == 0) continue;
         double e0 = n0 * col[c] / n, e1 = n1 * col[c] / n;
-        s += (t->n[0][c] - e0) * (t->n[0][c] - e0) / e0 + (t->n[1][c] - e1) * (t->n[1][c] - e1) / e1;
+        s +=
+            (t->n[0][c] - e0) * (t->n[0][c] - e0) / e0 + (t->n[1][c] - e1) * (t->n[1][c] - e1) / e1;
     }
     return s;
 }
@@ -238,14 +245,18 @@ static double ref_boost_mle(const es_table2_t *t)
         for (int b = 0; b < 3; b++)
             for (int k = 0; k < 2; k++) {
                 double tn = 0, tm = 0;
-                for (int a = 0; a < 3; a++) tn += n[a][b][k], tm += mu[a][b][k];
-                for (int a = 0; a < 3; a++) mu[a][b][k] = tm > 0 ? mu[a][b][k] * tn / tm : 0.0;
+                for (int a = 0; a < 3; a++)
+                    tn += n[a][b][k], tm += mu[a][b][k];
+                for (int a = 0; a < 3; a++)
+                    mu[a][b][k] = tm > 0 ? mu[a][b][k] * tn / tm : 0.0;
             }
         for (int a = 0; a < 3; a++)
             for (int k = 0; k < 2; k++) {
                 double tn = 0, tm = 0;
-                for (int b = 0; b < 3; b++) tn += n[a][b][k], tm += mu[a][b][k];
-                for (int b = 0; b < 3; b++) mu[a][b][k] = tm > 0 ? mu[a][b][k] * tn / tm : 0.0;
+                for (int b = 0; b < 3; b++)
+                    tn += n[a][b][k], tm += mu[a][b][k];
+                for (int b = 0; b < 3; b++)
+                    mu[a][b][k] = tm > 0 ? mu[a][b][k] * tn / tm : 0.0;
             }
         for (int a = 0; a < 3; a++)
             for (int b = 0; b < 3; b++) {
@@ -268,7 +279,7 @@ static double ref_boost_mle(const es_table2_t *t)
 
 /* ---- chi-square tail ------------------------------------------------------------ */
 
-static const double tail_x[] = {1e-10, 1e-3, 0.1, 0.5, 1, 2, 3.5, 7.8, 15, 30,
+static const double tail_x[] = {1e-10, 1e-3, 0.1, 0.5, 1,   2,   3.5,  7.8,  15,  30,
                                 60,    100,  200, 400, 700, 900, 1100, 1300, 1380};
 
 static void test_chi2_sf_closed_forms(void **state)
@@ -308,7 +319,8 @@ static double ref_ln_q_even(double x, int df)
         if (t > mx) mx = t;
     }
     double s = exp(-mx);
-    for (int i = 1; i < m; i++) s += exp(i * log(y) - lgamma(i + 1.0) - mx);
+    for (int i = 1; i < m; i++)
+        s += exp(i * log(y) - lgamma(i + 1.0) - mx);
     return -y + mx + log(s);
 }
 
@@ -331,7 +343,8 @@ static void test_chi2_sf_general(void **state)
         }
     }
     /* near p = 1, -log10 p keeps its relative accuracy: for df 2 it is x/(2 ln 10) */
-    for (double x = 1e-14; x < 1; x *= 10) CHECK_REL(es_chi2_log10sf(x, 2), x / 2 / M_LN10, 1e-13);
+    for (double x = 1e-14; x < 1; x *= 10)
+        CHECK_REL(es_chi2_log10sf(x, 2), x / 2 / M_LN10, 1e-13);
     /* and for df 4: -log10(e^-y (1+y)) = (y - log1p(y)) / ln 10 */
     for (double x = 1e-7; x < 1; x *= 10) {
         double y = x / 2;
@@ -429,7 +442,8 @@ static void test_large_counts(void **state)
         table_realistic(&rng, &t, 300 + tu_randn(&rng, 1000), 0.02);
         uint32_t f = 100 + tu_randn(&rng, 5000);
         for (int y = 0; y < 2; y++)
-            for (int c = 0; c < 9; c++) big.n[y][c] = t.n[y][c] * f;
+            for (int c = 0; c < 9; c++)
+                big.n[y][c] = t.n[y][c] * f;
         int df, dfb;
         double c = es_stat_chi2(&t, &df);
         /* chi2 scales with N, MI and IG are proportions only */
@@ -468,8 +482,10 @@ static void test_stat_compute(void **state)
         if (df > 0 && r.stat > 0) CHECK_REL(r.p, es_chi2_sf(2 * n * M_LN2 * r.stat, df), 1e-12);
         es_stat_compute(ES_STAT_IG, &t, &r);
         assert_true(r.stat == es_stat_ig(&t, &df) && r.df == df);
-        if (r.stat <= 0) assert_true(r.p == 1.0 && r.log10p == 0.0);
-        else CHECK_REL(r.p, es_chi2_sf(2 * n * M_LN2 * r.stat, df), 1e-12);
+        if (r.stat <= 0)
+            assert_true(r.p == 1.0 && r.log10p == 0.0);
+        else
+            CHECK_REL(r.p, es_chi2_sf(2 * n * M_LN2 * r.stat, df), 1e-12);
         es_stat_compute(ES_STAT_K2, &t, &r);
         assert_true(r.stat == es_stat_k2(&t) && r.df == 0 && isnan(r.p) && isnan(r.log10p));
         es_stat_compute(ES_STAT_BOOST, &t, &r);
@@ -514,7 +530,8 @@ static void test_degenerate(void **state)
     check_degenerate(&t, 1);
     /* one class only */
     memset(&t, 0, sizeof t);
-    for (int c = 0; c < 9; c++) t.n[1][c] = 3 + c;
+    for (int c = 0; c < 9; c++)
+        t.n[1][c] = 3 + c;
     check_degenerate(&t, 0);
     /* BOOST: two empty levels of A (PLINK prints nan), in both classes */
     memset(&t, 0, sizeof t);
@@ -543,16 +560,19 @@ static void test_boost_df(void **state)
     uint64_t rng = 5;
     for (int it = 0; it < 300; it++) {
         for (int y = 0; y < 2; y++)
-            for (int c = 0; c < 9; c++) t.n[y][c] = 1 + tu_randn(&rng, 30);
+            for (int c = 0; c < 9; c++)
+                t.n[y][c] = 1 + tu_randn(&rng, 30);
         es_stat_compute(ES_STAT_BOOST, &t, &r);
         assert_int_equal(r.df, 4);
         int ea = tu_randn(&rng, 3), eb = tu_randn(&rng, 3);
         for (int y = 0; y < 2; y++)
-            for (int b = 0; b < 3; b++) t.n[y][ea * 3 + b] = 0; /* empty level of A */
+            for (int b = 0; b < 3; b++)
+                t.n[y][ea * 3 + b] = 0; /* empty level of A */
         es_stat_compute(ES_STAT_BOOST, &t, &r);
         assert_int_equal(r.df, 2);
         for (int y = 0; y < 2; y++)
-            for (int a = 0; a < 3; a++) t.n[y][a * 3 + eb] = 0; /* and of B */
+            for (int a = 0; a < 3; a++)
+                t.n[y][a * 3 + eb] = 0; /* and of B */
         es_stat_compute(ES_STAT_BOOST, &t, &r);
         assert_int_equal(r.df, 1);
         assert_true(r.stat >= 0 && isfinite(r.stat));
@@ -605,7 +625,8 @@ static void test_boost_vs_mle(void **state)
         /* and with no small cell the stopping rule leaves it very close */
         uint32_t mn = UINT32_MAX;
         for (int y = 0; y < 2; y++)
-            for (int c = 0; c < 9; c++) mn = t.n[y][c] < mn ? t.n[y][c] : mn;
+            for (int c = 0; c < 9; c++)
+                mn = t.n[y][c] < mn ? t.n[y][c] : mn;
         if (mn >= 10) {
             CHECK_CLOSE(g, mle, 1e-7, 1e-7);
             if (fabs(g - mle) > worst_dense) worst_dense = fabs(g - mle);
@@ -627,7 +648,8 @@ static void test_boost_bound(void **state)
         if (!(b >= g)) {
             print_error("bound %.17g < exact %.17g on table", b, g);
             for (int y = 0; y < 2; y++)
-                for (int c = 0; c < 9; c++) print_error(" %u", t.n[y][c]);
+                for (int c = 0; c < 9; c++)
+                    print_error(" %u", t.n[y][c]);
             print_error("\n");
             fail();
         }
@@ -659,7 +681,8 @@ static void transform(const es_table2_t *t, es_table2_t *u, int swap_ab, const i
 static void test_invariances(void **state)
 {
     (void)state;
-    static const int perms[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+    static const int perms[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2},
+                                    {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
     uint64_t rng = 77;
     es_table2_t t, u;
     for (int it = 0; it < 6000; it++) {
@@ -684,9 +707,12 @@ static void test_invariances(void **state)
          * different early-stopped value, so there only dense tables compare. */
         uint32_t mn = UINT32_MAX;
         for (int y = 0; y < 2; y++)
-            for (int c = 0; c < 9; c++) mn = t.n[y][c] < mn ? t.n[y][c] : mn;
-        if (!swap_ab) CHECK_CLOSE(r2.stat, r1.stat, 1e-6, 1e-9);
-        else if (mn >= 10) CHECK_CLOSE(r2.stat, r1.stat, 1e-7, 1e-7);
+            for (int c = 0; c < 9; c++)
+                mn = t.n[y][c] < mn ? t.n[y][c] : mn;
+        if (!swap_ab)
+            CHECK_CLOSE(r2.stat, r1.stat, 1e-6, 1e-9);
+        else if (mn >= 10)
+            CHECK_CLOSE(r2.stat, r1.stat, 1e-7, 1e-7);
         CHECK_CLOSE(es_stat_boost_bound(&u), es_stat_boost_bound(&t), 1e-10, 1e-8);
     }
 }
@@ -700,7 +726,8 @@ static void test_threads_first_call(void **state)
     static es_table2_t tabs[NT];
     static double par[NT][6], ser[NT][6];
     uint64_t rng = 1;
-    for (int i = 0; i < NT; i++) table_realistic(&rng, &tabs[i], 500 + 37 * i, 0.01);
+    for (int i = 0; i < NT; i++)
+        table_realistic(&rng, &tabs[i], 500 + 37 * i, 0.01);
 #pragma omp parallel for schedule(static, 1) num_threads(8)
     for (int i = 0; i < NT; i++) {
         int df;

@@ -103,7 +103,8 @@ static double time_pairs(const es_popcount_impl_t *impl, const es_planes_t *pl, 
                 if (block) {
                     es_count_block(impl, pl, a, pl, a + 1, nb, tab);
                 } else {
-                    for (uint32_t k = 0; k < nb; k++) es_count_pair(impl, pl, a, pl, a + 1 + k, tab + k);
+                    for (uint32_t k = 0; k < nb; k++)
+                        es_count_pair(impl, pl, a, pl, a + 1 + k, tab + k);
                 }
                 *sink += tab[0].n[0][0] + tab[nb - 1].n[1][8];
             }
@@ -151,8 +152,8 @@ int main(int argc, char **argv)
                     ns[mi][bl] = time_pairs(impls[k], &pl[mi], bl, secs, &sink);
             char lab[32];
             snprintf(lab, sizeof lab, "%u (%u)", sizes[si], m);
-            printf("%-12s %-8s %10.1f %10.1f %10.1f %10.1f\n", lab, impls[k]->name,
-                   ns[0][0], ns[0][1], ns[1][0], ns[1][1]);
+            printf("%-12s %-8s %10.1f %10.1f %10.1f %10.1f\n", lab, impls[k]->name, ns[0][0],
+                   ns[0][1], ns[1][0], ns[1][1]);
         }
         for (int mi = 0; mi < 2; mi++) {
             es_planes_free(&pl[mi]);
@@ -185,7 +186,8 @@ int main(int argc, char **argv)
             }
             printf("%-8u %-8s %12.3f %12.3f\n", sizes[si], packers[p], ns[0], ns[1]);
         }
-        for (int mi = 0; mi < 2; mi++) data_free(&d[mi]);
+        for (int mi = 0; mi < 2; mi++)
+            data_free(&d[mi]);
     }
     unsetenv("ES_PACK");
     fprintf(stderr, "(checksum %llu)\n", (unsigned long long)sink);

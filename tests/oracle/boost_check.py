@@ -95,7 +95,8 @@ def main():
         if stat_s.lower() == "nan":
             n_nan += 1
             if our_df_s != "0" or our_stat != 0.0:
-                bad.append(f"line {lineno}: {s1} {s2}: PLINK nan, ours STAT {our_stat} DF {our_df_s}")
+                bad.append(f"line {lineno}: {s1} {s2}: PLINK nan, "
+                           f"ours STAT {our_stat} DF {our_df_s}")
             continue
         stat = float(stat_s)
         df_hist[df_s] = df_hist.get(df_s, 0) + 1
@@ -114,7 +115,8 @@ def main():
         if f"{our_stat:.6g}" == stat_s or (stat == 0.0 or abs(stat) < 1e-6) and our_stat < 1e-6:
             n_same += 1
         if not ok:
-            bad.append(f"line {lineno}: {s1} {s2}: STAT PLINK {stat_s} ours {our_stat!r} (rel {r:.3g})")
+            bad.append(f"line {lineno}: {s1} {s2}: STAT PLINK {stat_s} "
+                       f"ours {our_stat!r} (rel {r:.3g})")
         if p_s != "NA":
             p = float(p_s)
             if p > 1e-300 and p != 1.0:
@@ -125,7 +127,8 @@ def main():
                 if r > max_p_rel:
                     max_p_rel, worst_p = r, (s1, s2, p_s, our_p)
                 if r > args.p_tol:
-                    bad.append(f"line {lineno}: {s1} {s2}: P PLINK {p_s} ours {our_p!r} (rel {r:.3g})")
+                    bad.append(f"line {lineno}: {s1} {s2}: P PLINK {p_s} "
+                               f"ours {our_p!r} (rel {r:.3g})")
     extra = len(ours) - len(seen)
     print(f"PLINK pairs: {len(plink)}; STAT compared: {n_stat}; P compared: {n_p}; "
           f"nan pairs (degenerate in both): {n_nan}; pairs only in epistream: {extra}")

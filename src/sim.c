@@ -427,15 +427,17 @@ static int sim_write_fam(const es_sim_opt_t *opt, const uint8_t *status, FILE *f
     return ES_OK;
 }
 
-static int sim_write_truth(const es_sim_opt_t *opt, const sim_pair_t *pairs, FILE *f,
-                           const char *path)
+/* EFFECT is the requested odds ratio; SCALE the factor the interaction terms
+ * were shrunk by to keep P(case) in [0, 1] (1 when they were not). */
+static int sim_write_truth(const es_sim_opt_t *opt, const sim_pair_t *pairs, double scale,
+                           FILE *f, const char *path)
 {
-    if (fputs("SNP1\tSNP2\tINDEX1\tINDEX2\tMAF1\tMAF2\tEFFECT\n", f) < 0)
+    if (fputs("SNP1\tSNP2\tINDEX1\tINDEX2\tMAF1\tMAF2\tEFFECT\tSCALE\n", f) < 0)
         return sim_write_fail(path);
     for (uint32_t p = 0; p < opt->n_pairs; p++) {
         const sim_pair_t *pr = &pairs[p];
-        if (fprintf(f, "snp%u\tsnp%u\t%u\t%u\t%.6f\t%.6f\t%g\n", pr->va + 1, pr->vb + 1, pr->va,
-                    pr->vb, pr->ma.maf, pr->mb.maf, opt->effect) < 0)
+        if (fprintf(f, "snp%u\tsnp%u\t%u\t%u\t%.6f\t%.6f\t%g\t%.4g\n", pr->va + 1, pr->vb + 1,
+                    pr->va, pr->vb, pr->ma.maf, pr->mb.maf, opt->effect, scale) < 0)
             return sim_write_fail(path);
     }
     return ES_OK;
@@ -608,7 +610,7 @@ int es_sim_write(const es_sim_opt_t *opt, const char *prefix)
         }
     }
     if ((ret = sim_write_fam(opt, status, f[SIM_FAM], tmp[SIM_FAM])) != ES_OK) goto out;
-    if ((ret = sim_write_truth(opt, pairs, f[SIM_TRUTH], tmp[SIM_TRUTH])) != ES_OK) goto out;
+    if ((ret = sim_write_truth(opt, pairs, scale, f[SIM_TRUTH], tmp[SIM_TRUTH])) != ES_OK) goto out;
     if ((ret = sim_write_bed_bim(opt, pairs, idx, f[SIM_BED], tmp[SIM_BED], f[SIM_BIM],
                                  tmp[SIM_BIM])) != ES_OK)
         goto out;

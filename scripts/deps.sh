@@ -7,7 +7,7 @@ SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 need=""
 for p in build-essential autoconf automake libtool pkg-config libhts-dev libcmocka-dev \
-         plink1.9 python3 python3-numpy python3-scipy valgrind; do
+         plink1.9 python3 python3-numpy python3-scipy valgrind cppcheck; do
     dpkg -s "$p" >/dev/null 2>&1 || need="$need $p"
 done
 if [ -n "$need" ]; then

@@ -187,7 +187,7 @@ static int emit_rows(es_scan_ctx_t *ctx)
     while (ctx->next_row < ctx->n_blocks) {
         es_row_pending_t *r = &ctx->rows[ctx->next_row];
         if (r->tiles_done < ctx->n_blocks - ctx->next_row) break;
-        qsort(r->pairs, r->n, sizeof *r->pairs, pair_ij_cmp);
+        if (r->n) qsort(r->pairs, r->n, sizeof *r->pairs, pair_ij_cmp);
         for (size_t k = 0; k < r->n && s->sig_cb; k++) {
             if (s->sig_cb(&r->pairs[k], s->sig_ud)) {
                 es_error("the significant-pair writer stopped the scan");

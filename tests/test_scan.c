@@ -178,6 +178,8 @@ static void run_case(uint32_t m, uint32_t n, double miss, es_stat_t stat, uint64
                         if (better || (all[k].stat == best->stat && partner < bp)) best = &all[k];
                     }
                 }
+                assert_non_null(best);
+                if (!best) return;
                 assert_int_equal(sum[v].n_tot, m - 1);
                 assert_int_equal(sum[v].n_sig, n_sig);
                 assert_int_equal(sum[v].best_partner, best->i == v ? best->j : best->i);

@@ -1,0 +1,9 @@
+#!/bin/sh
+# cppcheck.sh -- the C sources are cppcheck-clean (warning, performance, portability).
+. "$(dirname "$0")/lib.sh"
+need_cmd cppcheck
+cd "$ES_SRCDIR" || fail "no source dir"
+cppcheck --enable=warning,performance,portability --inline-suppr --error-exitcode=1 -q \
+    -I src -I formats -I gpu --suppress=missingIncludeSystem \
+    src formats gpu/gpu_stub.c tests/*.c examples || fail "cppcheck found problems"
+exit 0

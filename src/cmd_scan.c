@@ -261,16 +261,20 @@ int es_cmd_scan(int argc, char **argv)
     }
 out:
     if (ret) {
-        /* whatever was already renamed into place is removed too: nothing half-done */
+        /* files already renamed into place are removed too: all or nothing */
         es_out_abort(&o_top);
         es_out_abort(&o_sig);
         es_out_abort(&o_sum);
         es_out_abort(&o_log);
         fprintf(stderr, "[E::scan] failed: %s\n", es_strerror(ret));
+    } else {
+        es_out_close(&o_top);
+        es_out_close(&o_sig);
+        es_out_close(&o_sum);
+        es_out_close(&o_log);
     }
     es_scan_destroy(scan);
     es_dataset_destroy(ds);
     free(cmdline);
-    if (ret == ES_ERR_ARG || ret == ES_ERR_UNSUPPORTED) return ES_EXIT_ERROR;
     return ret ? ES_EXIT_ERROR : ES_EXIT_OK;
 }

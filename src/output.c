@@ -45,9 +45,7 @@ int es_out_commit(es_out_t *o)
     }
     o->fp = NULL;
     if (ret) unlink(o->tmp_path);
-    free(o->path);
-    free(o->tmp_path);
-    o->path = o->tmp_path = NULL;
+    else o->committed = 1;
     return ret;
 }
 
@@ -56,11 +54,18 @@ void es_out_abort(es_out_t *o)
     if (o->fp) {
         fclose(o->fp);
         unlink(o->tmp_path);
+    } else if (o->committed) {
+        unlink(o->path); /* a later file failed: take this one back too */
     }
-    o->fp = NULL;
+    es_out_close(o);
+}
+
+void es_out_close(es_out_t *o)
+{
+    if (o->fp) fclose(o->fp);
     free(o->path);
     free(o->tmp_path);
-    o->path = o->tmp_path = NULL;
+    memset(o, 0, sizeof *o);
 }
 
 void es_write_pair_header(FILE *fp)

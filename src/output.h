@@ -12,15 +12,18 @@ typedef struct {
     char *path;     /* final name */
     char *tmp_path; /* name while being written */
     FILE *fp;
-    int failed;
+    int committed; /* renamed into place */
 } es_out_t;
 
 /** Open PATH.tmp for writing.  @return ES_OK or ES_ERR_IO (logged, naming the file). */
 int es_out_open(es_out_t *o, const char *prefix, const char *suffix);
 /** Flush, close and rename into place.  @return ES_OK or ES_ERR_IO. */
 int es_out_commit(es_out_t *o);
-/** Close and delete the temporary file (safe on an unopened es_out_t). */
+/** Undo: delete the temporary file, or the committed file, and release o
+ *  (safe on a zeroed es_out_t). */
 void es_out_abort(es_out_t *o);
+/** Release o, keeping whatever was committed. */
+void es_out_close(es_out_t *o);
 
 /** Pair table header / line (.top.tsv, .sig.tsv); see doc/CONTRACTS.md. */
 void es_write_pair_header(FILE *fp);

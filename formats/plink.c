@@ -477,7 +477,10 @@ out:
 void es_plink_close(es_plink_t *p)
 {
     if (!p) return;
-    if (p->bed_map) munmap((void *)p->bed_map, p->bed_size);
+    /* VCF input keeps its rows in memory; a .bed is mapped */
+    if (p->rows_owned) free(p->rows_owned);
+    else if (p->bed_map) munmap((void *)p->bed_map, p->bed_size);
+    free(p->var_src);
     free(p->bed_path);
     free(p->bim_path);
     free(p->fam_path);

@@ -3,6 +3,12 @@
 #ifndef ES_CLI_H
 #define ES_CLI_H
 
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "epistream.h"
+
 /* exit codes */
 #define ES_EXIT_OK 0
 #define ES_EXIT_ERROR 1
@@ -11,6 +17,38 @@
 int es_cmd_scan(int argc, char **argv);
 int es_cmd_sim(int argc, char **argv);
 int es_cmd_info(int argc, char **argv);
+int es_cmd_convert(int argc, char **argv);
+
+/* ---- input options shared by scan, info and convert (cli_input.c) ---------- */
+
+#define ES_CLI_MAX_REGIONS 256
+enum {
+    ES_OPT_BFILE = 1000, ES_OPT_VCF, ES_OPT_PHENO, ES_OPT_PHENO_NAME, ES_OPT_KEEP, ES_OPT_REMOVE,
+    ES_OPT_EXTRACT, ES_OPT_EXCLUDE, ES_OPT_CHR, ES_OPT_REGION, ES_OPT_MAF, ES_OPT_GENO
+};
+/* getopt_long entries for the input options (put them first in a subcommand's table) */
+#define ES_CLI_INPUT_LONGOPTS                                                                      \
+    {"bfile", required_argument, 0, ES_OPT_BFILE}, {"vcf", required_argument, 0, ES_OPT_VCF},     \
+        {"pheno", required_argument, 0, ES_OPT_PHENO},                                            \
+        {"pheno-name", required_argument, 0, ES_OPT_PHENO_NAME},                                  \
+        {"keep", required_argument, 0, ES_OPT_KEEP}, {"remove", required_argument, 0, ES_OPT_REMOVE}, \
+        {"extract", required_argument, 0, ES_OPT_EXTRACT},                                        \
+        {"exclude", required_argument, 0, ES_OPT_EXCLUDE},                                        \
+        {"chr", required_argument, 0, ES_OPT_CHR}, {"region", required_argument, 0, ES_OPT_REGION}, \
+        {"maf", required_argument, 0, ES_OPT_MAF}, {"geno", required_argument, 0, ES_OPT_GENO}
+
+typedef struct {
+    es_input_opt_t in;
+    const char *regions[ES_CLI_MAX_REGIONS];
+} es_cli_input_t;
+
+void es_cli_input_init(es_cli_input_t *ci);
+/** @return 1 if c was an input option (parsed into ci), 0 if not, -1 on a bad value (printed). */
+int es_cli_input_option(es_cli_input_t *ci, int c, const char *arg);
+/** Cross-option checks after parsing; @return 0 or -1 (printed). */
+int es_cli_input_check(const es_cli_input_t *ci, const char *cmd);
+/** Print the input/selection part of a subcommand's usage. */
+void es_cli_input_usage(FILE *fp, int need_pheno);
 
 /** Parse helpers: print "[E::opt] --NAME: ..." and return non-zero on bad input. */
 int es_cli_u32(const char *name, const char *s, uint32_t lo, uint32_t hi, uint32_t *out);

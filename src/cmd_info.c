@@ -13,15 +13,14 @@
 static void info_usage(FILE *fp)
 {
     fprintf(fp,
-            "Usage: epistream info --bfile PREFIX [--pheno FILE [--pheno-name COL]]\n"
+            "Usage: epistream info (--bfile PREFIX | --vcf FILE) [options]\n"
             "\n"
-            "Describe a PLINK fileset: samples, cases and controls, variants, chromosomes,\n"
-            "minor allele frequency range, missingness, and the compute devices found.\n"
-            "\n"
-            "  --bfile PREFIX     PLINK 1 fileset PREFIX.bed/.bim/.fam\n"
-            "  --pheno FILE       phenotype file (as for scan)\n"
-            "  --pheno-name COL   phenotype column name or number\n"
-            "  -h, --help         this help\n");
+            "Describe a dataset after selection: samples, cases and controls, variants,\n"
+            "chromosomes, minor allele frequency range, missingness, and the compute\n"
+            "devices found.  Samples without a phenotype are counted, not dropped.\n"
+            "\n");
+    es_cli_input_usage(fp, 0);
+    fprintf(fp, "  -h, --help           this help\n");
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -32,21 +31,19 @@ static int cmp_double(const void *a, const void *b)
 
 int es_cmd_info(int argc, char **argv)
 {
-    enum { O_BFILE = 256, O_PHENO, O_PHENO_NAME };
-    static const struct option lopts[] = {{"bfile", required_argument, 0, O_BFILE},
-                                          {"pheno", required_argument, 0, O_PHENO},
-                                          {"pheno-name", required_argument, 0, O_PHENO_NAME},
-                                          {"help", no_argument, 0, 'h'},
+    static const struct option lopts[] = {ES_CLI_INPUT_LONGOPTS, {"help", no_argument, 0, 'h'},
                                           {0, 0, 0, 0}};
-    const char *bfile = NULL, *pheno = NULL, *pheno_name = NULL;
-    int c;
+    es_cli_input_t ci;
+    es_cli_input_init(&ci);
+    int c, r;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
+        if ((r = es_cli_input_option(&ci, c, optarg)) != 0) {
+            if (r < 0) return ES_EXIT_USAGE;
+            continue;
+        }
         switch (c) {
-        case O_BFILE: bfile = optarg; break;
-        case O_PHENO: pheno = optarg; break;
-        case O_PHENO_NAME: pheno_name = optarg; break;
         case 'h': info_usage(stdout); return ES_EXIT_OK;
         default:
             fprintf(stderr, "[E::options] info: unknown or incomplete option '%s'\n",
@@ -55,15 +52,19 @@ int es_cmd_info(int argc, char **argv)
             return ES_EXIT_USAGE;
         }
     }
-    if (optind < argc || !bfile) {
-        fprintf(stderr, "[E::options] info: --bfile is required\n");
+    if (optind < argc) {
+        fprintf(stderr, "[E::options] info: unexpected argument '%s'\n", argv[optind]);
+        return ES_EXIT_USAGE;
+    }
+    if (es_cli_input_check(&ci, "info")) {
         info_usage(stderr);
         return ES_EXIT_USAGE;
     }
+    ci.in.require_pheno = 0;
     es_dataset_t *ds = NULL;
     uint8_t *g = NULL;
     double *maf = NULL;
-    int ret = es_dataset_open_bfile(&ds, bfile, pheno, pheno_name);
+    int ret = es_dataset_open(&ds, &ci.in);
     if (ret) goto out;
     uint32_t n = es_dataset_n_samples_total(ds), m = es_dataset_n_variants(ds);
     g = malloc(n ? n : 1);
@@ -72,7 +73,8 @@ int es_cmd_info(int argc, char **argv)
         ret = ES_ERR_NOMEM;
         goto out;
     }
-    uint64_t miss_total = 0, kept = (uint64_t)ds->n_case + ds->n_ctrl;
+    uint64_t miss_total = 0, kept = 0;
+    for (uint32_t s = 0; s < n; s++) kept += (uint64_t)es_dataset_sample_used(ds, s);
     double miss_max = 0;
     uint32_t mono = 0, n_chr = 0;
     const char *last_chr = NULL;
@@ -80,7 +82,7 @@ int es_cmd_info(int argc, char **argv)
         if ((ret = es_dataset_decode(ds, v, g))) goto out;
         uint64_t a1 = 0, called = 0, miss = 0;
         for (uint32_t s = 0; s < n; s++) {
-            if (ds->status[s] < 0) continue;
+            if (!es_dataset_sample_used(ds, s)) continue;
             if (g[s] == 3) miss++;
             else {
                 called++;
@@ -99,11 +101,17 @@ int es_cmd_info(int argc, char **argv)
     }
     qsort(maf, m, sizeof *maf, cmp_double);
     char a[32], b[32];
-    printf("fileset\t%s\n", bfile);
+    uint32_t removed = 0, nopheno = 0;
+    for (uint32_t s = 0; s < n; s++) {
+        removed += ds->status[s] == -2;
+        nopheno += ds->status[s] == -1;
+    }
+    printf("input\t%s\n", ci.in.bfile ? ci.in.bfile : ci.in.vcf);
     printf("samples\t%u\n", n);
+    printf("samples_removed\t%u\n", removed);
     printf("cases\t%u\n", es_dataset_n_cases(ds));
     printf("controls\t%u\n", es_dataset_n_controls(ds));
-    printf("samples_without_phenotype\t%u\n", n - ds->n_case - ds->n_ctrl);
+    printf("samples_without_phenotype\t%u\n", nopheno);
     printf("variants\t%u\n", m);
     printf("chromosome_runs\t%u\n", n_chr);
     printf("pairs\t%s\n", es_fmt_count((uint64_t)m * (m - 1) / 2, a));

@@ -16,21 +16,18 @@
 static void scan_usage(FILE *fp)
 {
     fprintf(fp,
-            "Usage: epistream scan --bfile PREFIX --out PREFIX [options]\n"
+            "Usage: epistream scan (--bfile PREFIX | --vcf FILE --pheno FILE) --out PREFIX [options]\n"
             "\n"
-            "Exhaustive scan of all variant pairs of a case/control PLINK fileset.\n"
-            "\n"
-            "Input:\n"
-            "  --bfile PREFIX       PLINK 1 fileset PREFIX.bed/.bim/.fam (SNP-major .bed)\n"
-            "  --pheno FILE         phenotype file (FID IID values...; header optional);\n"
-            "                       default: .fam column 6 (1 control, 2 case, 0/-9 missing)\n"
-            "  --pheno-name COL     phenotype column name (header) or number (default: first)\n"
+            "Exhaustive scan of all variant pairs of a case/control dataset.\n"
+            "\n");
+    es_cli_input_usage(fp, 1);
+    fprintf(fp,
             "Analysis:\n"
             "  --stat S             boost (default; PLINK --fast-epistasis boost), chi2, mi,\n"
             "                       ig (information gain over the better single variant), k2\n"
             "  --top K              pairs kept in the ranked list (default 1000)\n"
             "  --p-threshold P      also write every pair with p <= P to PREFIX.sig.tsv\n"
-            "  --threads T          CPU threads (default: all)\n"
+            "  --threads T          CPU threads, also VCF decompression (default: all)\n"
             "  --device D           auto (default), cpu or gpu\n"
             "  --block B            variants per tile side (default 0: automatic; output does\n"
             "                       not depend on it)\n"
@@ -70,7 +67,7 @@ static void progress(uint64_t done, uint64_t total, double secs, void *ud)
     if (done == total) fputc('\n', stderr);
 }
 
-static void write_log(FILE *fp, const char *cmdline, const char *bfile, const char *pheno,
+static void write_log(FILE *fp, const char *cmdline, const es_input_opt_t *in,
                       const es_dataset_t *ds, const es_opt_t *opt, const es_scan_t *scan,
                       const char *out, int plink_fmt, double t_open, double t_total)
 {
@@ -84,8 +81,9 @@ static void write_log(FILE *fp, const char *cmdline, const char *bfile, const ch
     fprintf(fp, "epistream %s\n", ES_VERSION);
     fprintf(fp, "date\t%s\n", date);
     fprintf(fp, "command\t%s\n", cmdline);
-    fprintf(fp, "bfile\t%s\n", bfile);
-    fprintf(fp, "phenotype\t%s\n", pheno ? pheno : "(.fam column 6)");
+    if (in->bfile) fprintf(fp, "bfile\t%s\n", in->bfile);
+    else fprintf(fp, "vcf\t%s\n", in->vcf);
+    fprintf(fp, "phenotype\t%s\n", in->pheno ? in->pheno : "(.fam column 6)");
     fprintf(fp, "samples_total\t%u\n", es_dataset_n_samples_total(ds));
     fprintf(fp, "cases\t%u\n", es_dataset_n_cases(ds));
     fprintf(fp, "controls\t%u\n", es_dataset_n_controls(ds));
@@ -110,11 +108,10 @@ static void write_log(FILE *fp, const char *cmdline, const char *bfile, const ch
 
 int es_cmd_scan(int argc, char **argv)
 {
-    enum { O_BFILE = 256, O_PHENO, O_PHENO_NAME, O_STAT, O_TOP, O_PTHR, O_THREADS, O_DEVICE,
-           O_BLOCK, O_OUT, O_FORMAT, O_QUIET, O_VERBOSE };
+    enum { O_STAT = 256, O_TOP, O_PTHR, O_THREADS, O_DEVICE, O_BLOCK, O_OUT, O_FORMAT, O_QUIET,
+           O_VERBOSE };
     static const struct option lopts[] = {
-        {"bfile", required_argument, 0, O_BFILE},   {"pheno", required_argument, 0, O_PHENO},
-        {"pheno-name", required_argument, 0, O_PHENO_NAME},
+        ES_CLI_INPUT_LONGOPTS,
         {"stat", required_argument, 0, O_STAT},     {"top", required_argument, 0, O_TOP},
         {"p-threshold", required_argument, 0, O_PTHR},
         {"threads", required_argument, 0, O_THREADS},
@@ -122,18 +119,21 @@ int es_cmd_scan(int argc, char **argv)
         {"out", required_argument, 0, O_OUT},       {"format", required_argument, 0, O_FORMAT},
         {"quiet", no_argument, 0, O_QUIET},         {"verbose", no_argument, 0, O_VERBOSE},
         {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
-    const char *bfile = NULL, *pheno = NULL, *pheno_name = NULL, *out = NULL;
-    int plink_fmt = 0, quiet = 0, verbose = 0, c;
+    const char *out = NULL;
+    int plink_fmt = 0, quiet = 0, verbose = 0, c, r;
+    es_cli_input_t ci;
+    es_cli_input_init(&ci);
     es_opt_t opt;
     es_opt_init(&opt);
     uint32_t u;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
+        if ((r = es_cli_input_option(&ci, c, optarg)) != 0) {
+            if (r < 0) return ES_EXIT_USAGE;
+            continue;
+        }
         switch (c) {
-        case O_BFILE: bfile = optarg; break;
-        case O_PHENO: pheno = optarg; break;
-        case O_PHENO_NAME: pheno_name = optarg; break;
         case O_STAT:
             if (es_stat_parse(optarg, &opt.stat)) return ES_EXIT_USAGE;
             break;
@@ -187,15 +187,14 @@ int es_cmd_scan(int argc, char **argv)
         fprintf(stderr, "[E::options] scan: unexpected argument '%s'\n", argv[optind]);
         return ES_EXIT_USAGE;
     }
-    if (!bfile || !out) {
-        fprintf(stderr, "[E::options] scan: --bfile and --out are required\n");
+    if (!out) {
+        fprintf(stderr, "[E::options] scan: --out is required\n");
         scan_usage(stderr);
         return ES_EXIT_USAGE;
     }
-    if (pheno_name && !pheno) {
-        fprintf(stderr, "[E::options] scan: --pheno-name needs --pheno\n");
-        return ES_EXIT_USAGE;
-    }
+    if (es_cli_input_check(&ci, "scan")) return ES_EXIT_USAGE;
+    /* VCF decompression threads: as many as the scan's (0 = all CPUs) */
+    ci.in.threads = opt.threads ? opt.threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
     es_log_set_level(quiet ? ES_LOG_ERROR : verbose ? ES_LOG_INFO : ES_LOG_WARN);
     opt.progress = !quiet && isatty(STDERR_FILENO);
     if (es_opt_check(&opt)) return ES_EXIT_USAGE;
@@ -209,7 +208,7 @@ int es_cmd_scan(int argc, char **argv)
     char *cmdline = es_cli_join(argc, argv);
     double t0 = es_time_now();
 
-    ret = es_dataset_open_bfile(&ds, bfile, pheno, pheno_name);
+    ret = es_dataset_open(&ds, &ci.in);
     if (ret) goto out;
     double t_open = es_time_now() - t0;
     ret = es_scan_create(&scan, ds, &opt);
@@ -243,7 +242,7 @@ int es_cmd_scan(int argc, char **argv)
         es_error("%s: write failed", o_sum.tmp_path);
         goto out;
     }
-    write_log(o_log.fp, cmdline, bfile, pheno, ds, &opt, scan, out, plink_fmt, t_open,
+    write_log(o_log.fp, cmdline, &ci.in, ds, &opt, scan, out, plink_fmt, t_open,
               es_time_now() - t0);
     /* commit all or nothing */
     if ((ret = es_out_commit(&o_top))) goto out;

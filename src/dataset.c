@@ -1,10 +1,14 @@
-/* dataset.c -- a PLINK fileset with a case/control status per sample.
+/* dataset.c -- a genotype source (PLINK fileset or VCF/BCF) with a case/control
+ * status per sample and the selection applied.
  *
  * Opening a dataset decides who is analysed (status from .fam column 6 or
- * from a --pheno file) and where each kept sample lands in the packed bit
- * planes (cases first, each class padded to ES_PAD_BITS).  Genotypes stay in
- * the memory-mapped .bed; es_dataset_decode() is the plain reference decoder
- * used by tests and tools, not by the scan's hot path (src/pack.c). */
+ * from a --pheno file, then --keep/--remove), which variants are (--chr,
+ * --extract/--exclude, --geno/--maf; formats/select.c) and where each kept
+ * sample lands in the packed bit planes (cases first, each class padded to
+ * ES_PAD_BITS).  Selection never copies genotypes: removed samples get no
+ * plane slot and kept variants reach their source rows through var_src.
+ * es_dataset_decode() is the plain reference decoder used by tests and
+ * tools, not by the scan's hot path (src/pack.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,14 +28,26 @@ static const uint8_t decode_lut[256][4] = {DEC256(0), DEC256(64), DEC256(128), D
  * amortise scheduling, small enough to stop soon after the first hit. */
 #define MISSING_CHUNK 256
 
-static int assign_status(es_dataset_t *ds, const char *pheno_path, const char *pheno_name)
+/* Status from the phenotype file, .fam column 6, or nothing (a VCF without
+ * --pheno, allowed only when no phenotype is required). */
+static int assign_status(es_dataset_t *ds, const es_input_opt_t *opt)
 {
     const es_plink_t *p = ds->plink;
-    if (pheno_path) return es_pheno_read(pheno_path, pheno_name, p, ds->status);
+    if (opt->pheno) return es_pheno_read(opt->pheno, opt->pheno_name, p, ds->status);
+    if (opt->vcf) {
+        memset(ds->status, 0xff, p->n_samples); /* -1: no phenotype */
+        return ES_OK;
+    }
     if (p->fam_pheno_quantitative) {
-        es_error("%s: phenotype in .fam column 6 is not case/control (1/2); give --pheno",
-                 p->fam_path);
-        return ES_ERR_DATA;
+        if (opt->require_pheno) {
+            es_error("%s: phenotype in .fam column 6 is not case/control (1/2); give --pheno",
+                     p->fam_path);
+            return ES_ERR_DATA;
+        }
+        es_warn("%s: phenotype in .fam column 6 is not case/control (1/2); every sample is "
+                "counted as without phenotype", p->fam_path);
+        memset(ds->status, 0xff, p->n_samples);
+        return ES_OK;
     }
     memcpy(ds->status, p->fam_pheno, p->n_samples);
     return ES_OK;
@@ -53,71 +69,283 @@ static int assign_slots(es_dataset_t *ds)
     return ES_OK;
 }
 
-int es_dataset_open_bfile(es_dataset_t **out, const char *prefix, const char *pheno_path,
-                          const char *pheno_name)
+void es_input_opt_init(es_input_opt_t *opt)
+{
+    memset(opt, 0, sizeof *opt);
+    opt->geno = 1;
+    opt->require_pheno = 1;
+}
+
+/* Everything that can be refused before a file is opened. */
+static int check_opt(const es_input_opt_t *opt)
+{
+    if (!opt->bfile == !opt->vcf) {
+        es_error("give exactly one input: a PLINK fileset (--bfile) or a VCF/BCF (--vcf)");
+        return ES_ERR_ARG;
+    }
+    if (opt->pheno_name && !opt->pheno) {
+        es_error("a phenotype column (%s) was named but no phenotype file was given",
+                 opt->pheno_name);
+        return ES_ERR_ARG;
+    }
+    if (opt->n_regions < 0 || (opt->n_regions > 0 && !opt->regions)) {
+        es_error("%d regions given without a region list", opt->n_regions);
+        return ES_ERR_ARG;
+    }
+    if (opt->n_regions > 0 && !opt->vcf) {
+        es_error("%s: regions need an indexed VCF/BCF; select a PLINK fileset with --chr or "
+                 "--extract", opt->bfile);
+        return ES_ERR_ARG;
+    }
+    if (!(opt->maf >= 0 && opt->maf <= 0.5)) { /* also refuses NaN */
+        es_error("--maf %g: must be in [0, 0.5]", opt->maf);
+        return ES_ERR_ARG;
+    }
+    if (!(opt->geno >= 0 && opt->geno <= 1)) {
+        es_error("--geno %g: must be in [0, 1]", opt->geno);
+        return ES_ERR_ARG;
+    }
+    if (opt->vcf && opt->require_pheno && !opt->pheno) {
+        es_error("%s: a VCF has no phenotype; give --pheno FILE with 'IID value' or 'FID IID "
+                 "value' lines (IID = the VCF sample name)", opt->vcf);
+        return ES_ERR_ARG;
+    }
+    return ES_OK;
+}
+
+/* --keep then --remove (PLINK's order; the result does not depend on it). */
+static int select_samples(es_dataset_t *ds, const es_input_opt_t *opt)
+{
+    int ret = ES_OK;
+    const es_plink_t *p = ds->plink;
+    es_strindex_t by_pair = {0}, by_iid = {0};
+    uint32_t removed;
+
+    if (!opt->keep && !opt->remove) return ES_OK;
+    if ((ret = es_strindex_build(&by_pair, p->fid, p->iid, p->n_samples)) != ES_OK ||
+        (ret = es_strindex_build(&by_iid, p->iid, NULL, p->n_samples)) != ES_OK)
+        goto out;
+    if (opt->keep &&
+        (ret = es_select_samples(opt->keep, 1, p, &by_pair, &by_iid, ds->status, &removed)) !=
+            ES_OK)
+        goto out;
+    if (opt->remove &&
+        (ret = es_select_samples(opt->remove, 0, p, &by_pair, &by_iid, ds->status, &removed)) !=
+            ES_OK)
+        goto out;
+out:
+    es_strindex_free(&by_pair);
+    es_strindex_free(&by_iid);
+    return ret;
+}
+
+/* Append ", N by OPT" to a removal summary when the filter removed anything
+ * or was asked for. */
+static void add_removed(char *buf, size_t cap, const char *opt, uint32_t n, int asked)
+{
+    char b[32];
+    size_t used = strlen(buf);
+    if (!asked || used >= cap) return;
+    snprintf(buf + used, cap - used, "%s%s by %s", used ? ", " : "", es_fmt_count(n, b), opt);
+}
+
+/* --chr, --extract, --exclude, then --geno and --maf over the used samples;
+ * compacts the fileset to the variants left. */
+static int select_variants(es_dataset_t *ds, const es_input_opt_t *opt, const char *name)
+{
+    int ret = ES_OK;
+    es_plink_t *p = ds->plink;
+    uint32_t n = p->n_variants, r_chr = 0, r_ext = 0, r_exc = 0, r_geno = 0, r_maf = 0;
+    uint8_t *vkeep = NULL, *used = NULL;
+    es_strindex_t by_id = {0};
+    char b1[32], b2[32], b3[32];
+
+    if (!opt->chr && !opt->extract && !opt->exclude && !(opt->maf > 0) && !(opt->geno < 1))
+        return ES_OK;
+    if (!(vkeep = malloc(n ? n : 1)) || !(used = malloc(p->n_samples ? p->n_samples : 1))) {
+        ret = ES_ERR_NOMEM;
+        goto out;
+    }
+    memset(vkeep, 1, n);
+    if (opt->chr) {
+        if ((ret = es_select_chr(opt->chr, p, vkeep, &r_chr)) != ES_OK) goto out;
+        es_info("--chr %s: %s of %s variants removed", opt->chr, es_fmt_count(r_chr, b1),
+                es_fmt_count(n, b2));
+    }
+    if (opt->extract || opt->exclude) {
+        if ((ret = es_strindex_build(&by_id, p->id, NULL, n)) != ES_OK) goto out;
+        if (opt->extract) {
+            if ((ret = es_select_variant_list(opt->extract, 1, p, &by_id, vkeep, &r_ext)) !=
+                ES_OK)
+                goto out;
+            es_info("--extract %s: %s variants removed", opt->extract, es_fmt_count(r_ext, b1));
+        }
+        if (opt->exclude) {
+            if ((ret = es_select_variant_list(opt->exclude, 0, p, &by_id, vkeep, &r_exc)) !=
+                ES_OK)
+                goto out;
+            es_info("--exclude %s: %s variants removed", opt->exclude, es_fmt_count(r_exc, b1));
+        }
+    }
+    uint64_t n_used = 0;
+    for (uint32_t s = 0; s < p->n_samples; s++) {
+        used[s] = (uint8_t)es_dataset_sample_used(ds, s);
+        n_used += used[s];
+    }
+    if ((ret = es_select_qc(p, used, opt->maf, opt->geno, opt->threads, vkeep, &r_geno,
+                            &r_maf)) != ES_OK)
+        goto out;
+    if (opt->geno < 1)
+        es_info("--geno %g: %s variants removed (missing-call rate > %g over %s samples)",
+                opt->geno, es_fmt_count(r_geno, b1), opt->geno, es_fmt_count(n_used, b2));
+    if (opt->maf > 0)
+        es_info("--maf %g: %s variants removed (minor allele frequency < %g over %s samples)",
+                opt->maf, es_fmt_count(r_maf, b1), opt->maf, es_fmt_count(n_used, b2));
+    uint32_t removed = r_chr + r_ext + r_exc + r_geno + r_maf;
+    if (removed == n) {
+        char why[512] = "";
+        add_removed(why, sizeof why, "--chr", r_chr, opt->chr != NULL);
+        add_removed(why, sizeof why, "--extract", r_ext, opt->extract != NULL);
+        add_removed(why, sizeof why, "--exclude", r_exc, opt->exclude != NULL);
+        add_removed(why, sizeof why, "--geno", r_geno, opt->geno < 1);
+        add_removed(why, sizeof why, "--maf", r_maf, opt->maf > 0);
+        es_error("%s: no variants left after --chr/--extract/--exclude/--geno/--maf (all %s "
+                 "removed: %s)", name, es_fmt_count(n, b3), why);
+        ret = ES_ERR_DATA;
+        goto out;
+    }
+    ret = es_select_compact(p, vkeep);
+out:
+    es_strindex_free(&by_id);
+    free(vkeep);
+    free(used);
+    return ret;
+}
+
+int es_dataset_open(es_dataset_t **out, const es_input_opt_t *opt)
 {
     int ret = ES_OK;
     es_dataset_t *ds = NULL;
-    char b1[32], b2[32], b3[32], b4[32], b5[32];
+    const char *name = NULL;
+    char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
 
-    if (!out || !prefix) {
-        es_error("no output pointer or fileset prefix given");
+    if (!out || !opt) {
+        es_error("no output pointer or input options given");
         ret = ES_ERR_ARG;
         goto out;
     }
     *out = NULL;
-    if (pheno_name && !pheno_path) {
-        es_error("a phenotype column (%s) was named but no phenotype file was given", pheno_name);
-        ret = ES_ERR_ARG;
-        goto out;
-    }
+    if ((ret = check_opt(opt)) != ES_OK) goto out;
+    name = opt->bfile ? opt->bfile : opt->vcf;
     if (!(ds = calloc(1, sizeof *ds))) {
         ret = ES_ERR_NOMEM;
         goto out;
     }
-    if ((ret = es_plink_open(&ds->plink, prefix)) != ES_OK) goto out;
+    ds->require_pheno = opt->require_pheno != 0;
+    if (opt->bfile) {
+        if ((ret = es_plink_open(&ds->plink, opt->bfile)) != ES_OK) goto out;
+    } else {
+        /* no stats wanted: the reader logs what it read and, as counted
+         * warnings, what it skipped */
+        if ((ret = es_vcf_open(&ds->plink, opt->vcf, opt->regions, opt->n_regions, opt->threads,
+                               NULL)) != ES_OK)
+            goto out;
+    }
     const es_plink_t *p = ds->plink;
-    if (!(ds->status = malloc(p->n_samples))) {
-        ret = ES_ERR_NOMEM;
-        goto out;
-    }
-    if ((ret = assign_status(ds, pheno_path, pheno_name)) != ES_OK) goto out;
-
-    uint32_t n_case = 0, n_ctrl = 0;
-    for (uint32_t s = 0; s < p->n_samples; s++) {
-        n_case += ds->status[s] == 1;
-        n_ctrl += ds->status[s] == 0;
-    }
-    ds->n_case = n_case;
-    ds->n_ctrl = n_ctrl;
-    uint32_t n_miss = p->n_samples - n_case - n_ctrl;
-    const char *src = pheno_path ? pheno_path : p->fam_path;
-    if (n_case == 0 || n_ctrl == 0) {
-        uint32_t other = n_case == 0 ? n_ctrl : n_case;
-        es_error("%s: no %s among the %s samples of %s (%s %s%s, %s with missing phenotype); a "
-                 "case/control scan needs both cases (2) and controls (1)", src,
-                 n_case == 0 ? "cases (phenotype 2)" : "controls (phenotype 1)",
-                 es_fmt_count(p->n_samples, b1), p->fam_path, es_fmt_count(other, b2),
-                 n_case == 0 ? "control" : "case", other == 1 ? "" : "s",
-                 es_fmt_count(n_miss, b3));
+    const char *sample_src = p->fam_path ? p->fam_path : name;
+    uint32_t n_var_in = p->n_variants;
+    if (n_var_in == 0) {
+        es_error("%s: no variants to analyse", name);
         ret = ES_ERR_DATA;
         goto out;
     }
+    if (!(ds->status = malloc(p->n_samples ? p->n_samples : 1))) {
+        ret = ES_ERR_NOMEM;
+        goto out;
+    }
+
+    /* samples */
+    if ((ret = assign_status(ds, opt)) != ES_OK) goto out;
+    if ((ret = select_samples(ds, opt)) != ES_OK) goto out;
+    uint32_t n_case = 0, n_ctrl = 0, n_removed = 0;
+    for (uint32_t s = 0; s < p->n_samples; s++) {
+        n_case += ds->status[s] == 1;
+        n_ctrl += ds->status[s] == 0;
+        n_removed += ds->status[s] == -2;
+    }
+    ds->n_case = n_case;
+    ds->n_ctrl = n_ctrl;
+    uint32_t n_miss = p->n_samples - n_case - n_ctrl - n_removed;
+    if (n_removed == p->n_samples) {
+        es_error("%s: no samples left after --keep/--remove (all %s samples of %s removed)",
+                 opt->keep ? opt->keep : opt->remove, es_fmt_count(p->n_samples, b1),
+                 sample_src);
+        ret = ES_ERR_DATA;
+        goto out;
+    }
+    if (opt->require_pheno && (n_case == 0 || n_ctrl == 0)) {
+        const char *src = opt->pheno ? opt->pheno : sample_src;
+        uint32_t other = n_case == 0 ? n_ctrl : n_case;
+        char rm[64] = "";
+        if (n_removed)
+            snprintf(rm, sizeof rm, ", %s removed by --keep/--remove", es_fmt_count(n_removed, b4));
+        es_error("%s: no %s among the %s samples of %s (%s %s%s, %s with missing phenotype%s); "
+                 "a case/control scan needs both cases (2) and controls (1)", src,
+                 n_case == 0 ? "cases (phenotype 2)" : "controls (phenotype 1)",
+                 es_fmt_count(p->n_samples, b1), sample_src, es_fmt_count(other, b2),
+                 n_case == 0 ? "control" : "case", other == 1 ? "" : "s",
+                 es_fmt_count(n_miss, b3), rm);
+        ret = ES_ERR_DATA;
+        goto out;
+    }
+
+    /* variants */
+    if ((ret = select_variants(ds, opt, name)) != ES_OK) goto out;
     if ((ret = assign_slots(ds)) != ES_OK) goto out;
-    es_info("%s: %s variants, %s samples: %s cases, %s controls, %s without phenotype (from %s)",
-            prefix, es_fmt_count(p->n_variants, b1), es_fmt_count(p->n_samples, b2),
-            es_fmt_count(n_case, b3), es_fmt_count(n_ctrl, b4), es_fmt_count(n_miss, b5), src);
+
+    char vars[80], rm[64] = "";
+    if (p->n_variants == n_var_in)
+        snprintf(vars, sizeof vars, "%s variants", es_fmt_count(n_var_in, b1));
+    else
+        snprintf(vars, sizeof vars, "%s variants (of %s)", es_fmt_count(p->n_variants, b1),
+                 es_fmt_count(n_var_in, b2));
+    if (n_removed) snprintf(rm, sizeof rm, ", %s removed", es_fmt_count(n_removed, b6));
+    es_info("%s: %s, %s samples: %s cases, %s controls, %s without phenotype%s (from %s)", name,
+            vars, es_fmt_count(p->n_samples, b3), es_fmt_count(n_case, b4),
+            es_fmt_count(n_ctrl, b5), es_fmt_count(n_miss, b2), rm,
+            opt->pheno ? opt->pheno : sample_src);
     *out = ds;
     ds = NULL;
 out:
-    if (ret == ES_ERR_NOMEM) es_error("out of memory opening %s", prefix ? prefix : "(null)");
+    if (ret == ES_ERR_NOMEM) es_error("out of memory opening %s", name ? name : "(no input)");
     es_dataset_destroy(ds);
     return ret;
+}
+
+int es_dataset_open_bfile(es_dataset_t **out, const char *prefix, const char *pheno_path,
+                          const char *pheno_name)
+{
+    es_input_opt_t opt;
+    if (!out || !prefix) {
+        es_error("no output pointer or fileset prefix given");
+        return ES_ERR_ARG;
+    }
+    es_input_opt_init(&opt);
+    opt.bfile = prefix;
+    opt.pheno = pheno_path;
+    opt.pheno_name = pheno_name;
+    return es_dataset_open(out, &opt);
 }
 
 void es_dataset_destroy(es_dataset_t *ds)
 {
     if (!ds) return;
+    if (ds->plink) {
+        /* var_src is the selection's (this file's), freed here whatever
+         * es_plink_close() does with it */
+        free(ds->plink->var_src);
+        ds->plink->var_src = NULL;
+    }
     es_plink_close(ds->plink);
     free(ds->status);
     free(ds->slot);
@@ -142,6 +370,20 @@ uint32_t es_dataset_n_cases(const es_dataset_t *ds)
 uint32_t es_dataset_n_controls(const es_dataset_t *ds)
 {
     return ds ? ds->n_ctrl : 0;
+}
+
+void es_dataset_sample(const es_dataset_t *ds, uint32_t s, const char **fid, const char **iid)
+{
+    int ok = ds && s < ds->plink->n_samples; /* else: harmless empty IDs */
+    if (fid) *fid = ok ? ds->plink->fid[s] : "";
+    if (iid) *iid = ok ? ds->plink->iid[s] : "";
+}
+
+int es_dataset_sample_used(const es_dataset_t *ds, uint32_t s)
+{
+    if (!ds || s >= ds->plink->n_samples) return 0;
+    /* without a required phenotype, samples without one are still analysed */
+    return ds->require_pheno ? ds->status[s] >= 0 : ds->status[s] != -2;
 }
 
 es_variant_info_t es_dataset_variant(const es_dataset_t *ds, uint32_t idx)

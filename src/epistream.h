@@ -70,12 +70,12 @@ typedef struct es_dataset_t es_dataset_t;
 
 /** Metadata of one variant (strings owned by the dataset). */
 typedef struct {
-    const char *chr; /**< chromosome code as written in the .bim */
-    const char *id;  /**< variant ID */
+    const char *chr; /**< chromosome code as written in the .bim or VCF */
+    const char *id;  /**< variant ID (VCF: the ID column, or CHR:POS:REF:ALT when it is ".") */
     int64_t pos;     /**< base-pair position */
-    double cm;       /**< genetic position (centimorgans) */
-    const char *a1;  /**< allele 1 (counted allele, usually minor) */
-    const char *a2;  /**< allele 2 */
+    double cm;       /**< genetic position (centimorgans; 0 from VCF) */
+    const char *a1;  /**< allele 1, the counted allele (.bim column 5; VCF: ALT) */
+    const char *a2;  /**< allele 2 (.bim column 6; VCF: REF) */
 } es_variant_info_t;
 
 /**
@@ -91,17 +91,59 @@ typedef struct {
 int es_dataset_open_bfile(es_dataset_t **out, const char *prefix, const char *pheno_path,
                           const char *pheno_name);
 
+/** Where the genotypes come from and which samples and variants are used. */
+typedef struct {
+    const char *bfile;      /**< PLINK 1 fileset prefix, or NULL */
+    const char *vcf;        /**< VCF, bgzipped VCF or BCF path, or NULL (exactly one of the two) */
+    const char *pheno;      /**< phenotype file (needed with vcf), or NULL for .fam column 6 */
+    const char *pheno_name; /**< phenotype column name or 1-based number, or NULL */
+    const char *keep;       /**< file of samples to keep (FID IID or IID per line), or NULL */
+    const char *remove;     /**< file of samples to remove, or NULL */
+    const char *extract;    /**< file of variant IDs to keep (first field per line), or NULL */
+    const char *exclude;    /**< file of variant IDs to drop, or NULL */
+    const char *chr;        /**< chromosomes to keep: "1-4,X,22", or NULL for all */
+    const char *const *regions; /**< CHR:FROM-TO regions (VCF with an index), or NULL */
+    int n_regions;
+    double maf;             /**< drop variants with minor allele frequency < maf (0: off) */
+    double geno;            /**< drop variants with missing-call rate > geno (1: off) */
+    int threads;            /**< decompression threads for VCF/BCF (0 or 1: none) */
+    int require_pheno;      /**< 1 (default): a case/control phenotype with cases and
+                                 controls is required; 0: samples without one are kept
+                                 (for conversion and inspection) */
+} es_input_opt_t;
+
+/** Fill opt with the defaults (no input, no selection, maf 0, geno 1). */
+void es_input_opt_init(es_input_opt_t *opt);
+
+/**
+ * Open a dataset: a PLINK fileset or a VCF/BCF, with a case/control phenotype,
+ * applying the sample and variant selection while reading.  Filters apply in
+ * this order: the phenotype and --keep/--remove (samples), then --region (VCF,
+ * while reading), --chr, --extract, --exclude, and last --geno then --maf
+ * (PLINK 1.9's order) computed over the samples that remain.  The log says how many samples and variants each step
+ * removed.
+ * @param out receives the dataset; free with es_dataset_destroy()
+ * @return ES_OK, ES_ERR_ARG, ES_ERR_IO, ES_ERR_FORMAT, ES_ERR_DATA (nothing
+ *         left to analyse, no cases or no controls) or ES_ERR_NOMEM
+ */
+int es_dataset_open(es_dataset_t **out, const es_input_opt_t *opt);
+
 /** Release a dataset (NULL is allowed). */
 void es_dataset_destroy(es_dataset_t *ds);
 
 /** @return number of variants in the dataset. */
 uint32_t es_dataset_n_variants(const es_dataset_t *ds);
-/** @return number of samples in the .fam (with or without phenotype). */
+/** @return number of samples in the input (.fam or VCF header), selected or not. */
 uint32_t es_dataset_n_samples_total(const es_dataset_t *ds);
 /** @return number of cases (phenotype 2). */
 uint32_t es_dataset_n_cases(const es_dataset_t *ds);
 /** @return number of controls (phenotype 1). */
 uint32_t es_dataset_n_controls(const es_dataset_t *ds);
+/** IDs of input sample s (0-based, < n_samples_total). */
+void es_dataset_sample(const es_dataset_t *ds, uint32_t s, const char **fid, const char **iid);
+/** @return 1 if input sample s is in the analysis (selected, with a phenotype
+ *  when one is required), else 0. */
+int es_dataset_sample_used(const es_dataset_t *ds, uint32_t s);
 /** @return metadata of variant idx (0-based); idx must be < n_variants. */
 es_variant_info_t es_dataset_variant(const es_dataset_t *ds, uint32_t idx);
 

@@ -16,9 +16,10 @@ static void usage(FILE *fp)
             "Usage: epistream <command> [options]\n"
             "\n"
             "Commands:\n"
-            "  scan   exhaustive 2-way interaction scan of a PLINK fileset\n"
-            "  sim    simulate a case/control PLINK fileset with planted interacting pairs\n"
-            "  info   describe a PLINK fileset (samples, cases/controls, MAF, missingness)\n"
+            "  scan     exhaustive 2-way interaction scan of a PLINK fileset or VCF/BCF\n"
+            "  convert  VCF/BCF (or a selection of a fileset) to a PLINK .bed/.bim/.fam\n"
+            "  sim      simulate a case/control PLINK fileset with planted interacting pairs\n"
+            "  info     describe a dataset (samples, cases/controls, MAF, missingness)\n"
             "\n"
             "Options:\n"
             "  -h, --help     this help; 'epistream <command> --help' for a command's options\n"
@@ -47,6 +48,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "scan")) return es_cmd_scan(argc - 1, argv + 1);
     if (!strcmp(cmd, "sim")) return es_cmd_sim(argc - 1, argv + 1);
     if (!strcmp(cmd, "info")) return es_cmd_info(argc - 1, argv + 1);
+    if (!strcmp(cmd, "convert")) return es_cmd_convert(argc - 1, argv + 1);
     fprintf(stderr, "[E::main] unknown command '%s'; try 'epistream --help'\n", cmd);
     return ES_EXIT_USAGE;
 }

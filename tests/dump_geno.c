@@ -1,16 +1,21 @@
-/* dump_geno.c -- print a PLINK fileset's decoded genotypes, for the oracle
- * tests (tests/oracle_decode.sh).  Uses only the public API.
+/* dump_geno.c -- print a dataset's decoded genotypes, for the oracle tests
+ * (tests/oracle_decode.sh, tests/oracle_vcf.sh).  Uses only the public API.
  *
  *   dump_geno PREFIX [PHENO_FILE]
+ *   dump_geno --vcf FILE [PHENO_FILE] [--region CHR:FROM-TO ...]
  *
- * One line per variant in .bim order, one space-separated value per sample in
- * .fam order: 0, 1, 2 copies of A1, or NA when missing (as plink1.9
- * --recode A counts).  A phenotype file is accepted because opening a dataset
- * needs cases and controls, which some test data lack in .fam column 6. */
+ * One line per variant in dataset order, one space-separated value per used
+ * sample in input order (.fam or VCF header): 0, 1, 2 copies of A1 (VCF: ALT),
+ * or NA when missing (as plink1.9 --recode A counts).  The dataset is opened
+ * with require_pheno = 0, so no phenotype is needed and every sample is used;
+ * a phenotype file is still accepted (and checked) when given. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "epistream.h"
+
+#define MAX_REGIONS 64
 
 int main(int argc, char **argv)
 {
@@ -18,19 +23,40 @@ int main(int argc, char **argv)
     es_dataset_t *ds = NULL;
     uint8_t *g = NULL;
     char *line = NULL;
+    const char *regions[MAX_REGIONS];
+    es_input_opt_t opt;
 
-    if (argc < 2 || argc > 3) {
-        fprintf(stderr, "usage: dump_geno PREFIX [PHENO_FILE]\n");
+    es_input_opt_init(&opt);
+    opt.require_pheno = 0;
+    opt.regions = regions;
+    for (int k = 1; k < argc; k++) {
+        if (!strcmp(argv[k], "--vcf") && k + 1 < argc) {
+            opt.vcf = argv[++k];
+        } else if (!strcmp(argv[k], "--region") && k + 1 < argc && opt.n_regions < MAX_REGIONS) {
+            regions[opt.n_regions++] = argv[++k];
+        } else if (argv[k][0] != '-' && !opt.vcf && !opt.bfile) {
+            opt.bfile = argv[k];
+        } else if (argv[k][0] != '-' && !opt.pheno) {
+            opt.pheno = argv[k];
+        } else {
+            fprintf(stderr, "usage: dump_geno (PREFIX | --vcf FILE) [PHENO_FILE] "
+                            "[--region CHR:FROM-TO ...]\n");
+            return 2;
+        }
+    }
+    if (!opt.vcf && !opt.bfile) {
+        fprintf(stderr, "usage: dump_geno (PREFIX | --vcf FILE) [PHENO_FILE]\n");
         return 2;
     }
-    int rc = es_dataset_open_bfile(&ds, argv[1], argc == 3 ? argv[2] : NULL, NULL);
+    const char *name = opt.vcf ? opt.vcf : opt.bfile;
+    int rc = es_dataset_open(&ds, &opt);
     if (rc != ES_OK) {
-        fprintf(stderr, "dump_geno: %s: %s\n", argv[1], es_strerror(rc));
+        fprintf(stderr, "dump_geno: %s: %s\n", name, es_strerror(rc));
         goto out;
     }
     uint32_t m = es_dataset_n_variants(ds), n = es_dataset_n_samples_total(ds);
-    g = malloc(n);
-    line = malloc(3 * (size_t)n + 1); /* "NA " is the longest entry */
+    g = malloc(n ? n : 1);
+    line = malloc(3 * (size_t)n + 2); /* "NA " is the longest entry */
     if (!g || !line) {
         fprintf(stderr, "dump_geno: out of memory\n");
         goto out;
@@ -42,7 +68,8 @@ int main(int argc, char **argv)
         }
         char *p = line;
         for (uint32_t s = 0; s < n; s++) {
-            if (s) *p++ = ' ';
+            if (!es_dataset_sample_used(ds, s)) continue;
+            if (p != line) *p++ = ' ';
             if (g[s] == 3) {
                 *p++ = 'N';
                 *p++ = 'A';

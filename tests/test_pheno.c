@@ -1,7 +1,8 @@
 /* test_pheno.c -- PLINK phenotype files (formats/pheno.c): header and
- * headerless files, column selection by name and number, value codes, IDs
- * missing on either side, and every error with its return code and a
- * message naming the file, line and column. */
+ * headerless files, FID IID and IID-only layouts, column selection by name
+ * and number, value codes, IDs missing on either side or ambiguous, and
+ * every error with its return code and a message naming the file, line and
+ * column. */
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -221,8 +222,17 @@ static void test_field_counts(void **state)
                "expected 4 fields", "found 3", END);
     read_pheno(fx, "FID IID P\nFAM0 IND0 1\n\nFAM1 IND1 2 2\n", NULL, ES_ERR_FORMAT, fx->pheno,
                "line 4", "expected 3 fields", "found 4", END);
+    /* two fields per line is "IID value": a FID IID list without values
+     * fails on its first "value", with a hint at how the file was read */
     read_pheno(fx, "FAM0 IND0\nFAM1 IND1\n", NULL, ES_ERR_FORMAT, fx->pheno, "line 1",
-               "at least one phenotype column", "found 2", END);
+               "column 2", "'IND0'", "read as 'IID value'", END);
+    read_pheno(fx, "IND0 1\nFAM1 IND1 2\n", NULL, ES_ERR_FORMAT, fx->pheno, "line 2",
+               "expected 2 fields (IID and 1 phenotype column", "found 3", END);
+    read_pheno(fx, "IND0\nIND1\n", NULL, ES_ERR_FORMAT, fx->pheno, "line 1", "found 1 field",
+               END);
+    read_pheno(fx, "FID IID\nFAM0 IND0\n", NULL, ES_ERR_FORMAT, fx->pheno, "line 1",
+               "header names no phenotype column", END);
+    read_pheno(fx, "#IID\nIND0\n", NULL, ES_ERR_FORMAT, "header names no phenotype", END);
     read_pheno(fx, "", NULL, ES_ERR_FORMAT, fx->pheno, "empty", END);
     read_pheno(fx, "\n \r\n", NULL, ES_ERR_FORMAT, fx->pheno, "empty", END);
 }
@@ -259,6 +269,71 @@ static void test_unknown_ids_and_duplicates(void **state)
                      "listed more than once", "'FAM0 IND0' on line 3", END);
     assert_int_equal(count_lines_of(msg), 1);
     assert_int_equal(fx->status[0], 0);
+}
+
+/* ---- IID-only files ------------------------------------------------------- */
+
+static void test_iid_only(void **state)
+{
+    fx_t *fx = *state;
+    const int8_t want[NS] = {1, 0, -1, -1, -1, 1};
+    /* no header: every line has two fields */
+    const char *msg = read_pheno(fx, "IND0 2\nIND1 1\nIND5\t2\r\n\n", NULL, ES_OK, END);
+    assert_int_equal(count_lines_of(msg), 0);
+    expect_status(fx, want);
+    /* headers: IID and PLINK 2's #IID, with names */
+    read_pheno(fx, "IID T2D cad\nIND0 2 1\nIND1 1 1\nIND5 2 -9\n", "T2D", ES_OK, END);
+    expect_status(fx, want);
+    read_pheno(fx, "#IID T2D cad\nIND0 1 2\nIND1 1 1\nIND5 -9 2\n", "cad", ES_OK, END);
+    expect_status(fx, want);
+    read_pheno(fx, "iid P\nIND0 2\nIND1 1\nIND5 2\n", "1", ES_OK, END);
+    expect_status(fx, want);
+    /* a header IID file may have one value column and still be IID-only */
+    read_pheno(fx, "IID P Q\nIND0 2 x\nIND1 1 y\nIND5 2 z\n", "P", ES_OK, END);
+    expect_status(fx, want);
+    /* the FID is not looked at: a FAM0-like IID matches nothing */
+    msg = read_pheno(fx, "IND0 2\nFAM1 1\nIND1 1\n", NULL, ES_OK, "1 of 3 samples",
+                     "'FAM1' on line 2", END);
+    assert_int_equal(count_lines_of(msg), 1);
+    msg = read_pheno(fx, "IND0 2\nIND1 1\nIND0 1\n", NULL, ES_OK, "listed more than once",
+                     "'IND0' on line 3", END);
+    assert_int_equal(fx->status[0], 0);
+    /* bad values: file, line, column (2 in an IID file) */
+    read_pheno(fx, "IID P\nIND0 2\nIND1 case\n", NULL, ES_ERR_FORMAT, fx->pheno, "line 3",
+               "column 2 (P)", "'case'", END);
+    /* a name needs a header */
+    read_pheno(fx, "IND0 2\n", "P", ES_ERR_ARG, "no header line ('IID name ...')", END);
+}
+
+/* An IID shared by samples of different families: ambiguous, an error;
+ * shared by duplicates of one FID+IID: all take the value. */
+static void test_iid_only_ambiguous(void **state)
+{
+    fx_t *fx = *state;
+    assert_int_equal(tu_write_text(fx->fam, "F1 A 0 0 0 -9\nF1 B 0 0 0 -9\nF2 A 0 0 0 -9\n"
+                                            "F1 C 0 0 0 -9\nF1 C 0 0 0 -9\nF1 D 0 0 0 -9\n"), 0);
+    es_plink_close(fx->p);
+    fx->p = NULL;
+    cap_start(fx);
+    assert_int_equal(es_plink_open(&fx->p, fx->prefix), ES_OK); /* warns: duplicate F1 C */
+    cap_stop(fx);
+    read_pheno(fx, "B 2\nA 1\n", NULL, ES_ERR_FORMAT, fx->pheno, "line 2", "IID 'A'",
+               "more than one family", "'F1 A' and 'F2 A'", "FID IID value", END);
+    const int8_t want[NS] = {-1, 1, -1, 0, 0, -1};
+    read_pheno(fx, "B 2\nC 1\n", NULL, ES_OK, END);
+    expect_status(fx, want);
+    /* with FIDs the same file is unambiguous */
+    const int8_t want2[NS] = {0, 1, 1, -1, -1, -1};
+    read_pheno(fx, "F1 B 2\nF1 A 1\nF2 A 2\n", NULL, ES_OK, END);
+    expect_status(fx, want2);
+}
+
+/* A FID IID file whose FIDs match nothing gets a hint at IID-only files. */
+static void test_no_line_matches(void **state)
+{
+    fx_t *fx = *state;
+    read_pheno(fx, "0 IND0 2\n0 IND1 1\n", NULL, ES_OK, "2 of 2 samples", "'0 IND0' on line 1",
+               "no line matched", "'IID value'", END);
 }
 
 static void test_missing_file(void **state)
@@ -349,6 +424,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_field_counts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unknown_column, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unknown_ids_and_duplicates, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_iid_only, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_iid_only_ambiguous, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_no_line_matches, setup, teardown),
         cmocka_unit_test_setup_teardown(test_missing_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dataset_duplicate_fam_ids, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dataset_errors, setup, teardown),

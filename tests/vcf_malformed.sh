@@ -1,0 +1,167 @@
+#!/bin/sh
+# vcf_malformed.sh -- bad VCF/BCF input through the command line: `scan`, `info` and
+# `convert` must exit 1 (not crash), print an [E::] message naming the offending file (and
+# the line and CHR:POS for a bad record), and leave no output file behind.  Input that is
+# only partly usable (some records without GT, phenotype IDs not in the VCF) must warn and
+# still work.  Fixtures are written here, 4 samples x 3 records.
+. "$(dirname "$0")/lib.sh"
+need_cmd bgzip
+
+HDR='##fileformat=VCFv4.2
+##contig=<ID=1,length=10000>
+##FORMAT=<ID=GT,Number=1,Type=String,Description="Genotype">
+##FORMAT=<ID=DP,Number=1,Type=Integer,Description="Depth">'
+COLS=$(printf '#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\tFORMAT\tA\tB\tC\tD')
+# rec POS ID FORMAT CALLS...: one tab-separated record on contig 1
+rec() {
+    pos=$1 id=$2 fmt=$3
+    shift 3
+    printf '1\t%s\t%s\tA\tG\t.\tPASS\t.\t%s' "$pos" "$id" "$fmt"
+    for c in "$@"; do printf '\t%s' "$c"; done
+    printf '\n'
+}
+# vcf NAME RECORDS: $T/NAME.vcf with the header and RECORDS (a string of records)
+vcf() { printf '%s\n%s\n%s' "$HDR" "$COLS" "$2" >"$T/$1.vcf"; }
+GOOD1=$(rec 100 r1 GT 0/0 0/1 1/1 0/1)
+GOOD2=$(rec 200 r2 GT 0/1 0/1 0/0 1/1)
+GOOD3=$(rec 300 r3 GT 1/1 0/0 0/1 ./.)
+P=$T/ph.txt
+printf 'A A 1\nB B 2\nC C 1\nD D 2\n' >"$P"
+
+# run_fail NAME FILE TEXT [args]: scan, info and convert on $T/NAME.vcf fail with exit 1, an
+# [E::] message naming FILE and containing TEXT, and no $T/o.* left behind
+run_fail() {
+    name=$1 file=$2 text=$3
+    shift 3
+    for cmd in scan info convert; do
+        err=$T/$name.$cmd.err
+        case $cmd in
+        scan) expect_fail "$err" "$EPISTREAM" scan --vcf "$T/$name.vcf" --pheno "$P" \
+            --out "$T/o" "$@" ;;
+        info) expect_fail "$err" "$EPISTREAM" info --vcf "$T/$name.vcf" "$@" ;;
+        convert) expect_fail "$err" "$EPISTREAM" convert --vcf "$T/$name.vcf" --out "$T/o" "$@" ;;
+        esac
+        # shellcheck disable=SC2154  # rc is set by expect_fail (tests/lib.sh)
+        [ "$rc" -eq 1 ] || { cat "$err" >&2; fail "$name: $cmd exit $rc, expected 1"; }
+        grep -q '\[E::' "$err" || { cat "$err" >&2; fail "$name: $cmd printed no [E::] error"; }
+        grep -qF "$file" "$err" ||
+            { cat "$err" >&2; fail "$name: $cmd message does not name $file"; }
+        grep -qF -- "$text" "$err" || { cat "$err" >&2; fail "$name: $cmd message lacks '$text'"; }
+        for f in "$T"/o.*; do
+            [ -e "$f" ] && fail "$name: $cmd left $f behind"
+        done
+    done
+    return 0
+}
+
+# The good file works with all three (so each failure below comes from the damage alone).
+vcf ok "$GOOD1
+$GOOD2
+$GOOD3
+"
+"$EPISTREAM" info --vcf "$T/ok.vcf" >"$T/ok.out" 2>&1 || { cat "$T/ok.out" >&2; fail "info ok"; }
+"$EPISTREAM" scan --vcf "$T/ok.vcf" --pheno "$P" --out "$T/ok" >"$T/ok.out" 2>&1 ||
+    { cat "$T/ok.out" >&2; fail "scan ok"; }
+[ -s "$T/ok.top.tsv" ] || fail "scan on a good VCF wrote no ok.top.tsv"
+"$EPISTREAM" convert --vcf "$T/ok.vcf" --out "$T/ok" >"$T/ok.out" 2>&1 ||
+    { cat "$T/ok.out" >&2; fail "convert ok"; }
+for ext in bed bim fam; do [ -s "$T/ok.$ext" ] || fail "convert wrote no ok.$ext"; done
+
+# ---- malformed records: file, line, CHR:POS and what was wrong ----
+vcf badgt "$GOOD1
+$(rec 200 r2 GT 0/1 0/x 0/0 1/1)
+$GOOD3
+"
+run_fail badgt "$T/badgt.vcf" "line 7 (record 2, 1:200): sample B (column 11): GT '0/x'"
+vcf badpos "$GOOD1
+$(rec 2x0 r2 GT 0/1 0/1 0/0 1/1)
+"
+run_fail badpos "$T/badpos.vcf" "POS (column 2) '2x0'"
+vcf fewcols "$GOOD1
+$GOOD2
+$(rec 300 r3 GT 0/1 0/1 0/0)
+"
+run_fail fewcols "$T/fewcols.vcf" \
+    "line 8 (record 3, 1:300): expected 13 columns (9 + 4 samples) but found 12"
+vcf allele "$(rec 100 r1 GT 0/0 0/3 1/1 0/1)
+"
+run_fail allele "$T/allele.vcf" "GT '0/3' has allele 3"
+# a bgzipped file cut short
+vcf trunc "$GOOD1
+$GOOD2
+$GOOD3
+"
+bgzip -c "$T/trunc.vcf" | head -c 150 >"$T/trunc.vcf.gz"
+mv "$T/trunc.vcf.gz" "$T/trunc.vcf" # name it .vcf: the content decides, not the name
+run_fail trunc "$T/trunc.vcf" "trunc.vcf"
+
+# ---- no usable data ----
+vcf nogt "$(rec 100 r1 DP 1 2 3 4)
+$(rec 200 r2 DP 1 2 3 4)
+"
+run_fail nogt "$T/nogt.vcf" "none of the 2 records is a biallelic site with diploid GT calls"
+vcf empty ""
+run_fail empty "$T/empty.vcf" "no variant records"
+printf '%s\n#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\n1\t5\t.\tA\tG\t.\t.\t.\n' "$HDR" \
+    >"$T/sites.vcf"
+run_fail sites "$T/sites.vcf" "no samples"
+printf 'not a vcf\n' >"$T/text.vcf"
+run_fail text "$T/text.vcf" "not a VCF or BCF"
+rm -f "$T/gone.vcf"
+run_fail gone "$T/gone.vcf" "No such file"
+
+# ---- selection and regions ----
+printf 'X X\nY Y\n' >"$T/keep.txt"
+run_fail ok "$T/keep.txt" "no samples left" --keep "$T/keep.txt"
+run_fail ok "$T/ok.vcf" "--region needs an index" --region 1:1-200
+bgzip -c "$T/ok.vcf" >"$T/okgz.vcf" # bgzipped but not indexed
+run_fail okgz "$T/okgz.vcf" "bcftools index" --region 1:1-200
+if command -v bcftools >/dev/null 2>&1; then
+    bcftools index "$T/okgz.vcf" 2>/dev/null || fail "bcftools index"
+    run_fail okgz "$T/okgz.vcf" "bad region '1:300-200'" --region 1:300-200
+    run_fail okgz "$T/okgz.vcf" "bad region '1:x-5'" --region 1:1-50 --region 1:x-5
+    # a region that exists works, and only its records are read
+    "$EPISTREAM" info --vcf "$T/okgz.vcf" --region 1:150-250 >"$T/reg.out" 2>&1 ||
+        { cat "$T/reg.out" >&2; fail "info --region"; }
+    grep -q "^variants	1$" "$T/reg.out" ||
+        { cat "$T/reg.out" >&2; fail "--region read the wrong records"; }
+fi
+
+# ---- usage errors are exit 2 ----
+"$EPISTREAM" convert --vcf "$T/ok.vcf" >"$T/u.err" 2>&1
+[ $? -eq 2 ] || fail "convert without --out: expected exit 2"
+"$EPISTREAM" convert --vcf "$T/ok.vcf" --bfile "$T/ok" --out "$T/o" >"$T/u.err" 2>&1
+[ $? -eq 2 ] || fail "convert with --vcf and --bfile: expected exit 2"
+"$EPISTREAM" convert --vcf "$T/ok.vcf" --out "$T/o" --threads x >"$T/u.err" 2>&1
+[ $? -eq 2 ] || fail "convert --threads x: expected exit 2"
+"$EPISTREAM" convert --help | grep -q "Usage: epistream convert" || fail "convert --help"
+
+# ---- partly usable: warn, count, and work ----
+vcf partial "$GOOD1
+$(rec 150 r15 DP 1 2 3 4)
+$(printf '1\t160\tm\tA\tG,T\t.\tPASS\t.\tGT\t0/1\t1/2\t0/0\t0/0')
+$(rec 170 h GT 0 1 0/1 1/1)
+$GOOD2
+$GOOD3
+"
+"$EPISTREAM" convert --vcf "$T/partial.vcf" --out "$T/part" >"$T/part.out" 2>&1 ||
+    { cat "$T/part.out" >&2; fail "convert on a partly usable VCF"; }
+for w in "skipped 1 of 6 records with more than two alleles" \
+    "skipped 1 record without a GT field (first at 1:150)" \
+    "set 2 haploid calls at diploid sites to missing (first at 1:170, sample A)" \
+    "4 variants written" "6 VCF records, skipped 1 with more than two alleles, 1 without GT"; do
+    grep -qF "$w" "$T/part.out" || { cat "$T/part.out" >&2; fail "partial: no '$w'"; }
+done
+[ "$(wc -l <"$T/part.bim")" -eq 4 ] || fail "partial: expected 4 variants in the .bim"
+printf 'A A 1\nB B 2\nC C 1\nD D 2\nZ Z 2\n' >"$T/ph2.txt"
+"$EPISTREAM" scan --vcf "$T/ok.vcf" --pheno "$T/ph2.txt" --out "$T/u" >"$T/u.out" 2>&1 ||
+    { cat "$T/u.out" >&2; fail "unknown phenotype IDs: scan failed"; }
+if ! grep -qF "$T/ph2.txt" "$T/u.out" || ! grep -q "not in" "$T/u.out"; then
+    cat "$T/u.out" >&2
+    fail "unknown phenotype IDs: no warning naming the phenotype file"
+fi
+if grep -q -E "AddressSanitizer|runtime error|LeakSanitizer" "$T/part.out" "$T/u.out"; then
+    cat "$T/part.out" "$T/u.out" >&2
+    fail "sanitizer report on usable input"
+fi
+exit 0

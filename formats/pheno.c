@@ -25,27 +25,6 @@
 /* how many column names an "available columns" message lists */
 #define MAX_LISTED_COLUMNS 20
 
-static inline int is_blank(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
-
-/* Split [p, end) in place at blanks; first `max` fields to f[]; returns the count. */
-static int split_fields(char *p, char *end, char **f, int max)
-{
-    int n = 0;
-    while (p < end) {
-        while (p < end && is_blank(*p)) p++;
-        if (p == end) break;
-        if (n < max) f[n] = p;
-        n++;
-        while (p < end && !is_blank(*p)) p++;
-        *p = '\0';
-        if (p < end) p++;
-    }
-    return n;
-}
-
 /* Phenotype value -> 0 control, 1 case, -1 missing; -1 return for anything
  * else (including quantitative values: this is a case/control tool). */
 static int pheno_code(const char *s, int8_t *code)
@@ -136,7 +115,7 @@ static int count_fields(const char *ls, const char *le)
 {
     int nf = 0;
     for (const char *c = ls; c < le; c++)
-        if (!is_blank(*c) && (c == ls || is_blank(c[-1]))) nf++;
+        if (!es_is_blank(*c) && (c == ls || es_is_blank(c[-1]))) nf++;
     return nf;
 }
 
@@ -169,12 +148,8 @@ int es_pheno_read(const char *path, const char *pheno_name, const es_plink_t *p,
     }
 
     char *q = text, *end = text + len;
-    for (uint64_t line = 1; q < end; line++) {
-        char *nl = memchr(q, '\n', (size_t)(end - q));
-        char *le = nl ? nl : end;
-        *le = '\0';
-        char *ls = q;
-        q = le + 1;
+    char *ls, *le;
+    for (uint64_t line = 1; (ls = es_next_line(&q, end, &le)) != NULL; line++) {
         if (nf_expect == 0) {
             /* First non-blank line: learn the layout, the field count and the header. */
             int nf = count_fields(ls, le);
@@ -183,7 +158,7 @@ int es_pheno_read(const char *path, const char *pheno_name, const es_plink_t *p,
                 ret = ES_ERR_NOMEM;
                 goto out;
             }
-            split_fields(ls, le, f, nf);
+            es_split_fields(ls, le, f, nf);
             id_cols = header_id_cols(f, nf);
             has_header = id_cols != 0;
             if (!has_header) {
@@ -214,7 +189,7 @@ int es_pheno_read(const char *path, const char *pheno_name, const es_plink_t *p,
             if (ret != ES_OK) goto out;
             if (has_header) continue;
         } else {
-            int nf = split_fields(ls, le, f, nf_expect);
+            int nf = es_split_fields(ls, le, f, nf_expect);
             if (nf == 0) continue;
             if (nf != nf_expect) {
                 es_error("%s: line %" PRIu64 ": expected %d fields (%s and %d phenotype "

@@ -18,13 +18,6 @@
 
 #include "es_internal.h"
 
-/* Blanks separating fields.  CR counts as a blank so CRLF files parse like
- * LF files without a separate pass. */
-static inline int is_blank(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
-
 static char *path_with_ext(const char *prefix, const char *ext)
 {
     size_t n = strlen(prefix), e = strlen(ext);
@@ -33,75 +26,6 @@ static char *path_with_ext(const char *prefix, const char *ext)
     memcpy(s, prefix, n);
     memcpy(s + n, ext, e + 1);
     return s;
-}
-
-/* Read a whole text file into a NUL-terminated buffer (*len bytes before
- * the NUL).  Regular files take one read() into a buffer sized by fstat;
- * pipes grow the buffer as needed. */
-static int read_text(const char *path, char **text, size_t *len)
-{
-    int ret = ES_OK, fd = -1;
-    char *buf = NULL;
-    size_t cap, n = 0;
-    struct stat st;
-
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        es_error("%s: cannot open: %s", path, strerror(errno));
-        ret = ES_ERR_IO;
-        goto out;
-    }
-    if (fstat(fd, &st) != 0) {
-        es_error("%s: cannot stat: %s", path, strerror(errno));
-        ret = ES_ERR_IO;
-        goto out;
-    }
-    if (S_ISDIR(st.st_mode)) {
-        es_error("%s: is a directory, expected a text file", path);
-        ret = ES_ERR_IO;
-        goto out;
-    }
-    /* +2: room for the NUL and for the read() that returns 0 without a realloc */
-    cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 2 : 65536;
-    if (!(buf = malloc(cap))) {
-        ret = ES_ERR_NOMEM;
-        goto out;
-    }
-    for (;;) {
-        if (n + 1 >= cap) {
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                ret = ES_ERR_NOMEM;
-                goto out;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        ssize_t r = read(fd, buf + n, cap - 1 - n);
-        if (r < 0) {
-            if (errno == EINTR) continue;
-            es_error("%s: read failed: %s", path, strerror(errno));
-            ret = ES_ERR_IO;
-            goto out;
-        }
-        if (r == 0) break;
-        n += (size_t)r;
-    }
-    buf[n] = '\0';
-    /* A NUL inside would silently cut a field short: the file is not text. */
-    const char *nul = memchr(buf, '\0', n);
-    if (nul) {
-        es_error("%s: NUL byte at offset %zu: expected a text file", path, (size_t)(nul - buf));
-        ret = ES_ERR_FORMAT;
-        goto out;
-    }
-    *text = buf;
-    *len = n;
-    buf = NULL;
-out:
-    free(buf);
-    if (fd >= 0) close(fd);
-    return ret;
 }
 
 /* Upper bound on the number of lines of a text (for sizing the arrays). */
@@ -114,24 +38,6 @@ static size_t count_lines(const char *text, size_t len)
         p++;
     }
     return n + 1;
-}
-
-/* Split the line [p, end) in place: blanks become NULs, the first `max`
- * field starts go to f[].  *end must already be a NUL.
- * @return the number of fields found (may exceed max) */
-static int split_fields(char *p, char *end, char **f, int max)
-{
-    int n = 0;
-    while (p < end) {
-        while (p < end && is_blank(*p)) p++;
-        if (p == end) break;
-        if (n < max) f[n] = p;
-        n++;
-        while (p < end && !is_blank(*p)) p++;
-        *p = '\0'; /* p == end is already NUL */
-        if (p < end) p++;
-    }
-    return n;
 }
 
 /* Strict integer: the whole field, base 10, optional sign. */
@@ -237,7 +143,7 @@ static int parse_fam(es_plink_t *p)
     uint64_t *line_of = NULL;
     uint32_t n = 0;
 
-    if ((ret = read_text(p->fam_path, &p->fam_text, &len)) != ES_OK) goto out;
+    if ((ret = es_text_read(p->fam_path, NULL, &p->fam_text, &len)) != ES_OK) goto out;
     cap = count_lines(p->fam_text, len);
     p->fid = malloc(cap * sizeof *p->fid);
     p->iid = malloc(cap * sizeof *p->iid);
@@ -248,13 +154,10 @@ static int parse_fam(es_plink_t *p)
         goto out;
     }
     char *q = p->fam_text, *end = p->fam_text + len;
-    for (uint64_t line = 1; q < end; line++) {
-        char *nl = memchr(q, '\n', (size_t)(end - q));
-        char *le = nl ? nl : end;
+    char *ls, *le;
+    for (uint64_t line = 1; (ls = es_next_line(&q, end, &le)) != NULL; line++) {
         char *f[6];
-        *le = '\0';
-        int nf = split_fields(q, le, f, 6);
-        q = le + 1;
+        int nf = es_split_fields(ls, le, f, 6);
         if (nf == 0) continue; /* blank line (e.g. a trailing one) */
         if (nf != 6) {
             es_error("%s: line %" PRIu64 ": expected 6 columns (FID IID PAT MAT SEX PHENO) but "
@@ -296,7 +199,7 @@ static int parse_bim(es_plink_t *p)
     size_t len, cap;
     uint32_t n = 0;
 
-    if ((ret = read_text(p->bim_path, &p->bim_text, &len)) != ES_OK) goto out;
+    if ((ret = es_text_read(p->bim_path, NULL, &p->bim_text, &len)) != ES_OK) goto out;
     cap = count_lines(p->bim_text, len);
     p->chr = malloc(cap * sizeof *p->chr);
     p->id = malloc(cap * sizeof *p->id);
@@ -309,13 +212,10 @@ static int parse_bim(es_plink_t *p)
         goto out;
     }
     char *q = p->bim_text, *end = p->bim_text + len;
-    for (uint64_t line = 1; q < end; line++) {
-        char *nl = memchr(q, '\n', (size_t)(end - q));
-        char *le = nl ? nl : end;
+    char *ls, *le;
+    for (uint64_t line = 1; (ls = es_next_line(&q, end, &le)) != NULL; line++) {
         char *f[6];
-        *le = '\0';
-        int nf = split_fields(q, le, f, 6);
-        q = le + 1;
+        int nf = es_split_fields(ls, le, f, 6);
         if (nf == 0) continue;
         if (nf != 6) {
             es_error("%s: line %" PRIu64 ": expected 6 columns (CHR ID CM POS A1 A2) but found %d",

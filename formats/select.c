@@ -27,11 +27,6 @@
  * chunk is enough work to amortise scheduling. */
 #define QC_CHUNK 256
 
-static inline int is_blank(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
-
 /* Name of the input for messages: the VCF reader stores its path in the
  * same fields as the .bim/.fam paths. */
 static const char *sample_src(const es_plink_t *p)
@@ -52,20 +47,24 @@ int es_text_read(const char *path, const char *what, char **text, size_t *len)
     char *buf = NULL;
     size_t cap, n = 0;
     struct stat st;
+    /* messages keep the tag they had before the .bim/.fam reader shared this */
+    const char *fn = what ? __func__ : "read_text";
 
     fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
-        es_error("%s: cannot open %s: %s", path, what, strerror(errno));
+        es_log(ES_LOG_ERROR, fn, "%s: cannot open%s%s: %s", path, what ? " " : "", what ? what : "",
+               strerror(errno));
         ret = ES_ERR_IO;
         goto out;
     }
     if (fstat(fd, &st) != 0) {
-        es_error("%s: cannot stat: %s", path, strerror(errno));
+        es_log(ES_LOG_ERROR, fn, "%s: cannot stat: %s", path, strerror(errno));
         ret = ES_ERR_IO;
         goto out;
     }
     if (S_ISDIR(st.st_mode)) {
-        es_error("%s: is a directory, expected a %s", path, what);
+        es_log(ES_LOG_ERROR, fn, "%s: is a directory, expected a %s", path,
+               what ? what : "text file");
         ret = ES_ERR_IO;
         goto out;
     }
@@ -89,7 +88,7 @@ int es_text_read(const char *path, const char *what, char **text, size_t *len)
         ssize_t r = read(fd, buf + n, cap - 1 - n);
         if (r < 0) {
             if (errno == EINTR) continue;
-            es_error("%s: read failed: %s", path, strerror(errno));
+            es_log(ES_LOG_ERROR, fn, "%s: read failed: %s", path, strerror(errno));
             ret = ES_ERR_IO;
             goto out;
         }
@@ -100,8 +99,8 @@ int es_text_read(const char *path, const char *what, char **text, size_t *len)
     /* A NUL inside would silently cut a field short: the file is not text. */
     const char *nul = memchr(buf, '\0', n);
     if (nul) {
-        es_error("%s: NUL byte at offset %zu: expected a %s (text)", path, (size_t)(nul - buf),
-                 what);
+        es_log(ES_LOG_ERROR, fn, "%s: NUL byte at offset %zu: expected a %s%s", path,
+               (size_t)(nul - buf), what ? what : "text file", what ? " (text)" : "");
         ret = ES_ERR_FORMAT;
         goto out;
     }
@@ -109,41 +108,11 @@ int es_text_read(const char *path, const char *what, char **text, size_t *len)
     *len = n;
     buf = NULL;
 out:
-    if (ret == ES_ERR_NOMEM) es_error("%s: out of memory reading the %s", path, what);
+    if (ret == ES_ERR_NOMEM && what)
+        es_log(ES_LOG_ERROR, fn, "%s: out of memory reading the %s", path, what);
     free(buf);
     if (fd >= 0) close(fd);
     return ret;
-}
-
-/* Cut the next line off [*q, end): NUL-terminates it and advances *q.
- * @return the line start, or NULL at the end of the text */
-static char *next_line(char **q, char *end, char **line_end)
-{
-    if (*q >= end) return NULL;
-    char *ls = *q;
-    char *nl = memchr(ls, '\n', (size_t)(end - ls));
-    char *le = nl ? nl : end;
-    *le = '\0';
-    *q = le + (le < end);
-    *line_end = le;
-    return ls;
-}
-
-/* Split [p, end) in place at blanks; the first `max` field starts go to f[].
- * @return the number of fields (may exceed max) */
-static int split_fields(char *p, char *end, char **f, int max)
-{
-    int n = 0;
-    while (p < end) {
-        while (p < end && is_blank(*p)) p++;
-        if (p == end) break;
-        if (n < max) f[n] = p;
-        n++;
-        while (p < end && !is_blank(*p)) p++;
-        *p = '\0';
-        if (p < end) p++;
-    }
-    return n;
 }
 
 /* ---- string index ------------------------------------------------------------ */
@@ -261,9 +230,9 @@ int es_select_samples(const char *path, int keep, const es_plink_t *p,
     }
     char *q = text, *end = text + len, *le, *ls;
     int first = 1, iid_only = 0;
-    for (uint64_t line = 1; (ls = next_line(&q, end, &le)) != NULL; line++) {
+    for (uint64_t line = 1; (ls = es_next_line(&q, end, &le)) != NULL; line++) {
         char *f[2];
-        int nf = split_fields(ls, le, f, 2);
+        int nf = es_split_fields(ls, le, f, 2);
         if (nf == 0) continue;
         if (first) {
             first = 0;
@@ -403,8 +372,8 @@ int es_chrset_parse(es_chrset_t *cs, const char *list)
     for (char *s = cs->buf;;) {
         char *comma = strchr(s, ',');
         char *e = comma ? comma : s + strlen(s);
-        while (s < e && is_blank(*s)) s++;
-        while (e > s && is_blank(e[-1])) e--;
+        while (s < e && es_is_blank(*s)) s++;
+        while (e > s && es_is_blank(e[-1])) e--;
         int last = comma == NULL;
         *e = '\0';
         es_chritem_t *it = &cs->item[cs->n_item];
@@ -545,9 +514,9 @@ int es_select_variant_list(const char *path, int extract, const es_plink_t *p,
         goto out;
     }
     char *q = text, *end = text + len, *le, *ls;
-    for (uint64_t line = 1; (ls = next_line(&q, end, &le)) != NULL; line++) {
+    for (uint64_t line = 1; (ls = es_next_line(&q, end, &le)) != NULL; line++) {
         char *f[1];
-        if (split_fields(ls, le, f, 1) == 0) continue;
+        if (es_split_fields(ls, le, f, 1) == 0) continue;
         lines++;
         uint32_t v = es_strindex_find(by_id, f[0], NULL);
         if (v == ES_NO_ITEM && unknown_ct++ == 0) {

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "epistream.h"
 
@@ -134,9 +135,52 @@ int es_pheno_read(const char *path, const char *pheno_name, const es_plink_t *p,
 /* ---- selection (formats/select.c) --------------------------------------- */
 
 /** Read a whole text file into a NUL-terminated buffer (free with free()).
- *  `what` names the expected content in messages ("phenotype file").
- *  @return ES_OK, ES_ERR_IO (cannot open/read, a directory) or ES_ERR_FORMAT (NUL byte) */
+ *  `what` names the expected content in messages ("phenotype file"); NULL
+ *  gives the generic "text file" messages and leaves out-of-memory to the
+ *  caller to report (the .bim/.fam reader).
+ *  @return ES_OK, ES_ERR_IO (cannot open/read, a directory), ES_ERR_FORMAT
+ *  (NUL byte) or ES_ERR_NOMEM */
 int es_text_read(const char *path, const char *what, char **text, size_t *len);
+
+/** Blanks separating fields.  CR counts as a blank so CRLF files parse like
+ *  LF files without a separate pass. */
+static inline int es_is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/** Cut the next line off [*q, end) of a buffer from es_text_read():
+ *  NUL-terminates it (*end must already be a NUL) and advances *q.
+ *  @return the line start, or NULL at the end of the text */
+static inline char *es_next_line(char **q, char *end, char **line_end)
+{
+    if (*q >= end) return NULL;
+    char *ls = *q;
+    char *nl = memchr(ls, '\n', (size_t)(end - ls));
+    char *le = nl ? nl : end;
+    *le = '\0';
+    *q = le + (le < end);
+    *line_end = le;
+    return ls;
+}
+
+/** Split the line [p, end) in place: blanks become NULs, the first `max`
+ *  field starts go to f[].  *end must already be a NUL.
+ *  @return the number of fields found (may exceed max) */
+static inline int es_split_fields(char *p, char *end, char **f, int max)
+{
+    int n = 0;
+    while (p < end) {
+        while (p < end && es_is_blank(*p)) p++;
+        if (p == end) break;
+        if (n < max) f[n] = p;
+        n++;
+        while (p < end && !es_is_blank(*p)) p++;
+        *p = '\0'; /* p == end is already NUL */
+        if (p < end) p++;
+    }
+    return n;
+}
 
 #define ES_NO_ITEM UINT32_MAX
 
@@ -427,5 +471,70 @@ extern const es_backend_t es_backend_cpu;
 const es_backend_t *es_backend_select(es_device_t dev, int *err);
 /** @return number of CUDA devices (0 without CUDA). */
 int es_backend_gpu_count(void);
+
+
+/* ---- mutual-information feature selection (src/mi_select.c) -------------- */
+
+/** A discrete dataset, feature-major: x[(size_t)f * n_samples + s] is the state
+ *  (0 .. n_states[f]-1) of feature f in sample s; y[s] the class (0 .. n_classes-1).
+ *  Missing values are a state of their own (the caller codes them). */
+typedef struct {
+    uint32_t n_samples, n_features;
+    uint16_t *x;
+    uint32_t *n_states;  /* per feature, >= 1 */
+    uint16_t *y;
+    uint32_t n_classes;  /* >= 1 */
+    char **names;        /* feature names (may be NULL) */
+    char *class_name;    /* class column name (may be NULL) */
+} es_dtable_t;
+
+/** Free the arrays of a table (the struct itself is the caller's). */
+void es_dtable_free(es_dtable_t *d);
+
+typedef enum {
+    ES_MI_MRMR = 0, ES_MI_JMI, ES_MI_DISR, ES_MI_CMIM, ES_MI_ICAP, ES_MI_CONDMI, ES_MI_MIM
+} es_mi_method_t;
+
+/** Parse "mrmr", "jmi", "disr", "cmim", "icap", "condmi", "mim".  @return ES_OK or ES_ERR_ARG. */
+int es_mi_method_parse(const char *name, es_mi_method_t *out);
+const char *es_mi_method_name(es_mi_method_t m);
+
+/** One selected feature: its index, the method's score when it was picked and I(X;Y). */
+typedef struct {
+    uint32_t feature;
+    double score;
+    double relevance;
+} es_mi_pick_t;
+
+/**
+ * Select up to k features with method m, FEAST semantics (Brown et al. 2012),
+ * logs base 2; ties to the lowest feature index.  CondMI may stop early (when
+ * no candidate adds information); *n_out says how many were picked.
+ * @param out k entries
+ * @param threads OpenMP threads (0 = default)
+ */
+int es_mi_select(const es_dtable_t *d, es_mi_method_t m, uint32_t k, int threads,
+                 es_mi_pick_t *out, uint32_t *n_out);
+
+/* ---- numeric tables (formats/table.c) ------------------------------------- */
+
+/** Options for reading a table. */
+typedef struct {
+    const char *class_col; /* class column name or 1-based number; NULL = last column
+                              (CSV/TSV/ARFF) */
+    uint32_t bins;         /* equal-width bins for numeric features (default 128) */
+} es_table_opt_t;
+
+/**
+ * Read a CSV/TSV (header line; delimiter detected), ARFF or LIBSVM file
+ * (format from the extension, .csv/.tsv/.txt/.arff/.libsvm/.svm, else sniffed)
+ * into a discrete table: integer-coded columns (all values integers with at most
+ * 65,535 distinct values) are kept as their distinct values in sorted order,
+ * numeric ones discretised into `bins` equal-width bins over [min, max], nominal
+ * (ARFF) and non-numeric columns coded by first appearance... (see table.c);
+ * missing values (?, NA, empty) are their own state.  Errors name the file,
+ * line and column.
+ */
+int es_table_read(const char *path, const es_table_opt_t *opt, es_dtable_t *out);
 
 #endif /* ES_INTERNAL_H */

@@ -211,23 +211,10 @@ static ES_AVX2 void and9_avx2(const uint64_t *restrict a1, const uint64_t *restr
         for (int k = 0; k < 9; k++)
             t[k] = _mm256_add_epi64(t[k], _mm256_sad_epu8(c[k], zero));
     }
-    uint64_t s[9];
     for (int k = 0; k < 9; k++)
-        s[k] = avx2_hsum(t[k]);
-    for (size_t k = nv * 4; k < nw; k++) {
-        uint64_t x1 = a1[k], x2 = a2[k], xv = av[k], y1 = b1[k], y2 = b2[k], yv = bv[k];
-        s[0] += (uint64_t)__builtin_popcountll(x1 & y1);
-        s[1] += (uint64_t)__builtin_popcountll(x1 & y2);
-        s[2] += (uint64_t)__builtin_popcountll(x2 & y1);
-        s[3] += (uint64_t)__builtin_popcountll(x2 & y2);
-        s[4] += (uint64_t)__builtin_popcountll(x1 & yv);
-        s[5] += (uint64_t)__builtin_popcountll(x2 & yv);
-        s[6] += (uint64_t)__builtin_popcountll(xv & y1);
-        s[7] += (uint64_t)__builtin_popcountll(xv & y2);
-        s[8] += (uint64_t)__builtin_popcountll(xv & yv);
-    }
-    for (int k = 0; k < 9; k++)
-        out[k] += s[k];
+        out[k] += avx2_hsum(t[k]);
+    size_t r = nv * 4; /* the last nw % 4 words, scalar */
+    and9_body(a1 + r, a2 + r, av + r, b1 + r, b2 + r, bv + r, nw - r, out);
 }
 
 static const es_popcount_impl_t popcount_avx2 = {

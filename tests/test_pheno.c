@@ -18,35 +18,23 @@
 #include "es_internal.h"
 #include "testutil.h"
 
-/* ends the list of expected message fragments (a typed NULL: variadic) */
-#define END ((const char *)NULL)
-
 #define NS 6 /* samples FAM0/IND0 .. FAM5/IND5 in every fixture */
 
 typedef struct {
-    char *dir;
+    tu_fixture_t base; /* first: temp dir + stderr capture (tu_fixture_new) */
     char prefix[4096], pheno[4200], fam[4200];
     es_plink_t *p;
     int8_t status[NS];
-    int cap_saved;
-    char cap_path[4200];
-    char cap_text[65536];
 } fx_t;
 
 static int setup(void **state)
 {
-    fx_t *fx = calloc(1, sizeof *fx);
+    fx_t *fx = tu_fixture_new(sizeof *fx);
     if (!fx) return -1;
-    if (!(fx->dir = tu_mkdtemp())) {
-        free(fx);
-        return -1;
-    }
     *state = fx; /* teardown cleans up even when setup fails below */
-    snprintf(fx->prefix, sizeof fx->prefix, "%s/d", fx->dir);
+    snprintf(fx->prefix, sizeof fx->prefix, "%s/d", fx->base.dir);
     snprintf(fx->fam, sizeof fx->fam, "%s.fam", fx->prefix);
-    snprintf(fx->pheno, sizeof fx->pheno, "%s/my.pheno", fx->dir);
-    snprintf(fx->cap_path, sizeof fx->cap_path, "%s/stderr.txt", fx->dir);
-    fx->cap_saved = -1;
+    snprintf(fx->pheno, sizeof fx->pheno, "%s/my.pheno", fx->base.dir);
     uint8_t g[2 * NS] = {0, 1, 2, 3, 0, 1, 2, 2, 1, 0, 3, 1};
     int ph[NS] = {1, 2, 1, 2, 1, 2};
     if (tu_write_bfile(fx->prefix, g, 2, NS, ph) != 0) return -1;
@@ -54,51 +42,13 @@ static int setup(void **state)
     return 0;
 }
 
-static void cap_start(fx_t *fx)
-{
-    fflush(stderr);
-    int fd = open(fx->cap_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    assert_true(fd >= 0);
-    fx->cap_saved = dup(2);
-    assert_true(fx->cap_saved >= 0);
-    dup2(fd, 2);
-    close(fd);
-}
-
-static const char *cap_stop(fx_t *fx)
-{
-    if (fx->cap_saved < 0) return fx->cap_text;
-    fflush(stderr);
-    dup2(fx->cap_saved, 2);
-    close(fx->cap_saved);
-    fx->cap_saved = -1;
-    fx->cap_text[0] = '\0';
-    FILE *f = fopen(fx->cap_path, "r");
-    if (f) {
-        size_t n = fread(fx->cap_text, 1, sizeof fx->cap_text - 1, f);
-        fx->cap_text[n] = '\0';
-        fclose(f);
-    }
-    fputs(fx->cap_text, stderr);
-    return fx->cap_text;
-}
-
 static int teardown(void **state)
 {
     fx_t *fx = *state;
-    cap_stop(fx);
+    tu_cap_stop(&fx->base.cap);
     es_plink_close(fx->p);
-    tu_rmtree(fx->dir);
-    free(fx->dir);
-    free(fx);
+    tu_fixture_free(fx);
     return 0;
-}
-
-static int count_lines_of(const char *s)
-{
-    int n = 0;
-    for (; *s; s++) n += *s == '\n';
-    return n;
 }
 
 /* Write `text` as the phenotype file, read column `name`, expect rc `want`
@@ -106,16 +56,14 @@ static int count_lines_of(const char *s)
 static const char *read_pheno(fx_t *fx, const char *text, const char *name, int want, ...)
 {
     va_list ap;
-    const char *needle;
     assert_int_equal(tu_write_text(fx->pheno, text), 0);
     memset(fx->status, 0x55, sizeof fx->status);
-    cap_start(fx);
+    tu_cap_start(&fx->base.cap);
     int rc = es_pheno_read(fx->pheno, name, fx->p, fx->status);
-    const char *msg = cap_stop(fx);
+    const char *msg = tu_cap_stop(&fx->base.cap);
     assert_int_equal(rc, want);
     va_start(ap, want);
-    while ((needle = va_arg(ap, const char *)) != NULL)
-        if (!strstr(msg, needle)) fail_msg("message lacks '%s':\n%s", needle, msg);
+    tu_expect_msg_va(msg, ap);
     va_end(ap);
     return msg;
 }
@@ -165,7 +113,7 @@ static void test_no_header(void **state)
     const int8_t c1[NS] = {0, -1, -1, 1, -1, 1};
     const int8_t c2[NS] = {0, 1, -1, 1, -1, 0};
     const char *msg = read_pheno(fx, file, NULL, ES_OK, END);
-    assert_int_equal(count_lines_of(msg), 0); /* absent samples are not a warning */
+    assert_int_equal(tu_count_lines(msg), 0); /* absent samples are not a warning */
     expect_status(fx, c1);
     read_pheno(fx, file, "2", ES_OK, END);
     expect_status(fx, c2);
@@ -261,13 +209,13 @@ static void test_unknown_ids_and_duplicates(void **state)
                                  "FAM9 IND2 2\n",
                                  NULL, ES_OK, fx->pheno, "3 of 5 samples are not in", fx->fam,
                                  "'X1 Y1' on line 2", END);
-    assert_int_equal(count_lines_of(msg), 1);
+    assert_int_equal(tu_count_lines(msg), 1);
     const int8_t want[NS] = {1, 0, -1, -1, -1, -1};
     expect_status(fx, want);
     /* a sample listed twice: the last value wins, one warning */
     msg = read_pheno(fx, "FAM0 IND0 2\nFAM1 IND1 1\nFAM0 IND0 1\n", NULL, ES_OK,
                      "listed more than once", "'FAM0 IND0' on line 3", END);
-    assert_int_equal(count_lines_of(msg), 1);
+    assert_int_equal(tu_count_lines(msg), 1);
     assert_int_equal(fx->status[0], 0);
 }
 
@@ -279,7 +227,7 @@ static void test_iid_only(void **state)
     const int8_t want[NS] = {1, 0, -1, -1, -1, 1};
     /* no header: every line has two fields */
     const char *msg = read_pheno(fx, "IND0 2\nIND1 1\nIND5\t2\r\n\n", NULL, ES_OK, END);
-    assert_int_equal(count_lines_of(msg), 0);
+    assert_int_equal(tu_count_lines(msg), 0);
     expect_status(fx, want);
     /* headers: IID and PLINK 2's #IID, with names */
     read_pheno(fx, "IID T2D cad\nIND0 2 1\nIND1 1 1\nIND5 2 -9\n", "T2D", ES_OK, END);
@@ -294,7 +242,7 @@ static void test_iid_only(void **state)
     /* the FID is not looked at: a FAM0-like IID matches nothing */
     msg = read_pheno(fx, "IND0 2\nFAM1 1\nIND1 1\n", NULL, ES_OK, "1 of 3 samples",
                      "'FAM1' on line 2", END);
-    assert_int_equal(count_lines_of(msg), 1);
+    assert_int_equal(tu_count_lines(msg), 1);
     msg = read_pheno(fx, "IND0 2\nIND1 1\nIND0 1\n", NULL, ES_OK, "listed more than once",
                      "'IND0' on line 3", END);
     assert_int_equal(fx->status[0], 0);
@@ -314,9 +262,9 @@ static void test_iid_only_ambiguous(void **state)
                                             "F1 C 0 0 0 -9\nF1 C 0 0 0 -9\nF1 D 0 0 0 -9\n"), 0);
     es_plink_close(fx->p);
     fx->p = NULL;
-    cap_start(fx);
+    tu_cap_start(&fx->base.cap);
     assert_int_equal(es_plink_open(&fx->p, fx->prefix), ES_OK); /* warns: duplicate F1 C */
-    cap_stop(fx);
+    tu_cap_stop(&fx->base.cap);
     read_pheno(fx, "B 2\nA 1\n", NULL, ES_ERR_FORMAT, fx->pheno, "line 2", "IID 'A'",
                "more than one family", "'F1 A' and 'F2 A'", "FID IID value", END);
     const int8_t want[NS] = {-1, 1, -1, 0, 0, -1};
@@ -340,16 +288,16 @@ static void test_missing_file(void **state)
 {
     fx_t *fx = *state;
     char path[4300];
-    snprintf(path, sizeof path, "%s/nope.txt", fx->dir);
-    cap_start(fx);
+    snprintf(path, sizeof path, "%s/nope.txt", fx->base.dir);
+    tu_cap_start(&fx->base.cap);
     int rc = es_pheno_read(path, NULL, fx->p, fx->status);
-    const char *msg = cap_stop(fx);
+    const char *msg = tu_cap_stop(&fx->base.cap);
     assert_int_equal(rc, ES_ERR_IO);
     assert_non_null(strstr(msg, path));
     assert_non_null(strstr(msg, "No such file"));
-    cap_start(fx);
-    rc = es_pheno_read(fx->dir, NULL, fx->p, fx->status);
-    cap_stop(fx);
+    tu_cap_start(&fx->base.cap);
+    rc = es_pheno_read(fx->base.dir, NULL, fx->p, fx->status);
+    tu_cap_stop(&fx->base.cap);
     assert_int_equal(rc, ES_ERR_IO);
 }
 
@@ -363,9 +311,9 @@ static void test_dataset_duplicate_fam_ids(void **state)
                                             "F C 0 0 0 -9\nF A 0 0 0 -9\nF D 0 0 0 -9\n"), 0);
     assert_int_equal(tu_write_text(fx->pheno, "F A 2\nF D 1\n"), 0);
     es_dataset_t *ds = NULL;
-    cap_start(fx);
+    tu_cap_start(&fx->base.cap);
     int rc = es_dataset_open_bfile(&ds, fx->prefix, fx->pheno, NULL);
-    const char *msg = cap_stop(fx);
+    const char *msg = tu_cap_stop(&fx->base.cap);
     assert_int_equal(rc, ES_OK);
     assert_non_null(strstr(msg, "2 duplicate sample IDs"));
     const int8_t want[NS] = {1, -1, 1, -1, 1, 0};
@@ -393,9 +341,9 @@ static void test_dataset_errors(void **state)
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         assert_int_equal(tu_write_text(fx->pheno, cases[k].text), 0);
-        cap_start(fx);
+        tu_cap_start(&fx->base.cap);
         int rc = es_dataset_open_bfile(&ds, fx->prefix, fx->pheno, cases[k].name);
-        const char *msg = cap_stop(fx);
+        const char *msg = tu_cap_stop(&fx->base.cap);
         assert_int_equal(rc, cases[k].want);
         assert_null(ds);
         assert_non_null(strstr(msg, fx->pheno));

@@ -18,106 +18,43 @@
 #include "es_internal.h"
 #include "testutil.h"
 
-/* ends the list of expected message fragments (a typed NULL: variadic) */
-#define END ((const char *)NULL)
-
 typedef struct {
-    char *dir;
+    tu_fixture_t base; /* first: temp dir + stderr capture (tu_fixture_new) */
     char prefix[4096], bed[4200], bim[4200], fam[4200], pheno[4200];
-    int cap_saved; /* saved stderr while capturing, else -1 */
-    char cap_path[4200];
-    char cap_text[65536];
 } fx_t;
 
 static int setup(void **state)
 {
-    fx_t *fx = calloc(1, sizeof *fx);
+    fx_t *fx = tu_fixture_new(sizeof *fx);
     if (!fx) return -1;
-    if (!(fx->dir = tu_mkdtemp())) {
-        free(fx);
-        return -1;
-    }
-    snprintf(fx->prefix, sizeof fx->prefix, "%s/d", fx->dir);
+    snprintf(fx->prefix, sizeof fx->prefix, "%s/d", fx->base.dir);
     snprintf(fx->bed, sizeof fx->bed, "%s.bed", fx->prefix);
     snprintf(fx->bim, sizeof fx->bim, "%s.bim", fx->prefix);
     snprintf(fx->fam, sizeof fx->fam, "%s.fam", fx->prefix);
-    snprintf(fx->pheno, sizeof fx->pheno, "%s/pheno.txt", fx->dir);
-    snprintf(fx->cap_path, sizeof fx->cap_path, "%s/stderr.txt", fx->dir);
-    fx->cap_saved = -1;
+    snprintf(fx->pheno, sizeof fx->pheno, "%s/pheno.txt", fx->base.dir);
     *state = fx;
     return 0;
-}
-
-/* ---- stderr capture: the messages are part of the contract ------------- */
-
-static void cap_start(fx_t *fx)
-{
-    fflush(stderr);
-    int fd = open(fx->cap_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    assert_true(fd >= 0);
-    fx->cap_saved = dup(2);
-    assert_true(fx->cap_saved >= 0);
-    dup2(fd, 2);
-    close(fd);
-}
-
-/* Stop capturing; returns the captured text (also echoed, for the test log). */
-static const char *cap_stop(fx_t *fx)
-{
-    if (fx->cap_saved < 0) return fx->cap_text;
-    fflush(stderr);
-    dup2(fx->cap_saved, 2);
-    close(fx->cap_saved);
-    fx->cap_saved = -1;
-    fx->cap_text[0] = '\0';
-    FILE *f = fopen(fx->cap_path, "r");
-    if (f) {
-        size_t n = fread(fx->cap_text, 1, sizeof fx->cap_text - 1, f);
-        fx->cap_text[n] = '\0';
-        fclose(f);
-    }
-    fputs(fx->cap_text, stderr);
-    return fx->cap_text;
 }
 
 static int teardown(void **state)
 {
     fx_t *fx = *state;
-    cap_stop(fx);
-    tu_rmtree(fx->dir);
-    free(fx->dir);
-    free(fx);
+    tu_fixture_free(fx);
     return 0;
-}
-
-static int count_lines_of(const char *s)
-{
-    int n = 0;
-    for (; *s; s++) n += *s == '\n';
-    return n;
-}
-
-/* Each needle (NULL-terminated list) must occur in the captured text. */
-static void expect_msg_va(const char *text, va_list ap)
-{
-    const char *needle;
-    while ((needle = va_arg(ap, const char *)) != NULL) {
-        if (!strstr(text, needle)) fail_msg("message lacks '%s':\n%s", needle, text);
-    }
 }
 
 static void expect_plink_fail(fx_t *fx, int want, ...)
 {
     es_plink_t *p = (es_plink_t *)0x1;
     va_list ap;
-    cap_start(fx);
+    tu_cap_start(&fx->base.cap);
     int rc = es_plink_open(&p, fx->prefix);
-    const char *text = cap_stop(fx);
+    const char *text = tu_cap_stop(&fx->base.cap);
     assert_int_equal(rc, want);
     assert_null(p);
     assert_non_null(strstr(text, "[E::"));
     va_start(ap, want);
-    expect_msg_va(text, ap);
+    tu_expect_msg_va(text, ap);
     va_end(ap);
 }
 
@@ -125,13 +62,13 @@ static void expect_dataset_fail(fx_t *fx, const char *pheno, const char *name, i
 {
     es_dataset_t *ds = (es_dataset_t *)0x1;
     va_list ap;
-    cap_start(fx);
+    tu_cap_start(&fx->base.cap);
     int rc = es_dataset_open_bfile(&ds, fx->prefix, pheno, name);
-    const char *text = cap_stop(fx);
+    const char *text = tu_cap_stop(&fx->base.cap);
     assert_int_equal(rc, want);
     assert_null(ds);
     va_start(ap, want);
-    expect_msg_va(text, ap);
+    tu_expect_msg_va(text, ap);
     va_end(ap);
 }
 
@@ -294,9 +231,9 @@ static void test_metadata_and_crlf(void **state)
     assert_int_equal(es_dataset_n_controls(ds), 1);
     /* out-of-range access is refused, not a crash */
     uint8_t out[4];
-    cap_start(fx);
+    tu_cap_start(&fx->base.cap);
     assert_int_equal(es_dataset_decode(ds, 3, out), ES_ERR_ARG);
-    cap_stop(fx);
+    tu_cap_stop(&fx->base.cap);
     es_variant_info_t bad = es_dataset_variant(ds, 3);
     assert_string_equal(bad.id, "");
     es_dataset_destroy(ds);
@@ -311,9 +248,9 @@ static void test_info_line(void **state)
     assert_int_equal(tu_write_bfile(fx->prefix, g, 2, 7, ph), 0);
     es_dataset_t *ds = NULL;
     es_log_set_level(ES_LOG_INFO);
-    cap_start(fx);
+    tu_cap_start(&fx->base.cap);
     int rc = es_dataset_open_bfile(&ds, fx->prefix, NULL, NULL);
-    const char *text = cap_stop(fx);
+    const char *text = tu_cap_stop(&fx->base.cap);
     es_log_set_level(ES_LOG_WARN);
     assert_int_equal(rc, ES_OK);
     assert_non_null(strstr(text, "[I::"));
@@ -438,12 +375,12 @@ static void test_bad_args(void **state)
     es_dataset_t *ds = NULL;
     es_plink_t *p = NULL;
     write_good(fx);
-    cap_start(fx);
+    tu_cap_start(&fx->base.cap);
     assert_int_equal(es_dataset_open_bfile(&ds, NULL, NULL, NULL), ES_ERR_ARG);
     assert_int_equal(es_dataset_open_bfile(NULL, fx->prefix, NULL, NULL), ES_ERR_ARG);
     assert_int_equal(es_plink_open(&p, ""), ES_ERR_ARG);
     assert_int_equal(es_dataset_open_bfile(&ds, fx->prefix, NULL, "P1"), ES_ERR_ARG);
-    cap_stop(fx);
+    tu_cap_stop(&fx->base.cap);
     assert_null(ds);
     assert_null(p);
     es_dataset_destroy(NULL);
@@ -640,11 +577,11 @@ static void test_duplicate_ids(void **state)
     assert_int_equal(tu_write_text(fx->fam, "F I1 0 0 0 1\nF I2 0 0 0 2\nF I1 0 0 0 1\n"
                                             "G I2 0 0 0 2\nF I2 0 0 0 1\nF I1 0 0 0 2\n"), 0);
     es_dataset_t *ds = NULL;
-    cap_start(fx);
+    tu_cap_start(&fx->base.cap);
     int rc = es_dataset_open_bfile(&ds, fx->prefix, NULL, NULL);
-    const char *text = cap_stop(fx);
+    const char *text = tu_cap_stop(&fx->base.cap);
     assert_int_equal(rc, ES_OK);
-    assert_int_equal(count_lines_of(text), 1);
+    assert_int_equal(tu_count_lines(text), 1);
     assert_non_null(strstr(text, "[W::"));
     assert_non_null(strstr(text, fx->fam));
     assert_non_null(strstr(text, "3 duplicate sample IDs"));

@@ -21,75 +21,31 @@
 #include "es_internal.h"
 #include "testutil.h"
 
-/* ends the list of expected message fragments (a typed NULL: variadic) */
-#define END ((const char *)NULL)
-
 typedef struct {
-    char *dir;
+    tu_fixture_t base; /* first: temp dir + stderr capture (tu_fixture_new) */
     char prefix[1024], bim[1100], fam[1100], list[1100], list2[1100], pheno[1100];
-    int cap_saved;
-    char cap_path[4200];
-    char cap_text[65536];
 } fx_t;
 
 static int setup(void **state)
 {
-    fx_t *fx = calloc(1, sizeof *fx);
+    fx_t *fx = tu_fixture_new(sizeof *fx);
     if (!fx) return -1;
-    if (!(fx->dir = tu_mkdtemp())) {
-        free(fx);
-        return -1;
-    }
-    snprintf(fx->prefix, sizeof fx->prefix, "%s/d", fx->dir);
+    snprintf(fx->prefix, sizeof fx->prefix, "%s/d", fx->base.dir);
     snprintf(fx->bim, sizeof fx->bim, "%s.bim", fx->prefix);
     snprintf(fx->fam, sizeof fx->fam, "%s.fam", fx->prefix);
-    snprintf(fx->list, sizeof fx->list, "%s/list.txt", fx->dir);
-    snprintf(fx->list2, sizeof fx->list2, "%s/list2.txt", fx->dir);
-    snprintf(fx->pheno, sizeof fx->pheno, "%s/pheno.txt", fx->dir);
-    snprintf(fx->cap_path, sizeof fx->cap_path, "%s/stderr.txt", fx->dir);
-    fx->cap_saved = -1;
+    snprintf(fx->list, sizeof fx->list, "%s/list.txt", fx->base.dir);
+    snprintf(fx->list2, sizeof fx->list2, "%s/list2.txt", fx->base.dir);
+    snprintf(fx->pheno, sizeof fx->pheno, "%s/pheno.txt", fx->base.dir);
     *state = fx;
     return 0;
-}
-
-static void cap_start(fx_t *fx)
-{
-    fflush(stderr);
-    int fd = open(fx->cap_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    assert_true(fd >= 0);
-    fx->cap_saved = dup(2);
-    assert_true(fx->cap_saved >= 0);
-    dup2(fd, 2);
-    close(fd);
-}
-
-/* Stop capturing; returns the captured text (also echoed, for the test log). */
-static const char *cap_stop(fx_t *fx)
-{
-    if (fx->cap_saved < 0) return fx->cap_text;
-    fflush(stderr);
-    dup2(fx->cap_saved, 2);
-    close(fx->cap_saved);
-    fx->cap_saved = -1;
-    fx->cap_text[0] = '\0';
-    FILE *f = fopen(fx->cap_path, "r");
-    if (f) {
-        size_t n = fread(fx->cap_text, 1, sizeof fx->cap_text - 1, f);
-        fx->cap_text[n] = '\0';
-        fclose(f);
-    }
-    fputs(fx->cap_text, stderr);
-    return fx->cap_text;
 }
 
 static int teardown(void **state)
 {
     fx_t *fx = *state;
-    cap_stop(fx);
+    tu_cap_stop(&fx->base.cap);
     es_log_set_level(ES_LOG_WARN);
-    tu_rmtree(fx->dir);
-    free(fx->dir);
-    free(fx);
+    tu_fixture_free(fx);
     return 0;
 }
 
@@ -98,20 +54,18 @@ static int teardown(void **state)
 static es_dataset_t *open_sel(fx_t *fx, es_input_opt_t *opt, int want, ...)
 {
     va_list ap;
-    const char *needle;
     es_dataset_t *ds = (es_dataset_t *)0x1;
     if (!opt->vcf && !opt->bfile) opt->bfile = fx->prefix;
     es_log_set_level(ES_LOG_INFO);
-    cap_start(fx);
+    tu_cap_start(&fx->base.cap);
     int rc = es_dataset_open(&ds, opt);
-    const char *msg = cap_stop(fx);
+    const char *msg = tu_cap_stop(&fx->base.cap);
     es_log_set_level(ES_LOG_WARN);
     assert_int_equal(rc, want);
     if (want != ES_OK) assert_null(ds);
     else assert_non_null(ds);
     va_start(ap, want);
-    while ((needle = va_arg(ap, const char *)) != NULL)
-        if (!strstr(msg, needle)) fail_msg("message lacks '%s':\n%s", needle, msg);
+    tu_expect_msg_va(msg, ap);
     va_end(ap);
     return rc == ES_OK ? ds : NULL;
 }
@@ -120,7 +74,7 @@ static es_dataset_t *open_sel(fx_t *fx, es_input_opt_t *opt, int want, ...)
 static int warn_count(const fx_t *fx)
 {
     int n = 0;
-    for (const char *s = fx->cap_text; (s = strstr(s, "[W::")) != NULL; s++) n++;
+    for (const char *s = fx->base.cap.text; (s = strstr(s, "[W::")) != NULL; s++) n++;
     return n;
 }
 
@@ -190,10 +144,10 @@ static void test_opt_init_and_errors(void **state)
     int ph[2] = {1, 2};
     write_fileset(fx, g, 2, 2, ph);
     es_dataset_t *ds = NULL;
-    cap_start(fx);
+    tu_cap_start(&fx->base.cap);
     assert_int_equal(es_dataset_open(NULL, &opt), ES_ERR_ARG);
     assert_int_equal(es_dataset_open(&ds, NULL), ES_ERR_ARG);
-    cap_stop(fx);
+    tu_cap_stop(&fx->base.cap);
     assert_null(ds);
     /* neither input, and both */
     es_input_opt_init(&opt);
@@ -358,12 +312,12 @@ static void test_sample_selection_errors(void **state)
     es_dataset_destroy(ds);
     /* unreadable lists */
     char path[4300];
-    snprintf(path, sizeof path, "%s/nope.txt", fx->dir);
+    snprintf(path, sizeof path, "%s/nope.txt", fx->base.dir);
     es_input_opt_init(&opt);
     opt.remove = path;
     open_sel(fx, &opt, ES_ERR_IO, path, "No such file", END);
-    opt.remove = fx->dir;
-    open_sel(fx, &opt, ES_ERR_IO, fx->dir, "directory", END);
+    opt.remove = fx->base.dir;
+    open_sel(fx, &opt, ES_ERR_IO, fx->base.dir, "directory", END);
     assert_int_equal(tu_write_bytes(fx->list, "A\0B\n", 4), 0);
     opt.remove = fx->list;
     open_sel(fx, &opt, ES_ERR_FORMAT, fx->list, "NUL byte", END);
@@ -573,7 +527,7 @@ static void test_extract_exclude(void **state)
     assert_int_equal(tu_write_text(fx->list, ""), 0);
     open_sel(fx, &opt, ES_ERR_DATA, "no variants left", END);
     char path[4300];
-    snprintf(path, sizeof path, "%s/nope.txt", fx->dir);
+    snprintf(path, sizeof path, "%s/nope.txt", fx->base.dir);
     opt.extract = path;
     open_sel(fx, &opt, ES_ERR_IO, path, END);
     free(g);
@@ -766,9 +720,9 @@ static void test_qc_oracle(void **state)
             opt.require_pheno = require;
             opt.bfile = fx->prefix;
             es_dataset_t *ds = NULL;
-            cap_start(fx);
+            tu_cap_start(&fx->base.cap);
             int rc = es_dataset_open(&ds, &opt);
-            cap_stop(fx);
+            tu_cap_stop(&fx->base.cap);
             uint32_t k = 0;
             for (uint32_t v = 0; v < m; v++) {
                 uint64_t nu = 0, miss = 0, a1 = 0;
@@ -847,9 +801,9 @@ static void test_var_src_decode(void **state)
         assert_int_equal(es_dataset_decode(ds, v, out), ES_OK);
         assert_memory_equal(out, g + (size_t)r * n, n);
     }
-    cap_start(fx);
+    tu_cap_start(&fx->base.cap);
     assert_int_equal(es_dataset_decode(ds, k, out), ES_ERR_ARG); /* past the kept ones */
-    cap_stop(fx);
+    tu_cap_stop(&fx->base.cap);
     es_dataset_destroy(ds);
     free(g);
     free(ph);
@@ -969,7 +923,7 @@ static void test_scan_equals_physical_selection(void **state)
             if (!removed[s] && ph[s] != -9) g2[(size_t)v * nk + t++] = g[(size_t)r * n + s];
     }
     char prefix2[1100];
-    snprintf(prefix2, sizeof prefix2, "%s/phys", fx->dir);
+    snprintf(prefix2, sizeof prefix2, "%s/phys", fx->base.dir);
     assert_int_equal(tu_write_bfile(prefix2, g2, k, nk, ph2), 0);
     es_dataset_t *ds2 = NULL;
     assert_int_equal(es_dataset_open_bfile(&ds2, prefix2, NULL, NULL), ES_OK);

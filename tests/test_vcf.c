@@ -23,83 +23,29 @@
 #include "es_internal.h"
 #include "testutil.h"
 
-/* ends the list of expected message fragments (a typed NULL: variadic) */
-#define END ((const char *)NULL)
-
 typedef struct {
-    char *dir;
+    tu_fixture_t base; /* first: temp dir + stderr capture (tu_fixture_new) */
     char vcf[4200], vcfgz[4200], bcf[4200], out[4200], tmp[4200];
-    int cap_saved; /* saved stderr while capturing, else -1 */
-    char cap_path[4200];
-    char cap_text[65536];
 } fx_t;
 
 static int setup(void **state)
 {
-    fx_t *fx = calloc(1, sizeof *fx);
+    fx_t *fx = tu_fixture_new(sizeof *fx);
     if (!fx) return -1;
-    if (!(fx->dir = tu_mkdtemp())) {
-        free(fx);
-        return -1;
-    }
-    snprintf(fx->vcf, sizeof fx->vcf, "%s/t.vcf", fx->dir);
-    snprintf(fx->vcfgz, sizeof fx->vcfgz, "%s/t.vcf.gz", fx->dir);
-    snprintf(fx->bcf, sizeof fx->bcf, "%s/t.bcf", fx->dir);
-    snprintf(fx->out, sizeof fx->out, "%s/out", fx->dir);
-    snprintf(fx->tmp, sizeof fx->tmp, "%s/list.txt", fx->dir);
-    snprintf(fx->cap_path, sizeof fx->cap_path, "%s/stderr.txt", fx->dir);
-    fx->cap_saved = -1;
+    snprintf(fx->vcf, sizeof fx->vcf, "%s/t.vcf", fx->base.dir);
+    snprintf(fx->vcfgz, sizeof fx->vcfgz, "%s/t.vcf.gz", fx->base.dir);
+    snprintf(fx->bcf, sizeof fx->bcf, "%s/t.bcf", fx->base.dir);
+    snprintf(fx->out, sizeof fx->out, "%s/out", fx->base.dir);
+    snprintf(fx->tmp, sizeof fx->tmp, "%s/list.txt", fx->base.dir);
     *state = fx;
     return 0;
-}
-
-/* ---- stderr capture: the messages are part of the contract ------------- */
-
-static void cap_start(fx_t *fx)
-{
-    fflush(stderr);
-    int fd = open(fx->cap_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    assert_true(fd >= 0);
-    fx->cap_saved = dup(2);
-    assert_true(fx->cap_saved >= 0);
-    dup2(fd, 2);
-    close(fd);
-}
-
-static const char *cap_stop(fx_t *fx)
-{
-    if (fx->cap_saved < 0) return fx->cap_text;
-    fflush(stderr);
-    dup2(fx->cap_saved, 2);
-    close(fx->cap_saved);
-    fx->cap_saved = -1;
-    fx->cap_text[0] = '\0';
-    FILE *f = fopen(fx->cap_path, "r");
-    if (f) {
-        size_t n = fread(fx->cap_text, 1, sizeof fx->cap_text - 1, f);
-        fx->cap_text[n] = '\0';
-        fclose(f);
-    }
-    fputs(fx->cap_text, stderr);
-    return fx->cap_text;
 }
 
 static int teardown(void **state)
 {
     fx_t *fx = *state;
-    cap_stop(fx);
-    tu_rmtree(fx->dir);
-    free(fx->dir);
-    free(fx);
+    tu_fixture_free(fx);
     return 0;
-}
-
-static void expect_msg_va(const char *text, va_list ap)
-{
-    const char *needle;
-    while ((needle = va_arg(ap, const char *)) != NULL) {
-        if (!strstr(text, needle)) fail_msg("message lacks '%s':\n%s", needle, text);
-    }
 }
 
 /* ---- writing test files ----------------------------------------------------- */
@@ -181,14 +127,14 @@ static void expect_vcf_fail(fx_t *fx, const char *path, const char *const *regio
 {
     es_plink_t *p = (es_plink_t *)0x1;
     va_list ap;
-    cap_start(fx);
+    tu_cap_start(&fx->base.cap);
     int rc = es_vcf_open(&p, path, regions, n_regions, 0, NULL);
-    const char *text = cap_stop(fx);
+    const char *text = tu_cap_stop(&fx->base.cap);
     assert_int_equal(rc, want);
     assert_null(p);
     assert_non_null(strstr(text, "[E::"));
     va_start(ap, want);
-    expect_msg_va(text, ap);
+    tu_expect_msg_va(text, ap);
     va_end(ap);
 }
 
@@ -279,9 +225,9 @@ static void test_calls_all_forms(void **state)
     for (int k = 0; k < 3; k++) {
         for (int threads = 0; threads <= 2; threads += 2) {
             es_vcf_stats_t st;
-            cap_start(fx);
+            tu_cap_start(&fx->base.cap);
             es_plink_t *p = open_ok(paths[k], NULL, 0, threads, &st);
-            const char *text = cap_stop(fx);
+            const char *text = tu_cap_stop(&fx->base.cap);
             check_calls(p, &st);
             assert_string_equal(p->bed_path, paths[k]); /* messages name the VCF */
             /* one warning per category, with the first place it happened */
@@ -312,9 +258,9 @@ static void test_clean_file_is_quiet(void **state)
                                                  "0|0\t1|0\n"),
                      0);
     es_plink_t *p = NULL;
-    cap_start(fx);
+    tu_cap_start(&fx->base.cap);
     assert_int_equal(es_vcf_open(&p, fx->vcf, NULL, 0, 0, NULL), ES_OK);
-    const char *text = cap_stop(fx);
+    const char *text = tu_cap_stop(&fx->base.cap);
     assert_null(strstr(text, "[W::"));
     assert_null(strstr(text, "[E::"));
     char buf[8];
@@ -450,7 +396,7 @@ static void test_regions(void **state)
         /* an unknown contig is a warning; with nothing left it is no data */
         const char *r3[] = {"chr7:1-100"};
         expect_vcf_fail(fx, paths[k], r3, 1, ES_ERR_DATA, "no variant records in the regions", END);
-        assert_non_null(strstr(fx->cap_text, "'chr7:1-100': contig not in the index"));
+        assert_non_null(strstr(fx->base.cap.text, "'chr7:1-100': contig not in the index"));
         /* malformed regions */
         static const char *const bad[] = {"1:abc", "1:0-5", "1:9-3", "1:5-x", ":5-9", "1:-5"};
         for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
@@ -532,7 +478,7 @@ static void test_malformed_bcf(void **state)
     /* rewrite record 2 with an allele 3 at sample S4 */
     htsFile *in = hts_open(fx->bcf, "r"), *out = NULL;
     char bad[4300];
-    snprintf(bad, sizeof bad, "%s/bad.bcf", fx->dir);
+    snprintf(bad, sizeof bad, "%s/bad.bcf", fx->base.dir);
     out = hts_open(bad, "wb");
     assert_non_null(in);
     assert_non_null(out);
@@ -561,7 +507,7 @@ static void test_bad_files(void **state)
 {
     fx_t *fx = *state;
     char path[4300];
-    snprintf(path, sizeof path, "%s/none.vcf", fx->dir);
+    snprintf(path, sizeof path, "%s/none.vcf", fx->base.dir);
     expect_vcf_fail(fx, path, NULL, 0, ES_ERR_IO, path, "cannot open", END);
     /* no samples */
     assert_int_equal(tu_write_text(fx->vcf, HDR_META "#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\t"
@@ -582,7 +528,7 @@ static void test_bad_files(void **state)
     /* not a VCF: text without a header, and a PLINK .bed */
     assert_int_equal(tu_write_text(fx->vcf, "hello\tworld\n"), 0);
     expect_vcf_fail(fx, fx->vcf, NULL, 0, ES_ERR_FORMAT, fx->vcf, END);
-    snprintf(path, sizeof path, "%s/x.bed", fx->dir);
+    snprintf(path, sizeof path, "%s/x.bed", fx->base.dir);
     assert_int_equal(tu_write_bytes(path, "\x6c\x1b\x01\x00", 4), 0);
     expect_vcf_fail(fx, path, NULL, 0, ES_ERR_FORMAT, path, "not a VCF or BCF", END);
     /* truncated bgzip data */
@@ -591,9 +537,9 @@ static void test_bad_files(void **state)
     assert_int_equal(stat(fx->vcfgz, &st), 0);
     assert_int_equal(truncate(fx->vcfgz, st.st_size - 40), 0);
     es_plink_t *p = (es_plink_t *)0x1;
-    cap_start(fx);
+    tu_cap_start(&fx->base.cap);
     int rc = es_vcf_open(&p, fx->vcfgz, NULL, 0, 0, NULL);
-    cap_stop(fx);
+    tu_cap_stop(&fx->base.cap);
     assert_true(rc == ES_ERR_FORMAT); /* the header or a record is cut short */
     assert_null(p);
     /* bad arguments */
@@ -613,9 +559,9 @@ static void test_write_from_vcf(void **state)
     opt.vcf = fx->vcf;
     opt.require_pheno = 0;
     es_dataset_t *ds = NULL;
-    cap_start(fx);
+    tu_cap_start(&fx->base.cap);
     assert_int_equal(es_dataset_open(&ds, &opt), ES_OK);
-    cap_stop(fx);
+    tu_cap_stop(&fx->base.cap);
     assert_int_equal(es_plink_write(ds, fx->out), ES_OK);
     es_plink_t *p = NULL;
     assert_int_equal(es_plink_open(&p, fx->out), ES_OK);
@@ -645,7 +591,7 @@ static void test_write_selection(void **state)
 {
     fx_t *fx = *state;
     char prefix[3000]; /* tu_write_bfile appends the extensions in 4,096 bytes */
-    snprintf(prefix, sizeof prefix, "%s/src", fx->dir);
+    snprintf(prefix, sizeof prefix, "%s/src", fx->base.dir);
     uint32_t m = 9, n = 11;
     uint8_t g[99];
     int ph[11];
@@ -664,7 +610,7 @@ static void test_write_selection(void **state)
         fprintf(f, "FAM5 IND5\n");
         fclose(f);
         char ext[4300];
-        snprintf(ext, sizeof ext, "%s/extract.txt", fx->dir);
+        snprintf(ext, sizeof ext, "%s/extract.txt", fx->base.dir);
         assert_int_equal(tu_write_text(ext, "rs2\nrs5\nrs9\n"), 0);
         es_input_opt_t opt;
         es_input_opt_init(&opt);
@@ -673,9 +619,9 @@ static void test_write_selection(void **state)
         opt.extract = ext;
         opt.require_pheno = 0;
         es_dataset_t *ds = NULL;
-        cap_start(fx);
+        tu_cap_start(&fx->base.cap);
         assert_int_equal(es_dataset_open(&ds, &opt), ES_OK);
-        cap_stop(fx);
+        tu_cap_stop(&fx->base.cap);
         assert_int_equal(es_plink_write(ds, fx->out), ES_OK);
         es_dataset_destroy(ds);
         es_plink_t *p = NULL;
@@ -729,9 +675,9 @@ static void test_write_refuses_blanks(void **state)
     opt.require_pheno = 0;
     es_dataset_t *ds = NULL;
     assert_int_equal(es_dataset_open(&ds, &opt), ES_OK);
-    cap_start(fx);
+    tu_cap_start(&fx->base.cap);
     int rc = es_plink_write(ds, fx->out);
-    const char *text = cap_stop(fx);
+    const char *text = tu_cap_stop(&fx->base.cap);
     assert_int_equal(rc, ES_ERR_FORMAT);
     assert_non_null(strstr(text, "'S 1'"));
     assert_non_null(strstr(text, "contains a blank"));
@@ -744,12 +690,12 @@ static void test_write_refuses_blanks(void **state)
     }
     /* an unwritable destination is an I/O error naming the file */
     char nodir[4300];
-    snprintf(nodir, sizeof nodir, "%s/no/such/dir/x", fx->dir);
+    snprintf(nodir, sizeof nodir, "%s/no/such/dir/x", fx->base.dir);
     assert_int_equal(tu_write_text(fx->vcf, calls_vcf), 0);
-    cap_start(fx);
+    tu_cap_start(&fx->base.cap);
     assert_int_equal(es_dataset_open(&ds, &opt), ES_OK);
     rc = es_plink_write(ds, nodir);
-    text = cap_stop(fx);
+    text = tu_cap_stop(&fx->base.cap);
     assert_int_equal(rc, ES_ERR_IO);
     assert_non_null(strstr(text, "cannot create"));
     assert_non_null(strstr(text, nodir));

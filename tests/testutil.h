@@ -1,9 +1,13 @@
 /* testutil.h -- helpers shared by the cmocka tests: temporary directories,
  * writing small PLINK filesets from genotype matrices, deterministic random
- * numbers.  Header-only so each test program stays one file. */
+ * numbers, a temp-dir fixture with stderr capture and message assertions.
+ * Header-only so each test program stays one file; include it after
+ * <cmocka.h>. */
 #ifndef ES_TESTUTIL_H
 #define ES_TESTUTIL_H
 
+#include <fcntl.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,5 +107,103 @@ static inline int tu_write_bfile(const char *prefix, const uint8_t *geno, uint32
     free(row);
     return fclose(f);
 }
+
+#ifdef CMOCKA_H_ /* the fixture parts use cmocka's assertions */
+/* ---- stderr capture: the messages are part of the contract ------------- */
+
+typedef struct {
+    int saved; /* saved stderr while capturing, else -1 */
+    char path[4200];
+    char text[65536];
+} tu_capture_t;
+
+/* Capture into DIR/stderr.txt; not capturing yet. */
+static inline void tu_cap_init(tu_capture_t *cap, const char *dir)
+{
+    snprintf(cap->path, sizeof cap->path, "%s/stderr.txt", dir);
+    cap->saved = -1;
+}
+
+static inline void tu_cap_start(tu_capture_t *cap)
+{
+    fflush(stderr);
+    int fd = open(cap->path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    assert_true(fd >= 0);
+    cap->saved = dup(2);
+    assert_true(cap->saved >= 0);
+    dup2(fd, 2);
+    close(fd);
+}
+
+/* Stop capturing; returns the captured text (also echoed, for the test log). */
+static inline const char *tu_cap_stop(tu_capture_t *cap)
+{
+    if (cap->saved < 0) return cap->text;
+    fflush(stderr);
+    dup2(cap->saved, 2);
+    close(cap->saved);
+    cap->saved = -1;
+    cap->text[0] = '\0';
+    FILE *f = fopen(cap->path, "r");
+    if (f) {
+        size_t n = fread(cap->text, 1, sizeof cap->text - 1, f);
+        cap->text[n] = '\0';
+        fclose(f);
+    }
+    fputs(cap->text, stderr);
+    return cap->text;
+}
+
+/* Each needle (NULL-terminated list) must occur in text. */
+static inline void tu_expect_msg_va(const char *text, va_list ap)
+{
+    const char *needle;
+    while ((needle = va_arg(ap, const char *)) != NULL) {
+        if (!strstr(text, needle)) fail_msg("message lacks '%s':\n%s", needle, text);
+    }
+}
+
+static inline int tu_count_lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++) n += *s == '\n';
+    return n;
+}
+
+/* ---- temp-dir fixture core --------------------------------------------- */
+
+/* ends a list of expected message fragments (a typed NULL: variadic) */
+#define END ((const char *)NULL)
+
+/* The first member of each test's own fixture struct. */
+typedef struct {
+    char *dir;
+    tu_capture_t cap;
+} tu_fixture_t;
+
+/* Allocate a zeroed fixture of `size` bytes that starts with a tu_fixture_t,
+ * make its directory and arm the capture; NULL on failure. */
+static inline void *tu_fixture_new(size_t size)
+{
+    tu_fixture_t *b = calloc(1, size);
+    if (!b) return NULL;
+    if (!(b->dir = tu_mkdtemp())) {
+        free(b);
+        return NULL;
+    }
+    tu_cap_init(&b->cap, b->dir);
+    return b;
+}
+
+/* Stop any capture, remove the directory, free the fixture. */
+static inline void tu_fixture_free(void *fx)
+{
+    tu_fixture_t *b = fx;
+    tu_cap_stop(&b->cap);
+    tu_rmtree(b->dir);
+    free(b->dir);
+    free(b);
+}
+#endif /* CMOCKA_H_ */
 
 #endif

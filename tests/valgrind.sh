@@ -7,7 +7,7 @@
 need_cmd valgrind
 B=$(dirname "$EPISTREAM")
 VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite"
-for t in test_plink test_pheno test_select; do
+for t in test_plink test_pheno test_select test_vcf; do
     $VG "$B/tests/$t" >"$T/$t.out" 2>&1
     rc=$?
     [ $rc -eq 99 ] && { cat "$T/$t.out"; fail "valgrind errors in $t"; }

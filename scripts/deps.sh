@@ -28,12 +28,21 @@ if [ -n "$required$optional" ]; then
 fi
 # python oracles for the tests (not runtime dependencies)
 PY=${PYTHON:-python3}
-if command -v "$PY" >/dev/null 2>&1 && ! "$PY" -c 'import numpy, scipy, plinkio' 2>/dev/null; then
+pipi() {
+    "$PY" -m pip install -q "$@" 2>/dev/null || "$PY" -m pip install -q --break-system-packages "$@" 2>/dev/null
+}
+if command -v "$PY" >/dev/null 2>&1; then
     if ! "$PY" -m pip --version >/dev/null 2>&1; then
         apt_install python3-pip 2>/dev/null || true
     fi
-    "$PY" -m pip install -q numpy scipy plinkio 2>/dev/null ||
-        "$PY" -m pip install -q --break-system-packages numpy scipy plinkio 2>/dev/null ||
-        echo "deps.sh: could not install the python oracles; those tests will be skipped" >&2
+    if ! "$PY" -c 'import numpy, scipy, plinkio, sklearn' 2>/dev/null; then
+        pipi numpy scipy plinkio scikit-learn ||
+            echo "deps.sh: could not install the python oracles; those tests will be skipped" >&2
+    fi
+    # pymrmr (Peng's mRMR, the mRMR oracle) builds from source and needs cython at build time
+    if ! "$PY" -c 'import pymrmr' 2>/dev/null; then
+        { pipi cython wheel pandas && pipi --no-build-isolation pymrmr; } ||
+            echo "deps.sh: pymrmr not installed; the mRMR cross-check will be skipped" >&2
+    fi
 fi
 exit 0

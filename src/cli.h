@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "epistream.h"
+#include "es_internal.h"
 
 /* exit codes */
 #define ES_EXIT_OK 0
@@ -57,5 +58,52 @@ int es_cli_u64(const char *name, const char *s, uint64_t *out);
 
 /** The command line joined with spaces (for logs); malloc'd. */
 char *es_cli_join(int argc, char **argv);
+
+/* ---- mutual-information selection, shared by select and scan --refine
+ *      (cmd_select.c) --------------------------------------------------------- */
+
+int es_cmd_select(int argc, char **argv);
+
+/** What a selection did, for the log and the closing line. */
+typedef struct {
+    uint32_t n_samples, n_features, n_classes;
+    uint32_t n_selected; /* < min(k, n_features) when CondMI stopped early */
+    double seconds;      /* building the table (variants) and selecting */
+} es_select_info_t;
+
+/** --method NAME: print "[E::options] --OPT: ..." and return -1 when unknown. */
+int es_cli_method(const char *opt, const char *s, es_mi_method_t *m);
+/** --refine METHOD:K (K in [1, 10^8]); prints the error and returns -1 when bad. */
+int es_cli_refine(const char *s, es_mi_method_t *m, uint32_t *k);
+
+/**
+ * The distinct variants of n_pairs pairs, in ascending index order (the
+ * survivors of a scan).  @param var receives a malloc'd array (free()).
+ * @return ES_OK or ES_ERR_NOMEM
+ */
+int es_select_pair_variants(const es_dataset_t *ds, const es_pair_t *pairs, size_t n_pairs,
+                            uint32_t **var, uint32_t *n_var);
+
+/**
+ * Select up to k features of d with method m (threads: 0 = all) and write the
+ * .select.tsv lines (header included) to fp: RANK FEATURE SCORE RELEVANCE,
+ * scores %.12g.  k above the number of features selects them all (warned).
+ */
+int es_select_table(const es_dtable_t *d, es_mi_method_t m, uint32_t k, int threads, FILE *fp,
+                    es_select_info_t *info);
+
+/**
+ * es_select_table() over variants var[0..n_var) of ds (distinct, ascending):
+ * one feature per variant, states 0/1/2 copies of A1 and 3 = missing call,
+ * over the samples in the analysis (es_dataset_sample_used()); the class is
+ * case (1) / control (0).  scan --refine and select --from build the same
+ * table from the same variants, so their outputs are byte-identical.
+ */
+int es_select_variants(const es_dataset_t *ds, const uint32_t *var, uint32_t n_var,
+                       es_mi_method_t m, uint32_t k, int threads, FILE *fp,
+                       es_select_info_t *info);
+
+/** The selection's lines of a PREFIX.log (method, k, counts, seconds). */
+void es_select_write_log(FILE *fp, es_mi_method_t m, uint32_t k, const es_select_info_t *info);
 
 #endif

@@ -31,9 +31,14 @@ static void scan_usage(FILE *fp)
             "  --device D           auto (default), cpu or gpu\n"
             "  --block B            variants per tile side (default 0: automatic; output does\n"
             "                       not depend on it)\n"
+            "  --refine METHOD:K    then select K of the variants of the top pairs by mutual\n"
+            "                       information (METHOD: mrmr, jmi, disr, cmim, icap, condmi,\n"
+            "                       mim; e.g. mrmr:20); the same as 'epistream select --from\n"
+            "                       PREFIX.top.tsv' afterwards; writes PREFIX.select.tsv\n"
             "Output:\n"
             "  --out PREFIX         writes PREFIX.top.tsv, PREFIX.summary.tsv, PREFIX.log\n"
-            "                       (and PREFIX.sig.tsv with --p-threshold)\n"
+            "                       (and PREFIX.sig.tsv with --p-threshold, PREFIX.select.tsv\n"
+            "                       with --refine)\n"
             "  --format F           tsv (default) or plink (PREFIX.epi.cc instead of .top.tsv)\n"
             "  --quiet              only errors on stderr, no progress line\n"
             "  --verbose            informational messages on stderr\n"
@@ -67,9 +72,18 @@ static void progress(uint64_t done, uint64_t total, double secs, void *ud)
     if (done == total) fputc('\n', stderr);
 }
 
+/* --refine METHOD:K (k == 0: none) */
+typedef struct {
+    es_mi_method_t method;
+    uint32_t k;
+    uint32_t n_var; /* survivors: distinct variants of the top pairs */
+    es_select_info_t info;
+} refine_t;
+
 static void write_log(FILE *fp, const char *cmdline, const es_input_opt_t *in,
                       const es_dataset_t *ds, const es_opt_t *opt, const es_scan_t *scan,
-                      const char *out, int plink_fmt, double t_open, double t_total)
+                      const char *out, int plink_fmt, const refine_t *rf, double t_open,
+                      double t_total)
 {
     char a[32];
     time_t now = time(NULL);
@@ -101,15 +115,21 @@ static void write_log(FILE *fp, const char *cmdline, const es_input_opt_t *in,
     fprintf(fp, "seconds_scan\t%.3f\n", t_scan);
     fprintf(fp, "seconds_total\t%.3f\n", t_total);
     fprintf(fp, "pairs_per_second\t%.4g\n", t_scan > 0 ? (double)pairs / t_scan : 0.0);
+    if (rf->k) {
+        fprintf(fp, "refine\t%s:%u\n", es_mi_method_name(rf->method), rf->k);
+        fprintf(fp, "refine_variants\t%u\n", rf->n_var);
+        es_select_write_log(fp, rf->method, rf->k, &rf->info);
+    }
     fprintf(fp, "output\t%s%s\n", out, plink_fmt ? ".epi.cc" : ".top.tsv");
     if (opt->p_threshold >= 0) fprintf(fp, "output\t%s.sig.tsv\n", out);
     fprintf(fp, "output\t%s.summary.tsv\n", out);
+    if (rf->k) fprintf(fp, "output\t%s.select.tsv\n", out);
 }
 
 int es_cmd_scan(int argc, char **argv)
 {
     enum { O_STAT = 256, O_TOP, O_PTHR, O_THREADS, O_DEVICE, O_BLOCK, O_OUT, O_FORMAT, O_QUIET,
-           O_VERBOSE };
+           O_VERBOSE, O_REFINE };
     static const struct option lopts[] = {
         ES_CLI_INPUT_LONGOPTS,
         {"stat", required_argument, 0, O_STAT},     {"top", required_argument, 0, O_TOP},
@@ -118,6 +138,7 @@ int es_cmd_scan(int argc, char **argv)
         {"device", required_argument, 0, O_DEVICE}, {"block", required_argument, 0, O_BLOCK},
         {"out", required_argument, 0, O_OUT},       {"format", required_argument, 0, O_FORMAT},
         {"quiet", no_argument, 0, O_QUIET},         {"verbose", no_argument, 0, O_VERBOSE},
+        {"refine", required_argument, 0, O_REFINE},
         {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
     const char *out = NULL;
     int plink_fmt = 0, quiet = 0, verbose = 0, c, r;
@@ -125,6 +146,8 @@ int es_cmd_scan(int argc, char **argv)
     es_cli_input_init(&ci);
     es_opt_t opt;
     es_opt_init(&opt);
+    refine_t rf;
+    memset(&rf, 0, sizeof rf);
     uint32_t u;
     optind = 1;
     opterr = 0;
@@ -175,6 +198,9 @@ int es_cmd_scan(int argc, char **argv)
             break;
         case O_QUIET: quiet = 1; break;
         case O_VERBOSE: verbose = 1; break;
+        case O_REFINE:
+            if (es_cli_refine(optarg, &rf.method, &rf.k)) return ES_EXIT_USAGE;
+            break;
         case 'h': scan_usage(stdout); return ES_EXIT_OK;
         default:
             fprintf(stderr, "[E::options] scan: unknown or incomplete option '%s'\n",
@@ -202,9 +228,10 @@ int es_cmd_scan(int argc, char **argv)
     int ret = ES_OK;
     es_dataset_t *ds = NULL;
     es_scan_t *scan = NULL;
-    es_out_t o_top, o_sig, o_sum, o_log;
+    es_out_t o_top, o_sig, o_sum, o_log, o_sel;
+    uint32_t *survivors = NULL;
     memset(&o_top, 0, sizeof o_top);
-    o_sig = o_sum = o_log = o_top;
+    o_sig = o_sum = o_log = o_sel = o_top;
     char *cmdline = es_cli_join(argc, argv);
     double t0 = es_time_now();
 
@@ -217,6 +244,7 @@ int es_cmd_scan(int argc, char **argv)
     if ((ret = es_out_open(&o_top, out, plink_fmt ? ".epi.cc" : ".top.tsv"))) goto out;
     if ((ret = es_out_open(&o_sum, out, ".summary.tsv"))) goto out;
     if ((ret = es_out_open(&o_log, out, ".log"))) goto out;
+    if (rf.k && (ret = es_out_open(&o_sel, out, ".select.tsv"))) goto out;
     sig_writer_t sw = {.ds = ds, .plink_fmt = plink_fmt, .plink_w = es_plink_snp_width(ds)};
     if (opt.p_threshold >= 0) {
         if ((ret = es_out_open(&o_sig, out, ".sig.tsv"))) goto out;
@@ -242,12 +270,20 @@ int es_cmd_scan(int argc, char **argv)
         es_error("%s: write failed", o_sum.tmp_path);
         goto out;
     }
-    write_log(o_log.fp, cmdline, &ci.in, ds, &opt, scan, out, plink_fmt, t_open,
+    if (rf.k) {
+        /* survivors: the distinct variants of the top pairs, by variant index */
+        if ((ret = es_select_pair_variants(ds, top, n_top, &survivors, &rf.n_var))) goto out;
+        if ((ret = es_select_variants(ds, survivors, rf.n_var, rf.method, rf.k, opt.threads,
+                                      o_sel.fp, &rf.info)))
+            goto out;
+    }
+    write_log(o_log.fp, cmdline, &ci.in, ds, &opt, scan, out, plink_fmt, &rf, t_open,
               es_time_now() - t0);
     /* commit all or nothing */
     if ((ret = es_out_commit(&o_top))) goto out;
     if ((ret = es_out_commit(&o_sig))) goto out;
     if ((ret = es_out_commit(&o_sum))) goto out;
+    if ((ret = es_out_commit(&o_sel))) goto out;
     if ((ret = es_out_commit(&o_log))) goto out;
     if (!quiet) {
         char a[32];
@@ -257,6 +293,10 @@ int es_cmd_scan(int argc, char **argv)
                 es_fmt_count(es_scan_pairs_done(scan), a), ts,
                 ts > 0 ? (double)es_scan_pairs_done(scan) / ts : 0.0, out,
                 plink_fmt ? ".epi.cc" : ".top.tsv");
+        if (rf.k)
+            fprintf(stderr, "[scan] %s picked %u of the %u variants of the top pairs; results in "
+                            "%s.select.tsv\n",
+                    es_mi_method_name(rf.method), rf.info.n_selected, rf.n_var, out);
     }
 out:
     if (ret) {
@@ -264,14 +304,17 @@ out:
         es_out_abort(&o_top);
         es_out_abort(&o_sig);
         es_out_abort(&o_sum);
+        es_out_abort(&o_sel);
         es_out_abort(&o_log);
         fprintf(stderr, "[E::scan] failed: %s\n", es_strerror(ret));
     } else {
         es_out_close(&o_top);
         es_out_close(&o_sig);
         es_out_close(&o_sum);
+        es_out_close(&o_sel);
         es_out_close(&o_log);
     }
+    free(survivors);
     es_scan_destroy(scan);
     es_dataset_destroy(ds);
     free(cmdline);

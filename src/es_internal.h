@@ -527,14 +527,18 @@ typedef struct {
 
 /**
  * Read a CSV/TSV (header line; delimiter detected), ARFF or LIBSVM file
- * (format from the extension, .csv/.tsv/.txt/.arff/.libsvm/.svm, else sniffed)
- * into a discrete table: integer-coded columns (all values integers with at most
- * 65,535 distinct values) are kept as their distinct values in sorted order,
- * numeric ones discretised into `bins` equal-width bins over [min, max], nominal
- * (ARFF) and non-numeric columns coded by first appearance... (see table.c);
- * missing values (?, NA, empty) are their own state.  Errors name the file,
- * line and column.
+ * (format from the extension, .csv/.tsv/.txt/.arff/.libsvm/.svm/.svmlight, else
+ * sniffed) into a discrete table.  Numeric columns whose values are all integers
+ * (within +-2^24, at most 65,535 distinct) keep their distinct values in
+ * ascending order; other numeric columns are cut into `bins` equal-width bins
+ * over [min, max] (max in the last bin; a constant column is one state); ARFF
+ * nominal attributes keep their declared order; text columns are coded in byte
+ * order.  Missing values (empty, ?, NA, nan) are a state of their own (the
+ * last).  Errors name the file, line and column; on error *out is zeroed.
  */
 int es_table_read(const char *path, const es_table_opt_t *opt, es_dtable_t *out);
+/** es_table_read with a given read-chunk size in bytes (tests use tiny ones). */
+int es_table_read_chunk(const char *path, const es_table_opt_t *opt, es_dtable_t *out,
+                        size_t chunk);
 
 #endif /* ES_INTERNAL_H */

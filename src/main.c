@@ -18,6 +18,7 @@ static void usage(FILE *fp)
             "Commands:\n"
             "  scan     exhaustive 2-way interaction scan of a PLINK fileset or VCF/BCF\n"
             "  convert  VCF/BCF (or a selection of a fileset) to a PLINK .bed/.bim/.fam\n"
+            "  select   mutual-information feature selection (mRMR, JMI, DISR, CMIM, ...)\n"
             "  sim      simulate a case/control PLINK fileset with planted interacting pairs\n"
             "  info     describe a dataset (samples, cases/controls, MAF, missingness)\n"
             "\n"
@@ -49,6 +50,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "sim")) return es_cmd_sim(argc - 1, argv + 1);
     if (!strcmp(cmd, "info")) return es_cmd_info(argc - 1, argv + 1);
     if (!strcmp(cmd, "convert")) return es_cmd_convert(argc - 1, argv + 1);
+    if (!strcmp(cmd, "select")) return es_cmd_select(argc - 1, argv + 1);
     fprintf(stderr, "[E::main] unknown command '%s'; try 'epistream --help'\n", cmd);
     return ES_EXIT_USAGE;
 }

@@ -53,6 +53,7 @@ void es_out_abort(es_out_t *o)
 {
     if (o->fp) {
         fclose(o->fp);
+        o->fp = NULL;
         unlink(o->tmp_path);
     } else if (o->committed) {
         unlink(o->path); /* a later file failed: take this one back too */

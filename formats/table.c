@@ -22,7 +22,9 @@
  * halve the memory of doubles; whether a column is integer is decided from
  * the doubles while parsing, so rounding never makes a value look integral.
  * Errors found in parallel are kept per thread and the first one in file
- * order is reported, so the message does not depend on the thread count. */
+ * order is reported, so the message does not depend on the thread count.
+ * The LIBSVM reader is in table_libsvm.c and the coding step in table_code.c;
+ * table_internal.h holds what the three files share. */
 #include <errno.h>
 #include <fcntl.h>
 #include <float.h>
@@ -38,25 +40,11 @@
 #include <omp.h>
 #endif
 
-#include "es_internal.h"
+#include "table_internal.h"
 
 #define TABLE_CHUNK ((size_t)32 << 20)     /* bytes read per step */
 #define TABLE_MAX_BUF ((size_t)UINT32_MAX - 16) /* cell offsets are 32-bit */
-#define MAX_VALUES 65535u                  /* values of a coded column; + missing = 65536 states */
-#define INT_EXACT 16777216.0               /* integers up to 2^24 are exact in a float */
-#define GROUP 16                           /* columns per transpose step */
-#define LUT_RANGE (1u << 20)               /* integer columns this narrow use a lookup table */
 #define OFF_ZERO (UINT32_MAX - 1)          /* sparse ARFF: value left out (0) */
-#define NO_REC UINT64_MAX
-#define NO_ID UINT32_MAX
-
-/* Every message comes from the one public function, whichever helper finds it. */
-#define terror(...) es_log(ES_LOG_ERROR, "es_table_read", __VA_ARGS__)
-
-enum { F_DELIM, F_ARFF, F_LIBSVM };
-enum { K_UNDET, K_NUM, K_TEXT, K_NOMINAL };
-/* how a feature was coded (for the log) */
-enum { C_INT, C_BINS, C_TEXT, C_NOMINAL, C_EMPTY, C_N };
 
 static int n_threads(void)
 {
@@ -67,7 +55,7 @@ static int n_threads(void)
 #endif
 }
 
-static int thread_id(void)
+int es_tbl_thread_id(void)
 {
 #ifdef _OPENMP
     return omp_get_thread_num();
@@ -86,7 +74,7 @@ static const double pow10_exact[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6, 
  * [.digits][e[+-]digits]; no hex, inf or nan).  Short numbers take the exact
  * fast path (a mantissa below 2^53 times an exact power of ten is correctly
  * rounded); the rest go to strtod.  @return 1 with *v finite, 0 if not a number. */
-static int parse_num(const char *s, double *v)
+int es_tbl_parse_num(const char *s, double *v)
 {
     const char *p = s;
     int neg = 0, any = 0, dropped = 0, nd = 0;
@@ -130,33 +118,7 @@ static int parse_num(const char *s, double *v)
     return 1;
 }
 
-/* Missing values: empty, "?", "NA", and "nan" in any case. */
-static inline int is_missing(const char *s)
-{
-    switch (s[0]) {
-    case '\0': return 1;
-    case '?': return s[1] == '\0';
-    case 'N':
-        if (s[1] == 'A' && s[2] == '\0') return 1;
-        /* fall through */
-    case 'n': return (s[1] | 32) == 'a' && (s[2] | 32) == 'n' && s[3] == '\0';
-    default: return 0;
-    }
-}
-
 /* ---- dictionaries of strings -------------------------------------------------- */
-
-/* Distinct strings with ids in order of insertion; the strings live in an
- * arena of large blocks, so interning costs no malloc per value. */
-typedef struct {
-    char **str;
-    uint32_t n, cap;
-    uint32_t *tab; /* id + 1; 0 = empty slot */
-    size_t mask;
-    char **blk;
-    size_t n_blk, blk_left;
-    char *blk_at;
-} dict_t;
 
 static uint64_t hash_str(const char *s)
 {
@@ -165,7 +127,7 @@ static uint64_t hash_str(const char *s)
     return h ^ (h >> 29);
 }
 
-static void dict_free(dict_t *d)
+void es_tbl_dict_free(dict_t *d)
 {
     for (size_t b = 0; b < d->n_blk; b++) free(d->blk[b]);
     free(d->blk);
@@ -206,7 +168,7 @@ static char *dict_store(dict_t *d, const char *s)
 
 /* Add s unless present.  @return ES_OK with *id, ES_ERR_NOMEM, or 1 when the
  * dictionary is full (MAX_VALUES strings) and s is new. */
-static int dict_add(dict_t *d, const char *s, uint32_t *id)
+int es_tbl_dict_add(dict_t *d, const char *s, uint32_t *id)
 {
     uint32_t f = dict_find(d, s);
     if (f != NO_ID) {
@@ -245,30 +207,6 @@ static int dict_add(dict_t *d, const char *s, uint32_t *id)
 }
 
 /* ---- streaming reader ---------------------------------------------------------- */
-
-typedef struct {
-    char delim;    /* ',', '\t' or ';' (ARFF ','; LIBSVM ' ' = blanks) */
-    char q1, q2;   /* quote characters, 0 = none */
-    int backslash; /* ARFF: backslash escapes inside quotes; CSV doubles the quote */
-    char comment;  /* lines starting with it are skipped; 0 = none */
-} dialect_t;
-
-/* A record: [start, end) of the buffer, NUL at end; line = its first line. */
-typedef struct {
-    uint32_t start, end;
-    uint64_t line;
-} rec_t;
-
-typedef struct {
-    const char *path;
-    int fd;
-    char *buf;       /* cap + 1 bytes: there is always room for a NUL */
-    size_t cap, len; /* allocated (less the NUL), filled */
-    size_t pos;      /* start of what is not consumed yet */
-    uint64_t line;   /* line number of buf[pos] */
-    uint64_t off;    /* file offset of buf[0] */
-    int eof;
-} rdr_t;
 
 static int rdr_open(rdr_t *r, const char *path, size_t chunk)
 {
@@ -411,7 +349,7 @@ static int blank_or_comment(const dialect_t *d, const char *s, const char *e)
 /* The next batch of complete records in the buffer (blank and comment lines
  * skipped), reading more when none is complete.  Newlines inside quoted
  * fields belong to the record.  *n = 0 at the end of the file. */
-static int rdr_records(rdr_t *r, const dialect_t *d, rec_t **recs, size_t *cap, size_t *n_out)
+int es_tbl_rdr_records(rdr_t *r, const dialect_t *d, rec_t **recs, size_t *cap, size_t *n_out)
 {
     size_t n = 0;
     for (;;) {
@@ -528,60 +466,11 @@ static int cut_field(const dialect_t *d, char **pp, char *end, char **fs_out, in
 
 /* ---- the table being read -------------------------------------------------------- */
 
-typedef struct {
-    char *name;
-    int kind;
-    int must_num;        /* K_TEXT holding a numeric attribute (ARFF numeric class) */
-    uint8_t nonint;      /* some value is not an integer of magnitude <= 2^24 */
-    uint64_t first_line; /* CSV: line of the value that fixed the kind */
-    uint64_t n_text, n_numlike; /* CSV text column: values, and those that are numbers */
-    dict_t dict;         /* K_TEXT: values by first appearance; K_NOMINAL: declared values */
-} tcol_t;
-
-typedef struct {
-    float *v; /* n_rows x n_cols, row-major; NaN = missing; text/nominal: the dictionary id */
-    uint32_t n_rows;
-} tblk_t;
-
-/* A first error found in a parallel step. */
-typedef struct {
-    uint64_t rec; /* record index in the batch; NO_REC = none */
-    uint32_t col; /* 0-based column, UINT32_MAX = the record as a whole */
-    int what;
-    uint64_t a, b;
-    const char *val;
-} terr_t;
-
-enum {
-    E_FIELDS, E_UNCLOSED, E_AFTER_QUOTE, E_NOT_NUM, E_RANGE, E_NOT_DECL, E_CLASS_MISSING,
-    E_TOO_MANY, E_SPARSE_SYNTAX, E_SPARSE_INDEX, E_SPARSE_DUP, E_LS_TOKEN, E_LS_INDEX, E_LS_ORDER,
-    E_NOMEM
-};
-
-typedef struct {
-    const char *path;
-    int fmt;
-    dialect_t d;
-    uint32_t n_cols, class_col;
-    uint64_t header_line;
-    tcol_t *col;
-    tblk_t *blk;
-    size_t n_blk, cap_blk;
-    uint64_t n_rows;
-    int nt;           /* threads */
-    uint8_t *nonint;  /* nt x n_cols flags, merged into col[] after each batch */
-    uint32_t *cell;   /* batch scratch: n_rec x n_cols field offsets */
-    size_t cap_cell;
-    rec_t *rec;
-    size_t cap_rec;
-    terr_t *err;      /* nt slots */
-} tstore_t;
-
 static void store_free(tstore_t *st)
 {
     for (uint32_t c = 0; st->col && c < st->n_cols; c++) {
         free(st->col[c].name);
-        dict_free(&st->col[c].dict);
+        es_tbl_dict_free(&st->col[c].dict);
     }
     free(st->col);
     for (size_t b = 0; b < st->n_blk; b++) free(st->blk[b].v);
@@ -593,7 +482,7 @@ static void store_free(tstore_t *st)
     memset(st, 0, sizeof *st);
 }
 
-static int store_cols(tstore_t *st, uint32_t n_cols)
+int es_tbl_store_cols(tstore_t *st, uint32_t n_cols)
 {
     st->n_cols = n_cols;
     st->col = calloc(n_cols, sizeof *st->col);
@@ -601,13 +490,13 @@ static int store_cols(tstore_t *st, uint32_t n_cols)
     return st->col && st->nonint ? ES_OK : ES_ERR_NOMEM;
 }
 
-static void err_reset(tstore_t *st)
+void es_tbl_err_reset(tstore_t *st)
 {
     for (int t = 0; t < st->nt; t++) st->err[t].rec = NO_REC;
 }
 
 /* The first error of the batch in file order (record, then column), or NULL. */
-static const terr_t *err_first(const tstore_t *st)
+const terr_t *es_tbl_err_first(const tstore_t *st)
 {
     const terr_t *best = NULL;
     for (int t = 0; t < st->nt; t++) {
@@ -626,7 +515,7 @@ static const char *col_label(const tstore_t *st, uint32_t c, char *buf, size_t n
     return buf;
 }
 
-static int report(const tstore_t *st, const rec_t *rec, const terr_t *e)
+int es_tbl_report(const tstore_t *st, const rec_t *rec, const terr_t *e)
 {
     const char *path = st->path;
     uint64_t line = rec[e->rec].line;
@@ -811,7 +700,7 @@ static void resolve_kinds(tstore_t *st, const char *buf, const rec_t *rec, size_
                     const char *s = buf + st->cell[r * nc + c];
                     double v;
                     if (is_missing(s)) continue;
-                    st->col[c].kind = parse_num(s, &v) ? K_NUM : K_TEXT;
+                    st->col[c].kind = es_tbl_parse_num(s, &v) ? K_NUM : K_TEXT;
                     st->col[c].first_line = rec[r].line;
                 }
         }
@@ -829,7 +718,7 @@ static void resolve_kinds(tstore_t *st, const char *buf, const rec_t *rec, size_
                 k++;
                 continue;
             }
-            st->col[c].kind = parse_num(s, &v) ? K_NUM : K_TEXT;
+            st->col[c].kind = es_tbl_parse_num(s, &v) ? K_NUM : K_TEXT;
             st->col[c].first_line = rec[r].line;
             pend[k] = pend[--n_pend];
         }
@@ -862,7 +751,7 @@ static int convert_rec(const tstore_t *st, const char *buf, const uint32_t *cell
         }
         switch (col->kind) {
         case K_NUM:
-            if (!parse_num(s, &v)) {
+            if (!es_tbl_parse_num(s, &v)) {
                 e->what = E_NOT_NUM;
                 e->col = c;
                 e->val = s;
@@ -878,7 +767,7 @@ static int convert_rec(const tstore_t *st, const char *buf, const uint32_t *cell
             if (!(v == floor(v) && fabs(v) <= INT_EXACT)) nonint[c] = 1;
             break;
         case K_TEXT:
-            if (col->must_num && !parse_num(s, &v)) {
+            if (col->must_num && !es_tbl_parse_num(s, &v)) {
                 e->what = E_NOT_NUM;
                 e->col = c;
                 e->val = s;
@@ -914,9 +803,9 @@ static int intern_col(tstore_t *st, const char *buf, size_t n, uint32_t c, float
         if (st->fmt == F_DELIM && c != st->class_col) { /* for the warning in check_text() */
             double x;
             st->col[c].n_text++;
-            st->col[c].n_numlike += (uint64_t)parse_num(s, &x);
+            st->col[c].n_numlike += (uint64_t)es_tbl_parse_num(s, &x);
         }
-        int k = dict_add(&st->col[c].dict, s, &id);
+        int k = es_tbl_dict_add(&st->col[c].dict, s, &id);
         if (k) {
             e->what = k == 1 ? E_TOO_MANY : E_NOMEM;
             e->rec = r;
@@ -928,7 +817,7 @@ static int intern_col(tstore_t *st, const char *buf, size_t n, uint32_t c, float
     return 0;
 }
 
-static int add_block(tstore_t *st, float *v, size_t n)
+int es_tbl_add_block(tstore_t *st, float *v, size_t n)
 {
     if (st->n_blk == st->cap_blk) {
         size_t nc = st->cap_blk ? 2 * st->cap_blk : 64;
@@ -960,26 +849,26 @@ static int do_batch(tstore_t *st, char *buf, size_t n)
             return ES_ERR_NOMEM;
         }
     }
-    err_reset(st);
+    es_tbl_err_reset(st);
 #pragma omp parallel num_threads(st->nt)
     {
-        terr_t *e = &st->err[thread_id()];
+        terr_t *e = &st->err[es_tbl_thread_id()];
 #pragma omp for schedule(static)
         for (size_t r = 0; r < n; r++) {
             if (e->rec != NO_REC) continue;
             if (tokenize(st, buf, &rec[r], st->cell + r * nc, e)) e->rec = r;
         }
     }
-    if ((fe = err_first(st))) return report(st, rec, fe);
+    if ((fe = es_tbl_err_first(st))) return es_tbl_report(st, rec, fe);
 
     if (st->fmt == F_DELIM) resolve_kinds(st, buf, rec, n);
 
     float *v = malloc(n * nc * sizeof *v);
     if (!v) return ES_ERR_NOMEM;
-    err_reset(st);
+    es_tbl_err_reset(st);
 #pragma omp parallel num_threads(st->nt)
     {
-        int t = thread_id();
+        int t = es_tbl_thread_id();
         terr_t *e = &st->err[t];
         uint8_t *ni = st->nonint + (size_t)t * nc;
 #pragma omp for schedule(static)
@@ -988,9 +877,9 @@ static int do_batch(tstore_t *st, char *buf, size_t n)
             if (convert_rec(st, buf, st->cell + r * nc, v + r * nc, ni, e)) e->rec = r;
         }
     }
-    if ((fe = err_first(st))) {
+    if ((fe = es_tbl_err_first(st))) {
         free(v);
-        return report(st, rec, fe);
+        return es_tbl_report(st, rec, fe);
     }
 
     uint32_t n_text = 0;
@@ -1004,10 +893,10 @@ static int do_batch(tstore_t *st, char *buf, size_t n)
         n_text = 0;
         for (uint32_t c = 0; c < nc; c++)
             if (st->col[c].kind == K_TEXT) tc[n_text++] = c;
-        err_reset(st);
+        es_tbl_err_reset(st);
 #pragma omp parallel num_threads(st->nt)
         {
-            terr_t *e = &st->err[thread_id()];
+            terr_t *e = &st->err[es_tbl_thread_id()];
             terr_t mine;
 #pragma omp for schedule(dynamic, 1)
             for (uint32_t k = 0; k < n_text; k++) {
@@ -1020,12 +909,12 @@ static int do_batch(tstore_t *st, char *buf, size_t n)
             }
         }
         free(tc);
-        if ((fe = err_first(st))) {
+        if ((fe = es_tbl_err_first(st))) {
             free(v);
-            return report(st, rec, fe);
+            return es_tbl_report(st, rec, fe);
         }
     }
-    int ret = add_block(st, v, n);
+    int ret = es_tbl_add_block(st, v, n);
     if (ret) free(v);
     return ret;
 }
@@ -1035,7 +924,7 @@ static int read_records(tstore_t *st, rdr_t *r)
     size_t n;
     int ret;
     for (;;) {
-        if ((ret = rdr_records(r, &st->d, &st->rec, &st->cap_rec, &n))) return ret;
+        if ((ret = es_tbl_rdr_records(r, &st->d, &st->rec, &st->cap_rec, &n))) return ret;
         if (!n) return ES_OK;
         if ((ret = do_batch(st, r->buf, n))) return ret;
     }
@@ -1169,7 +1058,7 @@ static int read_delim(tstore_t *st, rdr_t *r, const es_table_opt_t *opt)
         }
         nf++;
     }
-    if ((ret = store_cols(st, nf))) goto out;
+    if ((ret = es_tbl_store_cols(st, nf))) goto out;
     for (uint32_t c = 0; c < nf; c++)
         if ((ret = name_col(st, c, f[c]))) goto out;
     if ((ret = pick_class(st, opt->class_col))) goto out;
@@ -1261,7 +1150,7 @@ static int arff_attribute(tstore_t *st, char *p, uint64_t ln, uint32_t *cap)
                        st->path, ln, col->name, v);
                 return ES_ERR_FORMAT;
             }
-            if ((k = dict_add(&col->dict, v, &id))) {
+            if ((k = es_tbl_dict_add(&col->dict, v, &id))) {
                 if (k < 0) return k;
                 terror("%s: line %" PRIu64 ": @attribute %s: more than %u nominal values",
                        st->path, ln, col->name, MAX_VALUES);
@@ -1325,550 +1214,6 @@ static int read_arff(tstore_t *st, rdr_t *r, const es_table_opt_t *opt)
     }
     st->d = (dialect_t){.delim = ',', .q1 = '\'', .q2 = '"', .backslash = 1, .comment = '%'};
     return read_records(st, r);
-}
-
-/* ---- LIBSVM ------------------------------------------------------------------- */
-
-typedef struct {
-    uint32_t *idx; /* 0-based feature of each stored value */
-    float *val;
-    uint64_t n, cap;
-    uint64_t *row_end; /* per row: end of its values in idx/val */
-    uint32_t *cls;     /* per row: class dictionary id */
-    uint64_t cap_rows;
-    dict_t classes;
-    uint32_t n_feat;   /* the largest index */
-    uint8_t **ni;      /* per thread: nonint flags by feature, grown on demand */
-    size_t *ni_cap;
-} sparse_t;
-
-static int is_ls_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
-
-/* Label and the number of INDEX:VALUE tokens of a line; the label is
- * NUL-terminated in place and a '#' comment cut off. */
-static void ls_scan(char *buf, const rec_t *rc, uint32_t *lab, uint32_t *rest, uint32_t *cnt)
-{
-    char *p = buf + rc->start, *end = buf + rc->end;
-    char *h = memchr(p, '#', (size_t)(end - p));
-    if (h) end = h, *h = '\0';
-    while (p < end && is_ls_blank(*p)) p++;
-    *lab = (uint32_t)(p - buf);
-    while (p < end && !is_ls_blank(*p)) p++;
-    if (p < end) *p++ = '\0';
-    *rest = (uint32_t)(p - buf);
-    uint32_t n = 0;
-    while (p < end) {
-        while (p < end && is_ls_blank(*p)) p++;
-        if (p == end) break;
-        n++;
-        while (p < end && !is_ls_blank(*p)) p++;
-    }
-    *cnt = n;
-}
-
-static int ls_parse(char *p, uint32_t *idx, float *val, uint8_t **ni, size_t *ni_cap,
-                    uint32_t *max_idx, terr_t *e)
-{
-    uint64_t prev = 0;
-    for (;;) {
-        while (is_ls_blank(*p)) p++;
-        if (!*p) return 0;
-        char *ts = p, *q;
-        uint64_t i = 0;
-        for (q = p; *q >= '0' && *q <= '9'; q++)
-            if (i <= INT32_MAX) i = i * 10 + (uint64_t)(*q - '0');
-        char *te = q;
-        while (*te && !is_ls_blank(*te)) te++;
-        int last = !*te;
-        *te = '\0';
-        if (q == ts || *q != ':') {
-            e->what = E_LS_TOKEN;
-            e->val = ts;
-            return -1;
-        }
-        if (i < 1 || i > INT32_MAX) {
-            e->what = E_LS_INDEX;
-            e->val = ts;
-            return -1;
-        }
-        if (i <= prev) {
-            e->what = E_LS_ORDER;
-            e->a = i;
-            e->b = prev;
-            return -1;
-        }
-        prev = i;
-        const char *vs = q + 1;
-        double v = 0;
-        if (is_missing(vs)) {
-            *val = NAN;
-        } else if (!parse_num(vs, &v) || fabs(v) > FLT_MAX) {
-            e->what = E_NOT_NUM;
-            e->col = (uint32_t)i - 1;
-            e->val = vs;
-            return -1;
-        } else {
-            *val = (float)v;
-            if (!(v == floor(v) && fabs(v) <= INT_EXACT)) {
-                if (i > *ni_cap) {
-                    size_t nc = *ni_cap ? *ni_cap : 1024;
-                    while (nc < i) nc *= 2;
-                    uint8_t *nn = realloc(*ni, nc);
-                    if (!nn) {
-                        e->what = E_NOMEM;
-                        return -1;
-                    }
-                    memset(nn + *ni_cap, 0, nc - *ni_cap);
-                    *ni = nn;
-                    *ni_cap = nc;
-                }
-                (*ni)[i - 1] = 1;
-            }
-        }
-        *idx++ = (uint32_t)i - 1;
-        val++;
-        if (i > *max_idx) *max_idx = (uint32_t)i;
-        if (last) return 0;
-        p = te + 1;
-    }
-}
-
-static void sparse_free(sparse_t *sp, int nt)
-{
-    free(sp->idx);
-    free(sp->val);
-    free(sp->row_end);
-    free(sp->cls);
-    dict_free(&sp->classes);
-    for (int t = 0; sp->ni && t < nt; t++) free(sp->ni[t]);
-    free(sp->ni);
-    free(sp->ni_cap);
-}
-
-static int ls_batch(tstore_t *st, sparse_t *sp, char *buf, size_t n, uint32_t *tmp)
-{
-    const rec_t *rec = st->rec;
-    uint32_t *lab = tmp, *rest = tmp + n, *cnt = tmp + 2 * n;
-    const terr_t *fe;
-    if (st->n_rows + n > UINT32_MAX - 1) {
-        terror("%s: more than 4,294,967,294 data rows are not supported", st->path);
-        return ES_ERR_FORMAT;
-    }
-#pragma omp parallel for num_threads(st->nt) schedule(static)
-    for (size_t r = 0; r < n; r++) ls_scan(buf, &rec[r], &lab[r], &rest[r], &cnt[r]);
-    uint64_t total = 0;
-    uint64_t rows = st->n_rows + n;
-    if (rows > sp->cap_rows) {
-        uint64_t nc = sp->cap_rows ? sp->cap_rows : 4096;
-        while (nc < rows) nc *= 2;
-        uint64_t *nr = realloc(sp->row_end, nc * sizeof *nr);
-        if (nr) sp->row_end = nr;
-        uint32_t *ncl = realloc(sp->cls, nc * sizeof *ncl);
-        if (ncl) sp->cls = ncl;
-        if (!nr || !ncl) return ES_ERR_NOMEM;
-        sp->cap_rows = nc;
-    }
-    for (size_t r = 0; r < n; r++) {
-        total += cnt[r];
-        sp->row_end[st->n_rows + r] = sp->n + total;
-    }
-    if (sp->n + total > sp->cap) {
-        uint64_t nc = sp->cap ? sp->cap : 65536;
-        while (nc < sp->n + total) nc *= 2;
-        uint32_t *ni = realloc(sp->idx, nc * sizeof *ni);
-        if (ni) sp->idx = ni;
-        float *nv = realloc(sp->val, nc * sizeof *nv);
-        if (nv) sp->val = nv;
-        if (!ni || !nv) return ES_ERR_NOMEM;
-        sp->cap = nc;
-    }
-    err_reset(st);
-#pragma omp parallel num_threads(st->nt)
-    {
-        int t = thread_id();
-        terr_t *e = &st->err[t];
-        uint32_t mx = 0;
-#pragma omp for schedule(static)
-        for (size_t r = 0; r < n; r++) {
-            if (e->rec != NO_REC) continue;
-            uint64_t at = sp->row_end[st->n_rows + r] - cnt[r];
-            e->col = UINT32_MAX;
-            if (ls_parse(buf + rest[r], sp->idx + at, sp->val + at, &sp->ni[t], &sp->ni_cap[t],
-                         &mx, e))
-                e->rec = r;
-        }
-#pragma omp critical(es_table_maxidx)
-        if (mx > sp->n_feat) sp->n_feat = mx;
-    }
-    if ((fe = err_first(st))) return report(st, rec, fe);
-    for (size_t r = 0; r < n; r++) {
-        const char *s = buf + lab[r];
-        uint32_t id;
-        if (is_missing(s) || memchr(s, ':', strlen(s))) {
-            terror("%s: line %" PRIu64 ": the class label is missing (expected 'LABEL "
-                   "INDEX:VALUE ...')", st->path, rec[r].line);
-            return ES_ERR_FORMAT;
-        }
-        int k = dict_add(&sp->classes, s, &id);
-        if (k < 0) return k;
-        if (k) {
-            terror("%s: line %" PRIu64 ": more than %u distinct class labels", st->path,
-                   rec[r].line, MAX_VALUES);
-            return ES_ERR_FORMAT;
-        }
-        sp->cls[st->n_rows + r] = id;
-    }
-    sp->n += total;
-    st->n_rows += n;
-    return ES_OK;
-}
-
-static int read_libsvm(tstore_t *st, rdr_t *r, const es_table_opt_t *opt)
-{
-    sparse_t sp;
-    uint32_t *tmp = NULL;
-    size_t cap_tmp = 0, n;
-    int ret = ES_OK;
-    memset(&sp, 0, sizeof sp);
-    if (opt->class_col) {
-        terror("%s: --class does not apply to a LIBSVM file: the label starting each line is "
-               "the class", st->path);
-        return ES_ERR_ARG;
-    }
-    st->d = (dialect_t){.delim = ' ', .comment = '#'};
-    sp.ni = calloc((size_t)st->nt, sizeof *sp.ni);
-    sp.ni_cap = calloc((size_t)st->nt, sizeof *sp.ni_cap);
-    if (!sp.ni || !sp.ni_cap) {
-        ret = ES_ERR_NOMEM;
-        goto out;
-    }
-    for (;;) {
-        if ((ret = rdr_records(r, &st->d, &st->rec, &st->cap_rec, &n))) goto out;
-        if (!n) break;
-        if (3 * n > cap_tmp) {
-            free(tmp);
-            cap_tmp = 3 * n;
-            if (!(tmp = malloc(cap_tmp * sizeof *tmp))) {
-                ret = ES_ERR_NOMEM;
-                goto out;
-            }
-        }
-        if ((ret = ls_batch(st, &sp, r->buf, n, tmp))) goto out;
-    }
-    if (!st->n_rows) goto out; /* reported by the caller */
-    if (!sp.n_feat) {
-        terror("%s: no features: no line has an INDEX:VALUE pair", st->path);
-        ret = ES_ERR_FORMAT;
-        goto out;
-    }
-    /* dense rows: features 0..D-1, the class last */
-    uint32_t nf = sp.n_feat, nc = nf + 1;
-    if ((ret = store_cols(st, nc))) goto out;
-    st->class_col = nf;
-    for (uint32_t c = 0; c < nc; c++) {
-        char name[32];
-        if (c < nf) snprintf(name, sizeof name, "f%u", c + 1);
-        else snprintf(name, sizeof name, "label");
-        if (!(st->col[c].name = strdup(name))) {
-            ret = ES_ERR_NOMEM;
-            goto out;
-        }
-        st->col[c].kind = c < nf ? K_NUM : K_TEXT;
-        for (int t = 0; c < nf && t < st->nt; t++)
-            if (c < sp.ni_cap[t] && sp.ni[t][c]) st->col[c].nonint = 1;
-    }
-    st->col[nf].dict = sp.classes;
-    memset(&sp.classes, 0, sizeof sp.classes);
-    size_t rows = (size_t)st->n_rows;
-    if (rows > SIZE_MAX / sizeof(float) / nc) {
-        ret = ES_ERR_NOMEM;
-        goto out;
-    }
-    float *v = calloc(rows * nc, sizeof *v);
-    if (!v) {
-        char a[32];
-        terror("%s: out of memory for %s rows x %u features", st->path,
-               es_fmt_count(st->n_rows, a), nf);
-        ret = ES_ERR_NOMEM;
-        goto out;
-    }
-#pragma omp parallel for num_threads(st->nt) schedule(static)
-    for (size_t i = 0; i < rows; i++) {
-        float *row = v + i * nc;
-        for (uint64_t k = i ? sp.row_end[i - 1] : 0; k < sp.row_end[i]; k++)
-            row[sp.idx[k]] = sp.val[k];
-        row[nf] = (float)sp.cls[i];
-    }
-    st->n_rows = 0;
-    if ((ret = add_block(st, v, rows))) free(v);
-out:
-    free(tmp);
-    sparse_free(&sp, st->nt);
-    return ret;
-}
-
-/* ---- coding into states -------------------------------------------------------------- */
-
-typedef struct {
-    const char *s;
-    double num;
-    uint32_t id;
-} sortkey_t;
-
-static int cmp_str(const void *a, const void *b)
-{
-    const sortkey_t *x = a, *y = b;
-    return strcmp(x->s, y->s);
-}
-
-static int cmp_num(const void *a, const void *b)
-{
-    const sortkey_t *x = a, *y = b;
-    if (x->num != y->num) return x->num < y->num ? -1 : 1;
-    return x->id < y->id ? -1 : x->id > y->id;
-}
-
-static int cmp_float(const void *a, const void *b)
-{
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
-
-/* map[id] = rank of dictionary entry id in sorted order.  numeric: order
- * by value when every entry is a number (equal numbers share a rank).
- * @return the number of ranks, or 0 (no memory) */
-static uint32_t dict_order(const dict_t *d, int numeric, uint32_t *map)
-{
-    sortkey_t *k = malloc((d->n ? d->n : 1) * sizeof *k);
-    if (!k) return 0;
-    int all_num = numeric;
-    for (uint32_t i = 0; i < d->n; i++) {
-        k[i] = (sortkey_t){d->str[i], 0, i};
-        if (all_num && !parse_num(d->str[i], &k[i].num)) all_num = 0;
-    }
-    qsort(k, d->n, sizeof *k, all_num ? cmp_num : cmp_str);
-    uint32_t rank = 0;
-    for (uint32_t i = 0; i < d->n; i++) {
-        if (i && (all_num ? k[i].num != k[i - 1].num : 1)) rank++;
-        map[k[i].id] = rank;
-    }
-    free(k);
-    return d->n ? rank + 1 : 0;
-}
-
-typedef struct {
-    float *tmp;     /* n floats */
-    uint8_t *pres;  /* LUT_RANGE + 1 */
-    uint16_t *lut;  /* LUT_RANGE + 1 */
-} scratch_t;
-
-/* Code one feature column v[0..n) into x; @return how it was coded, or -1 (no memory). */
-static int code_column(const tcol_t *col, const float *v, uint32_t n, uint32_t bins,
-                       scratch_t *sc, uint16_t *x, uint32_t *n_states)
-{
-    uint32_t base, i;
-    int miss = 0;
-    if (col->kind == K_NOMINAL || col->kind == K_TEXT) {
-        uint32_t *map = NULL;
-        base = col->dict.n;
-        if (col->kind == K_TEXT && base) {
-            if (!(map = malloc(base * sizeof *map)) || !dict_order(&col->dict, 0, map)) {
-                free(map);
-                return -1;
-            }
-        }
-        for (i = 0; i < n; i++) {
-            if (isnan(v[i])) {
-                x[i] = (uint16_t)base;
-                miss = 1;
-            } else {
-                uint32_t id = (uint32_t)v[i];
-                x[i] = (uint16_t)(map ? map[id] : id);
-            }
-        }
-        free(map);
-        *n_states = base + (uint32_t)miss;
-        if (!*n_states) *n_states = 1;
-        return col->kind == K_TEXT ? C_TEXT : C_NOMINAL;
-    }
-    float lo = INFINITY, hi = -INFINITY;
-    uint32_t n_val = 0;
-    for (i = 0; i < n; i++) {
-        if (isnan(v[i])) {
-            miss = 1;
-            continue;
-        }
-        if (v[i] < lo) lo = v[i];
-        if (v[i] > hi) hi = v[i];
-        n_val++;
-    }
-    if (!n_val) { /* all missing: one state */
-        memset(x, 0, n * sizeof *x);
-        *n_states = 1;
-        return C_EMPTY;
-    }
-    if (!col->nonint) { /* integers: the rank among the distinct values */
-        double range = (double)hi - (double)lo;
-        if (range < LUT_RANGE) {
-            uint32_t w = (uint32_t)range + 1, nd = 0;
-            memset(sc->pres, 0, w);
-            for (i = 0; i < n; i++)
-                if (!isnan(v[i])) sc->pres[(uint32_t)(v[i] - lo)] = 1;
-            for (uint32_t j = 0; j < w; j++) {
-                if (!sc->pres[j]) continue;
-                sc->lut[j] = (uint16_t)(nd < MAX_VALUES ? nd : 0);
-                nd++;
-            }
-            if (nd <= MAX_VALUES) {
-                for (i = 0; i < n; i++)
-                    x[i] = isnan(v[i]) ? (uint16_t)nd : sc->lut[(uint32_t)(v[i] - lo)];
-                *n_states = nd + (uint32_t)miss;
-                return C_INT;
-            }
-        } else {
-            uint32_t m = 0, nd = 0;
-            for (i = 0; i < n; i++)
-                if (!isnan(v[i])) sc->tmp[m++] = v[i];
-            qsort(sc->tmp, m, sizeof *sc->tmp, cmp_float);
-            for (i = 0; i < m; i++)
-                if (!i || sc->tmp[i] != sc->tmp[i - 1]) sc->tmp[nd++] = sc->tmp[i];
-            if (nd <= MAX_VALUES) {
-                for (i = 0; i < n; i++) {
-                    if (isnan(v[i])) {
-                        x[i] = (uint16_t)nd;
-                        continue;
-                    }
-                    uint32_t a = 0, b = nd; /* first entry >= v[i]: it is there */
-                    while (a < b) {
-                        uint32_t mid = a + (b - a) / 2;
-                        if (sc->tmp[mid] < v[i]) a = mid + 1;
-                        else b = mid;
-                    }
-                    x[i] = (uint16_t)a;
-                }
-                *n_states = nd + (uint32_t)miss;
-                return C_INT;
-            }
-        }
-    }
-    /* equal-width bins over [lo, hi]: bin floor(bins (v - lo) / (hi - lo)), hi in the last */
-    if (hi == lo) {
-        for (i = 0; i < n; i++) x[i] = isnan(v[i]) ? 1 : 0;
-        *n_states = 1 + (uint32_t)miss;
-        return C_BINS;
-    }
-    double w = (double)hi - (double)lo;
-    for (i = 0; i < n; i++) {
-        if (isnan(v[i])) {
-            x[i] = (uint16_t)bins;
-            continue;
-        }
-        uint32_t b = (uint32_t)(((double)v[i] - (double)lo) * bins / w);
-        x[i] = (uint16_t)(b < bins ? b : bins - 1);
-    }
-    *n_states = bins + (uint32_t)miss;
-    return C_BINS;
-}
-
-static int code_store(tstore_t *st, uint32_t bins, es_dtable_t *d)
-{
-    uint32_t n = (uint32_t)st->n_rows, nc = st->n_cols, nf = nc - 1, cc = st->class_col;
-    uint32_t *cmap = NULL, count[C_N] = {0};
-    uint8_t *how = NULL;
-    int ret = ES_OK, fail = 0;
-    if (!n) {
-        terror("%s: no data rows", st->path);
-        return ES_ERR_FORMAT;
-    }
-    d->n_samples = n;
-    d->n_features = nf;
-    d->x = malloc((size_t)nf * n * sizeof *d->x);
-    d->n_states = malloc(nf * sizeof *d->n_states);
-    d->y = malloc((size_t)n * sizeof *d->y);
-    d->names = calloc(nf, sizeof *d->names);
-    d->class_name = strdup(st->col[cc].name);
-    how = malloc(nf);
-    const tcol_t *ccol = &st->col[cc];
-    cmap = malloc((ccol->dict.n ? ccol->dict.n : 1) * sizeof *cmap);
-    if (!d->x || !d->n_states || !d->y || !d->names || !d->class_name || !how || !cmap) {
-        ret = ES_ERR_NOMEM;
-        goto out;
-    }
-    for (uint32_t f = 0; f < nf; f++)
-        if (!(d->names[f] = strdup(st->col[f < cc ? f : f + 1].name))) {
-            ret = ES_ERR_NOMEM;
-            goto out;
-        }
-    /* the class: nominal in declared order, else distinct values sorted */
-    if (ccol->kind == K_NOMINAL) {
-        for (uint32_t i = 0; i < ccol->dict.n; i++) cmap[i] = i;
-        d->n_classes = ccol->dict.n;
-    } else if (!(d->n_classes = dict_order(&ccol->dict, 1, cmap))) {
-        ret = ES_ERR_NOMEM;
-        goto out;
-    }
-    size_t row = 0;
-    for (size_t b = 0; b < st->n_blk; b++)
-        for (uint32_t i = 0; i < st->blk[b].n_rows; i++)
-            d->y[row++] = (uint16_t)cmap[(uint32_t)st->blk[b].v[(size_t)i * nc + cc]];
-
-    uint32_t n_grp = (nf + GROUP - 1) / GROUP;
-#pragma omp parallel num_threads(st->nt)
-    {
-        float *g = malloc((size_t)GROUP * n * sizeof *g);
-        scratch_t sc = {malloc((size_t)n * sizeof(float)), malloc(LUT_RANGE + 1),
-                        malloc((LUT_RANGE + 1) * sizeof(uint16_t))};
-        if (!g || !sc.tmp || !sc.pres || !sc.lut) {
-#pragma omp atomic write
-            fail = 1;
-        }
-#pragma omp for schedule(dynamic, 1)
-        for (uint32_t gi = 0; gi < n_grp; gi++) {
-            int failed;
-#pragma omp atomic read
-            failed = fail;
-            if (failed) continue;
-            uint32_t f0 = gi * GROUP, w = nf - f0 < GROUP ? nf - f0 : GROUP, cidx[GROUP];
-            for (uint32_t j = 0; j < w; j++) cidx[j] = f0 + j < cc ? f0 + j : f0 + j + 1;
-            /* transpose: each row's GROUP values are one or two cache lines */
-            size_t r0 = 0;
-            for (size_t b = 0; b < st->n_blk; b++) {
-                const float *v = st->blk[b].v;
-                for (uint32_t i = 0; i < st->blk[b].n_rows; i++, v += nc)
-                    for (uint32_t j = 0; j < w; j++) g[(size_t)j * n + r0 + i] = v[cidx[j]];
-                r0 += st->blk[b].n_rows;
-            }
-            for (uint32_t j = 0; j < w; j++) {
-                int k = code_column(&st->col[cidx[j]], g + (size_t)j * n, n, bins, &sc,
-                                    d->x + (size_t)(f0 + j) * n, &d->n_states[f0 + j]);
-                if (k < 0) {
-#pragma omp atomic write
-                    fail = 1;
-                    break;
-                }
-                how[f0 + j] = (uint8_t)k;
-            }
-        }
-        free(g);
-        free(sc.tmp);
-        free(sc.pres);
-        free(sc.lut);
-    }
-    if (fail) {
-        ret = ES_ERR_NOMEM;
-        goto out;
-    }
-    for (uint32_t f = 0; f < nf; f++) count[how[f]]++;
-    char a[32];
-    es_log(ES_LOG_INFO, "es_table_read",
-           "%s: %s rows, %u features (%u integer-coded, %u binned into %u bins, %u text, "
-           "%u nominal, %u all missing), class '%s' with %u classes", st->path,
-           es_fmt_count(n, a), nf, count[C_INT], count[C_BINS], bins, count[C_TEXT],
-           count[C_NOMINAL], count[C_EMPTY], d->class_name, d->n_classes);
-out:
-    free(cmap);
-    free(how);
-    return ret;
 }
 
 /* ---- entry points ------------------------------------------------------------------ */
@@ -1942,7 +1287,7 @@ int es_table_read_chunk(const char *path, const es_table_opt_t *opt, es_dtable_t
     st.fmt = table_format(path, &r);
     switch (st.fmt) {
     case F_ARFF: ret = read_arff(&st, &r, opt); break;
-    case F_LIBSVM: ret = read_libsvm(&st, &r, opt); break;
+    case F_LIBSVM: ret = es_tbl_read_libsvm(&st, &r, opt); break;
     default: ret = read_delim(&st, &r, opt); break;
     }
     if (ret) goto out;
@@ -1965,7 +1310,7 @@ int es_table_read_chunk(const char *path, const es_table_opt_t *opt, es_dtable_t
         ret = ES_ERR_FORMAT;
         goto out;
     }
-    if ((ret = code_store(&st, opt->bins, &d))) goto out;
+    if ((ret = es_tbl_code_store(&st, opt->bins, &d))) goto out;
     *out = d;
     memset(&d, 0, sizeof d);
 out:

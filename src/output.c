@@ -2,12 +2,55 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "es_internal.h"
 #include "output.h"
+
+/* ---- interrupted runs ------------------------------------------------------
+ * Temporary files being written are registered here so that SIGINT, SIGTERM or
+ * SIGHUP removes them before the process dies: an interrupted run leaves
+ * nothing behind.  The registry is process-wide by nature (a signal handler has
+ * no other way in); only the CLI's main thread opens and closes outputs. */
+#define ES_OUT_MAX_PENDING 16
+static const char *volatile pending[ES_OUT_MAX_PENDING];
+
+static void on_signal(int sig)
+{
+    for (int k = 0; k < ES_OUT_MAX_PENDING; k++)
+        if (pending[k]) unlink(pending[k]); /* async-signal-safe */
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void pending_add(const char *path)
+{
+    static int installed;
+    if (!installed) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        sigaction(SIGHUP, &sa, NULL);
+        installed = 1;
+    }
+    for (int k = 0; k < ES_OUT_MAX_PENDING; k++)
+        if (!pending[k]) {
+            pending[k] = path;
+            return;
+        }
+}
+
+static void pending_remove(const char *path)
+{
+    for (int k = 0; k < ES_OUT_MAX_PENDING; k++)
+        if (pending[k] == path) pending[k] = NULL;
+}
 
 int es_out_open(es_out_t *o, const char *prefix, const char *suffix)
 {
@@ -29,6 +72,7 @@ int es_out_open(es_out_t *o, const char *prefix, const char *suffix)
     }
     /* large buffer: the significant-pair file can be big */
     setvbuf(o->fp, NULL, _IOFBF, 1 << 20);
+    pending_add(o->tmp_path);
     return ES_OK;
 }
 
@@ -44,6 +88,7 @@ int es_out_commit(es_out_t *o)
         ret = ES_ERR_IO;
     }
     o->fp = NULL;
+    pending_remove(o->tmp_path);
     if (ret) unlink(o->tmp_path);
     else o->committed = 1;
     return ret;
@@ -63,6 +108,7 @@ void es_out_abort(es_out_t *o)
 
 void es_out_close(es_out_t *o)
 {
+    if (o->tmp_path) pending_remove(o->tmp_path);
     if (o->fp) fclose(o->fp);
     free(o->path);
     free(o->tmp_path);

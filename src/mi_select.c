@@ -149,6 +149,31 @@ typedef struct {
     uint16_t *xp;    /* N: a candidate's values in the order of cond_t.perm */
 } ws_t;
 
+/* sum of n log n over the value counts of xp[a..b), leaving cnt (nk cells) all
+ * zero again: clear by value when the run is longer than the value range,
+ * else only the cells the run touched */
+static inline double run_nl_sum(const uint16_t *restrict xp, uint32_t a, uint32_t b,
+                                uint32_t *restrict cnt, uint32_t nk)
+{
+    double e = 0.0;
+    for (uint32_t i = a; i < b; i++) cnt[xp[i]]++;
+    if (b - a > nk) {
+        for (uint32_t v = 0; v < nk; v++) {
+            e += nl(cnt[v]);
+            cnt[v] = 0;
+        }
+    } else {
+        for (uint32_t i = a; i < b; i++) {
+            uint32_t c = cnt[xp[i]];
+            if (c) {
+                e += nl(c);
+                cnt[xp[i]] = 0;
+            }
+        }
+    }
+    return e;
+}
+
 /* Stable counting sort of idx[0..n) by key(idx) < nkeys into out. */
 static void csort_u32(const uint32_t *idx, uint32_t n, const uint32_t *key32, const uint16_t *key16,
                       uint32_t nkeys, uint32_t *bucket, uint32_t *out)
@@ -370,45 +395,13 @@ static void pair_count(const uint16_t *restrict x, const uint8_t *restrict x8, u
         else
             for (uint32_t i = 0; i < cd->m; i++) xp[i] = x[perm[i]];
         /* E(x, g): group by group */
-        for (uint32_t gi = 0; gi < cd->n_grp; gi++) {
-            uint32_t a = cd->grp[gi], b = cd->grp[gi + 1];
-            for (uint32_t i = a; i < b; i++) cnt[xp[i]]++;
-            if (b - a > nk) {
-                for (uint32_t v = 0; v < nk; v++) {
-                    e2 += nl(cnt[v]);
-                    cnt[v] = 0;
-                }
-            } else {
-                for (uint32_t i = a; i < b; i++) {
-                    uint32_t c = cnt[xp[i]];
-                    if (c) {
-                        e2 += nl(c);
-                        cnt[xp[i]] = 0;
-                    }
-                }
-            }
-        }
+        for (uint32_t gi = 0; gi < cd->n_grp; gi++)
+            e2 += run_nl_sum(xp, cd->grp[gi], cd->grp[gi + 1], cnt, nk);
         if (cd->ni == 1) {
             e3 = e2;
         } else {
-            for (uint32_t si = 0; si < cd->n_sub; si++) {
-                uint32_t a = cd->sub[2 * si], b = cd->sub[2 * si + 1];
-                for (uint32_t i = a; i < b; i++) cnt[xp[i]]++;
-                if (b - a > nk) {
-                    for (uint32_t v = 0; v < nk; v++) {
-                        e3 += nl(cnt[v]);
-                        cnt[v] = 0;
-                    }
-                } else {
-                    for (uint32_t i = a; i < b; i++) {
-                        uint32_t c = cnt[xp[i]];
-                        if (c) {
-                            e3 += nl(c);
-                            cnt[xp[i]] = 0;
-                        }
-                    }
-                }
-            }
+            for (uint32_t si = 0; si < cd->n_sub; si++)
+                e3 += run_nl_sum(xp, cd->sub[2 * si], cd->sub[2 * si + 1], cnt, nk);
         }
     }
     *e_kgi = e3;

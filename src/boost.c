@@ -57,22 +57,18 @@ typedef long long v2l __attribute__((vector_size(16)));
 #define BOOST_IPF_TOL 0.001
 #define BOOST_IPF_MAX_SWEEPS 100000
 
-/* n ln n and 1/n for small counts, built once.  stats.c has an n ln n table
- * too; it is kept local so that the two files share no interface beyond
- * es_internal.h. */
-#define BOOST_TAB 65536
-static double bnlogn_tab[BOOST_TAB];
+/* n ln n comes from the statistics' shared table (es_nlogn_table); 1/n for
+ * small counts is BOOST's own, built once. */
+#define BOOST_TAB ES_NLOGN_TAB
+static const double *bnlogn_tab;
 static double brecip_tab[BOOST_TAB]; /* 1/n, and 0 for n = 0 as PLINK uses it */
 static pthread_once_t btab_once = PTHREAD_ONCE_INIT;
 
 static void btab_build(void)
 {
-    bnlogn_tab[0] = 0.0;
+    bnlogn_tab = es_nlogn_table();
     brecip_tab[0] = 0.0;
-    for (uint32_t n = 1; n < BOOST_TAB; n++) {
-        bnlogn_tab[n] = (double)n * log((double)n);
-        brecip_tab[n] = 1.0 / (double)n;
-    }
+    for (uint32_t n = 1; n < BOOST_TAB; n++) brecip_tab[n] = 1.0 / (double)n;
 }
 
 /* table lookups; `small` is a compile-time constant after inlining: 1 when the

@@ -396,6 +396,11 @@ void es_count_pair_naive(const uint8_t *ga, const uint8_t *gb, const int8_t *sta
 
 /* ---- statistics (src/stats.c, src/boost.c) ------------------------------ */
 
+/** n ln n for 0 <= n < ES_NLOGN_TAB (0 ln 0 = 0): one table shared by the
+ *  statistics, built once (thread-safe) on the first call. */
+#define ES_NLOGN_TAB 65536
+const double *es_nlogn_table(void);
+
 /** Result of one statistic evaluation. */
 typedef struct {
     double stat;

@@ -16,7 +16,7 @@
 
 /* Counts below this read n*ln(n) and ln(n!) from tables (2 x 512 KiB);
  * larger counts (only margins of very large samples) compute them. */
-#define ES_STATS_TAB 65536
+#define ES_STATS_TAB ES_NLOGN_TAB
 
 static double nlogn_tab[ES_STATS_TAB];  /* n ln n, 0 ln 0 = 0 */
 static double lnfact_tab[ES_STATS_TAB]; /* ln n! */
@@ -52,6 +52,12 @@ static void tables_build(void)
 }
 
 static inline void tables_init(void) { pthread_once(&tab_once, tables_build); }
+
+const double *es_nlogn_table(void)
+{
+    tables_init();
+    return nlogn_tab;
+}
 
 /* Table lookups; `small` is a compile-time constant after inlining: 1 when
  * the caller has checked that every argument is below ES_STATS_TAB, which

@@ -334,6 +334,24 @@ static int scanfile_open(scanfile_t *sf, const char *path, const char *what)
     return ES_ERR_FORMAT;
 }
 
+/* Locate the wanted header columns (col[w], -1 when absent); the first two are
+ * required ("the header has no A and B columns; expected ..." otherwise).
+ * *max_c is the largest column index found.  @return ES_OK or ES_ERR_FORMAT. */
+static int scanfile_columns(scanfile_t *sf, const char *path, const char *const *want, int *col,
+                            int n_want, const char *expected, int *max_c)
+{
+    find_cols(sf->f, sf->nf < 64 ? sf->nf : 64, want, col, n_want);
+    if (col[0] < 0 || col[1] < 0) {
+        es_error("%s: line %" PRIu64 ": the header has no %s and %s columns; expected %s", path,
+                 sf->line, want[0], want[1], expected);
+        return ES_ERR_FORMAT;
+    }
+    *max_c = 0;
+    for (int w = 0; w < n_want; w++)
+        if (col[w] > *max_c) *max_c = col[w];
+    return ES_OK;
+}
+
 /* --from: the variants of the pairs of a .top.tsv or .epi.cc, ascending. */
 static int survivors_of_pairs(const es_dataset_t *ds, const es_strindex_t *ix, const char *path,
                       uint32_t **var, uint32_t *n_var)
@@ -348,15 +366,9 @@ static int survivors_of_pairs(const es_dataset_t *ds, const es_strindex_t *ix, c
     *n_var = 0;
     if (!mark) return ES_ERR_NOMEM;
     if ((ret = scanfile_open(&sf, path, "pair list (.top.tsv or .epi.cc)"))) goto out;
-    find_cols(sf.f, sf.nf < 64 ? sf.nf : 64, want, col, 6);
-    if (col[0] < 0 || col[1] < 0) {
-        es_error("%s: line %" PRIu64 ": the header has no SNP1 and SNP2 columns; expected the "
-                 "PREFIX.top.tsv (or .epi.cc) of 'epistream scan'", path, sf.line);
-        ret = ES_ERR_FORMAT;
+    if ((ret = scanfile_columns(&sf, path, want, col, 6,
+                                "the PREFIX.top.tsv (or .epi.cc) of 'epistream scan'", &max_c)))
         goto out;
-    }
-    for (int w = 0; w < 6; w++)
-        if (col[w] > max_c) max_c = col[w];
     while ((ls = es_next_line(&sf.q, sf.end, &le))) {
         char *f[64];
         sf.line++;
@@ -435,15 +447,9 @@ static int survivors_of_summary(const es_dataset_t *ds, const es_strindex_t *ix,
     *n_var = 0;
     if (!seen) return ES_ERR_NOMEM;
     if ((ret = scanfile_open(&sf, path, "per-variant summary (.summary.tsv)"))) goto out;
-    find_cols(sf.f, sf.nf < 64 ? sf.nf : 64, want, col, 4);
-    if (col[0] < 0 || col[1] < 0) {
-        es_error("%s: line %" PRIu64 ": the header has no SNP and BEST_STAT columns; expected "
-                 "the PREFIX.summary.tsv of 'epistream scan'", path, sf.line);
-        ret = ES_ERR_FORMAT;
+    if ((ret = scanfile_columns(&sf, path, want, col, 4,
+                                "the PREFIX.summary.tsv of 'epistream scan'", &max_c)))
         goto out;
-    }
-    for (int w = 0; w < 4; w++)
-        if (col[w] > max_c) max_c = col[w];
     while ((ls = es_next_line(&sf.q, sf.end, &le))) {
         char *f[64], *e;
         uint32_t v;

@@ -4,6 +4,7 @@
 #define ES_GPU_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -16,6 +17,71 @@ int es_gpu_device_count(int *n);
 /** Describe device dev ("NVIDIA H100 80GB HBM3, sm_90, 132 SMs, 79.1 GiB") into buf.
  *  @return ES_OK, ES_ERR_ARG for a bad index, ES_ERR_GPU on a runtime error. */
 int es_gpu_device_describe(int dev, char *buf, size_t len);
+
+
+/* ---- the pair-scan engine (gpu/engine.cu) ------------------------------- */
+
+/** A pair whose statistic may matter: its indices and 2x3x3 table
+ *  (n[y][a*3+b], y 0 control / 1 case), the layout of es_table2_t. */
+typedef struct {
+    uint32_t i, j;
+    uint32_t n[2][9];
+} es_gpu_cand_t;
+
+/** Counting kernel families. */
+enum { ES_GPU_KERNEL_AUTO = 0, ES_GPU_KERNEL_WGMMA, ES_GPU_KERNEL_MMA, ES_GPU_KERNEL_POPC };
+
+/** What a device needs to know about the scan (fixed for the whole run). */
+typedef struct {
+    int stat;            /**< es_stat_t */
+    uint32_t top_k;
+    float sig_min_g;     /**< smallest G that may be significant; INFINITY: no test */
+    uint32_t n_variants; /**< dataset variants (per-variant thresholds) */
+    uint32_t block;      /**< variants per block */
+    uint32_t n_planes;   /**< 2 or 3 */
+    uint32_t words;      /**< words per plane */
+    uint32_t off_ctrl;   /**< first control word */
+    uint32_t kw_case, kw_ctrl; /**< words to count per class (multiples of 4) */
+    size_t mem_limit;    /**< device bytes to use at most; 0: what is free */
+    int kernel;          /**< ES_GPU_KERNEL_* */
+} es_gpu_config_t;
+
+/** One block of variants as the host packed it (es_planes_t). */
+typedef struct {
+    uint32_t index;         /**< block number */
+    uint32_t first, count;  /**< variants */
+    const uint64_t *planes; /**< count * n_planes * words words */
+    const uint32_t *gcount; /**< count * 6: [v][y][g] */
+} es_gpu_block_t;
+
+typedef struct es_gpu es_gpu_t;
+
+/** Open device dev for a scan.  @return ES_OK, ES_ERR_GPU, ES_ERR_NOMEM, ES_ERR_UNSUPPORTED. */
+int es_gpu_open(int dev, const es_gpu_config_t *cfg, es_gpu_t **out);
+void es_gpu_close(es_gpu_t *g);
+/** The kernel family in use ("wgmma", "mma", "popc") and the device's description. */
+const char *es_gpu_kernel_name(const es_gpu_t *g);
+/** Device blocks held at once (the streaming cache). */
+int es_gpu_cache_slots(const es_gpu_t *g);
+/** Pin host memory for asynchronous copies (all devices); failures are not
+ *  errors (copies are then synchronous). */
+void es_gpu_host_register(void *p, size_t bytes);
+void es_gpu_host_unregister(void *p);
+/** Queue the tile of blocks a, b (a->index <= b->index) with the host's
+ *  exact k-th best as a score key (0: none).  At most two tiles are in
+ *  flight; collect one before submitting a third. */
+int es_gpu_submit(es_gpu_t *g, const es_gpu_block_t *a, const es_gpu_block_t *b, uint32_t tau_key);
+/** Wait for the oldest tile in flight; *cand (valid until the next submit)
+ *  receives its candidates.  @return ES_OK, or ES_ERR_GPU. */
+int es_gpu_collect(es_gpu_t *g, const es_gpu_cand_t **cand, size_t *n, uint32_t *bi, uint32_t *bj);
+/** Tiles in flight. */
+int es_gpu_in_flight(const es_gpu_t *g);
+
+/** Count tables of all pairs of variants of a and b on the device with the
+ *  given kernel, without any statistic (tests: compared with the CPU twin).
+ *  out: a->count * b->count tables, row-major. */
+int es_gpu_count_tables(int dev, int kernel, const es_gpu_config_t *cfg, const es_gpu_block_t *a,
+                        const es_gpu_block_t *b, es_gpu_cand_t *out);
 
 #ifdef __cplusplus
 }

@@ -15,3 +15,72 @@ int es_gpu_device_describe(int dev, char *buf, size_t len)
     if (len) snprintf(buf, len, "no CUDA support in this build (device %d)", dev);
     return ES_ERR_ARG;
 }
+
+/* Without CUDA there is no device to open: every engine entry point says so.
+ * (The scan never reaches them: with no device the CPU backend is used.) */
+int es_gpu_open(int dev, const es_gpu_config_t *cfg, es_gpu_t **out)
+{
+    (void)dev;
+    (void)cfg;
+    *out = NULL;
+    return ES_ERR_UNSUPPORTED;
+}
+
+void es_gpu_close(es_gpu_t *g) { (void)g; }
+
+const char *es_gpu_kernel_name(const es_gpu_t *g)
+{
+    (void)g;
+    return "none";
+}
+
+int es_gpu_cache_slots(const es_gpu_t *g)
+{
+    (void)g;
+    return 0;
+}
+
+void es_gpu_host_register(void *p, size_t bytes)
+{
+    (void)p;
+    (void)bytes;
+}
+
+void es_gpu_host_unregister(void *p) { (void)p; }
+
+int es_gpu_submit(es_gpu_t *g, const es_gpu_block_t *a, const es_gpu_block_t *b, uint32_t tau_key)
+{
+    (void)g;
+    (void)a;
+    (void)b;
+    (void)tau_key;
+    return ES_ERR_UNSUPPORTED;
+}
+
+int es_gpu_collect(es_gpu_t *g, const es_gpu_cand_t **cand, size_t *n, uint32_t *bi, uint32_t *bj)
+{
+    (void)g;
+    (void)cand;
+    (void)bi;
+    (void)bj;
+    *n = 0;
+    return ES_ERR_UNSUPPORTED;
+}
+
+int es_gpu_in_flight(const es_gpu_t *g)
+{
+    (void)g;
+    return 0;
+}
+
+int es_gpu_count_tables(int dev, int kernel, const es_gpu_config_t *cfg, const es_gpu_block_t *a,
+                        const es_gpu_block_t *b, es_gpu_cand_t *out)
+{
+    (void)dev;
+    (void)kernel;
+    (void)cfg;
+    (void)a;
+    (void)b;
+    (void)out;
+    return ES_ERR_UNSUPPORTED;
+}

@@ -5,22 +5,29 @@
 # or libtool.  This script builds epistream with CUDA in .carry/build (a
 # git-ignored folder), then copies the shared libraries the binaries need
 # (from `ldd`, or from Debian packages fetched with apt-get download) into
-# .carry/lib.  Name `.carry` in the device tool's `carry` list and run there:
+# .carry/lib; the programs the GPU machine runs (epistream, the GPU test and
+# benchmark) are copied to .carry/bin, which keeps the carried tree under the
+# device tool's 64 MiB.  Name `.carry` in the device tool's `carry` list and
+# run there:
 #
-#   export LD_LIBRARY_PATH=$PWD/.carry/lib; sh scripts/device-check.sh
+#   sh scripts/device-check.sh      (tests)
+#   sh scripts/device-gpu.sh        (GPU tests, compute-sanitizer, timing)
 #
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 [ -x configure ] || autoreconf -fi
-mkdir -p .carry/build .carry/lib
-cd .carry/build
+mkdir -p .build-cuda .carry/lib .carry/bin/tests/bench
+cd .build-cuda
 [ -f Makefile ] || "$top/configure" --with-cuda ${CUDA_ARCH:+CUDA_ARCH="$CUDA_ARCH"} >/dev/null
 make -j"$(nproc)" >/dev/null
 make -j"$(nproc)" check TESTS= >/dev/null   # builds the test programs without running them
 cd "$top"
+for p in epistream tests/test_gpu tests/bench/bench_gpu; do
+    [ -x ".build-cuda/$p" ] && cp ".build-cuda/$p" ".carry/bin/$p"
+done
 # libraries that are not part of the base system on the GPU machine
-for bin in .carry/build/epistream .carry/build/tests/test_*; do
+for bin in .carry/bin/epistream .carry/bin/tests/test_*; do
     [ -x "$bin" ] || continue
     ldd "$bin" | awk '/=> \//{print $3}'
 done | sort -u | while read -r lib; do

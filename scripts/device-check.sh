@@ -4,7 +4,7 @@
 # build time, since the tree lands in a different directory there.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-B=$top/.carry/build
+B=$top/.carry/bin
 export LD_LIBRARY_PATH="$top/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export EPISTREAM=$B/epistream ES_SRCDIR=$top ES_TESTDATA=$top/tests/data
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || true

@@ -12,28 +12,47 @@ int es_backend_gpu_count(void)
     return n;
 }
 
-const es_backend_t *es_backend_select(es_device_t dev, int *err)
+const es_backend_t *es_backend_select(const es_opt_t *opt, int *err)
 {
     *err = ES_OK;
-    switch (dev) {
+    switch (opt->device) {
     case ES_DEVICE_CPU: return &es_backend_cpu;
     case ES_DEVICE_AUTO: {
         int n = es_backend_gpu_count();
-        /* The GPU scan kernels are not part of this release: with GPUs present,
-         * say so once and use the CPUs. */
-        if (n > 0) es_info("%d CUDA device(s) found; no GPU scan backend in this release, using CPU", n);
-        else es_info("no GPU found; using CPU");
+#ifdef HAVE_CUDA
+        if (n > 0) {
+            es_info("%d CUDA device(s) found; scanning on the GPU", n);
+            return &es_backend_gpu;
+        }
+        es_info("no GPU found; using the CPU");
+#else
+        if (n > 0) es_info("built without CUDA; using the CPU");
+        else es_info("no GPU found; using the CPU");
+#endif
         return &es_backend_cpu;
     }
-    case ES_DEVICE_GPU:
+    case ES_DEVICE_GPU: {
 #ifdef HAVE_CUDA
-        es_error("--device gpu: this release has no GPU scan backend yet (%d CUDA device(s) "
-                 "visible); use --device cpu or auto", es_backend_gpu_count());
+        int n = es_backend_gpu_count();
+        if (n == 0) {
+            es_error("--device gpu: no CUDA device is visible");
+            *err = ES_ERR_UNSUPPORTED;
+            return NULL;
+        }
+        for (int d = n; d < 64; d++) {
+            if (opt->gpu_mask >> d & 1) {
+                es_error("--device gpu:%d: there is no such GPU (%d visible: 0 to %d)", d, n, n - 1);
+                *err = ES_ERR_ARG;
+                return NULL;
+            }
+        }
+        return &es_backend_gpu;
 #else
         es_error("--device gpu: epistream was built without CUDA (configure --with-cuda)");
-#endif
         *err = ES_ERR_UNSUPPORTED;
         return NULL;
+#endif
+    }
     }
     *err = ES_ERR_ARG;
     return NULL;

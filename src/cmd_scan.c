@@ -28,7 +28,12 @@ static void scan_usage(FILE *fp)
             "  --top K              pairs kept in the ranked list (default 1000)\n"
             "  --p-threshold P      also write every pair with p <= P to PREFIX.sig.tsv\n"
             "  --threads T          CPU threads, also VCF decompression (default: all)\n"
-            "  --device D           auto (default), cpu or gpu\n"
+            "  --device D           auto (default: every GPU if there is one, else the CPU),\n"
+            "                       cpu, gpu (every visible GPU) or gpu:0,2 (those GPUs)\n"
+            "  --gpu-kernel K       GPU counting kernel: auto (default: by compute\n"
+            "                       capability), mma (tensor cores, sm_80+) or popc (CUDA cores)\n"
+            "  --gpu-mem BYTES      device memory to use per GPU (suffix K, M, G; default: what\n"
+            "                       is free); data larger than this is streamed through it\n"
             "  --block B            variants per tile side (default 0: automatic; output does\n"
             "                       not depend on it)\n"
             "  --refine METHOD:K    then select K of the variants of the top pairs by mutual\n"
@@ -108,7 +113,10 @@ static void write_log(FILE *fp, const char *cmdline, const es_input_opt_t *in,
     fprintf(fp, "top_k\t%u\n", opt->top_k);
     if (opt->p_threshold >= 0) fprintf(fp, "p_threshold\t%g\n", opt->p_threshold);
     fprintf(fp, "backend\t%s\n", es_scan_backend_name(scan));
-    fprintf(fp, "popcount\t%s\n", es_popcount_best()->name);
+    if (!strcmp(es_scan_backend_name(scan), "cpu"))
+        fprintf(fp, "popcount\t%s\n", es_popcount_best()->name);
+    else
+        fprintf(fp, "gpu\t%s\n", es_scan_device_info(scan));
     fprintf(fp, "pairs\t%s\n", es_fmt_count(pairs, a));
     fprintf(fp, "seconds_open\t%.3f\n", t_open);
     fprintf(fp, "seconds_pack\t%.3f\n", t_pack);
@@ -126,10 +134,32 @@ static void write_log(FILE *fp, const char *cmdline, const es_input_opt_t *in,
     if (rf->k) fprintf(fp, "output\t%s.select.tsv\n", out);
 }
 
+/* BYTES with an optional K, M or G (powers of 1024) */
+static int parse_bytes(const char *s, size_t *out)
+{
+    char *end;
+    if (*s < '0' || *s > '9') goto bad;
+    unsigned long long v = strtoull(s, &end, 10);
+    unsigned shift = 0;
+    switch (*end) {
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
+    default: break;
+    }
+    if (*end || v == 0 || v > (~0ull >> 1 >> shift)) goto bad;
+    *out = (size_t)(v << shift);
+    return 0;
+bad:
+    fprintf(stderr, "[E::options] --gpu-mem: expected a positive byte count (suffix K, M or G), "
+                    "got '%s'\n", s);
+    return -1;
+}
+
 int es_cmd_scan(int argc, char **argv)
 {
     enum { O_STAT = 256, O_TOP, O_PTHR, O_THREADS, O_DEVICE, O_BLOCK, O_OUT, O_FORMAT, O_QUIET,
-           O_VERBOSE, O_REFINE };
+           O_VERBOSE, O_REFINE, O_GPU_KERNEL, O_GPU_MEM };
     static const struct option lopts[] = {
         ES_CLI_INPUT_LONGOPTS,
         {"stat", required_argument, 0, O_STAT},     {"top", required_argument, 0, O_TOP},
@@ -139,6 +169,8 @@ int es_cmd_scan(int argc, char **argv)
         {"out", required_argument, 0, O_OUT},       {"format", required_argument, 0, O_FORMAT},
         {"quiet", no_argument, 0, O_QUIET},         {"verbose", no_argument, 0, O_VERBOSE},
         {"refine", required_argument, 0, O_REFINE},
+        {"gpu-kernel", required_argument, 0, O_GPU_KERNEL},
+        {"gpu-mem", required_argument, 0, O_GPU_MEM},
         {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
     const char *out = NULL;
     int plink_fmt = 0, quiet = 0, verbose = 0, c, r;
@@ -175,14 +207,13 @@ int es_cmd_scan(int argc, char **argv)
             opt.threads = (int)u;
             break;
         case O_DEVICE:
-            if (!strcmp(optarg, "auto")) opt.device = ES_DEVICE_AUTO;
-            else if (!strcmp(optarg, "cpu")) opt.device = ES_DEVICE_CPU;
-            else if (!strcmp(optarg, "gpu")) opt.device = ES_DEVICE_GPU;
-            else {
-                fprintf(stderr, "[E::options] --device: expected auto, cpu or gpu, got '%s'\n",
-                        optarg);
-                return ES_EXIT_USAGE;
-            }
+            if (es_device_parse(optarg, &opt)) return ES_EXIT_USAGE;
+            break;
+        case O_GPU_KERNEL:
+            if (es_gpu_kernel_parse(optarg, &opt.gpu_kernel)) return ES_EXIT_USAGE;
+            break;
+        case O_GPU_MEM:
+            if (parse_bytes(optarg, &opt.gpu_mem)) return ES_EXIT_USAGE;
             break;
         case O_BLOCK:
             if (es_cli_u32("block", optarg, 0, 65536, &opt.block_variants)) return ES_EXIT_USAGE;

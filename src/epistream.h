@@ -177,12 +177,20 @@ typedef struct {
     es_device_t device;      /**< device selection (default ES_DEVICE_AUTO) */
     uint32_t block_variants; /**< variants per tile side; 0 = automatic (default 0) */
     int progress;            /**< print a progress line on stderr (default 0) */
+    uint64_t gpu_mask;       /**< GPUs to use, bit d for device d; 0 = every visible one */
+    size_t gpu_mem;          /**< device memory per GPU in bytes; 0 = what is free */
+    int gpu_kernel;          /**< 0 auto, 1 wgmma, 2 mma, 3 popc (es_gpu_kernel_parse) */
 } es_opt_t;
 
 /** Fill opt with the defaults. */
 void es_opt_init(es_opt_t *opt);
 /** @return ES_OK if opt is consistent, else ES_ERR_ARG after logging why. */
 int es_opt_check(const es_opt_t *opt);
+/** Parse a GPU counting kernel name ("auto", "mma", "popc"). @return ES_OK or ES_ERR_ARG. */
+int es_gpu_kernel_parse(const char *name, int *out);
+/** Parse a device choice: "auto", "cpu", "gpu" or "gpu:0,2" (sets device and gpu_mask).
+ *  @return ES_OK or ES_ERR_ARG. */
+int es_device_parse(const char *text, es_opt_t *opt);
 /** Parse a statistic name ("boost", "chi2", "mi", "ig", "k2"). @return ES_OK or ES_ERR_ARG. */
 int es_stat_parse(const char *name, es_stat_t *out);
 /** @return the name of a statistic. */
@@ -246,6 +254,8 @@ const es_summary_t *es_scan_summary(const es_scan_t *scan);
 /** @return the name of the backend that ran ("cpu", ...). */
 const char *es_scan_backend_name(const es_scan_t *scan);
 /** @return the number of pairs scored. */
+/** What the scan ran on, e.g. "2 GPU(s): 0 NVIDIA H100 (mma), 1 ..."; "" for the CPU. */
+const char *es_scan_device_info(const es_scan_t *scan);
 uint64_t es_scan_pairs_done(const es_scan_t *scan);
 /** @return wall-clock seconds spent packing genotypes and counting/scoring. */
 void es_scan_timings(const es_scan_t *scan, double *pack_seconds, double *scan_seconds);

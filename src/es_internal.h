@@ -469,11 +469,17 @@ typedef struct {
     int (*device_count)(void);
     /** Run tiles from the scan's queue until it is empty. */
     int (*run)(struct es_scan_ctx *ctx);
+    /** Variants per block when --block is not given (bytes: packed size of
+     *  one variant); NULL: the scan's CPU default. */
+    uint32_t (*auto_block)(const struct es_scan_ctx *ctx, size_t bytes_per_variant);
 } es_backend_t;
 
 extern const es_backend_t es_backend_cpu;
+#ifdef HAVE_CUDA
+extern const es_backend_t es_backend_gpu;
+#endif
 /** @return the backend for a device choice, or NULL with *err set. */
-const es_backend_t *es_backend_select(es_device_t dev, int *err);
+const es_backend_t *es_backend_select(const es_opt_t *opt, int *err);
 /** @return number of CUDA devices (0 without CUDA). */
 int es_backend_gpu_count(void);
 

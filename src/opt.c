@@ -1,5 +1,8 @@
 /* opt.c -- scan options: defaults and the validator run before any allocation. */
+#include <errno.h>
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "es_internal.h"
 
@@ -12,6 +15,64 @@ void es_opt_init(es_opt_t *opt)
     opt->device = ES_DEVICE_AUTO;
     opt->block_variants = 0;
     opt->progress = 0;
+    opt->gpu_mask = 0;
+    opt->gpu_mem = 0;
+    opt->gpu_kernel = 0;
+}
+
+int es_gpu_kernel_parse(const char *name, int *out)
+{
+    static const char *const names[] = {"auto", "wgmma", "mma", "popc"};
+    for (int k = 0; k < 4; k++) {
+        if (k == 1) continue; /* wgmma: not part of this release */
+        if (!strcmp(name, names[k])) {
+            *out = k;
+            return ES_OK;
+        }
+    }
+    es_error("unknown GPU kernel '%s' (expected auto, mma or popc)", name);
+    return ES_ERR_ARG;
+}
+
+int es_device_parse(const char *text, es_opt_t *opt)
+{
+    if (!strcmp(text, "auto")) {
+        opt->device = ES_DEVICE_AUTO;
+        opt->gpu_mask = 0;
+        return ES_OK;
+    }
+    if (!strcmp(text, "cpu")) {
+        opt->device = ES_DEVICE_CPU;
+        return ES_OK;
+    }
+    if (!strcmp(text, "gpu")) {
+        opt->device = ES_DEVICE_GPU;
+        opt->gpu_mask = 0;
+        return ES_OK;
+    }
+    if (strncmp(text, "gpu:", 4) != 0 || !text[4]) goto bad;
+    uint64_t mask = 0;
+    const char *p = text + 4;
+    for (;;) {
+        char *end;
+        errno = 0;
+        if (*p < '0' || *p > '9') goto bad;
+        unsigned long d = strtoul(p, &end, 10);
+        if (errno || d > 63) {
+            es_error("--device %s: GPU numbers go from 0 to 63", text);
+            return ES_ERR_ARG;
+        }
+        mask |= (uint64_t)1 << d;
+        if (!*end) break;
+        if (*end != ',') goto bad;
+        p = end + 1;
+    }
+    opt->device = ES_DEVICE_GPU;
+    opt->gpu_mask = mask;
+    return ES_OK;
+bad:
+    es_error("--device: expected auto, cpu, gpu or gpu:N[,N...], got '%s'", text);
+    return ES_ERR_ARG;
 }
 
 int es_opt_check(const es_opt_t *opt)
@@ -46,6 +107,10 @@ int es_opt_check(const es_opt_t *opt)
     }
     if ((unsigned)opt->device > ES_DEVICE_GPU) {
         es_error("unknown device code %d", (int)opt->device);
+        return ES_ERR_ARG;
+    }
+    if (opt->gpu_kernel < 0 || opt->gpu_kernel > 3 || opt->gpu_kernel == 1) {
+        es_error("unknown GPU kernel code %d", opt->gpu_kernel);
         return ES_ERR_ARG;
     }
     if (opt->block_variants > 65536) {

@@ -39,7 +39,6 @@ static inline int summary_better(const es_summary_t *s, double stat, uint32_t pa
 static inline void summary_update(es_summary_t *s, double stat, double p, uint32_t partner,
                                   int sig, int hib)
 {
-    s->n_tot++;
     s->n_sig += (uint64_t)sig;
     if (summary_better(s, stat, partner, hib)) {
         s->best_stat = stat;
@@ -83,7 +82,7 @@ void es_worker_free(es_worker_t *w)
     memset(w, 0, sizeof *w);
 }
 
-int es_ctx_next_tile(es_scan_ctx_t *ctx, es_worker_t *w, uint32_t *bi, uint32_t *bj)
+int es_ctx_claim_tile(es_scan_ctx_t *ctx, uint32_t *bi, uint32_t *bj)
 {
     if (atomic_load_explicit(&ctx->stop, memory_order_relaxed)) return -1;
     uint64_t t = atomic_fetch_add(&ctx->next_tile, 1);
@@ -96,12 +95,42 @@ int es_ctx_next_tile(es_scan_ctx_t *ctx, es_worker_t *w, uint32_t *bi, uint32_t 
     }
     *bi = lo;
     *bj = lo + (uint32_t)(t - ctx->row_start[lo]);
-    w->bi = *bi;
-    w->bj = *bj;
+    return 0;
+}
+
+void es_worker_begin_tile(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t bi, uint32_t bj)
+{
+    w->bi = bi;
+    w->bj = bj;
     w->sig_n = 0;
     w->tile_pairs = 0;
     summary_reset(w->tsum, 2 * (size_t)ctx->block);
+}
+
+int es_ctx_next_tile(es_scan_ctx_t *ctx, es_worker_t *w, uint32_t *bi, uint32_t *bj)
+{
+    if (es_ctx_claim_tile(ctx, bi, bj)) return -1;
+    es_worker_begin_tile(ctx, w, *bi, *bj);
     return 0;
+}
+
+static inline uint32_t block_count(const es_scan_ctx_t *ctx, uint32_t b)
+{
+    return (b + 1) * ctx->block <= ctx->m ? ctx->block : ctx->m - b * ctx->block;
+}
+
+void es_worker_count_tile(const es_scan_ctx_t *ctx, es_worker_t *w)
+{
+    uint32_t ni = block_count(ctx, w->bi);
+    if (w->bi == w->bj) {
+        for (uint32_t k = 0; k < ni; k++) w->tsum[k].n_tot += ni - 1;
+        w->tile_pairs += (uint64_t)ni * (ni - 1) / 2;
+        return;
+    }
+    uint32_t nj = block_count(ctx, w->bj);
+    for (uint32_t k = 0; k < ni; k++) w->tsum[k].n_tot += nj;
+    for (uint32_t k = 0; k < nj; k++) w->tsum[ctx->block + k].n_tot += ni;
+    w->tile_pairs += (uint64_t)ni * nj;
 }
 
 static int sig_append(es_worker_t *w, const es_pair_t *p)
@@ -132,23 +161,24 @@ static inline double prune_below(const es_scan_ctx_t *ctx, const es_worker_t *w,
     return lim;
 }
 
-void es_worker_offer(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j,
-                     const es_table2_t *t)
+/* Score one pair; `count`: also count it in the tile (n_tot, tile_pairs). */
+static inline void worker_score(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j,
+                                const es_table2_t *t, int count)
 {
     uint32_t base_i = w->bi * ctx->block, base_j = w->bj * ctx->block;
     size_t si = i - base_i;
     size_t sj = (w->bi == w->bj ? 0 : ctx->block) + (j - base_j);
     es_summary_t *sa = &w->tsum[si], *sb = &w->tsum[sj];
     int hib = ctx->higher_is_better;
-    w->tile_pairs++;
+    if (count) {
+        w->tile_pairs++;
+        sa->n_tot++;
+        sb->n_tot++;
+    }
     /* BOOST's exact fit is iterative; its Kirkwood bound is cheap and never below
      * it, so a pair whose bound cannot reach the top-k, either variant's best or
      * the significance threshold is counted and dropped without the fit. */
-    if (ctx->stat == ES_STAT_BOOST && es_stat_boost_bound(t) < prune_below(ctx, w, si, sj)) {
-        sa->n_tot++;
-        sb->n_tot++;
-        return;
-    }
+    if (ctx->stat == ES_STAT_BOOST && es_stat_boost_bound(t) < prune_below(ctx, w, si, sj)) return;
     es_stat_result_t r;
     es_stat_value(ctx->stat, t, &r);
     int have_p = 0, sig = 0;
@@ -171,6 +201,18 @@ void es_worker_offer(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint3
     if (to_top) es_topk_push(&w->top, &p);
     summary_update(sa, r.stat, r.p, j, sig, hib);
     summary_update(sb, r.stat, r.p, i, sig, hib);
+}
+
+void es_worker_offer(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j,
+                     const es_table2_t *t)
+{
+    worker_score(ctx, w, i, j, t, 1);
+}
+
+void es_worker_offer_screened(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j,
+                              const es_table2_t *t)
+{
+    worker_score(ctx, w, i, j, t, 0);
 }
 
 static int pair_ij_cmp(const void *a, const void *b)
@@ -288,7 +330,7 @@ int es_scan_create(es_scan_t **out, es_dataset_t *ds, const es_opt_t *opt)
     if (!s) return ES_ERR_NOMEM;
     s->ds = ds;
     s->opt = *opt;
-    s->backend = es_backend_select(opt->device, &ret);
+    s->backend = es_backend_select(opt, &ret);
     if (!s->backend) goto out;
     ret = es_topk_init(&s->top, opt->top_k, es_stat_higher_is_better(opt->stat));
     if (ret) goto out;
@@ -319,13 +361,17 @@ void es_scan_set_progress_callback(es_scan_t *scan, es_progress_cb cb, void *use
     scan->prog_ud = userdata;
 }
 
-/* Tile side: two blocks' planes should sit in a core's L2 (about 1 MiB). */
-static uint32_t auto_block(const es_dataset_t *ds, uint32_t n_planes)
+static size_t bytes_per_variant(const es_dataset_t *ds, uint32_t n_planes)
 {
     uint32_t w_case = (ds->n_case + ES_PAD_BITS - 1) / ES_PAD_BITS * ES_PAD_WORDS;
     uint32_t w_ctrl = (ds->n_ctrl + ES_PAD_BITS - 1) / ES_PAD_BITS * ES_PAD_WORDS;
-    size_t bytes = (size_t)n_planes * (w_case + w_ctrl) * 8;
-    size_t b = (size_t)(512 * 1024) / bytes;
+    return (size_t)n_planes * (w_case + w_ctrl) * 8;
+}
+
+/* Tile side: two blocks' planes should sit in a core's L2 (about 1 MiB). */
+static uint32_t auto_block(const es_dataset_t *ds, uint32_t n_planes)
+{
+    size_t b = (size_t)(512 * 1024) / bytes_per_variant(ds, n_planes);
     if (b < 16) b = 16;
     if (b > 1024) b = 1024;
     return (uint32_t)(b / 16 * 16);
@@ -420,7 +466,9 @@ int es_scan_run(es_scan_t *s)
 
     double t0 = es_time_now();
     uint32_t n_planes = es_dataset_any_missing(s->ds) ? 3 : 2;
-    ctx.block = s->opt.block_variants ? s->opt.block_variants : auto_block(s->ds, n_planes);
+    if (s->opt.block_variants) ctx.block = s->opt.block_variants;
+    else if (s->backend->auto_block) ctx.block = s->backend->auto_block(&ctx, bytes_per_variant(s->ds, n_planes));
+    else ctx.block = auto_block(s->ds, n_planes);
     ctx.n_blocks = (ctx.m + ctx.block - 1) / ctx.block;
     ctx.row_start = malloc(((size_t)ctx.n_blocks + 1) * sizeof *ctx.row_start);
     ctx.rows = calloc(ctx.n_blocks, sizeof *ctx.rows);
@@ -455,6 +503,7 @@ const es_pair_t *es_scan_top(const es_scan_t *scan) { return scan->top.heap; }
 size_t es_scan_top_count(const es_scan_t *scan) { return scan->top.n; }
 const es_summary_t *es_scan_summary(const es_scan_t *scan) { return scan->summary; }
 const char *es_scan_backend_name(const es_scan_t *scan) { return scan->backend->name; }
+const char *es_scan_device_info(const es_scan_t *scan) { return scan->device_info; }
 uint64_t es_scan_pairs_done(const es_scan_t *scan) { return scan->pairs_done; }
 
 void es_scan_timings(const es_scan_t *scan, double *pack_seconds, double *scan_seconds)

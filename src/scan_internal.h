@@ -22,6 +22,7 @@ struct es_scan_t {
     es_summary_t *summary; /* n_variants entries */
     uint64_t pairs_done;
     double t_pack, t_scan;
+    char device_info[512]; /* set by a GPU backend */
 };
 
 /* Finished-but-not-yet-emitted significant pairs of one row panel of tiles. */
@@ -79,9 +80,25 @@ void es_worker_free(es_worker_t *w);
 /** Take the next tile: 0 with its blocks, -1 when none is left (or the scan stops). */
 int es_ctx_next_tile(es_scan_ctx_t *ctx, es_worker_t *w, uint32_t *bi, uint32_t *bj);
 
+/** Take the next tile without starting it in a worker (a device claims its
+ *  next tile while the host still scores the previous one): 0, or -1. */
+int es_ctx_claim_tile(es_scan_ctx_t *ctx, uint32_t *bi, uint32_t *bj);
+
+/** Start tile (bi, bj) in w: clears the tile's summary and pair lists. */
+void es_worker_begin_tile(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t bi, uint32_t bj);
+
 /** Score one pair (global indices i < j) from its table. */
 void es_worker_offer(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j,
                      const es_table2_t *t);
+
+/** Score a pair that a device screen passed on: as es_worker_offer(), except
+ *  that the pair is not counted; es_worker_count_tile() counts every pair of
+ *  the tile (those screened out could matter to nothing but the counts). */
+void es_worker_offer_screened(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j,
+                              const es_table2_t *t);
+
+/** Count all pairs of the worker's tile in its summary and pair total. */
+void es_worker_count_tile(const es_scan_ctx_t *ctx, es_worker_t *w);
 
 /** Hand a finished tile to the driver (summary merge, significant pairs, progress).
  *  @return ES_OK, or an error that stops the scan. */

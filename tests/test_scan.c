@@ -14,73 +14,8 @@
 #include "es_internal.h"
 #include "testutil.h"
 
-typedef struct {
-    es_pair_t *p;
-    size_t n, cap;
-    int order_ok;
-} sig_list_t;
-
-static int collect(const es_pair_t *p, void *ud)
-{
-    sig_list_t *l = ud;
-    if (l->n && (l->p[l->n - 1].i > p->i || (l->p[l->n - 1].i == p->i && l->p[l->n - 1].j >= p->j)))
-        l->order_ok = 0;
-    if (l->n == l->cap) {
-        l->cap = l->cap ? 2 * l->cap : 256;
-        l->p = realloc(l->p, l->cap * sizeof *l->p);
-    }
-    l->p[l->n++] = *p;
-    return 0;
-}
-
-typedef struct {
-    char *dir, prefix[512];
-    uint32_t m, n;
-    uint8_t *geno;
-    int *pheno;
-} fixture_t;
-
-/* m variants x n samples, some missing calls, a monomorphic and an all-missing
- * variant, a few samples without phenotype */
-static fixture_t *make_fixture(uint32_t m, uint32_t n, double miss, uint64_t seed)
-{
-    fixture_t *f = calloc(1, sizeof *f);
-    f->m = m;
-    f->n = n;
-    f->dir = tu_mkdtemp();
-    snprintf(f->prefix, sizeof f->prefix, "%s/d", f->dir);
-    f->geno = malloc((size_t)m * n);
-    f->pheno = malloc(n * sizeof *f->pheno);
-    uint64_t rng = seed;
-    for (uint32_t s = 0; s < n; s++) {
-        uint32_t r = tu_randn(&rng, 100);
-        f->pheno[s] = r < 3 ? -9 : r < 50 ? 1 : 2;
-    }
-    for (uint32_t v = 0; v < m; v++) {
-        uint32_t maf = 5 + tu_randn(&rng, 45);
-        for (uint32_t s = 0; s < n; s++) {
-            uint8_t g = (uint8_t)((tu_randn(&rng, 100) < maf) + (tu_randn(&rng, 100) < maf));
-            if ((double)tu_randn(&rng, 1000000) < miss * 1e6) g = 3;
-            if (v == 3) g = 0;                   /* monomorphic */
-            if (v == 5 && miss > 0) g = 3;       /* all missing */
-            f->geno[(size_t)v * n + s] = g;
-        }
-    }
-    assert_int_equal(tu_write_bfile(f->prefix, f->geno, m, n, f->pheno), 0);
-    return f;
-}
-
-static void free_fixture(fixture_t *f)
-{
-    tu_rmtree(f->dir);
-    free(f->dir);
-    free(f->geno);
-    free(f->pheno);
-    free(f);
-}
-
 /* brute force: every pair's table from decoded genotypes, scored */
-static es_pair_t *brute_force(const fixture_t *f, es_stat_t stat, size_t *np)
+static es_pair_t *brute_force(const tu_geno_t *f, es_stat_t stat, size_t *np)
 {
     int8_t *status = malloc(f->n);
     for (uint32_t s = 0; s < f->n; s++) status[s] = f->pheno[s] == 2 ? 1 : f->pheno[s] == 1 ? 0 : -1;
@@ -118,7 +53,7 @@ static void same_pair(const es_pair_t *a, const es_pair_t *b)
 
 static void run_case(uint32_t m, uint32_t n, double miss, es_stat_t stat, uint64_t seed)
 {
-    fixture_t *f = make_fixture(m, n, miss, seed);
+    tu_geno_t *f = tu_geno_make(m, n, miss, seed);
     size_t nall;
     es_pair_t *all = brute_force(f, stat, &nall);
     int hib = es_stat_higher_is_better(stat);
@@ -144,8 +79,8 @@ static void run_case(uint32_t m, uint32_t n, double miss, es_stat_t stat, uint64
             if (es_stat_has_p(stat)) opt.p_threshold = thr;
             es_scan_t *scan;
             assert_int_equal(es_scan_create(&scan, ds, &opt), ES_OK);
-            sig_list_t sig = {.order_ok = 1};
-            es_scan_set_sig_callback(scan, collect, &sig);
+            tu_sig_list_t sig = {.order_ok = 1};
+            es_scan_set_sig_callback(scan, tu_sig_collect, &sig);
             assert_int_equal(es_scan_run(scan), ES_OK);
             assert_int_equal(es_scan_pairs_done(scan), nall);
             /* top-k */
@@ -191,7 +126,7 @@ static void run_case(uint32_t m, uint32_t n, double miss, es_stat_t stat, uint64
     es_dataset_destroy(ds);
     free(ranked);
     free(all);
-    free_fixture(f);
+    tu_geno_free(f);
 }
 
 static void test_boost_missing(void **s) { (void)s; run_case(70, 301, 0.02, ES_STAT_BOOST, 1); }
@@ -204,7 +139,7 @@ static void test_k2(void **s) { (void)s; run_case(45, 190, 0.01, ES_STAT_K2, 6);
 static void test_bad_options(void **s)
 {
     (void)s;
-    fixture_t *f = make_fixture(4, 20, 0, 9);
+    tu_geno_t *f = tu_geno_make(4, 20, 0, 9);
     es_dataset_t *ds;
     assert_int_equal(es_dataset_open_bfile(&ds, f->prefix, NULL, NULL), ES_OK);
     es_opt_t opt;
@@ -220,7 +155,7 @@ static void test_bad_options(void **s)
     assert_null(scan);
     es_log_set_level(ES_LOG_WARN);
     es_dataset_destroy(ds);
-    free_fixture(f);
+    tu_geno_free(f);
 }
 
 int main(void)

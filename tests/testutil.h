@@ -206,4 +206,75 @@ static inline void tu_fixture_free(void *fx)
 }
 #endif /* CMOCKA_H_ */
 
+/* ---- scan fixtures (test_scan.c, test_gpu.c); need epistream's es_pair_t ---- */
+#ifdef EPISTREAM_H
+/* Significant pairs as a scan streams them; order_ok stays 1 while they come
+ * in (i, j) order. */
+typedef struct {
+    es_pair_t *p;
+    size_t n, cap;
+    int order_ok;
+} tu_sig_list_t;
+
+static inline int tu_sig_collect(const es_pair_t *p, void *ud)
+{
+    tu_sig_list_t *l = ud;
+    if (l->n && (l->p[l->n - 1].i > p->i || (l->p[l->n - 1].i == p->i && l->p[l->n - 1].j >= p->j)))
+        l->order_ok = 0;
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 256;
+        l->p = realloc(l->p, l->cap * sizeof *l->p);
+    }
+    l->p[l->n++] = *p;
+    return 0;
+}
+
+typedef struct {
+    char *dir, prefix[512];
+    uint32_t m, n;
+    uint8_t *geno;
+    int *pheno;
+} tu_geno_t;
+
+/* m variants x n samples, some missing calls, a monomorphic and an all-missing
+ * variant, a few samples without phenotype */
+static inline tu_geno_t *tu_geno_make(uint32_t m, uint32_t n, double miss, uint64_t seed)
+{
+    tu_geno_t *f = calloc(1, sizeof *f);
+    f->m = m;
+    f->n = n;
+    f->dir = tu_mkdtemp();
+    snprintf(f->prefix, sizeof f->prefix, "%s/d", f->dir);
+    f->geno = malloc((size_t)m * n);
+    f->pheno = malloc(n * sizeof *f->pheno);
+    uint64_t rng = seed;
+    for (uint32_t s = 0; s < n; s++) {
+        uint32_t r = tu_randn(&rng, 100);
+        f->pheno[s] = r < 3 ? -9 : r < 50 ? 1 : 2;
+    }
+    for (uint32_t v = 0; v < m; v++) {
+        uint32_t maf = 5 + tu_randn(&rng, 45);
+        for (uint32_t s = 0; s < n; s++) {
+            uint8_t g = (uint8_t)((tu_randn(&rng, 100) < maf) + (tu_randn(&rng, 100) < maf));
+            if ((double)tu_randn(&rng, 1000000) < miss * 1e6) g = 3;
+            if (v == 3) g = 0;                   /* monomorphic */
+            if (v == 5 && miss > 0) g = 3;       /* all missing */
+            f->geno[(size_t)v * n + s] = g;
+        }
+    }
+    assert_int_equal(tu_write_bfile(f->prefix, f->geno, m, n, f->pheno), 0);
+    return f;
+}
+
+static inline void tu_geno_free(tu_geno_t *f)
+{
+    tu_rmtree(f->dir);
+    free(f->dir);
+    free(f->geno);
+    free(f->pheno);
+    free(f);
+}
+
+#endif
+
 #endif

@@ -1,0 +1,210 @@
+/* count_mma.cu -- pair counting on the tensor cores with mma.sync
+ * m16n8k256 .b1 AND.POPC (sm_80 and later), fused with the epilogue of
+ * pair_common.cuh.
+ *
+ * The block planes are a row-major bit matrix: row r = plane r % NP of
+ * variant r / NP, `words` 64-bit words long, cases in words [0, kw0),
+ * controls from off_ctrl.  One CTA computes the products of VM x VN variants
+ * (BM = VM*NP by BN = VN*NP rows) for both classes: C_y = A_y * B_y^T over the
+ * class's words, which holds every plane product of every pair of the tile.
+ * Operands stream through a 3-stage cp.async pipeline of 512-bit slices
+ * (XOR-swizzled so ldmatrix is conflict-free); 8 warps in a 2 x 4 grid. */
+#include <cuda_runtime.h>
+
+#include "pair_common.cuh"
+
+namespace {
+
+constexpr int STAGES = 3;
+constexpr int KW = 8;          /* words per stage (512 bits) */
+constexpr int ROWB = KW * 8;   /* bytes per row per stage */
+
+template <int NP>
+struct cfg;
+template <>
+struct cfg<2> {
+    static constexpr int VM = 64, VN = 64, MT = 4, NT = 4;
+};
+template <>
+struct cfg<3> {
+    static constexpr int VM = 32, VN = 32, MT = 3, NT = 3;
+};
+
+__device__ __forceinline__ uint32_t smem_u32(const void *p)
+{
+    return (uint32_t)__cvta_generic_to_shared(p);
+}
+
+__device__ __forceinline__ void cp_async16(uint32_t dst, const void *src, bool valid)
+{
+    int n = valid ? 16 : 0;
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(n));
+}
+
+__device__ __forceinline__ int swz(int r, int ch) { return r * ROWB + ((ch ^ ((r >> 1) & 3)) << 4); }
+
+template <int NP>
+__global__ void __launch_bounds__(ES_GPU_THREADS, 1) k_mma(es_gk_params P)
+{
+    using C = cfg<NP>;
+    constexpr int VM = C::VM, VN = C::VN, BM = VM * NP, BN = VN * NP;
+    constexpr int MT = C::MT, NT = C::NT;
+    constexpr int WTM = MT * 16, WTN = NT * 8;
+    static_assert(WTM * 2 == BM && WTN * 4 == BN, "warp grid");
+    extern __shared__ __align__(128) unsigned char smem[];
+    __shared__ gk_epi_smem<VM, VN> S;
+
+    const int a0 = blockIdx.y * VM, b0 = blockIdx.x * VN;
+    if (P.diag && b0 + VN <= a0) return; /* wholly below the diagonal */
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int wm = warp >> 2, wn = warp & 3;
+    unsigned char *sA = smem, *sB = smem + STAGES * BM * ROWB;
+
+    gk_epi_load_counts<VM, VN>(P, a0, b0, S);
+
+    const int S0 = ((int)P.kw0 + KW - 1) / KW, S1 = ((int)P.kw1 + KW - 1) / KW, NS = S0 + S1;
+    const uint64_t *baseA = P.pa + (size_t)a0 * NP * P.words;
+    const uint64_t *baseB = P.pb + (size_t)b0 * NP * P.words;
+    const int rowsA = ((int)P.na - a0) * NP, rowsB = ((int)P.nb - b0) * NP;
+
+    auto load = [&](int s) {
+        int buf = s % STAGES;
+        int w0, lim;
+        if (s < S0) {
+            w0 = s * KW;
+            lim = (int)P.kw0;
+        } else {
+            w0 = (s - S0) * KW;
+            lim = (int)P.kw1;
+        }
+        int woff = (s < S0 ? 0 : (int)P.off_ctrl) + w0;
+        for (int k = tid; k < (BM + BN) * 4; k += ES_GPU_THREADS) {
+            int r = k >> 2, ch = k & 3;
+            bool isA = r < BM;
+            int rr = isA ? r : r - BM;
+            bool ok = (isA ? rr < rowsA : rr < rowsB) && w0 + 2 * ch < lim;
+            const uint64_t *src = (isA ? baseA : baseB) + (size_t)(ok ? rr : 0) * P.words + (ok ? woff + 2 * ch : 0);
+            unsigned char *dst = (isA ? sA + buf * BM * ROWB : sB + buf * BN * ROWB) + swz(rr, ch);
+            cp_async16(smem_u32(dst), src, ok);
+        }
+    };
+
+    int acc[2][MT][NT][4];
+#pragma unroll
+    for (int c = 0; c < 2; c++)
+#pragma unroll
+        for (int i = 0; i < MT; i++)
+#pragma unroll
+            for (int j = 0; j < NT; j++)
+#pragma unroll
+                for (int e = 0; e < 4; e++) acc[c][i][j][e] = 0;
+
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; s++) {
+        if (s < NS) load(s);
+        asm volatile("cp.async.commit_group;\n" ::);
+    }
+
+    auto compute = [&](int buf, int (&ac)[MT][NT][4]) {
+        const unsigned char *A = sA + buf * BM * ROWB, *B = sB + buf * BN * ROWB;
+#pragma unroll
+        for (int ks = 0; ks < 2; ks++) {
+            uint32_t af[MT][4], bf[NT][2];
+#pragma unroll
+            for (int i = 0; i < MT; i++) {
+                int mat = lane >> 3;
+                int r = wm * WTM + i * 16 + (lane & 7) + ((mat & 1) << 3);
+                int ch = 2 * ks + (mat >> 1);
+                uint32_t addr = smem_u32(A + swz(r, ch));
+                asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                             : "=r"(af[i][0]), "=r"(af[i][1]), "=r"(af[i][2]), "=r"(af[i][3])
+                             : "r"(addr));
+            }
+#pragma unroll
+            for (int j = 0; j < NT; j++) {
+                int l = lane & 15;
+                int r = wn * WTN + j * 8 + (l & 7);
+                int ch = 2 * ks + (l >> 3);
+                uint32_t addr = smem_u32(B + swz(r, ch));
+                asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n"
+                             : "=r"(bf[j][0]), "=r"(bf[j][1])
+                             : "r"(addr));
+            }
+#pragma unroll
+            for (int i = 0; i < MT; i++)
+#pragma unroll
+                for (int j = 0; j < NT; j++)
+                    asm volatile(
+                        "mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.and.popc "
+                        "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                        : "+r"(ac[i][j][0]), "+r"(ac[i][j][1]), "+r"(ac[i][j][2]), "+r"(ac[i][j][3])
+                        : "r"(af[i][0]), "r"(af[i][1]), "r"(af[i][2]), "r"(af[i][3]), "r"(bf[j][0]),
+                          "r"(bf[j][1]));
+        }
+    };
+
+    for (int s = 0; s < NS; s++) {
+        asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 2));
+        __syncthreads();
+        if (s + STAGES - 1 < NS) load(s + STAGES - 1);
+        asm volatile("cp.async.commit_group;\n" ::);
+        if (s < S0) compute(s % STAGES, acc[0]);
+        else compute(s % STAGES, acc[1]);
+    }
+    asm volatile("cp.async.wait_group 0;\n" ::);
+    __syncthreads();
+
+    /* stage the products (over the pipeline buffers) */
+    uint32_t *prod = (uint32_t *)smem;
+    const int gid = lane >> 2, tig = lane & 3;
+#pragma unroll
+    for (int c = 0; c < 2; c++)
+#pragma unroll
+        for (int i = 0; i < MT; i++)
+#pragma unroll
+            for (int j = 0; j < NT; j++)
+#pragma unroll
+                for (int e = 0; e < 4; e++) {
+                    int r = wm * WTM + i * 16 + gid + ((e >> 1) << 3);
+                    int col = wn * WTN + j * 8 + tig * 2 + (e & 1);
+                    prod[gk_pidx<NP, VN>(r / NP, col / NP, c, r % NP, col % NP)] = (uint32_t)acc[c][i][j][e];
+                }
+    __syncthreads();
+    gk_epilogue<NP, VM, VN>(P, prod, a0, b0, S);
+}
+
+template <int NP>
+size_t smem_bytes()
+{
+    using C = cfg<NP>;
+    size_t pipe = (size_t)STAGES * (C::VM + C::VN) * NP * ROWB;
+    size_t prod = (size_t)C::VM * C::VN * 2 * NP * NP * 4;
+    return pipe > prod ? pipe : prod;
+}
+
+template <int NP>
+int launch(const es_gk_params &P, cudaStream_t st)
+{
+    using C = cfg<NP>;
+    size_t sm = smem_bytes<NP>();
+    static thread_local int configured = -1;
+    int dev = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e != cudaSuccess) return (int)e;
+    if (configured != dev) {
+        e = cudaFuncSetAttribute(k_mma<NP>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm);
+        if (e != cudaSuccess) return (int)e;
+        configured = dev;
+    }
+    dim3 grid((P.nb + C::VN - 1) / C::VN, (P.na + C::VM - 1) / C::VM);
+    k_mma<NP><<<grid, ES_GPU_THREADS, sm, st>>>(P);
+    return (int)cudaGetLastError();
+}
+
+} // namespace
+
+int es_gk_launch_mma(const es_gk_params &P, int np, void *stream)
+{
+    cudaStream_t st = (cudaStream_t)stream;
+    return np == 2 ? launch<2>(P, st) : launch<3>(P, st);
+}

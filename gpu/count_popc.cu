@@ -1,0 +1,121 @@
+/* count_popc.cu -- the portable CUDA-core counting kernel: 64-bit AND +
+ * __popcll on the CUDA cores, fused with the epilogue of pair_common.cuh.
+ *
+ * Same CTA tiles and product staging as count_mma.cu, so the two share the
+ * epilogue bit for bit.  Operand slices of 16 words per row are staged in
+ * shared memory; each thread owns the PPT pairs of one row it will later
+ * score, and accumulates their NP x NP products class by class. */
+#include <cuda_runtime.h>
+
+#include "pair_common.cuh"
+
+namespace {
+
+constexpr int KW = 16; /* words per slice */
+
+template <int NP>
+struct cfg;
+template <>
+struct cfg<2> {
+    static constexpr int VM = 64, VN = 64;
+};
+template <>
+struct cfg<3> {
+    static constexpr int VM = 32, VN = 32;
+};
+
+template <int NP>
+__global__ void __launch_bounds__(ES_GPU_THREADS) k_popc(es_gk_params P)
+{
+    using C = cfg<NP>;
+    constexpr int VM = C::VM, VN = C::VN, BM = VM * NP, BN = VN * NP;
+    constexpr int TPR = ES_GPU_THREADS / VM, PPT = VN / TPR;
+    extern __shared__ __align__(128) unsigned char smem[];
+    __shared__ gk_epi_smem<VM, VN> S;
+    __shared__ uint64_t sA[BM][KW + 1], sB[BN][KW + 1];
+
+    const int a0 = blockIdx.y * VM, b0 = blockIdx.x * VN;
+    if (P.diag && b0 + VN <= a0) return;
+    const int tid = threadIdx.x, a = tid / TPR, lr = tid % TPR;
+    uint32_t *prod = (uint32_t *)smem;
+    gk_epi_load_counts<VM, VN>(P, a0, b0, S);
+    const int rowsA = ((int)P.na - a0) * NP, rowsB = ((int)P.nb - b0) * NP;
+    const uint64_t *baseA = P.pa + (size_t)a0 * NP * P.words;
+    const uint64_t *baseB = P.pb + (size_t)b0 * NP * P.words;
+
+    for (int c = 0; c < 2; c++) {
+        const int kw = c == 0 ? (int)P.kw0 : (int)P.kw1;
+        const int off = c == 0 ? 0 : (int)P.off_ctrl;
+        uint32_t acc[PPT][NP * NP];
+#pragma unroll
+        for (int q = 0; q < PPT; q++)
+#pragma unroll
+            for (int k = 0; k < NP * NP; k++) acc[q][k] = 0;
+        for (int w0 = 0; w0 < kw; w0 += KW) {
+            __syncthreads();
+            for (int k = tid; k < (BM + BN) * KW; k += ES_GPU_THREADS) {
+                int r = k / KW, w = k % KW;
+                bool isA = r < BM;
+                int rr = isA ? r : r - BM;
+                bool ok = (isA ? rr < rowsA : rr < rowsB) && w0 + w < kw;
+                uint64_t v = ok ? __ldg((isA ? baseA : baseB) + (size_t)rr * P.words + off + w0 + w) : 0ull;
+                if (isA) sA[rr][w] = v;
+                else sB[rr][w] = v;
+            }
+            __syncthreads();
+#pragma unroll 4
+            for (int w = 0; w < KW; w++) {
+                uint64_t x[NP];
+#pragma unroll
+                for (int p = 0; p < NP; p++) x[p] = sA[a * NP + p][w];
+#pragma unroll
+                for (int q = 0; q < PPT; q++) {
+                    int b = lr + q * TPR;
+#pragma unroll
+                    for (int pq = 0; pq < NP; pq++) {
+                        uint64_t y = sB[b * NP + pq][w];
+#pragma unroll
+                        for (int p = 0; p < NP; p++) acc[q][p * NP + pq] += __popcll(x[p] & y);
+                    }
+                }
+            }
+        }
+#pragma unroll
+        for (int q = 0; q < PPT; q++) {
+            int b = lr + q * TPR;
+#pragma unroll
+            for (int p = 0; p < NP; p++)
+#pragma unroll
+                for (int pq = 0; pq < NP; pq++) prod[gk_pidx<NP, VN>(a, b, c, p, pq)] = acc[q][p * NP + pq];
+        }
+    }
+    __syncthreads();
+    gk_epilogue<NP, VM, VN>(P, prod, a0, b0, S);
+}
+
+template <int NP>
+int launch(const es_gk_params &P, cudaStream_t st)
+{
+    using C = cfg<NP>;
+    size_t sm = (size_t)C::VM * C::VN * 2 * NP * NP * 4;
+    static thread_local int configured = -1;
+    int dev = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e != cudaSuccess) return (int)e;
+    if (configured != dev) {
+        e = cudaFuncSetAttribute(k_popc<NP>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm);
+        if (e != cudaSuccess) return (int)e;
+        configured = dev;
+    }
+    dim3 grid((P.nb + C::VN - 1) / C::VN, (P.na + C::VM - 1) / C::VM);
+    k_popc<NP><<<grid, ES_GPU_THREADS, sm, st>>>(P);
+    return (int)cudaGetLastError();
+}
+
+} // namespace
+
+int es_gk_launch_popc(const es_gk_params &P, int np, void *stream)
+{
+    cudaStream_t st = (cudaStream_t)stream;
+    return np == 2 ? launch<2>(P, st) : launch<3>(P, st);
+}

@@ -1,0 +1,426 @@
+/* engine.cu -- one device's share of a pair scan: the block cache (streaming
+ * when the data do not fit), two streams (copies, kernels), two candidate
+ * buffers so the host scores one tile while the next runs, and the
+ * per-variant / top-k thresholds that the kernels keep on the device.
+ * Every runtime call goes through CHECK, which logs and returns ES_ERR_GPU. */
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include <cuda_runtime.h>
+
+#include "epistream.h"
+#include "pair_common.cuh"
+
+#define CHECK(call)                                                                            \
+    do {                                                                                       \
+        cudaError_t e_ = (call);                                                               \
+        if (e_ != cudaSuccess) {                                                               \
+            fprintf(stderr, "[E::%s] %s:%d: %s: %s\n", __func__, __FILE__, __LINE__, #call,    \
+                    cudaGetErrorString(e_));                                                   \
+            return ES_ERR_GPU;                                                                 \
+        }                                                                                      \
+    } while (0)
+
+#define CHECK_LAUNCH(ret)                                                                      \
+    do {                                                                                       \
+        int r_ = (ret);                                                                        \
+        if (r_) {                                                                              \
+            fprintf(stderr, "[E::%s] %s:%d: kernel launch: %s\n", __func__, __FILE__, __LINE__, \
+                    cudaGetErrorString((cudaError_t)r_));                                      \
+            return ES_ERR_GPU;                                                                 \
+        }                                                                                      \
+    } while (0)
+
+namespace {
+
+struct slot_t {
+    long block;         /* block held, -1: none */
+    uint64_t *planes;
+    uint32_t *gcount;
+    cudaEvent_t ready;  /* upload done */
+    cudaEvent_t used;   /* last kernel reading it done */
+    unsigned long long lru;
+};
+
+struct flight_t {
+    es_gpu_cand_t *d_cand, *h_cand;
+    uint32_t *d_n, *h_n;
+    uint32_t cap;
+    cudaEvent_t done;
+    es_gk_params P;     /* to re-run the tile when the buffer overflowed */
+    es_gpu_block_t a, b;
+    uint32_t tau_key;
+    uint32_t bi, bj;
+    int busy;
+};
+
+} // namespace
+
+struct es_gpu {
+    int dev;
+    es_gpu_config_t cfg;
+    int kernel;
+    cudaStream_t s_comp, s_copy;
+    size_t block_bytes, gcount_bytes;
+    slot_t *slots;
+    int n_slots;
+    unsigned long long clock;
+    uint32_t *d_thr, *d_hist, *d_tau;
+    flight_t fl[2];
+    int head, n_flight; /* oldest flight, tiles in flight */
+};
+
+static int launch(es_gpu_t *g, const es_gk_params &P)
+{
+    int np = (int)g->cfg.n_planes;
+    if (g->kernel == ES_GPU_KERNEL_POPC) return es_gk_launch_popc(P, np, g->s_comp);
+    return es_gk_launch_mma(P, np, g->s_comp);
+}
+
+extern "C" void es_gpu_host_register(void *p, size_t bytes)
+{
+    if (cudaHostRegister(p, bytes, cudaHostRegisterPortable) != cudaSuccess) (void)cudaGetLastError();
+}
+
+extern "C" void es_gpu_host_unregister(void *p)
+{
+    if (cudaHostUnregister(p) != cudaSuccess) (void)cudaGetLastError();
+}
+
+static int pick_kernel(int want, const cudaDeviceProp &p, int *out)
+{
+    int cc = p.major * 10 + p.minor;
+    switch (want) {
+    case ES_GPU_KERNEL_AUTO: *out = cc >= 80 ? ES_GPU_KERNEL_MMA : ES_GPU_KERNEL_POPC; return ES_OK;
+    case ES_GPU_KERNEL_MMA:
+        if (cc < 80) {
+            fprintf(stderr, "[E::es_gpu_open] --gpu-kernel mma needs compute capability 8.0 or later; "
+                            "%s is %d.%d\n", p.name, p.major, p.minor);
+            return ES_ERR_UNSUPPORTED;
+        }
+        *out = want;
+        return ES_OK;
+    case ES_GPU_KERNEL_POPC: *out = want; return ES_OK;
+    default:
+        fprintf(stderr, "[E::es_gpu_open] this build has no such GPU kernel (%d)\n", want);
+        return ES_ERR_UNSUPPORTED;
+    }
+}
+
+static int flight_alloc(flight_t *f, uint32_t cap)
+{
+    CHECK(cudaMalloc(&f->d_cand, (size_t)cap * sizeof(es_gpu_cand_t)));
+    CHECK(cudaMallocHost(&f->h_cand, (size_t)cap * sizeof(es_gpu_cand_t)));
+    f->cap = cap;
+    return ES_OK;
+}
+
+static void flight_free_bufs(flight_t *f)
+{
+    if (f->d_cand) cudaFree(f->d_cand);
+    if (f->h_cand) cudaFreeHost(f->h_cand);
+    f->d_cand = NULL;
+    f->h_cand = NULL;
+    f->cap = 0;
+}
+
+extern "C" void es_gpu_close(es_gpu_t *g)
+{
+    if (!g) return;
+    cudaSetDevice(g->dev);
+    if (g->s_comp) cudaStreamSynchronize(g->s_comp);
+    if (g->s_copy) cudaStreamSynchronize(g->s_copy);
+    for (int i = 0; i < g->n_slots; i++) {
+        if (g->slots[i].planes) cudaFree(g->slots[i].planes);
+        if (g->slots[i].gcount) cudaFree(g->slots[i].gcount);
+        if (g->slots[i].ready) cudaEventDestroy(g->slots[i].ready);
+        if (g->slots[i].used) cudaEventDestroy(g->slots[i].used);
+    }
+    free(g->slots);
+    for (int k = 0; k < 2; k++) {
+        flight_free_bufs(&g->fl[k]);
+        if (g->fl[k].d_n) cudaFree(g->fl[k].d_n);
+        if (g->fl[k].h_n) cudaFreeHost(g->fl[k].h_n);
+        if (g->fl[k].done) cudaEventDestroy(g->fl[k].done);
+    }
+    if (g->d_thr) cudaFree(g->d_thr);
+    if (g->d_hist) cudaFree(g->d_hist);
+    if (g->d_tau) cudaFree(g->d_tau);
+    if (g->s_comp) cudaStreamDestroy(g->s_comp);
+    if (g->s_copy) cudaStreamDestroy(g->s_copy);
+    free(g);
+}
+
+#define ES_GPU_CAND_INIT (1u << 20)
+
+static int gpu_open(int dev, const es_gpu_config_t *cfg, es_gpu_t *g)
+{
+    cudaDeviceProp p;
+    CHECK(cudaSetDevice(dev));
+    CHECK(cudaGetDeviceProperties(&p, dev));
+    int ret = pick_kernel(cfg->kernel, p, &g->kernel);
+    if (ret) return ret;
+    CHECK(cudaStreamCreateWithFlags(&g->s_comp, cudaStreamNonBlocking));
+    CHECK(cudaStreamCreateWithFlags(&g->s_copy, cudaStreamNonBlocking));
+    CHECK(cudaMalloc(&g->d_thr, (size_t)cfg->n_variants * 4));
+    CHECK(cudaMemset(g->d_thr, 0, (size_t)cfg->n_variants * 4));
+    CHECK(cudaMalloc(&g->d_hist, ES_HIST_BINS * 4));
+    CHECK(cudaMemset(g->d_hist, 0, ES_HIST_BINS * 4));
+    CHECK(cudaMalloc(&g->d_tau, 2 * 4));
+    CHECK(cudaMemset(g->d_tau, 0, 2 * 4));
+    for (int k = 0; k < 2; k++) {
+        flight_t *f = &g->fl[k];
+        ret = flight_alloc(f, ES_GPU_CAND_INIT);
+        if (ret) return ret;
+        CHECK(cudaMalloc(&f->d_n, 4));
+        CHECK(cudaMallocHost(&f->h_n, 4));
+        CHECK(cudaEventCreateWithFlags(&f->done, cudaEventDisableTiming));
+    }
+    /* the block cache: what the limit (or the free memory, less a reserve)
+     * holds, at least three blocks so that copies overlap kernels */
+    g->block_bytes = (size_t)cfg->block * cfg->n_planes * cfg->words * 8;
+    g->gcount_bytes = (size_t)cfg->block * 6 * 4;
+    size_t per = g->block_bytes + g->gcount_bytes;
+    size_t fr = 0, tot = 0;
+    CHECK(cudaMemGetInfo(&fr, &tot));
+    size_t reserve = (size_t)256 << 20;
+    size_t avail = fr > reserve ? fr - reserve : 0;
+    if (cfg->mem_limit) {
+        /* the cap is on the block cache, where the data live; the buffers
+         * beside it are a few hundred MiB at most */
+        if (cfg->mem_limit < 2 * per) {
+            fprintf(stderr, "[E::es_gpu_open] --gpu-mem %zu bytes cannot hold two blocks of %u "
+                            "variants (%zu bytes each); raise it or lower --block\n",
+                    cfg->mem_limit, cfg->block, per);
+            return ES_ERR_ARG;
+        }
+        if (cfg->mem_limit < avail) avail = cfg->mem_limit;
+    }
+    uint32_t n_blocks = (cfg->n_variants + cfg->block - 1) / cfg->block;
+    size_t want = avail / per;
+    if (want > n_blocks) want = n_blocks;
+    if (want < 2) want = 2;
+    g->slots = (slot_t *)calloc(want, sizeof *g->slots);
+    if (!g->slots) return ES_ERR_NOMEM;
+    g->n_slots = (int)want;
+    for (int i = 0; i < g->n_slots; i++) {
+        slot_t *s = &g->slots[i];
+        s->block = -1;
+        CHECK(cudaMalloc(&s->planes, g->block_bytes));
+        CHECK(cudaMalloc(&s->gcount, g->gcount_bytes));
+        CHECK(cudaEventCreateWithFlags(&s->ready, cudaEventDisableTiming));
+        CHECK(cudaEventCreateWithFlags(&s->used, cudaEventDisableTiming));
+    }
+    return ES_OK;
+}
+
+extern "C" int es_gpu_open(int dev, const es_gpu_config_t *cfg, es_gpu_t **out)
+{
+    *out = NULL;
+    if (cfg->n_planes != 2 && cfg->n_planes != 3) return ES_ERR_ARG;
+    if ((cfg->kw_case | cfg->kw_ctrl) & 3) return ES_ERR_ARG;
+    es_gpu_t *g = (es_gpu_t *)calloc(1, sizeof *g);
+    if (!g) return ES_ERR_NOMEM;
+    g->dev = dev;
+    g->cfg = *cfg;
+    int ret = gpu_open(dev, cfg, g);
+    if (ret) {
+        es_gpu_close(g);
+        return ret;
+    }
+    *out = g;
+    return ES_OK;
+}
+
+extern "C" const char *es_gpu_kernel_name(const es_gpu_t *g)
+{
+    switch (g->kernel) {
+    case ES_GPU_KERNEL_MMA: return "mma";
+    case ES_GPU_KERNEL_POPC: return "popc";
+    default: return "?";
+    }
+}
+
+extern "C" int es_gpu_cache_slots(const es_gpu_t *g) { return g->n_slots; }
+extern "C" int es_gpu_in_flight(const es_gpu_t *g) { return g->n_flight; }
+
+/* The slot holding block b, uploading it if needed (never evicting `keep`). */
+static int ensure_block(es_gpu_t *g, const es_gpu_block_t *b, int keep, int *out)
+{
+    int victim = -1;
+    for (int i = 0; i < g->n_slots; i++) {
+        if (g->slots[i].block == (long)b->index) {
+            g->slots[i].lru = ++g->clock;
+            *out = i;
+            return ES_OK;
+        }
+    }
+    for (int i = 0; i < g->n_slots; i++) {
+        if (i == keep) continue;
+        if (victim < 0 || g->slots[i].lru < g->slots[victim].lru) victim = i;
+    }
+    slot_t *s = &g->slots[victim];
+    size_t bytes = (size_t)b->count * g->cfg.n_planes * g->cfg.words * 8;
+    /* the copy may not start before the kernels reading the old block end */
+    CHECK(cudaStreamWaitEvent(g->s_copy, s->used, 0));
+    CHECK(cudaMemcpyAsync(s->planes, b->planes, bytes, cudaMemcpyHostToDevice, g->s_copy));
+    CHECK(cudaMemcpyAsync(s->gcount, b->gcount, (size_t)b->count * 24, cudaMemcpyHostToDevice, g->s_copy));
+    CHECK(cudaEventRecord(s->ready, g->s_copy));
+    s->block = (long)b->index;
+    s->lru = ++g->clock;
+    *out = victim;
+    return ES_OK;
+}
+
+static void fill_params(es_gpu_t *g, es_gk_params *P, const slot_t *sa, const slot_t *sb,
+                        const es_gpu_block_t *a, const es_gpu_block_t *b, uint32_t tau_key)
+{
+    memset(P, 0, sizeof *P);
+    P->pa = sa->planes;
+    P->pb = sb->planes;
+    P->ga = sa->gcount;
+    P->gb = sb->gcount;
+    P->na = a->count;
+    P->nb = b->count;
+    P->first_a = a->first;
+    P->first_b = b->first;
+    P->diag = a->index == b->index;
+    P->words = g->cfg.words;
+    P->off_ctrl = g->cfg.off_ctrl;
+    P->kw0 = g->cfg.kw_case;
+    P->kw1 = g->cfg.kw_ctrl;
+    P->stat = g->cfg.stat;
+    P->tau_host = tau_key;
+    P->sig_min_g = g->cfg.sig_min_g;
+    P->top_k = g->cfg.top_k;
+    P->update_hist = 1;
+    P->thr = g->d_thr;
+    P->hist = g->d_hist;
+    P->tau_bin = g->d_tau;
+}
+
+static int run_flight(es_gpu_t *g, flight_t *f)
+{
+    f->P.cand = f->d_cand;
+    f->P.cap = f->cap;
+    f->P.n_cand = f->d_n;
+    CHECK(cudaMemsetAsync(f->d_n, 0, 4, g->s_comp));
+    CHECK_LAUNCH(launch(g, f->P));
+    CHECK(cudaMemcpyAsync(f->h_n, f->d_n, 4, cudaMemcpyDeviceToHost, g->s_comp));
+    CHECK(cudaEventRecord(f->done, g->s_comp));
+    return ES_OK;
+}
+
+/* Make both blocks resident and queue the tile's kernel for flight f. */
+static int queue_tile(es_gpu_t *g, flight_t *f, int update_hist)
+{
+    int ia, ib, ret;
+    ret = ensure_block(g, &f->a, -1, &ia);
+    if (!ret) ret = ensure_block(g, &f->b, ia, &ib);
+    if (ret) return ret;
+    slot_t *sa = &g->slots[ia], *sb = &g->slots[ib];
+    CHECK(cudaStreamWaitEvent(g->s_comp, sa->ready, 0));
+    CHECK(cudaStreamWaitEvent(g->s_comp, sb->ready, 0));
+    fill_params(g, &f->P, sa, sb, &f->a, &f->b, f->tau_key);
+    f->P.update_hist = update_hist;
+    ret = run_flight(g, f);
+    if (ret) return ret;
+    CHECK(cudaEventRecord(sa->used, g->s_comp));
+    CHECK(cudaEventRecord(sb->used, g->s_comp));
+    return ES_OK;
+}
+
+extern "C" int es_gpu_submit(es_gpu_t *g, const es_gpu_block_t *a, const es_gpu_block_t *b,
+                             uint32_t tau_key)
+{
+    if (g->n_flight >= 2) return ES_ERR_ARG;
+    CHECK(cudaSetDevice(g->dev));
+    flight_t *f = &g->fl[(g->head + g->n_flight) % 2];
+    f->a = *a;
+    f->b = *b;
+    f->tau_key = tau_key;
+    f->bi = a->index;
+    f->bj = b->index;
+    int ret = queue_tile(g, f, 1);
+    if (ret) return ret;
+    f->busy = 1;
+    g->n_flight++;
+    return ES_OK;
+}
+
+extern "C" int es_gpu_collect(es_gpu_t *g, const es_gpu_cand_t **cand, size_t *n, uint32_t *bi,
+                              uint32_t *bj)
+{
+    if (!g->n_flight) return ES_ERR_ARG;
+    CHECK(cudaSetDevice(g->dev));
+    flight_t *f = &g->fl[g->head];
+    CHECK(cudaEventSynchronize(f->done));
+    uint32_t cnt = *f->h_n;
+    if (cnt > f->cap) {
+        /* more candidates than room (early tiles of a scan, or a
+         * --p-threshold that admits many pairs): grow and run the tile again,
+         * without counting its pairs in the top-k histogram twice.  A later
+         * tile may have evicted its blocks: queue_tile uploads them again. */
+        CHECK(cudaStreamSynchronize(g->s_comp));
+        flight_free_bufs(f);
+        uint32_t cap = cnt + cnt / 4 + 1024;
+        int ret = flight_alloc(f, cap);
+        if (ret) return ret;
+        ret = queue_tile(g, f, 0);
+        if (ret) return ret;
+        CHECK(cudaEventSynchronize(f->done));
+        cnt = *f->h_n;
+        if (cnt > f->cap) {
+            fprintf(stderr, "[E::es_gpu_collect] candidate count grew on a re-run (%u > %u)\n", cnt, f->cap);
+            return ES_ERR_GPU;
+        }
+    }
+    if (cnt) {
+        CHECK(cudaMemcpyAsync(f->h_cand, f->d_cand, (size_t)cnt * sizeof(es_gpu_cand_t),
+                              cudaMemcpyDeviceToHost, g->s_comp));
+        CHECK(cudaStreamSynchronize(g->s_comp));
+    }
+    *cand = f->h_cand;
+    *n = cnt;
+    *bi = f->bi;
+    *bj = f->bj;
+    f->busy = 0;
+    g->head = (g->head + 1) % 2;
+    g->n_flight--;
+    return ES_OK;
+}
+
+extern "C" int es_gpu_count_tables(int dev, int kernel, const es_gpu_config_t *cfg,
+                                   const es_gpu_block_t *a, const es_gpu_block_t *b,
+                                   es_gpu_cand_t *out)
+{
+    es_gpu_config_t c = *cfg;
+    c.kernel = kernel;
+    c.top_k = UINT32_MAX;
+    c.n_variants = (a->first + a->count > b->first + b->count ? a->first + a->count : b->first + b->count);
+    c.block = a->count > b->count ? a->count : b->count;
+    es_gpu_t *g = NULL;
+    int ret = es_gpu_open(dev, &c, &g);
+    if (ret) return ret;
+    size_t n = 0;
+    const es_gpu_cand_t *cd = NULL;
+    uint32_t bi, bj;
+    ret = es_gpu_submit(g, a, b, 0u);
+    if (!ret) ret = es_gpu_collect(g, &cd, &n, &bi, &bj);
+    if (!ret) {
+        size_t want = (size_t)a->count * b->count;
+        if (a->index == b->index) want = (size_t)a->count * (a->count - 1) / 2;
+        if (n != want) {
+            fprintf(stderr, "[E::es_gpu_count_tables] %zu tables, expected %zu\n", n, want);
+            ret = ES_ERR_GPU;
+        }
+        for (size_t k = 0; k < n && !ret; k++) {
+            uint32_t ia = cd[k].i - a->first, ib = cd[k].j - b->first;
+            out[(size_t)ia * b->count + ib] = cd[k];
+        }
+    }
+    es_gpu_close(g);
+    return ret;
+}

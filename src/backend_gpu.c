@@ -1,0 +1,183 @@
+/* backend_gpu.c -- the CUDA backend (built with --with-cuda only).
+ *
+ * One host thread per GPU takes tiles from the scan's single queue, so a
+ * faster or less loaded GPU simply takes more.  Each device counts a tile's
+ * pairs and screens them with float bounds of the statistic (gpu/); only
+ * pairs that could reach the top-k, a variant's best or the p-threshold
+ * come back, with their tables, and are scored here by the same exact code as
+ * the CPU backend.  The outputs are therefore the CPU's byte for byte.  While
+ * the host scores one tile, the device runs the next. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "gpu.h"
+#include "scan_internal.h"
+
+static int gpu_device_count(void) { return es_backend_gpu_count(); }
+
+/* Blocks large enough that one tile fills a GPU (8192 variants: 33 million
+ * pairs), small enough that every device gets several tiles. */
+static uint32_t gpu_auto_block(const es_scan_ctx_t *ctx, size_t bytes_per_variant)
+{
+    (void)bytes_per_variant;
+    int n_dev = es_backend_gpu_count();
+    uint64_t m = ctx->m;
+    uint64_t b = (m + 4 * (uint64_t)(n_dev > 0 ? n_dev : 1) - 1) / (4 * (uint64_t)(n_dev > 0 ? n_dev : 1));
+    b = (b + 63) / 64 * 64;
+    if (b < 512) b = 512;
+    if (b > 8192) b = 8192;
+    return (uint32_t)b;
+}
+
+static void block_desc(const es_scan_ctx_t *ctx, uint32_t b, es_gpu_block_t *out)
+{
+    const es_planes_t *pl = &ctx->blocks[b];
+    out->index = b;
+    out->first = pl->first;
+    out->count = pl->count;
+    out->planes = pl->planes;
+    out->gcount = (const uint32_t *)pl->gcount;
+}
+
+/* Order-preserving key of a score rounded down to a float, as the kernels
+ * keep their thresholds (pair_common.cuh's es_fkey). */
+static uint32_t score_key(double score)
+{
+    float f = (float)score;
+    if ((double)f > score) f = nextafterf(f, -INFINITY);
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+
+/* The exact k-th best this worker has seen, as a score key (0: none yet). */
+static uint32_t host_tau(const es_scan_ctx_t *ctx, const es_worker_t *w)
+{
+    if (w->top.n < w->top.k) return 0;
+    double s = w->top.heap[0].stat;
+    if (!ctx->higher_is_better) s = -s;
+    return score_key(s);
+}
+
+static int score_tile(es_scan_ctx_t *ctx, es_worker_t *w, const es_gpu_cand_t *c, size_t n,
+                      uint32_t bi, uint32_t bj)
+{
+    es_worker_begin_tile(ctx, w, bi, bj);
+    for (size_t k = 0; k < n; k++)
+        es_worker_offer_screened(ctx, w, c[k].i, c[k].j, (const es_table2_t *)c[k].n);
+    es_worker_count_tile(ctx, w);
+    return es_ctx_tile_done(ctx, w);
+}
+
+static int device_loop(es_scan_ctx_t *ctx, int dev, const es_gpu_config_t *cfg, char *desc,
+                       size_t desc_len)
+{
+    es_gpu_t *g = NULL;
+    es_worker_t w;
+    int ret = es_worker_init(&w, ctx);
+    if (ret) return ret;
+    ret = es_gpu_open(dev, cfg, &g);
+    if (ret) goto out;
+    {
+        char d[200];
+        if (es_gpu_device_describe(dev, d, sizeof d)) snprintf(d, sizeof d, "device %d", dev);
+        snprintf(desc, desc_len, "%d %s (%s kernel, %d block slots)", dev, d, es_gpu_kernel_name(g),
+                 es_gpu_cache_slots(g));
+        es_info("GPU %s", desc);
+    }
+    uint64_t cands = 0;
+    for (;;) {
+        uint32_t bi, bj;
+        if (es_ctx_claim_tile(ctx, &bi, &bj) == 0) {
+            es_gpu_block_t a, b;
+            block_desc(ctx, bi, &a);
+            block_desc(ctx, bj, &b);
+            ret = es_gpu_submit(g, &a, &b, host_tau(ctx, &w));
+            if (ret) break;
+            if (es_gpu_in_flight(g) < 2) continue; /* keep two tiles queued */
+        }
+        if (!es_gpu_in_flight(g)) break;
+        const es_gpu_cand_t *c;
+        size_t n;
+        ret = es_gpu_collect(g, &c, &n, &bi, &bj);
+        if (ret) break;
+        cands += n;
+        ret = score_tile(ctx, &w, c, n, bi, bj);
+        if (ret) break;
+    }
+    es_info("GPU %d: %llu candidate pairs scored exactly on the host", dev, (unsigned long long)cands);
+    if (!ret) es_ctx_merge_top(ctx, &w);
+out:
+    es_gpu_close(g);
+    es_worker_free(&w);
+    return ret;
+}
+
+static int gpu_run(es_scan_ctx_t *ctx)
+{
+    const es_opt_t *opt = &ctx->scan->opt;
+    int n_vis = es_backend_gpu_count();
+    int devs[64], n_dev = 0;
+    for (int d = 0; d < n_vis && d < 64; d++)
+        if (!opt->gpu_mask || (opt->gpu_mask >> d & 1)) devs[n_dev++] = d;
+    if (!n_dev) {
+        es_error("no GPU to scan on");
+        return ES_ERR_UNSUPPORTED;
+    }
+    const es_planes_t *p0 = &ctx->blocks[0];
+    es_gpu_config_t cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.stat = ctx->stat;
+    cfg.top_k = opt->top_k;
+    cfg.sig_min_g = INFINITY;
+    if (ctx->do_sig && isfinite(ctx->sig_min)) {
+        float f = (float)ctx->sig_min;
+        if ((double)f > ctx->sig_min) f = nextafterf(f, -INFINITY);
+        cfg.sig_min_g = f;
+    } else if (ctx->do_sig) {
+        cfg.sig_min_g = -INFINITY; /* every pair may be significant */
+    }
+    cfg.n_variants = ctx->m;
+    cfg.block = ctx->block;
+    cfg.n_planes = p0->n_planes;
+    cfg.words = p0->words;
+    cfg.off_ctrl = p0->w_case;
+    cfg.kw_case = ((p0->n_case + 63) / 64 + 3) / 4 * 4;
+    cfg.kw_ctrl = ((p0->n_ctrl + 63) / 64 + 3) / 4 * 4;
+    cfg.mem_limit = opt->gpu_mem;
+    cfg.kernel = opt->gpu_kernel;
+
+    /* pinned host memory lets block copies overlap the kernels */
+    for (uint32_t b = 0; b < ctx->n_blocks; b++) {
+        const es_planes_t *pl = &ctx->blocks[b];
+        es_gpu_host_register(pl->planes, (size_t)pl->count * pl->n_planes * pl->words * 8);
+    }
+    char desc[64][320];
+    int errs[64] = {0};
+#pragma omp parallel for num_threads(n_dev) schedule(static, 1)
+    for (int k = 0; k < n_dev; k++) {
+        desc[k][0] = 0;
+        errs[k] = device_loop(ctx, devs[k], &cfg, desc[k], sizeof desc[k]);
+        if (errs[k]) es_ctx_fail(ctx, errs[k]);
+    }
+    for (uint32_t b = 0; b < ctx->n_blocks; b++) es_gpu_host_unregister(ctx->blocks[b].planes);
+    char *info = ctx->scan->device_info;
+    size_t len = sizeof ctx->scan->device_info, used = 0;
+    used += (size_t)snprintf(info, len, "%d GPU(s)", n_dev);
+    for (int k = 0; k < n_dev && used < len; k++)
+        used += (size_t)snprintf(info + used, len - used, "%s %s", k ? ";" : ":", desc[k]);
+    for (int k = 0; k < n_dev; k++)
+        if (errs[k]) return errs[k];
+    return ES_OK;
+}
+
+const es_backend_t es_backend_gpu = {
+    .name = "gpu",
+    .device_count = gpu_device_count,
+    .run = gpu_run,
+    .auto_block = gpu_auto_block,
+};

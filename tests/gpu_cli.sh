@@ -1,0 +1,56 @@
+#!/bin/sh
+# gpu_cli.sh -- the GPU options of `epistream scan`: bad values are usage errors
+# everywhere; where a GPU is visible, --device gpu writes the very bytes of
+# --device cpu for every statistic and kernel, with any tile size, several
+# GPUs given explicitly, and a capped block cache (streaming).
+. "$(dirname "$0")/lib.sh"
+
+"$EPISTREAM" sim --samples 1501 --variants 420 --pairs 2 --missing 0.01 --seed 5 --out "$T/d" \
+    >/dev/null 2>&1 || fail "sim"
+for bad in "--device gpu:" "--device gpu:x" "--device gpu:1,,2" "--device gpu:64" "--device tpu" \
+           "--gpu-kernel fast" "--gpu-kernel wgmma" "--gpu-mem 0" "--gpu-mem 12Q" "--gpu-mem -5"; do
+    # shellcheck disable=SC2086
+    expect_fail "$T/err" "$EPISTREAM" scan --bfile "$T/d" --out "$T/bad" $bad
+    grep -q "E::" "$T/err" || fail "no error message for $bad"
+    [ ! -e "$T/bad.top.tsv" ] || fail "output written for $bad"
+done
+
+# is there a GPU?
+if ! "$EPISTREAM" scan --bfile "$T/d" --device gpu --top 5 --quiet --out "$T/probe" 2>"$T/err"; then
+    if grep -q -E "without CUDA|no CUDA device" "$T/err"; then
+        skip "no GPU: $(cat "$T/err")"
+    fi
+    cat "$T/err" >&2
+    fail "--device gpu failed"
+fi
+expect_fail "$T/err" "$EPISTREAM" scan --bfile "$T/d" --device gpu:63 --out "$T/bad"
+grep -q "no such GPU" "$T/err" || fail "gpu:63 message: $(cat "$T/err")"
+expect_fail "$T/err" "$EPISTREAM" scan --bfile "$T/d" --device gpu --gpu-mem 1K --out "$T/bad"
+grep -q "cannot hold two blocks" "$T/err" || fail "--gpu-mem 1K message: $(cat "$T/err")"
+[ ! -e "$T/bad.top.tsv" ] || fail "output written after a GPU error"
+
+for stat in boost chi2 mi ig k2; do
+    pt="--p-threshold 0.01"
+    [ $stat = k2 ] && pt=""
+    # shellcheck disable=SC2086
+    "$EPISTREAM" scan --bfile "$T/d" --stat $stat --top 300 $pt --device cpu --quiet \
+        --out "$T/cpu.$stat" || fail "cpu $stat"
+    for cfg in "mma 0" "popc 0" "mma 96" "popc 130" "mma 64 300K"; do
+        set -- $cfg
+        o="$T/gpu.$stat.$1.$2"
+        mem=""
+        [ $# -ge 3 ] && mem="--gpu-mem $3"
+        # shellcheck disable=SC2086
+        "$EPISTREAM" scan --bfile "$T/d" --stat $stat --top 300 $pt --device gpu:0 --gpu-kernel $1 \
+            --block $2 $mem --quiet --out "$o" || fail "gpu $stat $cfg"
+        for f in top.tsv summary.tsv ${pt:+sig.tsv}; do
+            cmp -s "$T/cpu.$stat.$f" "$o.$f" || fail "$stat $cfg: $f differs from --device cpu"
+        done
+        grep -q "^backend	gpu" "$o.log" || fail "log does not name the GPU backend"
+    done
+done
+# PLINK format through the GPU
+"$EPISTREAM" scan --bfile "$T/d" --format plink --device cpu --quiet --out "$T/pc" || fail "cpu plink"
+"$EPISTREAM" scan --bfile "$T/d" --format plink --device gpu --quiet --out "$T/pg" || fail "gpu plink"
+cmp -s "$T/pc.epi.cc" "$T/pg.epi.cc" || fail ".epi.cc differs"
+exit 0

@@ -1,0 +1,255 @@
+/* test_gpu.c -- the GPU engine against its CPU twins (skips with 77 where no
+ * CUDA device is visible; always compiled).
+ *
+ *  - counts: every pair table of every kernel family bit-identical to
+ *    es_count_pair(), for sample counts that are not multiples of 64, 256 or
+ *    1024, with and without missing calls, a monomorphic and an all-missing
+ *    variant, on off-diagonal and diagonal tiles;
+ *  - scans: top-k, summary and significant pairs of --device gpu identical to
+ *    --device cpu for every statistic and kernel, several tile sizes, and a
+ *    block cache capped to two blocks (streaming). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "es_internal.h"
+#include "gpu.h"
+#include "testutil.h"
+
+static const int kernels[] = {ES_GPU_KERNEL_MMA, ES_GPU_KERNEL_POPC};
+static const char *const kernel_names[] = {"mma", "popc"};
+
+static void block_of(const es_planes_t *pl, uint32_t index, es_gpu_block_t *b)
+{
+    b->index = index;
+    b->first = pl->first;
+    b->count = pl->count;
+    b->planes = pl->planes;
+    b->gcount = (const uint32_t *)pl->gcount;
+}
+
+static void config_of(const es_planes_t *pl, es_gpu_config_t *c)
+{
+    memset(c, 0, sizeof *c);
+    c->stat = ES_STAT_CHI2;
+    c->top_k = 1;
+    c->sig_min_g = INFINITY;
+    c->n_planes = pl->n_planes;
+    c->words = pl->words;
+    c->off_ctrl = pl->w_case;
+    c->kw_case = ((pl->n_case + 63) / 64 + 3) / 4 * 4;
+    c->kw_ctrl = ((pl->n_ctrl + 63) / 64 + 3) / 4 * 4;
+}
+
+/* All tables of blocks a x b (diag: a == b, pairs i < j) on every kernel. */
+static void check_tile(const es_planes_t *pa, uint32_t ia, const es_planes_t *pb, uint32_t ib)
+{
+    es_gpu_block_t a, b;
+    es_gpu_config_t cfg;
+    block_of(pa, ia, &a);
+    block_of(pb, ib, &b);
+    config_of(pa, &cfg);
+    size_t n = (size_t)pa->count * pb->count;
+    es_gpu_cand_t *out = calloc(n ? n : 1, sizeof *out);
+    const es_popcount_impl_t *impl = es_popcount_best();
+    for (size_t k = 0; k < sizeof kernels / sizeof *kernels; k++) {
+        memset(out, 0xff, n * sizeof *out); /* poison: every compared table must be written */
+        int ret = es_gpu_count_tables(0, kernels[k], &cfg, &a, &b, out);
+        if (ret) fail_msg("kernel %s: error %d", kernel_names[k], ret);
+        for (uint32_t x = 0; x < pa->count; x++) {
+            for (uint32_t y = 0; y < pb->count; y++) {
+                if (ia == ib && y <= x) continue;
+                es_table2_t t;
+                es_count_pair(impl, pa, x, pb, y, &t);
+                const es_gpu_cand_t *c = &out[(size_t)x * pb->count + y];
+                if (c->i != pa->first + x || c->j != pb->first + y ||
+                    memcmp(c->n, t.n, sizeof t.n) != 0)
+                    fail_msg("kernel %s, N=%u, planes %u: table of (%u, %u) differs", kernel_names[k],
+                             pa->n_case + pa->n_ctrl, pa->n_planes, pa->first + x, pb->first + y);
+            }
+        }
+    }
+    free(out);
+}
+
+static void counts_case(uint32_t n_samples, double miss, uint64_t seed)
+{
+    tu_geno_t *f = tu_geno_make(150, n_samples, miss, seed);
+    es_dataset_t *ds = NULL;
+    assert_int_equal(es_dataset_open_bfile(&ds, f->prefix, NULL, NULL), ES_OK);
+    uint32_t np = es_dataset_any_missing(ds) ? 3 : 2;
+    es_planes_t b0, b1;
+    assert_int_equal(es_planes_alloc(&b0, ds, 70, np), ES_OK);
+    assert_int_equal(es_planes_alloc(&b1, ds, 80, np), ES_OK);
+    assert_int_equal(es_pack(ds, 0, 70, &b0), ES_OK);
+    assert_int_equal(es_pack(ds, 70, 80, &b1), ES_OK);
+    check_tile(&b0, 0, &b1, 1);
+    check_tile(&b0, 0, &b0, 0);
+    check_tile(&b1, 1, &b1, 1);
+    es_planes_free(&b0);
+    es_planes_free(&b1);
+    es_dataset_destroy(ds);
+    tu_geno_free(f);
+}
+
+static void test_counts(void **state)
+{
+    (void)state;
+    static const uint32_t sizes[] = {7, 63, 65, 257, 1000, 1025, 2500};
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        counts_case(sizes[k], 0.0, 100 + k);
+        counts_case(sizes[k], 0.03, 200 + k);
+    }
+}
+
+/* ---- scans ------------------------------------------------------------------ */
+
+typedef struct {
+    es_pair_t *top;
+    size_t n_top;
+    es_summary_t *sum;
+    tu_sig_list_t sig;
+} result_t;
+
+static void run_scan(es_dataset_t *ds, const es_opt_t *opt, result_t *r)
+{
+    es_scan_t *scan = NULL;
+    memset(r, 0, sizeof *r);
+    r->sig.order_ok = 1;
+    assert_int_equal(es_scan_create(&scan, ds, opt), ES_OK);
+    es_scan_set_sig_callback(scan, tu_sig_collect, &r->sig);
+    assert_int_equal(es_scan_run(scan), ES_OK);
+    r->n_top = es_scan_top_count(scan);
+    r->top = malloc((r->n_top + 1) * sizeof *r->top);
+    memcpy(r->top, es_scan_top(scan), r->n_top * sizeof *r->top);
+    uint32_t m = es_dataset_n_variants(ds);
+    r->sum = malloc(m * sizeof *r->sum);
+    memcpy(r->sum, es_scan_summary(scan), m * sizeof *r->sum);
+    es_scan_destroy(scan);
+}
+
+static void free_result(result_t *r)
+{
+    free(r->top);
+    free(r->sum);
+    free(r->sig.p);
+}
+
+/* byte-identical: every field, NaN p-values included */
+static void same_result(const result_t *a, const result_t *b, uint32_t m, const char *what)
+{
+    if (a->n_top != b->n_top) fail_msg("%s: top-k of %zu and %zu pairs", what, a->n_top, b->n_top);
+    if (memcmp(a->top, b->top, a->n_top * sizeof *a->top) != 0) fail_msg("%s: top-k differs", what);
+    for (uint32_t v = 0; v < m; v++) {
+        const es_summary_t *x = &a->sum[v], *y = &b->sum[v];
+        if (x->best_partner != y->best_partner || x->n_sig != y->n_sig || x->n_tot != y->n_tot ||
+            memcmp(&x->best_stat, &y->best_stat, sizeof x->best_stat) != 0 ||
+            memcmp(&x->best_p, &y->best_p, sizeof x->best_p) != 0)
+            fail_msg("%s: summary of variant %u differs", what, v);
+    }
+    if (a->sig.n != b->sig.n) fail_msg("%s: %zu and %zu significant pairs", what, a->sig.n, b->sig.n);
+    if (a->sig.n && memcmp(a->sig.p, b->sig.p, a->sig.n * sizeof *a->sig.p) != 0)
+        fail_msg("%s: significant pairs differ", what);
+    assert_true(b->sig.order_ok);
+}
+
+static void scans_case(uint32_t m, uint32_t n, double miss, uint64_t seed)
+{
+    tu_geno_t *f = tu_geno_make(m, n, miss, seed);
+    es_dataset_t *ds = NULL;
+    assert_int_equal(es_dataset_open_bfile(&ds, f->prefix, NULL, NULL), ES_OK);
+    for (int stat = ES_STAT_BOOST; stat <= ES_STAT_K2; stat++) {
+        es_opt_t opt;
+        es_opt_init(&opt);
+        opt.stat = (es_stat_t)stat;
+        opt.top_k = 40;
+        opt.threads = 2;
+        if (es_stat_has_p(opt.stat)) opt.p_threshold = stat == ES_STAT_BOOST ? 0.3 : 0.05;
+        opt.device = ES_DEVICE_CPU;
+        result_t ref;
+        run_scan(ds, &opt, &ref);
+        opt.device = ES_DEVICE_GPU;
+        for (size_t k = 0; k < sizeof kernels / sizeof *kernels; k++) {
+            static const uint32_t blocks[] = {0, 64, 100};
+            opt.gpu_kernel = kernels[k];
+            for (size_t b = 0; b < 3; b++) {
+                char what[128];
+                opt.block_variants = blocks[b];
+                opt.gpu_mem = 0;
+                result_t got;
+                run_scan(ds, &opt, &got);
+                snprintf(what, sizeof what, "%s, %s kernel, block %u, N=%u", es_stat_name(opt.stat),
+                         kernel_names[k], blocks[b], n);
+                same_result(&ref, &got, m, what);
+                free_result(&got);
+            }
+            /* a cache of two blocks: every tile streams its partner block */
+            es_planes_t probe;
+            uint32_t np = es_dataset_any_missing(ds) ? 3 : 2;
+            assert_int_equal(es_planes_alloc(&probe, ds, 1, np), ES_OK);
+            size_t per = (size_t)64 * np * probe.words * 8 + 64 * 24;
+            es_planes_free(&probe);
+            opt.block_variants = 64;
+            opt.gpu_mem = 2 * per + per / 2;
+            result_t got;
+            run_scan(ds, &opt, &got);
+            same_result(&ref, &got, m, "two-block cache");
+            free_result(&got);
+        }
+        free_result(&ref);
+    }
+    es_dataset_destroy(ds);
+    tu_geno_free(f);
+}
+
+static void test_scans_complete(void **state)
+{
+    (void)state;
+    scans_case(333, 1111, 0.0, 7);
+}
+
+static void test_scans_missing(void **state)
+{
+    (void)state;
+    scans_case(290, 777, 0.02, 8);
+}
+
+static void test_bad_mem(void **state)
+{
+    (void)state;
+    tu_geno_t *f = tu_geno_make(100, 300, 0.0, 9);
+    es_dataset_t *ds = NULL;
+    assert_int_equal(es_dataset_open_bfile(&ds, f->prefix, NULL, NULL), ES_OK);
+    es_opt_t opt;
+    es_opt_init(&opt);
+    opt.device = ES_DEVICE_GPU;
+    opt.gpu_mem = 1000; /* not even two blocks */
+    es_scan_t *scan = NULL;
+    assert_int_equal(es_scan_create(&scan, ds, &opt), ES_OK);
+    assert_int_equal(es_scan_run(scan), ES_ERR_ARG);
+    es_scan_destroy(scan);
+    es_dataset_destroy(ds);
+    tu_geno_free(f);
+}
+
+int main(void)
+{
+    int n = 0;
+    if (es_gpu_device_count(&n) != ES_OK || n == 0) {
+        printf("no CUDA device visible: skipped\n");
+        return 77;
+    }
+    es_log_set_level(ES_LOG_ERROR);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_counts),
+        cmocka_unit_test(test_scans_complete),
+        cmocka_unit_test(test_scans_missing),
+        cmocka_unit_test(test_bad_mem),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

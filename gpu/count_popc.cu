@@ -99,17 +99,7 @@ int launch(const es_gk_params &P, cudaStream_t st)
     using C = cfg<NP>;
     size_t sm = (size_t)C::VM * C::VN * 2 * NP * NP * 4;
     static thread_local int configured = -1;
-    int dev = 0;
-    cudaError_t e = cudaGetDevice(&dev);
-    if (e != cudaSuccess) return (int)e;
-    if (configured != dev) {
-        e = cudaFuncSetAttribute(k_popc<NP>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm);
-        if (e != cudaSuccess) return (int)e;
-        configured = dev;
-    }
-    dim3 grid((P.nb + C::VN - 1) / C::VN, (P.na + C::VM - 1) / C::VM);
-    k_popc<NP><<<grid, ES_GPU_THREADS, sm, st>>>(P);
-    return (int)cudaGetLastError();
+    return gk_launch<C::VM, C::VN>(k_popc<NP>, P, sm, st, &configured);
 }
 
 } // namespace

@@ -6,16 +6,8 @@
 
 #include "epistream.h"
 #include "gpu.h"
+#include "cuda_check.h"
 
-#define CHECK(call)                                                                            \
-    do {                                                                                       \
-        cudaError_t e_ = (call);                                                               \
-        if (e_ != cudaSuccess) {                                                               \
-            fprintf(stderr, "[E::%s] %s:%d: %s: %s\n", __func__, __FILE__, __LINE__, #call,    \
-                    cudaGetErrorString(e_));                                                   \
-            return ES_ERR_GPU;                                                                 \
-        }                                                                                      \
-    } while (0)
 
 extern "C" int es_gpu_device_count(int *n)
 {

@@ -12,16 +12,8 @@
 
 #include "epistream.h"
 #include "pair_common.cuh"
+#include "cuda_check.h"
 
-#define CHECK(call)                                                                            \
-    do {                                                                                       \
-        cudaError_t e_ = (call);                                                               \
-        if (e_ != cudaSuccess) {                                                               \
-            fprintf(stderr, "[E::%s] %s:%d: %s: %s\n", __func__, __FILE__, __LINE__, #call,    \
-                    cudaGetErrorString(e_));                                                   \
-            return ES_ERR_GPU;                                                                 \
-        }                                                                                      \
-    } while (0)
 
 #define CHECK_LAUNCH(ret)                                                                      \
     do {                                                                                       \
@@ -48,7 +40,7 @@ struct flight_t {
     es_gpu_cand_t *d_cand, *h_cand;
     uint32_t *d_n, *h_n;
     uint32_t cap;
-    cudaEvent_t done;
+    cudaEvent_t start, done;
     es_gk_params P;     /* to re-run the tile when the buffer overflowed */
     es_gpu_block_t a, b;
     uint32_t tau_key;
@@ -69,6 +61,7 @@ struct es_gpu {
     unsigned long long clock;
     uint32_t *d_thr, *d_hist, *d_tau;
     flight_t fl[2];
+    double t_kernel; /* seconds in the tile kernels (event-timed) */
     int head, n_flight; /* oldest flight, tiles in flight */
 };
 
@@ -144,6 +137,7 @@ extern "C" void es_gpu_close(es_gpu_t *g)
         if (g->fl[k].d_n) cudaFree(g->fl[k].d_n);
         if (g->fl[k].h_n) cudaFreeHost(g->fl[k].h_n);
         if (g->fl[k].done) cudaEventDestroy(g->fl[k].done);
+        if (g->fl[k].start) cudaEventDestroy(g->fl[k].start);
     }
     if (g->d_thr) cudaFree(g->d_thr);
     if (g->d_hist) cudaFree(g->d_hist);
@@ -176,7 +170,8 @@ static int gpu_open(int dev, const es_gpu_config_t *cfg, es_gpu_t *g)
         if (ret) return ret;
         CHECK(cudaMalloc(&f->d_n, 4));
         CHECK(cudaMallocHost(&f->h_n, 4));
-        CHECK(cudaEventCreateWithFlags(&f->done, cudaEventDisableTiming));
+        CHECK(cudaEventCreate(&f->start));
+        CHECK(cudaEventCreate(&f->done));
     }
     /* the block cache: what the limit (or the free memory, less a reserve)
      * holds, at least three blocks so that copies overlap kernels */
@@ -243,6 +238,7 @@ extern "C" const char *es_gpu_kernel_name(const es_gpu_t *g)
     }
 }
 
+extern "C" double es_gpu_kernel_seconds(const es_gpu_t *g) { return g->t_kernel; }
 extern "C" int es_gpu_cache_slots(const es_gpu_t *g) { return g->n_slots; }
 extern "C" int es_gpu_in_flight(const es_gpu_t *g) { return g->n_flight; }
 
@@ -307,6 +303,7 @@ static int run_flight(es_gpu_t *g, flight_t *f)
     f->P.cap = f->cap;
     f->P.n_cand = f->d_n;
     CHECK(cudaMemsetAsync(f->d_n, 0, 4, g->s_comp));
+    CHECK(cudaEventRecord(f->start, g->s_comp));
     CHECK_LAUNCH(launch(g, f->P));
     CHECK(cudaMemcpyAsync(f->h_n, f->d_n, 4, cudaMemcpyDeviceToHost, g->s_comp));
     CHECK(cudaEventRecord(f->done, g->s_comp));
@@ -358,6 +355,9 @@ extern "C" int es_gpu_collect(es_gpu_t *g, const es_gpu_cand_t **cand, size_t *n
     flight_t *f = &g->fl[g->head];
     CHECK(cudaEventSynchronize(f->done));
     uint32_t cnt = *f->h_n;
+    float ms = 0.0f;
+    CHECK(cudaEventElapsedTime(&ms, f->start, f->done));
+    g->t_kernel += ms * 1e-3;
     if (cnt > f->cap) {
         /* more candidates than room (early tiles of a scan, or a
          * --p-threshold that admits many pairs): grow and run the tile again,

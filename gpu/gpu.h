@@ -61,6 +61,8 @@ int es_gpu_open(int dev, const es_gpu_config_t *cfg, es_gpu_t **out);
 void es_gpu_close(es_gpu_t *g);
 /** The kernel family in use ("wgmma", "mma", "popc") and the device's description. */
 const char *es_gpu_kernel_name(const es_gpu_t *g);
+/** Seconds the device spent in tile kernels so far (event-timed). */
+double es_gpu_kernel_seconds(const es_gpu_t *g);
 /** Device blocks held at once (the streaming cache). */
 int es_gpu_cache_slots(const es_gpu_t *g);
 /** Pin host memory for asynchronous copies (all devices); failures are not
@@ -76,6 +78,11 @@ int es_gpu_submit(es_gpu_t *g, const es_gpu_block_t *a, const es_gpu_block_t *b,
 int es_gpu_collect(es_gpu_t *g, const es_gpu_cand_t **cand, size_t *n, uint32_t *bi, uint32_t *bj);
 /** Tiles in flight. */
 int es_gpu_in_flight(const es_gpu_t *g);
+
+/** The b1 tensor-core rate of device dev (mma.sync m16n8k256 AND.POPC on
+ *  register operands) in bit multiply-accumulates per second (benchmarks).
+ *  @return ES_OK, ES_ERR_UNSUPPORTED before sm_80, ES_ERR_GPU. */
+int es_gpu_b1_ceiling(int dev, double *bitmac_per_s);
 
 /** Count tables of all pairs of variants of a and b on the device with the
  *  given kernel, without any statistic (tests: compared with the CPU twin).

@@ -84,3 +84,16 @@ int es_gpu_count_tables(int dev, int kernel, const es_gpu_config_t *cfg, const e
     (void)out;
     return ES_ERR_UNSUPPORTED;
 }
+
+int es_gpu_b1_ceiling(int dev, double *bitmac_per_s)
+{
+    (void)dev;
+    *bitmac_per_s = 0.0;
+    return ES_ERR_UNSUPPORTED;
+}
+
+double es_gpu_kernel_seconds(const es_gpu_t *g)
+{
+    (void)g;
+    return 0.0;
+}

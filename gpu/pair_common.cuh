@@ -615,6 +615,25 @@ __device__ void gk_epilogue(const es_gk_params &P, const uint32_t *prod, int a0,
     }
 }
 
+/* Launch a tile kernel of VM x VN-variant CTAs with `smem` bytes of dynamic
+ * shared memory (raising the kernel's limit once per device and thread). */
+template <int VM, int VN>
+static int gk_launch(void (*kernel)(es_gk_params), const es_gk_params &P, size_t smem,
+                     cudaStream_t st, int *configured)
+{
+    int dev = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e != cudaSuccess) return (int)e;
+    if (*configured != dev) {
+        e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        if (e != cudaSuccess) return (int)e;
+        *configured = dev;
+    }
+    dim3 grid((P.nb + VN - 1) / VN, (P.na + VM - 1) / VM);
+    kernel<<<grid, ES_GPU_THREADS, smem, st>>>(P);
+    return (int)cudaGetLastError();
+}
+
 /* Every kernel family's launcher (one per .cu); np is 2 or 3.
  * @return 0, or a cudaError_t. */
 int es_gk_launch_mma(const es_gk_params &P, int np, void *stream);

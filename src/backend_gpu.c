@@ -54,32 +54,48 @@ static uint32_t score_key(double score)
     return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
 }
 
-/* The exact k-th best this worker has seen, as a score key (0: none yet). */
-static uint32_t host_tau(const es_scan_ctx_t *ctx, const es_worker_t *w)
+/* The best exact k-th best the workers have seen, as a score key (0: none). */
+static uint32_t host_tau(const es_scan_ctx_t *ctx, const es_worker_t *w, int nw)
 {
-    if (w->top.n < w->top.k) return 0;
-    double s = w->top.heap[0].stat;
-    if (!ctx->higher_is_better) s = -s;
-    return score_key(s);
+    uint32_t best = 0;
+    for (int h = 0; h < nw; h++) {
+        if (w[h].top.n < w[h].top.k) continue;
+        double s = w[h].top.heap[0].stat;
+        uint32_t k = score_key(ctx->higher_is_better ? s : -s);
+        if (k > best) best = k;
+    }
+    return best;
 }
 
-static int score_tile(es_scan_ctx_t *ctx, es_worker_t *w, const es_gpu_cand_t *c, size_t n,
-                      uint32_t bi, uint32_t bj)
+/* Score a tile's candidates exactly: on the device thread alone when they
+ * are few, else split over nw helper workers (each keeps its own top-k
+ * heap; their tile summaries and significant pairs are folded into w[0]). */
+static int score_tile(es_scan_ctx_t *ctx, es_worker_t *w, int nw, const es_gpu_cand_t *c,
+                      size_t n, uint32_t bi, uint32_t bj)
 {
-    es_worker_begin_tile(ctx, w, bi, bj);
-    for (size_t k = 0; k < n; k++)
-        es_worker_offer_screened(ctx, w, c[k].i, c[k].j, (const es_table2_t *)c[k].n);
-    es_worker_count_tile(ctx, w);
-    return es_ctx_tile_done(ctx, w);
+    if (n < 2048) nw = 1;
+    for (int h = 0; h < nw; h++) es_worker_begin_tile(ctx, &w[h], bi, bj);
+#pragma omp parallel for num_threads(nw) schedule(static, 1)
+    for (int h = 0; h < nw; h++) {
+        size_t lo = n * (size_t)h / (size_t)nw, hi = n * (size_t)(h + 1) / (size_t)nw;
+        for (size_t k = lo; k < hi; k++)
+            es_worker_offer_screened(ctx, &w[h], c[k].i, c[k].j, (const es_table2_t *)c[k].n);
+    }
+    for (int h = 1; h < nw; h++) es_worker_merge(ctx, &w[0], &w[h]);
+    es_worker_count_tile(ctx, &w[0]);
+    return es_ctx_tile_done(ctx, &w[0]);
 }
 
-static int device_loop(es_scan_ctx_t *ctx, int dev, const es_gpu_config_t *cfg, char *desc,
-                       size_t desc_len)
+static int device_loop(es_scan_ctx_t *ctx, int dev, int n_helpers, const es_gpu_config_t *cfg,
+                       char *desc, size_t desc_len)
 {
     es_gpu_t *g = NULL;
-    es_worker_t w;
-    int ret = es_worker_init(&w, ctx);
-    if (ret) return ret;
+    es_worker_t w[64];
+    int nw = 0, ret = ES_OK;
+    if (n_helpers < 1) n_helpers = 1;
+    if (n_helpers > 64) n_helpers = 64;
+    for (; nw < n_helpers && !ret; nw++) ret = es_worker_init(&w[nw], ctx);
+    if (ret) goto out;
     ret = es_gpu_open(dev, cfg, &g);
     if (ret) goto out;
     {
@@ -90,30 +106,38 @@ static int device_loop(es_scan_ctx_t *ctx, int dev, const es_gpu_config_t *cfg, 
         es_info("GPU %s", desc);
     }
     uint64_t cands = 0;
+    double t_wait = 0.0, t_score = 0.0;
     for (;;) {
         uint32_t bi, bj;
         if (es_ctx_claim_tile(ctx, &bi, &bj) == 0) {
             es_gpu_block_t a, b;
             block_desc(ctx, bi, &a);
             block_desc(ctx, bj, &b);
-            ret = es_gpu_submit(g, &a, &b, host_tau(ctx, &w));
+            ret = es_gpu_submit(g, &a, &b, host_tau(ctx, w, nw));
             if (ret) break;
             if (es_gpu_in_flight(g) < 2) continue; /* keep two tiles queued */
         }
         if (!es_gpu_in_flight(g)) break;
         const es_gpu_cand_t *c;
         size_t n;
+        double t0 = es_time_now();
         ret = es_gpu_collect(g, &c, &n, &bi, &bj);
         if (ret) break;
+        double t1 = es_time_now();
         cands += n;
-        ret = score_tile(ctx, &w, c, n, bi, bj);
+        ret = score_tile(ctx, w, nw, c, n, bi, bj);
+        t_wait += t1 - t0;
+        t_score += es_time_now() - t1;
         if (ret) break;
     }
-    es_info("GPU %d: %llu candidate pairs scored exactly on the host", dev, (unsigned long long)cands);
-    if (!ret) es_ctx_merge_top(ctx, &w);
+    es_info("GPU %d: %.3f s in tile kernels; %llu candidate pairs scored exactly on %d host "
+            "thread(s); %.3f s waiting for the device, %.3f s scoring", dev, es_gpu_kernel_seconds(g),
+            (unsigned long long)cands, nw, t_wait, t_score);
+    if (!ret)
+        for (int h = 0; h < nw; h++) es_ctx_merge_top(ctx, &w[h]);
 out:
     es_gpu_close(g);
-    es_worker_free(&w);
+    for (int h = 0; h < nw; h++) es_worker_free(&w[h]);
     return ret;
 }
 
@@ -156,12 +180,17 @@ static int gpu_run(es_scan_ctx_t *ctx)
         const es_planes_t *pl = &ctx->blocks[b];
         es_gpu_host_register(pl->planes, (size_t)pl->count * pl->n_planes * pl->words * 8);
     }
+    /* the CPU threads score candidates: split among the devices */
+    int helpers = ctx->n_threads / n_dev;
+#ifdef _OPENMP
+    omp_set_max_active_levels(2);
+#endif
     char desc[64][320];
     int errs[64] = {0};
 #pragma omp parallel for num_threads(n_dev) schedule(static, 1)
     for (int k = 0; k < n_dev; k++) {
         desc[k][0] = 0;
-        errs[k] = device_loop(ctx, devs[k], &cfg, desc[k], sizeof desc[k]);
+        errs[k] = device_loop(ctx, devs[k], helpers, &cfg, desc[k], sizeof desc[k]);
         if (errs[k]) es_ctx_fail(ctx, errs[k]);
     }
     for (uint32_t b = 0; b < ctx->n_blocks; b++) es_gpu_host_unregister(ctx->blocks[b].planes);

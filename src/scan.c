@@ -114,6 +114,20 @@ int es_ctx_next_tile(es_scan_ctx_t *ctx, es_worker_t *w, uint32_t *bi, uint32_t 
     return 0;
 }
 
+static int sig_append(es_worker_t *w, const es_pair_t *p);
+
+void es_worker_merge(const es_scan_ctx_t *ctx, es_worker_t *dst, es_worker_t *src)
+{
+    size_t nsum = (dst->bi == dst->bj ? 1 : 2) * (size_t)ctx->block;
+    for (size_t k = 0; k < nsum; k++) summary_merge(&dst->tsum[k], &src->tsum[k], ctx->higher_is_better);
+    for (size_t k = 0; k < src->sig_n; k++)
+        if (sig_append(dst, &src->sig[k]) != ES_OK) dst->err = ES_ERR_NOMEM;
+    src->sig_n = 0;
+    dst->tile_pairs += src->tile_pairs;
+    src->tile_pairs = 0;
+    if (src->err && !dst->err) dst->err = src->err;
+}
+
 static inline uint32_t block_count(const es_scan_ctx_t *ctx, uint32_t b)
 {
     return (b + 1) * ctx->block <= ctx->m ? ctx->block : ctx->m - b * ctx->block;

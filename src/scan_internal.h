@@ -97,6 +97,12 @@ void es_worker_offer(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint3
 void es_worker_offer_screened(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j,
                               const es_table2_t *t);
 
+/** Fold src's part of a tile (same tile as dst) into dst and clear it:
+ *  summary, significant pairs, counts -- not its top-k heap, which src keeps
+ *  across tiles (merge it with es_ctx_merge_top() at the end).  Lets several
+ *  threads score one tile's candidates. */
+void es_worker_merge(const es_scan_ctx_t *ctx, es_worker_t *dst, es_worker_t *src);
+
 /** Count all pairs of the worker's tile in its summary and pair total. */
 void es_worker_count_tile(const es_scan_ctx_t *ctx, es_worker_t *w);
 

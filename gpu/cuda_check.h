@@ -1,0 +1,23 @@
+/* cuda_check.h -- the CHECK macro of the gpu/ .cu files: a failing CUDA
+ * runtime call is logged with file and line and the function returns
+ * ES_ERR_GPU (the library never aborts). */
+#ifndef ES_CUDA_CHECK_H
+#define ES_CUDA_CHECK_H
+
+#include <cstdio>
+
+#include <cuda_runtime.h>
+
+#include "epistream.h"
+
+#define CHECK(call)                                                                            \
+    do {                                                                                       \
+        cudaError_t e_ = (call);                                                               \
+        if (e_ != cudaSuccess) {                                                               \
+            fprintf(stderr, "[E::%s] %s:%d: %s: %s\n", __func__, __FILE__, __LINE__, #call,    \
+                    cudaGetErrorString(e_));                                                   \
+            return ES_ERR_GPU;                                                                 \
+        }                                                                                      \
+    } while (0)
+
+#endif

@@ -1,0 +1,185 @@
+/* bench_gpu.c -- prints the GPU scan's rates as a table (not a test).
+ *
+ *   bench_gpu [-n N,N,...] [-m VARIANTS] [-s STATS] [-k KERNELS] [-c CPU_VARIANTS]
+ *             [-t THREADS] [-d DIR]
+ *
+ * For each sample count N (half cases, no missing calls) a random .bed of
+ * VARIANTS variants is written to DIR (default $TMPDIR or /tmp), then the
+ * whole pair scan runs on GPU 0 for each kernel and statistic (top 1000):
+ * pairs/s and pair-samples/s over the scan time (packing excluded), and the
+ * fraction of the b1 tensor-core ceiling measured in the same run (4 N
+ * bit-MACs per pair).  The CPU backend scans the first CPU_VARIANTS variants
+ * of the same data with every thread, for the ratio.  With boost, the scan is
+ * run again with the block cache capped at 1/8 of the data (--gpu-mem; blocks
+ * of VARIANTS/32 so that four fit), and its rate given as a fraction of the
+ * in-memory one. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "es_internal.h"
+#include "gpu.h"
+
+static uint64_t rng_next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* PLINK fileset of m variants x n samples; codes 00, 10, 11 (no missing) */
+static int write_bfile(const char *prefix, uint32_t n, uint32_t m, uint64_t seed)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s.fam", prefix);
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    for (uint32_t s = 0; s < n; s++) fprintf(f, "F%u I%u 0 0 0 %d\n", s, s, s % 2 ? 2 : 1);
+    fclose(f);
+    snprintf(path, sizeof path, "%s.bim", prefix);
+    f = fopen(path, "w");
+    if (!f) return -1;
+    for (uint32_t v = 0; v < m; v++) fprintf(f, "1\trs%u\t0\t%u\tA\tG\n", v + 1, v + 1);
+    fclose(f);
+    snprintf(path, sizeof path, "%s.bed", prefix);
+    f = fopen(path, "wb");
+    if (!f) return -1;
+    static const unsigned char magic[3] = {0x6c, 0x1b, 0x01};
+    fwrite(magic, 1, 3, f);
+    size_t bpv = (n + 3) / 4;
+    unsigned char *row = malloc(bpv + 8);
+    for (uint32_t v = 0; v < m; v++) {
+        for (size_t k = 0; k < bpv; k += 8) {
+            uint64_t x = rng_next(&seed), y = rng_next(&seed) | rng_next(&seed); /* 3/4 ones */
+            uint64_t hi = x & 0x5555555555555555ULL, lo = y & 0x5555555555555555ULL;
+            uint64_t code = (hi << 1) | (hi & lo); /* per 2 bits: 00, 10 or 11 */
+            memcpy(row + k, &code, 8);
+        }
+        if (n % 4) row[bpv - 1] &= (unsigned char)((1u << (2 * (n % 4))) - 1);
+        fwrite(row, 1, bpv, f);
+    }
+    free(row);
+    return fclose(f);
+}
+
+static int scan_once(es_dataset_t *ds, es_device_t dev, int kernel, es_stat_t stat, int threads,
+                     size_t gpu_mem, uint32_t block, double *secs, uint64_t *pairs)
+{
+    es_opt_t opt;
+    es_opt_init(&opt);
+    opt.device = dev;
+    opt.gpu_kernel = kernel;
+    opt.stat = stat;
+    opt.threads = threads;
+    opt.gpu_mem = gpu_mem;
+    opt.block_variants = block;
+    es_scan_t *scan = NULL;
+    int ret = es_scan_create(&scan, ds, &opt);
+    if (!ret) ret = es_scan_run(scan);
+    if (!ret) {
+        es_scan_timings(scan, NULL, secs);
+        *pairs = es_scan_pairs_done(scan);
+    }
+    es_scan_destroy(scan);
+    return ret;
+}
+
+static int split(char *s, char **out, int max)
+{
+    int n = 0;
+    for (char *t = strtok(s, ","); t && n < max; t = strtok(NULL, ",")) out[n++] = t;
+    return n;
+}
+
+int main(int argc, char **argv)
+{
+    char ns_buf[256] = "1024,4096,8192,16384", st_buf[128] = "boost,chi2,mi,ig,k2",
+         kn_buf[64] = "mma,popc";
+    uint32_t m = 65536, m_cpu = 4096;
+    int threads = 0, c;
+    const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    while ((c = getopt(argc, argv, "n:m:s:k:c:t:d:")) != -1) {
+        switch (c) {
+        case 'n': snprintf(ns_buf, sizeof ns_buf, "%s", optarg); break;
+        case 'm': m = (uint32_t)strtoul(optarg, NULL, 10); break;
+        case 's': snprintf(st_buf, sizeof st_buf, "%s", optarg); break;
+        case 'k': snprintf(kn_buf, sizeof kn_buf, "%s", optarg); break;
+        case 'c': m_cpu = (uint32_t)strtoul(optarg, NULL, 10); break;
+        case 't': threads = atoi(optarg); break;
+        case 'd': dir = optarg; break;
+        default: fprintf(stderr, "usage: see the top of bench_gpu.c\n"); return 2;
+        }
+    }
+    es_log_set_level(ES_LOG_WARN);
+    char *ns[16], *sts[8], *kns[4];
+    int n_ns = split(ns_buf, ns, 16), n_st = split(st_buf, sts, 8), n_kn = split(kn_buf, kns, 4);
+    char desc[256];
+    if (es_gpu_device_describe(0, desc, sizeof desc)) {
+        fprintf(stderr, "no GPU: %s\n", desc);
+        return 77;
+    }
+    double ceil_bm = 0.0;
+    if (es_gpu_b1_ceiling(0, &ceil_bm)) return 1;
+    printf("# device: %s\n# b1 mma.sync ceiling (register operands): %.3g bit-MAC/s = %.3g pair-samples/s\n",
+           desc, ceil_bm, ceil_bm / 4.0);
+    printf("%6s %8s %6s %6s %-10s %9s %11s %14s %8s %9s\n", "N", "M", "kernel", "stat", "mode", "seconds",
+           "pairs/s", "pair-samp/s", "ceiling", "vs_cpu");
+    for (int a = 0; a < n_ns; a++) {
+        uint32_t n = (uint32_t)strtoul(ns[a], NULL, 10);
+        char prefix[4096], prefix_cpu[4096];
+        snprintf(prefix, sizeof prefix, "%s/bench_gpu_%u", dir, n);
+        snprintf(prefix_cpu, sizeof prefix_cpu, "%s/bench_gpu_%u_cpu", dir, n);
+        if (write_bfile(prefix, n, m, 42 + n) || write_bfile(prefix_cpu, n, m_cpu, 42 + n)) {
+            fprintf(stderr, "cannot write %s\n", prefix);
+            return 1;
+        }
+        es_dataset_t *ds = NULL, *ds_cpu = NULL;
+        if (es_dataset_open_bfile(&ds, prefix, NULL, NULL) ||
+            es_dataset_open_bfile(&ds_cpu, prefix_cpu, NULL, NULL))
+            return 1;
+        size_t data_bytes = (size_t)m * 2 * ((n / 2 + 1023) / 1024 * 2 * 128);
+        for (int s = 0; s < n_st; s++) {
+            es_stat_t stat;
+            if (es_stat_parse(sts[s], &stat)) return 2;
+            double cs = 0.0;
+            uint64_t cp = 0;
+            if (scan_once(ds_cpu, ES_DEVICE_CPU, 0, stat, threads, 0, 0, &cs, &cp)) return 1;
+            double cpu_rate = (double)cp / cs;
+            printf("%6u %8u %6s %6s %-10s %9.3f %11.4g %14.4g %8s %9s\n", n, m_cpu, "cpu", sts[s],
+                   "cpu", cs, cpu_rate, cpu_rate * n, "-", "1.00");
+            for (int k = 0; k < n_kn; k++) {
+                int kernel;
+                if (es_gpu_kernel_parse(kns[k], &kernel)) return 2;
+                double secs = 0.0;
+                uint64_t pairs = 0;
+                if (scan_once(ds, ES_DEVICE_GPU, kernel, stat, threads, 0, 0, &secs, &pairs)) return 1;
+                double rate = (double)pairs / secs;
+                printf("%6u %8u %6s %6s %-10s %9.3f %11.4g %14.4g %7.1f%% %9.1f\n", n, m, kns[k], sts[s],
+                       "in-memory", secs, rate, rate * n, 100.0 * rate * 4.0 * n / ceil_bm,
+                       rate / cpu_rate);
+                fflush(stdout);
+                if (stat == ES_STAT_BOOST) {
+                    double s8 = 0.0;
+                    uint64_t p8 = 0;
+                    if (scan_once(ds, ES_DEVICE_GPU, kernel, stat, threads, data_bytes / 8, m / 32, &s8, &p8))
+                        return 1;
+                    double r8 = (double)p8 / s8;
+                    printf("%6u %8u %6s %6s %-10s %9.3f %11.4g %14.4g %7.1f%% %9.1f  (%.0f%% of in-memory)\n",
+                           n, m, kns[k], sts[s], "mem/8", s8, r8, r8 * n, 100.0 * r8 * 4.0 * n / ceil_bm,
+                           r8 / cpu_rate, 100.0 * r8 / rate);
+                    fflush(stdout);
+                }
+            }
+        }
+        es_dataset_destroy(ds);
+        es_dataset_destroy(ds_cpu);
+        char cmd[6 * 4096 + 64];
+        snprintf(cmd, sizeof cmd, "rm -f '%s'.bed '%s'.bim '%s'.fam '%s'.bed '%s'.bim '%s'.fam", prefix, prefix,
+                 prefix, prefix_cpu, prefix_cpu, prefix_cpu);
+        if (system(cmd)) fprintf(stderr, "could not remove %s\n", prefix);
+    }
+    return 0;
+}

@@ -45,7 +45,6 @@ struct flight_t {
     es_gpu_block_t a, b;
     uint32_t tau_key;
     uint32_t bi, bj;
-    int busy;
 };
 
 } // namespace
@@ -342,7 +341,6 @@ extern "C" int es_gpu_submit(es_gpu_t *g, const es_gpu_block_t *a, const es_gpu_
     f->bj = b->index;
     int ret = queue_tile(g, f, 1);
     if (ret) return ret;
-    f->busy = 1;
     g->n_flight++;
     return ES_OK;
 }
@@ -386,7 +384,6 @@ extern "C" int es_gpu_collect(es_gpu_t *g, const es_gpu_cand_t **cand, size_t *n
     *n = cnt;
     *bi = f->bi;
     *bj = f->bj;
-    f->busy = 0;
     g->head = (g->head + 1) % 2;
     g->n_flight--;
     return ES_OK;

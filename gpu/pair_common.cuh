@@ -301,15 +301,11 @@ __device__ __forceinline__ gk_bounds gk_bound(int stat, const uint32_t n[2][9])
             up = u;
             lo = l;
         }
-        /* score in bits: N I / (N ln 2); G = 2 N I */
-        float inv = 1.0f / (N * 0.69314718f);
+        /* score in bits: N I / (N ln 2); G = 2 N I (IG may be negative) */
+        float inv = 1.0f / (N * 0.69314718f), su = up * inv, sl = lo * inv;
         b.gup = 2.0f * up + fabsf(2.0f * up) * 1e-6f;
-        b.up = up * inv * (1.0f + 1e-6f) + 1e-7f;
-        b.lo = lo * inv * (1.0f - 1e-6f) - 1e-7f;
-        if (stat == GK_IG) {
-            b.up = up * inv + fabsf(up * inv) * 1e-6f + 1e-7f;
-            b.lo = lo * inv - fabsf(lo * inv) * 1e-6f - 1e-7f;
-        }
+        b.up = su + fabsf(su) * 1e-6f + 1e-7f;
+        b.lo = sl - fabsf(sl) * 1e-6f - 1e-7f;
         return b;
     }
     default: { /* K2, lower is better: score = -K2 */

@@ -265,11 +265,11 @@ int es_ctx_tile_done(es_scan_ctx_t *ctx, es_worker_t *w)
     pthread_mutex_lock(&ctx->lock);
     if (ret) goto out;
     /* summary of the tile's variants */
-    uint32_t ni = (bi + 1) * blk <= ctx->m ? blk : ctx->m - bi * blk;
+    uint32_t ni = block_count(ctx, bi);
     for (uint32_t k = 0; k < ni; k++)
         summary_merge(&ctx->summary[bi * blk + k], &w->tsum[k], ctx->higher_is_better);
     if (bi != bj) {
-        uint32_t nj = (bj + 1) * blk <= ctx->m ? blk : ctx->m - bj * blk;
+        uint32_t nj = block_count(ctx, bj);
         for (uint32_t k = 0; k < nj; k++)
             summary_merge(&ctx->summary[bj * blk + k], &w->tsum[blk + k], ctx->higher_is_better);
     }

@@ -8,7 +8,9 @@
  * (BM = VM*NP by BN = VN*NP rows) for both classes: C_y = A_y * B_y^T over the
  * class's words, which holds every plane product of every pair of the tile.
  * Operands stream through a 3-stage cp.async pipeline of 512-bit slices
- * (XOR-swizzled so ldmatrix is conflict-free); 8 warps in a 2 x 4 grid. */
+ * (XOR-swizzled so ldmatrix is conflict-free); 8 warps, two CTAs per SM so
+ * that one CTA's epilogue overlaps the other's MMAs.  One kernel per
+ * statistic (the epilogue is specialised at compile time). */
 #include <cuda_runtime.h>
 
 #include "pair_common.cuh"
@@ -21,13 +23,18 @@ constexpr int ROWB = KW * 8;   /* bytes per row per stage */
 
 template <int NP>
 struct cfg;
+/* Two planes: 64 x 32 variants (128 x 64 rows), warps 4 x 2, and the
+ * products stay with the lanes that computed them (gk_lay_frag); three
+ * planes: 32 x 32 variants (96 x 96 rows), warps 2 x 4, staged products. */
 template <>
 struct cfg<2> {
-    static constexpr int VM = 64, VN = 64, MT = 4, NT = 4;
+    static constexpr int VM = 64, VN = 32, MT = 2, NT = 4, WGN = 2;
+    using L = gk_lay_frag<MT, NT, WGN>;
 };
 template <>
 struct cfg<3> {
-    static constexpr int VM = 32, VN = 32, MT = 3, NT = 3;
+    static constexpr int VM = 32, VN = 32, MT = 3, NT = 3, WGN = 4;
+    using L = gk_lay_staged<3, VM, VN>;
 };
 
 __device__ __forceinline__ uint32_t smem_u32(const void *p)
@@ -43,49 +50,66 @@ __device__ __forceinline__ void cp_async16(uint32_t dst, const void *src, bool v
 
 __device__ __forceinline__ int swz(int r, int ch) { return r * ROWB + ((ch ^ ((r >> 1) & 3)) << 4); }
 
-template <int NP>
-__global__ void __launch_bounds__(ES_GPU_THREADS, 1) k_mma(es_gk_params P)
+template <int NP, int STAT>
+__global__ void __launch_bounds__(ES_GPU_THREADS, 2) k_mma(es_gk_params P)
 {
     using C = cfg<NP>;
     constexpr int VM = C::VM, VN = C::VN, BM = VM * NP, BN = VN * NP;
-    constexpr int MT = C::MT, NT = C::NT;
+    constexpr int MT = C::MT, NT = C::NT, WGN = C::WGN, WGM = ES_GPU_THREADS / 32 / WGN;
     constexpr int WTM = MT * 16, WTN = NT * 8;
-    static_assert(WTM * 2 == BM && WTN * 4 == BN, "warp grid");
+    static_assert(WTM * WGM == BM && WTN * WGN == BN, "warp grid");
     extern __shared__ __align__(128) unsigned char smem[];
     __shared__ gk_epi_smem<VM, VN> S;
 
     const int a0 = blockIdx.y * VM, b0 = blockIdx.x * VN;
     if (P.diag && b0 + VN <= a0) return; /* wholly below the diagonal */
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    const int wm = warp >> 2, wn = warp & 3;
+    const int wm = warp / WGN, wn = warp % WGN;
     unsigned char *sA = smem, *sB = smem + STAGES * BM * ROWB;
 
-    gk_epi_load_counts<VM, VN>(P, a0, b0, S);
+    gk_epi_load_counts<NP, VM, VN>(P, a0, b0, S);
 
     const int S0 = ((int)P.kw0 + KW - 1) / KW, S1 = ((int)P.kw1 + KW - 1) / KW, NS = S0 + S1;
     const uint64_t *baseA = P.pa + (size_t)a0 * NP * P.words;
     const uint64_t *baseB = P.pb + (size_t)b0 * NP * P.words;
     const int rowsA = ((int)P.na - a0) * NP, rowsB = ((int)P.nb - b0) * NP;
 
+    /* each thread copies the same LPT 16-byte chunks of every stage: their
+     * rows, sources and swizzled destinations are fixed, only the word offset
+     * moves */
+    constexpr int LPT = (BM + BN) * 4 / ES_GPU_THREADS;
+    static_assert(LPT * ES_GPU_THREADS == (BM + BN) * 4, "copy split");
+    const uint64_t *lsrc[LPT];
+    uint32_t ldst[LPT];
+    int lch[LPT];
+#pragma unroll
+    for (int it = 0; it < LPT; it++) {
+        int k = tid + it * ES_GPU_THREADS, r = k >> 2, ch = k & 3;
+        bool isA = r < BM;
+        int rr = isA ? r : r - BM;
+        bool ok = isA ? rr < rowsA : rr < rowsB;
+        lsrc[it] = (isA ? baseA : baseB) + (size_t)(ok ? rr : 0) * P.words + 2 * ch;
+        ldst[it] = smem_u32((isA ? sA : sB) + swz(rr, ch));
+        lch[it] = ok ? 2 * ch : 1 << 30; /* a missing row is never in range */
+    }
+    const uint32_t stA = BM * ROWB, stB = BN * ROWB;
     auto load = [&](int s) {
-        int buf = s % STAGES;
-        int w0, lim;
+        int buf = s % STAGES, w0, lim, woff;
         if (s < S0) {
             w0 = s * KW;
             lim = (int)P.kw0;
+            woff = w0;
         } else {
             w0 = (s - S0) * KW;
             lim = (int)P.kw1;
+            woff = (int)P.off_ctrl + w0;
         }
-        int woff = (s < S0 ? 0 : (int)P.off_ctrl) + w0;
-        for (int k = tid; k < (BM + BN) * 4; k += ES_GPU_THREADS) {
-            int r = k >> 2, ch = k & 3;
-            bool isA = r < BM;
-            int rr = isA ? r : r - BM;
-            bool ok = (isA ? rr < rowsA : rr < rowsB) && w0 + 2 * ch < lim;
-            const uint64_t *src = (isA ? baseA : baseB) + (size_t)(ok ? rr : 0) * P.words + (ok ? woff + 2 * ch : 0);
-            unsigned char *dst = (isA ? sA + buf * BM * ROWB : sB + buf * BN * ROWB) + swz(rr, ch);
-            cp_async16(smem_u32(dst), src, ok);
+#pragma unroll
+        for (int it = 0; it < LPT; it++) {
+            bool ok = w0 + lch[it] < lim;
+            int k = tid + it * ES_GPU_THREADS;
+            uint32_t d = ldst[it] + (uint32_t)buf * ((k >> 2) < BM ? stA : stB);
+            cp_async16(d, ok ? (const void *)(lsrc[it] + woff) : (const void *)lsrc[it], ok);
         }
     };
 
@@ -156,21 +180,36 @@ __global__ void __launch_bounds__(ES_GPU_THREADS, 1) k_mma(es_gk_params P)
 
     /* stage the products (over the pipeline buffers) */
     uint32_t *prod = (uint32_t *)smem;
-    const int gid = lane >> 2, tig = lane & 3;
-#pragma unroll
-    for (int c = 0; c < 2; c++)
+    if constexpr (NP == 2) {
 #pragma unroll
         for (int i = 0; i < MT; i++)
 #pragma unroll
-            for (int j = 0; j < NT; j++)
+            for (int j = 0; j < NT; j++) {
+                uint32_t x[8];
+                gk_frag_pair(acc[0][i][j], x);
+                gk_frag_pair(acc[1][i][j], x + 4);
+                int q = i * NT + j;
 #pragma unroll
-                for (int e = 0; e < 4; e++) {
-                    int r = wm * WTM + i * 16 + gid + ((e >> 1) << 3);
-                    int col = wn * WTN + j * 8 + tig * 2 + (e & 1);
-                    prod[gk_pidx<NP, VN>(r / NP, col / NP, c, r % NP, col % NP)] = (uint32_t)acc[c][i][j][e];
-                }
+                for (int k = 0; k < 8; k++) prod[(q * 8 + k) * ES_GPU_THREADS + tid] = x[k];
+            }
+    } else {
+        const int gid = lane >> 2, tig = lane & 3;
+#pragma unroll
+        for (int c = 0; c < 2; c++)
+#pragma unroll
+            for (int i = 0; i < MT; i++)
+#pragma unroll
+                for (int j = 0; j < NT; j++)
+#pragma unroll
+                    for (int e = 0; e < 4; e++) {
+                        int r = wm * WTM + i * 16 + gid + ((e >> 1) << 3);
+                        int col = wn * WTN + j * 8 + tig * 2 + (e & 1);
+                        prod[gk_pidx<NP>(r / NP, col / NP, VN) + c * NP * NP + (r % NP) * NP + col % NP] =
+                            (uint32_t)acc[c][i][j][e];
+                    }
+    }
     __syncthreads();
-    gk_epilogue<NP, VM, VN>(P, prod, a0, b0, S);
+    gk_epilogue<STAT, typename C::L, VM, VN>(P, prod, a0, b0, S);
 }
 
 template <int NP>
@@ -182,19 +221,24 @@ size_t smem_bytes()
     return pipe > prod ? pipe : prod;
 }
 
-template <int NP>
+template <int STAT, int NP>
 int launch(const es_gk_params &P, cudaStream_t st)
 {
     using C = cfg<NP>;
     size_t sm = smem_bytes<NP>();
     static thread_local int configured = -1;
-    return gk_launch<C::VM, C::VN>(k_mma<NP>, P, sm, st, &configured);
+    return gk_launch<C::VM, C::VN>(k_mma<NP, STAT>, P, sm, st, &configured);
+}
+
+template <int STAT>
+int launch_np(const es_gk_params &P, int np, cudaStream_t st)
+{
+    return np == 2 ? launch<STAT, 2>(P, st) : launch<STAT, 3>(P, st);
 }
 
 } // namespace
 
 int es_gk_launch_mma(const es_gk_params &P, int np, void *stream)
 {
-    cudaStream_t st = (cudaStream_t)stream;
-    return np == 2 ? launch<2>(P, st) : launch<3>(P, st);
+    return GK_STAT_DISPATCH(P.stat, launch_np, P, np, (cudaStream_t)stream);
 }

@@ -24,7 +24,7 @@ struct cfg<3> {
     static constexpr int VM = 32, VN = 32;
 };
 
-template <int NP>
+template <int NP, int STAT>
 __global__ void __launch_bounds__(ES_GPU_THREADS) k_popc(es_gk_params P)
 {
     using C = cfg<NP>;
@@ -32,13 +32,15 @@ __global__ void __launch_bounds__(ES_GPU_THREADS) k_popc(es_gk_params P)
     constexpr int TPR = ES_GPU_THREADS / VM, PPT = VN / TPR;
     extern __shared__ __align__(128) unsigned char smem[];
     __shared__ gk_epi_smem<VM, VN> S;
-    __shared__ uint64_t sA[BM][KW + 1], sB[BN][KW + 1];
+    /* operand slices after the products in dynamic shared memory */
+    uint64_t(*sA)[KW + 1] = (uint64_t(*)[KW + 1])(smem + (size_t)VM * VN * 2 * NP * NP * 4);
+    uint64_t(*sB)[KW + 1] = sA + BM;
 
     const int a0 = blockIdx.y * VM, b0 = blockIdx.x * VN;
     if (P.diag && b0 + VN <= a0) return;
     const int tid = threadIdx.x, a = tid / TPR, lr = tid % TPR;
     uint32_t *prod = (uint32_t *)smem;
-    gk_epi_load_counts<VM, VN>(P, a0, b0, S);
+    gk_epi_load_counts<NP, VM, VN>(P, a0, b0, S);
     const int rowsA = ((int)P.na - a0) * NP, rowsB = ((int)P.nb - b0) * NP;
     const uint64_t *baseA = P.pa + (size_t)a0 * NP * P.words;
     const uint64_t *baseB = P.pb + (size_t)b0 * NP * P.words;
@@ -86,26 +88,32 @@ __global__ void __launch_bounds__(ES_GPU_THREADS) k_popc(es_gk_params P)
 #pragma unroll
             for (int p = 0; p < NP; p++)
 #pragma unroll
-                for (int pq = 0; pq < NP; pq++) prod[gk_pidx<NP, VN>(a, b, c, p, pq)] = acc[q][p * NP + pq];
+                for (int pq = 0; pq < NP; pq++)
+                    prod[gk_pidx<NP>(a, b, VN) + c * NP * NP + p * NP + pq] = acc[q][p * NP + pq];
         }
     }
     __syncthreads();
-    gk_epilogue<NP, VM, VN>(P, prod, a0, b0, S);
+    gk_epilogue<STAT, gk_lay_staged<NP, VM, VN>, VM, VN>(P, prod, a0, b0, S);
 }
 
-template <int NP>
+template <int STAT, int NP>
 int launch(const es_gk_params &P, cudaStream_t st)
 {
     using C = cfg<NP>;
-    size_t sm = (size_t)C::VM * C::VN * 2 * NP * NP * 4;
+    size_t sm = (size_t)C::VM * C::VN * 2 * NP * NP * 4 + (size_t)(C::VM + C::VN) * NP * (KW + 1) * 8;
     static thread_local int configured = -1;
-    return gk_launch<C::VM, C::VN>(k_popc<NP>, P, sm, st, &configured);
+    return gk_launch<C::VM, C::VN>(k_popc<NP, STAT>, P, sm, st, &configured);
+}
+
+template <int STAT>
+int launch_np(const es_gk_params &P, int np, cudaStream_t st)
+{
+    return np == 2 ? launch<STAT, 2>(P, st) : launch<STAT, 3>(P, st);
 }
 
 } // namespace
 
 int es_gk_launch_popc(const es_gk_params &P, int np, void *stream)
 {
-    cudaStream_t st = (cudaStream_t)stream;
-    return np == 2 ? launch<2>(P, st) : launch<3>(P, st);
+    return GK_STAT_DISPATCH(P.stat, launch_np, P, np, (cudaStream_t)stream);
 }

@@ -59,6 +59,8 @@ struct es_gpu {
     int n_slots;
     unsigned long long clock;
     uint32_t *d_thr, *d_hist, *d_tau;
+    double *d_lnf;    /* ln n!, n < n_lnf (K2 bounds) */
+    uint32_t n_lnf;
     flight_t fl[2];
     double t_kernel; /* seconds in the tile kernels (event-timed) */
     int head, n_flight; /* oldest flight, tiles in flight */
@@ -141,6 +143,7 @@ extern "C" void es_gpu_close(es_gpu_t *g)
     if (g->d_thr) cudaFree(g->d_thr);
     if (g->d_hist) cudaFree(g->d_hist);
     if (g->d_tau) cudaFree(g->d_tau);
+    if (g->d_lnf) cudaFree(g->d_lnf);
     if (g->s_comp) cudaStreamDestroy(g->s_comp);
     if (g->s_copy) cudaStreamDestroy(g->s_copy);
     free(g);
@@ -163,6 +166,17 @@ static int gpu_open(int dev, const es_gpu_config_t *cfg, es_gpu_t *g)
     CHECK(cudaMemset(g->d_hist, 0, ES_HIST_BINS * 4));
     CHECK(cudaMalloc(&g->d_tau, 2 * 4));
     CHECK(cudaMemset(g->d_tau, 0, 2 * 4));
+    if (cfg->stat == ES_STAT_K2) {
+        /* ln n! for every count a cell can hold, plus one (K2 uses (n + 1)!) */
+        g->n_lnf = 64u * (cfg->kw_case + cfg->kw_ctrl) + 2u;
+        double *h = (double *)malloc((size_t)g->n_lnf * sizeof *h);
+        if (!h) return ES_ERR_NOMEM;
+        for (uint32_t i = 0; i < g->n_lnf; i++) h[i] = lgamma((double)i + 1.0);
+        cudaError_t ce = cudaMalloc(&g->d_lnf, (size_t)g->n_lnf * sizeof *h);
+        if (ce == cudaSuccess) ce = cudaMemcpy(g->d_lnf, h, (size_t)g->n_lnf * sizeof *h, cudaMemcpyHostToDevice);
+        free(h);
+        CHECK(ce);
+    }
     for (int k = 0; k < 2; k++) {
         flight_t *f = &g->fl[k];
         ret = flight_alloc(f, ES_GPU_CAND_INIT);
@@ -294,6 +308,8 @@ static void fill_params(es_gpu_t *g, es_gk_params *P, const slot_t *sa, const sl
     P->thr = g->d_thr;
     P->hist = g->d_hist;
     P->tau_bin = g->d_tau;
+    P->lnf = g->d_lnf;
+    P->lnf_n = g->n_lnf;
 }
 
 static int run_flight(es_gpu_t *g, flight_t *f)
@@ -419,5 +435,95 @@ extern "C" int es_gpu_count_tables(int dev, int kernel, const es_gpu_config_t *c
         }
     }
     es_gpu_close(g);
+    return ret;
+}
+
+/* ---- bounds of given tables (tests) --------------------------------------- */
+
+template <int STAT>
+__global__ void k_bounds(const es_gpu_cand_t *t, uint32_t n, es_gk_params P, float *out)
+{
+    uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= n) return;
+    uint32_t c[2][9];
+    for (int y = 0; y < 2; y++)
+        for (int i = 0; i < 9; i++) c[y][i] = t[k].n[y][i];
+    /* two planes: the variants' constants from the table's margins, as the
+     * kernels build them from the genotype counts */
+    float ca[2][3], cb[2][3], ny[2];
+    for (int y = 0; y < 2; y++) {
+        for (int i = 0; i < 3; i++) {
+            ca[y][i] = (float)(c[y][3 * i] + c[y][3 * i + 1] + c[y][3 * i + 2]);
+            cb[y][i] = (float)(c[y][i] + c[y][i + 3] + c[y][i + 6]);
+        }
+        ny[y] = ca[y][0] + ca[y][1] + ca[y][2];
+    }
+    gk_vc A, B;
+    gk_cc C;
+    gk_vc_build<true>(ca, ny, false, A);
+    gk_vc_build<true>(cb, ny, true, B);
+    gk_cc_build<true>(ny[0], ny[1], C);
+    gk_bounds b2 = gk_bound<STAT>(c, A, B, C, P);
+    gk_margins_of(c, A, B, C);
+    gk_bounds b3 = gk_bound<STAT>(c, A, B, C, P);
+    float lo = 0.0f;
+    if (STAT == GK_BOOST) lo = (float)gk_boost_lower(c) * (1.0f - 1e-6f);
+    float *o = out + (size_t)k * 8;
+    o[0] = b2.up;
+    o[1] = b2.lo;
+    o[2] = b2.gup;
+    o[3] = b3.up;
+    o[4] = b3.lo;
+    o[5] = b3.gup;
+    o[6] = lo;
+    o[7] = 0.0f;
+}
+
+template <int STAT>
+static void launch_bounds_k(const es_gpu_cand_t *t, uint32_t n, const es_gk_params &P, float *out)
+{
+    k_bounds<STAT><<<(n + 127) / 128, 128>>>(t, n, P, out);
+}
+
+extern "C" int es_gpu_bounds(int dev, int stat, const es_gpu_cand_t *tables, size_t n, float *out)
+{
+    es_gk_params P;
+    memset(&P, 0, sizeof P);
+    CHECK(cudaSetDevice(dev));
+    uint32_t maxn = 0;
+    for (size_t k = 0; k < n; k++) {
+        uint32_t s = 0;
+        for (int y = 0; y < 2; y++)
+            for (int i = 0; i < 9; i++) s += tables[k].n[y][i];
+        if (s > maxn) maxn = s;
+    }
+    uint32_t nl = maxn + 2;
+    double *h = (double *)malloc((size_t)nl * sizeof *h);
+    if (!h) return ES_ERR_NOMEM;
+    for (uint32_t i = 0; i < nl; i++) h[i] = lgamma((double)i + 1.0);
+    es_gpu_cand_t *dt = NULL;
+    float *dout = NULL;
+    double *dl = NULL;
+    int ret = ES_OK;
+    cudaError_t e = cudaMalloc(&dt, (n ? n : 1) * sizeof *dt);
+    if (e == cudaSuccess) e = cudaMalloc(&dout, (n ? n : 1) * 8 * sizeof(float));
+    if (e == cudaSuccess) e = cudaMalloc(&dl, (size_t)nl * sizeof *h);
+    if (e == cudaSuccess) e = cudaMemcpy(dl, h, (size_t)nl * sizeof *h, cudaMemcpyHostToDevice);
+    if (e == cudaSuccess && n) e = cudaMemcpy(dt, tables, n * sizeof *dt, cudaMemcpyHostToDevice);
+    if (e == cudaSuccess && n) {
+        P.lnf = dl;
+        P.lnf_n = nl;
+        GK_STAT_DISPATCH(stat, launch_bounds_k, dt, (uint32_t)n, P, dout);
+        e = cudaGetLastError();
+        if (e == cudaSuccess) e = cudaMemcpy(out, dout, n * 8 * sizeof(float), cudaMemcpyDeviceToHost);
+    }
+    if (e != cudaSuccess) {
+        fprintf(stderr, "[E::es_gpu_bounds] %s\n", cudaGetErrorString(e));
+        ret = ES_ERR_GPU;
+    }
+    free(h);
+    cudaFree(dt);
+    cudaFree(dout);
+    cudaFree(dl);
     return ret;
 }

@@ -90,6 +90,30 @@ int es_gpu_b1_ceiling(int dev, double *bitmac_per_s);
 int es_gpu_count_tables(int dev, int kernel, const es_gpu_config_t *cfg, const es_gpu_block_t *a,
                         const es_gpu_block_t *b, es_gpu_cand_t *out);
 
+/** Raw products of the sm_90a wgmma b1 mainloop (gpu/wgmma_b1.cuh; tests): for
+ *  np-plane blocks a (na variants) and b (nb variants), row-major bit matrices
+ *  of words-word rows (row r = plane r % np of variant r / np), writes
+ *  popcount(a_r & b_c) over the words of class y -- y 0: cases, [0, kw0);
+ *  y 1: controls, [off_ctrl, off_ctrl + kw1) -- to
+ *  out[(y * na*np + r) * nb*np + c] (2 * na*np * nb*np values).  words,
+ *  off_ctrl, kw0 and kw1 must be even.
+ *  @return ES_OK, ES_ERR_ARG, ES_ERR_UNSUPPORTED when device dev is not sm_90
+ *          or the build has no sm_90a code, ES_ERR_GPU on a CUDA error. */
+int es_gpu_b1_gemm_test(int dev, int np, const uint64_t *a, uint32_t na, const uint64_t *b, uint32_t nb,
+                        uint32_t words, uint32_t off_ctrl, uint32_t kw0, uint32_t kw1, uint32_t *out);
+
+/** The wgmma b1 rate of device dev: wgmma m64n256k256 AND.POPC from shared
+ *  memory back to back on every SM (no global traffic), in bit
+ *  multiply-accumulates per second (64 * 256 * 256 per wgmma; benchmarks).
+ *  @return ES_OK, ES_ERR_UNSUPPORTED as es_gpu_b1_gemm_test(), ES_ERR_GPU. */
+int es_gpu_b1_ceiling_wgmma(int dev, double *bitmac_per_s);
+
+/** The device's float bounds of the statistic stat (es_stat_t) for n given
+ *  tables (tests: compared with the exact CPU value).  out: 8 floats per
+ *  table: up, lo, gup with the two-plane per-variant constants, up, lo, gup
+ *  with the per-pair margins (calls missing), the BOOST IPF lower bound, 0. */
+int es_gpu_bounds(int dev, int stat, const es_gpu_cand_t *tables, size_t n, float *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -92,8 +92,42 @@ int es_gpu_b1_ceiling(int dev, double *bitmac_per_s)
     return ES_ERR_UNSUPPORTED;
 }
 
+int es_gpu_b1_gemm_test(int dev, int np, const uint64_t *a, uint32_t na, const uint64_t *b, uint32_t nb,
+                        uint32_t words, uint32_t off_ctrl, uint32_t kw0, uint32_t kw1, uint32_t *out)
+{
+    (void)dev;
+    (void)np;
+    (void)a;
+    (void)na;
+    (void)b;
+    (void)nb;
+    (void)words;
+    (void)off_ctrl;
+    (void)kw0;
+    (void)kw1;
+    (void)out;
+    return ES_ERR_UNSUPPORTED;
+}
+
+int es_gpu_b1_ceiling_wgmma(int dev, double *bitmac_per_s)
+{
+    (void)dev;
+    *bitmac_per_s = 0.0;
+    return ES_ERR_UNSUPPORTED;
+}
+
 double es_gpu_kernel_seconds(const es_gpu_t *g)
 {
     (void)g;
     return 0.0;
+}
+
+int es_gpu_bounds(int dev, int stat, const es_gpu_cand_t *tables, size_t n, float *out)
+{
+    (void)dev;
+    (void)stat;
+    (void)tables;
+    (void)n;
+    (void)out;
+    return ES_ERR_UNSUPPORTED;
 }

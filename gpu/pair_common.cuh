@@ -10,6 +10,11 @@
  * significance threshold.  The host then scores the few candidates with the
  * CPU's exact code, so the output is the CPU backend's to the byte.
  *
+ * The bounds use per-variant constants (genotype margins, their entropies,
+ * the Kirkwood weights) computed once per CTA when no call is missing (two
+ * planes), and the same quantities derived per pair from its table when calls
+ * are missing (three planes).
+ *
  * Thresholds are lower bounds of exact statistics of real pairs:
  *   - thr[v] (device-wide, per variant): the best lower bound seen for v;
  *   - the top-k level: a histogram of one lower bound per CTA row (distinct
@@ -49,6 +54,8 @@ struct es_gk_params {
     es_gpu_cand_t *cand;
     uint32_t cap;
     uint32_t *n_cand;
+    const double *lnf;        /* ln n! for n < lnf_n (K2) */
+    uint32_t lnf_n;
 };
 
 /* Order-preserving float <-> uint32 keys. */
@@ -82,256 +89,236 @@ __device__ __forceinline__ void gk_derive(const uint32_t x[9], uint32_t n[9])
     n[0] = x[VV] - x[A1V] - x[VB1] + x[X11];
 }
 
-/* Table of one pair from its NP x NP products of both classes.
- * prod[c*NP*NP + p*NP + q]: class c (0 cases, 1 controls), plane p of a,
- * plane q of b.  ga, gb: [y][g] genotype counts (y 0 control, 1 case). */
-template <int NP>
-__device__ __forceinline__ void gk_table(const uint32_t *prod, const uint32_t *ga,
-                                         const uint32_t *gb, uint32_t n[2][9])
-{
-#pragma unroll
-    for (int c = 0; c < 2; c++) {
-        const uint32_t *p = prod + c * NP * NP;
-        int y = c == 0 ? 1 : 0;
-        uint32_t x[9];
-        if (NP == 2) {
-            x[0] = p[0];
-            x[1] = p[1];
-            x[2] = p[2];
-            x[3] = p[3];
-            x[4] = ga[y * 3 + 1] + ga[y * 3 + 2];
-            x[5] = ga[y * 3 + 2];
-            x[6] = gb[y * 3 + 1] + gb[y * 3 + 2];
-            x[7] = gb[y * 3 + 2];
-            x[8] = ga[y * 3 + 0] + ga[y * 3 + 1] + ga[y * 3 + 2];
-        } else {
-            /* planes P1, P2, V */
-            x[0] = p[0];
-            x[1] = p[1];
-            x[4] = p[2];
-            x[2] = p[3];
-            x[3] = p[4];
-            x[5] = p[5];
-            x[6] = p[6];
-            x[7] = p[7];
-            x[8] = p[8];
-        }
-        gk_derive(x, n[y]);
-    }
-}
-
-/* Float bounds of one table's statistic.  up >= exact score >= lo, and
- * gup >= the G of the significance test.  The errors of float arithmetic
- * are covered by margins derived from the magnitudes summed (see
- * doc/GPU.md); __logf has an absolute error <= 2^-21.41 on [0.5, 2] and
- * <= 3 ulp elsewhere. */
+/* ---- bounds of the statistics --------------------------------------------
+ *
+ * Float bounds of one table's statistic: up >= exact score >= lo, and gup >=
+ * the G of the significance test.  All logarithms are base 2 from
+ * __log2f(max(n, 1)) (absolute error <= 2^-22 on [0.5, 2], <= 2 ulp
+ * elsewhere: <= 3.8e-6 for arguments below 2^32), so each n lg(n/m) term is
+ * off by at most ~8.6e-6 n; with the float roundings of the sums the margins
+ * below (2.5e-5 N + 2e-6 of the magnitudes summed, in bits) are several times
+ * the worst case.  doc/GPU.md gives the derivation. */
 struct gk_bounds {
     float up, lo, gup;
 };
 
-/* sum over cells n>0 of n ln(n / e) with e = num/den computed in float, and
- * the error bound of that sum. */
-__device__ __forceinline__ void gk_acc_nlog(float n, float ratio, float &s, float &err)
-{
-    float t = n * __logf(ratio);
-    s += t;
-    err += fabsf(t) + n;
-}
+/* One variant's constants: genotype counts g[y][k] (y 0 control, 1 case),
+ * h = sum_{y,k} n_yk lg(n_yk / n_k) (bits, <= 0: -N H(Y|X)), the Kirkwood
+ * weights w[y][k] (a row variant: n_yk / n_k; a column variant:
+ * n_yk / (n_k n_y)) and whether it has two genotype levels or more. */
+struct gk_vc {
+    uint32_t g[6];
+    float h;
+    float w[2][3];
+    int poly;
+};
 
-__device__ __forceinline__ float gk_margin(float err) { return err * 4e-6f + 1e-4f; }
+/* Constants of the class split: class sizes, N, hK = sum_y n_y lg(n_y / N). */
+struct gk_cc {
+    float ny[2], N, hK;
+};
 
-/* N*I(Y; cols) in nats for a 2 x ncol table given as rows r0 (controls), r1
- * (cases), with totals; err receives the magnitude for the margin. */
-template <int NC>
-__device__ __forceinline__ float gk_nmi(const float *r0, const float *r1, float n0, float n1,
-                                        float err_out[1])
+__device__ __forceinline__ float gk_lg(float x) { return __log2f(fmaxf(x, 1.0f)); }
+
+/* A variant's constants from its class x genotype counts (floats).  ACC: the
+ * accurate log2f (per-CTA constants) instead of __log2f (per-pair, calls
+ * missing). */
+template <bool ACC>
+__device__ __forceinline__ void gk_vc_build(const float c[2][3], const float ny[2], bool col, gk_vc &v)
 {
-    float n = n0 + n1, s = 0.0f, err = 0.0f;
+    float h = 0.0f;
+    int lv = 0;
 #pragma unroll
-    for (int c = 0; c < NC; c++) {
-        float col = r0[c] + r1[c];
-        if (r0[c] > 0.0f) gk_acc_nlog(r0[c], (r0[c] * n) / (n0 * col), s, err);
-        if (r1[c] > 0.0f) gk_acc_nlog(r1[c], (r1[c] * n) / (n1 * col), s, err);
+    for (int k = 0; k < 3; k++) {
+        float nk = c[0][k] + c[1][k];
+        lv += nk > 0.0f;
+        float lk = ACC ? log2f(fmaxf(nk, 1.0f)) : gk_lg(nk);
+#pragma unroll
+        for (int y = 0; y < 2; y++) {
+            float ly = ACC ? log2f(fmaxf(c[y][k], 1.0f)) : gk_lg(c[y][k]);
+            h += c[y][k] * (ly - lk);
+            float den = col ? nk * ny[y] : nk;
+            v.w[y][k] = den > 0.0f ? __fdividef(c[y][k], den) : 0.0f;
+        }
     }
-    err_out[0] = err;
-    return s;
+    v.h = h;
+    v.poly = lv >= 2;
 }
 
-/* Margins of df: non-empty columns and classes, as stats.c's table_margins. */
-__device__ __forceinline__ int gk_df(const uint32_t n[2][9], uint32_t *n0, uint32_t *n1)
+template <bool ACC>
+__device__ __forceinline__ void gk_cc_build(float n0, float n1, gk_cc &C)
+{
+    C.ny[0] = n0;
+    C.ny[1] = n1;
+    C.N = n0 + n1;
+    float lN = ACC ? log2f(fmaxf(C.N, 1.0f)) : gk_lg(C.N);
+    float l0 = ACC ? log2f(fmaxf(n0, 1.0f)) : gk_lg(n0);
+    float l1 = ACC ? log2f(fmaxf(n1, 1.0f)) : gk_lg(n1);
+    C.hK = n0 * (l0 - lN) + n1 * (l1 - lN);
+}
+
+/* Constants of a pair's own table (calls missing: margins differ per pair). */
+__device__ __forceinline__ void gk_margins_of(const uint32_t n[2][9], gk_vc &A, gk_vc &B, gk_cc &C)
+{
+    float ca[2][3], cb[2][3], ny[2];
+#pragma unroll
+    for (int y = 0; y < 2; y++) {
+#pragma unroll
+        for (int k = 0; k < 3; k++) {
+            ca[y][k] = (float)(n[y][3 * k] + n[y][3 * k + 1] + n[y][3 * k + 2]);
+            cb[y][k] = (float)(n[y][k] + n[y][k + 3] + n[y][k + 6]);
+        }
+        ny[y] = ca[y][0] + ca[y][1] + ca[y][2];
+    }
+    gk_cc_build<false>(ny[0], ny[1], C);
+    gk_vc_build<false>(ca, ny, false, A);
+    gk_vc_build<false>(cb, ny, true, B);
+}
+
+/* T1 = sum over the 18 cells of n_yc lg(n_yc / n_c) (bits, <= 0):
+ * -N H(Y | A, B). */
+__device__ __forceinline__ float gk_t1(const float f[2][9])
+{
+    float t = 0.0f;
+#pragma unroll
+    for (int c = 0; c < 9; c++) {
+        float ls = gk_lg(f[0][c] + f[1][c]);
+        t += f[0][c] * (gk_lg(f[0][c]) - ls) + f[1][c] * (gk_lg(f[1][c]) - ls);
+    }
+    return t;
+}
+
+/* Degrees of freedom of the 2 x 9 table as stats.c's table_margins. */
+__device__ __forceinline__ bool gk_df_pos(const uint32_t n[2][9])
 {
     uint32_t s0 = 0, s1 = 0;
     int cols = 0;
 #pragma unroll
     for (int c = 0; c < 9; c++) {
-        s0 += n[0][c];
-        s1 += n[1][c];
+        s0 |= n[0][c];
+        s1 |= n[1][c];
         cols += (n[0][c] | n[1][c]) != 0;
     }
-    *n0 = s0;
-    *n1 = s1;
-    return (s0 && s1 && cols > 1) ? cols - 1 : 0;
+    return s0 && s1 && cols > 1;
 }
 
-__device__ __forceinline__ gk_bounds gk_bound(int stat, const uint32_t n[2][9])
+template <int STAT>
+__device__ __forceinline__ gk_bounds gk_bound(const uint32_t n[2][9], const gk_vc &A, const gk_vc &B,
+                                              const gk_cc &C, const es_gk_params &P)
 {
     gk_bounds b;
-    uint32_t n0, n1;
-    int df = gk_df(n, &n0, &n1);
-    float N = (float)n0 + (float)n1;
-    switch (stat) {
-    case GK_BOOST: {
-        /* G of the Kirkwood superposition approximation (boost.c): an upper
-         * bound of PLINK's statistic.  mu = N p(a|b) p(b|k) p(k|a) / tau. */
-        float ab[9], ak[2][3], bk[2][3], am[3], bm[3], kk[2];
+    const float LN2 = 0.69314718f;
+    if constexpr (STAT == GK_K2) {
+        /* K2 = sum_c ln (n_c + 1)! - ln n_0c! - ln n_1c!  (lower is better) */
+        double s = 0.0, m = 0.0;
 #pragma unroll
-        for (int i = 0; i < 3; i++) {
-            am[i] = bm[i] = 0.0f;
-#pragma unroll
-            for (int y = 0; y < 2; y++) ak[y][i] = bk[y][i] = 0.0f;
+        for (int c = 0; c < 9; c++) {
+            double t0 = __ldg(&P.lnf[n[0][c] + n[1][c] + 1]);
+            double t1 = __ldg(&P.lnf[n[0][c]]), t2 = __ldg(&P.lnf[n[1][c]]);
+            s += t0 - (t1 + t2);
+            m += t0;
         }
-#pragma unroll
-        for (int a = 0; a < 3; a++)
-#pragma unroll
-            for (int c = 0; c < 3; c++) {
-                float x0 = (float)n[0][a * 3 + c], x1 = (float)n[1][a * 3 + c];
-                ab[a * 3 + c] = x0 + x1;
-                ak[0][a] += x0;
-                ak[1][a] += x1;
-                bk[0][c] += x0;
-                bk[1][c] += x1;
-            }
-        int ra = 0, rb = 0;
-#pragma unroll
-        for (int i = 0; i < 3; i++) {
-            am[i] = ak[0][i] + ak[1][i];
-            bm[i] = bk[0][i] + bk[1][i];
-            ra += am[i] > 0.0f;
-            rb += bm[i] > 0.0f;
-        }
-        kk[0] = (float)n0;
-        kk[1] = (float)n1;
-        if (ra < 2 || rb < 2) {
+        float e = (float)(m * 1e-9 + 1e-6);
+        b.up = -((float)s - e) + 1e-6f * fabsf((float)s);
+        b.lo = -((float)s + e) - 1e-6f * fabsf((float)s);
+        b.gup = 0.0f;
+        return b;
+    }
+    if constexpr (STAT == GK_BOOST) {
+        if (!A.poly || !B.poly) {
             b.up = b.lo = b.gup = 0.0f;
             return b;
         }
-        float tau = 0.0f;
+        /* G of the Kirkwood superposition approximation (boost.c), an upper
+         * bound of PLINK's statistic, as
+         * G / 2 = ln2 (T1 - hA - hB + hK) + N ln tau,
+         * tau = sum_ab n_ab sum_y (n_ya / n_a) (n_yb / (n_b n_y)). */
+        float f[2][9], tau = 0.0f;
 #pragma unroll
-        for (int a = 0; a < 3; a++)
-#pragma unroll
-            for (int c = 0; c < 3; c++) {
-                if (ab[a * 3 + c] == 0.0f) continue;
-                float s = 0.0f;
-#pragma unroll
-                for (int y = 0; y < 2; y++)
-                    if (kk[y] > 0.0f) s += ak[y][a] * bk[y][c] / kk[y];
-                tau += ab[a * 3 + c] / (am[a] * bm[c]) * s;
-            }
-        float s = 0.0f, err = 0.0f;
-#pragma unroll
-        for (int y = 0; y < 2; y++)
-#pragma unroll
-            for (int a = 0; a < 3; a++)
-#pragma unroll
-                for (int c = 0; c < 3; c++) {
-                    float x = (float)n[y][a * 3 + c];
-                    if (x > 0.0f) {
-                        /* n / mu = n n_b n_k n_a tau / (N n_ab n_bk n_ak) */
-                        float num = x * bm[c] * kk[y] * am[a];
-                        float den = N * ab[a * 3 + c] * bk[y][c] * ak[y][a];
-                        gk_acc_nlog(x, num / den * tau, s, err);
-                    }
-                }
-        float g = 2.0f * s;
-        b.up = g + 2.0f * gk_margin(err) + 1e-5f * fabsf(g);
-        if (b.up < 0.0f) b.up = 0.0f;
+        for (int c = 0; c < 9; c++) {
+            f[0][c] = (float)n[0][c];
+            f[1][c] = (float)n[1][c];
+            int ia = c / 3, ib = c % 3;
+            float w = A.w[0][ia] * B.w[0][ib] + A.w[1][ia] * B.w[1][ib];
+            tau += (f[0][c] + f[1][c]) * w;
+        }
+        float t1 = gk_t1(f);
+        float bits = t1 - A.h - B.h + C.hK;
+        float lt = C.N * __logf(tau);
+        float half = LN2 * bits + lt;
+        float e = 2.5e-5f * C.N + 2e-6f * (fabsf(t1) + fabsf(A.h) + fabsf(B.h) + fabsf(C.hK)) +
+                  2e-6f * fabsf(lt) + 1e-3f;
+        float g = 2.0f * (half + e);
+        b.up = g > 0.0f ? g * (1.0f + 1e-6f) : 0.0f;
         b.lo = 0.0f; /* the exact fit is >= 0; refined by gk_boost_lower() */
         b.gup = b.up;
         return b;
     }
-    case GK_CHI2: {
-        if (df <= 0) {
-            b.up = b.lo = b.gup = 0.0f;
-            return b;
-        }
-        float s = 0.0f;
+    if (!gk_df_pos(n)) {
+        b.up = b.lo = b.gup = 0.0f;
+        return b;
+    }
+    if constexpr (STAT == GK_CHI2) {
+        float s = 0.0f, n0 = 0.0f, n1 = 0.0f;
+        uint32_t s0 = 0, s1 = 0;
 #pragma unroll
         for (int c = 0; c < 9; c++) {
-            uint32_t a0 = n[0][c], a1 = n[1][c];
-            if (!(a0 | a1)) continue;
-            float d = (float)((long long)a0 * n1 - (long long)a1 * n0);
-            s += d * d / (float)(a0 + a1);
+            s0 += n[0][c];
+            s1 += n[1][c];
         }
-        float v = s / ((float)n0 * (float)n1);
+        n0 = (float)s0;
+        n1 = (float)s1;
+#pragma unroll
+        for (int c = 0; c < 9; c++) {
+            /* exact in double: each product is below 2^53 */
+            double d = (double)n[0][c] * (double)s1 - (double)n[1][c] * (double)s0;
+            float df = (float)d, col = (float)(n[0][c] + n[1][c]);
+            s += col > 0.0f ? __fdividef(df * df, col) : 0.0f;
+        }
+        float v = __fdividef(s, n0 * n1);
         b.up = v * (1.0f + 1e-5f) + 1e-6f;
         b.lo = v * (1.0f - 1e-5f) - 1e-6f;
         b.gup = b.up;
         return b;
-    }
-    case GK_MI:
-    case GK_IG: {
-        if (df <= 0) {
-            b.up = b.lo = b.gup = 0.0f;
-            return b;
-        }
-        float r0[9], r1[9], e[1];
+    } else {
+        /* MI, IG: N I(Y; A,B) = T1 - hK bits; N I(Y; A) = hA - hK */
+        float f[2][9];
 #pragma unroll
         for (int c = 0; c < 9; c++) {
-            r0[c] = (float)n[0][c];
-            r1[c] = (float)n[1][c];
+            f[0][c] = (float)n[0][c];
+            f[1][c] = (float)n[1][c];
         }
-        float f0 = (float)n0, f1 = (float)n1;
-        float g = gk_nmi<9>(r0, r1, f0, f1, e);
-        float m = gk_margin(e[0]);
-        float up = fmaxf(g + m, 0.0f), lo = fmaxf(g - m, 0.0f);
-        if (stat == GK_IG) {
-            float a0[3], a1[3], c0[3], c1[3], ea[1], eb[1];
-#pragma unroll
-            for (int i = 0; i < 3; i++) {
-                a0[i] = r0[3 * i] + r0[3 * i + 1] + r0[3 * i + 2];
-                a1[i] = r1[3 * i] + r1[3 * i + 1] + r1[3 * i + 2];
-                c0[i] = r0[i] + r0[i + 3] + r0[i + 6];
-                c1[i] = r1[i] + r1[i + 3] + r1[i + 6];
-            }
-            float ga = gk_nmi<3>(a0, a1, f0, f1, ea), gb = gk_nmi<3>(c0, c1, f0, f1, eb);
-            float ma = gk_margin(ea[0]), mb = gk_margin(eb[0]);
-            float sub_lo = fmaxf(fmaxf(ga - ma, 0.0f), fmaxf(gb - mb, 0.0f));
-            float sub_hi = fmaxf(fmaxf(ga + ma, 0.0f), fmaxf(gb + mb, 0.0f));
+        float t1 = gk_t1(f);
+        float nab = t1 - C.hK;
+        float e = 2.5e-5f * C.N + 2e-6f * (fabsf(t1) + fabsf(C.hK)) + 1e-4f;
+        float up = fmaxf(nab + e, 0.0f), lo = fmaxf(nab - e, 0.0f);
+        if (STAT == GK_IG) {
+            float na = A.h - C.hK, nb = B.h - C.hK;
+            float ea = 2.5e-5f * C.N + 2e-6f * (fabsf(A.h) + fabsf(C.hK)) + 1e-4f;
+            float eb = 2.5e-5f * C.N + 2e-6f * (fabsf(B.h) + fabsf(C.hK)) + 1e-4f;
+            float sub_lo = fmaxf(fmaxf(na - ea, 0.0f), fmaxf(nb - eb, 0.0f));
+            float sub_hi = fmaxf(fmaxf(na + ea, 0.0f), fmaxf(nb + eb, 0.0f));
             float u = up - sub_lo, l = lo - sub_hi;
             up = u;
             lo = l;
         }
-        /* score in bits: N I / (N ln 2); G = 2 N I (IG may be negative) */
-        float inv = 1.0f / (N * 0.69314718f), su = up * inv, sl = lo * inv;
-        b.gup = 2.0f * up + fabsf(2.0f * up) * 1e-6f;
-        b.up = su + fabsf(su) * 1e-6f + 1e-7f;
-        b.lo = sl - fabsf(sl) * 1e-6f - 1e-7f;
+        /* score: I in bits = (N I bits) / N; G = 2 ln2 (N I bits) */
+        float inv = __fdividef(1.0f, C.N), su = up * inv, sl = lo * inv;
+        b.gup = 2.0f * LN2 * up + fabsf(up) * 1e-5f;
+        b.up = su + fabsf(su) * 1e-5f + 1e-7f;
+        b.lo = sl - fabsf(sl) * 1e-5f - 1e-7f;
         return b;
-    }
-    default: { /* K2, lower is better: score = -K2 */
-        float s = 0.0f, err = 0.0f;
-#pragma unroll
-        for (int c = 0; c < 9; c++) {
-            float x0 = (float)n[0][c], x1 = (float)n[1][c];
-            float t0 = lgammaf(x0 + x1 + 2.0f), t1 = lgammaf(x0 + 1.0f), t2 = lgammaf(x1 + 1.0f);
-            s += t0 - (t1 + t2);
-            err += fabsf(t0) + fabsf(t1) + fabsf(t2);
-        }
-        float m = err * 4e-6f + 1e-3f;
-        b.up = -(s - m);
-        b.lo = -(s + m);
-        b.gup = 0.0f;
-        return b;
-    }
     }
 }
 
 /* A lower bound of PLINK's BOOST statistic for one table: iterative
- * proportional fitting in double, run to a tight tolerance.  Each IPF step
- * can only lower G, so a fit run further than PLINK's early stop (change
- * <= 0.001) gives a G at or below the CPU's; a fit that does not converge
- * within the cap says nothing (0). */
-static __device__ double gk_boost_lower(const uint32_t n[2][9])
+ * proportional fitting in double, from mu = 1 as PLINK, stopped at the first
+ * sweep whose summed absolute change is <= 1e-4.  Each sweep only raises the
+ * likelihood (lowers G), and that sweep comes at or after PLINK's (the first
+ * with change <= 0.001: ten times the rounding-level differences between the
+ * two evaluations cannot close), so its G is at or below the CPU's; a fit that
+ * does not stop within the cap says nothing (0). */
+static __device__ __noinline__ double gk_boost_lower(const uint32_t n[2][9])
 {
     double mu[2][9], t[2][9], ab[9], ak[2][3], bk[2][3];
     int ra = 0, rb = 0;
@@ -381,7 +368,7 @@ static __device__ double gk_boost_lower(const uint32_t n[2][9])
             }
         for (int y = 0; y < 2; y++)
             for (int i = 0; i < 9; i++) change += fabs(mu[y][i] - prev[y][i]);
-        conv = change <= 1e-9 * (N + 1.0);
+        conv = change <= 1e-4;
     }
     if (!conv) return 0.0;
     double g = 0.0, tau = 0.0;
@@ -396,119 +383,280 @@ static __device__ double gk_boost_lower(const uint32_t n[2][9])
     return g > 0.0 ? g : 0.0;
 }
 
-/* Product staging: prod[((a * VN) + b) * 2 * NP * NP + c * NP * NP + p * NP + q]. */
-template <int NP, int VN>
-__device__ __forceinline__ int gk_pidx(int a, int b, int c, int p, int q)
+/* ---- pair layouts ----------------------------------------------------------
+ *
+ * Which pairs a thread scores and where their products lie.
+ *
+ * gk_lay_staged: products staged as prod[((a * VN + b) * 2 + c) * NP^2 + p NP + q]
+ * (c 0 cases, 1 controls; planes p of a, q of b); TPR consecutive threads
+ * share row a and take columns b = lane_r + q TPR.
+ *
+ * gk_lay_frag (two planes, mma fragments): each m16n8 accumulator fragment
+ * covers 8 variants of a x 4 of b; after one exchange between lanes l and
+ * l ^ 4 (gk_frag_pair) every lane holds the 2 x 2 x 2 products of one pair,
+ * stored as prod[(q * 8 + k) * THREADS + tid] (conflict-free). */
+template <int NP>
+__device__ __forceinline__ int gk_pidx(int a, int b, int VN)
 {
-    return ((a * VN + b) * 2 + c) * NP * NP + p * NP + q;
+    return (a * VN + b) * 2 * NP * NP;
+}
+
+template <int NP_, int VM, int VN>
+struct gk_lay_staged {
+    static constexpr int NP = NP_, TPR = ES_GPU_THREADS / VM, PPT = VN / TPR;
+    __device__ static void pair(int q, int &a, int &b)
+    {
+        a = threadIdx.x / TPR;
+        b = threadIdx.x % TPR + q * TPR;
+    }
+    __device__ static void load(const uint32_t *prod, int q, int a, int b, uint32_t x[2 * NP * NP])
+    {
+        (void)q;
+        const uint32_t *p = prod + gk_pidx<NP>(a, b, VN);
+#pragma unroll
+        for (int k = 0; k < 2 * NP * NP; k++) x[k] = p[k];
+    }
+};
+
+template <int MT, int NT, int WGN>
+struct gk_lay_frag {
+    static constexpr int NP = 2, PPT = MT * NT;
+    __device__ static void pair(int q, int &a, int &b)
+    {
+        int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, gid = lane >> 2;
+        int row0 = (warp / WGN) * MT * 16 + (q / NT) * 16, col0 = (warp % WGN) * NT * 8 + (q % NT) * 8;
+        a = row0 / 2 + (gid & 1) * 4 + (gid >> 1);
+        b = col0 / 2 + (lane & 3);
+    }
+    __device__ static void load(const uint32_t *prod, int q, int a, int b, uint32_t x[8])
+    {
+        (void)a;
+        (void)b;
+#pragma unroll
+        for (int k = 0; k < 8; k++) x[k] = prod[(q * 8 + k) * ES_GPU_THREADS + threadIdx.x];
+    }
+};
+
+/* One m16n8 fragment of class c's products (mma C layout: c[0], c[1] at row
+ * gid, columns 2 tig, 2 tig + 1; c[2], c[3] at row gid + 8) into the lane's
+ * pair products x[c * 4 + p * 2 + q].  Rows of even gid are plane 0 of their
+ * variant, odd gid plane 1; lanes l and l ^ 4 swap the halves they lack. */
+__device__ __forceinline__ void gk_frag_pair(const int acc[4], uint32_t x[4])
+{
+    int p = (threadIdx.x >> 2) & 1;
+    uint32_t s0 = (uint32_t)(p ? acc[0] : acc[2]), s1 = (uint32_t)(p ? acc[1] : acc[3]);
+    uint32_t r0 = __shfl_xor_sync(0xffffffffu, s0, 4), r1 = __shfl_xor_sync(0xffffffffu, s1, 4);
+    if (!p) {
+        x[0] = (uint32_t)acc[0];
+        x[1] = (uint32_t)acc[1];
+        x[2] = r0;
+        x[3] = r1;
+    } else {
+        x[0] = r0;
+        x[1] = r1;
+        x[2] = (uint32_t)acc[2];
+        x[3] = (uint32_t)acc[3];
+    }
+}
+
+/* The pair's table from its products x[c * NP^2 + p NP + q] (c 0 cases) and
+ * the genotype counts ga, gb ([y][g], y 0 control, 1 case). */
+template <int NP>
+__device__ __forceinline__ void gk_cells(const uint32_t *x, const uint32_t *ga, const uint32_t *gb,
+                                         uint32_t n[2][9])
+{
+#pragma unroll
+    for (int c = 0; c < 2; c++) {
+        const uint32_t *p = x + c * NP * NP;
+        int y = c == 0 ? 1 : 0;
+        uint32_t s[9];
+        if (NP == 2) {
+            s[0] = p[0];
+            s[1] = p[1];
+            s[2] = p[2];
+            s[3] = p[3];
+            s[4] = ga[y * 3 + 1] + ga[y * 3 + 2];
+            s[5] = ga[y * 3 + 2];
+            s[6] = gb[y * 3 + 1] + gb[y * 3 + 2];
+            s[7] = gb[y * 3 + 2];
+            s[8] = ga[y * 3 + 0] + ga[y * 3 + 1] + ga[y * 3 + 2];
+        } else {
+            /* planes P1, P2, V */
+            s[0] = p[0];
+            s[1] = p[1];
+            s[4] = p[2];
+            s[2] = p[3];
+            s[3] = p[4];
+            s[5] = p[5];
+            s[6] = p[6];
+            s[7] = p[7];
+            s[8] = p[8];
+        }
+        gk_derive(s, n[y]);
+    }
 }
 
 /* Shared memory of the epilogue besides the products. */
 template <int VM, int VN>
 struct gk_epi_smem {
-    uint32_t ga[VM][6], gb[VN][6];
+    gk_vc va[VM], vb[VN];
+    gk_cc cc;
     unsigned long long rowbest[VM], colbest[VN]; /* (key << 32) | index */
     uint32_t rowlo[VM], collo[VN];               /* keys */
     uint32_t tau;
     int hist_touched;
+    /* BOOST: pairs whose exact fit is wanted (phase B) */
+    int n_fit;
+    uint32_t fit_n[VM + VN][2][9];
+    uint32_t fit_who[VM + VN]; /* row + 1 << 8 | column + 1 (0: none) */
 };
 
-template <int VM, int VN>
+/* Per-variant constants of the CTA's rows and columns.  Call by all threads
+ * before the main loop; the first __syncthreads of the main loop publishes. */
+template <int NP, int VM, int VN>
 __device__ __forceinline__ void gk_epi_load_counts(const es_gk_params &P, int a0, int b0,
                                                    gk_epi_smem<VM, VN> &S)
 {
-    for (int k = threadIdx.x; k < VM * 6; k += blockDim.x) {
-        int a = k / 6;
-        S.ga[a][k % 6] = a0 + a < (int)P.na ? P.ga[(size_t)(a0 + a) * 6 + k % 6] : 0u;
+    for (int k = threadIdx.x; k < VM + VN; k += blockDim.x) {
+        bool row = k < VM;
+        int v = row ? k : k - VM;
+        int gv = (row ? a0 : b0) + v;
+        bool ok = gv < (int)(row ? P.na : P.nb);
+        const uint32_t *src = (row ? P.ga : P.gb) + (size_t)gv * 6;
+        gk_vc &o = row ? S.va[v] : S.vb[v];
+        float c[2][3], ny[2];
+#pragma unroll
+        for (int i = 0; i < 6; i++) {
+            o.g[i] = ok ? src[i] : 0u;
+            c[i / 3][i % 3] = (float)o.g[i];
+        }
+        ny[0] = c[0][0] + c[0][1] + c[0][2];
+        ny[1] = c[1][0] + c[1][1] + c[1][2];
+        if (NP == 2) {
+            gk_vc_build<true>(c, ny, !row, o);
+            if (k == 0) gk_cc_build<true>(ny[0], ny[1], S.cc);
+        }
+        if (row) {
+            S.rowbest[v] = 0ull;
+            S.rowlo[v] = 0u;
+        } else {
+            S.colbest[v] = 0ull;
+            S.collo[v] = 0u;
+        }
     }
-    for (int k = threadIdx.x; k < VN * 6; k += blockDim.x) {
-        int b = k / 6;
-        S.gb[b][k % 6] = b0 + b < (int)P.nb ? P.gb[(size_t)(b0 + b) * 6 + k % 6] : 0u;
+    if (threadIdx.x == 0) {
+        S.hist_touched = 0;
+        S.n_fit = 0;
     }
-    for (int k = threadIdx.x; k < VM; k += blockDim.x) {
-        S.rowbest[k] = 0ull;
-        S.rowlo[k] = 0u;
-    }
-    for (int k = threadIdx.x; k < VN; k += blockDim.x) {
-        S.colbest[k] = 0ull;
-        S.collo[k] = 0u;
-    }
-    if (threadIdx.x == 0) S.hist_touched = 0;
 }
 
-/* The fused epilogue.  prod: staged products of the CTA tile (gk_pidx
- * layout); a0, b0: first variant of the tile in each block.  Must be called
- * by all threads of the CTA after the products are in shared memory. */
-template <int NP, int VM, int VN>
+template <int STAT, int NP, int VM, int VN>
+__device__ __forceinline__ gk_bounds gk_pair_bound(const uint32_t n[2][9], int a, int b,
+                                                   const gk_epi_smem<VM, VN> &S, const es_gk_params &P)
+{
+    if (NP == 2 || STAT == GK_K2 || STAT == GK_CHI2) return gk_bound<STAT>(n, S.va[a], S.vb[b], S.cc, P);
+    gk_vc A, B;
+    gk_cc C;
+    gk_margins_of(n, A, B, C);
+    return gk_bound<STAT>(n, A, B, C, P);
+}
+
+/* The fused epilogue.  prod: the CTA tile's products in layout L; a0, b0:
+ * first variant of the tile in each block.  Called by all threads of the CTA
+ * after the products are in shared memory. */
+template <int STAT, class L, int VM, int VN>
 __device__ void gk_epilogue(const es_gk_params &P, const uint32_t *prod, int a0, int b0,
                             gk_epi_smem<VM, VN> &S)
 {
-    constexpr int TPR = ES_GPU_THREADS / VM; /* threads per row */
-    constexpr int PPT = VN / TPR;            /* pairs per thread */
+    constexpr int NP = L::NP, PPT = L::PPT;
+    constexpr bool boost = STAT == GK_BOOST;
+    static_assert(VM + VN <= ES_GPU_THREADS && VM < 255 && VN < 255, "phase B/C: a thread per row and column");
     const int tid = threadIdx.x;
-    const int a = tid / TPR, lane_r = tid % TPR;
-    const int gi = (int)P.first_a + a0 + a;
-    const bool row_ok = a0 + a < (int)P.na;
     float up[PPT], gup[PPT];
     bool valid[PPT];
-    unsigned long long best = 0ull;
-    uint32_t best_lo = 0u;
-    const bool boost = P.stat == GK_BOOST;
 
-    /* phase A: bounds of every pair, row and column bests */
+    /* phase A: bounds of every pair; row bests (running over a thread's
+     * consecutive pairs of one row) and column bests */
+    int cur = -1;
+    unsigned long long rbest = 0ull;
+    uint32_t rlo = 0u;
 #pragma unroll
     for (int q = 0; q < PPT; q++) {
-        int b = lane_r + q * TPR;
-        int gj = (int)P.first_b + b0 + b;
-        valid[q] = row_ok && b0 + b < (int)P.nb && (!P.diag || gi < gj);
+        int a, b;
+        L::pair(q, a, b);
+        if (a != cur) {
+            if (cur >= 0) {
+                if (boost && rbest) atomicMax(&S.rowbest[cur], rbest);
+                if (!boost && rlo) atomicMax(&S.rowlo[cur], rlo);
+            }
+            cur = a;
+            rbest = 0ull;
+            rlo = 0u;
+        }
+        int gi = (int)P.first_a + a0 + a, gj = (int)P.first_b + b0 + b;
+        valid[q] = a0 + a < (int)P.na && b0 + b < (int)P.nb && (!P.diag || gi < gj);
         up[q] = gup[q] = 0.0f;
         if (!valid[q]) continue;
-        uint32_t n[2][9];
-        gk_table<NP>(prod + gk_pidx<NP, VN>(a, b, 0, 0, 0), S.ga[a], S.gb[b], n);
-        gk_bounds bd = gk_bound(P.stat, n);
+        uint32_t x[2 * NP * NP], n[2][9];
+        L::load(prod, q, a, b, x);
+        gk_cells<NP>(x, S.va[a].g, S.vb[b].g, n);
+        gk_bounds bd = gk_pair_bound<STAT, NP, VM, VN>(n, a, b, S, P);
         up[q] = bd.up;
         gup[q] = bd.gup;
-        uint32_t kup = es_fkey(bd.up), klo = es_fkey(bd.lo);
         if (boost) {
+            uint32_t kup = es_fkey(bd.up);
             unsigned long long kb = ((unsigned long long)kup << 32) | (uint32_t)b;
-            if (kb > best) best = kb;
+            if (kb > rbest) rbest = kb;
             atomicMax(&S.colbest[b], ((unsigned long long)kup << 32) | (uint32_t)a);
         } else {
-            if (klo > best_lo) best_lo = klo;
+            uint32_t klo = es_fkey(bd.lo);
+            if (klo > rlo) rlo = klo;
             atomicMax(&S.collo[b], klo);
         }
     }
-    /* reduce over the TPR threads of a row (consecutive lanes) */
-#pragma unroll
-    for (int o = 1; o < TPR; o <<= 1) {
-        unsigned long long ob = __shfl_xor_sync(0xffffffffu, best, o);
-        uint32_t ol = __shfl_xor_sync(0xffffffffu, best_lo, o);
-        if (ob > best) best = ob;
-        if (ol > best_lo) best_lo = ol;
-    }
-    if (lane_r == 0) {
-        S.rowbest[a] = best;
-        S.rowlo[a] = best_lo;
+    if (cur >= 0) {
+        if (boost && rbest) atomicMax(&S.rowbest[cur], rbest);
+        if (!boost && rlo) atomicMax(&S.rowlo[cur], rlo);
     }
     __syncthreads();
 
-    /* phase B (BOOST): the exact fit of each row's and column's most promising
-     * pair gives the lower bounds */
+    /* phase B (BOOST): the exact fit (IPF in double) of each row's and
+     * column's most promising pair gives the lower bounds -- only where that
+     * pair could raise its variant's threshold.  The
+     * owners of such pairs queue their tables; the fits then run one per
+     * thread, in parallel. */
     if (boost) {
-        if (tid < VM + VN) {
-            bool is_row = tid < VM;
-            int r = is_row ? tid : tid - VM;
-            unsigned long long kb = is_row ? S.rowbest[r] : S.colbest[r];
-            uint32_t lo = 0u;
-            if (kb != 0ull) {
-                int other = (int)(kb & 0xffffffffu);
-                int aa = is_row ? r : other, bb = is_row ? other : r;
-                uint32_t n[2][9];
-                gk_table<NP>(prod + gk_pidx<NP, VN>(aa, bb, 0, 0, 0), S.ga[aa], S.gb[bb], n);
-                lo = es_fkey((float)gk_boost_lower(n) * (1.0f - 1e-6f));
-            }
-            if (is_row) S.rowlo[r] = lo;
-            else S.collo[r] = lo;
+#pragma unroll
+        for (int q = 0; q < PPT; q++) {
+            if (!valid[q]) continue;
+            int a, b;
+            L::pair(q, a, b);
+            unsigned long long kup = (unsigned long long)es_fkey(up[q]) << 32;
+            bool rb = S.rowbest[a] == (kup | (uint32_t)b), cb = S.colbest[b] == (kup | (uint32_t)a);
+            if (!rb && !cb) continue;
+            /* not against the top-k level: every variant's best partner
+             * is wanted, and a variant without a bound would emit all its
+             * pairs */
+            uint32_t ku = (uint32_t)(kup >> 32);
+            if (rb) rb = ku > *((volatile uint32_t *)&P.thr[P.first_a + a0 + a]);
+            if (cb) cb = ku > *((volatile uint32_t *)&P.thr[P.first_b + b0 + b]);
+            if (!rb && !cb) continue;
+            uint32_t x[2 * NP * NP], n[2][9];
+            L::load(prod, q, a, b, x);
+            gk_cells<NP>(x, S.va[a].g, S.vb[b].g, n);
+            int slot = atomicAdd(&S.n_fit, 1);
+#pragma unroll
+            for (int y = 0; y < 2; y++)
+#pragma unroll
+                for (int k = 0; k < 9; k++) S.fit_n[slot][y][k] = n[y][k];
+            S.fit_who[slot] = (rb ? (uint32_t)a + 1u : 0u) | (cb ? ((uint32_t)b + 1u) << 8 : 0u);
+        }
+        __syncthreads();
+        if (tid < S.n_fit) {
+            uint32_t who = S.fit_who[tid];
+            uint32_t lo = es_fkey((float)gk_boost_lower(S.fit_n[tid]) * (1.0f - 1e-6f));
+            if (who & 0xffu) S.rowlo[(who & 0xffu) - 1u] = lo;
+            if (who >> 8) S.collo[(who >> 8) - 1u] = lo;
         }
         __syncthreads();
     }
@@ -521,14 +669,13 @@ __device__ void gk_epilogue(const es_gk_params &P, const uint32_t *prod, int a0,
         bool ok = is_row ? (a0 + r < (int)P.na) : (b0 + r < (int)P.nb);
         uint32_t lo = is_row ? S.rowlo[r] : S.collo[r];
         /* only rows/columns with at least one valid pair have a bound */
-        unsigned long long has = is_row ? (boost ? S.rowbest[r] : (unsigned long long)lo)
-                                        : (boost ? S.colbest[r] : (unsigned long long)lo);
-        if (ok && has != 0ull) {
+        bool has = boost ? (is_row ? S.rowbest[r] : S.colbest[r]) != 0ull : lo != 0u;
+        if (ok && has) {
             int g = is_row ? (int)P.first_a + a0 + r : (int)P.first_b + b0 + r;
-            uint32_t old = atomicMax(&P.thr[g], lo);
+            uint32_t old = lo ? atomicMax(&P.thr[g], lo) : *((volatile uint32_t *)&P.thr[g]);
+            uint32_t own = lo;
             if (old > lo) lo = old;
-            if (is_row && P.update_hist) {
-                uint32_t own = S.rowlo[r];
+            if (is_row && P.update_hist && own) {
                 uint32_t bin = own >> ES_HIST_SHIFT;
                 atomicAdd(&P.hist[bin], 1u);
                 atomicMax(&P.tau_bin[1], bin);
@@ -579,14 +726,14 @@ __device__ void gk_epilogue(const es_gk_params &P, const uint32_t *prod, int a0,
 
     /* phase D: emit the candidates */
     const uint32_t tau = S.tau;
-    const uint32_t trow = S.rowlo[a < VM ? a : 0];
 #pragma unroll
     for (int q = 0; q < PPT; q++) {
-        int b = lane_r + q * TPR;
+        int a, b;
+        L::pair(q, a, b);
         bool emit = false;
         if (valid[q]) {
             uint32_t k = es_fkey(up[q]);
-            emit = k >= tau || k >= trow || k >= S.collo[b] || gup[q] >= P.sig_min_g;
+            emit = k >= tau || k >= S.rowlo[a] || k >= S.collo[b] || gup[q] >= P.sig_min_g;
         }
         unsigned m = __ballot_sync(0xffffffffu, emit);
         if (!m) continue;
@@ -598,9 +745,10 @@ __device__ void gk_epilogue(const es_gk_params &P, const uint32_t *prod, int a0,
             uint32_t slot = base + __popc(m & ((1u << (tid & 31)) - 1u));
             if (slot < P.cap) {
                 es_gpu_cand_t *c = &P.cand[slot];
-                uint32_t n[2][9];
-                gk_table<NP>(prod + gk_pidx<NP, VN>(a, b, 0, 0, 0), S.ga[a], S.gb[b], n);
-                c->i = (uint32_t)gi;
+                uint32_t x[2 * NP * NP], n[2][9];
+                L::load(prod, q, a, b, x);
+                gk_cells<NP>(x, S.va[a].g, S.vb[b].g, n);
+                c->i = P.first_a + (uint32_t)(a0 + a);
                 c->j = P.first_b + (uint32_t)(b0 + b);
 #pragma unroll
                 for (int y = 0; y < 2; y++)
@@ -615,7 +763,7 @@ __device__ void gk_epilogue(const es_gk_params &P, const uint32_t *prod, int a0,
  * shared memory (raising the kernel's limit once per device and thread). */
 template <int VM, int VN>
 static int gk_launch(void (*kernel)(es_gk_params), const es_gk_params &P, size_t smem,
-                     cudaStream_t st, int *configured)
+                     cudaStream_t st, int *configured, int threads = ES_GPU_THREADS)
 {
     int dev = 0;
     cudaError_t e = cudaGetDevice(&dev);
@@ -626,9 +774,17 @@ static int gk_launch(void (*kernel)(es_gk_params), const es_gk_params &P, size_t
         *configured = dev;
     }
     dim3 grid((P.nb + VN - 1) / VN, (P.na + VM - 1) / VM);
-    kernel<<<grid, ES_GPU_THREADS, smem, st>>>(P);
+    kernel<<<grid, threads, smem, st>>>(P);
     return (int)cudaGetLastError();
 }
+
+/* A kernel template instantiated for every statistic: kernel<STAT>. */
+#define GK_STAT_DISPATCH(stat, F, ...)                                                             \
+    ((stat) == GK_BOOST  ? F<GK_BOOST>(__VA_ARGS__)                                                \
+     : (stat) == GK_CHI2 ? F<GK_CHI2>(__VA_ARGS__)                                                 \
+     : (stat) == GK_MI   ? F<GK_MI>(__VA_ARGS__)                                                   \
+     : (stat) == GK_IG   ? F<GK_IG>(__VA_ARGS__)                                                   \
+                         : F<GK_K2>(__VA_ARGS__))
 
 /* Every kernel family's launcher (one per .cu); np is 2 or 3.
  * @return 0, or a cudaError_t. */

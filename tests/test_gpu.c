@@ -5,6 +5,10 @@
  *    es_count_pair(), for sample counts that are not multiples of 64, 256 or
  *    1024, with and without missing calls, a monomorphic and an all-missing
  *    variant, on off-diagonal and diagonal tiles;
+ *  - bounds: the device's float bounds of every statistic (both the
+ *    two-plane per-variant form and the per-pair form) hold the exact CPU
+ *    value, on random, sparse, unbalanced, monomorphic and strongly
+ *    associated tables, and are tight where they should be;
  *  - scans: top-k, summary and significant pairs of --device gpu identical to
  *    --device cpu for every statistic and kernel, several tile sizes, and a
  *    block cache capped to two blocks (streaming). */
@@ -207,6 +211,121 @@ static void scans_case(uint32_t m, uint32_t n, double miss, uint64_t seed)
     tu_geno_free(f);
 }
 
+/* ---- bounds ---------------------------------------------------------------- */
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+static uint32_t rnd(uint32_t n)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return n ? (uint32_t)(rng_state % n) : 0u;
+}
+
+/* A random table of N samples: genotype frequencies of A and B, a case
+ * fraction, and (kind 1) an effect of the pair on the case odds, (kind 2)
+ * empty genotype levels, (kind 3) a tiny cohort. */
+static void random_table(es_table2_t *t, int kind)
+{
+    memset(t, 0, sizeof *t);
+    static const uint32_t sizes[] = {12, 100, 999, 4096, 8192, 20000, 100000};
+    uint32_t N = kind == 3 ? 2 + rnd(30) : sizes[rnd(7)];
+    double pa = 0.02 + 0.9 * rnd(1000) / 1000.0, pb = 0.02 + 0.9 * rnd(1000) / 1000.0;
+    double pc = 0.05 + 0.9 * rnd(1000) / 1000.0;
+    int drop_a = kind == 2 ? (int)rnd(3) : -1, drop_b = kind == 2 ? (int)rnd(4) - 1 : -1;
+    int ea = (int)rnd(3), eb = (int)rnd(3);
+    for (uint32_t k = 0; k < N; k++) {
+        int a = (rnd(1000) < pa * 1000) + (rnd(1000) < pa * 1000);
+        int b = (rnd(1000) < pb * 1000) + (rnd(1000) < pb * 1000);
+        if (a == drop_a) a = (a + 1) % 3;
+        if (b == drop_b) b = (b + 1) % 3;
+        double p = pc;
+        if (kind == 1 && a == ea && b == eb) p = p > 0.5 ? 0.02 : 0.98;
+        int y = rnd(1000) < p * 1000;
+        t->n[y][a * 3 + b]++;
+    }
+}
+
+static int bound_failures;
+
+static void bound_fail(const es_table2_t *tab)
+{
+    for (int y = 0; y < 2; y++)
+        for (int c = 0; c < 9; c++) fprintf(stderr, "%u%c", tab->n[y][c], c == 8 ? '\n' : ' ');
+    bound_failures++;
+}
+
+static void check_bounds(es_stat_t st, const es_table2_t *tab, const float *o, size_t k)
+{
+    es_stat_result_t r;
+    es_stat_value(st, tab, &r);
+    double score = es_stat_higher_is_better(st) ? r.stat : -r.stat;
+    double g = es_stat_has_p(st) ? es_stat_g(st, tab, r.stat) : NAN;
+    double tol = 1e-6 * fabs(score) + 1e-9;
+    for (int f = 0; f < 2; f++) {
+        const float *b = o + 3 * f;
+        if (!((double)b[0] + tol >= score && (double)b[1] - tol <= score) ||
+            (r.df > 0 && !isnan(g) && !((double)b[2] + tol >= g))) {
+            fprintf(stderr, "table %zu stat %s form %d: up %.9g lo %.9g gup %.9g exact %.12g G %.12g\n", k,
+                    es_stat_name(st), f, b[0], b[1], b[2], score, g);
+            bound_fail(tab);
+        }
+        /* tight enough to screen: chi2, mi, ig, k2 to a small margin */
+        if (st != ES_STAT_BOOST) {
+            double N = 0;
+            for (int y = 0; y < 2; y++)
+                for (int c = 0; c < 9; c++) N += tab->n[y][c];
+            double slack = st == ES_STAT_K2 ? 1e-3 * fabs(score) + 1e-3
+                         : st == ES_STAT_CHI2 ? 1e-4 * fabs(score) + 1e-5
+                                              : 1e-4 * fabs(score) + 2e-4 * (1.0 + 1.0 / N);
+            if ((double)b[0] - (double)b[1] > 2.0 * slack) {
+                fprintf(stderr, "table %zu stat %s form %d: loose bounds up %.9g lo %.9g exact %.12g\n", k,
+                        es_stat_name(st), f, b[0], b[1], score);
+                bound_fail(tab);
+            }
+        }
+    }
+    if (st == ES_STAT_BOOST && !((double)o[6] <= r.stat + tol)) {
+        fprintf(stderr, "table %zu: IPF lower bound %.9g above exact %.12g\n", k, o[6], r.stat);
+        bound_fail(tab);
+    }
+}
+
+static void test_bounds(void **state)
+{
+    (void)state;
+    enum { NT = 4000 };
+    es_table2_t *tab = calloc(NT, sizeof *tab);
+    es_gpu_cand_t *c = calloc(NT, sizeof *c);
+    float *o = calloc((size_t)NT * 8, sizeof *o);
+    assert_non_null(tab);
+    assert_non_null(c);
+    assert_non_null(o);
+    for (size_t k = 0; k < NT; k++) {
+        random_table(&tab[k], (int)(k % 4));
+        memcpy(c[k].n, tab[k].n, sizeof c[k].n);
+    }
+    /* fixed corner cases: all in one cell, one class empty, a single column */
+    memset(&tab[0], 0, sizeof tab[0]);
+    tab[0].n[1][4] = 50;
+    memset(&tab[1], 0, sizeof tab[1]);
+    tab[1].n[0][0] = 7;
+    tab[1].n[0][4] = 9;
+    memset(&tab[2], 0, sizeof tab[2]);
+    tab[2].n[0][2] = 5;
+    tab[2].n[1][2] = 11;
+    for (int k = 0; k < 3; k++) memcpy(c[k].n, tab[k].n, sizeof c[k].n);
+    static const es_stat_t stats[] = {ES_STAT_BOOST, ES_STAT_CHI2, ES_STAT_MI, ES_STAT_IG, ES_STAT_K2};
+    for (size_t s = 0; s < 5; s++) {
+        assert_int_equal(es_gpu_bounds(0, (int)stats[s], c, NT, o), ES_OK);
+        for (size_t k = 0; k < NT && bound_failures < 20; k++) check_bounds(stats[s], &tab[k], o + 8 * k, k);
+    }
+    assert_int_equal(bound_failures, 0);
+    free(tab);
+    free(c);
+    free(o);
+}
+
 static void test_scans_complete(void **state)
 {
     (void)state;
@@ -246,6 +365,7 @@ int main(void)
     }
     es_log_set_level(ES_LOG_ERROR);
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bounds),
         cmocka_unit_test(test_counts),
         cmocka_unit_test(test_scans_complete),
         cmocka_unit_test(test_scans_missing),

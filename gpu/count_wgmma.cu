@@ -1,0 +1,233 @@
+/* count_wgmma.cu -- the Hopper (sm_90a) wgmma b1 mainloop of wgmma_b1.cuh
+ * as host entry points: the raw-product test (every popcount(A_r & B_c) of
+ * both classes written out, compared with the CPU in tests/test_wgmma.c) and
+ * the wgmma b1 ceiling micro-benchmark.  The fused pair-counting kernel that
+ * uses es_wg_tile() with the real epilogue lives with the engine.
+ *
+ * Both entry points first probe the device: sm_90 only, and the binary must
+ * carry sm_90a code (a build whose CUDA_ARCH lacks compute_90a compiles the
+ * trapping fallback, so a probe kernel reports which body the device runs). */
+#include <cstdio>
+#include <cstring>
+
+#include <cuda_runtime.h>
+
+#include "epistream.h"
+#include "gpu.h"
+#include "cuda_check.h"
+#include "wgmma_b1.cuh"
+
+namespace {
+
+/* 1 when the device runs this file's sm_90a body, 0 for a fallback body. */
+__global__ void k_wg_probe(int *ok)
+{
+    if (threadIdx.x == 0 && blockIdx.x == 0) *ok = ES_WG_SM90A;
+}
+
+/* ES_OK when device dev can run the sm_90a kernels of this file,
+ * ES_ERR_UNSUPPORTED when not, ES_ERR_GPU on a runtime error.  *flag is
+ * device memory the caller frees. */
+int probe_run(int dev, int **flag)
+{
+    cudaDeviceProp p;
+    CHECK(cudaSetDevice(dev));
+    CHECK(cudaGetDeviceProperties(&p, dev));
+    if (p.major != 9 || p.minor != 0) return ES_ERR_UNSUPPORTED;
+    cudaFuncAttributes fa;
+    if (cudaFuncGetAttributes(&fa, k_wg_probe) != cudaSuccess) { /* no image for this device */
+        (void)cudaGetLastError();
+        return ES_ERR_UNSUPPORTED;
+    }
+    CHECK(cudaMalloc(flag, sizeof **flag));
+    CHECK(cudaMemset(*flag, 0, sizeof **flag));
+    k_wg_probe<<<1, 32>>>(*flag);
+    CHECK(cudaGetLastError());
+    int h = 0;
+    CHECK(cudaMemcpy(&h, *flag, sizeof h, cudaMemcpyDeviceToHost));
+    return h == 1 ? ES_OK : ES_ERR_UNSUPPORTED;
+}
+
+int wg_probe(int dev)
+{
+    int *flag = NULL;
+    int ret = probe_run(dev, &flag);
+    if (flag) cudaFree(flag);
+    return ret;
+}
+
+/* ---- raw products ------------------------------------------------------------ */
+
+/* Writes C_y[r][c] to out[(y * ra + r) * rb + c] (global rows r < ra, c < rb). */
+struct raw_epi {
+    uint32_t *out;
+    int ra, rb;    /* na * NP, nb * NP */
+    int r0, c0;    /* first row of the tile in each block */
+    __device__ __forceinline__ void operator()(int row0, int col0, const int (&cc)[4], const int (&ct)[4])
+    {
+        const int lane = threadIdx.x & 31, gid = lane >> 2, tig = lane & 3;
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            const int r = r0 + row0 + gid + ((e >> 1) << 3), c = c0 + col0 + 2 * tig + (e & 1);
+            if (r < ra && c < rb) {
+                out[(size_t)r * rb + c] = (uint32_t)cc[e];
+                out[((size_t)ra + r) * rb + c] = (uint32_t)ct[e];
+            }
+        }
+    }
+    __device__ __forceinline__ void finish() {}
+};
+
+template <int NP>
+__global__ void __launch_bounds__(es_wg_shape<NP>::THREADS, 1) k_gemm_test(es_gk_params P, uint32_t *out)
+{
+    extern __shared__ __align__(1024) unsigned char smem[];
+    using S = es_wg_shape<NP>;
+    const int a0 = blockIdx.y * S::VM, b0 = blockIdx.x * S::VN;
+    raw_epi e{out, (int)P.na * NP, (int)P.nb * NP, a0 * NP, b0 * NP};
+    es_wg_tile<NP>(P, a0, b0, smem, e);
+}
+
+struct gemm_bufs {
+    uint64_t *a, *b;
+    uint32_t *out;
+};
+
+template <int NP>
+int gemm_run(const uint64_t *a, uint32_t na, const uint64_t *b, uint32_t nb, uint32_t words, uint32_t off_ctrl,
+             uint32_t kw0, uint32_t kw1, uint32_t *out, gemm_bufs *d)
+{
+    using S = es_wg_shape<NP>;
+    const size_t wa = (size_t)na * NP * words, wb = (size_t)nb * NP * words;
+    const size_t n_out = (size_t)2 * na * NP * nb * NP;
+    CHECK(cudaMalloc(&d->a, wa * sizeof *a));
+    CHECK(cudaMalloc(&d->b, wb * sizeof *b));
+    CHECK(cudaMalloc(&d->out, n_out * sizeof *out));
+    CHECK(cudaMemcpy(d->a, a, wa * sizeof *a, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(d->b, b, wb * sizeof *b, cudaMemcpyHostToDevice));
+    CHECK(cudaMemset(d->out, 0xff, n_out * sizeof *out)); /* poison: every product must be written */
+
+    es_gk_params P;
+    memset(&P, 0, sizeof P);
+    P.pa = d->a;
+    P.pb = d->b;
+    P.na = na;
+    P.nb = nb;
+    P.words = words;
+    P.off_ctrl = off_ctrl;
+    P.kw0 = kw0;
+    P.kw1 = kw1;
+
+    CHECK(cudaFuncSetAttribute(k_gemm_test<NP>, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM_BYTES));
+    dim3 grid((nb + S::VN - 1) / S::VN, (na + S::VM - 1) / S::VM);
+    k_gemm_test<NP><<<grid, S::THREADS, S::SMEM_BYTES>>>(P, d->out);
+    CHECK(cudaGetLastError());
+    CHECK(cudaDeviceSynchronize());
+    CHECK(cudaMemcpy(out, d->out, n_out * sizeof *out, cudaMemcpyDeviceToHost));
+    return ES_OK;
+}
+
+/* ---- ceiling ----------------------------------------------------------------- */
+
+constexpr int CEIL_WGS = 3;          /* warpgroups per CTA, one CTA per SM */
+constexpr int CEIL_KSTEPS = 4;       /* wgmma per commit group */
+constexpr int CEIL_SMEM = (64 + 256) * 128 + 1024;
+
+/* Every warpgroup issues m64n256k256 b1 wgmma back to back from one A
+ * (64 x 1024 bits) and one B (256 x 1024 bits) tile in shared memory, four
+ * per commit group with one group in flight, no global traffic. */
+__global__ void __launch_bounds__(CEIL_WGS * 128, 1) k_ceiling_wg(int iters, uint32_t seed, int *out)
+{
+#if ES_WG_SM90A
+    extern __shared__ __align__(1024) unsigned char smem[];
+    uint32_t sbase = (es_wg_smem_u32(smem) + 1023u) & ~1023u;
+    unsigned char *sm = smem + (sbase - es_wg_smem_u32(smem));
+    for (int i = threadIdx.x; i < (64 + 256) * 128 / 4; i += blockDim.x) {
+        uint32_t x = (uint32_t)i * 0x9e3779b9u + seed;
+        x ^= x >> 16;
+        x *= 0x85ebca6bu;
+        ((uint32_t *)sm)[i] = x ^ (x >> 13);
+    }
+    es_wg_fence_proxy_async();
+    __syncthreads();
+    int acc[128];
+#pragma unroll
+    for (int i = 0; i < 128; i++) acc[i] = 0;
+    const uint64_t da = es_wg_desc(sbase), db = es_wg_desc(sbase + 64 * 128);
+    for (int it = 0; it < iters; it++) {
+        es_wg_fence();
+#pragma unroll
+        for (int ks = 0; ks < CEIL_KSTEPS; ks++) es_wg_mma_n256(acc, da + 2 * ks, db + 2 * ks);
+        es_wg_commit();
+        es_wg_wait<1>();
+    }
+    es_wg_wait<0>();
+    int s = 0;
+#pragma unroll
+    for (int i = 0; i < 128; i++) {
+        es_wg_fence_reg(acc[i]);
+        s += acc[i];
+    }
+    if (s == 0x7fffffff) *out = s; /* keeps the work alive */
+#else
+    (void)iters;
+    (void)seed;
+    (void)out;
+    __trap();
+#endif
+}
+
+int ceiling_run(int dev, double *bitmac_per_s, int **out, cudaEvent_t ev[2])
+{
+    cudaDeviceProp p;
+    CHECK(cudaGetDeviceProperties(&p, dev));
+    CHECK(cudaMalloc(out, sizeof **out));
+    CHECK(cudaEventCreate(&ev[0]));
+    CHECK(cudaEventCreate(&ev[1]));
+    const int blocks = p.multiProcessorCount, threads = CEIL_WGS * 128, iters = 10000;
+    k_ceiling_wg<<<blocks, threads, CEIL_SMEM>>>(100, 1u, *out); /* warm-up */
+    CHECK(cudaGetLastError());
+    CHECK(cudaEventRecord(ev[0]));
+    k_ceiling_wg<<<blocks, threads, CEIL_SMEM>>>(iters, 2u, *out);
+    CHECK(cudaGetLastError());
+    CHECK(cudaEventRecord(ev[1]));
+    CHECK(cudaEventSynchronize(ev[1]));
+    float ms = 0.0f;
+    CHECK(cudaEventElapsedTime(&ms, ev[0], ev[1]));
+    const double wgmmas = (double)blocks * CEIL_WGS * iters * CEIL_KSTEPS;
+    *bitmac_per_s = wgmmas * 64.0 * 256.0 * 256.0 / (ms * 1e-3);
+    return ES_OK;
+}
+
+} // namespace
+
+extern "C" int es_gpu_b1_gemm_test(int dev, int np, const uint64_t *a, uint32_t na, const uint64_t *b, uint32_t nb,
+                                   uint32_t words, uint32_t off_ctrl, uint32_t kw0, uint32_t kw1, uint32_t *out)
+{
+    if ((np != 2 && np != 3) || (words & 1) || (off_ctrl & 1) || (kw0 & 1) || (kw1 & 1) || kw0 > words ||
+        (uint64_t)off_ctrl + kw1 > words)
+        return ES_ERR_ARG;
+    int ret = wg_probe(dev);
+    if (ret != ES_OK || na == 0 || nb == 0) return ret;
+    gemm_bufs d = {NULL, NULL, NULL};
+    ret = np == 2 ? gemm_run<2>(a, na, b, nb, words, off_ctrl, kw0, kw1, out, &d)
+                  : gemm_run<3>(a, na, b, nb, words, off_ctrl, kw0, kw1, out, &d);
+    cudaFree(d.a);
+    cudaFree(d.b);
+    cudaFree(d.out);
+    return ret;
+}
+
+extern "C" int es_gpu_b1_ceiling_wgmma(int dev, double *bitmac_per_s)
+{
+    *bitmac_per_s = 0.0;
+    int ret = wg_probe(dev);
+    if (ret != ES_OK) return ret;
+    int *out = NULL;
+    cudaEvent_t ev[2] = {NULL, NULL};
+    ret = ceiling_run(dev, bitmac_per_s, &out, ev);
+    if (ev[0]) cudaEventDestroy(ev[0]);
+    if (ev[1]) cudaEventDestroy(ev[1]);
+    if (out) cudaFree(out);
+    return ret;
+}

@@ -1,8 +1,9 @@
-/* count_wgmma.cu -- the Hopper (sm_90a) wgmma b1 mainloop of wgmma_b1.cuh
- * as host entry points: the raw-product test (every popcount(A_r & B_c) of
- * both classes written out, compared with the CPU in tests/test_wgmma.c) and
- * the wgmma b1 ceiling micro-benchmark.  The fused pair-counting kernel that
- * uses es_wg_tile() with the real epilogue lives with the engine.
+/* count_wgmma.cu -- the Hopper (sm_90a) kernel family: the wgmma b1 mainloop
+ * of wgmma_b1.cuh fused with the epilogue of pair_common.cuh (the scan's
+ * tile kernels, one per statistic and plane count), and as host entry points
+ * the raw-product test (every popcount(A_r & B_c) of both classes written
+ * out, compared with the CPU in tests/test_wgmma.c) and the wgmma b1 ceiling
+ * micro-benchmark.
  *
  * Both entry points first probe the device: sm_90 only, and the binary must
  * carry sm_90a code (a build whose CUDA_ARCH lacks compute_90a compiles the
@@ -54,6 +55,86 @@ int wg_probe(int dev)
     int ret = probe_run(dev, &flag);
     if (flag) cudaFree(flag);
     return ret;
+}
+
+/* ---- the fused tile kernels ---------------------------------------------------- */
+
+/* Two planes: each lane turns its fragments into pair products in place
+ * (gk_frag_pair), one pair per 8-column chunk, stored conflict-free. */
+struct epi2 {
+    uint32_t *prod;
+    int q;
+    __device__ __forceinline__ void operator()(int row0, int col0, const int (&cc)[4], const int (&ct)[4])
+    {
+        (void)row0;
+        (void)col0;
+        uint32_t x[8];
+        gk_frag_pair(cc, x);
+        gk_frag_pair(ct, x + 4);
+#pragma unroll
+        for (int k = 0; k < 8; k++) prod[(q * 8 + k) * ES_GPU_THREADS + threadIdx.x] = x[k];
+        q++;
+    }
+    __device__ __forceinline__ void finish() {}
+};
+
+/* Three planes: variants straddle fragments, so products are staged by pair
+ * (gk_lay_staged). */
+template <int VN>
+struct epi3 {
+    uint32_t *prod;
+    __device__ __forceinline__ void operator()(int row0, int col0, const int (&cc)[4], const int (&ct)[4])
+    {
+        const int lane = threadIdx.x & 31, gid = lane >> 2, tig = lane & 3;
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            int r = row0 + gid + ((e >> 1) << 3), c = col0 + 2 * tig + (e & 1);
+            uint32_t *p = prod + gk_pidx<3>(r / 3, c / 3, VN) + (r % 3) * 3 + c % 3;
+            p[0] = (uint32_t)cc[e];
+            p[9] = (uint32_t)ct[e];
+        }
+    }
+    __device__ __forceinline__ void finish() {}
+};
+
+template <int NP, int STAT>
+__global__ void __launch_bounds__(es_wg_shape<NP>::THREADS, 1) k_wgmma(es_gk_params P)
+{
+    using S = es_wg_shape<NP>;
+    constexpr int VM = S::VM, VN = S::VN;
+    extern __shared__ __align__(1024) unsigned char smem[];
+    __shared__ gk_epi_smem<VM, VN> E;
+    const int a0 = blockIdx.y * VM, b0 = blockIdx.x * VN;
+    if (P.diag && b0 + VN <= a0) return; /* wholly below the diagonal */
+    gk_epi_load_counts<NP, VM, VN>(P, a0, b0, E);
+    uint32_t *prod = (uint32_t *)smem;
+    if constexpr (NP == 2) {
+        static_assert(S::THREADS == ES_GPU_THREADS, "two planes: every thread holds pairs");
+        epi2 e{prod, 0};
+        es_wg_tile<2>(P, a0, b0, smem, e);
+        __syncthreads();
+        gk_epilogue<STAT, gk_lay_wg<S::BN / 8>, VM, VN>(P, prod, a0, b0, E);
+    } else {
+        static_assert((size_t)VM * VN * 18 * 4 <= (size_t)S::SMEM_BYTES - 1024, "staging fits the pipeline");
+        epi3<VN> e{prod};
+        es_wg_tile<3>(P, a0, b0, smem, e);
+        __syncthreads();
+        gk_epilogue<STAT, gk_lay_staged<3, VM, VN>, VM, VN>(P, prod, a0, b0, E);
+    }
+}
+
+template <int STAT, int NP>
+int launch_fused(const es_gk_params &P, cudaStream_t st)
+{
+    using S = es_wg_shape<NP>;
+    static thread_local int configured = -1;
+    return gk_launch<S::VM, S::VN>(k_wgmma<NP, STAT>, P, S::SMEM_BYTES, st, &configured, S::THREADS);
+}
+
+template <int STAT>
+int launch_np(const es_gk_params &P, int np, cudaStream_t st)
+{
+    return np == 2 ? launch_fused<STAT, 2>(P, st) : launch_fused<STAT, 3>(P, st);
 }
 
 /* ---- raw products ------------------------------------------------------------ */
@@ -231,3 +312,10 @@ extern "C" int es_gpu_b1_ceiling_wgmma(int dev, double *bitmac_per_s)
     if (out) cudaFree(out);
     return ret;
 }
+
+int es_gk_launch_wgmma(const es_gk_params &P, int np, void *stream)
+{
+    return GK_STAT_DISPATCH(P.stat, launch_np, P, np, (cudaStream_t)stream);
+}
+
+int es_gk_wgmma_usable(int dev) { return wg_probe(dev) == ES_OK; }

@@ -69,8 +69,11 @@ struct es_gpu {
 static int launch(es_gpu_t *g, const es_gk_params &P)
 {
     int np = (int)g->cfg.n_planes;
-    if (g->kernel == ES_GPU_KERNEL_POPC) return es_gk_launch_popc(P, np, g->s_comp);
-    return es_gk_launch_mma(P, np, g->s_comp);
+    switch (g->kernel) {
+    case ES_GPU_KERNEL_POPC: return es_gk_launch_popc(P, np, g->s_comp);
+    case ES_GPU_KERNEL_WGMMA: return es_gk_launch_wgmma(P, np, g->s_comp);
+    default: return es_gk_launch_mma(P, np, g->s_comp);
+    }
 }
 
 extern "C" void es_gpu_host_register(void *p, size_t bytes)
@@ -83,11 +86,23 @@ extern "C" void es_gpu_host_unregister(void *p)
     if (cudaHostUnregister(p) != cudaSuccess) (void)cudaGetLastError();
 }
 
-static int pick_kernel(int want, const cudaDeviceProp &p, int *out)
+static int pick_kernel(int want, int dev, const cudaDeviceProp &p, int *out)
 {
     int cc = p.major * 10 + p.minor;
     switch (want) {
-    case ES_GPU_KERNEL_AUTO: *out = cc >= 80 ? ES_GPU_KERNEL_MMA : ES_GPU_KERNEL_POPC; return ES_OK;
+    case ES_GPU_KERNEL_AUTO:
+        *out = cc == 90 && es_gk_wgmma_usable(dev) ? ES_GPU_KERNEL_WGMMA
+               : cc >= 80                          ? ES_GPU_KERNEL_MMA
+                                                   : ES_GPU_KERNEL_POPC;
+        return ES_OK;
+    case ES_GPU_KERNEL_WGMMA:
+        if (cc != 90 || !es_gk_wgmma_usable(dev)) {
+            fprintf(stderr, "[E::es_gpu_open] --gpu-kernel wgmma needs a compute capability 9.0 device "
+                            "(H100/H200) and a build with sm_90a code; %s is %d.%d\n", p.name, p.major, p.minor);
+            return ES_ERR_UNSUPPORTED;
+        }
+        *out = want;
+        return ES_OK;
     case ES_GPU_KERNEL_MMA:
         if (cc < 80) {
             fprintf(stderr, "[E::es_gpu_open] --gpu-kernel mma needs compute capability 8.0 or later; "
@@ -156,7 +171,7 @@ static int gpu_open(int dev, const es_gpu_config_t *cfg, es_gpu_t *g)
     cudaDeviceProp p;
     CHECK(cudaSetDevice(dev));
     CHECK(cudaGetDeviceProperties(&p, dev));
-    int ret = pick_kernel(cfg->kernel, p, &g->kernel);
+    int ret = pick_kernel(cfg->kernel, dev, p, &g->kernel);
     if (ret) return ret;
     CHECK(cudaStreamCreateWithFlags(&g->s_comp, cudaStreamNonBlocking));
     CHECK(cudaStreamCreateWithFlags(&g->s_copy, cudaStreamNonBlocking));
@@ -245,6 +260,7 @@ extern "C" int es_gpu_open(int dev, const es_gpu_config_t *cfg, es_gpu_t **out)
 extern "C" const char *es_gpu_kernel_name(const es_gpu_t *g)
 {
     switch (g->kernel) {
+    case ES_GPU_KERNEL_WGMMA: return "wgmma";
     case ES_GPU_KERNEL_MMA: return "mma";
     case ES_GPU_KERNEL_POPC: return "popc";
     default: return "?";

@@ -394,7 +394,10 @@ static __device__ __noinline__ double gk_boost_lower(const uint32_t n[2][9])
  * gk_lay_frag (two planes, mma fragments): each m16n8 accumulator fragment
  * covers 8 variants of a x 4 of b; after one exchange between lanes l and
  * l ^ 4 (gk_frag_pair) every lane holds the 2 x 2 x 2 products of one pair,
- * stored as prod[(q * 8 + k) * THREADS + tid] (conflict-free). */
+ * stored as prod[(q * 8 + k) * THREADS + tid] (conflict-free).
+ *
+ * Pairs are scored by the first ES_GPU_THREADS threads; a CTA of more
+ * threads (the wgmma kernels' three warpgroups) joins only the barriers. */
 template <int NP>
 __device__ __forceinline__ int gk_pidx(int a, int b, int VN)
 {
@@ -427,6 +430,27 @@ struct gk_lay_frag {
         int row0 = (warp / WGN) * MT * 16 + (q / NT) * 16, col0 = (warp % WGN) * NT * 8 + (q % NT) * 8;
         a = row0 / 2 + (gid & 1) * 4 + (gid >> 1);
         b = col0 / 2 + (lane & 3);
+    }
+    __device__ static void load(const uint32_t *prod, int q, int a, int b, uint32_t x[8])
+    {
+        (void)a;
+        (void)b;
+#pragma unroll
+        for (int k = 0; k < 8; k++) x[k] = prod[(q * 8 + k) * ES_GPU_THREADS + threadIdx.x];
+    }
+};
+
+/* Two planes, wgmma fragments (wgmma_b1.cuh): warp w of warpgroup g holds
+ * rows 64 g + 16 w .. + 15 and every 8-column chunk q of the BN columns. */
+template <int NCHUNK>
+struct gk_lay_wg {
+    static constexpr int NP = 2, PPT = NCHUNK;
+    __device__ static void pair(int q, int &a, int &b)
+    {
+        int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, gid = lane >> 2;
+        int row0 = (warp >> 2) * 64 + (warp & 3) * 16;
+        a = row0 / 2 + (gid & 1) * 4 + (gid >> 1);
+        b = q * 4 + (lane & 3);
     }
     __device__ static void load(const uint32_t *prod, int q, int a, int b, uint32_t x[8])
     {
@@ -572,6 +596,7 @@ __device__ void gk_epilogue(const es_gk_params &P, const uint32_t *prod, int a0,
     constexpr bool boost = STAT == GK_BOOST;
     static_assert(VM + VN <= ES_GPU_THREADS && VM < 255 && VN < 255, "phase B/C: a thread per row and column");
     const int tid = threadIdx.x;
+    const bool act = tid < ES_GPU_THREADS; /* warp-uniform */
     float up[PPT], gup[PPT];
     bool valid[PPT];
 
@@ -594,7 +619,7 @@ __device__ void gk_epilogue(const es_gk_params &P, const uint32_t *prod, int a0,
             rlo = 0u;
         }
         int gi = (int)P.first_a + a0 + a, gj = (int)P.first_b + b0 + b;
-        valid[q] = a0 + a < (int)P.na && b0 + b < (int)P.nb && (!P.diag || gi < gj);
+        valid[q] = act && a0 + a < (int)P.na && b0 + b < (int)P.nb && (!P.diag || gi < gj);
         up[q] = gup[q] = 0.0f;
         if (!valid[q]) continue;
         uint32_t x[2 * NP * NP], n[2][9];
@@ -614,7 +639,7 @@ __device__ void gk_epilogue(const es_gk_params &P, const uint32_t *prod, int a0,
             atomicMax(&S.collo[b], klo);
         }
     }
-    if (cur >= 0) {
+    if (cur >= 0 && act) {
         if (boost && rbest) atomicMax(&S.rowbest[cur], rbest);
         if (!boost && rlo) atomicMax(&S.rowlo[cur], rlo);
     }
@@ -789,6 +814,10 @@ static int gk_launch(void (*kernel)(es_gk_params), const es_gk_params &P, size_t
 /* Every kernel family's launcher (one per .cu); np is 2 or 3.
  * @return 0, or a cudaError_t. */
 int es_gk_launch_mma(const es_gk_params &P, int np, void *stream);
+int es_gk_launch_wgmma(const es_gk_params &P, int np, void *stream);
+/* 1 when device dev runs the sm_90a wgmma kernels (an sm_90 device and a
+ * binary built with compute_90a), else 0. */
+int es_gk_wgmma_usable(int dev);
 int es_gk_launch_popc(const es_gk_params &P, int np, void *stream);
 
 #endif

@@ -14,7 +14,7 @@ echo "== gpu_cli.sh"; sh "$top/tests/gpu_cli.sh" 2>&1 | tail -5; echo "rc=$?"
 if [ "${SANITIZE:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then
     "$EPISTREAM" sim --samples 999 --variants 300 --missing 0.02 --seed 3 --out /tmp/cs >/dev/null 2>&1
     for tool in memcheck racecheck; do
-        for k in mma popc; do
+        for k in wgmma mma popc; do
             echo "== compute-sanitizer $tool $k"
             compute-sanitizer --tool $tool --error-exitcode 9 "$EPISTREAM" scan --bfile /tmp/cs \
                 --device gpu --gpu-kernel $k --block 128 --p-threshold 0.05 --quiet --out /tmp/cs.$k 2>&1 | tail -3

@@ -24,13 +24,12 @@ int es_gpu_kernel_parse(const char *name, int *out)
 {
     static const char *const names[] = {"auto", "wgmma", "mma", "popc"};
     for (int k = 0; k < 4; k++) {
-        if (k == 1) continue; /* wgmma: not part of this release */
         if (!strcmp(name, names[k])) {
             *out = k;
             return ES_OK;
         }
     }
-    es_error("unknown GPU kernel '%s' (expected auto, mma or popc)", name);
+    es_error("unknown GPU kernel '%s' (expected auto, wgmma, mma or popc)", name);
     return ES_ERR_ARG;
 }
 
@@ -109,7 +108,7 @@ int es_opt_check(const es_opt_t *opt)
         es_error("unknown device code %d", (int)opt->device);
         return ES_ERR_ARG;
     }
-    if (opt->gpu_kernel < 0 || opt->gpu_kernel > 3 || opt->gpu_kernel == 1) {
+    if (opt->gpu_kernel < 0 || opt->gpu_kernel > 3) {
         es_error("unknown GPU kernel code %d", opt->gpu_kernel);
         return ES_ERR_ARG;
     }

@@ -8,7 +8,7 @@
 "$EPISTREAM" sim --samples 1501 --variants 420 --pairs 2 --missing 0.01 --seed 5 --out "$T/d" \
     >/dev/null 2>&1 || fail "sim"
 for bad in "--device gpu:" "--device gpu:x" "--device gpu:1,,2" "--device gpu:64" "--device tpu" \
-           "--gpu-kernel fast" "--gpu-kernel wgmma" "--gpu-mem 0" "--gpu-mem 12Q" "--gpu-mem -5"; do
+           "--gpu-kernel fast" "--gpu-kernel mma2" "--gpu-mem 0" "--gpu-mem 12Q" "--gpu-mem -5"; do
     # shellcheck disable=SC2086
     expect_fail "$T/err" "$EPISTREAM" scan --bfile "$T/d" --out "$T/bad" $bad
     grep -q "E::" "$T/err" || fail "no error message for $bad"
@@ -28,6 +28,13 @@ grep -q "no such GPU" "$T/err" || fail "gpu:63 message: $(cat "$T/err")"
 expect_fail "$T/err" "$EPISTREAM" scan --bfile "$T/d" --device gpu --gpu-mem 1K --out "$T/bad"
 grep -q "cannot hold two blocks" "$T/err" || fail "--gpu-mem 1K message: $(cat "$T/err")"
 [ ! -e "$T/bad.top.tsv" ] || fail "output written after a GPU error"
+# the Hopper kernel where the device and build have it
+wg=""
+if "$EPISTREAM" scan --bfile "$T/d" --device gpu --gpu-kernel wgmma --top 5 --quiet --out "$T/probe" 2>"$T/err"; then
+    wg="wgmma"
+else
+    grep -q "needs a compute capability 9.0" "$T/err" || fail "--gpu-kernel wgmma: $(cat "$T/err")"
+fi
 
 for stat in boost chi2 mi ig k2; do
     pt="--p-threshold 0.01"
@@ -35,7 +42,7 @@ for stat in boost chi2 mi ig k2; do
     # shellcheck disable=SC2086
     "$EPISTREAM" scan --bfile "$T/d" --stat $stat --top 300 $pt --device cpu --quiet \
         --out "$T/cpu.$stat" || fail "cpu $stat"
-    for cfg in "mma 0" "popc 0" "mma 96" "popc 130" "mma 64 300K"; do
+    for cfg in "mma 0" "popc 0" "mma 96" "popc 130" "mma 64 300K" ${wg:+"wgmma 0" "wgmma 130" "wgmma 64 300K"}; do
         set -- $cfg
         o="$T/gpu.$stat.$1.$2"
         mem=""

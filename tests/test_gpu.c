@@ -25,8 +25,12 @@
 #include "gpu.h"
 #include "testutil.h"
 
-static const int kernels[] = {ES_GPU_KERNEL_MMA, ES_GPU_KERNEL_POPC};
-static const char *const kernel_names[] = {"mma", "popc"};
+static const int kernels[] = {ES_GPU_KERNEL_WGMMA, ES_GPU_KERNEL_MMA, ES_GPU_KERNEL_POPC};
+static const char *const kernel_names[] = {"wgmma", "mma", "popc"};
+static int have_wgmma; /* an sm_90 device and sm_90a code: set in main */
+
+/* Kernel k runs here (wgmma only on Hopper, with sm_90a code). */
+static int usable(size_t k) { return kernels[k] != ES_GPU_KERNEL_WGMMA || have_wgmma; }
 
 static void block_of(const es_planes_t *pl, uint32_t index, es_gpu_block_t *b)
 {
@@ -62,6 +66,7 @@ static void check_tile(const es_planes_t *pa, uint32_t ia, const es_planes_t *pb
     es_gpu_cand_t *out = calloc(n ? n : 1, sizeof *out);
     const es_popcount_impl_t *impl = es_popcount_best();
     for (size_t k = 0; k < sizeof kernels / sizeof *kernels; k++) {
+        if (!usable(k)) continue;
         memset(out, 0xff, n * sizeof *out); /* poison: every compared table must be written */
         int ret = es_gpu_count_tables(0, kernels[k], &cfg, &a, &b, out);
         if (ret) fail_msg("kernel %s: error %d", kernel_names[k], ret);
@@ -180,6 +185,7 @@ static void scans_case(uint32_t m, uint32_t n, double miss, uint64_t seed)
         opt.device = ES_DEVICE_GPU;
         for (size_t k = 0; k < sizeof kernels / sizeof *kernels; k++) {
             static const uint32_t blocks[] = {0, 64, 100};
+            if (!usable(k)) continue;
             opt.gpu_kernel = kernels[k];
             for (size_t b = 0; b < 3; b++) {
                 char what[128];
@@ -364,6 +370,10 @@ int main(void)
         return 77;
     }
     es_log_set_level(ES_LOG_ERROR);
+    uint64_t z[4] = {0, 0, 0, 0};
+    uint32_t prod[2] = {0, 0};
+    have_wgmma = es_gpu_b1_gemm_test(0, 2, z, 1, z, 1, 2, 0, 2, 0, prod) == ES_OK;
+    printf("# wgmma kernel: %s\n", have_wgmma ? "tested" : "not usable on this device or build");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bounds),
         cmocka_unit_test(test_counts),

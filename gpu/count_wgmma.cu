@@ -98,7 +98,7 @@ struct epi3 {
 };
 
 template <int NP, int STAT>
-__global__ void __launch_bounds__(es_wg_shape<NP>::THREADS, 1) k_wgmma(es_gk_params P)
+__global__ void __launch_bounds__(es_wg_shape<NP>::THREADS, es_wg_shape<NP>::MIN_CTAS) k_wgmma(es_gk_params P)
 {
     using S = es_wg_shape<NP>;
     constexpr int VM = S::VM, VN = S::VN;

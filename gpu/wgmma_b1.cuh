@@ -14,14 +14,15 @@
  * 16 words (1024 bits: four k256 steps), a partial last slice zero-filled.
  *
  * Tiles (one warpgroup = 4 warps = 128 threads per 64 A rows):
- *   NP = 2: VM = VN = 64, BM = BN = 128, 2 warpgroups (256 threads),
- *           wgmma m64n128k256, 2 x 64 accumulator registers a thread;
+ *   NP = 2: VM = 64, VN = 32, BM = 128, BN = 64, 2 warpgroups (256 threads),
+ *           wgmma m64n64k256, 2 x 32 accumulator registers a thread, 3
+ *           stages, two CTAs per SM;
  *   NP = 3: VM = 64, VN = 32, BM = 192, BN = 96, 3 warpgroups (384 threads),
  *           wgmma m64n96k256, 2 x 48 accumulator registers a thread.
  * Warpgroup g owns A rows [64g, 64g + 64) and all BN columns.
  *
  * Shared memory (dynamic; the tile aligns its base up to 1024 bytes itself,
- * es_wg_smem_bytes() includes that slack).  ES_WG_STAGES stages, each
+ * es_wg_smem_bytes() includes that slack).  STAGES stages, each
  *   [ A: BM rows x 128 bytes | B: BN rows x 128 bytes ],
  * one row's 16-word slice per 128-byte line, in the canonical K-major
  * 128-byte-swizzle layout of the PTX ISA ("Shared Memory Matrix Layout";
@@ -74,11 +75,13 @@ template <int NP>
 struct es_wg_cfg;
 template <>
 struct es_wg_cfg<2> {
-    static constexpr int VM = 64, VN = 64;
+    /* 64 x 32 variants, 3 stages: 64 accumulator registers and ~97 KB, so
+     * two CTAs share an SM and one's epilogue overlaps the other's wgmma */
+    static constexpr int VM = 64, VN = 32, STAGES = 3, MIN_CTAS = 2;
 };
 template <>
 struct es_wg_cfg<3> {
-    static constexpr int VM = 64, VN = 32;
+    static constexpr int VM = 64, VN = 32, STAGES = ES_WG_STAGES, MIN_CTAS = 1;
 };
 
 /* Derived shape of the tile for NP planes. */
@@ -90,7 +93,8 @@ struct es_wg_shape {
     static constexpr int THREADS = WGS * 128;
     static constexpr int ROWB = ES_WG_SLICE_WORDS * 8; /* 128 bytes */
     static constexpr int STAGE_BYTES = (BM + BN) * ROWB;
-    static constexpr int SMEM_BYTES = ES_WG_STAGES * STAGE_BYTES + 1024; /* + alignment slack */
+    static constexpr int STAGES = es_wg_cfg<NP>::STAGES, MIN_CTAS = es_wg_cfg<NP>::MIN_CTAS;
+    static constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024; /* + alignment slack */
     static constexpr int ACC = BN / 2;                /* accumulator registers per class */
     static_assert(BM % 64 == 0 && BN % 16 == 0 && BN <= 256, "wgmma m64nN shape");
     static_assert(((BM + BN) * 8) % THREADS == 0, "loader");
@@ -169,6 +173,21 @@ __device__ __forceinline__ void es_wg_mma_n96(int (&d)[48], uint64_t da, uint64_
                  : "l"(da), "l"(db));
 }
 
+/* D[64 x 64] += A[64 x 256] AND.POPC B[64 x 256]^T, both from shared memory. */
+__device__ __forceinline__ void es_wg_mma_n64(int (&d)[32], uint64_t da, uint64_t db)
+{
+    asm volatile("wgmma.mma_async.sync.aligned.m64n64k256.s32.b1.b1.and.popc "
+                 "{"
+                 "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,"
+                 "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31"
+                 "}, %32, %33, 1;\n"
+                 : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]),
+                   "+r"(d[8]), "+r"(d[9]), "+r"(d[10]), "+r"(d[11]), "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15]),
+                   "+r"(d[16]), "+r"(d[17]), "+r"(d[18]), "+r"(d[19]), "+r"(d[20]), "+r"(d[21]), "+r"(d[22]), "+r"(d[23]),
+                   "+r"(d[24]), "+r"(d[25]), "+r"(d[26]), "+r"(d[27]), "+r"(d[28]), "+r"(d[29]), "+r"(d[30]), "+r"(d[31])
+                 : "l"(da), "l"(db));
+}
+
 /* D[64 x 128] += A[64 x 256] AND.POPC B[128 x 256]^T, both from shared memory. */
 __device__ __forceinline__ void es_wg_mma_n128(int (&d)[64], uint64_t da, uint64_t db)
 {
@@ -226,6 +245,10 @@ __device__ __forceinline__ void es_wg_mma_n256(int (&d)[128], uint64_t da, uint6
 template <int N>
 struct es_wg_mma;
 template <>
+struct es_wg_mma<64> {
+    static __device__ __forceinline__ void run(int (&d)[32], uint64_t da, uint64_t db) { es_wg_mma_n64(d, da, db); }
+};
+template <>
 struct es_wg_mma<96> {
     static __device__ __forceinline__ void run(int (&d)[48], uint64_t da, uint64_t db) { es_wg_mma_n96(d, da, db); }
 };
@@ -263,7 +286,7 @@ __device__ __forceinline__ void es_wg_tile(const es_gk_params &P, int a0, int b0
 #if ES_WG_SM90A
     using S = es_wg_shape<NP>;
     constexpr int BM = S::BM, BN = S::BN, ROWB = S::ROWB, STAGE = S::STAGE_BYTES, ACC = S::ACC;
-    constexpr int STAGES = ES_WG_STAGES, SW = ES_WG_SLICE_WORDS;
+    constexpr int STAGES = S::STAGES, SW = ES_WG_SLICE_WORDS;
     static_assert(STAGES >= 3, "the refill runs STAGES - 2 ahead");
     const int tid = threadIdx.x, wg = tid >> 7, wq = (tid >> 5) & 3;
 

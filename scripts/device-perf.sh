@@ -27,3 +27,16 @@ if [ "${PROFILE:-0}" = 1 ] && command -v ncu >/dev/null; then
         grep -E "Duration|Compute \(SM\) Throughput|Registers Per|Achieved Occupancy|Theoretical Occupancy|Block Limit|Issue Slots Busy|Executed Ipc Active|No Eligible|Warp Cycles Per Issued|Dynamic Shared|Waves Per SM|Stall|One or More" "$O/ncu.$st.txt" | head -40
     done
 fi
+if [ "${E2E:-0}" = 1 ]; then
+    # issue 3's end-to-end target: 1,000,000 variants x 10,000 samples, .bed to written top-k
+    echo "== end to end: ${E2E_M:-1000000} variants x ${E2E_N:-10000} samples"
+    s0=$(date +%s.%N)
+    "$B/epistream" sim --samples "${E2E_N:-10000}" --variants "${E2E_M:-1000000}" --pairs 4 --seed 11 \
+        --out "$T/e2e" >/dev/null 2>&1 || echo "sim failed"
+    s1=$(date +%s.%N)
+    "$B/epistream" scan --bfile "$T/e2e" --device gpu --quiet --out "$T/e2e.gpu" 2>"$O/e2e.err"
+    s2=$(date +%s.%N)
+    echo "sim $(awk "BEGIN{print $s1 - $s0}") s; scan (read .bed, pack, scan, write) $(awk "BEGIN{print $s2 - $s1}") s"
+    grep -E "^(backend|gpu|seconds|pairs|n_)" "$T/e2e.gpu.log" | head -20
+    head -3 "$T/e2e.gpu.top.tsv"
+fi

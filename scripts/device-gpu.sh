@@ -10,7 +10,7 @@ export EPISTREAM=$B/epistream ES_SRCDIR=$top ES_TESTDATA=$top/tests/data
 O=${OUT:-/tmp}
 nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm --format=csv,noheader || true
 echo "== test_gpu"; "$B/tests/test_gpu" 2>&1 | tail -15
-echo "== gpu_cli.sh"; sh "$top/tests/gpu_cli.sh" 2>&1 | tail -5; echo "rc=$?"
+echo "== gpu_cli.sh"; sh "$top/tests/gpu_cli.sh" >"$O/gpu_cli.out" 2>&1; echo "rc=$?"; tail -5 "$O/gpu_cli.out"
 if [ "${SANITIZE:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then
     "$EPISTREAM" sim --samples 999 --variants 300 --missing 0.02 --seed 3 --out /tmp/cs >/dev/null 2>&1
     for tool in memcheck racecheck; do

@@ -184,14 +184,7 @@ __global__ void __launch_bounds__(ES_GPU_THREADS, 2) k_mma(es_gk_params P)
 #pragma unroll
         for (int i = 0; i < MT; i++)
 #pragma unroll
-            for (int j = 0; j < NT; j++) {
-                uint32_t x[8];
-                gk_frag_pair(acc[0][i][j], x);
-                gk_frag_pair(acc[1][i][j], x + 4);
-                int q = i * NT + j;
-#pragma unroll
-                for (int k = 0; k < 8; k++) prod[(q * 8 + k) * ES_GPU_THREADS + tid] = x[k];
-            }
+            for (int j = 0; j < NT; j++) gk_frag_store(prod, i * NT + j, acc[0][i][j], acc[1][i][j]);
     } else {
         const int gid = lane >> 2, tig = lane & 3;
 #pragma unroll
@@ -204,8 +197,7 @@ __global__ void __launch_bounds__(ES_GPU_THREADS, 2) k_mma(es_gk_params P)
                     for (int e = 0; e < 4; e++) {
                         int r = wm * WTM + i * 16 + gid + ((e >> 1) << 3);
                         int col = wn * WTN + j * 8 + tig * 2 + (e & 1);
-                        prod[gk_pidx<NP>(r / NP, col / NP, VN) + c * NP * NP + (r % NP) * NP + col % NP] =
-                            (uint32_t)acc[c][i][j][e];
+                        prod[gk_stage_idx<NP>(r, col, c, VN)] = (uint32_t)acc[c][i][j][e];
                     }
     }
     __syncthreads();

@@ -89,7 +89,7 @@ __global__ void __launch_bounds__(ES_GPU_THREADS) k_popc(es_gk_params P)
             for (int p = 0; p < NP; p++)
 #pragma unroll
                 for (int pq = 0; pq < NP; pq++)
-                    prod[gk_pidx<NP>(a, b, VN) + c * NP * NP + p * NP + pq] = acc[q][p * NP + pq];
+                    prod[gk_stage_idx<NP>(a * NP + p, b * NP + pq, c, VN)] = acc[q][p * NP + pq];
         }
     }
     __syncthreads();

@@ -49,11 +49,20 @@ int probe_run(int dev, int **flag)
     return h == 1 ? ES_OK : ES_ERR_UNSUPPORTED;
 }
 
+/* The answer per device, probed once per process (every engine open asks):
+ * 0 not yet, 1 usable, 2 not.  Runtime errors are not remembered. */
+int wg_known[64];
+
 int wg_probe(int dev)
 {
+    CHECK(cudaSetDevice(dev)); /* callers rely on it, cached or not */
+    int k = dev >= 0 && dev < 64 ? __atomic_load_n(&wg_known[dev], __ATOMIC_ACQUIRE) : 0;
+    if (k) return k == 1 ? ES_OK : ES_ERR_UNSUPPORTED;
     int *flag = NULL;
     int ret = probe_run(dev, &flag);
     if (flag) cudaFree(flag);
+    if ((ret == ES_OK || ret == ES_ERR_UNSUPPORTED) && dev >= 0 && dev < 64)
+        __atomic_store_n(&wg_known[dev], ret == ES_OK ? 1 : 2, __ATOMIC_RELEASE);
     return ret;
 }
 
@@ -68,12 +77,7 @@ struct epi2 {
     {
         (void)row0;
         (void)col0;
-        uint32_t x[8];
-        gk_frag_pair(cc, x);
-        gk_frag_pair(ct, x + 4);
-#pragma unroll
-        for (int k = 0; k < 8; k++) prod[(q * 8 + k) * ES_GPU_THREADS + threadIdx.x] = x[k];
-        q++;
+        gk_frag_store(prod, q++, cc, ct);
     }
     __device__ __forceinline__ void finish() {}
 };
@@ -89,9 +93,8 @@ struct epi3 {
 #pragma unroll
         for (int e = 0; e < 4; e++) {
             int r = row0 + gid + ((e >> 1) << 3), c = col0 + 2 * tig + (e & 1);
-            uint32_t *p = prod + gk_pidx<3>(r / 3, c / 3, VN) + (r % 3) * 3 + c % 3;
-            p[0] = (uint32_t)cc[e];
-            p[9] = (uint32_t)ct[e];
+            prod[gk_stage_idx<3>(r, c, 0, VN)] = (uint32_t)cc[e];
+            prod[gk_stage_idx<3>(r, c, 1, VN)] = (uint32_t)ct[e];
         }
     }
     __device__ __forceinline__ void finish() {}
@@ -113,7 +116,7 @@ __global__ void __launch_bounds__(es_wg_shape<NP>::THREADS, es_wg_shape<NP>::MIN
         epi2 e{prod, 0};
         es_wg_tile<2>(P, a0, b0, smem, e);
         __syncthreads();
-        gk_epilogue<STAT, gk_lay_wg<S::BN / 8>, VM, VN>(P, prod, a0, b0, E);
+        gk_epilogue<STAT, gk_lay_frag<1, S::BN / 8, 1>, VM, VN>(P, prod, a0, b0, E);
     } else {
         static_assert((size_t)VM * VN * 18 * 4 <= (size_t)S::SMEM_BYTES - 1024, "staging fits the pipeline");
         epi3<VN> e{prod};

@@ -59,8 +59,7 @@ struct es_gpu {
     int n_slots;
     unsigned long long clock;
     uint32_t *d_thr, *d_hist, *d_tau;
-    double *d_lnf;    /* ln n!, n < n_lnf (K2 bounds) */
-    uint32_t n_lnf;
+    double *d_lnf;    /* ln n! (K2 bounds) */
     flight_t fl[2];
     double t_kernel; /* seconds in the tile kernels (event-timed) */
     int head, n_flight; /* oldest flight, tiles in flight */
@@ -166,6 +165,23 @@ extern "C" void es_gpu_close(es_gpu_t *g)
 
 #define ES_GPU_CAND_INIT (1u << 20)
 
+/* src/stats.c (es_internal.h, which is C only): the CPU's ln n!, so the K2
+ * bounds start from the very values the host scores with */
+extern "C" double es_lnfact(uint64_t n);
+
+/* A device table of ln n! for n < count in *out. */
+static int lnf_upload(uint32_t count, double **out)
+{
+    double *h = (double *)malloc((size_t)count * sizeof *h);
+    if (!h) return ES_ERR_NOMEM;
+    for (uint32_t i = 0; i < count; i++) h[i] = es_lnfact(i);
+    cudaError_t e = cudaMalloc(out, (size_t)count * sizeof *h);
+    if (e == cudaSuccess) e = cudaMemcpy(*out, h, (size_t)count * sizeof *h, cudaMemcpyHostToDevice);
+    free(h);
+    CHECK(e);
+    return ES_OK;
+}
+
 static int gpu_open(int dev, const es_gpu_config_t *cfg, es_gpu_t *g)
 {
     cudaDeviceProp p;
@@ -182,15 +198,9 @@ static int gpu_open(int dev, const es_gpu_config_t *cfg, es_gpu_t *g)
     CHECK(cudaMalloc(&g->d_tau, 2 * 4));
     CHECK(cudaMemset(g->d_tau, 0, 2 * 4));
     if (cfg->stat == ES_STAT_K2) {
-        /* ln n! for every count a cell can hold, plus one (K2 uses (n + 1)!) */
-        g->n_lnf = 64u * (cfg->kw_case + cfg->kw_ctrl) + 2u;
-        double *h = (double *)malloc((size_t)g->n_lnf * sizeof *h);
-        if (!h) return ES_ERR_NOMEM;
-        for (uint32_t i = 0; i < g->n_lnf; i++) h[i] = lgamma((double)i + 1.0);
-        cudaError_t ce = cudaMalloc(&g->d_lnf, (size_t)g->n_lnf * sizeof *h);
-        if (ce == cudaSuccess) ce = cudaMemcpy(g->d_lnf, h, (size_t)g->n_lnf * sizeof *h, cudaMemcpyHostToDevice);
-        free(h);
-        CHECK(ce);
+        /* every count a cell can hold, plus one (K2 uses (n + 1)!) */
+        ret = lnf_upload(64u * (cfg->kw_case + cfg->kw_ctrl) + 2u, &g->d_lnf);
+        if (ret) return ret;
     }
     for (int k = 0; k < 2; k++) {
         flight_t *f = &g->fl[k];
@@ -325,7 +335,6 @@ static void fill_params(es_gpu_t *g, es_gk_params *P, const slot_t *sa, const sl
     P->hist = g->d_hist;
     P->tau_bin = g->d_tau;
     P->lnf = g->d_lnf;
-    P->lnf_n = g->n_lnf;
 }
 
 static int run_flight(es_gpu_t *g, flight_t *f)
@@ -464,23 +473,14 @@ __global__ void k_bounds(const es_gpu_cand_t *t, uint32_t n, es_gk_params P, flo
     uint32_t c[2][9];
     for (int y = 0; y < 2; y++)
         for (int i = 0; i < 9; i++) c[y][i] = t[k].n[y][i];
-    /* two planes: the variants' constants from the table's margins, as the
-     * kernels build them from the genotype counts */
-    float ca[2][3], cb[2][3], ny[2];
-    for (int y = 0; y < 2; y++) {
-        for (int i = 0; i < 3; i++) {
-            ca[y][i] = (float)(c[y][3 * i] + c[y][3 * i + 1] + c[y][3 * i + 2]);
-            cb[y][i] = (float)(c[y][i] + c[y][i + 3] + c[y][i + 6]);
-        }
-        ny[y] = ca[y][0] + ca[y][1] + ca[y][2];
-    }
+    /* two planes: the variants' constants from the table's margins with
+     * accurate logarithms, as the kernels build them from the genotype
+     * counts; then the per-pair form used when calls are missing */
     gk_vc A, B;
     gk_cc C;
-    gk_vc_build<true>(ca, ny, false, A);
-    gk_vc_build<true>(cb, ny, true, B);
-    gk_cc_build<true>(ny[0], ny[1], C);
+    gk_margins_of<true>(c, A, B, C);
     gk_bounds b2 = gk_bound<STAT>(c, A, B, C, P);
-    gk_margins_of(c, A, B, C);
+    gk_margins_of<false>(c, A, B, C);
     gk_bounds b3 = gk_bound<STAT>(c, A, B, C, P);
     float lo = 0.0f;
     if (STAT == GK_BOOST) lo = (float)gk_boost_lower(c) * (1.0f - 1e-6f);
@@ -513,22 +513,16 @@ extern "C" int es_gpu_bounds(int dev, int stat, const es_gpu_cand_t *tables, siz
             for (int i = 0; i < 9; i++) s += tables[k].n[y][i];
         if (s > maxn) maxn = s;
     }
-    uint32_t nl = maxn + 2;
-    double *h = (double *)malloc((size_t)nl * sizeof *h);
-    if (!h) return ES_ERR_NOMEM;
-    for (uint32_t i = 0; i < nl; i++) h[i] = lgamma((double)i + 1.0);
     es_gpu_cand_t *dt = NULL;
     float *dout = NULL;
     double *dl = NULL;
-    int ret = ES_OK;
+    int ret = lnf_upload(maxn + 2, &dl);
+    if (ret) return ret;
     cudaError_t e = cudaMalloc(&dt, (n ? n : 1) * sizeof *dt);
     if (e == cudaSuccess) e = cudaMalloc(&dout, (n ? n : 1) * 8 * sizeof(float));
-    if (e == cudaSuccess) e = cudaMalloc(&dl, (size_t)nl * sizeof *h);
-    if (e == cudaSuccess) e = cudaMemcpy(dl, h, (size_t)nl * sizeof *h, cudaMemcpyHostToDevice);
     if (e == cudaSuccess && n) e = cudaMemcpy(dt, tables, n * sizeof *dt, cudaMemcpyHostToDevice);
     if (e == cudaSuccess && n) {
         P.lnf = dl;
-        P.lnf_n = nl;
         GK_STAT_DISPATCH(stat, launch_bounds_k, dt, (uint32_t)n, P, dout);
         e = cudaGetLastError();
         if (e == cudaSuccess) e = cudaMemcpy(out, dout, n * 8 * sizeof(float), cudaMemcpyDeviceToHost);
@@ -537,7 +531,6 @@ extern "C" int es_gpu_bounds(int dev, int stat, const es_gpu_cand_t *tables, siz
         fprintf(stderr, "[E::es_gpu_bounds] %s\n", cudaGetErrorString(e));
         ret = ES_ERR_GPU;
     }
-    free(h);
     cudaFree(dt);
     cudaFree(dout);
     cudaFree(dl);

@@ -54,8 +54,7 @@ struct es_gk_params {
     es_gpu_cand_t *cand;
     uint32_t cap;
     uint32_t *n_cand;
-    const double *lnf;        /* ln n! for n < lnf_n (K2) */
-    uint32_t lnf_n;
+    const double *lnf;        /* ln n! for every count a cell can hold, plus one (K2) */
 };
 
 /* Order-preserving float <-> uint32 keys. */
@@ -158,6 +157,7 @@ __device__ __forceinline__ void gk_cc_build(float n0, float n1, gk_cc &C)
 }
 
 /* Constants of a pair's own table (calls missing: margins differ per pair). */
+template <bool ACC = false>
 __device__ __forceinline__ void gk_margins_of(const uint32_t n[2][9], gk_vc &A, gk_vc &B, gk_cc &C)
 {
     float ca[2][3], cb[2][3], ny[2];
@@ -170,20 +170,20 @@ __device__ __forceinline__ void gk_margins_of(const uint32_t n[2][9], gk_vc &A, 
         }
         ny[y] = ca[y][0] + ca[y][1] + ca[y][2];
     }
-    gk_cc_build<false>(ny[0], ny[1], C);
-    gk_vc_build<false>(ca, ny, false, A);
-    gk_vc_build<false>(cb, ny, true, B);
+    gk_cc_build<ACC>(ny[0], ny[1], C);
+    gk_vc_build<ACC>(ca, ny, false, A);
+    gk_vc_build<ACC>(cb, ny, true, B);
 }
 
 /* T1 = sum over the 18 cells of n_yc lg(n_yc / n_c) (bits, <= 0):
  * -N H(Y | A, B). */
-__device__ __forceinline__ float gk_t1(const float f[2][9])
+__device__ __forceinline__ float gk_t1(const uint32_t n[2][9])
 {
     float t = 0.0f;
 #pragma unroll
     for (int c = 0; c < 9; c++) {
-        float ls = gk_lg(f[0][c] + f[1][c]);
-        t += f[0][c] * (gk_lg(f[0][c]) - ls) + f[1][c] * (gk_lg(f[1][c]) - ls);
+        float f0 = (float)n[0][c], f1 = (float)n[1][c], ls = gk_lg(f0 + f1);
+        t += f0 * (gk_lg(f0) - ls) + f1 * (gk_lg(f1) - ls);
     }
     return t;
 }
@@ -233,16 +233,14 @@ __device__ __forceinline__ gk_bounds gk_bound(const uint32_t n[2][9], const gk_v
          * bound of PLINK's statistic, as
          * G / 2 = ln2 (T1 - hA - hB + hK) + N ln tau,
          * tau = sum_ab n_ab sum_y (n_ya / n_a) (n_yb / (n_b n_y)). */
-        float f[2][9], tau = 0.0f;
+        float tau = 0.0f;
 #pragma unroll
         for (int c = 0; c < 9; c++) {
-            f[0][c] = (float)n[0][c];
-            f[1][c] = (float)n[1][c];
             int ia = c / 3, ib = c % 3;
             float w = A.w[0][ia] * B.w[0][ib] + A.w[1][ia] * B.w[1][ib];
-            tau += (f[0][c] + f[1][c]) * w;
+            tau += (float)(n[0][c] + n[1][c]) * w;
         }
-        float t1 = gk_t1(f);
+        float t1 = gk_t1(n);
         float bits = t1 - A.h - B.h + C.hK;
         float lt = C.N * __logf(tau);
         float half = LN2 * bits + lt;
@@ -282,13 +280,7 @@ __device__ __forceinline__ gk_bounds gk_bound(const uint32_t n[2][9], const gk_v
         return b;
     } else {
         /* MI, IG: N I(Y; A,B) = T1 - hK bits; N I(Y; A) = hA - hK */
-        float f[2][9];
-#pragma unroll
-        for (int c = 0; c < 9; c++) {
-            f[0][c] = (float)n[0][c];
-            f[1][c] = (float)n[1][c];
-        }
-        float t1 = gk_t1(f);
+        float t1 = gk_t1(n);
         float nab = t1 - C.hK;
         float e = 2.5e-5f * C.N + 2e-6f * (fabsf(t1) + fabsf(C.hK)) + 1e-4f;
         float up = fmaxf(nab + e, 0.0f), lo = fmaxf(nab - e, 0.0f);
@@ -394,7 +386,10 @@ static __device__ __noinline__ double gk_boost_lower(const uint32_t n[2][9])
  * gk_lay_frag (two planes, mma fragments): each m16n8 accumulator fragment
  * covers 8 variants of a x 4 of b; after one exchange between lanes l and
  * l ^ 4 (gk_frag_pair) every lane holds the 2 x 2 x 2 products of one pair,
- * stored as prod[(q * 8 + k) * THREADS + tid] (conflict-free).
+ * stored as prod[(q * 8 + k) * THREADS + tid] (conflict-free) by
+ * gk_frag_store.  Warps form a grid of WGN columns, each MT x NT fragments;
+ * the wgmma tiles (warp w holds rows 16 w .. 16 w + 15 and every 8-column
+ * chunk) are gk_lay_frag<1, BN / 8, 1>.
  *
  * Pairs are scored by the first ES_GPU_THREADS threads; a CTA of more
  * threads (the wgmma kernels' three warpgroups) joins only the barriers. */
@@ -402,6 +397,13 @@ template <int NP>
 __device__ __forceinline__ int gk_pidx(int a, int b, int VN)
 {
     return (a * VN + b) * 2 * NP * NP;
+}
+
+/* Staged index of class cls's product of tile rows r (A) and c (B). */
+template <int NP>
+__device__ __forceinline__ int gk_stage_idx(int r, int c, int cls, int VN)
+{
+    return gk_pidx<NP>(r / NP, c / NP, VN) + cls * NP * NP + (r % NP) * NP + c % NP;
 }
 
 template <int NP_, int VM, int VN>
@@ -440,27 +442,6 @@ struct gk_lay_frag {
     }
 };
 
-/* Two planes, wgmma fragments (wgmma_b1.cuh): warp w of warpgroup g holds
- * rows 64 g + 16 w .. + 15 and every 8-column chunk q of the BN columns. */
-template <int NCHUNK>
-struct gk_lay_wg {
-    static constexpr int NP = 2, PPT = NCHUNK;
-    __device__ static void pair(int q, int &a, int &b)
-    {
-        int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, gid = lane >> 2;
-        int row0 = (warp >> 2) * 64 + (warp & 3) * 16;
-        a = row0 / 2 + (gid & 1) * 4 + (gid >> 1);
-        b = q * 4 + (lane & 3);
-    }
-    __device__ static void load(const uint32_t *prod, int q, int a, int b, uint32_t x[8])
-    {
-        (void)a;
-        (void)b;
-#pragma unroll
-        for (int k = 0; k < 8; k++) x[k] = prod[(q * 8 + k) * ES_GPU_THREADS + threadIdx.x];
-    }
-};
-
 /* One m16n8 fragment of class c's products (mma C layout: c[0], c[1] at row
  * gid, columns 2 tig, 2 tig + 1; c[2], c[3] at row gid + 8) into the lane's
  * pair products x[c * 4 + p * 2 + q].  Rows of even gid are plane 0 of their
@@ -481,6 +462,16 @@ __device__ __forceinline__ void gk_frag_pair(const int acc[4], uint32_t x[4])
         x[2] = (uint32_t)acc[2];
         x[3] = (uint32_t)acc[3];
     }
+}
+
+/* Fragment q of a lane's pairs, both classes, into gk_lay_frag's staging. */
+__device__ __forceinline__ void gk_frag_store(uint32_t *prod, int q, const int cases[4], const int ctrls[4])
+{
+    uint32_t x[8];
+    gk_frag_pair(cases, x);
+    gk_frag_pair(ctrls, x + 4);
+#pragma unroll
+    for (int k = 0; k < 8; k++) prod[(q * 8 + k) * ES_GPU_THREADS + threadIdx.x] = x[k];
 }
 
 /* The pair's table from its products x[c * NP^2 + p NP + q] (c 0 cases) and

@@ -400,6 +400,9 @@ void es_count_pair_naive(const uint8_t *ga, const uint8_t *gb, const int8_t *sta
  *  statistics, built once (thread-safe) on the first call. */
 #define ES_NLOGN_TAB 65536
 const double *es_nlogn_table(void);
+/** ln n!, as the statistics use it (exact sums for n < 32, then Stirling;
+ *  tabulated below ES_NLOGN_TAB).  Also the GPU's K2 table (gpu/engine.cu). */
+double es_lnfact(uint64_t n);
 
 /** Result of one statistic evaluation. */
 typedef struct {

@@ -75,6 +75,12 @@ static inline __attribute__((always_inline)) double lnfact(uint64_t n, int small
     return lngamma_stirling((double)n + 1.0);
 }
 
+double es_lnfact(uint64_t n)
+{
+    tables_init();
+    return lnfact(n, 0);
+}
+
 /* ---- shared table summaries -------------------------------------------- */
 
 /* Column (genotype pair) and class totals and the chi2 degrees of freedom:

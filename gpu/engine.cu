@@ -536,3 +536,77 @@ extern "C" int es_gpu_bounds(int dev, int stat, const es_gpu_cand_t *tables, siz
     cudaFree(dl);
     return ret;
 }
+
+/* ---- rows of pair tables for feature selection ------------------------------ */
+
+/* The engine kept open across the rounds of a selection: the variants are
+ * one block (uploaded once, index 0); each round's row is a block of one
+ * variant with a fresh index, so the cache replaces only it.  With no top-k
+ * level (top_k UINT32_MAX, host key 0) the level stays 0 and every pair is
+ * emitted with its table. */
+struct es_gpu_rows {
+    es_gpu_t *g;
+    es_gpu_block_t all;
+    uint32_t round;
+    size_t plane_words; /* words of one variant's planes */
+};
+
+extern "C" int es_gpu_rows_open(int dev, int kernel, const es_gpu_config_t *cfg, const es_gpu_block_t *all,
+                                es_gpu_rows_t **out)
+{
+    *out = NULL;
+    if (!all->count) return ES_ERR_ARG;
+    es_gpu_rows_t *r = (es_gpu_rows_t *)calloc(1, sizeof *r);
+    if (!r) return ES_ERR_NOMEM;
+    es_gpu_config_t c = *cfg;
+    c.kernel = kernel;
+    c.stat = ES_STAT_CHI2;
+    c.top_k = UINT32_MAX;
+    c.sig_min_g = INFINITY;
+    c.n_variants = all->first + all->count;
+    c.block = all->count;
+    c.mem_limit = 0;
+    r->all = *all;
+    r->all.index = 0;
+    r->plane_words = (size_t)c.n_planes * c.words;
+    int ret = es_gpu_open(dev, &c, &r->g);
+    if (ret) {
+        free(r);
+        return ret;
+    }
+    *out = r;
+    return ES_OK;
+}
+
+extern "C" int es_gpu_rows_count(es_gpu_rows_t *r, uint32_t row, es_gpu_cand_t *out)
+{
+    if (row >= r->all.count) return ES_ERR_ARG;
+    es_gpu_block_t a;
+    a.index = 1u + (r->round++ % 0x7fffffffu);
+    a.first = r->all.first + row;
+    a.count = 1;
+    a.planes = r->all.planes + row * r->plane_words;
+    a.gcount = r->all.gcount + (size_t)row * 6;
+    const es_gpu_cand_t *cd = NULL;
+    size_t n = 0;
+    uint32_t bi, bj;
+    int ret = es_gpu_submit(r->g, &a, &r->all, 0u);
+    if (!ret) ret = es_gpu_collect(r->g, &cd, &n, &bi, &bj);
+    if (ret) return ret;
+    if (n != r->all.count) {
+        fprintf(stderr, "[E::es_gpu_rows_count] %zu tables, expected %u\n", n, r->all.count);
+        return ES_ERR_GPU;
+    }
+    for (size_t k = 0; k < n; k++) out[cd[k].j - r->all.first] = cd[k];
+    return ES_OK;
+}
+
+extern "C" const char *es_gpu_rows_kernel(const es_gpu_rows_t *r) { return es_gpu_kernel_name(r->g); }
+extern "C" double es_gpu_rows_seconds(const es_gpu_rows_t *r) { return es_gpu_kernel_seconds(r->g); }
+
+extern "C" void es_gpu_rows_close(es_gpu_rows_t *r)
+{
+    if (!r) return;
+    es_gpu_close(r->g);
+    free(r);
+}

@@ -114,6 +114,64 @@ int es_gpu_b1_ceiling_wgmma(int dev, double *bitmac_per_s);
  *  with the per-pair margins (calls missing), the BOOST IPF lower bound, 0. */
 int es_gpu_bounds(int dev, int stat, const es_gpu_cand_t *tables, size_t n, float *out);
 
+
+/* ---- feature-selection counting (gpu/mi.cu) ----------------------------- */
+
+/** A discrete table on a device (see es_dtable_t): histogram kernels count
+ *  one feature against a round's conditioning variable. */
+typedef struct es_gpu_mi es_gpu_mi_t;
+
+/** The conditioning of a round, in one of three forms:
+ *  - built on the device (z == NULL, perm == NULL): g = feature `feature`
+ *    (UINT32_MAX: constant), inner = the class when with_y, else none;
+ *  - dense from the host: z[s] = g * ni + inner for every sample;
+ *  - grouped from the host (z == NULL, perm != NULL): perm holds m samples
+ *    sorted by g then inner (g groups of one sample dropped), grp n_grp + 1
+ *    offsets into perm (one g group each), sub n_sub [start, end) pairs of
+ *    (g, inner) runs of >= 2 samples. */
+typedef struct {
+    uint32_t ng, ni;         /**< states of g; of the inner variable (1: none) */
+    uint32_t feature;        /**< device-built form */
+    int with_y;
+    const uint32_t *z;       /**< dense form */
+    const uint32_t *perm, *grp, *sub; /**< grouped form */
+    uint32_t m, n_grp, n_sub;
+} es_gpu_mi_cond_t;
+
+/** Upload a table (x: n_features x n_samples 16-bit states, feature-major;
+ *  n_states per feature; y: classes < n_classes).  fixed: entropies from
+ *  the fixed-point log table.  nl: the host's table of n log2 n (double
+ *  mode) or of its fixed-point value (fixed) for counts < 65,536, and lq its
+ *  Q5.11 log2 table, so that both sides use the same values.
+ *  @return ES_OK, ES_ERR_GPU, ES_ERR_NOMEM, ES_ERR_ARG. */
+int es_gpu_mi_open(int dev, uint32_t n_samples, uint32_t n_features, const uint16_t *x,
+                   const uint32_t *n_states, const uint16_t *y, uint32_t n_classes, int fixed,
+                   const double *nl, const uint16_t *lq, es_gpu_mi_t **out);
+void es_gpu_mi_close(es_gpu_mi_t *g);
+/** Largest ng * ni the dense kernels take (else the grouped form is needed). */
+uint32_t es_gpu_mi_dense_max(const es_gpu_mi_t *g);
+/** One round: for every feature f with want[f], e3[f] = E(Xf, g, inner) and
+ *  e2[f] = E(Xf, g), E = sum over cells of n log2 n (exact counts, 32-bit
+ *  counters).  @return ES_OK, ES_ERR_ARG (dense form with ng * ni too large),
+ *  ES_ERR_GPU. */
+int es_gpu_mi_round(es_gpu_mi_t *g, const es_gpu_mi_cond_t *c, const uint8_t *want, double *e3,
+                    double *e2);
+/** Seconds in the round kernels so far (event-timed). */
+double es_gpu_mi_seconds(const es_gpu_mi_t *g);
+
+/** The pair engine for a feature-selection round (two classes, variants as
+ *  planes): tables of variant `row` of the block against every variant of
+ *  the block.  The engine stays open between rounds; the block is uploaded
+ *  once.  out[k]: the table of (row, k), as es_gpu_count_tables() writes it. */
+typedef struct es_gpu_rows es_gpu_rows_t;
+int es_gpu_rows_open(int dev, int kernel, const es_gpu_config_t *cfg, const es_gpu_block_t *all,
+                     es_gpu_rows_t **out);
+int es_gpu_rows_count(es_gpu_rows_t *r, uint32_t row, es_gpu_cand_t *out);
+const char *es_gpu_rows_kernel(const es_gpu_rows_t *r);
+/** Seconds in the engine's kernels so far (event-timed). */
+double es_gpu_rows_seconds(const es_gpu_rows_t *r);
+void es_gpu_rows_close(es_gpu_rows_t *r);
+
 #ifdef __cplusplus
 }
 #endif

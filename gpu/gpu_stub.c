@@ -131,3 +131,62 @@ int es_gpu_bounds(int dev, int stat, const es_gpu_cand_t *tables, size_t n, floa
     (void)out;
     return ES_ERR_UNSUPPORTED;
 }
+
+int es_gpu_mi_open(int dev, uint32_t n_samples, uint32_t n_features, const uint16_t *x,
+                   const uint32_t *n_states, const uint16_t *y, uint32_t n_classes, int fixed,
+                   const double *nl, const uint16_t *lq, es_gpu_mi_t **out)
+{
+    (void)dev, (void)n_samples, (void)n_features, (void)x, (void)n_states, (void)y;
+    (void)n_classes, (void)fixed, (void)nl, (void)lq;
+    *out = NULL;
+    return ES_ERR_UNSUPPORTED;
+}
+
+void es_gpu_mi_close(es_gpu_mi_t *g) { (void)g; }
+
+uint32_t es_gpu_mi_dense_max(const es_gpu_mi_t *g)
+{
+    (void)g;
+    return 0;
+}
+
+int es_gpu_mi_round(es_gpu_mi_t *g, const es_gpu_mi_cond_t *c, const uint8_t *want, double *e3,
+                    double *e2)
+{
+    (void)g, (void)c, (void)want, (void)e3, (void)e2;
+    return ES_ERR_UNSUPPORTED;
+}
+
+double es_gpu_mi_seconds(const es_gpu_mi_t *g)
+{
+    (void)g;
+    return 0.0;
+}
+
+int es_gpu_rows_open(int dev, int kernel, const es_gpu_config_t *cfg, const es_gpu_block_t *all,
+                     es_gpu_rows_t **out)
+{
+    (void)dev, (void)kernel, (void)cfg, (void)all;
+    *out = NULL;
+    return ES_ERR_UNSUPPORTED;
+}
+
+int es_gpu_rows_count(es_gpu_rows_t *r, uint32_t row, es_gpu_cand_t *out)
+{
+    (void)r, (void)row, (void)out;
+    return ES_ERR_UNSUPPORTED;
+}
+
+const char *es_gpu_rows_kernel(const es_gpu_rows_t *r)
+{
+    (void)r;
+    return "none";
+}
+
+double es_gpu_rows_seconds(const es_gpu_rows_t *r)
+{
+    (void)r;
+    return 0.0;
+}
+
+void es_gpu_rows_close(es_gpu_rows_t *r) { (void)r; }

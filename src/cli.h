@@ -69,7 +69,24 @@ typedef struct {
     uint32_t n_samples, n_features, n_classes;
     uint32_t n_selected; /* < min(k, n_features) when CondMI stopped early */
     double seconds;      /* building the table (variants) and selecting */
+    char where[160];     /* what counted ("cpu (4 threads)", "gpu 0 (...)") */
+    double seconds_gpu;  /* in the device's round kernels */
+    int fixed_point;     /* the output comes from the fixed-point entropies */
+    uint32_t n_double, agree_prefix, agree_common; /* the double selection and the agreement */
 } es_select_info_t;
+
+/** How a selection runs: threads, device (-1: CPU), fixed point, GPU path
+ *  and kernel (es_mi_opt_t) chosen from --device/--gpu-kernel/--gpu-path/
+ *  --fixed-point. */
+typedef es_mi_opt_t es_select_opt_t;
+
+/** The device of a selection from a scan's --device choice: -1 (CPU), or
+ *  the lowest GPU of gpu_mask (every visible one when 0); auto takes GPU 0
+ *  when there is one. */
+int es_select_device(es_device_t dev, uint64_t gpu_mask);
+
+/** Parse --gpu-path auto|hist|pairs.  @return 0, or -1 after a message. */
+int es_cli_gpu_path(const char *s, int *path);
 
 /** --method NAME: print "[E::options] --OPT: ..." and return -1 when unknown. */
 int es_cli_method(const char *opt, const char *s, es_mi_method_t *m);
@@ -85,12 +102,14 @@ int es_select_pair_variants(const es_dataset_t *ds, const es_pair_t *pairs, size
                             uint32_t **var, uint32_t *n_var);
 
 /**
- * Select up to k features of d with method m (threads: 0 = all) and write the
+ * Select up to k features of d with method m (as so says) and write the
  * .select.tsv lines (header included) to fp: RANK FEATURE SCORE RELEVANCE,
  * scores %.12g.  k above the number of features selects them all (warned).
+ * With fixed point, the double selection runs too and the agreement of the
+ * two goes to info and the log.
  */
-int es_select_table(const es_dtable_t *d, es_mi_method_t m, uint32_t k, int threads, FILE *fp,
-                    es_select_info_t *info);
+int es_select_table(const es_dtable_t *d, es_mi_method_t m, uint32_t k, const es_select_opt_t *so,
+                    FILE *fp, es_select_info_t *info);
 
 /**
  * es_select_table() over variants var[0..n_var) of ds (distinct, ascending):
@@ -100,7 +119,7 @@ int es_select_table(const es_dtable_t *d, es_mi_method_t m, uint32_t k, int thre
  * table from the same variants, so their outputs are byte-identical.
  */
 int es_select_variants(const es_dataset_t *ds, const uint32_t *var, uint32_t n_var,
-                       es_mi_method_t m, uint32_t k, int threads, FILE *fp,
+                       es_mi_method_t m, uint32_t k, const es_select_opt_t *so, FILE *fp,
                        es_select_info_t *info);
 
 /** The selection's lines of a PREFIX.log (method, k, counts, seconds). */

@@ -40,7 +40,9 @@ static void scan_usage(FILE *fp)
             "  --refine METHOD:K    then select K of the variants of the top pairs by mutual\n"
             "                       information (METHOD: mrmr, jmi, disr, cmim, icap, condmi,\n"
             "                       mim; e.g. mrmr:20); the same as 'epistream select --from\n"
-            "                       PREFIX.top.tsv' afterwards; writes PREFIX.select.tsv\n"
+            "                       PREFIX.top.tsv' afterwards; writes PREFIX.select.tsv;\n"
+            "                       runs on the first GPU of --device (the CPU with cpu)\n"
+            "  --fixed-point        with --refine: fixed-point entropies (see select --help)\n"
             "Output:\n"
             "  --out PREFIX         writes PREFIX.top.tsv, PREFIX.summary.tsv, PREFIX.log\n"
             "                       (and PREFIX.sig.tsv with --p-threshold, PREFIX.select.tsv\n"
@@ -83,6 +85,7 @@ typedef struct {
     es_mi_method_t method;
     uint32_t k;
     uint32_t n_var; /* survivors: distinct variants of the top pairs */
+    int fixed_point;
     es_select_info_t info;
 } refine_t;
 
@@ -160,7 +163,7 @@ bad:
 int es_cmd_scan(int argc, char **argv)
 {
     enum { O_STAT = 256, O_TOP, O_PTHR, O_THREADS, O_DEVICE, O_BLOCK, O_OUT, O_FORMAT, O_QUIET,
-           O_VERBOSE, O_REFINE, O_GPU_KERNEL, O_GPU_MEM };
+           O_VERBOSE, O_REFINE, O_GPU_KERNEL, O_GPU_MEM, O_FIXED };
     static const struct option lopts[] = {
         ES_CLI_INPUT_LONGOPTS,
         {"stat", required_argument, 0, O_STAT},     {"top", required_argument, 0, O_TOP},
@@ -170,6 +173,7 @@ int es_cmd_scan(int argc, char **argv)
         {"out", required_argument, 0, O_OUT},       {"format", required_argument, 0, O_FORMAT},
         {"quiet", no_argument, 0, O_QUIET},         {"verbose", no_argument, 0, O_VERBOSE},
         {"refine", required_argument, 0, O_REFINE},
+        {"fixed-point", no_argument, 0, O_FIXED},
         {"gpu-kernel", required_argument, 0, O_GPU_KERNEL},
         {"gpu-mem", required_argument, 0, O_GPU_MEM},
         {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
@@ -233,6 +237,7 @@ int es_cmd_scan(int argc, char **argv)
         case O_REFINE:
             if (es_cli_refine(optarg, &rf.method, &rf.k)) return ES_EXIT_USAGE;
             break;
+        case O_FIXED: rf.fixed_point = 1; break;
         case 'h': scan_usage(stdout); return ES_EXIT_OK;
         default:
             fprintf(stderr, "[E::options] scan: unknown or incomplete option '%s'\n",
@@ -243,6 +248,10 @@ int es_cmd_scan(int argc, char **argv)
     }
     if (optind < argc) {
         fprintf(stderr, "[E::options] scan: unexpected argument '%s'\n", argv[optind]);
+        return ES_EXIT_USAGE;
+    }
+    if (rf.fixed_point && !rf.k) {
+        fprintf(stderr, "[E::options] scan: --fixed-point goes with --refine\n");
         return ES_EXIT_USAGE;
     }
     if (!out) {
@@ -305,8 +314,14 @@ int es_cmd_scan(int argc, char **argv)
     if (rf.k) {
         /* survivors: the distinct variants of the top pairs, by variant index */
         if ((ret = es_select_pair_variants(ds, top, n_top, &survivors, &rf.n_var))) goto out;
-        if ((ret = es_select_variants(ds, survivors, rf.n_var, rf.method, rf.k, opt.threads,
-                                      o_sel.fp, &rf.info)))
+        es_select_opt_t so;
+        es_mi_opt_init(&so);
+        so.threads = opt.threads;
+        so.device = es_select_device(opt.device, opt.gpu_mask);
+        so.gpu_kernel = opt.gpu_kernel;
+        so.fixed_point = rf.fixed_point;
+        if ((ret = es_select_variants(ds, survivors, rf.n_var, rf.method, rf.k, &so, o_sel.fp,
+                                      &rf.info)))
             goto out;
     }
     write_log(o_log.fp, cmdline, &ci.in, ds, &opt, scan, out, plink_fmt, &rf, t_open,

@@ -60,6 +60,16 @@ static void select_usage(FILE *fp)
             "  --method M           mrmr, jmi, disr, cmim, icap, condmi or mim\n"
             "  --k K                features to select (condmi may stop earlier)\n"
             "  --threads T          CPU threads (default: all)\n"
+            "  --device D           auto (default: GPU 0 if there is one, else the CPU), cpu,\n"
+            "                       gpu (GPU 0) or gpu:N; picks are the same on every device\n"
+            "  --gpu-kernel K       pair-engine kernel for <= 4-state features: auto, wgmma,\n"
+            "                       mma or popc (tests and benchmarks)\n"
+            "  --gpu-path P         auto (default: the pair engine when every feature has <= 4\n"
+            "                       states and the class 2, else histogram kernels), hist or\n"
+            "                       pairs (tests and benchmarks)\n"
+            "  --fixed-point        entropies from a 16-bit fixed-point log2 table (Q5.11,\n"
+            "                       exact sums; cuFEAST's low-precision variant); the double\n"
+            "                       selection runs too and the log reports how far they agree\n"
             "Output:\n"
             "  --out PREFIX         writes PREFIX.select.tsv (RANK FEATURE SCORE RELEVANCE)\n"
             "                       and PREFIX.log\n"
@@ -132,18 +142,66 @@ static void put_name(FILE *fp, const char *s)
     for (; *s; s++) fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, fp);
 }
 
-int es_select_table(const es_dtable_t *d, es_mi_method_t m, uint32_t k, int threads, FILE *fp,
-                    es_select_info_t *info)
+int es_select_device(es_device_t dev, uint64_t gpu_mask)
 {
-    uint32_t kk = k < d->n_features ? k : d->n_features, n = 0;
+    if (dev == ES_DEVICE_CPU) return -1;
+    int nd = es_backend_gpu_count();
+    for (int g = 0; g < nd && g < 64; g++)
+        if (!gpu_mask || (gpu_mask >> g & 1)) return g;
+    if (dev == ES_DEVICE_AUTO) return -1;
+    /* asked for a GPU that is not there: let the selection say so */
+    for (int g = 0; g < 64; g++)
+        if (gpu_mask >> g & 1) return g;
+    return 0;
+}
+
+int es_cli_gpu_path(const char *s, int *path)
+{
+    static const char *const names[] = {"auto", "hist", "pairs"};
+    for (int k = 0; k < 3; k++)
+        if (!strcmp(s, names[k])) {
+            *path = k;
+            return 0;
+        }
+    fprintf(stderr, "[E::options] --gpu-path: expected auto, hist or pairs, got '%s'\n", s);
+    return -1;
+}
+
+int es_select_table(const es_dtable_t *d, es_mi_method_t m, uint32_t k, const es_select_opt_t *so,
+                    FILE *fp, es_select_info_t *info)
+{
+    uint32_t kk = k < d->n_features ? k : d->n_features, n = 0, n2 = 0;
     double t0 = es_time_now();
     int ret = ES_OK;
+    es_mi_info_t mi, mi2;
+    memset(&mi, 0, sizeof mi);
+    memset(&mi2, 0, sizeof mi2);
     if (k > d->n_features)
         es_warn("--k %u but there are only %u features: selecting %s", k, d->n_features,
                 d->n_features ? "all of them" : "none");
     es_mi_pick_t *pick = malloc((kk ? kk : 1) * sizeof *pick);
-    if (!pick) return ES_ERR_NOMEM;
-    if (kk && (ret = es_mi_select(d, m, kk, threads, pick, &n))) goto out;
+    es_mi_pick_t *pick2 = so->fixed_point ? malloc((kk ? kk : 1) * sizeof *pick2) : NULL;
+    if (!pick || (so->fixed_point && !pick2)) {
+        free(pick);
+        return ES_ERR_NOMEM;
+    }
+    if (kk && (ret = es_mi_select_opt(d, m, kk, so, pick, &n, &mi))) goto out;
+    if (kk && so->fixed_point) {
+        /* the same selection with double entropies, for the agreement */
+        es_select_opt_t o2 = *so;
+        o2.fixed_point = 0;
+        if ((ret = es_mi_select_opt(d, m, kk, &o2, pick2, &n2, &mi2))) goto out;
+        uint32_t pre, com;
+        es_mi_agreement(pick, n, pick2, n2, &pre, &com);
+        es_info("fixed point vs double: the first %u of %u picks agree, %u features in common",
+                pre, n, com);
+        if (info) {
+            info->agree_prefix = pre;
+            info->agree_common = com;
+            info->n_double = n2;
+        }
+    }
+    es_info("%s counted on %s", es_mi_method_name(m), mi.where);
     if (n < kk)
         es_info("%s stopped after %u of %u features: no candidate adds information",
                 es_mi_method_name(m), n, kk);
@@ -163,9 +221,13 @@ int es_select_table(const es_dtable_t *d, es_mi_method_t m, uint32_t k, int thre
         info->n_classes = d->n_classes;
         info->n_selected = n;
         info->seconds += es_time_now() - t0;
+        snprintf(info->where, sizeof info->where, "%s", mi.where);
+        info->seconds_gpu = mi.seconds_gpu;
+        info->fixed_point = so->fixed_point;
     }
 out:
     free(pick);
+    free(pick2);
     return ret;
 }
 
@@ -236,15 +298,15 @@ out:
 }
 
 int es_select_variants(const es_dataset_t *ds, const uint32_t *var, uint32_t n_var,
-                       es_mi_method_t m, uint32_t k, int threads, FILE *fp,
+                       es_mi_method_t m, uint32_t k, const es_select_opt_t *so, FILE *fp,
                        es_select_info_t *info)
 {
     es_dtable_t d;
     double t0 = es_time_now();
-    int ret = variants_dtable(ds, var, n_var, threads, &d);
+    int ret = variants_dtable(ds, var, n_var, so->threads, &d);
     if (ret) return ret;
     if (info) info->seconds = es_time_now() - t0;
-    ret = es_select_table(&d, m, k, threads, fp, info);
+    ret = es_select_table(&d, m, k, so, fp, info);
     es_dtable_free(&d);
     return ret;
 }
@@ -257,6 +319,13 @@ void es_select_write_log(FILE *fp, es_mi_method_t m, uint32_t k, const es_select
     fprintf(fp, "select_features\t%u\n", info->n_features);
     fprintf(fp, "select_classes\t%u\n", info->n_classes);
     fprintf(fp, "selected\t%u\n", info->n_selected);
+    fprintf(fp, "select_device\t%s\n", info->where);
+    if (info->where[0] == 'g') fprintf(fp, "seconds_select_gpu\t%.3f\n", info->seconds_gpu);
+    fprintf(fp, "select_entropy\t%s\n", info->fixed_point ? "fixed-point Q5.11" : "double");
+    if (info->fixed_point)
+        fprintf(fp, "fixed_point_agreement\t%u of %u picks equal from rank 1 (double: %u picks, "
+                    "%u features in common)\n",
+                info->agree_prefix, info->n_selected, info->n_double, info->agree_common);
     fprintf(fp, "seconds_select\t%.3f\n", info->seconds);
 }
 
@@ -546,7 +615,7 @@ static void write_log(FILE *fp, const char *cmdline, const char *table, const es
 int es_cmd_select(int argc, char **argv)
 {
     enum { O_TABLE = 256, O_CLASS, O_BINS, O_FROM, O_FROM_SUMMARY, O_N, O_METHOD, O_K, O_THREADS,
-           O_OUT, O_QUIET, O_VERBOSE };
+           O_OUT, O_QUIET, O_VERBOSE, O_DEVICE, O_GPU_KERNEL, O_GPU_PATH, O_FIXED };
     static const struct option lopts[] = {
         ES_CLI_INPUT_LONGOPTS,
         {"table", required_argument, 0, O_TABLE},
@@ -558,6 +627,10 @@ int es_cmd_select(int argc, char **argv)
         {"method", required_argument, 0, O_METHOD},
         {"k", required_argument, 0, O_K},
         {"threads", required_argument, 0, O_THREADS},
+        {"device", required_argument, 0, O_DEVICE},
+        {"gpu-kernel", required_argument, 0, O_GPU_KERNEL},
+        {"gpu-path", required_argument, 0, O_GPU_PATH},
+        {"fixed-point", no_argument, 0, O_FIXED},
         {"out", required_argument, 0, O_OUT},
         {"quiet", no_argument, 0, O_QUIET},
         {"verbose", no_argument, 0, O_VERBOSE},
@@ -568,6 +641,10 @@ int es_cmd_select(int argc, char **argv)
     es_mi_method_t method = ES_MI_MRMR;
     uint32_t k = 0, n_sum = 0, threads = 0;
     int have_method = 0, have_bins = 0, quiet = 0, verbose = 0, c, r;
+    es_opt_t dev_opt; /* --device and --gpu-kernel, parsed as the scan does */
+    es_opt_init(&dev_opt);
+    es_select_opt_t so;
+    es_mi_opt_init(&so);
     es_cli_input_t ci;
     es_cli_input_init(&ci);
     optind = 1;
@@ -599,6 +676,16 @@ int es_cmd_select(int argc, char **argv)
         case O_THREADS:
             if (es_cli_u32("threads", optarg, 0, 4096, &threads)) return ES_EXIT_USAGE;
             break;
+        case O_DEVICE:
+            if (es_device_parse(optarg, &dev_opt)) return ES_EXIT_USAGE;
+            break;
+        case O_GPU_KERNEL:
+            if (es_gpu_kernel_parse(optarg, &dev_opt.gpu_kernel)) return ES_EXIT_USAGE;
+            break;
+        case O_GPU_PATH:
+            if (es_cli_gpu_path(optarg, &so.gpu_path)) return ES_EXIT_USAGE;
+            break;
+        case O_FIXED: so.fixed_point = 1; break;
         case O_OUT: out = optarg; break;
         case O_QUIET: quiet = 1; break;
         case O_VERBOSE: verbose = 1; break;
@@ -643,6 +730,9 @@ int es_cmd_select(int argc, char **argv)
     if (threads) omp_set_num_threads((int)threads); /* the table reader's parallel steps */
 #endif
     ci.in.threads = threads ? (int)threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    so.threads = (int)threads;
+    so.device = es_select_device(dev_opt.device, dev_opt.gpu_mask);
+    so.gpu_kernel = dev_opt.gpu_kernel;
 
     int ret = ES_OK;
     es_dataset_t *ds = NULL;
@@ -668,7 +758,7 @@ int es_cmd_select(int argc, char **argv)
         if (d.n_classes < 2)
             es_warn("%s: the class '%s' has a single value: every score is 0", table,
                     d.class_name ? d.class_name : "");
-        if ((ret = es_select_table(&d, method, k, (int)threads, o_sel.fp, &info))) goto out;
+        if ((ret = es_select_table(&d, method, k, &so, o_sel.fp, &info))) goto out;
     } else {
         if ((ret = es_dataset_open(&ds, &ci.in))) goto out;
         if ((ret = es_strindex_build(&ix, (const char *const *)ds->plink->id, NULL,
@@ -678,7 +768,7 @@ int es_cmd_select(int argc, char **argv)
                    : survivors_of_summary(ds, &ix, from_summary, n_sum, &var, &n_var);
         if (ret) goto out;
         t_read = es_time_now() - t0;
-        if ((ret = es_select_variants(ds, var, n_var, method, k, (int)threads, o_sel.fp, &info)))
+        if ((ret = es_select_variants(ds, var, n_var, method, k, &so, o_sel.fp, &info)))
             goto out;
     }
     write_log(o_log.fp, cmdline, table, &ci.in, from, from_summary, n_sum, method, k, &info, out,

@@ -530,6 +530,44 @@ typedef struct {
 int es_mi_select(const es_dtable_t *d, es_mi_method_t m, uint32_t k, int threads,
                  es_mi_pick_t *out, uint32_t *n_out);
 
+/** Where the counting of a selection runs. */
+typedef enum {
+    ES_MI_GPU_AUTO = 0, /**< the pair engine when every feature has <= 4 states and there are
+                             2 classes (not CondMI), else the histogram kernels */
+    ES_MI_GPU_HIST,     /**< the histogram kernels only */
+    ES_MI_GPU_PAIRS     /**< the pair engine (ES_ERR_ARG when the table does not qualify) */
+} es_mi_gpu_path_t;
+
+/** Options of es_mi_select_opt(). */
+typedef struct {
+    int threads;      /**< CPU threads (0 = all) */
+    int device;       /**< -1: count on the CPU; >= 0: on this CUDA device */
+    int fixed_point;  /**< 1: entropies from a 16-bit fixed-point log2 table (Q5.11) with
+                           exact sums (doc/SELECTION.md); CPU and GPU alike */
+    int gpu_path;     /**< es_mi_gpu_path_t */
+    int gpu_kernel;   /**< the pair engine's kernel (ES_GPU_KERNEL_*, gpu/gpu.h) */
+} es_mi_opt_t;
+
+/** Defaults: all threads, CPU, double, automatic paths. */
+void es_mi_opt_init(es_mi_opt_t *o);
+
+/** What a selection ran on (for the log). */
+typedef struct {
+    char where[160];     /**< "cpu (4 threads)", "gpu 0 (histogram kernels)", ... */
+    double seconds_gpu;  /**< seconds spent waiting for the device's rounds */
+} es_mi_info_t;
+
+/** es_mi_select() with options: same picks and rules; on a GPU the counts are
+ *  exact and the scores agree with the CPU's to rounding (bit for bit with
+ *  fixed_point).  info may be NULL. */
+int es_mi_select_opt(const es_dtable_t *d, es_mi_method_t m, uint32_t k, const es_mi_opt_t *o,
+                     es_mi_pick_t *out, uint32_t *n_out, es_mi_info_t *info);
+
+/** How far two selections agree: *prefix = picks equal from rank 1 on,
+ *  *common = features in both. */
+void es_mi_agreement(const es_mi_pick_t *a, uint32_t na, const es_mi_pick_t *b, uint32_t nb,
+                     uint32_t *prefix, uint32_t *common);
+
 /* ---- numeric tables (formats/table.c) ------------------------------------- */
 
 /** Options for reading a table. */

@@ -364,16 +364,9 @@ static void test_bad_mem(void **state)
 
 int main(void)
 {
-    int n = 0;
-    if (es_gpu_device_count(&n) != ES_OK || n == 0) {
-        printf("no CUDA device visible: skipped\n");
-        return 77;
-    }
+    int skip = tu_gpu_probe(&have_wgmma);
+    if (skip) return skip;
     es_log_set_level(ES_LOG_ERROR);
-    uint64_t z[4] = {0, 0, 0, 0};
-    uint32_t prod[2] = {0, 0};
-    have_wgmma = es_gpu_b1_gemm_test(0, 2, z, 1, z, 1, 2, 0, 2, 0, prod) == ES_OK;
-    printf("# wgmma kernel: %s\n", have_wgmma ? "tested" : "not usable on this device or build");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bounds),
         cmocka_unit_test(test_counts),

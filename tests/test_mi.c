@@ -13,7 +13,11 @@
  *     grouped counting path runs, many classes) for every method;
  *   - CondMI stops when nothing adds information; k > n_features; one sample;
  *     one feature; constant data (DISR's 0/0); invalid tables are refused;
- *   - picks and scores are bit-identical with 1 and 3 threads.
+ *   - picks and scores are bit-identical with 1 and 3 threads;
+ *   - es_mi_agreement() on lists that agree, differ at a rank, are disjoint
+ *     or differ in length; es_mi_select_opt() on the CPU: its defaults, the
+ *     bits of es_mi_select(), fixed point bit-identical across thread counts
+ *     and close to the double values.
  * tests/oracle_mi.sh compares with a numpy reference and pymrmr. */
 #include <math.h>
 #include <setjmp.h>
@@ -26,6 +30,7 @@
 #include <cmocka.h>
 
 #include "es_internal.h"
+#include "gpu.h"
 #include "testutil.h"
 
 #define TIE_REL 1e-10
@@ -42,19 +47,6 @@
 
 /* ---- a table built in the test --------------------------------------------- */
 
-static void table_init(es_dtable_t *d, uint32_t n, uint32_t nf, uint32_t nc)
-{
-    memset(d, 0, sizeof *d);
-    d->n_samples = n;
-    d->n_features = nf;
-    d->n_classes = nc;
-    d->x = calloc((size_t)n * nf + 1, sizeof *d->x);
-    d->y = calloc((size_t)n + 1, sizeof *d->y);
-    d->n_states = calloc((size_t)nf + 1, sizeof *d->n_states);
-    assert_non_null(d->x);
-    assert_non_null(d->y);
-    assert_non_null(d->n_states);
-}
 
 static uint16_t *X(es_dtable_t *d, uint32_t f) { return d->x + (size_t)f * d->n_samples; }
 
@@ -63,7 +55,7 @@ static uint16_t *X(es_dtable_t *d, uint32_t f) { return d->x + (size_t)f * d->n_
 static void table_random(es_dtable_t *d, uint32_t n, uint32_t nf, uint32_t nc, const uint32_t *shapes,
                          uint32_t n_shapes, uint64_t seed)
 {
-    table_init(d, n, nf, nc);
+    tu_dtable_init(d, n, nf, nc);
     uint64_t r = seed;
     for (uint32_t s = 0; s < n; s++) d->y[s] = (uint16_t)tu_randn(&r, nc);
     for (uint32_t f = 0; f < nf; f++) {
@@ -318,7 +310,7 @@ static void test_names(void **state)
 /* y = x0 xor x1 (each pattern twice), x2 constant, x3 = x0. */
 static void xor_table(es_dtable_t *d)
 {
-    table_init(d, 8, 4, 2);
+    tu_dtable_init(d, 8, 4, 2);
     for (uint32_t s = 0; s < 8; s++) {
         uint16_t a = (uint16_t)(s & 1), b = (uint16_t)((s >> 1) & 1);
         X(d, 0)[s] = a;
@@ -387,7 +379,7 @@ static void test_ties_lowest_index(void **state)
     (void)state;
     es_dtable_t d;
     uint32_t n = 40;
-    table_init(&d, n, 5, 2);
+    tu_dtable_init(&d, n, 5, 2);
     uint64_t r = 11;
     for (uint32_t s = 0; s < n; s++) {
         d.y[s] = (uint16_t)(s & 1);
@@ -488,7 +480,7 @@ static void test_one_sample_one_feature(void **state)
     (void)state;
     es_dtable_t d;
     /* one sample: every MI is 0, picks in index order, CondMI stops after one */
-    table_init(&d, 1, 3, 2);
+    tu_dtable_init(&d, 1, 3, 2);
     d.n_states[0] = 2;
     d.n_states[1] = 1;
     d.n_states[2] = 3;
@@ -508,7 +500,7 @@ static void test_one_sample_one_feature(void **state)
     }
     es_dtable_free(&d);
     /* one feature */
-    table_init(&d, 6, 1, 3);
+    tu_dtable_init(&d, 6, 1, 3);
     d.n_states[0] = 3;
     for (uint32_t s = 0; s < 6; s++) {
         X(&d, 0)[s] = (uint16_t)(s % 3);
@@ -530,7 +522,7 @@ static void test_constant_data(void **state)
 {
     (void)state;
     es_dtable_t d;
-    table_init(&d, 10, 4, 1);
+    tu_dtable_init(&d, 10, 4, 1);
     for (uint32_t f = 0; f < 4; f++) d.n_states[f] = 2;
     es_mi_pick_t o[4];
     for (unsigned i = 0; i < N_METHODS; i++) {
@@ -571,7 +563,7 @@ static void test_invalid_tables(void **state)
 {
     (void)state;
     es_dtable_t d;
-    table_init(&d, 4, 2, 2);
+    tu_dtable_init(&d, 4, 2, 2);
     d.n_states[0] = 2;
     d.n_states[1] = 2;
     X(&d, 1)[2] = 2; /* out of range */
@@ -608,7 +600,7 @@ static void test_invalid_message(void **state)
     tu_capture_t cap = {.saved = -1};
     tu_cap_init(&cap, dir);
     es_dtable_t d;
-    table_init(&d, 4, 2, 2);
+    tu_dtable_init(&d, 4, 2, 2);
     d.n_states[0] = d.n_states[1] = 2;
     d.names = calloc(2, sizeof *d.names);
     d.names[0] = strdup("alpha");
@@ -628,6 +620,140 @@ static void test_invalid_message(void **state)
     // cppcheck-suppress memleak ; es_dtable_free released d.names
 }
 
+/* es_mi_agreement(): only the features count, rank by rank for the prefix
+ * and as sets for the common part. */
+static void test_agreement(void **state)
+{
+    (void)state;
+    es_mi_pick_t a[6], b[6];
+    memset(a, 0, sizeof a);
+    for (uint32_t i = 0; i < 6; i++) {
+        a[i].feature = 10 + 3 * i;
+        a[i].score = 1.0 / (i + 1);
+        a[i].relevance = 0.5;
+    }
+    uint32_t prefix = 99, common = 99;
+    memcpy(b, a, sizeof a);
+    es_mi_agreement(a, 6, b, 6, &prefix, &common);
+    assert_int_equal(prefix, 6);
+    assert_int_equal(common, 6);
+    /* other scores, same features: the same agreement */
+    for (uint32_t i = 0; i < 6; i++) {
+        b[i].score = -b[i].score;
+        b[i].relevance = 0.25;
+    }
+    es_mi_agreement(a, 6, b, 6, &prefix, &common);
+    assert_int_equal(prefix, 6);
+    assert_int_equal(common, 6);
+    /* ranks 3 and 4 swapped */
+    b[2].feature = a[3].feature;
+    b[3].feature = a[2].feature;
+    es_mi_agreement(a, 6, b, 6, &prefix, &common);
+    assert_int_equal(prefix, 2);
+    assert_int_equal(common, 6);
+    /* reversed: no common prefix, every feature in both */
+    for (uint32_t i = 0; i < 6; i++) b[i].feature = a[5 - i].feature;
+    es_mi_agreement(a, 6, b, 6, &prefix, &common);
+    assert_int_equal(prefix, 0);
+    assert_int_equal(common, 6);
+    /* disjoint */
+    for (uint32_t i = 0; i < 6; i++) b[i].feature = 11 + 3 * i;
+    es_mi_agreement(a, 6, b, 6, &prefix, &common);
+    assert_int_equal(prefix, 0);
+    assert_int_equal(common, 0);
+    /* different lengths: the shorter list is a prefix of the longer */
+    es_mi_agreement(a, 6, a, 4, &prefix, &common);
+    assert_int_equal(prefix, 4);
+    assert_int_equal(common, 4);
+    es_mi_agreement(a, 3, a, 6, &prefix, &common);
+    assert_int_equal(prefix, 3);
+    assert_int_equal(common, 3);
+    /* different lengths and a rank that differs: b = a0 a5 a2 a3 */
+    memcpy(b, a, sizeof a);
+    b[1].feature = a[5].feature;
+    es_mi_agreement(a, 6, b, 4, &prefix, &common);
+    assert_int_equal(prefix, 1);
+    assert_int_equal(common, 4);
+    es_mi_agreement(b, 4, a, 2, &prefix, &common);
+    assert_int_equal(prefix, 1);
+    assert_int_equal(common, 1);
+    /* empty lists */
+    es_mi_agreement(a, 0, b, 4, &prefix, &common);
+    assert_int_equal(prefix, 0);
+    assert_int_equal(common, 0);
+    es_mi_agreement(NULL, 0, NULL, 0, &prefix, &common);
+    assert_int_equal(prefix, 0);
+    assert_int_equal(common, 0);
+}
+
+static void same_bits(const es_mi_pick_t *a, uint32_t na, const es_mi_pick_t *b, uint32_t nb)
+{
+    assert_int_equal(na, nb);
+    for (uint32_t j = 0; j < na; j++) {
+        assert_int_equal(a[j].feature, b[j].feature);
+        assert_memory_equal(&a[j].score, &b[j].score, sizeof(double));
+        assert_memory_equal(&a[j].relevance, &b[j].relevance, sizeof(double));
+    }
+}
+
+/* es_mi_select_opt() on the CPU: the defaults, the bits of es_mi_select()
+ * with info asked for or not; fixed point bit-identical for every thread
+ * count and within its log table's error of the double values. */
+static void test_opt_cpu(void **state)
+{
+    (void)state;
+    es_mi_opt_t o;
+    memset(&o, 0x5a, sizeof o);
+    es_mi_opt_init(&o);
+    assert_int_equal(o.threads, 0);
+    assert_int_equal(o.device, -1);
+    assert_int_equal(o.fixed_point, 0);
+    assert_int_equal(o.gpu_path, ES_MI_GPU_AUTO);
+    assert_int_equal(o.gpu_kernel, ES_GPU_KERNEL_AUTO);
+    static const uint32_t sh[] = {3, 4, 128, 2, 700};
+    es_dtable_t d;
+    table_random(&d, 2000, 30, 3, sh, 5, 123);
+    es_mi_pick_t a[30], b[30], c[30];
+    for (unsigned i = 0; i < N_METHODS; i++) {
+        es_mi_method_t m = all_methods[i];
+        uint32_t na = 0, nb = 0, nc = 0;
+        assert_int_equal(es_mi_select(&d, m, 10, 2, a, &na), ES_OK);
+        o.threads = 2;
+        o.fixed_point = 0;
+        es_mi_info_t info;
+        memset(&info, 0, sizeof info);
+        assert_int_equal(es_mi_select_opt(&d, m, 10, &o, b, &nb, &info), ES_OK);
+        if (strncmp(info.where, "cpu", 3) != 0) fail_msg("ran on '%s'", info.where);
+        same_bits(a, na, b, nb);
+        o.threads = 1;
+        assert_int_equal(es_mi_select_opt(&d, m, 10, &o, c, &nc, NULL), ES_OK);
+        same_bits(a, na, c, nc);
+        /* fixed point: 1 and 3 threads bit for bit */
+        o.fixed_point = 1;
+        assert_int_equal(es_mi_select_opt(&d, m, 10, &o, b, &nb, NULL), ES_OK);
+        o.threads = 3;
+        assert_int_equal(es_mi_select_opt(&d, m, 10, &o, c, &nc, NULL), ES_OK);
+        same_bits(b, nb, c, nc);
+    }
+    /* every I(X;Y) in fixed point within 0.01 bit of the double value (a Q5.11
+     * log2 is within 2^-12 of the true one: about 1e-3 bit per MI) */
+    uint32_t na = 0, nb = 0;
+    o.threads = 0;
+    o.fixed_point = 0;
+    assert_int_equal(es_mi_select_opt(&d, ES_MI_MIM, 30, &o, a, &na, NULL), ES_OK);
+    o.fixed_point = 1;
+    assert_int_equal(es_mi_select_opt(&d, ES_MI_MIM, 30, &o, b, &nb, NULL), ES_OK);
+    assert_int_equal(na, 30);
+    assert_int_equal(nb, 30);
+    double rel[30];
+    for (uint32_t j = 0; j < 30; j++) rel[a[j].feature] = a[j].relevance;
+    for (uint32_t j = 0; j < 30; j++)
+        if (!(fabs(b[j].relevance - rel[b[j].feature]) <= 0.01))
+            fail_msg("feature %u: I(X;Y) %.6f in fixed point, %.6f in double", b[j].feature,
+                     b[j].relevance, rel[b[j].feature]);
+    es_dtable_free(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -642,6 +768,8 @@ int main(void)
         cmocka_unit_test(test_threads_bit_identical),
         cmocka_unit_test(test_invalid_tables),
         cmocka_unit_test(test_invalid_message),
+        cmocka_unit_test(test_agreement),
+        cmocka_unit_test(test_opt_cpu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

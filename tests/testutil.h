@@ -277,4 +277,41 @@ static inline void tu_geno_free(tu_geno_t *f)
 
 #endif
 
+/* ---- discrete tables (test_mi.c, test_gpu_mi.c) ------------------------------ */
+#if defined(CMOCKA_H_) && defined(ES_INTERNAL_H)
+/* An all-zero n x nf table with nc classes (fill x, y and n_states). */
+static inline void tu_dtable_init(es_dtable_t *d, uint32_t n, uint32_t nf, uint32_t nc)
+{
+    memset(d, 0, sizeof *d);
+    d->n_samples = n;
+    d->n_features = nf;
+    d->n_classes = nc;
+    d->x = calloc((size_t)n * nf + 1, sizeof *d->x);
+    d->y = calloc((size_t)n + 1, sizeof *d->y);
+    d->n_states = calloc((size_t)nf + 1, sizeof *d->n_states);
+    assert_non_null(d->x);
+    assert_non_null(d->y);
+    assert_non_null(d->n_states);
+}
+#endif
+
+/* ---- GPU tests (test_gpu.c, test_gpu_mi.c) ----------------------------------- */
+#ifdef ES_GPU_H
+/* 0 when a CUDA device is visible (*have_wgmma: the sm_90a kernels run on
+ * device 0), else 77 after a line saying why: the test's exit status. */
+static inline int tu_gpu_probe(int *have_wgmma)
+{
+    int n = 0;
+    if (es_gpu_device_count(&n) != ES_OK || n == 0) {
+        printf("no CUDA device visible: skipped\n");
+        return 77;
+    }
+    uint64_t z[4] = {0, 0, 0, 0};
+    uint32_t prod[2] = {0, 0};
+    *have_wgmma = es_gpu_b1_gemm_test(0, 2, z, 1, z, 1, 2, 0, 2, 0, prod) == ES_OK;
+    printf("# wgmma kernel: %s\n", *have_wgmma ? "tested" : "not usable on this device or build");
+    return 0;
+}
+#endif
+
 #endif

@@ -1,16 +1,36 @@
 /* bench_mi.c -- time es_mi_select() (src/mi_select.c) on synthetic discrete data
  * held in memory, and print a table: one row per method, with the seconds on
- * one thread and on all threads.
+ * one thread and on all threads, and with --device the seconds on a GPU.
  *
- *   bench_mi [--samples N] [--features D] [--classes C] [--states S] [--k K]
+ *   bench_mi [--preset feast|mnist|epsilon|survivors] [--samples N] [--features D]
+ *            [--classes C] [--states S] [--data tri|geno] [--k K]
  *            [--methods mrmr,jmi,...|all] [--threads T] [--seed X] [--label NAME]
+ *            [--device D] [--path auto|hist|pairs] [--kernel auto|wgmma|mma|popc]
+ *            [--no-cpu1] [--no-cpu]
  *
- * Data: y uniform over C classes; feature f takes a triangular-shaped value over
- * S states (sum of two uniforms), shifted by the class for every fifth feature
- * and by a neighbour's value for every third, so there is relevance and
- * redundancy to find.  The figure is the wall time of es_mi_select() alone
- * (table construction excluded).  T (default: all CPUs) is the "all threads"
- * column; 1 thread is always measured. */
+ * Data (--data tri, the default): y uniform over C classes; feature f takes a
+ * triangular-shaped value over S states (sum of two uniforms), shifted by the
+ * class for every fifth feature and by a neighbour's value for every third, so
+ * there is relevance and redundancy to find.  --data geno: genotype-like, 4
+ * states: 0, 1, 2 copies of a minor allele (frequency 5-50 %), more frequent
+ * in classes > 0 for every fifth feature, a neighbour's genotype for every
+ * third, and 3 ("missing") for about 1 % of the calls.  The figure is the wall
+ * time of es_mi_select() alone (table construction excluded).  T (default: all
+ * CPUs) is the "all threads" column; 1 thread is measured unless --no-cpu1,
+ * neither CPU column with --no-cpu.
+ *
+ * --preset sets samples, features, classes, states, data, k and the label to
+ * one of the sets of tests/bench/bench_select.sh (plus survivors: 10,000
+ * genotypes x 20,000 features, k 100); explicit options override it wherever
+ * they stand.
+ *
+ * --device D adds four columns, all from es_mi_select_opt() on CUDA device D
+ * (--path, --kernel: its counting path and pair-engine kernel): the seconds of
+ * the selection in double and in fixed point, how far the fixed-point picks
+ * agree with the double ones (prefix/common/n: equal from rank 1 to `prefix`,
+ * `common` features in both, of the n double picks), and whether the double
+ * picks are identical to the CPU's all-threads picks.  A tiny selection on the
+ * device first (not timed) creates the CUDA context. */
 #include <omp.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +38,7 @@
 #include <string.h>
 
 #include "es_internal.h"
+#include "gpu.h"
 
 static uint64_t sm64(uint64_t *s)
 {
@@ -28,7 +49,7 @@ static uint64_t sm64(uint64_t *s)
 }
 
 static int make_table(es_dtable_t *d, uint32_t n, uint32_t nf, uint32_t nc, uint32_t ns,
-                      uint64_t seed)
+                      int geno, uint64_t seed)
 {
     memset(d, 0, sizeof *d);
     d->n_samples = n;
@@ -45,6 +66,22 @@ static int make_table(es_dtable_t *d, uint32_t n, uint32_t nf, uint32_t nc, uint
         uint64_t r = seed * 1000003u + (uint64_t)f;
         uint16_t *x = d->x + (size_t)f * n;
         const uint16_t *nb = f >= 1 && f % 3 == 0 ? d->x + (size_t)(f - 1) * n : NULL;
+        if (geno) {
+            /* allele frequency in 1/1024: 51..512, raised by up to 1/8 in classes > 0 */
+            uint64_t u0 = sm64(&r);
+            uint32_t maf = 51 + (uint32_t)(u0 % 462);
+            uint32_t effect = f % 5 == 0 ? 8 + (uint32_t)((u0 >> 32) % 121) : 0;
+            d->n_states[f] = 4;
+            for (uint32_t s = 0; s < n; s++) {
+                uint64_t u = sm64(&r);
+                uint32_t p = maf + (d->y[s] ? effect : 0);
+                uint32_t v = ((u & 1023) < p) + (((u >> 10) & 1023) < p);
+                if (nb && (u >> 60) < 6) v = nb[s];
+                if (((u >> 20) & 1023) < 10) v = 3; /* ~1 % missing */
+                x[s] = (uint16_t)v;
+            }
+            continue;
+        }
         d->n_states[f] = ns;
         uint32_t half = ns / 2 + 1;
         for (uint32_t s = 0; s < n; s++) {
@@ -58,14 +95,77 @@ static int make_table(es_dtable_t *d, uint32_t n, uint32_t nf, uint32_t nc, uint
     return 0;
 }
 
+typedef struct {
+    const char *name;
+    uint32_t n, nf, nc, ns, k;
+    int geno;
+} preset_t;
+
+static const preset_t presets[] = {
+    {"feast", 4000, 10000, 2, 10, 50, 0},
+    {"mnist", 60000, 780, 10, 128, 200, 0},
+    {"epsilon", 400000, 2000, 2, 128, 200, 0},
+    {"survivors", 10000, 20000, 2, 4, 100, 1},
+};
+
+
+static int same_picks(const es_mi_pick_t *a, uint32_t na, const es_mi_pick_t *b, uint32_t nb)
+{
+    if (na != nb) return 0;
+    for (uint32_t i = 0; i < na; i++)
+        if (a[i].feature != b[i].feature) return 0;
+    return 1;
+}
+
+/* A selection on a tiny table: the CUDA context and the kernels' first
+ * launch are not in the figures. */
+static int warm_up(const es_mi_opt_t *o)
+{
+    es_dtable_t w;
+    if (make_table(&w, 300, 8, 2, 3, 1, 7)) return ES_ERR_NOMEM;
+    es_mi_pick_t p[4];
+    uint32_t np;
+    int ret = es_mi_select_opt(&w, ES_MI_JMI, 4, o, p, &np, NULL);
+    es_dtable_free(&w);
+    return ret;
+}
+
 int main(int argc, char **argv)
 {
     uint32_t n = 4000, nf = 10000, nc = 2, ns = 10, k = 50;
+    int geno = 0;
     const char *methods = "mrmr,jmi,disr", *label = "custom";
     int threads = omp_get_max_threads();
     uint64_t seed = 1;
+    int device = -1, run_cpu1 = 1, run_cpu = 1, path = ES_MI_GPU_AUTO, kernel = ES_GPU_KERNEL_AUTO;
+    /* the preset first, so that every explicit option overrides it */
+    for (int i = 1; i + 1 < argc; i++) {
+        if (strcmp(argv[i], "--preset")) continue;
+        size_t p = 0;
+        while (p < sizeof presets / sizeof *presets && strcmp(presets[p].name, argv[i + 1])) p++;
+        if (p == sizeof presets / sizeof *presets) {
+            fprintf(stderr, "bench_mi: unknown preset '%s' (feast, mnist, epsilon, survivors)\n",
+                    argv[i + 1]);
+            goto usage;
+        }
+        n = presets[p].n;
+        nf = presets[p].nf;
+        nc = presets[p].nc;
+        ns = presets[p].ns;
+        k = presets[p].k;
+        geno = presets[p].geno;
+        label = presets[p].name;
+    }
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--no-cpu1")) {
+            run_cpu1 = 0;
+            continue;
+        }
+        if (!strcmp(a, "--no-cpu")) {
+            run_cpu1 = run_cpu = 0;
+            continue;
+        }
         if (!v) goto usage;
         if (!strcmp(a, "--samples")) n = (uint32_t)strtoul(v, NULL, 10);
         else if (!strcmp(a, "--features")) nf = (uint32_t)strtoul(v, NULL, 10);
@@ -76,54 +176,125 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--threads")) threads = atoi(v);
         else if (!strcmp(a, "--seed")) seed = strtoull(v, NULL, 10);
         else if (!strcmp(a, "--label")) label = v;
-        else goto usage;
+        else if (!strcmp(a, "--preset")) (void)0; /* applied above */
+        else if (!strcmp(a, "--device")) device = atoi(v);
+        else if (!strcmp(a, "--data") && (!strcmp(v, "tri") || !strcmp(v, "geno")))
+            geno = !strcmp(v, "geno");
+        else if (!strcmp(a, "--path") && !strcmp(v, "auto")) path = ES_MI_GPU_AUTO;
+        else if (!strcmp(a, "--path") && !strcmp(v, "hist")) path = ES_MI_GPU_HIST;
+        else if (!strcmp(a, "--path") && !strcmp(v, "pairs")) path = ES_MI_GPU_PAIRS;
+        else if (!strcmp(a, "--kernel")) {
+            if (es_gpu_kernel_parse(v, &kernel) != ES_OK) goto usage;
+        } else goto usage;
         i++;
     }
-    if (!n || !nf || !nc || nc > 65536 || !ns || ns > 65536 || threads < 1) goto usage;
+    if (geno) ns = 4;
+    if (!n || !nf || !nc || nc > 65536 || !ns || ns > 65536 || threads < 1 || device < -1)
+        goto usage;
+    if (!run_cpu && device < 0) {
+        fprintf(stderr, "bench_mi: --no-cpu leaves nothing to time without --device\n");
+        goto usage;
+    }
     if (!strcmp(methods, "all")) methods = "mim,mrmr,jmi,disr,cmim,icap,condmi";
+    if (device >= 0) {
+        int n_dev = 0;
+        if (es_gpu_device_count(&n_dev) != ES_OK || device >= n_dev) {
+            fprintf(stderr, "bench_mi: no CUDA device %d (%d visible)\n", device, n_dev);
+            return 1;
+        }
+    }
+
+    es_mi_opt_t ogpu;
+    es_mi_opt_init(&ogpu);
+    ogpu.device = device;
+    ogpu.threads = threads;
+    ogpu.gpu_path = path;
+    ogpu.gpu_kernel = kernel;
+    if (device >= 0) {
+        int ret = warm_up(&ogpu);
+        if (ret != ES_OK) {
+            fprintf(stderr, "bench_mi: device %d: %s\n", device, es_strerror(ret));
+            return 1;
+        }
+    }
 
     es_dtable_t d;
     double t0 = es_time_now();
-    if (make_table(&d, n, nf, nc, ns, seed)) {
+    if (make_table(&d, n, nf, nc, ns, geno, seed)) {
         fprintf(stderr, "bench_mi: out of memory for %u x %u\n", n, nf);
         return 1;
     }
     fprintf(stderr, "bench_mi: %s data %u x %u made in %.1f s\n", label, n, nf, es_time_now() - t0);
-    es_mi_pick_t *out = malloc((size_t)k * sizeof *out);
-    if (!out) return 1;
+    /* picks: 1 thread, all threads, GPU double, GPU fixed point */
+    es_mi_pick_t *out[4];
+    for (int r = 0; r < 4; r++)
+        if (!(out[r] = malloc(((size_t)k + 1) * sizeof *out[r]))) return 1;
 
-    printf("%-8s %9s %8s %4s %6s %4s  %-7s %6s %12s %12s %8s\n", "set", "samples", "features",
-           "cls", "states", "k", "method", "picked", "1thread_s", "threads_s", "speedup");
+    printf("%-8s %9s %8s %4s %6s %4s  %-7s %6s %12s %12s %8s", "set", "samples", "features", "cls",
+           "states", "k", "method", "picked", "1thread_s", "threads_s", "speedup");
+    if (device >= 0) printf(" %10s %10s %15s %4s", "gpu_s", "gpu_fx_s", "fx_agree", "same");
+    printf("\n");
     char *list = strdup(methods);
     for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
         es_mi_method_t m;
         if (es_mi_method_parse(tok, &m) != ES_OK) return 1;
-        double tt[2];
-        uint32_t got[2];
-        uint32_t first[2];
-        int tcount[2] = {1, threads};
-        for (int r = 0; r < 2; r++) {
+        double tt[4] = {0, 0, 0, 0};
+        uint32_t got[4] = {0, 0, 0, 0};
+        int ran[4] = {run_cpu1, run_cpu, device >= 0, device >= 0};
+        es_mi_info_t info[4];
+        for (int r = 0; r < 4; r++) {
+            if (!ran[r]) continue;
             double a = es_time_now();
-            int ret = es_mi_select(&d, m, k, tcount[r], out, &got[r]);
+            int ret;
+            if (r < 2) {
+                ret = es_mi_select(&d, m, k, r == 0 ? 1 : threads, out[r], &got[r]);
+            } else {
+                ogpu.fixed_point = r == 3;
+                ret = es_mi_select_opt(&d, m, k, &ogpu, out[r], &got[r], &info[r]);
+            }
             tt[r] = es_time_now() - a;
             if (ret != ES_OK) {
-                fprintf(stderr, "bench_mi: %s: %s\n", tok, es_strerror(ret));
+                fprintf(stderr, "bench_mi: %s%s: %s\n", tok, r < 2 ? "" : " on the GPU",
+                        es_strerror(ret));
                 return 1;
             }
-            first[r] = got[r] ? out[got[r] - 1].feature : 0;
         }
-        if (got[0] != got[1] || first[0] != first[1])
+        if (ran[0] && ran[1] && !same_picks(out[0], got[0], out[1], got[1]))
             fprintf(stderr, "bench_mi: %s: 1 and %d threads disagree\n", tok, threads);
-        printf("%-8s %9u %8u %4u %6u %4u  %-7s %6u %12.3f %12.3f %8.2f\n", label, n, nf, nc, ns, k,
-               tok, got[0], tt[0], tt[1], tt[0] / tt[1]);
+        if (device >= 0)
+            fprintf(stderr, "bench_mi: %s: %s; device rounds %.3f s, fixed point %.3f s\n", tok,
+                    info[2].where, info[2].seconds_gpu, info[3].seconds_gpu);
+        char c1[16] = "-", ct[16] = "-", sp[16] = "-";
+        if (ran[0]) snprintf(c1, sizeof c1, "%.3f", tt[0]);
+        if (ran[1]) snprintf(ct, sizeof ct, "%.3f", tt[1]);
+        if (ran[0] && ran[1]) snprintf(sp, sizeof sp, "%.2f", tt[0] / tt[1]);
+        uint32_t picked = ran[1] ? got[1] : ran[0] ? got[0] : got[2];
+        printf("%-8s %9u %8u %4u %6u %4u  %-7s %6u %12s %12s %8s", label, n, nf, nc, ns, k, tok,
+               picked, c1, ct, sp);
+        if (device >= 0) {
+            uint32_t prefix = 0, common = 0;
+            es_mi_agreement(out[2], got[2], out[3], got[3], &prefix, &common);
+            char agree[48];
+            snprintf(agree, sizeof agree, "%u/%u/%u", prefix, common, got[2]);
+            const char *same = "-";
+            if (ran[1]) same = same_picks(out[1], got[1], out[2], got[2]) ? "yes" : "no";
+            printf(" %10.3f %10.3f %15s %4s", tt[2], tt[3], agree, same);
+            if (!strcmp(same, "no"))
+                fprintf(stderr, "bench_mi: %s: the GPU picks differ from the CPU picks\n", tok);
+        }
+        printf("\n");
         fflush(stdout);
     }
     free(list);
-    free(out);
+    for (int r = 0; r < 4; r++) free(out[r]);
     es_dtable_free(&d);
     return 0;
 usage:
-    fprintf(stderr, "usage: bench_mi [--samples N] [--features D] [--classes C] [--states S] "
-                    "[--k K] [--methods LIST|all] [--threads T] [--seed X] [--label NAME]\n");
+    fprintf(stderr,
+            "usage: bench_mi [--preset feast|mnist|epsilon|survivors] [--samples N]\n"
+            "                [--features D] [--classes C] [--states S] [--data tri|geno] [--k K]\n"
+            "                [--methods LIST|all] [--threads T] [--seed X] [--label NAME]\n"
+            "                [--device D] [--path auto|hist|pairs] [--kernel auto|wgmma|mma|popc]\n"
+            "                [--no-cpu1] [--no-cpu]\n");
     return 2;
 }

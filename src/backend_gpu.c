@@ -105,7 +105,7 @@ static int device_loop(es_scan_ctx_t *ctx, int dev, int n_helpers, const es_gpu_
                  es_gpu_cache_slots(g));
         es_info("GPU %s", desc);
     }
-    uint64_t cands = 0;
+    uint64_t cands = 0, tiles = 0;
     double t_wait = 0.0, t_score = 0.0;
     for (;;) {
         uint32_t bi, bj;
@@ -125,14 +125,16 @@ static int device_loop(es_scan_ctx_t *ctx, int dev, int n_helpers, const es_gpu_
         if (ret) break;
         double t1 = es_time_now();
         cands += n;
+        tiles++;
         ret = score_tile(ctx, w, nw, c, n, bi, bj);
         t_wait += t1 - t0;
         t_score += es_time_now() - t1;
         if (ret) break;
     }
-    es_info("GPU %d: %.3f s in tile kernels; %llu candidate pairs scored exactly on %d host "
-            "thread(s); %.3f s waiting for the device, %.3f s scoring", dev, es_gpu_kernel_seconds(g),
-            (unsigned long long)cands, nw, t_wait, t_score);
+    es_info("GPU %d: %llu tiles, %.3f s in tile kernels; %llu candidate pairs scored exactly on %d "
+            "host thread(s); %.3f s waiting for the device, %.3f s scoring", dev,
+            (unsigned long long)tiles, es_gpu_kernel_seconds(g), (unsigned long long)cands, nw,
+            t_wait, t_score);
     if (!ret)
         for (int h = 0; h < nw; h++) es_ctx_merge_top(ctx, &w[h]);
 out:

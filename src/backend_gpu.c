@@ -178,9 +178,10 @@ static int gpu_run(es_scan_ctx_t *ctx)
     cfg.kernel = opt->gpu_kernel;
 
     /* pinned host memory lets block copies overlap the kernels */
+    /* (not for planes in a file: pinning would hold them all in memory) */
     for (uint32_t b = 0; b < ctx->n_blocks; b++) {
         const es_planes_t *pl = &ctx->blocks[b];
-        es_gpu_host_register(pl->planes, (size_t)pl->count * pl->n_planes * pl->words * 8);
+        if (!pl->mapped) es_gpu_host_register(pl->planes, (size_t)pl->count * pl->n_planes * pl->words * 8);
     }
     /* the CPU threads score candidates: split among the devices */
     int helpers = ctx->n_threads / n_dev;
@@ -195,7 +196,8 @@ static int gpu_run(es_scan_ctx_t *ctx)
         errs[k] = device_loop(ctx, devs[k], helpers, &cfg, desc[k], sizeof desc[k]);
         if (errs[k]) es_ctx_fail(ctx, errs[k]);
     }
-    for (uint32_t b = 0; b < ctx->n_blocks; b++) es_gpu_host_unregister(ctx->blocks[b].planes);
+    for (uint32_t b = 0; b < ctx->n_blocks; b++)
+        if (!ctx->blocks[b].mapped) es_gpu_host_unregister(ctx->blocks[b].planes);
     char *info = ctx->scan->device_info;
     size_t len = sizeof ctx->scan->device_info, used = 0;
     used += (size_t)snprintf(info, len, "%d GPU(s)", n_dev);

@@ -35,6 +35,10 @@ static void scan_usage(FILE *fp)
             "                       (tensor cores, sm_80+) or popc (CUDA cores)\n"
             "  --gpu-mem BYTES      device memory to use per GPU (suffix K, M, G; default: what\n"
             "                       is free); data larger than this is streamed through it\n"
+            "  --host-mem BYTES     packed genotypes to keep in memory (suffix K, M, G; default:\n"
+            "                       half the physical memory); beyond it they go to an unlinked\n"
+            "                       temporary file that the system pages in and out\n"
+            "  --tmp-dir DIR        where that file goes (default: $TMPDIR, else /tmp)\n"
             "  --block B            variants per tile side (default 0: automatic; output does\n"
             "                       not depend on it)\n"
             "  --refine METHOD:K    then select K of the variants of the top pairs by mutual\n"
@@ -139,7 +143,7 @@ static void write_log(FILE *fp, const char *cmdline, const es_input_opt_t *in,
 }
 
 /* BYTES with an optional K, M or G (powers of 1024) */
-static int parse_bytes(const char *s, size_t *out)
+static int parse_bytes(const char *opt, const char *s, size_t *out)
 {
     char *end;
     if (*s < '0' || *s > '9') goto bad;
@@ -155,15 +159,15 @@ static int parse_bytes(const char *s, size_t *out)
     *out = (size_t)(v << shift);
     return 0;
 bad:
-    fprintf(stderr, "[E::options] --gpu-mem: expected a positive byte count (suffix K, M or G), "
-                    "got '%s'\n", s);
+    fprintf(stderr, "[E::options] --%s: expected a positive byte count (suffix K, M or G), "
+                    "got '%s'\n", opt, s);
     return -1;
 }
 
 int es_cmd_scan(int argc, char **argv)
 {
     enum { O_STAT = 256, O_TOP, O_PTHR, O_THREADS, O_DEVICE, O_BLOCK, O_OUT, O_FORMAT, O_QUIET,
-           O_VERBOSE, O_REFINE, O_GPU_KERNEL, O_GPU_MEM, O_FIXED };
+           O_VERBOSE, O_REFINE, O_GPU_KERNEL, O_GPU_MEM, O_FIXED, O_HOST_MEM, O_TMP_DIR };
     static const struct option lopts[] = {
         ES_CLI_INPUT_LONGOPTS,
         {"stat", required_argument, 0, O_STAT},     {"top", required_argument, 0, O_TOP},
@@ -176,6 +180,8 @@ int es_cmd_scan(int argc, char **argv)
         {"fixed-point", no_argument, 0, O_FIXED},
         {"gpu-kernel", required_argument, 0, O_GPU_KERNEL},
         {"gpu-mem", required_argument, 0, O_GPU_MEM},
+        {"host-mem", required_argument, 0, O_HOST_MEM},
+        {"tmp-dir", required_argument, 0, O_TMP_DIR},
         {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
     const char *out = NULL;
     int plink_fmt = 0, quiet = 0, verbose = 0, c, r;
@@ -218,7 +224,13 @@ int es_cmd_scan(int argc, char **argv)
             if (es_gpu_kernel_parse(optarg, &opt.gpu_kernel)) return ES_EXIT_USAGE;
             break;
         case O_GPU_MEM:
-            if (parse_bytes(optarg, &opt.gpu_mem)) return ES_EXIT_USAGE;
+            if (parse_bytes("gpu-mem", optarg, &opt.gpu_mem)) return ES_EXIT_USAGE;
+            break;
+        case O_HOST_MEM:
+            if (parse_bytes("host-mem", optarg, &opt.host_mem)) return ES_EXIT_USAGE;
+            break;
+        case O_TMP_DIR:
+            opt.tmp_dir = optarg;
             break;
         case O_BLOCK:
             if (es_cli_u32("block", optarg, 0, 65536, &opt.block_variants)) return ES_EXIT_USAGE;

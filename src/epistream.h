@@ -180,6 +180,9 @@ typedef struct {
     uint64_t gpu_mask;       /**< GPUs to use, bit d for device d; 0 = every visible one */
     size_t gpu_mem;          /**< device memory per GPU in bytes; 0 = what is free */
     int gpu_kernel;          /**< 0 auto, 1 wgmma, 2 mma, 3 popc (es_gpu_kernel_parse) */
+    size_t host_mem;         /**< bytes of packed planes to keep in memory; larger data go to an
+                                  unlinked temporary file, mapped (0 = half the physical memory) */
+    const char *tmp_dir;     /**< where that file goes (NULL: $TMPDIR, else /tmp) */
 } es_opt_t;
 
 /** Fill opt with the defaults. */

@@ -322,10 +322,18 @@ typedef struct {
     /* per variant, per class y (0 control, 1 case): called genotype counts */
     uint32_t (*gcount)[2][3];       /* gcount[v][y][g] */
     uint32_t *miss_ct;              /* missing calls among kept samples */
+    size_t mapped;                  /* > 0: planes is a mapping of this many bytes of a file */
 } es_planes_t;
 
 /** Allocate planes for `count` variants of ds (free with es_planes_free()). */
 int es_planes_alloc(es_planes_t *pl, const es_dataset_t *ds, uint32_t count, uint32_t n_planes);
+/** As es_planes_alloc(), with the planes in bytes [offset, offset + size) of
+ *  the open file fd (MAP_SHARED; offset a multiple of the page size), so that
+ *  the kernel can write them back and drop them under memory pressure. */
+int es_planes_alloc_mapped(es_planes_t *pl, const es_dataset_t *ds, uint32_t count, uint32_t n_planes,
+                           int fd, size_t offset);
+/** Bytes of the planes of `count` variants (what es_planes_alloc() takes). */
+size_t es_planes_bytes(const es_dataset_t *ds, uint32_t count, uint32_t n_planes);
 /** Free the planes' memory (the struct itself is the caller's). */
 void es_planes_free(es_planes_t *pl);
 /** Pack variants [first, first+count) of ds into pl (count <= allocated). */

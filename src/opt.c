@@ -8,6 +8,7 @@
 
 void es_opt_init(es_opt_t *opt)
 {
+    memset(opt, 0, sizeof *opt); /* every field, including ones added later */
     opt->stat = ES_STAT_BOOST;
     opt->top_k = 1000;
     opt->p_threshold = -1.0;
@@ -18,6 +19,8 @@ void es_opt_init(es_opt_t *opt)
     opt->gpu_mask = 0;
     opt->gpu_mem = 0;
     opt->gpu_kernel = 0;
+    opt->host_mem = 0;
+    opt->tmp_dir = NULL;
 }
 
 int es_gpu_kernel_parse(const char *name, int *out)

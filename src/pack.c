@@ -15,9 +15,13 @@
  * Zen 3, so the BMI2 packer is taken only where it is fast; elsewhere a
  * byte-wise lookup table does the same.  All packers share one always_inline
  * body, compiled once per target. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/types.h>
 
 #include "es_internal.h"
 
@@ -421,7 +425,15 @@ static void pack_scatter(const plan_t *pn, const uint8_t *row, uint64_t *planes,
 
 /* ---- public ------------------------------------------------------------------ */
 
-int es_planes_alloc(es_planes_t *pl, const es_dataset_t *ds, uint32_t count, uint32_t n_planes)
+size_t es_planes_bytes(const es_dataset_t *ds, uint32_t count, uint32_t n_planes)
+{
+    uint64_t w_case = ((uint64_t)ds->n_case + ES_PAD_BITS - 1) / ES_PAD_BITS * ES_PAD_WORDS;
+    uint64_t w_ctrl = ((uint64_t)ds->n_ctrl + ES_PAD_BITS - 1) / ES_PAD_BITS * ES_PAD_WORDS;
+    return (size_t)count * n_planes * (w_case + w_ctrl) * sizeof(uint64_t);
+}
+
+/* Everything but the planes themselves. */
+static int planes_init(es_planes_t *pl, const es_dataset_t *ds, uint32_t count, uint32_t n_planes)
 {
     if (!pl || !ds || (n_planes != 2 && n_planes != 3)) {
         es_error("invalid arguments (n_planes %u: must be 2 or 3)", n_planes);
@@ -435,13 +447,25 @@ int es_planes_alloc(es_planes_t *pl, const es_dataset_t *ds, uint32_t count, uin
     pl->w_ctrl = (uint32_t)(((uint64_t)ds->n_ctrl + ES_PAD_BITS - 1) / ES_PAD_BITS * ES_PAD_WORDS);
     pl->words = pl->w_case + pl->w_ctrl;
     pl->n_planes = n_planes;
-    /* words is a multiple of 16, so every plane starts 128-byte aligned;
-     * never ask for 0 bytes, which may return NULL. */
-    size_t bytes = (size_t)count * n_planes * pl->words * sizeof(uint64_t);
-    pl->planes = aligned_alloc(64, bytes ? bytes : 64);
     pl->gcount = malloc((count ? count : 1) * sizeof *pl->gcount);
     pl->miss_ct = malloc((count ? count : 1) * sizeof *pl->miss_ct);
-    if (!pl->planes || !pl->gcount || !pl->miss_ct) {
+    if (!pl->gcount || !pl->miss_ct) {
+        es_error("out of memory allocating counts for %u variants", count);
+        es_planes_free(pl);
+        return ES_ERR_NOMEM;
+    }
+    return ES_OK;
+}
+
+int es_planes_alloc(es_planes_t *pl, const es_dataset_t *ds, uint32_t count, uint32_t n_planes)
+{
+    int ret = planes_init(pl, ds, count, n_planes);
+    if (ret) return ret;
+    /* words is a multiple of 16, so every plane starts 128-byte aligned;
+     * never ask for 0 bytes, which may return NULL. */
+    size_t bytes = es_planes_bytes(ds, count, n_planes);
+    pl->planes = aligned_alloc(64, bytes ? bytes : 64);
+    if (!pl->planes) {
         es_error("out of memory allocating bit planes for %u variants (%zu bytes)", count, bytes);
         es_planes_free(pl);
         return ES_ERR_NOMEM;
@@ -449,15 +473,34 @@ int es_planes_alloc(es_planes_t *pl, const es_dataset_t *ds, uint32_t count, uin
     return ES_OK;
 }
 
+int es_planes_alloc_mapped(es_planes_t *pl, const es_dataset_t *ds, uint32_t count, uint32_t n_planes,
+                           int fd, size_t offset)
+{
+    int ret = planes_init(pl, ds, count, n_planes);
+    if (ret) return ret;
+    size_t bytes = es_planes_bytes(ds, count, n_planes);
+    void *p = mmap(NULL, bytes ? bytes : 64, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)offset);
+    if (p == MAP_FAILED) {
+        es_error("cannot map %zu bytes of the temporary planes file: %s", bytes, strerror(errno));
+        es_planes_free(pl);
+        return ES_ERR_IO;
+    }
+    pl->planes = p;
+    pl->mapped = bytes ? bytes : 64;
+    return ES_OK;
+}
+
 void es_planes_free(es_planes_t *pl)
 {
     if (!pl) return;
-    free(pl->planes);
+    if (pl->mapped) munmap(pl->planes, pl->mapped);
+    else free(pl->planes);
     free(pl->gcount);
     free(pl->miss_ct);
     pl->planes = NULL;
     pl->gcount = NULL;
     pl->miss_ct = NULL;
+    pl->mapped = 0;
 }
 
 int es_pack(const es_dataset_t *ds, uint32_t first, uint32_t count, es_planes_t *pl)

@@ -6,9 +6,14 @@
  * Determinism: every merge below uses a total order (statistic, then indices),
  * and significant pairs are emitted row panel by row panel, each panel sorted by
  * (i, j); so the output does not depend on thread count, tile size or device. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -391,16 +396,74 @@ static uint32_t auto_block(const es_dataset_t *ds, uint32_t n_planes)
     return (uint32_t)(b / 16 * 16);
 }
 
+/* Where the packed planes go: memory, or -- when they exceed --host-mem
+ * (default half the physical memory) -- an unlinked temporary file mapped
+ * MAP_SHARED, so that the kernel writes them back and drops them as memory
+ * runs short, and the scan's own memory stays bounded by the .bed mapping,
+ * the planes file's page cache and small per-block counts.  Nothing is left
+ * on disk: the file has no name from the moment it is created.  @return the
+ * open file (-1: memory) or -2 after an error. */
+static int planes_file(const es_scan_ctx_t *ctx, size_t total)
+{
+    const es_opt_t *opt = &ctx->scan->opt;
+    size_t limit = opt->host_mem;
+    if (!limit) {
+        long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+        limit = pages > 0 && psz > 0 ? (size_t)pages * (size_t)psz / 2 : SIZE_MAX;
+    }
+    if (total <= limit) return -1;
+    const char *dir = opt->tmp_dir;
+    if (!dir || !*dir) dir = getenv("TMPDIR");
+    if (!dir || !*dir) dir = "/tmp";
+    size_t len = strlen(dir) + 32;
+    char *path = malloc(len);
+    if (!path) return -2;
+    snprintf(path, len, "%s/epistream-planes-XXXXXX", dir);
+    int fd = mkstemp(path);
+    if (fd < 0) {
+        es_error("%s: cannot create the temporary planes file (%s); set --tmp-dir", dir, strerror(errno));
+        free(path);
+        return -2;
+    }
+    unlink(path);
+    if (ftruncate(fd, (off_t)total) != 0) {
+        es_error("%s: cannot size the temporary planes file to %zu bytes (%s)", dir, total, strerror(errno));
+        close(fd);
+        free(path);
+        return -2;
+    }
+    es_info("packed planes (%.2f GiB) exceed the host memory limit (%.2f GiB): kept in an unlinked "
+            "temporary file in %s", total / 1073741824.0, limit / 1073741824.0, dir);
+    free(path);
+    return fd;
+}
+
 static int pack_all(es_scan_ctx_t *ctx, uint32_t n_planes, int threads)
 {
     int ret = ES_OK;
     ctx->blocks = calloc(ctx->n_blocks, sizeof *ctx->blocks);
     if (!ctx->blocks) return ES_ERR_NOMEM;
+    /* block b's planes at a page-aligned offset of the file */
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), total = 0;
+    for (uint32_t b = 0; b < ctx->n_blocks; b++) {
+        uint32_t first = b * ctx->block;
+        uint32_t cnt = first + ctx->block <= ctx->m ? ctx->block : ctx->m - first;
+        total += (es_planes_bytes(ctx->ds, cnt, n_planes) + page - 1) / page * page;
+    }
+    int fd = planes_file(ctx, total);
+    if (fd == -2) return ES_ERR_IO;
+    size_t off = 0;
     for (uint32_t b = 0; b < ctx->n_blocks && !ret; b++) {
         uint32_t first = b * ctx->block;
         uint32_t cnt = first + ctx->block <= ctx->m ? ctx->block : ctx->m - first;
-        ret = es_planes_alloc(&ctx->blocks[b], ctx->ds, cnt, n_planes);
+        if (fd >= 0) {
+            ret = es_planes_alloc_mapped(&ctx->blocks[b], ctx->ds, cnt, n_planes, fd, off);
+            off += (es_planes_bytes(ctx->ds, cnt, n_planes) + page - 1) / page * page;
+        } else {
+            ret = es_planes_alloc(&ctx->blocks[b], ctx->ds, cnt, n_planes);
+        }
     }
+    if (fd >= 0) close(fd); /* the mappings keep the file */
     if (ret) return ret;
     int err = ES_OK;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)

@@ -115,6 +115,14 @@ expect_fail "$T/err" "$EPISTREAM" select --table "$T/t.csv" --method jmi --k 3 -
 grep -q "pair engine cannot" "$T/err" || fail "--gpu-path pairs on a table: $(cat "$T/err")"
 [ ! -e "$T/bad.select.tsv" ] || fail "output written after a refused path"
 
+# packed planes in a temporary file (unpinned copies) on the GPU
+mkdir -p "$T/tmp"
+"$EPISTREAM" scan --bfile "$T/d" --stat chi2 --top 300 --p-threshold 0.01 --device gpu --block 96 \
+    --host-mem 1K --tmp-dir "$T/tmp" --quiet --out "$T/hm" || fail "gpu --host-mem"
+for f in top.tsv summary.tsv sig.tsv; do
+    cmp -s "$T/cpu.chi2.$f" "$T/hm.$f" || fail "--host-mem 1K on the GPU: $f differs from --device cpu"
+done
+
 # PLINK format through the GPU
 "$EPISTREAM" scan --bfile "$T/d" --format plink --device cpu --quiet --out "$T/pc" || fail "cpu plink"
 "$EPISTREAM" scan --bfile "$T/d" --format plink --device gpu --quiet --out "$T/pg" || fail "gpu plink"

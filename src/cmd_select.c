@@ -145,11 +145,8 @@ static void put_name(FILE *fp, const char *s)
 int es_select_device(es_device_t dev, uint64_t gpu_mask)
 {
     if (dev == ES_DEVICE_CPU) return -1;
-    int nd = es_backend_gpu_count();
-    for (int g = 0; g < nd && g < 64; g++)
-        if (!gpu_mask || (gpu_mask >> g & 1)) return g;
-    if (dev == ES_DEVICE_AUTO) return -1;
-    /* asked for a GPU that is not there: let the selection say so */
+    if (dev == ES_DEVICE_AUTO) return es_backend_gpu_count() > 0 ? 0 : -1;
+    /* the lowest GPU asked for; one that is not there is the selection's error */
     for (int g = 0; g < 64; g++)
         if (gpu_mask >> g & 1) return g;
     return 0;

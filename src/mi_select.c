@@ -362,7 +362,7 @@ static void pair_count(const uint16_t *restrict x, const uint8_t *restrict x8, u
             uint32_t rows2 = nk * ng;
             for (uint32_t r = 0; r < rows2; r++) {
                 uint32_t v = t2[r];
-                e2 += v < NL_TAB ? tab[v] : nlx(nt, v);
+                e2 += nlx(nt, v);
                 t2[r] = 0;
             }
             *e_kgi = e3;
@@ -587,20 +587,19 @@ static int round_pairs(mi_ctx_t *c, uint32_t j)
         uint32_t T[2][4][4];
         double e3 = 0.0, e2 = 0.0;
         for (int y = 0; y < 2; y++) {
-            uint32_t col3 = cj[y][3];
+            /* both called from the engine; a missing call on one side from
+             * that side's other variant's state counts, both missing last */
+            uint32_t both_missing = cj[y][3];
             for (int a = 0; a < 3; a++) {
                 uint32_t row = 0;
                 for (int b = 0; b < 3; b++) row += T[y][a][b] = t->n[y][a * 3 + b];
                 T[y][a][3] = cj[y][a] - row; /* j called, f missing */
             }
-            for (int b = 0; b < 4; b++) {
-                uint32_t called = b < 3 ? T[y][0][b] + T[y][1][b] + T[y][2][b] : 0;
-                if (b < 3) {
-                    T[y][3][b] = ck[y][b] - called; /* j missing, f called */
-                    col3 -= T[y][3][b];
-                }
+            for (int b = 0; b < 3; b++) {
+                T[y][3][b] = ck[y][b] - (T[y][0][b] + T[y][1][b] + T[y][2][b]); /* j missing, f called */
+                both_missing -= T[y][3][b];
             }
-            T[y][3][3] = col3; /* both missing */
+            T[y][3][3] = both_missing;
         }
         for (int a = 0; a < 4; a++)
             for (int b = 0; b < 4; b++) {
@@ -681,12 +680,8 @@ static int pairs_open(mi_ctx_t *c, int dev, int kernel)
     all.gcount = (const uint32_t *)p->gcount;
     int ret = es_gpu_rows_open(dev, kernel, &cfg, &all, &p->rows);
     if (ret) return ret;
-    /* relevance from the counts */
-    for (size_t f = 0; f < nf; f++) {
-        pairs_e_of(&c->cd.nt, (const uint32_t(*)[4])p->cnt[f], &c->e_xy[f], &c->e_x[f]);
-        c->e3[f] = c->e_xy[f];
-        c->e2[f] = c->e_x[f];
-    }
+    /* E(Xk, Y) and E(Xk) for the relevance pass, from the counts */
+    for (size_t f = 0; f < nf; f++) pairs_e_of(&c->cd.nt, (const uint32_t(*)[4])p->cnt[f], &c->e3[f], &c->e2[f]);
     return ES_OK;
 }
 
@@ -708,13 +703,15 @@ static int relevance_pass(mi_ctx_t *c)
     /* g is constant (one group, the whole sample); the inner runs are the classes.
      * z's storage serves as the all-zero g while the groups are built, then
      * receives the dense codes g * n_classes + y = y. */
-    int groups = c->on == ON_CPU ? need_groups(c, c->nc)
-                                 : c->on == ON_HIST && c->nc > c->gpu_dense_max;
-    memset(cd->z, 0, (size_t)c->n * sizeof *cd->z);
-    cond_build(cd, c->n, cd->z, NULL, 1, d->y, c->nc, 0, groups);
-    for (uint32_t s = 0; s < c->n; s++) cd->z[s] = d->y[s];
-    memset(cd->zg, 0, (size_t)c->n * sizeof *cd->zg);
-    cd->has_z = cd->nz <= DENSE_MAX;
+    int host_cond = c->on == ON_CPU || (c->on == ON_HIST && c->nc > c->gpu_dense_max);
+    if (host_cond) {
+        int groups = c->on == ON_HIST || need_groups(c, c->nc);
+        memset(cd->z, 0, (size_t)c->n * sizeof *cd->z);
+        cond_build(cd, c->n, cd->z, NULL, 1, d->y, c->nc, 0, groups);
+        for (uint32_t s = 0; s < c->n; s++) cd->z[s] = d->y[s];
+        memset(cd->zg, 0, (size_t)c->n * sizeof *cd->zg);
+        cd->has_z = c->on == ON_CPU && cd->nz <= DENSE_MAX;
+    }
     /* E(Y) and whether Y is constant */
     {
         uint32_t *bk = cd->bucket;
@@ -730,8 +727,20 @@ static int relevance_pass(mi_ctx_t *c)
         c->y_const = obs <= 1;
     }
     memset(c->want, 1, c->nf);
-    if (c->on == ON_CPU) round_cpu(c);
-    else if (c->on == ON_HIST) ret = round_hist_cd(c);
+    if (c->on == ON_CPU) {
+        round_cpu(c);
+    } else if (c->on == ON_HIST && host_cond) {
+        ret = round_hist_cd(c); /* more classes than the dense kernel takes: the groups */
+    } else if (c->on == ON_HIST) {
+        /* g constant, the class inside: z = y, built on the device */
+        es_gpu_mi_cond_t gc;
+        memset(&gc, 0, sizeof gc);
+        gc.ng = 1;
+        gc.ni = c->nc;
+        gc.feature = UINT32_MAX;
+        gc.with_y = 1;
+        ret = es_gpu_mi_round(c->gm, &gc, c->want, c->e3, c->e2);
+    }
     /* ON_PAIRS: pairs_open left E(Xk, Y) and E(Xk) in e3 and e2 */
     if (ret) return ret;
 #pragma omp parallel for num_threads(c->nt) schedule(dynamic, 8)

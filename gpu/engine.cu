@@ -54,11 +54,13 @@ struct es_gpu {
     es_gpu_config_t cfg;
     int kernel;
     cudaStream_t s_comp, s_copy;
+    cudaStream_t s_back; /* candidates to the host: not behind the next tile's kernel */
     size_t block_bytes, gcount_bytes;
     slot_t *slots;
     int n_slots;
     unsigned long long clock;
     uint32_t *d_thr, *d_hist, *d_tau;
+    unsigned long long *d_screen; /* es_gk_params.screen */
     double *d_lnf;    /* ln n! (K2 bounds) */
     flight_t fl[2];
     double t_kernel; /* seconds in the tile kernels (event-timed) */
@@ -140,6 +142,7 @@ extern "C" void es_gpu_close(es_gpu_t *g)
     cudaSetDevice(g->dev);
     if (g->s_comp) cudaStreamSynchronize(g->s_comp);
     if (g->s_copy) cudaStreamSynchronize(g->s_copy);
+    if (g->s_back) cudaStreamSynchronize(g->s_back);
     for (int i = 0; i < g->n_slots; i++) {
         if (g->slots[i].planes) cudaFree(g->slots[i].planes);
         if (g->slots[i].gcount) cudaFree(g->slots[i].gcount);
@@ -157,9 +160,11 @@ extern "C" void es_gpu_close(es_gpu_t *g)
     if (g->d_thr) cudaFree(g->d_thr);
     if (g->d_hist) cudaFree(g->d_hist);
     if (g->d_tau) cudaFree(g->d_tau);
+    if (g->d_screen) cudaFree(g->d_screen);
     if (g->d_lnf) cudaFree(g->d_lnf);
     if (g->s_comp) cudaStreamDestroy(g->s_comp);
     if (g->s_copy) cudaStreamDestroy(g->s_copy);
+    if (g->s_back) cudaStreamDestroy(g->s_back);
     free(g);
 }
 
@@ -191,12 +196,15 @@ static int gpu_open(int dev, const es_gpu_config_t *cfg, es_gpu_t *g)
     if (ret) return ret;
     CHECK(cudaStreamCreateWithFlags(&g->s_comp, cudaStreamNonBlocking));
     CHECK(cudaStreamCreateWithFlags(&g->s_copy, cudaStreamNonBlocking));
+    CHECK(cudaStreamCreateWithFlags(&g->s_back, cudaStreamNonBlocking));
     CHECK(cudaMalloc(&g->d_thr, (size_t)cfg->n_variants * 4));
     CHECK(cudaMemset(g->d_thr, 0, (size_t)cfg->n_variants * 4));
     CHECK(cudaMalloc(&g->d_hist, ES_HIST_BINS * 4));
     CHECK(cudaMemset(g->d_hist, 0, ES_HIST_BINS * 4));
     CHECK(cudaMalloc(&g->d_tau, 2 * 4));
     CHECK(cudaMemset(g->d_tau, 0, 2 * 4));
+    CHECK(cudaMalloc(&g->d_screen, 3 * sizeof *g->d_screen));
+    CHECK(cudaMemset(g->d_screen, 0, 3 * sizeof *g->d_screen));
     if (cfg->stat == ES_STAT_K2) {
         /* every count a cell can hold, plus one (K2 uses (n + 1)!) */
         ret = lnf_upload(64u * (cfg->kw_case + cfg->kw_ctrl) + 2u, &g->d_lnf);
@@ -278,6 +286,14 @@ extern "C" const char *es_gpu_kernel_name(const es_gpu_t *g)
 }
 
 extern "C" double es_gpu_kernel_seconds(const es_gpu_t *g) { return g->t_kernel; }
+
+extern "C" int es_gpu_screen_stats(es_gpu_t *g, unsigned long long out[3])
+{
+    CHECK(cudaSetDevice(g->dev));
+    CHECK(cudaStreamSynchronize(g->s_comp));
+    CHECK(cudaMemcpy(out, g->d_screen, 3 * sizeof *out, cudaMemcpyDeviceToHost));
+    return ES_OK;
+}
 extern "C" int es_gpu_cache_slots(const es_gpu_t *g) { return g->n_slots; }
 extern "C" int es_gpu_in_flight(const es_gpu_t *g) { return g->n_flight; }
 
@@ -335,6 +351,7 @@ static void fill_params(es_gpu_t *g, es_gk_params *P, const slot_t *sa, const sl
     P->hist = g->d_hist;
     P->tau_bin = g->d_tau;
     P->lnf = g->d_lnf;
+    P->screen = g->d_screen;
 }
 
 static int run_flight(es_gpu_t *g, flight_t *f)
@@ -417,9 +434,11 @@ extern "C" int es_gpu_collect(es_gpu_t *g, const es_gpu_cand_t **cand, size_t *n
         }
     }
     if (cnt) {
+        /* s_comp already runs the next tile: copy on a stream of its own */
+        CHECK(cudaStreamWaitEvent(g->s_back, f->done, 0));
         CHECK(cudaMemcpyAsync(f->h_cand, f->d_cand, (size_t)cnt * sizeof(es_gpu_cand_t),
-                              cudaMemcpyDeviceToHost, g->s_comp));
-        CHECK(cudaStreamSynchronize(g->s_comp));
+                              cudaMemcpyDeviceToHost, g->s_back));
+        CHECK(cudaStreamSynchronize(g->s_back));
     }
     *cand = f->h_cand;
     *n = cnt;

@@ -63,6 +63,10 @@ void es_gpu_close(es_gpu_t *g);
 const char *es_gpu_kernel_name(const es_gpu_t *g);
 /** Seconds the device spent in tile kernels so far (event-timed). */
 double es_gpu_kernel_seconds(const es_gpu_t *g);
+/* The first-stage screen so far (two planes; every statistic but K2): out[0]
+ * CTAs screened, out[1] of them whose survivors fit the queue, out[2] pairs
+ * that passed.  Waits for the device.  @return ES_OK or ES_ERR_GPU. */
+int es_gpu_screen_stats(es_gpu_t *g, unsigned long long out[3]);
 /** Device blocks held at once (the streaming cache). */
 int es_gpu_cache_slots(const es_gpu_t *g);
 /** Pin host memory for asynchronous copies (all devices); failures are not

@@ -55,6 +55,7 @@ struct es_gk_params {
     uint32_t cap;
     uint32_t *n_cand;
     const double *lnf;        /* ln n! for every count a cell can hold, plus one (K2) */
+    unsigned long long *screen; /* [0] CTAs screened, [1] of them on the queue, [2] survivors */
 };
 
 /* Order-preserving float <-> uint32 keys. */
@@ -391,6 +392,9 @@ static __device__ __noinline__ double gk_boost_lower(const uint32_t n[2][9])
  * the wgmma tiles (warp w holds rows 16 w .. 16 w + 15 and every 8-column
  * chunk) are gk_lay_frag<1, BN / 8, 1>.
  *
+ * pair(q, t, a, b) gives thread t's q-th pair, load(prod, q, t, a, b, x) its
+ * products: after the screen a pair may be scored by another thread.
+ *
  * Pairs are scored by the first ES_GPU_THREADS threads; a CTA of more
  * threads (the wgmma kernels' three warpgroups) joins only the barriers. */
 template <int NP>
@@ -409,14 +413,16 @@ __device__ __forceinline__ int gk_stage_idx(int r, int c, int cls, int VN)
 template <int NP_, int VM, int VN>
 struct gk_lay_staged {
     static constexpr int NP = NP_, TPR = ES_GPU_THREADS / VM, PPT = VN / TPR;
-    __device__ static void pair(int q, int &a, int &b)
+    static constexpr int ROWQ = PPT; /* a thread's pairs share one row */
+    __device__ static void pair(int q, int t, int &a, int &b)
     {
-        a = threadIdx.x / TPR;
-        b = threadIdx.x % TPR + q * TPR;
+        a = t / TPR;
+        b = t % TPR + q * TPR;
     }
-    __device__ static void load(const uint32_t *prod, int q, int a, int b, uint32_t x[2 * NP * NP])
+    __device__ static void load(const uint32_t *prod, int q, int t, int a, int b, uint32_t x[2 * NP * NP])
     {
         (void)q;
+        (void)t;
         const uint32_t *p = prod + gk_pidx<NP>(a, b, VN);
 #pragma unroll
         for (int k = 0; k < 2 * NP * NP; k++) x[k] = p[k];
@@ -426,19 +432,20 @@ struct gk_lay_staged {
 template <int MT, int NT, int WGN>
 struct gk_lay_frag {
     static constexpr int NP = 2, PPT = MT * NT;
-    __device__ static void pair(int q, int &a, int &b)
+    static constexpr int ROWQ = NT; /* pairs q and q' share a row when q / NT == q' / NT */
+    __device__ static void pair(int q, int t, int &a, int &b)
     {
-        int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, gid = lane >> 2;
+        int warp = t >> 5, lane = t & 31, gid = lane >> 2;
         int row0 = (warp / WGN) * MT * 16 + (q / NT) * 16, col0 = (warp % WGN) * NT * 8 + (q % NT) * 8;
         a = row0 / 2 + (gid & 1) * 4 + (gid >> 1);
         b = col0 / 2 + (lane & 3);
     }
-    __device__ static void load(const uint32_t *prod, int q, int a, int b, uint32_t x[8])
+    __device__ static void load(const uint32_t *prod, int q, int t, int a, int b, uint32_t x[8])
     {
         (void)a;
         (void)b;
 #pragma unroll
-        for (int k = 0; k < 8; k++) x[k] = prod[(q * 8 + k) * ES_GPU_THREADS + threadIdx.x];
+        for (int k = 0; k < 8; k++) x[k] = prod[(q * 8 + k) * ES_GPU_THREADS + t];
     }
 };
 
@@ -511,15 +518,161 @@ __device__ __forceinline__ void gk_cells(const uint32_t *x, const uint32_t *ga, 
     }
 }
 
+/* ---- the first-stage screen (two planes) ---------------------------------
+ *
+ * A cheap upper bound of every statistic but K2, computed for every pair from
+ * its products with one reciprocal per cell and no logarithm; only pairs whose
+ * screen reaches the lowest of their thresholds (the top-k level and both
+ * variants' bests, as read when the CTA starts) or the significance threshold
+ * go on to the full bound.  Those survivors are compacted into a queue in
+ * shared memory and scored by the whole CTA, so the full bound costs in
+ * proportion to the survivors, not to the warps that hold one.
+ *
+ * The bound.  For a reference table m with m_ab = n_ab (cell sums agree),
+ * N KL(n || m) = sum m r ln r (r = n / m) <= sum c (n - m)^2 / m, with c = 1/2
+ * where n >= m and c = 1 where n < m (r ln r <= (r - 1) + c (r - 1)^2 for all
+ * r >= 0, and the (r - 1) terms sum to zero).  With two classes per cell the
+ * two deviations are d and -d, d = n_1ab - m_1ab, so the cell adds
+ * d^2 / n_ab * (c_1 / w_1 + c_0 / w_0) for m_yab = n_ab w_y.
+ *   - Conditioning on A (w_y = n_ya / n_a) gives S_A >= N I(Y; B | A) in nats.
+ *     PLINK's BOOST G is at most 2 N I(Y; B | A): from mu = 1 the AB and AK
+ *     steps of the first IPF sweep give n_ab n_ak / n_a, the maximum-likelihood
+ *     fit of [AB][AK] whose G that is, and every later step lowers G (boost.c).
+ *     MI: N I(Y; A, B) = N I(Y; A) + N I(Y; B | A) <= base_A + S_A; IG:
+ *     I(Y; A,B) - max(I(Y; A), I(Y; B)) <= I(Y; B | A).
+ *   - chi2 with the class proportions for w and c = 1 is Pearson's X^2
+ *     itself (d^2 / (n_ab w_0 w_1) summed).
+ * d is formed from the rarer class of the stratum (d = n_1 - n w_1, or
+ * n_1 - n + n w_0), so its rounding error times the weight stays below
+ * ~4e-7 |d|: the margins (1e-4 relative, 2e-6 N + 1e-3 absolute, and 1e-5 N
+ * bits on the base's logarithms) cover every float error several times. */
+#define GK_QCAP 1024 /* survivors a CTA queues; beyond, each thread keeps its own */
+
+/* A row variant's screen constants: class-wise genotype sums of its two
+ * planes (cases c, all t), and per stratum k of A the deviation form
+ * d = K n_t + (n_c - E n_t) and the weights for d > 0 (UP) and d <= 0 (UN). */
+struct __align__(16) gk_srow {
+    float a1c, a2c, a01c, a0c; /* [g>=1], [g==2], [g==1], [g==0] among cases */
+    float a1t, a2t, a01t, a0t; /* the same over all samples */
+    float K[3], E[3], UP[3], UN[3];
+    float base; /* nats added to the sum (MI: N I(Y; A) with its margin) */
+    uint32_t thr;
+    float pad[2];
+};
+
+struct __align__(16) gk_scol {
+    float b1c, b2c, b01c, b1t, b2t, b01t;
+    uint32_t thr;
+    float pad;
+};
+
+__device__ __forceinline__ float gk_u2f(uint32_t x) /* exact for x < 2^23 */
+{
+    return __int_as_float(0x4B000000u | x) - 8388608.0f;
+}
+
+__device__ __forceinline__ float gk_rcp(float x)
+{
+    float r;
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+    return r;
+}
+
+/* The nine cells (a * 3 + b) of one set of samples from its four products
+ * (p11, p12, p21, p22) and the variants' sums, in float (exact). */
+__device__ __forceinline__ void gk_fcells(float p11, float p12, float p21, float p22, float a1, float a2,
+                                          float a01, float a0, float b1, float b2, float b01, float n[9])
+{
+    n[8] = p22;
+    n[7] = p21 - p22;
+    n[5] = p12 - p22;
+    n[4] = (p11 - p12) - n[7];
+    n[6] = a2 - p21;
+    n[3] = a01 - (p11 - p21);
+    n[2] = b2 - p12;
+    n[1] = b01 - (p11 - p12);
+    n[0] = (a0 - b1) + p11;
+}
+
+/* sum over the cells of d^2 / n_ab * (UP or UN) (see above). */
+__device__ __forceinline__ float gk_screen_sum(const uint32_t x[8], const gk_srow &R, const gk_scol &C)
+{
+    float nc[9], nt[9];
+    gk_fcells(gk_u2f(x[0]), gk_u2f(x[1]), gk_u2f(x[2]), gk_u2f(x[3]), R.a1c, R.a2c, R.a01c, R.a0c, C.b1c, C.b2c,
+              C.b01c, nc);
+    gk_fcells(gk_u2f(x[0] + x[4]), gk_u2f(x[1] + x[5]), gk_u2f(x[2] + x[6]), gk_u2f(x[3] + x[7]), R.a1t, R.a2t,
+              R.a01t, R.a0t, C.b1t, C.b2t, C.b01t, nt);
+    float s = 0.0f;
+#pragma unroll
+    for (int c = 0; c < 9; c++) {
+        const int k = c / 3;
+        float d = fmaf(R.K[k], nt[c], fmaf(-R.E[k], nt[c], nc[c]));
+        float q = d * d * gk_rcp(fmaxf(nt[c], 1.0f));
+        s = fmaf(q, d > 0.0f ? R.UP[k] : R.UN[k], s);
+    }
+    return s;
+}
+
+/* A row's screen constants from its class x genotype counts g[y * 3 + k]
+ * (y 0 control, 1 case), h = its gk_vc h, and the class split C. */
+template <int STAT>
+__device__ __forceinline__ void gk_srow_build(const uint32_t g[6], float h, const gk_cc &C, gk_srow &R)
+{
+    const float c0 = (float)g[3], c1 = (float)g[4], c2 = (float)g[5];
+    const float t0 = c0 + (float)g[0], t1 = c1 + (float)g[1], t2 = c2 + (float)g[2];
+    R.a1c = c1 + c2;
+    R.a2c = c2;
+    R.a01c = c1;
+    R.a0c = c0;
+    R.a1t = t1 + t2;
+    R.a2t = t2;
+    R.a01t = t1;
+    R.a0t = t0;
+    const float cs[3] = {c0, c1, c2}, ts[3] = {t0, t1, t2};
+#pragma unroll
+    for (int k = 0; k < 3; k++) {
+        float w1, w0, up, un;
+        if (STAT == GK_CHI2) {
+            w1 = C.N > 0.0f ? C.ny[1] / C.N : 0.0f;
+            w0 = C.N > 0.0f ? C.ny[0] / C.N : 0.0f;
+            up = un = w0 > 0.0f && w1 > 0.0f ? 1.0f / (w0 * w1) : 0.0f;
+        } else {
+            w1 = ts[k] > 0.0f ? cs[k] / ts[k] : 0.0f;
+            w0 = ts[k] > 0.0f ? (ts[k] - cs[k]) / ts[k] : 0.0f;
+            float i1 = w1 > 0.0f ? 1.0f / w1 : 0.0f, i0 = w0 > 0.0f ? 1.0f / w0 : 0.0f;
+            up = 0.5f * i1 + i0;
+            un = i1 + 0.5f * i0;
+        }
+        /* a zero weight leaves d exactly 0 in every cell of the stratum */
+        bool rare1 = w1 <= w0;
+        R.K[k] = rare1 ? -w1 : w0;
+        R.E[k] = rare1 ? 0.0f : 1.0f;
+        R.UP[k] = up;
+        R.UN[k] = un;
+    }
+    const float LN2 = 0.69314718f;
+    R.base = STAT == GK_MI ? fmaxf(h - C.hK, 0.0f) * LN2 + 1e-5f * C.N * LN2 + 1e-6f * (fabsf(h) + fabsf(C.hK))
+                           : 0.0f;
+}
+
 /* Shared memory of the epilogue besides the products. */
 template <int VM, int VN>
 struct gk_epi_smem {
     gk_vc va[VM], vb[VN];
     gk_cc cc;
+    gk_srow srow[VM]; /* the screen's constants (two planes) */
+    gk_scol scol[VN];
     unsigned long long rowbest[VM], colbest[VN]; /* (key << 32) | index */
     uint32_t rowlo[VM], collo[VN];               /* keys */
     uint32_t tau;
+    uint32_t tau0; /* the top-k level when the CTA started */
+    float scr_sc, scr_gc, scr_abs; /* screen nats -> score, -> G; absolute margin */
+    int scr_on;
     int hist_touched;
+    /* the screen's survivors: (q << 8) | owner thread, bit 31 set when the
+     * pair is significant; qup: the key of its upper bound */
+    int nq;
+    uint32_t qent[GK_QCAP], qup[GK_QCAP];
     /* BOOST: pairs whose exact fit is wanted (phase B) */
     int n_fit;
     uint32_t fit_n[VM + VN][2][9];
@@ -528,7 +681,7 @@ struct gk_epi_smem {
 
 /* Per-variant constants of the CTA's rows and columns.  Call by all threads
  * before the main loop; the first __syncthreads of the main loop publishes. */
-template <int NP, int VM, int VN>
+template <int STAT, int NP, int VM, int VN>
 __device__ __forceinline__ void gk_epi_load_counts(const es_gk_params &P, int a0, int b0,
                                                    gk_epi_smem<VM, VN> &S)
 {
@@ -547,9 +700,33 @@ __device__ __forceinline__ void gk_epi_load_counts(const es_gk_params &P, int a0
         }
         ny[0] = c[0][0] + c[0][1] + c[0][2];
         ny[1] = c[1][0] + c[1][1] + c[1][2];
+        uint32_t thr = ok ? *((volatile uint32_t *)&P.thr[(row ? P.first_a : P.first_b) + gv]) : 0xffffffffu;
         if (NP == 2) {
             gk_vc_build<true>(c, ny, !row, o);
-            if (k == 0) gk_cc_build<true>(ny[0], ny[1], S.cc);
+            gk_cc cc;
+            gk_cc_build<true>(ny[0], ny[1], cc);
+            if (k == 0) {
+                S.cc = cc;
+                const float LN2 = 0.69314718f;
+                /* products and counts must stay exact in float (gk_u2f) */
+                S.scr_on = STAT != GK_K2 && cc.N < 8388608.0f;
+                S.scr_sc = STAT == GK_BOOST ? 2.0f : STAT == GK_CHI2 ? 1.0f : 1.0f / (LN2 * fmaxf(cc.N, 1.0f));
+                S.scr_gc = STAT == GK_CHI2 ? 1.0f : 2.0f;
+                S.scr_abs = 2e-6f * cc.N + 1e-3f;
+            }
+            if (row) {
+                gk_srow_build<STAT>(o.g, o.h, cc, S.srow[v]);
+                S.srow[v].thr = thr;
+            } else {
+                gk_scol &C = S.scol[v];
+                C.b1c = c[1][1] + c[1][2];
+                C.b2c = c[1][2];
+                C.b01c = c[1][1];
+                C.b1t = c[0][1] + c[0][2] + C.b1c;
+                C.b2t = c[0][2] + C.b2c;
+                C.b01t = c[0][1] + C.b01c;
+                C.thr = thr;
+            }
         }
         if (row) {
             S.rowbest[v] = 0ull;
@@ -562,6 +739,11 @@ __device__ __forceinline__ void gk_epi_load_counts(const es_gk_params &P, int a0
     if (threadIdx.x == 0) {
         S.hist_touched = 0;
         S.n_fit = 0;
+        S.nq = 0;
+        if (NP != 2) S.scr_on = 0;
+        uint32_t tb = *((volatile uint32_t *)&P.tau_bin[0]);
+        uint32_t t = tb ? tb << ES_HIST_SHIFT : 0u;
+        S.tau0 = t > P.tau_host ? t : P.tau_host;
     }
 }
 
@@ -576,96 +758,223 @@ __device__ __forceinline__ gk_bounds gk_pair_bound(const uint32_t n[2][9], int a
     return gk_bound<STAT>(n, A, B, C, P);
 }
 
+/* Thread t's q-th pair: its bounds (phase A), from the products. */
+template <int STAT, class L, int VM, int VN>
+__device__ __forceinline__ gk_bounds gk_epi_bound(const es_gk_params &P, const uint32_t *prod, int q, int t, int a,
+                                                  int b, const gk_epi_smem<VM, VN> &S)
+{
+    constexpr int NP = L::NP;
+    uint32_t x[2 * NP * NP], n[2][9];
+    L::load(prod, q, t, a, b, x);
+    gk_cells<NP>(x, S.va[a].g, S.vb[b].g, n);
+    return gk_pair_bound<STAT, NP, VM, VN>(n, a, b, S, P);
+}
+
+/* Phase B for one pair (BOOST): queue its table for the exact fit when it is
+ * its row's or column's most promising pair and could raise that variant's
+ * threshold.  Not against the top-k level: every variant's best partner is
+ * wanted, and a variant without a bound would emit all its pairs. */
+template <class L, int VM, int VN>
+__device__ __forceinline__ void gk_epi_fit_want(const es_gk_params &P, const uint32_t *prod, int q, int t, int a,
+                                                int b, uint32_t ku, int a0, int b0, gk_epi_smem<VM, VN> &S)
+{
+    constexpr int NP = L::NP;
+    unsigned long long kup = (unsigned long long)ku << 32;
+    bool rb = S.rowbest[a] == (kup | (uint32_t)b), cb = S.colbest[b] == (kup | (uint32_t)a);
+    if (!rb && !cb) return;
+    if (rb) rb = ku > *((volatile uint32_t *)&P.thr[P.first_a + a0 + a]);
+    if (cb) cb = ku > *((volatile uint32_t *)&P.thr[P.first_b + b0 + b]);
+    if (!rb && !cb) return;
+    uint32_t x[2 * NP * NP], n[2][9];
+    L::load(prod, q, t, a, b, x);
+    gk_cells<NP>(x, S.va[a].g, S.vb[b].g, n);
+    int slot = atomicAdd(&S.n_fit, 1);
+#pragma unroll
+    for (int y = 0; y < 2; y++)
+#pragma unroll
+        for (int k = 0; k < 9; k++) S.fit_n[slot][y][k] = n[y][k];
+    S.fit_who[slot] = (rb ? (uint32_t)a + 1u : 0u) | (cb ? ((uint32_t)b + 1u) << 8 : 0u);
+}
+
+/* Phase D for one candidate slot of the warp: every lane calls (emit may be
+ * false), so the warp reserves its slots with one atomic. */
+template <class L, int VM, int VN>
+__device__ __forceinline__ void gk_epi_emit(const es_gk_params &P, const uint32_t *prod, bool emit, int q, int t,
+                                            int a, int b, int a0, int b0, const gk_epi_smem<VM, VN> &S)
+{
+    constexpr int NP = L::NP;
+    unsigned m = __ballot_sync(0xffffffffu, emit);
+    if (!m) return;
+    uint32_t base = 0;
+    const int lane = threadIdx.x & 31, leader = __ffs(m) - 1;
+    if (lane == leader) base = atomicAdd(P.n_cand, (uint32_t)__popc(m));
+    base = __shfl_sync(0xffffffffu, base, leader);
+    if (!emit) return;
+    uint32_t slot = base + __popc(m & ((1u << lane) - 1u));
+    if (slot >= P.cap) return;
+    es_gpu_cand_t *c = &P.cand[slot];
+    uint32_t x[2 * NP * NP], n[2][9];
+    L::load(prod, q, t, a, b, x);
+    gk_cells<NP>(x, S.va[a].g, S.vb[b].g, n);
+    c->i = P.first_a + (uint32_t)(a0 + a);
+    c->j = P.first_b + (uint32_t)(b0 + b);
+#pragma unroll
+    for (int y = 0; y < 2; y++)
+#pragma unroll
+        for (int k = 0; k < 9; k++) c->n[y][k] = n[y][k];
+}
+
 /* The fused epilogue.  prod: the CTA tile's products in layout L; a0, b0:
  * first variant of the tile in each block.  Called by all threads of the CTA
- * after the products are in shared memory. */
+ * after the products are in shared memory.
+ *
+ * Phase S screens every pair (two planes, not K2); the survivors go to the
+ * CTA's queue.  When they fit it (dense mode) phases A, B and D walk the
+ * queue, one survivor per thread; otherwise (the first tiles of a scan, when
+ * no threshold is known yet; three planes; K2) every thread walks its own
+ * surviving pairs. */
 template <int STAT, class L, int VM, int VN>
 __device__ void gk_epilogue(const es_gk_params &P, const uint32_t *prod, int a0, int b0,
                             gk_epi_smem<VM, VN> &S)
 {
     constexpr int NP = L::NP, PPT = L::PPT;
-    constexpr bool boost = STAT == GK_BOOST;
+    constexpr bool boost = STAT == GK_BOOST, screen = NP == 2 && STAT != GK_K2;
     static_assert(VM + VN <= ES_GPU_THREADS && VM < 255 && VN < 255, "phase B/C: a thread per row and column");
+    static_assert(PPT <= 32 && ES_GPU_THREADS <= 256, "survivor masks and queue entries");
     const int tid = threadIdx.x;
     const bool act = tid < ES_GPU_THREADS; /* warp-uniform */
-    float up[PPT], gup[PPT];
-    bool valid[PPT];
 
-    /* phase A: bounds of every pair; row bests (running over a thread's
-     * consecutive pairs of one row) and column bests */
-    int cur = -1;
-    unsigned long long rbest = 0ull;
-    uint32_t rlo = 0u;
+    /* phase S: the pairs that could matter (mask bit q: thread's pair q) */
+    uint32_t mask = 0;
+    {
+        const bool scr = screen && S.scr_on;
+        gk_srow R;
 #pragma unroll
-    for (int q = 0; q < PPT; q++) {
-        int a, b;
-        L::pair(q, a, b);
-        if (a != cur) {
-            if (cur >= 0) {
-                if (boost && rbest) atomicMax(&S.rowbest[cur], rbest);
-                if (!boost && rlo) atomicMax(&S.rowlo[cur], rlo);
+        for (int q = 0; q < PPT; q++) {
+            int a, b;
+            L::pair(q, tid, a, b);
+            if (scr && q % L::ROWQ == 0) R = S.srow[a];
+            int gi = (int)P.first_a + a0 + a, gj = (int)P.first_b + b0 + b;
+            bool valid = act && a0 + a < (int)P.na && b0 + b < (int)P.nb && (!P.diag || gi < gj);
+            if (!valid) continue;
+            if (scr) {
+                uint32_t x[8];
+                L::load(prod, q, tid, a, b, x);
+                const gk_scol &C = S.scol[b];
+                float nats = fmaf(gk_screen_sum(x, R, C), 1.0f + 1e-4f, R.base + S.scr_abs);
+                uint32_t m = S.tau0 < R.thr ? S.tau0 : R.thr;
+                m = m < C.thr ? m : C.thr;
+                if (es_fkey(nats * S.scr_sc) < m && nats * S.scr_gc < P.sig_min_g) continue;
             }
-            cur = a;
-            rbest = 0ull;
-            rlo = 0u;
-        }
-        int gi = (int)P.first_a + a0 + a, gj = (int)P.first_b + b0 + b;
-        valid[q] = act && a0 + a < (int)P.na && b0 + b < (int)P.nb && (!P.diag || gi < gj);
-        up[q] = gup[q] = 0.0f;
-        if (!valid[q]) continue;
-        uint32_t x[2 * NP * NP], n[2][9];
-        L::load(prod, q, a, b, x);
-        gk_cells<NP>(x, S.va[a].g, S.vb[b].g, n);
-        gk_bounds bd = gk_pair_bound<STAT, NP, VM, VN>(n, a, b, S, P);
-        up[q] = bd.up;
-        gup[q] = bd.gup;
-        if (boost) {
-            uint32_t kup = es_fkey(bd.up);
-            unsigned long long kb = ((unsigned long long)kup << 32) | (uint32_t)b;
-            if (kb > rbest) rbest = kb;
-            atomicMax(&S.colbest[b], ((unsigned long long)kup << 32) | (uint32_t)a);
-        } else {
-            uint32_t klo = es_fkey(bd.lo);
-            if (klo > rlo) rlo = klo;
-            atomicMax(&S.collo[b], klo);
+            mask |= 1u << q;
         }
     }
-    if (cur >= 0 && act) {
-        if (boost && rbest) atomicMax(&S.rowbest[cur], rbest);
-        if (!boost && rlo) atomicMax(&S.rowlo[cur], rlo);
+    bool dense = false;
+    if (screen) {
+        /* queue the survivors: one shared atomic per warp */
+        const int lane = tid & 31;
+        uint32_t cnt = (uint32_t)__popc(mask), inc = cnt;
+#pragma unroll
+        for (int o = 1; o < 32; o <<= 1) {
+            uint32_t v = __shfl_up_sync(0xffffffffu, inc, o);
+            if (lane >= o) inc += v;
+        }
+        uint32_t tot = __shfl_sync(0xffffffffu, inc, 31), base = 0;
+        if (lane == 31 && tot) base = (uint32_t)atomicAdd(&S.nq, (int)tot);
+        base = __shfl_sync(0xffffffffu, base, 31) + inc - cnt;
+        for (uint32_t m = mask; m; m &= m - 1, base++)
+            if (base < GK_QCAP) S.qent[base] = ((uint32_t)(__ffs(m) - 1) << 8) | (uint32_t)tid;
+        __syncthreads();
+        dense = S.nq <= GK_QCAP;
+        if (tid == 0 && S.scr_on) {
+            atomicAdd(&P.screen[0], 1ull);
+            if (dense) atomicAdd(&P.screen[1], 1ull);
+            atomicAdd(&P.screen[2], (unsigned long long)S.nq);
+        }
+    }
+    const int nq = dense ? S.nq : 0;
+
+    /* phase A: bounds of the surviving pairs; row and column bests */
+    float up[PPT], gup[PPT];
+    if (dense) {
+        for (int i = tid; i < nq && act; i += ES_GPU_THREADS) {
+            uint32_t e = S.qent[i];
+            int q = (int)(e >> 8), t = (int)(e & 0xffu), a, b;
+            L::pair(q, t, a, b);
+            gk_bounds bd = gk_epi_bound<STAT, L, VM, VN>(P, prod, q, t, a, b, S);
+            uint32_t kup = es_fkey(bd.up);
+            S.qup[i] = kup;
+            if (bd.gup >= P.sig_min_g) S.qent[i] = e | 0x80000000u;
+            if (boost) {
+                atomicMax(&S.rowbest[a], ((unsigned long long)kup << 32) | (uint32_t)b);
+                atomicMax(&S.colbest[b], ((unsigned long long)kup << 32) | (uint32_t)a);
+            } else {
+                uint32_t klo = es_fkey(bd.lo);
+                atomicMax(&S.rowlo[a], klo);
+                atomicMax(&S.collo[b], klo);
+            }
+        }
+    } else {
+        /* row bests run over a thread's consecutive pairs of one row */
+        int cur = -1;
+        unsigned long long rbest = 0ull;
+        uint32_t rlo = 0u;
+#pragma unroll
+        for (int q = 0; q < PPT; q++) {
+            int a, b;
+            L::pair(q, tid, a, b);
+            if (a != cur) {
+                if (cur >= 0) {
+                    if (boost && rbest) atomicMax(&S.rowbest[cur], rbest);
+                    if (!boost && rlo) atomicMax(&S.rowlo[cur], rlo);
+                }
+                cur = a;
+                rbest = 0ull;
+                rlo = 0u;
+            }
+            up[q] = gup[q] = 0.0f;
+            if (!((mask >> q) & 1u)) continue;
+            gk_bounds bd = gk_epi_bound<STAT, L, VM, VN>(P, prod, q, tid, a, b, S);
+            up[q] = bd.up;
+            gup[q] = bd.gup;
+            if (boost) {
+                uint32_t kup = es_fkey(bd.up);
+                unsigned long long kb = ((unsigned long long)kup << 32) | (uint32_t)b;
+                if (kb > rbest) rbest = kb;
+                atomicMax(&S.colbest[b], ((unsigned long long)kup << 32) | (uint32_t)a);
+            } else {
+                uint32_t klo = es_fkey(bd.lo);
+                if (klo > rlo) rlo = klo;
+                atomicMax(&S.collo[b], klo);
+            }
+        }
+        if (cur >= 0 && act) {
+            if (boost && rbest) atomicMax(&S.rowbest[cur], rbest);
+            if (!boost && rlo) atomicMax(&S.rowlo[cur], rlo);
+        }
     }
     __syncthreads();
 
     /* phase B (BOOST): the exact fit (IPF in double) of each row's and
      * column's most promising pair gives the lower bounds -- only where that
-     * pair could raise its variant's threshold.  The
-     * owners of such pairs queue their tables; the fits then run one per
-     * thread, in parallel. */
+     * pair could raise its variant's threshold.  The owners of such pairs
+     * queue their tables; the fits then run one per thread, in parallel. */
     if (boost) {
+        if (dense) {
+            for (int i = tid; i < nq && act; i += ES_GPU_THREADS) {
+                uint32_t e = S.qent[i];
+                int q = (int)((e >> 8) & 0xffu), t = (int)(e & 0xffu), a, b;
+                L::pair(q, t, a, b);
+                gk_epi_fit_want<L, VM, VN>(P, prod, q, t, a, b, S.qup[i], a0, b0, S);
+            }
+        } else {
 #pragma unroll
-        for (int q = 0; q < PPT; q++) {
-            if (!valid[q]) continue;
-            int a, b;
-            L::pair(q, a, b);
-            unsigned long long kup = (unsigned long long)es_fkey(up[q]) << 32;
-            bool rb = S.rowbest[a] == (kup | (uint32_t)b), cb = S.colbest[b] == (kup | (uint32_t)a);
-            if (!rb && !cb) continue;
-            /* not against the top-k level: every variant's best partner
-             * is wanted, and a variant without a bound would emit all its
-             * pairs */
-            uint32_t ku = (uint32_t)(kup >> 32);
-            if (rb) rb = ku > *((volatile uint32_t *)&P.thr[P.first_a + a0 + a]);
-            if (cb) cb = ku > *((volatile uint32_t *)&P.thr[P.first_b + b0 + b]);
-            if (!rb && !cb) continue;
-            uint32_t x[2 * NP * NP], n[2][9];
-            L::load(prod, q, a, b, x);
-            gk_cells<NP>(x, S.va[a].g, S.vb[b].g, n);
-            int slot = atomicAdd(&S.n_fit, 1);
-#pragma unroll
-            for (int y = 0; y < 2; y++)
-#pragma unroll
-                for (int k = 0; k < 9; k++) S.fit_n[slot][y][k] = n[y][k];
-            S.fit_who[slot] = (rb ? (uint32_t)a + 1u : 0u) | (cb ? ((uint32_t)b + 1u) << 8 : 0u);
+            for (int q = 0; q < PPT; q++) {
+                if (!((mask >> q) & 1u)) continue;
+                int a, b;
+                L::pair(q, tid, a, b);
+                gk_epi_fit_want<L, VM, VN>(P, prod, q, tid, a, b, es_fkey(up[q]), a0, b0, S);
+            }
         }
         __syncthreads();
         if (tid < S.n_fit) {
@@ -684,7 +993,7 @@ __device__ void gk_epilogue(const es_gk_params &P, const uint32_t *prod, int a0,
         int r = is_row ? tid : tid - VM;
         bool ok = is_row ? (a0 + r < (int)P.na) : (b0 + r < (int)P.nb);
         uint32_t lo = is_row ? S.rowlo[r] : S.collo[r];
-        /* only rows/columns with at least one valid pair have a bound */
+        /* only rows/columns with at least one surviving pair have a bound */
         bool has = boost ? (is_row ? S.rowbest[r] : S.colbest[r]) != 0ull : lo != 0u;
         if (ok && has) {
             int g = is_row ? (int)P.first_a + a0 + r : (int)P.first_b + b0 + r;
@@ -742,39 +1051,35 @@ __device__ void gk_epilogue(const es_gk_params &P, const uint32_t *prod, int a0,
 
     /* phase D: emit the candidates */
     const uint32_t tau = S.tau;
-#pragma unroll
-    for (int q = 0; q < PPT; q++) {
-        int a, b;
-        L::pair(q, a, b);
-        bool emit = false;
-        if (valid[q]) {
-            uint32_t k = es_fkey(up[q]);
-            emit = k >= tau || k >= S.rowlo[a] || k >= S.collo[b] || gup[q] >= P.sig_min_g;
-        }
-        unsigned m = __ballot_sync(0xffffffffu, emit);
-        if (!m) continue;
-        uint32_t base = 0;
-        int leader = __ffs(m) - 1;
-        if ((tid & 31) == leader) base = atomicAdd(P.n_cand, (uint32_t)__popc(m));
-        base = __shfl_sync(0xffffffffu, base, leader);
-        if (emit) {
-            uint32_t slot = base + __popc(m & ((1u << (tid & 31)) - 1u));
-            if (slot < P.cap) {
-                es_gpu_cand_t *c = &P.cand[slot];
-                uint32_t x[2 * NP * NP], n[2][9];
-                L::load(prod, q, a, b, x);
-                gk_cells<NP>(x, S.va[a].g, S.vb[b].g, n);
-                c->i = P.first_a + (uint32_t)(a0 + a);
-                c->j = P.first_b + (uint32_t)(b0 + b);
-#pragma unroll
-                for (int y = 0; y < 2; y++)
-#pragma unroll
-                    for (int k = 0; k < 9; k++) c->n[y][k] = n[y][k];
+    if (dense) {
+        if (!act) return;
+        for (int r = 0; r < nq; r += ES_GPU_THREADS) {
+            const int i = r + tid;
+            int q = 0, t = 0, a = 0, b = 0;
+            bool emit = false;
+            if (i < nq) {
+                uint32_t e = S.qent[i], k = S.qup[i];
+                q = (int)((e >> 8) & 0xffu);
+                t = (int)(e & 0xffu);
+                L::pair(q, t, a, b);
+                emit = k >= tau || k >= S.rowlo[a] || k >= S.collo[b] || (e >> 31);
             }
+            gk_epi_emit<L, VM, VN>(P, prod, emit, q, t, a, b, a0, b0, S);
+        }
+    } else {
+#pragma unroll
+        for (int q = 0; q < PPT; q++) {
+            int a, b;
+            L::pair(q, tid, a, b);
+            bool emit = false;
+            if ((mask >> q) & 1u) {
+                uint32_t k = es_fkey(up[q]);
+                emit = k >= tau || k >= S.rowlo[a] || k >= S.collo[b] || gup[q] >= P.sig_min_g;
+            }
+            gk_epi_emit<L, VM, VN>(P, prod, emit, q, tid, a, b, a0, b0, S);
         }
     }
 }
-
 /* Launch a tile kernel of VM x VN-variant CTAs with `smem` bytes of dynamic
  * shared memory (raising the kernel's limit once per device and thread). */
 template <int VM, int VN>

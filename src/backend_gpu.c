@@ -9,6 +9,7 @@
  * the host scores one tile, the device runs the next. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -94,7 +95,11 @@ static int device_loop(es_scan_ctx_t *ctx, int dev, int n_helpers, const es_gpu_
     int nw = 0, ret = ES_OK;
     if (n_helpers < 1) n_helpers = 1;
     if (n_helpers > 64) n_helpers = 64;
-    for (; nw < n_helpers && !ret; nw++) ret = es_worker_init(&w[nw], ctx);
+    for (; nw < n_helpers && !ret; nw++) {
+        ret = es_worker_init(&w[nw], ctx);
+        /* helpers score part of a tile that w[0] owns: only what they touch is merged */
+        if (!ret && nw > 0) ret = es_worker_set_sparse(&w[nw], ctx);
+    }
     if (ret) goto out;
     ret = es_gpu_open(dev, cfg, &g);
     if (ret) goto out;
@@ -107,6 +112,9 @@ static int device_loop(es_scan_ctx_t *ctx, int dev, int n_helpers, const es_gpu_
     }
     uint64_t cands = 0, tiles = 0;
     double t_wait = 0.0, t_score = 0.0;
+    /* EPISTREAM_GPU_TRACE=1: one line per tile on stderr (doc/GPU.md) */
+    const char *tr = getenv("EPISTREAM_GPU_TRACE");
+    const int trace = tr && *tr && strcmp(tr, "0") != 0;
     for (;;) {
         uint32_t bi, bj;
         if (es_ctx_claim_tile(ctx, &bi, &bj) == 0) {
@@ -120,21 +128,30 @@ static int device_loop(es_scan_ctx_t *ctx, int dev, int n_helpers, const es_gpu_
         if (!es_gpu_in_flight(g)) break;
         const es_gpu_cand_t *c;
         size_t n;
-        double t0 = es_time_now();
+        double t0 = es_time_now(), k0 = es_gpu_kernel_seconds(g);
         ret = es_gpu_collect(g, &c, &n, &bi, &bj);
         if (ret) break;
         double t1 = es_time_now();
         cands += n;
         tiles++;
         ret = score_tile(ctx, w, nw, c, n, bi, bj);
+        double t2 = es_time_now();
         t_wait += t1 - t0;
-        t_score += es_time_now() - t1;
+        t_score += t2 - t1;
+        if (trace)
+            fprintf(stderr, "[gpu-trace] dev %d tile %u,%u: kernel %.3f ms, %zu candidates, waited %.3f ms, "
+                    "scored in %.3f ms\n", dev, bi, bj, (es_gpu_kernel_seconds(g) - k0) * 1e3, n,
+                    (t1 - t0) * 1e3, (t2 - t1) * 1e3);
         if (ret) break;
     }
     es_info("GPU %d: %llu tiles, %.3f s in tile kernels; %llu candidate pairs scored exactly on %d "
             "host thread(s); %.3f s waiting for the device, %.3f s scoring", dev,
             (unsigned long long)tiles, es_gpu_kernel_seconds(g), (unsigned long long)cands, nw,
             t_wait, t_score);
+    unsigned long long scr[3];
+    if (!ret && es_gpu_screen_stats(g, scr) == ES_OK && scr[0])
+        es_info("GPU %d: screen passed %llu pairs; %llu of %llu CTAs scored their survivors from the queue", dev,
+                scr[2], scr[1], scr[0]);
     if (!ret)
         for (int h = 0; h < nw; h++) es_ctx_merge_top(ctx, &w[h]);
 out:
@@ -154,6 +171,7 @@ static int gpu_run(es_scan_ctx_t *ctx)
         es_error("no GPU to scan on");
         return ES_ERR_UNSUPPORTED;
     }
+    ctx->diag_first = 1; /* the device thresholds: see es_ctx_claim_tile */
     const es_planes_t *p0 = &ctx->blocks[0];
     es_gpu_config_t cfg;
     memset(&cfg, 0, sizeof cfg);

@@ -53,8 +53,10 @@ static void scan_usage(FILE *fp)
             "                       with --refine)\n"
             "  --format F           tsv (default) or plink (PREFIX.epi.cc instead of .top.tsv)\n"
             "  --quiet              only errors on stderr, no progress line\n"
-            "  --verbose            informational messages on stderr\n"
-            "  -h, --help           this help\n");
+            "  --verbose            informational messages on stderr (with a GPU: time in\n"
+            "                       the kernels, candidates, pairs passing the screen)\n"
+            "  -h, --help           this help\n"
+            "Environment: EPISTREAM_GPU_TRACE=1 prints one line per GPU tile on stderr.\n");
 }
 
 typedef struct {

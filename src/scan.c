@@ -79,9 +79,29 @@ int es_worker_init(es_worker_t *w, const es_scan_ctx_t *ctx)
     return ES_OK;
 }
 
+int es_worker_set_sparse(es_worker_t *w, const es_scan_ctx_t *ctx)
+{
+    size_t n = 2 * (size_t)ctx->block;
+    w->tmark = calloc(n, 1);
+    w->touched = malloc(n * sizeof *w->touched);
+    if (!w->tmark || !w->touched) {
+        free(w->tmark);
+        free(w->touched);
+        w->tmark = NULL;
+        w->touched = NULL;
+        es_error("cannot allocate worker buffers");
+        return ES_ERR_NOMEM;
+    }
+    w->n_touched = 0;
+    summary_reset(w->tsum, n);
+    return ES_OK;
+}
+
 void es_worker_free(es_worker_t *w)
 {
     es_topk_free(&w->top);
+    free(w->tmark);
+    free(w->touched);
     free(w->sig);
     free(w->tsum);
     memset(w, 0, sizeof *w);
@@ -92,6 +112,26 @@ int es_ctx_claim_tile(es_scan_ctx_t *ctx, uint32_t *bi, uint32_t *bj)
     if (atomic_load_explicit(&ctx->stop, memory_order_relaxed)) return -1;
     uint64_t t = atomic_fetch_add(&ctx->next_tile, 1);
     if (t >= ctx->n_tiles) return -1;
+    if (ctx->diag_first) {
+        /* the diagonal tiles, then the others in row order: every variant
+         * meets its own block first, so a device's thresholds are known for
+         * both blocks of every later tile */
+        if (t < ctx->n_blocks) {
+            *bi = *bj = (uint32_t)t;
+            return 0;
+        }
+        t -= ctx->n_blocks;
+        /* row bi has n_blocks - bi - 1 off-diagonal tiles, the first at
+         * row_start[bi] - bi */
+        uint32_t lo = 0, hi = ctx->n_blocks;
+        while (hi - lo > 1) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (ctx->row_start[mid] - mid <= t) lo = mid; else hi = mid;
+        }
+        *bi = lo;
+        *bj = lo + 1 + (uint32_t)(t - (ctx->row_start[lo] - lo));
+        return 0;
+    }
     /* row panels have n_blocks - bi tiles; find the row by binary search */
     uint32_t lo = 0, hi = ctx->n_blocks;
     while (hi - lo > 1) {
@@ -109,7 +149,7 @@ void es_worker_begin_tile(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t bi,
     w->bj = bj;
     w->sig_n = 0;
     w->tile_pairs = 0;
-    summary_reset(w->tsum, 2 * (size_t)ctx->block);
+    if (!w->tmark) summary_reset(w->tsum, 2 * (size_t)ctx->block); /* sparse: cleared by the merge */
 }
 
 int es_ctx_next_tile(es_scan_ctx_t *ctx, es_worker_t *w, uint32_t *bi, uint32_t *bj)
@@ -123,8 +163,18 @@ static int sig_append(es_worker_t *w, const es_pair_t *p);
 
 void es_worker_merge(const es_scan_ctx_t *ctx, es_worker_t *dst, es_worker_t *src)
 {
-    size_t nsum = (dst->bi == dst->bj ? 1 : 2) * (size_t)ctx->block;
-    for (size_t k = 0; k < nsum; k++) summary_merge(&dst->tsum[k], &src->tsum[k], ctx->higher_is_better);
+    if (src->tmark) {
+        for (uint32_t k = 0; k < src->n_touched; k++) {
+            uint32_t s = src->touched[k];
+            summary_merge(&dst->tsum[s], &src->tsum[s], ctx->higher_is_better);
+            summary_reset(&src->tsum[s], 1);
+            src->tmark[s] = 0;
+        }
+        src->n_touched = 0;
+    } else {
+        size_t nsum = (dst->bi == dst->bj ? 1 : 2) * (size_t)ctx->block;
+        for (size_t k = 0; k < nsum; k++) summary_merge(&dst->tsum[k], &src->tsum[k], ctx->higher_is_better);
+    }
     for (size_t k = 0; k < src->sig_n; k++)
         if (sig_append(dst, &src->sig[k]) != ES_OK) dst->err = ES_ERR_NOMEM;
     src->sig_n = 0;
@@ -189,6 +239,16 @@ static inline void worker_score(const es_scan_ctx_t *ctx, es_worker_t *w, uint32
     size_t sj = (w->bi == w->bj ? 0 : ctx->block) + (j - base_j);
     es_summary_t *sa = &w->tsum[si], *sb = &w->tsum[sj];
     int hib = ctx->higher_is_better;
+    if (w->tmark) {
+        if (!w->tmark[si]) {
+            w->tmark[si] = 1;
+            w->touched[w->n_touched++] = (uint32_t)si;
+        }
+        if (!w->tmark[sj]) {
+            w->tmark[sj] = 1;
+            w->touched[w->n_touched++] = (uint32_t)sj;
+        }
+    }
     if (count) {
         w->tile_pairs++;
         sa->n_tot++;

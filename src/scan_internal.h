@@ -50,6 +50,7 @@ typedef struct es_scan_ctx {
     uint64_t n_tiles;    /* tiles (bi <= bj), row-major */
     uint64_t *row_start; /* first tile index of row bi (n_blocks + 1 entries) */
     _Atomic uint64_t next_tile;
+    int diag_first;      /* hand out the n_blocks diagonal tiles first (set before any claim) */
     atomic_int stop;     /* set on error or abort: workers stop taking tiles */
     int n_threads;
     /* below: guarded by lock */
@@ -63,18 +64,30 @@ typedef struct es_scan_ctx {
     es_summary_t *summary;
 } es_scan_ctx_t;
 
-/** Per-worker scratch (one per thread or device stream). */
+/** Per-worker scratch (one per thread or device stream).  Aligned to 128
+ *  bytes: workers in one array are written by different threads, and must not
+ *  share cache lines. */
 typedef struct {
-    es_topk_t top;          /* this worker's heap */
+    _Alignas(128) es_topk_t top; /* this worker's heap */
     es_pair_t *sig;         /* significant pairs of the current tile */
     size_t sig_n, sig_cap;
     es_summary_t *tsum;     /* summary of the current tile's variants (2 * block) */
+    /* sparse workers (es_worker_set_sparse): the tsum slots scored since the
+     * last merge, so that merging and clearing cost what was touched */
+    uint8_t *tmark;
+    uint32_t *touched, n_touched;
     uint32_t bi, bj;        /* current tile */
     uint64_t tile_pairs;
     int err;
 } es_worker_t;
 
 int es_worker_init(es_worker_t *w, const es_scan_ctx_t *ctx);
+
+/** Make w a helper that only scores part of tiles whose owner is another
+ *  worker: es_worker_begin_tile() no longer clears its whole summary, and
+ *  es_worker_merge() folds and clears only the slots it scored.  Not for a
+ *  worker that counts tiles or hands them to es_ctx_tile_done(). */
+int es_worker_set_sparse(es_worker_t *w, const es_scan_ctx_t *ctx);
 void es_worker_free(es_worker_t *w);
 
 /** Take the next tile: 0 with its blocks, -1 when none is left (or the scan stops). */

@@ -64,6 +64,25 @@ for stat in boost chi2 mi ig k2; do
         grep -q "^backend	gpu" "$o.log" || fail "log does not name the GPU backend"
     done
 done
+# no missing call: the first-stage screen and its survivor queue (several
+# tiles, so that the later ones start with thresholds); the log must show
+# that CTAs took the queue, and the outputs must not change
+"$EPISTREAM" sim --samples 1237 --variants 6000 --pairs 3 --seed 21 --out "$T/f" >/dev/null 2>&1 || fail "sim f"
+for stat in boost chi2 mi ig; do
+    "$EPISTREAM" scan --bfile "$T/f" --stat $stat --top 200 --p-threshold 1e-4 --device cpu --quiet \
+        --out "$T/fc.$stat" || fail "cpu $stat (no missing)"
+    for k in mma popc $wg; do
+        o="$T/fg.$stat.$k"
+        "$EPISTREAM" scan --bfile "$T/f" --stat $stat --top 200 --p-threshold 1e-4 --device gpu:0 \
+            --gpu-kernel $k --block 1024 --verbose --out "$o" 2>"$o.err" || fail "gpu $stat $k (no missing)"
+        for f in top.tsv summary.tsv sig.tsv; do
+            cmp -s "$T/fc.$stat.$f" "$o.$f" || fail "$stat $k, no missing call: $f differs from --device cpu"
+        done
+        q=$(sed -n 's/.*; \([0-9]*\) of [0-9]* CTAs scored their survivors from the queue.*/\1/p' "$o.err")
+        [ -n "$q" ] && [ "$q" -gt 0 ] || fail "$stat $k: the screen's queue was not used: $(grep screen "$o.err")"
+    done
+done
+
 # selection on the GPU: the same picks as the CPU for every method and path;
 # with --fixed-point the very bytes (exact sums on both sides)
 awk 'BEGIN { srand(11); printf "id"; for (f = 1; f <= 40; f++) printf ",f%d", f; print ",cls";

@@ -62,7 +62,7 @@ struct es_gpu {
     uint32_t *d_thr, *d_hist, *d_tau;
     unsigned long long *d_screen; /* es_gk_params.screen */
     double *d_lnf;    /* ln n! (K2 bounds) */
-    flight_t fl[2];
+    flight_t fl[ES_GPU_FLIGHTS];
     double t_kernel; /* seconds in the tile kernels (event-timed) */
     int head, n_flight; /* oldest flight, tiles in flight */
 };
@@ -150,7 +150,7 @@ extern "C" void es_gpu_close(es_gpu_t *g)
         if (g->slots[i].used) cudaEventDestroy(g->slots[i].used);
     }
     free(g->slots);
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < ES_GPU_FLIGHTS; k++) {
         flight_free_bufs(&g->fl[k]);
         if (g->fl[k].d_n) cudaFree(g->fl[k].d_n);
         if (g->fl[k].h_n) cudaFreeHost(g->fl[k].h_n);
@@ -168,7 +168,7 @@ extern "C" void es_gpu_close(es_gpu_t *g)
     free(g);
 }
 
-#define ES_GPU_CAND_INIT (1u << 20)
+#define ES_GPU_CAND_INIT (1u << 18) /* per flight; grows when a tile needs more */
 
 /* src/stats.c (es_internal.h, which is C only): the CPU's ln n!, so the K2
  * bounds start from the very values the host scores with */
@@ -210,7 +210,7 @@ static int gpu_open(int dev, const es_gpu_config_t *cfg, es_gpu_t *g)
         ret = lnf_upload(64u * (cfg->kw_case + cfg->kw_ctrl) + 2u, &g->d_lnf);
         if (ret) return ret;
     }
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < ES_GPU_FLIGHTS; k++) {
         flight_t *f = &g->fl[k];
         ret = flight_alloc(f, ES_GPU_CAND_INIT);
         if (ret) return ret;
@@ -389,9 +389,9 @@ static int queue_tile(es_gpu_t *g, flight_t *f, int update_hist)
 extern "C" int es_gpu_submit(es_gpu_t *g, const es_gpu_block_t *a, const es_gpu_block_t *b,
                              uint32_t tau_key)
 {
-    if (g->n_flight >= 2) return ES_ERR_ARG;
+    if (g->n_flight >= ES_GPU_FLIGHTS) return ES_ERR_ARG;
     CHECK(cudaSetDevice(g->dev));
-    flight_t *f = &g->fl[(g->head + g->n_flight) % 2];
+    flight_t *f = &g->fl[(g->head + g->n_flight) % ES_GPU_FLIGHTS];
     f->a = *a;
     f->b = *b;
     f->tau_key = tau_key;
@@ -444,7 +444,7 @@ extern "C" int es_gpu_collect(es_gpu_t *g, const es_gpu_cand_t **cand, size_t *n
     *n = cnt;
     *bi = f->bi;
     *bj = f->bj;
-    g->head = (g->head + 1) % 2;
+    g->head = (g->head + 1) % ES_GPU_FLIGHTS;
     g->n_flight--;
     return ES_OK;
 }

@@ -73,9 +73,13 @@ int es_gpu_cache_slots(const es_gpu_t *g);
  *  errors (copies are then synchronous). */
 void es_gpu_host_register(void *p, size_t bytes);
 void es_gpu_host_unregister(void *p);
+/** Tiles a device may have in flight: the host scores the oldest while the
+ *  others run, so a run of tiles with many candidates (the first ones of a
+ *  scan) overlaps the kernels of the next. */
+#define ES_GPU_FLIGHTS 4
 /** Queue the tile of blocks a, b (a->index <= b->index) with the host's
- *  exact k-th best as a score key (0: none).  At most two tiles are in
- *  flight; collect one before submitting a third. */
+ *  exact k-th best as a score key (0: none).  At most ES_GPU_FLIGHTS tiles
+ *  are in flight; collect one before submitting another. */
 int es_gpu_submit(es_gpu_t *g, const es_gpu_block_t *a, const es_gpu_block_t *b, uint32_t tau_key);
 /** Wait for the oldest tile in flight; *cand (valid until the next submit)
  *  receives its candidates.  @return ES_OK, or ES_ERR_GPU. */

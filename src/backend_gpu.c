@@ -123,7 +123,7 @@ static int device_loop(es_scan_ctx_t *ctx, int dev, int n_helpers, const es_gpu_
             block_desc(ctx, bj, &b);
             ret = es_gpu_submit(g, &a, &b, host_tau(ctx, w, nw));
             if (ret) break;
-            if (es_gpu_in_flight(g) < 2) continue; /* keep two tiles queued */
+            if (es_gpu_in_flight(g) < ES_GPU_FLIGHTS) continue; /* keep the device's queue full */
         }
         if (!es_gpu_in_flight(g)) break;
         const es_gpu_cand_t *c;

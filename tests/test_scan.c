@@ -8,10 +8,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
 #include "es_internal.h"
+#include "scan_internal.h"
 #include "testutil.h"
 
 /* brute force: every pair's table from decoded genotypes, scored */
@@ -158,13 +160,60 @@ static void test_bad_options(void **s)
     tu_geno_free(f);
 }
 
+/* Tile hand-out: every tile (i <= j) exactly once, in row order, or with
+ * diag_first the n diagonal tiles first and then the others in row order. */
+static void claim_order(uint32_t nb, int diag_first)
+{
+    es_scan_ctx_t ctx;
+    memset(&ctx, 0, sizeof ctx);
+    uint64_t start[40];
+    assert_true(nb < 40);
+    start[0] = 0;
+    for (uint32_t b = 0; b < nb; b++) start[b + 1] = start[b] + (nb - b);
+    ctx.n_blocks = nb;
+    ctx.row_start = start;
+    ctx.n_tiles = start[nb];
+    ctx.diag_first = diag_first;
+    uint32_t seen[40][40];
+    memset(seen, 0, sizeof seen);
+    uint32_t bi, bj, pi = 0, pj = 0;
+    for (uint64_t t = 0; t < ctx.n_tiles; t++) {
+        assert_int_equal(es_ctx_claim_tile(&ctx, &bi, &bj), 0);
+        assert_true(bi <= bj && bj < nb);
+        seen[bi][bj]++;
+        if (diag_first && t < nb) {
+            assert_int_equal(bi, t);
+            assert_int_equal(bj, t);
+        } else if (t > 0 && !(diag_first && t == nb)) {
+            /* row order: (bi, bj) follows (pi, pj) */
+            assert_true(bi > pi || (bi == pi && bj > pj));
+            if (diag_first) assert_true(bi < bj);
+        }
+        pi = bi;
+        pj = bj;
+    }
+    assert_int_equal(es_ctx_claim_tile(&ctx, &bi, &bj), -1);
+    for (uint32_t i = 0; i < nb; i++)
+        for (uint32_t j = i; j < nb; j++) assert_int_equal(seen[i][j], 1);
+}
+
+static void test_claim_order(void **state)
+{
+    (void)state;
+    for (uint32_t nb = 1; nb < 12; nb++) {
+        claim_order(nb, 0);
+        claim_order(nb, 1);
+    }
+    claim_order(37, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_boost_missing), cmocka_unit_test(test_boost_complete),
         cmocka_unit_test(test_chi2),          cmocka_unit_test(test_mi),
         cmocka_unit_test(test_ig),            cmocka_unit_test(test_k2),
-        cmocka_unit_test(test_bad_options),
+        cmocka_unit_test(test_bad_options),   cmocka_unit_test(test_claim_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

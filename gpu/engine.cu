@@ -31,6 +31,7 @@ struct slot_t {
     long block;         /* block held, -1: none */
     uint64_t *planes;
     uint32_t *gcount;
+    gk_vpre pre;        /* its per-variant constants (k_vpre) */
     cudaEvent_t ready;  /* upload done */
     cudaEvent_t used;   /* last kernel reading it done */
     unsigned long long lru;
@@ -55,7 +56,6 @@ struct es_gpu {
     int kernel;
     cudaStream_t s_comp, s_copy;
     cudaStream_t s_back; /* candidates to the host: not behind the next tile's kernel */
-    size_t block_bytes, gcount_bytes;
     slot_t *slots;
     int n_slots;
     unsigned long long clock;
@@ -144,8 +144,7 @@ extern "C" void es_gpu_close(es_gpu_t *g)
     if (g->s_copy) cudaStreamSynchronize(g->s_copy);
     if (g->s_back) cudaStreamSynchronize(g->s_back);
     for (int i = 0; i < g->n_slots; i++) {
-        if (g->slots[i].planes) cudaFree(g->slots[i].planes);
-        if (g->slots[i].gcount) cudaFree(g->slots[i].gcount);
+        if (g->slots[i].planes) cudaFree(g->slots[i].planes); /* the slot's one allocation */
         if (g->slots[i].ready) cudaEventDestroy(g->slots[i].ready);
         if (g->slots[i].used) cudaEventDestroy(g->slots[i].used);
     }
@@ -187,6 +186,28 @@ static int lnf_upload(uint32_t count, double **out)
     return ES_OK;
 }
 
+/* A cache slot's single allocation: offsets of its planes, genotype counts
+ * and per-variant constants (block + 64 entries each, gk_vpre); returns
+ * its bytes. */
+static size_t slot_layout(uint32_t block, uint32_t n_planes, uint32_t words, size_t off[6])
+{
+    const size_t n_pre = (size_t)block + 64;
+    const size_t sz[6] = {(size_t)block * n_planes * words * 8, (size_t)block * 6 * 4, n_pre * sizeof(gk_vc),
+                          n_pre * sizeof(gk_vc), n_pre * sizeof(gk_srow), n_pre * sizeof(gk_scol)};
+    size_t at = 0;
+    for (int i = 0; i < 6; i++) {
+        off[i] = at;
+        at += (sz[i] + 255) / 256 * 256;
+    }
+    return at;
+}
+
+extern "C" size_t es_gpu_slot_bytes(uint32_t block, uint32_t n_planes, uint32_t words)
+{
+    size_t off[6];
+    return slot_layout(block, n_planes, words, off);
+}
+
 static int gpu_open(int dev, const es_gpu_config_t *cfg, es_gpu_t *g)
 {
     cudaDeviceProp p;
@@ -221,9 +242,8 @@ static int gpu_open(int dev, const es_gpu_config_t *cfg, es_gpu_t *g)
     }
     /* the block cache: what the limit (or the free memory, less a reserve)
      * holds, at least three blocks so that copies overlap kernels */
-    g->block_bytes = (size_t)cfg->block * cfg->n_planes * cfg->words * 8;
-    g->gcount_bytes = (size_t)cfg->block * 6 * 4;
-    size_t per = g->block_bytes + g->gcount_bytes;
+    size_t off[6];
+    const size_t per = slot_layout(cfg->block, cfg->n_planes, cfg->words, off);
     size_t fr = 0, tot = 0;
     CHECK(cudaMemGetInfo(&fr, &tot));
     size_t reserve = (size_t)256 << 20;
@@ -249,8 +269,14 @@ static int gpu_open(int dev, const es_gpu_config_t *cfg, es_gpu_t *g)
     for (int i = 0; i < g->n_slots; i++) {
         slot_t *s = &g->slots[i];
         s->block = -1;
-        CHECK(cudaMalloc(&s->planes, g->block_bytes));
-        CHECK(cudaMalloc(&s->gcount, g->gcount_bytes));
+        unsigned char *m = NULL;
+        CHECK(cudaMalloc(&m, per));
+        s->planes = (uint64_t *)m;
+        s->gcount = (uint32_t *)(m + off[1]);
+        s->pre.vrow = (gk_vc *)(m + off[2]);
+        s->pre.vcol = (gk_vc *)(m + off[3]);
+        s->pre.srow = (gk_srow *)(m + off[4]);
+        s->pre.scol = (gk_scol *)(m + off[5]);
         CHECK(cudaEventCreateWithFlags(&s->ready, cudaEventDisableTiming));
         CHECK(cudaEventCreateWithFlags(&s->used, cudaEventDisableTiming));
     }
@@ -297,6 +323,36 @@ extern "C" int es_gpu_screen_stats(es_gpu_t *g, unsigned long long out[3])
 extern "C" int es_gpu_cache_slots(const es_gpu_t *g) { return g->n_slots; }
 extern "C" int es_gpu_in_flight(const es_gpu_t *g) { return g->n_flight; }
 
+/* A block's per-variant constants (gk_vpre_build), for n entries: its
+ * count variants, then zero counts. */
+template <int STAT, int NP>
+__global__ void k_vpre(const uint32_t *gcount, uint32_t count, uint32_t n, gk_vpre out)
+{
+    const uint32_t v = blockIdx.x * blockDim.x + threadIdx.x;
+    if (v >= n) return;
+    uint32_t gc[6];
+    for (int i = 0; i < 6; i++) gc[i] = v < count ? gcount[(size_t)v * 6 + i] : 0u;
+    gk_vc r, c;
+    gk_srow R = {};
+    gk_scol C = {};
+    gk_vpre_build<STAT, NP>(gc, r, c, R, C);
+    out.vrow[v] = r;
+    out.vcol[v] = c;
+    if (NP == 2) {
+        out.srow[v] = R;
+        out.scol[v] = C;
+    }
+}
+
+template <int STAT>
+static int launch_vpre(int np, const uint32_t *gcount, uint32_t count, uint32_t n, const gk_vpre &o, cudaStream_t st)
+{
+    const unsigned blocks = (n + 127) / 128;
+    if (np == 2) k_vpre<STAT, 2><<<blocks, 128, 0, st>>>(gcount, count, n, o);
+    else k_vpre<STAT, 3><<<blocks, 128, 0, st>>>(gcount, count, n, o);
+    return (int)cudaGetLastError();
+}
+
 /* The slot holding block b, uploading it if needed (never evicting `keep`). */
 static int ensure_block(es_gpu_t *g, const es_gpu_block_t *b, int keep, int *out)
 {
@@ -318,6 +374,8 @@ static int ensure_block(es_gpu_t *g, const es_gpu_block_t *b, int keep, int *out
     CHECK(cudaStreamWaitEvent(g->s_copy, s->used, 0));
     CHECK(cudaMemcpyAsync(s->planes, b->planes, bytes, cudaMemcpyHostToDevice, g->s_copy));
     CHECK(cudaMemcpyAsync(s->gcount, b->gcount, (size_t)b->count * 24, cudaMemcpyHostToDevice, g->s_copy));
+    CHECK_LAUNCH(GK_STAT_DISPATCH((int)g->cfg.stat, launch_vpre, (int)g->cfg.n_planes, s->gcount, b->count,
+                                  g->cfg.block + 64u, s->pre, g->s_copy));
     CHECK(cudaEventRecord(s->ready, g->s_copy));
     s->block = (long)b->index;
     s->lru = ++g->clock;
@@ -333,6 +391,8 @@ static void fill_params(es_gpu_t *g, es_gk_params *P, const slot_t *sa, const sl
     P->pb = sb->planes;
     P->ga = sa->gcount;
     P->gb = sb->gcount;
+    P->prea = sa->pre;
+    P->preb = sb->pre;
     P->na = a->count;
     P->nb = b->count;
     P->first_a = a->first;

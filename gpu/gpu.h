@@ -67,6 +67,9 @@ double es_gpu_kernel_seconds(const es_gpu_t *g);
  * CTAs screened, out[1] of them whose survivors fit the queue, out[2] pairs
  * that passed.  Waits for the device.  @return ES_OK or ES_ERR_GPU. */
 int es_gpu_screen_stats(es_gpu_t *g, unsigned long long out[3]);
+/** Device bytes one cached block of `block` variants takes (planes, genotype
+ *  counts, per-variant constants): --gpu-mem must hold two. */
+size_t es_gpu_slot_bytes(uint32_t block, uint32_t n_planes, uint32_t words);
 /** Device blocks held at once (the streaming cache). */
 int es_gpu_cache_slots(const es_gpu_t *g);
 /** Pin host memory for asynchronous copies (all devices); failures are not

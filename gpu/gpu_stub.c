@@ -34,6 +34,11 @@ const char *es_gpu_kernel_name(const es_gpu_t *g)
     return "none";
 }
 
+size_t es_gpu_slot_bytes(uint32_t block, uint32_t n_planes, uint32_t words)
+{
+    return (size_t)block * n_planes * words * 8 + (size_t)block * 24; /* no device: planes and counts */
+}
+
 int es_gpu_cache_slots(const es_gpu_t *g)
 {
     (void)g;

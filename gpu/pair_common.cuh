@@ -33,10 +33,25 @@
 #define ES_HIST_BINS 4096
 #define ES_HIST_SHIFT 20
 
+struct gk_vc;
+struct gk_srow;
+struct gk_scol;
+
+/* A block's per-variant constants, built once when the block is uploaded
+ * (k_vpre, engine.cu): entries for every variant of the block and zero-count
+ * padding past it (block + 64 entries), so a CTA copies its rows' and
+ * columns' constants instead of deriving them (gk_epi_load_counts). */
+struct gk_vpre {
+    gk_vc *vrow, *vcol; /* gk_vc_build as a row (col = false) and as a column */
+    gk_srow *srow;      /* the screen's constants (two planes only) */
+    gk_scol *scol;
+};
+
 /* Everything a tile launch needs (passed by value). */
 struct es_gk_params {
     const uint64_t *pa, *pb;  /* block planes: row r = variant r / np, plane r % np */
     const uint32_t *ga, *gb;  /* genotype counts [v][class y][g] of each block */
+    gk_vpre prea, preb;       /* per-variant constants of each block */
     uint32_t na, nb;          /* variants in each block */
     uint32_t first_a, first_b;
     int diag;                 /* same block: pairs a < b only */
@@ -106,7 +121,7 @@ struct gk_bounds {
  * h = sum_{y,k} n_yk lg(n_yk / n_k) (bits, <= 0: -N H(Y|X)), the Kirkwood
  * weights w[y][k] (a row variant: n_yk / n_k; a column variant:
  * n_yk / (n_k n_y)) and whether it has two genotype levels or more. */
-struct gk_vc {
+struct __align__(16) gk_vc {
     uint32_t g[6];
     float h;
     float w[2][3];
@@ -556,14 +571,12 @@ struct __align__(16) gk_srow {
     float a1t, a2t, a01t, a0t; /* the same over all samples */
     float K[3], E[3], UP[3], UN[3];
     float base; /* nats added to the sum (MI: N I(Y; A) with its margin) */
-    uint32_t thr;
-    float pad[2];
+    float pad[3];
 };
 
 struct __align__(16) gk_scol {
     float b1c, b2c, b01c, b1t, b2t, b01t;
-    uint32_t thr;
-    float pad;
+    float pad[2];
 };
 
 __device__ __forceinline__ float gk_u2f(uint32_t x) /* exact for x < 2^23 */
@@ -662,6 +675,7 @@ struct gk_epi_smem {
     gk_cc cc;
     gk_srow srow[VM]; /* the screen's constants (two planes) */
     gk_scol scol[VN];
+    uint32_t rthr[VM], cthr[VN]; /* the variants' thresholds when the CTA started */
     unsigned long long rowbest[VM], colbest[VN]; /* (key << 32) | index */
     uint32_t rowlo[VM], collo[VN];               /* keys */
     uint32_t tau;
@@ -679,68 +693,91 @@ struct gk_epi_smem {
     uint32_t fit_who[VM + VN]; /* row + 1 << 8 | column + 1 (0: none) */
 };
 
-/* Per-variant constants of the CTA's rows and columns.  Call by all threads
- * before the main loop; the first __syncthreads of the main loop publishes. */
+/* One variant's constants from its class x genotype counts g (zero past
+ * the block): as a row and as a column, and (two planes) the screen's.
+ * Called once per variant and block upload (k_vpre). */
+template <int STAT, int NP>
+__device__ __forceinline__ void gk_vpre_build(const uint32_t g[6], gk_vc &r, gk_vc &c, gk_srow &R, gk_scol &C)
+{
+    float cn[2][3], ny[2];
+#pragma unroll
+    for (int i = 0; i < 6; i++) {
+        r.g[i] = c.g[i] = g[i];
+        cn[i / 3][i % 3] = (float)g[i];
+    }
+    ny[0] = cn[0][0] + cn[0][1] + cn[0][2];
+    ny[1] = cn[1][0] + cn[1][1] + cn[1][2];
+    gk_vc_build<true>(cn, ny, false, r);
+    gk_vc_build<true>(cn, ny, true, c);
+    if (NP == 2) {
+        gk_cc cc;
+        gk_cc_build<true>(ny[0], ny[1], cc);
+        gk_srow_build<STAT>(g, r.h, cc, R);
+        C.b1c = cn[1][1] + cn[1][2];
+        C.b2c = cn[1][2];
+        C.b01c = cn[1][1];
+        C.b1t = cn[0][1] + cn[0][2] + C.b1c;
+        C.b2t = cn[0][2] + C.b2c;
+        C.b01t = cn[0][1] + C.b01c;
+        C.pad[0] = C.pad[1] = 0.0f;
+    }
+}
+
+/* n 16-byte words from global src to shared dst, by all threads of the CTA. */
+__device__ __forceinline__ void gk_copy16(void *dst, const void *src, int n)
+{
+    for (int i = threadIdx.x; i < n; i += blockDim.x) ((int4 *)dst)[i] = __ldg((const int4 *)src + i);
+}
+
+/* Per-variant constants of the CTA's rows and columns (copied from the
+ * blocks' gk_vpre) and their thresholds.  Call by all threads before the
+ * main loop; the first __syncthreads of the main loop publishes. */
 template <int STAT, int NP, int VM, int VN>
 __device__ __forceinline__ void gk_epi_load_counts(const es_gk_params &P, int a0, int b0,
                                                    gk_epi_smem<VM, VN> &S)
 {
+    static_assert(sizeof(gk_vc) % 16 == 0 && sizeof(gk_srow) % 16 == 0 && sizeof(gk_scol) % 16 == 0, "int4 copies");
+    gk_copy16(S.va, P.prea.vrow + a0, VM * (int)sizeof(gk_vc) / 16);
+    gk_copy16(S.vb, P.preb.vcol + b0, VN * (int)sizeof(gk_vc) / 16);
+    if (NP == 2) {
+        gk_copy16(S.srow, P.prea.srow + a0, VM * (int)sizeof(gk_srow) / 16);
+        gk_copy16(S.scol, P.preb.scol + b0, VN * (int)sizeof(gk_scol) / 16);
+    }
     for (int k = threadIdx.x; k < VM + VN; k += blockDim.x) {
         bool row = k < VM;
         int v = row ? k : k - VM;
         int gv = (row ? a0 : b0) + v;
         bool ok = gv < (int)(row ? P.na : P.nb);
-        const uint32_t *src = (row ? P.ga : P.gb) + (size_t)gv * 6;
-        gk_vc &o = row ? S.va[v] : S.vb[v];
-        float c[2][3], ny[2];
-#pragma unroll
-        for (int i = 0; i < 6; i++) {
-            o.g[i] = ok ? src[i] : 0u;
-            c[i / 3][i % 3] = (float)o.g[i];
-        }
-        ny[0] = c[0][0] + c[0][1] + c[0][2];
-        ny[1] = c[1][0] + c[1][1] + c[1][2];
         uint32_t thr = ok ? *((volatile uint32_t *)&P.thr[(row ? P.first_a : P.first_b) + gv]) : 0xffffffffu;
-        if (NP == 2) {
-            gk_vc_build<true>(c, ny, !row, o);
-            gk_cc cc;
-            gk_cc_build<true>(ny[0], ny[1], cc);
-            if (k == 0) {
-                S.cc = cc;
-                const float LN2 = 0.69314718f;
-                /* products and counts must stay exact in float (gk_u2f) */
-                S.scr_on = STAT != GK_K2 && cc.N < 8388608.0f;
-                S.scr_sc = STAT == GK_BOOST ? 2.0f : STAT == GK_CHI2 ? 1.0f : 1.0f / (LN2 * fmaxf(cc.N, 1.0f));
-                S.scr_gc = STAT == GK_CHI2 ? 1.0f : 2.0f;
-                S.scr_abs = 2e-6f * cc.N + 1e-3f;
-            }
-            if (row) {
-                gk_srow_build<STAT>(o.g, o.h, cc, S.srow[v]);
-                S.srow[v].thr = thr;
-            } else {
-                gk_scol &C = S.scol[v];
-                C.b1c = c[1][1] + c[1][2];
-                C.b2c = c[1][2];
-                C.b01c = c[1][1];
-                C.b1t = c[0][1] + c[0][2] + C.b1c;
-                C.b2t = c[0][2] + C.b2c;
-                C.b01t = c[0][1] + C.b01c;
-                C.thr = thr;
-            }
-        }
         if (row) {
+            S.rthr[v] = thr;
             S.rowbest[v] = 0ull;
             S.rowlo[v] = 0u;
         } else {
+            S.cthr[v] = thr;
             S.colbest[v] = 0ull;
             S.collo[v] = 0u;
         }
     }
     if (threadIdx.x == 0) {
+        if (NP == 2) {
+            /* the class split: every variant's, no call being missing */
+            const uint32_t *g = P.ga + (size_t)a0 * 6;
+            gk_cc cc;
+            gk_cc_build<true>((float)(g[0] + g[1] + g[2]), (float)(g[3] + g[4] + g[5]), cc);
+            S.cc = cc;
+            const float LN2 = 0.69314718f;
+            /* products and counts must stay exact in float (gk_u2f) */
+            S.scr_on = STAT != GK_K2 && cc.N < 8388608.0f;
+            S.scr_sc = STAT == GK_BOOST ? 2.0f : STAT == GK_CHI2 ? 1.0f : 1.0f / (LN2 * fmaxf(cc.N, 1.0f));
+            S.scr_gc = STAT == GK_CHI2 ? 1.0f : 2.0f;
+            S.scr_abs = 2e-6f * cc.N + 1e-3f;
+        } else {
+            S.scr_on = 0;
+        }
         S.hist_touched = 0;
         S.n_fit = 0;
         S.nq = 0;
-        if (NP != 2) S.scr_on = 0;
         uint32_t tb = *((volatile uint32_t *)&P.tau_bin[0]);
         uint32_t t = tb ? tb << ES_HIST_SHIFT : 0u;
         S.tau0 = t > P.tau_host ? t : P.tau_host;
@@ -862,8 +899,9 @@ __device__ void gk_epilogue(const es_gk_params &P, const uint32_t *prod, int a0,
                 L::load(prod, q, tid, a, b, x);
                 const gk_scol &C = S.scol[b];
                 float nats = fmaf(gk_screen_sum(x, R, C), 1.0f + 1e-4f, R.base + S.scr_abs);
-                uint32_t m = S.tau0 < R.thr ? S.tau0 : R.thr;
-                m = m < C.thr ? m : C.thr;
+                const uint32_t rt = S.rthr[a], ct = S.cthr[b];
+                uint32_t m = S.tau0 < rt ? S.tau0 : rt;
+                m = m < ct ? m : ct;
                 if (es_fkey(nats * S.scr_sc) < m && nats * S.scr_gc < P.sig_min_g) continue;
             }
             mask |= 1u << q;

@@ -68,7 +68,7 @@
 #define ES_WG_SM90A 0
 #endif
 
-#define ES_WG_STAGES 4       /* pipeline depth (loads run 2 stages ahead) */
+#define ES_WG_STAGES 4       /* pipeline depth (loads run STAGES - 1 stages ahead) */
 #define ES_WG_SLICE_WORDS 16 /* words of a row per stage: one 128-byte line */
 
 template <int NP>
@@ -287,7 +287,7 @@ __device__ __forceinline__ void es_wg_tile(const es_gk_params &P, int a0, int b0
     using S = es_wg_shape<NP>;
     constexpr int BM = S::BM, BN = S::BN, ROWB = S::ROWB, STAGE = S::STAGE_BYTES, ACC = S::ACC;
     constexpr int STAGES = S::STAGES, SW = ES_WG_SLICE_WORDS;
-    static_assert(STAGES >= 3, "the refill runs STAGES - 2 ahead");
+    static_assert(STAGES >= 2, "the refill runs STAGES - 1 ahead");
     const int tid = threadIdx.x, wg = tid >> 7, wq = (tid >> 5) & 3;
 
     /* 1024-byte aligned base in the shared window (the swizzle atoms) */
@@ -296,27 +296,39 @@ __device__ __forceinline__ void es_wg_tile(const es_gk_params &P, int a0, int b0
 
     const int S0 = ((int)P.kw0 + SW - 1) / SW, S1 = ((int)P.kw1 + SW - 1) / SW, NS = S0 + S1;
     const size_t words = P.words;
-    const uint64_t *gA = P.pa + (size_t)a0 * NP * words;
-    const uint64_t *gB = P.pb + (size_t)b0 * NP * words;
     const int rowsA = ((int)P.na - a0) * NP, rowsB = ((int)P.nb - b0) * NP;
 
-    /* Stage s (cases first, then controls) into buffer buf: (BM + BN) rows of
-     * 8 chunks, consecutive threads on consecutive chunks of a row (each
-     * row's 128 bytes are one coalesced read). */
+    /* Every thread copies the same LD 16-byte chunks of every stage: chunk
+     * ch = tid % 8 of rows r_i = tid / 8 + i * RS (RS = THREADS / 8), the
+     * first LA of them in A, the rest in B.  Rows step by a multiple of 8, so
+     * the swizzle (ch ^ (r & 7)) is the same for all of them: sources and
+     * destinations are a per-thread base plus i times a constant stride, and
+     * only the word offset moves from stage to stage. */
+    constexpr int LD = (BM + BN) * 8 / S::THREADS, RS = S::THREADS / 8, LA = BM / RS;
+    static_assert(BM % RS == 0 && BN % RS == 0, "loader rows split between A and B");
+    const int ch = tid & 7, r0 = tid >> 3;
+    const uint32_t dst0 = (uint32_t)(r0 * ROWB + ((ch ^ (r0 & 7)) << 4));
+    const uint64_t *srcA = P.pa + ((size_t)a0 * NP + r0) * words + 2 * ch;
+    const uint64_t *srcB = P.pb + ((size_t)b0 * NP + r0) * words + 2 * ch;
+    const size_t rstride = (size_t)RS * words; /* words from one of a thread's rows to the next */
+    uint32_t rows_ok = 0;                      /* bit i: row r_i exists */
+#pragma unroll
+    for (int i = 0; i < LD; i++)
+        if (i < LA ? r0 + i * RS < rowsA : r0 + (i - LA) * RS < rowsB) rows_ok |= 1u << i;
+
+    /* Stage s (cases first, then controls) into buffer buf; each row's 128
+     * bytes are one coalesced read by 8 consecutive threads. */
     auto load = [&](int s, int buf) {
         const bool ctrl = s >= S0;
         const int w0 = (ctrl ? s - S0 : s) * SW;
-        const int lim = ctrl ? (int)P.kw1 : (int)P.kw0;
-        const int woff = (ctrl ? (int)P.off_ctrl : 0) + w0;
-        const uint32_t st = base + (uint32_t)(buf * STAGE);
+        const bool wok = w0 + 2 * ch < (ctrl ? (int)P.kw1 : (int)P.kw0);
+        const size_t woff = (size_t)((ctrl ? (int)P.off_ctrl : 0) + w0);
+        const uint32_t st = base + (uint32_t)(buf * STAGE) + dst0;
 #pragma unroll
-        for (int i = 0; i < (BM + BN) * 8 / S::THREADS; i++) {
-            const int k = tid + i * S::THREADS, r = k >> 3, ch = k & 7;
-            const bool isA = r < BM;
-            const int rr = isA ? r : r - BM;
-            const bool ok = (isA ? rr < rowsA : rr < rowsB) && w0 + 2 * ch < lim;
-            const uint64_t *src = (isA ? gA : gB) + (ok ? (size_t)rr * words + woff + 2 * ch : 0);
-            es_wg_cp16(st + (uint32_t)(r * ROWB + ((ch ^ (r & 7)) << 4)), src, ok);
+        for (int i = 0; i < LD; i++) {
+            const bool ok = wok && ((rows_ok >> i) & 1u);
+            const uint64_t *src = i < LA ? srcA + woff + (size_t)i * rstride : srcB + woff + (size_t)(i - LA) * rstride;
+            es_wg_cp16(st + (uint32_t)(i * RS * ROWB), ok ? src : P.pa, ok); /* B rows follow A's */
         }
     };
 
@@ -330,19 +342,23 @@ __device__ __forceinline__ void es_wg_tile(const es_gk_params &P, int a0, int b0
         es_wg_fence_reg(acc1[i]);
     }
 
+    /* Loads run STAGES - 1 stages ahead: every step retires its own wgmma
+     * group before the next step's barrier, so the buffer read one step ago
+     * is free to refill (the two warpgroups of a CTA and the other CTA of the
+     * SM keep the tensor cores busy meanwhile). */
 #pragma unroll
-    for (int s = 0; s < STAGES - 2; s++) {
+    for (int s = 0; s < STAGES - 1; s++) {
         if (s < NS) load(s, s);
         es_wg_cp_commit();
     }
 
-    /* One stage: wait for its copies, refill the buffer retired two steps
-     * ago, issue its four k256 steps, retire the previous step's group. */
+    /* One stage: wait for its copies, refill the buffer retired one step
+     * ago, issue its four k256 steps, retire them. */
     auto step = [&](int s, int buf, int(&acc)[ACC]) {
-        es_wg_cp_wait<STAGES - 3>();
+        es_wg_cp_wait<STAGES - 2>();
         es_wg_fence_proxy_async();
         __syncthreads();
-        if (s + STAGES - 2 < NS) load(s + STAGES - 2, buf >= 2 ? buf - 2 : buf + STAGES - 2);
+        if (s + STAGES - 1 < NS) load(s + STAGES - 1, buf == 0 ? STAGES - 1 : buf - 1);
         es_wg_cp_commit();
         const uint32_t st = base + (uint32_t)(buf * STAGE);
         const uint64_t da = es_wg_desc(st + (uint32_t)(wg * 64 * ROWB));
@@ -351,7 +367,7 @@ __device__ __forceinline__ void es_wg_tile(const es_gk_params &P, int a0, int b0
 #pragma unroll
         for (int ks = 0; ks < SW / 4; ks++) es_wg_mma<BN>::run(acc, da + 2 * ks, db + 2 * ks);
         es_wg_commit();
-        es_wg_wait<1>();
+        es_wg_wait<0>();
     };
 
     int s = 0, buf = 0;

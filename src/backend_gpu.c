@@ -87,29 +87,44 @@ static int score_tile(es_scan_ctx_t *ctx, es_worker_t *w, int nw, const es_gpu_c
     return es_ctx_tile_done(ctx, &w[0]);
 }
 
-static int device_loop(es_scan_ctx_t *ctx, int dev, int n_helpers, const es_gpu_config_t *cfg,
-                       char *desc, size_t desc_len)
-{
-    es_gpu_t *g = NULL;
+/* One device's share of a scan: its helper workers (which score candidates
+ * on the host) and its engine. */
+typedef struct {
+    int dev, nw, err;
+    es_gpu_t *g;
     es_worker_t w[64];
-    int nw = 0, ret = ES_OK;
+    char desc[320];
+} gpu_dev_t;
+
+static int dev_open(es_scan_ctx_t *ctx, gpu_dev_t *d, int n_helpers, const es_gpu_config_t *cfg)
+{
+    int ret = ES_OK;
     if (n_helpers < 1) n_helpers = 1;
     if (n_helpers > 64) n_helpers = 64;
-    for (; nw < n_helpers && !ret; nw++) {
-        ret = es_worker_init(&w[nw], ctx);
+    for (d->nw = 0; d->nw < n_helpers && !ret; d->nw++) {
+        ret = es_worker_init(&d->w[d->nw], ctx);
         /* helpers score part of a tile that w[0] owns: only what they touch is merged */
-        if (!ret && nw > 0) ret = es_worker_set_sparse(&w[nw], ctx);
+        if (!ret && d->nw > 0) ret = es_worker_set_sparse(&d->w[d->nw], ctx);
     }
-    if (ret) goto out;
-    ret = es_gpu_open(dev, cfg, &g);
-    if (ret) goto out;
-    {
-        char d[200];
-        if (es_gpu_device_describe(dev, d, sizeof d)) snprintf(d, sizeof d, "device %d", dev);
-        snprintf(desc, desc_len, "%d %s (%s kernel, %d block slots)", dev, d, es_gpu_kernel_name(g),
-                 es_gpu_cache_slots(g));
-        es_info("GPU %s", desc);
-    }
+    if (ret) return ret;
+    double t_open = es_time_now();
+    ret = es_gpu_open(d->dev, cfg, &d->g);
+    if (ret) return ret;
+    t_open = es_time_now() - t_open;
+    char name[200];
+    if (es_gpu_device_describe(d->dev, name, sizeof name)) snprintf(name, sizeof name, "device %d", d->dev);
+    snprintf(d->desc, sizeof d->desc, "%d %s (%s kernel, %d block slots)", d->dev, name, es_gpu_kernel_name(d->g),
+             es_gpu_cache_slots(d->g));
+    es_info("GPU %s, opened in %.3f s", d->desc, t_open);
+    return ES_OK;
+}
+
+static int dev_loop(es_scan_ctx_t *ctx, gpu_dev_t *d)
+{
+    es_gpu_t *g = d->g;
+    es_worker_t *w = d->w;
+    const int nw = d->nw, dev = d->dev;
+    int ret = ES_OK;
     uint64_t cands = 0, tiles = 0;
     double t_wait = 0.0, t_score = 0.0;
     /* EPISTREAM_GPU_TRACE=1: one line per tile on stderr (doc/GPU.md) */
@@ -154,10 +169,15 @@ static int device_loop(es_scan_ctx_t *ctx, int dev, int n_helpers, const es_gpu_
                 scr[2], scr[1], scr[0]);
     if (!ret)
         for (int h = 0; h < nw; h++) es_ctx_merge_top(ctx, &w[h]);
-out:
-    es_gpu_close(g);
-    for (int h = 0; h < nw; h++) es_worker_free(&w[h]);
     return ret;
+}
+
+static void dev_close(gpu_dev_t *d)
+{
+    es_gpu_close(d->g);
+    d->g = NULL;
+    for (int h = 0; h < d->nw; h++) es_worker_free(&d->w[h]);
+    d->nw = 0;
 }
 
 static int gpu_run(es_scan_ctx_t *ctx)
@@ -195,35 +215,65 @@ static int gpu_run(es_scan_ctx_t *ctx)
     cfg.mem_limit = opt->gpu_mem;
     cfg.kernel = opt->gpu_kernel;
 
-    /* pinned host memory lets block copies overlap the kernels */
-    /* (not for planes in a file: pinning would hold them all in memory) */
-    for (uint32_t b = 0; b < ctx->n_blocks; b++) {
-        const es_planes_t *pl = &ctx->blocks[b];
-        if (!pl->mapped) es_gpu_host_register(pl->planes, (size_t)pl->count * pl->n_planes * pl->words * 8);
-    }
+    gpu_dev_t *dv = calloc((size_t)n_dev, sizeof *dv);
+    if (!dv) return ES_ERR_NOMEM;
     /* the CPU threads score candidates: split among the devices */
-    int helpers = ctx->n_threads / n_dev;
+    int helpers = ctx->n_threads / n_dev, pinned = 0, ret = ES_OK;
 #ifdef _OPENMP
     omp_set_max_active_levels(2);
 #endif
-    char desc[64][320];
-    int errs[64] = {0};
-#pragma omp parallel for num_threads(n_dev) schedule(static, 1)
-    for (int k = 0; k < n_dev; k++) {
-        desc[k][0] = 0;
-        errs[k] = device_loop(ctx, devs[k], helpers, &cfg, desc[k], sizeof desc[k]);
-        if (errs[k]) es_ctx_fail(ctx, errs[k]);
+#pragma omp parallel num_threads(n_dev)
+    {
+        int k = 0;
+#ifdef _OPENMP
+        k = omp_get_thread_num();
+#endif
+        gpu_dev_t *d = &dv[k];
+        d->dev = devs[k];
+        d->err = dev_open(ctx, d, helpers, &cfg);
+#pragma omp barrier
+#pragma omp single
+        {
+            /* Pinned host memory lets block copies overlap the kernels, but
+             * pinning costs about as much as a copy (0.1-0.2 s for 64-512 MiB).
+             * Where every device holds all blocks, each block is copied once
+             * and the copies are not worth it.  Planes in a file are never
+             * pinned: that would hold them all in memory. */
+            int stream = 0;
+            for (int j = 0; j < n_dev; j++) {
+                if (dv[j].err) ret = dv[j].err;
+                else if ((uint32_t)es_gpu_cache_slots(dv[j].g) < ctx->n_blocks) stream = 1;
+            }
+            if (!ret && stream) {
+                double t_pin = es_time_now();
+                for (uint32_t b = 0; b < ctx->n_blocks; b++) {
+                    const es_planes_t *pl = &ctx->blocks[b];
+                    if (!pl->mapped)
+                        es_gpu_host_register(pl->planes, (size_t)pl->count * pl->n_planes * pl->words * 8);
+                }
+                pinned = 1;
+                es_info("blocks are streamed: pinned the packed blocks in %.3f s", es_time_now() - t_pin);
+            }
+        }
+        if (!ret) {
+            d->err = dev_loop(ctx, d);
+            if (d->err) es_ctx_fail(ctx, d->err);
+        }
     }
-    for (uint32_t b = 0; b < ctx->n_blocks; b++)
-        if (!ctx->blocks[b].mapped) es_gpu_host_unregister(ctx->blocks[b].planes);
+    if (pinned)
+        for (uint32_t b = 0; b < ctx->n_blocks; b++)
+            if (!ctx->blocks[b].mapped) es_gpu_host_unregister(ctx->blocks[b].planes);
     char *info = ctx->scan->device_info;
     size_t len = sizeof ctx->scan->device_info, used = 0;
     used += (size_t)snprintf(info, len, "%d GPU(s)", n_dev);
     for (int k = 0; k < n_dev && used < len; k++)
-        used += (size_t)snprintf(info + used, len - used, "%s %s", k ? ";" : ":", desc[k]);
-    for (int k = 0; k < n_dev; k++)
-        if (errs[k]) return errs[k];
-    return ES_OK;
+        used += (size_t)snprintf(info + used, len - used, "%s %s", k ? ";" : ":", dv[k].desc);
+    for (int k = 0; k < n_dev; k++) {
+        if (!ret && dv[k].err) ret = dv[k].err;
+        dev_close(&dv[k]);
+    }
+    free(dv);
+    return ret;
 }
 
 const es_backend_t es_backend_gpu = {

@@ -202,7 +202,7 @@ static void scans_case(uint32_t m, uint32_t n, double miss, uint64_t seed)
             es_planes_t probe;
             uint32_t np = es_dataset_any_missing(ds) ? 3 : 2;
             assert_int_equal(es_planes_alloc(&probe, ds, 1, np), ES_OK);
-            size_t per = (size_t)64 * np * probe.words * 8 + 64 * 24;
+            size_t per = es_gpu_slot_bytes(64, np, probe.words);
             es_planes_free(&probe);
             opt.block_variants = 64;
             opt.gpu_mem = 2 * per + per / 2;

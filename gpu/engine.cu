@@ -562,7 +562,7 @@ __global__ void k_bounds(const es_gpu_cand_t *t, uint32_t n, es_gk_params P, flo
     gk_margins_of<false>(c, A, B, C);
     gk_bounds b3 = gk_bound<STAT>(c, A, B, C, P);
     float lo = 0.0f;
-    if (STAT == GK_BOOST) lo = (float)gk_boost_lower(c) * (1.0f - 1e-6f);
+    if (STAT == GK_BOOST) lo = (float)gk_boost_lo(c) * (1.0f - 1e-6f);
     float *o = out + (size_t)k * 8;
     o[0] = b2.up;
     o[1] = b2.lo;

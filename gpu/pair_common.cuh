@@ -264,7 +264,7 @@ __device__ __forceinline__ gk_bounds gk_bound(const uint32_t n[2][9], const gk_v
                   2e-6f * fabsf(lt) + 1e-3f;
         float g = 2.0f * (half + e);
         b.up = g > 0.0f ? g * (1.0f + 1e-6f) : 0.0f;
-        b.lo = 0.0f; /* the exact fit is >= 0; refined by gk_boost_lower() */
+        b.lo = 0.0f; /* the exact fit is >= 0; refined by gk_boost_lo() */
         b.gup = b.up;
         return b;
     }
@@ -317,6 +317,119 @@ __device__ __forceinline__ gk_bounds gk_bound(const uint32_t n[2][9], const gk_v
         b.lo = sl - fabsf(sl) * 1e-5f - 1e-7f;
         return b;
     }
+}
+
+/* A lower bound of PLINK's BOOST statistic from any table with the same
+ * two-way margins (AB, AK, BK).  PLINK's early-stopped IPF fit mu, scaled to
+ * total N, lies in the [AB][AK][BK] log-linear family, whose maximum-likelihood
+ * fit mu* minimises 2 sum n ln(n / mu) over it: G_PLINK >= G(mu*).  And since
+ * mu* is also the maximum-entropy table with those margins (and n and mu*
+ * share them, so sum n ln mu* = sum mu* ln mu*),
+ *     G(mu*) = 2 [sum n ln n - sum mu* ln mu*] >= 2 [sum n ln n - sum p ln p]
+ * for every p >= 0 with those margins.  So no convergence argument is
+ * needed: a few IPF sweeps in float give mu near mu*, and p = n + d, where d
+ * is the margin-free table (d_1ab = D_ab, d_0ab = -D_ab, D with zero row and
+ * column sums) that puts p_1ab = mu_1ab in four cells (a 2 x 2 block), is
+ * exactly feasible; the bound is evaluated in double.  Returns -1 when that p
+ * has a negative cell (the caller then runs gk_boost_lower), 0 for a table
+ * PLINK scores 0 (fewer than two levels of A or B). */
+__host__ __device__ __forceinline__ float gk_fdiv(float a, float b)
+{
+#ifdef __CUDA_ARCH__
+    return __fdividef(a, b);
+#else
+    return a / b;
+#endif
+}
+
+static __host__ __device__ __noinline__ __attribute__((unused)) double gk_boost_lower_fast(const uint32_t n[2][9])
+{
+    float mu[2][9], ab[9], ak[2][3], bk[2][3], N = 0.0f;
+    int ra = 0, rb = 0;
+    for (int i = 0; i < 9; i++) ab[i] = (float)(n[0][i] + n[1][i]);
+    for (int y = 0; y < 2; y++)
+        for (int i = 0; i < 3; i++) {
+            ak[y][i] = (float)(n[y][3 * i] + n[y][3 * i + 1] + n[y][3 * i + 2]);
+            bk[y][i] = (float)(n[y][i] + n[y][i + 3] + n[y][i + 6]);
+            N += ak[y][i];
+        }
+    for (int i = 0; i < 3; i++) {
+        ra += ak[0][i] + ak[1][i] > 0.0f;
+        rb += bk[0][i] + bk[1][i] > 0.0f;
+    }
+    if (ra < 2 || rb < 2) return 0.0;
+    for (int y = 0; y < 2; y++)
+        for (int i = 0; i < 9; i++) mu[y][i] = 1.0f;
+    /* the sweeps of gk_boost_lower, in float; where they stop only affects
+     * how tight the bound is */
+    for (int sweep = 0; sweep < 200; sweep++) {
+        float change = 0.0f;
+        for (int i = 0; i < 9; i++) {
+            float s = mu[0][i] + mu[1][i], f = s > 0.0f ? gk_fdiv(ab[i], s) : 0.0f;
+            mu[0][i] *= f;
+            mu[1][i] *= f;
+        }
+        for (int y = 0; y < 2; y++)
+            for (int a = 0; a < 3; a++) {
+                float s = mu[y][3 * a] + mu[y][3 * a + 1] + mu[y][3 * a + 2];
+                float f = s > 0.0f ? gk_fdiv(ak[y][a], s) : 0.0f;
+                for (int c = 0; c < 3; c++) mu[y][3 * a + c] *= f;
+            }
+        for (int y = 0; y < 2; y++)
+            for (int c = 0; c < 3; c++) {
+                float s = mu[y][c] + mu[y][c + 3] + mu[y][c + 6];
+                float f = s > 0.0f ? gk_fdiv(bk[y][c], s) : 0.0f;
+                for (int a = 0; a < 3; a++) {
+                    float o = mu[y][3 * a + c];
+                    mu[y][3 * a + c] = o * f;
+                    change += fabsf(o * f - o);
+                }
+            }
+        if (change <= 1e-6f * N) break;
+    }
+    /* the four free cells leave out the row and the column of A x B with the
+     * largest counts, whose cells (the sums of the others) are then the
+     * least likely to turn negative */
+    int r0 = 0, c0 = 0;
+    for (int i = 1; i < 3; i++) {
+        if (ab[3 * i] + ab[3 * i + 1] + ab[3 * i + 2] > ab[3 * r0] + ab[3 * r0 + 1] + ab[3 * r0 + 2]) r0 = i;
+        if (ab[i] + ab[i + 3] + ab[i + 6] > ab[c0] + ab[c0 + 3] + ab[c0 + 6]) c0 = i;
+    }
+    double D[9];
+    D[3 * r0 + c0] = 0.0;
+    for (int a = 0; a < 3; a++) {
+        if (a == r0) continue;
+        double row = 0.0;
+        for (int c = 0; c < 3; c++) {
+            if (c == c0) continue;
+            D[3 * a + c] = (double)mu[1][3 * a + c] - (double)n[1][3 * a + c];
+            row += D[3 * a + c];
+        }
+        D[3 * a + c0] = -row;
+        D[3 * r0 + c0] += row;
+    }
+    for (int c = 0; c < 3; c++) {
+        if (c == c0) continue;
+        double col = 0.0;
+        for (int a = 0; a < 3; a++)
+            if (a != r0) col += D[3 * a + c];
+        D[3 * r0 + c] = -col;
+    }
+    double g = 0.0, Nd = 0.0;
+    for (int i = 0; i < 9; i++) {
+        const double p1 = (double)n[1][i] + D[i], p0 = (double)n[0][i] - D[i];
+        if (p1 < 0.0 || p0 < 0.0) return -1.0;
+        for (int y = 0; y < 2; y++) {
+            const double x = (double)n[y][i], p = y ? p1 : p0;
+            if (x > 0.0) g += x * log(x);
+            if (p > 0.0) g -= p * log(p);
+            Nd += x;
+        }
+    }
+    g *= 2.0;
+    /* double rounding of the terms (each below N ln N) and of p */
+    g -= 1e-12 * Nd * (log(Nd + 1.0) + 1.0) * 18.0 + 1e-9;
+    return g > 0.0 ? g : 0.0;
 }
 
 /* A lower bound of PLINK's BOOST statistic for one table: iterative
@@ -389,6 +502,14 @@ static __device__ __noinline__ double gk_boost_lower(const uint32_t n[2][9])
     /* rounding of this fit and of the CPU's (both far below the margin) */
     g -= 1e-7 * (fabs(g) + N) + 1e-6;
     return g > 0.0 ? g : 0.0;
+}
+
+/* The BOOST lower bound the kernels use: the feasible-table bound, or where
+ * its table has a negative cell, the double IPF fit. */
+static __device__ __forceinline__ double gk_boost_lo(const uint32_t n[2][9])
+{
+    double lo = gk_boost_lower_fast(n);
+    return lo >= 0.0 ? lo : gk_boost_lower(n);
 }
 
 /* ---- pair layouts ----------------------------------------------------------
@@ -1017,7 +1138,7 @@ __device__ void gk_epilogue(const es_gk_params &P, const uint32_t *prod, int a0,
         __syncthreads();
         if (tid < S.n_fit) {
             uint32_t who = S.fit_who[tid];
-            uint32_t lo = es_fkey((float)gk_boost_lower(S.fit_n[tid]) * (1.0f - 1e-6f));
+            uint32_t lo = es_fkey((float)gk_boost_lo(S.fit_n[tid]) * (1.0f - 1e-6f));
             if (who & 0xffu) S.rowlo[(who & 0xffu) - 1u] = lo;
             if (who >> 8) S.collo[(who >> 8) - 1u] = lo;
         }

@@ -67,7 +67,7 @@ __global__ void __launch_bounds__(ES_GPU_THREADS, 2) k_mma(es_gk_params P)
     const int wm = warp / WGN, wn = warp % WGN;
     unsigned char *sA = smem, *sB = smem + STAGES * BM * ROWB;
 
-    gk_epi_load_counts<STAT, NP, VM, VN>(P, a0, b0, S);
+    gk_epi_load_consts<STAT, NP, VM, VN>(P, a0, b0, S);
 
     const int S0 = ((int)P.kw0 + KW - 1) / KW, S1 = ((int)P.kw1 + KW - 1) / KW, NS = S0 + S1;
     const uint64_t *baseA = P.pa + (size_t)a0 * NP * P.words;

@@ -40,7 +40,7 @@ __global__ void __launch_bounds__(ES_GPU_THREADS) k_popc(es_gk_params P)
     if (P.diag && b0 + VN <= a0) return;
     const int tid = threadIdx.x, a = tid / TPR, lr = tid % TPR;
     uint32_t *prod = (uint32_t *)smem;
-    gk_epi_load_counts<STAT, NP, VM, VN>(P, a0, b0, S);
+    gk_epi_load_consts<STAT, NP, VM, VN>(P, a0, b0, S);
     const int rowsA = ((int)P.na - a0) * NP, rowsB = ((int)P.nb - b0) * NP;
     const uint64_t *baseA = P.pa + (size_t)a0 * NP * P.words;
     const uint64_t *baseB = P.pb + (size_t)b0 * NP * P.words;

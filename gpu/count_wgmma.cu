@@ -109,7 +109,7 @@ __global__ void __launch_bounds__(es_wg_shape<NP>::THREADS, es_wg_shape<NP>::MIN
     __shared__ gk_epi_smem<VM, VN> E;
     const int a0 = blockIdx.y * VM, b0 = blockIdx.x * VN;
     if (P.diag && b0 + VN <= a0) return; /* wholly below the diagonal */
-    gk_epi_load_counts<STAT, NP, VM, VN>(P, a0, b0, E);
+    gk_epi_load_consts<STAT, NP, VM, VN>(P, a0, b0, E);
     uint32_t *prod = (uint32_t *)smem;
     if constexpr (NP == 2) {
         static_assert(S::THREADS == ES_GPU_THREADS, "two planes: every thread holds pairs");

@@ -40,7 +40,7 @@ struct gk_scol;
 /* A block's per-variant constants, built once when the block is uploaded
  * (k_vpre, engine.cu): entries for every variant of the block and zero-count
  * padding past it (block + 64 entries), so a CTA copies its rows' and
- * columns' constants instead of deriving them (gk_epi_load_counts). */
+ * columns' constants instead of deriving them (gk_epi_load_consts). */
 struct gk_vpre {
     gk_vc *vrow, *vcol; /* gk_vc_build as a row (col = false) and as a column */
     gk_srow *srow;      /* the screen's constants (two planes only) */
@@ -854,7 +854,7 @@ __device__ __forceinline__ void gk_copy16(void *dst, const void *src, int n)
  * blocks' gk_vpre) and their thresholds.  Call by all threads before the
  * main loop; the first __syncthreads of the main loop publishes. */
 template <int STAT, int NP, int VM, int VN>
-__device__ __forceinline__ void gk_epi_load_counts(const es_gk_params &P, int a0, int b0,
+__device__ __forceinline__ void gk_epi_load_consts(const es_gk_params &P, int a0, int b0,
                                                    gk_epi_smem<VM, VN> &S)
 {
     static_assert(sizeof(gk_vc) % 16 == 0 && sizeof(gk_srow) % 16 == 0 && sizeof(gk_scol) % 16 == 0, "int4 copies");

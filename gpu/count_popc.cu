@@ -92,6 +92,7 @@ __global__ void __launch_bounds__(ES_GPU_THREADS) k_popc(es_gk_params P)
                     prod[gk_stage_idx<NP>(a * NP + p, b * NP + pq, c, VN)] = acc[q][p * NP + pq];
         }
     }
+    gk_consts_wait();
     __syncthreads();
     gk_epilogue<STAT, gk_lay_staged<NP, VM, VN>, VM, VN>(P, prod, a0, b0, S);
 }

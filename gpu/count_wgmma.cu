@@ -68,16 +68,14 @@ int wg_probe(int dev)
 
 /* ---- the fused tile kernels ---------------------------------------------------- */
 
-/* Two planes: each lane turns its fragments into pair products in place
- * (gk_frag_pair), one pair per 8-column chunk, stored conflict-free. */
+/* Two planes: each thread's fragment j holds the products of its pair j
+ * (es_wg_arow's row order), stored as they are (gk_lay_wg). */
 struct epi2 {
     uint32_t *prod;
-    int q;
     __device__ __forceinline__ void operator()(int row0, int col0, const int (&cc)[4], const int (&ct)[4])
     {
         (void)row0;
-        (void)col0;
-        gk_frag_store(prod, q++, cc, ct);
+        gk_wg_store(prod, col0 / 8, cc, ct);
     }
     __device__ __forceinline__ void finish() {}
 };
@@ -113,10 +111,11 @@ __global__ void __launch_bounds__(es_wg_shape<NP>::THREADS, es_wg_shape<NP>::MIN
     uint32_t *prod = (uint32_t *)smem;
     if constexpr (NP == 2) {
         static_assert(S::THREADS == ES_GPU_THREADS, "two planes: every thread holds pairs");
-        epi2 e{prod, 0};
+        epi2 e{prod};
         es_wg_tile<2>(P, a0, b0, smem, e);
         __syncthreads();
-        gk_epilogue<STAT, gk_lay_frag<1, S::BN / 8, 1>, VM, VN>(P, prod, a0, b0, E);
+        static_assert(S::BN / 8 == gk_lay_wg::PPT && VM == 64 && VN == 32, "gk_lay_wg's shape");
+        gk_epilogue<STAT, gk_lay_wg, VM, VN>(P, prod, a0, b0, E);
     } else {
         static_assert((size_t)VM * VN * 18 * 4 <= (size_t)S::SMEM_BYTES - 1024, "staging fits the pipeline");
         epi3<VN> e{prod};
@@ -142,7 +141,9 @@ int launch_np(const es_gk_params &P, int np, cudaStream_t st)
 
 /* ---- raw products ------------------------------------------------------------ */
 
-/* Writes C_y[r][c] to out[(y * ra + r) * rb + c] (global rows r < ra, c < rb). */
+/* Writes C_y[r][c] to out[(y * ra + r) * rb + c] (global rows r < ra, c < rb;
+ * tile row r is block row es_wg_arow<NP>(r)). */
+template <int NP>
 struct raw_epi {
     uint32_t *out;
     int ra, rb;    /* na * NP, nb * NP */
@@ -152,7 +153,7 @@ struct raw_epi {
         const int lane = threadIdx.x & 31, gid = lane >> 2, tig = lane & 3;
 #pragma unroll
         for (int e = 0; e < 4; e++) {
-            const int r = r0 + row0 + gid + ((e >> 1) << 3), c = c0 + col0 + 2 * tig + (e & 1);
+            const int r = r0 + es_wg_arow<NP>(row0 + gid + ((e >> 1) << 3)), c = c0 + col0 + 2 * tig + (e & 1);
             if (r < ra && c < rb) {
                 out[(size_t)r * rb + c] = (uint32_t)cc[e];
                 out[((size_t)ra + r) * rb + c] = (uint32_t)ct[e];
@@ -168,7 +169,7 @@ __global__ void __launch_bounds__(es_wg_shape<NP>::THREADS, 1) k_gemm_test(es_gk
     extern __shared__ __align__(1024) unsigned char smem[];
     using S = es_wg_shape<NP>;
     const int a0 = blockIdx.y * S::VM, b0 = blockIdx.x * S::VN;
-    raw_epi e{out, (int)P.na * NP, (int)P.nb * NP, a0 * NP, b0 * NP};
+    raw_epi<NP> e{out, (int)P.na * NP, (int)P.nb * NP, a0 * NP, b0 * NP};
     es_wg_tile<NP>(P, a0, b0, smem, e);
 }
 

@@ -526,7 +526,7 @@ static __device__ __forceinline__ double gk_boost_lo(const uint32_t n[2][9])
  * stored as prod[(q * 8 + k) * THREADS + tid] (conflict-free) by
  * gk_frag_store.  Warps form a grid of WGN columns, each MT x NT fragments;
  * the wgmma tiles (warp w holds rows 16 w .. 16 w + 15 and every 8-column
- * chunk) are gk_lay_frag<1, BN / 8, 1>.
+ * chunk) would be gk_lay_frag<1, BN / 8, 1>; they use gk_lay_wg instead.
  *
  * pair(q, t, a, b) gives thread t's q-th pair, load(prod, q, t, a, b, x) its
  * products: after the screen a pair may be scored by another thread.
@@ -584,6 +584,48 @@ struct gk_lay_frag {
         for (int k = 0; k < 8; k++) x[k] = prod[(q * 8 + k) * ES_GPU_THREADS + t];
     }
 };
+
+/* gk_lay_wg (two planes, the wgmma kernels, whose A rows come in the order
+ * of es_wg_arow): a thread's accumulator rows gid and gid + 8 are planes 0
+ * and 1 of one row variant, so its fragment j = q holds the four products of
+ * pair (a, 4 q + tig) as they are, cases in the first, controls in the
+ * second fragment.  They are staged as two 16-byte words,
+ * prod[((q * 2 + class) * THREADS + tid) * 4 + k] (conflict-free) by
+ * gk_wg_store.  Warpgroup g holds rows 32 g .. 32 g + 31, warp w of it the
+ * eight from 32 g + 8 w. */
+struct gk_lay_wg {
+    static constexpr int NP = 2, PPT = 8;
+    static constexpr int ROWQ = PPT; /* a thread's pairs share one row */
+    __device__ static void pair(int q, int t, int &a, int &b)
+    {
+        a = (t >> 7) * 32 + ((t >> 5) & 3) * 8 + ((t & 31) >> 2);
+        b = 4 * q + (t & 3);
+    }
+    __device__ static void load(const uint32_t *prod, int q, int t, int a, int b, uint32_t x[8])
+    {
+        (void)a;
+        (void)b;
+        const uint4 c = ((const uint4 *)prod)[(q * 2) * ES_GPU_THREADS + t];
+        const uint4 u = ((const uint4 *)prod)[(q * 2 + 1) * ES_GPU_THREADS + t];
+        x[0] = c.x;
+        x[1] = c.y;
+        x[2] = c.z;
+        x[3] = c.w;
+        x[4] = u.x;
+        x[5] = u.y;
+        x[6] = u.z;
+        x[7] = u.w;
+    }
+};
+
+/* Fragment q of a thread's pairs in gk_lay_wg: both classes' products. */
+__device__ __forceinline__ void gk_wg_store(uint32_t *prod, int q, const int cases[4], const int ctrls[4])
+{
+    ((uint4 *)prod)[(q * 2) * ES_GPU_THREADS + threadIdx.x] =
+        make_uint4((uint32_t)cases[0], (uint32_t)cases[1], (uint32_t)cases[2], (uint32_t)cases[3]);
+    ((uint4 *)prod)[(q * 2 + 1) * ES_GPU_THREADS + threadIdx.x] =
+        make_uint4((uint32_t)ctrls[0], (uint32_t)ctrls[1], (uint32_t)ctrls[2], (uint32_t)ctrls[3]);
+}
 
 /* One m16n8 fragment of class c's products (mma C layout: c[0], c[1] at row
  * gid, columns 2 tig, 2 tig + 1; c[2], c[3] at row gid + 8) into the lane's
@@ -686,11 +728,14 @@ __device__ __forceinline__ void gk_cells(const uint32_t *x, const uint32_t *ga, 
 
 /* A row variant's screen constants: class-wise genotype sums of its two
  * planes (cases c, all t), and per stratum k of A the deviation form
- * d = K n_t + (n_c - E n_t) and the weights for d > 0 (UP) and d <= 0 (UN). */
+ * d = K n_t + (n_c - E n_t) and the weight U(d) of a cell, UP for d > 0 and
+ * UN for d <= 0, as UM (1 + RHO sgn d): UM = (UP + UN) / 2, RHO =
+ * (UP - UN) / (UP + UN), |RHO| <= 1.  A cell then adds
+ * UM (d / n_t) (d + |d| RHO) = d^2 / n_t U(d), with no branch. */
 struct __align__(16) gk_srow {
     float a1c, a2c, a01c, a0c; /* [g>=1], [g==2], [g==1], [g==0] among cases */
     float a1t, a2t, a01t, a0t; /* the same over all samples */
-    float K[3], E[3], UP[3], UN[3];
+    float K[3], E[3], UM[3], RHO[3];
     float base; /* nats added to the sum (MI: N I(Y; A) with its margin) */
     float pad[3];
 };
@@ -702,7 +747,11 @@ struct __align__(16) gk_scol {
 
 __device__ __forceinline__ float gk_u2f(uint32_t x) /* exact for x < 2^23 */
 {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    return __uint2float_rn(x); /* one I2FP on Hopper */
+#else
     return __int_as_float(0x4B000000u | x) - 8388608.0f;
+#endif
 }
 
 __device__ __forceinline__ float gk_rcp(float x)
@@ -728,7 +777,8 @@ __device__ __forceinline__ void gk_fcells(float p11, float p12, float p21, float
     n[0] = (a0 - b1) + p11;
 }
 
-/* sum over the cells of d^2 / n_ab * (UP or UN) (see above). */
+/* sum over the cells of d^2 / n_ab * U(d) (see above): per cell two fused
+ * multiply-adds for d, one reciprocal, and three more operations. */
 __device__ __forceinline__ float gk_screen_sum(const uint32_t x[8], const gk_srow &R, const gk_scol &C)
 {
     float nc[9], nt[9];
@@ -736,15 +786,15 @@ __device__ __forceinline__ float gk_screen_sum(const uint32_t x[8], const gk_sro
               C.b01c, nc);
     gk_fcells(gk_u2f(x[0] + x[4]), gk_u2f(x[1] + x[5]), gk_u2f(x[2] + x[6]), gk_u2f(x[3] + x[7]), R.a1t, R.a2t,
               R.a01t, R.a0t, C.b1t, C.b2t, C.b01t, nt);
-    float s = 0.0f;
+    float sk[3] = {0.0f, 0.0f, 0.0f};
 #pragma unroll
     for (int c = 0; c < 9; c++) {
         const int k = c / 3;
         float d = fmaf(R.K[k], nt[c], fmaf(-R.E[k], nt[c], nc[c]));
-        float q = d * d * gk_rcp(fmaxf(nt[c], 1.0f));
-        s = fmaf(q, d > 0.0f ? R.UP[k] : R.UN[k], s);
+        float t = d * gk_rcp(fmaxf(nt[c], 1.0f)); /* n_t = 0 leaves d = 0 */
+        sk[k] = fmaf(t, fmaf(fabsf(d), R.RHO[k], d), sk[k]);
     }
-    return s;
+    return fmaf(R.UM[0], sk[0], fmaf(R.UM[1], sk[1], R.UM[2] * sk[2]));
 }
 
 /* A row's screen constants from its class x genotype counts g[y * 3 + k]
@@ -781,8 +831,8 @@ __device__ __forceinline__ void gk_srow_build(const uint32_t g[6], float h, cons
         bool rare1 = w1 <= w0;
         R.K[k] = rare1 ? -w1 : w0;
         R.E[k] = rare1 ? 0.0f : 1.0f;
-        R.UP[k] = up;
-        R.UN[k] = un;
+        R.UM[k] = 0.5f * (up + un);
+        R.RHO[k] = up + un > 0.0f ? (up - un) / (up + un) : 0.0f;
     }
     const float LN2 = 0.69314718f;
     R.base = STAT == GK_MI ? fmaxf(h - C.hK, 0.0f) * LN2 + 1e-5f * C.N * LN2 + 1e-6f * (fabsf(h) + fabsf(C.hK))
@@ -844,15 +894,39 @@ __device__ __forceinline__ void gk_vpre_build(const uint32_t g[6], gk_vc &r, gk_
     }
 }
 
-/* n 16-byte words from global src to shared dst, by all threads of the CTA. */
+/* n 16-byte words from global src to shared dst, by all threads of the CTA,
+ * as asynchronous copies (sm_80+): they complete by gk_consts_wait() or any
+ * cp.async.wait_group that retires a group committed after them. */
 __device__ __forceinline__ void gk_copy16(void *dst, const void *src, int n)
 {
-    for (int i = threadIdx.x; i < n; i += blockDim.x) ((int4 *)dst)[i] = __ldg((const int4 *)src + i);
+    for (int i = threadIdx.x; i < n; i += blockDim.x) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((uint32_t)__cvta_generic_to_shared(
+                         (int4 *)dst + i)),
+                     "l"((const int4 *)src + i)
+                     : "memory");
+#else
+        ((int4 *)dst)[i] = __ldg((const int4 *)src + i);
+#endif
+    }
+}
+
+/* Waits for this thread's copies of gk_epi_load_consts (a kernel whose main
+ * loop does not wait for every cp.async group calls it before the barrier
+ * that precedes the epilogue). */
+__device__ __forceinline__ void gk_consts_wait()
+{
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
 }
 
 /* Per-variant constants of the CTA's rows and columns (copied from the
- * blocks' gk_vpre) and their thresholds.  Call by all threads before the
- * main loop; the first __syncthreads of the main loop publishes. */
+ * blocks' gk_vpre, asynchronously: one cp.async group, committed here, so
+ * the main loop's first loads queue behind it instead of waiting) and their
+ * thresholds.  Call by all threads before the main loop; the copies are
+ * complete once a later cp.async group is waited for (or gk_consts_wait),
+ * and the next __syncthreads publishes. */
 template <int STAT, int NP, int VM, int VN>
 __device__ __forceinline__ void gk_epi_load_consts(const es_gk_params &P, int a0, int b0,
                                                    gk_epi_smem<VM, VN> &S)
@@ -864,6 +938,9 @@ __device__ __forceinline__ void gk_epi_load_consts(const es_gk_params &P, int a0
         gk_copy16(S.srow, P.prea.srow + a0, VM * (int)sizeof(gk_srow) / 16);
         gk_copy16(S.scol, P.preb.scol + b0, VN * (int)sizeof(gk_scol) / 16);
     }
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
     for (int k = threadIdx.x; k < VM + VN; k += blockDim.x) {
         bool row = k < VM;
         int v = row ? k : k - VM;
@@ -1007,25 +1084,30 @@ __device__ void gk_epilogue(const es_gk_params &P, const uint32_t *prod, int a0,
     {
         const bool scr = screen && S.scr_on;
         gk_srow R;
+        uint32_t mrow = 0u; /* the lower of the top-k level and the row's threshold */
 #pragma unroll
         for (int q = 0; q < PPT; q++) {
             int a, b;
             L::pair(q, tid, a, b);
-            if (scr && q % L::ROWQ == 0) R = S.srow[a];
+            if (scr && q % L::ROWQ == 0) {
+                R = S.srow[a];
+                mrow = S.tau0 < S.rthr[a] ? S.tau0 : S.rthr[a];
+            }
             int gi = (int)P.first_a + a0 + a, gj = (int)P.first_b + b0 + b;
-            bool valid = act && a0 + a < (int)P.na && b0 + b < (int)P.nb && (!P.diag || gi < gj);
-            if (!valid) continue;
+            bool keep = act && a0 + a < (int)P.na && b0 + b < (int)P.nb && (!P.diag || gi < gj);
             if (scr) {
+                /* every pair is screened, valid or not (no branch: a pair
+                 * past the block has zero products and zero constants) */
                 uint32_t x[8];
                 L::load(prod, q, tid, a, b, x);
                 const gk_scol &C = S.scol[b];
                 float nats = fmaf(gk_screen_sum(x, R, C), 1.0f + 1e-4f, R.base + S.scr_abs);
-                const uint32_t rt = S.rthr[a], ct = S.cthr[b];
-                uint32_t m = S.tau0 < rt ? S.tau0 : rt;
-                m = m < ct ? m : ct;
-                if (es_fkey(nats * S.scr_sc) < m && nats * S.scr_gc < P.sig_min_g) continue;
+                const uint32_t ct = S.cthr[b], m = mrow < ct ? mrow : ct;
+                /* nats > 0 (a sum of products of like-signed factors plus a
+                 * positive margin), so its key is its bits with the top set */
+                keep = keep && ((__float_as_uint(nats * S.scr_sc) | 0x80000000u) >= m || nats * S.scr_gc >= P.sig_min_g);
             }
-            mask |= 1u << q;
+            mask |= (uint32_t)keep << q;
         }
     }
     bool dense = false;

@@ -8,7 +8,8 @@
  * [0, kw0), controls in [off_ctrl, off_ctrl + kw1).  A CTA tile is BM rows
  * of block A (VM variants from a0) by BN rows of block B (VN variants from
  * b0); it computes C_y[r][c] = popcount(A_r & B_c) over class y's words for
- * both classes, into separate accumulators.  Rows past na*NP / nb*NP and
+ * both classes, into separate accumulators.  Tile row r is block row
+ * es_wg_arow<NP>(r) (two planes: the planes of eight variants in turn).  Rows past na*NP / nb*NP and
  * words past kw_y read as zero.  Needs P.words and P.off_ctrl even and
  * kw0, kw1 even (16-byte cp.async chunks); a class is consumed in slices of
  * 16 words (1024 bits: four k256 steps), a partial last slice zero-filled.
@@ -99,6 +100,17 @@ struct es_wg_shape {
     static_assert(BM % 64 == 0 && BN % 16 == 0 && BN <= 256, "wgmma m64nN shape");
     static_assert(((BM + BN) * 8) % THREADS == 0, "loader");
 };
+
+/* The block-A row (tile-relative) that tile row r holds.  Three planes: r.
+ * Two planes: rows come in groups of 16, plane 0 of eight variants then
+ * plane 1 of the same eight, so that the accumulator rows gid and gid + 8 of
+ * a warp (the wgmma layout below) are the two planes of one variant and each
+ * thread holds all four products of its pairs (gk_lay_wg). */
+template <int NP>
+__host__ __device__ constexpr int es_wg_arow(int r)
+{
+    return NP == 2 ? (r & ~15) | ((r & 7) << 1) | ((r >> 3) & 1) : r;
+}
 
 /* Dynamic shared memory bytes and threads per CTA of es_wg_tile<np>. */
 __host__ __device__ constexpr int es_wg_smem_bytes(int np)
@@ -306,15 +318,16 @@ __device__ __forceinline__ void es_wg_tile(const es_gk_params &P, int a0, int b0
      * only the word offset moves from stage to stage. */
     constexpr int LD = (BM + BN) * 8 / S::THREADS, RS = S::THREADS / 8, LA = BM / RS;
     static_assert(BM % RS == 0 && BN % RS == 0, "loader rows split between A and B");
-    const int ch = tid & 7, r0 = tid >> 3;
+    static_assert(RS % 16 == 0, "the A row order repeats every 16 rows");
+    const int ch = tid & 7, r0 = tid >> 3, ra0 = es_wg_arow<NP>(r0); /* ra0 + i RS = es_wg_arow(r0 + i RS) */
     const uint32_t dst0 = (uint32_t)(r0 * ROWB + ((ch ^ (r0 & 7)) << 4));
-    const uint64_t *srcA = P.pa + ((size_t)a0 * NP + r0) * words + 2 * ch;
+    const uint64_t *srcA = P.pa + ((size_t)a0 * NP + ra0) * words + 2 * ch;
     const uint64_t *srcB = P.pb + ((size_t)b0 * NP + r0) * words + 2 * ch;
     const size_t rstride = (size_t)RS * words; /* words from one of a thread's rows to the next */
     uint32_t rows_ok = 0;                      /* bit i: row r_i exists */
 #pragma unroll
     for (int i = 0; i < LD; i++)
-        if (i < LA ? r0 + i * RS < rowsA : r0 + (i - LA) * RS < rowsB) rows_ok |= 1u << i;
+        if (i < LA ? ra0 + i * RS < rowsA : r0 + (i - LA) * RS < rowsB) rows_ok |= 1u << i;
 
     /* Stage s (cases first, then controls) into buffer buf; each row's 128
      * bytes are one coalesced read by 8 consecutive threads. */

@@ -284,7 +284,96 @@ int ceiling_run(int dev, double *bitmac_per_s, int **out, cudaEvent_t ev[2])
     return ES_OK;
 }
 
+/* ---- the operand feed: the tile mainloop alone ---------------------------- */
+
+/* Folds a fragment's accumulators so the work stays alive. */
+struct fold_epi {
+    int s;
+    __device__ __forceinline__ void operator()(int row0, int col0, const int (&cc)[4], const int (&ct)[4])
+    {
+        (void)row0;
+        (void)col0;
+        s += cc[0] ^ cc[1] ^ cc[2] ^ cc[3] ^ ct[0] ^ ct[1] ^ ct[2] ^ ct[3];
+    }
+    __device__ __forceinline__ void finish() {}
+};
+
+/* The scan's two-plane tile mainloop (same shape, pipeline and occupancy),
+ * with no epilogue. */
+__global__ void __launch_bounds__(es_wg_shape<2>::THREADS, es_wg_shape<2>::MIN_CTAS) k_feed(es_gk_params P, int *out)
+{
+    extern __shared__ __align__(1024) unsigned char smem[];
+    fold_epi e{0};
+    es_wg_tile<2>(P, (int)blockIdx.y * es_wg_shape<2>::VM, (int)blockIdx.x * es_wg_shape<2>::VN, smem, e);
+    if (e.s == 0x7fffffff) *out = e.s; /* keeps the work alive */
+}
+
+__global__ void k_feed_fill(uint64_t *p, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        uint64_t z = (i + 1) * 0x9e3779b97f4a7c15ull;
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        p[i] = z ^ (z >> 27);
+    }
+}
+
+struct feed_bufs {
+    uint64_t *planes;
+    int *out;
+    cudaEvent_t ev[2];
+};
+
+int feed_run(uint32_t n_samples, double *pairs_per_s, feed_bufs *d)
+{
+    using S = es_wg_shape<2>;
+    const uint32_t nv = 16384, half = n_samples / 2;
+    /* each class padded to 1024 bits, as the scan packs it */
+    const uint32_t cls_words = (half + 1023) / 1024 * 16, kw = (half + 255) / 256 * 4;
+    const size_t n_words = (size_t)nv * 2 * cls_words * 2;
+    CHECK(cudaMalloc(&d->planes, n_words * sizeof *d->planes));
+    CHECK(cudaMalloc(&d->out, sizeof *d->out));
+    CHECK(cudaEventCreate(&d->ev[0]));
+    CHECK(cudaEventCreate(&d->ev[1]));
+    k_feed_fill<<<1024, 256>>>(d->planes, n_words);
+    CHECK(cudaGetLastError());
+    es_gk_params P;
+    memset(&P, 0, sizeof P);
+    P.pa = P.pb = d->planes;
+    P.na = P.nb = nv;
+    P.words = 2 * cls_words;
+    P.off_ctrl = cls_words;
+    P.kw0 = P.kw1 = kw;
+    CHECK(cudaFuncSetAttribute(k_feed, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM_BYTES));
+    const dim3 grid(nv / S::VN, nv / S::VM);
+    k_feed<<<grid, S::THREADS, S::SMEM_BYTES>>>(P, d->out); /* warm-up */
+    CHECK(cudaGetLastError());
+    CHECK(cudaEventRecord(d->ev[0]));
+    k_feed<<<grid, S::THREADS, S::SMEM_BYTES>>>(P, d->out);
+    CHECK(cudaGetLastError());
+    CHECK(cudaEventRecord(d->ev[1]));
+    CHECK(cudaEventSynchronize(d->ev[1]));
+    float ms = 0.0f;
+    CHECK(cudaEventElapsedTime(&ms, d->ev[0], d->ev[1]));
+    *pairs_per_s = (double)nv * nv / (ms * 1e-3);
+    return ES_OK;
+}
+
 } // namespace
+
+extern "C" int es_gpu_wgmma_feed_rate(int dev, uint32_t n_samples, double *pairs_per_s)
+{
+    *pairs_per_s = 0.0;
+    if (n_samples < 2) return ES_ERR_ARG;
+    int ret = wg_probe(dev);
+    if (ret != ES_OK) return ret;
+    feed_bufs d = {NULL, NULL, {NULL, NULL}};
+    ret = feed_run(n_samples, pairs_per_s, &d);
+    if (d.ev[0]) cudaEventDestroy(d.ev[0]);
+    if (d.ev[1]) cudaEventDestroy(d.ev[1]);
+    cudaFree(d.planes);
+    cudaFree(d.out);
+    return ret;
+}
 
 extern "C" int es_gpu_b1_gemm_test(int dev, int np, const uint64_t *a, uint32_t na, const uint64_t *b, uint32_t nb,
                                    uint32_t words, uint32_t off_ctrl, uint32_t kw0, uint32_t kw1, uint32_t *out)

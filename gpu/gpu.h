@@ -119,6 +119,14 @@ int es_gpu_b1_gemm_test(int dev, int np, const uint64_t *a, uint32_t na, const u
  *  @return ES_OK, ES_ERR_UNSUPPORTED as es_gpu_b1_gemm_test(), ES_ERR_GPU. */
 int es_gpu_b1_ceiling_wgmma(int dev, double *bitmac_per_s);
 
+/** The scan's two-plane wgmma tile mainloop alone -- same tile shape,
+ *  pipeline and occupancy, no epilogue -- over random blocks of 16,384
+ *  variants with n_samples samples (half cases), in pairs per second: the
+ *  rate at which the operands can be fed to the tensor cores (benchmarks).
+ *  @return ES_OK, ES_ERR_ARG, ES_ERR_UNSUPPORTED as es_gpu_b1_gemm_test(),
+ *          ES_ERR_GPU. */
+int es_gpu_wgmma_feed_rate(int dev, uint32_t n_samples, double *pairs_per_s);
+
 /** The device's float bounds of the statistic stat (es_stat_t) for n given
  *  tables (tests: compared with the exact CPU value).  out: 8 floats per
  *  table: up, lo, gup with the two-plane per-variant constants, up, lo, gup

@@ -121,6 +121,14 @@ int es_gpu_b1_ceiling_wgmma(int dev, double *bitmac_per_s)
     return ES_ERR_UNSUPPORTED;
 }
 
+int es_gpu_wgmma_feed_rate(int dev, uint32_t n_samples, double *pairs_per_s)
+{
+    (void)dev;
+    (void)n_samples;
+    *pairs_per_s = 0.0;
+    return ES_ERR_UNSUPPORTED;
+}
+
 double es_gpu_kernel_seconds(const es_gpu_t *g)
 {
     (void)g;

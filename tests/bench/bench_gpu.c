@@ -8,7 +8,10 @@
  * whole pair scan runs on GPU 0 for each kernel and statistic (top 1000):
  * pairs/s and pair-samples/s over the scan time (packing excluded), and the
  * fraction of the b1 tensor-core ceiling measured in the same run (4 N
- * bit-MACs per pair).  The CPU backend scans the first CPU_VARIANTS variants
+ * bit-MACs per pair; the higher of the mma.sync and wgmma ceilings).  With
+ * the wgmma kernel, a 'mainloop' row per N gives the rate of the tile main
+ * loop alone on 16,384 variants (no statistic): what feeding the tensor
+ * cores allows.  The CPU backend scans the first CPU_VARIANTS variants
  * of the same data with every thread, for the ratio.  With boost, the scan is
  * run again with the block cache capped at 1/8 of the data (--gpu-mem; blocks
  * of VARIANTS/32 so that four fit), and its rate given as a fraction of the
@@ -121,10 +124,17 @@ int main(int argc, char **argv)
         fprintf(stderr, "no GPU: %s\n", desc);
         return 77;
     }
-    double ceil_bm = 0.0;
+    double ceil_bm = 0.0, ceil_wg = 0.0;
     if (es_gpu_b1_ceiling(0, &ceil_bm)) return 1;
     printf("# device: %s\n# b1 mma.sync ceiling (register operands): %.3g bit-MAC/s = %.3g pair-samples/s\n",
            desc, ceil_bm, ceil_bm / 4.0);
+    if (es_gpu_b1_ceiling_wgmma(0, &ceil_wg) == ES_OK) {
+        printf("# b1 wgmma ceiling (shared-memory operands): %.3g bit-MAC/s = %.3g pair-samples/s\n", ceil_wg,
+               ceil_wg / 4.0);
+        if (ceil_wg > ceil_bm) ceil_bm = ceil_wg;
+    }
+    printf("# 'ceiling': fraction of the higher ceiling; mode 'mainloop': the wgmma tile main loop alone\n"
+           "# (no statistic, no top-k), the rate at which operands reach the tensor cores\n");
     printf("%6s %8s %6s %6s %-10s %9s %11s %14s %8s %9s\n", "N", "M", "kernel", "stat", "mode", "seconds",
            "pairs/s", "pair-samp/s", "ceiling", "vs_cpu");
     for (int a = 0; a < n_ns; a++) {
@@ -141,6 +151,12 @@ int main(int argc, char **argv)
             es_dataset_open_bfile(&ds_cpu, prefix_cpu, NULL, NULL))
             return 1;
         size_t data_bytes = (size_t)m * 2 * ((n / 2 + 1023) / 1024 * 2 * 128);
+        for (int k = 0; k < n_kn; k++) {
+            double feed = 0.0;
+            if (strcmp(kns[k], "wgmma") || es_gpu_wgmma_feed_rate(0, n, &feed) != ES_OK) continue;
+            printf("%6u %8u %6s %6s %-10s %9s %11.4g %14.4g %7.1f%% %9s\n", n, 16384u, "wgmma", "-", "mainloop",
+                   "-", feed, feed * n, 100.0 * feed * 4.0 * n / ceil_bm, "-");
+        }
         for (int s = 0; s < n_st; s++) {
             es_stat_t stat;
             if (es_stat_parse(sts[s], &stat)) return 2;

@@ -342,51 +342,91 @@ __host__ __device__ __forceinline__ float gk_fdiv(float a, float b)
 #endif
 }
 
-static __host__ __device__ __noinline__ __attribute__((unused)) double gk_boost_lower_fast(const uint32_t n[2][9])
+/* PLINK's BOOST fit of one table by iterative proportional fitting, in
+ * float (the feasible-table bound) or double (the fit itself): the table's
+ * two-way margins, the fitted table mu (from mu = 1, as PLINK), and one
+ * sweep over the AB, AK and BK margins in PLINK's order. */
+template <class T>
+struct gk_ipf {
+    T mu[2][9], ab[9], ak[2][3], bk[2][3], N;
+};
+
+template <class T>
+__host__ __device__ __forceinline__ T gk_ipf_div(T a, T b)
 {
-    float mu[2][9], ab[9], ak[2][3], bk[2][3], N = 0.0f;
+    return a / b;
+}
+template <>
+__host__ __device__ __forceinline__ float gk_ipf_div<float>(float a, float b)
+{
+    return gk_fdiv(a, b);
+}
+
+/* The margins of n and mu = 1; false when A or B has fewer than two
+ * observed genotypes (no interaction to fit). */
+template <class T>
+__host__ __device__ __forceinline__ bool gk_ipf_init(const uint32_t n[2][9], gk_ipf<T> &F)
+{
     int ra = 0, rb = 0;
-    for (int i = 0; i < 9; i++) ab[i] = (float)(n[0][i] + n[1][i]);
+    F.N = (T)0;
+    for (int i = 0; i < 9; i++) F.ab[i] = (T)(n[0][i] + n[1][i]);
     for (int y = 0; y < 2; y++)
         for (int i = 0; i < 3; i++) {
-            ak[y][i] = (float)(n[y][3 * i] + n[y][3 * i + 1] + n[y][3 * i + 2]);
-            bk[y][i] = (float)(n[y][i] + n[y][i + 3] + n[y][i + 6]);
-            N += ak[y][i];
+            F.ak[y][i] = (T)(n[y][3 * i] + n[y][3 * i + 1] + n[y][3 * i + 2]);
+            F.bk[y][i] = (T)(n[y][i] + n[y][i + 3] + n[y][i + 6]);
+            F.N += F.ak[y][i];
         }
     for (int i = 0; i < 3; i++) {
-        ra += ak[0][i] + ak[1][i] > 0.0f;
-        rb += bk[0][i] + bk[1][i] > 0.0f;
+        ra += F.ak[0][i] + F.ak[1][i] > (T)0;
+        rb += F.bk[0][i] + F.bk[1][i] > (T)0;
     }
-    if (ra < 2 || rb < 2) return 0.0;
     for (int y = 0; y < 2; y++)
-        for (int i = 0; i < 9; i++) mu[y][i] = 1.0f;
-    /* the sweeps of gk_boost_lower, in float; where they stop only affects
-     * how tight the bound is */
-    for (int sweep = 0; sweep < 200; sweep++) {
-        float change = 0.0f;
-        for (int i = 0; i < 9; i++) {
-            float s = mu[0][i] + mu[1][i], f = s > 0.0f ? gk_fdiv(ab[i], s) : 0.0f;
-            mu[0][i] *= f;
-            mu[1][i] *= f;
-        }
-        for (int y = 0; y < 2; y++)
-            for (int a = 0; a < 3; a++) {
-                float s = mu[y][3 * a] + mu[y][3 * a + 1] + mu[y][3 * a + 2];
-                float f = s > 0.0f ? gk_fdiv(ak[y][a], s) : 0.0f;
-                for (int c = 0; c < 3; c++) mu[y][3 * a + c] *= f;
-            }
-        for (int y = 0; y < 2; y++)
-            for (int c = 0; c < 3; c++) {
-                float s = mu[y][c] + mu[y][c + 3] + mu[y][c + 6];
-                float f = s > 0.0f ? gk_fdiv(bk[y][c], s) : 0.0f;
-                for (int a = 0; a < 3; a++) {
-                    float o = mu[y][3 * a + c];
-                    mu[y][3 * a + c] = o * f;
-                    change += fabsf(o * f - o);
-                }
-            }
-        if (change <= 1e-6f * N) break;
+        for (int i = 0; i < 9; i++) F.mu[y][i] = (T)1;
+    return ra >= 2 && rb >= 2;
+}
+
+/* One sweep; returns the summed absolute change of mu over the sweep. */
+template <class T>
+__host__ __device__ __forceinline__ T gk_ipf_sweep(gk_ipf<T> &F)
+{
+    T prev[2][9], change = (T)0;
+    for (int y = 0; y < 2; y++)
+        for (int i = 0; i < 9; i++) prev[y][i] = F.mu[y][i];
+    for (int i = 0; i < 9; i++) {
+        T s = F.mu[0][i] + F.mu[1][i], f = s > (T)0 ? gk_ipf_div(F.ab[i], s) : (T)0;
+        F.mu[0][i] *= f;
+        F.mu[1][i] *= f;
     }
+    for (int y = 0; y < 2; y++)
+        for (int a = 0; a < 3; a++) {
+            T s = F.mu[y][3 * a] + F.mu[y][3 * a + 1] + F.mu[y][3 * a + 2];
+            T f = s > (T)0 ? gk_ipf_div(F.ak[y][a], s) : (T)0;
+            for (int c = 0; c < 3; c++) F.mu[y][3 * a + c] *= f;
+        }
+    for (int y = 0; y < 2; y++)
+        for (int c = 0; c < 3; c++) {
+            T s = F.mu[y][c] + F.mu[y][c + 3] + F.mu[y][c + 6];
+            T f = s > (T)0 ? gk_ipf_div(F.bk[y][c], s) : (T)0;
+            for (int a = 0; a < 3; a++) F.mu[y][3 * a + c] *= f;
+        }
+    for (int y = 0; y < 2; y++)
+        for (int i = 0; i < 9; i++) change += (F.mu[y][i] > prev[y][i] ? F.mu[y][i] - prev[y][i] : prev[y][i] - F.mu[y][i]);
+    return change;
+}
+
+/* A lower bound of PLINK's BOOST G from any table p >= 0 with n's two-way
+ * margins: G >= 2 [sum n ln n - sum p ln p] (see gk_boost_lo).  p is the
+ * float fit corrected to those margins exactly; -1 when p has a negative
+ * cell (then the caller fits in double). */
+static __host__ __device__ __noinline__ __attribute__((unused)) double gk_boost_lower_fast(const uint32_t n[2][9])
+{
+    gk_ipf<float> F;
+    if (!gk_ipf_init(n, F)) return 0.0;
+    /* where the sweeps stop only affects how tight the bound is */
+    for (int sweep = 0; sweep < 200; sweep++)
+        if (gk_ipf_sweep(F) <= 1e-6f * F.N) break;
+    const float(&mu)[2][9] = F.mu;
+    const float *ab = F.ab;
     /* the four free cells leave out the row and the column of A x B with the
      * largest counts, whose cells (the sums of the others) are then the
      * least likely to turn negative */
@@ -441,66 +481,21 @@ static __host__ __device__ __noinline__ __attribute__((unused)) double gk_boost_
  * does not stop within the cap says nothing (0). */
 static __device__ __noinline__ double gk_boost_lower(const uint32_t n[2][9])
 {
-    double mu[2][9], t[2][9], ab[9], ak[2][3], bk[2][3];
-    int ra = 0, rb = 0;
-    for (int i = 0; i < 9; i++) ab[i] = 0.0;
-    for (int y = 0; y < 2; y++)
-        for (int i = 0; i < 3; i++) ak[y][i] = bk[y][i] = 0.0;
-    double N = 0.0;
-    for (int y = 0; y < 2; y++)
-        for (int a = 0; a < 3; a++)
-            for (int c = 0; c < 3; c++) {
-                double x = (double)n[y][a * 3 + c];
-                t[y][a * 3 + c] = x;
-                ab[a * 3 + c] += x;
-                ak[y][a] += x;
-                bk[y][c] += x;
-                N += x;
-            }
-    for (int i = 0; i < 3; i++) {
-        ra += (ak[0][i] + ak[1][i]) > 0.0;
-        rb += (bk[0][i] + bk[1][i]) > 0.0;
-    }
-    if (ra < 2 || rb < 2) return 0.0;
-    for (int y = 0; y < 2; y++)
-        for (int i = 0; i < 9; i++) mu[y][i] = 1.0;
+    gk_ipf<double> F;
+    if (!gk_ipf_init(n, F)) return 0.0;
     int conv = 0;
-    for (int sweep = 0; sweep < 4000 && !conv; sweep++) {
-        double change = 0.0, prev[2][9];
-        for (int y = 0; y < 2; y++)
-            for (int i = 0; i < 9; i++) prev[y][i] = mu[y][i];
-        for (int i = 0; i < 9; i++) {
-            double s = mu[0][i] + mu[1][i];
-            double f = s != 0.0 ? ab[i] / s : 0.0;
-            mu[0][i] *= f;
-            mu[1][i] *= f;
-        }
-        for (int y = 0; y < 2; y++)
-            for (int a = 0; a < 3; a++) {
-                double s = mu[y][3 * a] + mu[y][3 * a + 1] + mu[y][3 * a + 2];
-                double f = s != 0.0 ? ak[y][a] / s : 0.0;
-                for (int c = 0; c < 3; c++) mu[y][3 * a + c] *= f;
-            }
-        for (int y = 0; y < 2; y++)
-            for (int c = 0; c < 3; c++) {
-                double s = mu[y][c] + mu[y][c + 3] + mu[y][c + 6];
-                double f = s != 0.0 ? bk[y][c] / s : 0.0;
-                for (int a = 0; a < 3; a++) mu[y][3 * a + c] *= f;
-            }
-        for (int y = 0; y < 2; y++)
-            for (int i = 0; i < 9; i++) change += fabs(mu[y][i] - prev[y][i]);
-        conv = change <= 1e-4;
-    }
+    for (int sweep = 0; sweep < 4000 && !conv; sweep++) conv = gk_ipf_sweep(F) <= 1e-4;
     if (!conv) return 0.0;
     double g = 0.0, tau = 0.0;
     for (int y = 0; y < 2; y++)
         for (int i = 0; i < 9; i++) {
-            tau += mu[y][i];
-            if (t[y][i] > 0.0 && mu[y][i] > 0.0) g += t[y][i] * log(t[y][i] / mu[y][i]);
+            const double t = (double)n[y][i];
+            tau += F.mu[y][i];
+            if (t > 0.0 && F.mu[y][i] > 0.0) g += t * log(t / F.mu[y][i]);
         }
-    g = 2.0 * (g + N * log(tau / N));
+    g = 2.0 * (g + F.N * log(tau / F.N));
     /* rounding of this fit and of the CPU's (both far below the margin) */
-    g -= 1e-7 * (fabs(g) + N) + 1e-6;
+    g -= 1e-7 * (fabs(g) + F.N) + 1e-6;
     return g > 0.0 ? g : 0.0;
 }
 
@@ -946,7 +941,8 @@ __device__ __forceinline__ void gk_epi_load_consts(const es_gk_params &P, int a0
         int v = row ? k : k - VM;
         int gv = (row ? a0 : b0) + v;
         bool ok = gv < (int)(row ? P.na : P.nb);
-        uint32_t thr = ok ? *((volatile uint32_t *)&P.thr[(row ? P.first_a : P.first_b) + gv]) : 0xffffffffu;
+        /* the thresholds serve the screen only (two planes) */
+        uint32_t thr = NP == 2 && ok ? *((volatile uint32_t *)&P.thr[(row ? P.first_a : P.first_b) + gv]) : 0xffffffffu;
         if (row) {
             S.rthr[v] = thr;
             S.rowbest[v] = 0ull;

@@ -1130,6 +1130,8 @@ __device__ void gk_epilogue(const es_gk_params &P, const uint32_t *prod, int a0,
         }
     }
     const int nq = dense ? S.nq : 0;
+    /* nothing survived: phases A-D would publish no bound and emit nothing */
+    if (dense && nq == 0) return;
 
     /* phase A: bounds of the surviving pairs; row and column bests */
     float up[PPT], gup[PPT];

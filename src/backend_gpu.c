@@ -103,8 +103,10 @@ static int dev_open(es_scan_ctx_t *ctx, gpu_dev_t *d, int n_helpers, const es_gp
     if (n_helpers > 64) n_helpers = 64;
     for (d->nw = 0; d->nw < n_helpers && !ret; d->nw++) {
         ret = es_worker_init(&d->w[d->nw], ctx);
-        /* helpers score part of a tile that w[0] owns: only what they touch is merged */
-        if (!ret && d->nw > 0) ret = es_worker_set_sparse(&d->w[d->nw], ctx);
+        /* a tile's candidates touch few of its variants: w[0], which owns the
+         * tile, and the helpers that score part of it merge only what they
+         * touch, and the tile's pairs are counted per block */
+        if (!ret) ret = es_worker_set_sparse(&d->w[d->nw], ctx);
     }
     if (ret) return ret;
     double t_open = es_time_now();

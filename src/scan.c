@@ -166,6 +166,10 @@ void es_worker_merge(const es_scan_ctx_t *ctx, es_worker_t *dst, es_worker_t *sr
     if (src->tmark) {
         for (uint32_t k = 0; k < src->n_touched; k++) {
             uint32_t s = src->touched[k];
+            if (dst->tmark && !dst->tmark[s]) {
+                dst->tmark[s] = 1;
+                dst->touched[dst->n_touched++] = s;
+            }
             summary_merge(&dst->tsum[s], &src->tsum[s], ctx->higher_is_better);
             summary_reset(&src->tsum[s], 1);
             src->tmark[s] = 0;
@@ -191,6 +195,13 @@ static inline uint32_t block_count(const es_scan_ctx_t *ctx, uint32_t b)
 void es_worker_count_tile(const es_scan_ctx_t *ctx, es_worker_t *w)
 {
     uint32_t ni = block_count(ctx, w->bi);
+    if (w->tmark) { /* sparse: per block, folded in by es_ctx_tile_done */
+        uint32_t nj = w->bi == w->bj ? ni : block_count(ctx, w->bj);
+        w->cnt_i = w->bi == w->bj ? ni - 1 : nj;
+        w->cnt_j = ni;
+        w->tile_pairs += w->bi == w->bj ? (uint64_t)ni * (ni - 1) / 2 : (uint64_t)ni * nj;
+        return;
+    }
     if (w->bi == w->bj) {
         for (uint32_t k = 0; k < ni; k++) w->tsum[k].n_tot += ni - 1;
         w->tile_pairs += (uint64_t)ni * (ni - 1) / 2;
@@ -330,13 +341,28 @@ int es_ctx_tile_done(es_scan_ctx_t *ctx, es_worker_t *w)
     pthread_mutex_lock(&ctx->lock);
     if (ret) goto out;
     /* summary of the tile's variants */
-    uint32_t ni = block_count(ctx, bi);
-    for (uint32_t k = 0; k < ni; k++)
-        summary_merge(&ctx->summary[bi * blk + k], &w->tsum[k], ctx->higher_is_better);
-    if (bi != bj) {
-        uint32_t nj = block_count(ctx, bj);
-        for (uint32_t k = 0; k < nj; k++)
-            summary_merge(&ctx->summary[bj * blk + k], &w->tsum[blk + k], ctx->higher_is_better);
+    if (w->tmark) {
+        /* sparse: the slots scored, then the pair counts per block */
+        for (uint32_t k = 0; k < w->n_touched; k++) {
+            uint32_t s = w->touched[k];
+            size_t g = s < blk ? (size_t)bi * blk + s : (size_t)bj * blk + (s - blk);
+            summary_merge(&ctx->summary[g], &w->tsum[s], ctx->higher_is_better);
+            summary_reset(&w->tsum[s], 1);
+            w->tmark[s] = 0;
+        }
+        w->n_touched = 0;
+        ctx->blk_ntot[bi] += w->cnt_i;
+        if (bi != bj) ctx->blk_ntot[bj] += w->cnt_j;
+        w->cnt_i = w->cnt_j = 0;
+    } else {
+        uint32_t ni = block_count(ctx, bi);
+        for (uint32_t k = 0; k < ni; k++)
+            summary_merge(&ctx->summary[bi * blk + k], &w->tsum[k], ctx->higher_is_better);
+        if (bi != bj) {
+            uint32_t nj = block_count(ctx, bj);
+            for (uint32_t k = 0; k < nj; k++)
+                summary_merge(&ctx->summary[bj * blk + k], &w->tsum[blk + k], ctx->higher_is_better);
+        }
     }
     if (ctx->do_sig) {
         es_row_pending_t *r = &ctx->rows[bi];
@@ -574,6 +600,7 @@ static void ctx_free(es_scan_ctx_t *ctx)
         for (uint32_t b = 0; b < ctx->n_blocks; b++) free(ctx->rows[b].pairs);
     free(ctx->rows);
     free(ctx->row_start);
+    free(ctx->blk_ntot);
     pthread_mutex_destroy(&ctx->lock);
 }
 
@@ -609,7 +636,8 @@ int es_scan_run(es_scan_t *s)
     ctx.n_blocks = (ctx.m + ctx.block - 1) / ctx.block;
     ctx.row_start = malloc(((size_t)ctx.n_blocks + 1) * sizeof *ctx.row_start);
     ctx.rows = calloc(ctx.n_blocks, sizeof *ctx.rows);
-    if (!ctx.row_start || !ctx.rows) {
+    ctx.blk_ntot = calloc(ctx.n_blocks, sizeof *ctx.blk_ntot);
+    if (!ctx.row_start || !ctx.rows || !ctx.blk_ntot) {
         ret = ES_ERR_NOMEM;
         goto out;
     }
@@ -627,6 +655,9 @@ int es_scan_run(es_scan_t *s)
     ret = s->backend->run(&ctx);
     if (!ret) ret = ctx.err;
     if (ret) goto out;
+    for (uint32_t b = 0; b < ctx.n_blocks; b++)
+        for (uint32_t k = b * ctx.block; ctx.blk_ntot[b] && k < ctx.m && k < (b + 1) * ctx.block; k++)
+            ctx.summary[k].n_tot += ctx.blk_ntot[b];
     s->pairs_done = ctx.pairs_done;
     es_topk_sort(&s->top);
     s->t_scan = es_time_now() - t1;

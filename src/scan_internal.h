@@ -62,6 +62,9 @@ typedef struct es_scan_ctx {
     int err;           /* first error */
     es_topk_t *top;    /* merged top-k */
     es_summary_t *summary;
+    /* pairs counted per block by sparse tile owners (every variant of block b
+     * has blk_ntot[b] more in its N_TOT; folded in when the run ends) */
+    uint64_t *blk_ntot;
 } es_scan_ctx_t;
 
 /** Per-worker scratch (one per thread or device stream).  Aligned to 128
@@ -78,15 +81,19 @@ typedef struct {
     uint32_t *touched, n_touched;
     uint32_t bi, bj;        /* current tile */
     uint64_t tile_pairs;
+    uint32_t cnt_i, cnt_j;  /* sparse owner: pairs of each variant of bi, bj in the tile */
     int err;
 } es_worker_t;
 
 int es_worker_init(es_worker_t *w, const es_scan_ctx_t *ctx);
 
-/** Make w a helper that only scores part of tiles whose owner is another
- *  worker: es_worker_begin_tile() no longer clears its whole summary, and
- *  es_worker_merge() folds and clears only the slots it scored.  Not for a
- *  worker that counts tiles or hands them to es_ctx_tile_done(). */
+/** Make w sparse: es_worker_begin_tile() no longer clears its whole summary;
+ *  es_worker_merge() and es_ctx_tile_done() fold and clear only the slots it
+ *  scored, and es_worker_count_tile() counts the tile's pairs per block
+ *  (folded into N_TOT when the run ends), so that a tile whose few pairs are
+ *  scored costs what they touch, not the size of its blocks.  For helpers
+ *  that score part of another worker's tile, and for tile owners that score
+ *  only a device's candidates. */
 int es_worker_set_sparse(es_worker_t *w, const es_scan_ctx_t *ctx);
 void es_worker_free(es_worker_t *w);
 

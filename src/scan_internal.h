@@ -123,7 +123,8 @@ void es_worker_offer_screened(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t
  *  threads score one tile's candidates. */
 void es_worker_merge(const es_scan_ctx_t *ctx, es_worker_t *dst, es_worker_t *src);
 
-/** Count all pairs of the worker's tile in its summary and pair total. */
+/** Count all pairs of the worker's tile in its summary (a sparse worker: per
+ *  block, for es_ctx_tile_done()) and pair total. */
 void es_worker_count_tile(const es_scan_ctx_t *ctx, es_worker_t *w);
 
 /** Hand a finished tile to the driver (summary merge, significant pairs, progress).

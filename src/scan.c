@@ -161,20 +161,29 @@ int es_ctx_next_tile(es_scan_ctx_t *ctx, es_worker_t *w, uint32_t *bi, uint32_t 
 
 static int sig_append(es_worker_t *w, const es_pair_t *p);
 
+/* Fold the slots sparse worker w scored into lo (slots of the tile's first
+ * block) and hi (its second), and clear them in w; mark: a sparse worker that
+ * receives them and must remember them too (or NULL). */
+static void fold_touched(const es_scan_ctx_t *ctx, es_worker_t *w, es_summary_t *lo, es_summary_t *hi,
+                         es_worker_t *mark)
+{
+    for (uint32_t k = 0; k < w->n_touched; k++) {
+        uint32_t s = w->touched[k];
+        if (mark && !mark->tmark[s]) {
+            mark->tmark[s] = 1;
+            mark->touched[mark->n_touched++] = s;
+        }
+        summary_merge(s < ctx->block ? &lo[s] : &hi[s - ctx->block], &w->tsum[s], ctx->higher_is_better);
+        summary_reset(&w->tsum[s], 1);
+        w->tmark[s] = 0;
+    }
+    w->n_touched = 0;
+}
+
 void es_worker_merge(const es_scan_ctx_t *ctx, es_worker_t *dst, es_worker_t *src)
 {
     if (src->tmark) {
-        for (uint32_t k = 0; k < src->n_touched; k++) {
-            uint32_t s = src->touched[k];
-            if (dst->tmark && !dst->tmark[s]) {
-                dst->tmark[s] = 1;
-                dst->touched[dst->n_touched++] = s;
-            }
-            summary_merge(&dst->tsum[s], &src->tsum[s], ctx->higher_is_better);
-            summary_reset(&src->tsum[s], 1);
-            src->tmark[s] = 0;
-        }
-        src->n_touched = 0;
+        fold_touched(ctx, src, dst->tsum, dst->tsum + ctx->block, dst->tmark ? dst : NULL);
     } else {
         size_t nsum = (dst->bi == dst->bj ? 1 : 2) * (size_t)ctx->block;
         for (size_t k = 0; k < nsum; k++) summary_merge(&dst->tsum[k], &src->tsum[k], ctx->higher_is_better);
@@ -343,14 +352,7 @@ int es_ctx_tile_done(es_scan_ctx_t *ctx, es_worker_t *w)
     /* summary of the tile's variants */
     if (w->tmark) {
         /* sparse: the slots scored, then the pair counts per block */
-        for (uint32_t k = 0; k < w->n_touched; k++) {
-            uint32_t s = w->touched[k];
-            size_t g = s < blk ? (size_t)bi * blk + s : (size_t)bj * blk + (s - blk);
-            summary_merge(&ctx->summary[g], &w->tsum[s], ctx->higher_is_better);
-            summary_reset(&w->tsum[s], 1);
-            w->tmark[s] = 0;
-        }
-        w->n_touched = 0;
+        fold_touched(ctx, w, ctx->summary + (size_t)bi * blk, ctx->summary + (size_t)bj * blk, NULL);
         ctx->blk_ntot[bi] += w->cnt_i;
         if (bi != bj) ctx->blk_ntot[bj] += w->cnt_j;
         w->cnt_i = w->cnt_j = 0;

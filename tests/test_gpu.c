@@ -118,55 +118,6 @@ static void test_counts(void **state)
 
 /* ---- scans ------------------------------------------------------------------ */
 
-typedef struct {
-    es_pair_t *top;
-    size_t n_top;
-    es_summary_t *sum;
-    tu_sig_list_t sig;
-} result_t;
-
-static void run_scan(es_dataset_t *ds, const es_opt_t *opt, result_t *r)
-{
-    es_scan_t *scan = NULL;
-    memset(r, 0, sizeof *r);
-    r->sig.order_ok = 1;
-    assert_int_equal(es_scan_create(&scan, ds, opt), ES_OK);
-    es_scan_set_sig_callback(scan, tu_sig_collect, &r->sig);
-    assert_int_equal(es_scan_run(scan), ES_OK);
-    r->n_top = es_scan_top_count(scan);
-    r->top = malloc((r->n_top + 1) * sizeof *r->top);
-    memcpy(r->top, es_scan_top(scan), r->n_top * sizeof *r->top);
-    uint32_t m = es_dataset_n_variants(ds);
-    r->sum = malloc(m * sizeof *r->sum);
-    memcpy(r->sum, es_scan_summary(scan), m * sizeof *r->sum);
-    es_scan_destroy(scan);
-}
-
-static void free_result(result_t *r)
-{
-    free(r->top);
-    free(r->sum);
-    free(r->sig.p);
-}
-
-/* byte-identical: every field, NaN p-values included */
-static void same_result(const result_t *a, const result_t *b, uint32_t m, const char *what)
-{
-    if (a->n_top != b->n_top) fail_msg("%s: top-k of %zu and %zu pairs", what, a->n_top, b->n_top);
-    if (memcmp(a->top, b->top, a->n_top * sizeof *a->top) != 0) fail_msg("%s: top-k differs", what);
-    for (uint32_t v = 0; v < m; v++) {
-        const es_summary_t *x = &a->sum[v], *y = &b->sum[v];
-        if (x->best_partner != y->best_partner || x->n_sig != y->n_sig || x->n_tot != y->n_tot ||
-            memcmp(&x->best_stat, &y->best_stat, sizeof x->best_stat) != 0 ||
-            memcmp(&x->best_p, &y->best_p, sizeof x->best_p) != 0)
-            fail_msg("%s: summary of variant %u differs", what, v);
-    }
-    if (a->sig.n != b->sig.n) fail_msg("%s: %zu and %zu significant pairs", what, a->sig.n, b->sig.n);
-    if (a->sig.n && memcmp(a->sig.p, b->sig.p, a->sig.n * sizeof *a->sig.p) != 0)
-        fail_msg("%s: significant pairs differ", what);
-    assert_true(b->sig.order_ok);
-}
-
 static void scans_case(uint32_t m, uint32_t n, double miss, uint64_t seed)
 {
     tu_geno_t *f = tu_geno_make(m, n, miss, seed);
@@ -180,8 +131,8 @@ static void scans_case(uint32_t m, uint32_t n, double miss, uint64_t seed)
         opt.threads = 2;
         if (es_stat_has_p(opt.stat)) opt.p_threshold = stat == ES_STAT_BOOST ? 0.3 : 0.05;
         opt.device = ES_DEVICE_CPU;
-        result_t ref;
-        run_scan(ds, &opt, &ref);
+        tu_result_t ref;
+        tu_run_scan(ds, &opt, NULL, &ref);
         opt.device = ES_DEVICE_GPU;
         for (size_t k = 0; k < sizeof kernels / sizeof *kernels; k++) {
             static const uint32_t blocks[] = {0, 64, 100};
@@ -191,12 +142,12 @@ static void scans_case(uint32_t m, uint32_t n, double miss, uint64_t seed)
                 char what[128];
                 opt.block_variants = blocks[b];
                 opt.gpu_mem = 0;
-                result_t got;
-                run_scan(ds, &opt, &got);
+                tu_result_t got;
+                tu_run_scan(ds, &opt, NULL, &got);
                 snprintf(what, sizeof what, "%s, %s kernel, block %u, N=%u", es_stat_name(opt.stat),
                          kernel_names[k], blocks[b], n);
-                same_result(&ref, &got, m, what);
-                free_result(&got);
+                tu_same_result(&ref, &got, m, what);
+                tu_free_result(&got);
             }
             /* a cache of two blocks: every tile streams its partner block */
             es_planes_t probe;
@@ -206,12 +157,12 @@ static void scans_case(uint32_t m, uint32_t n, double miss, uint64_t seed)
             es_planes_free(&probe);
             opt.block_variants = 64;
             opt.gpu_mem = 2 * per + per / 2;
-            result_t got;
-            run_scan(ds, &opt, &got);
-            same_result(&ref, &got, m, "two-block cache");
-            free_result(&got);
+            tu_result_t got;
+            tu_run_scan(ds, &opt, NULL, &got);
+            tu_same_result(&ref, &got, m, "two-block cache");
+            tu_free_result(&got);
         }
-        free_result(&ref);
+        tu_free_result(&ref);
     }
     es_dataset_destroy(ds);
     tu_geno_free(f);

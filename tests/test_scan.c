@@ -207,6 +207,143 @@ static void test_claim_order(void **state)
     claim_order(37, 1);
 }
 
+/* ---- the screened path (the GPU backend's host side) ------------------------
+ *
+ * A backend that does on the CPU what the GPU backend's host thread does with
+ * a device's candidates: each tile is owned by a sparse worker, helpers score
+ * part of its candidates and are merged into it, the tile's pairs are counted
+ * per block (es_worker_count_tile) and handed over (es_ctx_tile_done).  The
+ * candidates are what a valid device screen passes -- every pair that could
+ * be in the tile's top-k, either variant's best in the tile (ties included)
+ * or significant -- so most pairs are only counted.  The result must be the
+ * CPU backend's to the byte. */
+static int screened_helpers = 1;
+
+typedef struct {
+    uint32_t i, j;
+    double score;
+    es_table2_t t;
+} tile_pair_t;
+
+static int by_score_desc(const void *a, const void *b)
+{
+    double x = ((const tile_pair_t *)a)->score, y = ((const tile_pair_t *)b)->score;
+    return x > y ? -1 : x < y;
+}
+
+static int screened_run(es_scan_ctx_t *ctx)
+{
+    const es_popcount_impl_t *impl = es_popcount_best();
+    es_worker_t w[4];
+    const int nw = screened_helpers;
+    assert_true(nw >= 1 && nw <= 4);
+    for (int h = 0; h < nw; h++) {
+        assert_int_equal(es_worker_init(&w[h], ctx), ES_OK);
+        assert_int_equal(es_worker_set_sparse(&w[h], ctx), ES_OK);
+    }
+    const double sgn = ctx->higher_is_better ? 1.0 : -1.0;
+    tile_pair_t *pairs = malloc((size_t)ctx->block * ctx->block * sizeof *pairs + 1);
+    double *best = malloc(2 * (size_t)ctx->m * sizeof *best + 1);
+    assert_non_null(pairs);
+    assert_non_null(best);
+    uint32_t bi, bj;
+    while (es_ctx_claim_tile(ctx, &bi, &bj) == 0) {
+        const es_planes_t *pa = &ctx->blocks[bi], *pb = &ctx->blocks[bj];
+        size_t n = 0;
+        for (uint32_t v = 0; v < ctx->m; v++) best[v] = -INFINITY;
+        for (uint32_t a = 0; a < pa->count; a++)
+            for (uint32_t b = bi == bj ? a + 1 : 0; b < pb->count; b++) {
+                tile_pair_t *q = &pairs[n++];
+                q->i = pa->first + a;
+                q->j = pb->first + b;
+                es_count_pair(impl, pa, a, pb, b, &q->t);
+                es_stat_result_t r;
+                es_stat_value(ctx->stat, &q->t, &r);
+                q->score = isnan(r.stat) ? -INFINITY : sgn * r.stat;
+                if (q->score > best[q->i]) best[q->i] = q->score;
+                if (q->score > best[q->j]) best[q->j] = q->score;
+            }
+        /* the tile's k-th best score */
+        double kth = -INFINITY;
+        if (n >= ctx->top->k) {
+            tile_pair_t *sorted = malloc(n * sizeof *sorted);
+            assert_non_null(sorted);
+            memcpy(sorted, pairs, n * sizeof *sorted);
+            qsort(sorted, n, sizeof *sorted, by_score_desc);
+            kth = sorted[ctx->top->k - 1].score;
+            free(sorted);
+        }
+        size_t nc = 0;
+        for (size_t k = 0; k < n; k++) {
+            const tile_pair_t *q = &pairs[k];
+            double g = es_stat_g(ctx->stat, &q->t, sgn * q->score);
+            int could_be_sig = ctx->do_sig && !(g < ctx->sig_min);
+            if (q->score >= kth || q->score >= best[q->i] || q->score >= best[q->j] || could_be_sig ||
+                q->score == -INFINITY)
+                pairs[nc++] = *q;
+        }
+        /* the owner and its helpers split the candidates */
+        for (int h = 0; h < nw; h++) es_worker_begin_tile(ctx, &w[h], bi, bj);
+        for (size_t k = 0; k < nc; k++)
+            es_worker_offer_screened(ctx, &w[k * nw / (nc ? nc : 1)], pairs[k].i, pairs[k].j, &pairs[k].t);
+        for (int h = 1; h < nw; h++) es_worker_merge(ctx, &w[0], &w[h]);
+        es_worker_count_tile(ctx, &w[0]);
+        assert_int_equal(es_ctx_tile_done(ctx, &w[0]), ES_OK);
+        assert_true(nc < n || n < 40); /* the screen drops most pairs of a real tile */
+    }
+    for (int h = 0; h < nw; h++) {
+        es_ctx_merge_top(ctx, &w[h]);
+        es_worker_free(&w[h]);
+    }
+    free(pairs);
+    free(best);
+    return ES_OK;
+}
+
+static const es_backend_t screened_backend = {.name = "screened", .run = screened_run};
+
+static void screened_case(uint32_t m, uint32_t n, double miss, uint64_t seed)
+{
+    tu_geno_t *f = tu_geno_make(m, n, miss, seed);
+    es_dataset_t *ds = NULL;
+    assert_int_equal(es_dataset_open_bfile(&ds, f->prefix, NULL, NULL), ES_OK);
+    static const es_stat_t stats[] = {ES_STAT_BOOST, ES_STAT_CHI2, ES_STAT_MI, ES_STAT_K2};
+    for (size_t s = 0; s < sizeof stats / sizeof *stats; s++) {
+        es_opt_t opt;
+        es_opt_init(&opt);
+        opt.stat = stats[s];
+        opt.top_k = 25;
+        opt.threads = 1;
+        if (es_stat_has_p(opt.stat)) opt.p_threshold = 0.05;
+        opt.device = ES_DEVICE_CPU;
+        tu_result_t ref;
+        tu_run_scan(ds, &opt, NULL, &ref);
+        static const uint32_t blocks[] = {16, 23, 64};
+        for (size_t b = 0; b < sizeof blocks / sizeof *blocks; b++)
+            for (int h = 1; h <= 3; h += 2) {
+                char what[128];
+                opt.block_variants = blocks[b];
+                screened_helpers = h;
+                tu_result_t got;
+                tu_run_scan(ds, &opt, &screened_backend, &got);
+                snprintf(what, sizeof what, "screened %s, block %u, %d worker(s), N=%u", es_stat_name(opt.stat),
+                         blocks[b], h, n);
+                tu_same_result(&ref, &got, m, what);
+                tu_free_result(&got);
+            }
+        tu_free_result(&ref);
+    }
+    es_dataset_destroy(ds);
+    tu_geno_free(f);
+}
+
+static void test_screened(void **state)
+{
+    (void)state;
+    screened_case(61, 240, 0.0, 11);
+    screened_case(50, 177, 0.03, 12);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -214,6 +351,7 @@ int main(void)
         cmocka_unit_test(test_chi2),          cmocka_unit_test(test_mi),
         cmocka_unit_test(test_ig),            cmocka_unit_test(test_k2),
         cmocka_unit_test(test_bad_options),   cmocka_unit_test(test_claim_order),
+        cmocka_unit_test(test_screened),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

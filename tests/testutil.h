@@ -277,6 +277,65 @@ static inline void tu_geno_free(tu_geno_t *f)
 
 #endif
 
+/* ---- whole scans compared (test_scan.c, test_gpu.c) ---------------------------- */
+#if defined(CMOCKA_H_) && defined(ES_INTERNAL_H)
+/* A scan's whole result, to compare two scans byte for byte. */
+typedef struct {
+    es_pair_t *top;
+    size_t n_top;
+    es_summary_t *sum;
+    tu_sig_list_t sig;
+} tu_result_t;
+
+/* Run a scan (backend: NULL for the one opt chooses) into r. */
+static inline void tu_run_scan(es_dataset_t *ds, const es_opt_t *opt, const es_backend_t *backend, tu_result_t *r)
+{
+    es_scan_t *scan = NULL;
+    memset(r, 0, sizeof *r);
+    r->sig.order_ok = 1;
+    assert_int_equal(es_scan_create(&scan, ds, opt), ES_OK);
+#ifdef ES_SCAN_INTERNAL_H
+    if (backend) scan->backend = backend;
+#else
+    assert_null(backend);
+#endif
+    es_scan_set_sig_callback(scan, tu_sig_collect, &r->sig);
+    assert_int_equal(es_scan_run(scan), ES_OK);
+    r->n_top = es_scan_top_count(scan);
+    r->top = malloc((r->n_top + 1) * sizeof *r->top);
+    memcpy(r->top, es_scan_top(scan), r->n_top * sizeof *r->top);
+    uint32_t m = es_dataset_n_variants(ds);
+    r->sum = malloc(m * sizeof *r->sum);
+    memcpy(r->sum, es_scan_summary(scan), m * sizeof *r->sum);
+    es_scan_destroy(scan);
+}
+
+static inline void tu_free_result(tu_result_t *r)
+{
+    free(r->top);
+    free(r->sum);
+    free(r->sig.p);
+}
+
+/* byte-identical: every field, NaN p-values included */
+static inline void tu_same_result(const tu_result_t *a, const tu_result_t *b, uint32_t m, const char *what)
+{
+    if (a->n_top != b->n_top) fail_msg("%s: top-k of %zu and %zu pairs", what, a->n_top, b->n_top);
+    if (memcmp(a->top, b->top, a->n_top * sizeof *a->top) != 0) fail_msg("%s: top-k differs", what);
+    for (uint32_t v = 0; v < m; v++) {
+        const es_summary_t *x = &a->sum[v], *y = &b->sum[v];
+        if (x->best_partner != y->best_partner || x->n_sig != y->n_sig || x->n_tot != y->n_tot ||
+            memcmp(&x->best_stat, &y->best_stat, sizeof x->best_stat) != 0 ||
+            memcmp(&x->best_p, &y->best_p, sizeof x->best_p) != 0)
+            fail_msg("%s: summary of variant %u differs", what, v);
+    }
+    if (a->sig.n != b->sig.n) fail_msg("%s: %zu and %zu significant pairs", what, a->sig.n, b->sig.n);
+    if (a->sig.n && memcmp(a->sig.p, b->sig.p, a->sig.n * sizeof *a->sig.p) != 0)
+        fail_msg("%s: significant pairs differ", what);
+    assert_true(b->sig.order_ok);
+}
+#endif
+
 /* ---- discrete tables (test_mi.c, test_gpu_mi.c) ------------------------------ */
 #if defined(CMOCKA_H_) && defined(ES_INTERNAL_H)
 /* An all-zero n x nf table with nc classes (fill x, y and n_states). */

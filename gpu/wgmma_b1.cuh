@@ -77,7 +77,9 @@ struct es_wg_cfg;
 template <>
 struct es_wg_cfg<2> {
     /* 64 x 32 variants, 3 stages: 64 accumulator registers and ~97 KB, so
-     * two CTAs share an SM and one's epilogue overlaps the other's wgmma */
+     * two CTAs share an SM (measured: they hide little of each other's
+     * epilogue; kernel time is about main loop plus epilogue,
+     * doc/BENCHMARKS.md, fifth pass) */
     static constexpr int VM = 64, VN = 32, STAGES = 3, MIN_CTAS = 2;
 };
 template <>

@@ -657,9 +657,12 @@ int es_scan_run(es_scan_t *s)
     ret = s->backend->run(&ctx);
     if (!ret) ret = ctx.err;
     if (ret) goto out;
-    for (uint32_t b = 0; b < ctx.n_blocks; b++)
-        for (uint32_t k = b * ctx.block; ctx.blk_ntot[b] && k < ctx.m && k < (b + 1) * ctx.block; k++)
-            ctx.summary[k].n_tot += ctx.blk_ntot[b];
+    /* the pairs sparse tile owners counted per block */
+    for (uint32_t b = 0; b < ctx.n_blocks; b++) {
+        if (!ctx.blk_ntot[b]) continue;
+        es_summary_t *sb = ctx.summary + (size_t)b * ctx.block;
+        for (uint32_t k = 0, n = block_count(&ctx, b); k < n; k++) sb[k].n_tot += ctx.blk_ntot[b];
+    }
     s->pairs_done = ctx.pairs_done;
     es_topk_sort(&s->top);
     s->t_scan = es_time_now() - t1;

@@ -9,6 +9,7 @@
  * carry sm_90a code (a build whose CUDA_ARCH lacks compute_90a compiles the
  * trapping fallback, so a probe kernel reports which body the device runs). */
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include <cuda_runtime.h>
@@ -125,10 +126,183 @@ __global__ void __launch_bounds__(es_wg_shape<NP>::THREADS, es_wg_shape<NP>::MIN
     }
 }
 
+/* ---- the two-plane tile with the bulk tensor copy loader ------------------- */
+
+/* The process's loader of two-plane wgmma tiles: 0 per-thread cp.async,
+ * 1, 2 or 4 the TMA loader in clusters of that many CTAs; -1 until first
+ * read (EPISTREAM_GPU_LOAD, else the default). */
+int wg_load_mode = -1;
+constexpr int WG_LOAD_DEFAULT = 0; /* cp.async: the fastest measured (doc/BENCHMARKS.md, sixth pass) */
+
+int wg_load_parse(const char *v)
+{
+    if (!v || !*v) return WG_LOAD_DEFAULT;
+    if (!strcmp(v, "cp")) return 0;
+    if (!strcmp(v, "tma1")) return 1;
+    if (!strcmp(v, "tma") || !strcmp(v, "tma2")) return 2;
+    if (!strcmp(v, "tma4")) return 4;
+    fprintf(stderr, "[W::epistream] EPISTREAM_GPU_LOAD=%s: not cp, tma1, tma2 or tma4; using cp\n", v);
+    return WG_LOAD_DEFAULT;
+}
+
+int wg_load()
+{
+    int m = __atomic_load_n(&wg_load_mode, __ATOMIC_ACQUIRE);
+    if (m < 0) {
+        m = wg_load_parse(getenv("EPISTREAM_GPU_LOAD"));
+        __atomic_store_n(&wg_load_mode, m, __ATOMIC_RELEASE);
+    }
+    return m;
+}
+
+/* cuTensorMapEncodeTiled through the runtime (no link against the driver
+ * library); NULL where the driver has none. */
+typedef CUresult (*encode_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
+                              const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
+                              CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+encode_fn wg_encoder()
+{
+    static encode_fn fn = NULL;
+    static int tried = 0;
+    if (!__atomic_load_n(&tried, __ATOMIC_ACQUIRE)) {
+        void *f = NULL;
+        cudaDriverEntryPointQueryResult q;
+        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &q) !=
+                cudaSuccess ||
+            q != cudaDriverEntryPointSuccess)
+            f = NULL;
+        (void)cudaGetLastError();
+        __atomic_store_n(&fn, (encode_fn)f, __ATOMIC_RELEASE);
+        __atomic_store_n(&tried, 1, __ATOMIC_RELEASE);
+    }
+    return __atomic_load_n(&fn, __ATOMIC_ACQUIRE);
+}
+
+/* The tensor maps of P's blocks (es_wg_maps); 0, or the driver's error. */
+int wg_maps_build(const es_gk_params &P, es_wg_maps *M)
+{
+    encode_fn enc = wg_encoder();
+    if (!enc) return (int)CUDA_ERROR_NOT_SUPPORTED;
+    const cuuint64_t row = (cuuint64_t)P.words * 8; /* bytes from one plane row to the next */
+    const cuuint32_t one[3] = {1, 1, 1};
+    for (int y = 0; y < 2; y++) {
+        const uint32_t off = y ? P.off_ctrl : 0u, kw = y ? P.kw1 : P.kw0;
+        const cuuint64_t kwd = kw ? kw : 2; /* a class with no words is never loaded */
+        {
+            const cuuint64_t dim[3] = {kwd, P.na ? P.na : 1u, 2}, str[2] = {2 * row, row};
+            const cuuint32_t box[3] = {ES_WG_SLICE_WORDS, 8, 2};
+            CUresult r = enc(&M->a[y], CU_TENSOR_MAP_DATA_TYPE_UINT64, 3, (void *)(P.pa + off), dim, str, box, one,
+                             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+            if (r != CUDA_SUCCESS) return (int)r;
+        }
+        {
+            const cuuint64_t dim[2] = {kwd, (cuuint64_t)(P.nb ? P.nb : 1u) * 2}, str[1] = {row};
+            const cuuint32_t box[2] = {ES_WG_SLICE_WORDS, (cuuint32_t)es_wg_shape<2>::BN};
+            CUresult r = enc(&M->b[y], CU_TENSOR_MAP_DATA_TYPE_UINT64, 2, (void *)(P.pb + off), dim, str, box, one,
+                             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+            if (r != CUDA_SUCCESS) return (int)r;
+        }
+    }
+    return 0;
+}
+
+/* The TMA loader's maps for P, or 0 when the cp.async loader must serve
+ * (chosen, or the driver cannot encode the maps: said once, and the
+ * process's loader is cp.async from then on). */
+int wg_maps_for(const es_gk_params &P, es_wg_maps *M)
+{
+    int cl = wg_load();
+    if (!cl) return 0;
+    int r = wg_maps_build(P, M);
+    if (r) {
+        static int said = 0;
+        __atomic_store_n(&wg_load_mode, 0, __ATOMIC_RELEASE);
+        if (!__atomic_exchange_n(&said, 1, __ATOMIC_ACQ_REL))
+            fprintf(stderr, "[W::epistream] the GPU's tensor maps cannot be built (driver error %d): wgmma tiles "
+                            "load with cp.async\n", r);
+        return 0;
+    }
+    return cl;
+}
+
+/* Launches kernel over grid (x rounded up to the cluster) in clusters of cl
+ * CTAs along x, raising its shared memory limit once per device and thread. */
+template <class... Args>
+int cluster_launch(void (*kernel)(Args...), int cl, dim3 grid, int threads, int smem, cudaStream_t st,
+                   int *configured, Args... args)
+{
+    int dev = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e != cudaSuccess) return (int)e;
+    if (*configured != dev) {
+        e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+        if (e != cudaSuccess) return (int)e;
+        *configured = dev;
+    }
+    grid.x = (grid.x + cl - 1) / cl * cl;
+    cudaLaunchConfig_t c = {};
+    c.gridDim = grid;
+    c.blockDim = dim3(threads);
+    c.dynamicSmemBytes = (size_t)smem;
+    c.stream = st;
+    cudaLaunchAttribute at[1] = {};
+    at[0].id = cudaLaunchAttributeClusterDimension;
+    at[0].val.clusterDim.x = (unsigned)cl;
+    at[0].val.clusterDim.y = 1;
+    at[0].val.clusterDim.z = 1;
+    c.attrs = at;
+    c.numAttrs = 1;
+    e = cudaLaunchKernelEx(&c, kernel, args...);
+    return (int)(e != cudaSuccess ? e : cudaGetLastError());
+}
+
+/* The two-plane tile kernel with the TMA loader in clusters of CL. */
+template <int STAT, int CL>
+__global__ void __launch_bounds__(es_wg_shape<2>::THREADS, es_wg_shape<2>::MIN_CTAS)
+    k_wgmma_tma(es_gk_params P, const __grid_constant__ es_wg_maps M)
+{
+    using S = es_wg_shape<2>;
+    constexpr int VM = S::VM, VN = S::VN;
+    extern __shared__ __align__(1024) unsigned char smem[];
+    __shared__ gk_epi_smem<VM, VN> E;
+    const int a0 = blockIdx.y * VM, b0 = blockIdx.x * VN;
+    /* wholly below the diagonal, for every CTA of the cluster alike */
+    if (P.diag && (int)(blockIdx.x | (CL - 1)) * VN + VN <= a0) return;
+    gk_epi_load_consts<STAT, 2, VM, VN>(P, a0, b0, E);
+    uint32_t *prod = (uint32_t *)smem;
+    epi2 e{prod};
+    es_wg_tile_tma<CL>(P, M, a0, b0, smem, e);
+    gk_consts_wait(); /* the TMA main loop waits for no cp.async group */
+    __syncthreads();
+    gk_epilogue<STAT, gk_lay_wg, VM, VN>(P, prod, a0, b0, E);
+}
+
+template <int STAT, int CL>
+int launch_tma(const es_gk_params &P, const es_wg_maps &M, cudaStream_t st)
+{
+    using S = es_wg_shape<2>;
+    static thread_local int configured = -1;
+    const dim3 grid((P.nb + S::VN - 1) / S::VN, (P.na + S::VM - 1) / S::VM);
+    return cluster_launch(k_wgmma_tma<STAT, CL>, CL, grid, S::THREADS, es_wg_tma_smem_bytes(), st, &configured, P,
+                          M);
+}
+
 template <int STAT, int NP>
 int launch_fused(const es_gk_params &P, cudaStream_t st)
 {
     using S = es_wg_shape<NP>;
+    if (NP == 2) {
+        es_wg_maps M;
+        switch (wg_maps_for(P, &M)) {
+        case 1: return launch_tma<STAT, 1>(P, M, st);
+        case 2: return launch_tma<STAT, 2>(P, M, st);
+        case 4: return launch_tma<STAT, 4>(P, M, st);
+        default: break;
+        }
+    }
     static thread_local int configured = -1;
     return gk_launch<S::VM, S::VN>(k_wgmma<NP, STAT>, P, S::SMEM_BYTES, st, &configured, S::THREADS);
 }
@@ -173,6 +347,36 @@ __global__ void __launch_bounds__(es_wg_shape<NP>::THREADS, 1) k_gemm_test(es_gk
     es_wg_tile<NP>(P, a0, b0, smem, e);
 }
 
+template <int CL>
+__global__ void __launch_bounds__(es_wg_shape<2>::THREADS, 1)
+    k_gemm_test_tma(es_gk_params P, const __grid_constant__ es_wg_maps M, uint32_t *out)
+{
+    extern __shared__ __align__(1024) unsigned char smem[];
+    using S = es_wg_shape<2>;
+    const int a0 = blockIdx.y * S::VM, b0 = blockIdx.x * S::VN;
+    raw_epi<2> e{out, (int)P.na * 2, (int)P.nb * 2, a0 * 2, b0 * 2};
+    es_wg_tile_tma<CL>(P, M, a0, b0, smem, e);
+}
+
+/* Launches the two-plane raw-product kernel with the process's loader. */
+int gemm_launch2(const es_gk_params &P, uint32_t *out)
+{
+    using S = es_wg_shape<2>;
+    const dim3 grid((P.nb + S::VN - 1) / S::VN, (P.na + S::VM - 1) / S::VM);
+    es_wg_maps M;
+    static thread_local int conf[3] = {-1, -1, -1};
+    switch (wg_maps_for(P, &M)) {
+    case 1: return cluster_launch(k_gemm_test_tma<1>, 1, grid, S::THREADS, es_wg_tma_smem_bytes(), 0, &conf[0], P, M, out);
+    case 2: return cluster_launch(k_gemm_test_tma<2>, 2, grid, S::THREADS, es_wg_tma_smem_bytes(), 0, &conf[1], P, M, out);
+    case 4: return cluster_launch(k_gemm_test_tma<4>, 4, grid, S::THREADS, es_wg_tma_smem_bytes(), 0, &conf[2], P, M, out);
+    default: break;
+    }
+    cudaError_t e = cudaFuncSetAttribute(k_gemm_test<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM_BYTES);
+    if (e != cudaSuccess) return (int)e;
+    k_gemm_test<2><<<grid, S::THREADS, S::SMEM_BYTES>>>(P, out);
+    return (int)cudaGetLastError();
+}
+
 struct gemm_bufs {
     uint64_t *a, *b;
     uint32_t *out;
@@ -203,10 +407,14 @@ int gemm_run(const uint64_t *a, uint32_t na, const uint64_t *b, uint32_t nb, uin
     P.kw0 = kw0;
     P.kw1 = kw1;
 
-    CHECK(cudaFuncSetAttribute(k_gemm_test<NP>, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM_BYTES));
-    dim3 grid((nb + S::VN - 1) / S::VN, (na + S::VM - 1) / S::VM);
-    k_gemm_test<NP><<<grid, S::THREADS, S::SMEM_BYTES>>>(P, d->out);
-    CHECK(cudaGetLastError());
+    if (NP == 2) {
+        CHECK((cudaError_t)gemm_launch2(P, d->out));
+    } else {
+        CHECK(cudaFuncSetAttribute(k_gemm_test<NP>, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM_BYTES));
+        dim3 grid((nb + S::VN - 1) / S::VN, (na + S::VM - 1) / S::VM);
+        k_gemm_test<NP><<<grid, S::THREADS, S::SMEM_BYTES>>>(P, d->out);
+        CHECK(cudaGetLastError());
+    }
     CHECK(cudaDeviceSynchronize());
     CHECK(cudaMemcpy(out, d->out, n_out * sizeof *out, cudaMemcpyDeviceToHost));
     return ES_OK;
@@ -308,6 +516,37 @@ __global__ void __launch_bounds__(es_wg_shape<2>::THREADS, es_wg_shape<2>::MIN_C
     if (e.s == 0x7fffffff) *out = e.s; /* keeps the work alive */
 }
 
+template <int CL>
+__global__ void __launch_bounds__(es_wg_shape<2>::THREADS, es_wg_shape<2>::MIN_CTAS)
+    k_feed_tma(es_gk_params P, const __grid_constant__ es_wg_maps M, int *out)
+{
+    extern __shared__ __align__(1024) unsigned char smem[];
+    fold_epi e{0};
+    es_wg_tile_tma<CL>(P, M, (int)blockIdx.y * es_wg_shape<2>::VM, (int)blockIdx.x * es_wg_shape<2>::VN, smem, e);
+    if (e.s == 0x7fffffff) *out = e.s;
+}
+
+/* The feed kernel with the process's loader. */
+int feed_launch(const es_gk_params &P, dim3 grid, int *out)
+{
+    using S = es_wg_shape<2>;
+    es_wg_maps M;
+    static thread_local int conf[4] = {-1, -1, -1, -1};
+    switch (wg_maps_for(P, &M)) {
+    case 1: return cluster_launch(k_feed_tma<1>, 1, grid, S::THREADS, es_wg_tma_smem_bytes(), 0, &conf[0], P, M, out);
+    case 2: return cluster_launch(k_feed_tma<2>, 2, grid, S::THREADS, es_wg_tma_smem_bytes(), 0, &conf[1], P, M, out);
+    case 4: return cluster_launch(k_feed_tma<4>, 4, grid, S::THREADS, es_wg_tma_smem_bytes(), 0, &conf[2], P, M, out);
+    default: break;
+    }
+    if (conf[3] < 0) {
+        cudaError_t e = cudaFuncSetAttribute(k_feed, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM_BYTES);
+        if (e != cudaSuccess) return (int)e;
+        conf[3] = 0;
+    }
+    k_feed<<<grid, S::THREADS, S::SMEM_BYTES>>>(P, out);
+    return (int)cudaGetLastError();
+}
+
 __global__ void k_feed_fill(uint64_t *p, size_t n)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
@@ -343,13 +582,10 @@ int feed_run(uint32_t n_samples, double *pairs_per_s, feed_bufs *d)
     P.words = 2 * cls_words;
     P.off_ctrl = cls_words;
     P.kw0 = P.kw1 = kw;
-    CHECK(cudaFuncSetAttribute(k_feed, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM_BYTES));
     const dim3 grid(nv / S::VN, nv / S::VM);
-    k_feed<<<grid, S::THREADS, S::SMEM_BYTES>>>(P, d->out); /* warm-up */
-    CHECK(cudaGetLastError());
+    CHECK((cudaError_t)feed_launch(P, grid, d->out)); /* warm-up */
     CHECK(cudaEventRecord(d->ev[0]));
-    k_feed<<<grid, S::THREADS, S::SMEM_BYTES>>>(P, d->out);
-    CHECK(cudaGetLastError());
+    CHECK((cudaError_t)feed_launch(P, grid, d->out));
     CHECK(cudaEventRecord(d->ev[1]));
     CHECK(cudaEventSynchronize(d->ev[1]));
     float ms = 0.0f;
@@ -404,6 +640,13 @@ extern "C" int es_gpu_b1_ceiling_wgmma(int dev, double *bitmac_per_s)
     if (ev[1]) cudaEventDestroy(ev[1]);
     if (out) cudaFree(out);
     return ret;
+}
+
+extern "C" int es_gpu_wgmma_loader(int mode)
+{
+    int prev = wg_load();
+    if (mode == 0 || mode == 1 || mode == 2 || mode == 4) __atomic_store_n(&wg_load_mode, mode, __ATOMIC_RELEASE);
+    return prev;
 }
 
 int es_gk_launch_wgmma(const es_gk_params &P, int np, void *stream)

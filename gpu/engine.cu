@@ -187,11 +187,11 @@ static int lnf_upload(uint32_t count, double **out)
 }
 
 /* A cache slot's single allocation: offsets of its planes, genotype counts
- * and per-variant constants (block + 64 entries each, gk_vpre); returns
+ * and per-variant constants (block + GK_VPRE_PAD entries each, gk_vpre); returns
  * its bytes. */
 static size_t slot_layout(uint32_t block, uint32_t n_planes, uint32_t words, size_t off[6])
 {
-    const size_t n_pre = (size_t)block + 64;
+    const size_t n_pre = (size_t)block + GK_VPRE_PAD;
     const size_t sz[6] = {(size_t)block * n_planes * words * 8, (size_t)block * 6 * 4, n_pre * sizeof(gk_vc),
                           n_pre * sizeof(gk_vc), n_pre * sizeof(gk_srow), n_pre * sizeof(gk_scol)};
     size_t at = 0;
@@ -376,7 +376,7 @@ static int ensure_block(es_gpu_t *g, const es_gpu_block_t *b, int keep, int *out
     CHECK(cudaMemcpyAsync(s->planes, b->planes, bytes, cudaMemcpyHostToDevice, g->s_copy));
     CHECK(cudaMemcpyAsync(s->gcount, b->gcount, (size_t)b->count * 24, cudaMemcpyHostToDevice, g->s_copy));
     CHECK_LAUNCH(GK_STAT_DISPATCH((int)g->cfg.stat, launch_vpre, (int)g->cfg.n_planes, s->gcount, b->count,
-                                  g->cfg.block + 64u, s->pre, g->s_copy));
+                                  g->cfg.block + GK_VPRE_PAD, s->pre, g->s_copy));
     CHECK(cudaEventRecord(s->ready, g->s_copy));
     s->block = (long)b->index;
     s->lru = ++g->clock;

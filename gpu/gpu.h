@@ -127,6 +127,15 @@ int es_gpu_b1_ceiling_wgmma(int dev, double *bitmac_per_s);
  *          ES_ERR_GPU. */
 int es_gpu_wgmma_feed_rate(int dev, uint32_t n_samples, double *pairs_per_s);
 
+/** How the two-plane wgmma tiles (the scan's, es_gpu_b1_gemm_test's np = 2
+ *  and es_gpu_wgmma_feed_rate's) load their operands, for the whole process:
+ *  0 per-thread cp.async; 1, 2 or 4 the bulk tensor copy engine (TMA) in
+ *  clusters of that many CTAs sharing the A tile by multicast.  The first
+ *  use reads EPISTREAM_GPU_LOAD (cp, tma1, tma2, tma4; default cp).  Any
+ *  other mode only queries.  Outputs are the same with every loader.
+ *  @return the mode before the call. */
+int es_gpu_wgmma_loader(int mode);
+
 /** The device's float bounds of the statistic stat (es_stat_t) for n given
  *  tables (tests: compared with the exact CPU value).  out: 8 floats per
  *  table: up, lo, gup with the two-plane per-variant constants, up, lo, gup

@@ -129,6 +129,12 @@ int es_gpu_wgmma_feed_rate(int dev, uint32_t n_samples, double *pairs_per_s)
     return ES_ERR_UNSUPPORTED;
 }
 
+int es_gpu_wgmma_loader(int mode)
+{
+    (void)mode;
+    return 0;
+}
+
 double es_gpu_kernel_seconds(const es_gpu_t *g)
 {
     (void)g;

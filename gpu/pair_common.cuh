@@ -39,8 +39,13 @@ struct gk_scol;
 
 /* A block's per-variant constants, built once when the block is uploaded
  * (k_vpre, engine.cu): entries for every variant of the block and zero-count
- * padding past it (block + 64 entries), so a CTA copies its rows' and
+ * padding past it (block + GK_VPRE_PAD entries), so a CTA copies its rows' and
  * columns' constants instead of deriving them (gk_epi_load_consts). */
+/* Entries past a block's variants: a CTA tile reaches up to VN * CL - 1
+ * columns past the last variant (the wgmma TMA loader rounds its grid up to
+ * whole clusters of up to 4 tiles of 32 columns), and 64 rows past it. */
+#define GK_VPRE_PAD 128u
+
 struct gk_vpre {
     gk_vc *vrow, *vcol; /* gk_vc_build as a row (col = false) and as a column */
     gk_srow *srow;      /* the screen's constants (two planes only) */

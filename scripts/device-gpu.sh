@@ -13,11 +13,16 @@ echo "== test_gpu"; "$B/tests/test_gpu" 2>&1 | tail -15
 echo "== gpu_cli.sh"; sh "$top/tests/gpu_cli.sh" >"$O/gpu_cli.out" 2>&1; echo "rc=$?"; tail -5 "$O/gpu_cli.out"
 if [ "${SANITIZE:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then
     "$EPISTREAM" sim --samples 999 --variants 300 --missing 0.02 --seed 3 --out /tmp/cs >/dev/null 2>&1
+    # no missing call: the two-plane tiles, where the TMA loaders serve
+    "$EPISTREAM" sim --samples 999 --variants 300 --missing 0 --seed 3 --out /tmp/cs0 >/dev/null 2>&1
     for tool in memcheck racecheck; do
-        for k in wgmma mma popc; do
-            echo "== compute-sanitizer $tool $k"
-            compute-sanitizer --tool $tool --error-exitcode 9 "$EPISTREAM" scan --bfile /tmp/cs \
-                --device gpu --gpu-kernel $k --block 128 --p-threshold 0.05 --quiet --out /tmp/cs.$k 2>&1 | tail -3
+        for kl in wgmma mma popc wgmma:tma2; do
+            k=${kl%%:*} load=cp data=/tmp/cs
+            [ "$kl" = "$k" ] || { load=${kl#*:}; data=/tmp/cs0; }
+            echo "== compute-sanitizer $tool $kl"
+            EPISTREAM_GPU_LOAD=$load compute-sanitizer --tool $tool --error-exitcode 9 "$EPISTREAM" scan \
+                --bfile $data --device gpu --gpu-kernel $k --block 128 --p-threshold 0.05 --quiet \
+                --out /tmp/cs.$k 2>&1 | tail -3
             echo "rc=$?"
         done
     done

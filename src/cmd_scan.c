@@ -57,7 +57,9 @@ static void scan_usage(FILE *fp)
             "  --verbose            informational messages on stderr (with a GPU: time in\n"
             "                       the kernels, candidates, pairs passing the screen)\n"
             "  -h, --help           this help\n"
-            "Environment: EPISTREAM_GPU_TRACE=1 prints one line per GPU tile on stderr.\n");
+            "Environment: EPISTREAM_GPU_TRACE=1 prints one line per GPU tile on stderr;\n"
+            "  EPISTREAM_GPU_LOAD=cp|tma1|tma2|tma4 picks how H100/H200 tiles load their\n"
+            "  operands (default cp; for benchmarks, same results).\n");
 }
 
 typedef struct {

@@ -71,15 +71,20 @@ done
 for stat in boost chi2 mi ig; do
     "$EPISTREAM" scan --bfile "$T/f" --stat $stat --top 200 --p-threshold 1e-4 --device cpu --quiet \
         --out "$T/fc.$stat" || fail "cpu $stat (no missing)"
-    for k in mma popc $wg; do
-        o="$T/fg.$stat.$k"
-        "$EPISTREAM" scan --bfile "$T/f" --stat $stat --top 200 --p-threshold 1e-4 --device gpu:0 \
-            --gpu-kernel $k --block 1024 --verbose --out "$o" 2>"$o.err" || fail "gpu $stat $k (no missing)"
+    # wgmma also with each TMA loader (EPISTREAM_GPU_LOAD)
+    for kl in mma popc ${wg:+wgmma wgmma:tma1 wgmma:tma2 wgmma:tma4}; do
+        k=${kl%%:*} load=cp
+        [ "$kl" = "$k" ] || load=${kl#*:}
+        o="$T/fg.$stat.$k.$load"
+        EPISTREAM_GPU_LOAD=$load "$EPISTREAM" scan --bfile "$T/f" --stat $stat --top 200 --p-threshold 1e-4 \
+            --device gpu:0 --gpu-kernel $k --block 1024 --verbose --out "$o" 2>"$o.err" ||
+            fail "gpu $stat $kl (no missing)"
+        grep -q "tensor maps cannot be built" "$o.err" && fail "$kl: $(cat "$o.err")"
         for f in top.tsv summary.tsv sig.tsv; do
-            cmp -s "$T/fc.$stat.$f" "$o.$f" || fail "$stat $k, no missing call: $f differs from --device cpu"
+            cmp -s "$T/fc.$stat.$f" "$o.$f" || fail "$stat $kl, no missing call: $f differs from --device cpu"
         done
         q=$(sed -n 's/.*; \([0-9]*\) of [0-9]* CTAs scored their survivors from the queue.*/\1/p' "$o.err")
-        [ -n "$q" ] && [ "$q" -gt 0 ] || fail "$stat $k: the screen's queue was not used: $(grep screen "$o.err")"
+        [ -n "$q" ] && [ "$q" -gt 0 ] || fail "$stat $kl: the screen's queue was not used: $(grep screen "$o.err")"
     done
 done
 

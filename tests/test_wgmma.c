@@ -10,7 +10,9 @@
  *    before off_ctrl and words after the controls (partial slices: the words
  *    outside the classes hold random junk that must not be counted);
  *  - samples past n_case / n_ctrl are zero in every class (the planes'
- *    padding invariant); a diagonal tile (a and b the same block). */
+ *    padding invariant); a diagonal tile (a and b the same block);
+ *  - two planes with each operand loader (cp.async, TMA, TMA multicast in
+ *    clusters of 2 and 4). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -124,10 +126,21 @@ static void run_np(int np)
     }
 }
 
+/* Two planes with every operand loader: per-thread cp.async, and the bulk
+ * tensor copy alone and in clusters of 2 and 4 CTAs multicasting the A tile
+ * (grids rounded up to whole clusters: CTAs past the last variant). */
 static void test_np2(void **state)
 {
     (void)state;
-    run_np(2);
+    static const int loaders[] = {0, 1, 2, 4};
+    const int was = es_gpu_wgmma_loader(-1);
+    for (size_t i = 0; i < sizeof loaders / sizeof *loaders; i++) {
+        es_gpu_wgmma_loader(loaders[i]);
+        run_np(2);
+        /* a loader whose tensor maps the driver refused falls back to 0 */
+        assert_int_equal(es_gpu_wgmma_loader(-1), loaders[i]);
+    }
+    es_gpu_wgmma_loader(was);
 }
 
 static void test_np3(void **state)

@@ -11,7 +11,9 @@
  * bit-MACs per pair; the higher of the mma.sync and wgmma ceilings).  With
  * the wgmma kernel, a 'mainloop' row per N gives the rate of the tile main
  * loop alone on 16,384 variants (no statistic): what feeding the tensor
- * cores allows.  The CPU backend scans the first CPU_VARIANTS variants
+ * cores allows.  A kernel given as wgmma-LOADER (LOADER cp, tma1, tma2 or
+ * tma4: es_gpu_wgmma_loader) runs wgmma with that operand loader; plain
+ * wgmma uses the default one.  The CPU backend scans the first CPU_VARIANTS variants
  * of the same data with every thread, for the ratio.  With boost, the scan is
  * run again with the block cache capped at 1/8 of the data (--gpu-mem; blocks
  * of VARIANTS/32 so that four fit), and its rate given as a fraction of the
@@ -100,7 +102,7 @@ static int split(char *s, char **out, int max)
 int main(int argc, char **argv)
 {
     char ns_buf[256] = "1024,4096,8192,16384", st_buf[128] = "boost,chi2,mi,ig,k2",
-         kn_buf[64] = "mma,popc";
+         kn_buf[128] = "mma,popc";
     uint32_t m = 65536, m_cpu = 4096;
     int threads = 0, c;
     const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
@@ -117,8 +119,31 @@ int main(int argc, char **argv)
         }
     }
     es_log_set_level(ES_LOG_WARN);
-    char *ns[16], *sts[8], *kns[4];
-    int n_ns = split(ns_buf, ns, 16), n_st = split(st_buf, sts, 8), n_kn = split(kn_buf, kns, 4);
+    char *ns[16], *sts[8], *kns[8];
+    int n_ns = split(ns_buf, ns, 16), n_st = split(st_buf, sts, 8), n_kn = split(kn_buf, kns, 8);
+    int kern[8], load[8];
+    const int load0 = es_gpu_wgmma_loader(-1);
+    for (int k = 0; k < n_kn; k++) {
+        static const char *names[] = {"cp", "tma1", "tma2", NULL, "tma4"};
+        load[k] = load0;
+        char kname[64];
+        snprintf(kname, sizeof kname, "%s", kns[k]);
+        char *dash = strncmp(kname, "wgmma-", 6) ? NULL : kname + 5;
+        if (dash) {
+            *dash = 0;
+            load[k] = -1;
+            for (int l = 0; l < 5; l++)
+                if (names[l] && !strcmp(dash + 1, names[l])) load[k] = l;
+            if (load[k] < 0) {
+                fprintf(stderr, "unknown loader in %s\n", kns[k]);
+                return 2;
+            }
+        }
+        if (es_gpu_kernel_parse(kname, &kern[k])) {
+            fprintf(stderr, "unknown kernel %s\n", kns[k]);
+            return 2;
+        }
+    }
     char desc[256];
     if (es_gpu_device_describe(0, desc, sizeof desc)) {
         fprintf(stderr, "no GPU: %s\n", desc);
@@ -135,7 +160,7 @@ int main(int argc, char **argv)
     }
     printf("# 'ceiling': fraction of the higher ceiling; mode 'mainloop': the wgmma tile main loop alone\n"
            "# (no statistic, no top-k), the rate at which operands reach the tensor cores\n");
-    printf("%6s %8s %6s %6s %-10s %9s %11s %14s %8s %9s\n", "N", "M", "kernel", "stat", "mode", "seconds",
+    printf("%6s %8s %10s %6s %-10s %9s %11s %14s %8s %9s\n", "N", "M", "kernel", "stat", "mode", "seconds",
            "pairs/s", "pair-samp/s", "ceiling", "vs_cpu");
     for (int a = 0; a < n_ns; a++) {
         uint32_t n = (uint32_t)strtoul(ns[a], NULL, 10);
@@ -153,8 +178,9 @@ int main(int argc, char **argv)
         size_t data_bytes = (size_t)m * 2 * ((n / 2 + 1023) / 1024 * 2 * 128);
         for (int k = 0; k < n_kn; k++) {
             double feed = 0.0;
-            if (strcmp(kns[k], "wgmma") || es_gpu_wgmma_feed_rate(0, n, &feed) != ES_OK) continue;
-            printf("%6u %8u %6s %6s %-10s %9s %11.4g %14.4g %7.1f%% %9s\n", n, 16384u, "wgmma", "-", "mainloop",
+            es_gpu_wgmma_loader(load[k]);
+            if (strncmp(kns[k], "wgmma", 5) || es_gpu_wgmma_feed_rate(0, n, &feed) != ES_OK) continue;
+            printf("%6u %8u %10s %6s %-10s %9s %11.4g %14.4g %7.1f%% %9s\n", n, 16384u, kns[k], "-", "mainloop",
                    "-", feed, feed * n, 100.0 * feed * 4.0 * n / ceil_bm, "-");
         }
         for (int s = 0; s < n_st; s++) {
@@ -164,16 +190,16 @@ int main(int argc, char **argv)
             uint64_t cp = 0;
             if (scan_once(ds_cpu, ES_DEVICE_CPU, 0, stat, threads, 0, 0, &cs, &cp)) return 1;
             double cpu_rate = (double)cp / cs;
-            printf("%6u %8u %6s %6s %-10s %9.3f %11.4g %14.4g %8s %9s\n", n, m_cpu, "cpu", sts[s],
+            printf("%6u %8u %10s %6s %-10s %9.3f %11.4g %14.4g %8s %9s\n", n, m_cpu, "cpu", sts[s],
                    "cpu", cs, cpu_rate, cpu_rate * n, "-", "1.00");
             for (int k = 0; k < n_kn; k++) {
-                int kernel;
-                if (es_gpu_kernel_parse(kns[k], &kernel)) return 2;
+                const int kernel = kern[k];
+                es_gpu_wgmma_loader(load[k]);
                 double secs = 0.0;
                 uint64_t pairs = 0;
                 if (scan_once(ds, ES_DEVICE_GPU, kernel, stat, threads, 0, 0, &secs, &pairs)) return 1;
                 double rate = (double)pairs / secs;
-                printf("%6u %8u %6s %6s %-10s %9.3f %11.4g %14.4g %7.1f%% %9.1f\n", n, m, kns[k], sts[s],
+                printf("%6u %8u %10s %6s %-10s %9.3f %11.4g %14.4g %7.1f%% %9.1f\n", n, m, kns[k], sts[s],
                        "in-memory", secs, rate, rate * n, 100.0 * rate * 4.0 * n / ceil_bm,
                        rate / cpu_rate);
                 fflush(stdout);
@@ -183,7 +209,7 @@ int main(int argc, char **argv)
                     if (scan_once(ds, ES_DEVICE_GPU, kernel, stat, threads, data_bytes / 8, m / 32, &s8, &p8))
                         return 1;
                     double r8 = (double)p8 / s8;
-                    printf("%6u %8u %6s %6s %-10s %9.3f %11.4g %14.4g %7.1f%% %9.1f  (%.0f%% of in-memory)\n",
+                    printf("%6u %8u %10s %6s %-10s %9.3f %11.4g %14.4g %7.1f%% %9.1f  (%.0f%% of in-memory)\n",
                            n, m, kns[k], sts[s], "mem/8", s8, r8, r8 * n, 100.0 * r8 * 4.0 * n / ceil_bm,
                            r8 / cpu_rate, 100.0 * r8 / rate);
                     fflush(stdout);

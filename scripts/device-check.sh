@@ -3,11 +3,7 @@
 # from .carry/build (see device-build.sh).  Paths are resolved here, not at
 # build time, since the tree lands in a different directory there.
 set -u
-top=$(cd "$(dirname "$0")/.." && pwd)
-B=$top/.carry/bin
-export LD_LIBRARY_PATH="$top/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export EPISTREAM=$B/epistream ES_SRCDIR=$top ES_TESTDATA=$top/tests/data
-nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || true
+. "$(dirname "$0")/device-env.sh"
 "$EPISTREAM" --version
 "$EPISTREAM" info --bfile "$top/examples/data/example"
 pass=0 failed=0 skipped=0

@@ -3,12 +3,7 @@
 # .carry carried): the GPU tests, compute-sanitizer on them, and a quick
 # GPU-vs-CPU timing.  Logs go to $OUT when it is set.
 set -u
-top=$(cd "$(dirname "$0")/.." && pwd)
-B=$top/.carry/bin
-export LD_LIBRARY_PATH="$top/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export EPISTREAM=$B/epistream ES_SRCDIR=$top ES_TESTDATA=$top/tests/data
-O=${OUT:-/tmp}
-nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm --format=csv,noheader || true
+. "$(dirname "$0")/device-env.sh"
 echo "== test_gpu"; "$B/tests/test_gpu" 2>&1 | tail -15
 echo "== gpu_cli.sh"; sh "$top/tests/gpu_cli.sh" >"$O/gpu_cli.out" 2>&1; echo "rc=$?"; tail -5 "$O/gpu_cli.out"
 if [ "${SANITIZE:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then

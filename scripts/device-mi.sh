@@ -8,12 +8,7 @@
 #   BENCH=full    with the CPU columns (1 thread: MNIST-sized set only)
 #   BENCH=0       no benchmark
 set -u
-top=$(cd "$(dirname "$0")/.." && pwd)
-B=$top/.carry/bin
-export LD_LIBRARY_PATH="$top/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export EPISTREAM=$B/epistream ES_SRCDIR=$top ES_TESTDATA=$top/tests/data
-O=${OUT:-/tmp}
-nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm --format=csv,noheader || true
+. "$(dirname "$0")/device-env.sh"
 if [ "${TESTS:-1}" = 1 ]; then
     echo "== test_gpu_mi"; "$B/tests/test_gpu_mi" >"$O/test_gpu_mi.out" 2>&1; echo "rc=$?"; tail -12 "$O/test_gpu_mi.out"
     echo "== gpu_cli.sh"; sh "$top/tests/gpu_cli.sh" >"$O/gpu_cli.out" 2>&1; echo "rc=$?"; tail -5 "$O/gpu_cli.out"

@@ -4,9 +4,7 @@
 # chosen GPUs and on each alone write the bytes of --device cpu, and the
 # log shows how the single tile queue shared the work.  Logs go to $OUT.
 set -u
-top=$(cd "$(dirname "$0")/.." && pwd)
-B=$top/.carry/bin
-export LD_LIBRARY_PATH="$top/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+. "$(dirname "$0")/device-env.sh"
 E=$B/epistream
 nvidia-smi -L
 n=$(nvidia-smi -L | grep -c '^GPU')

@@ -5,12 +5,8 @@
 #   BENCH_N (1024,8192)  BENCH_M (65536)  BENCH_S (boost,chi2)  BENCH_K (mma)
 #   PROFILE=1: ncu on one tile of N=8192 (boost, chi2)
 set -u
-top=$(cd "$(dirname "$0")/.." && pwd)
-B=$top/.carry/bin
-export LD_LIBRARY_PATH="$top/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-O=${OUT:-/tmp}
+. "$(dirname "$0")/device-env.sh"
 T=${TMPDIR:-/tmp}
-nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv,noheader || true
 if [ "${BENCH:-1}" = 1 ]; then
     "$B/tests/bench/bench_gpu" -n "${BENCH_N:-1024,8192}" -m "${BENCH_M:-65536}" -s "${BENCH_S:-boost,chi2}" \
         -k "${BENCH_K:-mma}" -c "${BENCH_C:-4096}" -d "$T" 2>&1 | tee "$O/bench.txt"

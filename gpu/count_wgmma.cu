@@ -139,7 +139,7 @@ int wg_load_parse(const char *v)
     if (!v || !*v) return WG_LOAD_DEFAULT;
     if (!strcmp(v, "cp")) return 0;
     if (!strcmp(v, "tma1")) return 1;
-    if (!strcmp(v, "tma") || !strcmp(v, "tma2")) return 2;
+    if (!strcmp(v, "tma2")) return 2;
     if (!strcmp(v, "tma4")) return 4;
     fprintf(stderr, "[W::epistream] EPISTREAM_GPU_LOAD=%s: not cp, tma1, tma2 or tma4; using cp\n", v);
     return WG_LOAD_DEFAULT;

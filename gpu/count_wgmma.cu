@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 
 #include <cuda_runtime.h>
 
@@ -189,19 +190,20 @@ int wg_maps_build(const es_gk_params &P, es_wg_maps *M)
     for (int y = 0; y < 2; y++) {
         const uint32_t off = y ? P.off_ctrl : 0u, kw = y ? P.kw1 : P.kw0;
         const cuuint64_t kwd = kw ? kw : 2; /* a class with no words is never loaded */
-        {
-            const cuuint64_t dim[3] = {kwd, P.na ? P.na : 1u, 2}, str[2] = {2 * row, row};
-            const cuuint32_t box[3] = {ES_WG_SLICE_WORDS, 8, 2};
-            CUresult r = enc(&M->a[y], CU_TENSOR_MAP_DATA_TYPE_UINT64, 3, (void *)(P.pa + off), dim, str, box, one,
-                             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-            if (r != CUDA_SUCCESS) return (int)r;
-        }
-        {
-            const cuuint64_t dim[2] = {kwd, (cuuint64_t)(P.nb ? P.nb : 1u) * 2}, str[1] = {row};
-            const cuuint32_t box[2] = {ES_WG_SLICE_WORDS, (cuuint32_t)es_wg_shape<2>::BN};
-            CUresult r = enc(&M->b[y], CU_TENSOR_MAP_DATA_TYPE_UINT64, 2, (void *)(P.pb + off), dim, str, box, one,
-                             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+        const cuuint64_t adim[3] = {kwd, P.na ? P.na : 1u, 2}, astr[2] = {2 * row, row};
+        const cuuint32_t abox[3] = {ES_WG_SLICE_WORDS, 8, 2};
+        const cuuint64_t bdim[2] = {kwd, (cuuint64_t)(P.nb ? P.nb : 1u) * 2}, bstr[1] = {row};
+        const cuuint32_t bbox[2] = {ES_WG_SLICE_WORDS, (cuuint32_t)es_wg_shape<2>::BN};
+        const struct {
+            CUtensorMap *map;
+            cuuint32_t rank;
+            const uint64_t *base;
+            const cuuint64_t *dim, *str;
+            const cuuint32_t *box;
+        } m[2] = {{&M->a[y], 3, P.pa, adim, astr, abox}, {&M->b[y], 2, P.pb, bdim, bstr, bbox}};
+        for (int i = 0; i < 2; i++) {
+            CUresult r = enc(m[i].map, CU_TENSOR_MAP_DATA_TYPE_UINT64, m[i].rank, (void *)(m[i].base + off), m[i].dim,
+                             m[i].str, m[i].box, one, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                              CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
             if (r != CUDA_SUCCESS) return (int)r;
         }
@@ -226,6 +228,20 @@ int wg_maps_for(const es_gk_params &P, es_wg_maps *M)
         return 0;
     }
     return cl;
+}
+
+/* f(std::integral_constant<int, cl>()) for a TMA cluster size cl (1, 2 or
+ * 4): the one place that turns the run-time loader into a kernel template
+ * argument. */
+template <class F>
+int with_cluster(int cl, F f)
+{
+    switch (cl) {
+    case 1: return f(std::integral_constant<int, 1>());
+    case 2: return f(std::integral_constant<int, 2>());
+    case 4: return f(std::integral_constant<int, 4>());
+    default: return (int)cudaErrorInvalidValue;
+    }
 }
 
 /* Launches kernel over grid (x rounded up to the cluster) in clusters of cl
@@ -280,29 +296,24 @@ __global__ void __launch_bounds__(es_wg_shape<2>::THREADS, es_wg_shape<2>::MIN_C
     gk_epilogue<STAT, gk_lay_wg, VM, VN>(P, prod, a0, b0, E);
 }
 
-template <int STAT, int CL>
-int launch_tma(const es_gk_params &P, const es_wg_maps &M, cudaStream_t st)
+/* The grid of two-plane tiles over P's blocks. */
+dim3 tile_grid2(const es_gk_params &P)
 {
     using S = es_wg_shape<2>;
-    static thread_local int configured = -1;
-    const dim3 grid((P.nb + S::VN - 1) / S::VN, (P.na + S::VM - 1) / S::VM);
-    return cluster_launch(k_wgmma_tma<STAT, CL>, CL, grid, S::THREADS, es_wg_tma_smem_bytes(), st, &configured, P,
-                          M);
+    return dim3((P.nb + S::VN - 1) / S::VN, (P.na + S::VM - 1) / S::VM);
 }
 
 template <int STAT, int NP>
 int launch_fused(const es_gk_params &P, cudaStream_t st)
 {
     using S = es_wg_shape<NP>;
-    if (NP == 2) {
-        es_wg_maps M;
-        switch (wg_maps_for(P, &M)) {
-        case 1: return launch_tma<STAT, 1>(P, M, st);
-        case 2: return launch_tma<STAT, 2>(P, M, st);
-        case 4: return launch_tma<STAT, 4>(P, M, st);
-        default: break;
-        }
-    }
+    es_wg_maps M;
+    if (int cl = NP == 2 ? wg_maps_for(P, &M) : 0)
+        return with_cluster(cl, [&](auto c) {
+            static thread_local int configured = -1;
+            return cluster_launch(k_wgmma_tma<STAT, decltype(c)::value>, c.value, tile_grid2(P), es_wg_shape<2>::THREADS,
+                                  es_wg_tma_smem_bytes(), st, &configured, P, M);
+        });
     static thread_local int configured = -1;
     return gk_launch<S::VM, S::VN>(k_wgmma<NP, STAT>, P, S::SMEM_BYTES, st, &configured, S::THREADS);
 }
@@ -362,15 +373,14 @@ __global__ void __launch_bounds__(es_wg_shape<2>::THREADS, 1)
 int gemm_launch2(const es_gk_params &P, uint32_t *out)
 {
     using S = es_wg_shape<2>;
-    const dim3 grid((P.nb + S::VN - 1) / S::VN, (P.na + S::VM - 1) / S::VM);
+    const dim3 grid = tile_grid2(P);
     es_wg_maps M;
-    static thread_local int conf[3] = {-1, -1, -1};
-    switch (wg_maps_for(P, &M)) {
-    case 1: return cluster_launch(k_gemm_test_tma<1>, 1, grid, S::THREADS, es_wg_tma_smem_bytes(), 0, &conf[0], P, M, out);
-    case 2: return cluster_launch(k_gemm_test_tma<2>, 2, grid, S::THREADS, es_wg_tma_smem_bytes(), 0, &conf[1], P, M, out);
-    case 4: return cluster_launch(k_gemm_test_tma<4>, 4, grid, S::THREADS, es_wg_tma_smem_bytes(), 0, &conf[2], P, M, out);
-    default: break;
-    }
+    if (int cl = wg_maps_for(P, &M))
+        return with_cluster(cl, [&](auto c) {
+            static thread_local int configured = -1;
+            return cluster_launch(k_gemm_test_tma<decltype(c)::value>, c.value, grid, S::THREADS,
+                                  es_wg_tma_smem_bytes(), 0, &configured, P, M, out);
+        });
     cudaError_t e = cudaFuncSetAttribute(k_gemm_test<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM_BYTES);
     if (e != cudaSuccess) return (int)e;
     k_gemm_test<2><<<grid, S::THREADS, S::SMEM_BYTES>>>(P, out);
@@ -531,18 +541,14 @@ int feed_launch(const es_gk_params &P, dim3 grid, int *out)
 {
     using S = es_wg_shape<2>;
     es_wg_maps M;
-    static thread_local int conf[4] = {-1, -1, -1, -1};
-    switch (wg_maps_for(P, &M)) {
-    case 1: return cluster_launch(k_feed_tma<1>, 1, grid, S::THREADS, es_wg_tma_smem_bytes(), 0, &conf[0], P, M, out);
-    case 2: return cluster_launch(k_feed_tma<2>, 2, grid, S::THREADS, es_wg_tma_smem_bytes(), 0, &conf[1], P, M, out);
-    case 4: return cluster_launch(k_feed_tma<4>, 4, grid, S::THREADS, es_wg_tma_smem_bytes(), 0, &conf[2], P, M, out);
-    default: break;
-    }
-    if (conf[3] < 0) {
-        cudaError_t e = cudaFuncSetAttribute(k_feed, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM_BYTES);
-        if (e != cudaSuccess) return (int)e;
-        conf[3] = 0;
-    }
+    if (int cl = wg_maps_for(P, &M))
+        return with_cluster(cl, [&](auto c) {
+            static thread_local int configured = -1;
+            return cluster_launch(k_feed_tma<decltype(c)::value>, c.value, grid, S::THREADS, es_wg_tma_smem_bytes(),
+                                  0, &configured, P, M, out);
+        });
+    cudaError_t e = cudaFuncSetAttribute(k_feed, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM_BYTES);
+    if (e != cudaSuccess) return (int)e;
     k_feed<<<grid, S::THREADS, S::SMEM_BYTES>>>(P, out);
     return (int)cudaGetLastError();
 }

@@ -2,7 +2,7 @@
  *
  * Used by `epistream convert`: a VCF is parsed once and its .bed scanned many
  * times, and a selection of a fileset (--keep, --extract, --maf ...) can be
- * saved.  Rows come from es_plink_row(), so the variant selection (var_src)
+ * saved.  Rows come from es_fileset_row(), so the variant selection (var_src)
  * is already applied; removed samples (status -2) are squeezed out of each
  * row.  All three files are written under .tmp names and renamed only when
  * every byte is on disk: a failed conversion leaves nothing behind. */
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "es_internal.h"
+#include "formats.h"
 
 enum { F_BED, F_BIM, F_FAM, F_N };
 static const char *const ext[F_N] = {".bed", ".bim", ".fam"};
@@ -67,13 +67,12 @@ static void fam_parents_sex(const char *iid, const char *f[3])
     }
 }
 
-static int write_fam(const es_dataset_t *ds, FILE *fp)
+static int write_fam(const es_fileset_t *p, const int8_t *status, FILE *fp)
 {
-    const es_plink_t *p = ds->plink;
     /* PLINK input: its parents and sex; VCF input has none */
     int from_fam = p->rows_owned == NULL && p->fam_text != NULL;
     for (uint32_t s = 0; s < p->n_samples; s++) {
-        if (ds->status[s] == -2) continue;
+        if (status[s] == -2) continue;
         char where[64];
         snprintf(where, sizeof where, "sample %u", s + 1);
         int ret;
@@ -82,15 +81,14 @@ static int write_fam(const es_dataset_t *ds, FILE *fp)
             return ret;
         const char *f[3] = {"0", "0", "0"};
         if (from_fam) fam_parents_sex(p->iid[s], f);
-        int ph = ds->status[s] == 1 ? 2 : ds->status[s] == 0 ? 1 : -9;
+        int ph = status[s] == 1 ? 2 : status[s] == 0 ? 1 : -9;
         fprintf(fp, "%s %s %s %s %s %d\n", p->fid[s], p->iid[s], f[0], f[1], f[2], ph);
     }
     return ES_OK;
 }
 
-static int write_bim(const es_dataset_t *ds, FILE *fp)
+static int write_bim(const es_fileset_t *p, const int8_t *status, FILE *fp)
 {
-    const es_plink_t *p = ds->plink;
     int vcf = p->rows_owned != NULL;
     char cm[40];
     for (uint32_t v = 0; v < p->n_variants; v++) {
@@ -113,16 +111,15 @@ static int write_bim(const es_dataset_t *ds, FILE *fp)
     return ES_OK;
 }
 
-static int write_bed(const es_dataset_t *ds, FILE *fp)
+static int write_bed(const es_fileset_t *p, const int8_t *status, FILE *fp)
 {
     int ret = ES_OK;
-    const es_plink_t *p = ds->plink;
     uint32_t n = p->n_samples, n_keep = 0;
     uint32_t *keep = malloc((size_t)(n ? n : 1) * sizeof *keep);
     uint8_t *row = NULL;
     if (!keep) return ES_ERR_NOMEM;
     for (uint32_t s = 0; s < n; s++)
-        if (ds->status[s] != -2) keep[n_keep++] = s;
+        if (status[s] != -2) keep[n_keep++] = s;
     size_t out_bpv = ((size_t)n_keep + 3) / 4;
     if (!(row = malloc(out_bpv ? out_bpv : 1))) {
         ret = ES_ERR_NOMEM;
@@ -133,7 +130,7 @@ static int write_bed(const es_dataset_t *ds, FILE *fp)
     /* pad bits of the last byte are written as zero, whatever the source had */
     uint8_t last_mask = (uint8_t)(n_keep % 4 ? (1u << (2 * (n_keep % 4))) - 1 : 0xff);
     for (uint32_t v = 0; v < p->n_variants; v++) {
-        const uint8_t *src = es_plink_row(p, v);
+        const uint8_t *src = es_fileset_row(p, v);
         if (n_keep == n) {
             memcpy(row, src, out_bpv); /* nobody removed: the row as it is */
         } else {
@@ -167,21 +164,20 @@ static void files_abort(files_t *f)
     }
 }
 
-int es_plink_write(const es_dataset_t *ds, const char *prefix)
+int es_plink_write(const es_fileset_t *p, const int8_t *status, const char *prefix)
 {
     int ret = ES_OK;
     files_t f;
     char a[32], b[32];
 
     memset(&f, 0, sizeof f);
-    if (!ds || !prefix || !*prefix) {
+    if (!p || !status || !prefix || !*prefix) {
         es_error("no dataset or output prefix given");
         return ES_ERR_ARG;
     }
-    const es_plink_t *p = ds->plink;
     uint32_t n_keep = 0;
     for (uint32_t s = 0; s < p->n_samples; s++)
-        n_keep += ds->status[s] != -2;
+        n_keep += status[s] != -2;
     if (n_keep == 0 || p->n_variants == 0) {
         es_error("%s: nothing to write (%u samples, %u variants after selection)", prefix, n_keep,
                  p->n_variants);
@@ -206,9 +202,9 @@ int es_plink_write(const es_dataset_t *ds, const char *prefix)
         }
         setvbuf(f.fp[k], NULL, _IOFBF, 1 << 20);
     }
-    if ((ret = write_fam(ds, f.fp[F_FAM])) != ES_OK) goto out;
-    if ((ret = write_bim(ds, f.fp[F_BIM])) != ES_OK) goto out;
-    if ((ret = write_bed(ds, f.fp[F_BED])) != ES_OK) goto out;
+    if ((ret = write_fam(p, status, f.fp[F_FAM])) != ES_OK) goto out;
+    if ((ret = write_bim(p, status, f.fp[F_BIM])) != ES_OK) goto out;
+    if ((ret = write_bed(p, status, f.fp[F_BED])) != ES_OK) goto out;
     for (int k = 0; k < F_N; k++) {
         int bad = ferror(f.fp[k]);
         bad |= fclose(f.fp[k]) != 0;

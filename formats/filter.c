@@ -1,8 +1,8 @@
-/* select.c -- sample and variant selection: --keep/--remove, --chr,
+/* filter.c -- sample and variant filters: --keep/--remove, --chr,
  * --extract/--exclude, --geno and --maf.
  *
  * Every filter marks, none copies: samples get status -2 (removed), variants
- * a 0 in a keep mask over the source rows, and es_select_compact() turns the
+ * a 0 in a keep mask over the source rows, and es_filter_compact() turns the
  * mask into var_src once at the end, so the .bed rows (or the VCF rows in
  * memory) are never rewritten.  ID lists are matched through hash indexes of
  * the input's IDs, so a list costs O(lines + input), never lines x input.
@@ -21,176 +21,22 @@
 #include <omp.h>
 #endif
 
-#include "es_internal.h"
+#include "formats.h"
 
-/* Variants per OpenMP chunk in es_select_qc(): rows are a few KB each, so a
+/* Variants per OpenMP chunk in es_filter_qc(): rows are a few KB each, so a
  * chunk is enough work to amortise scheduling. */
 #define QC_CHUNK 256
 
 /* Name of the input for messages: the VCF reader stores its path in the
  * same fields as the .bim/.fam paths. */
-static const char *sample_src(const es_plink_t *p)
+static const char *sample_src(const es_fileset_t *p)
 {
     return p->fam_path ? p->fam_path : "the input";
 }
 
-static const char *variant_src(const es_plink_t *p)
+static const char *variant_src(const es_fileset_t *p)
 {
     return p->bim_path ? p->bim_path : "the input";
-}
-
-/* ---- text files ------------------------------------------------------------ */
-
-int es_text_read(const char *path, const char *what, char **text, size_t *len)
-{
-    int ret = ES_OK, fd = -1;
-    char *buf = NULL;
-    size_t cap, n = 0;
-    struct stat st;
-    /* messages keep the tag they had before the .bim/.fam reader shared this */
-    const char *fn = what ? __func__ : "read_text";
-
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        es_log(ES_LOG_ERROR, fn, "%s: cannot open%s%s: %s", path, what ? " " : "", what ? what : "",
-               strerror(errno));
-        ret = ES_ERR_IO;
-        goto out;
-    }
-    if (fstat(fd, &st) != 0) {
-        es_log(ES_LOG_ERROR, fn, "%s: cannot stat: %s", path, strerror(errno));
-        ret = ES_ERR_IO;
-        goto out;
-    }
-    if (S_ISDIR(st.st_mode)) {
-        es_log(ES_LOG_ERROR, fn, "%s: is a directory, expected a %s", path,
-               what ? what : "text file");
-        ret = ES_ERR_IO;
-        goto out;
-    }
-    /* +2: room for the NUL and for the read() that returns 0 without a realloc;
-     * pipes and other non-regular files grow the buffer as needed */
-    cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 2 : 65536;
-    if (!(buf = malloc(cap))) {
-        ret = ES_ERR_NOMEM;
-        goto out;
-    }
-    for (;;) {
-        if (n + 1 >= cap) {
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                ret = ES_ERR_NOMEM;
-                goto out;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        ssize_t r = read(fd, buf + n, cap - 1 - n);
-        if (r < 0) {
-            if (errno == EINTR) continue;
-            es_log(ES_LOG_ERROR, fn, "%s: read failed: %s", path, strerror(errno));
-            ret = ES_ERR_IO;
-            goto out;
-        }
-        if (r == 0) break;
-        n += (size_t)r;
-    }
-    buf[n] = '\0';
-    /* A NUL inside would silently cut a field short: the file is not text. */
-    const char *nul = memchr(buf, '\0', n);
-    if (nul) {
-        es_log(ES_LOG_ERROR, fn, "%s: NUL byte at offset %zu: expected a %s%s", path,
-               (size_t)(nul - buf), what ? what : "text file", what ? " (text)" : "");
-        ret = ES_ERR_FORMAT;
-        goto out;
-    }
-    *text = buf;
-    *len = n;
-    buf = NULL;
-out:
-    if (ret == ES_ERR_NOMEM && what)
-        es_log(ES_LOG_ERROR, fn, "%s: out of memory reading the %s", path, what);
-    free(buf);
-    if (fd >= 0) close(fd);
-    return ret;
-}
-
-/* ---- string index ------------------------------------------------------------ */
-
-/* FNV-1a; the second key after a separator byte, so ("ab", "c") and
- * ("a", "bc") hash apart. */
-static uint64_t key_hash(const char *k, const char *k2)
-{
-    const uint64_t prime = 1099511628211ULL;
-    uint64_t h = 1469598103934665603ULL;
-    for (const unsigned char *s = (const unsigned char *)k; *s; s++) h = (h ^ *s) * prime;
-    if (k2) {
-        h = (h ^ 0x1f) * prime;
-        for (const unsigned char *s = (const unsigned char *)k2; *s; s++) h = (h ^ *s) * prime;
-    }
-    /* fold the high bits in: the table index uses the low ones */
-    return h ^ (h >> 29);
-}
-
-static int key_equal(const es_strindex_t *ix, uint32_t i, const char *k, const char *k2)
-{
-    return strcmp(ix->key[i], k) == 0 && (!ix->key2 || strcmp(ix->key2[i], k2) == 0);
-}
-
-int es_strindex_build(es_strindex_t *ix, const char *const *key, const char *const *key2,
-                      uint32_t n)
-{
-    size_t cap = 16;
-    while (cap < (size_t)n * 2) cap <<= 1; /* load <= 1/2: short linear probes */
-    memset(ix, 0, sizeof *ix);
-    ix->key = key;
-    ix->key2 = key2;
-    ix->mask = cap - 1;
-    ix->tab = calloc(cap, sizeof *ix->tab);
-    ix->next = malloc((n ? n : 1) * sizeof *ix->next);
-    if (!ix->tab || !ix->next) {
-        es_strindex_free(ix);
-        return ES_ERR_NOMEM;
-    }
-    /* Insert in reverse so that each chain runs in item order from its head. */
-    for (uint32_t i = n; i-- > 0;) {
-        size_t h = (size_t)key_hash(key[i], key2 ? key2[i] : NULL) & ix->mask;
-        ix->next[i] = ES_NO_ITEM;
-        for (;;) {
-            uint32_t t = ix->tab[h];
-            if (t == 0) {
-                ix->tab[h] = i + 1;
-                break;
-            }
-            if (key_equal(ix, t - 1, key[i], key2 ? key2[i] : NULL)) {
-                ix->next[i] = t - 1;
-                ix->tab[h] = i + 1;
-                break;
-            }
-            h = (h + 1) & ix->mask;
-        }
-    }
-    return ES_OK;
-}
-
-uint32_t es_strindex_find(const es_strindex_t *ix, const char *k, const char *k2)
-{
-    size_t h = (size_t)key_hash(k, ix->key2 ? k2 : NULL) & ix->mask;
-    for (;;) {
-        uint32_t t = ix->tab[h];
-        if (t == 0) return ES_NO_ITEM;
-        if (key_equal(ix, t - 1, k, k2)) return t - 1;
-        h = (h + 1) & ix->mask;
-    }
-}
-
-void es_strindex_free(es_strindex_t *ix)
-{
-    if (!ix) return;
-    free(ix->tab);
-    free(ix->next);
-    ix->tab = NULL;
-    ix->next = NULL;
 }
 
 /* ---- --keep / --remove ------------------------------------------------------- */
@@ -207,7 +53,7 @@ static int sample_header(char **f, int nf)
     return 0;
 }
 
-int es_select_samples(const char *path, int keep, const es_plink_t *p,
+int es_filter_samples(const char *path, int keep, const es_fileset_t *p,
                       const es_strindex_t *by_pair, const es_strindex_t *by_iid, int8_t *status,
                       uint32_t *n_removed)
 {
@@ -437,7 +283,7 @@ void es_chrset_free(es_chrset_t *cs)
     memset(cs, 0, sizeof *cs);
 }
 
-int es_select_chr(const char *list, const es_plink_t *p, uint8_t *vkeep, uint32_t *n_removed)
+int es_filter_chr(const char *list, const es_fileset_t *p, uint8_t *vkeep, uint32_t *n_removed)
 {
     int ret = ES_OK;
     es_chrset_t cs;
@@ -493,7 +339,7 @@ out:
 
 /* ---- --extract / --exclude -------------------------------------------------- */
 
-int es_select_variant_list(const char *path, int extract, const es_plink_t *p,
+int es_filter_variant_list(const char *path, int extract, const es_fileset_t *p,
                            const es_strindex_t *by_id, uint8_t *vkeep, uint32_t *n_removed)
 {
     int ret = ES_OK;
@@ -598,7 +444,7 @@ static qc_row_fn qc_row_select(void)
     return qc_row_generic;
 }
 
-int es_select_qc(const es_plink_t *p, const uint8_t *used, double maf, double geno, int threads,
+int es_filter_qc(const es_fileset_t *p, const uint8_t *used, double maf, double geno, int threads,
                  uint8_t *vkeep, uint32_t *geno_removed, uint32_t *maf_removed)
 {
     *geno_removed = *maf_removed = 0;
@@ -632,7 +478,7 @@ int es_select_qc(const es_plink_t *p, const uint8_t *used, double maf, double ge
     if (nv > 4 * QC_CHUNK)
     for (int64_t v = 0; v < nv; v++) {
         if (!vkeep[v]) continue;
-        qc_counts_t c = row_fn(es_plink_row(p, (uint32_t)v), u, full, tail);
+        qc_counts_t c = row_fn(es_fileset_row(p, (uint32_t)v), u, full, tail);
         /* Rates as one correctly rounded division each, so a threshold
          * written in decimal compares exactly at the boundary (0.1 == 3/30). */
         if (do_geno && n_used && (double)c.miss / (double)n_used > geno) {
@@ -661,7 +507,7 @@ int es_select_qc(const es_plink_t *p, const uint8_t *used, double maf, double ge
 
 /* ---- compaction ------------------------------------------------------------- */
 
-int es_select_compact(es_plink_t *p, const uint8_t *vkeep)
+int es_filter_compact(es_fileset_t *p, const uint8_t *vkeep)
 {
     uint32_t n = p->n_variants, k = 0;
     for (uint32_t v = 0; v < n; v++) k += vkeep[v] != 0;

@@ -20,7 +20,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "es_internal.h"
+#include "formats.h"
 
 /* how many column names an "available columns" message lists */
 #define MAX_LISTED_COLUMNS 20
@@ -119,7 +119,7 @@ static int count_fields(const char *ls, const char *le)
     return nf;
 }
 
-int es_pheno_read(const char *path, const char *pheno_name, const es_plink_t *p, int8_t *status)
+int es_pheno_read(const char *path, const char *pheno_name, const es_fileset_t *p, int8_t *status)
 {
     int ret = ES_OK;
     char *text = NULL;

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "es_internal.h"
+#include "formats.h"
 
 static char *path_with_ext(const char *prefix, const char *ext)
 {
@@ -79,7 +79,7 @@ static uint64_t id_hash(const char *fid, const char *iid)
 
 /* One warning for all duplicated FID+IID pairs: PLINK refuses them, but a
  * case/control scan still works when they are left in, so warn, not fail. */
-static int check_duplicate_samples(const es_plink_t *p, const uint64_t *line_of)
+static int check_duplicate_samples(const es_fileset_t *p, const uint64_t *line_of)
 {
     size_t cap = 16;
     while (cap < (size_t)p->n_samples * 2) cap <<= 1;
@@ -136,7 +136,7 @@ static int fam_pheno_code(const char *s, int8_t *code, int *quant)
     return 0;
 }
 
-static int parse_fam(es_plink_t *p)
+static int parse_fam(es_fileset_t *p)
 {
     int ret = ES_OK;
     size_t len, cap;
@@ -193,7 +193,7 @@ out:
     return ret;
 }
 
-static int parse_bim(es_plink_t *p)
+static int parse_bim(es_fileset_t *p)
 {
     int ret = ES_OK;
     size_t len, cap;
@@ -257,7 +257,7 @@ out:
 
 /* Map the .bed and check that it is a SNP-major PLINK 1 file whose size
  * matches the .bim and .fam exactly. */
-static int open_bed(es_plink_t *p, const char *prefix)
+static int open_bed(es_fileset_t *p, const char *prefix)
 {
     int ret = ES_OK, fd = -1;
     struct stat st;
@@ -340,10 +340,10 @@ out:
     return ret;
 }
 
-int es_plink_open(es_plink_t **out, const char *prefix)
+int es_plink_open(es_fileset_t **out, const char *prefix)
 {
     int ret = ES_OK;
-    es_plink_t *p = NULL;
+    es_fileset_t *p = NULL;
 
     if (!out || !prefix || !*prefix) {
         es_error("no PLINK fileset prefix given");
@@ -370,11 +370,11 @@ int es_plink_open(es_plink_t **out, const char *prefix)
     p = NULL;
 out:
     if (ret == ES_ERR_NOMEM) es_error("out of memory reading PLINK fileset %s", prefix);
-    es_plink_close(p);
+    es_fileset_close(p);
     return ret;
 }
 
-void es_plink_close(es_plink_t *p)
+void es_fileset_close(es_fileset_t *p)
 {
     if (!p) return;
     /* VCF input keeps its rows in memory; a .bed is mapped */

@@ -1325,3 +1325,17 @@ int es_table_read(const char *path, const es_table_opt_t *opt, es_dtable_t *out)
 {
     return es_table_read_chunk(path, opt, out, TABLE_CHUNK);
 }
+
+void es_dtable_free(es_dtable_t *d)
+{
+    if (!d) return;
+    if (d->names) {
+        for (uint32_t f = 0; f < d->n_features; f++) free(d->names[f]);
+        free(d->names);
+    }
+    free(d->class_name);
+    free(d->x);
+    free(d->n_states);
+    free(d->y);
+    memset(d, 0, sizeof *d);
+}

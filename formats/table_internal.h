@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "es_internal.h"
+#include "table.h"
 
 #define MAX_VALUES 65535u                  /* values of a coded column; + missing = 65536 states */
 #define INT_EXACT 16777216.0               /* integers up to 2^24 are exact in a float */

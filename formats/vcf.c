@@ -17,7 +17,7 @@
  * no copy into int32 (bcf_get_genotypes would make one).  Decompression runs
  * on htslib's thread pool (`threads`), overlapping the parsing.
  *
- * Semantics (see es_vcf_open() in es_internal.h):
+ * Semantics (see es_vcf_open() in formats.h):
  *   - diploid calls give the ALT dosage, phased or not;
  *   - missing calls ("./.", ".|.", ".") and half-missing ones ("./1") are
  *     missing; half-missing calls are counted (PLINK 1.9 refuses them unless
@@ -47,7 +47,7 @@
 #include <htslib/thread_pool.h>
 #include <htslib/vcf.h>
 
-#include "es_internal.h"
+#include "formats.h"
 
 /* PLINK 2-bit codes (copies of A1 = ALT): 00 two, 01 missing, 10 one, 11 none */
 #define CODE_MISSING 1u
@@ -89,7 +89,7 @@ typedef struct {
     const char *region; /* region being read, or NULL when reading sequentially */
     char loc[LOC_LEN];  /* "CHR:POS" of the current record */
     /* the fileset being built */
-    es_plink_t *p;
+    es_fileset_t *p;
     size_t var_cap;    /* capacity of pos, var_off, var_rid, rows (variants) */
     uint64_t *var_off; /* arena offset of "ID\0A1\0A2\0" of each variant */
     int32_t *var_rid;  /* contig (header rid) of each variant */
@@ -178,7 +178,7 @@ static int arena_put(rd_t *r, const char *s, size_t n, uint64_t *off)
  * double, so a stream of unknown length costs O(1) amortised per variant. */
 static int reserve_variant(rd_t *r)
 {
-    es_plink_t *p = r->p;
+    es_fileset_t *p = r->p;
     if (p->n_variants < r->var_cap) return ES_OK;
     if (p->n_variants >= UINT32_MAX - 1) {
         es_error("%s: more than 4,294,967,294 variants are not supported", r->path);
@@ -215,7 +215,7 @@ static int add_variant(rd_t *r)
 {
     int ret;
     bcf1_t *rec = r->rec;
-    es_plink_t *p = r->p;
+    es_fileset_t *p = r->p;
     int rid = rec->rid;
     uint32_t v = p->n_variants;
 
@@ -885,7 +885,7 @@ out:
 /* Samples: FID = IID = the VCF name, in one text buffer like a .fam's. */
 static int take_samples(rd_t *r)
 {
-    es_plink_t *p = r->p;
+    es_fileset_t *p = r->p;
     size_t total = 0;
     uint32_t n = r->n;
     for (uint32_t s = 0; s < n; s++)
@@ -909,10 +909,10 @@ static int take_samples(rd_t *r)
     return ES_OK;
 }
 
-/* Turn offsets into the pointer arrays of es_plink_t and shrink the rows. */
+/* Turn offsets into the pointer arrays of es_fileset_t and shrink the rows. */
 static int finish(rd_t *r)
 {
-    es_plink_t *p = r->p;
+    es_fileset_t *p = r->p;
     uint32_t m = p->n_variants;
     p->chr = malloc((size_t)m * sizeof *p->chr);
     p->id = malloc((size_t)m * sizeof *p->id);
@@ -972,7 +972,7 @@ static void log_summary(const rd_t *r)
                 r->first_poly);
 }
 
-int es_vcf_open(es_plink_t **out, const char *path, const char *const *regions, int n_regions,
+int es_vcf_open(es_fileset_t **out, const char *path, const char *const *regions, int n_regions,
                 int threads, es_vcf_stats_t *stats)
 {
     int ret = ES_OK;
@@ -1091,6 +1091,6 @@ out:
     free(r.var_rid);
     free(r.arena);
     free(r.ctg_off);
-    es_plink_close(r.p);
+    es_fileset_close(r.p);
     return ret;
 }

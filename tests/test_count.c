@@ -1,6 +1,6 @@
 /* test_count.c -- packing and pair counting against plain per-sample loops.
  *
- * A dataset is built in memory (an es_plink_t over a .bed image, status and
+ * A dataset is built in memory (an es_fileset_t over a .bed image, status and
  * slots filled by hand, as dataset.c would), so these tests need no file I/O.
  * Random genotype matrices with and without missing calls, sample counts that
  * are not multiples of 64 or 1024, monomorphic and all-missing variants and
@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "es_internal.h"
+#include "select.h"
 #include "testutil.h"
 
 /* How slots are assigned. */
@@ -28,7 +28,7 @@ enum {
 };
 
 typedef struct {
-    es_plink_t pk;
+    es_fileset_t pk;
     es_dataset_t ds;
     uint8_t *bed;  /* magic + rows */
     uint8_t *geno; /* geno[v*n + s]: 0..2 copies of A1, 3 missing */

@@ -21,7 +21,7 @@
 
 #include <cmocka.h>
 
-#include "es_internal.h"
+#include "select.h"
 #include "gpu.h"
 #include "testutil.h"
 

@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "es_internal.h"
+#include "select.h"
 #include "testutil.h"
 
 #define NS 6 /* samples FAM0/IND0 .. FAM5/IND5 in every fixture */
@@ -23,7 +23,7 @@
 typedef struct {
     tu_fixture_t base; /* first: temp dir + stderr capture (tu_fixture_new) */
     char prefix[4096], pheno[4200], fam[4200];
-    es_plink_t *p;
+    es_fileset_t *p;
     int8_t status[NS];
 } fx_t;
 
@@ -46,7 +46,7 @@ static int teardown(void **state)
 {
     fx_t *fx = *state;
     tu_cap_stop(&fx->base.cap);
-    es_plink_close(fx->p);
+    es_fileset_close(fx->p);
     tu_fixture_free(fx);
     return 0;
 }
@@ -260,7 +260,7 @@ static void test_iid_only_ambiguous(void **state)
     fx_t *fx = *state;
     assert_int_equal(tu_write_text(fx->fam, "F1 A 0 0 0 -9\nF1 B 0 0 0 -9\nF2 A 0 0 0 -9\n"
                                             "F1 C 0 0 0 -9\nF1 C 0 0 0 -9\nF1 D 0 0 0 -9\n"), 0);
-    es_plink_close(fx->p);
+    es_fileset_close(fx->p);
     fx->p = NULL;
     tu_cap_start(&fx->base.cap);
     assert_int_equal(es_plink_open(&fx->p, fx->prefix), ES_OK); /* warns: duplicate F1 C */

@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "es_internal.h"
+#include "select.h"
 #include "testutil.h"
 
 typedef struct {
@@ -45,7 +45,7 @@ static int teardown(void **state)
 
 static void expect_plink_fail(fx_t *fx, int want, ...)
 {
-    es_plink_t *p = (es_plink_t *)0x1;
+    es_fileset_t *p = (es_fileset_t *)0x1;
     va_list ap;
     tu_cap_start(&fx->base.cap);
     int rc = es_plink_open(&p, fx->prefix);
@@ -163,14 +163,14 @@ static void test_single_sample_reader(void **state)
     uint8_t g[3] = {0, 2, 3};
     int ph[1] = {2};
     assert_int_equal(tu_write_bfile(fx->prefix, g, 3, 1, ph), 0);
-    es_plink_t *p = NULL;
+    es_fileset_t *p = NULL;
     assert_int_equal(es_plink_open(&p, fx->prefix), ES_OK);
     assert_int_equal(p->n_samples, 1);
     assert_int_equal(p->bytes_per_variant, 1);
-    assert_int_equal(es_plink_row(p, 0)[0] & 3, 3); /* 0 copies of A1 = hom A2 = 11 */
-    assert_int_equal(es_plink_row(p, 1)[0] & 3, 0); /* 2 copies = 00 */
-    assert_int_equal(es_plink_row(p, 2)[0] & 3, 1); /* missing = 01 */
-    es_plink_close(p);
+    assert_int_equal(es_fileset_row(p, 0)[0] & 3, 3); /* 0 copies of A1 = hom A2 = 11 */
+    assert_int_equal(es_fileset_row(p, 1)[0] & 3, 0); /* 2 copies = 00 */
+    assert_int_equal(es_fileset_row(p, 2)[0] & 3, 1); /* missing = 01 */
+    es_fileset_close(p);
     expect_dataset_fail(fx, NULL, NULL, ES_ERR_DATA, fx->fam, "no controls", END);
 }
 
@@ -373,7 +373,7 @@ static void test_bad_args(void **state)
 {
     fx_t *fx = *state;
     es_dataset_t *ds = NULL;
-    es_plink_t *p = NULL;
+    es_fileset_t *p = NULL;
     write_good(fx);
     tu_cap_start(&fx->base.cap);
     assert_int_equal(es_dataset_open_bfile(&ds, NULL, NULL, NULL), ES_ERR_ARG);
@@ -384,7 +384,7 @@ static void test_bad_args(void **state)
     assert_null(ds);
     assert_null(p);
     es_dataset_destroy(NULL);
-    es_plink_close(NULL);
+    es_fileset_close(NULL);
 }
 
 /* ---- malformed .bed ------------------------------------------------------ */
@@ -528,12 +528,12 @@ static void test_fam_phenotypes(void **state)
     assert_int_equal(tu_write_text(fx->fam, "a a 0 0 0 1\nb b 0 0 0 2\nc c 0 0 0 0\n"
                                             "d d 0 0 0 -9\ne e 0 0 0 NA\nf f 0 0 0 2.0\n"
                                             "g g 0 0 0 1.0\nh h 0 0 0 -9.0\n"), 0);
-    es_plink_t *p = NULL;
+    es_fileset_t *p = NULL;
     assert_int_equal(es_plink_open(&p, fx->prefix), ES_OK);
     const int8_t want[8] = {0, 1, -1, -1, -1, 1, 0, -1};
     assert_memory_equal(p->fam_pheno, want, 8);
     assert_int_equal(p->fam_pheno_quantitative, 0);
-    es_plink_close(p);
+    es_fileset_close(p);
 
     assert_int_equal(tu_write_text(fx->fam, "a a 0 0 0 1.5\nb b 0 0 0 2\nc c 0 0 0 0.3\n"
                                             "d d 0 0 0 -9\ne e 0 0 0 1\nf f 0 0 0 2\n"
@@ -541,7 +541,7 @@ static void test_fam_phenotypes(void **state)
     assert_int_equal(es_plink_open(&p, fx->prefix), ES_OK);
     assert_int_equal(p->fam_pheno_quantitative, 1);
     assert_int_equal(p->fam_pheno[0], -1);
-    es_plink_close(p);
+    es_fileset_close(p);
     expect_dataset_fail(fx, NULL, NULL, ES_ERR_DATA, fx->fam, "column 6",
                         "not case/control (1/2)", "--pheno", END);
     /* a phenotype file makes the quantitative column irrelevant */

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "es_internal.h"
+#include "select.h"
 #include "testutil.h"
 
 /* Word counts around every vector width and the AVX2 byte-counter flush

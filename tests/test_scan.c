@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "es_internal.h"
-#include "scan_internal.h"
+#include "select.h"
+#include "tile.h"
 #include "testutil.h"
 
 /* brute force: every pair's table from decoded genotypes, scored */

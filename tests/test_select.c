@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "es_internal.h"
+#include "select.h"
 #include "testutil.h"
 
 typedef struct {
@@ -809,7 +809,7 @@ static void test_var_src_decode(void **state)
     free(ph);
 }
 
-/* es_select_compact() twice composes the selections. */
+/* es_filter_compact() twice composes the selections. */
 static void test_compact_composes(void **state)
 {
     fx_t *fx = *state;
@@ -817,13 +817,13 @@ static void test_compact_composes(void **state)
     uint8_t *g = random_geno(m, n, 0, 2);
     int *ph = alt_pheno(n);
     write_fileset(fx, g, m, n, ph);
-    es_plink_t *p = NULL;
+    es_fileset_t *p = NULL;
     assert_int_equal(es_plink_open(&p, fx->prefix), ES_OK);
     uint8_t keep1[10] = {1, 0, 1, 1, 0, 1, 1, 1, 0, 1}; /* rows 0 2 3 5 6 7 9 */
-    assert_int_equal(es_select_compact(p, keep1), ES_OK);
+    assert_int_equal(es_filter_compact(p, keep1), ES_OK);
     assert_int_equal(p->n_variants, 7);
     uint8_t keep2[7] = {0, 1, 0, 1, 1, 0, 1}; /* rows 2 5 6 9 */
-    assert_int_equal(es_select_compact(p, keep2), ES_OK);
+    assert_int_equal(es_filter_compact(p, keep2), ES_OK);
     assert_int_equal(p->n_variants, 4);
     const uint32_t want[4] = {2, 5, 6, 9};
     for (uint32_t v = 0; v < 4; v++) {
@@ -831,15 +831,15 @@ static void test_compact_composes(void **state)
         char id[16];
         snprintf(id, sizeof id, "rs%u", want[v] + 1);
         assert_string_equal(p->id[v], id);
-        assert_ptr_equal(es_plink_row(p, v), p->bed_map + 3 + want[v] * p->bytes_per_variant);
+        assert_ptr_equal(es_fileset_row(p, v), p->bed_map + 3 + want[v] * p->bytes_per_variant);
     }
     /* keeping all changes nothing */
     uint8_t all[4] = {1, 1, 1, 1};
-    assert_int_equal(es_select_compact(p, all), ES_OK);
+    assert_int_equal(es_filter_compact(p, all), ES_OK);
     assert_int_equal(p->n_variants, 4);
     free(p->var_src);
     p->var_src = NULL;
-    es_plink_close(p);
+    es_fileset_close(p);
     free(g);
     free(ph);
 }

@@ -24,7 +24,7 @@
 
 #include <cmocka.h>
 
-#include "es_internal.h"
+#include "select.h"
 #include "testutil.h"
 
 #define CHECK_REL(got, want, tol)                                                                  \

@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "es_internal.h"
+#include "select.h"
 #include "testutil.h"
 
 /* es_table_read with a chosen read size (formats/table.c) */

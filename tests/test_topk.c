@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "es_internal.h"
+#include "select.h"
 #include "testutil.h"
 
 /* random pairs with many ties in the statistic */

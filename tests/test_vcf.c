@@ -20,7 +20,7 @@
 #include <htslib/tbx.h>
 #include <htslib/vcf.h>
 
-#include "es_internal.h"
+#include "select.h"
 #include "testutil.h"
 
 typedef struct {
@@ -90,29 +90,29 @@ static void write_all_forms(fx_t *fx, const char *text)
 
 /* Genotype of sample s at variant v as a character: '0' '1' '2' copies of
  * A1 (ALT), '.' missing. */
-static char geno_char(const es_plink_t *p, uint32_t v, uint32_t s)
+static char geno_char(const es_fileset_t *p, uint32_t v, uint32_t s)
 {
-    unsigned code = (es_plink_row(p, v)[s / 4] >> (2 * (s % 4))) & 3;
+    unsigned code = (es_fileset_row(p, v)[s / 4] >> (2 * (s % 4))) & 3;
     return "2.10"[code];
 }
 
 /* The row of variant v as a string, e.g. "012.1"; also checks pad bits are zero. */
-static const char *row_str(const es_plink_t *p, uint32_t v, char *buf)
+static const char *row_str(const es_fileset_t *p, uint32_t v, char *buf)
 {
     for (uint32_t s = 0; s < p->n_samples; s++)
         buf[s] = geno_char(p, v, s);
     buf[p->n_samples] = '\0';
     if (p->n_samples % 4) {
-        uint8_t last = es_plink_row(p, v)[p->bytes_per_variant - 1];
+        uint8_t last = es_fileset_row(p, v)[p->bytes_per_variant - 1];
         assert_int_equal(last >> (2 * (p->n_samples % 4)), 0);
     }
     return buf;
 }
 
-static es_plink_t *open_ok(const char *path, const char *const *regions, int n_regions, int threads,
+static es_fileset_t *open_ok(const char *path, const char *const *regions, int n_regions, int threads,
                            es_vcf_stats_t *st)
 {
-    es_plink_t *p = NULL;
+    es_fileset_t *p = NULL;
     assert_int_equal(es_vcf_open(&p, path, regions, n_regions, threads, st), ES_OK);
     assert_non_null(p);
     assert_non_null(p->rows_owned);
@@ -125,7 +125,7 @@ static es_plink_t *open_ok(const char *path, const char *const *regions, int n_r
 static void expect_vcf_fail(fx_t *fx, const char *path, const char *const *regions, int n_regions,
                             int want, ...)
 {
-    es_plink_t *p = (es_plink_t *)0x1;
+    es_fileset_t *p = (es_fileset_t *)0x1;
     va_list ap;
     tu_cap_start(&fx->base.cap);
     int rc = es_vcf_open(&p, path, regions, n_regions, 0, NULL);
@@ -138,8 +138,8 @@ static void expect_vcf_fail(fx_t *fx, const char *path, const char *const *regio
     va_end(ap);
 }
 
-/* Two readings of the same data agree on everything es_plink_t holds. */
-static void assert_same_fileset(const es_plink_t *a, const es_plink_t *b)
+/* Two readings of the same data agree on everything es_fileset_t holds. */
+static void assert_same_fileset(const es_fileset_t *a, const es_fileset_t *b)
 {
     assert_int_equal(a->n_samples, b->n_samples);
     assert_int_equal(a->n_variants, b->n_variants);
@@ -181,7 +181,7 @@ static const char calls_vcf[] = HDR5
 
 static const char *const calls_rows[] = {"01121", "....2", "..12.", "00.00", "210.1", ".1.20"};
 
-static void check_calls(const es_plink_t *p, const es_vcf_stats_t *st)
+static void check_calls(const es_fileset_t *p, const es_vcf_stats_t *st)
 {
     char buf[64];
     static const char *const ids[] = {"rs1", "1:200:C:T", "rs5", "2:700:G:.", "rs8", "rs9"};
@@ -221,12 +221,12 @@ static void test_calls_all_forms(void **state)
     fx_t *fx = *state;
     write_all_forms(fx, calls_vcf);
     const char *paths[] = {fx->vcf, fx->vcfgz, fx->bcf};
-    es_plink_t *first = NULL;
+    es_fileset_t *first = NULL;
     for (int k = 0; k < 3; k++) {
         for (int threads = 0; threads <= 2; threads += 2) {
             es_vcf_stats_t st;
             tu_cap_start(&fx->base.cap);
-            es_plink_t *p = open_ok(paths[k], NULL, 0, threads, &st);
+            es_fileset_t *p = open_ok(paths[k], NULL, 0, threads, &st);
             const char *text = tu_cap_stop(&fx->base.cap);
             check_calls(p, &st);
             assert_string_equal(p->bed_path, paths[k]); /* messages name the VCF */
@@ -241,13 +241,13 @@ static void test_calls_all_forms(void **state)
             assert_non_null(strstr(text, "set 1 call with more than two alleles (ploidy > 2)"));
             if (first) {
                 assert_same_fileset(first, p);
-                es_plink_close(p);
+                es_fileset_close(p);
             } else {
                 first = p;
             }
         }
     }
-    es_plink_close(first);
+    es_fileset_close(first);
 }
 
 /* Without warnings at the default level when nothing is skipped; NULL stats allowed. */
@@ -257,7 +257,7 @@ static void test_clean_file_is_quiet(void **state)
     assert_int_equal(tu_write_text(fx->vcf, HDR5 "1\t10\tx\tA\tC\t.\t.\t.\tGT\t0/0\t0/1\t1/1\t"
                                                  "0|0\t1|0\n"),
                      0);
-    es_plink_t *p = NULL;
+    es_fileset_t *p = NULL;
     tu_cap_start(&fx->base.cap);
     assert_int_equal(es_vcf_open(&p, fx->vcf, NULL, 0, 0, NULL), ES_OK);
     const char *text = tu_cap_stop(&fx->base.cap);
@@ -265,7 +265,7 @@ static void test_clean_file_is_quiet(void **state)
     assert_null(strstr(text, "[E::"));
     char buf[8];
     assert_string_equal(row_str(p, 0, buf), "01201");
-    es_plink_close(p);
+    es_fileset_close(p);
 }
 
 /* CRLF line ends, a missing contig header line (htslib warns, we read on),
@@ -278,7 +278,7 @@ static void test_text_variants(void **state)
                                    "chrU\t5\t.\tA\tC\t.\t.\t.\tGT\t0/1\t1/1\t0/0\r\n"
                                    "chrU\t6\tq\tA\tC\t.\t.\t.\tDP:GT\t12:0/1\t:1|1\t7\r\n"),
                      0);
-    es_plink_t *p = open_ok(fx->vcf, NULL, 0, 0, NULL);
+    es_fileset_t *p = open_ok(fx->vcf, NULL, 0, 0, NULL);
     char buf[8];
     assert_int_equal(p->n_variants, 2);
     assert_string_equal(row_str(p, 0, buf), "120");
@@ -287,7 +287,7 @@ static void test_text_variants(void **state)
     assert_string_equal(p->id[0], "chrU:5:A:C");
     assert_string_equal(p->a2[1], "A");
     assert_string_equal(p->iid[2], "C"); /* no CR in the last sample name */
-    es_plink_close(p);
+    es_fileset_close(p);
 }
 
 /* Random genotypes in every spelling, for many N mod 4 and more variants
@@ -329,9 +329,9 @@ static void test_random_roundtrip(void **state)
         /* position order: contig 1 records first, then contig 2, as an index wants */
         write_all_forms(fx, text);
         const char *paths[] = {fx->vcf, fx->vcfgz, fx->bcf};
-        es_plink_t *first = NULL;
+        es_fileset_t *first = NULL;
         for (int f = 0; f < 3; f++) {
-            es_plink_t *p = open_ok(paths[f], NULL, 0, f, NULL);
+            es_fileset_t *p = open_ok(paths[f], NULL, 0, f, NULL);
             assert_int_equal(p->n_variants, m);
             assert_int_equal(p->n_samples, n);
             for (uint32_t v = 0; v < m; v++)
@@ -339,12 +339,12 @@ static void test_random_roundtrip(void **state)
                     assert_int_equal(geno_char(p, v, s), "012."[g[(size_t)v * n + s]]);
             if (first) {
                 assert_same_fileset(first, p);
-                es_plink_close(p);
+                es_fileset_close(p);
             } else {
                 first = p;
             }
         }
-        es_plink_close(first);
+        es_fileset_close(first);
         free(text);
         free(g);
     }
@@ -362,7 +362,7 @@ static const char region_vcf[] =
          "2\t100\te\tA\tG\t.\t.\t.\tGT\t0/0\t0/0\t0/0\t0/0\t1/1\n"
          "2\t500\tf\tA\tG\t.\t.\t.\tGT\t0/0\t0/0\t0/0\t0/1\t1/1\n";
 
-static void ids_are(const es_plink_t *p, const char *want)
+static void ids_are(const es_fileset_t *p, const char *want)
 {
     char got[256] = "";
     for (uint32_t v = 0; v < p->n_variants; v++) {
@@ -383,16 +383,16 @@ static void test_regions(void **state)
     for (int k = 0; k < 2; k++) {
         /* out of order, overlapping, a deletion spanning two regions, a whole contig */
         const char *r1[] = {"2", "1:150-250", "1:200-200", "1:290-296", "1:304-310"};
-        es_plink_t *p = open_ok(paths[k], r1, 5, 2, NULL);
+        es_fileset_t *p = open_ok(paths[k], r1, 5, 2, NULL);
         ids_are(p, "b del e f ");
-        es_plink_close(p);
+        es_fileset_close(p);
         /* CHR:POS form, and a region beyond every record of its contig */
         const char *r2[] = {"1:400", "2:600-900"};
         es_vcf_stats_t st;
         p = open_ok(paths[k], r2, 2, 0, &st);
         ids_are(p, "d ");
         assert_int_equal(st.records, 1);
-        es_plink_close(p);
+        es_fileset_close(p);
         /* an unknown contig is a warning; with nothing left it is no data */
         const char *r3[] = {"chr7:1-100"};
         expect_vcf_fail(fx, paths[k], r3, 1, ES_ERR_DATA, "no variant records in the regions", END);
@@ -410,9 +410,9 @@ static void test_regions(void **state)
     snprintf(tbi, sizeof tbi, "%s.tbi", fx->vcfgz);
     assert_int_equal(unlink(tbi), 0);
     const char *r5[] = {"1:100-200"};
-    es_plink_t *p = open_ok(fx->vcfgz, r5, 1, 0, NULL);
+    es_fileset_t *p = open_ok(fx->vcfgz, r5, 1, 0, NULL);
     ids_are(p, "a b ");
-    es_plink_close(p);
+    es_fileset_close(p);
 }
 
 static void test_regions_without_index(void **state)
@@ -536,7 +536,7 @@ static void test_bad_files(void **state)
     struct stat st;
     assert_int_equal(stat(fx->vcfgz, &st), 0);
     assert_int_equal(truncate(fx->vcfgz, st.st_size - 40), 0);
-    es_plink_t *p = (es_plink_t *)0x1;
+    es_fileset_t *p = (es_fileset_t *)0x1;
     tu_cap_start(&fx->base.cap);
     int rc = es_vcf_open(&p, fx->vcfgz, NULL, 0, 0, NULL);
     tu_cap_stop(&fx->base.cap);
@@ -562,8 +562,8 @@ static void test_write_from_vcf(void **state)
     tu_cap_start(&fx->base.cap);
     assert_int_equal(es_dataset_open(&ds, &opt), ES_OK);
     tu_cap_stop(&fx->base.cap);
-    assert_int_equal(es_plink_write(ds, fx->out), ES_OK);
-    es_plink_t *p = NULL;
+    assert_int_equal(es_dataset_write_plink(ds, fx->out), ES_OK);
+    es_fileset_t *p = NULL;
     assert_int_equal(es_plink_open(&p, fx->out), ES_OK);
     assert_int_equal(p->n_variants, 6);
     char buf[8];
@@ -577,7 +577,7 @@ static void test_write_from_vcf(void **state)
     assert_string_equal(p->a2[0], "A");
     assert_string_equal(p->fid[4], "S5");
     assert_int_equal(p->fam_pheno[4], -1);
-    es_plink_close(p);
+    es_fileset_close(p);
     /* no temporary file is left */
     char tmp[4300];
     snprintf(tmp, sizeof tmp, "%s.bed.tmp", fx->out);
@@ -622,9 +622,9 @@ static void test_write_selection(void **state)
         tu_cap_start(&fx->base.cap);
         assert_int_equal(es_dataset_open(&ds, &opt), ES_OK);
         tu_cap_stop(&fx->base.cap);
-        assert_int_equal(es_plink_write(ds, fx->out), ES_OK);
+        assert_int_equal(es_dataset_write_plink(ds, fx->out), ES_OK);
         es_dataset_destroy(ds);
-        es_plink_t *p = NULL;
+        es_fileset_t *p = NULL;
         assert_int_equal(es_plink_open(&p, fx->out), ES_OK);
         assert_int_equal(p->n_variants, 3);
         assert_int_equal(p->n_samples, n - drop - 1);
@@ -649,7 +649,7 @@ static void test_write_selection(void **state)
             assert_int_equal(p->fam_pheno[k], ph[s] == -9 ? -1 : ph[s] - 1);
             k++;
         }
-        es_plink_close(p);
+        es_fileset_close(p);
     }
     /* parents and sex fields survive: tu_write_bfile writes sex 1 + (s & 1) */
     char fam[4300], line[256];
@@ -676,7 +676,7 @@ static void test_write_refuses_blanks(void **state)
     es_dataset_t *ds = NULL;
     assert_int_equal(es_dataset_open(&ds, &opt), ES_OK);
     tu_cap_start(&fx->base.cap);
-    int rc = es_plink_write(ds, fx->out);
+    int rc = es_dataset_write_plink(ds, fx->out);
     const char *text = tu_cap_stop(&fx->base.cap);
     assert_int_equal(rc, ES_ERR_FORMAT);
     assert_non_null(strstr(text, "'S 1'"));
@@ -694,7 +694,7 @@ static void test_write_refuses_blanks(void **state)
     assert_int_equal(tu_write_text(fx->vcf, calls_vcf), 0);
     tu_cap_start(&fx->base.cap);
     assert_int_equal(es_dataset_open(&ds, &opt), ES_OK);
-    rc = es_plink_write(ds, nodir);
+    rc = es_dataset_write_plink(ds, nodir);
     text = tu_cap_stop(&fx->base.cap);
     assert_int_equal(rc, ES_ERR_IO);
     assert_non_null(strstr(text, "cannot create"));

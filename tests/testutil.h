@@ -278,7 +278,7 @@ static inline void tu_geno_free(tu_geno_t *f)
 #endif
 
 /* ---- whole scans compared (test_scan.c, test_gpu.c) ---------------------------- */
-#if defined(CMOCKA_H_) && defined(ES_INTERNAL_H)
+#if defined(CMOCKA_H_) && defined(ES_UTIL_H)
 /* A scan's whole result, to compare two scans byte for byte. */
 typedef struct {
     es_pair_t *top;
@@ -294,7 +294,7 @@ static inline void tu_run_scan(es_dataset_t *ds, const es_opt_t *opt, const es_b
     memset(r, 0, sizeof *r);
     r->sig.order_ok = 1;
     assert_int_equal(es_scan_create(&scan, ds, opt), ES_OK);
-#ifdef ES_SCAN_INTERNAL_H
+#ifdef ES_TILE_H
     if (backend) scan->backend = backend;
 #else
     assert_null(backend);
@@ -337,7 +337,7 @@ static inline void tu_same_result(const tu_result_t *a, const tu_result_t *b, ui
 #endif
 
 /* ---- discrete tables (test_mi.c, test_gpu_mi.c) ------------------------------ */
-#if defined(CMOCKA_H_) && defined(ES_INTERNAL_H)
+#if defined(CMOCKA_H_) && defined(ES_UTIL_H)
 /* An all-zero n x nf table with nc classes (fill x, y and n_states). */
 static inline void tu_dtable_init(es_dtable_t *d, uint32_t n, uint32_t nf, uint32_t nc)
 {

@@ -5,7 +5,7 @@
 #include <omp.h>
 #endif
 
-#include "scan_internal.h"
+#include "backend.h"
 
 static int cpu_device_count(void) { return 1; }
 

@@ -16,7 +16,7 @@
 #endif
 
 #include "gpu.h"
-#include "scan_internal.h"
+#include "backend.h"
 
 static int gpu_device_count(void) { return es_backend_gpu_count(); }
 

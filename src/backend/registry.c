@@ -2,7 +2,7 @@
  * compiled in.  The CPU backend always registers. */
 #include "config.h"
 
-#include "es_internal.h"
+#include "backend.h"
 #include "gpu.h"
 
 int es_backend_gpu_count(void)

@@ -8,7 +8,10 @@
 #include <stdio.h>
 
 #include "epistream.h"
-#include "es_internal.h"
+#include "output.h"
+#include "scan.h"
+#include "select.h"
+#include "sim.h"
 
 /* exit codes */
 #define ES_EXIT_OK 0

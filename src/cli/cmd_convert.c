@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "es_internal.h"
 
 static void convert_usage(FILE *fp)
 {
@@ -89,10 +88,10 @@ int es_cmd_convert(int argc, char **argv)
     double t0 = es_time_now();
     int ret = es_dataset_open(&ds, &ci.in);
     if (ret) goto out;
-    if ((ret = es_plink_write(ds, out))) goto out;
+    if ((ret = es_dataset_write_plink(ds, out))) goto out;
     if (!quiet) {
         char a[32], b[32], d[32], e[32];
-        const es_plink_t *p = ds->plink;
+        const es_fileset_t *p = ds->plink;
         uint32_t n = es_dataset_n_samples_total(ds), kept = 0;
         for (uint32_t s = 0; s < n; s++)
             kept += ds->status[s] != -2;

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "es_internal.h"
 #include "gpu.h"
 
 static void info_usage(FILE *fp)

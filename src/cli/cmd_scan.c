@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "es_internal.h"
 #include "output.h"
 
 static void scan_usage(FILE *fp)

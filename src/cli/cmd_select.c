@@ -21,7 +21,6 @@
 #endif
 
 #include "cli.h"
-#include "es_internal.h"
 #include "output.h"
 
 #define K_MAX 100000000u

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "es_internal.h"
 
 static void sim_usage(FILE *fp)
 {

@@ -11,7 +11,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "es_internal.h"
+#include "count.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #define ES_COUNT_X86 1

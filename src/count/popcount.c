@@ -1,7 +1,7 @@
 /* popcount.c -- AND + popcount kernels over genotype bit planes.
  *
  * Counting a pair's table is, per class, a handful of |x & y| over two
- * variants' planes (es_internal.h, "popcount kernels").  Every variant here
+ * variants' planes (count.h).  Every variant here
  * computes the same sums: the plain scalar twin is always compiled and is the
  * oracle in tests; the SIMD variants are compiled with per-function target
  * attributes (the build itself has no -m flags) and chosen once at run time
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "es_internal.h"
+#include "count.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #define ES_POPCOUNT_X86 1

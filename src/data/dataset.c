@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "es_internal.h"
+#include "data.h"
 
 /* PLINK 2-bit code -> copies of A1: 00 hom A1 (2), 01 missing (3),
  * 10 het (1), 11 hom A2 (0); 0x1E packs these four 2-bit answers. */
@@ -32,7 +32,7 @@ static const uint8_t decode_lut[256][4] = {DEC256(0), DEC256(64), DEC256(128), D
  * --pheno, allowed only when no phenotype is required). */
 static int assign_status(es_dataset_t *ds, const es_input_opt_t *opt)
 {
-    const es_plink_t *p = ds->plink;
+    const es_fileset_t *p = ds->plink;
     if (opt->pheno) return es_pheno_read(opt->pheno, opt->pheno_name, p, ds->status);
     if (opt->vcf) {
         memset(ds->status, 0xff, p->n_samples); /* -1: no phenotype */
@@ -117,7 +117,7 @@ static int check_opt(const es_input_opt_t *opt)
 static int select_samples(es_dataset_t *ds, const es_input_opt_t *opt)
 {
     int ret = ES_OK;
-    const es_plink_t *p = ds->plink;
+    const es_fileset_t *p = ds->plink;
     es_strindex_t by_pair = {0}, by_iid = {0};
     uint32_t removed;
 
@@ -126,11 +126,11 @@ static int select_samples(es_dataset_t *ds, const es_input_opt_t *opt)
         (ret = es_strindex_build(&by_iid, p->iid, NULL, p->n_samples)) != ES_OK)
         goto out;
     if (opt->keep &&
-        (ret = es_select_samples(opt->keep, 1, p, &by_pair, &by_iid, ds->status, &removed)) !=
+        (ret = es_filter_samples(opt->keep, 1, p, &by_pair, &by_iid, ds->status, &removed)) !=
             ES_OK)
         goto out;
     if (opt->remove &&
-        (ret = es_select_samples(opt->remove, 0, p, &by_pair, &by_iid, ds->status, &removed)) !=
+        (ret = es_filter_samples(opt->remove, 0, p, &by_pair, &by_iid, ds->status, &removed)) !=
             ES_OK)
         goto out;
 out:
@@ -154,7 +154,7 @@ static void add_removed(char *buf, size_t cap, const char *opt, uint32_t n, int 
 static int select_variants(es_dataset_t *ds, const es_input_opt_t *opt, const char *name)
 {
     int ret = ES_OK;
-    es_plink_t *p = ds->plink;
+    es_fileset_t *p = ds->plink;
     uint32_t n = p->n_variants, r_chr = 0, r_ext = 0, r_exc = 0, r_geno = 0, r_maf = 0;
     uint8_t *vkeep = NULL, *used = NULL;
     es_strindex_t by_id = {0};
@@ -168,20 +168,20 @@ static int select_variants(es_dataset_t *ds, const es_input_opt_t *opt, const ch
     }
     memset(vkeep, 1, n);
     if (opt->chr) {
-        if ((ret = es_select_chr(opt->chr, p, vkeep, &r_chr)) != ES_OK) goto out;
+        if ((ret = es_filter_chr(opt->chr, p, vkeep, &r_chr)) != ES_OK) goto out;
         es_info("--chr %s: %s of %s variants removed", opt->chr, es_fmt_count(r_chr, b1),
                 es_fmt_count(n, b2));
     }
     if (opt->extract || opt->exclude) {
         if ((ret = es_strindex_build(&by_id, p->id, NULL, n)) != ES_OK) goto out;
         if (opt->extract) {
-            if ((ret = es_select_variant_list(opt->extract, 1, p, &by_id, vkeep, &r_ext)) !=
+            if ((ret = es_filter_variant_list(opt->extract, 1, p, &by_id, vkeep, &r_ext)) !=
                 ES_OK)
                 goto out;
             es_info("--extract %s: %s variants removed", opt->extract, es_fmt_count(r_ext, b1));
         }
         if (opt->exclude) {
-            if ((ret = es_select_variant_list(opt->exclude, 0, p, &by_id, vkeep, &r_exc)) !=
+            if ((ret = es_filter_variant_list(opt->exclude, 0, p, &by_id, vkeep, &r_exc)) !=
                 ES_OK)
                 goto out;
             es_info("--exclude %s: %s variants removed", opt->exclude, es_fmt_count(r_exc, b1));
@@ -192,7 +192,7 @@ static int select_variants(es_dataset_t *ds, const es_input_opt_t *opt, const ch
         used[s] = (uint8_t)es_dataset_sample_used(ds, s);
         n_used += used[s];
     }
-    if ((ret = es_select_qc(p, used, opt->maf, opt->geno, opt->threads, vkeep, &r_geno,
+    if ((ret = es_filter_qc(p, used, opt->maf, opt->geno, opt->threads, vkeep, &r_geno,
                             &r_maf)) != ES_OK)
         goto out;
     if (opt->geno < 1)
@@ -214,7 +214,7 @@ static int select_variants(es_dataset_t *ds, const es_input_opt_t *opt, const ch
         ret = ES_ERR_DATA;
         goto out;
     }
-    ret = es_select_compact(p, vkeep);
+    ret = es_filter_compact(p, vkeep);
 out:
     es_strindex_free(&by_id);
     free(vkeep);
@@ -251,7 +251,7 @@ int es_dataset_open(es_dataset_t **out, const es_input_opt_t *opt)
                                NULL)) != ES_OK)
             goto out;
     }
-    const es_plink_t *p = ds->plink;
+    const es_fileset_t *p = ds->plink;
     const char *sample_src = p->fam_path ? p->fam_path : name;
     uint32_t n_var_in = p->n_variants;
     if (n_var_in == 0) {
@@ -342,11 +342,11 @@ void es_dataset_destroy(es_dataset_t *ds)
     if (!ds) return;
     if (ds->plink) {
         /* var_src is the selection's (this file's), freed here whatever
-         * es_plink_close() does with it */
+         * es_fileset_close() does with it */
         free(ds->plink->var_src);
         ds->plink->var_src = NULL;
     }
-    es_plink_close(ds->plink);
+    es_fileset_close(ds->plink);
     free(ds->status);
     free(ds->slot);
     free(ds);
@@ -390,7 +390,7 @@ es_variant_info_t es_dataset_variant(const es_dataset_t *ds, uint32_t idx)
 {
     es_variant_info_t v = {"", "", 0, 0.0, "", ""};
     if (!ds || idx >= ds->plink->n_variants) return v; /* contract broken: harmless value */
-    const es_plink_t *p = ds->plink;
+    const es_fileset_t *p = ds->plink;
     v.chr = p->chr[idx];
     v.id = p->id[idx];
     v.pos = p->pos[idx];
@@ -407,8 +407,8 @@ int es_dataset_decode(const es_dataset_t *ds, uint32_t idx, uint8_t *out)
                  ds ? ds->plink->n_variants : 0);
         return ES_ERR_ARG;
     }
-    const es_plink_t *p = ds->plink;
-    const uint8_t *row = es_plink_row(p, idx);
+    const es_fileset_t *p = ds->plink;
+    const uint8_t *row = es_fileset_row(p, idx);
     uint32_t n = p->n_samples, full = n / 4, rest = n % 4;
     for (uint32_t b = 0; b < full; b++) memcpy(out + 4 * (size_t)b, decode_lut[row[b]], 4);
     if (rest) memcpy(out + 4 * (size_t)full, decode_lut[row[full]], rest);
@@ -437,7 +437,7 @@ static int row_has_missing(const uint8_t *row, const uint64_t *kept, size_t full
 
 int es_dataset_any_missing(const es_dataset_t *ds)
 {
-    const es_plink_t *p = ds->plink;
+    const es_fileset_t *p = ds->plink;
     size_t bpv = p->bytes_per_variant, full_words = bpv / 8, tail = bpv % 8;
     size_t nw = full_words + (tail != 0);
     int found = 0;
@@ -460,11 +460,17 @@ int es_dataset_any_missing(const es_dataset_t *ds)
 #pragma omp atomic read
         done = found;
         if (done) continue;
-        if (row_has_missing(es_plink_row(p, (uint32_t)v), kept, full_words, tail)) {
+        if (row_has_missing(es_fileset_row(p, (uint32_t)v), kept, full_words, tail)) {
 #pragma omp atomic write
             found = 1;
         }
     }
     free(kept);
     return found;
+}
+
+int es_dataset_write_plink(const es_dataset_t *ds, const char *prefix)
+{
+    if (!ds) return ES_ERR_ARG;
+    return es_plink_write(ds->plink, ds->status, prefix);
 }

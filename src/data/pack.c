@@ -23,7 +23,7 @@
 #include <sys/mman.h>
 #include <sys/types.h>
 
-#include "es_internal.h"
+#include "data.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #define ES_PACK_X86 1
@@ -224,20 +224,20 @@ static inline __attribute__((always_inline)) void pack_dense(const plan_t *pn, c
 
 /* Variants [first, first + count) into pl: the body of every packer. */
 static inline __attribute__((always_inline)) void
-pack_rows_body(const plan_t *pn, const es_plink_t *pk, uint32_t first, uint32_t count,
+pack_rows_body(const plan_t *pn, const es_fileset_t *pk, uint32_t first, uint32_t count,
                es_planes_t *pl, uint64_t *vbuf, uint64_t (*cnt)[2][3], even_bits_fn even,
                compress3_fn compress)
 {
     for (uint32_t v = 0; v < count; v++) {
         uint64_t *planes = pl->planes + (size_t)v * pl->n_planes * pl->words;
-        pack_dense(pn, es_plink_row(pk, first + v), planes, vbuf, cnt[v], even, compress);
+        pack_dense(pn, es_fileset_row(pk, first + v), planes, vbuf, cnt[v], even, compress);
     }
 }
 
-typedef void (*pack_rows_fn)(const plan_t *pn, const es_plink_t *pk, uint32_t first, uint32_t count,
+typedef void (*pack_rows_fn)(const plan_t *pn, const es_fileset_t *pk, uint32_t first, uint32_t count,
                              es_planes_t *pl, uint64_t *vbuf, uint64_t (*cnt)[2][3]);
 
-static void pack_rows_generic(const plan_t *pn, const es_plink_t *pk, uint32_t first,
+static void pack_rows_generic(const plan_t *pn, const es_fileset_t *pk, uint32_t first,
                               uint32_t count, es_planes_t *pl, uint64_t *vbuf,
                               uint64_t (*cnt)[2][3])
 {
@@ -247,7 +247,7 @@ static void pack_rows_generic(const plan_t *pn, const es_plink_t *pk, uint32_t f
 #ifdef ES_PACK_X86
 /* The same code with the POPCNT instruction (for gcount). */
 __attribute__((target("popcnt"))) static void
-pack_rows_popcnt(const plan_t *pn, const es_plink_t *pk, uint32_t first, uint32_t count,
+pack_rows_popcnt(const plan_t *pn, const es_fileset_t *pk, uint32_t first, uint32_t count,
                  es_planes_t *pl, uint64_t *vbuf, uint64_t (*cnt)[2][3])
 {
     pack_rows_body(pn, pk, first, count, pl, vbuf, cnt, even_bits_soft, compress3_soft);
@@ -270,7 +270,7 @@ static inline ES_BMI2 void compress3_bmi2(uint64_t m, const uint64_t x[3], uint6
     c[2] = _pext_u64(x[2], m);
 }
 
-static ES_BMI2 void pack_rows_bmi2(const plan_t *pn, const es_plink_t *pk, uint32_t first,
+static ES_BMI2 void pack_rows_bmi2(const plan_t *pn, const es_fileset_t *pk, uint32_t first,
                                    uint32_t count, es_planes_t *pl, uint64_t *vbuf,
                                    uint64_t (*cnt)[2][3])
 {
@@ -330,7 +330,7 @@ static void plan_free(plan_t *pn)
 /* Check ds->slot against the layout of pl and build the class masks. */
 static int plan_build(plan_t *pn, const es_dataset_t *ds, const es_planes_t *pl)
 {
-    const es_plink_t *pk = ds->plink;
+    const es_fileset_t *pk = ds->plink;
     uint64_t case_end = ds->n_case, ctrl_begin = (uint64_t)pl->w_case * 64;
     uint64_t ctrl_end = ctrl_begin + ds->n_ctrl;
     memset(pn, 0, sizeof *pn);
@@ -534,7 +534,7 @@ int es_pack(const es_dataset_t *ds, uint32_t first, uint32_t count, es_planes_t 
         packer_best()(&pn, ds->plink, first, count, pl, vbuf, cnt);
     } else {
         for (uint32_t v = 0; v < count; v++)
-            pack_scatter(&pn, es_plink_row(ds->plink, first + v),
+            pack_scatter(&pn, es_fileset_row(ds->plink, first + v),
                          pl->planes + (size_t)v * pl->n_planes * pl->words, vbuf, cnt[v]);
     }
 

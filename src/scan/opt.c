@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "es_internal.h"
+#include "scan.h"
 
 void es_opt_init(es_opt_t *opt)
 {

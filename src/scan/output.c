@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "es_internal.h"
+#include "scan.h"
 #include "output.h"
 
 /* ---- interrupted runs ------------------------------------------------------

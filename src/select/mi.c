@@ -44,7 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "es_internal.h"
+#include "select.h"
 #include "gpu.h"
 
 /* Cells of the dense counting table per thread (uint32 each: 1 MiB, which stays
@@ -131,20 +131,6 @@ const char *es_mi_method_name(es_mi_method_t m)
 {
     if ((unsigned)m < sizeof method_names / sizeof *method_names) return method_names[m];
     return "unknown";
-}
-
-void es_dtable_free(es_dtable_t *d)
-{
-    if (!d) return;
-    if (d->names) {
-        for (uint32_t f = 0; f < d->n_features; f++) free(d->names[f]);
-        free(d->names);
-    }
-    free(d->class_name);
-    free(d->x);
-    free(d->n_states);
-    free(d->y);
-    memset(d, 0, sizeof *d);
 }
 
 /* ---- conditioning variable of a round ---------------------------------------- */

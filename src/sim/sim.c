@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "es_internal.h"
+#include "sim.h"
 
 /* ---- random numbers ----------------------------------------------------- */
 

@@ -44,7 +44,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "es_internal.h"
+#include "stats.h"
 
 typedef double v2d __attribute__((vector_size(16)));
 typedef long long v2l __attribute__((vector_size(16)));

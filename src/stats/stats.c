@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "es_internal.h"
+#include "stats.h"
 
 /* Counts below this read n*ln(n) and ln(n!) from tables (2 x 512 KiB);
  * larger counts (only margins of very large samples) compute them. */

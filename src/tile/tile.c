@@ -1,7 +1,7 @@
-/* scan.c -- the scan driver: packs the dataset into blocks, cuts the pair space
- * into tiles (bi <= bj), lets a backend consume them from one queue, and merges
+/* tile.c -- the tile queue and the workers: the pair space cut into tiles
+ * (bi <= bj) handed out from one queue, per-worker scoring, and the merge of
  * what the workers found into one deterministic top-k, summary and stream of
- * significant pairs.
+ * significant pairs (the driver is src/scan/scan.c).
  *
  * Determinism: every merge below uses a total order (statistic, then indices),
  * and significant pairs are emitted row panel by row panel, each panel sorted by
@@ -18,11 +18,11 @@
 #include <omp.h>
 #endif
 
-#include "scan_internal.h"
+#include "tile.h"
 
 /* ---- per-variant summary ----------------------------------------------- */
 
-static void summary_reset(es_summary_t *s, size_t n)
+void es_summary_reset(es_summary_t *s, size_t n)
 {
     for (size_t k = 0; k < n; k++) {
         s[k].best_partner = UINT32_MAX;
@@ -93,7 +93,7 @@ int es_worker_set_sparse(es_worker_t *w, const es_scan_ctx_t *ctx)
         return ES_ERR_NOMEM;
     }
     w->n_touched = 0;
-    summary_reset(w->tsum, n);
+    es_summary_reset(w->tsum, n);
     return ES_OK;
 }
 
@@ -149,7 +149,7 @@ void es_worker_begin_tile(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t bi,
     w->bj = bj;
     w->sig_n = 0;
     w->tile_pairs = 0;
-    if (!w->tmark) summary_reset(w->tsum, 2 * (size_t)ctx->block); /* sparse: cleared by the merge */
+    if (!w->tmark) es_summary_reset(w->tsum, 2 * (size_t)ctx->block); /* sparse: cleared by the merge */
 }
 
 int es_ctx_next_tile(es_scan_ctx_t *ctx, es_worker_t *w, uint32_t *bi, uint32_t *bj)
@@ -174,7 +174,7 @@ static void fold_touched(const es_scan_ctx_t *ctx, es_worker_t *w, es_summary_t 
             mark->touched[mark->n_touched++] = s;
         }
         summary_merge(s < ctx->block ? &lo[s] : &hi[s - ctx->block], &w->tsum[s], ctx->higher_is_better);
-        summary_reset(&w->tsum[s], 1);
+        es_summary_reset(&w->tsum[s], 1);
         w->tmark[s] = 0;
     }
     w->n_touched = 0;
@@ -420,275 +420,11 @@ void es_ctx_fail(es_scan_ctx_t *ctx, int err)
     atomic_store(&ctx->stop, 1);
 }
 
-/* ---- the public scan object ------------------------------------------------ */
-
-int es_scan_create(es_scan_t **out, es_dataset_t *ds, const es_opt_t *opt)
+void es_ctx_fold_block_counts(es_scan_ctx_t *ctx)
 {
-    int ret = es_opt_check(opt);
-    es_scan_t *s = NULL;
-    *out = NULL;
-    if (ret) return ret;
-    if (es_dataset_n_variants(ds) < 2) {
-        es_error("%s: %u variant(s); a pair scan needs at least 2", ds->plink->bim_path,
-                 es_dataset_n_variants(ds));
-        return ES_ERR_DATA;
-    }
-    s = calloc(1, sizeof *s);
-    if (!s) return ES_ERR_NOMEM;
-    s->ds = ds;
-    s->opt = *opt;
-    s->backend = es_backend_select(opt, &ret);
-    if (!s->backend) goto out;
-    ret = es_topk_init(&s->top, opt->top_k, es_stat_higher_is_better(opt->stat));
-    if (ret) goto out;
-    s->summary = malloc((size_t)es_dataset_n_variants(ds) * sizeof *s->summary);
-    if (!s->summary) {
-        ret = ES_ERR_NOMEM;
-        goto out;
-    }
-    summary_reset(s->summary, es_dataset_n_variants(ds));
-out:
-    if (ret) {
-        es_scan_destroy(s);
-        return ret;
-    }
-    *out = s;
-    return ES_OK;
-}
-
-void es_scan_set_sig_callback(es_scan_t *scan, es_sig_cb cb, void *userdata)
-{
-    scan->sig_cb = cb;
-    scan->sig_ud = userdata;
-}
-
-void es_scan_set_progress_callback(es_scan_t *scan, es_progress_cb cb, void *userdata)
-{
-    scan->prog_cb = cb;
-    scan->prog_ud = userdata;
-}
-
-static size_t bytes_per_variant(const es_dataset_t *ds, uint32_t n_planes)
-{
-    uint32_t w_case = (ds->n_case + ES_PAD_BITS - 1) / ES_PAD_BITS * ES_PAD_WORDS;
-    uint32_t w_ctrl = (ds->n_ctrl + ES_PAD_BITS - 1) / ES_PAD_BITS * ES_PAD_WORDS;
-    return (size_t)n_planes * (w_case + w_ctrl) * 8;
-}
-
-/* Tile side: two blocks' planes should sit in a core's L2 (about 1 MiB). */
-static uint32_t auto_block(const es_dataset_t *ds, uint32_t n_planes)
-{
-    size_t b = (size_t)(512 * 1024) / bytes_per_variant(ds, n_planes);
-    if (b < 16) b = 16;
-    if (b > 1024) b = 1024;
-    return (uint32_t)(b / 16 * 16);
-}
-
-/* Where the packed planes go: memory, or -- when they exceed --host-mem
- * (default half the physical memory) -- an unlinked temporary file mapped
- * MAP_SHARED, so that the kernel writes them back and drops them as memory
- * runs short, and the scan's own memory stays bounded by the .bed mapping,
- * the planes file's page cache and small per-block counts.  Nothing is left
- * on disk: the file has no name from the moment it is created.  @return the
- * open file (-1: memory) or -2 after an error. */
-static int planes_file(const es_scan_ctx_t *ctx, size_t total)
-{
-    const es_opt_t *opt = &ctx->scan->opt;
-    size_t limit = opt->host_mem;
-    if (!limit) {
-        long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-        limit = pages > 0 && psz > 0 ? (size_t)pages * (size_t)psz / 2 : SIZE_MAX;
-    }
-    if (total <= limit) return -1;
-    const char *dir = opt->tmp_dir;
-    if (!dir || !*dir) dir = getenv("TMPDIR");
-    if (!dir || !*dir) dir = "/tmp";
-    size_t len = strlen(dir) + 32;
-    char *path = malloc(len);
-    if (!path) return -2;
-    snprintf(path, len, "%s/epistream-planes-XXXXXX", dir);
-    int fd = mkstemp(path);
-    if (fd < 0) {
-        es_error("%s: cannot create the temporary planes file (%s); set --tmp-dir", dir, strerror(errno));
-        free(path);
-        return -2;
-    }
-    unlink(path);
-    if (ftruncate(fd, (off_t)total) != 0) {
-        es_error("%s: cannot size the temporary planes file to %zu bytes (%s)", dir, total, strerror(errno));
-        close(fd);
-        free(path);
-        return -2;
-    }
-    es_info("packed planes (%.2f GiB) exceed the host memory limit (%.2f GiB): kept in an unlinked "
-            "temporary file in %s", total / 1073741824.0, limit / 1073741824.0, dir);
-    free(path);
-    return fd;
-}
-
-static int pack_all(es_scan_ctx_t *ctx, uint32_t n_planes, int threads)
-{
-    int ret = ES_OK;
-    ctx->blocks = calloc(ctx->n_blocks, sizeof *ctx->blocks);
-    if (!ctx->blocks) return ES_ERR_NOMEM;
-    /* block b's planes at a page-aligned offset of the file */
-    size_t page = (size_t)sysconf(_SC_PAGESIZE), total = 0;
     for (uint32_t b = 0; b < ctx->n_blocks; b++) {
-        uint32_t first = b * ctx->block;
-        uint32_t cnt = first + ctx->block <= ctx->m ? ctx->block : ctx->m - first;
-        total += (es_planes_bytes(ctx->ds, cnt, n_planes) + page - 1) / page * page;
+        if (!ctx->blk_ntot[b]) continue;
+        es_summary_t *sb = ctx->summary + (size_t)b * ctx->block;
+        for (uint32_t k = 0, n = block_count(ctx, b); k < n; k++) sb[k].n_tot += ctx->blk_ntot[b];
     }
-    int fd = planes_file(ctx, total);
-    if (fd == -2) return ES_ERR_IO;
-    size_t off = 0;
-    for (uint32_t b = 0; b < ctx->n_blocks && !ret; b++) {
-        uint32_t first = b * ctx->block;
-        uint32_t cnt = first + ctx->block <= ctx->m ? ctx->block : ctx->m - first;
-        if (fd >= 0) {
-            ret = es_planes_alloc_mapped(&ctx->blocks[b], ctx->ds, cnt, n_planes, fd, off);
-            off += (es_planes_bytes(ctx->ds, cnt, n_planes) + page - 1) / page * page;
-        } else {
-            ret = es_planes_alloc(&ctx->blocks[b], ctx->ds, cnt, n_planes);
-        }
-    }
-    if (fd >= 0) close(fd); /* the mappings keep the file */
-    if (ret) return ret;
-    int err = ES_OK;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-    for (uint32_t b = 0; b < ctx->n_blocks; b++) {
-        uint32_t first = b * ctx->block;
-        uint32_t cnt = ctx->blocks[b].count;
-        int r = es_pack(ctx->ds, first, cnt, &ctx->blocks[b]);
-        if (r) {
-#pragma omp critical(es_pack_err)
-            if (!err) err = r;
-        }
-    }
-    return err;
-}
-
-/* Smallest G whose p-value can be <= thr, with a margin so that rounding in the
- * p-value never makes a pair below it significant; above it the p-value itself
- * decides.  G is chi-square distributed with df degrees of freedom. */
-static double g_critical(double thr, int df)
-{
-    if (thr >= 1.0) return -INFINITY; /* every p-value is <= 1 */
-    if (df <= 0) return INFINITY;     /* p is 1 */
-    double lo = 0.0, hi = 1.0;
-    while (es_chi2_sf(hi, df) > thr && hi < 1e7) hi *= 2.0;
-    for (int it = 0; it < 200 && hi - lo > 1e-12 * hi; it++) {
-        double mid = 0.5 * (lo + hi);
-        if (es_chi2_sf(mid, df) > thr) lo = mid; else hi = mid;
-    }
-    return lo * (1.0 - 1e-7) - 1e-9;
-}
-
-static void set_sig_crit(es_scan_ctx_t *ctx)
-{
-    ctx->sig_min = INFINITY;
-    for (int df = 0; df <= ES_MAX_DF; df++) {
-        ctx->sig_crit[df] = ctx->do_sig ? g_critical(ctx->p_threshold, df) : INFINITY;
-        /* the prune limit is in statistic units: only boost prunes, and its G is its STAT */
-        if (ctx->sig_crit[df] < ctx->sig_min) ctx->sig_min = ctx->sig_crit[df];
-    }
-}
-
-static void ctx_free(es_scan_ctx_t *ctx)
-{
-    if (ctx->blocks)
-        for (uint32_t b = 0; b < ctx->n_blocks; b++) es_planes_free(&ctx->blocks[b]);
-    free(ctx->blocks);
-    if (ctx->rows)
-        for (uint32_t b = 0; b < ctx->n_blocks; b++) free(ctx->rows[b].pairs);
-    free(ctx->rows);
-    free(ctx->row_start);
-    free(ctx->blk_ntot);
-    pthread_mutex_destroy(&ctx->lock);
-}
-
-int es_scan_run(es_scan_t *s)
-{
-    es_scan_ctx_t ctx;
-    int ret = ES_OK;
-    memset(&ctx, 0, sizeof ctx);
-    pthread_mutex_init(&ctx.lock, NULL);
-    ctx.scan = s;
-    ctx.ds = s->ds;
-    ctx.stat = s->opt.stat;
-    ctx.higher_is_better = es_stat_higher_is_better(s->opt.stat);
-    ctx.do_sig = s->opt.p_threshold >= 0;
-    ctx.p_threshold = s->opt.p_threshold;
-    ctx.m = es_dataset_n_variants(s->ds);
-    ctx.top = &s->top;
-    set_sig_crit(&ctx);
-    ctx.summary = s->summary;
-    int threads = s->opt.threads;
-#ifdef _OPENMP
-    if (threads <= 0) threads = omp_get_max_threads();
-#else
-    threads = 1;
-#endif
-    ctx.n_threads = threads;
-
-    double t0 = es_time_now();
-    uint32_t n_planes = es_dataset_any_missing(s->ds) ? 3 : 2;
-    if (s->opt.block_variants) ctx.block = s->opt.block_variants;
-    else if (s->backend->auto_block) ctx.block = s->backend->auto_block(&ctx, bytes_per_variant(s->ds, n_planes));
-    else ctx.block = auto_block(s->ds, n_planes);
-    ctx.n_blocks = (ctx.m + ctx.block - 1) / ctx.block;
-    ctx.row_start = malloc(((size_t)ctx.n_blocks + 1) * sizeof *ctx.row_start);
-    ctx.rows = calloc(ctx.n_blocks, sizeof *ctx.rows);
-    ctx.blk_ntot = calloc(ctx.n_blocks, sizeof *ctx.blk_ntot);
-    if (!ctx.row_start || !ctx.rows || !ctx.blk_ntot) {
-        ret = ES_ERR_NOMEM;
-        goto out;
-    }
-    ctx.row_start[0] = 0;
-    for (uint32_t b = 0; b < ctx.n_blocks; b++) ctx.row_start[b + 1] = ctx.row_start[b] + (ctx.n_blocks - b);
-    ctx.n_tiles = ctx.row_start[ctx.n_blocks];
-    ret = pack_all(&ctx, n_planes, threads);
-    if (ret) goto out;
-    double t1 = es_time_now();
-    s->t_pack = t1 - t0;
-    es_info("packed %u variants in %u blocks of %u (%u bit planes each), %.2f s", ctx.m,
-            ctx.n_blocks, ctx.block, n_planes, s->t_pack);
-
-    ctx.t_start = ctx.t_last_progress = t1;
-    ret = s->backend->run(&ctx);
-    if (!ret) ret = ctx.err;
-    if (ret) goto out;
-    /* the pairs sparse tile owners counted per block */
-    for (uint32_t b = 0; b < ctx.n_blocks; b++) {
-        if (!ctx.blk_ntot[b]) continue;
-        es_summary_t *sb = ctx.summary + (size_t)b * ctx.block;
-        for (uint32_t k = 0, n = block_count(&ctx, b); k < n; k++) sb[k].n_tot += ctx.blk_ntot[b];
-    }
-    s->pairs_done = ctx.pairs_done;
-    es_topk_sort(&s->top);
-    s->t_scan = es_time_now() - t1;
-    if (s->prog_cb) s->prog_cb(ctx.pairs_done, ctx.pairs_done, s->t_scan, s->prog_ud);
-out:
-    ctx_free(&ctx);
-    return ret;
-}
-
-const es_pair_t *es_scan_top(const es_scan_t *scan) { return scan->top.heap; }
-size_t es_scan_top_count(const es_scan_t *scan) { return scan->top.n; }
-const es_summary_t *es_scan_summary(const es_scan_t *scan) { return scan->summary; }
-const char *es_scan_backend_name(const es_scan_t *scan) { return scan->backend->name; }
-const char *es_scan_device_info(const es_scan_t *scan) { return scan->device_info; }
-uint64_t es_scan_pairs_done(const es_scan_t *scan) { return scan->pairs_done; }
-
-void es_scan_timings(const es_scan_t *scan, double *pack_seconds, double *scan_seconds)
-{
-    if (pack_seconds) *pack_seconds = scan->t_pack;
-    if (scan_seconds) *scan_seconds = scan->t_scan;
-}
-
-void es_scan_destroy(es_scan_t *scan)
-{
-    if (!scan) return;
-    es_topk_free(&scan->top);
-    free(scan->summary);
-    free(scan);
 }

@@ -1,19 +1,47 @@
-/* scan_internal.h -- the scan context shared by the scan driver (scan.c) and the
- * backends (backend_cpu.c, later gpu/).  A backend pulls tiles from one queue,
- * scores pairs through es_worker_offer() and reports each finished tile with
- * es_ctx_tile_done(); the driver owns ordering, merging and output. */
-#ifndef ES_SCAN_INTERNAL_H
-#define ES_SCAN_INTERNAL_H
+/* tile.h -- the scan space cut into tiles of blocks, the queue that hands them
+ * out, the per-worker scoring and the top-k.  Shared by the backends
+ * (src/backend), which pull tiles, score pairs through es_worker_offer() and
+ * report each finished tile with es_ctx_tile_done(), and the scan driver
+ * (src/scan), which owns packing, ordering, merging and output.  Internal
+ * (not installed); depends on src/stats and below. */
+#ifndef ES_TILE_H
+#define ES_TILE_H
 
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "es_internal.h"
+#include "stats.h"
+
+/* ---- top-k (src/topk.c) --------------------------------------------------- */
+
+/** Total order on pairs: better statistic first, ties to the lower (i, j).
+ *  @return < 0 if a ranks before b, > 0 after, 0 if identical. */
+int es_pair_rank_cmp(const es_pair_t *a, const es_pair_t *b, int higher_is_better);
+
+/** A bounded heap keeping the k best pairs under es_pair_rank_cmp. */
+typedef struct {
+    es_pair_t *heap; /* worst at heap[0] */
+    size_t n, k;
+    int higher_is_better;
+} es_topk_t;
+
+int es_topk_init(es_topk_t *t, size_t k, int higher_is_better);
+void es_topk_free(es_topk_t *t);
+/** @return 1 if a pair with statistic `stat` could enter (cheap pre-check). */
+int es_topk_would_accept(const es_topk_t *t, double stat);
+/** Offer a pair; kept if among the k best so far. */
+void es_topk_push(es_topk_t *t, const es_pair_t *p);
+/** Merge src into dst (src unchanged). */
+void es_topk_merge(es_topk_t *dst, const es_topk_t *src);
+/** Sort the kept pairs best first, in place (heap property is lost). */
+void es_topk_sort(es_topk_t *t);
+
+struct es_backend;
 
 struct es_scan_t {
     es_dataset_t *ds;
     es_opt_t opt;
-    const es_backend_t *backend;
+    const struct es_backend *backend; /* set by the driver (src/scan) */
     es_sig_cb sig_cb;
     void *sig_ud;
     es_progress_cb prog_cb;
@@ -134,7 +162,14 @@ int es_ctx_tile_done(es_scan_ctx_t *ctx, es_worker_t *w);
 /** Merge a worker's heap into the scan's top-k (thread-safe). */
 void es_ctx_merge_top(es_scan_ctx_t *ctx, es_worker_t *w);
 
+/** Add the pairs that sparse tile owners counted per block (blk_ntot) to
+ *  the N_TOT of every variant of those blocks; once, when the run ends. */
+void es_ctx_fold_block_counts(es_scan_ctx_t *ctx);
+
+/** Set n summaries to "no partner yet": NaN statistic, zero counts. */
+void es_summary_reset(es_summary_t *s, size_t n);
+
 /** Record an error from a backend; stops the scan. */
 void es_ctx_fail(es_scan_ctx_t *ctx, int err);
 
-#endif
+#endif /* ES_TILE_H */

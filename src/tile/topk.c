@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "es_internal.h"
+#include "tile.h"
 
 int es_pair_rank_cmp(const es_pair_t *a, const es_pair_t *b, int higher_is_better)
 {

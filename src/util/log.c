@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "es_internal.h"
+#include "util.h"
 
 /* One process-wide knob; written by the CLI before threads start, read after. */
 static es_log_level_t log_level = ES_LOG_WARN;

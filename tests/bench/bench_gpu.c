@@ -24,7 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "es_internal.h"
+#include "select.h"
 #include "gpu.h"
 
 static uint64_t rng_next(uint64_t *s)

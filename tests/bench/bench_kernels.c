@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "es_internal.h"
+#include "select.h"
 
 static uint64_t rng_next(uint64_t *s)
 {
@@ -30,7 +30,7 @@ static uint64_t rng_next(uint64_t *s)
 }
 
 typedef struct {
-    es_plink_t pk;
+    es_fileset_t pk;
     es_dataset_t ds;
     uint8_t *bed;
     int8_t *status;

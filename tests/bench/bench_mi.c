@@ -37,7 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "es_internal.h"
+#include "select.h"
 #include "gpu.h"
 
 static uint64_t sm64(uint64_t *s)

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "es_internal.h"
+#include "select.h"
 
 #define N_TABLES 4096
 #define ROUNDS 7

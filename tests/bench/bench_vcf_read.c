@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "es_internal.h"
+#include "select.h"
 
 /* Variants packed per call: the scan's block size order of magnitude. */
 #define BLOCK 4096

@@ -1,0 +1,200 @@
+/* formats.h -- the genotype readers and writer: PLINK 1 filesets (.bed/.bim/.fam),
+ * VCF/BCF through htslib, phenotype files, and the sample and variant filters
+ * (--keep/--remove/--chr/--extract/--exclude/--maf/--geno).  Internal (not
+ * installed); depends on src/util only.  A reader returns an es_fileset_t. */
+#ifndef ES_FORMATS_H
+#define ES_FORMATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util.h"
+
+/* ---- PLINK 1 fileset (formats/plink.c) --------------------------------- */
+
+/** What the VCF reader skipped, for the log. */
+typedef struct {
+    uint64_t records;       /* records read */
+    uint64_t multiallelic;  /* sites with more than two alleles (skipped) */
+    uint64_t haploid_sites; /* sites whose called genotypes are all haploid (skipped) */
+    uint64_t haploid_calls; /* haploid calls at diploid sites (set missing) */
+    uint64_t no_gt;         /* records without a GT field (skipped) */
+} es_vcf_stats_t;
+
+/** The .bim and .fam contents plus the memory-mapped .bed. */
+typedef struct {
+    char *bed_path, *bim_path, *fam_path;
+    uint32_t n_variants;
+    uint32_t n_samples; /* .fam lines */
+    /* .bim: string fields point into bim_text (one allocation) */
+    char *bim_text;
+    const char **chr, **id, **a1, **a2;
+    int64_t *pos;
+    double *cm;
+    /* .fam */
+    char *fam_text;
+    const char **fid, **iid;
+    int8_t *fam_pheno; /* 0 control, 1 case, -1 missing (from column 6) */
+    int fam_pheno_quantitative; /* column 6 had values other than 0/1/2/-9 */
+    /* .bed */
+    const uint8_t *bed_map; /* whole file mapping (or NULL when empty) */
+    size_t bed_size;
+    size_t bytes_per_variant; /* ceil(n_samples / 4) */
+    /* VCF/BCF input (formats/vcf.c): the genotypes as .bed rows in memory, with
+     * the 3 magic bytes first; bed_map points here and nothing is mapped */
+    uint8_t *rows_owned;
+    es_vcf_stats_t vcf_stats; /* VCF/BCF input: what the reader skipped (zero for .bed) */
+    /* variant selection (src/dataset.c): kept variant v is source row var_src[v];
+     * NULL = identity.  The metadata arrays above are compacted to the kept ones. */
+    uint32_t *var_src;
+} es_fileset_t;
+
+/**
+ * Open PREFIX.bed/.bim/.fam: parse .bim and .fam fully (validated, file and
+ * line number in every message), memory-map .bed and check magic and size.
+ * @param out receives the fileset; free with es_fileset_close()
+ * @return ES_OK, ES_ERR_IO, ES_ERR_FORMAT or ES_ERR_NOMEM
+ */
+int es_plink_open(es_fileset_t **out, const char *prefix);
+/** Unmap and free (NULL allowed). */
+void es_fileset_close(es_fileset_t *p);
+/** @return pointer to variant v's packed 2-bit row (bytes_per_variant bytes). */
+static inline const uint8_t *es_fileset_row(const es_fileset_t *p, uint32_t v)
+{
+    size_t src = p->var_src ? p->var_src[v] : v;
+    return p->bed_map + 3 + src * p->bytes_per_variant;
+}
+
+/* ---- VCF/BCF (formats/vcf.c) --------------------------------------------- */
+
+/**
+ * Read a VCF, bgzipped VCF or BCF through htslib into an es_fileset_t: samples
+ * from the header (FID = IID = sample name; sex, parents, phenotype unknown),
+ * one variant per biallelic site with GT (A1 = ALT, A2 = REF, CM 0, ID = the
+ * ID column or CHR:POS:REF:ALT when it is "."; ALT "." stays "."), genotypes =
+ * ALT dosage stored as .bed 2-bit rows in rows_owned.  Call rules: ./. and .
+ * missing; a half-missing call (./1), a haploid call at a site with diploid
+ * calls, or a call of ploidy > 2 is missing and counted; a site whose called
+ * genotypes are all haploid, a site with more than two alleles, or a record
+ * without GT is skipped and counted (one warning per category, with the count
+ * and the first place; counts also in p->vcf_stats).  With regions, only
+ * records overlapping them are read, once each, through the index (ES_ERR_ARG
+ * naming the file when there is none, or for a malformed region).  Uses
+ * `threads` decompression threads.  Malformed records are ES_ERR_FORMAT naming
+ * the file, line, record number and CHR:POS; no samples or no usable site is
+ * ES_ERR_DATA.
+ * @param out receives the fileset; free with es_fileset_close()
+ */
+int es_vcf_open(es_fileset_t **out, const char *path, const char *const *regions, int n_regions,
+                int threads, es_vcf_stats_t *stats);
+
+/**
+ * Write the selected samples (status[s] != -2; -2 marks a sample removed by
+ * --keep/--remove) and all kept variants of p as PREFIX.bed/.bim/.fam (SNP-major),
+ * readable by plink1.9; .fam column 6 is 2 case, 1 control, -9 unknown.  Files are
+ * written to .tmp names and renamed on success.
+ */
+int es_plink_write(const es_fileset_t *p, const int8_t *status, const char *prefix);
+
+/* ---- phenotype file (formats/pheno.c) ---------------------------------- */
+
+/**
+ * Read a PLINK phenotype file and assign a case/control status to each input
+ * sample.  Layouts: "FID IID v1 v2 ..." (matched on FID+IID) or "IID v1 ..."
+ * (matched on IID); a header line names the columns and the layout ("FID IID
+ * ..."/"#FID IID ..." or "IID ..."/"#IID ..."); without one, a file whose
+ * lines all have 2 fields is "IID value", anything else "FID IID values".
+ * Values: 1 control, 2 case, 0/-9/NA missing; anything else is an error
+ * naming file, line, column and value.  IDs not in the input are counted in
+ * one warning; samples absent from the file are missing (counted in the
+ * log).  An IID-only line whose IID belongs to samples of different families
+ * is ES_ERR_FORMAT (ambiguous).
+ * @param pheno_name column name (with header) or 1-based column number among
+ *                   the value columns; NULL = first value column
+ * @param status     out: n_samples entries, 0 control, 1 case, -1 missing
+ * @return ES_OK, ES_ERR_IO, ES_ERR_FORMAT, ES_ERR_ARG (no such column) or ES_ERR_NOMEM
+ */
+int es_pheno_read(const char *path, const char *pheno_name, const es_fileset_t *p,
+                  int8_t *status);
+
+/* ---- sample and variant filters (filter.c) --------------------------------- */
+
+/**
+ * --keep (keep = 1) or --remove (keep = 0): set status[s] = -2 for the samples
+ * that the list at path leaves out.  Lines: "FID IID [...]" (matched on both)
+ * or "IID" alone (matched on IID: every sample with that IID, in any family);
+ * a first line "FID IID ..."/"#FID IID ..." is a header, and so is "IID ..."/
+ * "#IID ...", after which the first field of every line is an IID; blank
+ * lines are skipped.  IDs not in the input are counted in one warning, not an error.
+ * @param by_pair, by_iid indexes of the input's FID+IID and IID
+ * @param n_removed out: samples newly set to -2
+ * @return ES_OK, ES_ERR_IO, ES_ERR_FORMAT or ES_ERR_NOMEM
+ */
+int es_filter_samples(const char *path, int keep, const es_fileset_t *p,
+                      const es_strindex_t *by_pair, const es_strindex_t *by_iid, int8_t *status,
+                      uint32_t *n_removed);
+
+/** One item of a --chr list: a range of numeric codes or a literal name. */
+typedef struct {
+    const char *text; /* the item as written (for messages) */
+    const char *name; /* a name that is not a code ("chr" prefix removed), or NULL */
+    uint32_t lo, hi;  /* numeric codes lo..hi when name is NULL */
+} es_chritem_t;
+
+/** A set of chromosomes parsed from a --chr list (free with es_chrset_free()). */
+typedef struct {
+    es_chritem_t *item;
+    uint32_t n_item;
+    char *buf; /* the list, split in place at the commas */
+} es_chrset_t;
+
+/**
+ * Parse "1-4,7,X,MT,chr5,scaffold_1": comma-separated codes and ranges of
+ * codes.  Codes are numbers or the aliases X/23, Y/24, XY/25, MT/M/26 (case-
+ * insensitive), with an optional "chr" prefix; other names match literally.
+ * @return ES_OK, ES_ERR_ARG (empty item, bad range; message names the item) or ES_ERR_NOMEM
+ */
+int es_chrset_parse(es_chrset_t *cs, const char *list);
+/** @return 1 if the chromosome code chr (as written in the data) is in the set. */
+int es_chrset_has(const es_chrset_t *cs, const char *chr);
+void es_chrset_free(es_chrset_t *cs);
+
+/**
+ * --chr: clear vkeep[v] for variants not on a listed chromosome.  Listed
+ * chromosomes absent from the input are counted in one warning.
+ * @param n_removed out: variants newly cleared
+ * @return ES_OK, ES_ERR_ARG or ES_ERR_NOMEM
+ */
+int es_filter_chr(const char *list, const es_fileset_t *p, uint8_t *vkeep, uint32_t *n_removed);
+
+/**
+ * --extract (extract = 1) or --exclude (0): the first field of each line of
+ * path is a variant ID; clear vkeep[v] for variants not listed (extract) or
+ * listed (exclude).  IDs not in the input are counted in one warning.
+ * @param by_id index of p->id
+ * @return ES_OK, ES_ERR_IO, ES_ERR_FORMAT or ES_ERR_NOMEM
+ */
+int es_filter_variant_list(const char *path, int extract, const es_fileset_t *p,
+                           const es_strindex_t *by_id, uint8_t *vkeep, uint32_t *n_removed);
+
+/**
+ * --geno and --maf, over the samples with used[s] != 0, for the variants
+ * with vkeep[v] set: clear vkeep[v] when the missing-call rate is > geno
+ * (geno >= 1: off), then, among those left, when the minor allele frequency
+ * of the called genotypes is < maf (maf <= 0: off; a variant with no call
+ * has no frequency and stays, as in PLINK 1.9).  Counted from the 2-bit rows
+ * a word at a time, in parallel over variants (threads <= 0: OpenMP's default).
+ * @return ES_OK or ES_ERR_NOMEM
+ */
+int es_filter_qc(const es_fileset_t *p, const uint8_t *used, double maf, double geno, int threads,
+                 uint8_t *vkeep, uint32_t *geno_removed, uint32_t *maf_removed);
+
+/**
+ * Keep the variants with vkeep[v] set: p->var_src maps kept index -> source
+ * row (left NULL when all are kept) and the metadata arrays are compacted in
+ * place; p->n_variants becomes the kept count.  Only on a fileset whose
+ * var_src is still NULL.  @return ES_OK or ES_ERR_NOMEM
+ */
+int es_filter_compact(es_fileset_t *p, const uint8_t *vkeep);
+
+#endif /* ES_FORMATS_H */

@@ -1,0 +1,80 @@
+/* data.h -- the dataset (a fileset, its phenotypes and the samples in the
+ * analysis) and its packing into bit planes.  Internal (not installed);
+ * depends on formats/ and src/util. */
+#ifndef ES_DATA_H
+#define ES_DATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "formats.h"
+
+/* ---- dataset (src/dataset.c) ------------------------------------------- */
+
+struct es_dataset_t {
+    es_fileset_t *plink;
+    int8_t *status;    /* per input sample: 0 control, 1 case, -1 no phenotype,
+                        * -2 removed by --keep/--remove */
+    uint32_t n_case, n_ctrl;
+    int require_pheno; /* es_input_opt_t.require_pheno: decides which samples are used */
+    /* slot[s]: destination bit of .fam sample s in the packed planes
+     * (cases at 0..n_case-1, controls at w_case*64 + 0..n_ctrl-1), or -1 */
+    int64_t *slot;
+};
+
+/** Write the samples in the analysis's input (those not removed by --keep/
+ *  --remove) and the kept variants of ds as PREFIX.bed/.bim/.fam with
+ *  es_plink_write().  @return as es_plink_write() */
+int es_dataset_write_plink(const es_dataset_t *ds, const char *prefix);
+
+/* ---- packed planes (src/pack.c) ----------------------------------------- */
+
+/** Samples are reordered cases first; each class is zero-padded to a
+ *  multiple of ES_PAD_BITS so SIMD and tensor-core loads need no tail mask. */
+#define ES_PAD_BITS 1024
+#define ES_PAD_WORDS (ES_PAD_BITS / 64)
+
+/**
+ * Bit planes of a contiguous range of variants.  Invariant: pad bits are zero.
+ * Variant v (relative to first) has n_planes planes of `words` uint64_t each,
+ * at planes + (size_t)v * n_planes * words:
+ *   plane 0  P1 = [g >= 1]   (g = copies of A1, 0..2)
+ *   plane 1  P2 = [g == 2]
+ *   plane 2  V  = [called]   (present only when n_planes == 3)
+ * A missing call has P1 = P2 = V = 0.  Words [0, w_case) hold cases,
+ * [w_case, words) controls.
+ */
+typedef struct {
+    uint32_t first, count; /* variant range */
+    uint32_t n_case, n_ctrl;
+    uint32_t w_case, w_ctrl, words; /* words = w_case + w_ctrl */
+    uint32_t n_planes;              /* 2 if no missing call anywhere in the dataset, else 3 */
+    uint64_t *planes;               /* 64-byte aligned */
+    /* per variant, per class y (0 control, 1 case): called genotype counts */
+    uint32_t (*gcount)[2][3];       /* gcount[v][y][g] */
+    uint32_t *miss_ct;              /* missing calls among kept samples */
+    size_t mapped;                  /* > 0: planes is a mapping of this many bytes of a file */
+} es_planes_t;
+
+/** Allocate planes for `count` variants of ds (free with es_planes_free()). */
+int es_planes_alloc(es_planes_t *pl, const es_dataset_t *ds, uint32_t count, uint32_t n_planes);
+/** As es_planes_alloc(), with the planes in bytes [offset, offset + size) of
+ *  the open file fd (MAP_SHARED; offset a multiple of the page size), so that
+ *  the kernel can write them back and drop them under memory pressure. */
+int es_planes_alloc_mapped(es_planes_t *pl, const es_dataset_t *ds, uint32_t count, uint32_t n_planes,
+                           int fd, size_t offset);
+/** Bytes of the planes of `count` variants (what es_planes_alloc() takes). */
+size_t es_planes_bytes(const es_dataset_t *ds, uint32_t count, uint32_t n_planes);
+/** Free the planes' memory (the struct itself is the caller's). */
+void es_planes_free(es_planes_t *pl);
+/** Pack variants [first, first+count) of ds into pl (count <= allocated). */
+int es_pack(const es_dataset_t *ds, uint32_t first, uint32_t count, es_planes_t *pl);
+/** @return 1 if any kept sample has a missing call at any variant. */
+int es_dataset_any_missing(const es_dataset_t *ds);
+/** @return pointer to plane `plane` of variant v (index relative to pl->first). */
+static inline const uint64_t *es_plane(const es_planes_t *pl, uint32_t v, uint32_t plane)
+{
+    return pl->planes + ((size_t)v * pl->n_planes + plane) * pl->words;
+}
+
+#endif /* ES_DATA_H */

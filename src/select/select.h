@@ -1,0 +1,76 @@
+/* select.h -- mutual-information feature selection (mRMR, JMI, DISR, CMIM,
+ * ICAP, CondMI, MIM; FEAST semantics) over a discrete table, counted on the
+ * CPU or a GPU.  Internal (not installed); depends on formats/table.h,
+ * src/backend and below. */
+#ifndef ES_SELECT_H
+#define ES_SELECT_H
+
+#include <stdint.h>
+
+#include "backend.h"
+#include "table.h"
+
+typedef enum {
+    ES_MI_MRMR = 0, ES_MI_JMI, ES_MI_DISR, ES_MI_CMIM, ES_MI_ICAP, ES_MI_CONDMI, ES_MI_MIM
+} es_mi_method_t;
+
+/** Parse "mrmr", "jmi", "disr", "cmim", "icap", "condmi", "mim".  @return ES_OK or ES_ERR_ARG. */
+int es_mi_method_parse(const char *name, es_mi_method_t *out);
+const char *es_mi_method_name(es_mi_method_t m);
+
+/** One selected feature: its index, the method's score when it was picked and I(X;Y). */
+typedef struct {
+    uint32_t feature;
+    double score;
+    double relevance;
+} es_mi_pick_t;
+
+/**
+ * Select up to k features with method m, FEAST semantics (Brown et al. 2012),
+ * logs base 2; ties to the lowest feature index.  CondMI may stop early (when
+ * no candidate adds information); *n_out says how many were picked.
+ * @param out k entries
+ * @param threads OpenMP threads (0 = default)
+ */
+int es_mi_select(const es_dtable_t *d, es_mi_method_t m, uint32_t k, int threads,
+                 es_mi_pick_t *out, uint32_t *n_out);
+
+/** Where the counting of a selection runs. */
+typedef enum {
+    ES_MI_GPU_AUTO = 0, /**< the pair engine when every feature has <= 4 states and there are
+                             2 classes (not CondMI), else the histogram kernels */
+    ES_MI_GPU_HIST,     /**< the histogram kernels only */
+    ES_MI_GPU_PAIRS     /**< the pair engine (ES_ERR_ARG when the table does not qualify) */
+} es_mi_gpu_path_t;
+
+/** Options of es_mi_select_opt(). */
+typedef struct {
+    int threads;      /**< CPU threads (0 = all) */
+    int device;       /**< -1: count on the CPU; >= 0: on this CUDA device */
+    int fixed_point;  /**< 1: entropies from a 16-bit fixed-point log2 table (Q5.11) with
+                           exact sums (doc/SELECTION.md); CPU and GPU alike */
+    int gpu_path;     /**< es_mi_gpu_path_t */
+    int gpu_kernel;   /**< the pair engine's kernel (ES_GPU_KERNEL_*, gpu/gpu.h) */
+} es_mi_opt_t;
+
+/** Defaults: all threads, CPU, double, automatic paths. */
+void es_mi_opt_init(es_mi_opt_t *o);
+
+/** What a selection ran on (for the log). */
+typedef struct {
+    char where[160];     /**< "cpu (4 threads)", "gpu 0 (histogram kernels)", ... */
+    double seconds_gpu;  /**< seconds spent waiting for the device's rounds */
+} es_mi_info_t;
+
+/** es_mi_select() with options: same picks and rules; on a GPU the counts are
+ *  exact and the scores agree with the CPU's to rounding (bit for bit with
+ *  fixed_point).  info may be NULL. */
+int es_mi_select_opt(const es_dtable_t *d, es_mi_method_t m, uint32_t k, const es_mi_opt_t *o,
+                     es_mi_pick_t *out, uint32_t *n_out, es_mi_info_t *info);
+
+/** How far two selections agree: *prefix = picks equal from rank 1 on,
+ *  *common = features in both. */
+void es_mi_agreement(const es_mi_pick_t *a, uint32_t na, const es_mi_pick_t *b, uint32_t nb,
+                     uint32_t *prefix, uint32_t *common);
+
+#endif /* ES_SELECT_H */

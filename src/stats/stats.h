@@ -1,0 +1,54 @@
+/* stats.h -- the statistics of a pair table (BOOST, chi2, MI, IG, K2), their
+ * p-values, and the one place for the n ln n and ln n! tables.  Internal (not
+ * installed); depends on src/count (the table type). */
+#ifndef ES_STATS_H
+#define ES_STATS_H
+
+#include <stdint.h>
+
+#include "count.h"
+
+/* ---- statistics (src/stats.c, src/boost.c) ------------------------------ */
+
+/** n ln n for 0 <= n < ES_NLOGN_TAB (0 ln 0 = 0): one table shared by the
+ *  statistics, built once (thread-safe) on the first call. */
+#define ES_NLOGN_TAB 65536
+const double *es_nlogn_table(void);
+/** ln n!, as the statistics use it (exact sums for n < 32, then Stirling;
+ *  tabulated below ES_NLOGN_TAB).  Also the GPU's K2 table (gpu/engine.cu). */
+double es_lnfact(uint64_t n);
+
+/** Result of one statistic evaluation. */
+typedef struct {
+    double stat;
+    double p;      /* NaN when the statistic has no p-value */
+    double log10p; /* -log10 p; NaN when none */
+    int df;        /* 0 when none */
+} es_stat_result_t;
+
+/** Compute statistic s of table t.  Deterministic: a pure function of t. */
+void es_stat_compute(es_stat_t s, const es_table2_t *t, es_stat_result_t *r);
+/** The two halves of es_stat_compute, so the scan can skip the p-value of
+ *  pairs that go nowhere: es_stat_value sets stat and df (p, log10p NaN),
+ *  es_stat_pvalue then sets p and log10p.  value + pvalue == compute, bit for bit. */
+void es_stat_value(es_stat_t s, const es_table2_t *t, es_stat_result_t *r);
+void es_stat_pvalue(es_stat_t s, const es_table2_t *t, es_stat_result_t *r);
+/** The chi-square-distributed quantity behind a statistic's p-value: the
+ *  statistic itself (boost, chi2) or G = 2 N ln2 I (mi, ig); NaN for k2. */
+double es_stat_g(es_stat_t s, const es_table2_t *t, double stat);
+
+/** Individual statistics (exposed for tests). */
+double es_stat_boost(const es_table2_t *t);
+double es_stat_boost_bound(const es_table2_t *t); /* cheap, always >= es_stat_boost(t) */
+double es_stat_chi2(const es_table2_t *t, int *df);
+double es_stat_mi(const es_table2_t *t, int *df);  /* bits */
+double es_stat_ig(const es_table2_t *t, int *df);  /* bits */
+double es_stat_k2(const es_table2_t *t);
+
+/** Upper tail of the chi-square distribution: P(X > x), X ~ chi2(df).
+ *  Accurate (relative error < 1e-12) down to 1e-300; 0 below. */
+double es_chi2_sf(double x, int df);
+/** -log10 of es_chi2_sf(x, df), accurate far beyond the double range of p. */
+double es_chi2_log10sf(double x, int df);
+
+#endif /* ES_STATS_H */

@@ -123,10 +123,36 @@ typedef struct {
     terr_t *err;      /* nt slots */
 } tstore_t;
 
-/* ---- table.c ------------------------------------------------------------------ */
+/* ---- table_store.c: the machinery every reader shares ------------------------- */
 
 /** This thread's index in an OpenMP team (0 without OpenMP). */
 int es_tbl_thread_id(void);
+/** Threads a parallel step will use (1 without OpenMP). */
+int es_tbl_n_threads(void);
+
+/** Padding around a delimited field: blanks and CR, and tabs unless the
+ *  delimiter is a tab. */
+static inline int is_pad(char c, char delim)
+{
+    return c == ' ' || c == '\r' || (c == '\t' && delim != '\t');
+}
+
+/** Open path for chunked reading (chunk bytes a step).  @return ES_OK or ES_ERR_IO (logged). */
+int es_tbl_rdr_open(rdr_t *r, const char *path, size_t chunk);
+void es_tbl_rdr_close(rdr_t *r);
+/** Read the next chunk behind what is left of the buffer.  @return ES_OK or ES_ERR_IO/NOMEM. */
+int es_tbl_rdr_fill(rdr_t *r);
+/** The next line (header parsing): 1 with *line NUL-terminated, 0 at the end, < 0 on error. */
+int es_tbl_rdr_line(rdr_t *r, char **line, uint64_t *lineno);
+/** Cut the next field of a delimited record in place (quotes removed);
+ *  *more is set when another field follows.  @return 0, or < 0 for a quote error. */
+int es_tbl_cut_field(const dialect_t *d, char **pp, char *end, char **fs_out, int *more);
+/** @return the id of s in d, or NO_ID when absent. */
+uint32_t es_tbl_dict_find(const dict_t *d, const char *s);
+/** @return 1 if [s, e) is blank or a comment line of the dialect. */
+int es_tbl_blank_or_comment(const dialect_t *d, const char *s, const char *e);
+/** Free everything the store holds. */
+void es_tbl_store_free(tstore_t *st);
 
 /** Parse a whole NUL-terminated field as a plain decimal number ([+-]digits
  * [.digits][e[+-]digits]; no hex, inf or nan).  @return 1 with *v finite,

@@ -40,11 +40,10 @@
  * lane performs exactly PLINK's scalar operations.
  */
 #include <math.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "stats.h"
+#include "stats_internal.h"
 
 typedef double v2d __attribute__((vector_size(16)));
 typedef long long v2l __attribute__((vector_size(16)));
@@ -57,34 +56,10 @@ typedef long long v2l __attribute__((vector_size(16)));
 #define BOOST_IPF_TOL 0.001
 #define BOOST_IPF_MAX_SWEEPS 100000
 
-/* n ln n comes from the statistics' shared table (es_nlogn_table); 1/n for
- * small counts is BOOST's own, built once. */
-#define BOOST_TAB ES_NLOGN_TAB
-static const double *bnlogn_tab;
-static double brecip_tab[BOOST_TAB]; /* 1/n, and 0 for n = 0 as PLINK uses it */
-static pthread_once_t btab_once = PTHREAD_ONCE_INIT;
-
-static void btab_build(void)
-{
-    bnlogn_tab = es_nlogn_table();
-    brecip_tab[0] = 0.0;
-    for (uint32_t n = 1; n < BOOST_TAB; n++) brecip_tab[n] = 1.0 / (double)n;
-}
-
-/* table lookups; `small` is a compile-time constant after inlining: 1 when the
- * caller has checked that every argument is below BOOST_TAB */
-static inline __attribute__((always_inline)) double bnlogn(uint64_t n, int small)
-{
-    if (small || n < BOOST_TAB) return bnlogn_tab[n];
-    double x = (double)n;
-    return x * log(x);
-}
-
-static inline __attribute__((always_inline)) double brecip(uint64_t n, int small)
-{
-    if (small || n < BOOST_TAB) return brecip_tab[n];
-    return 1.0 / (double)n; /* n >= BOOST_TAB > 0 here */
-}
+/* n ln n and 1/n of small counts come from the statistics' tables
+ * (tables.c): bnlogn/brecip are their lookups under BOOST's names. */
+#define bnlogn es_stats_nlogn
+#define brecip es_stats_recip
 
 /* ---- small vector helpers ------------------------------------------------ */
 
@@ -219,6 +194,7 @@ double es_stat_boost(const es_table2_t *t)
     const v2d zero = {0.0, 0.0}, one = {1.0, 1.0};
     boost_tab_t bt;
     v2d mu[9];
+    es_stats_tables_init();
     boost_load(t, &bt);
     if (bt.degenerate) return 0.0;
     boost_ipf(&bt, mu);
@@ -244,7 +220,7 @@ double es_stat_boost(const es_table2_t *t)
 }
 
 /* G_ksa of es_stat_boost_bound(); small: every count of the table is below
- * BOOST_TAB (so no lookup needs a range check).  Sums use several
+ * ES_STATS_TAB (so no lookup needs a range check).  Sums use several
  * accumulators: a single chain of ~50 dependent additions would dominate. */
 static inline __attribute__((always_inline)) double ksa_bound(const es_table2_t *t, int small)
 {
@@ -309,9 +285,9 @@ static inline __attribute__((always_inline)) double ksa_bound(const es_table2_t 
 
 double es_stat_boost_bound(const es_table2_t *t)
 {
-    pthread_once(&btab_once, btab_build);
+    es_stats_tables_init();
     uint64_t total = 0;
     for (int i = 0; i < 9; i++)
         total += (uint64_t)t->n[0][i] + t->n[1][i];
-    return total < BOOST_TAB ? ksa_bound(t, 1) : ksa_bound(t, 0);
+    return total < ES_STATS_TAB ? ksa_bound(t, 1) : ksa_bound(t, 0);
 }

@@ -12,74 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "stats.h"
-
-/* Counts below this read n*ln(n) and ln(n!) from tables (2 x 512 KiB);
- * larger counts (only margins of very large samples) compute them. */
-#define ES_STATS_TAB ES_NLOGN_TAB
-
-static double nlogn_tab[ES_STATS_TAB];  /* n ln n, 0 ln 0 = 0 */
-static double lnfact_tab[ES_STATS_TAB]; /* ln n! */
-static pthread_once_t tab_once = PTHREAD_ONCE_INIT;
-
-/* ln Gamma(z) for z >= 16 by Stirling's series.  The omitted term is below
- * 1/(1188 z^9) < 1e-14 absolute at z = 16, far under one ulp of the result. */
-static double lngamma_stirling(double z)
-{
-    const double half_ln_2pi = 0.91893853320467274178;
-    double r = 1.0 / z, r2 = r * r;
-    double series = r * (1.0 / 12 - r2 * (1.0 / 360 - r2 * (1.0 / 1260 - r2 * (1.0 / 1680))));
-    return (z - 0.5) * log(z) - z + half_ln_2pi + series;
-}
-
-static void tables_build(void)
-{
-    /* ln n! summed exactly enough in long double for small n, then Stirling
-     * (independent per entry, so no error accumulates along the table). */
-    long double acc = 0.0L;
-    nlogn_tab[0] = 0.0;
-    lnfact_tab[0] = 0.0;
-    for (uint32_t n = 1; n < ES_STATS_TAB; n++) {
-        double x = (double)n;
-        nlogn_tab[n] = x * log(x);
-        if (n < 32) {
-            acc += logl((long double)n);
-            lnfact_tab[n] = (double)acc;
-        } else {
-            lnfact_tab[n] = lngamma_stirling(x + 1.0);
-        }
-    }
-}
-
-static inline void tables_init(void) { pthread_once(&tab_once, tables_build); }
-
-const double *es_nlogn_table(void)
-{
-    tables_init();
-    return nlogn_tab;
-}
-
-/* Table lookups; `small` is a compile-time constant after inlining: 1 when
- * the caller has checked that every argument is below ES_STATS_TAB, which
- * removes the range check from the hot loops. */
-static inline __attribute__((always_inline)) double nlogn(uint64_t n, int small)
-{
-    if (small || n < ES_STATS_TAB) return nlogn_tab[n];
-    double x = (double)n;
-    return x * log(x);
-}
-
-static inline __attribute__((always_inline)) double lnfact(uint64_t n, int small)
-{
-    if (small || n < ES_STATS_TAB) return lnfact_tab[n];
-    return lngamma_stirling((double)n + 1.0);
-}
-
-double es_lnfact(uint64_t n)
-{
-    tables_init();
-    return lnfact(n, 0);
-}
+#include "stats_internal.h"
 
 /* ---- shared table summaries -------------------------------------------- */
 
@@ -118,11 +51,11 @@ n_mi_nats(const uint64_t *r0, const uint64_t *r1, int ncol, const margins_t *m, 
 {
     double f[9];
     for (int c = 0; c < ncol; c++)
-        f[c] = (nlogn(r0[c], small) + nlogn(r1[c], small)) - nlogn(r0[c] + r1[c], small);
+        f[c] = (es_stats_nlogn(r0[c], small) + es_stats_nlogn(r1[c], small)) - es_stats_nlogn(r0[c] + r1[c], small);
     double s = 0.0;
     for (int c = 0; c < ncol; c++)
         s += f[c];
-    return s + (nlogn(m->n, small) - (nlogn(m->n0, small) + nlogn(m->n1, small)));
+    return s + (es_stats_nlogn(m->n, small) - (es_stats_nlogn(m->n0, small) + es_stats_nlogn(m->n1, small)));
 }
 
 /* The table as two rows of 64-bit counts, plus its A and B margins */
@@ -169,7 +102,7 @@ double es_stat_chi2(const es_table2_t *t, int *df)
 
 double es_stat_mi(const es_table2_t *t, int *df)
 {
-    tables_init();
+    es_stats_tables_init();
     margins_t m;
     rows_t r;
     table_margins(t, &m);
@@ -196,7 +129,7 @@ static inline __attribute__((always_inline)) double n_ig_nats(const rows_t *r, c
 
 double es_stat_ig(const es_table2_t *t, int *df)
 {
-    tables_init();
+    es_stats_tables_init();
     margins_t m;
     rows_t r;
     table_margins(t, &m);
@@ -214,16 +147,16 @@ static inline __attribute__((always_inline)) double k2_sum(const es_table2_t *t,
     for (int c = 0; c < 9; c += 3) {
         uint64_t a0 = t->n[0][c], b0 = t->n[1][c], a1 = t->n[0][c + 1], b1 = t->n[1][c + 1];
         uint64_t a2 = t->n[0][c + 2], b2 = t->n[1][c + 2];
-        s0 += lnfact(a0 + b0 + 1, small) - (lnfact(a0, small) + lnfact(b0, small));
-        s1 += lnfact(a1 + b1 + 1, small) - (lnfact(a1, small) + lnfact(b1, small));
-        s2 += lnfact(a2 + b2 + 1, small) - (lnfact(a2, small) + lnfact(b2, small));
+        s0 += es_stats_lnfact(a0 + b0 + 1, small) - (es_stats_lnfact(a0, small) + es_stats_lnfact(b0, small));
+        s1 += es_stats_lnfact(a1 + b1 + 1, small) - (es_stats_lnfact(a1, small) + es_stats_lnfact(b1, small));
+        s2 += es_stats_lnfact(a2 + b2 + 1, small) - (es_stats_lnfact(a2, small) + es_stats_lnfact(b2, small));
     }
     return (s0 + s1) + s2;
 }
 
 double es_stat_k2(const es_table2_t *t)
 {
-    tables_init();
+    es_stats_tables_init();
     uint64_t n = 0;
     for (int c = 0; c < 9; c++)
         n += (uint64_t)t->n[0][c] + t->n[1][c];
@@ -236,11 +169,11 @@ double es_stat_k2(const es_table2_t *t)
  * and Gamma(m + 1/2) = (2m)! sqrt(pi) / (4^m m!) for half-integers. */
 static double lngamma_half(int df)
 {
-    tables_init();
-    if (!(df & 1)) return lnfact((uint64_t)(df / 2 - 1), 0);
+    es_stats_tables_init();
+    if (!(df & 1)) return es_stats_lnfact((uint64_t)(df / 2 - 1), 0);
     uint64_t m = (uint64_t)(df / 2);
     const double half_ln_pi = 0.57236494292470008707;
-    return lnfact(2 * m, 0) - lnfact(m, 0) - (double)m * (2.0 * M_LN2) + half_ln_pi;
+    return es_stats_lnfact(2 * m, 0) - es_stats_lnfact(m, 0) - (double)m * (2.0 * M_LN2) + half_ln_pi;
 }
 
 /* ln P(a, y) (regularized lower incomplete gamma) by its power series; used

@@ -426,9 +426,9 @@ static qc_counts_t qc_row_generic(const uint8_t *row, const uint64_t *u, size_t 
     return qc_row_body(row, u, full, tail);
 }
 
-#if defined(__x86_64__) || defined(__i386__)
+#if ES_CPU_X86
 /* The same loop with the POPCNT instruction (the generic build calls libgcc). */
-__attribute__((target("popcnt"))) static qc_counts_t
+ES_TARGET_POPCNT static qc_counts_t
 qc_row_popcnt(const uint8_t *row, const uint64_t *u, size_t full, size_t tail)
 {
     return qc_row_body(row, u, full, tail);
@@ -437,9 +437,8 @@ qc_row_popcnt(const uint8_t *row, const uint64_t *u, size_t full, size_t tail)
 
 static qc_row_fn qc_row_select(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("popcnt")) return qc_row_popcnt;
+#if ES_CPU_X86
+    if (es_cpu_has(ES_CPU_POPCNT)) return qc_row_popcnt;
 #endif
     return qc_row_generic;
 }

@@ -243,7 +243,7 @@ static void run_case(const fake_t *f, uint32_t split, uint32_t np0, uint32_t np1
 {
     for (int pv = 0; pack_variants[pv]; pv++) {
         es_planes_t blk[2];
-        setenv("ES_PACK", pack_variants[pv], 1);
+        setenv("EPISTREAM_PACK", pack_variants[pv], 1);
         assert_int_equal(es_planes_alloc(&blk[0], &f->ds, split, np0), ES_OK);
         assert_int_equal(es_planes_alloc(&blk[1], &f->ds, f->m - split + 3, np1), ES_OK);
         /* garbage first, so stale bits would show */
@@ -260,7 +260,7 @@ static void run_case(const fake_t *f, uint32_t split, uint32_t np0, uint32_t np1
         es_planes_free(&blk[0]);
         es_planes_free(&blk[1]);
     }
-    unsetenv("ES_PACK");
+    unsetenv("EPISTREAM_PACK");
 }
 
 static const uint32_t sizes[] = {1, 2, 5, 63, 64, 65, 127, 1023, 1024, 1025, 2049, 3001};

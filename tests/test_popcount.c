@@ -189,7 +189,7 @@ static void test_same_operand(void **state)
 }
 
 /* The registry: scalar first, NULL-terminated, names unique, and the choice
- * forced through ES_POPCOUNT (set in main() before the first call). */
+ * forced through EPISTREAM_POPCOUNT (set in main() before the first call). */
 static void test_registry(void **state)
 {
     (void)state;
@@ -215,7 +215,7 @@ int main(void)
 {
     /* Forces es_popcount_best() to the scalar twin; es_popcount_all() still
      * lists every supported kernel, which the other tests use. */
-    setenv("ES_POPCOUNT", "scalar", 1);
+    setenv("EPISTREAM_POPCOUNT", "scalar", 1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_registry),      cmocka_unit_test(test_scalar_exact),
         cmocka_unit_test(test_all_vs_scalar), cmocka_unit_test(test_accumulates),

@@ -13,8 +13,7 @@
 
 #include "count.h"
 
-#if defined(__x86_64__) || defined(__i386__)
-#define ES_COUNT_X86 1
+#if ES_CPU_X86
 #include <immintrin.h>
 #endif
 
@@ -124,10 +123,9 @@ static void count_generic(const es_popcount_impl_t *impl, const es_planes_t *pa,
  * fused path stands in for the "avx512" implementation only: the sums are
  * the same, so the tables are too (tests compare them with the naive count). */
 
-#ifdef ES_COUNT_X86
+#if ES_CPU_X86
 
-#define ES_AVX512 __attribute__((target("avx512f,avx512bw,avx512vpopcntdq")))
-#define ES_AVX512_INLINE static inline ES_AVX512 __attribute__((always_inline))
+#define ES_AVX512_INLINE static inline ES_TARGET_AVX512 __attribute__((always_inline))
 
 /* The lane sums of eight vectors, as the eight lanes of one. */
 ES_AVX512_INLINE __m512i hsum8(__m512i v0, __m512i v1, __m512i v2, __m512i v3, __m512i v4,
@@ -267,14 +265,14 @@ ES_AVX512_INLINE void count_avx512(const es_popcount_impl_t *impl, const es_plan
     derive(x[1], t->n[1]);
 }
 
-static ES_AVX512 void count_pair_avx512(const es_popcount_impl_t *impl, const es_planes_t *pa,
+static ES_TARGET_AVX512 void count_pair_avx512(const es_popcount_impl_t *impl, const es_planes_t *pa,
                                         uint32_t a, const es_planes_t *pb, uint32_t b,
                                         es_table2_t *t)
 {
     count_avx512(impl, pa, a, pb, b, t);
 }
 
-static ES_AVX512 void count_block_avx512(const es_popcount_impl_t *impl, const es_planes_t *pa,
+static ES_TARGET_AVX512 void count_block_avx512(const es_popcount_impl_t *impl, const es_planes_t *pa,
                                          uint32_t a, const es_planes_t *pb, uint32_t b0,
                                          uint32_t nb, es_table2_t *t)
 {
@@ -293,12 +291,12 @@ static void fused_init(void)
         if (!strcmp(all[k]->name, "avx512")) fused_impl = all[k];
 }
 
-#endif /* ES_COUNT_X86 */
+#endif /* ES_CPU_X86 */
 
 void es_count_pair(const es_popcount_impl_t *impl, const es_planes_t *pa, uint32_t a,
                    const es_planes_t *pb, uint32_t b, es_table2_t *t)
 {
-#ifdef ES_COUNT_X86
+#if ES_CPU_X86
     pthread_once(&fused_once, fused_init);
     if (impl == fused_impl) {
         count_pair_avx512(impl, pa, a, pb, b, t);
@@ -311,7 +309,7 @@ void es_count_pair(const es_popcount_impl_t *impl, const es_planes_t *pa, uint32
 void es_count_block(const es_popcount_impl_t *impl, const es_planes_t *pa, uint32_t a,
                     const es_planes_t *pb, uint32_t b0, uint32_t nb, es_table2_t *t)
 {
-#ifdef ES_COUNT_X86
+#if ES_CPU_X86
     pthread_once(&fused_once, fused_init);
     if (impl == fused_impl) {
         count_block_avx512(impl, pa, a, pb, b0, nb, t);

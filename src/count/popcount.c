@@ -16,8 +16,7 @@
 
 #include "count.h"
 
-#if defined(__x86_64__) || defined(__i386__)
-#define ES_POPCOUNT_X86 1
+#if ES_CPU_X86
 #include <immintrin.h>
 #endif
 
@@ -88,18 +87,18 @@ const es_popcount_impl_t es_popcount_scalar = {
     .and9 = and9_scalar,
 };
 
-#ifdef ES_POPCOUNT_X86
+#if ES_CPU_X86
 
 /* ---- scalar with the POPCNT instruction (any x86-64 since ~2008) ------- */
 
-__attribute__((target("popcnt"))) static void
+ES_TARGET_POPCNT static void
 and4_popcnt(const uint64_t *restrict a1, const uint64_t *restrict a2, const uint64_t *restrict b1,
             const uint64_t *restrict b2, size_t nw, uint64_t out[4])
 {
     and4_body(a1, a2, b1, b2, nw, out);
 }
 
-__attribute__((target("popcnt"))) static void
+ES_TARGET_POPCNT static void
 and9_popcnt(const uint64_t *restrict a1, const uint64_t *restrict a2, const uint64_t *restrict av,
             const uint64_t *restrict b1, const uint64_t *restrict b2, const uint64_t *restrict bv,
             size_t nw, uint64_t out[9])
@@ -119,9 +118,8 @@ static const es_popcount_impl_t popcount_popcnt = {
 
 #define AVX2_FLUSH 31
 
-#define ES_AVX2 __attribute__((target("avx2,popcnt")))
 
-static inline ES_AVX2 __attribute__((always_inline)) __m256i avx2_bytecount(__m256i v, __m256i lut,
+static inline ES_TARGET_AVX2 __attribute__((always_inline)) __m256i avx2_bytecount(__m256i v, __m256i lut,
                                                                             __m256i low)
 {
     __m256i lo = _mm256_and_si256(v, low);
@@ -130,7 +128,7 @@ static inline ES_AVX2 __attribute__((always_inline)) __m256i avx2_bytecount(__m2
 }
 
 /* Through memory: the 64-bit lane extracts do not exist on 32-bit x86. */
-static inline ES_AVX2 __attribute__((always_inline)) uint64_t avx2_hsum(__m256i v)
+static inline ES_TARGET_AVX2 __attribute__((always_inline)) uint64_t avx2_hsum(__m256i v)
 {
     uint64_t t[4];
     _mm256_storeu_si256((__m256i *)t, v);
@@ -140,7 +138,7 @@ static inline ES_AVX2 __attribute__((always_inline)) uint64_t avx2_hsum(__m256i 
 #define LOADU256(p, i) _mm256_loadu_si256((const __m256i *)((p) + 4 * (i)))
 
 /* K products per step; idx pairs (x, y) name the two operands of each. */
-static ES_AVX2 void and4_avx2(const uint64_t *restrict a1, const uint64_t *restrict a2,
+static ES_TARGET_AVX2 void and4_avx2(const uint64_t *restrict a1, const uint64_t *restrict a2,
                               const uint64_t *restrict b1, const uint64_t *restrict b2, size_t nw,
                               uint64_t out[4])
 {
@@ -178,7 +176,7 @@ static ES_AVX2 void and4_avx2(const uint64_t *restrict a1, const uint64_t *restr
     out[3] += s3;
 }
 
-static ES_AVX2 void and9_avx2(const uint64_t *restrict a1, const uint64_t *restrict a2,
+static ES_TARGET_AVX2 void and9_avx2(const uint64_t *restrict a1, const uint64_t *restrict a2,
                               const uint64_t *restrict av, const uint64_t *restrict b1,
                               const uint64_t *restrict b2, const uint64_t *restrict bv, size_t nw,
                               uint64_t out[9])
@@ -227,13 +225,12 @@ static const es_popcount_impl_t popcount_avx2 = {
  * (nw not a multiple of 8) uses masked loads, which never touch the words
  * past the end, so no scalar loop is needed. */
 
-#define ES_AVX512 __attribute__((target("avx512f,avx512bw,avx512vpopcntdq")))
 
 #define LOAD512(p, i) _mm512_loadu_si512((const void *)((p) + 8 * (i)))
 #define MLOAD512(m, p, i) _mm512_maskz_loadu_epi64((m), (const void *)((p) + 8 * (i)))
 #define ACC512(acc, x, y) acc = _mm512_add_epi64(acc, _mm512_popcnt_epi64(_mm512_and_si512(x, y)))
 
-static ES_AVX512 void and4_avx512(const uint64_t *restrict a1, const uint64_t *restrict a2,
+static ES_TARGET_AVX512 void and4_avx512(const uint64_t *restrict a1, const uint64_t *restrict a2,
                                   const uint64_t *restrict b1, const uint64_t *restrict b2,
                                   size_t nw, uint64_t out[4])
 {
@@ -261,7 +258,7 @@ static ES_AVX512 void and4_avx512(const uint64_t *restrict a1, const uint64_t *r
     out[3] += (uint64_t)_mm512_reduce_add_epi64(s3);
 }
 
-static ES_AVX512 void and9_avx512(const uint64_t *restrict a1, const uint64_t *restrict a2,
+static ES_TARGET_AVX512 void and9_avx512(const uint64_t *restrict a1, const uint64_t *restrict a2,
                                   const uint64_t *restrict av, const uint64_t *restrict b1,
                                   const uint64_t *restrict b2, const uint64_t *restrict bv,
                                   size_t nw, uint64_t out[9])
@@ -310,7 +307,7 @@ static const es_popcount_impl_t popcount_avx512 = {
     .and9 = and9_avx512,
 };
 
-#endif /* ES_POPCOUNT_X86 */
+#endif /* ES_CPU_X86 */
 
 /* ---- run-time selection ---------------------------------------------------- */
 
@@ -323,27 +320,23 @@ static void resolve(void)
 {
     size_t n = 0;
     supported[n++] = &es_popcount_scalar;
-#ifdef ES_POPCOUNT_X86
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("popcnt")) supported[n++] = &popcount_popcnt;
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt"))
-        supported[n++] = &popcount_avx2;
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512vpopcntdq"))
-        supported[n++] = &popcount_avx512;
+#if ES_CPU_X86
+    if (es_cpu_has(ES_CPU_POPCNT)) supported[n++] = &popcount_popcnt;
+    if (es_cpu_has(ES_CPU_AVX2)) supported[n++] = &popcount_avx2;
+    if (es_cpu_has(ES_CPU_AVX512)) supported[n++] = &popcount_avx512;
 #endif
     supported[n] = NULL;
     best = supported[n - 1];
 
-    /* ES_POPCOUNT forces one implementation (benchmarks, tests). */
-    const char *want = getenv("ES_POPCOUNT");
-    if (!want || !*want) return;
+    /* EPISTREAM_POPCOUNT forces one implementation (benchmarks, tests). */
+    const char *want = es_env_variant("EPISTREAM_POPCOUNT");
+    if (!want) return;
     for (size_t k = 0; k < n; k++)
         if (!strcmp(supported[k]->name, want)) {
             best = supported[k];
             return;
         }
-    es_warn("ES_POPCOUNT=%s: not a popcount kernel this CPU supports (scalar, popcnt, avx2, "
+    es_warn("EPISTREAM_POPCOUNT=%s: not a popcount kernel this CPU supports (scalar, popcnt, avx2, "
             "avx512); using %s",
             want, best->name);
 }

@@ -25,8 +25,7 @@
 
 #include "data.h"
 
-#if defined(__x86_64__) || defined(__i386__)
-#define ES_PACK_X86 1
+#if ES_CPU_X86
 #include <immintrin.h>
 #endif
 #if defined(__x86_64__)
@@ -244,9 +243,9 @@ static void pack_rows_generic(const plan_t *pn, const es_fileset_t *pk, uint32_t
     pack_rows_body(pn, pk, first, count, pl, vbuf, cnt, even_bits_soft, compress3_soft);
 }
 
-#ifdef ES_PACK_X86
+#if ES_CPU_X86
 /* The same code with the POPCNT instruction (for gcount). */
-__attribute__((target("popcnt"))) static void
+ES_TARGET_POPCNT static void
 pack_rows_popcnt(const plan_t *pn, const es_fileset_t *pk, uint32_t first, uint32_t count,
                  es_planes_t *pl, uint64_t *vbuf, uint64_t (*cnt)[2][3])
 {
@@ -256,21 +255,20 @@ pack_rows_popcnt(const plan_t *pn, const es_fileset_t *pk, uint32_t first, uint3
 #endif
 
 #ifdef ES_PACK_PEXT
-#define ES_BMI2 __attribute__((target("popcnt,bmi,bmi2")))
 
-static inline ES_BMI2 uint64_t even_bits_bmi2(uint64_t x)
+static inline ES_TARGET_BMI2 uint64_t even_bits_bmi2(uint64_t x)
 {
     return _pext_u64(x, 0x5555555555555555ULL);
 }
 
-static inline ES_BMI2 void compress3_bmi2(uint64_t m, const uint64_t x[3], uint64_t c[3])
+static inline ES_TARGET_BMI2 void compress3_bmi2(uint64_t m, const uint64_t x[3], uint64_t c[3])
 {
     c[0] = _pext_u64(x[0], m);
     c[1] = _pext_u64(x[1], m);
     c[2] = _pext_u64(x[2], m);
 }
 
-static ES_BMI2 void pack_rows_bmi2(const plan_t *pn, const es_fileset_t *pk, uint32_t first,
+static ES_TARGET_BMI2 void pack_rows_bmi2(const plan_t *pn, const es_fileset_t *pk, uint32_t first,
                                    uint32_t count, es_planes_t *pl, uint64_t *vbuf,
                                    uint64_t (*cnt)[2][3])
 {
@@ -293,27 +291,23 @@ static void packers_init(void)
 {
     size_t n = 0;
     packers[n++] = (packer_t){"generic", pack_rows_generic};
-#ifdef ES_PACK_X86
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("popcnt")) packers[n++] = (packer_t){"popcnt", pack_rows_popcnt};
+#if ES_CPU_X86
+    if (es_cpu_has(ES_CPU_POPCNT)) packers[n++] = (packer_t){"popcnt", pack_rows_popcnt};
 #endif
 #ifdef ES_PACK_PEXT
-    /* AMD family 15h (Bulldozer) and 17h (Zen 1/2) run PEXT in microcode. */
-    if (__builtin_cpu_supports("popcnt") && __builtin_cpu_supports("bmi2") &&
-        !__builtin_cpu_is("amdfam15h") && !__builtin_cpu_is("amdfam17h"))
-        packers[n++] = (packer_t){"bmi2", pack_rows_bmi2};
+    if (es_cpu_has(ES_CPU_FAST_BMI2)) packers[n++] = (packer_t){"bmi2", pack_rows_bmi2};
 #endif
     n_packers = n;
 }
 
-/* The fastest packer, unless ES_PACK (generic, popcnt, bmi2) names another
+/* The fastest packer, unless EPISTREAM_PACK (generic, popcnt, bmi2) names another
  * this CPU has; read on every call so tests can compare all packers in one
  * process.  A name it does not have selects the fastest. */
 static pack_rows_fn packer_best(void)
 {
     pthread_once(&packers_once, packers_init);
-    const char *want = getenv("ES_PACK");
-    if (want && *want)
+    const char *want = es_env_variant("EPISTREAM_PACK");
+    if (want)
         for (size_t k = 0; k < n_packers; k++)
             if (!strcmp(packers[k].name, want)) return packers[k].fn;
     return packers[n_packers - 1].fn;

@@ -25,6 +25,35 @@ double es_time_now(void);
 /** Format n with thousands separators ("1,234,567") into buf (>= 32 bytes). */
 const char *es_fmt_count(uint64_t n, char *buf);
 
+/* ---- CPU features (cpu.c) --------------------------------------------------- */
+
+#if defined(__x86_64__) || defined(__i386__)
+#define ES_CPU_X86 1
+#else
+#define ES_CPU_X86 0
+#endif
+
+/** Features a SIMD variant may need; es_cpu_has() answers for this CPU. */
+enum {
+    ES_CPU_POPCNT = 1u << 0,
+    ES_CPU_AVX2 = 1u << 1,     /* with POPCNT */
+    ES_CPU_AVX512 = 1u << 2,   /* F, BW and VPOPCNTDQ */
+    ES_CPU_FAST_BMI2 = 1u << 3 /* BMI2 with a fast PEXT (x86-64; not AMD 15h/17h) */
+};
+
+/* Function attributes of the variants (x86 only; use under #if ES_CPU_X86). */
+#define ES_TARGET_POPCNT __attribute__((target("popcnt")))
+#define ES_TARGET_AVX2 __attribute__((target("avx2,popcnt")))
+#define ES_TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx512vpopcntdq")))
+#define ES_TARGET_BMI2 __attribute__((target("popcnt,bmi,bmi2")))
+
+/** @return 1 if this CPU has every feature in the mask (probed once, thread-safe). */
+int es_cpu_has(unsigned feature);
+
+/** The value of environment variable name (EPISTREAM_POPCOUNT, EPISTREAM_PACK:
+ *  forcing a SIMD variant for tests and benchmarks), or NULL when unset or empty. */
+const char *es_env_variant(const char *name);
+
 /* ---- text files (text.c) ------------------------------------------------- */
 
 /** Read a whole text file into a NUL-terminated buffer (free with free()).

@@ -10,7 +10,7 @@
  * variant, so every pair takes the 9-product path).  VARIANTS defaults to
  * what fills about 256 KiB of planes (at most 512), as the scan's tiles keep
  * their blocks in L2; larger sets measure the memory system instead.  Packing is timed per
- * pack variant (ES_PACK) with cases and controls interleaved in .fam order.
+ * pack variant (EPISTREAM_PACK) with cases and controls interleaved in .fam order.
  *
  * Build (from a configured tree):
  *   gcc -O2 -std=gnu11 -fopenmp -Isrc tests/bench/bench_kernels.c libepistream.a -lhts -lm */
@@ -170,7 +170,7 @@ int main(int argc, char **argv)
             if (data_make(&d[mi], sizes[si], pm, mi ? 0.01 : 0, 7 + si)) return 1;
         for (size_t p = 0; p < sizeof packers / sizeof packers[0]; p++) {
             double ns[2];
-            setenv("ES_PACK", packers[p], 1);
+            setenv("EPISTREAM_PACK", packers[p], 1);
             for (int mi = 0; mi < 2; mi++) {
                 es_planes_t pl;
                 if (es_planes_alloc(&pl, &d[mi].ds, pm, 3)) return 1;
@@ -189,7 +189,7 @@ int main(int argc, char **argv)
         for (int mi = 0; mi < 2; mi++)
             data_free(&d[mi]);
     }
-    unsetenv("ES_PACK");
+    unsetenv("EPISTREAM_PACK");
     fprintf(stderr, "(checksum %llu)\n", (unsigned long long)sink);
     return 0;
 }

@@ -54,7 +54,7 @@ int es_cli_input_check(const es_cli_input_t *ci, const char *cmd);
 /** Print the input/selection part of a subcommand's usage. */
 void es_cli_input_usage(FILE *fp, int need_pheno);
 
-/** Parse helpers: print "[E::opt] --NAME: ..." and return non-zero on bad input. */
+/** Parse helpers (args.c): print "[E::options] --NAME: ..." and return non-zero on bad input. */
 int es_cli_u32(const char *name, const char *s, uint32_t lo, uint32_t hi, uint32_t *out);
 int es_cli_double(const char *name, const char *s, double *out);
 int es_cli_u64(const char *name, const char *s, uint64_t *out);

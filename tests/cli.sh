@@ -52,14 +52,40 @@ head -1 "$T/o.top.tsv" | grep -q "^CHR1	SNP1	POS1	CHR2	SNP2	POS2	STAT	P	LOG10P	N
 [ "$(wc -l <"$T/o2.top.tsv")" -eq 6 ] || fail "--top 5"
 "$EPISTREAM" scan --bfile "$T/d" --out "$T/o3" --quiet --format plink || fail "plink format"
 head -1 "$T/o3.epi.cc" | grep -q "CHR1 .*SNP1 CHR2 .*SNP2 .*STAT .*DF .*P" || fail "plink header"
-# --device gpu without a GPU scan backend: a clear error, exit 1, no files
-expect_fail "$T/g.out" "$EPISTREAM" scan --bfile "$T/d" --out "$T/g" --device gpu
-grep -q 'device gpu' "$T/g.out" || fail "gpu message"
-ls "$T"/g.* 2>/dev/null | grep -v 'g.out' && fail "files left after failure"
+# --device gpu: on a machine without a usable GPU (or a build without CUDA) a
+# clear error, exit 1, no files; where there is one, a scan (its bytes are
+# compared with the CPU's in gpu_cli.sh)
+n_gpu=$("$EPISTREAM" info --bfile "$T/d" 2>/dev/null | awk -F'\t' '$1 == "gpus" {print $2}')
+if [ "${n_gpu:-0}" -eq 0 ]; then
+    expect_fail "$T/g.out" "$EPISTREAM" scan --bfile "$T/d" --out "$T/g" --device gpu
+    grep -q 'device gpu' "$T/g.out" || fail "gpu message"
+    ls "$T"/g.* 2>/dev/null | grep -v 'g\.out$' && fail "--device gpu without a GPU left files"
+else
+    "$EPISTREAM" scan --bfile "$T/d" --out "$T/g" --device gpu --quiet || fail "--device gpu with $n_gpu GPU(s)"
+fi
 # unwritable output directory
 expect_fail "$T/w.out" "$EPISTREAM" scan --bfile "$T/d" --out "$T/nodir/o"
 grep -q "nodir/o" "$T/w.out" || fail "unwritable --out message"
 # an interrupted scan leaves no files behind (temporary ones are removed on SIGINT/SIGTERM)
+# a full disk while writing: the message names the file and the cause, exit
+# 1, nothing left (the .tmp name is made a link to /dev/full, where every
+# write fails with ENOSPC)
+if [ -w /dev/full ]; then
+    ln -s /dev/full "$T/full.sig.tsv.tmp"
+    expect_fail "$T/full.out" "$EPISTREAM" scan --bfile "$T/d" --out "$T/full" --p-threshold 1 --top 5
+    grep -q 'full.sig.tsv.tmp: write failed: No space left on device' "$T/full.out" ||
+        { cat "$T/full.out" >&2; fail "full disk: file and cause not named"; }
+    ls "$T"/full.* 2>/dev/null | grep -v 'full\.out$' && fail "full disk: files left behind"
+fi
+
+# a run killed with SIGKILL leaves PREFIX.*.tmp (no handler runs): the next
+# run with the same prefix says so and writes over it
+echo "stale" >"$T/stale.top.tsv.tmp"
+"$EPISTREAM" scan --bfile "$T/d" --out "$T/stale" --top 5 2>"$T/stale.err" || fail "scan over a stale .tmp"
+grep -q 'stale.top.tsv.tmp: left by an earlier run' "$T/stale.err" || fail "stale .tmp not reported"
+[ ! -e "$T/stale.top.tsv.tmp" ] || fail "stale .tmp still there"
+grep -q '^stale$' "$T/stale.top.tsv" && fail "stale content kept"
+
 "$EPISTREAM" sim --samples 1000 --variants 2500 --seed 5 --out "$T/big" 2>/dev/null || fail "sim big"
 for sig in INT TERM; do
     "$EPISTREAM" scan --bfile "$T/big" --threads 1 --top 3000000 --p-threshold 1 --quiet \

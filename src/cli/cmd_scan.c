@@ -62,7 +62,7 @@ static void scan_usage(FILE *fp)
 }
 
 typedef struct {
-    FILE *fp;
+    es_out_t *o;
     const es_dataset_t *ds;
     int plink_fmt;
     int plink_w;
@@ -71,9 +71,9 @@ typedef struct {
 static int write_sig(const es_pair_t *p, void *ud)
 {
     sig_writer_t *w = ud;
-    if (w->plink_fmt) es_write_plink_pair(w->fp, w->ds, p, w->plink_w);
-    else es_write_pair(w->fp, w->ds, p);
-    return ferror(w->fp) ? -1 : 0;
+    if (w->plink_fmt) es_write_plink_pair(w->o->fp, w->ds, p, w->plink_w);
+    else es_write_pair(w->o->fp, w->ds, p);
+    return es_out_failed(w->o) ? -1 : 0;
 }
 
 static void progress(uint64_t done, uint64_t total, double secs, void *ud)
@@ -168,7 +168,18 @@ bad:
     return -1;
 }
 
-int es_cmd_scan(int argc, char **argv)
+/* What the command line asked for. */
+typedef struct {
+    es_cli_input_t ci;
+    es_opt_t opt;
+    refine_t rf;
+    const char *out;
+    int plink_fmt, quiet;
+} scan_args_t;
+
+/* Parse and check the command line into a.  @return -1 to go on, else the
+ * exit code (help printed, or a usage error reported). */
+static int scan_parse(int argc, char **argv, scan_args_t *a)
 {
     enum { O_STAT = 256, O_TOP, O_PTHR, O_THREADS, O_DEVICE, O_BLOCK, O_OUT, O_FORMAT, O_QUIET,
            O_VERBOSE, O_REFINE, O_GPU_KERNEL, O_GPU_MEM, O_FIXED, O_HOST_MEM, O_TMP_DIR };
@@ -187,73 +198,72 @@ int es_cmd_scan(int argc, char **argv)
         {"host-mem", required_argument, 0, O_HOST_MEM},
         {"tmp-dir", required_argument, 0, O_TMP_DIR},
         {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
-    const char *out = NULL;
-    int plink_fmt = 0, quiet = 0, verbose = 0, c, r;
-    es_cli_input_t ci;
-    es_cli_input_init(&ci);
-    es_opt_t opt;
-    es_opt_init(&opt);
-    refine_t rf;
-    memset(&rf, 0, sizeof rf);
+    memset(a, 0, sizeof *a);
+    es_cli_input_t *ci = &a->ci;
+    es_opt_t *opt = &a->opt;
+    refine_t *rf = &a->rf;
+    int verbose = 0, c, r;
+    es_cli_input_init(ci);
+    es_opt_init(opt);
     uint32_t u;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
-        if ((r = es_cli_input_option(&ci, c, optarg)) != 0) {
+        if ((r = es_cli_input_option(ci, c, optarg)) != 0) {
             if (r < 0) return ES_EXIT_USAGE;
             continue;
         }
         switch (c) {
         case O_STAT:
-            if (es_stat_parse(optarg, &opt.stat)) return ES_EXIT_USAGE;
+            if (es_stat_parse(optarg, &opt->stat)) return ES_EXIT_USAGE;
             break;
         case O_TOP:
-            if (es_cli_u32("top", optarg, 1, 100000000u, &opt.top_k)) return ES_EXIT_USAGE;
+            if (es_cli_u32("top", optarg, 1, 100000000u, &opt->top_k)) return ES_EXIT_USAGE;
             break;
         case O_PTHR:
-            if (es_cli_double("p-threshold", optarg, &opt.p_threshold)) return ES_EXIT_USAGE;
-            if (opt.p_threshold < 0 || opt.p_threshold > 1) {
+            if (es_cli_double("p-threshold", optarg, &opt->p_threshold)) return ES_EXIT_USAGE;
+            if (opt->p_threshold < 0 || opt->p_threshold > 1) {
                 fprintf(stderr, "[E::options] --p-threshold: must be in [0, 1], got %s\n", optarg);
                 return ES_EXIT_USAGE;
             }
             break;
         case O_THREADS:
             if (es_cli_u32("threads", optarg, 0, 4096, &u)) return ES_EXIT_USAGE;
-            opt.threads = (int)u;
+            opt->threads = (int)u;
             break;
         case O_DEVICE:
-            if (es_device_parse(optarg, &opt)) return ES_EXIT_USAGE;
+            if (es_device_parse(optarg, opt)) return ES_EXIT_USAGE;
             break;
         case O_GPU_KERNEL:
-            if (es_gpu_kernel_parse(optarg, &opt.gpu_kernel)) return ES_EXIT_USAGE;
+            if (es_gpu_kernel_parse(optarg, &opt->gpu_kernel)) return ES_EXIT_USAGE;
             break;
         case O_GPU_MEM:
-            if (parse_bytes("gpu-mem", optarg, &opt.gpu_mem)) return ES_EXIT_USAGE;
+            if (parse_bytes("gpu-mem", optarg, &opt->gpu_mem)) return ES_EXIT_USAGE;
             break;
         case O_HOST_MEM:
-            if (parse_bytes("host-mem", optarg, &opt.host_mem)) return ES_EXIT_USAGE;
+            if (parse_bytes("host-mem", optarg, &opt->host_mem)) return ES_EXIT_USAGE;
             break;
         case O_TMP_DIR:
-            opt.tmp_dir = optarg;
+            opt->tmp_dir = optarg;
             break;
         case O_BLOCK:
-            if (es_cli_u32("block", optarg, 0, 65536, &opt.block_variants)) return ES_EXIT_USAGE;
+            if (es_cli_u32("block", optarg, 0, 65536, &opt->block_variants)) return ES_EXIT_USAGE;
             break;
-        case O_OUT: out = optarg; break;
+        case O_OUT: a->out = optarg; break;
         case O_FORMAT:
-            if (!strcmp(optarg, "tsv")) plink_fmt = 0;
-            else if (!strcmp(optarg, "plink")) plink_fmt = 1;
+            if (!strcmp(optarg, "tsv")) a->plink_fmt = 0;
+            else if (!strcmp(optarg, "plink")) a->plink_fmt = 1;
             else {
                 fprintf(stderr, "[E::options] --format: expected tsv or plink, got '%s'\n", optarg);
                 return ES_EXIT_USAGE;
             }
             break;
-        case O_QUIET: quiet = 1; break;
+        case O_QUIET: a->quiet = 1; break;
         case O_VERBOSE: verbose = 1; break;
         case O_REFINE:
-            if (es_cli_refine(optarg, &rf.method, &rf.k)) return ES_EXIT_USAGE;
+            if (es_cli_refine(optarg, &rf->method, &rf->k)) return ES_EXIT_USAGE;
             break;
-        case O_FIXED: rf.fixed_point = 1; break;
+        case O_FIXED: rf->fixed_point = 1; break;
         case 'h': scan_usage(stdout); return ES_EXIT_OK;
         default:
             fprintf(stderr, "[E::options] scan: unknown or incomplete option '%s'\n",
@@ -266,22 +276,31 @@ int es_cmd_scan(int argc, char **argv)
         fprintf(stderr, "[E::options] scan: unexpected argument '%s'\n", argv[optind]);
         return ES_EXIT_USAGE;
     }
-    if (rf.fixed_point && !rf.k) {
+    if (rf->fixed_point && !rf->k) {
         fprintf(stderr, "[E::options] scan: --fixed-point goes with --refine\n");
         return ES_EXIT_USAGE;
     }
-    if (!out) {
+    if (!a->out) {
         fprintf(stderr, "[E::options] scan: --out is required\n");
         scan_usage(stderr);
         return ES_EXIT_USAGE;
     }
-    if (es_cli_input_check(&ci, "scan")) return ES_EXIT_USAGE;
+    if (es_cli_input_check(ci, "scan")) return ES_EXIT_USAGE;
     /* VCF decompression threads: as many as the scan's (0 = all CPUs) */
-    ci.in.threads = opt.threads ? opt.threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
-    es_log_set_level(quiet ? ES_LOG_ERROR : verbose ? ES_LOG_INFO : ES_LOG_WARN);
-    opt.progress = !quiet && isatty(STDERR_FILENO);
-    if (es_opt_check(&opt)) return ES_EXIT_USAGE;
+    ci->in.threads = opt->threads ? opt->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    es_log_set_level(a->quiet ? ES_LOG_ERROR : verbose ? ES_LOG_INFO : ES_LOG_WARN);
+    opt->progress = !a->quiet && isatty(STDERR_FILENO);
+    if (es_opt_check(opt)) return ES_EXIT_USAGE;
+    return -1;
+}
 
+/* Open the dataset, scan, write every output (all or nothing), refine. */
+static int scan_run(scan_args_t *a, const char *cmdline)
+{
+    const es_opt_t *opt = &a->opt;
+    refine_t *rf = &a->rf;
+    const char *out = a->out;
+    int plink_fmt = a->plink_fmt;
     int ret = ES_OK;
     es_dataset_t *ds = NULL;
     es_scan_t *scan = NULL;
@@ -289,28 +308,27 @@ int es_cmd_scan(int argc, char **argv)
     uint32_t *survivors = NULL;
     memset(&o_top, 0, sizeof o_top);
     o_sig = o_sum = o_log = o_sel = o_top;
-    char *cmdline = es_cli_join(argc, argv);
     double t0 = es_time_now();
 
-    ret = es_dataset_open(&ds, &ci.in);
+    ret = es_dataset_open(&ds, &a->ci.in);
     if (ret) goto out;
     double t_open = es_time_now() - t0;
-    ret = es_scan_create(&scan, ds, &opt);
+    ret = es_scan_create(&scan, ds, opt);
     if (ret) goto out;
     /* create every output before the (long) scan so a bad --out fails at once */
     if ((ret = es_out_open(&o_top, out, plink_fmt ? ".epi.cc" : ".top.tsv"))) goto out;
     if ((ret = es_out_open(&o_sum, out, ".summary.tsv"))) goto out;
     if ((ret = es_out_open(&o_log, out, ".log"))) goto out;
-    if (rf.k && (ret = es_out_open(&o_sel, out, ".select.tsv"))) goto out;
+    if (rf->k && (ret = es_out_open(&o_sel, out, ".select.tsv"))) goto out;
     sig_writer_t sw = {.ds = ds, .plink_fmt = plink_fmt, .plink_w = es_plink_snp_width(ds)};
-    if (opt.p_threshold >= 0) {
+    if (opt->p_threshold >= 0) {
         if ((ret = es_out_open(&o_sig, out, ".sig.tsv"))) goto out;
-        sw.fp = o_sig.fp;
+        sw.o = &o_sig;
         if (plink_fmt) es_write_plink_header(o_sig.fp, sw.plink_w);
         else es_write_pair_header(o_sig.fp);
         es_scan_set_sig_callback(scan, write_sig, &sw);
     }
-    if (opt.progress) es_scan_set_progress_callback(scan, progress, NULL);
+    if (opt->progress) es_scan_set_progress_callback(scan, progress, NULL);
 
     ret = es_scan_run(scan);
     if (ret) goto out;
@@ -324,23 +342,23 @@ int es_cmd_scan(int argc, char **argv)
         else es_write_pair(o_top.fp, ds, &top[k]);
     }
     if ((ret = es_write_summary(o_sum.fp, ds, es_scan_summary(scan)))) {
-        es_error("%s: write failed", o_sum.tmp_path);
+        if (!es_out_failed(&o_sum)) es_error("%s: write failed", o_sum.tmp_path);
         goto out;
     }
-    if (rf.k) {
+    if (rf->k) {
         /* survivors: the distinct variants of the top pairs, by variant index */
-        if ((ret = es_select_pair_variants(ds, top, n_top, &survivors, &rf.n_var))) goto out;
+        if ((ret = es_select_pair_variants(ds, top, n_top, &survivors, &rf->n_var))) goto out;
         es_select_opt_t so;
         es_mi_opt_init(&so);
-        so.threads = opt.threads;
-        so.device = es_select_device(opt.device, opt.gpu_mask);
-        so.gpu_kernel = opt.gpu_kernel;
-        so.fixed_point = rf.fixed_point;
-        if ((ret = es_select_variants(ds, survivors, rf.n_var, rf.method, rf.k, &so, o_sel.fp,
-                                      &rf.info)))
+        so.threads = opt->threads;
+        so.device = es_select_device(opt->device, opt->gpu_mask);
+        so.gpu_kernel = opt->gpu_kernel;
+        so.fixed_point = rf->fixed_point;
+        if ((ret = es_select_variants(ds, survivors, rf->n_var, rf->method, rf->k, &so, o_sel.fp,
+                                      &rf->info)))
             goto out;
     }
-    write_log(o_log.fp, cmdline, &ci.in, ds, &opt, scan, out, plink_fmt, &rf, t_open,
+    write_log(o_log.fp, cmdline, &a->ci.in, ds, opt, scan, out, plink_fmt, rf, t_open,
               es_time_now() - t0);
     /* commit all or nothing */
     if ((ret = es_out_commit(&o_top))) goto out;
@@ -348,18 +366,18 @@ int es_cmd_scan(int argc, char **argv)
     if ((ret = es_out_commit(&o_sum))) goto out;
     if ((ret = es_out_commit(&o_sel))) goto out;
     if ((ret = es_out_commit(&o_log))) goto out;
-    if (!quiet) {
-        char a[32];
+    if (!a->quiet) {
+        char num[32];
         double tp, ts;
         es_scan_timings(scan, &tp, &ts);
         fprintf(stderr, "[scan] %s pairs in %.2f s (%.3g pairs/s); results in %s%s\n",
-                es_fmt_count(es_scan_pairs_done(scan), a), ts,
+                es_fmt_count(es_scan_pairs_done(scan), num), ts,
                 ts > 0 ? (double)es_scan_pairs_done(scan) / ts : 0.0, out,
                 plink_fmt ? ".epi.cc" : ".top.tsv");
-        if (rf.k)
+        if (rf->k)
             fprintf(stderr, "[scan] %s picked %u of the %u variants of the top pairs; results in "
                             "%s.select.tsv\n",
-                    es_mi_method_name(rf.method), rf.info.n_selected, rf.n_var, out);
+                    es_mi_method_name(rf->method), rf->info.n_selected, rf->n_var, out);
     }
 out:
     if (ret) {
@@ -380,6 +398,16 @@ out:
     free(survivors);
     es_scan_destroy(scan);
     es_dataset_destroy(ds);
-    free(cmdline);
     return ret ? ES_EXIT_ERROR : ES_EXIT_OK;
+}
+
+int es_cmd_scan(int argc, char **argv)
+{
+    scan_args_t a;
+    int r = scan_parse(argc, argv, &a);
+    if (r >= 0) return r;
+    char *cmdline = es_cli_join(argc, argv);
+    r = scan_run(&a, cmdline);
+    free(cmdline);
+    return r;
 }

@@ -25,6 +25,31 @@ double es_time_now(void);
 /** Format n with thousands separators ("1,234,567") into buf (>= 32 bytes). */
 const char *es_fmt_count(uint64_t n, char *buf);
 
+/* ---- output files, all or nothing (outfile.c) ------------------------------------ */
+
+/** An output file being written. */
+typedef struct {
+    char *path;     /* final name */
+    char *tmp_path; /* name while being written */
+    FILE *fp;
+    int committed; /* renamed into place */
+    int werrno;    /* errno of the first failed write (0: none) */
+} es_out_t;
+
+/** Open PATH.tmp for writing.  @return ES_OK or ES_ERR_IO (logged, naming the file). */
+int es_out_open(es_out_t *o, const char *prefix, const char *suffix);
+/** After writes to o->fp: 1 (and the first time, an error naming the file
+ *  and the cause) if a write failed, else 0. */
+int es_out_failed(es_out_t *o);
+/** Flush, close and rename into place.  @return ES_OK or ES_ERR_IO (logged,
+ *  naming the file and the cause). */
+int es_out_commit(es_out_t *o);
+/** Undo: delete the temporary file, or the committed file, and release o
+ *  (safe on a zeroed es_out_t). */
+void es_out_abort(es_out_t *o);
+/** Release o, keeping whatever was committed. */
+void es_out_close(es_out_t *o);
+
 /* ---- CPU features (cpu.c) --------------------------------------------------- */
 
 #if defined(__x86_64__) || defined(__i386__)

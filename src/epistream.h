@@ -65,7 +65,8 @@ es_log_level_t es_log_get_level(void);
 /* ---- datasets ---------------------------------------------------------- */
 
 /** An opened genotype dataset: variant metadata, samples with a phenotype,
- *  and the genotype source (memory-mapped, never read whole). */
+ *  and the genotype source (a .bed is memory-mapped, never read whole; a
+ *  VCF/BCF is decoded into 2-bit rows in memory). */
 typedef struct es_dataset_t es_dataset_t;
 
 /** Metadata of one variant (strings owned by the dataset). */
@@ -120,8 +121,8 @@ void es_input_opt_init(es_input_opt_t *opt);
  * applying the sample and variant selection while reading.  Filters apply in
  * this order: the phenotype and --keep/--remove (samples), then --region (VCF,
  * while reading), --chr, --extract, --exclude, and last --geno then --maf
- * (PLINK 1.9's order) computed over the samples that remain.  The log says how many samples and variants each step
- * removed.
+ * (PLINK 1.9's order) computed over the samples that remain.  The log says
+ * how many samples and variants each step removed.
  * @param out receives the dataset; free with es_dataset_destroy()
  * @return ES_OK, ES_ERR_ARG, ES_ERR_IO, ES_ERR_FORMAT, ES_ERR_DATA (nothing
  *         left to analyse, no cases or no controls) or ES_ERR_NOMEM
@@ -148,15 +149,17 @@ int es_dataset_sample_used(const es_dataset_t *ds, uint32_t s);
 es_variant_info_t es_dataset_variant(const es_dataset_t *ds, uint32_t idx);
 
 /**
- * Decode one variant's genotypes for all .fam samples (in .fam order).
+ * Decode one variant's genotypes for all input samples (in .fam or VCF order).
  * @param out  n_samples_total bytes: 0, 1, 2 = copies of allele 1 (A1),
  *             3 = missing (PLINK --recode A dosage semantics)
+ * @return ES_OK, or ES_ERR_ARG when idx >= es_dataset_n_variants(ds)
  */
 int es_dataset_decode(const es_dataset_t *ds, uint32_t idx, uint8_t *out);
 
 /* ---- options ----------------------------------------------------------- */
 
-/** Interaction statistics; see doc/epistream.1 and DESIGN.md. */
+/** Interaction statistics; definitions in doc/epistream.1 (STATISTICS) and
+ *  doc/ARCHITECTURE.md. */
 typedef enum {
     ES_STAT_BOOST = 0, /**< BOOST log-linear LR test, PLINK 1.9 --fast-epistasis boost */
     ES_STAT_CHI2,      /**< Pearson chi-square of the 2x9 table */
@@ -189,7 +192,8 @@ typedef struct {
 void es_opt_init(es_opt_t *opt);
 /** @return ES_OK if opt is consistent, else ES_ERR_ARG after logging why. */
 int es_opt_check(const es_opt_t *opt);
-/** Parse a GPU counting kernel name ("auto", "mma", "popc"). @return ES_OK or ES_ERR_ARG. */
+/** Parse a GPU counting kernel name ("auto", "wgmma", "mma", "popc").
+ *  @return ES_OK or ES_ERR_ARG (logged, naming the choices). */
 int es_gpu_kernel_parse(const char *name, int *out);
 /** Parse a device choice: "auto", "cpu", "gpu" or "gpu:0,2" (sets device and gpu_mask).
  *  @return ES_OK or ES_ERR_ARG. */
@@ -246,7 +250,9 @@ int es_scan_create(es_scan_t **out, es_dataset_t *ds, const es_opt_t *opt);
 void es_scan_set_sig_callback(es_scan_t *scan, es_sig_cb cb, void *userdata);
 /** Set the progress callback (optional). */
 void es_scan_set_progress_callback(es_scan_t *scan, es_progress_cb cb, void *userdata);
-/** Run the exhaustive 2-way scan.  @return ES_OK or an error. */
+/** Run the exhaustive 2-way scan.
+ *  @return ES_OK, ES_ERR_NOMEM, ES_ERR_IO (the planes file, or a callback that
+ *          returned non-zero), ES_ERR_GPU or ES_ERR_UNSUPPORTED (device) */
 int es_scan_run(es_scan_t *scan);
 /** @return the ranked pairs, best first (valid until es_scan_destroy()). */
 const es_pair_t *es_scan_top(const es_scan_t *scan);
@@ -256,11 +262,13 @@ size_t es_scan_top_count(const es_scan_t *scan);
 const es_summary_t *es_scan_summary(const es_scan_t *scan);
 /** @return the name of the backend that ran ("cpu", ...). */
 const char *es_scan_backend_name(const es_scan_t *scan);
-/** @return the number of pairs scored. */
-/** What the scan ran on, e.g. "2 GPU(s): 0 NVIDIA H100 (mma), 1 ..."; "" for the CPU. */
+/** @return what the scan ran on, e.g. "2 GPU(s): 0 NVIDIA H100 (mma), 1 ...";
+ *  "" for the CPU. */
 const char *es_scan_device_info(const es_scan_t *scan);
+/** @return the number of pairs scored. */
 uint64_t es_scan_pairs_done(const es_scan_t *scan);
-/** @return wall-clock seconds spent packing genotypes and counting/scoring. */
+/** Wall-clock seconds of the last run: packing genotypes into *pack_seconds,
+ *  counting and scoring into *scan_seconds. */
 void es_scan_timings(const es_scan_t *scan, double *pack_seconds, double *scan_seconds);
 /** Release a scan (NULL is allowed). */
 void es_scan_destroy(es_scan_t *scan);

@@ -1,6 +1,6 @@
 #!/bin/sh
 # oracle_stats.sh -- chi2, mi, ig and k2 of every pair against an independent numpy/scipy
-# brute force (tests/oracle/stats_ref.py, written from DESIGN.md's formulas): simulated
+# brute force (tests/oracle/stats_ref.py, written from the formulas in doc/ARCHITECTURE.md): simulated
 # data with missing calls, rare variants (empty genotype columns, tables without a test)
 # and, when plink1.9 is installed, plink1.9 --dummy data from outside the project.
 . "$(dirname "$0")/lib.sh"

@@ -3,7 +3,7 @@
 
 usage: stats_ref.py --bfile PREFIX --stat {chi2,mi,ig,k2} --top PREFIX.top.tsv
 
-Written from the formulas in DESIGN.md ("Statistics") with numpy and scipy
+Written from the formulas in doc/ARCHITECTURE.md ("Statistics") with numpy and scipy
 only, sharing nothing with epistream's C code:
   * the .bed is decoded here (SNP-major, 2-bit codes; genotype = copies of A1),
     the phenotype is .fam column 6 (1 control, 2 case, anything else missing);

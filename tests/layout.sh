@@ -1,0 +1,55 @@
+#!/bin/sh
+# layout.sh -- the module map of doc/ARCHITECTURE.md, checked: every source
+# file includes only its own module's headers and those of modules below it
+# (util < formats, sim < data < count < stats < tile < gpu < backend < scan <
+# select < cli), a private *_internal.h only inside its module, the GPU door
+# (gpu/gpu.h) only from the backend, and no C file but src/backend/registry.c
+# mentions HAVE_CUDA.
+. "$(dirname "$0")/lib.sh"
+cd "$ES_SRCDIR" || fail "no source dir"
+bad=$(
+    {
+        for f in src/*/*.c src/*/*.h formats/*.c formats/*.h gpu/*.c gpu/*.h gpu/*.cu \
+            gpu/*/*.cu gpu/*/*.cuh; do
+            [ -f "$f" ] || continue
+            grep -H '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$f"
+        done
+    } | awk '
+    BEGIN {
+        # rank of each module; a file may include headers of ranks <= its own
+        n = split("util formats sim data count stats tile gpu backend scan select cli", m, " ")
+        for (k = 1; k <= n; k++) rank[m[k]] = k
+        rank["sim"] = rank["formats"]
+        # which module each header belongs to
+        own["util.h"] = "util"; own["formats.h"] = "formats"; own["table.h"] = "formats"
+        own["table_internal.h"] = "formats"; own["data.h"] = "data"; own["count.h"] = "count"
+        own["stats.h"] = "stats"; own["stats_internal.h"] = "stats"; own["tile.h"] = "tile"
+        own["backend.h"] = "backend"; own["scan.h"] = "scan"; own["output.h"] = "scan"
+        own["select.h"] = "select"; own["select_internal.h"] = "select"; own["sim.h"] = "sim"
+        own["cli.h"] = "cli"; own["gpu.h"] = "gpu"; own["cuda_check.h"] = "gpu"
+    }
+    {
+        file = $0; sub(/:.*/, "", file)
+        hdr = $0; sub(/^[^"]*"/, "", hdr); sub(/".*/, "", hdr)
+        if (hdr == "epistream.h" || hdr == "config.h") next
+        split(file, p, "/")
+        mod = (p[1] == "src") ? p[2] : p[1]
+        if (p[1] == "gpu") mod = "gpu"
+        if (mod == "gpu") {
+            # CUDA code: its own headers (gpu/*.h, gpu/*/*.cuh) and the public one
+            if (hdr ~ /\.cuh$/ || own[hdr] == "gpu" || hdr == "gpu_test.h") next
+            print file ": GPU code includes " hdr; next
+        }
+        if (hdr == "gpu_test.h") { print file ": test hooks (gpu_test.h) outside gpu/ and tests/"; next }
+        if (!(hdr in own)) { print file ": includes unknown header " hdr " (add it to tests/layout.sh and doc/ARCHITECTURE.md)"; next }
+        hm = own[hdr]
+        if (hdr ~ /_internal\.h$/ && hm != mod) { print file ": private header " hdr " of " hm; next }
+        if (hdr == "gpu.h" && mod != "backend") { print file ": gpu.h outside src/backend (use the backend table)"; next }
+        if (rank[hm] > rank[mod]) print file " (" mod ") includes " hdr " of " hm ", a module above it"
+    }'
+    for f in $(grep -l 'HAVE_CUDA' src/*/*.c src/*/*.h formats/*.c formats/*.h gpu/*.c gpu/*.h 2>/dev/null); do
+        [ "$f" = src/backend/registry.c ] || echo "$f: mentions HAVE_CUDA (only src/backend/registry.c may)"
+    done
+)
+[ -z "$bad" ] || { echo "$bad" >&2; fail "module dependencies"; }
+exit 0

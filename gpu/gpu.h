@@ -1,5 +1,7 @@
-/* gpu.h -- plain C interface of the CUDA side (no CUDA types).  Implemented by
- * the gpu/ .cu files when configured with CUDA, by gpu/gpu_stub.c otherwise. */
+/* gpu.h -- plain C interface of the CUDA side (no CUDA types): what the
+ * program and the library call, nothing more (the test and benchmark hooks
+ * are in gpu_test.h).  Implemented by the gpu/ .cu files when configured
+ * with CUDA, by gpu/gpu_stub.c otherwise. */
 #ifndef ES_GPU_H
 #define ES_GPU_H
 
@@ -19,7 +21,7 @@ int es_gpu_device_count(int *n);
 int es_gpu_device_describe(int dev, char *buf, size_t len);
 
 
-/* ---- the pair-scan engine (gpu/engine.cu) ------------------------------- */
+/* ---- the pair-scan engine (gpu/pair/engine.cu) -------------------------- */
 
 /** A pair whose statistic may matter: its indices and 2x3x3 table
  *  (n[y][a*3+b], y 0 control / 1 case), the layout of es_table2_t. */
@@ -67,9 +69,6 @@ double es_gpu_kernel_seconds(const es_gpu_t *g);
  * CTAs screened, out[1] of them whose survivors fit the queue, out[2] pairs
  * that passed.  Waits for the device.  @return ES_OK or ES_ERR_GPU. */
 int es_gpu_screen_stats(es_gpu_t *g, unsigned long long out[3]);
-/** Device bytes one cached block of `block` variants takes (planes, genotype
- *  counts, per-variant constants): --gpu-mem must hold two. */
-size_t es_gpu_slot_bytes(uint32_t block, uint32_t n_planes, uint32_t words);
 /** Device blocks held at once (the streaming cache). */
 int es_gpu_cache_slots(const es_gpu_t *g);
 /** Pin host memory for asynchronous copies (all devices); failures are not
@@ -89,58 +88,6 @@ int es_gpu_submit(es_gpu_t *g, const es_gpu_block_t *a, const es_gpu_block_t *b,
 int es_gpu_collect(es_gpu_t *g, const es_gpu_cand_t **cand, size_t *n, uint32_t *bi, uint32_t *bj);
 /** Tiles in flight. */
 int es_gpu_in_flight(const es_gpu_t *g);
-
-/** The b1 tensor-core rate of device dev (mma.sync m16n8k256 AND.POPC on
- *  register operands) in bit multiply-accumulates per second (benchmarks).
- *  @return ES_OK, ES_ERR_UNSUPPORTED before sm_80, ES_ERR_GPU. */
-int es_gpu_b1_ceiling(int dev, double *bitmac_per_s);
-
-/** Count tables of all pairs of variants of a and b on the device with the
- *  given kernel, without any statistic (tests: compared with the CPU twin).
- *  out: a->count * b->count tables, row-major. */
-int es_gpu_count_tables(int dev, int kernel, const es_gpu_config_t *cfg, const es_gpu_block_t *a,
-                        const es_gpu_block_t *b, es_gpu_cand_t *out);
-
-/** Raw products of the sm_90a wgmma b1 mainloop (gpu/wgmma_b1.cuh; tests): for
- *  np-plane blocks a (na variants) and b (nb variants), row-major bit matrices
- *  of words-word rows (row r = plane r % np of variant r / np), writes
- *  popcount(a_r & b_c) over the words of class y -- y 0: cases, [0, kw0);
- *  y 1: controls, [off_ctrl, off_ctrl + kw1) -- to
- *  out[(y * na*np + r) * nb*np + c] (2 * na*np * nb*np values).  words,
- *  off_ctrl, kw0 and kw1 must be even.
- *  @return ES_OK, ES_ERR_ARG, ES_ERR_UNSUPPORTED when device dev is not sm_90
- *          or the build has no sm_90a code, ES_ERR_GPU on a CUDA error. */
-int es_gpu_b1_gemm_test(int dev, int np, const uint64_t *a, uint32_t na, const uint64_t *b, uint32_t nb,
-                        uint32_t words, uint32_t off_ctrl, uint32_t kw0, uint32_t kw1, uint32_t *out);
-
-/** The wgmma b1 rate of device dev: wgmma m64n256k256 AND.POPC from shared
- *  memory back to back on every SM (no global traffic), in bit
- *  multiply-accumulates per second (64 * 256 * 256 per wgmma; benchmarks).
- *  @return ES_OK, ES_ERR_UNSUPPORTED as es_gpu_b1_gemm_test(), ES_ERR_GPU. */
-int es_gpu_b1_ceiling_wgmma(int dev, double *bitmac_per_s);
-
-/** The scan's two-plane wgmma tile mainloop alone -- same tile shape,
- *  pipeline and occupancy, no epilogue -- over random blocks of 16,384
- *  variants with n_samples samples (half cases), in pairs per second: the
- *  rate at which the operands can be fed to the tensor cores (benchmarks).
- *  @return ES_OK, ES_ERR_ARG, ES_ERR_UNSUPPORTED as es_gpu_b1_gemm_test(),
- *          ES_ERR_GPU. */
-int es_gpu_wgmma_feed_rate(int dev, uint32_t n_samples, double *pairs_per_s);
-
-/** How the two-plane wgmma tiles (the scan's, es_gpu_b1_gemm_test's np = 2
- *  and es_gpu_wgmma_feed_rate's) load their operands, for the whole process:
- *  0 per-thread cp.async; 1, 2 or 4 the bulk tensor copy engine (TMA) in
- *  clusters of that many CTAs sharing the A tile by multicast.  The first
- *  use reads EPISTREAM_GPU_LOAD (cp, tma1, tma2, tma4; default cp).  Any
- *  other mode only queries.  Outputs are the same with every loader.
- *  @return the mode before the call. */
-int es_gpu_wgmma_loader(int mode);
-
-/** The device's float bounds of the statistic stat (es_stat_t) for n given
- *  tables (tests: compared with the exact CPU value).  out: 8 floats per
- *  table: up, lo, gup with the two-plane per-variant constants, up, lo, gup
- *  with the per-pair margins (calls missing), the BOOST IPF lower bound, 0. */
-int es_gpu_bounds(int dev, int stat, const es_gpu_cand_t *tables, size_t n, float *out);
 
 
 /* ---- feature-selection counting (gpu/mi.cu) ----------------------------- */

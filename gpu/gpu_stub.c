@@ -1,8 +1,9 @@
-/* gpu_stub.c -- gpu.h for builds without CUDA: no devices. */
+/* gpu_stub.c -- gpu.h and gpu_test.h for builds without CUDA: no devices. */
 #include <stdio.h>
 
 #include "epistream.h"
 #include "gpu.h"
+#include "gpu_test.h"
 
 int es_gpu_device_count(int *n)
 {
@@ -139,6 +140,13 @@ double es_gpu_kernel_seconds(const es_gpu_t *g)
 {
     (void)g;
     return 0.0;
+}
+
+int es_gpu_screen_stats(es_gpu_t *g, unsigned long long out[3])
+{
+    (void)g;
+    out[0] = out[1] = out[2] = 0;
+    return ES_ERR_UNSUPPORTED;
 }
 
 int es_gpu_bounds(int dev, int stat, const es_gpu_cand_t *tables, size_t n, float *out)

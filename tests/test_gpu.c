@@ -23,6 +23,7 @@
 
 #include "select.h"
 #include "gpu.h"
+#include "gpu_test.h"
 #include "testutil.h"
 
 static const int kernels[] = {ES_GPU_KERNEL_WGMMA, ES_GPU_KERNEL_MMA, ES_GPU_KERNEL_POPC};

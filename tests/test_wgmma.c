@@ -25,6 +25,7 @@
 
 #include "epistream.h"
 #include "gpu.h"
+#include "gpu_test.h"
 #include "testutil.h"
 
 typedef struct {

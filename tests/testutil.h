@@ -356,6 +356,7 @@ static inline void tu_dtable_init(es_dtable_t *d, uint32_t n, uint32_t nf, uint3
 
 /* ---- GPU tests (test_gpu.c, test_gpu_mi.c) ----------------------------------- */
 #ifdef ES_GPU_H
+#include "gpu_test.h" /* es_gpu_b1_gemm_test */
 /* 0 when a CUDA device is visible (*have_wgmma: the sm_90a kernels run on
  * device 0), else 77 after a line saying why: the test's exit status. */
 static inline int tu_gpu_probe(int *have_wgmma)

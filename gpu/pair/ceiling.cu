@@ -8,6 +8,7 @@
 
 #include "epistream.h"
 #include "gpu.h"
+#include "gpu_test.h"
 #include "cuda_check.h"
 
 

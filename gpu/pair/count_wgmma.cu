@@ -17,6 +17,7 @@
 
 #include "epistream.h"
 #include "gpu.h"
+#include "gpu_test.h"
 #include "cuda_check.h"
 #include "wgmma_b1.cuh"
 

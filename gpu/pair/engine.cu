@@ -12,6 +12,7 @@
 
 #include "epistream.h"
 #include "pair_common.cuh"
+#include "gpu_test.h"
 #include "cuda_check.h"
 
 

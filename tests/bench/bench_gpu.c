@@ -26,6 +26,7 @@
 
 #include "select.h"
 #include "gpu.h"
+#include "gpu_test.h"
 
 static uint64_t rng_next(uint64_t *s)
 {

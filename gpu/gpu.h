@@ -46,7 +46,17 @@ typedef struct {
     uint32_t kw_case, kw_ctrl; /**< words to count per class (multiples of 4) */
     size_t mem_limit;    /**< device bytes to use at most; 0: what is free */
     int kernel;          /**< ES_GPU_KERNEL_* */
+    /** K2 only: ln n! for n < n_lnfact, the host's own values (stats.h's
+     *  es_lnfact()), so that the device's bounds start from the numbers the
+     *  host scores with.  Read by es_gpu_open() alone (copied to the
+     *  device); the caller keeps and frees it. */
+    const double *lnfact;
+    uint32_t n_lnfact;   /**< entries of lnfact: ES_GPU_LNFACT_N(kw_case, kw_ctrl) */
 } es_gpu_config_t;
+
+/** Entries of es_gpu_config_t.lnfact a K2 scan needs: every count a cell can
+ *  hold, plus one (K2 uses (n + 1)!). */
+#define ES_GPU_LNFACT_N(kw_case, kw_ctrl) (64u * ((kw_case) + (kw_ctrl)) + 2u)
 
 /** One block of variants as the host packed it (es_planes_t). */
 typedef struct {
@@ -58,7 +68,8 @@ typedef struct {
 
 typedef struct es_gpu es_gpu_t;
 
-/** Open device dev for a scan.  @return ES_OK, ES_ERR_GPU, ES_ERR_NOMEM, ES_ERR_UNSUPPORTED. */
+/** Open device dev for a scan.  @return ES_OK, ES_ERR_GPU, ES_ERR_NOMEM,
+ *  ES_ERR_UNSUPPORTED, ES_ERR_ARG (a K2 scan without its lnfact table). */
 int es_gpu_open(int dev, const es_gpu_config_t *cfg, es_gpu_t **out);
 void es_gpu_close(es_gpu_t *g);
 /** The kernel family in use ("wgmma", "mma", "popc") and the device's description. */

@@ -149,12 +149,15 @@ int es_gpu_screen_stats(es_gpu_t *g, unsigned long long out[3])
     return ES_ERR_UNSUPPORTED;
 }
 
-int es_gpu_bounds(int dev, int stat, const es_gpu_cand_t *tables, size_t n, float *out)
+int es_gpu_bounds(int dev, int stat, const es_gpu_cand_t *tables, size_t n, const double *lnfact,
+                  uint32_t n_lnfact, float *out)
 {
     (void)dev;
     (void)stat;
     (void)tables;
     (void)n;
+    (void)lnfact;
+    (void)n_lnfact;
     (void)out;
     return ES_ERR_UNSUPPORTED;
 }

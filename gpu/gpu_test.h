@@ -67,11 +67,30 @@ int es_gpu_wgmma_feed_rate(int dev, uint32_t n_samples, double *pairs_per_s);
  *  @return the mode before the call. */
 int es_gpu_wgmma_loader(int mode);
 
+/** The largest total count of n tables: es_gpu_bounds() reads ln n! up to
+ *  that + 1. */
+static inline uint32_t es_gpu_cand_max_total(const es_gpu_cand_t *tables, size_t n)
+{
+    uint32_t maxn = 0;
+    for (size_t k = 0; k < n; k++) {
+        uint32_t s = 0;
+        for (int y = 0; y < 2; y++)
+            for (int i = 0; i < 9; i++) s += tables[k].n[y][i];
+        if (s > maxn) maxn = s;
+    }
+    return maxn;
+}
+
 /** The device's float bounds of the statistic stat (es_stat_t) for n given
  *  tables (tests: compared with the exact CPU value).  out: 8 floats per
  *  table: up, lo, gup with the two-plane per-variant constants, up, lo, gup
- *  with the per-pair margins (calls missing), the BOOST IPF lower bound, 0. */
-int es_gpu_bounds(int dev, int stat, const es_gpu_cand_t *tables, size_t n, float *out);
+ *  with the per-pair margins (calls missing), the BOOST IPF lower bound, 0.
+ *  lnfact: ln n! for n < n_lnfact, the caller's values (stats.h's
+ *  es_lnfact(), as es_gpu_config_t.lnfact), at least
+ *  es_gpu_cand_max_total() + 2 of them.
+ *  @return ES_OK, ES_ERR_ARG (lnfact too short), ES_ERR_GPU. */
+int es_gpu_bounds(int dev, int stat, const es_gpu_cand_t *tables, size_t n, const double *lnfact,
+                  uint32_t n_lnfact, float *out);
 
 #ifdef __cplusplus
 }

@@ -278,12 +278,18 @@ static void test_bounds(void **state)
     tab[2].n[0][2] = 5;
     tab[2].n[1][2] = 11;
     for (int k = 0; k < 3; k++) memcpy(c[k].n, tab[k].n, sizeof c[k].n);
+    /* the K2 bounds' ln n!: the statistics' own values, as the scan's host hands them over */
+    const uint32_t n_lnf = es_gpu_cand_max_total(c, NT) + 2u;
+    double *lnf = malloc(n_lnf * sizeof *lnf);
+    assert_non_null(lnf);
+    for (uint32_t i = 0; i < n_lnf; i++) lnf[i] = es_lnfact(i);
     static const es_stat_t stats[] = {ES_STAT_BOOST, ES_STAT_CHI2, ES_STAT_MI, ES_STAT_IG, ES_STAT_K2};
     for (size_t s = 0; s < 5; s++) {
-        assert_int_equal(es_gpu_bounds(0, (int)stats[s], c, NT, o), ES_OK);
+        assert_int_equal(es_gpu_bounds(0, (int)stats[s], c, NT, lnf, n_lnf, o), ES_OK);
         for (size_t k = 0; k < NT && bound_failures < 20; k++) check_bounds(stats[s], &tab[k], o + 8 * k, k);
     }
     assert_int_equal(bound_failures, 0);
+    free(lnf);
     free(tab);
     free(c);
     free(o);

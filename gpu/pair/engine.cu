@@ -170,20 +170,12 @@ extern "C" void es_gpu_close(es_gpu_t *g)
 
 #define ES_GPU_CAND_INIT (1u << 18) /* per flight; grows when a tile needs more */
 
-/* src/stats.c (es_internal.h, which is C only): the CPU's ln n!, so the K2
- * bounds start from the very values the host scores with */
-extern "C" double es_lnfact(uint64_t n);
-
-/* A device table of ln n! for n < count in *out. */
-static int lnf_upload(uint32_t count, double **out)
+/* A device copy in *out of the caller's table of ln n! for n < count (the
+ * host's values, so the K2 bounds start from what the host scores with). */
+static int lnf_upload(const double *h, uint32_t count, double **out)
 {
-    double *h = (double *)malloc((size_t)count * sizeof *h);
-    if (!h) return ES_ERR_NOMEM;
-    for (uint32_t i = 0; i < count; i++) h[i] = es_lnfact(i);
-    cudaError_t e = cudaMalloc(out, (size_t)count * sizeof *h);
-    if (e == cudaSuccess) e = cudaMemcpy(*out, h, (size_t)count * sizeof *h, cudaMemcpyHostToDevice);
-    free(h);
-    CHECK(e);
+    CHECK(cudaMalloc(out, (size_t)count * sizeof *h));
+    CHECK(cudaMemcpy(*out, h, (size_t)count * sizeof *h, cudaMemcpyHostToDevice));
     return ES_OK;
 }
 
@@ -230,7 +222,7 @@ static int gpu_open(int dev, const es_gpu_config_t *cfg, es_gpu_t *g)
     CHECK(cudaMemset(g->d_screen, 0, 6 * sizeof *g->d_screen));
     if (cfg->stat == ES_STAT_K2) {
         /* every count a cell can hold, plus one (K2 uses (n + 1)!) */
-        ret = lnf_upload(64u * (cfg->kw_case + cfg->kw_ctrl) + 2u, &g->d_lnf);
+        ret = lnf_upload(cfg->lnfact, ES_GPU_LNFACT_N(cfg->kw_case, cfg->kw_ctrl), &g->d_lnf);
         if (ret) return ret;
     }
     for (int k = 0; k < ES_GPU_FLIGHTS; k++) {
@@ -290,10 +282,16 @@ extern "C" int es_gpu_open(int dev, const es_gpu_config_t *cfg, es_gpu_t **out)
     *out = NULL;
     if (cfg->n_planes != 2 && cfg->n_planes != 3) return ES_ERR_ARG;
     if ((cfg->kw_case | cfg->kw_ctrl) & 3) return ES_ERR_ARG;
+    if (cfg->stat == ES_STAT_K2 && (!cfg->lnfact || cfg->n_lnfact < ES_GPU_LNFACT_N(cfg->kw_case, cfg->kw_ctrl))) {
+        fprintf(stderr, "[E::es_gpu_open] K2 needs the host's ln n! table (es_gpu_config_t.lnfact, %u entries)\n",
+                ES_GPU_LNFACT_N(cfg->kw_case, cfg->kw_ctrl));
+        return ES_ERR_ARG;
+    }
     es_gpu_t *g = (es_gpu_t *)calloc(1, sizeof *g);
     if (!g) return ES_ERR_NOMEM;
     g->dev = dev;
     g->cfg = *cfg;
+    g->cfg.lnfact = NULL; /* the caller's: read by gpu_open only */
     int ret = gpu_open(dev, cfg, g);
     if (ret) {
         es_gpu_close(g);
@@ -600,22 +598,17 @@ static void launch_bounds_k(const es_gpu_cand_t *t, uint32_t n, const es_gk_para
     k_bounds<STAT><<<(n + 127) / 128, 128>>>(t, n, P, out);
 }
 
-extern "C" int es_gpu_bounds(int dev, int stat, const es_gpu_cand_t *tables, size_t n, float *out)
+extern "C" int es_gpu_bounds(int dev, int stat, const es_gpu_cand_t *tables, size_t n, const double *lnfact,
+                             uint32_t n_lnfact, float *out)
 {
     es_gk_params P;
     memset(&P, 0, sizeof P);
+    if (!lnfact || n_lnfact < es_gpu_cand_max_total(tables, n) + 2u) return ES_ERR_ARG;
     CHECK(cudaSetDevice(dev));
-    uint32_t maxn = 0;
-    for (size_t k = 0; k < n; k++) {
-        uint32_t s = 0;
-        for (int y = 0; y < 2; y++)
-            for (int i = 0; i < 9; i++) s += tables[k].n[y][i];
-        if (s > maxn) maxn = s;
-    }
     es_gpu_cand_t *dt = NULL;
     float *dout = NULL;
     double *dl = NULL;
-    int ret = lnf_upload(maxn + 2, &dl);
+    int ret = lnf_upload(lnfact, n_lnfact, &dl);
     if (ret) return ret;
     cudaError_t e = cudaMalloc(&dt, (n ? n : 1) * sizeof *dt);
     if (e == cudaSuccess) e = cudaMalloc(&dout, (n ? n : 1) * 8 * sizeof(float));

@@ -216,9 +216,21 @@ static int gpu_run(es_scan_ctx_t *ctx)
     cfg.kw_ctrl = ((p0->n_ctrl + 63) / 64 + 3) / 4 * 4;
     cfg.mem_limit = opt->gpu_mem;
     cfg.kernel = opt->gpu_kernel;
+    /* K2: the device's ln n! table, the statistics' own values (es_gpu_open copies it) */
+    double *lnf = NULL;
+    if (cfg.stat == ES_STAT_K2) {
+        cfg.n_lnfact = ES_GPU_LNFACT_N(cfg.kw_case, cfg.kw_ctrl);
+        lnf = malloc((size_t)cfg.n_lnfact * sizeof *lnf);
+        if (!lnf) return ES_ERR_NOMEM;
+        for (uint32_t n = 0; n < cfg.n_lnfact; n++) lnf[n] = es_lnfact(n);
+        cfg.lnfact = lnf;
+    }
 
     gpu_dev_t *dv = calloc((size_t)n_dev, sizeof *dv);
-    if (!dv) return ES_ERR_NOMEM;
+    if (!dv) {
+        free(lnf);
+        return ES_ERR_NOMEM;
+    }
     /* the CPU threads score candidates: split among the devices */
     int helpers = ctx->n_threads / n_dev, pinned = 0, ret = ES_OK;
 #ifdef _OPENMP
@@ -275,6 +287,7 @@ static int gpu_run(es_scan_ctx_t *ctx)
         dev_close(&dv[k]);
     }
     free(dv);
+    free(lnf);
     return ret;
 }
 

@@ -101,45 +101,58 @@ int es_gpu_collect(es_gpu_t *g, const es_gpu_cand_t **cand, size_t *n, uint32_t 
 int es_gpu_in_flight(const es_gpu_t *g);
 
 
-/* ---- feature-selection counting (gpu/mi.cu) ----------------------------- */
+/* ---- feature-selection counting (gpu/select/mi.cu) ---------------------- */
 
 /** A discrete table on a device (see es_dtable_t): histogram kernels count
  *  one feature against a round's conditioning variable. */
 typedef struct es_gpu_mi es_gpu_mi_t;
 
-/** The conditioning of a round, in one of three forms:
- *  - built on the device (z == NULL, perm == NULL): g = feature `feature`
- *    (UINT32_MAX: constant), inner = the class when with_y, else none;
- *  - dense from the host: z[s] = g * ni + inner for every sample;
- *  - grouped from the host (z == NULL, perm != NULL): perm holds m samples
- *    sorted by g then inner (g groups of one sample dropped), grp n_grp + 1
- *    offsets into perm (one g group each), sub n_sub [start, end) pairs of
- *    (g, inner) runs of >= 2 samples. */
+/** How a candidate's sums are added, so that they are the very doubles of
+ *  the CPU's counting (src/select/mi_count.c): the value of want[f] in
+ *  es_gpu_mi_round(), 0 for a feature that is not counted. */
+enum {
+    ES_GPU_MI_ROWS = 1,  /**< dense table x * nz + z: cells in order, rows of ni for E(X, g) */
+    ES_GPU_MI_TOUCH = 2, /**< dense table: E(X, g) by rows, E(X, g, i) over the cells in the
+                              order samples first touch them */
+    ES_GPU_MI_GROUPS = 3 /**< the grouped form: run by run, each run's sum by value when the run
+                              is longer than the candidate's states, else in first-touch order */
+};
+
+/** The conditioning of a round, in two forms; a round uses the dense form
+ *  for candidates marked ES_GPU_MI_ROWS or ES_GPU_MI_TOUCH and the grouped
+ *  form for those marked ES_GPU_MI_GROUPS:
+ *  - dense: z[s] = g * ni + inner per sample from the host, or (z == NULL)
+ *    built on the device: g = feature `feature` (UINT32_MAX: constant),
+ *    inner = the class when with_y, else none;
+ *  - grouped: perm holds m samples sorted by g then inner (g groups of one
+ *    sample dropped), grp n_grp + 1 offsets into perm (one g group each),
+ *    sub n_sub [start, end) pairs of (g, inner) runs of >= 2 samples. */
 typedef struct {
     uint32_t ng, ni;         /**< states of g; of the inner variable (1: none) */
-    uint32_t feature;        /**< device-built form */
+    uint32_t feature;        /**< device-built dense form */
     int with_y;
-    const uint32_t *z;       /**< dense form */
+    const uint32_t *z;       /**< dense form from the host */
     const uint32_t *perm, *grp, *sub; /**< grouped form */
     uint32_t m, n_grp, n_sub;
 } es_gpu_mi_cond_t;
 
 /** Upload a table (x: n_features x n_samples 16-bit states, feature-major;
- *  n_states per feature; y: classes < n_classes).  fixed: entropies from
- *  the fixed-point log table.  nl: the host's table of n log2 n (double
- *  mode) or of its fixed-point value (fixed) for counts < 65,536, and lq its
- *  Q5.11 log2 table, so that both sides use the same values.
+ *  n_states per feature; y: classes < n_classes).  nl: the host's n log2 n
+ *  (or its fixed-point value) for every count 0 .. n_nl - 1, n_nl >
+ *  n_samples, so that the device adds the very terms the host does.
  *  @return ES_OK, ES_ERR_GPU, ES_ERR_NOMEM, ES_ERR_ARG. */
 int es_gpu_mi_open(int dev, uint32_t n_samples, uint32_t n_features, const uint16_t *x,
-                   const uint32_t *n_states, const uint16_t *y, uint32_t n_classes, int fixed,
-                   const double *nl, const uint16_t *lq, es_gpu_mi_t **out);
+                   const uint32_t *n_states, const uint16_t *y, uint32_t n_classes, const double *nl,
+                   uint32_t n_nl, es_gpu_mi_t **out);
 void es_gpu_mi_close(es_gpu_mi_t *g);
-/** Largest ng * ni the dense kernels take (else the grouped form is needed). */
-uint32_t es_gpu_mi_dense_max(const es_gpu_mi_t *g);
-/** One round: for every feature f with want[f], e3[f] = E(Xf, g, inner) and
- *  e2[f] = E(Xf, g), E = sum over cells of n log2 n (exact counts, 32-bit
- *  counters).  @return ES_OK, ES_ERR_ARG (dense form with ng * ni too large),
- *  ES_ERR_GPU. */
+/** Open device dev ahead of es_gpu_mi_open() (the runtime, its context and
+ *  these kernels), from any thread.  @return ES_OK or ES_ERR_GPU. */
+int es_gpu_mi_prepare(int dev);
+/** One round: for every feature f with want[f] (an ES_GPU_MI_* order),
+ *  e3[f] = E(Xf, g, inner) and e2[f] = E(Xf, g), E = sum over cells of
+ *  n log2 n (exact 32-bit counts, terms from nl, added in want[f]'s order).
+ *  @return ES_OK, ES_ERR_ARG (a form the round needs is missing), ES_ERR_GPU,
+ *          ES_ERR_NOMEM. */
 int es_gpu_mi_round(es_gpu_mi_t *g, const es_gpu_mi_cond_t *c, const uint8_t *want, double *e3,
                     double *e2);
 /** Seconds in the round kernels so far (event-timed). */

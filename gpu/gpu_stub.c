@@ -163,21 +163,21 @@ int es_gpu_bounds(int dev, int stat, const es_gpu_cand_t *tables, size_t n, cons
 }
 
 int es_gpu_mi_open(int dev, uint32_t n_samples, uint32_t n_features, const uint16_t *x,
-                   const uint32_t *n_states, const uint16_t *y, uint32_t n_classes, int fixed,
-                   const double *nl, const uint16_t *lq, es_gpu_mi_t **out)
+                   const uint32_t *n_states, const uint16_t *y, uint32_t n_classes, const double *nl,
+                   uint32_t n_nl, es_gpu_mi_t **out)
 {
     (void)dev, (void)n_samples, (void)n_features, (void)x, (void)n_states, (void)y;
-    (void)n_classes, (void)fixed, (void)nl, (void)lq;
+    (void)n_classes, (void)nl, (void)n_nl;
     *out = NULL;
     return ES_ERR_UNSUPPORTED;
 }
 
 void es_gpu_mi_close(es_gpu_mi_t *g) { (void)g; }
 
-uint32_t es_gpu_mi_dense_max(const es_gpu_mi_t *g)
+int es_gpu_mi_prepare(int dev)
 {
-    (void)g;
-    return 0;
+    (void)dev;
+    return ES_ERR_UNSUPPORTED;
 }
 
 int es_gpu_mi_round(es_gpu_mi_t *g, const es_gpu_mi_cond_t *c, const uint8_t *want, double *e3,

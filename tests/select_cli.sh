@@ -171,6 +171,20 @@ usage_err scan --bfile "$T/d" --out "$T/u" --refine mrmr:0
 usage_err scan --bfile "$T/d" --out "$T/u" --refine mrmr:x
 usage_err scan --bfile "$T/d" --out "$T/u" --refine foo:3
 usage_err scan --bfile "$T/d" --out "$T/u" --refine :3
+# a device mistake: one message from the registry, the same for select and
+# scan, naming the option and what exists, exit 2
+for cmd in "select $TB --method mrmr --k 3" "scan --bfile $T/d --out $T/u"; do
+    # shellcheck disable=SC2086
+    usage_err $cmd --device cpu --gpu-kernel mma
+    grep -q -- "--gpu-kernel mma goes with a GPU (--device gpu or auto); --device cpu runs on the CPU" \
+        "$T/u.out" || fail "$cmd --gpu-kernel with --device cpu: $(cat "$T/u.out")"
+    # shellcheck disable=SC2086
+    usage_err $cmd --device gpu:63
+    grep -q -E -- "--device gpu:63: (there is no such GPU \([0-9]+ visible: 0|no CUDA device is visible|epistream was built without CUDA)" \
+        "$T/u.out" || fail "$cmd --device gpu:63: $(cat "$T/u.out")"
+done
+usage_err select $TB --method mrmr --k 3 --device cpu --gpu-path hist
+grep -q -- "--gpu-path hist goes with a GPU" "$T/u.out" || fail "--gpu-path with --device cpu: $(cat "$T/u.out")"
 
 # ---- input errors: exit 1, [E::] naming the file (and what), no output ----
 # run_fail NAME TEXT CMD...: exit 1, message holds NAME's file name and TEXT, no $T/o.* left

@@ -2,29 +2,29 @@
  * candidate feature X, the sums E(X, g, i) and E(X, g) of n log2 n over the
  * cells of its contingency table with the round's conditioning variable g
  * (the newest selected feature, the joint state of the selected ones, or a
- * constant) and an inner variable i (the class, or none).  src/mi_select.c
- * turns them into scores exactly as on the CPU.
+ * constant) and an inner variable i (the class, or none).
+ * src/select/mi_gpu.c turns them into scores exactly as on the CPU.
  *
- * Two kernel shapes, one CTA per candidate, 32-bit counters throughout (a
- * cell counts samples, and 16-bit counters would overflow at 65,535):
- *  - dense: the table lives in shared memory (z = g * ni + i per sample,
- *    16-bit, built on the device or sent by the host).  When the candidate's
- *    states times the conditioning cells exceed the shared memory, the
- *    candidate's states are taken in chunks, one pass over the samples each
- *    (multi-pass); when the table is small it is replicated per warp, which
- *    spreads the atomics of few-state features over several copies.  A sweep
- *    of the cells sums n log2 n from the host's own table (the same doubles as
- *    the CPU below 65,536) and the (x, g) row totals.
- *  - grouped: for conditioning variables with more cells than shared memory
- *    (the joint state of CondMI, a feature of tens of thousands of states):
- *    the host sorts the samples by (g, i) once per round; each warp counts
- *    the candidate over one group at a time in its own 256-bin histogram
- *    (chunks of 256 states for wider features), and every sample adds
- *    log2 of its cell's count, which sums to n log2 n per cell.
- * Every sum runs in a fixed order (lanes, warps, then a fixed tree), so a
- * round's doubles are the same bytes on every run.  With the fixed-point
- * table every term is a multiple of 2^-11 and the sums are exact, hence
- * equal to the CPU's bit for bit. */
+ * The sums are the CPU's doubles, bit for bit: the counts are exact (32-bit
+ * counters), every term comes from the host's own table of n log2 n (every
+ * count up to the number of samples), and each candidate's terms are added
+ * one after the other in the order src/select/mi_count.c adds them, which the
+ * host gives per candidate (ES_GPU_MI_ROWS, _TOUCH, _GROUPS).  The counting is
+ * parallel; only the additions are a chain, kept on one warp whose lanes load
+ * 32 terms at a time and add them in lane order (all lanes hold the sum).
+ *
+ * Two kernel shapes, 32-bit counters throughout (a cell counts samples, and
+ * 16-bit counters would overflow at 65,535):
+ *  - dense, one CTA per candidate: the table x * nz + z (z = g * ni + i per
+ *    sample, built on the device or sent by the host) in shared memory when
+ *    it fits, replicated per warp when it is small (spreading the atomics of
+ *    few-state features), else in a slice of global memory per CTA;
+ *  - grouped, one warp per candidate, for conditioning variables whose
+ *    tables the CPU does not hold densely (the joint state of CondMI, a
+ *    feature of many states): the host sorts the samples by (g, i) once per
+ *    round; the warp counts the candidate run by run (groups of g, then runs
+ *    of (g, i)) in a histogram of the candidate's states and adds each run's
+ *    sum as the CPU does. */
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -37,241 +37,226 @@
 
 namespace {
 
-constexpr int DT = 512;       /* dense kernel threads */
-constexpr int GT = 256;       /* grouped kernel threads */
-constexpr int HB = 256;       /* bins of a warp's histogram */
-constexpr uint32_t NL_TAB = 65536;
-constexpr int FIX_BITS = 11;  /* Q5.11 */
-
-/* Q5.11 log2 of c >= 1, from the 16-bit table of log2 m for m < 65,536:
- * for larger c, log2 c = log2(c >> sh) + sh (the low bits dropped), the same
- * integer arithmetic on host and device (src/mi_select.c has the twin). */
-__device__ __forceinline__ uint32_t lq_of(const uint16_t *lq, uint32_t c)
-{
-    if (c < NL_TAB) return lq[c];
-    uint32_t sh = 16u - (uint32_t)__clz(c); /* c >> sh < 65,536 */
-    return (uint32_t)lq[c >> sh] + (sh << FIX_BITS);
-}
+constexpr int DT = 256;                  /* dense kernel threads */
+constexpr int GW = 4;                    /* grouped kernel: warps (candidates) per CTA */
+constexpr uint32_t SMEM_CELLS = 12288;   /* dense tables up to 48 KiB in shared memory */
+constexpr uint32_t REPL_CELLS = 4096;    /* small tables: copies within 16 KiB */
+constexpr uint32_t GROUP_BINS = 2048;    /* grouped histograms up to 8 KiB a warp in shared memory */
+constexpr unsigned FULL = 0xffffffffu;
 
 struct tab_t {
-    const uint8_t *x8;          /* features with <= 256 states */
-    const uint16_t *x16;        /* the others */
-    const unsigned long long *ofs; /* per feature: element offset, bit 63: 16-bit */
-    const uint32_t *nst;        /* states per feature */
+    const uint16_t *x;  /* n_features x n, feature-major */
+    const uint32_t *nst; /* states per feature */
     const uint16_t *y;
-    uint32_t n, n_pad;
-    const double *nl;           /* n log2 n (or its fixed-point value) below 65,536 */
-    const uint16_t *lq;         /* Q5.11 log2 table */
-    int fixed;
+    uint32_t n;
+    const double *nl;   /* n log2 n for every count 0 .. n */
 };
 
-__device__ __forceinline__ double nl_of(const tab_t &T, uint32_t c)
-{
-    if (c < NL_TAB) return T.nl[c];
-    if (T.fixed) return (double)((unsigned long long)c * lq_of(T.lq, c)) * (1.0 / (1 << FIX_BITS));
-    return (double)c * log2((double)c);
-}
-
-__device__ __forceinline__ double lg_of(const tab_t &T, uint32_t c)
-{
-    if (T.fixed) return (double)lq_of(T.lq, c) * (1.0 / (1 << FIX_BITS));
-    return log2((double)c);
-}
-
-/* Sum a and b over the CTA in a fixed order; the result in thread 0. */
-template <int NT>
-__device__ __forceinline__ void cta_sum2(double &a, double &b, double (*red)[NT / 32])
+/* acc + v of lane 0 + v of lane 1 + ... + v of lane 31, in that order; every
+ * lane returns the sum. */
+__device__ __forceinline__ double chain32(double acc, double v)
 {
 #pragma unroll
-    for (int o = 16; o > 0; o >>= 1) {
-        a += __shfl_down_sync(0xffffffffu, a, o);
-        b += __shfl_down_sync(0xffffffffu, b, o);
-    }
-    const int w = threadIdx.x / 32, l = threadIdx.x % 32;
-    if (l == 0) {
-        red[0][w] = a;
-        red[1][w] = b;
-    }
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        a = b = 0.0;
-        for (int k = 0; k < NT / 32; k++) {
-            a += red[0][k];
-            b += red[1][k];
-        }
-    }
+    for (int k = 0; k < 32; k++) acc += __shfl_sync(FULL, v, k);
+    return acc;
+}
+
+/* The first-touch order on one warp: each lane holds a sample's cell key
+ * (ok: a sample at all); in lane order, the count of every cell that no
+ * earlier sample touched is added to acc (the lowest lane of equal keys
+ * takes it) and cleared, so later samples of that cell add nothing. */
+__device__ __forceinline__ double touch32(double acc, bool ok, uint32_t key, uint32_t *h, const double *nl)
+{
+    unsigned peers = __match_any_sync(FULL, ok ? key : 0xffffffffu);
+    bool first = ok && (__ffs(peers) - 1) == (int)(threadIdx.x % 32);
+    uint32_t c = first ? h[key] : 0u;
+    acc = chain32(acc, c ? nl[c] : 0.0);
+    if (c) h[key] = 0u;
+    __syncwarp();
+    return acc;
 }
 
 /* z[s] = g * ni + i: g = feature gf's state (or 0), i = the class (or 0). */
-__global__ void k_make_z(tab_t T, uint32_t gf, uint32_t ni, int with_y, uint16_t *z)
+__global__ void k_make_z(tab_t T, uint32_t gf, uint32_t ni, int with_y, uint32_t *z)
 {
     uint32_t s = blockIdx.x * blockDim.x + threadIdx.x;
-    if (s >= T.n_pad) return;
-    uint32_t g = 0;
-    if (s < T.n && gf != 0xffffffffu) {
-        unsigned long long o = T.ofs[gf];
-        g = (o >> 63) ? T.x16[(o & ~(1ull << 63)) + s] : T.x8[o + s];
-    }
-    z[s] = (uint16_t)(s < T.n ? g * ni + (with_y ? T.y[s] : 0u) : 0u);
+    if (s >= T.n) return;
+    uint32_t g = gf != 0xffffffffu ? T.x[(size_t)gf * T.n + s] : 0u;
+    z[s] = g * ni + (with_y ? T.y[s] : 0u);
 }
 
 struct dense_t {
-    const uint32_t *cand;
-    const uint16_t *z;
+    const uint32_t *cand; /* features */
+    const uint8_t *mode;  /* per candidate: ES_GPU_MI_ROWS or _TOUCH */
+    uint32_t n_cand;
+    const uint32_t *z;
     uint32_t ng, ni, nz;
-    uint32_t cells; /* shared-memory cells */
-    double *e3, *e2; /* per candidate */
+    uint32_t smem_cells;  /* dynamic shared memory, in cells */
+    uint32_t *scratch;    /* gridDim.x slices of scratch_cells, all zero */
+    size_t scratch_cells;
+    double *e3, *e2;      /* per candidate */
 };
 
-/* Count 4 samples starting at s (s % 4 == 0, below n_pad) into h. */
-template <typename X>
-__device__ __forceinline__ void dense_count4(const X *x, const uint16_t *z, uint32_t s, uint32_t n,
-                                             uint32_t x0, uint32_t xn, uint32_t nz, uint32_t *h)
+/* acc + n log2 n of h[0], h[1], ... h[cells - 1], in that order, on one
+ * warp; clear: zero the cells too. */
+__device__ __forceinline__ double cells32(double acc, uint32_t *h, uint32_t cells, const double *nl, bool clear)
 {
-    uint32_t xv[4];
-    if (sizeof(X) == 1) {
-        uchar4 v = *(const uchar4 *)(x + s);
-        xv[0] = v.x, xv[1] = v.y, xv[2] = v.z, xv[3] = v.w;
-    } else {
-        ushort4 v = *(const ushort4 *)(x + s);
-        xv[0] = v.x, xv[1] = v.y, xv[2] = v.z, xv[3] = v.w;
+    const uint32_t lane = threadIdx.x % 32;
+    for (uint32_t c0 = 0; c0 < cells; c0 += 32) {
+        uint32_t c = c0 + lane;
+        acc = chain32(acc, c < cells ? nl[h[c]] : 0.0);
+        if (clear && c < cells) h[c] = 0u;
     }
-    ushort4 zv = *(const ushort4 *)(z + s);
-    const uint32_t zz[4] = {zv.x, zv.y, zv.z, zv.w};
-#pragma unroll
-    for (int k = 0; k < 4; k++) {
-        uint32_t r = xv[k] - x0;
-        if (s + k < n && r < xn) atomicAdd(&h[r * nz + zz[k]], 1u);
+    return acc;
+}
+
+/* The CPU's dense sums (mi_count.c, pair_count) of the table h of nk * nz
+ * cells, on one warp: E(x, g) over the rows (x, g) of ni cells, then E(x, g,
+ * i) over the cells in order (rows) or in the order the samples first touch
+ * them (touch, which clears h as it goes; the ROWS path leaves h as it is). */
+__device__ void dense_sums(const tab_t &T, const uint16_t *x, const uint32_t *z, uint32_t *h, uint32_t nk,
+                           uint32_t ng, uint32_t ni, uint32_t nz, int touch, double &e3, double &e2)
+{
+    const uint32_t lane = threadIdx.x % 32, rows = nk * ng;
+    double a2 = 0.0;
+    for (uint32_t r0 = 0; r0 < rows; r0 += 32) {
+        uint32_t r = r0 + lane, tot = 0;
+        if (r < rows)
+            for (uint32_t i = 0; i < ni; i++) tot += h[r * ni + i];
+        a2 = chain32(a2, r < rows ? T.nl[tot] : 0.0);
+    }
+    e2 = a2;
+    if (ni == 1) { /* the rows are the cells */
+        e3 = a2;
+    } else if (!touch) {
+        e3 = cells32(0.0, h, nk * nz, T.nl, false);
+    } else {
+        /* the CPU lists the cells as samples first touch them and adds
+         * their counts in that order: here a cell's count is taken (and
+         * cleared) by the first sample that reaches it */
+        double a3 = 0.0;
+        for (uint32_t s0 = 0; s0 < T.n; s0 += 32) {
+            uint32_t s = s0 + lane;
+            a3 = touch32(a3, s < T.n, s < T.n ? (uint32_t)x[s] * nz + z[s] : 0u, h, T.nl);
+        }
+        e3 = a3;
     }
 }
 
 __global__ void __launch_bounds__(DT) k_dense(tab_t T, dense_t D)
 {
-    extern __shared__ uint32_t h[];
-    __shared__ double red[2][DT / 32];
-    const uint32_t f = D.cand[blockIdx.x];
-    const uint32_t nk = T.nst[f], nz = D.nz, ni = D.ni, ng = D.ng;
-    const unsigned long long o = T.ofs[f];
-    const bool wide = o >> 63;
-    const uint8_t *x8 = T.x8 + (wide ? 0 : o);
-    const uint16_t *x16 = T.x16 + (wide ? (o & ~(1ull << 63)) : 0);
-    const uint32_t xc = min(nk, D.cells / nz); /* states per pass (>= 1) */
+    extern __shared__ uint32_t sh[];
     const int tid = threadIdx.x, warp = tid / 32;
-    double e3 = 0.0, e2 = 0.0;
-    for (uint32_t x0 = 0; x0 < nk; x0 += xc) {
-        const uint32_t xn = min(xc, nk - x0), used = xn * nz;
-        /* copies of a small table, one per group of warps */
-        const uint32_t R = min((uint32_t)(DT / 32), D.cells / used);
-        for (uint32_t i = tid; i < used * R; i += DT) h[i] = 0u;
-        __syncthreads();
-        uint32_t *hw = h + (warp % R) * used;
-        for (uint32_t s = 4u * tid; s < T.n_pad; s += 4u * DT) {
-            if (wide) dense_count4(x16, D.z, s, T.n, x0, xn, nz, hw);
-            else dense_count4(x8, D.z, s, T.n, x0, xn, nz, hw);
+    for (uint32_t k = blockIdx.x; k < D.n_cand; k += gridDim.x) {
+        const uint32_t f = D.cand[k], nk = T.nst[f], nz = D.nz, cells = nk * nz;
+        const uint16_t *x = T.x + (size_t)f * T.n;
+        uint32_t *h;
+        uint32_t R = 1;
+        if (cells <= D.smem_cells) {
+            h = sh;
+            R = cells <= REPL_CELLS ? min((uint32_t)(DT / 32), min(D.smem_cells, REPL_CELLS * 4) / cells) : 1;
+            if (R < 1) R = 1;
+            for (uint32_t i = tid; i < R * cells; i += DT) h[i] = 0u;
+        } else {
+            h = D.scratch + (size_t)blockIdx.x * D.scratch_cells; /* zero: left so below */
         }
         __syncthreads();
-        /* rows (x, g) of ni cells: E(x, g, i) and E(x, g) */
-        const uint32_t rows = xn * ng;
-        for (uint32_t r = tid; r < rows; r += DT) {
-            uint32_t tot = 0;
-            for (uint32_t i = 0; i < ni; i++) {
-                uint32_t c = 0;
-                for (uint32_t k = 0; k < R; k++) c += h[k * used + r * ni + i];
-                if (ni > 1) e3 += nl_of(T, c);
-                tot += c;
+        uint32_t *hw = h + (warp % R) * cells;
+        for (uint32_t s = tid; s < T.n; s += DT) atomicAdd(&hw[(uint32_t)x[s] * nz + D.z[s]], 1u);
+        __syncthreads();
+        if (R > 1) {
+            for (uint32_t c = tid; c < cells; c += DT) {
+                uint32_t t = 0;
+                for (uint32_t r = 0; r < R; r++) t += h[r * cells + c];
+                h[c] = t;
             }
-            e2 += nl_of(T, tot);
+            __syncthreads();
+        }
+        if (warp == 0) {
+            double e3, e2;
+            dense_sums(T, x, D.z, h, nk, D.ng, D.ni, nz, D.mode[k] == ES_GPU_MI_TOUCH, e3, e2);
+            if (tid == 0) {
+                D.e3[k] = e3;
+                D.e2[k] = e2;
+            }
         }
         __syncthreads();
-    }
-    cta_sum2<DT>(e3, e2, red);
-    if (tid == 0) {
-        D.e3[blockIdx.x] = ni > 1 ? e3 : e2;
-        D.e2[blockIdx.x] = e2;
+        if (h != sh) /* leave the global slice zero for the next candidate */
+            for (uint32_t i = tid; i < cells; i += DT) h[i] = 0u;
+        __syncthreads();
     }
 }
 
 struct grouped_t {
     const uint32_t *cand;
+    uint32_t n_cand;
     const uint32_t *perm, *grp, *sub;
     uint32_t n_grp, n_sub, ni;
+    uint32_t bins;        /* histogram bins a warp has (>= every candidate's states) */
+    uint32_t *scratch;    /* gridDim.x * GW histograms of bins when they are not in shared memory */
     double *e3, *e2;
 };
 
-/* One warp, samples perm[a..b): count the candidate's states in [x0, x0+HB)
- * into h, add log2 of each sample's cell count to acc, clear h. */
-template <typename X>
-__device__ __forceinline__ double warp_run(const tab_t &T, const X *x, const uint32_t *perm, uint32_t a,
-                                           uint32_t b, uint32_t x0, uint32_t *h)
+/* The CPU's sum of n log2 n over the candidate's value counts in the run
+ * perm[a..b) (mi_count.c, run_nl_sum), on one warp with the histogram h of
+ * nk bins (all zero, and left so). */
+__device__ double run_sum(const tab_t &T, const uint16_t *x, const uint32_t *perm, uint32_t a, uint32_t b,
+                          uint32_t nk, uint32_t *h)
 {
     const uint32_t lane = threadIdx.x % 32;
-    double acc = 0.0;
-    for (uint32_t i = a + lane; i < b; i += 32) {
-        uint32_t r = (uint32_t)x[perm[i]] - x0;
-        if (r < (uint32_t)HB) atomicAdd(&h[r], 1u);
+    double e = 0.0;
+    for (uint32_t i = a + lane; i < b; i += 32) atomicAdd(&h[x[perm[i]]], 1u);
+    __syncwarp();
+    if (b - a > nk) {
+        e = cells32(e, h, nk, T.nl, true); /* a long run: by value, clearing every bin */
+    } else {
+        /* a short run: in the order its samples first touch the values */
+        for (uint32_t i0 = a; i0 < b; i0 += 32) {
+            uint32_t i = i0 + lane;
+            e = touch32(e, i < b, i < b ? x[perm[i]] : 0u, h, T.nl);
+        }
     }
     __syncwarp();
-    for (uint32_t i = a + lane; i < b; i += 32) {
-        uint32_t r = (uint32_t)x[perm[i]] - x0;
-        if (r < (uint32_t)HB) acc += lg_of(T, h[r]);
-    }
-    __syncwarp();
-    for (uint32_t i = a + lane; i < b; i += 32) {
-        uint32_t r = (uint32_t)x[perm[i]] - x0;
-        if (r < (uint32_t)HB) h[r] = 0u;
-    }
-    __syncwarp();
-    return acc;
+    return e;
 }
 
-template <typename X>
-__device__ __forceinline__ void grouped_body(const tab_t &T, const grouped_t &G, const X *x, uint32_t nk,
-                                             uint32_t *h, double &e3, double &e2)
+__global__ void __launch_bounds__(GW * 32) k_grouped(tab_t T, grouped_t G)
 {
-    const uint32_t w = threadIdx.x / 32;
-    for (uint32_t x0 = 0; x0 < nk; x0 += HB) {
-        for (uint32_t gi = w; gi < G.n_grp; gi += GT / 32)
-            e2 += warp_run(T, x, G.perm, G.grp[gi], G.grp[gi + 1], x0, h);
+    extern __shared__ uint32_t gsh[];
+    const uint32_t w = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const uint32_t slot = blockIdx.x * GW + w;
+    uint32_t *h = G.scratch ? G.scratch + (size_t)slot * G.bins : gsh + (size_t)w * G.bins;
+    for (uint32_t i = lane; i < G.bins; i += 32) h[i] = 0u;
+    __syncwarp();
+    for (uint32_t k = slot; k < G.n_cand; k += gridDim.x * GW) {
+        const uint32_t f = G.cand[k], nk = T.nst[f];
+        const uint16_t *x = T.x + (size_t)f * T.n;
+        double e2 = 0.0, e3 = 0.0;
+        for (uint32_t gi = 0; gi < G.n_grp; gi++) e2 += run_sum(T, x, G.perm, G.grp[gi], G.grp[gi + 1], nk, h);
         if (G.ni > 1)
-            for (uint32_t si = w; si < G.n_sub; si += GT / 32)
-                e3 += warp_run(T, x, G.perm, G.sub[2 * si], G.sub[2 * si + 1], x0, h);
-    }
-}
-
-__global__ void __launch_bounds__(GT) k_grouped(tab_t T, grouped_t G)
-{
-    __shared__ uint32_t hist[GT / 32][HB];
-    __shared__ double red[2][GT / 32];
-    const uint32_t f = G.cand[blockIdx.x];
-    const uint32_t nk = T.nst[f];
-    const unsigned long long o = T.ofs[f];
-    uint32_t *h = hist[threadIdx.x / 32];
-    for (int i = threadIdx.x % 32; i < HB; i += 32) h[i] = 0u;
-    __syncwarp();
-    double e3 = 0.0, e2 = 0.0;
-    if (o >> 63) grouped_body(T, G, T.x16 + (o & ~(1ull << 63)), nk, h, e3, e2);
-    else grouped_body(T, G, T.x8 + o, nk, h, e3, e2);
-    cta_sum2<GT>(e3, e2, red);
-    if (threadIdx.x == 0) {
-        G.e3[blockIdx.x] = G.ni > 1 ? e3 : e2;
-        G.e2[blockIdx.x] = e2;
+            for (uint32_t si = 0; si < G.n_sub; si++)
+                e3 += run_sum(T, x, G.perm, G.sub[2 * si], G.sub[2 * si + 1], nk, h);
+        else
+            e3 = e2;
+        if (lane == 0) {
+            G.e3[k] = e3;
+            G.e2[k] = e2;
+        }
     }
 }
 
 } // namespace
 
 struct es_gpu_mi {
-    int dev;
-    uint32_t n, n_pad, nf, nc;
-    uint8_t *d_x8;
-    uint16_t *d_x16, *d_y, *d_z, *d_lq;
-    unsigned long long *d_ofs;
-    uint32_t *d_nst, *d_cand, *d_perm, *d_grp, *d_sub;
-    uint32_t *h_cand, *h_nst;
-    uint32_t cap_perm, cap_grp, cap_sub;
+    int dev, n_sm;
+    uint32_t n, nf, nc;
+    uint16_t *d_x, *d_y;
+    uint32_t *d_nst, *d_z, *d_cand, *d_perm, *d_grp, *d_sub, *d_scratch;
+    uint8_t *d_mode;
+    size_t cap_perm, cap_grp, cap_sub, cap_scratch; /* elements */
+    uint32_t *h_cand, *h_nst; /* pinned: candidates (dense ones first) */
+    uint8_t *h_mode;          /* pinned */
     double *d_nl, *d_e, *h_e;
-    uint16_t *h_z;
-    uint32_t cells_max; /* dense shared-memory cells */
     cudaStream_t st;
     cudaEvent_t t0, t1;
     double seconds;
@@ -282,135 +267,96 @@ extern "C" void es_gpu_mi_close(es_gpu_mi_t *g)
 {
     if (!g) return;
     cudaSetDevice(g->dev);
-    cudaFree(g->d_x8);
-    cudaFree(g->d_x16);
+    cudaFree(g->d_x);
     cudaFree(g->d_y);
-    cudaFree(g->d_z);
-    cudaFree(g->d_lq);
-    cudaFree(g->d_ofs);
     cudaFree(g->d_nst);
+    cudaFree(g->d_z);
     cudaFree(g->d_cand);
     cudaFree(g->d_perm);
     cudaFree(g->d_grp);
     cudaFree(g->d_sub);
+    cudaFree(g->d_scratch);
+    cudaFree(g->d_mode);
     cudaFree(g->d_nl);
     cudaFree(g->d_e);
     cudaFreeHost(g->h_cand);
-    free(g->h_nst);
+    cudaFreeHost(g->h_mode);
     cudaFreeHost(g->h_e);
-    cudaFreeHost(g->h_z);
+    free(g->h_nst);
     if (g->st) cudaStreamDestroy(g->st);
     if (g->t0) cudaEventDestroy(g->t0);
     if (g->t1) cudaEventDestroy(g->t1);
     free(g);
 }
 
-static int mi_open(es_gpu_mi_t *g, const uint16_t *x, const uint32_t *n_states, const uint16_t *y,
-                   int fixed, const double *nl, const uint16_t *lq)
+extern "C" int es_gpu_mi_prepare(int dev)
 {
-    const size_t n = g->n, n_pad = g->n_pad, nf = g->nf;
-    cudaDeviceProp p;
+    CHECK(cudaSetDevice(dev));
+    CHECK(cudaFree(0));
+    /* load the kernels now rather than at their first launch */
+    cudaFuncAttributes a;
+    CHECK(cudaFuncGetAttributes(&a, k_make_z));
+    CHECK(cudaFuncGetAttributes(&a, k_dense));
+    CHECK(cudaFuncGetAttributes(&a, k_grouped));
+    return ES_OK;
+}
+
+/* Allocate and fill the device side of g; the table goes up in one copy. */
+static int mi_open(es_gpu_mi_t *g, const uint16_t *x, const uint32_t *n_states, const uint16_t *y,
+                   const double *nl, uint32_t n_nl)
+{
+    const size_t n = g->n, nf = g->nf;
     CHECK(cudaSetDevice(g->dev));
-    CHECK(cudaGetDeviceProperties(&p, g->dev));
-    /* the dense kernel's table: what one CTA may have, less its static part */
-    size_t smem = p.sharedMemPerBlockOptin > 4096 ? p.sharedMemPerBlockOptin - 2048 : p.sharedMemPerBlock - 2048;
-    g->cells_max = (uint32_t)(smem / 4);
-    CHECK(cudaFuncSetAttribute(k_dense, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(g->cells_max * 4)));
+    CHECK(cudaDeviceGetAttribute(&g->n_sm, cudaDevAttrMultiProcessorCount, g->dev));
     CHECK(cudaStreamCreateWithFlags(&g->st, cudaStreamNonBlocking));
     CHECK(cudaEventCreate(&g->t0));
     CHECK(cudaEventCreate(&g->t1));
-
-    /* columns: bytes for <= 256 states, else 16-bit; each padded to a
-     * multiple of 16 samples (vector loads) */
-    unsigned long long *ofs = (unsigned long long *)malloc(nf * sizeof *ofs);
-    if (!ofs) return ES_ERR_NOMEM;
-    size_t n8 = 0, n16 = 0;
-    for (size_t f = 0; f < nf; f++) {
-        if (n_states[f] <= 256) ofs[f] = n8++ * n_pad;
-        else ofs[f] = (n16++ * n_pad) | (1ull << 63);
-    }
-    int ret = ES_OK;
-    if (!(g->h_nst = (uint32_t *)malloc(nf * 4))) {
-        free(ofs);
-        return ES_ERR_NOMEM;
-    }
+    if (!(g->h_nst = (uint32_t *)malloc(nf * 4))) return ES_ERR_NOMEM;
     memcpy(g->h_nst, n_states, nf * 4);
-    uint8_t *h8 = NULL;
-    uint16_t *h16 = NULL;
-    cudaError_t e = cudaMalloc(&g->d_x8, (n8 ? n8 : 1) * n_pad);
-    if (e == cudaSuccess) e = cudaMalloc(&g->d_x16, (n16 ? n16 : 1) * n_pad * 2);
-    if (e == cudaSuccess) e = cudaMalloc(&g->d_ofs, nf * sizeof *ofs);
-    if (e == cudaSuccess) e = cudaMemcpy(g->d_ofs, ofs, nf * sizeof *ofs, cudaMemcpyHostToDevice);
+    cudaError_t e = cudaMalloc(&g->d_x, nf * n * 2);
+    if (e == cudaSuccess) e = cudaMemcpyAsync(g->d_x, x, nf * n * 2, cudaMemcpyHostToDevice, g->st);
     if (e == cudaSuccess) e = cudaMalloc(&g->d_nst, nf * 4);
-    if (e == cudaSuccess) e = cudaMemcpy(g->d_nst, n_states, nf * 4, cudaMemcpyHostToDevice);
-    /* copy feature by feature through a staging buffer of one column */
-    h8 = (uint8_t *)calloc(n_pad, 1);
-    h16 = (uint16_t *)calloc(n_pad, 2);
-    if (!h8 || !h16) ret = ES_ERR_NOMEM;
-    for (size_t f = 0; f < nf && e == cudaSuccess && !ret; f++) {
-        const uint16_t *c = x + f * n;
-        if (ofs[f] >> 63) {
-            memcpy(h16, c, n * 2);
-            e = cudaMemcpy(g->d_x16 + (ofs[f] & ~(1ull << 63)), h16, n_pad * 2, cudaMemcpyHostToDevice);
-        } else {
-            for (size_t s = 0; s < n; s++) h8[s] = (uint8_t)c[s];
-            e = cudaMemcpy(g->d_x8 + ofs[f], h8, n_pad, cudaMemcpyHostToDevice);
-        }
-    }
-    if (e == cudaSuccess && !ret) {
-        memcpy(h16, y, n * 2);
-        e = cudaMalloc(&g->d_y, n_pad * 2);
-        if (e == cudaSuccess) e = cudaMemcpy(g->d_y, h16, n_pad * 2, cudaMemcpyHostToDevice);
-    }
-    if (e == cudaSuccess && !ret) {
-        e = cudaMalloc(&g->d_lq, NL_TAB * 2);
-        if (e == cudaSuccess) e = cudaMemcpy(g->d_lq, lq, NL_TAB * 2, cudaMemcpyHostToDevice);
-        if (e == cudaSuccess) e = cudaMalloc(&g->d_nl, NL_TAB * 8);
-        if (e == cudaSuccess) e = cudaMemcpy(g->d_nl, nl, NL_TAB * 8, cudaMemcpyHostToDevice);
-    }
-    if (e == cudaSuccess && !ret) e = cudaMalloc(&g->d_z, n_pad * 2);
-    if (e == cudaSuccess && !ret) e = cudaMalloc(&g->d_cand, nf * 4);
-    if (e == cudaSuccess && !ret) e = cudaMalloc(&g->d_e, nf * 2 * 8);
-    if (e == cudaSuccess && !ret) e = cudaMallocHost(&g->h_cand, nf * 4);
-    if (e == cudaSuccess && !ret) e = cudaMallocHost(&g->h_e, nf * 2 * 8);
-    if (e == cudaSuccess && !ret) e = cudaMallocHost(&g->h_z, n_pad * 2);
-    free(ofs);
-    free(h8);
-    free(h16);
+    if (e == cudaSuccess) e = cudaMemcpyAsync(g->d_nst, n_states, nf * 4, cudaMemcpyHostToDevice, g->st);
+    if (e == cudaSuccess) e = cudaMalloc(&g->d_y, n * 2);
+    if (e == cudaSuccess) e = cudaMemcpyAsync(g->d_y, y, n * 2, cudaMemcpyHostToDevice, g->st);
+    if (e == cudaSuccess) e = cudaMalloc(&g->d_nl, (size_t)n_nl * 8);
+    if (e == cudaSuccess) e = cudaMemcpyAsync(g->d_nl, nl, (size_t)n_nl * 8, cudaMemcpyHostToDevice, g->st);
+    if (e == cudaSuccess) e = cudaMalloc(&g->d_z, n * 4);
+    if (e == cudaSuccess) e = cudaMalloc(&g->d_cand, nf * 4);
+    if (e == cudaSuccess) e = cudaMalloc(&g->d_mode, nf);
+    if (e == cudaSuccess) e = cudaMalloc(&g->d_e, nf * 2 * 8);
+    if (e == cudaSuccess) e = cudaMallocHost(&g->h_cand, nf * 4);
+    if (e == cudaSuccess) e = cudaMallocHost(&g->h_mode, nf);
+    if (e == cudaSuccess) e = cudaMallocHost(&g->h_e, nf * 2 * 8);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(g->st);
     if (e != cudaSuccess) {
-        fprintf(stderr, "[E::es_gpu_mi_open] %s (a table of %u samples x %u features)\n",
-                cudaGetErrorString(e), g->n, g->nf);
+        fprintf(stderr, "[E::es_gpu_mi_open] %s (a table of %u samples x %u features)\n", cudaGetErrorString(e),
+                g->n, g->nf);
         return e == cudaErrorMemoryAllocation ? ES_ERR_NOMEM : ES_ERR_GPU;
     }
-    if (ret) return ret;
     tab_t &T = g->T;
-    T.x8 = g->d_x8;
-    T.x16 = g->d_x16;
-    T.ofs = g->d_ofs;
+    T.x = g->d_x;
     T.nst = g->d_nst;
     T.y = g->d_y;
     T.n = g->n;
-    T.n_pad = g->n_pad;
     T.nl = g->d_nl;
-    T.lq = g->d_lq;
-    T.fixed = fixed;
     return ES_OK;
 }
 
 extern "C" int es_gpu_mi_open(int dev, uint32_t n_samples, uint32_t n_features, const uint16_t *x,
-                              const uint32_t *n_states, const uint16_t *y, uint32_t n_classes, int fixed,
-                              const double *nl, const uint16_t *lq, es_gpu_mi_t **out)
+                              const uint32_t *n_states, const uint16_t *y, uint32_t n_classes, const double *nl,
+                              uint32_t n_nl, es_gpu_mi_t **out)
 {
     *out = NULL;
-    if (!n_samples || !n_features || !x || !n_states || !y || !nl || !lq || n_classes < 1) return ES_ERR_ARG;
+    if (!n_samples || !n_features || !x || !n_states || !y || !nl || n_nl <= n_samples || n_classes < 1)
+        return ES_ERR_ARG;
     es_gpu_mi_t *g = (es_gpu_mi_t *)calloc(1, sizeof *g);
     if (!g) return ES_ERR_NOMEM;
     g->dev = dev;
     g->n = n_samples;
-    g->n_pad = (n_samples + 15u) / 16u * 16u;
     g->nf = n_features;
     g->nc = n_classes;
-    int ret = mi_open(g, x, n_states, y, fixed, nl, lq);
+    int ret = mi_open(g, x, n_states, y, nl, n_nl);
     if (ret) {
         es_gpu_mi_close(g);
         return ret;
@@ -419,99 +365,152 @@ extern "C" int es_gpu_mi_open(int dev, uint32_t n_samples, uint32_t n_features, 
     return ES_OK;
 }
 
-extern "C" uint32_t es_gpu_mi_dense_max(const es_gpu_mi_t *g)
-{
-    /* z is 16-bit */
-    return g->cells_max < 65536u ? g->cells_max : 65536u;
-}
-
 extern "C" double es_gpu_mi_seconds(const es_gpu_mi_t *g) { return g->seconds; }
 
-/* Grow a device buffer of uint32 to hold n entries. */
-static int ensure_u32(uint32_t **p, uint32_t *cap, size_t n)
+/* Grow a device buffer of T to hold n entries (its contents are lost). */
+template <typename X>
+static int ensure(X **p, size_t *cap, size_t n)
 {
     if (*p && *cap >= n) return ES_OK;
     cudaFree(*p);
     *p = NULL;
     *cap = 0;
-    CHECK(cudaMalloc(p, (n ? n : 1) * 4));
-    *cap = (uint32_t)n;
+    CHECK(cudaMalloc(p, (n ? n : 1) * sizeof(X)));
+    *cap = n;
     return ES_OK;
 }
 
-extern "C" int es_gpu_mi_round(es_gpu_mi_t *g, const es_gpu_mi_cond_t *c, const uint8_t *want,
-                               double *e3, double *e2)
+/* The dense candidates h_cand[0..nd): one CTA each (a slice of global
+ * scratch for the tables that do not fit in shared memory). */
+static int launch_dense(es_gpu_mi_t *g, const es_gpu_mi_cond_t *c, uint32_t nd, uint64_t max_cells)
+{
+    const uint64_t nz = (uint64_t)c->ng * c->ni;
+    if (c->z) {
+        CHECK(cudaMemcpyAsync(g->d_z, c->z, (size_t)g->n * 4, cudaMemcpyHostToDevice, g->st));
+    } else {
+        k_make_z<<<(g->n + 255) / 256, 256, 0, g->st>>>(g->T, c->feature, c->ni, c->with_y, g->d_z);
+        CHECK(cudaGetLastError());
+    }
+    dense_t D;
+    memset(&D, 0, sizeof D);
+    D.cand = g->d_cand;
+    D.mode = g->d_mode;
+    D.n_cand = nd;
+    D.z = g->d_z;
+    D.ng = c->ng;
+    D.ni = c->ni;
+    D.nz = (uint32_t)nz;
+    /* small tables get copies within 16 KiB (several CTAs an SM); tables of
+     * more than SMEM_CELLS go to global scratch, one slice per CTA */
+    uint64_t sm = max_cells <= REPL_CELLS ? max_cells * (DT / 32) : max_cells;
+    if (sm > REPL_CELLS * 4 && max_cells <= REPL_CELLS) sm = REPL_CELLS * 4;
+    if (sm > SMEM_CELLS) sm = SMEM_CELLS;
+    D.smem_cells = (uint32_t)sm;
+    uint32_t grid = nd;
+    if (max_cells > SMEM_CELLS) {
+        uint32_t slots = (uint32_t)g->n_sm * 4;
+        if (grid > slots) grid = slots;
+        int ret = ensure(&g->d_scratch, &g->cap_scratch, (size_t)grid * max_cells);
+        if (ret) return ret;
+        CHECK(cudaMemsetAsync(g->d_scratch, 0, (size_t)grid * max_cells * 4, g->st));
+        D.scratch = g->d_scratch;
+        D.scratch_cells = max_cells;
+    }
+    D.e3 = g->d_e;
+    D.e2 = g->d_e + g->nf;
+    k_dense<<<grid, DT, (size_t)D.smem_cells * 4, g->st>>>(g->T, D);
+    CHECK(cudaGetLastError());
+    return ES_OK;
+}
+
+/* The grouped candidates h_cand[nd..nd + ngr): one warp each. */
+static int launch_grouped(es_gpu_mi_t *g, const es_gpu_mi_cond_t *c, uint32_t nd, uint32_t ngr, uint32_t max_nk)
+{
+    int ret;
+    if ((ret = ensure(&g->d_perm, &g->cap_perm, c->m)) ||
+        (ret = ensure(&g->d_grp, &g->cap_grp, (size_t)c->n_grp + 1)) ||
+        (ret = ensure(&g->d_sub, &g->cap_sub, 2 * (size_t)c->n_sub)))
+        return ret;
+    if (c->m) CHECK(cudaMemcpyAsync(g->d_perm, c->perm, (size_t)c->m * 4, cudaMemcpyHostToDevice, g->st));
+    CHECK(cudaMemcpyAsync(g->d_grp, c->grp, ((size_t)c->n_grp + 1) * 4, cudaMemcpyHostToDevice, g->st));
+    if (c->n_sub)
+        CHECK(cudaMemcpyAsync(g->d_sub, c->sub, 2 * (size_t)c->n_sub * 4, cudaMemcpyHostToDevice, g->st));
+    grouped_t G;
+    memset(&G, 0, sizeof G);
+    G.cand = g->d_cand + nd;
+    G.n_cand = ngr;
+    G.perm = g->d_perm;
+    G.grp = g->d_grp;
+    G.sub = g->d_sub;
+    G.n_grp = c->n_grp;
+    G.n_sub = c->n_sub;
+    G.ni = c->ni;
+    G.bins = max_nk;
+    G.e3 = g->d_e + nd;
+    G.e2 = g->d_e + g->nf + nd;
+    uint32_t grid = (ngr + GW - 1) / GW;
+    size_t smem = (size_t)GW * max_nk * 4;
+    if (max_nk > GROUP_BINS) {
+        /* wide features: each warp's histogram in global memory */
+        uint32_t slots = (uint32_t)g->n_sm * 16;
+        if (grid > slots) grid = slots;
+        if ((ret = ensure(&g->d_scratch, &g->cap_scratch, (size_t)grid * GW * max_nk))) return ret;
+        G.scratch = g->d_scratch;
+        smem = 0;
+    }
+    k_grouped<<<grid, GW * 32, smem, g->st>>>(g->T, G);
+    CHECK(cudaGetLastError());
+    return ES_OK;
+}
+
+extern "C" int es_gpu_mi_round(es_gpu_mi_t *g, const es_gpu_mi_cond_t *c, const uint8_t *want, double *e3,
+                               double *e2)
 {
     CHECK(cudaSetDevice(g->dev));
-    uint32_t nc = 0, max_nk = 1;
-    for (uint32_t f = 0; f < g->nf; f++) {
-        if (!want[f]) continue;
-        g->h_cand[nc++] = f;
-        if (g->h_nst[f] > max_nk) max_nk = g->h_nst[f];
-    }
-    if (!nc) return ES_OK;
+    /* the dense candidates first, then the grouped ones */
     const uint64_t nz = (uint64_t)c->ng * c->ni;
-    const bool grouped = !c->z && c->perm;
-    if (!grouped && (nz > es_gpu_mi_dense_max(g) || !nz)) {
-        fprintf(stderr, "[E::es_gpu_mi_round] %llu conditioning cells: the dense kernel takes 1 to %u\n",
-                (unsigned long long)nz, es_gpu_mi_dense_max(g));
+    uint32_t nd = 0, ngr = 0, max_nk = 1;
+    uint64_t max_cells = 1;
+    for (uint32_t f = 0; f < g->nf; f++) {
+        if (want[f] == ES_GPU_MI_ROWS || want[f] == ES_GPU_MI_TOUCH) {
+            uint64_t cells = (uint64_t)g->h_nst[f] * nz;
+            if (cells > max_cells) max_cells = cells;
+            g->h_mode[nd] = want[f];
+            g->h_cand[nd++] = f;
+        }
+    }
+    for (uint32_t f = 0; f < g->nf; f++) {
+        if (want[f] == ES_GPU_MI_GROUPS) {
+            if (g->h_nst[f] > max_nk) max_nk = g->h_nst[f];
+            g->h_cand[nd + ngr++] = f;
+        } else if (want[f] > ES_GPU_MI_GROUPS) {
+            fprintf(stderr, "[E::es_gpu_mi_round] feature %u: unknown order %u\n", f, want[f]);
+            return ES_ERR_ARG;
+        }
+    }
+    if (!nd && !ngr) return ES_OK;
+    if ((nd && (nz == 0 || nz > 0xffffffffu || max_cells > 0xffffffffu)) || (ngr && !c->perm)) {
+        fprintf(stderr, "[E::es_gpu_mi_round] %s\n",
+                ngr && !c->perm ? "grouped candidates without the grouped form"
+                                : "a dense table of more than 2^32 cells");
         return ES_ERR_ARG;
     }
-    int ret;
-    CHECK(cudaMemcpyAsync(g->d_cand, g->h_cand, (size_t)nc * 4, cudaMemcpyHostToDevice, g->st));
-    double *d_e3 = g->d_e, *d_e2 = g->d_e + g->nf;
-    CHECK(cudaEventRecord(g->t0, g->st));
-    if (!grouped) {
-        if (c->z) {
-            for (uint32_t s = 0; s < g->n; s++) g->h_z[s] = (uint16_t)c->z[s];
-            for (uint32_t s = g->n; s < g->n_pad; s++) g->h_z[s] = 0;
-            CHECK(cudaMemcpyAsync(g->d_z, g->h_z, (size_t)g->n_pad * 2, cudaMemcpyHostToDevice, g->st));
-        } else {
-            k_make_z<<<(g->n_pad + 255) / 256, 256, 0, g->st>>>(g->T, c->feature, c->ni, c->with_y, g->d_z);
-            CHECK(cudaGetLastError());
-        }
-        dense_t D;
-        D.cand = g->d_cand;
-        D.z = g->d_z;
-        D.ng = c->ng;
-        D.ni = c->ni;
-        D.nz = (uint32_t)nz;
-        /* the largest table a candidate needs; small tables get up to 16
-         * copies within 16 KiB (several CTAs per SM), large ones take
-         * chunks of the shared memory a CTA may have */
-        uint64_t need = (uint64_t)max_nk * nz;
-        uint64_t cells = need * 16 < 4096 ? need * 16 : (need > 4096 ? need : 4096);
-        if (cells > g->cells_max) cells = g->cells_max;
-        D.cells = (uint32_t)cells;
-        D.e3 = d_e3;
-        D.e2 = d_e2;
-        k_dense<<<nc, DT, (size_t)D.cells * 4, g->st>>>(g->T, D);
-        CHECK(cudaGetLastError());
-    } else {
-        if ((ret = ensure_u32(&g->d_perm, &g->cap_perm, c->m)) ||
-            (ret = ensure_u32(&g->d_grp, &g->cap_grp, (size_t)c->n_grp + 1)) ||
-            (ret = ensure_u32(&g->d_sub, &g->cap_sub, 2 * (size_t)c->n_sub)))
-            return ret;
-        if (c->m) CHECK(cudaMemcpyAsync(g->d_perm, c->perm, (size_t)c->m * 4, cudaMemcpyHostToDevice, g->st));
-        CHECK(cudaMemcpyAsync(g->d_grp, c->grp, ((size_t)c->n_grp + 1) * 4, cudaMemcpyHostToDevice, g->st));
-        if (c->n_sub)
-            CHECK(cudaMemcpyAsync(g->d_sub, c->sub, 2 * (size_t)c->n_sub * 4, cudaMemcpyHostToDevice, g->st));
-        grouped_t G;
-        G.cand = g->d_cand;
-        G.perm = g->d_perm;
-        G.grp = g->d_grp;
-        G.sub = g->d_sub;
-        G.n_grp = c->n_grp;
-        G.n_sub = c->n_sub;
-        G.ni = c->ni;
-        G.e3 = d_e3;
-        G.e2 = d_e2;
-        k_grouped<<<nc, GT, 0, g->st>>>(g->T, G);
-        CHECK(cudaGetLastError());
+    if (nd && ngr && max_cells > SMEM_CELLS && max_nk > GROUP_BINS) {
+        /* both kernels would want the scratch: not a case the CPU's sizes make */
+        fprintf(stderr, "[E::es_gpu_mi_round] dense tables of %llu cells and histograms of %u states at once\n",
+                (unsigned long long)max_cells, max_nk);
+        return ES_ERR_ARG;
     }
+    CHECK(cudaMemcpyAsync(g->d_cand, g->h_cand, (size_t)(nd + ngr) * 4, cudaMemcpyHostToDevice, g->st));
+    if (nd) CHECK(cudaMemcpyAsync(g->d_mode, g->h_mode, nd, cudaMemcpyHostToDevice, g->st));
+    CHECK(cudaEventRecord(g->t0, g->st));
+    int ret;
+    if (nd && (ret = launch_dense(g, c, nd, max_cells))) return ret;
+    if (ngr && (ret = launch_grouped(g, c, nd, ngr, max_nk))) return ret;
     CHECK(cudaEventRecord(g->t1, g->st));
-    CHECK(cudaMemcpyAsync(g->h_e, d_e3, (size_t)nc * 8, cudaMemcpyDeviceToHost, g->st));
-    CHECK(cudaMemcpyAsync(g->h_e + g->nf, d_e2, (size_t)nc * 8, cudaMemcpyDeviceToHost, g->st));
+    const uint32_t nc = nd + ngr;
+    CHECK(cudaMemcpyAsync(g->h_e, g->d_e, (size_t)nc * 8, cudaMemcpyDeviceToHost, g->st));
+    CHECK(cudaMemcpyAsync(g->h_e + g->nf, g->d_e + g->nf, (size_t)nc * 8, cudaMemcpyDeviceToHost, g->st));
     CHECK(cudaStreamSynchronize(g->st));
     float ms = 0.0f;
     CHECK(cudaEventElapsedTime(&ms, g->t0, g->t1));

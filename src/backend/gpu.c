@@ -8,6 +8,9 @@
  * the CPU backend.  The outputs are therefore the CPU's byte for byte.  While
  * the host scores one tile, the device runs the next. */
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +21,125 @@
 #include "gpu.h"
 #include "backend.h"
 
-static int gpu_device_count(void) { return es_backend_gpu_count(); }
+static int gpu_device_count(void)
+{
+    int n = 0;
+    if (es_gpu_device_count(&n) != ES_OK) return 0;
+    return n;
+}
+
+static int gpu_supports(es_op_t op, const es_work_t *w)
+{
+    (void)op;
+    (void)w;
+    return es_backend_gpu_count() > 0;
+}
+
+/* ---- opening a device, and what it costs -------------------------------------- */
+
+/* Opening a device (the CUDA runtime, a context, the kernels' module) takes
+ * about 0.2 s on the H100 and H200 hosts, whatever the work.  prepare()
+ * starts it on a thread of its own, so that it overlaps reading the input;
+ * the selection's opens wait for that thread (the runtime itself would
+ * serialise them anyway). */
+#define GPU_OPEN_S 0.2
+#define GPU_MAX 64
+
+typedef struct {
+    atomic_int state; /* 0 untouched, 1 being prepared, 2 opened once */
+    double t0;        /* when the preparation started */
+    pthread_t thread;
+    pthread_mutex_t lock;
+} gpu_open_t;
+
+static gpu_open_t opened[GPU_MAX];
+static pthread_once_t opened_once = PTHREAD_ONCE_INIT;
+
+static void opened_init(void)
+{
+    for (int d = 0; d < GPU_MAX; d++) pthread_mutex_init(&opened[d].lock, NULL);
+}
+
+static void *prepare_main(void *arg)
+{
+    es_gpu_mi_prepare((int)(intptr_t)arg);
+    return NULL;
+}
+
+static void gpu_prepare(int dev)
+{
+    if (dev < 0 || dev >= GPU_MAX || dev >= es_backend_gpu_count()) return;
+    pthread_once(&opened_once, opened_init);
+    gpu_open_t *o = &opened[dev];
+    pthread_mutex_lock(&o->lock);
+    if (atomic_load(&o->state) == 0) {
+        o->t0 = es_time_now();
+        if (pthread_create(&o->thread, NULL, prepare_main, (void *)(intptr_t)dev) == 0) atomic_store(&o->state, 1);
+    }
+    pthread_mutex_unlock(&o->lock);
+}
+
+/* Wait for a preparation of dev, if one runs; from now on it counts as open. */
+static void prepared(int dev)
+{
+    if (dev < 0 || dev >= GPU_MAX) return;
+    pthread_once(&opened_once, opened_init);
+    gpu_open_t *o = &opened[dev];
+    pthread_mutex_lock(&o->lock);
+    if (atomic_load(&o->state) == 1) pthread_join(o->thread, NULL);
+    atomic_store(&o->state, 2);
+    pthread_mutex_unlock(&o->lock);
+}
+
+/* Seconds until device dev is open: all of GPU_OPEN_S when nothing opened
+ * it yet, what is left of it while prepare() runs, 0 once it was open. */
+static double open_left(int dev)
+{
+    if (dev < 0 || dev >= GPU_MAX) return GPU_OPEN_S;
+    pthread_once(&opened_once, opened_init);
+    int st = atomic_load(&opened[dev].state);
+    if (st == 2) return 0.0;
+    if (st == 0) return GPU_OPEN_S;
+    double left = GPU_OPEN_S - (es_time_now() - opened[dev].t0);
+    return left > 0 ? left : 0.0;
+}
+
+/* The cost model (measured on the H100 and H200 hosts, doc/BENCHMARKS.md):
+ *   - a scan: opening the device, about 0.1 s of set-up (pinning, the first
+ *     tiles and their host scoring), then 4e13 pair-samples/s; so scans of
+ *     1-5 M pairs, which the 16 CPU threads finish in a few hundredths of a
+ *     second, run 1.5-9x slower here;
+ *   - a selection: opening the device, the table's upload (about 5 GB/s from
+ *     pageable memory, one byte a value), then per round about 0.1 ms of
+ *     launches, copies and host scoring plus the kernels' 4e11 candidate-
+ *     samples/s (histograms, and 2e-11 s a table cell) or 1e13 (the pair
+ *     engine's bit planes, whose 80-byte tables come back to the host). */
+static double gpu_cost(const es_work_t *w)
+{
+    const double n = (double)w->n_samples, f = (double)w->features, r = (double)w->rounds;
+    double t = open_left(w->dev);
+    if (w->op == ES_OP_PAIR_SCAN) return t + 0.1 + (double)w->pairs * n / 4e13;
+    if (w->op == ES_OP_MI_ROWS) return t + f * n / 4e9 + r * (1e-4 + f * n / 1e13 + f * 1e-8);
+    return t + f * n / 5e9 + r * (1e-4 + f * (n * 2.5e-12 + (double)w->cells * 2e-11));
+}
+
+/* The selection's opens: after any preparation, and the device counts as open. */
+static int gpu_mi_open(int dev, uint32_t n_samples, uint32_t n_features, const uint16_t *x,
+                       const uint32_t *n_states, const uint16_t *y, uint32_t n_classes, const double *nl,
+                       uint32_t n_nl, es_gpu_mi_t **out)
+{
+    prepared(dev);
+    return es_gpu_mi_open(dev, n_samples, n_features, x, n_states, y, n_classes, nl, n_nl, out);
+}
+
+static int gpu_rows_open(int dev, int kernel, const es_gpu_config_t *cfg, const es_gpu_block_t *all,
+                         es_gpu_rows_t **out)
+{
+    prepared(dev);
+    return es_gpu_rows_open(dev, kernel, cfg, all, out);
+}
+
+/* ---- the scan ---------------------------------------------------------------- */
 
 /* Blocks large enough that one tile fills a GPU (8192 variants: 33 million
  * pairs), small enough that every device gets several tiles. */
@@ -294,6 +415,19 @@ static int gpu_run(es_scan_ctx_t *ctx)
 const es_backend_t es_backend_gpu = {
     .name = "gpu",
     .device_count = gpu_device_count,
+    .supports = gpu_supports,
+    .cost = gpu_cost,
+    .device_describe = es_gpu_device_describe,
+    .prepare = gpu_prepare,
     .run = gpu_run,
     .auto_block = gpu_auto_block,
+    .mi_open = gpu_mi_open,
+    .mi_round = es_gpu_mi_round,
+    .mi_seconds = es_gpu_mi_seconds,
+    .mi_close = es_gpu_mi_close,
+    .rows_open = gpu_rows_open,
+    .rows_count = es_gpu_rows_count,
+    .rows_kernel = es_gpu_rows_kernel,
+    .rows_seconds = es_gpu_rows_seconds,
+    .rows_close = es_gpu_rows_close,
 };

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "gpu.h"
 
 static void info_usage(FILE *fp)
 {
@@ -122,11 +121,13 @@ int es_cmd_info(int argc, char **argv)
            kept ? (double)miss_total / ((double)kept * (double)m) : 0.0);
     printf("max_variant_missing_rate\t%.6g\n", miss_max);
     printf("missing_calls\t%s\n", es_fmt_count(miss_total, b));
+    /* the devices, through the backend table */
+    const es_backend_t *gpu = es_backend_get(ES_DEVICE_GPU);
     int n_gpu = es_backend_gpu_count();
     printf("gpus\t%d\n", n_gpu);
-    for (int d = 0; d < n_gpu; d++) {
+    for (int d = 0; d < n_gpu && gpu && gpu->device_describe; d++) {
         char desc[256];
-        if (es_gpu_device_describe(d, desc, sizeof desc) == ES_OK) printf("gpu%d\t%s\n", d, desc);
+        if (gpu->device_describe(d, desc, sizeof desc) == ES_OK) printf("gpu%d\t%s\n", d, desc);
     }
 out:
     if (ret) fprintf(stderr, "[E::info] failed: %s\n", es_strerror(ret));

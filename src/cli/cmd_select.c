@@ -61,8 +61,10 @@ static void select_usage(FILE *fp)
             "  --method M           mrmr, jmi, disr, cmim, icap, condmi or mim\n"
             "  --k K                features to select (condmi may stop earlier)\n"
             "  --threads T          CPU threads (default: all)\n"
-            "  --device D           auto (default: GPU 0 if there is one, else the CPU), cpu,\n"
-            "                       gpu (GPU 0) or gpu:N; picks are the same on every device\n"
+            "  --device D           auto (default: the CPU or GPU 0, whichever is estimated to\n"
+            "                       finish sooner, opening the GPU included; the log says\n"
+            "                       which and why), cpu, gpu (GPU 0) or gpu:N; every device\n"
+            "                       writes the same bytes\n"
             "  --gpu-kernel K       pair-engine kernel for <= 4-state features: auto, wgmma,\n"
             "                       mma or popc (tests and benchmarks)\n"
             "  --gpu-path P         auto (default: the pair engine when every feature has <= 4\n"
@@ -429,6 +431,7 @@ int es_cmd_select(int argc, char **argv)
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     const char *out = NULL, *table = NULL, *from = NULL, *from_summary = NULL;
+    const char *kernel_arg = NULL, *path_arg = NULL; /* --gpu-kernel, --gpu-path as given */
     es_table_opt_t topt = {NULL, 128};
     es_mi_method_t method = ES_MI_MRMR;
     uint32_t k = 0, n_sum = 0, threads = 0;
@@ -473,9 +476,11 @@ int es_cmd_select(int argc, char **argv)
             break;
         case O_GPU_KERNEL:
             if (es_gpu_kernel_parse(optarg, &dev_opt.gpu_kernel)) return ES_EXIT_USAGE;
+            kernel_arg = optarg;
             break;
         case O_GPU_PATH:
             if (es_cli_gpu_path(optarg, &so.gpu_path)) return ES_EXIT_USAGE;
+            path_arg = optarg;
             break;
         case O_FIXED: so.fixed_point = 1; break;
         case O_OUT: out = optarg; break;
@@ -517,6 +522,13 @@ int es_cmd_select(int argc, char **argv)
         return ES_EXIT_USAGE;
     }
     if (genotypes && es_cli_input_check(&ci, "select")) return ES_EXIT_USAGE;
+    /* the GPUs asked for exist and the GPU-only options have one to go to
+     * (the registry's messages, as for scan) */
+    char gpu_opt[64];
+    gpu_opt[0] = '\0';
+    if (dev_opt.gpu_kernel) snprintf(gpu_opt, sizeof gpu_opt, "--gpu-kernel %s", kernel_arg);
+    else if (so.gpu_path) snprintf(gpu_opt, sizeof gpu_opt, "--gpu-path %s", path_arg);
+    if (es_backend_check(dev_opt.device, dev_opt.gpu_mask, gpu_opt[0] ? gpu_opt : NULL)) return ES_EXIT_USAGE;
     es_log_set_level(quiet ? ES_LOG_ERROR : verbose ? ES_LOG_INFO : ES_LOG_WARN);
 #ifdef _OPENMP
     if (threads) omp_set_num_threads((int)threads); /* the table reader's parallel steps */

@@ -1,6 +1,7 @@
 /* opt.c -- scan options: defaults and the validator run before any allocation. */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,6 +116,13 @@ int es_opt_check(const es_opt_t *opt)
         es_error("unknown GPU kernel code %d", opt->gpu_kernel);
         return ES_ERR_ARG;
     }
+    /* the GPUs asked for exist, and --gpu-kernel has a GPU to choose for:
+     * the registry's messages, the same for every command */
+    static const char *const kernels[] = {"auto", "wgmma", "mma", "popc"};
+    char gpu_opt[32];
+    snprintf(gpu_opt, sizeof gpu_opt, "--gpu-kernel %s", kernels[opt->gpu_kernel]);
+    int ret = es_backend_check(opt->device, opt->gpu_mask, opt->gpu_kernel ? gpu_opt : NULL);
+    if (ret) return ret;
     if (opt->block_variants > 65536) {
         es_error("--block must be at most 65536 variants, got %u", opt->block_variants);
         return ES_ERR_ARG;

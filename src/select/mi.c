@@ -210,6 +210,24 @@ int es_mi_select(const es_dtable_t *d, es_mi_method_t m, uint32_t k, int threads
     return es_mi_select_opt(d, m, k, &o, out, n_out, NULL);
 }
 
+/* --device auto: the device whose estimated cost is lower for this selection
+ * (the backend table's cost(); the registry logs which and why). */
+static int auto_device(const es_mi_ctx_t *c, es_mi_method_t m, uint32_t k, const es_mi_opt_t *o)
+{
+    es_work_t w;
+    memset(&w, 0, sizeof w);
+    w.op = es_mi_gpu_op(c->d, m, o->gpu_path);
+    w.n_samples = c->n;
+    w.features = c->nf;
+    w.rounds = m == ES_MI_MIM ? 1 : k;
+    /* a round's table: the candidate's states x the newest pick's (x the class) */
+    w.cells = (uint64_t)c->max_states * c->max_states * (m == ES_MI_MRMR ? 1 : c->nc);
+    w.threads = c->nt;
+    int err;
+    const es_backend_t *be = es_backend_choose(ES_DEVICE_AUTO, 0, &w, &err);
+    return be && be == es_backend_get(ES_DEVICE_GPU) ? 0 : -1;
+}
+
 /* Count a round: every candidate against the newest pick j (with the class
  * unless mRMR), or against the joint state s_lab of every pick (CondMI). */
 static int count_round(es_mi_ctx_t *c, es_mi_method_t m, uint32_t j, const uint32_t *s_lab, uint32_t ns)
@@ -309,7 +327,7 @@ int es_mi_select_opt(const es_dtable_t *d, es_mi_method_t m, uint32_t k, const e
     if (n_out) *n_out = 0;
     if (info) {
         info->where[0] = 0;
-        info->seconds_gpu = 0.0;
+        info->seconds_gpu = info->seconds_open = info->seconds_rounds = 0.0;
     }
     if (!d || !n_out || (k && !out) || (unsigned)m > ES_MI_MIM) {
         es_error("invalid arguments (table %p, method %d, k %u, out %p, n_out %p)", (const void *)d,
@@ -342,6 +360,9 @@ int es_mi_select_opt(const es_dtable_t *d, es_mi_method_t m, uint32_t k, const e
     for (uint32_t f = 0; f < c.nf; f++)
         if (d->n_states[f] > c.max_states) c.max_states = d->n_states[f];
     if (k > c.nf) k = c.nf;
+    es_mi_opt_t oo = *o; /* o with the device chosen */
+    if (oo.device == ES_MI_DEVICE_AUTO) oo.device = auto_device(&c, m, k, o);
+    o = &oo;
 
     size_t n = c.n, nf = c.nf;
     size_t nbucket = (n > 65536 ? n : 65536) + 1;
@@ -369,9 +390,12 @@ int es_mi_select_opt(const es_dtable_t *d, es_mi_method_t m, uint32_t k, const e
         ret = ES_ERR_NOMEM;
         goto out;
     }
+    double t_open = es_time_now();
     if (o->device >= 0) ret = es_mi_gpu_open(&c, m, o);
     else ret = es_mi_cpu_open(&c);
     if (ret) goto out;
+    double t_rounds = es_time_now();
+    if (info) info->seconds_open = t_rounds - t_open;
     if (info) {
         if (c.gpu)
             es_mi_gpu_describe(&c, info->where, sizeof info->where, NULL);
@@ -421,6 +445,7 @@ int es_mi_select_opt(const es_dtable_t *d, es_mi_method_t m, uint32_t k, const e
         if (m == ES_MI_CONDMI && picked < k) es_mi_joint_refine(&c, s_lab, &ns, w);
     }
     *n_out = picked;
+    if (info) info->seconds_rounds = es_time_now() - t_rounds;
 
 out:
     if (ret == ES_ERR_NOMEM)

@@ -188,10 +188,12 @@ void es_mi_cond_build(es_mi_cond_t *cd, uint32_t n, const uint32_t *g32, const u
     cd->e_gi = e_gi;
 }
 
-/* Does candidate with nk states take the dense path under cd? */
-static inline int use_dense(const es_mi_cond_t *cd, uint32_t nk)
+int es_mi_count_order(uint64_t nz, uint32_t ni, uint32_t nk, uint32_t n)
 {
-    return cd->has_z && (uint64_t)nk * cd->nz <= DENSE_MAX;
+    uint64_t cells = (uint64_t)nk * nz;
+    if (cells > DENSE_MAX) return ES_GPU_MI_GROUPS;
+    if (ni > 1 && cells > n) return ES_GPU_MI_TOUCH; /* a sparse table: cells as samples touch them */
+    return ES_GPU_MI_ROWS;
 }
 
 /*
@@ -204,7 +206,9 @@ static void pair_count(const uint16_t *restrict x, const uint8_t *restrict x8, u
     double e3 = 0.0, e2 = 0.0;
     const es_mi_nlt_t *nt = &cd->nt;
     const double *restrict tab = nt->tab;
-    if (use_dense(cd, nk)) {
+    /* the dense codes exist whenever nz <= DENSE_MAX (es_mi_cond_build) */
+    const int order = cd->has_z ? es_mi_count_order(cd->nz, cd->ni, nk, n) : ES_GPU_MI_GROUPS;
+    if (order != ES_GPU_MI_GROUPS) {
         uint32_t *restrict t = w->dense;
         const uint32_t *restrict z = cd->z;
         uint32_t nz = (uint32_t)cd->nz, ni = cd->ni;
@@ -236,7 +240,7 @@ static void pair_count(const uint16_t *restrict x, const uint8_t *restrict x8, u
                 t[c] += t1[c] + t2[c] + t3[c];
                 t1[c] = t2[c] = t3[c] = 0;
             }
-        } else if (ni > 1 && cells > n) {
+        } else if (order == ES_GPU_MI_TOUCH) {
             /* sparse table (more cells than samples): list the cells that
              * become non-zero and sum only those; E(x, g) comes from a second,
              * ni times smaller table swept whole */

@@ -1,6 +1,7 @@
 /* mi_gpu.c -- counting the rounds of a feature selection on a device: the
  * adapter between the selection's context (select_internal.h) and the
- * device's two ways of counting (gpu/gpu.h):
+ * device's two ways of counting, reached through the backend table
+ * (src/backend/backend.h):
  *   - the pair engine, for tables whose features have at most 4 states and
  *     whose class has 2 (scan survivors): a round is one row of pair tables
  *     of the newest pick against every candidate;
@@ -14,7 +15,6 @@
 #include <string.h>
 
 #include "select_internal.h"
-#include "gpu.h"
 
 /* The pair engine's view of a table whose features have at most 4 states and
  * whose class has 2: every feature is a "variant" with genotype planes
@@ -33,35 +33,77 @@ typedef struct {
 struct es_mi_gpu {
     enum { ON_HIST, ON_PAIRS } on;
     int dev;
-    es_gpu_mi_t *gm;    /* the histogram kernels */
-    uint32_t dense_max; /* the largest dense conditioning they take */
-    pairs_t pr;         /* the pair engine */
+    const es_backend_t *be; /* the GPU backend */
+    es_gpu_mi_t *gm;        /* the histogram kernels */
+    uint8_t *order;         /* per feature: how a round adds its terms (ES_GPU_MI_*; 0: not counted) */
+    pairs_t pr;             /* the pair engine */
 };
 
-/* E(xs, y) and E(xs) of one 2 x 4 table of class and state counts. */
-static void pairs_e_of(const es_mi_nlt_t *nt, const uint32_t t[2][4], double *exy, double *ex)
+/* ---- the CPU's order of the terms ----------------------------------------------- */
+
+/* For every wanted candidate, the order in which the CPU would add its terms
+ * under a conditioning of nz cells, ni of them inner (es_mi_count_order).
+ * @return whether any candidate takes the grouped path. */
+static int mark_orders(es_mi_ctx_t *c, uint64_t nz, uint32_t ni)
 {
-    double a = 0.0, b = 0.0;
-    for (int v = 0; v < 4; v++) {
-        a += es_mi_nlx(nt, t[0][v]) + es_mi_nlx(nt, t[1][v]);
-        b += es_mi_nlx(nt, t[0][v] + t[1][v]);
+    int groups = 0;
+    for (uint32_t f = 0; f < c->nf; f++) {
+        uint8_t o = c->want[f] ? (uint8_t)es_mi_count_order(nz, ni, c->d->n_states[f], c->n) : 0;
+        c->gpu->order[f] = o;
+        groups |= o == ES_GPU_MI_GROUPS;
     }
-    *exy = a;
-    *ex = b;
+    return groups;
 }
 
-/* The histogram kernels, with the conditioning the CPU's es_mi_cond_t describes
- * (dense codes when it has them and they fit the device, else the groups). */
-static int round_hist_cd(es_mi_ctx_t *c)
+/* The CPU's sums (mi_count.c) of one small table t[x][g][i] -- x the
+ * candidate's state, g the conditioning's, i the class, all < 4 resp. 2 --
+ * over a conditioning with ni inner states: E(x, g) over the rows (x, g) in
+ * order; E(x, g, i) over the cells in order, or (ES_GPU_MI_TOUCH) in the
+ * order the samples (xk[s], xg[s] or 0, y[s]) first touch them.  States the
+ * table does not have add n log n = 0, which changes no sum.  Clears the
+ * cells it visits in touch order. */
+static void small_sums(const es_mi_nlt_t *nt, uint32_t t[4][4][2], uint32_t ni, int order, const uint16_t *xk,
+                       const uint16_t *xg, const uint16_t *y, uint32_t n, double *e3, double *e2)
+{
+    double a3 = 0.0, a2 = 0.0;
+    for (int x = 0; x < 4; x++)
+        for (int g = 0; g < 4; g++) {
+            a2 += es_mi_nlx(nt, t[x][g][0] + t[x][g][1]);
+            if (ni > 1 && order == ES_GPU_MI_ROWS) {
+                a3 += es_mi_nlx(nt, t[x][g][0]);
+                a3 += es_mi_nlx(nt, t[x][g][1]);
+            }
+        }
+    if (ni > 1 && order == ES_GPU_MI_TOUCH) {
+        for (uint32_t s = 0; s < n; s++) {
+            uint32_t *cell = &t[xk[s]][xg ? xg[s] : 0][y[s]];
+            if (*cell) {
+                a3 += es_mi_nlx(nt, *cell);
+                *cell = 0;
+            }
+        }
+    }
+    *e3 = ni > 1 ? a3 : a2;
+    *e2 = a2;
+}
+
+/* ---- the histogram kernels ---------------------------------------------------- */
+
+/* A round on the histogram kernels: the dense codes built on the device
+ * (feature j, UINT32_MAX: constant; with the class when with_y) or taken
+ * from the host's c->cd (host_z), and c->cd's groups when a candidate needs
+ * them. */
+static int round_hist(es_mi_ctx_t *c, uint32_t j, int with_y, int host_z, int groups)
 {
     const es_mi_cond_t *cd = &c->cd;
     es_gpu_mi_cond_t gc;
     memset(&gc, 0, sizeof gc);
     gc.ng = cd->ng;
     gc.ni = cd->ni;
-    if (cd->has_z && cd->nz <= c->gpu->dense_max) {
-        gc.z = cd->z;
-    } else {
+    gc.feature = j;
+    gc.with_y = with_y;
+    if (host_z && cd->has_z) gc.z = cd->z;
+    if (groups) {
         gc.perm = cd->perm;
         gc.m = cd->m;
         gc.grp = cd->grp;
@@ -69,24 +111,42 @@ static int round_hist_cd(es_mi_ctx_t *c)
         gc.sub = cd->sub;
         gc.n_sub = cd->n_sub;
     }
-    return es_gpu_mi_round(c->gpu->gm, &gc, c->want, c->e3, c->e2);
+    return c->gpu->be->mi_round(c->gpu->gm, &gc, c->gpu->order, c->e3, c->e2);
 }
 
+/* Open the histogram kernels with the device's terms: the CPU's n log2 n (or
+ * fixed-point) value of every count up to N. */
+static int hist_open(es_mi_ctx_t *c, int dev)
+{
+    const es_dtable_t *d = c->d;
+    uint32_t n_nl = c->n + 1 > ES_MI_NL_TAB ? c->n + 1 : ES_MI_NL_TAB;
+    double *nl = malloc((size_t)n_nl * sizeof *nl);
+    if (!nl) return ES_ERR_NOMEM;
+    memcpy(nl, c->cd.nt.tab, ES_MI_NL_TAB * sizeof *nl);
+    for (uint32_t k = ES_MI_NL_TAB; k < n_nl; k++) nl[k] = es_mi_nlx(&c->cd.nt, k);
+    int ret = c->gpu->be->mi_open(dev, d->n_samples, d->n_features, d->x, d->n_states, d->y, d->n_classes, nl,
+                                  n_nl, &c->gpu->gm);
+    free(nl);
+    return ret;
+}
+
+/* ---- the pair engine ------------------------------------------------------------ */
+
 /* The pair engine: the tables of feature j against every candidate. */
-static int round_pairs(es_mi_ctx_t *c, uint32_t j)
+static int round_pairs(es_mi_ctx_t *c, es_mi_method_t m, uint32_t j)
 {
     pairs_t *p = &c->gpu->pr;
-    int ret = es_gpu_rows_count(p->rows, j, p->tab);
+    int ret = c->gpu->be->rows_count(p->rows, j, p->tab);
     if (ret) return ret;
     const uint32_t(*cj)[4] = p->cnt[j];
     const es_mi_nlt_t *nt = &c->cd.nt;
+    const uint32_t ni = m == ES_MI_MRMR ? 1 : 2, nz = c->d->n_states[j] * ni;
 #pragma omp parallel for num_threads(c->nt) schedule(static)
     for (int64_t f = 0; f < (int64_t)c->nf; f++) {
         if (!c->want[f]) continue;
         const es_gpu_cand_t *t = &p->tab[f];
         const uint32_t(*ck)[4] = p->cnt[f];
-        uint32_t T[2][4][4];
-        double e3 = 0.0, e2 = 0.0;
+        uint32_t T[2][4][4], X[4][4][2];
         for (int y = 0; y < 2; y++) {
             /* both called from the engine; a missing call on one side from
              * that side's other variant's state counts, both missing last */
@@ -102,13 +162,13 @@ static int round_pairs(es_mi_ctx_t *c, uint32_t j)
             }
             T[y][3][3] = both_missing;
         }
+        /* the CPU's table: the candidate's state outermost, then j's, then the class */
         for (int a = 0; a < 4; a++)
-            for (int b = 0; b < 4; b++) {
-                e3 += es_mi_nlx(nt, T[0][a][b]) + es_mi_nlx(nt, T[1][a][b]);
-                e2 += es_mi_nlx(nt, T[0][a][b] + T[1][a][b]);
-            }
-        c->e3[f] = e3;
-        c->e2[f] = e2;
+            for (int b = 0; b < 4; b++)
+                for (int y = 0; y < 2; y++) X[b][a][y] = T[y][a][b];
+        int order = es_mi_count_order(nz, ni, c->d->n_states[f], c->n);
+        small_sums(nt, X, ni, order, es_mi_col(c, (uint32_t)f), es_mi_col(c, j), c->d->y, c->n, &c->e3[f],
+                   &c->e2[f]);
     }
     return ES_OK;
 }
@@ -179,12 +239,12 @@ static int pairs_open(es_mi_ctx_t *c, int dev, int kernel)
     all.count = c->nf;
     all.planes = p->planes;
     all.gcount = (const uint32_t *)p->gcount;
-    return es_gpu_rows_open(dev, kernel, &cfg, &all, &p->rows);
+    return c->gpu->be->rows_open(dev, kernel, &cfg, &all, &p->rows);
 }
 
-static void pairs_close(pairs_t *p)
+static void pairs_close(const es_backend_t *be, pairs_t *p)
 {
-    es_gpu_rows_close(p->rows);
+    if (p->rows) be->rows_close(p->rows);
     free(p->cnt);
     free(p->gcount);
     free(p->planes);
@@ -205,80 +265,77 @@ static const char *pairs_unsuited(const es_dtable_t *d, es_mi_method_t m)
     return NULL;
 }
 
+es_op_t es_mi_gpu_op(const es_dtable_t *d, es_mi_method_t m, int gpu_path)
+{
+    int pairs = gpu_path == ES_MI_GPU_PAIRS || (gpu_path == ES_MI_GPU_AUTO && !pairs_unsuited(d, m));
+    return pairs && m != ES_MI_MIM ? ES_OP_MI_ROWS : ES_OP_MI_HIST;
+}
+
 int es_mi_gpu_open(es_mi_ctx_t *c, es_mi_method_t m, const es_mi_opt_t *o)
 {
     const es_dtable_t *d = c->d;
-    int nd = 0;
-    if (es_gpu_device_count(&nd) != ES_OK || o->device >= nd) {
-        es_error("no CUDA device %d for the selection (%d visible%s)", o->device, nd,
-                 nd ? "" : "; built without CUDA or no GPU");
-        return ES_ERR_UNSUPPORTED;
-    }
+    const es_backend_t *be = es_backend_get(ES_DEVICE_GPU);
+    /* a device that is not there: the registry's message */
+    if (o->device >= 64 || es_backend_check(ES_DEVICE_GPU, (uint64_t)1 << o->device, NULL)) return ES_ERR_ARG;
     const char *why = pairs_unsuited(d, m);
-    int pairs = o->gpu_path == ES_MI_GPU_PAIRS || (o->gpu_path == ES_MI_GPU_AUTO && !why);
     if (o->gpu_path == ES_MI_GPU_PAIRS && why) {
         es_error("the pair engine cannot count this selection: %s", why);
         return ES_ERR_ARG;
     }
-    if (m == ES_MI_MIM) pairs = 0; /* one pass of relevance: the histogram kernel */
-    if (!(c->gpu = calloc(1, sizeof *c->gpu))) return ES_ERR_NOMEM;
+    if (!(c->gpu = calloc(1, sizeof *c->gpu)) || !(c->gpu->order = calloc(c->nf, 1))) return ES_ERR_NOMEM;
     c->gpu->dev = o->device;
-    if (pairs) {
+    c->gpu->be = be;
+    if (es_mi_gpu_op(d, m, o->gpu_path) == ES_OP_MI_ROWS) {
         c->gpu->on = ON_PAIRS;
         return pairs_open(c, o->device, o->gpu_kernel);
     }
     c->gpu->on = ON_HIST;
-    int ret = es_gpu_mi_open(o->device, d->n_samples, d->n_features, d->x, d->n_states, d->y,
-                             d->n_classes, o->fixed_point, c->cd.nt.tab, c->cd.nt.lq, &c->gpu->gm);
-    if (ret) return ret;
-    c->gpu->dense_max = es_gpu_mi_dense_max(c->gpu->gm);
-    return ES_OK;
+    return hist_open(c, o->device);
 }
-
 
 int es_mi_gpu_relevance(es_mi_ctx_t *c)
 {
     es_mi_gpu_t *g = c->gpu;
     if (g->on == ON_PAIRS) {
-        /* E(Xk, Y) and E(Xk) from the per-class state counts */
-        for (uint32_t f = 0; f < c->nf; f++)
-            pairs_e_of(&c->cd.nt, (const uint32_t(*)[4])g->pr.cnt[f], &c->e3[f], &c->e2[f]);
+        /* E(Xk, Y) and E(Xk) from the per-class state counts: tables of the
+         * candidate against a constant, the class inside */
+        for (uint32_t f = 0; f < c->nf; f++) {
+            uint32_t X[4][4][2];
+            memset(X, 0, sizeof X);
+            for (int x = 0; x < 4; x++)
+                for (int y = 0; y < 2; y++) X[x][0][y] = g->pr.cnt[f][y][x];
+            int order = es_mi_count_order(c->nc, c->nc, c->d->n_states[f], c->n);
+            small_sums(&c->cd.nt, X, c->nc, order, es_mi_col(c, f), NULL, c->d->y, c->n, &c->e3[f], &c->e2[f]);
+        }
         return ES_OK;
     }
-    if (c->nc > g->dense_max) {
-        /* more classes than the dense kernel takes: the groups */
-        es_mi_cond_relevance(c, 1, 0);
-        return round_hist_cd(c);
-    }
-    /* g constant, the class inside: z = y, built on the device */
-    es_gpu_mi_cond_t gc;
-    memset(&gc, 0, sizeof gc);
-    gc.ng = 1;
-    gc.ni = c->nc;
-    gc.feature = UINT32_MAX;
-    gc.with_y = 1;
-    return es_gpu_mi_round(g->gm, &gc, c->want, c->e3, c->e2);
+    /* g constant, the class inside: z = y, built on the device; the groups
+     * for candidates the CPU counts grouped */
+    int groups = mark_orders(c, c->nc, c->nc);
+    if (groups) es_mi_cond_relevance(c, 1, 0);
+    c->cd.ng = 1;
+    c->cd.ni = c->nc;
+    return round_hist(c, UINT32_MAX, 1, 0, groups);
 }
 
 int es_mi_gpu_round(es_mi_ctx_t *c, es_mi_method_t m, uint32_t j)
 {
     es_mi_gpu_t *g = c->gpu;
     const es_dtable_t *d = c->d;
-    if (m == ES_MI_CONDMI) return round_hist_cd(c); /* the driver built the joint state's groups */
-    if (g->on == ON_PAIRS) return round_pairs(c, j);
-    int with_y = m != ES_MI_MRMR;
-    uint64_t nz = (uint64_t)d->n_states[j] * (with_y ? c->nc : 1);
-    if (nz <= g->dense_max) {
-        es_gpu_mi_cond_t gc;
-        memset(&gc, 0, sizeof gc);
-        gc.ng = d->n_states[j];
-        gc.ni = with_y ? c->nc : 1;
-        gc.feature = j;
-        gc.with_y = with_y;
-        return es_gpu_mi_round(g->gm, &gc, c->want, c->e3, c->e2);
+    es_mi_cond_t *cd = &c->cd;
+    if (m == ES_MI_CONDMI) {
+        /* the driver built the joint state's codes and groups */
+        int groups = mark_orders(c, cd->nz, cd->ni);
+        return round_hist(c, UINT32_MAX, 0, 1, groups);
     }
-    es_mi_cond_build(&c->cd, c->n, NULL, es_mi_col(c, j), d->n_states[j], with_y ? d->y : NULL, c->nc, 0, 1);
-    return round_hist_cd(c);
+    if (g->on == ON_PAIRS) return round_pairs(c, m, j);
+    int with_y = m != ES_MI_MRMR;
+    uint32_t ni = with_y ? c->nc : 1;
+    int groups = mark_orders(c, (uint64_t)d->n_states[j] * ni, ni);
+    if (groups) es_mi_cond_build(cd, c->n, NULL, es_mi_col(c, j), d->n_states[j], with_y ? d->y : NULL, c->nc, 0, 1);
+    cd->ng = d->n_states[j];
+    cd->ni = ni;
+    return round_hist(c, j, with_y, 0, groups);
 }
 
 void es_mi_gpu_describe(const es_mi_ctx_t *c, char *buf, size_t len, double *seconds)
@@ -286,19 +343,20 @@ void es_mi_gpu_describe(const es_mi_ctx_t *c, char *buf, size_t len, double *sec
     const es_mi_gpu_t *g = c->gpu;
     if (g->on == ON_HIST) {
         snprintf(buf, len, "gpu %d (histogram kernels)", g->dev);
-        if (seconds) *seconds = g->gm ? es_gpu_mi_seconds(g->gm) : 0.0;
+        if (seconds) *seconds = g->gm ? g->be->mi_seconds(g->gm) : 0.0;
     } else {
         snprintf(buf, len, "gpu %d (pair engine, %s kernel)", g->dev,
-                 g->pr.rows ? es_gpu_rows_kernel(g->pr.rows) : "no");
-        if (seconds) *seconds = g->pr.rows ? es_gpu_rows_seconds(g->pr.rows) : 0.0;
+                 g->pr.rows ? g->be->rows_kernel(g->pr.rows) : "no");
+        if (seconds) *seconds = g->pr.rows ? g->be->rows_seconds(g->pr.rows) : 0.0;
     }
 }
 
 void es_mi_gpu_close(es_mi_ctx_t *c)
 {
     if (!c->gpu) return;
-    es_gpu_mi_close(c->gpu->gm);
-    pairs_close(&c->gpu->pr);
+    if (c->gpu->gm) c->gpu->be->mi_close(c->gpu->gm);
+    pairs_close(c->gpu->be, &c->gpu->pr);
+    free(c->gpu->order);
     free(c->gpu);
     c->gpu = NULL;
 }

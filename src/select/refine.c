@@ -53,11 +53,16 @@ static void put_name(FILE *fp, const char *s)
 int es_select_device(es_device_t dev, uint64_t gpu_mask)
 {
     if (dev == ES_DEVICE_CPU) return -1;
-    if (dev == ES_DEVICE_AUTO) return es_backend_gpu_count() > 0 ? 0 : -1;
+    /* auto: decided when the table is known (es_mi_select_opt) */
+    if (dev == ES_DEVICE_AUTO) return es_backend_gpu_count() > 0 ? ES_MI_DEVICE_AUTO : -1;
     /* the lowest GPU asked for; one that is not there is the selection's error */
-    for (int g = 0; g < 64; g++)
-        if (gpu_mask >> g & 1) return g;
-    return 0;
+    int g = 0;
+    while (g < 64 && !(gpu_mask >> g & 1)) g++;
+    if (g == 64) g = 0;
+    /* open it while the input is read */
+    const es_backend_t *be = es_backend_get(ES_DEVICE_GPU);
+    if (be && be->prepare) be->prepare(g);
+    return g;
 }
 
 int es_select_table(const es_dtable_t *d, es_mi_method_t m, uint32_t k, const es_select_opt_t *so,

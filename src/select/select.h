@@ -44,10 +44,15 @@ typedef enum {
     ES_MI_GPU_PAIRS     /**< the pair engine (ES_ERR_ARG when the table does not qualify) */
 } es_mi_gpu_path_t;
 
+/** es_mi_opt_t.device: the faster device for the table at hand. */
+#define ES_MI_DEVICE_AUTO (-2)
+
 /** Options of es_mi_select_opt(). */
 typedef struct {
     int threads;      /**< CPU threads (0 = all) */
-    int device;       /**< -1: count on the CPU; >= 0: on this CUDA device */
+    int device;       /**< -1: count on the CPU; >= 0: on this CUDA device;
+                           ES_MI_DEVICE_AUTO: where the backends' cost estimates say
+                           the selection is faster (said in the log) */
     int fixed_point;  /**< 1: entropies from a 16-bit fixed-point log2 table (Q5.11) with
                            exact sums (doc/SELECTION.md); CPU and GPU alike */
     int gpu_path;     /**< es_mi_gpu_path_t */
@@ -60,7 +65,9 @@ void es_mi_opt_init(es_mi_opt_t *o);
 /** What a selection ran on (for the log). */
 typedef struct {
     char where[160];     /**< "cpu (4 threads)", "gpu 0 (histogram kernels)", ... */
-    double seconds_gpu;  /**< seconds spent waiting for the device's rounds */
+    double seconds_gpu;    /**< seconds in the device's round kernels */
+    double seconds_open;   /**< setting up the counting (device: opening it, the table's upload) */
+    double seconds_rounds; /**< the relevance pass and the rounds, host work included */
 } es_mi_info_t;
 
 /** es_mi_select() with options: same picks and rules; on a GPU the counts are
@@ -92,9 +99,12 @@ typedef struct {
  *  --fixed-point. */
 typedef es_mi_opt_t es_select_opt_t;
 
-/** The device of a selection from a scan's --device choice: -1 (CPU), or
- *  the lowest GPU of gpu_mask (every visible one when 0); auto takes GPU 0
- *  when there is one. */
+/** The device of a selection (es_mi_opt_t.device) from a --device choice:
+ *  -1 (CPU), or the lowest GPU of gpu_mask (GPU 0 when 0), which starts
+ *  opening at once (the backend's prepare) so that reading the input hides
+ *  it; auto gives ES_MI_DEVICE_AUTO when a GPU is visible (the selection
+ *  then weighs the two devices for its table), else -1.  Check the choice
+ *  with es_backend_check() first. */
 int es_select_device(es_device_t dev, uint64_t gpu_mask);
 
 /**

@@ -7,8 +7,8 @@
  * variable g and an inner variable (the class, or none) and leaves two sums
  * per candidate, E(X, g, inner) in e3 and E(X, g) in e2, where E(.) is the
  * sum over the cells of a contingency table of n log2 n.  Whoever counts, the
- * sums are added in the order mi_count.c adds them (es_mi_order_t), so the
- * scores are the same doubles on every device.  Nothing here is thread-local:
+ * sums are added in the order mi_count.c adds them (es_mi_count_order), so
+ * the scores are the same doubles on every device.  Nothing here is thread-local:
  * the driver owns the context and the counting functions take their
  * per-thread work space from it. */
 #ifndef ES_SELECT_INTERNAL_H
@@ -136,6 +136,14 @@ static inline const uint16_t *es_mi_col(const es_mi_ctx_t *c, uint32_t f)
 void es_mi_cond_build(es_mi_cond_t *cd, uint32_t n, const uint32_t *g32, const uint16_t *g16, uint32_t ng,
                       const uint16_t *y, uint32_t n_classes, int want_z, int want_groups);
 
+/** The order in which the counting of a candidate of nk states, under a
+ *  conditioning of nz cells (ni of them the inner variable's) over n
+ *  samples, adds its terms: the dense table in cell order (ES_GPU_MI_ROWS),
+ *  a dense table sparser than its samples in first-touch order
+ *  (ES_GPU_MI_TOUCH), or the grouped path (ES_GPU_MI_GROUPS).  A device
+ *  that counts a round adds each candidate's terms in this order. */
+int es_mi_count_order(uint64_t nz, uint32_t ni, uint32_t nk, uint32_t n);
+
 /** Does any unselected candidate need the grouped path under a conditioning
  *  variable with nz cells per candidate state? */
 int es_mi_need_groups(const es_mi_ctx_t *c, uint64_t nz);
@@ -158,6 +166,9 @@ void es_mi_joint_refine(es_mi_ctx_t *c, uint32_t *s_lab, uint32_t *ns, uint32_t 
 
 /* ---- counting on a device (mi_gpu.c) -------------------------------------------- */
 
+/** Which way a device would count method m on table d (gpu_path:
+ *  es_mi_gpu_path_t): ES_OP_MI_ROWS (the pair engine) or ES_OP_MI_HIST. */
+es_op_t es_mi_gpu_op(const es_dtable_t *d, es_mi_method_t m, int gpu_path);
 /** Open the device o->device for method m: the pair engine or the histogram
  *  kernels (o->gpu_path), leaving c->gpu set.  @return ES_OK, or an error
  *  (logged). */

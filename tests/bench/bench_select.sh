@@ -11,6 +11,12 @@
 #
 #   sh tests/bench/bench_select.sh                     # all three sets
 #   BENCH_SETS="feast mnist" sh tests/bench/bench_select.sh
+#   BENCH_DEVICE=0 BENCH_SETS=feast sh tests/bench/bench_select.sh   # CPU vs GPU 0
+#
+# With BENCH_DEVICE (a CUDA device number) the table gains the GPU columns
+# of bench_mi: gpu_s, gpu_fx_s, gpu_x (all-threads CPU seconds / GPU
+# seconds, same run) and bytes (the GPU's picks and scores bit for bit the
+# CPU's); BENCH_REPEAT keeps the fastest of that many runs of each (default 1).
 #
 # Settings: BENCH_MI (the bench_mi program; default build/tests/bench/bench_mi,
 # else tests/bench/bench_mi), BENCH_SETS (feast mnist epsilon), BENCH_METHODS
@@ -44,7 +50,8 @@ for set in $SETS; do
     esac
     [ -n "${BENCH_K:-}" ] && args="$args --k $BENCH_K"
     # shellcheck disable=SC2086
-    "$BENCH_MI" $args --methods "$meth" --threads "$THREADS" --label "$set" >"${TMPDIR:-/tmp}/bench_mi.$$" ||
+    "$BENCH_MI" $args --methods "$meth" --threads "$THREADS" --label "$set" \
+        ${BENCH_DEVICE:+--device "$BENCH_DEVICE"} --repeat "${BENCH_REPEAT:-1}" >"${TMPDIR:-/tmp}/bench_mi.$$" ||
         { rm -f "${TMPDIR:-/tmp}/bench_mi.$$"; echo "bench_mi failed on $set" >&2; exit 1; }
     # add the published FEAST figure where there is one
     awk -v hd="$header_done" 'NR == 1 { if (!hd) print $0 "  FEAST_s"; next }

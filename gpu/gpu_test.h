@@ -32,11 +32,12 @@ int es_gpu_count_tables(int dev, int kernel, const es_gpu_config_t *cfg, const e
  *  counts, per-variant constants): --gpu-mem must hold two. */
 size_t es_gpu_slot_bytes(uint32_t block, uint32_t n_planes, uint32_t words);
 
-/** Raw products of the sm_90a wgmma b1 mainloop (gpu/pair/wgmma_b1.cuh;
- *  tests): for np-plane blocks a (na variants) and b (nb variants),
- *  row-major bit matrices of words-word rows (row r = plane r % np of
- *  variant r / np), writes popcount(a_r & b_c) over the words of class y --
- *  y 0: cases, [0, kw0); y 1: controls, [off_ctrl, off_ctrl + kw1) -- to
+/** Raw products of the sm_90a wgmma b1 main loops (gpu/pair/wgmma_cp.cuh,
+ *  and wgmma_tma.cuh where es_gpu_wgmma_loader() says; tests): for np-plane
+ *  blocks a (na variants) and b (nb variants), row-major bit matrices of
+ *  words-word rows (row r = plane r % np of variant r / np), writes
+ *  popcount(a_r & b_c) over the words of class y -- y 0: cases, [0, kw0);
+ *  y 1: controls, [off_ctrl, off_ctrl + kw1) -- to
  *  out[(y * na*np + r) * nb*np + c] (2 * na*np * nb*np values).  words,
  *  off_ctrl, kw0 and kw1 must be even.
  *  @return ES_OK, ES_ERR_ARG, ES_ERR_UNSUPPORTED when device dev is not sm_90

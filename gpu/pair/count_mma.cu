@@ -1,6 +1,6 @@
 /* count_mma.cu -- pair counting on the tensor cores with mma.sync
  * m16n8k256 .b1 AND.POPC (sm_80 and later), fused with the epilogue of
- * pair_common.cuh.
+ * epilogue.cuh.
  *
  * The block planes are a row-major bit matrix: row r = plane r % NP of
  * variant r / NP, `words` 64-bit words long, cases in words [0, kw0),
@@ -13,7 +13,10 @@
  * statistic (the epilogue is specialised at compile time). */
 #include <cuda_runtime.h>
 
-#include "pair_common.cuh"
+#include "params.cuh"
+#include "layout.cuh"
+#include "epilogue.cuh"
+#include "launch.cuh"
 
 namespace {
 
@@ -51,11 +54,11 @@ __device__ __forceinline__ void cp_async16(uint32_t dst, const void *src, bool v
 __device__ __forceinline__ int swz(int r, int ch) { return r * ROWB + ((ch ^ ((r >> 1) & 3)) << 4); }
 
 template <int NP, int STAT>
-__global__ void __launch_bounds__(ES_GPU_THREADS, 2) k_mma(es_gk_params P)
+__global__ void __launch_bounds__(GK_THREADS, 2) k_mma(gk_params P)
 {
     using C = cfg<NP>;
     constexpr int VM = C::VM, VN = C::VN, BM = VM * NP, BN = VN * NP;
-    constexpr int MT = C::MT, NT = C::NT, WGN = C::WGN, WGM = ES_GPU_THREADS / 32 / WGN;
+    constexpr int MT = C::MT, NT = C::NT, WGN = C::WGN, WGM = GK_THREADS / 32 / WGN;
     constexpr int WTM = MT * 16, WTN = NT * 8;
     static_assert(WTM * WGM == BM && WTN * WGN == BN, "warp grid");
     extern __shared__ __align__(128) unsigned char smem[];
@@ -77,14 +80,14 @@ __global__ void __launch_bounds__(ES_GPU_THREADS, 2) k_mma(es_gk_params P)
     /* each thread copies the same LPT 16-byte chunks of every stage: their
      * rows, sources and swizzled destinations are fixed, only the word offset
      * moves */
-    constexpr int LPT = (BM + BN) * 4 / ES_GPU_THREADS;
-    static_assert(LPT * ES_GPU_THREADS == (BM + BN) * 4, "copy split");
+    constexpr int LPT = (BM + BN) * 4 / GK_THREADS;
+    static_assert(LPT * GK_THREADS == (BM + BN) * 4, "copy split");
     const uint64_t *lsrc[LPT];
     uint32_t ldst[LPT];
     int lch[LPT];
 #pragma unroll
     for (int it = 0; it < LPT; it++) {
-        int k = tid + it * ES_GPU_THREADS, r = k >> 2, ch = k & 3;
+        int k = tid + it * GK_THREADS, r = k >> 2, ch = k & 3;
         bool isA = r < BM;
         int rr = isA ? r : r - BM;
         bool ok = isA ? rr < rowsA : rr < rowsB;
@@ -107,7 +110,7 @@ __global__ void __launch_bounds__(ES_GPU_THREADS, 2) k_mma(es_gk_params P)
 #pragma unroll
         for (int it = 0; it < LPT; it++) {
             bool ok = w0 + lch[it] < lim;
-            int k = tid + it * ES_GPU_THREADS;
+            int k = tid + it * GK_THREADS;
             uint32_t d = ldst[it] + (uint32_t)buf * ((k >> 2) < BM ? stA : stB);
             cp_async16(d, ok ? (const void *)(lsrc[it] + woff) : (const void *)lsrc[it], ok);
         }
@@ -214,23 +217,23 @@ size_t smem_bytes()
 }
 
 template <int STAT, int NP>
-int launch(const es_gk_params &P, cudaStream_t st)
+int launch(const gk_params &P, cudaStream_t st)
 {
     using C = cfg<NP>;
     size_t sm = smem_bytes<NP>();
     static thread_local int configured = -1;
-    return gk_launch<C::VM, C::VN>(k_mma<NP, STAT>, P, sm, st, &configured);
+    return gk_launch_tile<C::VM, C::VN>(k_mma<NP, STAT>, P, sm, st, &configured);
 }
 
 template <int STAT>
-int launch_np(const es_gk_params &P, int np, cudaStream_t st)
+int launch_np(const gk_params &P, int np, cudaStream_t st)
 {
     return np == 2 ? launch<STAT, 2>(P, st) : launch<STAT, 3>(P, st);
 }
 
 } // namespace
 
-int es_gk_launch_mma(const es_gk_params &P, int np, void *stream)
+int gk_launch_mma(const gk_params &P, int np, void *stream)
 {
     return GK_STAT_DISPATCH(P.stat, launch_np, P, np, (cudaStream_t)stream);
 }

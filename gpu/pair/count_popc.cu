@@ -1,5 +1,5 @@
 /* count_popc.cu -- the portable CUDA-core counting kernel: 64-bit AND +
- * __popcll on the CUDA cores, fused with the epilogue of pair_common.cuh.
+ * __popcll on the CUDA cores, fused with the epilogue of epilogue.cuh.
  *
  * Same CTA tiles and product staging as count_mma.cu, so the two share the
  * epilogue bit for bit.  Operand slices of 16 words per row are staged in
@@ -7,7 +7,10 @@
  * score, and accumulates their NP x NP products class by class. */
 #include <cuda_runtime.h>
 
-#include "pair_common.cuh"
+#include "params.cuh"
+#include "layout.cuh"
+#include "epilogue.cuh"
+#include "launch.cuh"
 
 namespace {
 
@@ -25,11 +28,11 @@ struct cfg<3> {
 };
 
 template <int NP, int STAT>
-__global__ void __launch_bounds__(ES_GPU_THREADS) k_popc(es_gk_params P)
+__global__ void __launch_bounds__(GK_THREADS) k_popc(gk_params P)
 {
     using C = cfg<NP>;
     constexpr int VM = C::VM, VN = C::VN, BM = VM * NP, BN = VN * NP;
-    constexpr int TPR = ES_GPU_THREADS / VM, PPT = VN / TPR;
+    constexpr int TPR = GK_THREADS / VM, PPT = VN / TPR;
     extern __shared__ __align__(128) unsigned char smem[];
     __shared__ gk_epi_smem<VM, VN> S;
     /* operand slices after the products in dynamic shared memory */
@@ -55,7 +58,7 @@ __global__ void __launch_bounds__(ES_GPU_THREADS) k_popc(es_gk_params P)
             for (int k = 0; k < NP * NP; k++) acc[q][k] = 0;
         for (int w0 = 0; w0 < kw; w0 += KW) {
             __syncthreads();
-            for (int k = tid; k < (BM + BN) * KW; k += ES_GPU_THREADS) {
+            for (int k = tid; k < (BM + BN) * KW; k += GK_THREADS) {
                 int r = k / KW, w = k % KW;
                 bool isA = r < BM;
                 int rr = isA ? r : r - BM;
@@ -98,23 +101,23 @@ __global__ void __launch_bounds__(ES_GPU_THREADS) k_popc(es_gk_params P)
 }
 
 template <int STAT, int NP>
-int launch(const es_gk_params &P, cudaStream_t st)
+int launch(const gk_params &P, cudaStream_t st)
 {
     using C = cfg<NP>;
     size_t sm = (size_t)C::VM * C::VN * 2 * NP * NP * 4 + (size_t)(C::VM + C::VN) * NP * (KW + 1) * 8;
     static thread_local int configured = -1;
-    return gk_launch<C::VM, C::VN>(k_popc<NP, STAT>, P, sm, st, &configured);
+    return gk_launch_tile<C::VM, C::VN>(k_popc<NP, STAT>, P, sm, st, &configured);
 }
 
 template <int STAT>
-int launch_np(const es_gk_params &P, int np, cudaStream_t st)
+int launch_np(const gk_params &P, int np, cudaStream_t st)
 {
     return np == 2 ? launch<STAT, 2>(P, st) : launch<STAT, 3>(P, st);
 }
 
 } // namespace
 
-int es_gk_launch_popc(const es_gk_params &P, int np, void *stream)
+int gk_launch_popc(const gk_params &P, int np, void *stream)
 {
     return GK_STAT_DISPATCH(P.stat, launch_np, P, np, (cudaStream_t)stream);
 }

@@ -1,6 +1,7 @@
-/* count_wgmma.cu -- the Hopper (sm_90a) kernel family: the wgmma b1 mainloop
- * of wgmma_b1.cuh fused with the epilogue of pair_common.cuh (the scan's
- * tile kernels, one per statistic and plane count), and as host entry points
+/* count_wgmma.cu -- the Hopper (sm_90a) kernel family: the wgmma b1 main
+ * loops of wgmma_cp.cuh and wgmma_tma.cuh fused with the epilogue of
+ * epilogue.cuh (the scan's tile kernels, one per statistic and plane count;
+ * the loader picked by EPISTREAM_GPU_LOAD), and as host entry points
  * the raw-product test (every popcount(A_r & B_c) of both classes written
  * out, compared with the CPU in tests/test_wgmma.c) and the wgmma b1 ceiling
  * micro-benchmark.
@@ -19,14 +20,20 @@
 #include "gpu.h"
 #include "gpu_test.h"
 #include "cuda_check.h"
-#include "wgmma_b1.cuh"
+#include "params.cuh"
+#include "layout.cuh"
+#include "epilogue.cuh"
+#include "launch.cuh"
+#include "wgmma_common.cuh"
+#include "wgmma_cp.cuh"
+#include "wgmma_tma.cuh"
 
 namespace {
 
 /* 1 when the device runs this file's sm_90a body, 0 for a fallback body. */
 __global__ void k_wg_probe(int *ok)
 {
-    if (threadIdx.x == 0 && blockIdx.x == 0) *ok = ES_WG_SM90A;
+    if (threadIdx.x == 0 && blockIdx.x == 0) *ok = GK_WG_SM90A;
 }
 
 /* ES_OK when device dev can run the sm_90a kernels of this file,
@@ -72,7 +79,7 @@ int wg_probe(int dev)
 /* ---- the fused tile kernels ---------------------------------------------------- */
 
 /* Two planes: each thread's fragment j holds the products of its pair j
- * (es_wg_arow's row order), stored as they are (gk_lay_wg). */
+ * (gk_wg_arow's row order), stored as they are (gk_lay_wg). */
 struct epi2 {
     uint32_t *prod;
     __device__ __forceinline__ void operator()(int row0, int col0, const int (&cc)[4], const int (&ct)[4])
@@ -102,9 +109,9 @@ struct epi3 {
 };
 
 template <int NP, int STAT>
-__global__ void __launch_bounds__(es_wg_shape<NP>::THREADS, es_wg_shape<NP>::MIN_CTAS) k_wgmma(es_gk_params P)
+__global__ void __launch_bounds__(gk_wg_shape<NP>::THREADS, gk_wg_shape<NP>::MIN_CTAS) k_wgmma(gk_params P)
 {
-    using S = es_wg_shape<NP>;
+    using S = gk_wg_shape<NP>;
     constexpr int VM = S::VM, VN = S::VN;
     extern __shared__ __align__(1024) unsigned char smem[];
     __shared__ gk_epi_smem<VM, VN> E;
@@ -113,16 +120,16 @@ __global__ void __launch_bounds__(es_wg_shape<NP>::THREADS, es_wg_shape<NP>::MIN
     gk_epi_load_consts<STAT, NP, VM, VN>(P, a0, b0, E);
     uint32_t *prod = (uint32_t *)smem;
     if constexpr (NP == 2) {
-        static_assert(S::THREADS == ES_GPU_THREADS, "two planes: every thread holds pairs");
+        static_assert(S::THREADS == GK_THREADS, "two planes: every thread holds pairs");
         epi2 e{prod};
-        es_wg_tile<2>(P, a0, b0, smem, e);
+        gk_wg_tile<2>(P, a0, b0, smem, e);
         __syncthreads();
         static_assert(S::BN / 8 == gk_lay_wg::PPT && VM == 64 && VN == 32, "gk_lay_wg's shape");
         gk_epilogue<STAT, gk_lay_wg, VM, VN>(P, prod, a0, b0, E);
     } else {
         static_assert((size_t)VM * VN * 18 * 4 <= (size_t)S::SMEM_BYTES - 1024, "staging fits the pipeline");
         epi3<VN> e{prod};
-        es_wg_tile<3>(P, a0, b0, smem, e);
+        gk_wg_tile<3>(P, a0, b0, smem, e);
         __syncthreads();
         gk_epilogue<STAT, gk_lay_staged<3, VM, VN>, VM, VN>(P, prod, a0, b0, E);
     }
@@ -181,8 +188,8 @@ encode_fn wg_encoder()
     return __atomic_load_n(&fn, __ATOMIC_ACQUIRE);
 }
 
-/* The tensor maps of P's blocks (es_wg_maps); 0, or the driver's error. */
-int wg_maps_build(const es_gk_params &P, es_wg_maps *M)
+/* The tensor maps of P's blocks (gk_wg_maps); 0, or the driver's error. */
+int wg_maps_build(const gk_params &P, gk_wg_maps *M)
 {
     encode_fn enc = wg_encoder();
     if (!enc) return (int)CUDA_ERROR_NOT_SUPPORTED;
@@ -192,9 +199,9 @@ int wg_maps_build(const es_gk_params &P, es_wg_maps *M)
         const uint32_t off = y ? P.off_ctrl : 0u, kw = y ? P.kw1 : P.kw0;
         const cuuint64_t kwd = kw ? kw : 2; /* a class with no words is never loaded */
         const cuuint64_t adim[3] = {kwd, P.na ? P.na : 1u, 2}, astr[2] = {2 * row, row};
-        const cuuint32_t abox[3] = {ES_WG_SLICE_WORDS, 8, 2};
+        const cuuint32_t abox[3] = {GK_WG_SLICE_WORDS, 8, 2};
         const cuuint64_t bdim[2] = {kwd, (cuuint64_t)(P.nb ? P.nb : 1u) * 2}, bstr[1] = {row};
-        const cuuint32_t bbox[2] = {ES_WG_SLICE_WORDS, (cuuint32_t)es_wg_shape<2>::BN};
+        const cuuint32_t bbox[2] = {GK_WG_SLICE_WORDS, (cuuint32_t)gk_wg_shape<2>::BN};
         const struct {
             CUtensorMap *map;
             cuuint32_t rank;
@@ -215,7 +222,7 @@ int wg_maps_build(const es_gk_params &P, es_wg_maps *M)
 /* The TMA loader's maps for P, or 0 when the cp.async loader must serve
  * (chosen, or the driver cannot encode the maps: said once, and the
  * process's loader is cp.async from then on). */
-int wg_maps_for(const es_gk_params &P, es_wg_maps *M)
+int wg_maps_for(const gk_params &P, gk_wg_maps *M)
 {
     int cl = wg_load();
     if (!cl) return 0;
@@ -278,10 +285,10 @@ int cluster_launch(void (*kernel)(Args...), int cl, dim3 grid, int threads, int 
 
 /* The two-plane tile kernel with the TMA loader in clusters of CL. */
 template <int STAT, int CL>
-__global__ void __launch_bounds__(es_wg_shape<2>::THREADS, es_wg_shape<2>::MIN_CTAS)
-    k_wgmma_tma(es_gk_params P, const __grid_constant__ es_wg_maps M)
+__global__ void __launch_bounds__(gk_wg_shape<2>::THREADS, gk_wg_shape<2>::MIN_CTAS)
+    k_wgmma_tma(gk_params P, const __grid_constant__ gk_wg_maps M)
 {
-    using S = es_wg_shape<2>;
+    using S = gk_wg_shape<2>;
     constexpr int VM = S::VM, VN = S::VN;
     extern __shared__ __align__(1024) unsigned char smem[];
     __shared__ gk_epi_smem<VM, VN> E;
@@ -291,36 +298,36 @@ __global__ void __launch_bounds__(es_wg_shape<2>::THREADS, es_wg_shape<2>::MIN_C
     gk_epi_load_consts<STAT, 2, VM, VN>(P, a0, b0, E);
     uint32_t *prod = (uint32_t *)smem;
     epi2 e{prod};
-    es_wg_tile_tma<CL>(P, M, a0, b0, smem, e);
+    gk_wg_tile_tma<CL>(P, M, a0, b0, smem, e);
     gk_consts_wait(); /* the TMA main loop waits for no cp.async group */
     __syncthreads();
     gk_epilogue<STAT, gk_lay_wg, VM, VN>(P, prod, a0, b0, E);
 }
 
 /* The grid of two-plane tiles over P's blocks. */
-dim3 tile_grid2(const es_gk_params &P)
+dim3 tile_grid2(const gk_params &P)
 {
-    using S = es_wg_shape<2>;
+    using S = gk_wg_shape<2>;
     return dim3((P.nb + S::VN - 1) / S::VN, (P.na + S::VM - 1) / S::VM);
 }
 
 template <int STAT, int NP>
-int launch_fused(const es_gk_params &P, cudaStream_t st)
+int launch_fused(const gk_params &P, cudaStream_t st)
 {
-    using S = es_wg_shape<NP>;
-    es_wg_maps M;
+    using S = gk_wg_shape<NP>;
+    gk_wg_maps M;
     if (int cl = NP == 2 ? wg_maps_for(P, &M) : 0)
         return with_cluster(cl, [&](auto c) {
             static thread_local int configured = -1;
-            return cluster_launch(k_wgmma_tma<STAT, decltype(c)::value>, c.value, tile_grid2(P), es_wg_shape<2>::THREADS,
-                                  es_wg_tma_smem_bytes(), st, &configured, P, M);
+            return cluster_launch(k_wgmma_tma<STAT, decltype(c)::value>, c.value, tile_grid2(P), gk_wg_shape<2>::THREADS,
+                                  gk_wg_tma_smem_bytes(), st, &configured, P, M);
         });
     static thread_local int configured = -1;
-    return gk_launch<S::VM, S::VN>(k_wgmma<NP, STAT>, P, S::SMEM_BYTES, st, &configured, S::THREADS);
+    return gk_launch_tile<S::VM, S::VN>(k_wgmma<NP, STAT>, P, S::SMEM_BYTES, st, &configured, S::THREADS);
 }
 
 template <int STAT>
-int launch_np(const es_gk_params &P, int np, cudaStream_t st)
+int launch_np(const gk_params &P, int np, cudaStream_t st)
 {
     return np == 2 ? launch_fused<STAT, 2>(P, st) : launch_fused<STAT, 3>(P, st);
 }
@@ -328,7 +335,7 @@ int launch_np(const es_gk_params &P, int np, cudaStream_t st)
 /* ---- raw products ------------------------------------------------------------ */
 
 /* Writes C_y[r][c] to out[(y * ra + r) * rb + c] (global rows r < ra, c < rb;
- * tile row r is block row es_wg_arow<NP>(r)). */
+ * tile row r is block row gk_wg_arow<NP>(r)). */
 template <int NP>
 struct raw_epi {
     uint32_t *out;
@@ -339,7 +346,7 @@ struct raw_epi {
         const int lane = threadIdx.x & 31, gid = lane >> 2, tig = lane & 3;
 #pragma unroll
         for (int e = 0; e < 4; e++) {
-            const int r = r0 + es_wg_arow<NP>(row0 + gid + ((e >> 1) << 3)), c = c0 + col0 + 2 * tig + (e & 1);
+            const int r = r0 + gk_wg_arow<NP>(row0 + gid + ((e >> 1) << 3)), c = c0 + col0 + 2 * tig + (e & 1);
             if (r < ra && c < rb) {
                 out[(size_t)r * rb + c] = (uint32_t)cc[e];
                 out[((size_t)ra + r) * rb + c] = (uint32_t)ct[e];
@@ -350,37 +357,37 @@ struct raw_epi {
 };
 
 template <int NP>
-__global__ void __launch_bounds__(es_wg_shape<NP>::THREADS, 1) k_gemm_test(es_gk_params P, uint32_t *out)
+__global__ void __launch_bounds__(gk_wg_shape<NP>::THREADS, 1) k_gemm_test(gk_params P, uint32_t *out)
 {
     extern __shared__ __align__(1024) unsigned char smem[];
-    using S = es_wg_shape<NP>;
+    using S = gk_wg_shape<NP>;
     const int a0 = blockIdx.y * S::VM, b0 = blockIdx.x * S::VN;
     raw_epi<NP> e{out, (int)P.na * NP, (int)P.nb * NP, a0 * NP, b0 * NP};
-    es_wg_tile<NP>(P, a0, b0, smem, e);
+    gk_wg_tile<NP>(P, a0, b0, smem, e);
 }
 
 template <int CL>
-__global__ void __launch_bounds__(es_wg_shape<2>::THREADS, 1)
-    k_gemm_test_tma(es_gk_params P, const __grid_constant__ es_wg_maps M, uint32_t *out)
+__global__ void __launch_bounds__(gk_wg_shape<2>::THREADS, 1)
+    k_gemm_test_tma(gk_params P, const __grid_constant__ gk_wg_maps M, uint32_t *out)
 {
     extern __shared__ __align__(1024) unsigned char smem[];
-    using S = es_wg_shape<2>;
+    using S = gk_wg_shape<2>;
     const int a0 = blockIdx.y * S::VM, b0 = blockIdx.x * S::VN;
     raw_epi<2> e{out, (int)P.na * 2, (int)P.nb * 2, a0 * 2, b0 * 2};
-    es_wg_tile_tma<CL>(P, M, a0, b0, smem, e);
+    gk_wg_tile_tma<CL>(P, M, a0, b0, smem, e);
 }
 
 /* Launches the two-plane raw-product kernel with the process's loader. */
-int gemm_launch2(const es_gk_params &P, uint32_t *out)
+int gemm_launch2(const gk_params &P, uint32_t *out)
 {
-    using S = es_wg_shape<2>;
+    using S = gk_wg_shape<2>;
     const dim3 grid = tile_grid2(P);
-    es_wg_maps M;
+    gk_wg_maps M;
     if (int cl = wg_maps_for(P, &M))
         return with_cluster(cl, [&](auto c) {
             static thread_local int configured = -1;
             return cluster_launch(k_gemm_test_tma<decltype(c)::value>, c.value, grid, S::THREADS,
-                                  es_wg_tma_smem_bytes(), 0, &configured, P, M, out);
+                                  gk_wg_tma_smem_bytes(), 0, &configured, P, M, out);
         });
     cudaError_t e = cudaFuncSetAttribute(k_gemm_test<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM_BYTES);
     if (e != cudaSuccess) return (int)e;
@@ -397,7 +404,7 @@ template <int NP>
 int gemm_run(const uint64_t *a, uint32_t na, const uint64_t *b, uint32_t nb, uint32_t words, uint32_t off_ctrl,
              uint32_t kw0, uint32_t kw1, uint32_t *out, gemm_bufs *d)
 {
-    using S = es_wg_shape<NP>;
+    using S = gk_wg_shape<NP>;
     const size_t wa = (size_t)na * NP * words, wb = (size_t)nb * NP * words;
     const size_t n_out = (size_t)2 * na * NP * nb * NP;
     CHECK(cudaMalloc(&d->a, wa * sizeof *a));
@@ -407,7 +414,7 @@ int gemm_run(const uint64_t *a, uint32_t na, const uint64_t *b, uint32_t nb, uin
     CHECK(cudaMemcpy(d->b, b, wb * sizeof *b, cudaMemcpyHostToDevice));
     CHECK(cudaMemset(d->out, 0xff, n_out * sizeof *out)); /* poison: every product must be written */
 
-    es_gk_params P;
+    gk_params P;
     memset(&P, 0, sizeof P);
     P.pa = d->a;
     P.pb = d->b;
@@ -442,34 +449,34 @@ constexpr int CEIL_SMEM = (64 + 256) * 128 + 1024;
  * per commit group with one group in flight, no global traffic. */
 __global__ void __launch_bounds__(CEIL_WGS * 128, 1) k_ceiling_wg(int iters, uint32_t seed, int *out)
 {
-#if ES_WG_SM90A
+#if GK_WG_SM90A
     extern __shared__ __align__(1024) unsigned char smem[];
-    uint32_t sbase = (es_wg_smem_u32(smem) + 1023u) & ~1023u;
-    unsigned char *sm = smem + (sbase - es_wg_smem_u32(smem));
+    uint32_t sbase = (gk_wg_smem_u32(smem) + 1023u) & ~1023u;
+    unsigned char *sm = smem + (sbase - gk_wg_smem_u32(smem));
     for (int i = threadIdx.x; i < (64 + 256) * 128 / 4; i += blockDim.x) {
         uint32_t x = (uint32_t)i * 0x9e3779b9u + seed;
         x ^= x >> 16;
         x *= 0x85ebca6bu;
         ((uint32_t *)sm)[i] = x ^ (x >> 13);
     }
-    es_wg_fence_proxy_async();
+    gk_wg_fence_proxy_async();
     __syncthreads();
     int acc[128];
 #pragma unroll
     for (int i = 0; i < 128; i++) acc[i] = 0;
-    const uint64_t da = es_wg_desc(sbase), db = es_wg_desc(sbase + 64 * 128);
+    const uint64_t da = gk_wg_desc(sbase), db = gk_wg_desc(sbase + 64 * 128);
     for (int it = 0; it < iters; it++) {
-        es_wg_fence();
+        gk_wg_fence();
 #pragma unroll
-        for (int ks = 0; ks < CEIL_KSTEPS; ks++) es_wg_mma_n256(acc, da + 2 * ks, db + 2 * ks);
-        es_wg_commit();
-        es_wg_wait<1>();
+        for (int ks = 0; ks < CEIL_KSTEPS; ks++) gk_wg_mma_n256(acc, da + 2 * ks, db + 2 * ks);
+        gk_wg_commit();
+        gk_wg_wait<1>();
     }
-    es_wg_wait<0>();
+    gk_wg_wait<0>();
     int s = 0;
 #pragma unroll
     for (int i = 0; i < 128; i++) {
-        es_wg_fence_reg(acc[i]);
+        gk_wg_fence_reg(acc[i]);
         s += acc[i];
     }
     if (s == 0x7fffffff) *out = s; /* keeps the work alive */
@@ -519,33 +526,33 @@ struct fold_epi {
 
 /* The scan's two-plane tile mainloop (same shape, pipeline and occupancy),
  * with no epilogue. */
-__global__ void __launch_bounds__(es_wg_shape<2>::THREADS, es_wg_shape<2>::MIN_CTAS) k_feed(es_gk_params P, int *out)
+__global__ void __launch_bounds__(gk_wg_shape<2>::THREADS, gk_wg_shape<2>::MIN_CTAS) k_feed(gk_params P, int *out)
 {
     extern __shared__ __align__(1024) unsigned char smem[];
     fold_epi e{0};
-    es_wg_tile<2>(P, (int)blockIdx.y * es_wg_shape<2>::VM, (int)blockIdx.x * es_wg_shape<2>::VN, smem, e);
+    gk_wg_tile<2>(P, (int)blockIdx.y * gk_wg_shape<2>::VM, (int)blockIdx.x * gk_wg_shape<2>::VN, smem, e);
     if (e.s == 0x7fffffff) *out = e.s; /* keeps the work alive */
 }
 
 template <int CL>
-__global__ void __launch_bounds__(es_wg_shape<2>::THREADS, es_wg_shape<2>::MIN_CTAS)
-    k_feed_tma(es_gk_params P, const __grid_constant__ es_wg_maps M, int *out)
+__global__ void __launch_bounds__(gk_wg_shape<2>::THREADS, gk_wg_shape<2>::MIN_CTAS)
+    k_feed_tma(gk_params P, const __grid_constant__ gk_wg_maps M, int *out)
 {
     extern __shared__ __align__(1024) unsigned char smem[];
     fold_epi e{0};
-    es_wg_tile_tma<CL>(P, M, (int)blockIdx.y * es_wg_shape<2>::VM, (int)blockIdx.x * es_wg_shape<2>::VN, smem, e);
+    gk_wg_tile_tma<CL>(P, M, (int)blockIdx.y * gk_wg_shape<2>::VM, (int)blockIdx.x * gk_wg_shape<2>::VN, smem, e);
     if (e.s == 0x7fffffff) *out = e.s;
 }
 
 /* The feed kernel with the process's loader. */
-int feed_launch(const es_gk_params &P, dim3 grid, int *out)
+int feed_launch(const gk_params &P, dim3 grid, int *out)
 {
-    using S = es_wg_shape<2>;
-    es_wg_maps M;
+    using S = gk_wg_shape<2>;
+    gk_wg_maps M;
     if (int cl = wg_maps_for(P, &M))
         return with_cluster(cl, [&](auto c) {
             static thread_local int configured = -1;
-            return cluster_launch(k_feed_tma<decltype(c)::value>, c.value, grid, S::THREADS, es_wg_tma_smem_bytes(),
+            return cluster_launch(k_feed_tma<decltype(c)::value>, c.value, grid, S::THREADS, gk_wg_tma_smem_bytes(),
                                   0, &configured, P, M, out);
         });
     cudaError_t e = cudaFuncSetAttribute(k_feed, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM_BYTES);
@@ -571,7 +578,7 @@ struct feed_bufs {
 
 int feed_run(uint32_t n_samples, double *pairs_per_s, feed_bufs *d)
 {
-    using S = es_wg_shape<2>;
+    using S = gk_wg_shape<2>;
     const uint32_t nv = 16384, half = n_samples / 2;
     /* each class padded to 1024 bits, as the scan packs it */
     const uint32_t cls_words = (half + 1023) / 1024 * 16, kw = (half + 255) / 256 * 4;
@@ -582,7 +589,7 @@ int feed_run(uint32_t n_samples, double *pairs_per_s, feed_bufs *d)
     CHECK(cudaEventCreate(&d->ev[1]));
     k_feed_fill<<<1024, 256>>>(d->planes, n_words);
     CHECK(cudaGetLastError());
-    es_gk_params P;
+    gk_params P;
     memset(&P, 0, sizeof P);
     P.pa = P.pb = d->planes;
     P.na = P.nb = nv;
@@ -656,9 +663,9 @@ extern "C" int es_gpu_wgmma_loader(int mode)
     return prev;
 }
 
-int es_gk_launch_wgmma(const es_gk_params &P, int np, void *stream)
+int gk_launch_wgmma(const gk_params &P, int np, void *stream)
 {
     return GK_STAT_DISPATCH(P.stat, launch_np, P, np, (cudaStream_t)stream);
 }
 
-int es_gk_wgmma_usable(int dev) { return wg_probe(dev) == ES_OK; }
+int gk_wgmma_usable(int dev) { return wg_probe(dev) == ES_OK; }

@@ -11,7 +11,12 @@
 #include <cuda_runtime.h>
 
 #include "epistream.h"
-#include "pair_common.cuh"
+#include "params.cuh"
+#include "bounds.cuh"
+#include "boost_lo.cuh"
+#include "screen.cuh"
+#include "epilogue.cuh"
+#include "launch.cuh"
 #include "gpu_test.h"
 #include "cuda_check.h"
 
@@ -43,7 +48,7 @@ struct flight_t {
     uint32_t *d_n, *h_n;
     uint32_t cap;
     cudaEvent_t start, done;
-    es_gk_params P;     /* to re-run the tile when the buffer overflowed */
+    gk_params P;     /* to re-run the tile when the buffer overflowed */
     es_gpu_block_t a, b;
     uint32_t tau_key;
     uint32_t bi, bj;
@@ -61,20 +66,20 @@ struct es_gpu {
     int n_slots;
     unsigned long long clock;
     uint32_t *d_thr, *d_hist, *d_tau;
-    unsigned long long *d_screen; /* es_gk_params.screen */
+    unsigned long long *d_screen; /* gk_params.screen */
     double *d_lnf;    /* ln n! (K2 bounds) */
     flight_t fl[ES_GPU_FLIGHTS];
     double t_kernel; /* seconds in the tile kernels (event-timed) */
     int head, n_flight; /* oldest flight, tiles in flight */
 };
 
-static int launch(es_gpu_t *g, const es_gk_params &P)
+static int launch(es_gpu_t *g, const gk_params &P)
 {
     int np = (int)g->cfg.n_planes;
     switch (g->kernel) {
-    case ES_GPU_KERNEL_POPC: return es_gk_launch_popc(P, np, g->s_comp);
-    case ES_GPU_KERNEL_WGMMA: return es_gk_launch_wgmma(P, np, g->s_comp);
-    default: return es_gk_launch_mma(P, np, g->s_comp);
+    case ES_GPU_KERNEL_POPC: return gk_launch_popc(P, np, g->s_comp);
+    case ES_GPU_KERNEL_WGMMA: return gk_launch_wgmma(P, np, g->s_comp);
+    default: return gk_launch_mma(P, np, g->s_comp);
     }
 }
 
@@ -93,12 +98,12 @@ static int pick_kernel(int want, int dev, const cudaDeviceProp &p, int *out)
     int cc = p.major * 10 + p.minor;
     switch (want) {
     case ES_GPU_KERNEL_AUTO:
-        *out = cc == 90 && es_gk_wgmma_usable(dev) ? ES_GPU_KERNEL_WGMMA
-               : cc >= 80                          ? ES_GPU_KERNEL_MMA
-                                                   : ES_GPU_KERNEL_POPC;
+        *out = cc == 90 && gk_wgmma_usable(dev) ? ES_GPU_KERNEL_WGMMA
+               : cc >= 80                       ? ES_GPU_KERNEL_MMA
+                                                : ES_GPU_KERNEL_POPC;
         return ES_OK;
     case ES_GPU_KERNEL_WGMMA:
-        if (cc != 90 || !es_gk_wgmma_usable(dev)) {
+        if (cc != 90 || !gk_wgmma_usable(dev)) {
             fprintf(stderr, "[E::es_gpu_open] --gpu-kernel wgmma needs a compute capability 9.0 device "
                             "(H100/H200) and a build with sm_90a code; %s is %d.%d\n", p.name, p.major, p.minor);
             return ES_ERR_UNSUPPORTED;
@@ -168,7 +173,7 @@ extern "C" void es_gpu_close(es_gpu_t *g)
     free(g);
 }
 
-#define ES_GPU_CAND_INIT (1u << 18) /* per flight; grows when a tile needs more */
+#define GK_CAND_INIT (1u << 18) /* per flight; grows when a tile needs more */
 
 /* A device copy in *out of the caller's table of ln n! for n < count (the
  * host's values, so the K2 bounds start from what the host scores with). */
@@ -213,8 +218,8 @@ static int gpu_open(int dev, const es_gpu_config_t *cfg, es_gpu_t *g)
     CHECK(cudaStreamCreateWithFlags(&g->s_back, cudaStreamNonBlocking));
     CHECK(cudaMalloc(&g->d_thr, (size_t)cfg->n_variants * 4));
     CHECK(cudaMemset(g->d_thr, 0, (size_t)cfg->n_variants * 4));
-    CHECK(cudaMalloc(&g->d_hist, ES_HIST_BINS * 4));
-    CHECK(cudaMemset(g->d_hist, 0, ES_HIST_BINS * 4));
+    CHECK(cudaMalloc(&g->d_hist, GK_HIST_BINS * 4));
+    CHECK(cudaMemset(g->d_hist, 0, GK_HIST_BINS * 4));
     CHECK(cudaMalloc(&g->d_tau, 2 * 4));
     CHECK(cudaMemset(g->d_tau, 0, 2 * 4));
     /* the screen's counts, then the same for the diagonal pre-passes */
@@ -227,7 +232,7 @@ static int gpu_open(int dev, const es_gpu_config_t *cfg, es_gpu_t *g)
     }
     for (int k = 0; k < ES_GPU_FLIGHTS; k++) {
         flight_t *f = &g->fl[k];
-        ret = flight_alloc(f, ES_GPU_CAND_INIT);
+        ret = flight_alloc(f, GK_CAND_INIT);
         if (ret) return ret;
         CHECK(cudaMalloc(&f->d_n, 4));
         CHECK(cudaMallocHost(&f->h_n, 4));
@@ -383,7 +388,7 @@ static int ensure_block(es_gpu_t *g, const es_gpu_block_t *b, int keep, int *out
     return ES_OK;
 }
 
-static void fill_params(es_gpu_t *g, es_gk_params *P, const slot_t *sa, const slot_t *sb,
+static void fill_params(es_gpu_t *g, gk_params *P, const slot_t *sa, const slot_t *sb,
                         const es_gpu_block_t *a, const es_gpu_block_t *b, uint32_t tau_key)
 {
     memset(P, 0, sizeof *P);
@@ -429,7 +434,7 @@ static int run_flight(es_gpu_t *g, flight_t *f, int prepass)
     CHECK(cudaMemsetAsync(f->d_n, 0, 4, g->s_comp));
     CHECK(cudaEventRecord(f->start, g->s_comp));
     if (prepass) {
-        es_gk_params Q = f->P;
+        gk_params Q = f->P;
         Q.cap = 0;                 /* every emit is dropped (and counted) */
         Q.screen = g->d_screen + 3; /* not in the screen's reported counts */
         CHECK_LAUNCH(launch(g, Q));
@@ -563,7 +568,7 @@ extern "C" int es_gpu_count_tables(int dev, int kernel, const es_gpu_config_t *c
 /* ---- bounds of given tables (tests) --------------------------------------- */
 
 template <int STAT>
-__global__ void k_bounds(const es_gpu_cand_t *t, uint32_t n, es_gk_params P, float *out)
+__global__ void k_bounds(const es_gpu_cand_t *t, uint32_t n, gk_params P, float *out)
 {
     uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= n) return;
@@ -593,7 +598,7 @@ __global__ void k_bounds(const es_gpu_cand_t *t, uint32_t n, es_gk_params P, flo
 }
 
 template <int STAT>
-static void launch_bounds_k(const es_gpu_cand_t *t, uint32_t n, const es_gk_params &P, float *out)
+static void launch_bounds_k(const es_gpu_cand_t *t, uint32_t n, const gk_params &P, float *out)
 {
     k_bounds<STAT><<<(n + 127) / 128, 128>>>(t, n, P, out);
 }
@@ -601,7 +606,7 @@ static void launch_bounds_k(const es_gpu_cand_t *t, uint32_t n, const es_gk_para
 extern "C" int es_gpu_bounds(int dev, int stat, const es_gpu_cand_t *tables, size_t n, const double *lnfact,
                              uint32_t n_lnfact, float *out)
 {
-    es_gk_params P;
+    gk_params P;
     memset(&P, 0, sizeof P);
     if (!lnfact || n_lnfact < es_gpu_cand_max_total(tables, n) + 2u) return ES_ERR_ARG;
     CHECK(cudaSetDevice(dev));

@@ -1,0 +1,524 @@
+/* epilogue.cuh -- the fused epilogue that every pair-counting kernel family
+ * (count_mma.cu, count_popc.cu, count_wgmma.cu) runs on its tile's products:
+ * its shared memory, the per-variant constants (built at block upload,
+ * copied per CTA), and the phases S (screen), A (bounds), B (BOOST fits),
+ * C (thresholds) and D (emit).
+ *
+ * The epilogue never writes per-pair counts to memory.  For each pair of a
+ * CTA tile it builds the 2x3x3 table from the products and the per-variant
+ * genotype counts, computes a float upper bound (and, where cheap, a lower
+ * bound) of the statistic, and emits the pair -- indices and table -- only if
+ * its upper bound could reach the top-k, either variant's best or the
+ * significance threshold.  The host then scores the few candidates with the
+ * CPU's exact code, so the output is the CPU backend's to the byte.
+ *
+ * The bounds use per-variant constants (genotype margins, their entropies,
+ * the Kirkwood weights) computed once per CTA when no call is missing (two
+ * planes), and the same quantities derived per pair from its table when calls
+ * are missing (three planes).
+ *
+ * Thresholds are lower bounds of exact statistics of real pairs:
+ *   - thr[v] (device-wide, per variant): the best lower bound seen for v;
+ *   - the top-k level: a histogram of one lower bound per CTA row (distinct
+ *     pairs), whose k-th best bin edge bounds the k-th best statistic;
+ *   - the host's exact k-th best, passed at launch.
+ * Every bound is in "score" orientation (higher is better; K2 is negated) and
+ * kept as an order-preserving 32-bit key so atomicMax works on it. */
+#ifndef GK_EPILOGUE_CUH
+#define GK_EPILOGUE_CUH
+
+#include <stdint.h>
+
+#include "params.cuh"
+#include "bounds.cuh"
+#include "boost_lo.cuh"
+#include "layout.cuh"
+#include "screen.cuh"
+
+/* Shared memory of the epilogue besides the products. */
+template <int VM, int VN>
+struct gk_epi_smem {
+    gk_vc va[VM], vb[VN];
+    gk_cc cc;
+    gk_srow srow[VM]; /* the screen's constants (two planes) */
+    gk_scol scol[VN];
+    uint32_t rthr[VM], cthr[VN]; /* the variants' thresholds when the CTA started */
+    unsigned long long rowbest[VM], colbest[VN]; /* (key << 32) | index */
+    uint32_t rowlo[VM], collo[VN];               /* keys */
+    uint32_t tau;
+    uint32_t tau0; /* the top-k level when the CTA started */
+    float scr_sc, scr_gc, scr_abs; /* screen nats -> score, -> G; absolute margin */
+    int scr_on;
+    int hist_touched;
+    /* the screen's survivors: (q << 8) | owner thread, bit 31 set when the
+     * pair is significant; qup: the key of its upper bound */
+    int nq;
+    uint32_t qent[GK_QCAP], qup[GK_QCAP];
+    /* BOOST: pairs whose exact fit is wanted (phase B) */
+    int n_fit;
+    uint32_t fit_n[VM + VN][2][9];
+    uint32_t fit_who[VM + VN]; /* row + 1 << 8 | column + 1 (0: none) */
+};
+
+/* One variant's constants from its class x genotype counts g (zero past
+ * the block): as a row and as a column, and (two planes) the screen's.
+ * Called once per variant and block upload (k_vpre). */
+template <int STAT, int NP>
+__device__ __forceinline__ void gk_vpre_build(const uint32_t g[6], gk_vc &r, gk_vc &c, gk_srow &R, gk_scol &C)
+{
+    float cn[2][3], ny[2];
+#pragma unroll
+    for (int i = 0; i < 6; i++) {
+        r.g[i] = c.g[i] = g[i];
+        cn[i / 3][i % 3] = (float)g[i];
+    }
+    ny[0] = cn[0][0] + cn[0][1] + cn[0][2];
+    ny[1] = cn[1][0] + cn[1][1] + cn[1][2];
+    gk_vc_build<true>(cn, ny, false, r);
+    gk_vc_build<true>(cn, ny, true, c);
+    if (NP == 2) {
+        gk_cc cc;
+        gk_cc_build<true>(ny[0], ny[1], cc);
+        gk_srow_build<STAT>(g, r.h, cc, R);
+        C.b1c = cn[1][1] + cn[1][2];
+        C.b2c = cn[1][2];
+        C.b01c = cn[1][1];
+        C.b1t = cn[0][1] + cn[0][2] + C.b1c;
+        C.b2t = cn[0][2] + C.b2c;
+        C.b01t = cn[0][1] + C.b01c;
+        C.pad[0] = C.pad[1] = 0.0f;
+    }
+}
+
+/* n 16-byte words from global src to shared dst, by all threads of the CTA,
+ * as asynchronous copies (sm_80+): they complete by gk_consts_wait() or any
+ * cp.async.wait_group that retires a group committed after them. */
+__device__ __forceinline__ void gk_copy16(void *dst, const void *src, int n)
+{
+    for (int i = threadIdx.x; i < n; i += blockDim.x) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((uint32_t)__cvta_generic_to_shared(
+                         (int4 *)dst + i)),
+                     "l"((const int4 *)src + i)
+                     : "memory");
+#else
+        ((int4 *)dst)[i] = __ldg((const int4 *)src + i);
+#endif
+    }
+}
+
+/* Waits for this thread's copies of gk_epi_load_consts (a kernel whose main
+ * loop does not wait for every cp.async group calls it before the barrier
+ * that precedes the epilogue). */
+__device__ __forceinline__ void gk_consts_wait()
+{
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
+}
+
+/* Per-variant constants of the CTA's rows and columns (copied from the
+ * blocks' gk_vpre, asynchronously: one cp.async group, committed here, so
+ * the main loop's first loads queue behind it instead of waiting) and their
+ * thresholds.  Call by all threads before the main loop; the copies are
+ * complete once a later cp.async group is waited for (or gk_consts_wait),
+ * and the next __syncthreads publishes. */
+template <int STAT, int NP, int VM, int VN>
+__device__ __forceinline__ void gk_epi_load_consts(const gk_params &P, int a0, int b0,
+                                                   gk_epi_smem<VM, VN> &S)
+{
+    static_assert(sizeof(gk_vc) % 16 == 0 && sizeof(gk_srow) % 16 == 0 && sizeof(gk_scol) % 16 == 0, "int4 copies");
+    gk_copy16(S.va, P.prea.vrow + a0, VM * (int)sizeof(gk_vc) / 16);
+    gk_copy16(S.vb, P.preb.vcol + b0, VN * (int)sizeof(gk_vc) / 16);
+    if (NP == 2) {
+        gk_copy16(S.srow, P.prea.srow + a0, VM * (int)sizeof(gk_srow) / 16);
+        gk_copy16(S.scol, P.preb.scol + b0, VN * (int)sizeof(gk_scol) / 16);
+    }
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+    for (int k = threadIdx.x; k < VM + VN; k += blockDim.x) {
+        bool row = k < VM;
+        int v = row ? k : k - VM;
+        int gv = (row ? a0 : b0) + v;
+        bool ok = gv < (int)(row ? P.na : P.nb);
+        /* the thresholds serve the screen only (two planes) */
+        uint32_t thr = NP == 2 && ok ? *((volatile uint32_t *)&P.thr[(row ? P.first_a : P.first_b) + gv]) : 0xffffffffu;
+        if (row) {
+            S.rthr[v] = thr;
+            S.rowbest[v] = 0ull;
+            S.rowlo[v] = 0u;
+        } else {
+            S.cthr[v] = thr;
+            S.colbest[v] = 0ull;
+            S.collo[v] = 0u;
+        }
+    }
+    if (threadIdx.x == 0) {
+        if (NP == 2) {
+            /* the class split: every variant's, no call being missing */
+            const uint32_t *g = P.ga + (size_t)a0 * 6;
+            gk_cc cc;
+            gk_cc_build<true>((float)(g[0] + g[1] + g[2]), (float)(g[3] + g[4] + g[5]), cc);
+            S.cc = cc;
+            const float LN2 = 0.69314718f;
+            /* products and counts must stay exact in float (gk_u2f) */
+            S.scr_on = STAT != GK_K2 && cc.N < 8388608.0f;
+            S.scr_sc = STAT == GK_BOOST ? 2.0f : STAT == GK_CHI2 ? 1.0f : 1.0f / (LN2 * fmaxf(cc.N, 1.0f));
+            S.scr_gc = STAT == GK_CHI2 ? 1.0f : 2.0f;
+            S.scr_abs = 2e-6f * cc.N + 1e-3f;
+        } else {
+            S.scr_on = 0;
+        }
+        S.hist_touched = 0;
+        S.n_fit = 0;
+        S.nq = 0;
+        uint32_t tb = *((volatile uint32_t *)&P.tau_bin[0]);
+        uint32_t t = tb ? tb << GK_HIST_SHIFT : 0u;
+        S.tau0 = t > P.tau_host ? t : P.tau_host;
+    }
+}
+
+template <int STAT, int NP, int VM, int VN>
+__device__ __forceinline__ gk_bounds gk_pair_bound(const uint32_t n[2][9], int a, int b,
+                                                   const gk_epi_smem<VM, VN> &S, const gk_params &P)
+{
+    if (NP == 2 || STAT == GK_K2 || STAT == GK_CHI2) return gk_bound<STAT>(n, S.va[a], S.vb[b], S.cc, P);
+    gk_vc A, B;
+    gk_cc C;
+    gk_margins_of(n, A, B, C);
+    return gk_bound<STAT>(n, A, B, C, P);
+}
+
+/* Thread t's q-th pair: its bounds (phase A), from the products. */
+template <int STAT, class L, int VM, int VN>
+__device__ __forceinline__ gk_bounds gk_epi_bound(const gk_params &P, const uint32_t *prod, int q, int t, int a,
+                                                  int b, const gk_epi_smem<VM, VN> &S)
+{
+    constexpr int NP = L::NP;
+    uint32_t x[2 * NP * NP], n[2][9];
+    L::load(prod, q, t, a, b, x);
+    gk_cells<NP>(x, S.va[a].g, S.vb[b].g, n);
+    return gk_pair_bound<STAT, NP, VM, VN>(n, a, b, S, P);
+}
+
+/* Phase B for one pair (BOOST): queue its table for the exact fit when it is
+ * its row's or column's most promising pair and could raise that variant's
+ * threshold.  Not against the top-k level: every variant's best partner is
+ * wanted, and a variant without a bound would emit all its pairs. */
+template <class L, int VM, int VN>
+__device__ __forceinline__ void gk_epi_fit_want(const gk_params &P, const uint32_t *prod, int q, int t, int a,
+                                                int b, uint32_t ku, int a0, int b0, gk_epi_smem<VM, VN> &S)
+{
+    constexpr int NP = L::NP;
+    unsigned long long kup = (unsigned long long)ku << 32;
+    bool rb = S.rowbest[a] == (kup | (uint32_t)b), cb = S.colbest[b] == (kup | (uint32_t)a);
+    if (!rb && !cb) return;
+    if (rb) rb = ku > *((volatile uint32_t *)&P.thr[P.first_a + a0 + a]);
+    if (cb) cb = ku > *((volatile uint32_t *)&P.thr[P.first_b + b0 + b]);
+    if (!rb && !cb) return;
+    uint32_t x[2 * NP * NP], n[2][9];
+    L::load(prod, q, t, a, b, x);
+    gk_cells<NP>(x, S.va[a].g, S.vb[b].g, n);
+    int slot = atomicAdd(&S.n_fit, 1);
+#pragma unroll
+    for (int y = 0; y < 2; y++)
+#pragma unroll
+        for (int k = 0; k < 9; k++) S.fit_n[slot][y][k] = n[y][k];
+    S.fit_who[slot] = (rb ? (uint32_t)a + 1u : 0u) | (cb ? ((uint32_t)b + 1u) << 8 : 0u);
+}
+
+/* Phase D for one candidate slot of the warp: every lane calls (emit may be
+ * false), so the warp reserves its slots with one atomic. */
+template <class L, int VM, int VN>
+__device__ __forceinline__ void gk_epi_emit(const gk_params &P, const uint32_t *prod, bool emit, int q, int t,
+                                            int a, int b, int a0, int b0, const gk_epi_smem<VM, VN> &S)
+{
+    constexpr int NP = L::NP;
+    unsigned m = __ballot_sync(0xffffffffu, emit);
+    if (!m) return;
+    uint32_t base = 0;
+    const int lane = threadIdx.x & 31, leader = __ffs(m) - 1;
+    if (lane == leader) base = atomicAdd(P.n_cand, (uint32_t)__popc(m));
+    base = __shfl_sync(0xffffffffu, base, leader);
+    if (!emit) return;
+    uint32_t slot = base + __popc(m & ((1u << lane) - 1u));
+    if (slot >= P.cap) return;
+    es_gpu_cand_t *c = &P.cand[slot];
+    uint32_t x[2 * NP * NP], n[2][9];
+    L::load(prod, q, t, a, b, x);
+    gk_cells<NP>(x, S.va[a].g, S.vb[b].g, n);
+    c->i = P.first_a + (uint32_t)(a0 + a);
+    c->j = P.first_b + (uint32_t)(b0 + b);
+#pragma unroll
+    for (int y = 0; y < 2; y++)
+#pragma unroll
+        for (int k = 0; k < 9; k++) c->n[y][k] = n[y][k];
+}
+
+/* The fused epilogue.  prod: the CTA tile's products in layout L; a0, b0:
+ * first variant of the tile in each block.  Called by all threads of the CTA
+ * after the products are in shared memory.
+ *
+ * Phase S screens every pair (two planes, not K2); the survivors go to the
+ * CTA's queue.  When they fit it (dense mode) phases A, B and D walk the
+ * queue, one survivor per thread; otherwise (the first tiles of a scan, when
+ * no threshold is known yet; three planes; K2) every thread walks its own
+ * surviving pairs. */
+template <int STAT, class L, int VM, int VN>
+__device__ void gk_epilogue(const gk_params &P, const uint32_t *prod, int a0, int b0,
+                            gk_epi_smem<VM, VN> &S)
+{
+    constexpr int NP = L::NP, PPT = L::PPT;
+    constexpr bool boost = STAT == GK_BOOST, screen = NP == 2 && STAT != GK_K2;
+    static_assert(VM + VN <= GK_THREADS && VM < 255 && VN < 255, "phase B/C: a thread per row and column");
+    static_assert(PPT <= 32 && GK_THREADS <= 256, "survivor masks and queue entries");
+    const int tid = threadIdx.x;
+    const bool act = tid < GK_THREADS; /* warp-uniform */
+
+    /* phase S: the pairs that could matter (mask bit q: thread's pair q) */
+    uint32_t mask = 0;
+    {
+        const bool scr = screen && S.scr_on;
+        gk_srow R;
+        uint32_t mrow = 0u; /* the lower of the top-k level and the row's threshold */
+#pragma unroll
+        for (int q = 0; q < PPT; q++) {
+            int a, b;
+            L::pair(q, tid, a, b);
+            if (scr && q % L::ROWQ == 0) {
+                R = S.srow[a];
+                mrow = S.tau0 < S.rthr[a] ? S.tau0 : S.rthr[a];
+            }
+            int gi = (int)P.first_a + a0 + a, gj = (int)P.first_b + b0 + b;
+            bool keep = act && a0 + a < (int)P.na && b0 + b < (int)P.nb && (!P.diag || gi < gj);
+            if (scr) {
+                /* every pair is screened, valid or not (no branch: a pair
+                 * past the block has zero products and zero constants) */
+                uint32_t x[8];
+                L::load(prod, q, tid, a, b, x);
+                const gk_scol &C = S.scol[b];
+                float nats = fmaf(gk_screen_sum(x, R, C), 1.0f + 1e-4f, R.base + S.scr_abs);
+                const uint32_t ct = S.cthr[b], m = mrow < ct ? mrow : ct;
+                /* nats > 0 (a sum of products of like-signed factors plus a
+                 * positive margin), so its key is its bits with the top set */
+                keep = keep && ((__float_as_uint(nats * S.scr_sc) | 0x80000000u) >= m || nats * S.scr_gc >= P.sig_min_g);
+            }
+            mask |= (uint32_t)keep << q;
+        }
+    }
+    bool dense = false;
+    if (screen) {
+        /* queue the survivors: one shared atomic per warp */
+        const int lane = tid & 31;
+        uint32_t cnt = (uint32_t)__popc(mask), inc = cnt;
+#pragma unroll
+        for (int o = 1; o < 32; o <<= 1) {
+            uint32_t v = __shfl_up_sync(0xffffffffu, inc, o);
+            if (lane >= o) inc += v;
+        }
+        uint32_t tot = __shfl_sync(0xffffffffu, inc, 31), base = 0;
+        if (lane == 31 && tot) base = (uint32_t)atomicAdd(&S.nq, (int)tot);
+        base = __shfl_sync(0xffffffffu, base, 31) + inc - cnt;
+        for (uint32_t m = mask; m; m &= m - 1, base++)
+            if (base < GK_QCAP) S.qent[base] = ((uint32_t)(__ffs(m) - 1) << 8) | (uint32_t)tid;
+        __syncthreads();
+        dense = S.nq <= GK_QCAP;
+        if (tid == 0 && S.scr_on) {
+            atomicAdd(&P.screen[0], 1ull);
+            if (dense) atomicAdd(&P.screen[1], 1ull);
+            atomicAdd(&P.screen[2], (unsigned long long)S.nq);
+        }
+    }
+    const int nq = dense ? S.nq : 0;
+    /* nothing survived: phases A-D would publish no bound and emit nothing */
+    if (dense && nq == 0) return;
+
+    /* phase A: bounds of the surviving pairs; row and column bests */
+    float up[PPT], gup[PPT];
+    if (dense) {
+        for (int i = tid; i < nq && act; i += GK_THREADS) {
+            uint32_t e = S.qent[i];
+            int q = (int)(e >> 8), t = (int)(e & 0xffu), a, b;
+            L::pair(q, t, a, b);
+            gk_bounds bd = gk_epi_bound<STAT, L, VM, VN>(P, prod, q, t, a, b, S);
+            uint32_t kup = gk_fkey(bd.up);
+            S.qup[i] = kup;
+            if (bd.gup >= P.sig_min_g) S.qent[i] = e | 0x80000000u;
+            if (boost) {
+                atomicMax(&S.rowbest[a], ((unsigned long long)kup << 32) | (uint32_t)b);
+                atomicMax(&S.colbest[b], ((unsigned long long)kup << 32) | (uint32_t)a);
+            } else {
+                uint32_t klo = gk_fkey(bd.lo);
+                atomicMax(&S.rowlo[a], klo);
+                atomicMax(&S.collo[b], klo);
+            }
+        }
+    } else {
+        /* row bests run over a thread's consecutive pairs of one row */
+        int cur = -1;
+        unsigned long long rbest = 0ull;
+        uint32_t rlo = 0u;
+#pragma unroll
+        for (int q = 0; q < PPT; q++) {
+            int a, b;
+            L::pair(q, tid, a, b);
+            if (a != cur) {
+                if (cur >= 0) {
+                    if (boost && rbest) atomicMax(&S.rowbest[cur], rbest);
+                    if (!boost && rlo) atomicMax(&S.rowlo[cur], rlo);
+                }
+                cur = a;
+                rbest = 0ull;
+                rlo = 0u;
+            }
+            up[q] = gup[q] = 0.0f;
+            if (!((mask >> q) & 1u)) continue;
+            gk_bounds bd = gk_epi_bound<STAT, L, VM, VN>(P, prod, q, tid, a, b, S);
+            up[q] = bd.up;
+            gup[q] = bd.gup;
+            if (boost) {
+                uint32_t kup = gk_fkey(bd.up);
+                unsigned long long kb = ((unsigned long long)kup << 32) | (uint32_t)b;
+                if (kb > rbest) rbest = kb;
+                atomicMax(&S.colbest[b], ((unsigned long long)kup << 32) | (uint32_t)a);
+            } else {
+                uint32_t klo = gk_fkey(bd.lo);
+                if (klo > rlo) rlo = klo;
+                atomicMax(&S.collo[b], klo);
+            }
+        }
+        if (cur >= 0 && act) {
+            if (boost && rbest) atomicMax(&S.rowbest[cur], rbest);
+            if (!boost && rlo) atomicMax(&S.rowlo[cur], rlo);
+        }
+    }
+    __syncthreads();
+
+    /* phase B (BOOST): the exact fit (IPF in double) of each row's and
+     * column's most promising pair gives the lower bounds -- only where that
+     * pair could raise its variant's threshold.  The owners of such pairs
+     * queue their tables; the fits then run one per thread, in parallel. */
+    if (boost) {
+        if (dense) {
+            for (int i = tid; i < nq && act; i += GK_THREADS) {
+                uint32_t e = S.qent[i];
+                int q = (int)((e >> 8) & 0xffu), t = (int)(e & 0xffu), a, b;
+                L::pair(q, t, a, b);
+                gk_epi_fit_want<L, VM, VN>(P, prod, q, t, a, b, S.qup[i], a0, b0, S);
+            }
+        } else {
+#pragma unroll
+            for (int q = 0; q < PPT; q++) {
+                if (!((mask >> q) & 1u)) continue;
+                int a, b;
+                L::pair(q, tid, a, b);
+                gk_epi_fit_want<L, VM, VN>(P, prod, q, tid, a, b, gk_fkey(up[q]), a0, b0, S);
+            }
+        }
+        __syncthreads();
+        if (tid < S.n_fit) {
+            uint32_t who = S.fit_who[tid];
+            uint32_t lo = gk_fkey((float)gk_boost_lo(S.fit_n[tid]) * (1.0f - 1e-6f));
+            if (who & 0xffu) S.rowlo[(who & 0xffu) - 1u] = lo;
+            if (who >> 8) S.collo[(who >> 8) - 1u] = lo;
+        }
+        __syncthreads();
+    }
+
+    /* phase C: publish the lower bounds (per variant, and rows to the top-k
+     * histogram), read back the thresholds */
+    if (tid < VM + VN) {
+        bool is_row = tid < VM;
+        int r = is_row ? tid : tid - VM;
+        bool ok = is_row ? (a0 + r < (int)P.na) : (b0 + r < (int)P.nb);
+        uint32_t lo = is_row ? S.rowlo[r] : S.collo[r];
+        /* only rows/columns with at least one surviving pair have a bound */
+        bool has = boost ? (is_row ? S.rowbest[r] : S.colbest[r]) != 0ull : lo != 0u;
+        if (ok && has) {
+            int g = is_row ? (int)P.first_a + a0 + r : (int)P.first_b + b0 + r;
+            uint32_t old = lo ? atomicMax(&P.thr[g], lo) : *((volatile uint32_t *)&P.thr[g]);
+            uint32_t own = lo;
+            if (old > lo) lo = old;
+            if (is_row && P.update_hist && own) {
+                uint32_t bin = own >> GK_HIST_SHIFT;
+                atomicAdd(&P.hist[bin], 1u);
+                atomicMax(&P.tau_bin[1], bin);
+                if (bin > *((volatile uint32_t *)&P.tau_bin[0])) S.hist_touched = 1;
+            }
+        } else {
+            lo = 0xffffffffu; /* no pair: nothing to emit for this row */
+        }
+        if (is_row) S.rowlo[r] = lo;
+        else S.collo[r] = lo;
+    }
+    __syncthreads();
+    if (tid < 32) {
+        uint32_t tb = *((volatile uint32_t *)&P.tau_bin[0]);
+        if (S.hist_touched) {
+            __threadfence();
+            /* highest bin whose suffix count reaches k, scanning down from the
+             * highest bin used */
+            int top = (int)*((volatile uint32_t *)&P.tau_bin[1]);
+            uint32_t acc = 0;
+            for (int base = top; base > (int)tb; base -= 32) {
+                int bin = base - tid;
+                uint32_t c = bin > (int)tb ? *((volatile uint32_t *)&P.hist[bin]) : 0u;
+                /* inclusive prefix over lanes (lane 0 is the highest bin) */
+                uint32_t s = c;
+#pragma unroll
+                for (int o = 1; o < 32; o <<= 1) {
+                    uint32_t v = __shfl_up_sync(0xffffffffu, s, o);
+                    if (tid >= o) s += v;
+                }
+                unsigned hit = __ballot_sync(0xffffffffu, acc + s >= P.top_k && bin > (int)tb);
+                if (hit) {
+                    int l = __ffs(hit) - 1;
+                    int nb = base - l;
+                    if (tid == 0) atomicMax(&P.tau_bin[0], (uint32_t)nb);
+                    tb = (uint32_t)nb;
+                    break;
+                }
+                acc += __shfl_sync(0xffffffffu, s, 31);
+            }
+        }
+        if (tid == 0) {
+            uint32_t t = tb ? tb << GK_HIST_SHIFT : 0u;
+            S.tau = t > P.tau_host ? t : P.tau_host;
+        }
+    }
+    __syncthreads();
+
+    /* phase D: emit the candidates */
+    const uint32_t tau = S.tau;
+    if (dense) {
+        if (!act) return;
+        for (int r = 0; r < nq; r += GK_THREADS) {
+            const int i = r + tid;
+            int q = 0, t = 0, a = 0, b = 0;
+            bool emit = false;
+            if (i < nq) {
+                uint32_t e = S.qent[i], k = S.qup[i];
+                q = (int)((e >> 8) & 0xffu);
+                t = (int)(e & 0xffu);
+                L::pair(q, t, a, b);
+                emit = k >= tau || k >= S.rowlo[a] || k >= S.collo[b] || (e >> 31);
+            }
+            gk_epi_emit<L, VM, VN>(P, prod, emit, q, t, a, b, a0, b0, S);
+        }
+    } else {
+#pragma unroll
+        for (int q = 0; q < PPT; q++) {
+            int a, b;
+            L::pair(q, tid, a, b);
+            bool emit = false;
+            if ((mask >> q) & 1u) {
+                uint32_t k = gk_fkey(up[q]);
+                emit = k >= tau || k >= S.rowlo[a] || k >= S.collo[b] || gup[q] >= P.sig_min_g;
+            }
+            gk_epi_emit<L, VM, VN>(P, prod, emit, q, tid, a, b, a0, b0, S);
+        }
+    }
+}
+
+#endif

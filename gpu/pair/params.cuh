@@ -1,0 +1,87 @@
+/* params.cuh -- what every pair kernel of gpu/pair is given: the thread
+ * count and the top-k histogram's shape, a block's per-variant constants, the
+ * launch parameters of a tile (gk_params), the order-preserving float keys
+ * the thresholds are kept as, and the statistic codes with the dispatch that
+ * instantiates a kernel template for each.  GPU-internal (gk_ prefix); the
+ * public door is gpu/gpu.h. */
+#ifndef GK_PARAMS_CUH
+#define GK_PARAMS_CUH
+
+#include <stdint.h>
+
+#include "gpu.h"
+
+#define GK_THREADS 256
+#define GK_HIST_BINS 4096
+#define GK_HIST_SHIFT 20
+
+struct gk_vc;
+struct gk_srow;
+struct gk_scol;
+
+/* A block's per-variant constants, built once when the block is uploaded
+ * (k_vpre, engine.cu): entries for every variant of the block and zero-count
+ * padding past it (block + GK_VPRE_PAD entries), so a CTA copies its rows' and
+ * columns' constants instead of deriving them (gk_epi_load_consts). */
+/* Entries past a block's variants: a CTA tile reaches up to VN * CL - 1
+ * columns past the last variant (the wgmma TMA loader rounds its grid up to
+ * whole clusters of up to 4 tiles of 32 columns), and 64 rows past it. */
+#define GK_VPRE_PAD 128u
+
+struct gk_vpre {
+    gk_vc *vrow, *vcol; /* gk_vc_build as a row (col = false) and as a column */
+    gk_srow *srow;      /* the screen's constants (two planes only) */
+    gk_scol *scol;
+};
+
+/* Everything a tile launch needs (passed by value). */
+struct gk_params {
+    const uint64_t *pa, *pb;  /* block planes: row r = variant r / np, plane r % np */
+    const uint32_t *ga, *gb;  /* genotype counts [v][class y][g] of each block */
+    gk_vpre prea, preb;       /* per-variant constants of each block */
+    uint32_t na, nb;          /* variants in each block */
+    uint32_t first_a, first_b;
+    int diag;                 /* same block: pairs a < b only */
+    uint32_t words;           /* words per plane row */
+    uint32_t off_ctrl;        /* first control word */
+    uint32_t kw0, kw1;        /* words counted per class (cases, controls), multiples of 4 */
+    int stat;                 /* es_stat_t */
+    uint32_t tau_host;        /* key of the host's exact k-th best (0: none) */
+    float sig_min_g;          /* G below this is never significant (INFINITY: no test) */
+    uint32_t top_k;
+    int update_hist;          /* 0 when a tile is re-run: its pairs are already counted */
+    uint32_t *thr;            /* per-variant keys, global index */
+    uint32_t *hist;           /* GK_HIST_BINS counts */
+    uint32_t *tau_bin;        /* [0] current top-k bin, [1] highest bin used */
+    es_gpu_cand_t *cand;
+    uint32_t cap;
+    uint32_t *n_cand;
+    const double *lnf;        /* ln n! for every count a cell can hold, plus one (K2) */
+    unsigned long long *screen; /* [0] CTAs screened, [1] of them on the queue, [2] survivors */
+};
+
+/* Order-preserving float <-> uint32 keys. */
+__device__ __forceinline__ uint32_t gk_fkey(float f)
+{
+    uint32_t u = __float_as_uint(f);
+    return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+
+__device__ __forceinline__ float gk_fkey_inv(uint32_t k)
+{
+    uint32_t u = (k & 0x80000000u) ? (k & 0x7fffffffu) : ~k;
+    return __uint_as_float(u);
+}
+
+/* Statistic codes as in epistream.h's es_stat_t. */
+enum { GK_BOOST = 0, GK_CHI2, GK_MI, GK_IG, GK_K2 };
+
+/* A kernel template instantiated for every statistic: kernel<STAT>. */
+#define GK_STAT_DISPATCH(stat, F, ...)                                                             \
+    ((stat) == GK_BOOST  ? F<GK_BOOST>(__VA_ARGS__)                                                \
+     : (stat) == GK_CHI2 ? F<GK_CHI2>(__VA_ARGS__)                                                 \
+     : (stat) == GK_MI   ? F<GK_MI>(__VA_ARGS__)                                                   \
+     : (stat) == GK_IG   ? F<GK_IG>(__VA_ARGS__)                                                   \
+                         : F<GK_K2>(__VA_ARGS__))
+
+#endif

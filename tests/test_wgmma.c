@@ -1,4 +1,5 @@
-/* test_wgmma.c -- the sm_90a wgmma b1 mainloop (gpu/wgmma_b1.cuh) against a
+/* test_wgmma.c -- the sm_90a wgmma b1 main loops (gpu/pair/wgmma_cp.cuh and
+ * wgmma_tma.cuh, over wgmma_common.cuh) against a
  * plain CPU popcount loop: every raw product popcount(a_r & b_c) of both
  * classes, bit-identical (skips with 77 where no CUDA device is visible or
  * the device or build has no sm_90a wgmma; always compiled).

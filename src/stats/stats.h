@@ -15,7 +15,8 @@
 #define ES_NLOGN_TAB 65536
 const double *es_nlogn_table(void);
 /** ln n!, as the statistics use it (exact sums for n < 32, then Stirling;
- *  tabulated below ES_NLOGN_TAB).  Also the GPU's K2 table (gpu/engine.cu). */
+ *  tabulated below ES_NLOGN_TAB).  Also the GPU's K2 table, which
+ *  src/backend/gpu.c builds from it. */
 double es_lnfact(uint64_t n);
 
 /** Result of one statistic evaluation. */

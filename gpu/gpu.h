@@ -139,7 +139,8 @@ typedef struct {
 /** Upload a table (x: n_features x n_samples 16-bit states, feature-major;
  *  n_states per feature; y: classes < n_classes).  nl: the host's n log2 n
  *  (or its fixed-point value) for every count 0 .. n_nl - 1, n_nl >
- *  n_samples, so that the device adds the very terms the host does.
+ *  n_samples, so that the device adds the very terms the host does.  The
+ *  caller keeps and frees x and nl.
  *  @return ES_OK, ES_ERR_GPU, ES_ERR_NOMEM, ES_ERR_ARG. */
 int es_gpu_mi_open(int dev, uint32_t n_samples, uint32_t n_features, const uint16_t *x,
                    const uint32_t *n_states, const uint16_t *y, uint32_t n_classes, const double *nl,

@@ -188,14 +188,6 @@ void es_mi_cond_build(es_mi_cond_t *cd, uint32_t n, const uint32_t *g32, const u
     cd->e_gi = e_gi;
 }
 
-int es_mi_count_order(uint64_t nz, uint32_t ni, uint32_t nk, uint32_t n)
-{
-    uint64_t cells = (uint64_t)nk * nz;
-    if (cells > DENSE_MAX) return ES_GPU_MI_GROUPS;
-    if (ni > 1 && cells > n) return ES_GPU_MI_TOUCH; /* a sparse table: cells as samples touch them */
-    return ES_GPU_MI_ROWS;
-}
-
 /*
  * Count candidate x (nk states) against cd: *e_kgi = E(x, g, inner) and
  * *e_kg = E(x, g).  Tables are left zeroed.

@@ -68,6 +68,7 @@ typedef struct {
     double seconds_gpu;    /**< seconds in the device's round kernels */
     double seconds_open;   /**< setting up the counting (device: opening it, the table's upload) */
     double seconds_rounds; /**< the relevance pass and the rounds, host work included */
+    double seconds_count;  /**< of which counting the rounds after the relevance pass */
 } es_mi_info_t;
 
 /** es_mi_select() with options: same picks and rules; on a GPU the counts are

@@ -142,7 +142,13 @@ void es_mi_cond_build(es_mi_cond_t *cd, uint32_t n, const uint32_t *g32, const u
  *  a dense table sparser than its samples in first-touch order
  *  (ES_GPU_MI_TOUCH), or the grouped path (ES_GPU_MI_GROUPS).  A device
  *  that counts a round adds each candidate's terms in this order. */
-int es_mi_count_order(uint64_t nz, uint32_t ni, uint32_t nk, uint32_t n);
+static inline int es_mi_count_order(uint64_t nz, uint32_t ni, uint32_t nk, uint32_t n)
+{
+    uint64_t cells = (uint64_t)nk * nz;
+    if (cells > ES_MI_DENSE) return ES_GPU_MI_GROUPS;
+    if (ni > 1 && cells > n) return ES_GPU_MI_TOUCH; /* a sparse table: cells as samples touch them */
+    return ES_GPU_MI_ROWS;
+}
 
 /** Does any unselected candidate need the grouped path under a conditioning
  *  variable with nz cells per candidate state? */

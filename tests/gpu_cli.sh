@@ -88,56 +88,7 @@ for stat in boost chi2 mi ig; do
     done
 done
 
-# selection on the GPU: the same picks as the CPU for every method and path;
-# with --fixed-point the very bytes (exact sums on both sides)
-awk 'BEGIN { srand(11); printf "id"; for (f = 1; f <= 40; f++) printf ",f%d", f; print ",cls";
-     for (s = 0; s < 3001; s++) { c = int(rand() * 5); printf "s%d", s;
-        for (f = 1; f <= 40; f++) { v = rand() * 10 + (f % 4 == 0 ? c * 3 : 0) + (f % 7 == 0 ? rand() * 40 : 0);
-            printf ",%.4f", v } print "," c } }' > "$T/t.csv"
-"$EPISTREAM" scan --bfile "$T/d" --top 200 --device cpu --quiet --out "$T/sv" || fail "survivor scan"
-same_picks() { # $1 $2: .select.tsv files with the same RANK FEATURE and scores to 1e-9
-    awk -F'\t' 'NR == FNR { f[FNR] = $2; s[FNR] = $3; r[FNR] = $4; n = FNR; next }
-        FNR > 1 && ($2 != f[FNR] || ($3 - s[FNR])^2 > 1e-18 * (1 + s[FNR]^2) || ($4 - r[FNR])^2 > 1e-18 * (1 + r[FNR]^2)) { bad = 1 }
-        END { exit bad || FNR != n }' "$1" "$2"
-}
-for m in mrmr jmi disr cmim icap condmi mim; do
-    for fx in "" "--fixed-point"; do
-        # shellcheck disable=SC2086
-        "$EPISTREAM" select --table "$T/t.csv" --method $m --k 12 $fx --device cpu --quiet \
-            --out "$T/sc.$m$fx" || fail "select cpu $m $fx"
-        # shellcheck disable=SC2086
-        "$EPISTREAM" select --bfile "$T/d" --from "$T/sv.top.tsv" --method $m --k 10 $fx --device cpu \
-            --quiet --out "$T/vc.$m$fx" || fail "select --from cpu $m $fx"
-        for path in hist auto; do
-            # shellcheck disable=SC2086
-            "$EPISTREAM" select --table "$T/t.csv" --method $m --k 12 $fx --device gpu --gpu-path $path \
-                --quiet --out "$T/sg.$m$fx$path" || fail "select gpu $m $fx $path"
-            # shellcheck disable=SC2086
-            "$EPISTREAM" select --bfile "$T/d" --from "$T/sv.top.tsv" --method $m --k 10 $fx --device gpu \
-                --gpu-path $path --quiet --out "$T/vg.$m$fx$path" || fail "select --from gpu $m $fx $path"
-            for t in s v; do
-                if [ -n "$fx" ]; then
-                    cmp -s "$T/${t}c.$m$fx.select.tsv" "$T/${t}g.$m$fx$path.select.tsv" ||
-                        fail "$t $m $path: fixed-point selection differs from the CPU's"
-                    grep -q "^fixed_point_agreement" "$T/${t}g.$m$fx$path.log" || fail "no agreement in the log"
-                else
-                    same_picks "$T/${t}c.$m.select.tsv" "$T/${t}g.$m$path.select.tsv" ||
-                        fail "$t $m $path: GPU picks differ from the CPU's"
-                fi
-            done
-        done
-    done
-    grep -q "select_device	gpu 0 (pair engine" "$T/vg.${m}auto.log" || [ $m = condmi ] || [ $m = mim ] ||
-        fail "$m: genotype selection did not use the pair engine: $(grep select_device "$T/vg.${m}auto.log")"
-done
-# scan --refine on the GPU: the refinement follows --device
-"$EPISTREAM" scan --bfile "$T/d" --top 200 --device cpu --refine jmi:8 --quiet --out "$T/rc" || fail "refine cpu"
-"$EPISTREAM" scan --bfile "$T/d" --top 200 --device gpu --refine jmi:8 --quiet --out "$T/rg" || fail "refine gpu"
-same_picks "$T/rc.select.tsv" "$T/rg.select.tsv" || fail "scan --refine on the GPU picks differently"
-grep -q "select_device	gpu 0" "$T/rg.log" || fail "refine did not run on the GPU"
-expect_fail "$T/err" "$EPISTREAM" select --table "$T/t.csv" --method jmi --k 3 --device gpu --gpu-path pairs --out "$T/bad"
-grep -q "pair engine cannot" "$T/err" || fail "--gpu-path pairs on a table: $(cat "$T/err")"
-[ ! -e "$T/bad.select.tsv" ] || fail "output written after a refused path"
+# selection on the GPU (byte-identical to the CPU): tests/gpu_select.sh
 
 # packed planes in a temporary file (unpinned copies) on the GPU
 mkdir -p "$T/tmp"

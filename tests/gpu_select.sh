@@ -44,7 +44,14 @@ for m in mrmr jmi disr cmim icap condmi mim; do
             done
         done
     done
+    # genotypes (<= 4 states, 2 classes) go to the pair engine under --gpu-path auto
+    grep -q "select_device	gpu 0 (pair engine" "$T/vg.${m}auto.log" || [ $m = condmi ] || [ $m = mim ] ||
+        fail "$m: genotype selection did not use the pair engine: $(grep select_device "$T/vg.${m}auto.log")"
 done
+# a path the table cannot take is refused, with nothing written
+expect_fail "$T/err" "$EPISTREAM" select --table "$T/t.csv" --method jmi --k 3 --device gpu --gpu-path pairs --out "$T/bad"
+grep -q "pair engine cannot" "$T/err" || fail "--gpu-path pairs on a table: $(cat "$T/err")"
+[ ! -e "$T/bad.select.tsv" ] || fail "output written after a refused path"
 for m in mrmr jmi disr cmim; do
     "$EPISTREAM" scan --bfile "$T/d" --top 200 --device cpu --refine $m:8 --quiet --out "$T/rc" || fail "refine cpu"
     "$EPISTREAM" scan --bfile "$T/d" --top 200 --device gpu --refine $m:8 --quiet --out "$T/rg" || fail "refine gpu"

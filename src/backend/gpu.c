@@ -168,7 +168,7 @@ static void block_desc(const es_scan_ctx_t *ctx, uint32_t b, es_gpu_block_t *out
 }
 
 /* Order-preserving key of a score rounded down to a float, as the kernels
- * keep their thresholds (pair_common.cuh's es_fkey). */
+ * keep their thresholds (gpu/pair/params.cuh's gk_fkey). */
 static uint32_t score_key(double score)
 {
     float f = (float)score;

@@ -20,7 +20,7 @@
  * whose class has 2: every feature is a "variant" with genotype planes
  * (states 0, 1, 2 as genotypes, state 3 as a missing call), so a round's
  * tables of the newest feature against every candidate are one row of pair
- * tables (gpu/engine.cu), and the cells with state 3 follow from the
+ * tables (gpu/pair/engine.cu), and the cells with state 3 follow from the
  * per-class state counts. */
 typedef struct {
     es_gpu_rows_t *rows;

@@ -181,6 +181,9 @@ static int lnf_upload(const double *h, uint32_t count, double **out)
 {
     CHECK(cudaMalloc(out, (size_t)count * sizeof *h));
     CHECK(cudaMemcpy(*out, h, (size_t)count * sizeof *h, cudaMemcpyHostToDevice));
+    /* from pageable memory cudaMemcpy returns before the DMA lands, and the
+     * kernels run on non-blocking streams that would not wait for it */
+    CHECK(cudaDeviceSynchronize());
     return ES_OK;
 }
 

@@ -364,9 +364,13 @@ static int mi_open(es_gpu_mi_t *g, const uint16_t *x, const uint32_t *n_states, 
     uint32_t max_nk = 0;
     for (size_t f = 0; f < nf; f++) max_nk = n_states[f] > max_nk ? n_states[f] : max_nk;
     double t0 = trace ? es_now() : 0.0;
-    /* the 16-bit table goes up as it is; bytes are made on the device */
+    /* the 16-bit table goes up as it is; bytes are made on the device.  The
+     * copy goes on g->st, the stream of every kernel that reads it: a
+     * cudaMemcpy from pageable memory returns before its DMA has landed,
+     * and g->st (non-blocking) would not wait for it */
     cudaError_t e = cudaMalloc(&g->d_x16, nf * n * 2);
-    if (e == cudaSuccess) e = cudaMemcpy(g->d_x16, x, nf * n * 2, cudaMemcpyHostToDevice);
+    if (e == cudaSuccess) e = cudaMemcpyAsync(g->d_x16, x, nf * n * 2, cudaMemcpyHostToDevice, g->st);
+    if (e == cudaSuccess && trace) e = cudaStreamSynchronize(g->st); /* time the upload alone */
     double t1 = trace ? es_now() : 0.0;
     if (e == cudaSuccess && max_nk <= 256) {
         e = cudaMalloc(&g->d_x8, nf * n);

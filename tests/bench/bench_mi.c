@@ -37,7 +37,9 @@
  * table on the device, the relevance pass and rounds with their host work,
  * the device's kernels alone).  --repeat R times every selection R times and
  * keeps the fastest. */
+#ifdef _OPENMP
 #include <omp.h>
+#endif
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,7 +154,11 @@ int main(int argc, char **argv)
     uint32_t n = 4000, nf = 10000, nc = 2, ns = 10, k = 50;
     int geno = 0;
     const char *methods = "mrmr,jmi,disr", *label = "custom";
+#ifdef _OPENMP
     int threads = omp_get_max_threads();
+#else
+    int threads = 1;
+#endif
     uint64_t seed = 1;
     int device = -1, run_cpu1 = 1, run_cpu = 1, path = ES_MI_GPU_AUTO, kernel = ES_GPU_KERNEL_AUTO, repeat = 1;
     /* the preset first, so that every explicit option overrides it */

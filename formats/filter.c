@@ -1,5 +1,5 @@
 /* filter.c -- sample and variant filters: --keep/--remove, --chr,
- * --extract/--exclude, --geno and --maf.
+ * --from/--to, --snps, --extract/--exclude, --mind, --geno, --hwe and --maf.
  *
  * Every filter marks, none copies: samples get status -2 (removed), variants
  * a 0 in a keep mask over the source rows, and es_filter_compact() turns the
@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -26,6 +27,18 @@
 /* Variants per OpenMP chunk in es_filter_qc(): rows are a few KB each, so a
  * chunk is enough work to amortise scheduling. */
 #define QC_CHUNK 256
+
+/* Threads for a filter's parallel loop: threads <= 0 asks for OpenMP's
+ * default (1 without OpenMP). */
+static int filter_threads(int threads)
+{
+#ifdef _OPENMP
+    return threads > 0 ? threads : omp_get_max_threads();
+#else
+    (void)threads;
+    return 1;
+#endif
+}
 
 /* Name of the input for messages: the VCF reader stores its path in the
  * same fields as the .bim/.fam paths. */
@@ -203,6 +216,26 @@ static int item_match(const es_chritem_t *it, const chr_key_t *k)
     return k->numeric && k->code >= it->lo && k->code <= it->hi;
 }
 
+/* f(key, ud) for each variant's chromosome, as a malloc'd array (NULL when
+ * out of memory).  Variants come in runs of one chromosome: f runs once a run. */
+static uint8_t *chr_map(const es_fileset_t *p, uint8_t (*f)(const chr_key_t *k, void *ud),
+                        void *ud)
+{
+    uint8_t *out = malloc(p->n_variants ? p->n_variants : 1);
+    if (!out) return NULL;
+    const char *last = NULL;
+    uint8_t val = 0;
+    for (uint32_t v = 0; v < p->n_variants; v++) {
+        if (!last || strcmp(last, p->chr[v]) != 0) {
+            last = p->chr[v];
+            chr_key_t k = chr_key(last);
+            val = f(&k, ud);
+        }
+        out[v] = val;
+    }
+    return out;
+}
+
 int es_chrset_parse(es_chrset_t *cs, const char *list)
 {
     int ret = ES_OK;
@@ -283,37 +316,43 @@ void es_chrset_free(es_chrset_t *cs)
     memset(cs, 0, sizeof *cs);
 }
 
+/* --chr: whether a chromosome is in the set; marks the items it matches. */
+typedef struct {
+    const es_chrset_t *cs;
+    uint8_t *hit;
+} chr_in_t;
+
+static uint8_t chr_in(const chr_key_t *k, void *ud)
+{
+    chr_in_t *c = ud;
+    uint8_t in = 0;
+    for (uint32_t i = 0; i < c->cs->n_item; i++) {
+        if (item_match(&c->cs->item[i], k)) {
+            c->hit[i] = 1;
+            in = 1;
+        }
+    }
+    return in;
+}
+
 int es_filter_chr(const char *list, const es_fileset_t *p, uint8_t *vkeep, uint32_t *n_removed)
 {
     int ret = ES_OK;
     es_chrset_t cs;
-    uint8_t *hit = NULL;
+    uint8_t *hit = NULL, *in = NULL;
     char b1[32], b2[32];
 
     *n_removed = 0;
     if ((ret = es_chrset_parse(&cs, list)) != ES_OK) return ret;
-    if (!(hit = calloc(cs.n_item, 1))) {
+    chr_in_t ud = {&cs, NULL};
+    if (!(hit = ud.hit = calloc(cs.n_item, 1)) || !(in = chr_map(p, chr_in, &ud))) {
         es_error("out of memory applying --chr");
         ret = ES_ERR_NOMEM;
         goto out;
     }
-    /* Variants come in runs of one chromosome: match each run once. */
-    const char *last = NULL;
-    int in = 0;
     uint32_t removed = 0;
     for (uint32_t v = 0; v < p->n_variants; v++) {
-        if (!last || strcmp(last, p->chr[v]) != 0) {
-            last = p->chr[v];
-            chr_key_t k = chr_key(last);
-            in = 0;
-            for (uint32_t i = 0; i < cs.n_item; i++) {
-                if (item_match(&cs.item[i], &k)) {
-                    hit[i] = 1;
-                    in = 1;
-                }
-            }
-        }
-        if (!in && vkeep[v]) {
+        if (!in[v] && vkeep[v]) {
             vkeep[v] = 0;
             removed++;
         }
@@ -332,6 +371,7 @@ int es_filter_chr(const char *list, const es_fileset_t *p, uint8_t *vkeep, uint3
                 cs.item[first_miss].text);
     *n_removed = removed;
 out:
+    free(in);
     free(hit);
     es_chrset_free(&cs);
     return ret;
@@ -388,6 +428,200 @@ out:
     free(listed);
     free(text);
     return ret;
+}
+
+/* ---- --snps and --from/--to ---------------------------------------------------- */
+
+/* The one variant that a --snps, --from or --to ID names: ES_OK and *v, or
+ * ES_ERR_ARG naming the ID when it is not in the input, when vkeep (if given)
+ * has already left it out (only --chr runs before --snps), or when the ID is
+ * not unique (PLINK 1.9 refuses duplicate IDs here too). */
+static int find_unique_id(const char *opt, const char *id, const es_fileset_t *p,
+                          const es_strindex_t *by_id, const uint8_t *vkeep, uint32_t *v)
+{
+    uint32_t s = es_strindex_find(by_id, id, NULL);
+    if (s == ES_NO_ITEM) {
+        es_error("%s: variant '%s' is not in %s", opt, id, variant_src(p));
+        return ES_ERR_ARG;
+    }
+    if (by_id->next[s] != ES_NO_ITEM) {
+        es_error("%s: variant ID '%s' appears more than once in %s; %s needs unique IDs (use "
+                 "--extract with a list instead)", opt, id, variant_src(p), opt);
+        return ES_ERR_ARG;
+    }
+    if (vkeep && !vkeep[s]) {
+        es_error("%s: variant '%s' is on chromosome %s, which --chr leaves out", opt, id,
+                 p->chr[s]);
+        return ES_ERR_ARG;
+    }
+    *v = s;
+    return ES_OK;
+}
+
+/* Trim blanks at both ends of [s, e) in place; @return the new start and
+ * NUL-terminate at the new end. */
+static char *trim(char *s, char *e)
+{
+    while (s < e && es_is_blank(*s)) s++;
+    while (e > s && es_is_blank(e[-1])) e--;
+    *e = '\0';
+    return s;
+}
+
+int es_filter_snps(const char *list, const es_fileset_t *p, const es_strindex_t *by_id,
+                   uint8_t *vkeep, uint32_t *n_removed)
+{
+    int ret = ES_OK;
+    size_t len = strlen(list), cap = 2;
+    char *buf = NULL;
+    const char **name = NULL; /* the IDs as listed; a range is two consecutive names */
+    uint8_t *range = NULL;    /* range[k]: name k starts a range ending at name k + 1 */
+    int32_t *edge = NULL;     /* +1 where a listed span starts, -1 after it ends */
+    es_strindex_t seen = {0};
+    uint32_t n = p->n_variants, n_name = 0;
+
+    *n_removed = 0;
+    for (const char *c = list; *c; c++) cap += 2 * (*c == ',');
+    if (!(buf = malloc(len + 1)) || !(name = malloc(cap * sizeof *name)) ||
+        !(range = calloc(cap, 1)) || !(edge = calloc((size_t)n + 1, sizeof *edge))) {
+        es_error("out of memory applying --snps");
+        ret = ES_ERR_NOMEM;
+        goto out;
+    }
+    memcpy(buf, list, len + 1);
+    /* "ID", "ID1-ID2" (a span in file order, either way round), comma
+     * separated; empty items are skipped as PLINK does */
+    for (char *s = buf;;) {
+        char *comma = strchr(s, ',');
+        char *e = comma ? comma : s + strlen(s);
+        char *item = trim(s, e);
+        if (*item) {
+            char *dash = strchr(item, '-');
+            if (dash) {
+                char *b = trim(dash + 1, dash + 1 + strlen(dash + 1));
+                char *a = trim(item, dash);
+                if (!*a || !*b || strchr(b, '-')) {
+                    es_error("--snps '%s': '%s-%s' is neither a variant ID nor a range ID1-ID2 "
+                             "(list IDs that contain '-' in an --extract file)", list, a, b);
+                    ret = ES_ERR_ARG;
+                    goto out;
+                }
+                range[n_name] = 1;
+                name[n_name++] = a;
+                name[n_name++] = b;
+            } else {
+                name[n_name++] = item;
+            }
+        }
+        if (!comma) break;
+        s = comma + 1;
+    }
+    if (n_name == 0) {
+        es_error("--snps '%s': no variant ID (expected e.g. rs1-rs5,rs9)", list);
+        ret = ES_ERR_ARG;
+        goto out;
+    }
+    /* a name listed twice is an error in PLINK 1.9; say which */
+    if ((ret = es_strindex_build(&seen, name, NULL, n_name)) != ES_OK) goto out;
+    for (uint32_t k = 0; k < n_name; k++) {
+        if (seen.next[k] != ES_NO_ITEM) {
+            es_error("--snps '%s': '%s' is listed more than once", list, name[k]);
+            ret = ES_ERR_ARG;
+            goto out;
+        }
+    }
+    for (uint32_t k = 0; k < n_name; k++) {
+        uint32_t lo, hi;
+        if ((ret = find_unique_id("--snps", name[k], p, by_id, vkeep, &lo)) != ES_OK) goto out;
+        hi = lo;
+        if (range[k]) {
+            if ((ret = find_unique_id("--snps", name[++k], p, by_id, vkeep, &hi)) != ES_OK)
+                goto out;
+            if (lo > hi) {
+                uint32_t t = lo;
+                lo = hi;
+                hi = t;
+            }
+        }
+        edge[lo]++;
+        edge[hi + 1]--;
+    }
+    uint32_t removed = 0;
+    int64_t depth = 0;
+    for (uint32_t v = 0; v < n; v++) {
+        depth += edge[v];
+        if (depth == 0 && vkeep[v]) {
+            vkeep[v] = 0;
+            removed++;
+        }
+    }
+    *n_removed = removed;
+out:
+    es_strindex_free(&seen);
+    free(edge);
+    free(range);
+    free(name);
+    free(buf);
+    return ret;
+}
+
+/* Chromosome keys name the same chromosome ("chr1" and "1" do). */
+static int same_chr(const chr_key_t *a, const chr_key_t *b)
+{
+    if (a->numeric != b->numeric) return 0;
+    return a->numeric ? a->code == b->code : strcmp(a->name, b->name) == 0;
+}
+
+static uint8_t chr_is(const chr_key_t *k, void *ud)
+{
+    return (uint8_t)same_chr(k, ud);
+}
+
+int es_filter_from_to(const char *from, const char *to, const es_fileset_t *p,
+                      const es_strindex_t *by_id, uint8_t *vkeep, int64_t *lo_out,
+                      int64_t *hi_out, uint32_t *n_removed)
+{
+    int ret;
+    uint32_t vf = 0, vt = 0;
+
+    *n_removed = 0;
+    if (!from && !to) return ES_OK;
+    if (from && (ret = find_unique_id("--from", from, p, by_id, NULL, &vf)) != ES_OK) return ret;
+    if (to && (ret = find_unique_id("--to", to, p, by_id, NULL, &vt)) != ES_OK) return ret;
+    chr_key_t k = chr_key(p->chr[from ? vf : vt]);
+    if (from && to) {
+        chr_key_t kt = chr_key(p->chr[vt]);
+        if (!same_chr(&k, &kt)) {
+            es_error("--from %s is on chromosome %s but --to %s on chromosome %s; both must be "
+                     "on one chromosome", from, p->chr[vf], to, p->chr[vt]);
+            return ES_ERR_ARG;
+        }
+    }
+    /* PLINK 1.9: the positions of the two variants bound a window on their
+     * chromosome (0 and the end when one is not given), in either order */
+    int64_t lo = from ? p->pos[vf] : 0, hi = to ? p->pos[vt] : INT64_MAX;
+    if (lo > hi) {
+        int64_t t = lo;
+        lo = hi;
+        hi = t;
+    }
+    uint8_t *on = chr_map(p, chr_is, &k);
+    if (!on) {
+        es_error("out of memory applying --from/--to");
+        return ES_ERR_NOMEM;
+    }
+    uint32_t removed = 0;
+    for (uint32_t v = 0; v < p->n_variants; v++) {
+        if (vkeep[v] && !(on[v] && p->pos[v] >= lo && p->pos[v] <= hi)) {
+            vkeep[v] = 0;
+            removed++;
+        }
+    }
+    free(on);
+    if (lo_out) *lo_out = lo;
+    if (hi_out) *hi_out = hi;
+    *n_removed = removed;
+    return ES_OK;
 }
 
 /* ---- --geno / --maf ----------------------------------------------------------- */
@@ -466,13 +700,8 @@ int es_filter_qc(const es_fileset_t *p, const uint8_t *used, double maf, double 
     qc_row_fn row_fn = qc_row_select();
     uint64_t g_ct = 0, m_ct = 0;
     int64_t nv = p->n_variants;
-#ifdef _OPENMP
-    int nt = threads > 0 ? threads : omp_get_max_threads();
-#else
-    int nt = 1;
-    (void)threads;
-#endif
-    (void)nt;
+    int nt = filter_threads(threads);
+    (void)nt; /* unused without OpenMP */
 #pragma omp parallel for schedule(dynamic, QC_CHUNK) num_threads(nt) reduction(+ : g_ct, m_ct) \
     if (nv > 4 * QC_CHUNK)
     for (int64_t v = 0; v < nv; v++) {
@@ -502,6 +731,246 @@ int es_filter_qc(const es_fileset_t *p, const uint8_t *used, double maf, double 
     *geno_removed = (uint32_t)g_ct;
     *maf_removed = (uint32_t)m_ct;
     return ES_OK;
+}
+
+/* ---- --mind and --hwe ----------------------------------------------------------- */
+
+/* PLINK 1.9 compares its thresholds with this slack (SMALL_EPSILON, 2^-44),
+ * so that a threshold written in decimal does not miss a value it equals. */
+#define PLINK_EPSILON (1.0 / 17592186044416.0)
+
+/* Chromosome classes that PLINK 1.9 treats apart (human numbering). */
+enum { CHR_OTHER, CHR_X, CHR_Y, CHR_MT };
+
+static uint8_t chr_class(const chr_key_t *k, void *ud)
+{
+    (void)ud;
+    return !k->numeric ? CHR_OTHER
+           : k->code == 23 ? CHR_X
+           : k->code == 24 ? CHR_Y
+           : k->code == 26 ? CHR_MT
+                           : CHR_OTHER;
+}
+
+/* The class of each variant; NULL when out of memory. */
+static uint8_t *chr_classes(const es_fileset_t *p)
+{
+    return chr_map(p, chr_class, NULL);
+}
+
+/* Each sample's even bit (its low code bit in a .bed row) where take(s) holds,
+ * in nw 64-bit words built through a byte view (see qc_row_body). */
+static void sample_mask(uint64_t *m, size_t nw, uint32_t n, const int8_t *status,
+                        const int8_t *sex, const uint8_t *founder, int want)
+{
+    uint8_t *b = (uint8_t *)m;
+    memset(m, 0, nw * sizeof *m);
+    for (uint32_t s = 0; s < n; s++) {
+        if (status[s] == -2) continue;
+        int male = sex && sex[s] == 1, is_founder = !founder || founder[s];
+        int take = want == 0   ? 1                                    /* every sample left */
+                   : want == 1 ? male                                 /* males */
+                   : want == 2 ? is_founder                           /* founders */
+                   : want == 3 ? is_founder && status[s] == 0         /* founder controls */
+                   : want == 4 ? is_founder && !male                  /* non-male founders */
+                               : is_founder && !male && status[s] == 0; /* ... controls */
+        if (take) b[s / 4] |= (uint8_t)(1u << (2 * (s % 4)));
+    }
+}
+
+/* Words of samples per block in es_filter_mind(): 32 words = 1,024 samples,
+ * 256 bytes of each row, so a block's rows stay in cache lines it reads whole. */
+#define MIND_BLOCK_WORDS 32
+
+int es_filter_mind(const es_fileset_t *p, const uint8_t *vkeep, double mind, int threads,
+                   int8_t *status, uint32_t *n_removed)
+{
+    int ret = ES_OK;
+    size_t bpv = p->bytes_per_variant, nw = (bpv + 7) / 8, full = bpv / 8;
+    uint32_t n = p->n_samples, *miss = NULL, *rows = NULL;
+    uint64_t *all = NULL, *male = NULL;
+    uint8_t *cls = NULL;
+    uint64_t n_var = 0, n_nony = 0;
+
+    *n_removed = 0;
+    if (!(mind < 1)) return ES_OK;
+    if (!(miss = calloc(n ? n + 32 : 1, sizeof *miss)) ||
+        !(all = calloc(nw + 1, sizeof *all)) || !(male = calloc(nw + 1, sizeof *male)) ||
+        !(cls = chr_classes(p)) || !(rows = malloc((p->n_variants + 1) * sizeof *rows))) {
+        es_error("out of memory applying --mind");
+        ret = ES_ERR_NOMEM;
+        goto out;
+    }
+    sample_mask(all, nw, n, status, p->fam_sex, NULL, 0);
+    sample_mask(male, nw, n, status, p->fam_sex, NULL, 1);
+    for (uint32_t v = 0; v < p->n_variants; v++) {
+        if (!vkeep[v]) continue;
+        rows[n_var++] = v;
+        n_nony += cls[v] != CHR_Y;
+    }
+    /* Missing calls (code 01) per sample.  Blocks of sample words are
+     * independent, so threads share no counter. */
+    int64_t n_block = (int64_t)((nw + MIND_BLOCK_WORDS - 1) / MIND_BLOCK_WORDS);
+    int nt = filter_threads(threads);
+    (void)nt; /* unused without OpenMP */
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (n_block > 1 && n_var > 64)
+    for (int64_t blk = 0; blk < n_block; blk++) {
+        size_t w0 = (size_t)blk * MIND_BLOCK_WORDS, w1 = w0 + MIND_BLOCK_WORDS;
+        if (w1 > nw) w1 = nw;
+        for (uint64_t i = 0; i < n_var; i++) {
+            const uint8_t *row = es_fileset_row(p, rows[i]);
+            const uint64_t *m = cls[rows[i]] == CHR_Y ? male : all;
+            for (size_t w = w0; w < w1; w++) {
+                uint64_t x = 0;
+                memcpy(&x, row + 8 * w, w < full ? 8 : bpv - 8 * full);
+                uint64_t hit = x & ~(x >> 1) & m[w];
+                while (hit) {
+                    miss[32 * w + (size_t)__builtin_ctzll(hit) / 2]++;
+                    hit &= hit - 1;
+                }
+            }
+        }
+    }
+    /* PLINK 1.9: a sample goes when its missing calls exceed the truncated
+     * rate x variants; non-males are not counted on chrY, so their variants
+     * are the non-Y ones. */
+    uint64_t lim_male = (uint64_t)(mind * (double)n_var * (1 + PLINK_EPSILON));
+    uint64_t lim_other = (uint64_t)(mind * (double)n_nony * (1 + PLINK_EPSILON));
+    uint32_t removed = 0;
+    for (uint32_t s = 0; s < n; s++) {
+        if (status[s] == -2) continue;
+        int is_male = p->fam_sex && p->fam_sex[s] == 1;
+        if (miss[s] > (is_male ? lim_male : lim_other)) {
+            status[s] = -2;
+            removed++;
+        }
+    }
+    *n_removed = removed;
+out:
+    free(rows);
+    free(cls);
+    free(male);
+    free(all);
+    free(miss);
+    return ret;
+}
+
+/* Add the term t (a probability relative to the observed count's) to the
+ * tail when it is no more likely, ties within rounding included, else to
+ * the centre.  @return 1 when the walk may stop (a tail term no longer
+ * changes the sum; the next ones are smaller), -1 when the centre overflowed
+ * (p = 0), 0 to go on. */
+static int hwe_add(double t, double *tail, double *centre)
+{
+    if (t < 1 + 1e-12) {
+        double before = *tail;
+        *tail += t;
+        return *tail == before;
+    }
+    *centre += t;
+    return *centre == INFINITY ? -1 : 0;
+}
+
+double es_hwe_exact_p(uint32_t het, uint32_t hom1, uint32_t hom2)
+{
+    /* Wigginton, Cutler and Abecasis (2005): given the allele counts, the
+     * probability of h heterozygotes follows
+     *     P(h + 2) / P(h) = 4 homr(h) homc(h) / ((h + 2)(h + 1)),
+     * homr, homc = the homozygote counts that keep the allele counts.  The
+     * p-value is the mass of the het counts no more likely than the observed
+     * one.  As in PLINK 1.9, probabilities are taken relative to the observed
+     * one (1): walking away from it, terms below 1 (ties included) are tail,
+     * the others centre; a tail is left once its terms no longer change the
+     * sum, and a centre that overflows means p = 0. */
+    double homr = hom1 < hom2 ? hom1 : hom2, homc = hom1 < hom2 ? hom2 : hom1;
+    double h0 = het;
+    if (het == 0 && homr == 0) return 1; /* monomorphic (or no genotype): no test */
+    double tail = 1, centre = 0;
+    int st = 0;
+    /* upwards: h + 2, h + 4, ... while a rare homozygote is left */
+    double t = 1, h = h0, r = homr, c = homc;
+    while (r > 0.5 && st == 0) {
+        t *= 4 * r * c / ((h + 2) * (h + 1));
+        h += 2;
+        r -= 1;
+        c -= 1;
+        st = hwe_add(t, &tail, &centre);
+    }
+    /* downwards: h - 2, h - 4, ... while two heterozygotes are left */
+    t = 1, h = h0, r = homr, c = homc;
+    while (h > 1.5 && st >= 0) {
+        r += 1;
+        c += 1;
+        t *= h * (h - 1) / (4 * r * c);
+        h -= 2;
+        if ((st = hwe_add(t, &tail, &centre)) > 0) break;
+    }
+    if (st < 0) return 0;
+    double pv = tail / (tail + centre);
+    return pv > 1 ? 1 : pv;
+}
+
+int es_filter_hwe(const es_fileset_t *p, const int8_t *status, double hwe, int all, int threads,
+                  uint8_t *vkeep, uint32_t *n_removed, int *used_all)
+{
+    int ret = ES_OK;
+    size_t bpv = p->bytes_per_variant, full = bpv / 8, tail = bpv % 8;
+    uint64_t *mA = NULL, *mX = NULL;
+    uint8_t *cls = NULL;
+
+    *n_removed = 0;
+    if (!(hwe > 0)) return ES_OK;
+    /* PLINK 1.9 tests the founder controls when there are controls (with
+     * a case/control phenotype), and every founder otherwise or with
+     * 'include-nonctrl' (all); chrX counts the non-male ones only, and chrY
+     * and chrMT are not tested. */
+    if (!all) {
+        all = 1;
+        for (uint32_t s = 0; s < p->n_samples; s++) {
+            if (status[s] == 0) {
+                all = 0;
+                break;
+            }
+        }
+    }
+    if (used_all) *used_all = all;
+    if (!(mA = calloc(full + 1, sizeof *mA)) || !(mX = calloc(full + 1, sizeof *mX)) ||
+        !(cls = chr_classes(p))) {
+        es_error("out of memory applying --hwe");
+        ret = ES_ERR_NOMEM;
+        goto out;
+    }
+    sample_mask(mA, full + 1, p->n_samples, status, p->fam_sex, p->fam_founder, all ? 2 : 3);
+    sample_mask(mX, full + 1, p->n_samples, status, p->fam_sex, p->fam_founder, all ? 4 : 5);
+    uint64_t nA = 0, nX = 0;
+    for (size_t w = 0; w <= full; w++) {
+        nA += (uint64_t)__builtin_popcountll(mA[w]);
+        nX += (uint64_t)__builtin_popcountll(mX[w]);
+    }
+    qc_row_fn row_fn = qc_row_select();
+    double lim = hwe * (1 - PLINK_EPSILON);
+    uint64_t r_ct = 0;
+    int64_t nv = p->n_variants;
+    int nt = filter_threads(threads);
+    (void)nt; /* unused without OpenMP */
+#pragma omp parallel for schedule(dynamic, QC_CHUNK) num_threads(nt) reduction(+ : r_ct) \
+    if (nv > 4 * QC_CHUNK)
+    for (int64_t v = 0; v < nv; v++) {
+        if (!vkeep[v] || cls[v] == CHR_Y || cls[v] == CHR_MT) continue;
+        int x = cls[v] == CHR_X;
+        qc_counts_t c = row_fn(es_fileset_row(p, (uint32_t)v), x ? mX : mA, full, tail);
+        uint64_t hom1 = (x ? nX : nA) - c.miss - c.het - c.hom2;
+        if (es_hwe_exact_p((uint32_t)c.het, (uint32_t)hom1, (uint32_t)c.hom2) < lim) {
+            vkeep[v] = 0;
+            r_ct++;
+        }
+    }
+    *n_removed = (uint32_t)r_ct;
+out:
+    free(cls);
+    free(mX);
+    free(mA);
+    return ret;
 }
 
 /* ---- compaction ------------------------------------------------------------- */

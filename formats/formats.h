@@ -1,7 +1,8 @@
 /* formats.h -- the genotype readers and writer: PLINK 1 filesets (.bed/.bim/.fam),
  * VCF/BCF through htslib, phenotype files, and the sample and variant filters
- * (--keep/--remove/--chr/--extract/--exclude/--maf/--geno).  Internal (not
- * installed); depends on src/util only.  A reader returns an es_fileset_t. */
+ * (--keep/--remove/--chr/--from/--to/--snps/--extract/--exclude/--mind/--geno/
+ * --hwe/--maf).  Internal (not installed); depends on src/util only.  A reader
+ * returns an es_fileset_t. */
 #ifndef ES_FORMATS_H
 #define ES_FORMATS_H
 
@@ -36,6 +37,12 @@ typedef struct {
     const char **fid, **iid;
     int8_t *fam_pheno; /* 0 control, 1 case, -1 missing (from column 6) */
     int fam_pheno_quantitative; /* column 6 had values other than 0/1/2/-9 */
+    /* column 6 under PLINK's --1 (0 control, 1 case): 0, 1, -1 missing (-9,
+     * NA), -3 another value (missing too; dataset.c warns) */
+    int8_t *fam_pheno01;
+    int8_t *fam_sex;      /* column 5: 1 male, 2 female, 0 unknown (anything else) */
+    uint8_t *fam_founder; /* 1 when columns 3 and 4 are both "0" (PLINK's founders) */
+    /* (the three are NULL for VCF input: founders of unknown sex, no column 6) */
     /* .bed */
     const uint8_t *bed_map; /* whole file mapping (or NULL when empty) */
     size_t bed_size;
@@ -117,6 +124,15 @@ int es_plink_write(const es_fileset_t *p, const int8_t *status, const char *pref
 int es_pheno_read(const char *path, const char *pheno_name, const es_fileset_t *p,
                   int8_t *status);
 
+/**
+ * es_pheno_read() with a choice of coding.  coding01 = 0: as es_pheno_read();
+ * 1 (PLINK's --1): 0 control, 1 case, -9/NA missing, and any other value,
+ * 2 included, is missing as in PLINK 1.9 (counted in one warning with the
+ * first line), never an error.
+ */
+int es_pheno_read_coded(const char *path, const char *pheno_name, int coding01,
+                        const es_fileset_t *p, int8_t *status);
+
 /* ---- sample and variant filters (filter.c) --------------------------------- */
 
 /**
@@ -176,6 +192,69 @@ int es_filter_chr(const char *list, const es_fileset_t *p, uint8_t *vkeep, uint3
  */
 int es_filter_variant_list(const char *path, int extract, const es_fileset_t *p,
                            const es_strindex_t *by_id, uint8_t *vkeep, uint32_t *n_removed);
+
+/**
+ * --snps: keep only the variants that list names: comma-separated IDs and
+ * spans "ID1-ID2" (every variant from one to the other in file order, either
+ * way round, across chromosomes), blanks around items ignored, empty items
+ * skipped (PLINK 1.9's --snps, whose range delimiter is '-').  Clears vkeep[v]
+ * for the others.  Every listed ID must be in p exactly once and not left out
+ * of vkeep already (by --chr); a name listed twice, an item such as "a-b-c"
+ * or an empty list is ES_ERR_ARG with a message naming the item.
+ * @param by_id index of p->id
+ * @return ES_OK, ES_ERR_ARG or ES_ERR_NOMEM
+ */
+int es_filter_snps(const char *list, const es_fileset_t *p, const es_strindex_t *by_id,
+                   uint8_t *vkeep, uint32_t *n_removed);
+
+/**
+ * --from/--to as PLINK 1.9 reads them: the positions of the two variants
+ * (each named by a unique ID; either may be NULL: position 0 / the end) bound
+ * a window on their chromosome, in either order; clears vkeep[v] for the
+ * variants outside it or on another chromosome ("chr1" and "1" are one).  An
+ * unknown or repeated ID, or IDs on two chromosomes, is ES_ERR_ARG naming them.
+ * @param lo, hi out (may be NULL): the window's positions
+ * @return ES_OK or ES_ERR_ARG
+ */
+int es_filter_from_to(const char *from, const char *to, const es_fileset_t *p,
+                      const es_strindex_t *by_id, uint8_t *vkeep, int64_t *lo, int64_t *hi,
+                      uint32_t *n_removed);
+
+/**
+ * --mind (mind < 1; 1 = off): set status[s] = -2 for the samples not removed
+ * yet whose missing calls over the variants with vkeep[v] set exceed
+ * floor(mind x those variants), as PLINK 1.9 does (with its 2^-44 slack):
+ * on chrY only males' calls count (p->fam_sex; unknown sex is not male), and
+ * the other samples' limit is taken over the non-Y variants.  Every sample
+ * not removed counts, with a phenotype or not.  Parallel over blocks of
+ * samples (threads <= 0: OpenMP's default).
+ * @param n_removed out: samples newly set to -2
+ * @return ES_OK or ES_ERR_NOMEM
+ */
+int es_filter_mind(const es_fileset_t *p, const uint8_t *vkeep, double mind, int threads,
+                   int8_t *status, uint32_t *n_removed);
+
+/**
+ * The Hardy-Weinberg exact test of Wigginton et al. (2005): the probability,
+ * given the allele counts, of a heterozygote count no more likely than het
+ * (ties included), as PLINK 1.9 computes it (--hardy's P).  1 when there is
+ * no rare allele; 0 when the observed count is so unlikely that the other
+ * counts' relative probabilities overflow a double.  Thread-safe.
+ */
+double es_hwe_exact_p(uint32_t het, uint32_t hom1, uint32_t hom2);
+
+/**
+ * --hwe (hwe > 0; 0 = off): clear vkeep[v] for the variants whose exact-test
+ * p-value (es_hwe_exact_p()) is below hwe, over PLINK 1.9's samples: the
+ * founders (p->fam_founder; VCF samples all are) not removed (status != -2)
+ * that are controls (status 0), or all of them when all != 0 (PLINK's
+ * 'include-nonctrl') or when no sample left is a control; on chrX only the
+ * non-male ones; chrY and chrMT are not tested.
+ * @param used_all out (may be NULL): whether the test used every founder
+ * @return ES_OK or ES_ERR_NOMEM
+ */
+int es_filter_hwe(const es_fileset_t *p, const int8_t *status, double hwe, int all, int threads,
+                  uint8_t *vkeep, uint32_t *n_removed, int *used_all);
 
 /**
  * --geno and --maf, over the samples with used[s] != 0, for the variants

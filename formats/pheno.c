@@ -26,9 +26,25 @@
 #define MAX_LISTED_COLUMNS 20
 
 /* Phenotype value -> 0 control, 1 case, -1 missing; -1 return for anything
- * else (including quantitative values: this is a case/control tool). */
-static int pheno_code(const char *s, int8_t *code)
+ * else (including quantitative values: this is a case/control tool).  Under
+ * --1 (coding01) 0 is a control and 1 a case, and every other value is
+ * missing, as PLINK 1.9 reads it: -2 return for the ones that are not -9/NA,
+ * so that the caller can count them. */
+static int pheno_code(const char *s, int coding01, int8_t *code)
 {
+    if (coding01) {
+        char *e;
+        *code = -1;
+        if (strcasecmp(s, "NA") == 0) return 0;
+        errno = 0;
+        double v = strtod(s, &e);
+        if (e == s || *e != '\0' || errno == ERANGE) return -2;
+        if (v == 0.0) *code = 0;
+        else if (v == 1.0) *code = 1;
+        else if (v != -9.0) return -2;
+        return 0;
+    }
+
     char *e;
     if (strcasecmp(s, "NA") == 0) {
         *code = -1;
@@ -121,6 +137,12 @@ static int count_fields(const char *ls, const char *le)
 
 int es_pheno_read(const char *path, const char *pheno_name, const es_fileset_t *p, int8_t *status)
 {
+    return es_pheno_read_coded(path, pheno_name, 0, p, status);
+}
+
+int es_pheno_read_coded(const char *path, const char *pheno_name, int coding01,
+                        const es_fileset_t *p, int8_t *status)
+{
     int ret = ES_OK;
     char *text = NULL;
     char **f = NULL;
@@ -129,6 +151,8 @@ int es_pheno_read(const char *path, const char *pheno_name, const es_fileset_t *
     size_t len;
     int nf_expect = 0, col = 0, has_header = 0, id_cols = 2, guessed_iid = 0;
     uint64_t unknown_ct = 0, dup_ct = 0, line_unknown = 0, line_dup = 0, data_lines = 0;
+    uint64_t other_ct = 0, line_other = 0; /* --1: values other than 0, 1, -9, NA */
+    const char *other_val = "";
     /* first unknown and first repeated ID: a = FID (or the IID), b = IID (or "") */
     const char *unknown_a = "", *unknown_b = "", *dup_a = "", *dup_b = "", *ids = "FID IID";
     const char *col_name = NULL;
@@ -202,7 +226,12 @@ int es_pheno_read(const char *path, const char *pheno_name, const es_fileset_t *
         data_lines++;
         int8_t code;
         const char *val = f[id_cols + col];
-        if (pheno_code(val, &code) != 0) {
+        int pc = pheno_code(val, coding01, &code);
+        if (pc == -2 && other_ct++ == 0) {
+            other_val = val;
+            line_other = line;
+        }
+        if (pc == -1) {
             es_error("%s: line %" PRIu64 ", column %d%s%s%s: phenotype '%s' is not 1 (control), "
                      "2 (case) or 0/-9/NA (missing)%s", path, line, id_cols + col + 1,
                      col_name ? " (" : "", col_name ? col_name : "", col_name ? ")" : "", val,
@@ -259,6 +288,10 @@ int es_pheno_read(const char *path, const char *pheno_name, const es_fileset_t *
                     ? " (no line matched: FID and IID must both match; a file of 'IID value' "
                       "lines matches on IID alone)"
                     : "");
+    if (other_ct)
+        es_warn("%s: %s phenotype value%s other than 0 (control), 1 (case), -9 or NA counted "
+                "as missing (--1, as in PLINK 1.9); first: '%s' on line %" PRIu64, path,
+                es_fmt_count(other_ct, b1), other_ct == 1 ? "" : "s", other_val, line_other);
     if (dup_ct)
         es_warn("%s: %s sample%s listed more than once; the last value is used; first: '%s%s%s' "
                 "on line %" PRIu64, path, es_fmt_count(dup_ct, b1), dup_ct == 1 ? "" : "s",

@@ -136,6 +136,23 @@ static int fam_pheno_code(const char *s, int8_t *code, int *quant)
     return 0;
 }
 
+/* .fam column 6 under PLINK's --1 -> 0 control (0), 1 case (1), -1 missing
+ * (-9, NA), -3 any other value (missing as well, as PLINK 1.9 reads it, but
+ * worth a warning: a 2 under --1 is usually a file coded 1/2). */
+static int8_t fam_pheno01_code(const char *s)
+{
+    double v;
+    if (strcasecmp(s, "NA") == 0 || strcasecmp(s, "nan") == 0) return -1;
+    if (parse_double(s, &v) != 0) return -3;
+    return v == 0.0 ? 0 : v == 1.0 ? 1 : v == -9.0 ? -1 : -3;
+}
+
+/* .fam column 5 as PLINK reads it: exactly "1" male, "2" female, else unknown. */
+static int8_t fam_sex_code(const char *s)
+{
+    return strcmp(s, "1") == 0 ? 1 : strcmp(s, "2") == 0 ? 2 : 0;
+}
+
 static int parse_fam(es_fileset_t *p)
 {
     int ret = ES_OK;
@@ -148,8 +165,12 @@ static int parse_fam(es_fileset_t *p)
     p->fid = malloc(cap * sizeof *p->fid);
     p->iid = malloc(cap * sizeof *p->iid);
     p->fam_pheno = malloc(cap * sizeof *p->fam_pheno);
+    p->fam_pheno01 = malloc(cap * sizeof *p->fam_pheno01);
+    p->fam_sex = malloc(cap * sizeof *p->fam_sex);
+    p->fam_founder = malloc(cap * sizeof *p->fam_founder);
     line_of = malloc(cap * sizeof *line_of);
-    if (!p->fid || !p->iid || !p->fam_pheno || !line_of) {
+    if (!p->fid || !p->iid || !p->fam_pheno || !p->fam_pheno01 || !p->fam_sex ||
+        !p->fam_founder || !line_of) {
         ret = ES_ERR_NOMEM;
         goto out;
     }
@@ -176,6 +197,10 @@ static int parse_fam(es_fileset_t *p)
             ret = ES_ERR_FORMAT;
             goto out;
         }
+        p->fam_pheno01[n] = fam_pheno01_code(f[5]);
+        p->fam_sex[n] = fam_sex_code(f[4]);
+        /* a founder has no parent in the file: PLINK asks for both IDs "0" */
+        p->fam_founder[n] = strcmp(f[2], "0") == 0 && strcmp(f[3], "0") == 0;
         p->fid[n] = f[0];
         p->iid[n] = f[1];
         line_of[n] = line;
@@ -395,5 +420,8 @@ void es_fileset_close(es_fileset_t *p)
     free(p->fid);
     free(p->iid);
     free(p->fam_pheno);
+    free(p->fam_pheno01);
+    free(p->fam_sex);
+    free(p->fam_founder);
     free(p);
 }

@@ -111,18 +111,34 @@ typedef struct {
     int require_pheno;      /**< 1 (default): a case/control phenotype with cases and
                                  controls is required; 0: samples without one are kept
                                  (for conversion and inspection) */
+    /* PLINK 1.9's filters and codings, each with PLINK's meaning */
+    const char *snps;       /**< variant IDs and spans in file order, "rs1-rs5,rs9"
+                                 (PLINK --snps), or NULL */
+    const char *from;       /**< with to: the positions of these two variants bound a
+                                 window on their chromosome (PLINK --from/--to; either
+                                 alone: from it to the end / from the start to it), or NULL */
+    const char *to;         /**< see from */
+    double mind;            /**< drop samples with missing-call rate > mind over the
+                                 selected variants (PLINK --mind; 1: off) */
+    double hwe;             /**< drop variants whose Hardy-Weinberg exact-test p < hwe
+                                 (PLINK --hwe; 0: off), tested in the founder controls */
+    int hwe_all;            /**< 1: --hwe tests every founder, cases too (PLINK 'include-
+                                 nonctrl', --hwe-all); 0 (default): controls when there are */
+    int pheno_01;           /**< 1: case/control coded 0 control, 1 case (PLINK --1), in
+                                 .fam column 6 and in pheno; 0 (default): 1 control, 2 case */
 } es_input_opt_t;
 
-/** Fill opt with the defaults (no input, no selection, maf 0, geno 1). */
+/** Fill opt with the defaults (no input, no selection: maf 0, geno 1, mind 1, hwe 0). */
 void es_input_opt_init(es_input_opt_t *opt);
 
 /**
  * Open a dataset: a PLINK fileset or a VCF/BCF, with a case/control phenotype,
  * applying the sample and variant selection while reading.  Filters apply in
- * this order: the phenotype and --keep/--remove (samples), then --region (VCF,
- * while reading), --chr, --extract, --exclude, and last --geno then --maf
- * (PLINK 1.9's order) computed over the samples that remain.  The log says
- * how many samples and variants each step removed.
+ * PLINK 1.9's order: the phenotype and --keep/--remove (samples); --region
+ * (VCF, while reading), --chr, --from/--to, --snps, --extract, --exclude
+ * (variants); --mind over the variants left (samples); and last --geno,
+ * --hwe, then --maf over the samples that remain.  The log says how many
+ * samples and variants each step removed.
  * @param out receives the dataset; free with es_dataset_destroy()
  * @return ES_OK, ES_ERR_ARG, ES_ERR_IO, ES_ERR_FORMAT, ES_ERR_DATA (nothing
  *         left to analyse, no cases or no controls) or ES_ERR_NOMEM

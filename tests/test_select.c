@@ -4,7 +4,8 @@
  * against a naive oracle, the order of the filters and their counts, the
  * empty-selection errors, var_src (kept variants decode to their source
  * rows), and a scan of a selection equal to a scan of a fileset that holds
- * only the selection. */
+ * only the selection; PLINK 1.9's --snps, --from/--to, --mind, --hwe (and its
+ * exact test against exactly summed p-values) and --1. */
 #include <fcntl.h>
 #include <math.h>
 #include <setjmp.h>
@@ -754,6 +755,399 @@ static void test_qc_oracle(void **state)
     }
 }
 
+/* ---- PLINK 1.9's filters: --snps, --from/--to, --mind, --hwe, --1 ------------- */
+
+/* Each of the n values v[k] in the double option at offset off is refused
+ * with ES_ERR_ARG and a message holding m1 and m2. */
+static void refuse_values(fx_t *fx, size_t off, const double *v, size_t n, const char *m1,
+                          const char *m2)
+{
+    for (size_t k = 0; k < n; k++) {
+        es_input_opt_t opt;
+        es_input_opt_init(&opt);
+        memcpy((char *)&opt + off, &v[k], sizeof v[k]);
+        open_sel(fx, &opt, ES_ERR_ARG, m1, m2, END);
+    }
+}
+
+/* IDs of the kept variants, comma-separated, into buf. */
+static const char *kept_ids(const es_dataset_t *ds, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    for (uint32_t v = 0; v < es_dataset_n_variants(ds); v++)
+        snprintf(buf + strlen(buf), cap - strlen(buf), "%s%s", v ? "," : "",
+                 es_dataset_variant(ds, v).id);
+    return buf;
+}
+
+/* The Wigginton et al. exact test against p-values summed exactly (python
+ * fractions: P(h) = n! 2^h / (homr! h! homc!), the mass of the het counts no
+ * more likely than the observed one). */
+static void test_hwe_exact_p(void **state)
+{
+    (void)state;
+    static const struct {
+        uint32_t het, hom1, hom2;
+        double p;
+    } c[] = {
+        {0, 0, 0, 1.0},
+        {1, 0, 0, 1.0},
+        {57, 14, 50, 0.8422797565707926},
+        {0, 5, 5, 0.0013639611162830976},
+        {10, 10, 10, 0.07421943138053523},
+        {2, 10, 2, 0.0647342995169082},
+        {20, 40, 0, 0.33949668557549917},
+        {3, 100, 0, 1.0},
+        {1, 1000, 0, 1.0},
+        {100, 200, 100, 8.872310582456577e-21},
+        {150, 150, 100, 1.7613425391856423e-06},
+        {500, 300, 200, 0.7982999314006535},
+        {21, 379, 0, 1.0},
+        {0, 999, 1, 0.0005002501250625312},
+        {250, 8000, 2, 0.721949933232077},
+        {30, 60, 10, 0.05885814563252747},
+        {6, 0, 7, 1.0},
+        {400, 1800, 2800, 0.0}, /* about 1e-700: the centre overflows, p = 0 */
+    };
+    for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
+        double p = es_hwe_exact_p(c[k].het, c[k].hom1, c[k].hom2);
+        double q = es_hwe_exact_p(c[k].het, c[k].hom2, c[k].hom1); /* allele labels swapped */
+        if (c[k].p == 0) assert_true(p < 1e-300);
+        else if (fabs(p - c[k].p) > 1e-9 * c[k].p)
+            fail_msg("HWE(%u, %u, %u) = %.17g, expected %.17g", c[k].het, c[k].hom1, c[k].hom2,
+                     p, c[k].p);
+        assert_true(p == q);
+        assert_true(p >= 0 && p <= 1);
+    }
+}
+
+/* rs1-rs4 on chr 1, rs5-rs7 on chr 2 and rs8 on "chr2" (the same chromosome,
+ * out of position order), rs9-rs10 on X. */
+static void write_snps_fixture(fx_t *fx)
+{
+    const uint32_t n = 6, m = 10;
+    uint8_t *g = random_geno(m, n, 0, 7);
+    int *ph = alt_pheno(n);
+    write_fileset(fx, g, m, n, ph);
+    assert_int_equal(tu_write_text(fx->bim, "1 rs1 0 100 A G\n1 rs2 0 200 A G\n1 rs3 0 300 A G\n"
+                                            "1 rs4 0 400 A G\n2 rs5 0 150 A G\n2 rs6 0 250 A G\n"
+                                            "2 rs7 0 350 A G\nchr2 rs8 0 300 A G\n"
+                                            "X rs9 0 100 A G\nX rs10 0 200 A G\n"),
+                     0);
+    free(g);
+    free(ph);
+}
+
+static void test_snps_from_to(void **state)
+{
+    fx_t *fx = *state;
+    char ids[256];
+    es_input_opt_t opt;
+    es_dataset_t *ds;
+    write_snps_fixture(fx);
+
+    es_input_opt_init(&opt);
+    assert_null(opt.snps);
+    assert_null(opt.from);
+    assert_null(opt.to);
+    assert_true(opt.mind == 1.0);
+    assert_true(opt.hwe == 0.0);
+    assert_int_equal(opt.hwe_all, 0);
+    assert_int_equal(opt.pheno_01, 0);
+
+    static const struct {
+        const char *chr, *snps, *from, *to, *want;
+    } ok[] = {
+        {NULL, "rs2-rs4,rs9", NULL, NULL, "rs2,rs3,rs4,rs9"},
+        {NULL, "rs4-rs2", NULL, NULL, "rs2,rs3,rs4"},           /* either way round */
+        {NULL, " rs3 , ,rs6 - rs5", NULL, NULL, "rs3,rs5,rs6"}, /* blanks, empty item */
+        {NULL, "rs3-rs6", NULL, NULL, "rs3,rs4,rs5,rs6"},       /* across chromosomes */
+        {NULL, "rs1-rs3,rs2-rs4", NULL, NULL, "rs1,rs2,rs3,rs4"}, /* overlapping spans */
+        {"2,X", "rs5-rs9", NULL, NULL, "rs5,rs6,rs7,rs8,rs9"},
+        {NULL, NULL, "rs6", "rs7", "rs6,rs7,rs8"}, /* chr2 at 300 is inside 250..350 */
+        {NULL, NULL, "rs7", "rs6", "rs6,rs7,rs8"}, /* PLINK swaps the ends */
+        {NULL, NULL, "rs2", NULL, "rs2,rs3,rs4"},
+        {NULL, NULL, NULL, "rs2", "rs1,rs2"},
+        {NULL, NULL, "rs9", "rs9", "rs9"},
+    };
+    for (size_t k = 0; k < sizeof ok / sizeof ok[0]; k++) {
+        es_input_opt_init(&opt);
+        opt.chr = ok[k].chr;
+        opt.snps = ok[k].snps;
+        opt.from = ok[k].from;
+        opt.to = ok[k].to;
+        ds = open_sel(fx, &opt, ES_OK, END);
+        if (strcmp(kept_ids(ds, ids, sizeof ids), ok[k].want) != 0)
+            fail_msg("--snps '%s' --from %s --to %s: kept %s, expected %s",
+                     ok[k].snps ? ok[k].snps : "", ok[k].from ? ok[k].from : "-",
+                     ok[k].to ? ok[k].to : "-", ids, ok[k].want);
+        es_dataset_destroy(ds);
+    }
+    es_input_opt_init(&opt);
+    opt.snps = "rs1-rs2";
+    opt.extract = fx->list;
+    assert_int_equal(tu_write_text(fx->list, "rs2\nrs3\n"), 0);
+    ds = open_sel(fx, &opt, ES_OK, "--snps rs1-rs2: 8 variants removed",
+                  "--extract", "1 variants removed", END);
+    assert_string_equal(kept_ids(ds, ids, sizeof ids), "rs2");
+    es_dataset_destroy(ds);
+
+    static const struct {
+        const char *chr, *snps, *from, *to, *msg1, *msg2;
+    } bad[] = {
+        {NULL, "rs2,nosuch", NULL, NULL, "variant 'nosuch' is not in", "d.bim"},
+        {"1", "rs2,rs5", NULL, NULL, "'rs5' is on chromosome 2", "--chr"},
+        {NULL, "rs2,rs3-rs2", NULL, NULL, "'rs2' is listed more than once", "--snps"},
+        {NULL, "rs1-rs2-rs3", NULL, NULL, "neither a variant ID nor a range", "rs1-rs2-rs3"},
+        {NULL, "rs1-", NULL, NULL, "neither a variant ID nor a range", "--snps"},
+        {NULL, " , ", NULL, NULL, "no variant ID", "--snps"},
+        {NULL, NULL, "rs1", "rs5", "on chromosome 1 but --to rs5 on chromosome 2", "--from"},
+        {NULL, NULL, "nosuch", NULL, "--from: variant 'nosuch' is not in", "d.bim"},
+        {"1", NULL, "rs1", NULL, "--from/--to", "--chr"},
+        {NULL, "rs1", NULL, "rs2", "--snps", "--from/--to"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        es_input_opt_init(&opt);
+        opt.chr = bad[k].chr;
+        opt.snps = bad[k].snps;
+        opt.from = bad[k].from;
+        opt.to = bad[k].to;
+        open_sel(fx, &opt, ES_ERR_ARG, bad[k].msg1, bad[k].msg2, END);
+    }
+    /* a listed ID that is not unique in the .bim */
+    assert_int_equal(tu_write_text(fx->bim, "1 rs1 0 100 A G\n1 rs2 0 200 A G\n1 rs3 0 300 A G\n"
+                                            "1 rs4 0 400 A G\n2 rs5 0 150 A G\n2 rs6 0 250 A G\n"
+                                            "2 rs7 0 350 A G\n2 rs8 0 300 A G\n"
+                                            "X rs9 0 100 A G\nX rs1 0 200 A G\n"),
+                     0);
+    es_input_opt_init(&opt);
+    opt.snps = "rs1-rs3";
+    /* (the .bim reader warns about the duplicate: open_sel captures it) */
+    open_sel(fx, &opt, ES_ERR_ARG, "'rs1' appears more than once", END);
+    es_input_opt_init(&opt);
+    opt.snps = "rs2-rs3"; /* the duplicate is not named: fine */
+    ds = open_sel(fx, &opt, ES_OK, END);
+    assert_int_equal(es_dataset_n_variants(ds), 2);
+    es_dataset_destroy(ds);
+}
+
+/* 12 samples (even: male, odd: female), 8 chr-1 variants and 2 on Y.  Sample
+ * s misses the chr-1 variants v < s / 2; every female and the male 10 miss
+ * both Y variants. */
+static void write_mind_fixture(fx_t *fx, uint32_t n, uint32_t m)
+{
+    uint8_t *g = malloc((size_t)m * n);
+    assert_non_null(g);
+    for (uint32_t v = 0; v < m; v++)
+        for (uint32_t s = 0; s < n; s++)
+            g[v * n + s] = v < 8 ? (v < s / 2 ? 3 : (uint8_t)((s + v) % 3))
+                                 : ((s & 1) || s == 10 ? 3 : 2);
+    int *ph = alt_pheno(n);
+    write_fileset(fx, g, m, n, ph);
+    char bim[1024] = "";
+    for (uint32_t v = 0; v < m; v++)
+        snprintf(bim + strlen(bim), sizeof bim - strlen(bim), "%s rs%u 0 %u A G\n",
+                 v < 8 ? "1" : "Y", v + 1, 100 * (v + 1));
+    assert_int_equal(tu_write_text(fx->bim, bim), 0);
+    free(g);
+    free(ph);
+}
+
+static void test_mind(void **state)
+{
+    fx_t *fx = *state;
+    const uint32_t n = 12, m = 10;
+    es_input_opt_t opt;
+    es_dataset_t *ds;
+    char ids[256];
+    write_mind_fixture(fx, n, m);
+
+    /* males: limit floor(0.25 x 10) = 2 over all variants; the others:
+     * floor(0.25 x 8) = 2 over the non-Y ones, their Y calls not counted */
+    es_input_opt_init(&opt);
+    opt.mind = 0.25;
+    ds = open_sel(fx, &opt, ES_OK, "--mind 0.25: 6 of 12 samples removed", "over 10 variants",
+                  "6 removed", END);
+    for (uint32_t s = 0; s < n; s++)
+        if ((ds->status[s] == -2) != (s >= 6)) fail_msg("--mind 0.25: sample %u", s);
+    es_dataset_destroy(ds);
+    /* ties stay: the male 4 misses 0.2 x 10 = 2 calls, not above the limit; the
+     * female 5 misses 2 of 8 (limit 1) */
+    opt.mind = 0.2;
+    ds = open_sel(fx, &opt, ES_OK, "--mind 0.2: 7 of 12", END);
+    for (uint32_t s = 0; s < n; s++)
+        if ((ds->status[s] == -2) != (s >= 5)) fail_msg("--mind 0.2: sample %u", s);
+    es_dataset_destroy(ds);
+    /* over the variants --extract leaves (rs5-rs10: 4 on chr 1, 2 on Y):
+     * only samples 10 and 11 miss a chr-1 call there */
+    assert_int_equal(tu_write_text(fx->list, "rs5\nrs6\nrs7\nrs8\nrs9\nrs10\n"), 0);
+    es_input_opt_init(&opt);
+    opt.extract = fx->list;
+    opt.mind = 0.1;
+    ds = open_sel(fx, &opt, ES_OK, "--mind 0.1: 2 of 12 samples removed", "over 6 variants",
+                  END);
+    assert_int_equal(ds->status[10], -2);
+    assert_int_equal(ds->status[11], -2);
+    assert_int_equal(ds->status[9], 1);
+    es_dataset_destroy(ds);
+    /* --mind runs before --geno: what the removed samples miss no longer counts */
+    es_input_opt_init(&opt);
+    opt.mind = 0.25;
+    opt.geno = 0;
+    ds = open_sel(fx, &opt, ES_OK, "--geno 0: 4 variants removed", "over 6 samples", END);
+    assert_string_equal(kept_ids(ds, ids, sizeof ids), "rs3,rs4,rs5,rs6,rs7,rs8");
+    es_dataset_destroy(ds);
+    /* with --remove first; nobody left; out of range */
+    assert_int_equal(tu_write_text(fx->list, "IND0\nIND1\n"), 0);
+    es_input_opt_init(&opt);
+    opt.remove = fx->list;
+    opt.mind = 0;
+    open_sel(fx, &opt, ES_ERR_DATA, "no samples left after --mind 0", "d.fam",
+             "10 by their missing-call rate", END);
+    const double bad[] = {-0.1, 1.5, NAN};
+    refuse_values(fx, offsetof(es_input_opt_t, mind), bad, 3, "--mind", "[0, 1]");
+}
+
+/* --hwe against an oracle that picks PLINK's samples itself: founder
+ * controls (or all founders), non-males on X, nothing on Y and MT. */
+static void test_hwe_filter(void **state)
+{
+    fx_t *fx = *state;
+    const uint32_t n = 240, m = 64;
+    uint64_t seed = 11;
+    uint8_t *g = malloc((size_t)m * n);
+    int ph[240];
+    int8_t sex[240];
+    uint8_t founder[240];
+    assert_non_null(g);
+    char *fam = malloc(64 * (size_t)n), *bim = malloc(64 * (size_t)m);
+    assert_non_null(fam);
+    assert_non_null(bim);
+    fam[0] = bim[0] = '\0';
+    for (uint32_t s = 0; s < n; s++) {
+        ph[s] = s % 4 < 2 ? 1 : 2;
+        sex[s] = s % 5 == 4 ? 0 : 1 + (int8_t)(s & 1);
+        founder[s] = s % 10 != 3;
+        snprintf(fam + strlen(fam), 64, "FAM%u IND%u %s 0 %d %d\n", s, s,
+                 founder[s] ? "0" : "IND0", sex[s], ph[s]);
+    }
+    static const char *const chr[8] = {"1", "1", "2", "2", "3", "X", "Y", "MT"};
+    for (uint32_t v = 0; v < m; v++) {
+        /* some variants have too many hets in the controls, some in the cases */
+        unsigned f = 10 + tu_randn(&seed, 40), kind = v % 3;
+        for (uint32_t s = 0; s < n; s++) {
+            int control = ph[s] == 1;
+            uint8_t x = (uint8_t)((tu_randn(&seed, 100) < f) + (tu_randn(&seed, 100) < f));
+            if ((kind == 1 && control) || (kind == 2 && !control))
+                if (tu_randn(&seed, 100) < 60) x = 1;
+            if (tu_randn(&seed, 100) < 5) x = 3;
+            g[(size_t)v * n + s] = x;
+        }
+        snprintf(bim + strlen(bim), 64, "%s rs%u 0 %u A G\n", chr[v % 8], v + 1, 100 * (v + 1));
+    }
+    write_fileset(fx, g, m, n, ph);
+    assert_int_equal(tu_write_text(fx->fam, fam), 0);
+    assert_int_equal(tu_write_text(fx->bim, bim), 0);
+    const double thr = 1e-2;
+    uint32_t want_of[2];
+    for (int all = 0; all <= 1; all++) {
+        uint32_t want = 0, k = 0;
+        es_input_opt_t opt;
+        es_input_opt_init(&opt);
+        opt.hwe = thr;
+        opt.hwe_all = all;
+        es_dataset_t *ds = open_sel(fx, &opt, ES_OK, all ? "in the founders" : "founder controls",
+                                    END);
+        for (uint32_t v = 0; v < m; v++) {
+            const char *c = chr[v % 8];
+            int keep = 1;
+            if (strcmp(c, "Y") != 0 && strcmp(c, "MT") != 0) {
+                uint32_t cnt[4] = {0, 0, 0, 0};
+                for (uint32_t s = 0; s < n; s++) {
+                    if (!founder[s] || (!all && ph[s] != 1)) continue;
+                    if (!strcmp(c, "X") && sex[s] == 1) continue;
+                    cnt[g[(size_t)v * n + s]]++;
+                }
+                keep = es_hwe_exact_p(cnt[1], cnt[0], cnt[2]) >= thr;
+            }
+            if (!keep) continue;
+            want++;
+            if (k >= es_dataset_n_variants(ds) || src_of(ds, k) != v)
+                fail_msg("--hwe%s: variant %u should be kept", all ? " (all)" : "", v);
+            k++;
+        }
+        assert_int_equal(es_dataset_n_variants(ds), want);
+        /* the fixture is not trivial: some go, more with every founder tested */
+        assert_true(want < m - 8 && want > m / 4);
+        want_of[all] = want;
+        es_dataset_destroy(ds);
+    }
+    assert_true(want_of[1] < want_of[0]);
+    /* no control left (--remove takes them; no phenotype required): every
+     * founder is tested */
+    fam[0] = '\0';
+    for (uint32_t s = 0; s < n; s++)
+        if (ph[s] == 1) snprintf(fam + strlen(fam), 64, "FAM%u IND%u\n", s, s);
+    assert_int_equal(tu_write_text(fx->list, fam), 0);
+    es_input_opt_t opt;
+    es_input_opt_init(&opt);
+    opt.hwe = thr;
+    opt.require_pheno = 0;
+    opt.remove = fx->list;
+    es_dataset_t *ds = open_sel(fx, &opt, ES_OK, "in the founders", END);
+    es_dataset_destroy(ds);
+    const double bad[] = {-0.1, 1.0, NAN};
+    refuse_values(fx, offsetof(es_input_opt_t, hwe), bad, 3, "--hwe", "[0, 1)");
+    free(fam);
+    free(bim);
+    free(g);
+}
+
+/* --1: 0 control, 1 case; anything else missing, in .fam column 6 and in
+ * a --pheno file. */
+static void test_pheno_01(void **state)
+{
+    fx_t *fx = *state;
+    const uint32_t n = 8;
+    uint8_t *g = random_geno(3, n, 0, 3);
+    int *ph = alt_pheno(n);
+    write_fileset(fx, g, 3, n, ph);
+    assert_int_equal(tu_write_text(fx->fam, "F0 I0 0 0 1 0\nF1 I1 0 0 1 1\nF2 I2 0 0 1 2\n"
+                                            "F3 I3 0 0 1 -9\nF4 I4 0 0 1 NA\nF5 I5 0 0 1 1\n"
+                                            "F6 I6 0 0 1 0\nF7 I7 0 0 1 3.5\n"),
+                     0);
+    es_input_opt_t opt;
+    es_input_opt_init(&opt);
+    opt.pheno_01 = 1;
+    es_dataset_t *ds = open_sel(fx, &opt, ES_OK, "2 samples with a column 6 value other than",
+                                "first: 'F2 I2'", "2 cases, 2 controls, 4 without phenotype", END);
+    static const int8_t want[8] = {0, 1, -1, -1, -1, 1, 0, -1};
+    assert_memory_equal(ds->status, want, 8);
+    es_dataset_destroy(ds);
+    /* without --1 the same file is quantitative (3.5): no case/control scan */
+    es_input_opt_init(&opt);
+    open_sel(fx, &opt, ES_ERR_DATA, "not case/control", END);
+
+    assert_int_equal(tu_write_text(fx->pheno, "FID IID A B\nF0 I0 2 0\nF1 I1 1 1\nF2 I2 1 2\n"
+                                              "F3 I3 1 x\nF4 I4 1 -9\nF5 I5 1 0\nF6 I6 1 1\n"
+                                              "F7 I7 1 NA\n"),
+                     0);
+    es_input_opt_init(&opt);
+    opt.pheno = fx->pheno;
+    opt.pheno_name = "2";
+    opt.pheno_01 = 1;
+    ds = open_sel(fx, &opt, ES_OK, "2 phenotype values other than 0 (control), 1 (case)",
+                  "first: '2' on line 4", END);
+    static const int8_t want2[8] = {0, 1, -1, -1, -1, 0, 1, -1};
+    assert_memory_equal(ds->status, want2, 8);
+    es_dataset_destroy(ds);
+    /* column A has no 0: under --1 there are no controls */
+    opt.pheno_name = "A";
+    open_sel(fx, &opt, ES_ERR_DATA, "no controls (phenotype 0)", "controls (0 with --1)", END);
+    free(g);
+    free(ph);
+}
+
 /* ---- var_src ----------------------------------------------------------------- */
 
 static void test_var_src_decode(void **state)
@@ -985,6 +1379,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_var_src_decode, setup, teardown),
         cmocka_unit_test_setup_teardown(test_compact_composes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scan_equals_physical_selection, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hwe_exact_p, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_snps_from_to, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_mind, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hwe_filter, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pheno_01, setup, teardown),
     };
     es_log_set_level(ES_LOG_WARN);
     return cmocka_run_group_tests(tests, NULL, NULL);

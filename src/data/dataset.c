@@ -2,13 +2,14 @@
  * status per sample and the selection applied.
  *
  * Opening a dataset decides who is analysed (status from .fam column 6 or
- * from a --pheno file, then --keep/--remove), which variants are (--chr,
- * --extract/--exclude, --geno/--maf; formats/select.c) and where each kept
- * sample lands in the packed bit planes (cases first, each class padded to
- * ES_PAD_BITS).  Selection never copies genotypes: removed samples get no
+ * from a --pheno file, then --keep/--remove and --mind), which variants are
+ * (--chr, --from/--to, --snps, --extract/--exclude, --geno/--hwe/--maf;
+ * formats/filter.c), in PLINK 1.9's order, and where each kept sample lands
+ * in the packed bit planes (cases first, each class padded to ES_PAD_BITS).  Selection never copies genotypes: removed samples get no
  * plane slot and kept variants reach their source rows through var_src.
  * es_dataset_decode() is the plain reference decoder used by tests and
  * tools, not by the scan's hot path (src/pack.c). */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,16 +29,40 @@ static const uint8_t decode_lut[256][4] = {DEC256(0), DEC256(64), DEC256(128), D
  * amortise scheduling, small enough to stop soon after the first hit. */
 #define MISSING_CHUNK 256
 
+/* .fam column 6 read as PLINK's --1 codes it: 0 control, 1 case, anything
+ * else missing (one warning for values other than -9/NA, which a file coded
+ * 1/2 by mistake would have). */
+static int fam_status_01(es_dataset_t *ds)
+{
+    const es_fileset_t *p = ds->plink;
+    uint32_t other = 0, first = 0;
+    char b[32];
+    for (uint32_t s = 0; s < p->n_samples; s++) {
+        int8_t c = p->fam_pheno01 ? p->fam_pheno01[s] : -1;
+        ds->status[s] = c >= 0 ? c : -1;
+        if (c == -3 && other++ == 0) first = s;
+    }
+    if (other)
+        es_warn("%s: %s sample%s with a column 6 value other than 0 (control), 1 (case), -9 or "
+                "NA counted as without phenotype (--1, as in PLINK 1.9); first: '%s %s'",
+                p->fam_path, es_fmt_count(other, b), other == 1 ? "" : "s", p->fid[first],
+                p->iid[first]);
+    return ES_OK;
+}
+
 /* Status from the phenotype file, .fam column 6, or nothing (a VCF without
  * --pheno, allowed only when no phenotype is required). */
 static int assign_status(es_dataset_t *ds, const es_input_opt_t *opt)
 {
     const es_fileset_t *p = ds->plink;
-    if (opt->pheno) return es_pheno_read(opt->pheno, opt->pheno_name, p, ds->status);
+    if (opt->pheno)
+        return es_pheno_read_coded(opt->pheno, opt->pheno_name, opt->pheno_01 != 0, p,
+                                   ds->status);
     if (opt->vcf) {
         memset(ds->status, 0xff, p->n_samples); /* -1: no phenotype */
         return ES_OK;
     }
+    if (opt->pheno_01) return fam_status_01(ds);
     if (p->fam_pheno_quantitative) {
         if (opt->require_pheno) {
             es_error("%s: phenotype in .fam column 6 is not case/control (1/2); give --pheno",
@@ -73,6 +98,7 @@ void es_input_opt_init(es_input_opt_t *opt)
 {
     memset(opt, 0, sizeof *opt);
     opt->geno = 1;
+    opt->mind = 1;
     opt->require_pheno = 1;
 }
 
@@ -103,6 +129,23 @@ static int check_opt(const es_input_opt_t *opt)
     }
     if (!(opt->geno >= 0 && opt->geno <= 1)) {
         es_error("--geno %g: must be in [0, 1]", opt->geno);
+        return ES_ERR_ARG;
+    }
+    if (!(opt->mind >= 0 && opt->mind <= 1)) {
+        es_error("--mind %g: must be in [0, 1]", opt->mind);
+        return ES_ERR_ARG;
+    }
+    if (!(opt->hwe >= 0 && opt->hwe < 1)) {
+        es_error("--hwe %g: must be in [0, 1)", opt->hwe);
+        return ES_ERR_ARG;
+    }
+    /* PLINK 1.9 refuses these combinations too */
+    if ((opt->from || opt->to) && opt->chr) {
+        es_error("--from/--to pick their own chromosome: leave out --chr %s", opt->chr);
+        return ES_ERR_ARG;
+    }
+    if ((opt->from || opt->to) && opt->snps) {
+        es_error("--snps cannot be combined with --from/--to");
         return ES_ERR_ARG;
     }
     if (opt->vcf && opt->require_pheno && !opt->pheno) {
@@ -139,6 +182,14 @@ out:
     return ret;
 }
 
+/* Samples removed so far (status -2). */
+static uint32_t count_removed(const es_dataset_t *ds)
+{
+    uint32_t n = 0;
+    for (uint32_t s = 0; s < ds->plink->n_samples; s++) n += ds->status[s] == -2;
+    return n;
+}
+
 /* Append ", N by OPT" to a removal summary when the filter removed anything
  * or was asked for. */
 static void add_removed(char *buf, size_t cap, const char *opt, uint32_t n, int asked)
@@ -149,77 +200,134 @@ static void add_removed(char *buf, size_t cap, const char *opt, uint32_t n, int 
     snprintf(buf + used, cap - used, "%s%s by %s", used ? ", " : "", es_fmt_count(n, b), opt);
 }
 
-/* --chr, --extract, --exclude, then --geno and --maf over the used samples;
- * compacts the fileset to the variants left. */
-static int select_variants(es_dataset_t *ds, const es_input_opt_t *opt, const char *name)
+/* Variants removed by each filter, for the log and the all-removed error. */
+typedef struct {
+    uint32_t chr, from_to, snps, ext, exc, geno, hwe, maf;
+} removed_t;
+
+/* --chr, --from/--to, --snps, --extract, --exclude: the filters by name and
+ * position, in PLINK 1.9's order (none depends on the samples). */
+static int variants_by_name(es_dataset_t *ds, const es_input_opt_t *opt, uint8_t *vkeep,
+                            removed_t *r)
 {
     int ret = ES_OK;
     es_fileset_t *p = ds->plink;
-    uint32_t n = p->n_variants, r_chr = 0, r_ext = 0, r_exc = 0, r_geno = 0, r_maf = 0;
-    uint8_t *vkeep = NULL, *used = NULL;
+    uint32_t n = p->n_variants;
     es_strindex_t by_id = {0};
-    char b1[32], b2[32], b3[32];
+    char b1[32], b2[32];
 
-    if (!opt->chr && !opt->extract && !opt->exclude && !(opt->maf > 0) && !(opt->geno < 1))
-        return ES_OK;
-    if (!(vkeep = malloc(n ? n : 1)) || !(used = malloc(p->n_samples ? p->n_samples : 1))) {
-        ret = ES_ERR_NOMEM;
-        goto out;
-    }
-    memset(vkeep, 1, n);
     if (opt->chr) {
-        if ((ret = es_filter_chr(opt->chr, p, vkeep, &r_chr)) != ES_OK) goto out;
-        es_info("--chr %s: %s of %s variants removed", opt->chr, es_fmt_count(r_chr, b1),
+        if ((ret = es_filter_chr(opt->chr, p, vkeep, &r->chr)) != ES_OK) goto out;
+        es_info("--chr %s: %s of %s variants removed", opt->chr, es_fmt_count(r->chr, b1),
                 es_fmt_count(n, b2));
     }
-    if (opt->extract || opt->exclude) {
+    if (opt->from || opt->to || opt->snps || opt->extract || opt->exclude) {
         if ((ret = es_strindex_build(&by_id, p->id, NULL, n)) != ES_OK) goto out;
-        if (opt->extract) {
-            if ((ret = es_filter_variant_list(opt->extract, 1, p, &by_id, vkeep, &r_ext)) !=
-                ES_OK)
-                goto out;
-            es_info("--extract %s: %s variants removed", opt->extract, es_fmt_count(r_ext, b1));
-        }
-        if (opt->exclude) {
-            if ((ret = es_filter_variant_list(opt->exclude, 0, p, &by_id, vkeep, &r_exc)) !=
-                ES_OK)
-                goto out;
-            es_info("--exclude %s: %s variants removed", opt->exclude, es_fmt_count(r_exc, b1));
-        }
     }
+    if (opt->from || opt->to) {
+        int64_t lo, hi;
+        if ((ret = es_filter_from_to(opt->from, opt->to, p, &by_id, vkeep, &lo, &hi,
+                                     &r->from_to)) != ES_OK)
+            goto out;
+        es_info("--from/--to %s..%s: positions %" PRId64 " to %" PRId64 " of chromosome %s; %s "
+                "of %s variants removed", opt->from ? opt->from : "(start)",
+                opt->to ? opt->to : "(end)", lo, hi,
+                p->chr[es_strindex_find(&by_id, opt->from ? opt->from : opt->to, NULL)],
+                es_fmt_count(r->from_to, b1), es_fmt_count(n, b2));
+    }
+    if (opt->snps) {
+        if ((ret = es_filter_snps(opt->snps, p, &by_id, vkeep, &r->snps)) != ES_OK) goto out;
+        es_info("--snps %s: %s variants removed", opt->snps, es_fmt_count(r->snps, b1));
+    }
+    if (opt->extract) {
+        if ((ret = es_filter_variant_list(opt->extract, 1, p, &by_id, vkeep, &r->ext)) != ES_OK)
+            goto out;
+        es_info("--extract %s: %s variants removed", opt->extract, es_fmt_count(r->ext, b1));
+    }
+    if (opt->exclude) {
+        if ((ret = es_filter_variant_list(opt->exclude, 0, p, &by_id, vkeep, &r->exc)) != ES_OK)
+            goto out;
+        es_info("--exclude %s: %s variants removed", opt->exclude, es_fmt_count(r->exc, b1));
+    }
+out:
+    es_strindex_free(&by_id);
+    return ret;
+}
+
+/* --geno, --hwe, then --maf (PLINK 1.9's order) over the samples that
+ * remain; each counts among the variants the one before left. */
+static int variants_by_qc(es_dataset_t *ds, const es_input_opt_t *opt, uint8_t *vkeep,
+                          removed_t *r)
+{
+    int ret = ES_OK;
+    es_fileset_t *p = ds->plink;
+    uint8_t *used = NULL;
+    uint32_t unused;
+    char b1[32], b2[32];
+
+    if (!(opt->maf > 0) && !(opt->geno < 1) && !(opt->hwe > 0)) return ES_OK;
+    if (!(used = malloc(p->n_samples ? p->n_samples : 1))) return ES_ERR_NOMEM;
     uint64_t n_used = 0;
     for (uint32_t s = 0; s < p->n_samples; s++) {
         used[s] = (uint8_t)es_dataset_sample_used(ds, s);
         n_used += used[s];
     }
-    if ((ret = es_filter_qc(p, used, opt->maf, opt->geno, opt->threads, vkeep, &r_geno,
-                            &r_maf)) != ES_OK)
+    /* without --hwe, one pass does --geno and --maf (its order is the same) */
+    int split = opt->hwe > 0;
+    if ((ret = es_filter_qc(p, used, split ? 0 : opt->maf, opt->geno, opt->threads, vkeep,
+                            &r->geno, split ? &unused : &r->maf)) != ES_OK)
         goto out;
     if (opt->geno < 1)
         es_info("--geno %g: %s variants removed (missing-call rate > %g over %s samples)",
-                opt->geno, es_fmt_count(r_geno, b1), opt->geno, es_fmt_count(n_used, b2));
+                opt->geno, es_fmt_count(r->geno, b1), opt->geno, es_fmt_count(n_used, b2));
+    if (split) {
+        int all = 0;
+        if ((ret = es_filter_hwe(p, ds->status, opt->hwe, opt->hwe_all, opt->threads, vkeep,
+                                 &r->hwe, &all)) != ES_OK)
+            goto out;
+        es_info("--hwe %g: %s variants removed (exact test p < %g in the %s; chrY and chrMT not "
+                "tested)", opt->hwe, es_fmt_count(r->hwe, b1), opt->hwe,
+                all ? "founders" : "founder controls");
+        if ((ret = es_filter_qc(p, used, opt->maf, 1, opt->threads, vkeep, &unused, &r->maf)) !=
+            ES_OK)
+            goto out;
+    }
     if (opt->maf > 0)
         es_info("--maf %g: %s variants removed (minor allele frequency < %g over %s samples)",
-                opt->maf, es_fmt_count(r_maf, b1), opt->maf, es_fmt_count(n_used, b2));
-    uint32_t removed = r_chr + r_ext + r_exc + r_geno + r_maf;
-    if (removed == n) {
-        char why[512] = "";
-        add_removed(why, sizeof why, "--chr", r_chr, opt->chr != NULL);
-        add_removed(why, sizeof why, "--extract", r_ext, opt->extract != NULL);
-        add_removed(why, sizeof why, "--exclude", r_exc, opt->exclude != NULL);
-        add_removed(why, sizeof why, "--geno", r_geno, opt->geno < 1);
-        add_removed(why, sizeof why, "--maf", r_maf, opt->maf > 0);
-        es_error("%s: no variants left after --chr/--extract/--exclude/--geno/--maf (all %s "
-                 "removed: %s)", name, es_fmt_count(n, b3), why);
-        ret = ES_ERR_DATA;
-        goto out;
-    }
-    ret = es_filter_compact(p, vkeep);
+                opt->maf, es_fmt_count(r->maf, b1), opt->maf, es_fmt_count(n_used, b2));
 out:
-    es_strindex_free(&by_id);
-    free(vkeep);
     free(used);
     return ret;
+}
+
+/* The last variant step: refuse an empty selection (saying which filter
+ * removed what), then compact the fileset to the variants left. */
+static int variants_finish(es_dataset_t *ds, const es_input_opt_t *opt, const uint8_t *vkeep,
+                           const removed_t *r, const char *name)
+{
+    es_fileset_t *p = ds->plink;
+    uint32_t n = p->n_variants;
+    char b3[32];
+    uint32_t removed =
+        r->chr + r->from_to + r->snps + r->ext + r->exc + r->geno + r->hwe + r->maf;
+    if (removed == n) {
+        char why[512] = "";
+        add_removed(why, sizeof why, "--chr", r->chr, opt->chr != NULL);
+        add_removed(why, sizeof why, "--from/--to", r->from_to, opt->from || opt->to);
+        add_removed(why, sizeof why, "--snps", r->snps, opt->snps != NULL);
+        add_removed(why, sizeof why, "--extract", r->ext, opt->extract != NULL);
+        add_removed(why, sizeof why, "--exclude", r->exc, opt->exclude != NULL);
+        add_removed(why, sizeof why, "--geno", r->geno, opt->geno < 1);
+        add_removed(why, sizeof why, "--hwe", r->hwe, opt->hwe > 0);
+        add_removed(why, sizeof why, "--maf", r->maf, opt->maf > 0);
+        es_error("%s: no variants left after %s (all %s removed: %s)", name,
+                 opt->from || opt->to || opt->snps || opt->hwe > 0
+                     ? "the variant filters"
+                     : "--chr/--extract/--exclude/--geno/--maf",
+                 es_fmt_count(n, b3), why);
+        return ES_ERR_DATA;
+    }
+    return removed ? es_filter_compact(p, vkeep) : ES_OK;
 }
 
 int es_dataset_open(es_dataset_t **out, const es_input_opt_t *opt)
@@ -227,6 +335,8 @@ int es_dataset_open(es_dataset_t **out, const es_input_opt_t *opt)
     int ret = ES_OK;
     es_dataset_t *ds = NULL;
     const char *name = NULL;
+    uint8_t *vkeep = NULL; /* the variants kept so far (source rows) */
+    removed_t rv = {0};
     char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
 
     if (!out || !opt) {
@@ -267,15 +377,7 @@ int es_dataset_open(es_dataset_t **out, const es_input_opt_t *opt)
     /* samples */
     if ((ret = assign_status(ds, opt)) != ES_OK) goto out;
     if ((ret = select_samples(ds, opt)) != ES_OK) goto out;
-    uint32_t n_case = 0, n_ctrl = 0, n_removed = 0;
-    for (uint32_t s = 0; s < p->n_samples; s++) {
-        n_case += ds->status[s] == 1;
-        n_ctrl += ds->status[s] == 0;
-        n_removed += ds->status[s] == -2;
-    }
-    ds->n_case = n_case;
-    ds->n_ctrl = n_ctrl;
-    uint32_t n_miss = p->n_samples - n_case - n_ctrl - n_removed;
+    uint32_t n_removed = count_removed(ds);
     if (n_removed == p->n_samples) {
         es_error("%s: no samples left after --keep/--remove (all %s samples of %s removed)",
                  opt->keep ? opt->keep : opt->remove, es_fmt_count(p->n_samples, b1),
@@ -283,24 +385,67 @@ int es_dataset_open(es_dataset_t **out, const es_input_opt_t *opt)
         ret = ES_ERR_DATA;
         goto out;
     }
+
+    /* variants by name and position, then --mind over them (PLINK 1.9 runs
+     * its sample-missingness filter before the variant QC) */
+    int by_name = opt->chr || opt->from || opt->to || opt->snps || opt->extract || opt->exclude;
+    int by_qc = opt->maf > 0 || opt->geno < 1 || opt->hwe > 0;
+    if ((by_name || by_qc || opt->mind < 1) && !(vkeep = malloc(n_var_in))) {
+        ret = ES_ERR_NOMEM;
+        goto out;
+    }
+    if (vkeep) memset(vkeep, 1, n_var_in);
+    if (by_name && (ret = variants_by_name(ds, opt, vkeep, &rv)) != ES_OK) goto out;
+    if (opt->mind < 1) {
+        uint32_t r_mind, n_var = 0;
+        for (uint32_t v = 0; v < n_var_in; v++) n_var += vkeep[v];
+        if ((ret = es_filter_mind(p, vkeep, opt->mind, opt->threads, ds->status, &r_mind)) !=
+            ES_OK)
+            goto out;
+        es_info("--mind %g: %s of %s samples removed (missing-call rate > %g over %s variants)",
+                opt->mind, es_fmt_count(r_mind, b1), es_fmt_count(p->n_samples - n_removed, b2),
+                opt->mind, es_fmt_count(n_var, b3));
+        n_removed += r_mind;
+        if (n_removed == p->n_samples) {
+            es_error("%s: no samples left after --mind %g (all %s samples removed; %s by their "
+                     "missing-call rate)", sample_src, opt->mind, es_fmt_count(p->n_samples, b1),
+                     es_fmt_count(r_mind, b2));
+            ret = ES_ERR_DATA;
+            goto out;
+        }
+    }
+    uint32_t n_case = 0, n_ctrl = 0;
+    for (uint32_t s = 0; s < p->n_samples; s++) {
+        n_case += ds->status[s] == 1;
+        n_ctrl += ds->status[s] == 0;
+    }
+    ds->n_case = n_case;
+    ds->n_ctrl = n_ctrl;
+    uint32_t n_miss = p->n_samples - n_case - n_ctrl - n_removed;
     if (opt->require_pheno && (n_case == 0 || n_ctrl == 0)) {
         const char *src = opt->pheno ? opt->pheno : sample_src;
         uint32_t other = n_case == 0 ? n_ctrl : n_case;
         char rm[64] = "";
         if (n_removed)
-            snprintf(rm, sizeof rm, ", %s removed by --keep/--remove", es_fmt_count(n_removed, b4));
+            snprintf(rm, sizeof rm, ", %s removed by --keep/--remove%s",
+                     es_fmt_count(n_removed, b4), opt->mind < 1 ? "/--mind" : "");
         es_error("%s: no %s among the %s samples of %s (%s %s%s, %s with missing phenotype%s); "
-                 "a case/control scan needs both cases (2) and controls (1)", src,
-                 n_case == 0 ? "cases (phenotype 2)" : "controls (phenotype 1)",
+                 "a case/control scan needs both cases (%s) and controls (%s)", src,
+                 n_case == 0 ? (opt->pheno_01 ? "cases (phenotype 1)" : "cases (phenotype 2)")
+                             : (opt->pheno_01 ? "controls (phenotype 0)"
+                                              : "controls (phenotype 1)"),
                  es_fmt_count(p->n_samples, b1), sample_src, es_fmt_count(other, b2),
                  n_case == 0 ? "control" : "case", other == 1 ? "" : "s",
-                 es_fmt_count(n_miss, b3), rm);
+                 es_fmt_count(n_miss, b3), rm, opt->pheno_01 ? "1" : "2",
+                 opt->pheno_01 ? "0 with --1" : "1");
         ret = ES_ERR_DATA;
         goto out;
     }
 
-    /* variants */
-    if ((ret = select_variants(ds, opt, name)) != ES_OK) goto out;
+    /* variant QC over the samples left */
+    if (by_qc && (ret = variants_by_qc(ds, opt, vkeep, &rv)) != ES_OK) goto out;
+    if ((by_name || by_qc) && (ret = variants_finish(ds, opt, vkeep, &rv, name)) != ES_OK)
+        goto out;
     if ((ret = assign_slots(ds)) != ES_OK) goto out;
 
     char vars[80], rm[64] = "";
@@ -318,6 +463,7 @@ int es_dataset_open(es_dataset_t **out, const es_input_opt_t *opt)
     ds = NULL;
 out:
     if (ret == ES_ERR_NOMEM) es_error("out of memory opening %s", name ? name : "(no input)");
+    free(vkeep);
     es_dataset_destroy(ds);
     return ret;
 }

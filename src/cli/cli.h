@@ -23,12 +23,15 @@ int es_cmd_sim(int argc, char **argv);
 int es_cmd_info(int argc, char **argv);
 int es_cmd_convert(int argc, char **argv);
 
-/* ---- input options shared by scan, info and convert (cli_input.c) ---------- */
+/* ---- input options shared by scan, info, convert and select (input.c) ------- */
 
 #define ES_CLI_MAX_REGIONS 256
 enum {
     ES_OPT_BFILE = 1000, ES_OPT_VCF, ES_OPT_PHENO, ES_OPT_PHENO_NAME, ES_OPT_KEEP, ES_OPT_REMOVE,
-    ES_OPT_EXTRACT, ES_OPT_EXCLUDE, ES_OPT_CHR, ES_OPT_REGION, ES_OPT_MAF, ES_OPT_GENO
+    ES_OPT_EXTRACT, ES_OPT_EXCLUDE, ES_OPT_CHR, ES_OPT_REGION, ES_OPT_MAF, ES_OPT_GENO,
+    /* PLINK 1.9's, with its meaning */
+    ES_OPT_MIND, ES_OPT_HWE, ES_OPT_HWE_ALL, ES_OPT_SNPS, ES_OPT_MPHENO, ES_OPT_ONE,
+    ES_OPT_ALLOW_NO_SEX, ES_OPT_FROM, ES_OPT_TO
 };
 /* getopt_long entries for the input options (put them first in a subcommand's table) */
 #define ES_CLI_INPUT_LONGOPTS                                                                      \
@@ -39,11 +42,20 @@ enum {
         {"extract", required_argument, 0, ES_OPT_EXTRACT},                                        \
         {"exclude", required_argument, 0, ES_OPT_EXCLUDE},                                        \
         {"chr", required_argument, 0, ES_OPT_CHR}, {"region", required_argument, 0, ES_OPT_REGION}, \
-        {"maf", required_argument, 0, ES_OPT_MAF}, {"geno", required_argument, 0, ES_OPT_GENO}
+        {"maf", required_argument, 0, ES_OPT_MAF}, {"geno", required_argument, 0, ES_OPT_GENO},   \
+        {"mind", required_argument, 0, ES_OPT_MIND}, {"hwe", required_argument, 0, ES_OPT_HWE},   \
+        {"hwe-all", no_argument, 0, ES_OPT_HWE_ALL}, {"snps", required_argument, 0, ES_OPT_SNPS}, \
+        {"mpheno", required_argument, 0, ES_OPT_MPHENO}, {"1", no_argument, 0, ES_OPT_ONE},       \
+        {"allow-no-sex", no_argument, 0, ES_OPT_ALLOW_NO_SEX}
+/* PLINK's --from/--to, for the subcommands whose --from is free (scan, info,
+ * convert; select's --from is a scan result) */
+#define ES_CLI_RANGE_LONGOPTS                                                                      \
+    {"from", required_argument, 0, ES_OPT_FROM}, {"to", required_argument, 0, ES_OPT_TO}
 
 typedef struct {
     es_input_opt_t in;
     const char *regions[ES_CLI_MAX_REGIONS];
+    const char *pheno_name, *mpheno; /* as given (in.pheno_name holds the one given) */
 } es_cli_input_t;
 
 void es_cli_input_init(es_cli_input_t *ci);
@@ -53,6 +65,16 @@ int es_cli_input_option(es_cli_input_t *ci, int c, const char *arg);
 int es_cli_input_check(const es_cli_input_t *ci, const char *cmd);
 /** Print the input/selection part of a subcommand's usage. */
 void es_cli_input_usage(FILE *fp, int need_pheno);
+
+/**
+ * The `default:` branch of every subcommand's getopt_long loop (plink_flags.c):
+ * report the option at arg (argv[optind - 1]) on stderr: a PLINK 1.9 flag
+ * epistream lacks as "PLINK's --X is not supported; <what to use>", a known
+ * option without its value as such, anything else as unknown.
+ * @return 1 when the caller should print its usage too (an unknown option), 0
+ *         when the message is enough; the caller exits with ES_EXIT_USAGE
+ */
+int es_cli_bad_option(const char *cmd, const char *arg);
 
 /** Parse helpers (args.c): print "[E::options] --NAME: ..." and return non-zero on bad input. */
 int es_cli_u32(const char *name, const char *s, uint32_t lo, uint32_t hi, uint32_t *out);

@@ -32,7 +32,7 @@ static void convert_usage(FILE *fp)
 int es_cmd_convert(int argc, char **argv)
 {
     enum { O_OUT = 256, O_THREADS, O_QUIET, O_VERBOSE };
-    static const struct option lopts[] = {ES_CLI_INPUT_LONGOPTS,
+    static const struct option lopts[] = {ES_CLI_INPUT_LONGOPTS, ES_CLI_RANGE_LONGOPTS,
                                           {"out", required_argument, 0, O_OUT},
                                           {"threads", required_argument, 0, O_THREADS},
                                           {"quiet", no_argument, 0, O_QUIET},
@@ -61,9 +61,7 @@ int es_cmd_convert(int argc, char **argv)
         case O_VERBOSE: verbose = 1; break;
         case 'h': convert_usage(stdout); return ES_EXIT_OK;
         default:
-            fprintf(stderr, "[E::options] convert: unknown or incomplete option '%s'\n",
-                    argv[optind - 1]);
-            convert_usage(stderr);
+            if (es_cli_bad_option("convert", argv[optind - 1])) convert_usage(stderr);
             return ES_EXIT_USAGE;
         }
     }

@@ -29,8 +29,8 @@ static int cmp_double(const void *a, const void *b)
 
 int es_cmd_info(int argc, char **argv)
 {
-    static const struct option lopts[] = {ES_CLI_INPUT_LONGOPTS, {"help", no_argument, 0, 'h'},
-                                          {0, 0, 0, 0}};
+    static const struct option lopts[] = {ES_CLI_INPUT_LONGOPTS, ES_CLI_RANGE_LONGOPTS,
+                                          {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     es_cli_input_t ci;
     es_cli_input_init(&ci);
     int c, r;
@@ -44,9 +44,7 @@ int es_cmd_info(int argc, char **argv)
         switch (c) {
         case 'h': info_usage(stdout); return ES_EXIT_OK;
         default:
-            fprintf(stderr, "[E::options] info: unknown or incomplete option '%s'\n",
-                    argv[optind - 1]);
-            info_usage(stderr);
+            if (es_cli_bad_option("info", argv[optind - 1])) info_usage(stderr);
             return ES_EXIT_USAGE;
         }
     }

@@ -39,6 +39,8 @@ static void scan_usage(FILE *fp)
             "  --host-mem BYTES     packed genotypes to keep in memory (suffix K, M, G; default:\n"
             "                       half the physical memory); beyond it they go to an unlinked\n"
             "                       temporary file that the system pages in and out\n"
+            "  --memory MB          PLINK's name for --host-mem MB x 2^20 (the last one given\n"
+            "                       counts)\n"
             "  --tmp-dir DIR        where that file goes (default: $TMPDIR, else /tmp)\n"
             "  --block B            variants per tile side (default 0: automatic; output does\n"
             "                       not depend on it)\n"
@@ -183,9 +185,11 @@ typedef struct {
 static int scan_parse(int argc, char **argv, scan_args_t *a)
 {
     enum { O_STAT = 256, O_TOP, O_PTHR, O_THREADS, O_DEVICE, O_BLOCK, O_OUT, O_FORMAT, O_QUIET,
-           O_VERBOSE, O_REFINE, O_GPU_KERNEL, O_GPU_MEM, O_FIXED, O_HOST_MEM, O_TMP_DIR };
+           O_VERBOSE, O_REFINE, O_GPU_KERNEL, O_GPU_MEM, O_FIXED, O_HOST_MEM, O_TMP_DIR,
+           O_MEMORY };
     static const struct option lopts[] = {
         ES_CLI_INPUT_LONGOPTS,
+        ES_CLI_RANGE_LONGOPTS,
         {"stat", required_argument, 0, O_STAT},     {"top", required_argument, 0, O_TOP},
         {"p-threshold", required_argument, 0, O_PTHR},
         {"threads", required_argument, 0, O_THREADS},
@@ -197,6 +201,7 @@ static int scan_parse(int argc, char **argv, scan_args_t *a)
         {"gpu-kernel", required_argument, 0, O_GPU_KERNEL},
         {"gpu-mem", required_argument, 0, O_GPU_MEM},
         {"host-mem", required_argument, 0, O_HOST_MEM},
+        {"memory", required_argument, 0, O_MEMORY},
         {"tmp-dir", required_argument, 0, O_TMP_DIR},
         {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
     memset(a, 0, sizeof *a);
@@ -244,6 +249,13 @@ static int scan_parse(int argc, char **argv, scan_args_t *a)
         case O_HOST_MEM:
             if (parse_bytes("host-mem", optarg, &opt->host_mem)) return ES_EXIT_USAGE;
             break;
+        case O_MEMORY: {
+            /* PLINK's --memory MB: its workspace; here the packed genotypes' */
+            uint32_t mb;
+            if (es_cli_u32("memory", optarg, 1, UINT32_MAX, &mb)) return ES_EXIT_USAGE;
+            opt->host_mem = (size_t)mb << 20;
+            break;
+        }
         case O_TMP_DIR:
             opt->tmp_dir = optarg;
             break;
@@ -267,9 +279,7 @@ static int scan_parse(int argc, char **argv, scan_args_t *a)
         case O_FIXED: rf->fixed_point = 1; break;
         case 'h': scan_usage(stdout); return ES_EXIT_OK;
         default:
-            fprintf(stderr, "[E::options] scan: unknown or incomplete option '%s'\n",
-                    argv[optind - 1]);
-            scan_usage(stderr);
+            if (es_cli_bad_option("scan", argv[optind - 1])) scan_usage(stderr);
             return ES_EXIT_USAGE;
         }
     }

@@ -488,9 +488,7 @@ int es_cmd_select(int argc, char **argv)
         case O_VERBOSE: verbose = 1; break;
         case 'h': select_usage(stdout); return ES_EXIT_OK;
         default:
-            fprintf(stderr, "[E::options] select: unknown or incomplete option '%s'\n",
-                    argv[optind - 1]);
-            select_usage(stderr);
+            if (es_cli_bad_option("select", argv[optind - 1])) select_usage(stderr);
             return ES_EXIT_USAGE;
         }
     }

@@ -75,9 +75,7 @@ int es_cmd_sim(int argc, char **argv)
         case O_OUT: out = optarg; break;
         case 'h': sim_usage(stdout); return ES_EXIT_OK;
         default:
-            fprintf(stderr, "[E::options] sim: unknown or incomplete option '%s'\n",
-                    argv[optind - 1]);
-            sim_usage(stderr);
+            if (es_cli_bad_option("sim", argv[optind - 1])) sim_usage(stderr);
             return ES_EXIT_USAGE;
         }
     }

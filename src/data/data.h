@@ -14,7 +14,7 @@
 struct es_dataset_t {
     es_fileset_t *plink;
     int8_t *status;    /* per input sample: 0 control, 1 case, -1 no phenotype,
-                        * -2 removed by --keep/--remove */
+                        * -2 removed by --keep/--remove or --mind */
     uint32_t n_case, n_ctrl;
     int require_pheno; /* es_input_opt_t.require_pheno: decides which samples are used */
     /* slot[s]: destination bit of .fam sample s in the packed planes

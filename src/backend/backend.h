@@ -125,7 +125,5 @@ const es_backend_t *es_backend_choose(es_device_t dev, uint64_t gpu_mask, const 
 
 /** es_backend_choose() for a scan's options and work (w NULL: unknown). */
 const es_backend_t *es_backend_select_work(const es_opt_t *opt, const es_work_t *w, int *err);
-/** es_backend_select_work() with the work unknown. */
-const es_backend_t *es_backend_select(const es_opt_t *opt, int *err);
 
 #endif /* ES_BACKEND_H */

@@ -122,8 +122,3 @@ const es_backend_t *es_backend_select_work(const es_opt_t *opt, const es_work_t 
 {
     return es_backend_choose(opt->device, opt->gpu_mask, w, err);
 }
-
-const es_backend_t *es_backend_select(const es_opt_t *opt, int *err)
-{
-    return es_backend_select_work(opt, NULL, err);
-}

@@ -136,6 +136,8 @@ static void fake_free(fake_t *f)
 
 /* The planes, genotype counts and missing counts of variants [first, ...)
  * in pl, against the genotype matrix, bit for bit (pad bits included). */
+static unsigned sparse_listed; /* variants with listed missing calls seen */
+
 static void check_planes(const fake_t *f, const es_planes_t *pl)
 {
     size_t words = pl->words;
@@ -174,6 +176,20 @@ static void check_planes(const fake_t *f, const es_planes_t *pl)
             for (int k = 0; k < 3; k++)
                 assert_int_equal(pl->gcount[v][y][k], gc[y][k]);
         assert_int_equal(pl->miss_ct[v], miss);
+        /* listed missing calls: exactly the kept samples without a call, in
+         * slot order; listed whenever there are at most ES_SPARSE_MISS */
+        assert_int_equal(es_planes_sparse(pl, v), miss <= ES_SPARSE_MISS(words));
+        if (miss && es_planes_sparse(pl, v)) {
+            sparse_listed++;
+            uint32_t k = pl->miss_off[v];
+            for (uint32_t d = 0; d < words * 64; d++) {
+                int kept = d < f->ds.n_case || (d >= pl->w_case * 64 && d < pl->w_case * 64 + f->ds.n_ctrl);
+                if (!kept || (want[2 * words + d / 64] >> (d % 64)) & 1) continue;
+                assert_true(k < pl->miss_off[v + 1]);
+                assert_int_equal(pl->miss_pos[k++], d);
+            }
+            assert_int_equal(k, pl->miss_off[v + 1]);
+        }
     }
     free(want);
 }
@@ -290,6 +306,25 @@ static void test_missing(void **state)
     }
 }
 
+/* Few missing calls: below ES_SPARSE_MISS the kernels correct the 4-product
+ * table from the listed slots instead of counting 9 products; near the cap
+ * some variants are listed and some are not, so pairs mix both paths, and a
+ * block without a V plane meets listed variants. */
+static void test_sparse_missing(void **state)
+{
+    (void)state;
+    static const double rates[] = {0.003, 0.015};
+    sparse_listed = 0;
+    for (size_t r = 0; r < 2; r++)
+        for (size_t k = 0; k < N_SIZES; k++) {
+            fake_t f;
+            fake_make(&f, sizes[k], M, rates[r], r ? 11 : 0, SLOTS_FAM_ORDER, 400 + k + 50 * r);
+            run_case(&f, 10, r ? 2 : 3, 3, 1);
+            fake_free(&f);
+        }
+    assert_true(sparse_listed > 100); /* the sparse path did run */
+}
+
 /* One block without a V plane (no missing call in it), one with. */
 static void test_mixed_blocks(void **state)
 {
@@ -392,7 +427,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_naive),         cmocka_unit_test(test_no_missing),
-        cmocka_unit_test(test_missing),       cmocka_unit_test(test_mixed_blocks),
+        cmocka_unit_test(test_missing), cmocka_unit_test(test_sparse_missing),       cmocka_unit_test(test_mixed_blocks),
         cmocka_unit_test(test_scatter_slots), cmocka_unit_test(test_sorted_samples),
         cmocka_unit_test(test_errors),        cmocka_unit_test(test_empty),
     };

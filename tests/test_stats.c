@@ -578,6 +578,7 @@ static void test_boost_df(void **state)
         assert_true(r.stat >= 0 && isfinite(r.stat));
         assert_true(r.stat >= ref_boost_mle(&t) - 1e-7 * (1 + r.stat));
         assert_true(r.stat <= es_stat_boost_bound(&t));
+        assert_true(r.stat <= es_stat_boost_bound_mi(&t));
     }
 }
 
@@ -621,6 +622,7 @@ static void test_boost_vs_mle(void **state)
          * cannot beat the optimum's, nor exceed the Kirkwood bound */
         assert_true(g >= mle - 1e-7 * (1 + mle));
         assert_true(g <= es_stat_boost_bound(&t));
+        assert_true(g <= es_stat_boost_bound_mi(&t));
         if (g - mle > worst) worst = g - mle;
         /* and with no small cell the stopping rule leaves it very close */
         uint32_t mn = UINT32_MAX;
@@ -644,7 +646,24 @@ static void test_boost_bound(void **state)
     long n = 0;
     for (int it = 0; it < 200000; it++) {
         table_random(&rng, &t, it);
-        double g = es_stat_boost(&t), b = es_stat_boost_bound(&t);
+        double g = es_stat_boost(&t), b = es_stat_boost_bound(&t), bm = es_stat_boost_bound_mi(&t);
+        /* the [AB][K] bound is G of the mutual information, plus a margin */
+        es_stat_result_t mi;
+        es_stat_compute(ES_STAT_MI, &t, &mi);
+        uint64_t tot = 0;
+        for (int y = 0; y < 2; y++)
+            for (int c = 0; c < 9; c++) tot += t.n[y][c];
+        double gmi = 2.0 * (double)tot * M_LN2 * mi.stat, margin = 2e-9 * (double)tot * (log((double)tot + 1) + 1);
+        assert_true(bm >= gmi - 1e-9 * (1 + gmi));
+        CHECK_CLOSE(bm, gmi, 1e-9, margin + 1e-8);
+        if (!(bm >= g)) {
+            print_error("[AB][K] bound %.17g < exact %.17g on table", bm, g);
+            for (int y = 0; y < 2; y++)
+                for (int c = 0; c < 9; c++)
+                    print_error(" %u", t.n[y][c]);
+            print_error("\n");
+            fail();
+        }
         if (!(b >= g)) {
             print_error("bound %.17g < exact %.17g on table", b, g);
             for (int y = 0; y < 2; y++)
@@ -661,7 +680,16 @@ static void test_boost_bound(void **state)
             for (int k = 0; k < 2; k++)
                 t.n[k][a * 3 + b] = (uint32_t)((a + 1) * 1000 * (b * 2 + k + 3) * 7);
     assert_true(es_stat_boost_bound(&t) >= es_stat_boost(&t));
-    print_message("BOOST bound held on %ld tables\n", n);
+    assert_true(es_stat_boost_bound_mi(&t) >= es_stat_boost(&t));
+    /* and the [AB][K] bound's own worst case: class independent of the
+     * genotype pair (G_[AB][K] = 0), with and without interaction in AB */
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++)
+            for (int k = 0; k < 2; k++)
+                t.n[k][a * 3 + b] = (uint32_t)((a == b ? 40 : 3 + a * b) * (k + 2) * 11);
+    assert_true(es_stat_boost_bound_mi(&t) >= es_stat_boost(&t));
+    assert_true(es_stat_boost(&t) < 1e-6);
+    print_message("BOOST bounds held on %ld tables\n", n);
 }
 
 /* ---- invariances -------------------------------------------------------------------- */

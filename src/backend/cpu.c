@@ -1,6 +1,7 @@
 /* backend_cpu.c -- the CPU backend: OpenMP threads take tiles from the scan's
  * queue (self-scheduling, so uneven tiles balance), count each pair's table with
  * the fastest popcount kernel this CPU has, and score it. */
+#include <stdio.h>
 #include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -56,8 +57,10 @@ static void cpu_tile(es_scan_ctx_t *ctx, es_worker_t *w, const es_popcount_impl_
 
 static int cpu_run(es_scan_ctx_t *ctx)
 {
-    const es_popcount_impl_t *impl = es_popcount_best();
-    es_info("CPU backend: %d thread(s), %s popcount", ctx->n_threads, impl->name);
+    const es_popcount_impl_t *impl = es_count_pick(ctx->n_blocks ? &ctx->blocks[0] : NULL);
+    snprintf(ctx->scan->device_info, sizeof ctx->scan->device_info, "%s", impl->name);
+    es_info("CPU backend: %d thread(s), %s popcount (the fastest here at this sample count)",
+            ctx->n_threads, impl->name);
 #pragma omp parallel num_threads(ctx->n_threads)
     {
         es_worker_t w;

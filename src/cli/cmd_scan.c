@@ -129,7 +129,7 @@ static void write_log(FILE *fp, const char *cmdline, const es_input_opt_t *in,
     if (opt->p_threshold >= 0) fprintf(fp, "p_threshold\t%g\n", opt->p_threshold);
     fprintf(fp, "backend\t%s\n", es_scan_backend_name(scan));
     if (!strcmp(es_scan_backend_name(scan), "cpu"))
-        fprintf(fp, "popcount\t%s\n", es_popcount_best()->name);
+        fprintf(fp, "popcount\t%s\n", es_scan_device_info(scan));
     else
         fprintf(fp, "gpu\t%s\n", es_scan_device_info(scan));
     fprintf(fp, "pairs\t%s\n", es_fmt_count(pairs, a));

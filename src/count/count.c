@@ -8,10 +8,13 @@
  * pair's table holds only samples called at both variants, so the margins
  * depend on the pair and five more products with the called planes (V) are
  * needed.  Both paths feed one derivation (derive()) from nine sums. */
+#include <math.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "count.h"
+#include "count_internal.h"
 
 #if ES_CPU_X86
 #include <immintrin.h>
@@ -55,9 +58,82 @@ static inline void margins_b(const uint32_t g[3], uint64_t x[9])
     x[VB2] = g[2];
 }
 
-/* Any implementation, through its per-class and4/and9. */
-static void count_generic(const es_popcount_impl_t *impl, const es_planes_t *pa, uint32_t a,
-                          const es_planes_t *pb, uint32_t b, es_table2_t *t)
+/* ---- sparse missing calls --------------------------------------------------
+ * Real genotype data has a few missing calls per variant (0.1-1 %).  Counting
+ * the five products with the V planes then costs more than the 4 products
+ * themselves; instead the margins are corrected sample by sample.  A missing
+ * call has P1 = P2 = V = 0, so the four P products already hold only samples
+ * called at both variants, and for class y
+ *   |P1a & Vb| = |P1a| - |P1a & Mb|,   |P2a & Vb| = |P2a| - |P2a & Mb|,
+ *   |Va & P1b| = |P1b| - |P1b & Ma|,   |Va & P2b| = |P2b| - |P2b & Ma|,
+ *   |Va & Vb|  = |Va| - |Va & Mb|,
+ * where Ma, Mb are the variants' missing calls (es_planes_t.miss_pos) and
+ * |P1a| = g1 + g2 etc. come from the genotype counts.  The result equals the
+ * 9-product path's exactly (tests compare both with the naive count). */
+
+static inline uint64_t bit_at(const uint64_t *p, uint32_t s) { return (p[s >> 6] >> (s & 63)) & 1; }
+
+/* Tested bits of a list of slots, cases (slots below cut) and controls
+ * apart; the lists hold cases first, in slot order. */
+typedef struct {
+    uint64_t p1[2], p2[2], v[2]; /* [y]: bits set in P1, P2, V at the slots */
+} miss_hits_t;
+
+static inline __attribute__((always_inline)) void
+hits(const uint32_t *p, const uint32_t *e, uint32_t cut, const uint64_t *q1, const uint64_t *q2,
+     const uint64_t *qv, miss_hits_t *h)
+{
+    uint64_t s1 = 0, s2 = 0, sv = 0;
+    for (; p < e && *p < cut; p++) {
+        s1 += bit_at(q1, *p);
+        s2 += bit_at(q2, *p);
+        if (qv) sv += bit_at(qv, *p);
+    }
+    h->p1[1] = s1, h->p2[1] = s2, h->v[1] = sv;
+    s1 = s2 = sv = 0;
+    for (; p < e; p++) {
+        s1 += bit_at(q1, *p);
+        s2 += bit_at(q2, *p);
+        if (qv) sv += bit_at(qv, *p);
+    }
+    h->p1[0] = s1, h->p2[0] = s2, h->v[0] = sv;
+}
+
+/* Fill the five margins of x[y] (y 0 control, 1 case) for a pair whose
+ * missing calls are both listed; x[y][X11..X22] are already counted. */
+static inline __attribute__((always_inline)) void
+margins_sparse(const es_planes_t *pa, uint32_t a, const es_planes_t *pb, uint32_t b, uint64_t x[2][9])
+{
+    const uint32_t(*ga)[3] = pa->gcount[a], (*gb)[3] = pb->gcount[b];
+    const uint32_t cut = pa->w_case * 64;
+    miss_hits_t at_b, at_a;
+    memset(&at_b, 0, sizeof at_b);
+    memset(&at_a, 0, sizeof at_a);
+    /* a's planes at b's missing calls (V: whether a has them called; a
+     * block without V planes has no missing call, so all of them) */
+    if (pb->miss_off[b] != pb->miss_off[b + 1])
+        hits(pb->miss_pos + pb->miss_off[b], pb->miss_pos + pb->miss_off[b + 1], cut, es_plane(pa, a, 0),
+             es_plane(pa, a, 1), pa->n_planes == 3 ? es_plane(pa, a, 2) : NULL, &at_b);
+    if (pa->n_planes != 3)
+        for (uint32_t k = pb->miss_off[b]; k < pb->miss_off[b + 1]; k++) at_b.v[pb->miss_pos[k] < cut]++;
+    /* b's planes at a's missing calls */
+    if (pa->miss_off[a] != pa->miss_off[a + 1])
+        hits(pa->miss_pos + pa->miss_off[a], pa->miss_pos + pa->miss_off[a + 1], cut, es_plane(pb, b, 0),
+             es_plane(pb, b, 1), NULL, &at_a);
+    for (int y = 0; y < 2; y++) {
+        x[y][A1V] = (uint64_t)ga[y][1] + ga[y][2] - at_b.p1[y];
+        x[y][A2V] = (uint64_t)ga[y][2] - at_b.p2[y];
+        x[y][VB1] = (uint64_t)gb[y][1] + gb[y][2] - at_a.p1[y];
+        x[y][VB2] = (uint64_t)gb[y][2] - at_a.p2[y];
+        x[y][VV] = (uint64_t)ga[y][0] + ga[y][1] + ga[y][2] - at_b.v[y];
+    }
+}
+
+/* Any implementation, through its per-class and4/and9 (inlined where they
+ * are known at compile time: see count_block_popcnt()). */
+static inline __attribute__((always_inline)) void
+count_with(es_and4_fn and4, es_and9_fn and9, const es_planes_t *pa, uint32_t a, const es_planes_t *pb,
+           uint32_t b, es_table2_t *t)
 {
     /* Both blocks come from one dataset, so they share the class layout. */
     const size_t off = pa->w_case, nc = class_words(pa->n_case), nt = class_words(pa->n_ctrl);
@@ -69,27 +145,31 @@ static void count_generic(const es_popcount_impl_t *impl, const es_planes_t *pa,
     uint64_t x[2][9] = {{0}};
 
     if (!miss_a && !miss_b) {
-        impl->and4(a1, a2, b1, b2, nc, x[1]);
-        impl->and4(a1 + off, a2 + off, b1 + off, b2 + off, nt, x[0]);
+        and4(a1, a2, b1, b2, nc, x[1]);
+        and4(a1 + off, a2 + off, b1 + off, b2 + off, nt, x[0]);
         for (int y = 0; y < 2; y++) {
             margins_a(ga[y], x[y]);
             margins_b(gb[y], x[y]);
             x[y][VV] = (uint64_t)ga[y][0] + ga[y][1] + ga[y][2];
         }
+    } else if (es_planes_sparse(pa, a) && es_planes_sparse(pb, b)) {
+        and4(a1, a2, b1, b2, nc, x[1]);
+        and4(a1 + off, a2 + off, b1 + off, b2 + off, nt, x[0]);
+        margins_sparse(pa, a, pb, b, x);
     } else if (pa->n_planes == 3 && pb->n_planes == 3) {
         const uint64_t *av = es_plane(pa, a, 2), *bv = es_plane(pb, b, 2);
-        impl->and9(a1, a2, av, b1, b2, bv, nc, x[1]);
-        impl->and9(a1 + off, a2 + off, av + off, b1 + off, b2 + off, bv + off, nt, x[0]);
+        and9(a1, a2, av, b1, b2, bv, nc, x[1]);
+        and9(a1 + off, a2 + off, av + off, b1 + off, b2 + off, bv + off, nt, x[0]);
     } else if (miss_a) {
         /* b's block has no V plane (so b has no missing call): against b
          * every kept sample is called; only a's V plane meets b's planes.
          * and4(av, av, b1, b2) yields |av&b1|, |av&b2| twice each. */
         const uint64_t *av = es_plane(pa, a, 2);
         uint64_t v[2][4] = {{0}};
-        impl->and4(a1, a2, b1, b2, nc, x[1]);
-        impl->and4(a1 + off, a2 + off, b1 + off, b2 + off, nt, x[0]);
-        impl->and4(av, av, b1, b2, nc, v[1]);
-        impl->and4(av + off, av + off, b1 + off, b2 + off, nt, v[0]);
+        and4(a1, a2, b1, b2, nc, x[1]);
+        and4(a1 + off, a2 + off, b1 + off, b2 + off, nt, x[0]);
+        and4(av, av, b1, b2, nc, v[1]);
+        and4(av + off, av + off, b1 + off, b2 + off, nt, v[0]);
         for (int y = 0; y < 2; y++) {
             margins_a(ga[y], x[y]);
             x[y][VB1] = v[y][0];
@@ -100,10 +180,10 @@ static void count_generic(const es_popcount_impl_t *impl, const es_planes_t *pa,
         /* The mirror image: a has no V plane, b has missing calls. */
         const uint64_t *bv = es_plane(pb, b, 2);
         uint64_t v[2][4] = {{0}};
-        impl->and4(a1, a2, b1, b2, nc, x[1]);
-        impl->and4(a1 + off, a2 + off, b1 + off, b2 + off, nt, x[0]);
-        impl->and4(a1, a2, bv, bv, nc, v[1]);
-        impl->and4(a1 + off, a2 + off, bv + off, bv + off, nt, v[0]);
+        and4(a1, a2, b1, b2, nc, x[1]);
+        and4(a1 + off, a2 + off, b1 + off, b2 + off, nt, x[0]);
+        and4(a1, a2, bv, bv, nc, v[1]);
+        and4(a1 + off, a2 + off, bv + off, bv + off, nt, v[0]);
         for (int y = 0; y < 2; y++) {
             margins_b(gb[y], x[y]);
             x[y][A1V] = v[y][0];
@@ -114,6 +194,71 @@ static void count_generic(const es_popcount_impl_t *impl, const es_planes_t *pa,
     derive(x[0], t->n[0]);
     derive(x[1], t->n[1]);
 }
+
+static void count_generic(const es_popcount_impl_t *impl, const es_planes_t *pa, uint32_t a,
+                          const es_planes_t *pb, uint32_t b, es_table2_t *t)
+{
+    count_with(impl->and4, impl->and9, pa, a, pb, b, t);
+}
+
+/* ---- POPCNT, fused ----------------------------------------------------------
+ * At the sample counts of real cohorts (a few words a class) a pair costs
+ * little more than the calls through es_popcount_impl_t; with the scalar
+ * loops inlined into one function per run of partners the compiler keeps the
+ * sums in registers.  On CPUs whose POPCNT retires several per cycle (AMD Zen)
+ * this beats the AVX2 nibble lookup at those sizes; es_count_pick() measures
+ * which is faster. */
+
+#if ES_CPU_X86
+static ES_TARGET_POPCNT void pc_and4(const uint64_t *restrict a1, const uint64_t *restrict a2,
+                                     const uint64_t *restrict b1, const uint64_t *restrict b2,
+                                     size_t nw, uint64_t out[4])
+{
+    and4_body(a1, a2, b1, b2, nw, out);
+}
+
+static ES_TARGET_POPCNT void pc_and9(const uint64_t *restrict a1, const uint64_t *restrict a2,
+                                     const uint64_t *restrict av, const uint64_t *restrict b1,
+                                     const uint64_t *restrict b2, const uint64_t *restrict bv,
+                                     size_t nw, uint64_t out[9])
+{
+    and9_body(a1, a2, av, b1, b2, bv, nw, out);
+}
+
+static ES_TARGET_POPCNT void count_block_popcnt(const es_planes_t *pa, uint32_t a, const es_planes_t *pb,
+                                                uint32_t b0, uint32_t nb, es_table2_t *t)
+{
+    const size_t off = pa->w_case, nc = class_words(pa->n_case), nt = class_words(pa->n_ctrl);
+    const uint64_t *a1 = es_plane(pa, a, 0), *a2 = es_plane(pa, a, 1);
+    const uint32_t(*ga)[3] = pa->gcount[a];
+    const int miss_a = pa->miss_ct[a] != 0, sparse_a = es_planes_sparse(pa, a);
+    for (uint32_t k = 0; k < nb; k++) {
+        const uint32_t b = b0 + k;
+        const int miss_b = pb->miss_ct[b] != 0;
+        if ((miss_a || miss_b) && !(sparse_a && es_planes_sparse(pb, b))) {
+            count_with(pc_and4, pc_and9, pa, a, pb, b, t + k);
+            continue;
+        }
+        const uint64_t *b1 = es_plane(pb, b, 0), *b2 = es_plane(pb, b, 1);
+        uint64_t x[2][9]; /* no initialiser: a memset (rep stos) costs 15 % here */
+        for (int i = 0; i < 4; i++) x[0][i] = x[1][i] = 0;
+        and4_body(a1, a2, b1, b2, nc, x[1]);
+        and4_body(a1 + off, a2 + off, b1 + off, b2 + off, nt, x[0]);
+        if (miss_a || miss_b) {
+            margins_sparse(pa, a, pb, b, x);
+        } else {
+            const uint32_t(*gb)[3] = pb->gcount[b];
+            for (int y = 0; y < 2; y++) {
+                margins_a(ga[y], x[y]);
+                margins_b(gb[y], x[y]);
+                x[y][VV] = (uint64_t)ga[y][0] + ga[y][1] + ga[y][2];
+            }
+        }
+        derive(x[0], t[k].n[0]);
+        derive(x[1], t[k].n[1]);
+    }
+}
+#endif
 
 /* ---- fused kernels ------------------------------------------------------------
  * Through es_popcount_impl_t a pair costs two kernel calls (one per class),
@@ -249,6 +394,18 @@ ES_AVX512_INLINE void count_avx512(const es_popcount_impl_t *impl, const es_plan
             margins_b(gb[y], x[y]);
             x[y][VV] = (uint64_t)ga[y][0] + ga[y][1] + ga[y][2];
         }
+    } else if (es_planes_sparse(pa, a) && es_planes_sparse(pb, b)) {
+        uint64_t p[8];
+        fused4(es_plane(pa, a, 0), es_plane(pa, a, 1), es_plane(pb, b, 0), es_plane(pb, b, 1), nc,
+               off, nt, p);
+        for (int y = 0; y < 2; y++) {
+            const uint64_t *py = p + 4 * (1 - y);
+            x[y][X11] = py[0];
+            x[y][X12] = py[1];
+            x[y][X21] = py[2];
+            x[y][X22] = py[3];
+        }
+        margins_sparse(pa, a, pb, b, x);
     } else if (pa->n_planes == 3 && pb->n_planes == 3) {
         uint64_t p[18];
         fused9(es_plane(pa, a, 0), es_plane(pa, a, 1), es_plane(pa, a, 2), es_plane(pb, b, 0),
@@ -280,15 +437,17 @@ static ES_TARGET_AVX512 void count_block_avx512(const es_popcount_impl_t *impl, 
         count_avx512(impl, pa, a, pb, b0 + k, t + k);
 }
 
-/* The implementation the fused kernels stand in for (NULL: none). */
-static const es_popcount_impl_t *fused_impl;
+/* The implementations the fused kernels stand in for (NULL: none). */
+static const es_popcount_impl_t *fused_impl, *popcnt_impl;
 static pthread_once_t fused_once = PTHREAD_ONCE_INIT;
 
 static void fused_init(void)
 {
     const es_popcount_impl_t *const *all = es_popcount_all();
-    for (size_t k = 0; all[k]; k++)
+    for (size_t k = 0; all[k]; k++) {
         if (!strcmp(all[k]->name, "avx512")) fused_impl = all[k];
+        if (!strcmp(all[k]->name, "popcnt")) popcnt_impl = all[k];
+    }
 }
 
 #endif /* ES_CPU_X86 */
@@ -302,6 +461,10 @@ void es_count_pair(const es_popcount_impl_t *impl, const es_planes_t *pa, uint32
         count_pair_avx512(impl, pa, a, pb, b, t);
         return;
     }
+    if (impl == popcnt_impl) {
+        count_block_popcnt(pa, a, pb, b, 1, t);
+        return;
+    }
 #endif
     count_generic(impl, pa, a, pb, b, t);
 }
@@ -313,6 +476,10 @@ void es_count_block(const es_popcount_impl_t *impl, const es_planes_t *pa, uint3
     pthread_once(&fused_once, fused_init);
     if (impl == fused_impl) {
         count_block_avx512(impl, pa, a, pb, b0, nb, t);
+        return;
+    }
+    if (impl == popcnt_impl) {
+        count_block_popcnt(pa, a, pb, b0, nb, t);
         return;
     }
 #endif
@@ -331,3 +498,46 @@ void es_count_pair_naive(const uint8_t *ga, const uint8_t *gb, const int8_t *sta
         t->n[status[s] ? 1 : 0][ga[s] * 3 + gb[s]]++;
     }
 }
+
+/* ---- choosing the kernel ----------------------------------------------------
+ * Which kernel is fastest depends on the CPU and on the sample count: AVX2's
+ * nibble lookup wins on long planes and where POPCNT retires one per cycle,
+ * the fused POPCNT path on short planes where it retires several (AMD Zen).
+ * So the scan measures: each candidate counts the same few thousand pairs of
+ * the first block three times, interleaved, and the fastest minimum wins
+ * (about a millisecond in all).  The tables do not depend on the choice. */
+
+#define PICK_A 8u   /* variants of the block ... */
+#define PICK_B 256u /* ... against this many partners */
+
+static double pick_time(const es_popcount_impl_t *impl, const es_planes_t *pl, es_table2_t *t)
+{
+    uint32_t na = pl->count < PICK_A ? pl->count : PICK_A;
+    uint32_t nb = pl->count < PICK_B ? pl->count : PICK_B;
+    double t0 = es_time_now();
+    for (uint32_t a = 0; a < na; a++) es_count_block(impl, pl, a, pl, 0, nb, t);
+    return es_time_now() - t0;
+}
+
+const es_popcount_impl_t *es_count_pick(const es_planes_t *pl)
+{
+    const es_popcount_impl_t *best = es_popcount_best();
+    if (es_env_variant("EPISTREAM_POPCOUNT") || !pl || !pl->count) return best;
+    const es_popcount_impl_t *const *all = es_popcount_all();
+    es_table2_t *t = malloc(PICK_B * sizeof *t);
+    if (!t) return best;
+    double tmin[8];
+    size_t n = 0;
+    for (size_t k = 0; all[k] && n < 8; k++) n++;
+    for (size_t k = 0; k < n; k++) tmin[k] = INFINITY;
+    for (int r = 0; r < 3; r++)
+        for (size_t k = 1; k < n; k++) { /* never the scalar twin (k = 0) unless alone */
+            double dt = pick_time(all[k], pl, t);
+            if (dt < tmin[k]) tmin[k] = dt;
+        }
+    free(t);
+    for (size_t k = 1; k < n; k++)
+        if (tmin[k] < INFINITY && (best == all[0] || tmin[k] < tmin[0])) best = all[k], tmin[0] = tmin[k];
+    return best;
+}
+

@@ -60,6 +60,12 @@ void es_count_pair(const es_popcount_impl_t *impl, const es_planes_t *pa, uint32
 void es_count_block(const es_popcount_impl_t *impl, const es_planes_t *pa, uint32_t a,
                     const es_planes_t *pb, uint32_t b0, uint32_t nb, es_table2_t *t);
 
+/**
+ * The fastest kernel for planes like pl on this CPU, measured on pl's first
+ * variants (about a millisecond); es_popcount_best() when EPISTREAM_POPCOUNT
+ * forces one.  Every kernel gives the same tables.
+ */
+const es_popcount_impl_t *es_count_pick(const es_planes_t *pl);
 /** Reference: the same table from decoded genotypes (0,1,2,3=missing) and
  *  per-sample status (0,1,-1 left out).  Used by tests. */
 void es_count_pair_naive(const uint8_t *ga, const uint8_t *gb, const int8_t *status, uint32_t n,

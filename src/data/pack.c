@@ -491,10 +491,44 @@ void es_planes_free(es_planes_t *pl)
     else free(pl->planes);
     free(pl->gcount);
     free(pl->miss_ct);
+    free(pl->miss_off);
+    free(pl->miss_pos);
+    pl->miss_off = pl->miss_pos = NULL;
     pl->planes = NULL;
     pl->gcount = NULL;
     pl->miss_ct = NULL;
     pl->mapped = 0;
+}
+
+/* List the slots of each variant's missing calls where there are at most
+ * ES_SPARSE_MISS of them: the kept samples of a class whose V bit is 0. */
+static int list_missing(es_planes_t *pl)
+{
+    const uint32_t cap = ES_SPARSE_MISS(pl->words);
+    size_t total = 0;
+    free(pl->miss_off);
+    free(pl->miss_pos);
+    pl->miss_pos = NULL;
+    if (!(pl->miss_off = malloc(((size_t)pl->count + 1) * sizeof *pl->miss_off))) return ES_ERR_NOMEM;
+    for (uint32_t v = 0; v < pl->count; v++)
+        if (pl->miss_ct[v] <= cap) total += pl->miss_ct[v];
+    if (total && !(pl->miss_pos = malloc(total * sizeof *pl->miss_pos))) return ES_ERR_NOMEM;
+    uint32_t k = 0;
+    for (uint32_t v = 0; v < pl->count; v++) {
+        pl->miss_off[v] = k;
+        if (!pl->miss_ct[v] || pl->miss_ct[v] > cap) continue;
+        const uint64_t *vp = es_plane(pl, v, 2);
+        for (int y = 1; y >= 0; y--) { /* cases first: slot order */
+            uint32_t lo = y ? 0 : pl->w_case, n = y ? pl->n_case : pl->n_ctrl;
+            for (uint32_t w = 0; w * 64 < n; w++) {
+                uint64_t kept = n - w * 64 >= 64 ? ~0ULL : (1ULL << (n - w * 64)) - 1;
+                for (uint64_t m = ~vp[lo + w] & kept; m; m &= m - 1)
+                    pl->miss_pos[k++] = (lo + w) * 64 + (uint32_t)__builtin_ctzll(m);
+            }
+        }
+    }
+    pl->miss_off[pl->count] = k;
+    return ES_OK;
 }
 
 int es_pack(const es_dataset_t *ds, uint32_t first, uint32_t count, es_planes_t *pl)
@@ -554,6 +588,7 @@ int es_pack(const es_dataset_t *ds, uint32_t first, uint32_t count, es_planes_t 
     }
     pl->first = first;
     pl->count = count;
+    ret = list_missing(pl);
 out:
     if (ret == ES_ERR_NOMEM)
         es_error("out of memory packing variants %u..%u", first, first + count);

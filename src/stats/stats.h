@@ -41,6 +41,8 @@ double es_stat_g(es_stat_t s, const es_table2_t *t, double stat);
 /** Individual statistics (exposed for tests). */
 double es_stat_boost(const es_table2_t *t);
 double es_stat_boost_bound(const es_table2_t *t); /* cheap, always >= es_stat_boost(t) */
+/* cheaper, looser: G of [AB][K], always >= es_stat_boost(t) (boost.c says why) */
+double es_stat_boost_bound_mi(const es_table2_t *t);
 double es_stat_chi2(const es_table2_t *t, int *df);
 double es_stat_mi(const es_table2_t *t, int *df);  /* bits */
 double es_stat_ig(const es_table2_t *t, int *df);  /* bits */

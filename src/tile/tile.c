@@ -274,10 +274,14 @@ static inline void worker_score(const es_scan_ctx_t *ctx, es_worker_t *w, uint32
         sa->n_tot++;
         sb->n_tot++;
     }
-    /* BOOST's exact fit is iterative; its Kirkwood bound is cheap and never below
-     * it, so a pair whose bound cannot reach the top-k, either variant's best or
-     * the significance threshold is counted and dropped without the fit. */
-    if (ctx->stat == ES_STAT_BOOST && es_stat_boost_bound(t) < prune_below(ctx, w, si, sj)) return;
+    /* BOOST's exact fit is iterative; two bounds are cheap and never below
+     * it (the [AB][K] G, then the Kirkwood one), so a pair whose bound cannot
+     * reach the top-k, either variant's best or the significance threshold is
+     * counted and dropped without the fit. */
+    if (ctx->stat == ES_STAT_BOOST) {
+        double lim = prune_below(ctx, w, si, sj);
+        if (es_stat_boost_bound_mi(t) < lim || es_stat_boost_bound(t) < lim) return;
+    }
     es_stat_result_t r;
     es_stat_value(ctx->stat, t, &r);
     int have_p = 0, sig = 0;

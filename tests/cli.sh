@@ -35,6 +35,31 @@ usage_err sim --samples 10 --variants 1 --pairs 1 --out "$T/s"
 usage_err sim --samples 10 --variants 10 --effect -1 --out "$T/s"
 usage_err info
 
+# the one option loop every subcommand shares (args.c): the exact messages
+# for an unknown, an ambiguous, a short and an incomplete option, a stray
+# argument and a bad value, and each after its subcommand's name
+usage_msg() {
+    msg=$1
+    shift
+    usage_err "$@"
+    grep -qxF -- "$msg" "$T/u.out" || { cat "$T/u.out" >&2; fail "$*: expected '$msg'"; }
+}
+usage_msg "[E::options] scan: unknown or ambiguous option '--bogus'" scan --bfile "$T/x" --bogus
+usage_msg "[E::options] scan: unknown or ambiguous option '--f'" scan --bfile "$T/x" --f x
+usage_msg "[E::options] info: unknown option '-x'" info --bfile "$T/x" -x
+usage_msg "[E::options] convert: option '--out' needs a value" convert --bfile "$T/x" --out
+usage_msg "[E::options] sim: unexpected argument 'extra'" sim --samples 4 extra --variants 2
+usage_msg "[E::options] select: unexpected argument 'x'" select x --table y
+usage_msg "[E::options] --top: expected an integer in [1, 100000000], got '0'" \
+    scan --bfile "$T/x" --out "$T/x" --top=0
+usage_msg "[E::options] --seed: expected a non-negative integer, got '-1'" \
+    sim --samples 4 --variants 2 --seed -1 --out "$T/x"
+usage_msg "[E::options] --threads: expected an integer in [0, 4096], got '4097'" \
+    convert --bfile "$T/x" --thr 4097 --out "$T/x"
+# --help wins over what follows it, not over an error before it
+"$EPISTREAM" scan --help --bogus | grep -q 'Usage: epistream scan' || fail "scan --help --bogus"
+usage_err scan --bogus --help
+
 # a run that works, then one that fails must not leave files
 "$EPISTREAM" sim --samples 60 --variants 12 --seed 3 --out "$T/d" || fail "sim"
 "$EPISTREAM" info --bfile "$T/d" >"$T/info" || fail "info"

@@ -232,6 +232,16 @@ run_fail nosnp.tsv "no SNP and BEST_STAT columns" \
 } >"$T/bad.summary.tsv"
 run_fail bad.summary.tsv "line 2: BEST_STAT 'big' is not a number" \
     sel --bfile "$T/d" --from-summary "$T/bad.summary.tsv" --n 3
+# a line too short for the header's columns, blank lines skipped, an empty file
+{ head -2 "$T/p.top.tsv"; echo; sed -n 3p "$T/p.top.tsv" | cut -f1-3; } >"$T/short.top.tsv"
+run_fail short.top.tsv "line 4: 3 fields, expected at least 6 as in the header" \
+    sel --bfile "$T/d" --from "$T/short.top.tsv"
+{ head -2 "$T/p.summary.tsv"; sed -n 3p "$T/p.summary.tsv" | cut -f1-5; } >"$T/short.summary.tsv"
+run_fail short.summary.tsv "line 3: 5 fields, expected at least 6 as in the header" \
+    sel --bfile "$T/d" --from-summary "$T/short.summary.tsv" --n 3
+printf '\n\n' >"$T/blank.summary.tsv"
+run_fail blank.summary.tsv "empty file, expected a per-variant summary" \
+    sel --bfile "$T/d" --from-summary "$T/blank.summary.tsv" --n 3
 # a dataset selection that drops a variant the pair list names
 sed -n 2p "$T/p.top.tsv" | cut -f2 >"$T/drop.txt"
 run_fail p.top.tsv "line 2: variant '$(cat "$T/drop.txt")' (SNP1" \

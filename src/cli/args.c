@@ -1,7 +1,9 @@
-/* args.c -- the argument parsers every subcommand shares: numbers with their
- * ranges, and the command line joined for the logs.  Each prints one
+/* args.c -- what every subcommand's parsing shares: the one option loop over
+ * the subcommands' tables (es_cli_parse), numbers with their ranges, and the
+ * command line joined for the logs.  Each parser prints one
  * "[E::options] --NAME: ..." line naming what was expected and what was found. */
 #include <errno.h>
+#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,4 +60,71 @@ char *es_cli_join(int argc, char **argv)
     for (int k = 0; k < argc; k++) p += sprintf(p, k ? " %s" : "%s", argv[k]);
     *p = '\0';
     return s;
+}
+
+/* Store arg as o says in ctx.  @return 0, or -1 after the message */
+static int set_option(const es_cli_opt_t *o, void *ctx, const char *arg)
+{
+    char *field = (char *)ctx + o->off;
+    uint32_t u;
+    switch (o->kind) {
+    case ES_CLI_FLAG: *(int *)(void *)field = 1; return 0;
+    case ES_CLI_STR: *(const char **)(void *)field = arg; return 0;
+    case ES_CLI_U32: return es_cli_u32(o->name, arg, o->lo, o->hi, (uint32_t *)(void *)field);
+    case ES_CLI_INT:
+        if (es_cli_u32(o->name, arg, o->lo, o->hi, &u)) return -1;
+        *(int *)(void *)field = (int)u;
+        return 0;
+    case ES_CLI_U64: return es_cli_u64(o->name, arg, (uint64_t *)(void *)field);
+    case ES_CLI_DOUBLE: return es_cli_double(o->name, arg, (double *)(void *)field);
+    case ES_CLI_FUNC: return o->fn(ctx, arg);
+    }
+    return -1;
+}
+
+/* getopt_long's code of the k-th option of the tables: above every short
+ * option, so that es_cli_bad_option() tells "needs a value" (optopt > 255) */
+#define OPT_CODE0 256
+
+int es_cli_parse(const char *cmd, int argc, char **argv, const es_cli_group_t *groups,
+                 size_t n_groups, void (*usage)(FILE *fp))
+{
+    size_t n = 0, k = 0;
+    for (size_t g = 0; g < n_groups; g++) n += groups[g].n;
+    /* the getopt_long table: every group's options in order, then --help */
+    struct option *lopts = calloc(n + 2, sizeof *lopts);
+    if (!lopts) {
+        fprintf(stderr, "[E::options] %s: out of memory\n", cmd);
+        return ES_EXIT_ERROR;
+    }
+    for (size_t g = 0; g < n_groups; g++)
+        for (size_t i = 0; i < groups[g].n; i++, k++) {
+            const es_cli_opt_t *o = &groups[g].opt[i];
+            lopts[k] = (struct option){o->name, o->kind == ES_CLI_FLAG ? no_argument
+                                                                       : required_argument,
+                                       NULL, (int)(OPT_CODE0 + k)};
+        }
+    lopts[n] = (struct option){"help", no_argument, NULL, 'h'};
+    int ret = -1, c;
+    optind = 1;
+    opterr = 0;
+    while (ret < 0 && (c = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
+        if (c == 'h') {
+            usage(stdout);
+            ret = ES_EXIT_OK;
+        } else if (c < OPT_CODE0 || (size_t)(c - OPT_CODE0) >= n) {
+            if (es_cli_bad_option(cmd, argv[optind - 1])) usage(stderr);
+            ret = ES_EXIT_USAGE;
+        } else {
+            size_t i = (size_t)(c - OPT_CODE0), g = 0;
+            while (i >= groups[g].n) i -= groups[g++].n;
+            if (set_option(&groups[g].opt[i], groups[g].ctx, optarg)) ret = ES_EXIT_USAGE;
+        }
+    }
+    if (ret < 0 && optind < argc) {
+        fprintf(stderr, "[E::options] %s: unexpected argument '%s'\n", cmd, argv[optind]);
+        ret = ES_EXIT_USAGE;
+    }
+    free(lopts);
+    return ret;
 }

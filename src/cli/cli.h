@@ -3,7 +3,7 @@
 #ifndef ES_CLI_H
 #define ES_CLI_H
 
-#include <getopt.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -23,51 +23,98 @@ int es_cmd_sim(int argc, char **argv);
 int es_cmd_info(int argc, char **argv);
 int es_cmd_convert(int argc, char **argv);
 
+/* ---- the option table every subcommand declares (args.c) ------------------
+ *
+ * A subcommand lists its long options in tables of es_cli_opt_t, each table
+ * with the context its values go into (an es_cli_group_t), and calls
+ * es_cli_parse() once: one getopt_long loop for every subcommand, so that
+ * abbreviations, --opt=value, -h/--help, unknown options (PLINK's flags
+ * among them), missing values and stray arguments are handled alike.  The
+ * values are stored as the table says, or by the option's handler; checks
+ * across options stay with the subcommand. */
+
+/** How an option's value is stored in its group's context. */
+typedef enum {
+    ES_CLI_FLAG,   /**< no value: the int at off becomes 1 */
+    ES_CLI_STR,    /**< the const char * at off points at the value (argv's) */
+    ES_CLI_U32,    /**< the uint32_t at off, an integer in [lo, hi] */
+    ES_CLI_INT,    /**< the int at off, an integer in [lo, hi] (hi <= INT_MAX) */
+    ES_CLI_U64,    /**< the uint64_t at off, a non-negative integer */
+    ES_CLI_DOUBLE, /**< the double at off, a number */
+    ES_CLI_FUNC    /**< fn(ctx, value) parses and stores the value */
+} es_cli_kind_t;
+
+/** One long option. */
+typedef struct {
+    const char *name;  /**< without the leading "--" */
+    es_cli_kind_t kind;
+    size_t off;        /**< the field's offset in the context (not ES_CLI_FUNC) */
+    uint32_t lo, hi;   /**< ES_CLI_U32, ES_CLI_INT: the range */
+    /** ES_CLI_FUNC: @return 0, or -1 after a "[E::options] --NAME: ..." message */
+    int (*fn)(void *ctx, const char *arg);
+} es_cli_opt_t;
+
+/* The field f of struct type T, checked at compile time to have type `type`
+ * (a mismatch is an array of negative size). */
+#define ES_CLI_FIELD(T, f, type)                                                                   \
+    (offsetof(T, f) + 0 * sizeof(char[_Generic(((T *)0)->f, type: 1, default: -1)]))
+#define ES_CLI_OPT_FLAG(name, T, f) {name, ES_CLI_FLAG, ES_CLI_FIELD(T, f, int), 0, 0, NULL}
+#define ES_CLI_OPT_STR(name, T, f) {name, ES_CLI_STR, ES_CLI_FIELD(T, f, const char *), 0, 0, NULL}
+#define ES_CLI_OPT_U32(name, T, f, lo, hi)                                                        \
+    {name, ES_CLI_U32, ES_CLI_FIELD(T, f, uint32_t), lo, hi, NULL}
+#define ES_CLI_OPT_INT(name, T, f, lo, hi) {name, ES_CLI_INT, ES_CLI_FIELD(T, f, int), lo, hi, NULL}
+#define ES_CLI_OPT_U64(name, T, f) {name, ES_CLI_U64, ES_CLI_FIELD(T, f, uint64_t), 0, 0, NULL}
+#define ES_CLI_OPT_DOUBLE(name, T, f) {name, ES_CLI_DOUBLE, ES_CLI_FIELD(T, f, double), 0, 0, NULL}
+#define ES_CLI_OPT_FUNC(name, fn) {name, ES_CLI_FUNC, 0, 0, 0, fn}
+
+/** A table of options and the context their values go into. */
+typedef struct {
+    const es_cli_opt_t *opt;
+    size_t n;
+    void *ctx;
+} es_cli_group_t;
+/** The group of a table declared as an array in the same file. */
+#define ES_CLI_GROUP(table, ctx) {table, sizeof table / sizeof *table, ctx}
+
+/**
+ * Parse argv[1..argc) (argv[0] is the subcommand's name) against the groups'
+ * options, in order, and -h/--help.  Every value goes where its option says
+ * as it is met; the first bad one ends the parse with its message.  An
+ * option not in the tables is reported by es_cli_bad_option() (with usage
+ * when that asks for it); an argument that is not an option is an error.
+ * @param cmd the subcommand's name, for the messages
+ * @param usage prints the subcommand's usage (stdout for --help, stderr)
+ * @return -1 when the command should go on, else its exit code: ES_EXIT_OK
+ *         after --help, ES_EXIT_USAGE after an error (printed), ES_EXIT_ERROR
+ *         when out of memory
+ */
+int es_cli_parse(const char *cmd, int argc, char **argv, const es_cli_group_t *groups,
+                 size_t n_groups, void (*usage)(FILE *fp));
+
 /* ---- input options shared by scan, info, convert and select (input.c) ------- */
 
 #define ES_CLI_MAX_REGIONS 256
-enum {
-    ES_OPT_BFILE = 1000, ES_OPT_VCF, ES_OPT_PHENO, ES_OPT_PHENO_NAME, ES_OPT_KEEP, ES_OPT_REMOVE,
-    ES_OPT_EXTRACT, ES_OPT_EXCLUDE, ES_OPT_CHR, ES_OPT_REGION, ES_OPT_MAF, ES_OPT_GENO,
-    /* PLINK 1.9's, with its meaning */
-    ES_OPT_MIND, ES_OPT_HWE, ES_OPT_HWE_ALL, ES_OPT_SNPS, ES_OPT_MPHENO, ES_OPT_ONE,
-    ES_OPT_ALLOW_NO_SEX, ES_OPT_FROM, ES_OPT_TO
-};
-/* getopt_long entries for the input options (put them first in a subcommand's table) */
-#define ES_CLI_INPUT_LONGOPTS                                                                      \
-    {"bfile", required_argument, 0, ES_OPT_BFILE}, {"vcf", required_argument, 0, ES_OPT_VCF},     \
-        {"pheno", required_argument, 0, ES_OPT_PHENO},                                            \
-        {"pheno-name", required_argument, 0, ES_OPT_PHENO_NAME},                                  \
-        {"keep", required_argument, 0, ES_OPT_KEEP}, {"remove", required_argument, 0, ES_OPT_REMOVE}, \
-        {"extract", required_argument, 0, ES_OPT_EXTRACT},                                        \
-        {"exclude", required_argument, 0, ES_OPT_EXCLUDE},                                        \
-        {"chr", required_argument, 0, ES_OPT_CHR}, {"region", required_argument, 0, ES_OPT_REGION}, \
-        {"maf", required_argument, 0, ES_OPT_MAF}, {"geno", required_argument, 0, ES_OPT_GENO},   \
-        {"mind", required_argument, 0, ES_OPT_MIND}, {"hwe", required_argument, 0, ES_OPT_HWE},   \
-        {"hwe-all", no_argument, 0, ES_OPT_HWE_ALL}, {"snps", required_argument, 0, ES_OPT_SNPS}, \
-        {"mpheno", required_argument, 0, ES_OPT_MPHENO}, {"1", no_argument, 0, ES_OPT_ONE},       \
-        {"allow-no-sex", no_argument, 0, ES_OPT_ALLOW_NO_SEX}
-/* PLINK's --from/--to, for the subcommands whose --from is free (scan, info,
- * convert; select's --from is a scan result) */
-#define ES_CLI_RANGE_LONGOPTS                                                                      \
-    {"from", required_argument, 0, ES_OPT_FROM}, {"to", required_argument, 0, ES_OPT_TO}
 
 typedef struct {
     es_input_opt_t in;
     const char *regions[ES_CLI_MAX_REGIONS];
     const char *pheno_name, *mpheno; /* as given (in.pheno_name holds the one given) */
+    int allow_no_sex;                /* given; no effect (sex never leaves a sample out) */
 } es_cli_input_t;
 
 void es_cli_input_init(es_cli_input_t *ci);
-/** @return 1 if c was an input option (parsed into ci), 0 if not, -1 on a bad value (printed). */
-int es_cli_input_option(es_cli_input_t *ci, int c, const char *arg);
+/** The input options, into ci (put them first: the usage lists them first). */
+es_cli_group_t es_cli_input_group(es_cli_input_t *ci);
+/** PLINK's --from/--to, into ci, for the subcommands whose --from is free
+ *  (scan, info, convert; select's --from is a scan result). */
+es_cli_group_t es_cli_range_group(es_cli_input_t *ci);
 /** Cross-option checks after parsing; @return 0 or -1 (printed). */
 int es_cli_input_check(const es_cli_input_t *ci, const char *cmd);
 /** Print the input/selection part of a subcommand's usage. */
 void es_cli_input_usage(FILE *fp, int need_pheno);
 
 /**
- * The `default:` branch of every subcommand's getopt_long loop (plink_flags.c):
+ * What es_cli_parse() says of an option not in the tables (plink_flags.c):
  * report the option at arg (argv[optind - 1]) on stderr: a PLINK 1.9 flag
  * epistream lacks as "PLINK's --X is not supported; <what to use>", a known
  * option without its value as such, anything else as unknown.

@@ -1,7 +1,6 @@
 /* cmd_convert.c -- `epistream convert`: a VCF/BCF, or a selection of a
  * fileset, written as a PLINK 1 fileset, so a large VCF is parsed once and
  * scanned many times. */
-#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,62 +28,47 @@ static void convert_usage(FILE *fp)
             "  -h, --help           this help\n");
 }
 
+typedef struct {
+    es_cli_input_t ci;
+    const char *out;
+    int quiet, verbose;
+} convert_args_t;
+
+static const es_cli_opt_t convert_opts[] = {
+    ES_CLI_OPT_STR("out", convert_args_t, out),
+    ES_CLI_OPT_INT("threads", convert_args_t, ci.in.threads, 0, 4096),
+    ES_CLI_OPT_FLAG("quiet", convert_args_t, quiet),
+    ES_CLI_OPT_FLAG("verbose", convert_args_t, verbose),
+};
+
 int es_cmd_convert(int argc, char **argv)
 {
-    enum { O_OUT = 256, O_THREADS, O_QUIET, O_VERBOSE };
-    static const struct option lopts[] = {ES_CLI_INPUT_LONGOPTS, ES_CLI_RANGE_LONGOPTS,
-                                          {"out", required_argument, 0, O_OUT},
-                                          {"threads", required_argument, 0, O_THREADS},
-                                          {"quiet", no_argument, 0, O_QUIET},
-                                          {"verbose", no_argument, 0, O_VERBOSE},
-                                          {"help", no_argument, 0, 'h'},
-                                          {0, 0, 0, 0}};
-    const char *out = NULL;
-    int quiet = 0, verbose = 0, c, r;
-    uint32_t u;
-    es_cli_input_t ci;
-    es_cli_input_init(&ci);
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
-        if ((r = es_cli_input_option(&ci, c, optarg)) != 0) {
-            if (r < 0) return ES_EXIT_USAGE;
-            continue;
-        }
-        switch (c) {
-        case O_OUT: out = optarg; break;
-        case O_THREADS:
-            if (es_cli_u32("threads", optarg, 0, 4096, &u)) return ES_EXIT_USAGE;
-            ci.in.threads = (int)u;
-            break;
-        case O_QUIET: quiet = 1; break;
-        case O_VERBOSE: verbose = 1; break;
-        case 'h': convert_usage(stdout); return ES_EXIT_OK;
-        default:
-            if (es_cli_bad_option("convert", argv[optind - 1])) convert_usage(stderr);
-            return ES_EXIT_USAGE;
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, "[E::options] convert: unexpected argument '%s'\n", argv[optind]);
-        return ES_EXIT_USAGE;
-    }
+    convert_args_t args;
+    memset(&args, 0, sizeof args);
+    es_cli_input_init(&args.ci);
+    const es_cli_group_t groups[] = {es_cli_input_group(&args.ci), es_cli_range_group(&args.ci),
+                                     ES_CLI_GROUP(convert_opts, &args)};
+    int r = es_cli_parse("convert", argc, argv, groups, sizeof groups / sizeof *groups,
+                         convert_usage);
+    if (r >= 0) return r;
+    const char *out = args.out;
+    int quiet = args.quiet;
     if (!out || !*out) {
         fprintf(stderr, "[E::options] convert: --out is required\n");
         convert_usage(stderr);
         return ES_EXIT_USAGE;
     }
-    if (es_cli_input_check(&ci, "convert")) {
+    if (es_cli_input_check(&args.ci, "convert")) {
         convert_usage(stderr);
         return ES_EXIT_USAGE;
     }
-    es_log_set_level(quiet ? ES_LOG_ERROR : verbose ? ES_LOG_INFO : ES_LOG_WARN);
+    es_log_set_level(quiet ? ES_LOG_ERROR : args.verbose ? ES_LOG_INFO : ES_LOG_WARN);
     /* conversion keeps every selected sample, with or without a phenotype */
-    ci.in.require_pheno = 0;
+    args.ci.in.require_pheno = 0;
 
     es_dataset_t *ds = NULL;
     double t0 = es_time_now();
-    int ret = es_dataset_open(&ds, &ci.in);
+    int ret = es_dataset_open(&ds, &args.ci.in);
     if (ret) goto out;
     if ((ret = es_dataset_write_plink(ds, out))) goto out;
     if (!quiet) {
@@ -96,7 +80,7 @@ int es_cmd_convert(int argc, char **argv)
         fprintf(stderr, "[convert] %s samples, %s variants written to %s.bed/.bim/.fam in %.2f s",
                 es_fmt_count(kept, a), es_fmt_count(es_dataset_n_variants(ds), b), out,
                 es_time_now() - t0);
-        if (ci.in.vcf) {
+        if (args.ci.in.vcf) {
             /* only the categories that happened, so the usual line stays short */
             const es_vcf_stats_t *st = &p->vcf_stats;
             const struct {

@@ -1,5 +1,4 @@
 /* cmd_info.c -- `epistream info`: what a fileset holds, before a long scan. */
-#include <getopt.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,29 +28,11 @@ static int cmp_double(const void *a, const void *b)
 
 int es_cmd_info(int argc, char **argv)
 {
-    static const struct option lopts[] = {ES_CLI_INPUT_LONGOPTS, ES_CLI_RANGE_LONGOPTS,
-                                          {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     es_cli_input_t ci;
     es_cli_input_init(&ci);
-    int c, r;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
-        if ((r = es_cli_input_option(&ci, c, optarg)) != 0) {
-            if (r < 0) return ES_EXIT_USAGE;
-            continue;
-        }
-        switch (c) {
-        case 'h': info_usage(stdout); return ES_EXIT_OK;
-        default:
-            if (es_cli_bad_option("info", argv[optind - 1])) info_usage(stderr);
-            return ES_EXIT_USAGE;
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, "[E::options] info: unexpected argument '%s'\n", argv[optind]);
-        return ES_EXIT_USAGE;
-    }
+    const es_cli_group_t groups[] = {es_cli_input_group(&ci), es_cli_range_group(&ci)};
+    int r = es_cli_parse("info", argc, argv, groups, sizeof groups / sizeof *groups, info_usage);
+    if (r >= 0) return r;
     if (es_cli_input_check(&ci, "info")) {
         info_usage(stderr);
         return ES_EXIT_USAGE;

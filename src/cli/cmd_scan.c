@@ -1,6 +1,5 @@
 /* cmd_scan.c -- `epistream scan`: the exhaustive 2-way scan and its output files. */
 #define _POSIX_C_SOURCE 200809L
-#include <getopt.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -177,116 +176,109 @@ typedef struct {
     es_opt_t opt;
     refine_t rf;
     const char *out;
-    int plink_fmt, quiet;
+    int plink_fmt, quiet, verbose;
 } scan_args_t;
+
+/* The handlers of the scan's options that need more than storing the value
+ * (ctx: the scan_args_t). */
+
+static int set_p_threshold(void *ctx, const char *arg)
+{
+    es_opt_t *opt = &((scan_args_t *)ctx)->opt;
+    if (es_cli_double("p-threshold", arg, &opt->p_threshold)) return -1;
+    if (opt->p_threshold < 0 || opt->p_threshold > 1) {
+        fprintf(stderr, "[E::options] --p-threshold: must be in [0, 1], got %s\n", arg);
+        return -1;
+    }
+    return 0;
+}
+
+static int set_stat(void *ctx, const char *arg)
+{
+    return es_stat_parse(arg, &((scan_args_t *)ctx)->opt.stat) ? -1 : 0;
+}
+
+static int set_device(void *ctx, const char *arg)
+{
+    return es_device_parse(arg, &((scan_args_t *)ctx)->opt) ? -1 : 0;
+}
+
+static int set_gpu_kernel(void *ctx, const char *arg)
+{
+    return es_gpu_kernel_parse(arg, &((scan_args_t *)ctx)->opt.gpu_kernel) ? -1 : 0;
+}
+
+static int set_gpu_mem(void *ctx, const char *arg)
+{
+    return parse_bytes("gpu-mem", arg, &((scan_args_t *)ctx)->opt.gpu_mem);
+}
+
+static int set_host_mem(void *ctx, const char *arg)
+{
+    return parse_bytes("host-mem", arg, &((scan_args_t *)ctx)->opt.host_mem);
+}
+
+/* PLINK's --memory MB: its workspace; here the packed genotypes' */
+static int set_memory(void *ctx, const char *arg)
+{
+    uint32_t mb;
+    if (es_cli_u32("memory", arg, 1, UINT32_MAX, &mb)) return -1;
+    ((scan_args_t *)ctx)->opt.host_mem = (size_t)mb << 20;
+    return 0;
+}
+
+static int set_format(void *ctx, const char *arg)
+{
+    scan_args_t *a = ctx;
+    if (!strcmp(arg, "tsv")) a->plink_fmt = 0;
+    else if (!strcmp(arg, "plink")) a->plink_fmt = 1;
+    else {
+        fprintf(stderr, "[E::options] --format: expected tsv or plink, got '%s'\n", arg);
+        return -1;
+    }
+    return 0;
+}
+
+static int set_refine(void *ctx, const char *arg)
+{
+    refine_t *rf = &((scan_args_t *)ctx)->rf;
+    return es_cli_refine(arg, &rf->method, &rf->k);
+}
+
+static const es_cli_opt_t scan_opts[] = {
+    ES_CLI_OPT_FUNC("stat", set_stat),
+    ES_CLI_OPT_U32("top", scan_args_t, opt.top_k, 1, 100000000u),
+    ES_CLI_OPT_FUNC("p-threshold", set_p_threshold),
+    ES_CLI_OPT_INT("threads", scan_args_t, opt.threads, 0, 4096),
+    ES_CLI_OPT_FUNC("device", set_device),
+    ES_CLI_OPT_U32("block", scan_args_t, opt.block_variants, 0, 65536),
+    ES_CLI_OPT_STR("out", scan_args_t, out),
+    ES_CLI_OPT_FUNC("format", set_format),
+    ES_CLI_OPT_FLAG("quiet", scan_args_t, quiet),
+    ES_CLI_OPT_FLAG("verbose", scan_args_t, verbose),
+    ES_CLI_OPT_FUNC("refine", set_refine),
+    ES_CLI_OPT_FLAG("fixed-point", scan_args_t, rf.fixed_point),
+    ES_CLI_OPT_FUNC("gpu-kernel", set_gpu_kernel),
+    ES_CLI_OPT_FUNC("gpu-mem", set_gpu_mem),
+    ES_CLI_OPT_FUNC("host-mem", set_host_mem),
+    ES_CLI_OPT_FUNC("memory", set_memory),
+    ES_CLI_OPT_STR("tmp-dir", scan_args_t, opt.tmp_dir),
+};
 
 /* Parse and check the command line into a.  @return -1 to go on, else the
  * exit code (help printed, or a usage error reported). */
 static int scan_parse(int argc, char **argv, scan_args_t *a)
 {
-    enum { O_STAT = 256, O_TOP, O_PTHR, O_THREADS, O_DEVICE, O_BLOCK, O_OUT, O_FORMAT, O_QUIET,
-           O_VERBOSE, O_REFINE, O_GPU_KERNEL, O_GPU_MEM, O_FIXED, O_HOST_MEM, O_TMP_DIR,
-           O_MEMORY };
-    static const struct option lopts[] = {
-        ES_CLI_INPUT_LONGOPTS,
-        ES_CLI_RANGE_LONGOPTS,
-        {"stat", required_argument, 0, O_STAT},     {"top", required_argument, 0, O_TOP},
-        {"p-threshold", required_argument, 0, O_PTHR},
-        {"threads", required_argument, 0, O_THREADS},
-        {"device", required_argument, 0, O_DEVICE}, {"block", required_argument, 0, O_BLOCK},
-        {"out", required_argument, 0, O_OUT},       {"format", required_argument, 0, O_FORMAT},
-        {"quiet", no_argument, 0, O_QUIET},         {"verbose", no_argument, 0, O_VERBOSE},
-        {"refine", required_argument, 0, O_REFINE},
-        {"fixed-point", no_argument, 0, O_FIXED},
-        {"gpu-kernel", required_argument, 0, O_GPU_KERNEL},
-        {"gpu-mem", required_argument, 0, O_GPU_MEM},
-        {"host-mem", required_argument, 0, O_HOST_MEM},
-        {"memory", required_argument, 0, O_MEMORY},
-        {"tmp-dir", required_argument, 0, O_TMP_DIR},
-        {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
     memset(a, 0, sizeof *a);
     es_cli_input_t *ci = &a->ci;
     es_opt_t *opt = &a->opt;
     refine_t *rf = &a->rf;
-    int verbose = 0, c, r;
     es_cli_input_init(ci);
     es_opt_init(opt);
-    uint32_t u;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
-        if ((r = es_cli_input_option(ci, c, optarg)) != 0) {
-            if (r < 0) return ES_EXIT_USAGE;
-            continue;
-        }
-        switch (c) {
-        case O_STAT:
-            if (es_stat_parse(optarg, &opt->stat)) return ES_EXIT_USAGE;
-            break;
-        case O_TOP:
-            if (es_cli_u32("top", optarg, 1, 100000000u, &opt->top_k)) return ES_EXIT_USAGE;
-            break;
-        case O_PTHR:
-            if (es_cli_double("p-threshold", optarg, &opt->p_threshold)) return ES_EXIT_USAGE;
-            if (opt->p_threshold < 0 || opt->p_threshold > 1) {
-                fprintf(stderr, "[E::options] --p-threshold: must be in [0, 1], got %s\n", optarg);
-                return ES_EXIT_USAGE;
-            }
-            break;
-        case O_THREADS:
-            if (es_cli_u32("threads", optarg, 0, 4096, &u)) return ES_EXIT_USAGE;
-            opt->threads = (int)u;
-            break;
-        case O_DEVICE:
-            if (es_device_parse(optarg, opt)) return ES_EXIT_USAGE;
-            break;
-        case O_GPU_KERNEL:
-            if (es_gpu_kernel_parse(optarg, &opt->gpu_kernel)) return ES_EXIT_USAGE;
-            break;
-        case O_GPU_MEM:
-            if (parse_bytes("gpu-mem", optarg, &opt->gpu_mem)) return ES_EXIT_USAGE;
-            break;
-        case O_HOST_MEM:
-            if (parse_bytes("host-mem", optarg, &opt->host_mem)) return ES_EXIT_USAGE;
-            break;
-        case O_MEMORY: {
-            /* PLINK's --memory MB: its workspace; here the packed genotypes' */
-            uint32_t mb;
-            if (es_cli_u32("memory", optarg, 1, UINT32_MAX, &mb)) return ES_EXIT_USAGE;
-            opt->host_mem = (size_t)mb << 20;
-            break;
-        }
-        case O_TMP_DIR:
-            opt->tmp_dir = optarg;
-            break;
-        case O_BLOCK:
-            if (es_cli_u32("block", optarg, 0, 65536, &opt->block_variants)) return ES_EXIT_USAGE;
-            break;
-        case O_OUT: a->out = optarg; break;
-        case O_FORMAT:
-            if (!strcmp(optarg, "tsv")) a->plink_fmt = 0;
-            else if (!strcmp(optarg, "plink")) a->plink_fmt = 1;
-            else {
-                fprintf(stderr, "[E::options] --format: expected tsv or plink, got '%s'\n", optarg);
-                return ES_EXIT_USAGE;
-            }
-            break;
-        case O_QUIET: a->quiet = 1; break;
-        case O_VERBOSE: verbose = 1; break;
-        case O_REFINE:
-            if (es_cli_refine(optarg, &rf->method, &rf->k)) return ES_EXIT_USAGE;
-            break;
-        case O_FIXED: rf->fixed_point = 1; break;
-        case 'h': scan_usage(stdout); return ES_EXIT_OK;
-        default:
-            if (es_cli_bad_option("scan", argv[optind - 1])) scan_usage(stderr);
-            return ES_EXIT_USAGE;
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, "[E::options] scan: unexpected argument '%s'\n", argv[optind]);
-        return ES_EXIT_USAGE;
-    }
+    const es_cli_group_t groups[] = {es_cli_input_group(ci), es_cli_range_group(ci),
+                                     ES_CLI_GROUP(scan_opts, a)};
+    int r = es_cli_parse("scan", argc, argv, groups, sizeof groups / sizeof *groups, scan_usage);
+    if (r >= 0) return r;
     if (rf->fixed_point && !rf->k) {
         fprintf(stderr, "[E::options] scan: --fixed-point goes with --refine\n");
         return ES_EXIT_USAGE;
@@ -299,7 +291,7 @@ static int scan_parse(int argc, char **argv, scan_args_t *a)
     if (es_cli_input_check(ci, "scan")) return ES_EXIT_USAGE;
     /* VCF decompression threads: as many as the scan's (0 = all CPUs) */
     ci->in.threads = opt->threads ? opt->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
-    es_log_set_level(a->quiet ? ES_LOG_ERROR : verbose ? ES_LOG_INFO : ES_LOG_WARN);
+    es_log_set_level(a->quiet ? ES_LOG_ERROR : a->verbose ? ES_LOG_INFO : ES_LOG_WARN);
     opt->progress = !a->quiet && isatty(STDERR_FILENO);
     if (es_opt_check(opt)) return ES_EXIT_USAGE;
     return -1;

@@ -1,5 +1,4 @@
 /* cmd_sim.c -- `epistream sim`: simulated case/control data with planted pairs. */
-#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,68 +26,52 @@ static void sim_usage(FILE *fp)
             "  -h, --help       this help\n");
 }
 
+typedef struct {
+    es_sim_opt_t so;
+    const char *out;
+    int have_n, have_m;
+} sim_args_t;
+
+static int set_samples(void *ctx, const char *arg)
+{
+    sim_args_t *a = ctx;
+    a->have_n = 1;
+    return es_cli_u32("samples", arg, 0, UINT32_MAX, &a->so.n_samples);
+}
+
+static int set_variants(void *ctx, const char *arg)
+{
+    sim_args_t *a = ctx;
+    a->have_m = 1;
+    return es_cli_u32("variants", arg, 0, UINT32_MAX, &a->so.n_variants);
+}
+
+static const es_cli_opt_t sim_opts[] = {
+    ES_CLI_OPT_FUNC("samples", set_samples),
+    ES_CLI_OPT_FUNC("variants", set_variants),
+    ES_CLI_OPT_U32("pairs", sim_args_t, so.n_pairs, 0, UINT32_MAX),
+    ES_CLI_OPT_DOUBLE("effect", sim_args_t, so.effect),
+    ES_CLI_OPT_DOUBLE("missing", sim_args_t, so.missing),
+    ES_CLI_OPT_DOUBLE("maf-min", sim_args_t, so.maf_min),
+    ES_CLI_OPT_DOUBLE("maf-max", sim_args_t, so.maf_max),
+    ES_CLI_OPT_U64("seed", sim_args_t, so.seed),
+    ES_CLI_OPT_STR("out", sim_args_t, out),
+};
+
 int es_cmd_sim(int argc, char **argv)
 {
-    enum { O_SAMPLES = 256, O_VARIANTS, O_PAIRS, O_EFFECT, O_MISSING, O_MAFMIN, O_MAFMAX,
-           O_SEED, O_OUT };
-    static const struct option lopts[] = {
-        {"samples", required_argument, 0, O_SAMPLES}, {"variants", required_argument, 0, O_VARIANTS},
-        {"pairs", required_argument, 0, O_PAIRS},     {"effect", required_argument, 0, O_EFFECT},
-        {"missing", required_argument, 0, O_MISSING}, {"maf-min", required_argument, 0, O_MAFMIN},
-        {"maf-max", required_argument, 0, O_MAFMAX},  {"seed", required_argument, 0, O_SEED},
-        {"out", required_argument, 0, O_OUT},         {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
-    es_sim_opt_t so;
-    es_sim_opt_init(&so);
-    const char *out = NULL;
-    int have_n = 0, have_m = 0, c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
-        switch (c) {
-        case O_SAMPLES:
-            if (es_cli_u32("samples", optarg, 0, UINT32_MAX, &so.n_samples)) return ES_EXIT_USAGE;
-            have_n = 1;
-            break;
-        case O_VARIANTS:
-            if (es_cli_u32("variants", optarg, 0, UINT32_MAX, &so.n_variants)) return ES_EXIT_USAGE;
-            have_m = 1;
-            break;
-        case O_PAIRS:
-            if (es_cli_u32("pairs", optarg, 0, UINT32_MAX, &so.n_pairs)) return ES_EXIT_USAGE;
-            break;
-        case O_EFFECT:
-            if (es_cli_double("effect", optarg, &so.effect)) return ES_EXIT_USAGE;
-            break;
-        case O_MISSING:
-            if (es_cli_double("missing", optarg, &so.missing)) return ES_EXIT_USAGE;
-            break;
-        case O_MAFMIN:
-            if (es_cli_double("maf-min", optarg, &so.maf_min)) return ES_EXIT_USAGE;
-            break;
-        case O_MAFMAX:
-            if (es_cli_double("maf-max", optarg, &so.maf_max)) return ES_EXIT_USAGE;
-            break;
-        case O_SEED:
-            if (es_cli_u64("seed", optarg, &so.seed)) return ES_EXIT_USAGE;
-            break;
-        case O_OUT: out = optarg; break;
-        case 'h': sim_usage(stdout); return ES_EXIT_OK;
-        default:
-            if (es_cli_bad_option("sim", argv[optind - 1])) sim_usage(stderr);
-            return ES_EXIT_USAGE;
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, "[E::options] sim: unexpected argument '%s'\n", argv[optind]);
-        return ES_EXIT_USAGE;
-    }
-    if (!have_n || !have_m || !out) {
+    sim_args_t a;
+    memset(&a, 0, sizeof a);
+    es_sim_opt_init(&a.so);
+    const es_cli_group_t groups[] = {ES_CLI_GROUP(sim_opts, &a)};
+    int r = es_cli_parse("sim", argc, argv, groups, sizeof groups / sizeof *groups, sim_usage);
+    if (r >= 0) return r;
+    if (!a.have_n || !a.have_m || !a.out) {
         fprintf(stderr, "[E::options] sim: --samples, --variants and --out are required\n");
         sim_usage(stderr);
         return ES_EXIT_USAGE;
     }
-    int ret = es_sim_write(&so, out);
+    int ret = es_sim_write(&a.so, a.out);
     if (ret) {
         fprintf(stderr, "[E::sim] failed: %s\n", es_strerror(ret));
         return ret == ES_ERR_ARG ? ES_EXIT_USAGE : ES_EXIT_ERROR;

@@ -35,82 +35,120 @@ void es_cli_input_init(es_cli_input_t *ci)
     ci->in.regions = ci->regions;
 }
 
-int es_cli_input_option(es_cli_input_t *ci, int c, const char *arg)
+/* The handlers of the input options that need more than storing the value
+ * (ctx: the es_cli_input_t). */
+
+static int set_pheno_name(void *ctx, const char *arg)
 {
-    es_input_opt_t *in = &ci->in;
-    switch (c) {
-    case ES_OPT_BFILE: in->bfile = arg; return 1;
-    case ES_OPT_VCF: in->vcf = arg; return 1;
-    case ES_OPT_PHENO: in->pheno = arg; return 1;
-    case ES_OPT_PHENO_NAME: in->pheno_name = ci->pheno_name = arg; return 1;
-    case ES_OPT_KEEP: in->keep = arg; return 1;
-    case ES_OPT_REMOVE: in->remove = arg; return 1;
-    case ES_OPT_EXTRACT: in->extract = arg; return 1;
-    case ES_OPT_EXCLUDE: in->exclude = arg; return 1;
-    case ES_OPT_CHR: in->chr = arg; return 1;
-    case ES_OPT_REGION:
-        if (in->n_regions >= ES_CLI_MAX_REGIONS) {
-            fprintf(stderr, "[E::options] --region: at most %d regions\n", ES_CLI_MAX_REGIONS);
-            return -1;
-        }
-        ci->regions[in->n_regions++] = arg;
-        return 1;
-    case ES_OPT_MAF:
-        if (es_cli_double("maf", arg, &in->maf)) {
-            plink_default_note("maf", arg, "0.01");
-            return -1;
-        }
-        if (in->maf < 0 || in->maf > 0.5) {
-            fprintf(stderr, "[E::options] --maf: must be in [0, 0.5], got %s\n", arg);
-            return -1;
-        }
-        return 1;
-    case ES_OPT_GENO:
-        if (es_cli_double("geno", arg, &in->geno)) {
-            plink_default_note("geno", arg, "0.1");
-            return -1;
-        }
-        if (in->geno < 0 || in->geno > 1) {
-            fprintf(stderr, "[E::options] --geno: must be in [0, 1], got %s\n", arg);
-            return -1;
-        }
-        return 1;
-    case ES_OPT_MIND:
-        if (es_cli_double("mind", arg, &in->mind)) {
-            plink_default_note("mind", arg, "0.1");
-            return -1;
-        }
-        return threshold("mind", arg, 0, 1, 0, &in->mind) ? -1 : 1;
-    case ES_OPT_HWE:
-        if (!strcmp(arg, "midp") || !strcmp(arg, "include-nonctrl")) {
-            fprintf(stderr, "[E::options] --hwe: expected a p-value threshold, got '%s' (PLINK's "
-                            "'include-nonctrl' is --hwe-all here; 'midp' is not supported)\n",
-                    arg);
-            return -1;
-        }
-        return threshold("hwe", arg, 0, 1, 1, &in->hwe) ? -1 : 1;
-    case ES_OPT_HWE_ALL: in->hwe_all = 1; return 1;
-    case ES_OPT_SNPS:
-        if (!arg[strspn(arg, " \t,")]) {
-            fprintf(stderr, "[E::options] --snps: expected variant IDs and spans such as "
-                            "rs1-rs5,rs9, got '%s'\n", arg);
-            return -1;
-        }
-        in->snps = arg;
-        return 1;
-    case ES_OPT_FROM: in->from = arg; return 1;
-    case ES_OPT_TO: in->to = arg; return 1;
-    case ES_OPT_MPHENO: {
-        uint32_t col;
-        if (es_cli_u32("mpheno", arg, 1, 2147483647u, &col)) return -1;
-        /* --mpheno N is --pheno-name N: the Nth phenotype column */
-        in->pheno_name = ci->mpheno = arg;
-        return 1;
+    es_cli_input_t *ci = ctx;
+    ci->in.pheno_name = ci->pheno_name = arg;
+    return 0;
+}
+
+static int set_region(void *ctx, const char *arg)
+{
+    es_cli_input_t *ci = ctx;
+    if (ci->in.n_regions >= ES_CLI_MAX_REGIONS) {
+        fprintf(stderr, "[E::options] --region: at most %d regions\n", ES_CLI_MAX_REGIONS);
+        return -1;
     }
-    case ES_OPT_ONE: in->pheno_01 = 1; return 1;
-    case ES_OPT_ALLOW_NO_SEX: return 1; /* sex never leaves a sample out: nothing to allow */
-    default: return 0;
+    ci->regions[ci->in.n_regions++] = arg;
+    return 0;
+}
+
+/* PLINK's --maf, --geno, --mind: a rate in [0, hi]; when the value is not a
+ * number, the note on PLINK's default (dflt) follows the error. */
+static int plink_rate(const char *opt, const char *arg, double hi, const char *dflt, double *out)
+{
+    if (es_cli_double(opt, arg, out)) {
+        plink_default_note(opt, arg, dflt);
+        return -1;
     }
+    return threshold(opt, arg, 0, hi, 0, out);
+}
+
+static int set_maf(void *ctx, const char *arg)
+{
+    return plink_rate("maf", arg, 0.5, "0.01", &((es_cli_input_t *)ctx)->in.maf);
+}
+
+static int set_geno(void *ctx, const char *arg)
+{
+    return plink_rate("geno", arg, 1, "0.1", &((es_cli_input_t *)ctx)->in.geno);
+}
+
+static int set_mind(void *ctx, const char *arg)
+{
+    return plink_rate("mind", arg, 1, "0.1", &((es_cli_input_t *)ctx)->in.mind);
+}
+
+static int set_hwe(void *ctx, const char *arg)
+{
+    es_input_opt_t *in = &((es_cli_input_t *)ctx)->in;
+    if (!strcmp(arg, "midp") || !strcmp(arg, "include-nonctrl")) {
+        fprintf(stderr, "[E::options] --hwe: expected a p-value threshold, got '%s' (PLINK's "
+                        "'include-nonctrl' is --hwe-all here; 'midp' is not supported)\n",
+                arg);
+        return -1;
+    }
+    return threshold("hwe", arg, 0, 1, 1, &in->hwe);
+}
+
+static int set_snps(void *ctx, const char *arg)
+{
+    if (!arg[strspn(arg, " \t,")]) {
+        fprintf(stderr, "[E::options] --snps: expected variant IDs and spans such as "
+                        "rs1-rs5,rs9, got '%s'\n", arg);
+        return -1;
+    }
+    ((es_cli_input_t *)ctx)->in.snps = arg;
+    return 0;
+}
+
+static int set_mpheno(void *ctx, const char *arg)
+{
+    es_cli_input_t *ci = ctx;
+    uint32_t col;
+    if (es_cli_u32("mpheno", arg, 1, 2147483647u, &col)) return -1;
+    /* --mpheno N is --pheno-name N: the Nth phenotype column */
+    ci->in.pheno_name = ci->mpheno = arg;
+    return 0;
+}
+
+#define IN_STR(name, f) ES_CLI_OPT_STR(name, es_cli_input_t, in.f)
+static const es_cli_opt_t input_opts[] = {
+    IN_STR("bfile", bfile),
+    IN_STR("vcf", vcf),
+    IN_STR("pheno", pheno),
+    ES_CLI_OPT_FUNC("pheno-name", set_pheno_name),
+    IN_STR("keep", keep),
+    IN_STR("remove", remove),
+    IN_STR("extract", extract),
+    IN_STR("exclude", exclude),
+    IN_STR("chr", chr),
+    ES_CLI_OPT_FUNC("region", set_region),
+    ES_CLI_OPT_FUNC("maf", set_maf),
+    ES_CLI_OPT_FUNC("geno", set_geno),
+    ES_CLI_OPT_FUNC("mind", set_mind),
+    ES_CLI_OPT_FUNC("hwe", set_hwe),
+    ES_CLI_OPT_FLAG("hwe-all", es_cli_input_t, in.hwe_all),
+    ES_CLI_OPT_FUNC("snps", set_snps),
+    ES_CLI_OPT_FUNC("mpheno", set_mpheno),
+    ES_CLI_OPT_FLAG("1", es_cli_input_t, in.pheno_01),
+    /* sex never leaves a sample out: nothing to allow */
+    ES_CLI_OPT_FLAG("allow-no-sex", es_cli_input_t, allow_no_sex),
+};
+static const es_cli_opt_t range_opts[] = {IN_STR("from", from), IN_STR("to", to)};
+#undef IN_STR
+
+es_cli_group_t es_cli_input_group(es_cli_input_t *ci)
+{
+    return (es_cli_group_t)ES_CLI_GROUP(input_opts, ci);
+}
+
+es_cli_group_t es_cli_range_group(es_cli_input_t *ci)
+{
+    return (es_cli_group_t)ES_CLI_GROUP(range_opts, ci);
 }
 
 int es_cli_input_check(const es_cli_input_t *ci, const char *cmd)

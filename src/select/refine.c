@@ -1,10 +1,14 @@
-/* refine.c -- what `select` and `scan --refine` share: the table of a scan's
- * surviving variants (one feature per variant, the class case/control), the
- * selection over a table written as .select.tsv lines, the selection's lines
- * of a PREFIX.log, and the device a selection runs on.  Both commands call
- * these, so a refinement in the same run and a selection afterwards build the
- * same table and write the same bytes. */
+/* refine.c -- what `select` and `scan --refine` share: a scan's surviving
+ * variants (from its top pairs in memory, or read back from its .top.tsv or
+ * .summary.tsv), the table of them (one feature per variant, the class
+ * case/control), the selection over a table written as .select.tsv lines,
+ * the selection's lines of a PREFIX.log, and the device a selection runs on.
+ * Both commands call these, so a refinement in the same run and a selection
+ * afterwards build the same table and write the same bytes. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +45,298 @@ int es_select_pair_variants(const es_dataset_t *ds, const es_pair_t *pairs, size
     *var = out;
     *n_var = n;
     return ES_OK;
+}
+
+/* ---- survivors from a scan's files (select --from, --from-summary) --------- */
+
+/* Columns of a header line: index of each wanted name, or -1. */
+static void find_cols(char **f, int nf, const char *const *want, int *col, int n_want)
+{
+    for (int w = 0; w < n_want; w++) {
+        col[w] = -1;
+        for (int c = 0; c < nf; c++)
+            if (strcmp(f[c], want[w]) == 0) {
+                col[w] = c;
+                break;
+            }
+    }
+}
+
+/* The variant named id (with chr and pos when given, to tell apart variants
+ * sharing an ID).  @return ES_OK, or ES_ERR_DATA with the message logged. */
+static int map_variant(const es_dataset_t *ds, const es_strindex_t *ix, const char *path,
+                       uint64_t line, const char *what, const char *id, const char *chr,
+                       const char *pos, uint32_t *out)
+{
+    uint32_t hit = ES_NO_ITEM, n_hit = 0;
+    for (uint32_t v = es_strindex_find(ix, id, NULL); v != ES_NO_ITEM; v = ix->next[v]) {
+        es_variant_info_t vi = es_dataset_variant(ds, v);
+        if (chr && strcmp(vi.chr, chr) != 0) continue;
+        if (pos) {
+            char buf[32];
+            snprintf(buf, sizeof buf, "%" PRId64, vi.pos);
+            if (strcmp(buf, pos) != 0) continue;
+        }
+        if (!n_hit++) hit = v;
+    }
+    if (n_hit == 1) {
+        *out = hit;
+        return ES_OK;
+    }
+    if (!n_hit)
+        es_error("%s: line %" PRIu64 ": variant '%s' (%s%s%s%s%s) is not in the dataset (with "
+                 "the input and selection options given)", path, line, id, what,
+                 chr ? ", chromosome " : "", chr ? chr : "", pos ? ", position " : "",
+                 pos ? pos : "");
+    else
+        es_error("%s: line %" PRIu64 ": variant '%s' (%s) matches %u variants of the dataset; "
+                 "give each variant a distinct ID", path, line, id, what, n_hit);
+    return ES_ERR_DATA;
+}
+
+/* The text of a scan output, its header split into fields, and the index of
+ * the dataset's variant IDs that its lines are looked up in. */
+typedef struct {
+    char *text, *q, *end;
+    uint64_t line;
+    char *f[64];
+    int nf;
+    int max_c; /* the largest column index wanted (scanfile_columns) */
+    es_strindex_t ix;
+} scanfile_t;
+
+/* Locate the wanted header columns (col[w], -1 when absent); the first two are
+ * required ("the header has no A and B columns; expected ..." otherwise).
+ * sf->max_c is the largest column index found.  @return ES_OK or ES_ERR_FORMAT. */
+static int scanfile_columns(scanfile_t *sf, const char *path, const char *const *want, int *col,
+                            int n_want, const char *expected)
+{
+    find_cols(sf->f, sf->nf < 64 ? sf->nf : 64, want, col, n_want);
+    if (col[0] < 0 || col[1] < 0) {
+        es_error("%s: line %" PRIu64 ": the header has no %s and %s columns; expected %s", path,
+                 sf->line, want[0], want[1], expected);
+        return ES_ERR_FORMAT;
+    }
+    sf->max_c = 0;
+    for (int w = 0; w < n_want; w++)
+        if (col[w] > sf->max_c) sf->max_c = col[w];
+    return ES_OK;
+}
+
+/* Index the variant IDs of ds, read path and its first non-blank line (the
+ * header), and locate the wanted columns there (scanfile_columns: col[w], the
+ * first two required, `expected` says which file).  Close sf with
+ * scanfile_close() whatever this returns.  @return ES_OK or an error (logged) */
+static int scanfile_open(scanfile_t *sf, const es_dataset_t *ds, const char *path,
+                         const char *what, const char *const *want, int *col, int n_want,
+                         const char *expected)
+{
+    size_t len;
+    char *ls, *le;
+    memset(sf, 0, sizeof *sf);
+    int ret = es_strindex_build(&sf->ix, (const char *const *)ds->plink->id, NULL,
+                                es_dataset_n_variants(ds));
+    if (ret) return ret;
+    if ((ret = es_text_read(path, what, &sf->text, &len))) return ret;
+    sf->q = sf->text;
+    sf->end = sf->text + len;
+    while ((ls = es_next_line(&sf->q, sf->end, &le))) {
+        sf->line++;
+        sf->nf = es_split_fields(ls, le, sf->f, 64);
+        if (sf->nf) return scanfile_columns(sf, path, want, col, n_want, expected);
+    }
+    es_error("%s: empty file, expected a %s with a header line", path, what);
+    return ES_ERR_FORMAT;
+}
+
+static void scanfile_close(scanfile_t *sf)
+{
+    free(sf->text);
+    es_strindex_free(&sf->ix);
+}
+
+/* The next non-blank line after the header, split into f[64].  A line too
+ * short for the wanted columns is an error, logged under the caller's name
+ * (func).  @return the number of fields, 0 at the end, -1 on a short line */
+static int scanfile_next(scanfile_t *sf, const char *path, char **f, const char *func)
+{
+    char *ls, *le;
+    while ((ls = es_next_line(&sf->q, sf->end, &le))) {
+        sf->line++;
+        int nf = es_split_fields(ls, le, f, 64);
+        if (!nf) continue;
+        if (nf <= sf->max_c) {
+            es_log(ES_LOG_ERROR, func,
+                   "%s: line %" PRIu64 ": %d fields, expected at least %d as in the header",
+                   path, sf->line, nf, sf->max_c + 1);
+            return -1;
+        }
+        return nf;
+    }
+    return 0;
+}
+
+/* --from: the variants of the pairs of a .top.tsv or .epi.cc, ascending. */
+static int survivors_of_pairs(const es_dataset_t *ds, const char *path, uint32_t **var,
+                              uint32_t *n_var)
+{
+    static const char *const want[] = {"SNP1", "SNP2", "CHR1", "CHR2", "POS1", "POS2"};
+    int col[6], ret, nf;
+    scanfile_t sf;
+    uint32_t nv = es_dataset_n_variants(ds), n_pairs = 0;
+    uint8_t *mark = calloc(nv ? nv : 1, 1);
+    char *f[64];
+    *var = NULL;
+    *n_var = 0;
+    if (!mark) return ES_ERR_NOMEM;
+    if ((ret = scanfile_open(&sf, ds, path, "pair list (.top.tsv or .epi.cc)", want, col, 6,
+                             "the PREFIX.top.tsv (or .epi.cc) of 'epistream scan'")))
+        goto out;
+    while ((nf = scanfile_next(&sf, path, f, __func__)) > 0) {
+        for (int side = 0; side < 2; side++) {
+            uint32_t v;
+            const char *chr = col[2 + side] >= 0 ? f[col[2 + side]] : NULL;
+            const char *pos = col[4 + side] >= 0 ? f[col[4 + side]] : NULL;
+            if ((ret = map_variant(ds, &sf.ix, path, sf.line, side ? "SNP2" : "SNP1",
+                                   f[col[side]], chr, pos, &v)))
+                goto out;
+            mark[v] = 1;
+        }
+        n_pairs++;
+    }
+    if (nf < 0) {
+        ret = ES_ERR_FORMAT;
+        goto out;
+    }
+    if (!n_pairs) {
+        es_error("%s: no pairs after the header", path);
+        ret = ES_ERR_FORMAT;
+        goto out;
+    }
+    uint32_t n = 0;
+    for (uint32_t v = 0; v < nv; v++) n += mark[v];
+    if (!(*var = malloc(n * sizeof **var))) {
+        ret = ES_ERR_NOMEM;
+        goto out;
+    }
+    for (uint32_t v = 0; v < nv; v++)
+        if (mark[v]) (*var)[(*n_var)++] = v;
+    es_info("%s: %u pairs, %u distinct variants", path, n_pairs, n);
+out:
+    scanfile_close(&sf);
+    free(mark);
+    return ret;
+}
+
+typedef struct {
+    double stat;
+    uint64_t order;
+    uint32_t v;
+} ranked_t;
+
+static int cmp_ranked(const void *a, const void *b)
+{
+    const ranked_t *x = a, *y = b;
+    if (x->stat != y->stat) return x->stat > y->stat ? -1 : 1; /* higher first */
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* --from-summary FILE --n N: the N variants with the highest BEST_STAT (ties
+ * in file order; NA never chosen), ascending. */
+static int survivors_of_summary(const es_dataset_t *ds, const char *path, uint32_t want_n,
+                                uint32_t **var, uint32_t *n_var)
+{
+    static const char *const want[] = {"SNP", "BEST_STAT", "CHR", "POS"};
+    int col[4], ret, nf;
+    scanfile_t sf;
+    ranked_t *rk = NULL;
+    size_t n_rk = 0, cap = 0;
+    uint32_t nv = es_dataset_n_variants(ds);
+    uint8_t *seen = calloc(nv ? nv : 1, 1);
+    char *f[64], *e;
+    *var = NULL;
+    *n_var = 0;
+    if (!seen) return ES_ERR_NOMEM;
+    if ((ret = scanfile_open(&sf, ds, path, "per-variant summary (.summary.tsv)", want, col, 4,
+                             "the PREFIX.summary.tsv of 'epistream scan'")))
+        goto out;
+    while ((nf = scanfile_next(&sf, path, f, __func__)) > 0) {
+        uint32_t v;
+        const char *st = f[col[1]];
+        if (strcmp(st, "NA") == 0) continue; /* no pair tested */
+        errno = 0;
+        double x = strtod(st, &e);
+        if (e == st || *e || errno == ERANGE || isnan(x)) {
+            es_error("%s: line %" PRIu64 ": BEST_STAT '%s' is not a number", path, sf.line, st);
+            ret = ES_ERR_FORMAT;
+            goto out;
+        }
+        if ((ret = map_variant(ds, &sf.ix, path, sf.line, "SNP", f[col[0]],
+                               col[2] >= 0 ? f[col[2]] : NULL, col[3] >= 0 ? f[col[3]] : NULL,
+                               &v)))
+            goto out;
+        if (seen[v]) continue;
+        seen[v] = 1;
+        if (n_rk == cap) {
+            size_t nc = cap ? 2 * cap : 1024;
+            ranked_t *nr = realloc(rk, nc * sizeof *nr);
+            if (!nr) {
+                ret = ES_ERR_NOMEM;
+                goto out;
+            }
+            rk = nr;
+            cap = nc;
+        }
+        rk[n_rk] = (ranked_t){x, n_rk, v};
+        n_rk++;
+    }
+    if (nf < 0) {
+        ret = ES_ERR_FORMAT;
+        goto out;
+    }
+    if (!n_rk) {
+        es_error("%s: no variant with a BEST_STAT (every line is NA or the file has no lines "
+                 "after the header)", path);
+        ret = ES_ERR_FORMAT;
+        goto out;
+    }
+    if (n_rk < want_n)
+        es_warn("%s: --n %u but only %zu variants have a BEST_STAT: taking them all", path,
+                want_n, n_rk);
+    qsort(rk, n_rk, sizeof *rk, cmp_ranked);
+    uint32_t n = n_rk < want_n ? (uint32_t)n_rk : want_n;
+    if (!(*var = malloc(n * sizeof **var))) {
+        ret = ES_ERR_NOMEM;
+        goto out;
+    }
+    for (uint32_t i = 0; i < n; i++) (*var)[i] = rk[i].v;
+    qsort(*var, n, sizeof **var, cmp_u32);
+    *n_var = n;
+out:
+    scanfile_close(&sf);
+    free(rk);
+    free(seen);
+    return ret;
+}
+
+/* The public names: the two above keep theirs, which the log lines carry
+ * ("[E::survivors_of_pairs] ..."). */
+int es_select_read_pairs(const es_dataset_t *ds, const char *path, uint32_t **var,
+                         uint32_t *n_var)
+{
+    return survivors_of_pairs(ds, path, var, n_var);
+}
+
+int es_select_read_summary(const es_dataset_t *ds, const char *path, uint32_t n, uint32_t **var,
+                           uint32_t *n_var)
+{
+    return survivors_of_summary(ds, path, n, var, n_var);
 }
 
 /* Feature names go in a tab-separated column: tabs and line breaks (possible

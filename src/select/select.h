@@ -117,6 +117,31 @@ int es_select_pair_variants(const es_dataset_t *ds, const es_pair_t *pairs, size
                             uint32_t **var, uint32_t *n_var);
 
 /**
+ * The survivors of a scan read back from its pair list (select --from): the
+ * variants of the pairs of a .top.tsv, .sig.tsv or .epi.cc (columns SNP1 and
+ * SNP2; CHR1, CHR2, POS1, POS2 when present tell apart variants that share
+ * an ID), distinct, in ascending index order.  Every variant must be in ds
+ * (with its selection) exactly once.
+ * @param var receives a malloc'd array (free()); NULL on error
+ * @return ES_OK, or ES_ERR_IO / ES_ERR_FORMAT / ES_ERR_DATA / ES_ERR_NOMEM
+ *         with the file, line and what was wrong logged
+ */
+int es_select_read_pairs(const es_dataset_t *ds, const char *path, uint32_t **var,
+                         uint32_t *n_var);
+
+/**
+ * The survivors of a scan read back from its .summary.tsv (select
+ * --from-summary FILE --n N): the n variants with the highest BEST_STAT
+ * (ties in file order; NA lines never chosen; all of them, warned, when
+ * fewer have one), in ascending index order.  Columns SNP and BEST_STAT; CHR
+ * and POS when present.
+ * @param var receives a malloc'd array (free()); NULL on error
+ * @return as es_select_read_pairs()
+ */
+int es_select_read_summary(const es_dataset_t *ds, const char *path, uint32_t n, uint32_t **var,
+                           uint32_t *n_var);
+
+/**
  * Select up to k features of d with method m (as so says) and write the
  * .select.tsv lines (header included) to fp: RANK FEATURE SCORE RELEVANCE,
  * scores %.12g.  k above the number of features selects them all (warned).

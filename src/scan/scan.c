@@ -74,9 +74,7 @@ void es_scan_set_progress_callback(es_scan_t *scan, es_progress_cb cb, void *use
 
 static size_t bytes_per_variant(const es_dataset_t *ds, uint32_t n_planes)
 {
-    uint32_t w_case = (ds->n_case + ES_PAD_BITS - 1) / ES_PAD_BITS * ES_PAD_WORDS;
-    uint32_t w_ctrl = (ds->n_ctrl + ES_PAD_BITS - 1) / ES_PAD_BITS * ES_PAD_WORDS;
-    return (size_t)n_planes * (w_case + w_ctrl) * 8;
+    return (size_t)n_planes * (es_class_words(ds, ds->n_case) + es_class_words(ds, ds->n_ctrl)) * 8;
 }
 
 /* Tile side: two blocks' planes should sit in a core's L2 (about 1 MiB). */
@@ -235,6 +233,9 @@ int es_scan_run(es_scan_t *s)
     ctx.n_threads = threads;
 
     double t0 = es_time_now();
+    /* pad the planes only as much as the backend's kernels need */
+    ret = es_dataset_set_pad(s->ds, s->backend->pad_bits ? s->backend->pad_bits : ES_PAD_BITS);
+    if (ret) goto out;
     uint32_t n_planes = es_dataset_any_missing(s->ds) ? 3 : 2;
     if (s->opt.block_variants) ctx.block = s->opt.block_variants;
     else if (s->backend->auto_block) ctx.block = s->backend->auto_block(&ctx, bytes_per_variant(s->ds, n_planes));

@@ -97,6 +97,9 @@ int es_dataset_any_missing(const es_dataset_t *ds);
  *  one per 64-bit word of its planes (1.6 % of the samples), where the
  *  correction costs about what the five extra products would. */
 #define ES_SPARSE_MISS(words) ((uint32_t)(words))
+/** miss_pos has this many readable entries past every offset (the kernels'
+ *  branch-free path for variants with at most this many missing calls). */
+#define ES_MISS_SHORT 4
 /** @return 1 if variant v's missing calls (possibly none) are listed in
  *  miss_pos. */
 static inline int es_planes_sparse(const es_planes_t *pl, uint32_t v)

@@ -511,7 +511,9 @@ static int list_missing(es_planes_t *pl)
     if (!(pl->miss_off = malloc(((size_t)pl->count + 1) * sizeof *pl->miss_off))) return ES_ERR_NOMEM;
     for (uint32_t v = 0; v < pl->count; v++)
         if (pl->miss_ct[v] <= cap) total += pl->miss_ct[v];
-    if (total && !(pl->miss_pos = malloc(total * sizeof *pl->miss_pos))) return ES_ERR_NOMEM;
+    /* ES_MISS_SHORT spare entries: the counting kernels read that many from
+     * any variant's offset (and mask what is not its own) */
+    if (!(pl->miss_pos = calloc(total + ES_MISS_SHORT, sizeof *pl->miss_pos))) return ES_ERR_NOMEM;
     uint32_t k = 0;
     for (uint32_t v = 0; v < pl->count; v++) {
         pl->miss_off[v] = k;

@@ -22,7 +22,8 @@ static void scan_usage(FILE *fp)
     fprintf(fp,
             "Analysis:\n"
             "  --stat S             boost (default; PLINK --fast-epistasis boost), chi2, mi,\n"
-            "                       ig (information gain over the better single variant), k2\n"
+            "                       ig (information gain over the better single variant;\n"
+            "                       p-value df 6, fewer with empty genotype levels), k2\n"
             "  --top K              pairs kept in the ranked list (default 1000)\n"
             "  --p-threshold P      also write every pair with p <= P to PREFIX.sig.tsv\n"
             "  --threads T          CPU threads, also VCF decompression (default: all)\n"

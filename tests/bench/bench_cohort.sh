@@ -3,7 +3,7 @@
 #
 # Simulates case/control sets of the shapes PLINK users bring (0.2 % missing calls, MAF 0.05-0.5)
 # and runs, on the same files, each under /usr/bin/time:
-#   forex    N=1,000 x M=28,501 (snpStats' for.exercise size): epistream --threads T vs
+#   forex    N=1,000 x M=28,501 (snpStats' for.exercise size): epistream --device cpu --threads T vs
 #            plink1.9 --fast-epistasis boost --threads T (default memory) and with --memory 256
 #   small-N  N=400 x M=28,501: the same pair (default memory)
 #   scaling  epistream on 1 and on T threads, M = 2,000, 5,000 and 10,000 (N=1,000)
@@ -69,7 +69,7 @@ row() { # row SET TOOL "wall user rss" PAIRS REF_WALL
 wall() { echo "$1" | cut -d' ' -f1; }
 
 vs_plink() { # vs_plink SET NAME PAIRS
-    es=$(best_of "$EPISTREAM" scan --bfile "$W/$2" --threads "$T" --quiet --out "$W/es")
+    es=$(best_of "$EPISTREAM" scan --bfile "$W/$2" --device cpu --threads "$T" --quiet --out "$W/es")
     if [ $HAVE_PLINK = 1 ]; then
         pl=$(best_of "$PLINK" --bfile "$W/$2" --fast-epistasis boost --threads "$T" --allow-no-sex \
             --out "$W/pl")
@@ -98,8 +98,8 @@ for set in $SETS; do
         for m in 2000 5000 10000; do
             sim "sc$m" 1000 "$m"
             p=$(awk -v m="$m" 'BEGIN { printf "%.0f", m * (m - 1) / 2 }')
-            one=$(best_of "$EPISTREAM" scan --bfile "$W/sc$m" --threads 1 --quiet --out "$W/es1")
-            many=$(best_of "$EPISTREAM" scan --bfile "$W/sc$m" --threads "$T" --quiet --out "$W/esT")
+            one=$(best_of "$EPISTREAM" scan --bfile "$W/sc$m" --device cpu --threads 1 --quiet --out "$W/es1")
+            many=$(best_of "$EPISTREAM" scan --bfile "$W/sc$m" --device cpu --threads "$T" --quiet --out "$W/esT")
             cmp -s "$W/es1.top.tsv" "$W/esT.top.tsv" && cmp -s "$W/es1.summary.tsv" "$W/esT.summary.tsv" ||
                 die "M=$m: 1 and $T threads wrote different bytes"
             row "M=$m" "epistream 1 thread" "$one" "$p" ""

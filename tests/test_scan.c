@@ -160,6 +160,43 @@ static void test_bad_options(void **s)
     tu_geno_free(f);
 }
 
+/* A dataset opened without the phenotype requirement, whose samples have no
+ * case or no control, is refused by es_scan_create() (it used to reach
+ * es_scan_run() and divide by zero choosing the block size). */
+static void no_class_case(const int *pheno, uint32_t n)
+{
+    tu_geno_t *f = tu_geno_make(6, n, 0, 11);
+    assert_int_equal(tu_write_bfile(f->prefix, f->geno, f->m, f->n, pheno), 0);
+    es_input_opt_t in;
+    es_input_opt_init(&in);
+    in.bfile = f->prefix;
+    in.require_pheno = 0;
+    es_dataset_t *ds;
+    assert_int_equal(es_dataset_open(&ds, &in), ES_OK);
+    es_opt_t opt;
+    es_opt_init(&opt);
+    opt.device = ES_DEVICE_CPU;
+    es_scan_t *scan = (es_scan_t *)&opt; /* must come back NULL */
+    es_log_set_level(ES_LOG_QUIET);
+    assert_int_equal(es_scan_create(&scan, ds, &opt), ES_ERR_DATA);
+    es_log_set_level(ES_LOG_WARN);
+    assert_null(scan);
+    es_dataset_destroy(ds);
+    tu_geno_free(f);
+}
+
+static void test_no_phenotype(void **s)
+{
+    (void)s;
+    int none[8], cases[8];
+    for (int k = 0; k < 8; k++) {
+        none[k] = -9;
+        cases[k] = k < 2 ? -9 : 2;
+    }
+    no_class_case(none, 8);
+    no_class_case(cases, 8);
+}
+
 /* Tile hand-out: every tile (i <= j) exactly once, in row order, or with
  * diag_first the n diagonal tiles first and then the others in row order. */
 static void claim_order(uint32_t nb, int diag_first)
@@ -351,7 +388,7 @@ int main(void)
         cmocka_unit_test(test_chi2),          cmocka_unit_test(test_mi),
         cmocka_unit_test(test_ig),            cmocka_unit_test(test_k2),
         cmocka_unit_test(test_bad_options),   cmocka_unit_test(test_claim_order),
-        cmocka_unit_test(test_screened),
+        cmocka_unit_test(test_screened),      cmocka_unit_test(test_no_phenotype),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -30,6 +30,14 @@ int es_scan_create(es_scan_t **out, es_dataset_t *ds, const es_opt_t *opt)
                  es_dataset_n_variants(ds));
         return ES_ERR_DATA;
     }
+    /* a dataset opened with require_pheno = 0 may have no case or no
+     * control: the pair tables would be empty of one class (or of both, and
+     * the block size a division by zero) */
+    if (ds->n_case == 0 || ds->n_ctrl == 0) {
+        es_error("%s: %u cases and %u controls among the samples in the analysis; a "
+                 "case/control scan needs both", ds->plink->fam_path, ds->n_case, ds->n_ctrl);
+        return ES_ERR_DATA;
+    }
     s = calloc(1, sizeof *s);
     if (!s) return ES_ERR_NOMEM;
     s->ds = ds;

@@ -205,6 +205,26 @@ static void set_sig_crit(es_scan_ctx_t *ctx)
     }
 }
 
+/* A variant with no called genotype among the samples in the analysis has
+ * only empty pair tables: every partner ties on the empty table's statistic,
+ * and none is its best (the summary says NA, on every device). */
+static void clear_uncalled_best(es_scan_ctx_t *ctx)
+{
+    for (uint32_t b = 0; b < ctx->n_blocks; b++) {
+        const es_planes_t *pl = &ctx->blocks[b];
+        for (uint32_t v = 0; v < pl->count; v++) {
+            uint64_t called = 0;
+            for (int y = 0; y < 2; y++)
+                for (int g = 0; g < 3; g++) called += pl->gcount[v][y][g];
+            if (called) continue;
+            es_summary_t *sv = &ctx->summary[pl->first + v];
+            sv->best_partner = UINT32_MAX;
+            sv->best_stat = NAN;
+            sv->best_p = NAN;
+        }
+    }
+}
+
 static void ctx_free(es_scan_ctx_t *ctx)
 {
     if (ctx->blocks)
@@ -270,6 +290,7 @@ int es_scan_run(es_scan_t *s)
     if (!ret) ret = ctx.err;
     if (ret) goto out;
     es_ctx_fold_block_counts(&ctx);
+    clear_uncalled_best(&ctx);
     s->pairs_done = ctx.pairs_done;
     es_topk_sort(&s->top);
     s->t_scan = es_time_now() - t1;

@@ -291,7 +291,9 @@ static int open_bed(es_fileset_t *p, const char *prefix)
     p->bytes_per_variant = ((size_t)p->n_samples + 3) / 4;
     size_t need = 3 + (size_t)p->n_variants * p->bytes_per_variant;
 
-    fd = open(p->bed_path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO for reading would wait for a writer forever;
+     * this way it opens at once and the type check below refuses it */
+    fd = open(p->bed_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         es_error("%s: cannot open: %s", p->bed_path, strerror(errno));
         ret = ES_ERR_IO;
@@ -303,7 +305,11 @@ static int open_bed(es_fileset_t *p, const char *prefix)
         goto out;
     }
     if (!S_ISREG(st.st_mode)) {
-        es_error("%s: not a regular file (the .bed is memory-mapped)", p->bed_path);
+        es_error("%s: not a regular file but a %s; the .bed is memory-mapped and must be a "
+                 "regular file", p->bed_path,
+                 S_ISFIFO(st.st_mode) ? "FIFO (named pipe)" : S_ISDIR(st.st_mode) ? "directory"
+                 : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "device" : S_ISSOCK(st.st_mode)
+                 ? "socket" : "special file");
         ret = ES_ERR_IO;
         goto out;
     }

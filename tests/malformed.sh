@@ -77,6 +77,21 @@ mk oversized; printf '\000' >>"$T/oversized.bed"
 run_fail oversized "$T/oversized.bed" "10 bytes but 3 variants x 8 samples need 9"
 mk emptybed; : >"$T/emptybed.bed"
 run_fail emptybed "$T/emptybed.bed" "0 bytes"
+# a FIFO as the .bed: refused at once (opening one used to wait for a writer
+# forever); timeout turns a hang into exit 124, which run_fail's check rejects
+mk fifo; rm "$T/fifo.bed"
+if mkfifo "$T/fifo.bed" 2>/dev/null; then
+    fifo_check() {
+        cmd=$1; shift
+        expect_fail "$T/fifo.$cmd.err" timeout 20 "$EPISTREAM" "$cmd" --bfile "$T/fifo" "$@"
+        [ "$rc" -eq 1 ] || { cat "$T/fifo.$cmd.err" >&2; fail "fifo: $cmd exit $rc, expected 1"; }
+        grep -qF "$T/fifo.bed: not a regular file but a FIFO" "$T/fifo.$cmd.err" ||
+            { cat "$T/fifo.$cmd.err" >&2; fail "fifo: $cmd message does not name the FIFO"; }
+    }
+    fifo_check scan --out "$T/o"
+    fifo_check info
+    for f in "$T"/o.*; do [ -e "$f" ] && fail "fifo: left $f behind"; done
+fi
 
 # ---- .bim ----
 mk bimcols; printf '1 rs1 0 100 A G\n1 rs2 0 200 A\n2 rs3 0.5 300 C T\n' >"$T/bimcols.bim"

@@ -155,7 +155,8 @@ void es_cli_input_usage(FILE *fp, int need_pheno)
 {
     fprintf(fp,
             "Input (one of --bfile and --vcf):\n"
-            "  --bfile PREFIX       PLINK 1 fileset PREFIX.bed/.bim/.fam (SNP-major .bed)\n"
+            "  --bfile PREFIX       PLINK 1 fileset PREFIX.bed/.bim/.fam (SNP-major .bed, a\n"
+            "                       regular file: it is memory-mapped)\n"
             "  --vcf FILE           VCF, bgzipped VCF or BCF; GT as ALT dosage, biallelic\n"
             "                       diploid sites only (others skipped and counted)\n"
             "  --pheno FILE         phenotype file: FID IID values... or IID values...\n"

@@ -63,6 +63,11 @@ typedef struct {
  * @return ES_OK, ES_ERR_IO, ES_ERR_FORMAT or ES_ERR_NOMEM
  */
 int es_plink_open(es_fileset_t **out, const char *prefix);
+/** Warn once, naming the first, when variant IDs repeat (PLINK accepts them
+ *  and so do we: each is its own variant).  line_of: the .bim line of each
+ *  variant, or NULL to locate them by CHR:POS (a VCF).
+ *  @return ES_OK or ES_ERR_NOMEM */
+int es_fileset_warn_dup_variants(const es_fileset_t *p, const uint64_t *line_of);
 /** Unmap and free (NULL allowed). */
 void es_fileset_close(es_fileset_t *p);
 /** @return pointer to variant v's packed 2-bit row (bytes_per_variant bytes). */

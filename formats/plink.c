@@ -116,6 +116,36 @@ static int check_duplicate_samples(const es_fileset_t *p, const uint64_t *line_o
     return ES_OK;
 }
 
+int es_fileset_warn_dup_variants(const es_fileset_t *p, const uint64_t *line_of)
+{
+    es_strindex_t ix;
+    int ret = es_strindex_build(&ix, (const char *const *)p->id, NULL, p->n_variants);
+    if (ret) return ret;
+    uint64_t dup_ct = 0;
+    uint32_t first_dup = 0, first_orig = 0;
+    for (uint32_t v = 0; v < p->n_variants; v++) {
+        uint32_t o = es_strindex_find(&ix, p->id[v], NULL);
+        if (o != v && dup_ct++ == 0) {
+            first_dup = v;
+            first_orig = o;
+        }
+    }
+    es_strindex_free(&ix);
+    if (!dup_ct) return ES_OK;
+    char b[32], where[96];
+    if (line_of)
+        snprintf(where, sizeof where, "on line %" PRIu64 " (also on line %" PRIu64 ")",
+                 line_of[first_dup], line_of[first_orig]);
+    else
+        snprintf(where, sizeof where, "at %s:%" PRId64 " (also at %s:%" PRId64 ")",
+                 p->chr[first_dup], p->pos[first_dup], p->chr[first_orig], p->pos[first_orig]);
+    es_warn("%s: %s duplicate variant ID%s; first: '%s' %s; each is kept as a separate variant, "
+            "and an ID names all of them in --extract/--exclude (--snps, --from and --to refuse "
+            "it)", p->bim_path, es_fmt_count(dup_ct, b), dup_ct == 1 ? "" : "s", p->id[first_dup],
+            where);
+    return ES_OK;
+}
+
 /* .fam column 6 -> 0 control, 1 case, -1 missing; *quant set for numbers
  * other than 0/1/2/-9 (a quantitative phenotype). */
 static int fam_pheno_code(const char *s, int8_t *code, int *quant)
@@ -223,6 +253,7 @@ static int parse_bim(es_fileset_t *p)
     int ret = ES_OK;
     size_t len, cap;
     uint32_t n = 0;
+    uint64_t *line_of = NULL;
 
     if ((ret = es_text_read(p->bim_path, NULL, &p->bim_text, &len)) != ES_OK) goto out;
     cap = count_lines(p->bim_text, len);
@@ -232,7 +263,8 @@ static int parse_bim(es_fileset_t *p)
     p->a2 = malloc(cap * sizeof *p->a2);
     p->pos = malloc(cap * sizeof *p->pos);
     p->cm = malloc(cap * sizeof *p->cm);
-    if (!p->chr || !p->id || !p->a1 || !p->a2 || !p->pos || !p->cm) {
+    line_of = malloc(cap * sizeof *line_of);
+    if (!p->chr || !p->id || !p->a1 || !p->a2 || !p->pos || !p->cm || !line_of) {
         ret = ES_ERR_NOMEM;
         goto out;
     }
@@ -269,14 +301,18 @@ static int parse_bim(es_fileset_t *p)
         p->id[n] = f[1];
         p->a1[n] = f[4];
         p->a2[n] = f[5];
+        line_of[n] = line;
         n++;
     }
     p->n_variants = n;
     if (n == 0) {
         es_error("%s: no variants (the file has no lines with 6 columns)", p->bim_path);
         ret = ES_ERR_FORMAT;
+        goto out;
     }
+    ret = es_fileset_warn_dup_variants(p, line_of);
 out:
+    free(line_of);
     return ret;
 }
 

@@ -144,6 +144,14 @@ if ! grep -qF "$T/dup.fam" "$T/dup.err" || ! grep -q "1 duplicate sample ID" "$T
     cat "$T/dup.err" >&2
     fail "duplicate IDs: no warning naming the .fam"
 fi
+mk dupvar; sed '3s/rs3/rs1/' "$T/ok.bim" >"$T/dupvar.bim"
+"$EPISTREAM" scan --bfile "$T/dupvar" --out "$T/dv" >"$T/dupvar.out" 2>"$T/dupvar.err" ||
+    { cat "$T/dupvar.err" >&2; fail "duplicate variant IDs: scan failed"; }
+if ! grep -qF "$T/dupvar.bim: 1 duplicate variant ID; first: 'rs1' on line 3 (also on line 1)" \
+    "$T/dupvar.err"; then
+    cat "$T/dupvar.err" >&2
+    fail "duplicate variant IDs: no warning naming the .bim and the lines"
+fi
 printf 'F1 I1 2\nF2 I2 1\nX9 Y9 1\n' >"$P"
 "$EPISTREAM" scan --bfile "$T/ok" --pheno "$P" --out "$T/u" >"$T/u.out" 2>"$T/u.err" ||
     { cat "$T/u.err" >&2; fail "unknown pheno IDs: scan failed"; }
@@ -151,8 +159,9 @@ if ! grep -qF "$P" "$T/u.err" || ! grep -q "1 of 3 samples is not in" "$T/u.err"
     cat "$T/u.err" >&2
     fail "unknown pheno IDs: no warning"
 fi
-if grep -q -E "AddressSanitizer|runtime error|LeakSanitizer" "$T/dup.err" "$T/u.err"; then
-    cat "$T/dup.err" "$T/u.err" >&2
+if grep -q -E "AddressSanitizer|runtime error|LeakSanitizer" "$T/dup.err" "$T/u.err" \
+    "$T/dupvar.err"; then
+    cat "$T/dup.err" "$T/u.err" "$T/dupvar.err" >&2
     fail "sanitizer report on a usable fileset"
 fi
 exit 0

@@ -205,6 +205,7 @@ int es_plink_write(const es_fileset_t *p, const int8_t *status, const char *pref
     if ((ret = write_fam(p, status, f.fp[F_FAM])) != ES_OK) goto out;
     if ((ret = write_bim(p, status, f.fp[F_BIM])) != ES_OK) goto out;
     if ((ret = write_bed(p, status, f.fp[F_BED])) != ES_OK) goto out;
+    if ((ret = es_fileset_check(p)) != ES_OK) goto out;
     for (int k = 0; k < F_N; k++) {
         int bad = ferror(f.fp[k]);
         bad |= fclose(f.fp[k]) != 0;

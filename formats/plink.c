@@ -9,6 +9,8 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -316,6 +318,101 @@ out:
     return ret;
 }
 
+/* ---- a .bed that shrinks while mapped -------------------------------------
+ * Reading a page of a mapping that lies wholly past the end of its file raises
+ * SIGBUS, which would kill the process with no word about why.  The mapped
+ * .beds are registered here; the handler replaces the pages from the faulting
+ * one to the end of that mapping with zeros, flags the fileset and returns, so
+ * the read goes on and es_fileset_check() reports the damage afterwards.  A
+ * SIGBUS elsewhere goes to the handler that was there before (or kills as
+ * usual).  The registry is process-wide by nature: a signal handler has no
+ * other way in. */
+#define BED_MAX_MAPS 64
+static struct {
+    uintptr_t lo, hi;        /* [lo, hi): the mapping, page-aligned */
+    es_fileset_t *p;
+} bed_maps[BED_MAX_MAPS];
+static pthread_mutex_t bed_maps_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sigaction bed_old_action;
+static uintptr_t bed_page;
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+    uintptr_t a = (uintptr_t)si->si_addr;
+    for (int k = 0; k < BED_MAX_MAPS; k++) {
+        es_fileset_t *p = __atomic_load_n(&bed_maps[k].p, __ATOMIC_ACQUIRE);
+        if (!p || a < bed_maps[k].lo || a >= bed_maps[k].hi) continue;
+        uintptr_t from = a & ~(bed_page - 1);
+        /* mmap is a plain system call: safe here in practice */
+        if (mmap((void *)from, bed_maps[k].hi - from, PROT_READ,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+            break;
+        p->bed_fault = 1;
+        return;
+    }
+    if (bed_old_action.sa_flags & SA_SIGINFO) {
+        bed_old_action.sa_sigaction(sig, si, uc);
+    } else if (bed_old_action.sa_handler != SIG_DFL && bed_old_action.sa_handler != SIG_IGN) {
+        bed_old_action.sa_handler(sig);
+    } else {
+        /* the access is retried when the handler returns and kills as before */
+        signal(sig, SIG_DFL);
+    }
+}
+
+static void bed_guard_add(es_fileset_t *p)
+{
+    struct sigaction cur;
+    int installed = 0;
+    pthread_mutex_lock(&bed_maps_lock);
+    /* (again when a program replaced it since: the handler chains to it) */
+    if (sigaction(SIGBUS, NULL, &cur) == 0) {
+        installed = (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_sigbus;
+        if (!installed) {
+            struct sigaction sa;
+            memset(&sa, 0, sizeof sa);
+            sa.sa_sigaction = on_sigbus;
+            sa.sa_flags = SA_SIGINFO;
+            sigemptyset(&sa.sa_mask);
+            bed_page = (uintptr_t)sysconf(_SC_PAGESIZE);
+            bed_old_action = cur;
+            installed = sigaction(SIGBUS, &sa, NULL) == 0;
+        }
+    }
+    for (int k = 0; installed && k < BED_MAX_MAPS; k++)
+        if (!bed_maps[k].p) {
+            bed_maps[k].lo = (uintptr_t)p->bed_map;
+            bed_maps[k].hi = ((uintptr_t)p->bed_map + p->bed_size + bed_page - 1) & ~(bed_page - 1);
+            __atomic_store_n(&bed_maps[k].p, p, __ATOMIC_RELEASE);
+            break;
+        }
+    pthread_mutex_unlock(&bed_maps_lock);
+}
+
+static void bed_guard_remove(const es_fileset_t *p)
+{
+    pthread_mutex_lock(&bed_maps_lock);
+    for (int k = 0; k < BED_MAX_MAPS; k++)
+        if (bed_maps[k].p == p) __atomic_store_n(&bed_maps[k].p, NULL, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&bed_maps_lock);
+}
+
+int es_fileset_check(const es_fileset_t *p)
+{
+    if (!p->bed_fault) return ES_OK;
+    struct stat st;
+    char a[32], b[32];
+    if (stat(p->bed_path, &st) == 0)
+        es_error("%s: the file shrank to %s bytes while it was being read (it had %s): "
+                 "truncated or rewritten by another program? Its genotypes cannot be used",
+                 p->bed_path, es_fmt_count((uint64_t)st.st_size, a), es_fmt_count(p->bed_size, b));
+    else
+        es_error("%s: the file shrank while it was being read (it had %s bytes; now: %s): "
+                 "truncated or rewritten by another program? Its genotypes cannot be used",
+                 p->bed_path, es_fmt_count(p->bed_size, b), strerror(errno));
+    return ES_ERR_IO;
+}
+
 /* Map the .bed and check that it is a SNP-major PLINK 1 file whose size
  * matches the .bim and .fam exactly. */
 static int open_bed(es_fileset_t *p, const char *prefix)
@@ -366,6 +463,7 @@ static int open_bed(es_fileset_t *p, const char *prefix)
     }
     p->bed_map = m;
     p->bed_size = size;
+    bed_guard_add(p);
     /* Rows are read in order when packing; advice only, failure is harmless. */
     (void)madvise(m, size, MADV_SEQUENTIAL);
 
@@ -445,8 +543,12 @@ void es_fileset_close(es_fileset_t *p)
 {
     if (!p) return;
     /* VCF input keeps its rows in memory; a .bed is mapped */
-    if (p->rows_owned) free(p->rows_owned);
-    else if (p->bed_map) munmap((void *)p->bed_map, p->bed_size);
+    if (p->rows_owned) {
+        free(p->rows_owned);
+    } else if (p->bed_map) {
+        bed_guard_remove(p);
+        munmap((void *)p->bed_map, p->bed_size);
+    }
     free(p->var_src);
     free(p->bed_path);
     free(p->bim_path);

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -210,6 +211,51 @@ static void test_no_phenotype(void **s)
     no_class_case(cases, 8);
 }
 
+/* A .bed truncated after it was opened (mapped): reading the lost pages used
+ * to kill the process with SIGBUS; now each reader of rows fails with
+ * ES_ERR_IO and a message, and convert leaves nothing behind. */
+static void test_bed_shrinks(void **s)
+{
+    (void)s;
+    tu_geno_t *f = tu_geno_make(40, 1000, 0.01, 12); /* 10 KB: three pages */
+    char bed[600], out[600], path[700];
+    snprintf(bed, sizeof bed, "%s.bed", f->prefix);
+    snprintf(out, sizeof out, "%s/conv", f->dir);
+    es_log_set_level(ES_LOG_QUIET);
+    for (int what = 0; what < 3; what++) {
+        es_dataset_t *ds;
+        assert_int_equal(tu_write_bfile(f->prefix, f->geno, f->m, f->n, f->pheno), 0);
+        assert_int_equal(es_dataset_open_bfile(&ds, f->prefix, NULL, NULL), ES_OK);
+        assert_int_equal(truncate(bed, 100), 0);
+        if (what == 0) { /* the scan packs every row */
+            es_opt_t opt;
+            es_opt_init(&opt);
+            opt.device = ES_DEVICE_CPU;
+            opt.threads = 2;
+            es_scan_t *scan;
+            assert_int_equal(es_scan_create(&scan, ds, &opt), ES_OK);
+            assert_int_equal(es_scan_run(scan), ES_ERR_IO);
+            es_scan_destroy(scan);
+        } else if (what == 1) { /* the reference decoder */
+            uint8_t g[1000];
+            assert_int_equal(es_dataset_decode(ds, 0, g), ES_OK);
+            assert_int_equal(es_dataset_decode(ds, 39, g), ES_ERR_IO);
+        } else { /* convert */
+            assert_int_equal(es_dataset_write_plink(ds, out), ES_ERR_IO);
+            for (int k = 0; k < 3; k++) {
+                static const char *const ext[] = {".bed", ".bim", ".fam"};
+                snprintf(path, sizeof path, "%s%s", out, ext[k]);
+                assert_int_equal(access(path, F_OK), -1);
+                snprintf(path, sizeof path, "%s%s.tmp", out, ext[k]);
+                assert_int_equal(access(path, F_OK), -1);
+            }
+        }
+        es_dataset_destroy(ds);
+    }
+    es_log_set_level(ES_LOG_WARN);
+    tu_geno_free(f);
+}
+
 /* Tile hand-out: every tile (i <= j) exactly once, in row order, or with
  * diag_first the n diagonal tiles first and then the others in row order. */
 static void claim_order(uint32_t nb, int diag_first)
@@ -402,6 +448,7 @@ int main(void)
         cmocka_unit_test(test_ig),            cmocka_unit_test(test_k2),
         cmocka_unit_test(test_bad_options),   cmocka_unit_test(test_claim_order),
         cmocka_unit_test(test_screened),      cmocka_unit_test(test_no_phenotype),
+        cmocka_unit_test(test_bed_shrinks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -279,6 +279,7 @@ int es_scan_run(es_scan_t *s)
     for (uint32_t b = 0; b < ctx.n_blocks; b++) ctx.row_start[b + 1] = ctx.row_start[b] + (ctx.n_blocks - b);
     ctx.n_tiles = ctx.row_start[ctx.n_blocks];
     ret = pack_all(&ctx, n_planes, threads);
+    if (!ret) ret = es_fileset_check(s->ds->plink); /* the .bed shrank while packed? */
     if (ret) goto out;
     double t1 = es_time_now();
     s->t_pack = t1 - t0;

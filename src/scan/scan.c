@@ -4,6 +4,7 @@
  * Its output is deterministic because the tile layer's merges are. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -126,8 +127,18 @@ static int planes_file(const es_scan_ctx_t *ctx, size_t total)
         return -2;
     }
     unlink(path);
-    if (ftruncate(fd, (off_t)total) != 0) {
-        es_error("%s: cannot size the temporary planes file to %zu bytes (%s)", dir, total, strerror(errno));
+    /* reserve the blocks now: a sparse file that the disk cannot hold kills
+     * the scan with SIGBUS at the first page written that does not fit */
+    int err = posix_fallocate(fd, 0, (off_t)total);
+    if (err) {
+        char a[32];
+        if (err == ENOSPC)
+            es_error("no space left on %s for %s bytes (the packed genotypes, which exceed "
+                     "--host-mem); free space there, or choose another --tmp-dir", dir,
+                     es_fmt_count(total, a));
+        else
+            es_error("%s: cannot reserve %s bytes for the temporary planes file (%s)", dir,
+                     es_fmt_count(total, a), strerror(err));
         close(fd);
         free(path);
         return -2;

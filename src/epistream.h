@@ -245,7 +245,8 @@ typedef struct {
 } es_summary_t;
 
 /** Called for each pair with p <= p_threshold, in ascending (i, j) order,
- *  from one thread at a time.  Return non-zero to abort the scan. */
+ *  from one thread at a time.  Return non-zero to abort the scan
+ *  (es_scan_run() then returns ES_ERR_IO; the callback reports why). */
 typedef int (*es_sig_cb)(const es_pair_t *pair, void *userdata);
 
 /** Called now and then with progress (pairs done of total). */

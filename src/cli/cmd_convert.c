@@ -122,7 +122,8 @@ int es_cmd_convert(int argc, char **argv)
         fputc('\n', stderr);
     }
 out:
-    if (ret) fprintf(stderr, "[E::convert] failed: %s\n", es_strerror(ret));
+    /* an I/O error was reported with its file and cause: no vaguer echo */
+    if (ret && ret != ES_ERR_IO) fprintf(stderr, "[E::convert] failed: %s\n", es_strerror(ret));
     es_dataset_destroy(ds);
     return ret ? ES_EXIT_ERROR : ES_EXIT_OK;
 }

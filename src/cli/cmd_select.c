@@ -554,6 +554,8 @@ int es_cmd_select(int argc, char **argv)
     double t0 = es_time_now(), t_read;
 
     /* create the outputs first so a bad --out fails before a long read */
+    static const char *const suffixes[] = {".select.tsv", ".log"};
+    es_out_clear_tmp(out, suffixes, 2);
     if ((ret = es_out_open(&o_sel, out, ".select.tsv"))) goto out;
     if ((ret = es_out_open(&o_log, out, ".log"))) goto out;
     if (table) {
@@ -577,8 +579,8 @@ int es_cmd_select(int argc, char **argv)
     }
     write_log(o_log.fp, cmdline, table, &ci.in, from, from_summary, n_sum, method, k, &info, out,
               t_read, es_time_now() - t0);
-    if ((ret = es_out_commit(&o_sel))) goto out;
-    if ((ret = es_out_commit(&o_log))) goto out;
+    es_out_t *const all[] = {&o_sel, &o_log};
+    if ((ret = es_out_commit_all(all, 2))) goto out;
     if (!quiet) {
         char a[32];
         fprintf(stderr, "[select] %s picked %u of %u features (%s samples, %u classes) in %.2f s; "
@@ -590,7 +592,8 @@ out:
     if (ret) {
         es_out_abort(&o_sel);
         es_out_abort(&o_log);
-        fprintf(stderr, "[E::select] failed: %s\n", es_strerror(ret));
+        /* an I/O error was reported with its file and cause: no vaguer echo */
+        if (ret != ES_ERR_IO) fprintf(stderr, "[E::select] failed: %s\n", es_strerror(ret));
     } else {
         es_out_close(&o_sel);
         es_out_close(&o_log);

@@ -34,6 +34,17 @@ usage_err sim --samples 10 --out "$T/s"
 usage_err sim --samples 10 --variants 1 --pairs 1 --out "$T/s"
 usage_err sim --samples 10 --variants 10 --effect -1 --out "$T/s"
 usage_err info
+# an --out PREFIX must end in a file name: "" and DIR/ would write hidden files
+mkdir "$T/od"
+for o in "" "$T/od/" "$T/od/." ; do
+    usage_err scan --bfile "$T/x" --out "$o"
+    grep -q "names a directory\|is empty" "$T/u.out" || { cat "$T/u.out"; fail "--out '$o' message"; }
+    usage_err convert --bfile "$T/x" --out "$o"
+    usage_err select --table "$T/x" --method mim --k 1 --out "$o"
+    usage_err sim --samples 10 --variants 10 --out "$o"
+done
+[ -z "$(ls -A "$T/od")" ] || fail "a refused --out wrote into the directory"
+
 # a run that works, then one that fails must not leave files
 "$EPISTREAM" sim --samples 60 --variants 12 --seed 3 --out "$T/d" || fail "sim"
 "$EPISTREAM" info --bfile "$T/d" >"$T/info" || fail "info"

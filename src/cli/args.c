@@ -59,3 +59,16 @@ char *es_cli_join(int argc, char **argv)
     *p = '\0';
     return s;
 }
+
+int es_cli_out_prefix(const char *cmd, const char *out)
+{
+    const char *base = strrchr(out, '/');
+    base = base ? base + 1 : out;
+    if (*base && strcmp(base, ".") != 0 && strcmp(base, "..") != 0) return 0;
+    fprintf(stderr,
+            "[E::options] %s: --out '%s' %s; give a PREFIX that ends in a file name, such as "
+            "'%sresults'\n",
+            cmd, out, !*out ? "is empty" : "names a directory (its files would be hidden ones)",
+            *out && !*base ? out : "");
+    return -1;
+}

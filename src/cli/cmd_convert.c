@@ -22,7 +22,8 @@ static void convert_usage(FILE *fp)
     es_cli_input_usage(fp, 0);
     fprintf(fp,
             "Output:\n"
-            "  --out PREFIX         writes PREFIX.bed, PREFIX.bim, PREFIX.fam (all or nothing)\n"
+            "  --out PREFIX         writes PREFIX.bed, PREFIX.bim, PREFIX.fam (all or nothing;\n"
+            "                       PREFIX ends in a file name: not DIR/)\n"
             "  --threads T          VCF/BCF decompression threads (default 0: none)\n"
             "  --quiet              only errors on stderr\n"
             "  --verbose            informational messages on stderr\n"
@@ -74,6 +75,7 @@ int es_cmd_convert(int argc, char **argv)
         convert_usage(stderr);
         return ES_EXIT_USAGE;
     }
+    if (es_cli_out_prefix("convert", out)) return ES_EXIT_USAGE;
     if (es_cli_input_check(&ci, "convert")) {
         convert_usage(stderr);
         return ES_EXIT_USAGE;

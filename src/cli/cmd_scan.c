@@ -56,6 +56,7 @@ static void scan_usage(FILE *fp)
             "                       (and PREFIX.sig.tsv with --p-threshold, PREFIX.select.tsv\n"
             "                       with --refine), all or none; then removes the outputs of\n"
             "                       an earlier run of that PREFIX that it did not write\n"
+            "                       (PREFIX ends in a file name: not \"\" or DIR/)\n"
             "  --format F           tsv (default) or plink (PREFIX.epi.cc instead of .top.tsv)\n"
             "  --quiet              only errors on stderr, no progress line\n"
             "  --verbose            informational messages on stderr (with a GPU: time in\n"
@@ -298,6 +299,7 @@ static int scan_parse(int argc, char **argv, scan_args_t *a)
         scan_usage(stderr);
         return ES_EXIT_USAGE;
     }
+    if (es_cli_out_prefix("scan", a->out)) return ES_EXIT_USAGE;
     if (es_cli_input_check(ci, "scan")) return ES_EXIT_USAGE;
     /* VCF decompression threads: as many as the scan's (0 = all CPUs) */
     ci->in.threads = opt->threads ? opt->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);

@@ -77,7 +77,7 @@ static void select_usage(FILE *fp)
             "                       selection runs too and the log reports how far they agree\n"
             "Output:\n"
             "  --out PREFIX         writes PREFIX.select.tsv (RANK FEATURE SCORE RELEVANCE)\n"
-            "                       and PREFIX.log\n"
+            "                       and PREFIX.log (PREFIX ends in a file name: not DIR/)\n"
             "  --quiet              only errors on stderr\n"
             "  --verbose            informational messages on stderr\n"
             "  -h, --help           this help\n");
@@ -521,6 +521,7 @@ int es_cmd_select(int argc, char **argv)
         select_usage(stderr);
         return ES_EXIT_USAGE;
     }
+    if (es_cli_out_prefix("select", out)) return ES_EXIT_USAGE;
     if (genotypes && es_cli_input_check(&ci, "select")) return ES_EXIT_USAGE;
     /* the GPUs asked for exist and the GPU-only options have one to go to
      * (the registry's messages, as for scan) */

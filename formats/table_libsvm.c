@@ -14,10 +14,13 @@
 
 /* ---- LIBSVM ------------------------------------------------------------------- */
 
-/* Dense cells (rows x columns) allowed per stored value and row, and always
- * allowed: a sparse file up to 1024 times denser is fine, a 26-byte file
- * naming feature 2^31 - 1 is not. */
+/* Columns and dense cells (rows x columns) allowed per stored value (and
+ * row), and always allowed: a sparse file up to 1024 times denser is fine, a
+ * 26-byte file naming feature 2^31 - 1 is not, and neither is one line
+ * naming feature 7,483,647 (every column costs its coding, whatever the
+ * rows). */
 #define DENSE_PER_VALUE 1024u
+#define DENSE_FREE_COLS 65536u
 #define DENSE_FREE_CELLS ((uint64_t)1 << 26)
 
 /* idx[] holds 0-based features (< 2^31); the top bit marks a value that is
@@ -239,11 +242,13 @@ int es_tbl_read_libsvm(tstore_t *st, rdr_t *r, const es_table_opt_t *opt)
     uint32_t nf = sp.n_feat, nc = nf + 1;
     uint64_t cells = st->n_rows * (uint64_t)nc; /* < 2^32 * 2^31 */
     uint64_t allowed = DENSE_PER_VALUE * (sp.n + st->n_rows);
-    if (cells > DENSE_FREE_CELLS && cells > allowed) {
+    if ((cells > DENSE_FREE_CELLS && cells > allowed) ||
+        (nf > DENSE_FREE_COLS && nf > DENSE_PER_VALUE * sp.n)) {
         char a[32], b[32], c[32];
         terror("%s: line %" PRIu64 ": feature index %u makes a table of %s rows x %u columns "
-               "(%s cells) from %s stored values; tables are kept dense, and one over %u cells "
-               "per value is refused: number the features 1..D without large gaps",
+               "(%s cells) from %s stored values; tables are kept dense, and one over %u "
+               "columns or cells per value is refused: number the features 1..D without "
+               "large gaps",
                st->path, sp.n_feat_line, nf, es_fmt_count(st->n_rows, a), nc,
                es_fmt_count(cells, b), es_fmt_count(sp.n, c), DENSE_PER_VALUE);
         ret = ES_ERR_FORMAT;

@@ -5,24 +5,18 @@
  * saved.  Rows come from es_fileset_row(), so the variant selection (var_src)
  * is already applied; removed samples (status -2) are squeezed out of each
  * row.  All three files are written under .tmp names and renamed only when
- * every byte is on disk: a failed conversion leaves nothing behind. */
-#include <errno.h>
+ * every byte is on disk (src/util/outfile.c): a failed or interrupted
+ * conversion leaves nothing behind, and an earlier fileset of the same name
+ * as it was. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "formats.h"
 
 enum { F_BED, F_BIM, F_FAM, F_N };
 static const char *const ext[F_N] = {".bed", ".bim", ".fam"};
-
-typedef struct {
-    char *path[F_N], *tmp[F_N];
-    FILE *fp[F_N];
-    int renamed[F_N];
-} files_t;
 
 static int has_blank(const char *s)
 {
@@ -150,27 +144,14 @@ out:
     return ret;
 }
 
-/* Remove what was written: temporary files, and files already renamed into
- * place (a later rename failed: all or nothing). */
-static void files_abort(files_t *f)
-{
-    for (int k = 0; k < F_N; k++) {
-        if (f->fp[k]) fclose(f->fp[k]);
-        f->fp[k] = NULL;
-        if (f->renamed[k] && f->path[k])
-            unlink(f->path[k]);
-        else if (f->tmp[k])
-            unlink(f->tmp[k]);
-    }
-}
-
 int es_plink_write(const es_fileset_t *p, const int8_t *status, const char *prefix)
 {
     int ret = ES_OK;
-    files_t f;
+    es_out_t f[F_N];
+    es_out_t *const all[F_N] = {&f[F_BED], &f[F_BIM], &f[F_FAM]};
     char a[32], b[32];
 
-    memset(&f, 0, sizeof f);
+    memset(f, 0, sizeof f);
     if (!p || !status || !prefix || !*prefix) {
         es_error("no dataset or output prefix given");
         return ES_ERR_ARG;
@@ -183,54 +164,21 @@ int es_plink_write(const es_fileset_t *p, const int8_t *status, const char *pref
                  p->n_variants);
         return ES_ERR_DATA;
     }
-    for (int k = 0; k < F_N; k++) {
-        size_t len = strlen(prefix) + 16;
-        f.path[k] = malloc(len);
-        f.tmp[k] = malloc(len);
-        if (!f.path[k] || !f.tmp[k]) {
-            ret = ES_ERR_NOMEM;
-            goto out;
-        }
-        snprintf(f.path[k], len, "%s%s", prefix, ext[k]);
-        snprintf(f.tmp[k], len, "%s%s.tmp", prefix, ext[k]);
-    }
-    for (int k = 0; k < F_N; k++) {
-        if (!(f.fp[k] = fopen(f.tmp[k], k == F_BED ? "wb" : "w"))) {
-            es_error("%s: cannot create: %s", f.tmp[k], strerror(errno));
-            ret = ES_ERR_IO;
-            goto out;
-        }
-        setvbuf(f.fp[k], NULL, _IOFBF, 1 << 20);
-    }
-    if ((ret = write_fam(p, status, f.fp[F_FAM])) != ES_OK) goto out;
-    if ((ret = write_bim(p, status, f.fp[F_BIM])) != ES_OK) goto out;
-    if ((ret = write_bed(p, status, f.fp[F_BED])) != ES_OK) goto out;
-    for (int k = 0; k < F_N; k++) {
-        int bad = ferror(f.fp[k]);
-        bad |= fclose(f.fp[k]) != 0;
-        f.fp[k] = NULL;
-        if (bad) {
-            es_error("%s: write failed: %s", f.tmp[k], strerror(errno));
-            ret = ES_ERR_IO;
-            goto out;
-        }
-    }
-    for (int k = 0; k < F_N; k++) {
-        if (rename(f.tmp[k], f.path[k]) != 0) {
-            es_error("%s: cannot rename to %s: %s", f.tmp[k], f.path[k], strerror(errno));
-            ret = ES_ERR_IO;
-            goto out;
-        }
-        f.renamed[k] = 1;
-    }
+    es_out_clear_tmp(prefix, ext, F_N);
+    for (int k = 0; k < F_N; k++)
+        if ((ret = es_out_open(&f[k], prefix, ext[k])) != ES_OK) goto out;
+    if ((ret = write_fam(p, status, f[F_FAM].fp)) != ES_OK) goto out;
+    if ((ret = write_bim(p, status, f[F_BIM].fp)) != ES_OK) goto out;
+    if ((ret = write_bed(p, status, f[F_BED].fp)) != ES_OK) goto out;
+    if ((ret = es_fileset_check(p)) != ES_OK) goto out;
+    if ((ret = es_out_commit_all(all, F_N)) != ES_OK) goto out;
     es_info("%s.bed/.bim/.fam: %s samples, %s variants written", prefix, es_fmt_count(n_keep, a),
             es_fmt_count(p->n_variants, b));
 out:
     if (ret == ES_ERR_NOMEM) es_error("out of memory writing %s", prefix);
-    if (ret != ES_OK) files_abort(&f);
     for (int k = 0; k < F_N; k++) {
-        free(f.path[k]);
-        free(f.tmp[k]);
+        if (ret != ES_OK) es_out_abort(&f[k]);
+        else es_out_close(&f[k]);
     }
     return ret;
 }

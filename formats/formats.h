@@ -48,6 +48,9 @@ typedef struct {
     /* .bed */
     const uint8_t *bed_map; /* whole file mapping (or NULL when empty) */
     size_t bed_size;
+    /* set (by a SIGBUS handler) when a page of the mapping could not be read:
+     * the file shrank after it was opened; es_fileset_check() reports it */
+    volatile int bed_fault;
     size_t bytes_per_variant; /* ceil(n_samples / 4) */
     /* VCF/BCF input (formats/vcf.c): the genotypes as .bed rows in memory, with
      * the 3 magic bytes first; bed_map points here and nothing is mapped */
@@ -65,6 +68,17 @@ typedef struct {
  * @return ES_OK, ES_ERR_IO, ES_ERR_FORMAT or ES_ERR_NOMEM
  */
 int es_plink_open(es_fileset_t **out, const char *prefix);
+/** Warn once, naming the first, when variant IDs repeat (PLINK accepts them
+ *  and so do we: each is its own variant).  line_of: the .bim line of each
+ *  variant, or NULL to locate them by CHR:POS (a VCF).
+ *  @return ES_OK or ES_ERR_NOMEM */
+int es_fileset_warn_dup_variants(const es_fileset_t *p, const uint64_t *line_of);
+/** After reading rows of a mapped .bed: ES_OK, or ES_ERR_IO (logged, naming
+ *  the file and its size now) when the file shrank while it was mapped.  Such
+ *  a read does not kill the process: the missing pages read as zeros and this
+ *  check says that what was read cannot be used.  Every reader of rows calls it
+ *  before using what it read. */
+int es_fileset_check(const es_fileset_t *p);
 /** Unmap and free (NULL allowed). */
 void es_fileset_close(es_fileset_t *p);
 /** @return pointer to variant v's packed 2-bit row (bytes_per_variant bytes). */

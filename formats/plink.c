@@ -9,6 +9,8 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -113,6 +115,36 @@ static int check_duplicate_samples(const es_fileset_t *p, const uint64_t *line_o
                 p->iid[first_dup], line_of[first_dup], line_of[first_orig]);
     }
     free(tab);
+    return ES_OK;
+}
+
+int es_fileset_warn_dup_variants(const es_fileset_t *p, const uint64_t *line_of)
+{
+    es_strindex_t ix;
+    int ret = es_strindex_build(&ix, (const char *const *)p->id, NULL, p->n_variants);
+    if (ret) return ret;
+    uint64_t dup_ct = 0;
+    uint32_t first_dup = 0, first_orig = 0;
+    for (uint32_t v = 0; v < p->n_variants; v++) {
+        uint32_t o = es_strindex_find(&ix, p->id[v], NULL);
+        if (o != v && dup_ct++ == 0) {
+            first_dup = v;
+            first_orig = o;
+        }
+    }
+    es_strindex_free(&ix);
+    if (!dup_ct) return ES_OK;
+    char b[32], where[96];
+    if (line_of)
+        snprintf(where, sizeof where, "on line %" PRIu64 " (also on line %" PRIu64 ")",
+                 line_of[first_dup], line_of[first_orig]);
+    else
+        snprintf(where, sizeof where, "at %s:%" PRId64 " (also at %s:%" PRId64 ")",
+                 p->chr[first_dup], p->pos[first_dup], p->chr[first_orig], p->pos[first_orig]);
+    es_warn("%s: %s duplicate variant ID%s; first: '%s' %s; each is kept as a separate variant, "
+            "and an ID names all of them in --extract/--exclude (--snps, --from and --to refuse "
+            "it)", p->bim_path, es_fmt_count(dup_ct, b), dup_ct == 1 ? "" : "s", p->id[first_dup],
+            where);
     return ES_OK;
 }
 
@@ -223,6 +255,7 @@ static int parse_bim(es_fileset_t *p)
     int ret = ES_OK;
     size_t len, cap;
     uint32_t n = 0;
+    uint64_t *line_of = NULL;
 
     if ((ret = es_text_read(p->bim_path, NULL, &p->bim_text, &len)) != ES_OK) goto out;
     cap = count_lines(p->bim_text, len);
@@ -232,7 +265,8 @@ static int parse_bim(es_fileset_t *p)
     p->a2 = malloc(cap * sizeof *p->a2);
     p->pos = malloc(cap * sizeof *p->pos);
     p->cm = malloc(cap * sizeof *p->cm);
-    if (!p->chr || !p->id || !p->a1 || !p->a2 || !p->pos || !p->cm) {
+    line_of = malloc(cap * sizeof *line_of);
+    if (!p->chr || !p->id || !p->a1 || !p->a2 || !p->pos || !p->cm || !line_of) {
         ret = ES_ERR_NOMEM;
         goto out;
     }
@@ -269,15 +303,114 @@ static int parse_bim(es_fileset_t *p)
         p->id[n] = f[1];
         p->a1[n] = f[4];
         p->a2[n] = f[5];
+        line_of[n] = line;
         n++;
     }
     p->n_variants = n;
     if (n == 0) {
         es_error("%s: no variants (the file has no lines with 6 columns)", p->bim_path);
         ret = ES_ERR_FORMAT;
+        goto out;
     }
+    ret = es_fileset_warn_dup_variants(p, line_of);
 out:
+    free(line_of);
     return ret;
+}
+
+/* ---- a .bed that shrinks while mapped -------------------------------------
+ * Reading a page of a mapping that lies wholly past the end of its file raises
+ * SIGBUS, which would kill the process with no word about why.  The mapped
+ * .beds are registered here; the handler replaces the pages from the faulting
+ * one to the end of that mapping with zeros, flags the fileset and returns, so
+ * the read goes on and es_fileset_check() reports the damage afterwards.  A
+ * SIGBUS elsewhere goes to the handler that was there before (or kills as
+ * usual).  The registry is process-wide by nature: a signal handler has no
+ * other way in. */
+#define BED_MAX_MAPS 64
+static struct {
+    uintptr_t lo, hi;        /* [lo, hi): the mapping, page-aligned */
+    es_fileset_t *p;
+} bed_maps[BED_MAX_MAPS];
+static pthread_mutex_t bed_maps_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sigaction bed_old_action;
+static uintptr_t bed_page;
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+    uintptr_t a = (uintptr_t)si->si_addr;
+    for (int k = 0; k < BED_MAX_MAPS; k++) {
+        es_fileset_t *p = __atomic_load_n(&bed_maps[k].p, __ATOMIC_ACQUIRE);
+        if (!p || a < bed_maps[k].lo || a >= bed_maps[k].hi) continue;
+        uintptr_t from = a & ~(bed_page - 1);
+        /* mmap is a plain system call: safe here in practice */
+        if (mmap((void *)from, bed_maps[k].hi - from, PROT_READ,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+            break;
+        p->bed_fault = 1;
+        return;
+    }
+    if (bed_old_action.sa_flags & SA_SIGINFO) {
+        bed_old_action.sa_sigaction(sig, si, uc);
+    } else if (bed_old_action.sa_handler != SIG_DFL && bed_old_action.sa_handler != SIG_IGN) {
+        bed_old_action.sa_handler(sig);
+    } else {
+        /* the access is retried when the handler returns and kills as before */
+        signal(sig, SIG_DFL);
+    }
+}
+
+static void bed_guard_add(es_fileset_t *p)
+{
+    struct sigaction cur;
+    int installed = 0;
+    pthread_mutex_lock(&bed_maps_lock);
+    /* (again when a program replaced it since: the handler chains to it) */
+    if (sigaction(SIGBUS, NULL, &cur) == 0) {
+        installed = (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_sigbus;
+        if (!installed) {
+            struct sigaction sa;
+            memset(&sa, 0, sizeof sa);
+            sa.sa_sigaction = on_sigbus;
+            sa.sa_flags = SA_SIGINFO;
+            sigemptyset(&sa.sa_mask);
+            bed_page = (uintptr_t)sysconf(_SC_PAGESIZE);
+            bed_old_action = cur;
+            installed = sigaction(SIGBUS, &sa, NULL) == 0;
+        }
+    }
+    for (int k = 0; installed && k < BED_MAX_MAPS; k++)
+        if (!bed_maps[k].p) {
+            bed_maps[k].lo = (uintptr_t)p->bed_map;
+            bed_maps[k].hi = ((uintptr_t)p->bed_map + p->bed_size + bed_page - 1) & ~(bed_page - 1);
+            __atomic_store_n(&bed_maps[k].p, p, __ATOMIC_RELEASE);
+            break;
+        }
+    pthread_mutex_unlock(&bed_maps_lock);
+}
+
+static void bed_guard_remove(const es_fileset_t *p)
+{
+    pthread_mutex_lock(&bed_maps_lock);
+    for (int k = 0; k < BED_MAX_MAPS; k++)
+        if (bed_maps[k].p == p) __atomic_store_n(&bed_maps[k].p, NULL, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&bed_maps_lock);
+}
+
+int es_fileset_check(const es_fileset_t *p)
+{
+    if (!p->bed_fault) return ES_OK;
+    struct stat st;
+    char a[32], b[32];
+    if (stat(p->bed_path, &st) == 0)
+        es_error("%s: the file shrank to %s bytes while it was being read (it had %s): "
+                 "truncated or rewritten by another program? Its genotypes cannot be used",
+                 p->bed_path, es_fmt_count((uint64_t)st.st_size, a), es_fmt_count(p->bed_size, b));
+    else
+        es_error("%s: the file shrank while it was being read (it had %s bytes; now: %s): "
+                 "truncated or rewritten by another program? Its genotypes cannot be used",
+                 p->bed_path, es_fmt_count(p->bed_size, b), strerror(errno));
+    return ES_ERR_IO;
 }
 
 /* Map the .bed and check that it is a SNP-major PLINK 1 file whose size
@@ -291,7 +424,9 @@ static int open_bed(es_fileset_t *p, const char *prefix)
     p->bytes_per_variant = ((size_t)p->n_samples + 3) / 4;
     size_t need = 3 + (size_t)p->n_variants * p->bytes_per_variant;
 
-    fd = open(p->bed_path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO for reading would wait for a writer forever;
+     * this way it opens at once and the type check below refuses it */
+    fd = open(p->bed_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         es_error("%s: cannot open: %s", p->bed_path, strerror(errno));
         ret = ES_ERR_IO;
@@ -303,7 +438,11 @@ static int open_bed(es_fileset_t *p, const char *prefix)
         goto out;
     }
     if (!S_ISREG(st.st_mode)) {
-        es_error("%s: not a regular file (the .bed is memory-mapped)", p->bed_path);
+        es_error("%s: not a regular file but a %s; the .bed is memory-mapped and must be a "
+                 "regular file", p->bed_path,
+                 S_ISFIFO(st.st_mode) ? "FIFO (named pipe)" : S_ISDIR(st.st_mode) ? "directory"
+                 : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "device" : S_ISSOCK(st.st_mode)
+                 ? "socket" : "special file");
         ret = ES_ERR_IO;
         goto out;
     }
@@ -324,6 +463,7 @@ static int open_bed(es_fileset_t *p, const char *prefix)
     }
     p->bed_map = m;
     p->bed_size = size;
+    bed_guard_add(p);
     /* Rows are read in order when packing; advice only, failure is harmless. */
     (void)madvise(m, size, MADV_SEQUENTIAL);
 
@@ -403,8 +543,12 @@ void es_fileset_close(es_fileset_t *p)
 {
     if (!p) return;
     /* VCF input keeps its rows in memory; a .bed is mapped */
-    if (p->rows_owned) free(p->rows_owned);
-    else if (p->bed_map) munmap((void *)p->bed_map, p->bed_size);
+    if (p->rows_owned) {
+        free(p->rows_owned);
+    } else if (p->bed_map) {
+        bed_guard_remove(p);
+        munmap((void *)p->bed_map, p->bed_size);
+    }
     free(p->var_src);
     free(p->bed_path);
     free(p->bim_path);

@@ -1,6 +1,8 @@
 /* table_libsvm.c -- the LIBSVM reader of es_table_read (table.c): sparse
  * "LABEL INDEX:VALUE ..." lines, parsed in parallel per batch of records and
- * spread into one dense row-major block (features 0..D-1, the class last). */
+ * spread into one dense row-major block (features 0..D-1, the class last).
+ * Tables are dense from here on, so the width D (the largest index) is
+ * bounded by what the file holds: a few bytes must not ask for gigabytes. */
 
 #include <float.h>
 #include <inttypes.h>
@@ -12,8 +14,22 @@
 
 /* ---- LIBSVM ------------------------------------------------------------------- */
 
+/* Columns and dense cells (rows x columns) allowed per stored value (and
+ * row), and always allowed: a sparse file up to 1024 times denser is fine, a
+ * 26-byte file naming feature 2^31 - 1 is not, and neither is one line
+ * naming feature 7,483,647 (every column costs its coding, whatever the
+ * rows). */
+#define DENSE_PER_VALUE 1024u
+#define DENSE_FREE_COLS 65536u
+#define DENSE_FREE_CELLS ((uint64_t)1 << 26)
+
+/* idx[] holds 0-based features (< 2^31); the top bit marks a value that is
+ * not an integer (the column is then binned rather than coded by value). */
+#define IDX_NONINT 0x80000000u
+#define IDX_MASK 0x7fffffffu
+
 typedef struct {
-    uint32_t *idx; /* 0-based feature of each stored value */
+    uint32_t *idx; /* 0-based feature of each stored value, | IDX_NONINT */
     float *val;
     uint64_t n, cap;
     uint64_t *row_end; /* per row: end of its values in idx/val */
@@ -21,8 +37,7 @@ typedef struct {
     uint64_t cap_rows;
     dict_t classes;
     uint32_t n_feat;   /* the largest index */
-    uint8_t **ni;      /* per thread: nonint flags by feature, grown on demand */
-    size_t *ni_cap;
+    uint64_t n_feat_line; /* the first line holding it */
 } sparse_t;
 
 /* Label and the number of INDEX:VALUE tokens of a line; the label is
@@ -47,8 +62,7 @@ static void ls_scan(char *buf, const rec_t *rc, uint32_t *lab, uint32_t *rest, u
     *cnt = n;
 }
 
-static int ls_parse(char *p, uint32_t *idx, float *val, uint8_t **ni, size_t *ni_cap,
-                    uint32_t *max_idx, terr_t *e)
+static int ls_parse(char *p, uint32_t *idx, float *val, uint32_t *max_idx, terr_t *e)
 {
     uint64_t prev = 0;
     for (;;) {
@@ -90,23 +104,9 @@ static int ls_parse(char *p, uint32_t *idx, float *val, uint8_t **ni, size_t *ni
             return -1;
         } else {
             *val = (float)v;
-            if (!(v == floor(v) && fabs(v) <= INT_EXACT)) {
-                if (i > *ni_cap) {
-                    size_t nc = *ni_cap ? *ni_cap : 1024;
-                    while (nc < i) nc *= 2;
-                    uint8_t *nn = realloc(*ni, nc);
-                    if (!nn) {
-                        e->what = E_NOMEM;
-                        return -1;
-                    }
-                    memset(nn + *ni_cap, 0, nc - *ni_cap);
-                    *ni = nn;
-                    *ni_cap = nc;
-                }
-                (*ni)[i - 1] = 1;
-            }
         }
-        *idx++ = (uint32_t)i - 1;
+        int nonint = !isnan(*val) && !(v == floor(v) && fabs(v) <= INT_EXACT);
+        *idx++ = ((uint32_t)i - 1) | (nonint ? IDX_NONINT : 0);
         val++;
         if (i > *max_idx) *max_idx = (uint32_t)i;
         if (last) return 0;
@@ -114,16 +114,13 @@ static int ls_parse(char *p, uint32_t *idx, float *val, uint8_t **ni, size_t *ni
     }
 }
 
-static void sparse_free(sparse_t *sp, int nt)
+static void sparse_free(sparse_t *sp)
 {
     free(sp->idx);
     free(sp->val);
     free(sp->row_end);
     free(sp->cls);
     es_tbl_dict_free(&sp->classes);
-    for (int t = 0; sp->ni && t < nt; t++) free(sp->ni[t]);
-    free(sp->ni);
-    free(sp->ni_cap);
 }
 
 static int ls_batch(tstore_t *st, sparse_t *sp, char *buf, size_t n, uint32_t *tmp)
@@ -169,17 +166,22 @@ static int ls_batch(tstore_t *st, sparse_t *sp, char *buf, size_t n, uint32_t *t
         int t = es_tbl_thread_id();
         terr_t *e = &st->err[t];
         uint32_t mx = 0;
+        size_t mx_r = 0;
 #pragma omp for schedule(static)
         for (size_t r = 0; r < n; r++) {
-            if (e->rec != NO_REC) continue;
+            /* a label alone has nothing to parse (and idx may be NULL) */
+            if (e->rec != NO_REC || !cnt[r]) continue;
             uint64_t at = sp->row_end[st->n_rows + r] - cnt[r];
+            uint32_t before = mx;
             e->col = UINT32_MAX;
-            if (ls_parse(buf + rest[r], sp->idx + at, sp->val + at, &sp->ni[t], &sp->ni_cap[t],
-                         &mx, e))
-                e->rec = r;
+            if (ls_parse(buf + rest[r], sp->idx + at, sp->val + at, &mx, e)) e->rec = r;
+            else if (mx > before) mx_r = r;
         }
 #pragma omp critical(es_table_maxidx)
-        if (mx > sp->n_feat) sp->n_feat = mx;
+        if (mx > sp->n_feat || (mx && mx == sp->n_feat && rec[mx_r].line < sp->n_feat_line)) {
+            sp->n_feat = mx;
+            sp->n_feat_line = rec[mx_r].line;
+        }
     }
     if ((fe = es_tbl_err_first(st))) return es_tbl_report(st, rec, fe);
     for (size_t r = 0; r < n; r++) {
@@ -217,12 +219,6 @@ int es_tbl_read_libsvm(tstore_t *st, rdr_t *r, const es_table_opt_t *opt)
         return ES_ERR_ARG;
     }
     st->d = (dialect_t){.delim = ' ', .comment = '#'};
-    sp.ni = calloc((size_t)st->nt, sizeof *sp.ni);
-    sp.ni_cap = calloc((size_t)st->nt, sizeof *sp.ni_cap);
-    if (!sp.ni || !sp.ni_cap) {
-        ret = ES_ERR_NOMEM;
-        goto out;
-    }
     for (;;) {
         if ((ret = es_tbl_rdr_records(r, &st->d, &st->rec, &st->cap_rec, &n))) goto out;
         if (!n) break;
@@ -244,6 +240,20 @@ int es_tbl_read_libsvm(tstore_t *st, rdr_t *r, const es_table_opt_t *opt)
     }
     /* dense rows: features 0..D-1, the class last */
     uint32_t nf = sp.n_feat, nc = nf + 1;
+    uint64_t cells = st->n_rows * (uint64_t)nc; /* < 2^32 * 2^31 */
+    uint64_t allowed = DENSE_PER_VALUE * (sp.n + st->n_rows);
+    if ((cells > DENSE_FREE_CELLS && cells > allowed) ||
+        (nf > DENSE_FREE_COLS && nf > DENSE_PER_VALUE * sp.n)) {
+        char a[32], b[32], c[32];
+        terror("%s: line %" PRIu64 ": feature index %u makes a table of %s rows x %u columns "
+               "(%s cells) from %s stored values; tables are kept dense, and one over %u "
+               "columns or cells per value is refused: number the features 1..D without "
+               "large gaps",
+               st->path, sp.n_feat_line, nf, es_fmt_count(st->n_rows, a), nc,
+               es_fmt_count(cells, b), es_fmt_count(sp.n, c), DENSE_PER_VALUE);
+        ret = ES_ERR_FORMAT;
+        goto out;
+    }
     if ((ret = es_tbl_store_cols(st, nc))) goto out;
     st->class_col = nf;
     for (uint32_t c = 0; c < nc; c++) {
@@ -255,9 +265,9 @@ int es_tbl_read_libsvm(tstore_t *st, rdr_t *r, const es_table_opt_t *opt)
             goto out;
         }
         st->col[c].kind = c < nf ? K_NUM : K_TEXT;
-        for (int t = 0; c < nf && t < st->nt; t++)
-            if (c < sp.ni_cap[t] && sp.ni[t][c]) st->col[c].nonint = 1;
     }
+    for (uint64_t k = 0; k < sp.n; k++)
+        if (sp.idx[k] & IDX_NONINT) st->col[sp.idx[k] & IDX_MASK].nonint = 1;
     st->col[nf].dict = sp.classes;
     memset(&sp.classes, 0, sizeof sp.classes);
     size_t rows = (size_t)st->n_rows;
@@ -277,13 +287,13 @@ int es_tbl_read_libsvm(tstore_t *st, rdr_t *r, const es_table_opt_t *opt)
     for (size_t i = 0; i < rows; i++) {
         float *row = v + i * nc;
         for (uint64_t k = i ? sp.row_end[i - 1] : 0; k < sp.row_end[i]; k++)
-            row[sp.idx[k]] = sp.val[k];
+            row[sp.idx[k] & IDX_MASK] = sp.val[k];
         row[nf] = (float)sp.cls[i];
     }
     st->n_rows = 0;
     if ((ret = es_tbl_add_block(st, v, rows))) free(v);
 out:
     free(tmp);
-    sparse_free(&sp, st->nt);
+    sparse_free(&sp);
     return ret;
 }

@@ -1137,6 +1137,7 @@ int es_vcf_open(es_fileset_t **out, const char *path, const char *const *regions
     }
     if ((ret = finish(&r)) != ES_OK) goto out;
     log_summary(&r);
+    if ((ret = es_fileset_warn_dup_variants(r.p, NULL)) != ES_OK) goto out;
     es_info("%s: %s samples, %s variants from %s records in %.2f s (%s, %d decompression "
             "threads)",
             path, es_fmt_count(r.n, a), es_fmt_count(r.p->n_variants, b),

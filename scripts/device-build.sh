@@ -36,4 +36,18 @@ done | sort -u | while read -r lib; do
     *) cp -L "$lib" .carry/lib/ ;;
     esac
 done
+# CARRY_PLINK=1: PLINK 1.9 and its libraries too, for the same-run ratios of
+# tests/bench/bench_cohort.sh there (PLINK=$PWD/.carry/bin/plink1.9)
+if [ "${CARRY_PLINK:-0}" = 1 ]; then
+    pl=$(command -v plink1.9) || { echo "no plink1.9 here (scripts/deps.sh installs it)" >&2; exit 1; }
+    cp -L "$pl" .carry/bin/plink1.9
+    ldd "$pl" | awk '/=> \//{print $3}' | while read -r lib; do
+        case "$(basename "$lib")" in
+        liblapack.so*|libblas.so*|libgfortran.so*|libquadmath.so*) cp -L "$lib" .carry/lib/ ;;
+        esac
+    done
+    for lib in $(ldd .carry/lib/libgfortran.so* | awk '/=> \//{print $3}'); do
+        case "$(basename "$lib")" in libquadmath.so*) cp -L "$lib" .carry/lib/ ;; esac
+    done
+fi
 du -sh .carry | sed 's/^/carry size: /'

@@ -254,7 +254,8 @@ typedef struct {
 } es_summary_t;
 
 /** Called for each pair with p <= p_threshold, in ascending (i, j) order,
- *  from one thread at a time.  Return non-zero to abort the scan. */
+ *  from one thread at a time.  Return non-zero to abort the scan
+ *  (es_scan_run() then returns ES_ERR_IO; the callback reports why). */
 typedef int (*es_sig_cb)(const es_pair_t *pair, void *userdata);
 
 /** Called now and then with progress (pairs done of total). */
@@ -264,7 +265,9 @@ typedef void (*es_progress_cb)(uint64_t done, uint64_t total, double seconds, vo
 typedef struct es_scan_t es_scan_t;
 
 /**
- * Create a scan.  Validates opt (es_opt_check) and the dataset.
+ * Create a scan.  Validates opt (es_opt_check) and the dataset: at least 2
+ * variants, and cases and controls among its samples (a dataset opened with
+ * require_pheno = 0 may have neither: ES_ERR_DATA).
  * @param out  receives the scan; free with es_scan_destroy().  The dataset must
  *             outlive the scan.
  * @return ES_OK, ES_ERR_ARG, ES_ERR_DATA, ES_ERR_UNSUPPORTED (e.g. --device gpu

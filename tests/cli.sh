@@ -34,6 +34,16 @@ usage_err sim --samples 10 --out "$T/s"
 usage_err sim --samples 10 --variants 1 --pairs 1 --out "$T/s"
 usage_err sim --samples 10 --variants 10 --effect -1 --out "$T/s"
 usage_err info
+# an --out PREFIX must end in a file name: "" and DIR/ would write hidden files
+mkdir "$T/od"
+for o in "" "$T/od/" "$T/od/." ; do
+    usage_err scan --bfile "$T/x" --out "$o"
+    grep -q "names a directory\|is empty" "$T/u.out" || { cat "$T/u.out"; fail "--out '$o' message"; }
+    usage_err convert --bfile "$T/x" --out "$o"
+    usage_err select --table "$T/x" --method mim --k 1 --out "$o"
+    usage_err sim --samples 10 --variants 10 --out "$o"
+done
+[ -z "$(ls -A "$T/od")" ] || fail "a refused --out wrote into the directory"
 
 # the one option loop every subcommand shares (args.c): the exact messages
 # for an unknown, an ambiguous, a short and an incomplete option, a stray
@@ -92,24 +102,42 @@ fi
 expect_fail "$T/w.out" "$EPISTREAM" scan --bfile "$T/d" --out "$T/nodir/o"
 grep -q "nodir/o" "$T/w.out" || fail "unwritable --out message"
 # an interrupted scan leaves no files behind (temporary ones are removed on SIGINT/SIGTERM)
-# a full disk while writing: the message names the file and the cause, exit
-# 1, nothing left (the .tmp name is made a link to /dev/full, where every
-# write fails with ENOSPC)
-if [ -w /dev/full ]; then
-    ln -s /dev/full "$T/full.sig.tsv.tmp"
-    expect_fail "$T/full.out" "$EPISTREAM" scan --bfile "$T/d" --out "$T/full" --p-threshold 1 --top 5
-    grep -q 'full.sig.tsv.tmp: write failed: No space left on device' "$T/full.out" ||
-        { cat "$T/full.out" >&2; fail "full disk: file and cause not named"; }
-    ls "$T"/full.* 2>/dev/null | grep -v 'full\.out$' && fail "full disk: files left behind"
-fi
+# (a full disk while writing: tests/full_disk.sh)
 
 # a run killed with SIGKILL leaves PREFIX.*.tmp (no handler runs): the next
-# run with the same prefix says so and writes over it
+# run with the same prefix removes every one of its kind, saying so, also of
+# files it does not write (.sig.tsv without --p-threshold) ...
 echo "stale" >"$T/stale.top.tsv.tmp"
+echo "stale" >"$T/stale.sig.tsv.tmp"
 "$EPISTREAM" scan --bfile "$T/d" --out "$T/stale" --top 5 2>"$T/stale.err" || fail "scan over a stale .tmp"
-grep -q 'stale.top.tsv.tmp: left by an earlier run' "$T/stale.err" || fail "stale .tmp not reported"
-[ ! -e "$T/stale.top.tsv.tmp" ] || fail "stale .tmp still there"
+for f in top sig; do
+    grep -q "stale.$f.tsv.tmp: removed, left by an earlier run" "$T/stale.err" ||
+        { cat "$T/stale.err" >&2; fail "stale .$f.tsv.tmp not reported"; }
+    [ ! -e "$T/stale.$f.tsv.tmp" ] || fail "stale .$f.tsv.tmp still there"
+done
 grep -q '^stale$' "$T/stale.top.tsv" && fail "stale content kept"
+# ... and one that is a link is removed, never written through
+echo "keep me" >"$T/victim"
+ln -s "$T/victim" "$T/lnk.sig.tsv.tmp"
+"$EPISTREAM" scan --bfile "$T/d" --out "$T/lnk" --top 5 --p-threshold 1 2>"$T/lnk.err" ||
+    { cat "$T/lnk.err" >&2; fail "scan over a .tmp link"; }
+[ "$(cat "$T/victim")" = "keep me" ] || fail "wrote through a .tmp link"
+[ -f "$T/lnk.sig.tsv" ] && [ ! -L "$T/lnk.sig.tsv" ] || fail "lnk.sig.tsv is not a new file"
+
+# outputs of the same prefix that a run does not write are an earlier run's,
+# which would not match: removed, saying so (o2 had --p-threshold, o3 --format plink)
+"$EPISTREAM" scan --bfile "$T/d" --out "$T/o2" --top 5 2>"$T/o2.err" || fail "rescan o2"
+grep -q "o2.sig.tsv: removed, an earlier run's output that this run does not write" "$T/o2.err" ||
+    { cat "$T/o2.err" >&2; fail "stale o2.sig.tsv not reported"; }
+[ ! -e "$T/o2.sig.tsv" ] || fail "stale o2.sig.tsv kept"
+"$EPISTREAM" scan --bfile "$T/d" --out "$T/o3" --top 5 2>"$T/o3.err" || fail "rescan o3"
+grep -q "o3.epi.cc: removed" "$T/o3.err" || { cat "$T/o3.err" >&2; fail "stale o3.epi.cc not reported"; }
+[ ! -e "$T/o3.epi.cc" ] && [ -s "$T/o3.top.tsv" ] || fail "o3: stale .epi.cc kept or no .top.tsv"
+# a failed run (here: a bad --pheno) leaves the earlier run's files as they were
+cp "$T/o3.top.tsv" "$T/o3.keep"
+expect_fail "$T/o3f.err" "$EPISTREAM" scan --bfile "$T/d" --out "$T/o3" --format plink \
+    --pheno "$T/nonexistent"
+cmp -s "$T/o3.top.tsv" "$T/o3.keep" && [ ! -e "$T/o3.epi.cc" ] || fail "a failed run changed o3"
 
 "$EPISTREAM" sim --samples 1000 --variants 2500 --seed 5 --out "$T/big" 2>/dev/null || fail "sim big"
 for sig in INT TERM; do
@@ -124,5 +152,22 @@ for sig in INT TERM; do
         wait $pid
         echo "note: the scan finished before SIG$sig could be sent; interrupt check skipped" >&2
     fi
+done
+# an interrupted convert leaves no .tmp files either: interrupt it as soon as
+# its first one appears (a large fileset written out, so there is time)
+"$EPISTREAM" sim --samples 4000 --variants 20000 --seed 6 --out "$T/huge" 2>/dev/null ||
+    fail "sim huge"
+for try in 1 2 3; do
+    rm -f "$T"/cv.*
+    "$EPISTREAM" convert --bfile "$T/huge" --out "$T/cv" --quiet &
+    pid=$!
+    while [ ! -e "$T/cv.bed.tmp" ] && kill -0 $pid 2>/dev/null; do :; done
+    if kill -INT $pid 2>/dev/null; then
+        wait $pid && { [ -e "$T/cv.bed" ] && continue; fail "convert killed by SIGINT exited 0"; }
+        ls "$T"/cv.* 2>/dev/null && fail "an interrupted convert left files behind"
+        break
+    fi
+    wait $pid
+    [ $try -lt 3 ] || echo "note: convert finished before SIGINT could be sent; check skipped" >&2
 done
 exit 0

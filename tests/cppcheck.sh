@@ -8,5 +8,5 @@ for d in src/*/; do incs="$incs -I ${d%/}"; done
 # shellcheck disable=SC2086
 cppcheck --enable=warning,performance,portability --inline-suppr --error-exitcode=1 -q \
     $incs --suppress=missingIncludeSystem \
-    src formats gpu/gpu_stub.c tests/*.c examples || fail "cppcheck found problems"
+    src formats gpu/gpu_stub.c tests/*.c tests/fuzz/*.c examples || fail "cppcheck found problems"
 exit 0

@@ -77,6 +77,21 @@ mk oversized; printf '\000' >>"$T/oversized.bed"
 run_fail oversized "$T/oversized.bed" "10 bytes but 3 variants x 8 samples need 9"
 mk emptybed; : >"$T/emptybed.bed"
 run_fail emptybed "$T/emptybed.bed" "0 bytes"
+# a FIFO as the .bed: refused at once (opening one used to wait for a writer
+# forever); timeout turns a hang into exit 124, which run_fail's check rejects
+mk fifo; rm "$T/fifo.bed"
+if mkfifo "$T/fifo.bed" 2>/dev/null; then
+    fifo_check() {
+        cmd=$1; shift
+        expect_fail "$T/fifo.$cmd.err" timeout 20 "$EPISTREAM" "$cmd" --bfile "$T/fifo" "$@"
+        [ "$rc" -eq 1 ] || { cat "$T/fifo.$cmd.err" >&2; fail "fifo: $cmd exit $rc, expected 1"; }
+        grep -qF "$T/fifo.bed: not a regular file but a FIFO" "$T/fifo.$cmd.err" ||
+            { cat "$T/fifo.$cmd.err" >&2; fail "fifo: $cmd message does not name the FIFO"; }
+    }
+    fifo_check scan --out "$T/o"
+    fifo_check info
+    for f in "$T"/o.*; do [ -e "$f" ] && fail "fifo: left $f behind"; done
+fi
 
 # ---- .bim ----
 mk bimcols; printf '1 rs1 0 100 A G\n1 rs2 0 200 A\n2 rs3 0.5 300 C T\n' >"$T/bimcols.bim"
@@ -129,6 +144,14 @@ if ! grep -qF "$T/dup.fam" "$T/dup.err" || ! grep -q "1 duplicate sample ID" "$T
     cat "$T/dup.err" >&2
     fail "duplicate IDs: no warning naming the .fam"
 fi
+mk dupvar; sed '3s/rs3/rs1/' "$T/ok.bim" >"$T/dupvar.bim"
+"$EPISTREAM" scan --bfile "$T/dupvar" --out "$T/dv" >"$T/dupvar.out" 2>"$T/dupvar.err" ||
+    { cat "$T/dupvar.err" >&2; fail "duplicate variant IDs: scan failed"; }
+if ! grep -qF "$T/dupvar.bim: 1 duplicate variant ID; first: 'rs1' on line 3 (also on line 1)" \
+    "$T/dupvar.err"; then
+    cat "$T/dupvar.err" >&2
+    fail "duplicate variant IDs: no warning naming the .bim and the lines"
+fi
 printf 'F1 I1 2\nF2 I2 1\nX9 Y9 1\n' >"$P"
 "$EPISTREAM" scan --bfile "$T/ok" --pheno "$P" --out "$T/u" >"$T/u.out" 2>"$T/u.err" ||
     { cat "$T/u.err" >&2; fail "unknown pheno IDs: scan failed"; }
@@ -136,8 +159,9 @@ if ! grep -qF "$P" "$T/u.err" || ! grep -q "1 of 3 samples is not in" "$T/u.err"
     cat "$T/u.err" >&2
     fail "unknown pheno IDs: no warning"
 fi
-if grep -q -E "AddressSanitizer|runtime error|LeakSanitizer" "$T/dup.err" "$T/u.err"; then
-    cat "$T/dup.err" "$T/u.err" >&2
+if grep -q -E "AddressSanitizer|runtime error|LeakSanitizer" "$T/dup.err" "$T/u.err" \
+    "$T/dupvar.err"; then
+    cat "$T/dup.err" "$T/u.err" "$T/dupvar.err" >&2
     fail "sanitizer report on a usable fileset"
 fi
 exit 0

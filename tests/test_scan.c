@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -38,6 +39,14 @@ static es_pair_t *brute_force(const tu_geno_t *f, es_stat_t stat, size_t *np)
     free(status);
     *np = n;
     return all;
+}
+
+/* Has variant v a called genotype in a sample with a phenotype? */
+static int called(const tu_geno_t *f, uint32_t v)
+{
+    for (uint32_t s = 0; s < f->n; s++)
+        if (f->geno[(size_t)v * f->n + s] != 3 && f->pheno[s] != -9) return 1;
+    return 0;
 }
 
 static int hib_global;
@@ -119,6 +128,11 @@ static void run_case(uint32_t m, uint32_t n, double miss, es_stat_t stat, uint64
                 if (!best) return;
                 assert_int_equal(sum[v].n_tot, m - 1);
                 assert_int_equal(sum[v].n_sig, n_sig);
+                if (!called(f, v)) { /* only empty tables: no best partner */
+                    assert_int_equal(sum[v].best_partner, UINT32_MAX);
+                    assert_true(isnan(sum[v].best_stat));
+                    continue;
+                }
                 assert_int_equal(sum[v].best_partner, best->i == v ? best->j : best->i);
                 assert_memory_equal(&sum[v].best_stat, &best->stat, sizeof(double));
             }
@@ -157,6 +171,88 @@ static void test_bad_options(void **s)
     assert_null(scan);
     es_log_set_level(ES_LOG_WARN);
     es_dataset_destroy(ds);
+    tu_geno_free(f);
+}
+
+/* A dataset opened without the phenotype requirement, whose samples have no
+ * case or no control, is refused by es_scan_create() (it used to reach
+ * es_scan_run() and divide by zero choosing the block size). */
+static void no_class_case(const int *pheno, uint32_t n)
+{
+    tu_geno_t *f = tu_geno_make(6, n, 0, 11);
+    assert_int_equal(tu_write_bfile(f->prefix, f->geno, f->m, f->n, pheno), 0);
+    es_input_opt_t in;
+    es_input_opt_init(&in);
+    in.bfile = f->prefix;
+    in.require_pheno = 0;
+    es_dataset_t *ds;
+    assert_int_equal(es_dataset_open(&ds, &in), ES_OK);
+    es_opt_t opt;
+    es_opt_init(&opt);
+    opt.device = ES_DEVICE_CPU;
+    es_scan_t *scan = (es_scan_t *)&opt; /* must come back NULL */
+    es_log_set_level(ES_LOG_QUIET);
+    assert_int_equal(es_scan_create(&scan, ds, &opt), ES_ERR_DATA);
+    es_log_set_level(ES_LOG_WARN);
+    assert_null(scan);
+    es_dataset_destroy(ds);
+    tu_geno_free(f);
+}
+
+static void test_no_phenotype(void **s)
+{
+    (void)s;
+    int none[8], cases[8];
+    for (int k = 0; k < 8; k++) {
+        none[k] = -9;
+        cases[k] = k < 2 ? -9 : 2;
+    }
+    no_class_case(none, 8);
+    no_class_case(cases, 8);
+}
+
+/* A .bed truncated after it was opened (mapped): reading the lost pages used
+ * to kill the process with SIGBUS; now each reader of rows fails with
+ * ES_ERR_IO and a message, and convert leaves nothing behind. */
+static void test_bed_shrinks(void **s)
+{
+    (void)s;
+    tu_geno_t *f = tu_geno_make(40, 1000, 0.01, 12); /* 10 KB: three pages */
+    char bed[600], out[600], path[700];
+    snprintf(bed, sizeof bed, "%s.bed", f->prefix);
+    snprintf(out, sizeof out, "%s/conv", f->dir);
+    es_log_set_level(ES_LOG_QUIET);
+    for (int what = 0; what < 3; what++) {
+        es_dataset_t *ds;
+        assert_int_equal(tu_write_bfile(f->prefix, f->geno, f->m, f->n, f->pheno), 0);
+        assert_int_equal(es_dataset_open_bfile(&ds, f->prefix, NULL, NULL), ES_OK);
+        assert_int_equal(truncate(bed, 100), 0);
+        if (what == 0) { /* the scan packs every row */
+            es_opt_t opt;
+            es_opt_init(&opt);
+            opt.device = ES_DEVICE_CPU;
+            opt.threads = 2;
+            es_scan_t *scan;
+            assert_int_equal(es_scan_create(&scan, ds, &opt), ES_OK);
+            assert_int_equal(es_scan_run(scan), ES_ERR_IO);
+            es_scan_destroy(scan);
+        } else if (what == 1) { /* the reference decoder */
+            uint8_t g[1000];
+            assert_int_equal(es_dataset_decode(ds, 0, g), ES_OK);
+            assert_int_equal(es_dataset_decode(ds, 39, g), ES_ERR_IO);
+        } else { /* convert */
+            assert_int_equal(es_dataset_write_plink(ds, out), ES_ERR_IO);
+            for (int k = 0; k < 3; k++) {
+                static const char *const ext[] = {".bed", ".bim", ".fam"};
+                snprintf(path, sizeof path, "%s%s", out, ext[k]);
+                assert_int_equal(access(path, F_OK), -1);
+                snprintf(path, sizeof path, "%s%s.tmp", out, ext[k]);
+                assert_int_equal(access(path, F_OK), -1);
+            }
+        }
+        es_dataset_destroy(ds);
+    }
+    es_log_set_level(ES_LOG_WARN);
     tu_geno_free(f);
 }
 
@@ -351,7 +447,8 @@ int main(void)
         cmocka_unit_test(test_chi2),          cmocka_unit_test(test_mi),
         cmocka_unit_test(test_ig),            cmocka_unit_test(test_k2),
         cmocka_unit_test(test_bad_options),   cmocka_unit_test(test_claim_order),
-        cmocka_unit_test(test_screened),
+        cmocka_unit_test(test_screened),      cmocka_unit_test(test_no_phenotype),
+        cmocka_unit_test(test_bed_shrinks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -674,6 +674,14 @@ static void test_bad_libsvm(void **state)
     read_fail(fx, "nolab.libsvm", "1 1:2\n1:3 2:1\n", NULL, 128, ES_ERR_FORMAT,
               "line 2: the class label is missing", END);
     read_fail(fx, "nofeat.libsvm", "1\n0\n", NULL, 128, ES_ERR_FORMAT, "no features", END);
+    /* an index is a column of a dense table: 15 bytes must not ask for 8 GiB
+     * (nor a non-integer value for a flag array that wide) */
+    read_fail(fx, "wide.libsvm", "1 1:1\n0 2147483647:0.5\n", NULL, 128, ES_ERR_FORMAT,
+              "line 2: feature index 2147483647 makes a table of 2 rows x 2147483648 columns "
+              "(4,294,967,296 cells) from 2 stored values", "number the features 1..D", END);
+    /* few cells, but every column is coded: 15 bytes must not ask for 7 million */
+    read_fail(fx, "cols.libsvm", "1 7483647:0.5\n", NULL, 128, ES_ERR_FORMAT,
+              "line 1: feature index 7483647 makes a table of 1 rows x 7483648 columns", END);
     read_fail(fx, "cls.libsvm", "1 1:2\n", "1", 128, ES_ERR_ARG,
               "--class does not apply to a LIBSVM file", END);
 }

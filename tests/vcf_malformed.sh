@@ -190,8 +190,18 @@ if ! grep -qF "$T/ph2.txt" "$T/u.out" || ! grep -q "not in" "$T/u.out"; then
     cat "$T/u.out" >&2
     fail "unknown phenotype IDs: no warning naming the phenotype file"
 fi
-if grep -q -E "AddressSanitizer|runtime error|LeakSanitizer" "$T/part.out" "$T/u.out"; then
-    cat "$T/part.out" "$T/u.out" >&2
+# duplicate variant IDs: one warning, located by CHR:POS
+vcf dupid "$GOOD1
+$(rec 200 r1 GT 0/1 0/1 0/0 1/1)
+$GOOD3
+"
+"$EPISTREAM" scan --vcf "$T/dupid.vcf" --pheno "$P" --out "$T/d" >"$T/dupid.out" 2>&1 ||
+    { cat "$T/dupid.out" >&2; fail "duplicate variant IDs: scan failed"; }
+grep -qF "$T/dupid.vcf: 1 duplicate variant ID; first: 'r1' at 1:200 (also at 1:100)" \
+    "$T/dupid.out" || { cat "$T/dupid.out" >&2; fail "duplicate variant IDs: no warning"; }
+if grep -q -E "AddressSanitizer|runtime error|LeakSanitizer" "$T/part.out" "$T/u.out" \
+    "$T/dupid.out"; then
+    cat "$T/part.out" "$T/u.out" "$T/dupid.out" >&2
     fail "sanitizer report on usable input"
 fi
 exit 0

@@ -128,3 +128,16 @@ int es_cli_parse(const char *cmd, int argc, char **argv, const es_cli_group_t *g
     free(lopts);
     return ret;
 }
+
+int es_cli_out_prefix(const char *cmd, const char *out)
+{
+    const char *base = strrchr(out, '/');
+    base = base ? base + 1 : out;
+    if (*base && strcmp(base, ".") != 0 && strcmp(base, "..") != 0) return 0;
+    fprintf(stderr,
+            "[E::options] %s: --out '%s' %s; give a PREFIX that ends in a file name, such as "
+            "'%sresults'\n",
+            cmd, out, !*out ? "is empty" : "names a directory (its files would be hidden ones)",
+            *out && !*base ? out : "");
+    return -1;
+}

@@ -129,6 +129,11 @@ int es_cli_u32(const char *name, const char *s, uint32_t lo, uint32_t hi, uint32
 int es_cli_double(const char *name, const char *s, double *out);
 int es_cli_u64(const char *name, const char *s, uint64_t *out);
 
+/** Check an --out PREFIX: the part after the last '/' must be a file name
+ *  (not empty, "." or ".."), else PREFIX.top.tsv and the like would be hidden
+ *  files in a directory.  @return 0, or -1 after a message naming cmd. */
+int es_cli_out_prefix(const char *cmd, const char *out);
+
 /** The command line joined with spaces (for logs); malloc'd. */
 char *es_cli_join(int argc, char **argv);
 

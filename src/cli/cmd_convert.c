@@ -22,7 +22,8 @@ static void convert_usage(FILE *fp)
     es_cli_input_usage(fp, 0);
     fprintf(fp,
             "Output:\n"
-            "  --out PREFIX         writes PREFIX.bed, PREFIX.bim, PREFIX.fam (all or nothing)\n"
+            "  --out PREFIX         writes PREFIX.bed, PREFIX.bim, PREFIX.fam (all or nothing;\n"
+            "                       PREFIX ends in a file name: not DIR/)\n"
             "  --threads T          VCF/BCF decompression threads (default 0: none)\n"
             "  --quiet              only errors on stderr\n"
             "  --verbose            informational messages on stderr\n"
@@ -59,6 +60,7 @@ int es_cmd_convert(int argc, char **argv)
         convert_usage(stderr);
         return ES_EXIT_USAGE;
     }
+    if (es_cli_out_prefix("convert", out)) return ES_EXIT_USAGE;
     if (es_cli_input_check(&args.ci, "convert")) {
         convert_usage(stderr);
         return ES_EXIT_USAGE;
@@ -110,7 +112,8 @@ int es_cmd_convert(int argc, char **argv)
         fputc('\n', stderr);
     }
 out:
-    if (ret) fprintf(stderr, "[E::convert] failed: %s\n", es_strerror(ret));
+    /* an I/O error was reported with its file and cause: no vaguer echo */
+    if (ret && ret != ES_ERR_IO) fprintf(stderr, "[E::convert] failed: %s\n", es_strerror(ret));
     es_dataset_destroy(ds);
     return ret ? ES_EXIT_ERROR : ES_EXIT_OK;
 }

@@ -42,7 +42,8 @@ static void scan_usage(FILE *fp)
             "                       temporary file that the system pages in and out\n"
             "  --memory MB          PLINK's name for --host-mem MB x 2^20 (the last one given\n"
             "                       counts)\n"
-            "  --tmp-dir DIR        where that file goes (default: $TMPDIR, else /tmp)\n"
+            "  --tmp-dir DIR        where that file goes (default: $TMPDIR, else /tmp); its\n"
+            "                       size is reserved first (\"no space left on DIR\" if not)\n"
             "  --block B            variants per tile side (default 0: automatic; output does\n"
             "                       not depend on it)\n"
             "  --refine METHOD:K    then select K of the variants of the top pairs by mutual\n"
@@ -54,7 +55,9 @@ static void scan_usage(FILE *fp)
             "Output:\n"
             "  --out PREFIX         writes PREFIX.top.tsv, PREFIX.summary.tsv, PREFIX.log\n"
             "                       (and PREFIX.sig.tsv with --p-threshold, PREFIX.select.tsv\n"
-            "                       with --refine)\n"
+            "                       with --refine), all or none; then removes the outputs of\n"
+            "                       an earlier run of that PREFIX that it did not write\n"
+            "                       (PREFIX ends in a file name: not \"\" or DIR/)\n"
             "  --format F           tsv (default) or plink (PREFIX.epi.cc instead of .top.tsv)\n"
             "  --quiet              only errors on stderr, no progress line\n"
             "  --verbose            informational messages on stderr (with a GPU: time in\n"
@@ -300,6 +303,7 @@ static int scan_parse(int argc, char **argv, scan_args_t *a)
         scan_usage(stderr);
         return ES_EXIT_USAGE;
     }
+    if (es_cli_out_prefix("scan", a->out)) return ES_EXIT_USAGE;
     if (es_cli_input_check(ci, "scan")) return ES_EXIT_USAGE;
     /* VCF decompression threads: as many as the scan's (0 = all CPUs) */
     ci->in.threads = opt->threads ? opt->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
@@ -308,6 +312,13 @@ static int scan_parse(int argc, char **argv, scan_args_t *a)
     if (es_opt_check(opt)) return ES_EXIT_USAGE;
     return -1;
 }
+
+/* Every file a scan may write under its prefix: a run removes the .tmp files
+ * of all of them that a killed run left, and after it succeeded the ones it
+ * did not write (an earlier run's, which would not match). */
+static const char *const scan_suffixes[] = {".top.tsv", ".epi.cc", ".sig.tsv", ".summary.tsv",
+                                            ".select.tsv", ".log"};
+#define N_SCAN_SUFFIXES (sizeof scan_suffixes / sizeof *scan_suffixes)
 
 /* Open the dataset, scan, write every output (all or nothing), refine. */
 static int scan_run(scan_args_t *a, const char *cmdline)
@@ -331,6 +342,7 @@ static int scan_run(scan_args_t *a, const char *cmdline)
     ret = es_scan_create(&scan, ds, opt);
     if (ret) goto out;
     /* create every output before the (long) scan so a bad --out fails at once */
+    es_out_clear_tmp(out, scan_suffixes, N_SCAN_SUFFIXES);
     if ((ret = es_out_open(&o_top, out, plink_fmt ? ".epi.cc" : ".top.tsv"))) goto out;
     if ((ret = es_out_open(&o_sum, out, ".summary.tsv"))) goto out;
     if ((ret = es_out_open(&o_log, out, ".log"))) goto out;
@@ -376,11 +388,9 @@ static int scan_run(scan_args_t *a, const char *cmdline)
     write_log(o_log.fp, cmdline, &a->ci.in, ds, opt, scan, out, plink_fmt, rf, t_open,
               es_time_now() - t0);
     /* commit all or nothing */
-    if ((ret = es_out_commit(&o_top))) goto out;
-    if ((ret = es_out_commit(&o_sig))) goto out;
-    if ((ret = es_out_commit(&o_sum))) goto out;
-    if ((ret = es_out_commit(&o_sel))) goto out;
-    if ((ret = es_out_commit(&o_log))) goto out;
+    es_out_t *const all[] = {&o_top, &o_sig, &o_sum, &o_sel, &o_log};
+    if ((ret = es_out_commit_all(all, sizeof all / sizeof *all))) goto out;
+    es_out_clear_stale(out, scan_suffixes, N_SCAN_SUFFIXES, all, sizeof all / sizeof *all);
     if (!a->quiet) {
         char num[32];
         double tp, ts;
@@ -396,13 +406,14 @@ static int scan_run(scan_args_t *a, const char *cmdline)
     }
 out:
     if (ret) {
-        /* files already renamed into place are removed too: all or nothing */
+        /* the .tmp files go; the previous run's outputs stay as they were */
         es_out_abort(&o_top);
         es_out_abort(&o_sig);
         es_out_abort(&o_sum);
         es_out_abort(&o_sel);
         es_out_abort(&o_log);
-        fprintf(stderr, "[E::scan] failed: %s\n", es_strerror(ret));
+        /* an I/O error was reported with its file and cause: no vaguer echo */
+        if (ret != ES_ERR_IO) fprintf(stderr, "[E::scan] failed: %s\n", es_strerror(ret));
     } else {
         es_out_close(&o_top);
         es_out_close(&o_sig);

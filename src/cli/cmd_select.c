@@ -40,7 +40,9 @@ static void select_usage(FILE *fp)
             "  --table FILE         CSV/TSV with a header line (delimiter tab, comma or ';'),\n"
             "                       ARFF, or LIBSVM (format from .csv/.tsv/.txt/.arff/.libsvm/\n"
             "                       .svm, else sniffed); missing values (empty, NA, ?, nan) are\n"
-            "                       a state of their own\n"
+            "                       a state of their own; LIBSVM indices are dense columns, so\n"
+            "                       one over 1024 columns or cells per stored value (beyond\n"
+            "                       65,536 columns or 2^26 cells) is refused\n"
             "  --class COL          class column: name or 1-based number (default: the last;\n"
             "                       LIBSVM: the label)\n"
             "  --bins B             equal-width bins for numeric columns that are not\n"
@@ -76,7 +78,7 @@ static void select_usage(FILE *fp)
             "                       selection runs too and the log reports how far they agree\n"
             "Output:\n"
             "  --out PREFIX         writes PREFIX.select.tsv (RANK FEATURE SCORE RELEVANCE)\n"
-            "                       and PREFIX.log\n"
+            "                       and PREFIX.log (PREFIX ends in a file name: not DIR/)\n"
             "  --quiet              only errors on stderr\n"
             "  --verbose            informational messages on stderr\n"
             "  -h, --help           this help\n");
@@ -281,6 +283,7 @@ static int select_run(select_args_t *a, int argc, char **argv)
         select_usage(stderr);
         return ES_EXIT_USAGE;
     }
+    if (es_cli_out_prefix("select", a->out)) return ES_EXIT_USAGE;
     if (genotypes && es_cli_input_check(&a->ci, "select")) return ES_EXIT_USAGE;
     /* the GPUs asked for exist and the GPU-only options have one to go to
      * (the registry's messages, as for scan) */
@@ -312,6 +315,8 @@ static int select_run(select_args_t *a, int argc, char **argv)
     double t0 = es_time_now(), t_read;
 
     /* create the outputs first so a bad --out fails before a long read */
+    static const char *const suffixes[] = {".select.tsv", ".log"};
+    es_out_clear_tmp(a->out, suffixes, 2);
     if ((ret = es_out_open(&o_sel, a->out, ".select.tsv"))) goto out;
     if ((ret = es_out_open(&o_log, a->out, ".log"))) goto out;
     if (a->table) {
@@ -332,8 +337,8 @@ static int select_run(select_args_t *a, int argc, char **argv)
     }
     write_log(o_log.fp, cmdline, a->table, &a->topt, &a->ci.in, a->from, a->from_summary, a->n_sum, a->method, a->k, &info, a->out,
               t_read, es_time_now() - t0);
-    if ((ret = es_out_commit(&o_sel))) goto out;
-    if ((ret = es_out_commit(&o_log))) goto out;
+    es_out_t *const all[] = {&o_sel, &o_log};
+    if ((ret = es_out_commit_all(all, 2))) goto out;
     if (!a->quiet) {
         char num[32];
         fprintf(stderr, "[select] %s picked %u of %u features (%s samples, %u classes) in %.2f s; "
@@ -345,7 +350,8 @@ out:
     if (ret) {
         es_out_abort(&o_sel);
         es_out_abort(&o_log);
-        fprintf(stderr, "[E::select] failed: %s\n", es_strerror(ret));
+        /* an I/O error was reported with its file and cause: no vaguer echo */
+        if (ret != ES_ERR_IO) fprintf(stderr, "[E::select] failed: %s\n", es_strerror(ret));
     } else {
         es_out_close(&o_sel);
         es_out_close(&o_log);

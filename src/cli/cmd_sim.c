@@ -22,7 +22,7 @@ static void sim_usage(FILE *fp)
             "  --maf-min X      smallest minor allele frequency (default 0.05)\n"
             "  --maf-max X      largest minor allele frequency (default 0.5)\n"
             "  --seed S         random seed (default 1); same options give the same bytes\n"
-            "  --out PREFIX     output prefix\n"
+            "  --out PREFIX     output prefix (ending in a file name: not DIR/)\n"
             "  -h, --help       this help\n");
 }
 
@@ -71,6 +71,7 @@ int es_cmd_sim(int argc, char **argv)
         sim_usage(stderr);
         return ES_EXIT_USAGE;
     }
+    if (es_cli_out_prefix("sim", a.out)) return ES_EXIT_USAGE;
     int ret = es_sim_write(&a.so, a.out);
     if (ret) {
         fprintf(stderr, "[E::sim] failed: %s\n", es_strerror(ret));

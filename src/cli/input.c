@@ -213,7 +213,8 @@ void es_cli_input_usage(FILE *fp, int need_pheno)
 {
     fprintf(fp,
             "Input (one of --bfile and --vcf):\n"
-            "  --bfile PREFIX       PLINK 1 fileset PREFIX.bed/.bim/.fam (SNP-major .bed)\n"
+            "  --bfile PREFIX       PLINK 1 fileset PREFIX.bed/.bim/.fam (SNP-major .bed, a\n"
+            "                       regular file: it is memory-mapped)\n"
             "  --vcf FILE           VCF, bgzipped VCF or BCF; GT as ALT dosage, diploid calls\n"
             "                       only (others missing, counted); a record with several\n"
             "                       ALT alleles becomes one variant per ALT, as bcftools\n"

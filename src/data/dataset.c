@@ -458,6 +458,8 @@ int es_dataset_open(es_dataset_t **out, const es_input_opt_t *opt)
     if ((by_name || by_qc) && (ret = variants_finish(ds, opt, vkeep, &rv, name)) != ES_OK)
         goto out;
     ds->pad_words = ES_PAD_WORDS;
+    /* --mind and the QC read every row */
+    if ((ret = es_fileset_check(p)) != ES_OK) goto out;
     if ((ret = assign_slots(ds)) != ES_OK) goto out;
 
     char vars[80], rm[64] = "";
@@ -570,7 +572,7 @@ int es_dataset_decode(const es_dataset_t *ds, uint32_t idx, uint8_t *out)
     uint32_t n = p->n_samples, full = n / 4, rest = n % 4;
     for (uint32_t b = 0; b < full; b++) memcpy(out + 4 * (size_t)b, decode_lut[row[b]], 4);
     if (rest) memcpy(out + 4 * (size_t)full, decode_lut[row[full]], rest);
-    return ES_OK;
+    return es_fileset_check(p);
 }
 
 /* Missing code 01 sits at each sample's even bit with a 0 above it:

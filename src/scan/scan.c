@@ -4,6 +4,7 @@
  * Its output is deterministic because the tile layer's merges are. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,6 +29,14 @@ int es_scan_create(es_scan_t **out, es_dataset_t *ds, const es_opt_t *opt)
     if (es_dataset_n_variants(ds) < 2) {
         es_error("%s: %u variant(s); a pair scan needs at least 2", ds->plink->bim_path,
                  es_dataset_n_variants(ds));
+        return ES_ERR_DATA;
+    }
+    /* a dataset opened with require_pheno = 0 may have no case or no
+     * control: the pair tables would be empty of one class (or of both, and
+     * the block size a division by zero) */
+    if (ds->n_case == 0 || ds->n_ctrl == 0) {
+        es_error("%s: %u cases and %u controls among the samples in the analysis; a "
+                 "case/control scan needs both", ds->plink->fam_path, ds->n_case, ds->n_ctrl);
         return ES_ERR_DATA;
     }
     s = calloc(1, sizeof *s);
@@ -125,8 +134,18 @@ static int planes_file(const es_scan_ctx_t *ctx, size_t total)
         return -2;
     }
     unlink(path);
-    if (ftruncate(fd, (off_t)total) != 0) {
-        es_error("%s: cannot size the temporary planes file to %zu bytes (%s)", dir, total, strerror(errno));
+    /* reserve the blocks now: a sparse file that the disk cannot hold kills
+     * the scan with SIGBUS at the first page written that does not fit */
+    int err = posix_fallocate(fd, 0, (off_t)total);
+    if (err) {
+        char a[32];
+        if (err == ENOSPC)
+            es_error("no space left on %s for %s bytes (the packed genotypes, which exceed "
+                     "--host-mem); free space there, or choose another --tmp-dir", dir,
+                     es_fmt_count(total, a));
+        else
+            es_error("%s: cannot reserve %s bytes for the temporary planes file (%s)", dir,
+                     es_fmt_count(total, a), strerror(err));
         close(fd);
         free(path);
         return -2;
@@ -204,6 +223,26 @@ static void set_sig_crit(es_scan_ctx_t *ctx)
     }
 }
 
+/* A variant with no called genotype among the samples in the analysis has
+ * only empty pair tables: every partner ties on the empty table's statistic,
+ * and none is its best (the summary says NA, on every device). */
+static void clear_uncalled_best(es_scan_ctx_t *ctx)
+{
+    for (uint32_t b = 0; b < ctx->n_blocks; b++) {
+        const es_planes_t *pl = &ctx->blocks[b];
+        for (uint32_t v = 0; v < pl->count; v++) {
+            uint64_t called = 0;
+            for (int y = 0; y < 2; y++)
+                for (int g = 0; g < 3; g++) called += pl->gcount[v][y][g];
+            if (called) continue;
+            es_summary_t *sv = &ctx->summary[pl->first + v];
+            sv->best_partner = UINT32_MAX;
+            sv->best_stat = NAN;
+            sv->best_p = NAN;
+        }
+    }
+}
+
 static void ctx_free(es_scan_ctx_t *ctx)
 {
     if (ctx->blocks)
@@ -261,6 +300,7 @@ int es_scan_run(es_scan_t *s)
     for (uint32_t b = 0; b < ctx.n_blocks; b++) ctx.row_start[b + 1] = ctx.row_start[b] + (ctx.n_blocks - b);
     ctx.n_tiles = ctx.row_start[ctx.n_blocks];
     ret = pack_all(&ctx, n_planes, threads);
+    if (!ret) ret = es_fileset_check(s->ds->plink); /* the .bed shrank while packed? */
     if (ret) goto out;
     double t1 = es_time_now();
     s->t_pack = t1 - t0;
@@ -272,6 +312,7 @@ int es_scan_run(es_scan_t *s)
     if (!ret) ret = ctx.err;
     if (ret) goto out;
     es_ctx_fold_block_counts(&ctx);
+    clear_uncalled_best(&ctx);
     s->pairs_done = ctx.pairs_done;
     es_topk_sort(&s->top);
     s->t_scan = es_time_now() - t1;

@@ -335,7 +335,8 @@ static int emit_rows(es_scan_ctx_t *ctx)
         if (r->n) qsort(r->pairs, r->n, sizeof *r->pairs, pair_ij_cmp);
         for (size_t k = 0; k < r->n && s->sig_cb; k++) {
             if (s->sig_cb(&r->pairs[k], s->sig_ud)) {
-                es_error("the significant-pair writer stopped the scan");
+                /* the callback said why (a full disk: which file) */
+                es_info("the significant-pair callback stopped the scan");
                 return ES_ERR_IO;
             }
         }

@@ -36,15 +36,29 @@ typedef struct {
     int werrno;    /* errno of the first failed write (0: none) */
 } es_out_t;
 
-/** Open PATH.tmp for writing.  @return ES_OK or ES_ERR_IO (logged, naming the file). */
+/** Remove PREFIX SUFFIX.tmp for each suffix, warning for each one found: left
+ *  by an earlier run that was killed (SIGKILL: no handler removed it).  Call
+ *  before opening a command's outputs. */
+void es_out_clear_tmp(const char *prefix, const char *const *suffix, size_t n);
+/** After es_out_commit_all(): remove PREFIX SUFFIX for each suffix that is not
+ *  the path of one of o[0..n_o) (an earlier run's output that this run does
+ *  not write, which would not match its results), warning for each one. */
+void es_out_clear_stale(const char *prefix, const char *const *suffix, size_t n,
+                        es_out_t *const *o, size_t n_o);
+/** Create PREFIX SUFFIX.tmp for writing (a file of that name is replaced;
+ *  SIGINT, SIGTERM and SIGHUP remove it until it is committed).
+ *  @return ES_OK, ES_ERR_NOMEM or ES_ERR_IO (logged, naming the file). */
 int es_out_open(es_out_t *o, const char *prefix, const char *suffix);
 /** After writes to o->fp: 1 (and the first time, an error naming the file
  *  and the cause) if a write failed, else 0. */
 int es_out_failed(es_out_t *o);
-/** Flush, close and rename into place.  @return ES_OK or ES_ERR_IO (logged,
- *  naming the file and the cause). */
-int es_out_commit(es_out_t *o);
-/** Undo: delete the temporary file, or the committed file, and release o
+/** Commit outputs together: flush each one to disk (fsync) and close it; only
+ *  when every one is complete, rename each into place (PREFIX SUFFIX).  A
+ *  failure leaves every previous file of those names as it was.  Entries never
+ *  opened (zeroed) are skipped.  @return ES_OK or ES_ERR_IO (logged once,
+ *  naming the file and the cause); then es_out_abort() each. */
+int es_out_commit_all(es_out_t *const *o, size_t n);
+/** Undo: delete the temporary file (never a committed file) and release o
  *  (safe on a zeroed es_out_t). */
 void es_out_abort(es_out_t *o);
 /** Release o, keeping whatever was committed. */

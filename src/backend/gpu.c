@@ -126,12 +126,13 @@ static double gpu_cost(const es_work_t *w)
 }
 
 /* The selection's opens: after any preparation, and the device counts as open. */
-static int gpu_mi_open(int dev, uint32_t n_samples, uint32_t n_features, const uint16_t *x,
-                       const uint32_t *n_states, const uint16_t *y, uint32_t n_classes, const double *nl,
-                       uint32_t n_nl, es_gpu_mi_t **out)
+static int gpu_mi_open(int dev, uint32_t n_samples, uint32_t n_features, unsigned bits, es_gpu_mi_pack_fn pack,
+                       void *pack_arg, const uint32_t *n_states, const uint16_t *y, uint32_t n_classes,
+                       const double *nl, uint32_t n_nl, es_gpu_mi_t **out)
 {
     prepared(dev);
-    return es_gpu_mi_open(dev, n_samples, n_features, x, n_states, y, n_classes, nl, n_nl, out);
+    return es_gpu_mi_open(dev, n_samples, n_features, bits, pack, pack_arg, n_states, y, n_classes, nl, n_nl,
+                          out);
 }
 
 static int gpu_rows_open(int dev, int kernel, const es_gpu_config_t *cfg, const es_gpu_block_t *all,

@@ -123,7 +123,34 @@ static int relevance_pass(es_mi_ctx_t *c)
     return ES_OK;
 }
 
-static int check_table(const es_dtable_t *d, int nt)
+/* select_internal.h: the first feature, in order, that declares an
+ * impossible number of states or holds a value at or above them, logged
+ * (serial: only a bad table gets here). */
+int es_mi_table_bad(const es_dtable_t *d)
+{
+    for (uint32_t f = 0; f < d->n_features; f++) {
+        uint32_t ns = d->n_states[f];
+        const char *nm = d->names && d->names[f] ? d->names[f] : "";
+        if (ns < 1 || ns > 65536) {
+            es_error("feature %u%s%s%s declares %u states, expected 1 to 65,536", f + 1,
+                     *nm ? " (" : "", nm, *nm ? ")" : "", ns);
+            return ES_ERR_ARG;
+        }
+        const uint16_t *x = d->x + (size_t)f * d->n_samples;
+        for (uint32_t s = 0; s < d->n_samples; s++) {
+            if (x[s] >= ns) {
+                es_error("feature %u%s%s%s has state %u in sample %u but declares %u states", f + 1,
+                         *nm ? " (" : "", nm, *nm ? ")" : "", x[s], s + 1, ns);
+                return ES_ERR_ARG;
+            }
+        }
+    }
+    return ES_ERR_ARG;
+}
+
+/* The table's arrays, sizes, classes and declared states; the values are
+ * check_values()'s (or, on the GPU's histogram kernels, the upload's). */
+static int check_table(const es_dtable_t *d)
 {
     if (!d || (d->n_features && (!d->x || !d->n_states)) || (d->n_samples && !d->y)) {
         es_error("incomplete table (missing arrays)");
@@ -144,39 +171,23 @@ static int check_table(const es_dtable_t *d, int nt)
             return ES_ERR_ARG;
         }
     }
+    for (uint32_t f = 0; f < d->n_features; f++)
+        if (d->n_states[f] < 1 || d->n_states[f] > 65536) return es_mi_table_bad(d);
+    return ES_OK;
+}
+
+/* Every value below its feature's declared states. */
+static int check_values(const es_dtable_t *d, int nt)
+{
     int bad = 0;
 #pragma omp parallel for num_threads(nt) schedule(static) reduction(| : bad)
     for (int64_t f = 0; f < (int64_t)d->n_features; f++) {
-        uint32_t ns = d->n_states[f];
-        if (ns < 1 || ns > 65536) {
-            bad |= 1;
-            continue;
-        }
         const uint16_t *x = d->x + (size_t)f * d->n_samples;
         uint16_t mx = 0;
         for (uint32_t s = 0; s < d->n_samples; s++) mx = x[s] > mx ? x[s] : mx;
-        if (mx >= ns) bad |= 1;
+        if (mx >= d->n_states[f]) bad |= 1;
     }
-    if (!bad) return ES_OK;
-    /* find the first offender serially, for the message */
-    for (uint32_t f = 0; f < d->n_features; f++) {
-        uint32_t ns = d->n_states[f];
-        const char *nm = d->names && d->names[f] ? d->names[f] : "";
-        if (ns < 1 || ns > 65536) {
-            es_error("feature %u%s%s%s declares %u states, expected 1 to 65,536", f + 1,
-                     *nm ? " (" : "", nm, *nm ? ")" : "", ns);
-            return ES_ERR_ARG;
-        }
-        const uint16_t *x = d->x + (size_t)f * d->n_samples;
-        for (uint32_t s = 0; s < d->n_samples; s++) {
-            if (x[s] >= ns) {
-                es_error("feature %u%s%s%s has state %u in sample %u but declares %u states", f + 1,
-                         *nm ? " (" : "", nm, *nm ? ")" : "", x[s], s + 1, ns);
-                return ES_ERR_ARG;
-            }
-        }
-    }
-    return ES_ERR_ARG;
+    return bad ? es_mi_table_bad(d) : ES_OK;
 }
 
 void es_mi_opt_init(es_mi_opt_t *o)
@@ -348,8 +359,8 @@ int es_mi_select_opt(const es_dtable_t *d, es_mi_method_t m, uint32_t k, const e
     if (nt <= 0) nt = omp_get_max_threads();
 #endif
     if (nt < 1) nt = 1;
-    if ((ret = check_table(d, nt)) != ES_OK) return ret;
-    if (k == 0 || d->n_features == 0) return ES_OK;
+    if ((ret = check_table(d)) != ES_OK) return ret;
+    if (k == 0 || d->n_features == 0) return check_values(d, nt);
 
     c.d = d;
     c.n = d->n_samples;
@@ -364,6 +375,10 @@ int es_mi_select_opt(const es_dtable_t *d, es_mi_method_t m, uint32_t k, const e
     es_mi_opt_t oo = *o; /* o with the device chosen */
     if (oo.device == ES_MI_DEVICE_AUTO) oo.device = auto_device(&c, m, k, o);
     o = &oo;
+    /* the histogram kernels' upload checks every value as it packs them */
+    if (!(o->device >= 0 && es_mi_gpu_op(d, m, o->gpu_path) == ES_OP_MI_HIST) &&
+        (ret = check_values(d, nt)) != ES_OK)
+        return ret;
 
     size_t n = c.n, nf = c.nf;
     size_t nbucket = (n > 65536 ? n : 65536) + 1;

@@ -7,7 +7,10 @@
  *     of the newest pick against every candidate;
  *   - the histogram kernels, for any table: a round's conditioning built on
  *     the device from the newest pick, or sent from the host (dense codes, or
- *     the grouped order of mi_count.c).
+ *     the grouped order of mi_count.c).  The table goes up packed in as few
+ *     bits a value as its states need, packed here by the selection's
+ *     threads chunk by chunk while the device's link moves the chunk before;
+ *     the same pass checks every value against its feature's states.
  * Either way the device's counts become the CPU's sums (select_internal.h). */
 #include <stdint.h>
 #include <stdio.h>
@@ -114,19 +117,130 @@ static int round_hist(es_mi_ctx_t *c, uint32_t j, int with_y, int host_z, int gr
     return c->gpu->be->mi_round(c->gpu->gm, &gc, c->gpu->order, c->e3, c->e2);
 }
 
-/* Open the histogram kernels with the device's terms: the CPU's n log2 n (or
- * fixed-point) value of every count up to N. */
+/* Values a thread packs at a time: a multiple of 8, so that every block
+ * starts on a byte at any width; 8 KiB of 16-bit values. */
+#define PACK_BLOCK 4096
+
+typedef struct {
+    const es_dtable_t *d;
+    int nt;
+    int bad; /* a value at or above its feature's states was seen */
+} pack_arg_t;
+
+static uint16_t max_u16(const uint16_t *restrict x, size_t n)
+{
+    uint16_t m = 0;
+#pragma omp simd reduction(max : m)
+    for (size_t i = 0; i < n; i++) m = x[i] > m ? x[i] : m;
+    return m;
+}
+
+static inline uint16_t max2(uint16_t a, uint16_t b) { return a > b ? a : b; }
+
+/* n values (n a multiple of 8 but at the table's end) at bits a value, the
+ * first in the low bits of out[0], in one pass with their maximum (the
+ * check's), which it returns. */
+static uint16_t pack_block(const uint16_t *restrict x, size_t n, unsigned bits, uint8_t *restrict out)
+{
+    uint16_t m = 0;
+    size_t i;
+    switch (bits) {
+    case 1:
+#pragma omp simd reduction(max : m)
+        for (i = 0; i < n / 8; i++) {
+            const uint16_t *v = x + 8 * i;
+            m = max2(m, max2(max2(max2(v[0], v[1]), max2(v[2], v[3])), max2(max2(v[4], v[5]), max2(v[6], v[7]))));
+            out[i] = (uint8_t)(v[0] | v[1] << 1 | v[2] << 2 | v[3] << 3 | v[4] << 4 | v[5] << 5 | v[6] << 6 |
+                               v[7] << 7);
+        }
+        i = n / 8 * 8;
+        break;
+    case 2:
+#pragma omp simd reduction(max : m)
+        for (i = 0; i < n / 4; i++) {
+            const uint16_t *v = x + 4 * i;
+            m = max2(m, max2(max2(v[0], v[1]), max2(v[2], v[3])));
+            out[i] = (uint8_t)(v[0] | v[1] << 2 | v[2] << 4 | v[3] << 6);
+        }
+        i = n / 4 * 4;
+        break;
+    case 4:
+#pragma omp simd reduction(max : m)
+        for (i = 0; i < n / 2; i++) {
+            m = max2(m, max2(x[2 * i], x[2 * i + 1]));
+            out[i] = (uint8_t)(x[2 * i] | x[2 * i + 1] << 4);
+        }
+        i = n / 2 * 2;
+        break;
+    case 8:
+#pragma omp simd reduction(max : m)
+        for (i = 0; i < n; i++) {
+            m = max2(m, x[i]);
+            out[i] = (uint8_t)x[i];
+        }
+        break;
+    default:
+        memcpy(out, x, n * sizeof *x);
+        return max_u16(x, n);
+    }
+    if (i < n) { /* the table's last, partial byte */
+        unsigned v = 0;
+        for (size_t k = i; k < n; k++) {
+            m = max2(m, x[k]);
+            v |= (unsigned)x[k] << ((k - i) * bits);
+        }
+        out[i * bits / 8] = (uint8_t)v;
+    }
+    return m;
+}
+
+/* es_gpu_mi_pack_fn: the table's values [first, first + count) at bits a
+ * value, on the selection's threads, each value checked against its
+ * feature's states (ES_ERR_ARG, without a message, when one is not below):
+ * a block whose largest value is below the states of every feature it
+ * touches is good, else each feature's part is checked apart. */
+static int pack_values(void *arg, uint64_t first, uint64_t count, unsigned bits, uint8_t *buf)
+{
+    pack_arg_t *a = arg;
+    const es_dtable_t *d = a->d;
+    const uint64_t n = d->n_samples, nblk = (count + PACK_BLOCK - 1) / PACK_BLOCK;
+    int bad = 0;
+#pragma omp parallel for num_threads(a->nt) schedule(static) reduction(| : bad)
+    for (int64_t b = 0; b < (int64_t)nblk; b++) {
+        const uint64_t e0 = first + (uint64_t)b * PACK_BLOCK;
+        const uint64_t e1 = e0 + PACK_BLOCK < first + count ? e0 + PACK_BLOCK : first + count;
+        const uint16_t mx = pack_block(d->x + e0, e1 - e0, bits, buf + (e0 - first) * bits / 8);
+        uint32_t lo = UINT32_MAX;
+        for (uint64_t f = e0 / n; f <= (e1 - 1) / n; f++) lo = d->n_states[f] < lo ? d->n_states[f] : lo;
+        if (mx < lo) continue;
+        for (uint64_t e = e0; e < e1;) {
+            const uint64_t f = e / n, end = (f + 1) * n < e1 ? (f + 1) * n : e1;
+            if (max_u16(d->x + e, end - e) >= d->n_states[f]) bad = 1;
+            e = end;
+        }
+    }
+    a->bad |= bad;
+    return bad ? ES_ERR_ARG : ES_OK;
+}
+
+/* Open the histogram kernels with the device's terms (the CPU's n log2 n,
+ * or fixed-point, value of every count up to N), the table packed in the
+ * fewest of 1, 2, 4, 8 bits a value that hold its states, or 16. */
 static int hist_open(es_mi_ctx_t *c, int dev)
 {
     const es_dtable_t *d = c->d;
-    uint32_t n_nl = c->n + 1 > ES_MI_NL_TAB ? c->n + 1 : ES_MI_NL_TAB;
+    uint32_t n_nl = c->n + 1;
     double *nl = malloc((size_t)n_nl * sizeof *nl);
     if (!nl) return ES_ERR_NOMEM;
-    memcpy(nl, c->cd.nt.tab, ES_MI_NL_TAB * sizeof *nl);
-    for (uint32_t k = ES_MI_NL_TAB; k < n_nl; k++) nl[k] = es_mi_nlx(&c->cd.nt, k);
-    int ret = c->gpu->be->mi_open(dev, d->n_samples, d->n_features, d->x, d->n_states, d->y, d->n_classes, nl,
-                                  n_nl, &c->gpu->gm);
+    for (uint32_t k = 0; k < n_nl; k++) nl[k] = es_mi_nlx(&c->cd.nt, k);
+    unsigned bits = 1;
+    while (bits < 16 && (1u << bits) < c->max_states) bits *= 2;
+    pack_arg_t pa = {d, c->nt, 0};
+    int ret = c->gpu->be->mi_open(dev, d->n_samples, d->n_features, bits, pack_values, &pa, d->n_states, d->y,
+                                  d->n_classes, nl, n_nl, &c->gpu->gm);
     free(nl);
+    /* a value out of its feature's range: the driver's message names it */
+    if (pa.bad) return es_mi_table_bad(d);
     return ret;
 }
 

@@ -121,14 +121,16 @@ enum {
 /** The conditioning of a round, in two forms; a round uses the dense form
  *  for candidates marked ES_GPU_MI_ROWS or ES_GPU_MI_TOUCH and the grouped
  *  form for those marked ES_GPU_MI_GROUPS:
- *  - dense: z[s] = g * ni + inner per sample from the host, or (z == NULL)
- *    built on the device: g = feature `feature` (UINT32_MAX: constant),
- *    inner = the class when with_y, else none;
+ *  - dense: z[s] = g * ni + inner per sample from the host (UINT32_MAX:
+ *    sample s is left out; every cell it would fall in must hold it alone,
+ *    so that its term n log2 n is 0 and the order of the others stays the
+ *    CPU's), or (z == NULL) built on the device: g = feature `feature`
+ *    (UINT32_MAX: constant), inner = the class when with_y, else none;
  *  - grouped: perm holds m samples sorted by g then inner (g groups of one
  *    sample dropped), grp n_grp + 1 offsets into perm (one g group each),
  *    sub n_sub [start, end) pairs of (g, inner) runs of >= 2 samples. */
 typedef struct {
-    uint32_t ng, ni;         /**< states of g; of the inner variable (1: none) */
+    uint32_t ng, ni;         /**< states of g (of the dense form's g); of the inner variable (1: none) */
     uint32_t feature;        /**< device-built dense form */
     int with_y;
     const uint32_t *z;       /**< dense form from the host */

@@ -24,9 +24,11 @@
  * (a cell counts samples, and 16-bit counters would overflow at 65,535):
  *  - dense, one CTA per candidate: the table x * nz + z (z = g * ni + i per
  *    sample, from the newest pick and the class as the samples are read, or
- *    sent by the host) in shared memory when it fits, replicated per warp
- *    when it is small (spreading the atomics of few-state features), else in
- *    a slice of global memory per CTA;
+ *    sent by the host, who may leave samples out: CondMI's joint states of
+ *    one sample, whose cells hold one sample and add n log n = 0) in shared
+ *    memory when it fits, replicated per warp when it is small (spreading the
+ *    atomics of few-state features), else in a slice of global memory per
+ *    CTA;
  *  - grouped, one warp per candidate, for conditioning variables whose
  *    tables the CPU does not hold densely (the joint state of CondMI, a
  *    feature of many states): the host sorts the samples by (g, i) once per
@@ -50,7 +52,7 @@ namespace {
 
 constexpr int DT = 256;                  /* dense kernel threads */
 constexpr int GW = 4;                    /* grouped kernel: warps (candidates) per CTA */
-constexpr uint32_t SMEM_CELLS = 12288;   /* dense tables up to 48 KiB in shared memory */
+constexpr uint32_t SMEM_CELLS = 49152;   /* dense tables up to 192 KiB in shared memory (where the device has it) */
 constexpr uint32_t REPL_CELLS = 4096;    /* small tables: copies of up to 16 KiB each */
 constexpr uint32_t REPL_SMEM = 12288;    /* ... within 48 KiB */
 constexpr uint32_t GROUP_BINS = 2048;    /* grouped histograms up to 8 KiB a warp in shared memory */
@@ -137,9 +139,9 @@ __device__ __forceinline__ double cells32(double acc, uint32_t *h, uint32_t cell
     return acc;
 }
 
-/* A round's conditioning z = g * ni + i per sample: from the host (z), or
- * as the samples are read (g the state of feature gf, NONE: 0; i the class
- * when with_y, else 0). */
+/* A round's conditioning z = g * ni + i per sample: from the host (z; NONE:
+ * the sample is left out), or as the samples are read (g the state of
+ * feature gf, NONE: 0; i the class when with_y, else 0). */
 struct cond_t {
     const uint32_t *z;
     uint32_t gf, ni;
@@ -187,8 +189,8 @@ __device__ double2 dense_sums(const tab_t &T, const dense_t &D, const X *x, cons
      * the first sample that reaches it */
     double a3 = 0.0;
     for (uint32_t s0 = 0; s0 < T.n; s0 += 32) {
-        uint32_t s = s0 + lane;
-        a3 = touch32(a3, s < T.n, s < T.n ? (uint32_t)x[s] * D.nz + z_of(T, D.C, gx, s) : 0u, h, T.nl);
+        const uint32_t s = s0 + lane, z = s < T.n ? z_of(T, D.C, gx, s) : NONE;
+        a3 = touch32(a3, z != NONE, z != NONE ? (uint32_t)x[s] * D.nz + z : 0u, h, T.nl);
     }
     return make_double2(a3, a2);
 }
@@ -211,7 +213,10 @@ __global__ void __launch_bounds__(DT) k_dense(tab_t T, dense_t D)
         for (uint32_t i = tid; i < R * cells; i += DT) h[i] = 0u;
         __syncthreads();
         uint32_t *hw = h + (warp % R) * cells;
-        for (uint32_t s = tid; s < T.n; s += DT) atomicAdd(&hw[(uint32_t)x[s] * nz + z_of(T, D.C, gx, s)], 1u);
+        for (uint32_t s = tid; s < T.n; s += DT) {
+            const uint32_t z = z_of(T, D.C, gx, s);
+            if (z != NONE) atomicAdd(&hw[(uint32_t)x[s] * nz + z], 1u);
+        }
         __syncthreads();
         if (R > 1) {
             for (uint32_t c = tid; c < cells; c += DT) {
@@ -378,7 +383,14 @@ int stage_init(stage_t *s)
     CHECK(cudaEventCreate(&s->t1));
     CHECK(cudaMallocHost(&s->host, STAGE_SLOTS * STAGE_BYTES));
     CHECK(cudaMalloc(&s->dbuf, STAGE_SLOTS * STAGE_BYTES));
-    s->smem_cells = SMEM_CELLS;
+    /* the dense kernel's tables: as much shared memory as the device lends
+     * a block, up to SMEM_CELLS */
+    int optin = 0;
+    CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, s->dev));
+    uint32_t cells = (uint32_t)optin / 4;
+    s->smem_cells = cells < SMEM_CELLS ? cells : SMEM_CELLS;
+    CHECK(cudaFuncSetAttribute(k_dense<uint8_t>, cudaFuncAttributeMaxDynamicSharedMemorySize, s->smem_cells * 4));
+    CHECK(cudaFuncSetAttribute(k_dense<uint16_t>, cudaFuncAttributeMaxDynamicSharedMemorySize, s->smem_cells * 4));
     return ES_OK;
 }
 

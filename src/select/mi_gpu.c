@@ -39,6 +39,7 @@ struct es_mi_gpu {
     const es_backend_t *be; /* the GPU backend */
     es_gpu_mi_t *gm;        /* the histogram kernels */
     uint8_t *order;         /* per feature: how a round adds its terms (ES_GPU_MI_*; 0: not counted) */
+    uint32_t *zc;           /* CondMI: the joint state's codes without its one-sample states (N) */
     pairs_t pr;             /* the pair engine */
 };
 
@@ -92,10 +93,32 @@ static void small_sums(const es_mi_nlt_t *nt, uint32_t t[4][4][2], uint32_t ni, 
 
 /* ---- the histogram kernels ---------------------------------------------------- */
 
+/* CondMI's dense codes for the device: g the rank of the sample's joint
+ * state among the states of two samples or more (the groups of c->cd), the
+ * class inside; UINT32_MAX for a sample alone in its joint state.  Such a
+ * sample's cells (x, g, y) and rows (x, g) hold it alone and add n log2 n =
+ * 0 to either sum, whatever their order, and the ranks keep the order of
+ * the states, so the device adds the CPU's non-zero terms in the CPU's
+ * order from a table of n_grp instead of ng states (the joint state
+ * fragments as picks are added: most states end with one sample).
+ * @return the states of the codes' g. */
+static uint32_t compact_codes(es_mi_ctx_t *c)
+{
+    const es_mi_cond_t *cd = &c->cd;
+    uint32_t *zc = c->gpu->zc;
+    memset(zc, 0xff, (size_t)c->n * sizeof *zc);
+    for (uint32_t gi = 0; gi < cd->n_grp; gi++)
+        for (uint32_t t = cd->grp[gi]; t < cd->grp[gi + 1]; t++) {
+            uint32_t s = cd->perm[t];
+            zc[s] = gi * cd->ni + c->d->y[s];
+        }
+    return cd->n_grp ? cd->n_grp : 1;
+}
+
 /* A round on the histogram kernels: the dense codes built on the device
- * (feature j, UINT32_MAX: constant; with the class when with_y) or taken
- * from the host's c->cd (host_z), and c->cd's groups when a candidate needs
- * them. */
+ * (feature j, UINT32_MAX: constant; with the class when with_y) or, for
+ * CondMI (host_z), from c->cd's groups, and c->cd's groups when a
+ * candidate needs them. */
 static int round_hist(es_mi_ctx_t *c, uint32_t j, int with_y, int host_z, int groups)
 {
     const es_mi_cond_t *cd = &c->cd;
@@ -105,7 +128,10 @@ static int round_hist(es_mi_ctx_t *c, uint32_t j, int with_y, int host_z, int gr
     gc.ni = cd->ni;
     gc.feature = j;
     gc.with_y = with_y;
-    if (host_z && cd->has_z) gc.z = cd->z;
+    if (host_z && cd->has_z) {
+        gc.ng = compact_codes(c);
+        gc.z = c->gpu->zc;
+    }
     if (groups) {
         gc.perm = cd->perm;
         gc.m = cd->m;
@@ -397,6 +423,7 @@ int es_mi_gpu_open(es_mi_ctx_t *c, es_mi_method_t m, const es_mi_opt_t *o)
         return ES_ERR_ARG;
     }
     if (!(c->gpu = calloc(1, sizeof *c->gpu)) || !(c->gpu->order = calloc(c->nf, 1))) return ES_ERR_NOMEM;
+    if (m == ES_MI_CONDMI && !(c->gpu->zc = malloc((size_t)c->n * sizeof *c->gpu->zc))) return ES_ERR_NOMEM;
     c->gpu->dev = o->device;
     c->gpu->be = be;
     if (es_mi_gpu_op(d, m, o->gpu_path) == ES_OP_MI_ROWS) {
@@ -471,6 +498,7 @@ void es_mi_gpu_close(es_mi_ctx_t *c)
     if (c->gpu->gm) c->gpu->be->mi_close(c->gpu->gm);
     pairs_close(c->gpu->be, &c->gpu->pr);
     free(c->gpu->order);
+    free(c->gpu->zc);
     free(c->gpu);
     c->gpu = NULL;
 }

@@ -80,6 +80,57 @@ static uint32_t argmax_low(const es_mi_ctx_t *c, const double *score, double *be
     return UINT32_MAX;
 }
 
+/* MIM's candidates: its scores are the relevances and never change, so a
+ * pick of the first k has a score at least the floor of the k-th largest
+ * relevance r_k (each round's best is at least r_k, since fewer than k are
+ * picked, and the tie floor grows with the best).  The features at or
+ * above a little less than that floor, in index order, into list; argmax_low
+ * over them picks what it picks over all.  @return how many. */
+static uint32_t mim_candidates(const es_mi_ctx_t *c, uint32_t k, double *heap, uint32_t *list)
+{
+    /* r_k: the least of the k largest, kept in a min-heap */
+    uint32_t h = 0;
+    for (uint32_t f = 0; f < c->nf; f++) {
+        double v = c->rel[f];
+        if (h == k && !(v > heap[0])) continue;
+        uint32_t i;
+        if (h < k) { /* sift up */
+            for (i = h++; i > 0 && heap[(i - 1) / 2] > v; i = (i - 1) / 2) heap[i] = heap[(i - 1) / 2];
+        } else { /* replace the least, sift down */
+            for (i = 0;;) {
+                uint32_t l = 2 * i + 1, r = l + 1, m = i;
+                double mv = v;
+                if (l < h && heap[l] < mv) m = l, mv = heap[l];
+                if (r < h && heap[r] < mv) m = r;
+                if (m == i) break;
+                heap[i] = heap[m];
+                i = m;
+            }
+        }
+        heap[i] = v;
+    }
+    double floor_ = heap[0] - 2 * MI_TIE_REL * fmax(1.0, fabs(heap[0]));
+    uint32_t n = 0;
+    for (uint32_t f = 0; f < c->nf; f++)
+        if (c->rel[f] >= floor_) list[n++] = f;
+    return n;
+}
+
+/* argmax_low over the features of list (in index order) alone. */
+static uint32_t argmax_low_in(const es_mi_ctx_t *c, const double *score, const uint32_t *list, uint32_t n,
+                              double *best)
+{
+    double b = -INFINITY;
+    for (uint32_t i = 0; i < n; i++)
+        if (!c->sel[list[i]] && score[list[i]] > b) b = score[list[i]];
+    *best = b;
+    if (b == -INFINITY) return UINT32_MAX;
+    double floor_ = b - MI_TIE_REL * fmax(1.0, fabs(b));
+    for (uint32_t i = 0; i < n; i++)
+        if (!c->sel[list[i]] && score[list[i]] >= floor_) return list[i];
+    return UINT32_MAX;
+}
+
 /* One pass: I(Xk;Y), E(Xk), E(Xk,Y) for every feature. */
 static int relevance_pass(es_mi_ctx_t *c)
 {
@@ -330,7 +381,7 @@ int es_mi_select_opt(const es_dtable_t *d, es_mi_method_t m, uint32_t k, const e
     int ret = ES_OK;
     es_mi_ctx_t c;
     memset(&c, 0, sizeof c);
-    uint32_t *s_lab = NULL;
+    uint32_t *s_lab = NULL, *mim_list = NULL, n_mim = 0;
     es_mi_opt_t dflt;
     if (!o) {
         es_mi_opt_init(&dflt);
@@ -442,17 +493,28 @@ int es_mi_select_opt(const es_dtable_t *d, es_mi_method_t m, uint32_t k, const e
     if (m == ES_MI_CMIM)
         for (uint32_t f = 0; f < c.nf; f++) c.acc[f] = c.rel[f];
 
+    if (m == ES_MI_MIM) {
+        /* the scores are the relevances: no rounds, and few candidates */
+        memcpy(c.score, c.rel, nf * sizeof *c.score);
+        mim_list = malloc(nf * sizeof *mim_list);
+        double *heap = malloc((size_t)k * sizeof *heap);
+        if (!mim_list || !heap) {
+            free(heap);
+            ret = ES_ERR_NOMEM;
+            goto out;
+        }
+        n_mim = mim_candidates(&c, k, heap, mim_list);
+        free(heap);
+    }
     while (picked < k) {
         uint32_t j = out[picked - 1].feature;
-        if (m == ES_MI_MIM) {
-            memcpy(c.score, c.rel, nf * sizeof *c.score);
-        } else {
+        if (m != ES_MI_MIM) {
             double t = es_time_now();
             if ((ret = count_round(&c, m, j, s_lab, ns)) != ES_OK) goto out;
             t_count += es_time_now() - t;
             score_round(&c, m, j, picked);
         }
-        w = argmax_low(&c, c.score, &best);
+        w = mim_list ? argmax_low_in(&c, c.score, mim_list, n_mim, &best) : argmax_low(&c, c.score, &best);
         if (w == UINT32_MAX) break;
         if (m == ES_MI_CONDMI && !(best > MI_TIE_REL)) break; /* nothing adds information */
         out[picked].feature = w;
@@ -477,6 +539,7 @@ out:
     es_mi_cpu_close(&c);
     free(c.ws);
     free(s_lab);
+    free(mim_list);
     free(c.e_x);
     free(c.e_xy);
     free(c.rel);

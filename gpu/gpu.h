@@ -121,14 +121,16 @@ enum {
 /** The conditioning of a round, in two forms; a round uses the dense form
  *  for candidates marked ES_GPU_MI_ROWS or ES_GPU_MI_TOUCH and the grouped
  *  form for those marked ES_GPU_MI_GROUPS:
- *  - dense: z[s] = g * ni + inner per sample from the host, or (z == NULL)
- *    built on the device: g = feature `feature` (UINT32_MAX: constant),
- *    inner = the class when with_y, else none;
+ *  - dense: z[s] = g * ni + inner per sample from the host (UINT32_MAX:
+ *    sample s is left out; every cell it would fall in must hold it alone,
+ *    so that its term n log2 n is 0 and the order of the others stays the
+ *    CPU's), or (z == NULL) built on the device: g = feature `feature`
+ *    (UINT32_MAX: constant), inner = the class when with_y, else none;
  *  - grouped: perm holds m samples sorted by g then inner (g groups of one
  *    sample dropped), grp n_grp + 1 offsets into perm (one g group each),
  *    sub n_sub [start, end) pairs of (g, inner) runs of >= 2 samples. */
 typedef struct {
-    uint32_t ng, ni;         /**< states of g; of the inner variable (1: none) */
+    uint32_t ng, ni;         /**< states of g (of the dense form's g); of the inner variable (1: none) */
     uint32_t feature;        /**< device-built dense form */
     int with_y;
     const uint32_t *z;       /**< dense form from the host */
@@ -136,18 +138,33 @@ typedef struct {
     uint32_t m, n_grp, n_sub;
 } es_gpu_mi_cond_t;
 
-/** Upload a table (x: n_features x n_samples 16-bit states, feature-major;
- *  n_states per feature; y: classes < n_classes).  nl: the host's n log2 n
- *  (or its fixed-point value) for every count 0 .. n_nl - 1, n_nl >
+/** The caller's half of es_gpu_mi_open()'s upload: write the table's values
+ *  [first, first + count) -- value e is feature e / n_samples, sample e %
+ *  n_samples -- into buf, `bits` bits a value (1, 2, 4, 8 or 16), value
+ *  `first` in the lowest bits of buf[0] (16: a uint16_t a value); first is
+ *  a multiple of 8.  Called chunk after chunk from the opening thread, while
+ *  the chunks before travel.  @return ES_OK, or an error: the open stops and
+ *  returns it. */
+typedef int (*es_gpu_mi_pack_fn)(void *arg, uint64_t first, uint64_t count, unsigned bits, uint8_t *buf);
+
+/** Upload a table of n_features x n_samples states, feature-major, that
+ *  pack(pack_arg, ...) writes `bits` bits a value (2^bits >= every
+ *  n_states; 16 only where some feature has more than 256 states, else at
+ *  most 8); n_states per feature; y: classes < n_classes.  nl: the host's n
+ *  log2 n (or its fixed-point value) for every count 0 .. n_nl - 1, n_nl >
  *  n_samples, so that the device adds the very terms the host does.  The
- *  caller keeps and frees x and nl.
- *  @return ES_OK, ES_ERR_GPU, ES_ERR_NOMEM, ES_ERR_ARG. */
-int es_gpu_mi_open(int dev, uint32_t n_samples, uint32_t n_features, const uint16_t *x,
-                   const uint32_t *n_states, const uint16_t *y, uint32_t n_classes, const double *nl,
-                   uint32_t n_nl, es_gpu_mi_t **out);
+ *  caller keeps and frees its arrays.  Close with es_gpu_mi_close().
+ *  @return ES_OK, ES_ERR_GPU, ES_ERR_NOMEM, ES_ERR_ARG, or pack's error. */
+int es_gpu_mi_open(int dev, uint32_t n_samples, uint32_t n_features, unsigned bits, es_gpu_mi_pack_fn pack,
+                   void *pack_arg, const uint32_t *n_states, const uint16_t *y, uint32_t n_classes,
+                   const double *nl, uint32_t n_nl, es_gpu_mi_t **out);
+/** Close a table: the device keeps its buffers (up to 256 MiB of them) for
+ *  the next selection, as it keeps the staging buffers. */
 void es_gpu_mi_close(es_gpu_mi_t *g);
-/** Open device dev ahead of es_gpu_mi_open() (the runtime, its context and
- *  these kernels), from any thread.  @return ES_OK or ES_ERR_GPU. */
+/** Open device dev ahead of es_gpu_mi_open() (the runtime, its context,
+ *  these kernels and the upload's pinned staging buffers, which stay with
+ *  the device for the life of the process), from any thread.
+ *  @return ES_OK or ES_ERR_GPU. */
 int es_gpu_mi_prepare(int dev);
 /** One round: for every feature f with want[f] (an ES_GPU_MI_* order),
  *  e3[f] = E(Xf, g, inner) and e2[f] = E(Xf, g), E = sum over cells of

@@ -162,12 +162,12 @@ int es_gpu_bounds(int dev, int stat, const es_gpu_cand_t *tables, size_t n, cons
     return ES_ERR_UNSUPPORTED;
 }
 
-int es_gpu_mi_open(int dev, uint32_t n_samples, uint32_t n_features, const uint16_t *x,
-                   const uint32_t *n_states, const uint16_t *y, uint32_t n_classes, const double *nl,
-                   uint32_t n_nl, es_gpu_mi_t **out)
+int es_gpu_mi_open(int dev, uint32_t n_samples, uint32_t n_features, unsigned bits, es_gpu_mi_pack_fn pack,
+                   void *pack_arg, const uint32_t *n_states, const uint16_t *y, uint32_t n_classes,
+                   const double *nl, uint32_t n_nl, es_gpu_mi_t **out)
 {
-    (void)dev, (void)n_samples, (void)n_features, (void)x, (void)n_states, (void)y;
-    (void)n_classes, (void)nl, (void)n_nl;
+    (void)dev, (void)n_samples, (void)n_features, (void)bits, (void)pack, (void)pack_arg, (void)n_states;
+    (void)y, (void)n_classes, (void)nl, (void)n_nl;
     *out = NULL;
     return ES_ERR_UNSUPPORTED;
 }

@@ -25,8 +25,13 @@
  *  - a 40,000-state feature that every method picks first, so that later
  *    rounds condition on 80,000 cells (grouped) or 40,000 (mRMR: dense, many
  *    passes);
+ *  - tables that travel packed at 1, 2, 4, 8 and 16 bits a value, odd N,
+ *    over several staging buffers (chunks that end inside a feature and
+ *    inside a byte's worth of values), CondMI's later rounds on joint states
+ *    most of which hold one sample;
  * and: two GPU runs are bit-identical; forcing the pair engine on a table
- * that does not qualify is ES_ERR_ARG; a device that does not exist fails.
+ * that does not qualify is ES_ERR_ARG; a value at or above its feature's
+ * states is ES_ERR_ARG as on the CPU; a device that does not exist fails.
  *
  * Data: seeded splitmix64 (tests/testutil.h), class signal of different
  * strength per feature and copies of a neighbour in part of the samples, so
@@ -410,6 +415,49 @@ static void test_repeat(void **state)
     es_dtable_free(&d);
 }
 
+/* The upload packs a table in the fewest bits its states need; the
+ * staging buffers hold 2 MiB, so the larger tables go up in 2 or 3 chunks. */
+static void test_packed(void **state)
+{
+    (void)state;
+    static const struct {
+        uint32_t n, nf, nc, states, k;
+    } sets[] = {
+        {1001, 40, 2, 2, 10},   /* 1 bit a value */
+        {999, 40, 3, 4, 10},    /* 2 bits */
+        {3001, 3000, 2, 10, 8}, /* 4 bits, 4.5 MB */
+        {2999, 800, 2, 200, 6}, /* 8 bits, 2.4 MB */
+        {1201, 1000, 3, 300, 6} /* 16 bits, 2.4 MB */
+    };
+    for (size_t i = 0; i < sizeof sets / sizeof *sets; i++) {
+        uint32_t *ns = malloc(sets[i].nf * sizeof *ns);
+        assert_non_null(ns);
+        for (uint32_t f = 0; f < sets[i].nf; f++) ns[f] = f % 5 == 2 ? 1 + f % sets[i].states : sets[i].states;
+        es_dtable_t d;
+        shaped_table(&d, sets[i].n, sets[i].nf, sets[i].nc, ns, 91 + i);
+        char name[64];
+        snprintf(name, sizeof name, "%u states, N=%u, %u features", sets[i].states, sets[i].n, sets[i].nf);
+        ref_t r;
+        ref_make(&r, &d, sets[i].k, name);
+        check_gpu(&r, ES_MI_GPU_HIST, ES_GPU_KERNEL_AUTO);
+        ref_free(&r);
+        if (sets[i].states == 10) {
+            /* a state out of range, in the last chunk */
+            X(&d, 2900)[1234] = 10;
+            sel_t s;
+            es_log_set_level(ES_LOG_QUIET);
+            for (int dev = -1; dev <= 0; dev++) {
+                int ret = run_sel(&d, ES_MI_MIM, 5, dev, 0, ES_MI_GPU_HIST, ES_GPU_KERNEL_AUTO, &s, NULL);
+                if (ret != ES_ERR_ARG) fail_msg("a state out of range on device %d: %s", dev, es_strerror(ret));
+                free(s.p);
+            }
+            es_log_set_level(ES_LOG_ERROR);
+        }
+        es_dtable_free(&d);
+        free(ns);
+    }
+}
+
 static void test_refused(void **state)
 {
     (void)state;
@@ -451,6 +499,7 @@ int main(void)
         cmocka_unit_test(test_condmi_grouped),
         cmocka_unit_test(test_wide_feature_first),
         cmocka_unit_test(test_repeat),
+        cmocka_unit_test(test_packed),
         cmocka_unit_test(test_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

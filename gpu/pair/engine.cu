@@ -209,7 +209,8 @@ extern "C" size_t es_gpu_slot_bytes(uint32_t block, uint32_t n_planes, uint32_t 
     return slot_layout(block, n_planes, words, off);
 }
 
-static int gpu_open(int dev, const es_gpu_config_t *cfg, es_gpu_t *g)
+/* cand_init: the candidates a tile in flight holds before it grows. */
+static int gpu_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, es_gpu_t *g)
 {
     cudaDeviceProp p;
     CHECK(cudaSetDevice(dev));
@@ -235,7 +236,7 @@ static int gpu_open(int dev, const es_gpu_config_t *cfg, es_gpu_t *g)
     }
     for (int k = 0; k < ES_GPU_FLIGHTS; k++) {
         flight_t *f = &g->fl[k];
-        ret = flight_alloc(f, GK_CAND_INIT);
+        ret = flight_alloc(f, cand_init);
         if (ret) return ret;
         CHECK(cudaMalloc(&f->d_n, 4));
         CHECK(cudaMallocHost(&f->h_n, 4));
@@ -285,7 +286,7 @@ static int gpu_open(int dev, const es_gpu_config_t *cfg, es_gpu_t *g)
     return ES_OK;
 }
 
-extern "C" int es_gpu_open(int dev, const es_gpu_config_t *cfg, es_gpu_t **out)
+static int engine_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, es_gpu_t **out)
 {
     *out = NULL;
     if (cfg->n_planes != 2 && cfg->n_planes != 3) return ES_ERR_ARG;
@@ -300,13 +301,18 @@ extern "C" int es_gpu_open(int dev, const es_gpu_config_t *cfg, es_gpu_t **out)
     g->dev = dev;
     g->cfg = *cfg;
     g->cfg.lnfact = NULL; /* the caller's: read by gpu_open only */
-    int ret = gpu_open(dev, cfg, g);
+    int ret = gpu_open(dev, cfg, cand_init, g);
     if (ret) {
         es_gpu_close(g);
         return ret;
     }
     *out = g;
     return ES_OK;
+}
+
+extern "C" int es_gpu_open(int dev, const es_gpu_config_t *cfg, es_gpu_t **out)
+{
+    return engine_open(dev, cfg, GK_CAND_INIT, out);
 }
 
 extern "C" const char *es_gpu_kernel_name(const es_gpu_t *g)
@@ -669,7 +675,10 @@ extern "C" int es_gpu_rows_open(int dev, int kernel, const es_gpu_config_t *cfg,
     r->all = *all;
     r->all.index = 0;
     r->plane_words = (size_t)c.n_planes * c.words;
-    int ret = es_gpu_open(dev, &c, &r->g);
+    /* a round's tile is one row against the block: all.count tables, never
+     * more, where a scan's flights start at GK_CAND_INIT (pinned: 21 MB
+     * each, some 40 ms to allocate for the four) */
+    int ret = engine_open(dev, &c, all->count, &r->g);
     if (ret) {
         free(r);
         return ret;

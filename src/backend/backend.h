@@ -72,9 +72,9 @@ typedef struct es_backend {
 
     /* feature selection, ES_OP_MI_HIST: a discrete table on the device (the
      * contracts are gpu.h's es_gpu_mi_*; close with mi_close) */
-    int (*mi_open)(int dev, uint32_t n_samples, uint32_t n_features, const uint16_t *x,
-                   const uint32_t *n_states, const uint16_t *y, uint32_t n_classes, const double *nl,
-                   uint32_t n_nl, es_gpu_mi_t **out);
+    int (*mi_open)(int dev, uint32_t n_samples, uint32_t n_features, unsigned bits, es_gpu_mi_pack_fn pack,
+                   void *pack_arg, const uint32_t *n_states, const uint16_t *y, uint32_t n_classes,
+                   const double *nl, uint32_t n_nl, es_gpu_mi_t **out);
     int (*mi_round)(es_gpu_mi_t *g, const es_gpu_mi_cond_t *c, const uint8_t *want, double *e3,
                     double *e2);
     double (*mi_seconds)(const es_gpu_mi_t *g);

@@ -109,29 +109,31 @@ static double open_left(int dev)
  *     tiles and their host scoring), then 4e13 pair-samples/s; so scans of
  *     1-5 M pairs, which the 16 CPU threads finish in a few hundredths of a
  *     second, run 1.5-9x slower here;
- *   - a selection: opening the device, the table's upload (about 5 GB/s from
- *     pageable memory, 16 bits a value), then per round about 0.1 ms of
- *     launches, copies and host scoring plus the kernels' 4e11 candidate-
- *     samples/s (histograms, and 2e-11 s a table cell); or, on the pair
- *     engine, 0.15 s to set the engine up, then 1e13 candidate-samples/s
- *     (bit planes) and 30 ns a candidate for its 80-byte table's trip to the
- *     host and the sums there. */
+ *   - a selection: opening the device, the table's upload (packed on the
+ *     host while the link moves it: about 2e10 values/s, set-up included),
+ *     then per round about 0.1 ms of launches, copies and host scoring plus
+ *     the kernels' 4e11 candidate-samples/s (histograms, and 2e-11 s a
+ *     table cell); or, on the pair engine, the bit planes made on the host
+ *     (3e9 values/s) and 0.01 s to set the engine up, then 1e13
+ *     candidate-samples/s (bit planes) and 30 ns a candidate for its
+ *     80-byte table's trip to the host and the sums there. */
 static double gpu_cost(const es_work_t *w)
 {
     const double n = (double)w->n_samples, f = (double)w->features, r = (double)w->rounds;
     double t = open_left(w->dev);
     if (w->op == ES_OP_PAIR_SCAN) return t + 0.1 + (double)w->pairs * n / 4e13;
-    if (w->op == ES_OP_MI_ROWS) return t + 0.15 + f * n / 4e9 + r * (1e-4 + f * n / 1e13 + f * 3e-8);
-    return t + f * n / 5e9 + r * (1e-4 + f * (n * 2.5e-12 + (double)w->cells * 2e-11));
+    if (w->op == ES_OP_MI_ROWS) return t + 0.01 + f * n / 3e9 + r * (1e-4 + f * n / 1e13 + f * 3e-8);
+    return t + f * n / 2e10 + r * (1e-4 + f * (n * 2.5e-12 + (double)w->cells * 2e-11));
 }
 
 /* The selection's opens: after any preparation, and the device counts as open. */
-static int gpu_mi_open(int dev, uint32_t n_samples, uint32_t n_features, const uint16_t *x,
-                       const uint32_t *n_states, const uint16_t *y, uint32_t n_classes, const double *nl,
-                       uint32_t n_nl, es_gpu_mi_t **out)
+static int gpu_mi_open(int dev, uint32_t n_samples, uint32_t n_features, unsigned bits, es_gpu_mi_pack_fn pack,
+                       void *pack_arg, const uint32_t *n_states, const uint16_t *y, uint32_t n_classes,
+                       const double *nl, uint32_t n_nl, es_gpu_mi_t **out)
 {
     prepared(dev);
-    return es_gpu_mi_open(dev, n_samples, n_features, x, n_states, y, n_classes, nl, n_nl, out);
+    return es_gpu_mi_open(dev, n_samples, n_features, bits, pack, pack_arg, n_states, y, n_classes, nl, n_nl,
+                          out);
 }
 
 static int gpu_rows_open(int dev, int kernel, const es_gpu_config_t *cfg, const es_gpu_block_t *all,

@@ -80,6 +80,57 @@ static uint32_t argmax_low(const es_mi_ctx_t *c, const double *score, double *be
     return UINT32_MAX;
 }
 
+/* MIM's candidates: its scores are the relevances and never change, so a
+ * pick of the first k has a score at least the floor of the k-th largest
+ * relevance r_k (each round's best is at least r_k, since fewer than k are
+ * picked, and the tie floor grows with the best).  The features at or
+ * above a little less than that floor, in index order, into list; argmax_low
+ * over them picks what it picks over all.  @return how many. */
+static uint32_t mim_candidates(const es_mi_ctx_t *c, uint32_t k, double *heap, uint32_t *list)
+{
+    /* r_k: the least of the k largest, kept in a min-heap */
+    uint32_t h = 0;
+    for (uint32_t f = 0; f < c->nf; f++) {
+        double v = c->rel[f];
+        if (h == k && !(v > heap[0])) continue;
+        uint32_t i;
+        if (h < k) { /* sift up */
+            for (i = h++; i > 0 && heap[(i - 1) / 2] > v; i = (i - 1) / 2) heap[i] = heap[(i - 1) / 2];
+        } else { /* replace the least, sift down */
+            for (i = 0;;) {
+                uint32_t l = 2 * i + 1, r = l + 1, m = i;
+                double mv = v;
+                if (l < h && heap[l] < mv) m = l, mv = heap[l];
+                if (r < h && heap[r] < mv) m = r;
+                if (m == i) break;
+                heap[i] = heap[m];
+                i = m;
+            }
+        }
+        heap[i] = v;
+    }
+    double floor_ = heap[0] - 2 * MI_TIE_REL * fmax(1.0, fabs(heap[0]));
+    uint32_t n = 0;
+    for (uint32_t f = 0; f < c->nf; f++)
+        if (c->rel[f] >= floor_) list[n++] = f;
+    return n;
+}
+
+/* argmax_low over the features of list (in index order) alone. */
+static uint32_t argmax_low_in(const es_mi_ctx_t *c, const double *score, const uint32_t *list, uint32_t n,
+                              double *best)
+{
+    double b = -INFINITY;
+    for (uint32_t i = 0; i < n; i++)
+        if (!c->sel[list[i]] && score[list[i]] > b) b = score[list[i]];
+    *best = b;
+    if (b == -INFINITY) return UINT32_MAX;
+    double floor_ = b - MI_TIE_REL * fmax(1.0, fabs(b));
+    for (uint32_t i = 0; i < n; i++)
+        if (!c->sel[list[i]] && score[list[i]] >= floor_) return list[i];
+    return UINT32_MAX;
+}
+
 /* One pass: I(Xk;Y), E(Xk), E(Xk,Y) for every feature. */
 static int relevance_pass(es_mi_ctx_t *c)
 {
@@ -123,7 +174,34 @@ static int relevance_pass(es_mi_ctx_t *c)
     return ES_OK;
 }
 
-static int check_table(const es_dtable_t *d, int nt)
+/* select_internal.h: the first feature, in order, that declares an
+ * impossible number of states or holds a value at or above them, logged
+ * (serial: only a bad table gets here). */
+int es_mi_table_bad(const es_dtable_t *d)
+{
+    for (uint32_t f = 0; f < d->n_features; f++) {
+        uint32_t ns = d->n_states[f];
+        const char *nm = d->names && d->names[f] ? d->names[f] : "";
+        if (ns < 1 || ns > 65536) {
+            es_error("feature %u%s%s%s declares %u states, expected 1 to 65,536", f + 1,
+                     *nm ? " (" : "", nm, *nm ? ")" : "", ns);
+            return ES_ERR_ARG;
+        }
+        const uint16_t *x = d->x + (size_t)f * d->n_samples;
+        for (uint32_t s = 0; s < d->n_samples; s++) {
+            if (x[s] >= ns) {
+                es_error("feature %u%s%s%s has state %u in sample %u but declares %u states", f + 1,
+                         *nm ? " (" : "", nm, *nm ? ")" : "", x[s], s + 1, ns);
+                return ES_ERR_ARG;
+            }
+        }
+    }
+    return ES_ERR_ARG;
+}
+
+/* The table's arrays, sizes, classes and declared states; the values are
+ * check_values()'s (or, on the GPU's histogram kernels, the upload's). */
+static int check_table(const es_dtable_t *d)
 {
     if (!d || (d->n_features && (!d->x || !d->n_states)) || (d->n_samples && !d->y)) {
         es_error("incomplete table (missing arrays)");
@@ -144,39 +222,23 @@ static int check_table(const es_dtable_t *d, int nt)
             return ES_ERR_ARG;
         }
     }
+    for (uint32_t f = 0; f < d->n_features; f++)
+        if (d->n_states[f] < 1 || d->n_states[f] > 65536) return es_mi_table_bad(d);
+    return ES_OK;
+}
+
+/* Every value below its feature's declared states. */
+static int check_values(const es_dtable_t *d, int nt)
+{
     int bad = 0;
 #pragma omp parallel for num_threads(nt) schedule(static) reduction(| : bad)
     for (int64_t f = 0; f < (int64_t)d->n_features; f++) {
-        uint32_t ns = d->n_states[f];
-        if (ns < 1 || ns > 65536) {
-            bad |= 1;
-            continue;
-        }
         const uint16_t *x = d->x + (size_t)f * d->n_samples;
         uint16_t mx = 0;
         for (uint32_t s = 0; s < d->n_samples; s++) mx = x[s] > mx ? x[s] : mx;
-        if (mx >= ns) bad |= 1;
+        if (mx >= d->n_states[f]) bad |= 1;
     }
-    if (!bad) return ES_OK;
-    /* find the first offender serially, for the message */
-    for (uint32_t f = 0; f < d->n_features; f++) {
-        uint32_t ns = d->n_states[f];
-        const char *nm = d->names && d->names[f] ? d->names[f] : "";
-        if (ns < 1 || ns > 65536) {
-            es_error("feature %u%s%s%s declares %u states, expected 1 to 65,536", f + 1,
-                     *nm ? " (" : "", nm, *nm ? ")" : "", ns);
-            return ES_ERR_ARG;
-        }
-        const uint16_t *x = d->x + (size_t)f * d->n_samples;
-        for (uint32_t s = 0; s < d->n_samples; s++) {
-            if (x[s] >= ns) {
-                es_error("feature %u%s%s%s has state %u in sample %u but declares %u states", f + 1,
-                         *nm ? " (" : "", nm, *nm ? ")" : "", x[s], s + 1, ns);
-                return ES_ERR_ARG;
-            }
-        }
-    }
-    return ES_ERR_ARG;
+    return bad ? es_mi_table_bad(d) : ES_OK;
 }
 
 void es_mi_opt_init(es_mi_opt_t *o)
@@ -319,7 +381,7 @@ int es_mi_select_opt(const es_dtable_t *d, es_mi_method_t m, uint32_t k, const e
     int ret = ES_OK;
     es_mi_ctx_t c;
     memset(&c, 0, sizeof c);
-    uint32_t *s_lab = NULL;
+    uint32_t *s_lab = NULL, *mim_list = NULL, n_mim = 0;
     es_mi_opt_t dflt;
     if (!o) {
         es_mi_opt_init(&dflt);
@@ -348,8 +410,8 @@ int es_mi_select_opt(const es_dtable_t *d, es_mi_method_t m, uint32_t k, const e
     if (nt <= 0) nt = omp_get_max_threads();
 #endif
     if (nt < 1) nt = 1;
-    if ((ret = check_table(d, nt)) != ES_OK) return ret;
-    if (k == 0 || d->n_features == 0) return ES_OK;
+    if ((ret = check_table(d)) != ES_OK) return ret;
+    if (k == 0 || d->n_features == 0) return check_values(d, nt);
 
     c.d = d;
     c.n = d->n_samples;
@@ -364,6 +426,10 @@ int es_mi_select_opt(const es_dtable_t *d, es_mi_method_t m, uint32_t k, const e
     es_mi_opt_t oo = *o; /* o with the device chosen */
     if (oo.device == ES_MI_DEVICE_AUTO) oo.device = auto_device(&c, m, k, o);
     o = &oo;
+    /* the histogram kernels' upload checks every value as it packs them */
+    if (!(o->device >= 0 && es_mi_gpu_op(d, m, o->gpu_path) == ES_OP_MI_HIST) &&
+        (ret = check_values(d, nt)) != ES_OK)
+        return ret;
 
     size_t n = c.n, nf = c.nf;
     size_t nbucket = (n > 65536 ? n : 65536) + 1;
@@ -427,17 +493,28 @@ int es_mi_select_opt(const es_dtable_t *d, es_mi_method_t m, uint32_t k, const e
     if (m == ES_MI_CMIM)
         for (uint32_t f = 0; f < c.nf; f++) c.acc[f] = c.rel[f];
 
+    if (m == ES_MI_MIM) {
+        /* the scores are the relevances: no rounds, and few candidates */
+        memcpy(c.score, c.rel, nf * sizeof *c.score);
+        mim_list = malloc(nf * sizeof *mim_list);
+        double *heap = malloc((size_t)k * sizeof *heap);
+        if (!mim_list || !heap) {
+            free(heap);
+            ret = ES_ERR_NOMEM;
+            goto out;
+        }
+        n_mim = mim_candidates(&c, k, heap, mim_list);
+        free(heap);
+    }
     while (picked < k) {
         uint32_t j = out[picked - 1].feature;
-        if (m == ES_MI_MIM) {
-            memcpy(c.score, c.rel, nf * sizeof *c.score);
-        } else {
+        if (m != ES_MI_MIM) {
             double t = es_time_now();
             if ((ret = count_round(&c, m, j, s_lab, ns)) != ES_OK) goto out;
             t_count += es_time_now() - t;
             score_round(&c, m, j, picked);
         }
-        w = argmax_low(&c, c.score, &best);
+        w = mim_list ? argmax_low_in(&c, c.score, mim_list, n_mim, &best) : argmax_low(&c, c.score, &best);
         if (w == UINT32_MAX) break;
         if (m == ES_MI_CONDMI && !(best > MI_TIE_REL)) break; /* nothing adds information */
         out[picked].feature = w;
@@ -462,6 +539,7 @@ out:
     es_mi_cpu_close(&c);
     free(c.ws);
     free(s_lab);
+    free(mim_list);
     free(c.e_x);
     free(c.e_xy);
     free(c.rel);

@@ -7,7 +7,10 @@
  *     of the newest pick against every candidate;
  *   - the histogram kernels, for any table: a round's conditioning built on
  *     the device from the newest pick, or sent from the host (dense codes, or
- *     the grouped order of mi_count.c).
+ *     the grouped order of mi_count.c).  The table goes up packed in as few
+ *     bits a value as its states need, packed here by the selection's
+ *     threads chunk by chunk while the device's link moves the chunk before;
+ *     the same pass checks every value against its feature's states.
  * Either way the device's counts become the CPU's sums (select_internal.h). */
 #include <stdint.h>
 #include <stdio.h>
@@ -36,6 +39,7 @@ struct es_mi_gpu {
     const es_backend_t *be; /* the GPU backend */
     es_gpu_mi_t *gm;        /* the histogram kernels */
     uint8_t *order;         /* per feature: how a round adds its terms (ES_GPU_MI_*; 0: not counted) */
+    uint32_t *zc;           /* CondMI: the joint state's codes without its one-sample states (N) */
     pairs_t pr;             /* the pair engine */
 };
 
@@ -89,10 +93,32 @@ static void small_sums(const es_mi_nlt_t *nt, uint32_t t[4][4][2], uint32_t ni, 
 
 /* ---- the histogram kernels ---------------------------------------------------- */
 
+/* CondMI's dense codes for the device: g the rank of the sample's joint
+ * state among the states of two samples or more (the groups of c->cd), the
+ * class inside; UINT32_MAX for a sample alone in its joint state.  Such a
+ * sample's cells (x, g, y) and rows (x, g) hold it alone and add n log2 n =
+ * 0 to either sum, whatever their order, and the ranks keep the order of
+ * the states, so the device adds the CPU's non-zero terms in the CPU's
+ * order from a table of n_grp instead of ng states (the joint state
+ * fragments as picks are added: most states end with one sample).
+ * @return the states of the codes' g. */
+static uint32_t compact_codes(es_mi_ctx_t *c)
+{
+    const es_mi_cond_t *cd = &c->cd;
+    uint32_t *zc = c->gpu->zc;
+    memset(zc, 0xff, (size_t)c->n * sizeof *zc);
+    for (uint32_t gi = 0; gi < cd->n_grp; gi++)
+        for (uint32_t t = cd->grp[gi]; t < cd->grp[gi + 1]; t++) {
+            uint32_t s = cd->perm[t];
+            zc[s] = gi * cd->ni + c->d->y[s];
+        }
+    return cd->n_grp ? cd->n_grp : 1;
+}
+
 /* A round on the histogram kernels: the dense codes built on the device
- * (feature j, UINT32_MAX: constant; with the class when with_y) or taken
- * from the host's c->cd (host_z), and c->cd's groups when a candidate needs
- * them. */
+ * (feature j, UINT32_MAX: constant; with the class when with_y) or, for
+ * CondMI (host_z), from c->cd's groups, and c->cd's groups when a
+ * candidate needs them. */
 static int round_hist(es_mi_ctx_t *c, uint32_t j, int with_y, int host_z, int groups)
 {
     const es_mi_cond_t *cd = &c->cd;
@@ -102,7 +128,10 @@ static int round_hist(es_mi_ctx_t *c, uint32_t j, int with_y, int host_z, int gr
     gc.ni = cd->ni;
     gc.feature = j;
     gc.with_y = with_y;
-    if (host_z && cd->has_z) gc.z = cd->z;
+    if (host_z && cd->has_z) {
+        gc.ng = compact_codes(c);
+        gc.z = c->gpu->zc;
+    }
     if (groups) {
         gc.perm = cd->perm;
         gc.m = cd->m;
@@ -114,19 +143,130 @@ static int round_hist(es_mi_ctx_t *c, uint32_t j, int with_y, int host_z, int gr
     return c->gpu->be->mi_round(c->gpu->gm, &gc, c->gpu->order, c->e3, c->e2);
 }
 
-/* Open the histogram kernels with the device's terms: the CPU's n log2 n (or
- * fixed-point) value of every count up to N. */
+/* Values a thread packs at a time: a multiple of 8, so that every block
+ * starts on a byte at any width; 8 KiB of 16-bit values. */
+#define PACK_BLOCK 4096
+
+typedef struct {
+    const es_dtable_t *d;
+    int nt;
+    int bad; /* a value at or above its feature's states was seen */
+} pack_arg_t;
+
+static uint16_t max_u16(const uint16_t *restrict x, size_t n)
+{
+    uint16_t m = 0;
+#pragma omp simd reduction(max : m)
+    for (size_t i = 0; i < n; i++) m = x[i] > m ? x[i] : m;
+    return m;
+}
+
+static inline uint16_t max2(uint16_t a, uint16_t b) { return a > b ? a : b; }
+
+/* n values (n a multiple of 8 but at the table's end) at bits a value, the
+ * first in the low bits of out[0], in one pass with their maximum (the
+ * check's), which it returns. */
+static uint16_t pack_block(const uint16_t *restrict x, size_t n, unsigned bits, uint8_t *restrict out)
+{
+    uint16_t m = 0;
+    size_t i;
+    switch (bits) {
+    case 1:
+#pragma omp simd reduction(max : m)
+        for (i = 0; i < n / 8; i++) {
+            const uint16_t *v = x + 8 * i;
+            m = max2(m, max2(max2(max2(v[0], v[1]), max2(v[2], v[3])), max2(max2(v[4], v[5]), max2(v[6], v[7]))));
+            out[i] = (uint8_t)(v[0] | v[1] << 1 | v[2] << 2 | v[3] << 3 | v[4] << 4 | v[5] << 5 | v[6] << 6 |
+                               v[7] << 7);
+        }
+        i = n / 8 * 8;
+        break;
+    case 2:
+#pragma omp simd reduction(max : m)
+        for (i = 0; i < n / 4; i++) {
+            const uint16_t *v = x + 4 * i;
+            m = max2(m, max2(max2(v[0], v[1]), max2(v[2], v[3])));
+            out[i] = (uint8_t)(v[0] | v[1] << 2 | v[2] << 4 | v[3] << 6);
+        }
+        i = n / 4 * 4;
+        break;
+    case 4:
+#pragma omp simd reduction(max : m)
+        for (i = 0; i < n / 2; i++) {
+            m = max2(m, max2(x[2 * i], x[2 * i + 1]));
+            out[i] = (uint8_t)(x[2 * i] | x[2 * i + 1] << 4);
+        }
+        i = n / 2 * 2;
+        break;
+    case 8:
+#pragma omp simd reduction(max : m)
+        for (i = 0; i < n; i++) {
+            m = max2(m, x[i]);
+            out[i] = (uint8_t)x[i];
+        }
+        break;
+    default:
+        memcpy(out, x, n * sizeof *x);
+        return max_u16(x, n);
+    }
+    if (i < n) { /* the table's last, partial byte */
+        unsigned v = 0;
+        for (size_t k = i; k < n; k++) {
+            m = max2(m, x[k]);
+            v |= (unsigned)x[k] << ((k - i) * bits);
+        }
+        out[i * bits / 8] = (uint8_t)v;
+    }
+    return m;
+}
+
+/* es_gpu_mi_pack_fn: the table's values [first, first + count) at bits a
+ * value, on the selection's threads, each value checked against its
+ * feature's states (ES_ERR_ARG, without a message, when one is not below):
+ * a block whose largest value is below the states of every feature it
+ * touches is good, else each feature's part is checked apart. */
+static int pack_values(void *arg, uint64_t first, uint64_t count, unsigned bits, uint8_t *buf)
+{
+    pack_arg_t *a = arg;
+    const es_dtable_t *d = a->d;
+    const uint64_t n = d->n_samples, nblk = (count + PACK_BLOCK - 1) / PACK_BLOCK;
+    int bad = 0;
+#pragma omp parallel for num_threads(a->nt) schedule(static) reduction(| : bad)
+    for (int64_t b = 0; b < (int64_t)nblk; b++) {
+        const uint64_t e0 = first + (uint64_t)b * PACK_BLOCK;
+        const uint64_t e1 = e0 + PACK_BLOCK < first + count ? e0 + PACK_BLOCK : first + count;
+        const uint16_t mx = pack_block(d->x + e0, e1 - e0, bits, buf + (e0 - first) * bits / 8);
+        uint32_t lo = UINT32_MAX;
+        for (uint64_t f = e0 / n; f <= (e1 - 1) / n; f++) lo = d->n_states[f] < lo ? d->n_states[f] : lo;
+        if (mx < lo) continue;
+        for (uint64_t e = e0; e < e1;) {
+            const uint64_t f = e / n, end = (f + 1) * n < e1 ? (f + 1) * n : e1;
+            if (max_u16(d->x + e, end - e) >= d->n_states[f]) bad = 1;
+            e = end;
+        }
+    }
+    a->bad |= bad;
+    return bad ? ES_ERR_ARG : ES_OK;
+}
+
+/* Open the histogram kernels with the device's terms (the CPU's n log2 n,
+ * or fixed-point, value of every count up to N), the table packed in the
+ * fewest of 1, 2, 4, 8 bits a value that hold its states, or 16. */
 static int hist_open(es_mi_ctx_t *c, int dev)
 {
     const es_dtable_t *d = c->d;
-    uint32_t n_nl = c->n + 1 > ES_MI_NL_TAB ? c->n + 1 : ES_MI_NL_TAB;
+    uint32_t n_nl = c->n + 1;
     double *nl = malloc((size_t)n_nl * sizeof *nl);
     if (!nl) return ES_ERR_NOMEM;
-    memcpy(nl, c->cd.nt.tab, ES_MI_NL_TAB * sizeof *nl);
-    for (uint32_t k = ES_MI_NL_TAB; k < n_nl; k++) nl[k] = es_mi_nlx(&c->cd.nt, k);
-    int ret = c->gpu->be->mi_open(dev, d->n_samples, d->n_features, d->x, d->n_states, d->y, d->n_classes, nl,
-                                  n_nl, &c->gpu->gm);
+    for (uint32_t k = 0; k < n_nl; k++) nl[k] = es_mi_nlx(&c->cd.nt, k);
+    unsigned bits = 1;
+    while (bits < 16 && (1u << bits) < c->max_states) bits *= 2;
+    pack_arg_t pa = {d, c->nt, 0};
+    int ret = c->gpu->be->mi_open(dev, d->n_samples, d->n_features, bits, pack_values, &pa, d->n_states, d->y,
+                                  d->n_classes, nl, n_nl, &c->gpu->gm);
     free(nl);
+    /* a value out of its feature's range: the driver's message names it */
+    if (pa.bad) return es_mi_table_bad(d);
     return ret;
 }
 
@@ -192,40 +332,58 @@ static int pairs_open(es_mi_ctx_t *c, int dev, int kernel)
                 break;
             }
     }
-    /* class 1 plays "case" (words [0, w_case)), class 0 "control" */
+    const double t0 = es_time_now();
     const uint32_t w_case = (ny[1] + ES_PAD_BITS - 1) / ES_PAD_BITS * ES_PAD_WORDS;
     const uint32_t w_ctrl = (ny[0] + ES_PAD_BITS - 1) / ES_PAD_BITS * ES_PAD_WORDS;
     const size_t words = (size_t)w_case + w_ctrl, per = (size_t)np * words;
-    uint32_t *pos = malloc(n * sizeof *pos);
+    /* each class's samples in order: class 1 plays "case" (words [0, w_case)), class 0 "control" */
+    uint32_t *idx = malloc(n * sizeof *idx);
     p->cnt = calloc(nf, sizeof *p->cnt);
     p->gcount = calloc(nf, sizeof *p->gcount);
     p->tab = malloc(nf * sizeof *p->tab);
     p->planes = aligned_alloc(128, nf * per * sizeof(uint64_t));
-    if (!pos || !p->cnt || !p->gcount || !p->tab || !p->planes) {
-        free(pos);
+    if (!idx || !p->cnt || !p->gcount || !p->tab || !p->planes) {
+        free(idx);
         return ES_ERR_NOMEM;
     }
-    uint32_t k0 = 0, k1 = 0;
-    for (size_t s = 0; s < n; s++) pos[s] = d->y[s] ? k1++ : (uint32_t)w_case * 64 + k0++;
+    uint32_t k0 = ny[1], k1 = 0;
+    for (size_t s = 0; s < n; s++) idx[d->y[s] ? k1++ : k0++] = (uint32_t)s;
+    /* a word of each plane at a time, from 64 samples of one class held in
+     * registers (no read-modify-write chains through memory); the counts
+     * from the words' popcounts */
 #pragma omp parallel for num_threads(c->nt) schedule(static)
     for (int64_t f = 0; f < (int64_t)nf; f++) {
         uint64_t *pl = p->planes + (size_t)f * per;
-        memset(pl, 0, per * sizeof *pl);
         const uint16_t *x = es_mi_col(c, (uint32_t)f);
         uint32_t(*cn)[4] = p->cnt[f];
-        for (size_t s = 0; s < n; s++) {
-            uint32_t v = x[s];
-            uint64_t bit = 1ull << (pos[s] & 63);
-            size_t w = pos[s] >> 6;
-            cn[d->y[s]][v]++;
-            if (v == 1 || v == 2) pl[w] |= bit;
-            if (v == 2) pl[words + w] |= bit;
-            if (np == 3 && v < 3) pl[2 * words + w] |= bit;
-        }
-        for (int y = 0; y < 2; y++)
+        for (int y = 0; y < 2; y++) {
+            const uint32_t *id = y ? idx : idx + ny[1], cls = ny[y];
+            const uint32_t off = y ? 0 : w_case, nw = y ? w_case : w_ctrl;
+            uint32_t n1 = 0, n2 = 0, nv = 0;
+            for (uint32_t w = 0; w < nw; w++) {
+                uint64_t a = 0, b = 0, m = 0;
+                const uint32_t k = w * 64, end = k >= cls ? 0 : cls - k < 64 ? cls - k : 64;
+                for (uint32_t i = 0; i < end; i++) {
+                    uint32_t v = x[id[k + i]];
+                    a |= (uint64_t)(v - 1u < 2u) << i;
+                    b |= (uint64_t)(v == 2) << i;
+                    m |= (uint64_t)(v < 3) << i;
+                }
+                pl[off + w] = a;
+                pl[words + off + w] = b;
+                if (np == 3) pl[2 * words + off + w] = m;
+                n1 += (uint32_t)__builtin_popcountll(a & ~b);
+                n2 += (uint32_t)__builtin_popcountll(b);
+                nv += (uint32_t)__builtin_popcountll(m);
+            }
+            cn[y][1] = n1;
+            cn[y][2] = n2;
+            cn[y][3] = cls - nv;
+            cn[y][0] = nv - n1 - n2;
             for (int g = 0; g < 3; g++) p->gcount[f][y][g] = cn[y][g];
+        }
     }
-    free(pos);
+    free(idx);
     es_gpu_config_t cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.n_planes = (uint32_t)np;
@@ -239,7 +397,13 @@ static int pairs_open(es_mi_ctx_t *c, int dev, int kernel)
     all.count = c->nf;
     all.planes = p->planes;
     all.gcount = (const uint32_t *)p->gcount;
-    return c->gpu->be->rows_open(dev, kernel, &cfg, &all, &p->rows);
+    const double t1 = es_time_now();
+    int ret = c->gpu->be->rows_open(dev, kernel, &cfg, &all, &p->rows);
+    const char *tr = getenv("EPISTREAM_MI_TRACE");
+    if (tr && *tr && strcmp(tr, "0") != 0)
+        fprintf(stderr, "[mi-trace] pair engine: planes made in %.4f s, engine open in %.4f s\n", t1 - t0,
+                es_time_now() - t1);
+    return ret;
 }
 
 static void pairs_close(const es_backend_t *be, pairs_t *p)
@@ -283,6 +447,7 @@ int es_mi_gpu_open(es_mi_ctx_t *c, es_mi_method_t m, const es_mi_opt_t *o)
         return ES_ERR_ARG;
     }
     if (!(c->gpu = calloc(1, sizeof *c->gpu)) || !(c->gpu->order = calloc(c->nf, 1))) return ES_ERR_NOMEM;
+    if (m == ES_MI_CONDMI && !(c->gpu->zc = malloc((size_t)c->n * sizeof *c->gpu->zc))) return ES_ERR_NOMEM;
     c->gpu->dev = o->device;
     c->gpu->be = be;
     if (es_mi_gpu_op(d, m, o->gpu_path) == ES_OP_MI_ROWS) {
@@ -357,6 +522,7 @@ void es_mi_gpu_close(es_mi_ctx_t *c)
     if (c->gpu->gm) c->gpu->be->mi_close(c->gpu->gm);
     pairs_close(c->gpu->be, &c->gpu->pr);
     free(c->gpu->order);
+    free(c->gpu->zc);
     free(c->gpu);
     c->gpu = NULL;
 }

@@ -128,6 +128,10 @@ static inline const uint16_t *es_mi_col(const es_mi_ctx_t *c, uint32_t f)
     return c->d->x + (size_t)f * c->n;
 }
 
+/** Log the first feature (in order) that declares fewer than 1 or more than
+ *  65,536 states or holds a value at or above them (mi.c).  @return ES_ERR_ARG. */
+int es_mi_table_bad(const es_dtable_t *d);
+
 /* ---- counting on the CPU (mi_count.c) ------------------------------------------ */
 
 /** Set up the round's conditioning on g (g32 or g16, ng states) and the

@@ -434,8 +434,7 @@ static int scan_run(scan_args_t *a, const char *cmdline)
     if (rf->k && (ret = es_out_open(&o_sel, out, ".select.tsv"))) goto out;
     sw.list_thr = a->list_thr;
     sw.epi2 = a->epi2;
-    if (a->epi2 >= 0 && (plink_fmt || a->epi2 != a->list_thr) &&
-        !(sw.n_sig2 = calloc(m ? m : 1, sizeof *sw.n_sig2))) {
+    if (a->epi2 >= 0 && !(sw.n_sig2 = calloc(m ? m : 1, sizeof *sw.n_sig2))) {
         ret = ES_ERR_NOMEM;
         goto out;
     }
@@ -472,14 +471,7 @@ static int scan_run(scan_args_t *a, const char *cmdline)
     if (ret) goto out;
     const es_summary_t *sum = es_scan_summary(scan);
     if (plink_fmt) {
-        if (!sw.n_sig2) {
-            /* --epi2 equals --epi1: the scan counted it */
-            if (!(sw.n_sig2 = malloc((m ? m : 1) * sizeof *sw.n_sig2))) {
-                ret = ES_ERR_NOMEM;
-                goto out;
-            }
-            for (uint32_t v = 0; v < m; v++) sw.n_sig2[v] = sum[v].n_sig;
-        }
+        /* (--format plink always has an --epi2) */
         ret = es_write_plink_summary(o_sum.fp, ds, plink_w, sum, sw.n_sig2, failed);
     } else {
         ret = es_write_summary(o_sum.fp, ds, sum, sw.n_sig2);

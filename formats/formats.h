@@ -16,7 +16,9 @@
 /** What the VCF reader skipped, for the log. */
 typedef struct {
     uint64_t records;       /* records read */
-    uint64_t multiallelic;  /* sites with more than two alleles (skipped) */
+    uint64_t multiallelic;  /* sites with more than two alleles skipped (ES_VCF_MULTIALLELIC_SKIP) */
+    uint64_t split_records; /* sites with more than two alleles split (..._SPLIT) */
+    uint64_t split_variants; /* the biallelic variants kept from them */
     uint64_t haploid_sites; /* sites whose called genotypes are all haploid (skipped) */
     uint64_t haploid_calls; /* haploid calls at diploid sites (set missing) */
     uint64_t no_gt;         /* records without a GT field (skipped) */
@@ -79,12 +81,17 @@ static inline const uint8_t *es_fileset_row(const es_fileset_t *p, uint32_t v)
  * from the header (FID = IID = sample name; sex, parents, phenotype unknown),
  * one variant per biallelic site with GT (A1 = ALT, A2 = REF, CM 0, ID = the
  * ID column or CHR:POS:REF:ALT when it is "."; ALT "." stays "."), genotypes =
- * ALT dosage stored as .bed 2-bit rows in rows_owned.  Call rules: ./. and .
- * missing; a half-missing call (./1), a haploid call at a site with diploid
- * calls, or a call of ploidy > 2 is missing and counted; a site whose called
- * genotypes are all haploid, a site with more than two alleles, or a record
- * without GT is skipped and counted (one warning per category, with the count
- * and the first place; counts also in p->vcf_stats).  With regions, only
+ * ALT dosage stored as .bed 2-bit rows in rows_owned.  A site with more than
+ * two alleles is, by `multi`, split into one biallelic variant per ALT allele
+ * as bcftools norm -m- splits it (the genotype is the copies of that ALT,
+ * other ALTs count as REF, missing alleles stay missing; the record's ID is
+ * kept, so the variants share it unless it is ".") and counted in
+ * split_records/split_variants (an info line), or skipped and counted.  Call
+ * rules: ./. and . missing; a half-missing call (./1), a haploid call at a
+ * site with diploid calls, or a call of ploidy > 2 is missing and counted; a
+ * site whose called genotypes are all haploid or a record without GT is
+ * skipped and counted (one warning per category, with the count and the
+ * first place; counts also in p->vcf_stats).  With regions, only
  * records overlapping them are read, once each, through the index (ES_ERR_ARG
  * naming the file when there is none, or for a malformed region).  Uses
  * `threads` decompression threads.  Malformed records are ES_ERR_FORMAT naming
@@ -93,7 +100,7 @@ static inline const uint8_t *es_fileset_row(const es_fileset_t *p, uint32_t v)
  * @param out receives the fileset; free with es_fileset_close()
  */
 int es_vcf_open(es_fileset_t **out, const char *path, const char *const *regions, int n_regions,
-                int threads, es_vcf_stats_t *stats);
+                int threads, es_vcf_multiallelic_t multi, es_vcf_stats_t *stats);
 
 /**
  * Write the selected samples (status[s] != -2; -2 marks a sample removed by

@@ -363,56 +363,166 @@ static int read_records(tstore_t *st, rdr_t *r)
     }
 }
 
+/* ---- which columns: the class (--class) and the features ----------------------- */
+
+enum { COL_FOUND, COL_DUP, COL_RANGE, COL_NONE };
+
+/* The column named by want[0..len): a name first, then a 1-based number.
+ * @return COL_FOUND with *c; COL_DUP with *c and *c2 the first two columns of
+ *         that name; COL_RANGE for a number beyond the columns; COL_NONE */
+static int find_col(const tstore_t *st, const char *want, size_t len, uint32_t *c, uint32_t *c2)
+{
+    uint32_t nc = st->n_cols, hit = UINT32_MAX;
+    for (uint32_t k = 0; k < nc; k++) {
+        const char *name = st->col[k].name;
+        if (strncmp(name, want, len) != 0 || name[len] != '\0') continue;
+        if (hit != UINT32_MAX) {
+            *c = hit;
+            *c2 = k;
+            return COL_DUP;
+        }
+        hit = k;
+    }
+    if (hit == UINT32_MAX && len) {
+        size_t i = 0;
+        uint64_t v = 0;
+        for (; i < len && want[i] >= '0' && want[i] <= '9'; i++)
+            if (v <= UINT32_MAX) v = v * 10 + (uint64_t)(want[i] - '0');
+        if (i == len) {
+            if (v < 1 || v > nc) return COL_RANGE;
+            hit = (uint32_t)v - 1;
+        }
+    }
+    if (hit == UINT32_MAX) return COL_NONE;
+    *c = hit;
+    return COL_FOUND;
+}
+
+/* The first column names, for a message: "a, b, ... (N more)". */
+static void col_list(const tstore_t *st, char *list, size_t size)
+{
+    uint32_t nc = st->n_cols;
+    size_t used = 0;
+    list[0] = '\0';
+    for (uint32_t c = 0; c < nc && c < 12; c++) {
+        int w = snprintf(list + used, size - used, "%s%s", c ? ", " : "", st->col[c].name);
+        if (w < 0 || (size_t)w >= size - used) break;
+        used += (size_t)w;
+    }
+    if (nc > 12 && used + 32 < size) snprintf(list + used, size - used, ", ... (%u more)", nc - 12);
+}
+
 /* The class column from --class: a name first, then a 1-based number;
  * NULL = the last column. */
 static int pick_class(tstore_t *st, const char *want)
 {
-    uint32_t nc = st->n_cols, hit = UINT32_MAX;
+    uint32_t nc = st->n_cols, hit = 0, hit2 = 0;
+    char list[1024];
     if (!want) {
         st->class_col = nc - 1;
         return ES_OK;
     }
-    for (uint32_t c = 0; c < nc; c++) {
-        if (strcmp(st->col[c].name, want) != 0) continue;
-        if (hit != UINT32_MAX) {
-            terror("%s: the class column name '%s' is used by columns %u and %u; give its number",
-                   st->path, want, hit + 1, c + 1);
-            return ES_ERR_ARG;
-        }
-        hit = c;
-    }
-    if (hit == UINT32_MAX && *want) {
-        const char *q = want;
-        uint64_t v = 0;
-        for (; *q >= '0' && *q <= '9'; q++)
-            if (v <= UINT32_MAX) v = v * 10 + (uint64_t)(*q - '0');
-        if (!*q) {
-            if (v < 1 || v > nc) {
-                terror("%s: class column %s is out of range: the table has %u columns", st->path,
-                       want, nc);
-                return ES_ERR_ARG;
-            }
-            hit = (uint32_t)v - 1;
-        }
-    }
-    if (hit == UINT32_MAX) {
-        char list[1024];
-        size_t used = 0;
-        list[0] = '\0';
-        for (uint32_t c = 0; c < nc && c < 12; c++) {
-            int w = snprintf(list + used, sizeof list - used, "%s%s", c ? ", " : "",
-                             st->col[c].name);
-            if (w < 0 || (size_t)w >= sizeof list - used) break;
-            used += (size_t)w;
-        }
-        if (nc > 12 && used + 32 < sizeof list)
-            snprintf(list + used, sizeof list - used, ", ... (%u more)", nc - 12);
+    switch (find_col(st, want, strlen(want), &hit, &hit2)) {
+    case COL_DUP:
+        terror("%s: the class column name '%s' is used by columns %u and %u; give its number",
+               st->path, want, hit + 1, hit2 + 1);
+        return ES_ERR_ARG;
+    case COL_RANGE:
+        terror("%s: class column %s is out of range: the table has %u columns", st->path, want,
+               nc);
+        return ES_ERR_ARG;
+    case COL_NONE:
+        col_list(st, list, sizeof list);
         terror("%s: no column '%s' for the class; columns: %s (or a number 1..%u)", st->path,
                want, list, nc);
         return ES_ERR_ARG;
+    default: break;
     }
     st->class_col = hit;
     return ES_OK;
+}
+
+/* Set mark[c] = value for each column of the comma-separated list of option
+ * opt.  @return ES_OK or ES_ERR_ARG (logged: the option, the item, why) */
+static int mark_list(const tstore_t *st, const char *opt, const char *list, uint8_t *mark,
+                     uint8_t value, uint8_t *seen)
+{
+    uint32_t nc = st->n_cols;
+    char names[1024];
+    memset(seen, 0, nc);
+    for (const char *s = list;; s++) {
+        size_t len = strcspn(s, ",");
+        uint32_t c = 0, c2 = 0;
+        int w = (int)(len < 200 ? len : 200);
+        if (!len) {
+            terror("%s: %s: empty column name in '%s' (expected names or 1-based numbers "
+                   "separated by commas)", st->path, opt, list);
+            return ES_ERR_ARG;
+        }
+        switch (find_col(st, s, len, &c, &c2)) {
+        case COL_DUP:
+            terror("%s: %s: the column name '%.*s' is used by columns %u and %u; give its number",
+                   st->path, opt, w, s, c + 1, c2 + 1);
+            return ES_ERR_ARG;
+        case COL_RANGE:
+            terror("%s: %s: column %.*s is out of range: the table has %u columns", st->path, opt,
+                   w, s, nc);
+            return ES_ERR_ARG;
+        case COL_NONE:
+            col_list(st, names, sizeof names);
+            terror("%s: %s: no column '%.*s'; columns: %s (or a number 1..%u)", st->path, opt, w,
+                   s, names, nc);
+            return ES_ERR_ARG;
+        default: break;
+        }
+        if (c == st->class_col) {
+            terror("%s: %s: column %u ('%s') is the class%s", st->path, opt, c + 1,
+                   st->col[c].name,
+                   value ? "; it cannot be a feature too" : ", which cannot be left out (pick "
+                                                            "another class with --class)");
+            return ES_ERR_ARG;
+        }
+        if (seen[c]) {
+            terror("%s: %s: column %u ('%s') is listed twice", st->path, opt, c + 1,
+                   st->col[c].name);
+            return ES_ERR_ARG;
+        }
+        seen[c] = 1;
+        mark[c] = value;
+        s += len;
+        if (!*s) return ES_OK;
+    }
+}
+
+/* The feature columns into st->feat: those opt->features lists, or every
+ * column but the class, less those opt->exclude_cols lists, in file order. */
+static int pick_features(tstore_t *st, const es_table_opt_t *opt)
+{
+    uint32_t nc = st->n_cols, n = 0;
+    uint8_t *mark = malloc(2 * (size_t)nc);
+    int ret = ES_OK;
+    if (!mark || !(st->feat = malloc((size_t)nc * sizeof *st->feat))) {
+        ret = ES_ERR_NOMEM;
+        goto out;
+    }
+    memset(mark, !opt->features, nc);
+    mark[st->class_col] = 0;
+    if (opt->features && (ret = mark_list(st, "--features", opt->features, mark, 1, mark + nc)))
+        goto out;
+    if (opt->exclude_cols &&
+        (ret = mark_list(st, "--exclude-cols", opt->exclude_cols, mark, 0, mark + nc)))
+        goto out;
+    for (uint32_t c = 0; c < nc; c++)
+        if (mark[c]) st->feat[n++] = c;
+    st->n_feat = n;
+    if (!n) {
+        terror("%s: --exclude-cols leaves no feature column (the table has %u columns, the "
+               "class included)", st->path, nc);
+        ret = ES_ERR_ARG;
+    }
+out:
+    free(mark);
+    return ret;
 }
 
 static int name_col(tstore_t *st, uint32_t c, const char *name)
@@ -431,7 +541,8 @@ static int name_col(tstore_t *st, uint32_t c, const char *name)
  * numbers too, that first value may be a typo: say so. */
 static void check_text(const tstore_t *st)
 {
-    for (uint32_t c = 0; c < st->n_cols; c++) {
+    for (uint32_t f = 0; f < st->n_feat; f++) {
+        uint32_t c = st->feat[f];
         const tcol_t *col = &st->col[c];
         if (col->kind != K_TEXT || !col->n_numlike) continue;
         char a[32], b[32];
@@ -499,9 +610,7 @@ static int read_delim(tstore_t *st, rdr_t *r, const es_table_opt_t *opt)
 out:
     free(f);
     if (ret) return ret;
-    if ((ret = read_records(st, r))) return ret;
-    check_text(st);
-    return ES_OK;
+    return read_records(st, r);
 }
 
 /* ---- ARFF ----------------------------------------------------------------------- */
@@ -689,7 +798,7 @@ static int table_format(const char *path, const rdr_t *r)
 int es_table_read_chunk(const char *path, const es_table_opt_t *opt, es_dtable_t *out,
                         size_t chunk)
 {
-    es_table_opt_t def = {NULL, 128};
+    es_table_opt_t def = {NULL, 128, NULL, NULL};
     tstore_t st;
     rdr_t r;
     es_dtable_t d;
@@ -743,6 +852,8 @@ int es_table_read_chunk(const char *path, const es_table_opt_t *opt, es_dtable_t
         ret = ES_ERR_FORMAT;
         goto out;
     }
+    if ((ret = pick_features(&st, opt))) goto out;
+    if (st.fmt == F_DELIM) check_text(&st);
     if ((ret = es_tbl_code_store(&st, opt->bins, &d))) goto out;
     *out = d;
     memset(&d, 0, sizeof d);

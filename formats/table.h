@@ -32,6 +32,11 @@ typedef struct {
     const char *class_col; /* class column name or 1-based number; NULL = last column
                               (CSV/TSV/ARFF) */
     uint32_t bins;         /* equal-width bins for numeric features (default 128) */
+    const char *features;  /* the feature columns: comma-separated names or 1-based
+                              numbers (a name first, as for class_col), in any order;
+                              NULL = every column but the class */
+    const char *exclude_cols; /* columns left out of the features, listed the same
+                                 way; NULL = none */
 } es_table_opt_t;
 
 /**
@@ -43,7 +48,12 @@ typedef struct {
  * over [min, max] (max in the last bin; a constant column is one state); ARFF
  * nominal attributes keep their declared order; text columns are coded in byte
  * order.  Missing values (empty, ?, NA, nan) are a state of their own (the
- * last).  Errors name the file, line and column; on error *out is zeroed.
+ * last).  The features are the columns opt->features lists (else all but the
+ * class) less those opt->exclude_cols lists, in file order; columns left out
+ * are still read (the file must be well formed) but not coded.  An unknown,
+ * ambiguous or repeated column in a list, an empty list item, the class in a
+ * list, or no feature left is ES_ERR_ARG naming the option and the column.
+ * Errors name the file, line and column; on error *out is zeroed.
  */
 int es_table_read(const char *path, const es_table_opt_t *opt, es_dtable_t *out);
 /** es_table_read with a given read-chunk size in bytes (tests use tiny ones). */

@@ -180,7 +180,7 @@ static int code_column(const tcol_t *col, const float *v, uint32_t n, uint32_t b
 
 int es_tbl_code_store(tstore_t *st, uint32_t bins, es_dtable_t *d)
 {
-    uint32_t n = (uint32_t)st->n_rows, nc = st->n_cols, nf = nc - 1, cc = st->class_col;
+    uint32_t n = (uint32_t)st->n_rows, nc = st->n_cols, nf = st->n_feat, cc = st->class_col;
     uint32_t *cmap = NULL, count[C_N] = {0};
     uint8_t *how = NULL;
     int ret = ES_OK, fail = 0;
@@ -203,7 +203,7 @@ int es_tbl_code_store(tstore_t *st, uint32_t bins, es_dtable_t *d)
         goto out;
     }
     for (uint32_t f = 0; f < nf; f++)
-        if (!(d->names[f] = strdup(st->col[f < cc ? f : f + 1].name))) {
+        if (!(d->names[f] = strdup(st->col[st->feat[f]].name))) {
             ret = ES_ERR_NOMEM;
             goto out;
         }
@@ -237,7 +237,7 @@ int es_tbl_code_store(tstore_t *st, uint32_t bins, es_dtable_t *d)
             failed = fail;
             if (failed) continue;
             uint32_t f0 = gi * GROUP, w = nf - f0 < GROUP ? nf - f0 : GROUP, cidx[GROUP];
-            for (uint32_t j = 0; j < w; j++) cidx[j] = f0 + j < cc ? f0 + j : f0 + j + 1;
+            for (uint32_t j = 0; j < w; j++) cidx[j] = st->feat[f0 + j];
             /* transpose: each row's GROUP values are one or two cache lines */
             size_t r0 = 0;
             for (size_t b = 0; b < st->n_blk; b++) {

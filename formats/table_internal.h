@@ -109,6 +109,7 @@ typedef struct {
     int fmt;
     dialect_t d;
     uint32_t n_cols, class_col;
+    uint32_t *feat, n_feat; /* the feature columns, ascending (pick_features in table.c) */
     uint64_t header_line;
     tcol_t *col;
     tblk_t *blk;
@@ -195,8 +196,9 @@ int es_tbl_read_libsvm(tstore_t *st, rdr_t *r, const es_table_opt_t *opt);
 
 /* ---- table_code.c --------------------------------------------------------------- */
 
-/** Code the read table st into d (bins equal-width bins for non-integer
- * columns; the class column by value) and log a summary.  @return ES_OK,
+/** Code the read table st into d (its feature columns st->feat, bins
+ * equal-width bins for non-integer ones; the class column by value) and log a
+ * summary.  @return ES_OK,
  * ES_ERR_FORMAT (no data rows) or ES_ERR_NOMEM. */
 int es_tbl_code_store(tstore_t *st, uint32_t bins, es_dtable_t *d);
 

@@ -448,6 +448,7 @@ void es_tbl_store_free(tstore_t *st)
         es_tbl_dict_free(&st->col[c].dict);
     }
     free(st->col);
+    free(st->feat);
     for (size_t b = 0; b < st->n_blk; b++) free(st->blk[b].v);
     free(st->blk);
     free(st->nonint);

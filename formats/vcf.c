@@ -26,7 +26,13 @@
  *     counted; sites whose called genotypes are all haploid are skipped;
  *   - calls with more than two alleles (ploidy > 2) are set missing and
  *     counted: a diploid scan has no genotype code for them;
- *   - sites with more than two alleles, and records without GT, are skipped;
+ *   - a site with more than two alleles is split, as bcftools norm -m- does,
+ *     into one biallelic variant per ALT allele k (A1 = k, the record's ID
+ *     kept): a call's genotype is its copies of k, any other ALT counting as
+ *     REF, a missing allele staying missing; each such variant then follows
+ *     the rules here on its own.  With ES_VCF_MULTIALLELIC_SKIP such sites
+ *     are skipped instead;
+ *   - records without GT are skipped;
  *   - a site whose calls are all missing is kept (all missing);
  *   - a monomorphic site (ALT ".") is kept with A1 "." (all calls 0/0;
  *     formats/bed_write.c writes it as PLINK's missing allele "0");
@@ -34,8 +40,9 @@
  *   - an allele index beyond the site's alleles, a malformed GT, a wrong
  *     number of columns or a non-numeric POS is a malformed record
  *     (ES_ERR_FORMAT), reported with the file, line/record and CHR:POS.
- * Multi-allelic records and records without GT are skipped after the column
- * count is checked but before their sample columns are parsed. */
+ * Skipped multi-allelic records and records without GT are skipped after the
+ * column count is checked but before their sample columns are parsed; a
+ * split record's sample columns are parsed once per ALT allele. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -97,10 +104,11 @@ typedef struct {
     size_t arena_len, arena_cap;
     uint64_t *ctg_off; /* arena offset + 1 of each contig's name, by rid (0: not yet) */
     size_t n_ctg;
+    int split; /* 1: a multi-allelic record is split into one biallelic variant per ALT */
     /* what was skipped */
     es_vcf_stats_t st;
     uint64_t half_calls, poly_calls;
-    char first_multi[LOC_LEN], first_nogt[LOC_LEN], first_hapsite[LOC_LEN];
+    char first_multi[LOC_LEN], first_split[LOC_LEN], first_nogt[LOC_LEN], first_hapsite[LOC_LEN];
     char first_hapcall[LOC_LEN + 64], first_half[LOC_LEN + 64], first_poly[LOC_LEN + 64];
 } rd_t;
 
@@ -210,8 +218,9 @@ static inline uint8_t *next_row(rd_t *r)
     return r->p->rows_owned + 3 + (size_t)r->p->n_variants * r->p->bytes_per_variant;
 }
 
-/* Keep the current record (site strings unpacked) as the next variant. */
-static int add_variant(rd_t *r)
+/* Keep the current record (site strings unpacked) as the next variant, with
+ * ALT allele alt_idx as A1 (1 but at a split multi-allelic site). */
+static int add_variant(rd_t *r, int alt_idx)
 {
     int ret;
     bcf1_t *rec = r->rec;
@@ -235,9 +244,10 @@ static int add_variant(rd_t *r)
         if ((ret = arena_put(r, name, strlen(name), &off)) != ES_OK) return ret;
         r->ctg_off[rid] = off + 1;
     }
-    /* "ID\0A1\0A2\0" in one piece: one offset per variant, split at the end */
+    /* "ID\0A1\0A2\0" in one piece: one offset per variant, split at the end; the
+     * variants of a split record keep its ID, as bcftools norm -m- does */
     const char *ref = rec->d.allele[0];
-    const char *alt = rec->n_allele > 1 ? rec->d.allele[1] : ".";
+    const char *alt = rec->n_allele > 1 ? rec->d.allele[alt_idx] : ".";
     const char *id = rec->d.id;
     uint64_t off, o2;
     if (id[0] == '.' && id[1] == '\0') {
@@ -337,11 +347,12 @@ static size_t count_tabs(const char *s, const char *end)
     return n;
 }
 
-/* Parse one GT subfield at s (it ends at ':', a tab or the line's NUL).
+/* Parse one GT subfield at s (it ends at ':', a tab or the line's NUL);
+ * *alt counts the copies of allele alt_idx.
  * @return 0 and the call's shape, -1 bad syntax, -2 allele index out of
  *         range (*bad_allele set) */
-static int parse_gt_text(const char *s, int n_allele, const char **stop, int *ploidy, int *called,
-                         int *alt, unsigned *bad_allele)
+static int parse_gt_text(const char *s, int n_allele, unsigned alt_idx, const char **stop,
+                         int *ploidy, int *called, int *alt, unsigned *bad_allele)
 {
     int pl = 0, c = 0, a = 0;
     for (;;) {
@@ -359,7 +370,7 @@ static int parse_gt_text(const char *s, int n_allele, const char **stop, int *pl
                 return -2;
             }
             c++;
-            a += v == 1;
+            a += v == alt_idx;
         } else {
             return -1;
         }
@@ -387,11 +398,12 @@ static int field_len(const char *s)
     return n;
 }
 
-/* Decode the sample columns of a text record into row.  q is the first
- * sample column, end the line's end, gt_idx the position of GT among the
- * FORMAT keys.  @return ES_OK or ES_ERR_FORMAT (logged) */
+/* Decode the sample columns of a text record into row, as copies of allele
+ * alt_idx (1 but at a split multi-allelic site).  q is the first sample
+ * column, end the line's end, gt_idx the position of GT among the FORMAT
+ * keys.  @return ES_OK or ES_ERR_FORMAT (logged) */
 static int text_samples(rd_t *r, const char *q, const char *end, int gt_idx, int n_allele,
-                        uint8_t *row, site_ct_t *ct)
+                        int alt_idx, uint8_t *row, site_ct_t *ct)
 {
     const uint32_t n = r->n;
     const int fast = gt_idx == 0 && n_allele == 2;
@@ -423,14 +435,19 @@ static int text_samples(rd_t *r, const char *q, const char *end, int gt_idx, int
                 q = g;
             } else {
                 unsigned bad = 0;
-                int rc = parse_gt_text(g, n_allele, &q, &ploidy, &called, &alt, &bad);
+                int rc = parse_gt_text(g, n_allele, (unsigned)alt_idx, &q, &ploidy, &called,
+                                       &alt, &bad);
                 if (rc == -2) {
+                    char alts[32];
+                    snprintf(alts, sizeof alts, " and %d ALTs", n_allele - 1);
                     BAD_RECORD(r,
                                "sample %s (column %" PRIu64 "): GT '%.*s' has allele %u but "
                                "the site has %d allele%s (REF%s)",
                                r->p->iid[s], (uint64_t)s + 10, field_len(g), g, bad, n_allele,
                                n_allele == 1 ? "" : "s",
-                               n_allele == 1 ? " only, ALT is '.'" : " and one ALT");
+                               n_allele == 1   ? " only, ALT is '.'"
+                               : n_allele == 2 ? " and one ALT"
+                                               : alts);
                     return ES_ERR_FORMAT;
                 }
                 if (rc != 0) {
@@ -472,6 +489,48 @@ static int text_samples(rd_t *r, const char *q, const char *end, int gt_idx, int
         }
     }
     if (n & 3) row[n >> 2] = (uint8_t)acc; /* pad bits stay zero */
+    return ES_OK;
+}
+
+/* ---- a site's variants ------------------------------------------------------ */
+
+/* Where the current record's calls are: text sample columns, or a BCF GT array. */
+typedef struct {
+    const char *q, *end; /* text: the first sample column, the line's end */
+    int gt_idx;          /* text: GT's position among the FORMAT keys */
+    const bcf_fmt_t *fmt; /* BCF */
+} samples_t;
+
+static int bcf_samples(rd_t *r, const bcf_fmt_t *fmt, int n_allele, int alt_idx, uint8_t *row,
+                       site_ct_t *ct);
+
+/* Keep the current record's variants: one (ALT dosage) for a biallelic or
+ * monomorphic site; for a multi-allelic one that is split, one per ALT
+ * allele k, its genotype the copies of k, any other ALT counting as REF and
+ * a missing allele staying missing, as bcftools norm -m- writes GT.  Each
+ * variant is judged alone (all-haploid ones skipped), and the calls are
+ * read again for each.  @return ES_OK or an error (logged) */
+static int keep_site(rd_t *r, const samples_t *sm)
+{
+    const int n_allele = r->rec->n_allele, n_var = n_allele > 2 ? n_allele - 1 : 1;
+    uint64_t kept = 0;
+    int ret;
+    for (int k = 1; k <= n_var; k++) {
+        if ((ret = reserve_variant(r)) != ES_OK) return ret;
+        site_ct_t ct = {0, 0, 0, 0, 0};
+        ret = r->is_bcf ? bcf_samples(r, sm->fmt, n_allele, k, next_row(r), &ct)
+                        : text_samples(r, sm->q, sm->end, sm->gt_idx, n_allele, k, next_row(r),
+                                       &ct);
+        if (ret != ES_OK) return ret;
+        if (!site_verdict(r, &ct)) continue;
+        if ((ret = add_variant(r, k)) != ES_OK) return ret;
+        kept++;
+    }
+    if (n_allele > 2) {
+        r->st.split_records++;
+        r->st.split_variants += kept;
+        note_first(r->first_split, sizeof r->first_split, r->loc);
+    }
     return ES_OK;
 }
 
@@ -541,7 +600,7 @@ static int text_record(rd_t *r)
         return ES_ERR_FORMAT;
     }
     bcf1_t *rec = r->rec;
-    if (rec->n_allele > 2 || gt_idx < 0) {
+    if ((rec->n_allele > 2 && !r->split) || gt_idx < 0) {
         /* skipped unparsed, but a wrong column count is still an error */
         size_t cols = 10 + count_tabs(col[9], end);
         if (cols != (size_t)r->n + 9) {
@@ -549,7 +608,7 @@ static int text_record(rd_t *r)
                        (uint64_t)r->n + 9, r->n, cols);
             return ES_ERR_FORMAT;
         }
-        if (rec->n_allele > 2) {
+        if (rec->n_allele > 2 && !r->split) {
             r->st.multiallelic++;
             note_first(r->first_multi, sizeof r->first_multi, r->loc);
         } else {
@@ -562,12 +621,8 @@ static int text_record(rd_t *r)
         BAD_RECORD(r, "htslib cannot unpack the ID/REF/ALT columns");
         return ES_ERR_FORMAT;
     }
-    int ret;
-    if ((ret = reserve_variant(r)) != ES_OK) return ret;
-    site_ct_t ct = {0, 0, 0, 0, 0};
-    if ((ret = text_samples(r, col[9], end, gt_idx, rec->n_allele, next_row(r), &ct)) != ES_OK)
-        return ret;
-    return site_verdict(r, &ct) ? add_variant(r) : ES_OK;
+    const samples_t sm = {.q = col[9], .end = end, .gt_idx = gt_idx};
+    return keep_site(r, &sm);
 }
 
 /* ---- BCF records -------------------------------------------------------------- */
@@ -599,7 +654,7 @@ static int text_record(rd_t *r)
                         return ES_ERR_FORMAT;                                                      \
                     }                                                                              \
                     called++;                                                                      \
-                    alt += idx == 1;                                                               \
+                    alt += idx == alt_idx;                                                         \
                 }                                                                                  \
                 code = classify(s, ploidy, called, alt, ct);                                       \
             }                                                                                      \
@@ -611,7 +666,10 @@ static int text_record(rd_t *r)
         }                                                                                          \
     } while (0)
 
-static int bcf_samples(rd_t *r, const bcf_fmt_t *fmt, int n_allele, uint8_t *row, site_ct_t *ct)
+/* Decode a BCF GT array into row, as copies of allele alt_idx (see
+ * text_samples).  @return ES_OK or ES_ERR_FORMAT (logged) */
+static int bcf_samples(rd_t *r, const bcf_fmt_t *fmt, int n_allele, int alt_idx, uint8_t *row,
+                       site_ct_t *ct)
 {
     const uint32_t n = r->n;
     const int fast = fmt->n == 2 && n_allele == 2;
@@ -644,7 +702,7 @@ static int bcf_record(rd_t *r)
         BAD_RECORD(r, "negative position");
         return ES_ERR_FORMAT;
     }
-    if (rec->n_allele > 2) {
+    if (rec->n_allele > 2 && !r->split) {
         r->st.multiallelic++;
         note_first(r->first_multi, sizeof r->first_multi, r->loc);
         return ES_OK;
@@ -665,11 +723,8 @@ static int bcf_record(rd_t *r)
         note_first(r->first_nogt, sizeof r->first_nogt, r->loc);
         return ES_OK;
     }
-    int ret;
-    if ((ret = reserve_variant(r)) != ES_OK) return ret;
-    site_ct_t ct = {0, 0, 0, 0, 0};
-    if ((ret = bcf_samples(r, fmt, rec->n_allele, next_row(r), &ct)) != ES_OK) return ret;
-    return site_verdict(r, &ct) ? add_variant(r) : ES_OK;
+    const samples_t sm = {.fmt = fmt};
+    return keep_site(r, &sm);
 }
 
 /* ---- reading: the whole file, or regions through the index -------------------------- */
@@ -944,13 +999,18 @@ static int finish(rd_t *r)
 
 static void log_summary(const rd_t *r)
 {
-    char a[32], b[32];
+    char a[32], b[32], c[32];
     const es_vcf_stats_t *st = &r->st;
     if (st->multiallelic)
-        es_warn("%s: skipped %s of %s records with more than two alleles (only biallelic sites "
-                "are read, as --max-alleles 2; first at %s)",
+        es_warn("%s: skipped %s of %s records with more than two alleles (as asked: only "
+                "biallelic sites are read, as bcftools view --max-alleles 2; first at %s)",
                 r->path, es_fmt_count(st->multiallelic, a), es_fmt_count(st->records, b),
                 r->first_multi);
+    if (st->split_records)
+        es_info("%s: split %s of %s records with more than two alleles into %s biallelic "
+                "variants, one per ALT allele (as bcftools norm -m-; first at %s)",
+                r->path, es_fmt_count(st->split_records, a), es_fmt_count(st->records, b),
+                es_fmt_count(st->split_variants, c), r->first_split);
     if (st->no_gt)
         es_warn("%s: skipped %s record%s without a GT field (first at %s)", r->path,
                 es_fmt_count(st->no_gt, a), st->no_gt == 1 ? "" : "s", r->first_nogt);
@@ -973,7 +1033,7 @@ static void log_summary(const rd_t *r)
 }
 
 int es_vcf_open(es_fileset_t **out, const char *path, const char *const *regions, int n_regions,
-                int threads, es_vcf_stats_t *stats)
+                int threads, es_vcf_multiallelic_t multi, es_vcf_stats_t *stats)
 {
     int ret = ES_OK;
     rd_t r;
@@ -995,6 +1055,12 @@ int es_vcf_open(es_fileset_t **out, const char *path, const char *const *regions
         ret = ES_ERR_ARG;
         goto out;
     }
+    if (multi != ES_VCF_MULTIALLELIC_SPLIT && multi != ES_VCF_MULTIALLELIC_SKIP) {
+        es_error("%s: unknown multi-allelic mode %d", path, (int)multi);
+        ret = ES_ERR_ARG;
+        goto out;
+    }
+    r.split = multi == ES_VCF_MULTIALLELIC_SPLIT;
     r.path = path;
     if (!(r.p = calloc(1, sizeof *r.p)) || !(r.p->bed_path = strdup(path)) ||
         !(r.p->bim_path = strdup(path)) || !(r.p->fam_path = strdup(path))) {

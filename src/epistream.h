@@ -92,6 +92,13 @@ typedef struct {
 int es_dataset_open_bfile(es_dataset_t **out, const char *prefix, const char *pheno_path,
                           const char *pheno_name);
 
+/** What a VCF/BCF reader does with a record of more than two alleles. */
+typedef enum {
+    ES_VCF_MULTIALLELIC_SPLIT = 0, /**< one biallelic variant per ALT allele, as bcftools
+                                        norm -m- (the default) */
+    ES_VCF_MULTIALLELIC_SKIP       /**< leave the record out (counted) */
+} es_vcf_multiallelic_t;
+
 /** Where the genotypes come from and which samples and variants are used. */
 typedef struct {
     const char *bfile;      /**< PLINK 1 fileset prefix, or NULL */
@@ -126,6 +133,8 @@ typedef struct {
                                  nonctrl', --hwe-all); 0 (default): controls when there are */
     int pheno_01;           /**< 1: case/control coded 0 control, 1 case (PLINK --1), in
                                  .fam column 6 and in pheno; 0 (default): 1 control, 2 case */
+    es_vcf_multiallelic_t vcf_multiallelic; /**< VCF records with more than two alleles:
+                                 split (default) or skipped */
 } es_input_opt_t;
 
 /** Fill opt with the defaults (no input, no selection: maf 0, geno 1, mind 1, hwe 0). */

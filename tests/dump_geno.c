@@ -2,13 +2,15 @@
  * (tests/oracle_decode.sh, tests/oracle_vcf.sh).  Uses only the public API.
  *
  *   dump_geno PREFIX [PHENO_FILE]
- *   dump_geno --vcf FILE [PHENO_FILE] [--region CHR:FROM-TO ...]
+ *   dump_geno --vcf FILE [PHENO_FILE] [--region CHR:FROM-TO ...] [--skip-multiallelic]
  *
  * One line per variant in dataset order, one space-separated value per used
  * sample in input order (.fam or VCF header): 0, 1, 2 copies of A1 (VCF: ALT),
  * or NA when missing (as plink1.9 --recode A counts).  The dataset is opened
  * with require_pheno = 0, so no phenotype is needed and every sample is used;
- * a phenotype file is still accepted (and checked) when given. */
+ * a phenotype file is still accepted (and checked) when given.  VCF records
+ * with more than two alleles are split (the default) or, with
+ * --skip-multiallelic, skipped. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +34,8 @@ int main(int argc, char **argv)
     for (int k = 1; k < argc; k++) {
         if (!strcmp(argv[k], "--vcf") && k + 1 < argc) {
             opt.vcf = argv[++k];
+        } else if (!strcmp(argv[k], "--skip-multiallelic")) {
+            opt.vcf_multiallelic = ES_VCF_MULTIALLELIC_SKIP;
         } else if (!strcmp(argv[k], "--region") && k + 1 < argc && opt.n_regions < MAX_REGIONS) {
             regions[opt.n_regions++] = argv[++k];
         } else if (argv[k][0] != '-' && !opt.vcf && !opt.bfile) {
@@ -40,7 +44,7 @@ int main(int argc, char **argv)
             opt.pheno = argv[k];
         } else {
             fprintf(stderr, "usage: dump_geno (PREFIX | --vcf FILE) [PHENO_FILE] "
-                            "[--region CHR:FROM-TO ...]\n");
+                            "[--region CHR:FROM-TO ...] [--skip-multiallelic]\n");
             return 2;
         }
     }

@@ -4,10 +4,14 @@
 #     all-haploid sites, ploidy 3, more than two alleles, no GT, ALT '.', GT:DP), as text,
 #     bgzipped and BCF, and through --region: `dump_geno --vcf` against
 #     `bcftools query -f '[\t%GT]'`, with the documented rules applied to bcftools' calls by
-#     an independent few lines of Python; the skip counts in the warnings too;
+#     an independent few lines of Python; the skip counts in the warnings too.  Records
+#     with more than two alleles are skipped (--vcf-multiallelic skip) against bcftools'
+#     records, and split (the default) against the records of `bcftools norm -m-`;
 #  2. `epistream convert --vcf` against `plink1.9 --vcf X --make-bed` (--keep-allele-order,
-#     --biallelic-only strict, --vcf-half-call missing), genotype for genotype through
-#     `plink1.9 --recode A`, plus the .bim columns CHR POS A1 A2.
+#     --vcf-half-call missing), genotype for genotype through `plink1.9 --recode A`, plus
+#     the .bim columns CHR POS A1 A2: with --vcf-multiallelic skip against plink1.9's
+#     --biallelic-only strict, and split against plink1.9 on `bcftools norm -m-`'s output;
+#     and a split VCF converts to the same bytes as its `bcftools norm -m-` version.
 . "$(dirname "$0")/lib.sh"
 need_cmd bcftools
 need_cmd bgzip
@@ -141,38 +145,66 @@ need(not hapcalls or "set %d haploid call%s at diploid sites to missing"
 print("%d variants, %d calls agree (%d records: %d multi-allelic, %d without GT, %d haploid)"
       % (len(want), len(want) * (len(gts)), records, multi, nogt, hapsite))
 '
-# oracle NAME FILE [REGION]: dump_geno and bcftools query on FILE (optionally one region)
+# oracle NAME MODE FILE [REGION]: dump_geno and bcftools query on FILE (optionally one
+# region); MODE skip: multi-allelic records skipped, against bcftools' records; split: split
+# (epistream's default), against the records bcftools norm -m- makes of them
+Q='%CHROM:%POS\t%ALT[\t%GT]\n'
 oracle() {
-    name=$1 file=$2
-    shift 2
-    if [ $# -gt 0 ]; then
-        "$DUMP" --vcf "$file" --region "$1" >"$T/$name.dump" 2>"$T/$name.err" ||
-            { cat "$T/$name.err" >&2; fail "dump_geno $name"; }
-        bcftools query -r "$1" -f '%CHROM:%POS\t%ALT[\t%GT]\n' "$file" >"$T/$name.q" ||
+    name=$1 mode=$2 file=$3 region=${4:-}
+    skip=
+    [ "$mode" = skip ] && skip=--skip-multiallelic
+    # shellcheck disable=SC2086  # $skip is empty or one word
+    "$DUMP" --vcf "$file" ${region:+--region "$region"} $skip >"$T/$name.dump" \
+        2>"$T/$name.err" || { cat "$T/$name.err" >&2; fail "dump_geno $name"; }
+    if [ "$mode" = skip ]; then
+        bcftools query ${region:+-r "$region"} -f "$Q" "$file" >"$T/$name.q" ||
             fail "bcftools query $name"
     else
-        "$DUMP" --vcf "$file" >"$T/$name.dump" 2>"$T/$name.err" ||
-            { cat "$T/$name.err" >&2; fail "dump_geno $name"; }
-        bcftools query -f '%CHROM:%POS\t%ALT[\t%GT]\n' "$file" >"$T/$name.q" ||
-            fail "bcftools query $name"
+        bcftools norm -m- ${region:+-r "$region"} -Ou "$file" 2>"$T/$name.norm" |
+            bcftools query -f "$Q" >"$T/$name.q" || fail "bcftools norm -m- | query $name"
+        grep -q ',' "$T/$name.q" && fail "$name: bcftools norm -m- left a multi-allelic record"
     fi
     "$PY" -c "$CHECK" "$T/$name.q" "$T/$name.dump" "$T/$name.err" ||
         fail "$name: decoded genotypes differ from bcftools"
 }
-oracle text "$T/e.vcf"
-oracle bgzf "$T/e.vcf.gz"
-oracle bcf "$T/e.bcf"
-oracle region_gz "$T/e.vcf.gz" 1:20000-40000
-oracle region_bcf "$T/e.bcf" 2:1-30000
-cmp "$T/text.dump" "$T/bgzf.dump" || fail "text and bgzipped VCF decode differently"
-cmp "$T/text.dump" "$T/bcf.dump" || fail "VCF and BCF decode differently"
+for mode in skip split; do
+    oracle "text_$mode" $mode "$T/e.vcf"
+    oracle "bgzf_$mode" $mode "$T/e.vcf.gz"
+    oracle "bcf_$mode" $mode "$T/e.bcf"
+    oracle "region_gz_$mode" $mode "$T/e.vcf.gz" 1:20000-40000
+    oracle "region_bcf_$mode" $mode "$T/e.bcf" 2:1-30000
+    cmp "$T/text_$mode.dump" "$T/bgzf_$mode.dump" ||
+        fail "$mode: text and bgzipped VCF decode differently"
+    cmp "$T/text_$mode.dump" "$T/bcf_$mode.dump" || fail "$mode: VCF and BCF decode differently"
+done
+[ "$(wc -l <"$T/text_split.dump")" -gt "$(wc -l <"$T/text_skip.dump")" ] ||
+    fail "splitting made no variants (the fixture has multi-allelic records)"
 
 # ---- convert vs plink1.9 --vcf --make-bed ----
-"$EPISTREAM" convert --vcf "$T/p.vcf" --out "$T/ours" >"$T/ours.log" 2>&1 ||
-    { cat "$T/ours.log" >&2; fail "epistream convert"; }
-plink1.9 --vcf "$T/p.vcf" --keep-allele-order --double-id --biallelic-only strict \
-    --vcf-half-call missing --make-bed --threads 1 --memory 256 --out "$T/theirs" \
-    >"$T/theirs.log" 2>&1 || { cat "$T/theirs.log" >&2; fail "plink1.9 --vcf"; }
+# convert_vs_plink MODE: epistream's convert of p.vcf (MODE skip or split) against plink1.9's
+convert_vs_plink() {
+if [ "$1" = skip ]; then
+    "$EPISTREAM" convert --vcf "$T/p.vcf" --vcf-multiallelic skip --out "$T/ours" \
+        >"$T/ours.log" 2>&1 || { cat "$T/ours.log" >&2; fail "epistream convert (skip)"; }
+    plink1.9 --vcf "$T/p.vcf" --keep-allele-order --double-id --biallelic-only strict \
+        --vcf-half-call missing --make-bed --threads 1 --memory 256 --out "$T/theirs" \
+        >"$T/theirs.log" 2>&1 || { cat "$T/theirs.log" >&2; fail "plink1.9 --vcf"; }
+else
+    "$EPISTREAM" convert --vcf "$T/p.vcf" --out "$T/ours" >"$T/ours.log" 2>&1 ||
+        { cat "$T/ours.log" >&2; fail "epistream convert"; }
+    grep -q "with more than two alleles split into" "$T/ours.log" ||
+        { cat "$T/ours.log" >&2; fail "convert: the split is not reported"; }
+    bcftools norm -m- -o "$T/pn.vcf" "$T/p.vcf" 2>"$T/pn.log" || fail "bcftools norm -m-"
+    plink1.9 --vcf "$T/pn.vcf" --keep-allele-order --double-id --vcf-half-call missing \
+        --make-bed --threads 1 --memory 256 --out "$T/theirs" >"$T/theirs.log" 2>&1 ||
+        { cat "$T/theirs.log" >&2; fail "plink1.9 --vcf on bcftools norm -m- output"; }
+    # the same bytes as converting bcftools' split records, IDs included
+    "$EPISTREAM" convert --vcf "$T/pn.vcf" --out "$T/normed" >"$T/normed.log" 2>&1 ||
+        { cat "$T/normed.log" >&2; fail "epistream convert of the bcftools norm -m- output"; }
+    for x in bed bim fam; do
+        cmp "$T/ours.$x" "$T/normed.$x" || fail "split: .$x differs from bcftools norm -m-'s"
+    done
+fi
 for p in ours theirs; do
     plink1.9 --bfile "$T/$p" --recode A --keep-allele-order --allow-no-sex --threads 1 \
         --memory 256 --out "$T/$p" >"$T/$p.recode.log" 2>&1 ||
@@ -187,4 +219,9 @@ cmp "$T/ours.geno" "$T/theirs.geno" || fail "convert: genotypes differ from plin
 cut -d' ' -f1,2 "$T/ours.fam" >"$T/ours.ids"
 cut -d' ' -f1,2 "$T/theirs.fam" >"$T/theirs.ids"
 cmp "$T/ours.ids" "$T/theirs.ids" || fail "convert: sample IDs differ from plink1.9 --double-id"
+wc -l <"$T/ours.bim"
+}
+n_skip=$(convert_vs_plink skip) || exit 1
+n_split=$(convert_vs_plink split) || exit 1
+[ "$n_split" -gt "$n_skip" ] || fail "split kept $n_split variants, skip $n_skip"
 exit 0

@@ -58,6 +58,25 @@ done
     fail "--class a"
 grep -q '^1	' "$T/t_a.select.tsv" || fail "--class a: nothing selected"
 grep -q '	a	' "$T/t_a.select.tsv" && fail "--class a: the class was selected as a feature"
+# --exclude-cols and --features: a multi-label file whose other label (a copy
+# of the class, so the best feature by far) and an ID column must be left
+# out; the result equals the table with those columns cut away
+awk -F, -v OFS=, '{ print (NR == 1 ? "id" : NR), $0, (NR == 1 ? "label2" : $2) }' "$T/t.csv" \
+    >"$T/ml.csv"
+cut -d, -f1-5 "$T/t.csv" >"$T/cut.csv"
+"$EPISTREAM" select --table "$T/cut.csv" --class status --method jmi --k 3 --out "$T/ml_ref" \
+    --quiet || fail "select on the cut table"
+"$EPISTREAM" select --table "$T/ml.csv" --class status --exclude-cols id,label2 --method jmi \
+    --k 3 --out "$T/ml_ex" --quiet || fail "--exclude-cols"
+cmp -s "$T/ml_ex.select.tsv" "$T/ml_ref.select.tsv" || fail "--exclude-cols differs from the cut table"
+grep -q '^exclude_cols	id,label2$' "$T/ml_ex.log" || fail "--exclude-cols: log"
+"$EPISTREAM" select --table "$T/ml.csv" --class 6 --features d,a,3,c --method jmi --k 3 \
+    --out "$T/ml_f" --quiet || fail "--features"
+cmp -s "$T/ml_f.select.tsv" "$T/ml_ref.select.tsv" || fail "--features differs from the cut table"
+"$EPISTREAM" select --table "$T/ml.csv" --class status --method jmi --k 1 --out "$T/ml_all" \
+    --quiet || fail "select on the multi-label table"
+# (a unique ID explains the class as well as its copy does; ties go to the first column)
+grep -q '^1	id	' "$T/ml_all.select.tsv" || fail "without --exclude-cols the ID column should win"
 {
     printf '%% the same table\n@relation t\n@attribute a integer\n@attribute b {0,1}\n'
     printf '@attribute c numeric\n@attribute d string\n@attribute status {control,case}\n@data\n'
@@ -164,6 +183,19 @@ usage_err select $TB --method mrmr --k 3 --bfile "$T/d"
 usage_err select $TB --method mrmr --k 3 --from "$T/p.top.tsv"
 usage_err select $TB --method mrmr --k 3 --maf 0.1
 usage_err select $TB --method mrmr --k 3 extra
+# malformed column lists: exit 2 naming the option; both lists; with genotypes
+for l in "" "," "a,,b" ",a" "a,"; do
+    usage_err select $TB --method mrmr --k 3 --features "$l"
+    grep -qF -- "[E::options] --features: expected column names or 1-based numbers separated by commas, got '$l'" \
+        "$T/u.out" || fail "--features '$l': $(cat "$T/u.out")"
+    usage_err select $TB --method mrmr --k 3 --exclude-cols "$l"
+    grep -qF -- "--exclude-cols: expected column names" "$T/u.out" || fail "--exclude-cols '$l'"
+done
+usage_err select $TB --method mrmr --k 3 --features a --exclude-cols b
+grep -q 'give --features or --exclude-cols, not both' "$T/u.out" || fail "both lists"
+usage_err select --bfile "$T/d" --from "$T/p.top.tsv" --exclude-cols a --method mrmr --k 3 \
+    --out "$T/u"
+grep -q -- '--features and --exclude-cols go with --table' "$T/u.out" || fail "--exclude-cols with --bfile"
 usage_err select --table "$T/t.csv" --method mrmr --k 3
 usage_err select --bfile "$T/d" --method mrmr --k 3 --out "$T/u"
 usage_err select --bfile "$T/d" --from "$T/p.top.tsv" --from-summary "$T/p.summary.tsv" --n 3 \
@@ -213,6 +245,15 @@ printf 'a,b,c\n1,2,x\n1,3,NA\n' >"$T/cls.csv"
 run_fail cls.csv "line 3, column 3 ('c'): the class value is missing" sel --table "$T/cls.csv"
 run_fail t.csv "no column 'zz'" sel --table "$T/t.csv" --class zz
 run_fail t.csv "out of range" sel --table "$T/t.csv" --class 9
+# columns the table does not have, or the class, in a list: exit 1 naming the option and column
+run_fail t.csv "--exclude-cols: no column 'zz'; columns: a, b, c, d, status (or a number 1..5)" \
+    sel --table "$T/t.csv" --exclude-cols a,zz
+run_fail t.csv "--features: column 7 is out of range: the table has 5 columns" \
+    sel --table "$T/t.csv" --features 7
+run_fail t.csv "--features: column 5 ('status') is the class" sel --table "$T/t.csv" --features b,5
+run_fail t.csv "--exclude-cols: column 2 ('b') is listed twice" \
+    sel --table "$T/t.csv" --exclude-cols b,2
+run_fail t.csv "--exclude-cols leaves no feature column" sel --table "$T/t.csv" --exclude-cols a,b,c,d
 : >"$T/empty.csv"
 run_fail empty.csv "empty file" sel --table "$T/empty.csv"
 run_fail nothere.csv "cannot open" sel --table "$T/nothere.csv"

@@ -202,17 +202,33 @@ static double ref_mi(const es_table2_t *t)
     return ref_mi_rows(r0, r1, 9);
 }
 
-static double ref_ig(const es_table2_t *t)
+/* IG, and the df of its G-test written from its definition: IG is
+ * I(Y;B|A) when I(Y;A) >= I(Y;B), the likelihood ratio of a class
+ * probability per non-empty (a, b) column against one per non-empty level
+ * of A, so df = columns - levels of A (B's when I(Y;B) is the larger).
+ * *df_alt is the df of the other variant when the two MIs agree to rounding
+ * (either df is then right), else *df. */
+static double ref_ig(const es_table2_t *t, int *df, int *df_alt)
 {
     double a0[3] = {0}, a1[3] = {0}, b0[3] = {0}, b1[3] = {0};
+    int cols = 0, la = 0, lb = 0;
     for (int a = 0; a < 3; a++)
         for (int b = 0; b < 3; b++) {
             a0[a] += t->n[0][a * 3 + b];
             a1[a] += t->n[1][a * 3 + b];
             b0[b] += t->n[0][a * 3 + b];
             b1[b] += t->n[1][a * 3 + b];
+            cols += t->n[0][a * 3 + b] + t->n[1][a * 3 + b] > 0;
         }
+    for (int k = 0; k < 3; k++) {
+        la += a0[k] + a1[k] > 0;
+        lb += b0[k] + b1[k] > 0;
+    }
     double ia = ref_mi_rows(a0, a1, 3), ib = ref_mi_rows(b0, b1, 3);
+    if (df) {
+        *df = cols - (ia >= ib ? la : lb);
+        *df_alt = fabs(ia - ib) <= 1e-12 ? cols - (ia >= ib ? lb : la) : *df;
+    }
     return ref_mi(t) - (ia > ib ? ia : ib);
 }
 
@@ -412,6 +428,54 @@ static void test_hand_tables(void **state)
     CHECK_REL(es_stat_ig(&t, &df), 1.0, 1e-14);
     CHECK_REL(es_stat_chi2(&t, &df), 100.0, 1e-14);
     assert_int_equal(df, 3);
+    /* IG's df: 4 columns, A and B with 2 levels each: 4 - 2 */
+    es_stat_ig(&t, &df);
+    assert_int_equal(df, 2);
+
+    /* IG's df in a full table is (2-1)(9-1) - (2-1)(3-1) = 6, not chi2's 8 */
+    for (int c = 0; c < 9; c++) {
+        t.n[0][c] = 10 + c;
+        t.n[1][c] = 20 - c * (c % 3);
+    }
+    es_stat_ig(&t, &df);
+    assert_int_equal(df, 6);
+    es_stat_chi2(&t, &df);
+    assert_int_equal(df, 8);
+    /* A's level 2 empty (columns 6-8): 6 columns; B has the larger MI (its
+     * level 0 holds the cases) and 3 levels: 6 - 3 */
+    memset(&t, 0, sizeof t);
+    for (int c = 0; c < 6; c++) {
+        t.n[0][c] = c % 3 == 0 ? 2 : 30;
+        t.n[1][c] = c % 3 == 0 ? 30 : 2 + c;
+    }
+    es_stat_ig(&t, &df);
+    assert_int_equal(df, 3);
+    /* the same with A the stronger one (its level 0 holds the cases): 6 - 2 */
+    memset(&t, 0, sizeof t);
+    for (int c = 0; c < 6; c++) {
+        t.n[0][c] = c < 3 ? 2 : 30;
+        t.n[1][c] = c < 3 ? 30 : 2 + c;
+    }
+    es_stat_ig(&t, &df);
+    assert_int_equal(df, 4);
+    /* B a function of A (b = a): 3 columns, 3 levels each, df 0, p 1 */
+    memset(&t, 0, sizeof t);
+    for (int a = 0; a < 3; a++) {
+        t.n[0][a * 4] = 10 + 5 * a;
+        t.n[1][a * 4] = 30 - 7 * a;
+    }
+    es_stat_ig(&t, &df);
+    assert_int_equal(df, 0);
+    es_stat_result_t rr;
+    es_stat_compute(ES_STAT_IG, &t, &rr);
+    assert_true(rr.df == 0 && rr.p == 1.0 && rr.log10p == 0.0);
+    /* a tie: neither variant says anything of the class (every column 1:1),
+     * A with 3 levels, B with 2: the fewer levels, df 6 - 2 */
+    memset(&t, 0, sizeof t);
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 2; b++) t.n[0][a * 3 + b] = t.n[1][a * 3 + b] = 5 + a + b;
+    CHECK_CLOSE(es_stat_ig(&t, &df), 0.0, 0.0, 1e-14);
+    assert_int_equal(df, 4);
 
     /* the references on random tables */
     uint64_t rng = 42;
@@ -423,10 +487,13 @@ static void test_hand_tables(void **state)
         assert_int_equal(d1, dref);
         double n = (double)table_total(&t);
         if (dref > 0) {
+            int dig, dig_alt;
             CHECK_CLOSE(es_stat_mi(&t, &d2), ref_mi(&t), 1e-10, 1e-13 * (1 + log(n)));
-            CHECK_CLOSE(es_stat_ig(&t, &d3), ref_ig(&t), 1e-10, 1e-13 * (1 + log(n)));
+            double ig = ref_ig(&t, &dig, &dig_alt);
+            CHECK_CLOSE(es_stat_ig(&t, &d3), ig, 1e-10, 1e-13 * (1 + log(n)));
             assert_int_equal(d2, dref);
-            assert_int_equal(d3, dref);
+            if (d3 != dig) assert_int_equal(d3, dig_alt);
+            assert_true(d3 >= 0 && d3 <= 6);
         }
         CHECK_CLOSE(es_stat_k2(&t), ref_k2(&t), 1e-12, 1e-9);
     }

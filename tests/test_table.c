@@ -52,24 +52,22 @@ static const char *put(fx_t *fx, const char *name, const char *text)
 static void read_ok(fx_t *fx, const char *name, const char *text, const char *cls, uint32_t bins,
                     es_dtable_t *d)
 {
-    es_table_opt_t o = {cls, bins};
+    es_table_opt_t o = {cls, bins, NULL, NULL};
     put(fx, name, text);
     assert_int_equal(es_table_read(fx->path, &o, d), ES_OK);
 }
 
-/* The table must fail with `want` and a message holding every fragment
- * (the file name is always checked); out must come back empty. */
-static void read_fail(fx_t *fx, const char *name, const char *text, const char *cls,
-                      uint32_t bins, int want, ...)
+/* The table must fail with `want` and a message holding every fragment of
+ * ap (the file name is always checked); out must come back empty. */
+static void read_fail_v(fx_t *fx, const char *name, const char *text, const es_table_opt_t *o,
+                        int want, va_list ap)
 {
-    es_table_opt_t o = {cls, bins};
     es_dtable_t d;
-    va_list ap;
     if (text) put(fx, name, text);
     else snprintf(fx->path, sizeof fx->path, "%s/%s", fx->base.dir, name);
     memset(&d, 0xab, sizeof d);
     tu_cap_start(&fx->base.cap);
-    int rc = es_table_read(fx->path, &o, &d);
+    int rc = es_table_read(fx->path, o, &d);
     const char *msg = tu_cap_stop(&fx->base.cap);
     assert_int_equal(rc, want);
     assert_null(d.x);
@@ -78,8 +76,40 @@ static void read_fail(fx_t *fx, const char *name, const char *text, const char *
     assert_int_equal(d.n_features, 0);
     assert_non_null(strstr(msg, "[E::"));
     assert_non_null(strstr(msg, name));
-    va_start(ap, want);
     tu_expect_msg_va(msg, ap);
+}
+
+static void read_fail(fx_t *fx, const char *name, const char *text, const char *cls,
+                      uint32_t bins, int want, ...)
+{
+    es_table_opt_t o = {cls, bins, NULL, NULL};
+    va_list ap;
+    va_start(ap, want);
+    read_fail_v(fx, name, text, &o, want, ap);
+    va_end(ap);
+}
+
+/* --features / --exclude-cols: a table read with them (@return what it
+ * logged), or a failure (ES_ERR_ARG) */
+static const char *cols_ok(fx_t *fx, const char *name, const char *text, const char *cls,
+                           const char *features, const char *exclude, es_dtable_t *d)
+{
+    es_table_opt_t o = {cls, 128, features, exclude};
+    put(fx, name, text);
+    tu_cap_start(&fx->base.cap);
+    int rc = es_table_read(fx->path, &o, d);
+    const char *msg = tu_cap_stop(&fx->base.cap);
+    if (rc != ES_OK) fail_msg("%s: %s", name, msg);
+    return msg;
+}
+
+static void cols_fail(fx_t *fx, const char *name, const char *text, const char *cls,
+                      const char *features, const char *exclude, ...)
+{
+    es_table_opt_t o = {cls, 128, features, exclude};
+    va_list ap;
+    va_start(ap, exclude);
+    read_fail_v(fx, name, text, &o, ES_ERR_ARG, ap);
     va_end(ap);
 }
 
@@ -294,6 +324,83 @@ static void test_csv_class(void **state)
     read_ok(fx, "s.csv", "f,c\n1,b\n2,B\n3,a b\n", NULL, 128, &d);
     expect_y(&d, 3, (const uint16_t[]){2, 0, 1});
     es_dtable_free(&d);
+}
+
+/* --features and --exclude-cols: which columns are features, by name or
+ * number, in file order; the class and malformed lists are errors naming
+ * the option and the column. */
+static void test_feature_columns(void **state)
+{
+    fx_t *fx = *state;
+    es_dtable_t d;
+    /* a multi-label file: the other label must not become a feature */
+    const char *t = "id,x,y,note,l1,l2\n"
+                    "1,0,1,a,yes,no\n"
+                    "2,1,1,2,no,no\n"
+                    "3,0,0,3,yes,yes\n"
+                    "4,1,0,4,no,yes\n";
+    const char *msg = cols_ok(fx, "m.csv", t, "l1", NULL, "id,l2", &d);
+    assert_non_null(strstr(msg, "column 4 ('note') is coded as text"));
+    assert_int_equal(d.n_features, 3);
+    assert_string_equal(d.names[0], "x");
+    assert_string_equal(d.names[1], "y");
+    assert_string_equal(d.names[2], "note");
+    assert_string_equal(d.class_name, "l1");
+    expect_col(&d, 0, 2, (const uint16_t[]){0, 1, 0, 1});
+    expect_col(&d, 1, 2, (const uint16_t[]){1, 1, 0, 0});
+    expect_y(&d, 2, (const uint16_t[]){1, 0, 1, 0});
+    es_dtable_free(&d);
+    /* --features in any order, names and numbers: file order in the table;
+     * the text column 'note' (mostly numbers) is left out, so not warned of */
+    msg = cols_ok(fx, "m.csv", t, "l1", "y,2", NULL, &d);
+    assert_int_equal(d.n_features, 2);
+    assert_string_equal(d.names[0], "x");
+    assert_string_equal(d.names[1], "y");
+    assert_null(strstr(msg, "coded as text"));
+    expect_col(&d, 1, 2, (const uint16_t[]){1, 1, 0, 0});
+    es_dtable_free(&d);
+    /* by number, with the default class (the last column) */
+    cols_ok(fx, "m.csv", t, NULL, NULL, "1,4,5", &d);
+    assert_int_equal(d.n_features, 2);
+    assert_string_equal(d.names[1], "y");
+    assert_string_equal(d.class_name, "l2");
+    es_dtable_free(&d);
+    /* LIBSVM features are f1..fD (column numbers 1..D); ARFF attributes by name */
+    cols_ok(fx, "s.libsvm", "1 1:1 2:3 3:1\n0 2:1\n1 1:2 3:4\n", NULL, "f3,1", NULL, &d);
+    assert_int_equal(d.n_features, 2);
+    assert_string_equal(d.names[0], "f1");
+    assert_string_equal(d.names[1], "f3");
+    expect_col(&d, 1, 3, (const uint16_t[]){1, 0, 2});
+    es_dtable_free(&d);
+    cols_ok(fx, "a.arff",
+            "@relation r\n@attribute a {x,y}\n@attribute b numeric\n@attribute c {p,q}\n"
+            "@data\nx,1,p\ny,2,q\n",
+            NULL, NULL, "a", &d);
+    assert_int_equal(d.n_features, 1);
+    assert_string_equal(d.names[0], "b");
+    es_dtable_free(&d);
+
+    cols_fail(fx, "m.csv", t, "l1", "x,zz", NULL,
+              "--features: no column 'zz'; columns: id, x, y, note, l1, l2 (or a number 1..6)",
+              END);
+    cols_fail(fx, "m.csv", t, "l1", NULL, "9",
+              "--exclude-cols: column 9 is out of range: the table has 6 columns", END);
+    cols_fail(fx, "m.csv", t, "l1", "x,l1", NULL,
+              "--features: column 5 ('l1') is the class; it cannot be a feature too", END);
+    cols_fail(fx, "m.csv", t, NULL, NULL, "id,l2",
+              "--exclude-cols: column 6 ('l2') is the class, which cannot be left out", END);
+    cols_fail(fx, "m.csv", t, "l1", "x,2", NULL, "--features: column 2 ('x') is listed twice",
+              END);
+    cols_fail(fx, "m.csv", t, "l1", "x,,y", NULL, "--features: empty column name in 'x,,y'",
+              END);
+    cols_fail(fx, "m.csv", t, "l1", "x,", NULL, "--features: empty column name in 'x,'", END);
+    cols_fail(fx, "m.csv", t, "l1", "", NULL, "--features: empty column name in ''", END);
+    cols_fail(fx, "m.csv", t, "l1", NULL, "1,2,3,4,6", "--exclude-cols leaves no feature column",
+              END);
+    cols_fail(fx, "d.csv", "a,a,c\n1,2,x\n3,4,y\n", NULL, "a", NULL,
+              "--features: the column name 'a' is used by columns 1 and 2; give its number", END);
+    cols_fail(fx, "s.libsvm", "1 1:1 2:3\n0 2:1\n", NULL, NULL, "f9",
+              "--exclude-cols: no column 'f9'; columns: f1, f2, label", END);
 }
 
 /* A random table with quoted, multi-line, missing and numeric fields read
@@ -579,6 +686,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_csv_integers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_csv_dialects, setup, teardown),
         cmocka_unit_test_setup_teardown(test_csv_class, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_feature_columns, setup, teardown),
         cmocka_unit_test_setup_teardown(test_chunk_boundaries, setup, teardown),
         cmocka_unit_test_setup_teardown(test_arff, setup, teardown),
         cmocka_unit_test_setup_teardown(test_libsvm, setup, teardown),

@@ -109,11 +109,12 @@ static const char *row_str(const es_fileset_t *p, uint32_t v, char *buf)
     return buf;
 }
 
-static es_fileset_t *open_ok(const char *path, const char *const *regions, int n_regions, int threads,
-                           es_vcf_stats_t *st)
+/* Open with multi-allelic records split (multi) or skipped, as told. */
+static es_fileset_t *open_multi(const char *path, const char *const *regions, int n_regions,
+                                int threads, es_vcf_multiallelic_t multi, es_vcf_stats_t *st)
 {
     es_fileset_t *p = NULL;
-    assert_int_equal(es_vcf_open(&p, path, regions, n_regions, threads, st), ES_OK);
+    assert_int_equal(es_vcf_open(&p, path, regions, n_regions, threads, multi, st), ES_OK);
     assert_non_null(p);
     assert_non_null(p->rows_owned);
     assert_ptr_equal(p->bed_map, p->rows_owned);
@@ -122,19 +123,40 @@ static es_fileset_t *open_ok(const char *path, const char *const *regions, int n
     return p;
 }
 
-static void expect_vcf_fail(fx_t *fx, const char *path, const char *const *regions, int n_regions,
-                            int want, ...)
+/* The tests of the other rules skip multi-allelic records (calls_vcf has one). */
+static es_fileset_t *open_ok(const char *path, const char *const *regions, int n_regions,
+                             int threads, es_vcf_stats_t *st)
+{
+    return open_multi(path, regions, n_regions, threads, ES_VCF_MULTIALLELIC_SKIP, st);
+}
+
+static void expect_vcf_fail_v(fx_t *fx, const char *path, const char *const *regions,
+                              int n_regions, es_vcf_multiallelic_t multi, int want, va_list ap)
 {
     es_fileset_t *p = (es_fileset_t *)0x1;
-    va_list ap;
     tu_cap_start(&fx->base.cap);
-    int rc = es_vcf_open(&p, path, regions, n_regions, 0, NULL);
+    int rc = es_vcf_open(&p, path, regions, n_regions, 0, multi, NULL);
     const char *text = tu_cap_stop(&fx->base.cap);
     assert_int_equal(rc, want);
     assert_null(p);
     assert_non_null(strstr(text, "[E::"));
-    va_start(ap, want);
     tu_expect_msg_va(text, ap);
+}
+
+static void expect_vcf_fail(fx_t *fx, const char *path, const char *const *regions, int n_regions,
+                            int want, ...)
+{
+    va_list ap;
+    va_start(ap, want);
+    expect_vcf_fail_v(fx, path, regions, n_regions, ES_VCF_MULTIALLELIC_SKIP, want, ap);
+    va_end(ap);
+}
+
+static void expect_split_fail(fx_t *fx, const char *path, int want, ...)
+{
+    va_list ap;
+    va_start(ap, want);
+    expect_vcf_fail_v(fx, path, NULL, 0, ES_VCF_MULTIALLELIC_SPLIT, want, ap);
     va_end(ap);
 }
 
@@ -164,7 +186,7 @@ static const char calls_vcf[] = HDR5
     "1\t100\trs1\tA\tG\t.\tPASS\t.\tGT\t0/0\t0/1\t1/0\t1/1\t0|1\n"
     /* 2: missing forms and a half-missing call, ID '.' -> CHR:POS:REF:ALT */
     "1\t200\t.\tC\tT\t.\tPASS\t.\tGT\t./.\t.|.\t.\t./1\t1|1\n"
-    /* 3: more than two alleles: skipped */
+    /* 3: more than two alleles: skipped (split in test_split_multiallelic) */
     "1\t300\trs3\tA\tG,T\t.\tPASS\t.\tGT\t0/1\t1/2\t0/0\t0/0\t0/0\n"
     /* 4: no GT field: skipped */
     "1\t400\trs4\tA\tG\t.\tPASS\t.\tDP\t3\t4\t5\t6\t7\n"
@@ -250,6 +272,94 @@ static void test_calls_all_forms(void **state)
     es_fileset_close(first);
 }
 
+/* ---- multi-allelic records split as bcftools norm -m- splits them -------------- */
+
+static const char split_vcf[] = HDR5
+    /* 1: C and G: 1/2 is one copy of each, 0|2 no C; the ID is kept for both */
+    "1\t100\trs1\tA\tC,G\t.\tPASS\t.\tGT\t0/0\t0/1\t1/2\t2/2\t0|2\n"
+    /* 2: three ALTs, ID '.': CHR:POS:REF:ALT each; a half call (./1) and a
+     * haploid call stay missing in every variant */
+    "1\t200\t.\tA\tC,G,T\t.\tPASS\t.\tGT\t0/3\t./1\t2/3\t1\t3/3\n"
+    /* 3: all haploid: both variants skipped */
+    "1\t300\trs3\tA\tC,G\t.\tPASS\t.\tGT\t1\t2\t0\t.\t1\n"
+    /* 4: biallelic, untouched */
+    "1\t400\trs4\tA\tC\t.\tPASS\t.\tGT\t0/1\t1/1\t0/0\t./.\t0|1\n"
+    /* 5: no GT: skipped whatever its alleles */
+    "1\t500\trs5\tA\tC,G\t.\tPASS\t.\tDP\t1\t2\t3\t4\t5\n"
+    /* 6: GT second among the FORMAT keys, ploidy 3 missing */
+    "2\t600\trs6\tG\tA,T\t.\tPASS\t.\tDP:GT\t3:1/1\t4:2|1\t5:0/2/2\t6:.\t7:2/2\n";
+
+static const char *const split_rows[] = {"01100", "00121", "0.0.0", "0.1.0", "1.1.2",
+                                         "120.1", "21..0", "01..2"};
+static const char *const split_ids[] = {"rs1",       "rs1", "1:200:A:C", "1:200:A:G",
+                                        "1:200:A:T", "rs4", "rs6",       "rs6"};
+static const char *const split_a1[] = {"C", "G", "C", "G", "T", "C", "A", "T"};
+
+static void test_split_multiallelic(void **state)
+{
+    fx_t *fx = *state;
+    char buf[64];
+    write_all_forms(fx, split_vcf);
+    const char *paths[] = {fx->vcf, fx->vcfgz, fx->bcf};
+    for (int k = 0; k < 3; k++) {
+        es_vcf_stats_t st;
+        es_log_set_level(ES_LOG_INFO);
+        tu_cap_start(&fx->base.cap);
+        es_fileset_t *p = open_multi(paths[k], NULL, 0, 2 * (k & 1), ES_VCF_MULTIALLELIC_SPLIT, &st);
+        const char *text = tu_cap_stop(&fx->base.cap);
+        es_log_set_level(ES_LOG_WARN);
+        assert_int_equal(p->n_variants, 8);
+        for (uint32_t v = 0; v < 8; v++) {
+            assert_string_equal(row_str(p, v, buf), split_rows[v]);
+            assert_string_equal(p->id[v], split_ids[v]);
+            assert_string_equal(p->a1[v], split_a1[v]);
+            assert_string_equal(p->a2[v], v < 6 ? "A" : "G");
+        }
+        assert_int_equal(st.records, 6);
+        assert_int_equal(st.split_records, 4);
+        assert_int_equal(st.split_variants, 7);
+        assert_int_equal(st.multiallelic, 0);
+        assert_int_equal(st.no_gt, 1);
+        assert_int_equal(st.haploid_sites, 2);
+        assert_int_equal(st.haploid_calls, 3);
+        assert_non_null(strstr(text, "split 4 of 6 records with more than two alleles into 7 "
+                                     "biallelic variants, one per ALT allele (as bcftools norm "
+                                     "-m-; first at 1:100)"));
+        assert_non_null(strstr(text, "skipped 2 sites whose called genotypes are all haploid "
+                                     "(first at 1:300)"));
+        assert_null(strstr(text, "skipped 4 of"));
+        es_fileset_close(p);
+    }
+    /* skipped instead: only the biallelic record is left */
+    es_vcf_stats_t st;
+    tu_cap_start(&fx->base.cap);
+    es_fileset_t *p = open_multi(fx->bcf, NULL, 0, 0, ES_VCF_MULTIALLELIC_SKIP, &st);
+    const char *text = tu_cap_stop(&fx->base.cap);
+    assert_int_equal(p->n_variants, 1);
+    assert_string_equal(row_str(p, 0, buf), "120.1");
+    assert_int_equal(st.multiallelic, 5); /* the one without GT too, as before */
+    assert_int_equal(st.no_gt, 0);
+    assert_int_equal(st.split_records, 0);
+    assert_non_null(strstr(text, "skipped 5 of 6 records with more than two alleles (as asked"));
+    es_fileset_close(p);
+
+    /* an allele beyond the site's at a multi-allelic site, text and BCF */
+    assert_int_equal(tu_write_text(fx->vcf, HDR5 "1\t10\tx\tA\tC,G\t.\t.\t.\tGT\t0/0\t0/1\t"
+                                                 "1/2\t0/3\t0/0\n"),
+                     0);
+    expect_split_fail(fx, fx->vcf, ES_ERR_FORMAT, fx->vcf, "(record 1, 1:10)", "sample S4",
+                      "GT '0/3' has allele 3 but the site has 3 alleles (REF and 2 ALTs)", END);
+    expect_vcf_fail(fx, fx->vcf, NULL, 0, ES_ERR_DATA, "none of the 1 records", END);
+    /* a mode that does not exist */
+    p = (es_fileset_t *)0x1;
+    tu_cap_start(&fx->base.cap);
+    assert_int_equal(es_vcf_open(&p, fx->vcf, NULL, 0, 0, (es_vcf_multiallelic_t)7, NULL),
+                     ES_ERR_ARG);
+    text = tu_cap_stop(&fx->base.cap);
+    assert_null(p);
+    assert_non_null(strstr(text, "unknown multi-allelic mode 7"));
+}
+
 /* Without warnings at the default level when nothing is skipped; NULL stats allowed. */
 static void test_clean_file_is_quiet(void **state)
 {
@@ -259,7 +369,7 @@ static void test_clean_file_is_quiet(void **state)
                      0);
     es_fileset_t *p = NULL;
     tu_cap_start(&fx->base.cap);
-    assert_int_equal(es_vcf_open(&p, fx->vcf, NULL, 0, 0, NULL), ES_OK);
+    assert_int_equal(es_vcf_open(&p, fx->vcf, NULL, 0, 0, ES_VCF_MULTIALLELIC_SPLIT, NULL), ES_OK);
     const char *text = tu_cap_stop(&fx->base.cap);
     assert_null(strstr(text, "[W::"));
     assert_null(strstr(text, "[E::"));
@@ -538,7 +648,7 @@ static void test_bad_files(void **state)
     assert_int_equal(truncate(fx->vcfgz, st.st_size - 40), 0);
     es_fileset_t *p = (es_fileset_t *)0x1;
     tu_cap_start(&fx->base.cap);
-    int rc = es_vcf_open(&p, fx->vcfgz, NULL, 0, 0, NULL);
+    int rc = es_vcf_open(&p, fx->vcfgz, NULL, 0, 0, ES_VCF_MULTIALLELIC_SPLIT, NULL);
     tu_cap_stop(&fx->base.cap);
     assert_true(rc == ES_ERR_FORMAT); /* the header or a record is cut short */
     assert_null(p);
@@ -556,8 +666,10 @@ static void test_write_from_vcf(void **state)
     assert_int_equal(tu_write_text(fx->vcf, calls_vcf), 0);
     es_input_opt_t opt;
     es_input_opt_init(&opt);
+    assert_int_equal(opt.vcf_multiallelic, ES_VCF_MULTIALLELIC_SPLIT); /* the default */
     opt.vcf = fx->vcf;
     opt.require_pheno = 0;
+    opt.vcf_multiallelic = ES_VCF_MULTIALLELIC_SKIP; /* the rows of calls_vcf as skipped */
     es_dataset_t *ds = NULL;
     tu_cap_start(&fx->base.cap);
     assert_int_equal(es_dataset_open(&ds, &opt), ES_OK);
@@ -707,6 +819,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_calls_all_forms, setup, teardown),
         cmocka_unit_test_setup_teardown(test_clean_file_is_quiet, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_split_multiallelic, setup, teardown),
         cmocka_unit_test_setup_teardown(test_text_variants, setup, teardown),
         cmocka_unit_test_setup_teardown(test_random_roundtrip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_regions, setup, teardown),

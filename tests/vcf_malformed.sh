@@ -144,8 +144,8 @@ $(rec 170 h GT 0 1 0/1 1/1)
 $GOOD2
 $GOOD3
 "
-"$EPISTREAM" convert --vcf "$T/partial.vcf" --out "$T/part" >"$T/part.out" 2>&1 ||
-    { cat "$T/part.out" >&2; fail "convert on a partly usable VCF"; }
+"$EPISTREAM" convert --vcf "$T/partial.vcf" --vcf-multiallelic skip --out "$T/part" \
+    >"$T/part.out" 2>&1 || { cat "$T/part.out" >&2; fail "convert on a partly usable VCF"; }
 for w in "skipped 1 of 6 records with more than two alleles" \
     "skipped 1 record without a GT field (first at 1:150)" \
     "set 2 haploid calls at diploid sites to missing (first at 1:170, sample A)" \
@@ -153,6 +153,36 @@ for w in "skipped 1 of 6 records with more than two alleles" \
     grep -qF "$w" "$T/part.out" || { cat "$T/part.out" >&2; fail "partial: no '$w'"; }
 done
 [ "$(wc -l <"$T/part.bim")" -eq 4 ] || fail "partial: expected 4 variants in the .bim"
+# the default splits the G,T record into two variants, both named m (its ID)
+"$EPISTREAM" convert --vcf "$T/partial.vcf" --out "$T/part2" --verbose >"$T/part2.out" 2>&1 ||
+    { cat "$T/part2.out" >&2; fail "convert (split) on a partly usable VCF"; }
+for w in "split 1 of 6 records with more than two alleles into 2 biallelic variants" \
+    "6 variants written" \
+    "6 VCF records, 1 with more than two alleles split into 2 variants, skipped 1 without GT"; do
+    grep -qF "$w" "$T/part2.out" || { cat "$T/part2.out" >&2; fail "partial, split: no '$w'"; }
+done
+printf '1\tm\t0\t160\tG\tA\n1\tm\t0\t160\tT\tA\n' >"$T/m.bim"
+awk -F'\t' '$2 == "m"' "$T/part2.bim" | cmp -s - "$T/m.bim" || fail "partial, split: the two .bim lines"
+# the scan's log says what became of them, split or skipped
+for m in split skip; do
+    "$EPISTREAM" scan --vcf "$T/partial.vcf" --pheno "$P" --vcf-multiallelic $m --out "$T/ps_$m" \
+        --quiet || fail "scan --vcf-multiallelic $m"
+    grep -q "^vcf_multiallelic	$m$" "$T/ps_$m.log" || fail "scan log: vcf_multiallelic $m"
+    grep -q "^vcf_multiallelic_records	1$" "$T/ps_$m.log" || fail "scan log ($m): records"
+done
+grep -q "^vcf_split_variants	2$" "$T/ps_split.log" || fail "scan log: vcf_split_variants"
+[ "$(grep -c . "$T/ps_split.summary.tsv")" -eq 7 ] || fail "scan (split): 6 variants expected"
+# malformed or misplaced --vcf-multiallelic: usage errors naming the option
+"$EPISTREAM" convert --vcf "$T/partial.vcf" --vcf-multiallelic both --out "$T/o" >"$T/u.err" 2>&1
+[ $? -eq 2 ] && grep -qF -- "--vcf-multiallelic: expected split or skip, got 'both'" "$T/u.err" ||
+    { cat "$T/u.err" >&2; fail "--vcf-multiallelic both"; }
+"$EPISTREAM" info --bfile "$T/part" --vcf-multiallelic skip >"$T/u.err" 2>&1
+[ $? -eq 2 ] && grep -qF -- "--vcf-multiallelic goes with --vcf" "$T/u.err" ||
+    { cat "$T/u.err" >&2; fail "--vcf-multiallelic with --bfile"; }
+# a GT allele beyond a multi-allelic site's alleles is malformed (a split record is parsed)
+vcf badmulti "$GOOD1
+$(printf '1\t160\tm\tA\tG,T\t.\tPASS\t.\tGT\t0/1\t1/3\t0/0\t0/0')"
+run_fail badmulti "$T/badmulti.vcf" "GT '1/3' has allele 3 but the site has 3 alleles (REF and 2 ALTs)"
 printf 'A A 1\nB B 2\nC C 1\nD D 2\nZ Z 2\n' >"$T/ph2.txt"
 "$EPISTREAM" scan --vcf "$T/ok.vcf" --pheno "$T/ph2.txt" --out "$T/u" >"$T/u.out" 2>&1 ||
     { cat "$T/u.out" >&2; fail "unknown phenotype IDs: scan failed"; }

@@ -51,7 +51,10 @@ typedef struct es_backend {
      *  model and the measurements it rests on: the backend's file). */
     double (*cost)(const es_work_t *w);
 
-    /* ---- optional: NULL when the backend has none --------------------------- */
+    /* ---- optional: NULL (0) when the backend has none ----------------------- */
+    /** Bits each class of the scan's packed planes is padded to: a multiple
+     *  of 64 that divides ES_PAD_BITS; 0: ES_PAD_BITS (the GPU's tiles). */
+    uint32_t pad_bits;
     /** Describe device dev ("NVIDIA H100 80GB HBM3, sm_90, 132 SMs, 79.1 GiB").
      *  @return ES_OK, ES_ERR_ARG for a bad index, ES_ERR_GPU. */
     int (*device_describe)(int dev, char *buf, size_t len);

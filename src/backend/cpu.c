@@ -85,5 +85,6 @@ const es_backend_t es_backend_cpu = {
     .device_count = cpu_device_count,
     .supports = cpu_supports,
     .cost = cpu_cost,
+    .pad_bits = 256, /* the kernels handle any length; one AVX2 vector */
     .run = cpu_run,
 };

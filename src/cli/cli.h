@@ -99,6 +99,7 @@ typedef struct {
     es_input_opt_t in;
     const char *regions[ES_CLI_MAX_REGIONS];
     const char *pheno_name, *mpheno; /* as given (in.pheno_name holds the one given) */
+    const char *multiallelic;        /* --vcf-multiallelic as given, or NULL */
     int allow_no_sex;                /* given; no effect (sex never leaves a sample out) */
 } es_cli_input_t;
 

@@ -13,10 +13,11 @@ static void convert_usage(FILE *fp)
             "Usage: epistream convert (--vcf FILE | --bfile PREFIX) --out PREFIX [options]\n"
             "\n"
             "Write the selected samples and variants as a PLINK 1 fileset PREFIX.bed/.bim/.fam\n"
-            "(SNP-major, readable by plink1.9).  From a VCF/BCF: biallelic sites with diploid\n"
-            "GT calls, A1 = ALT, A2 = REF, ID = the ID column or CHR:POS:REF:ALT when it is\n"
-            "'.'; FID = IID = the sample name.  .fam column 6 is 2 case, 1 control, -9 unknown\n"
-            "(from --pheno, or .fam column 6 with --bfile).\n"
+            "(SNP-major, readable by plink1.9).  From a VCF/BCF: sites with diploid GT calls,\n"
+            "one variant per ALT allele (a site with several is split as bcftools norm -m-\n"
+            "does; see --vcf-multiallelic), A1 = ALT, A2 = REF, ID = the ID column or\n"
+            "CHR:POS:REF:ALT when it is '.'; FID = IID = the sample name.  .fam column 6 is\n"
+            "2 case, 1 control, -9 unknown (from --pheno, or .fam column 6 with --bfile).\n"
             "\n");
     es_cli_input_usage(fp, 0);
     fprintf(fp,
@@ -91,6 +92,9 @@ int es_cmd_convert(int argc, char **argv)
                         {st->haploid_sites, "all-haploid"}};
             int any = 0;
             fprintf(stderr, "; %s VCF records", es_fmt_count(st->records, a));
+            if (st->split_records)
+                fprintf(stderr, ", %s with more than two alleles split into %s variants",
+                        es_fmt_count(st->split_records, d), es_fmt_count(st->split_variants, e));
             for (size_t k = 0; k < sizeof skip / sizeof skip[0]; k++) {
                 if (!skip[k].n) continue;
                 fprintf(stderr, "%s %s %s", any ? "," : ", skipped", es_fmt_count(skip[k].n, d),

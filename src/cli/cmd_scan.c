@@ -1,5 +1,6 @@
 /* cmd_scan.c -- `epistream scan`: the exhaustive 2-way scan and its output files. */
 #define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,7 +23,8 @@ static void scan_usage(FILE *fp)
     fprintf(fp,
             "Analysis:\n"
             "  --stat S             boost (default; PLINK --fast-epistasis boost), chi2, mi,\n"
-            "                       ig (information gain over the better single variant), k2\n"
+            "                       ig (information gain over the better single variant;\n"
+            "                       p-value df 6, fewer with empty genotype levels), k2\n"
             "  --top K              pairs kept in the ranked list (default 1000)\n"
             "  --p-threshold P      also write every pair with p <= P to PREFIX.sig.tsv (in\n"
             "                       variant order; with --format plink: PREFIX.epi.cc)\n"
@@ -151,8 +153,18 @@ static void write_log(FILE *fp, const char *cmdline, const scan_args_t *a,
     fprintf(fp, "epistream %s\n", ES_VERSION);
     fprintf(fp, "date\t%s\n", date);
     fprintf(fp, "command\t%s\n", cmdline);
-    if (in->bfile) fprintf(fp, "bfile\t%s\n", in->bfile);
-    else fprintf(fp, "vcf\t%s\n", in->vcf);
+    if (in->bfile) {
+        fprintf(fp, "bfile\t%s\n", in->bfile);
+    } else {
+        /* what became of the records with more than two alleles */
+        const es_vcf_stats_t *st = &ds->plink->vcf_stats;
+        int split = in->vcf_multiallelic == ES_VCF_MULTIALLELIC_SPLIT;
+        fprintf(fp, "vcf\t%s\n", in->vcf);
+        fprintf(fp, "vcf_multiallelic\t%s\n", split ? "split" : "skip");
+        fprintf(fp, "vcf_multiallelic_records\t%" PRIu64 "\n",
+                split ? st->split_records : st->multiallelic);
+        if (split) fprintf(fp, "vcf_split_variants\t%" PRIu64 "\n", st->split_variants);
+    }
     fprintf(fp, "phenotype\t%s\n", in->pheno ? in->pheno : "(.fam column 6)");
     fprintf(fp, "samples_total\t%u\n", es_dataset_n_samples_total(ds));
     fprintf(fp, "cases\t%u\n", es_dataset_n_cases(ds));

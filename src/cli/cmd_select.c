@@ -45,6 +45,11 @@ static void select_usage(FILE *fp)
             "                       LIBSVM: the label)\n"
             "  --bins B             equal-width bins for numeric columns that are not\n"
             "                       integer-coded (default 128)\n"
+            "  --features LIST      only these columns are features: names or 1-based\n"
+            "                       numbers as for --class, comma-separated (default: every\n"
+            "                       column but the class)\n"
+            "  --exclude-cols LIST  leave these columns out of the features (e.g. the other\n"
+            "                       labels of a multi-label file, an ID column)\n"
             "Scan survivors (genotypes 0/1/2, a missing call is its own state; the class is\n"
             "case/control; use the same input and selection options as the scan):\n"
             "  --from FILE          the variants of the pairs in a .top.tsv or .epi.cc\n"
@@ -121,7 +126,8 @@ int es_cli_gpu_path(const char *s, int *path)
 
 /* ---- the subcommand ---------------------------------------------------------- */
 
-static void write_log(FILE *fp, const char *cmdline, const char *table, const es_input_opt_t *in,
+static void write_log(FILE *fp, const char *cmdline, const char *table,
+                      const es_table_opt_t *topt, const es_input_opt_t *in,
                       const char *from, const char *from_summary, uint32_t n, es_mi_method_t m,
                       uint32_t k, const es_select_info_t *info, const char *out, double t_read,
                       double t_total)
@@ -134,6 +140,8 @@ static void write_log(FILE *fp, const char *cmdline, const char *table, const es
     fprintf(fp, "command\t%s\n", cmdline ? cmdline : "");
     if (table) {
         fprintf(fp, "table\t%s\n", table);
+        if (topt->features) fprintf(fp, "features\t%s\n", topt->features);
+        if (topt->exclude_cols) fprintf(fp, "exclude_cols\t%s\n", topt->exclude_cols);
     } else {
         if (in->bfile) fprintf(fp, "bfile\t%s\n", in->bfile);
         else fprintf(fp, "vcf\t%s\n", in->vcf);
@@ -182,6 +190,30 @@ static int set_device(void *ctx, const char *arg)
     return es_device_parse(arg, &((select_args_t *)ctx)->dev_opt) ? -1 : 0;
 }
 
+/* --features, --exclude-cols: the list's shape here; its columns are the
+ * table reader's to check */
+static int col_list(const char *opt, const char *arg, const char **out)
+{
+    size_t len = strlen(arg);
+    if (!len || arg[0] == ',' || arg[len - 1] == ',' || strstr(arg, ",,")) {
+        fprintf(stderr, "[E::options] --%s: expected column names or 1-based numbers separated "
+                        "by commas, got '%s'\n", opt, arg);
+        return -1;
+    }
+    *out = arg;
+    return 0;
+}
+
+static int set_features(void *ctx, const char *arg)
+{
+    return col_list("features", arg, &((select_args_t *)ctx)->topt.features);
+}
+
+static int set_exclude_cols(void *ctx, const char *arg)
+{
+    return col_list("exclude-cols", arg, &((select_args_t *)ctx)->topt.exclude_cols);
+}
+
 static int set_gpu_kernel(void *ctx, const char *arg)
 {
     select_args_t *a = ctx;
@@ -200,6 +232,8 @@ static const es_cli_opt_t select_opts[] = {
     ES_CLI_OPT_STR("table", select_args_t, table),
     ES_CLI_OPT_STR("class", select_args_t, topt.class_col),
     ES_CLI_OPT_FUNC("bins", set_bins),
+    ES_CLI_OPT_FUNC("features", set_features),
+    ES_CLI_OPT_FUNC("exclude-cols", set_exclude_cols),
     ES_CLI_OPT_STR("from", select_args_t, from),
     ES_CLI_OPT_STR("from-summary", select_args_t, from_summary),
     ES_CLI_OPT_U32("n", select_args_t, n_sum, 1, UINT32_MAX - 1),
@@ -233,6 +267,11 @@ static int select_run(select_args_t *a, int argc, char **argv)
         why = "the input and selection options go with --bfile/--vcf, not --table";
     else if (genotypes && (a->topt.class_col || a->have_bins))
         why = "--class and --bins go with --table (the class of genotypes is case/control)";
+    else if (genotypes && (a->topt.features || a->topt.exclude_cols))
+        why = "--features and --exclude-cols go with --table (for variants use --extract and "
+              "--exclude)";
+    else if (a->topt.features && a->topt.exclude_cols)
+        why = "give --features or --exclude-cols, not both";
     else if (genotypes && !a->from == !a->from_summary)
         why = "give one of --from PREFIX.top.tsv and --from-summary PREFIX.summary.tsv";
     else if (a->from_summary && !a->n_sum) why = "--from-summary needs --n N";
@@ -291,7 +330,7 @@ static int select_run(select_args_t *a, int argc, char **argv)
         if ((ret = es_select_variants(ds, var, n_var, a->method, a->k, &a->so, o_sel.fp, &info)))
             goto out;
     }
-    write_log(o_log.fp, cmdline, a->table, &a->ci.in, a->from, a->from_summary, a->n_sum, a->method, a->k, &info, a->out,
+    write_log(o_log.fp, cmdline, a->table, &a->topt, &a->ci.in, a->from, a->from_summary, a->n_sum, a->method, a->k, &info, a->out,
               t_read, es_time_now() - t0);
     if ((ret = es_out_commit(&o_sel))) goto out;
     if ((ret = es_out_commit(&o_log))) goto out;

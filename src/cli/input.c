@@ -115,10 +115,25 @@ static int set_mpheno(void *ctx, const char *arg)
     return 0;
 }
 
+static int set_vcf_multiallelic(void *ctx, const char *arg)
+{
+    es_cli_input_t *ci = ctx;
+    if (!strcmp(arg, "split")) ci->in.vcf_multiallelic = ES_VCF_MULTIALLELIC_SPLIT;
+    else if (!strcmp(arg, "skip")) ci->in.vcf_multiallelic = ES_VCF_MULTIALLELIC_SKIP;
+    else {
+        fprintf(stderr, "[E::options] --vcf-multiallelic: expected split or skip, got '%s'\n",
+                arg);
+        return -1;
+    }
+    ci->multiallelic = arg;
+    return 0;
+}
+
 #define IN_STR(name, f) ES_CLI_OPT_STR(name, es_cli_input_t, in.f)
 static const es_cli_opt_t input_opts[] = {
     IN_STR("bfile", bfile),
     IN_STR("vcf", vcf),
+    ES_CLI_OPT_FUNC("vcf-multiallelic", set_vcf_multiallelic),
     IN_STR("pheno", pheno),
     ES_CLI_OPT_FUNC("pheno-name", set_pheno_name),
     IN_STR("keep", keep),
@@ -181,6 +196,11 @@ int es_cli_input_check(const es_cli_input_t *ci, const char *cmd)
         fprintf(stderr, "[E::options] %s: give --snps or --from/--to, not both\n", cmd);
         return -1;
     }
+    if (ci->multiallelic && !in->vcf) {
+        fprintf(stderr, "[E::options] %s: --vcf-multiallelic goes with --vcf (a .bed fileset "
+                        "holds biallelic variants only)\n", cmd);
+        return -1;
+    }
     if (in->n_regions && !in->vcf) {
         fprintf(stderr, "[E::options] %s: --region needs --vcf (an indexed VCF/BCF); "
                         "use --chr or --extract with --bfile\n", cmd);
@@ -194,8 +214,13 @@ void es_cli_input_usage(FILE *fp, int need_pheno)
     fprintf(fp,
             "Input (one of --bfile and --vcf):\n"
             "  --bfile PREFIX       PLINK 1 fileset PREFIX.bed/.bim/.fam (SNP-major .bed)\n"
-            "  --vcf FILE           VCF, bgzipped VCF or BCF; GT as ALT dosage, biallelic\n"
-            "                       diploid sites only (others skipped and counted)\n"
+            "  --vcf FILE           VCF, bgzipped VCF or BCF; GT as ALT dosage, diploid calls\n"
+            "                       only (others missing, counted); a record with several\n"
+            "                       ALT alleles becomes one variant per ALT, as bcftools\n"
+            "                       norm -m- splits it (other ALTs count as REF; the ID is\n"
+            "                       kept, so the variants share it unless it is '.')\n"
+            "  --vcf-multiallelic M split (default) or skip (leave such records out, counted,\n"
+            "                       as PLINK's --biallelic-only strict)\n"
             "  --pheno FILE         phenotype file: FID IID values... or IID values...\n"
             "                       (header optional; 1 control, 2 case, 0/-9/NA missing);\n"
             "                       %s\n"

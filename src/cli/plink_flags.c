@@ -40,7 +40,8 @@ static const struct {
     {"vcf-half-call",
      "half calls (./1) are read as missing (PLINK's --vcf-half-call missing)"},
     {"biallelic-only max-alleles min-alleles",
-     "see --vcf in --help for how multi-allelic records are read"},
+     "VCF records with more than two alleles are split into biallelic variants (as "
+     "bcftools norm -m-); --vcf-multiallelic skip leaves them out"},
     {"missing-genotype missing-genotype2 output-missing-genotype missing-phenotype "
      "output-missing-phenotype missing-var-code",
      "missing codes are fixed: phenotypes 0, -9 and NA, the .bed missing call, '.' in a "

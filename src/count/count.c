@@ -99,11 +99,59 @@ hits(const uint32_t *p, const uint32_t *e, uint32_t cut, const uint64_t *q1, con
     h->p1[0] = s1, h->p2[0] = s2, h->v[0] = sv;
 }
 
+/* margins_sparse() for two variants with at most ES_MISS_SHORT missing calls
+ * each (most of them in real data): a fixed trip count and masks instead of
+ * the loops' branches, whose mispredictions cost more than the bit tests.
+ * Entries past a variant's own are read (miss_pos has spare ones) and
+ * masked out; case sums are taken apart from the totals by a mask too. */
+static inline __attribute__((always_inline)) void
+margins_short(const es_planes_t *pa, uint32_t a, const es_planes_t *pb, uint32_t b, uint64_t x[2][9])
+{
+    const uint32_t(*ga)[3] = pa->gcount[a], (*gb)[3] = pb->gcount[b];
+    const uint32_t cut = pa->w_case * 64;
+    const uint64_t *a1 = es_plane(pa, a, 0), *a2 = es_plane(pa, a, 1);
+    const uint64_t *b1 = es_plane(pb, b, 0), *b2 = es_plane(pb, b, 1);
+    const uint64_t *av = pa->n_planes == 3 ? es_plane(pa, a, 2) : NULL;
+    const uint32_t *mb = pb->miss_pos + pb->miss_off[b], *ma = pa->miss_pos + pa->miss_off[a];
+    const uint32_t nmb = pb->miss_ct[b], nma = pa->miss_ct[a];
+    /* [0]: all classes, [1]: cases */
+    uint64_t p1[2] = {0, 0}, p2[2] = {0, 0}, v[2] = {0, 0}, q1[2] = {0, 0}, q2[2] = {0, 0};
+    for (uint32_t k = 0; k < ES_MISS_SHORT; k++) {
+        uint32_t s = mb[k];
+        uint64_t use = 0 - (uint64_t)(k < nmb), cs = 0 - (uint64_t)(s < cut);
+        uint64_t t1 = bit_at(a1, s) & use, t2 = bit_at(a2, s) & use;
+        uint64_t tv = (av ? bit_at(av, s) : 1) & use;
+        p1[0] += t1, p1[1] += t1 & cs;
+        p2[0] += t2, p2[1] += t2 & cs;
+        v[0] += tv, v[1] += tv & cs;
+        s = ma[k];
+        use = 0 - (uint64_t)(k < nma), cs = 0 - (uint64_t)(s < cut);
+        t1 = bit_at(b1, s) & use, t2 = bit_at(b2, s) & use;
+        q1[0] += t1, q1[1] += t1 & cs;
+        q2[0] += t2, q2[1] += t2 & cs;
+    }
+    for (int y = 0; y < 2; y++) {
+        /* the class's share: cases as counted, controls the rest */
+        uint64_t f1 = y ? p1[1] : p1[0] - p1[1], f2 = y ? p2[1] : p2[0] - p2[1];
+        uint64_t fv = y ? v[1] : v[0] - v[1];
+        uint64_t g1 = y ? q1[1] : q1[0] - q1[1], g2 = y ? q2[1] : q2[0] - q2[1];
+        x[y][A1V] = (uint64_t)ga[y][1] + ga[y][2] - f1;
+        x[y][A2V] = (uint64_t)ga[y][2] - f2;
+        x[y][VB1] = (uint64_t)gb[y][1] + gb[y][2] - g1;
+        x[y][VB2] = (uint64_t)gb[y][2] - g2;
+        x[y][VV] = (uint64_t)ga[y][0] + ga[y][1] + ga[y][2] - fv;
+    }
+}
+
 /* Fill the five margins of x[y] (y 0 control, 1 case) for a pair whose
  * missing calls are both listed; x[y][X11..X22] are already counted. */
 static inline __attribute__((always_inline)) void
 margins_sparse(const es_planes_t *pa, uint32_t a, const es_planes_t *pb, uint32_t b, uint64_t x[2][9])
 {
+    if (pa->miss_ct[a] <= ES_MISS_SHORT && pb->miss_ct[b] <= ES_MISS_SHORT) {
+        margins_short(pa, a, pb, b, x);
+        return;
+    }
     const uint32_t(*ga)[3] = pa->gcount[a], (*gb)[3] = pb->gcount[b];
     const uint32_t cut = pa->w_case * 64;
     miss_hits_t at_b, at_a;
@@ -437,8 +485,98 @@ static ES_TARGET_AVX512 void count_block_avx512(const es_popcount_impl_t *impl, 
         count_avx512(impl, pa, a, pb, b0 + k, t + k);
 }
 
+/* ---- AVX2, fused ---------------------------------------------------------------
+ * The nibble-lookup popcount of popcount.c, both classes and all four
+ * products of a pair in one pass with one horizontal sum at the end.  It
+ * reads whole 4-word vectors, so it needs planes padded to 256 bits a class
+ * (the CPU scan's; the pad words are zero), else the generic path runs. */
+
+#define ES_AVX2_INLINE static inline ES_TARGET_AVX2 __attribute__((always_inline))
+
+ES_AVX2_INLINE __m256i a2_bytes(__m256i v, __m256i lut, __m256i low)
+{
+    __m256i lo = _mm256_and_si256(v, low);
+    __m256i hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), low);
+    return _mm256_add_epi8(_mm256_shuffle_epi8(lut, lo), _mm256_shuffle_epi8(lut, hi));
+}
+
+/* The lane sums of four vectors as the four lanes of one. */
+ES_AVX2_INLINE __m256i a2_hsum4(__m256i v0, __m256i v1, __m256i v2, __m256i v3)
+{
+    __m256i t01 = _mm256_add_epi64(_mm256_unpacklo_epi64(v0, v1), _mm256_unpackhi_epi64(v0, v1));
+    __m256i t23 = _mm256_add_epi64(_mm256_unpacklo_epi64(v2, v3), _mm256_unpackhi_epi64(v2, v3));
+    /* t01 = (v0 lo, v1 lo, v0 hi, v1 hi) in 128-bit halves */
+    return _mm256_add_epi64(_mm256_permute2x128_si256(t01, t23, 0x20),
+                            _mm256_permute2x128_si256(t01, t23, 0x31));
+}
+
+/* The four P products of words [lo, hi) (hi - lo a multiple of 4) into
+ * out[0..3]; byte counts are folded into 64-bit lanes every 31 vectors. */
+ES_AVX2_INLINE void a2_class4(const uint64_t *a1, const uint64_t *a2, const uint64_t *b1,
+                              const uint64_t *b2, size_t lo, size_t hi, uint64_t out[4])
+{
+    const __m256i lut = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2,
+                                         1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
+    const __m256i low = _mm256_set1_epi8(0x0f), zero = _mm256_setzero_si256();
+    __m256i t0 = zero, t1 = zero, t2 = zero, t3 = zero;
+    for (size_t i = lo; i < hi;) {
+        size_t end = hi - i > 4 * 31 ? i + 4 * 31 : hi;
+        __m256i c0 = zero, c1 = zero, c2 = zero, c3 = zero;
+        for (; i < end; i += 4) {
+            __m256i x1 = _mm256_loadu_si256((const __m256i *)(a1 + i));
+            __m256i x2 = _mm256_loadu_si256((const __m256i *)(a2 + i));
+            __m256i y1 = _mm256_loadu_si256((const __m256i *)(b1 + i));
+            __m256i y2 = _mm256_loadu_si256((const __m256i *)(b2 + i));
+            c0 = _mm256_add_epi8(c0, a2_bytes(_mm256_and_si256(x1, y1), lut, low));
+            c1 = _mm256_add_epi8(c1, a2_bytes(_mm256_and_si256(x1, y2), lut, low));
+            c2 = _mm256_add_epi8(c2, a2_bytes(_mm256_and_si256(x2, y1), lut, low));
+            c3 = _mm256_add_epi8(c3, a2_bytes(_mm256_and_si256(x2, y2), lut, low));
+        }
+        t0 = _mm256_add_epi64(t0, _mm256_sad_epu8(c0, zero));
+        t1 = _mm256_add_epi64(t1, _mm256_sad_epu8(c1, zero));
+        t2 = _mm256_add_epi64(t2, _mm256_sad_epu8(c2, zero));
+        t3 = _mm256_add_epi64(t3, _mm256_sad_epu8(c3, zero));
+    }
+    _mm256_storeu_si256((__m256i *)out, a2_hsum4(t0, t1, t2, t3));
+}
+
+static ES_TARGET_AVX2 void count_block_avx2(const es_popcount_impl_t *impl, const es_planes_t *pa,
+                                            uint32_t a, const es_planes_t *pb, uint32_t b0,
+                                            uint32_t nb, es_table2_t *t)
+{
+    const size_t off = pa->w_case, nc = (class_words(pa->n_case) + 3) & ~(size_t)3;
+    const size_t nt = (class_words(pa->n_ctrl) + 3) & ~(size_t)3;
+    const uint64_t *a1 = es_plane(pa, a, 0), *a2 = es_plane(pa, a, 1);
+    const uint32_t(*ga)[3] = pa->gcount[a];
+    const int miss_a = pa->miss_ct[a] != 0, sparse_a = es_planes_sparse(pa, a);
+    for (uint32_t k = 0; k < nb; k++) {
+        const uint32_t b = b0 + k;
+        const int miss_b = pb->miss_ct[b] != 0;
+        if ((miss_a || miss_b) && !(sparse_a && es_planes_sparse(pb, b))) {
+            count_generic(impl, pa, a, pb, b, t + k);
+            continue;
+        }
+        const uint64_t *b1 = es_plane(pb, b, 0), *b2 = es_plane(pb, b, 1);
+        uint64_t x[2][9];
+        a2_class4(a1, a2, b1, b2, 0, nc, x[1]);
+        a2_class4(a1, a2, b1, b2, off, off + nt, x[0]);
+        if (miss_a || miss_b) {
+            margins_sparse(pa, a, pb, b, x);
+        } else {
+            const uint32_t(*gb)[3] = pb->gcount[b];
+            for (int y = 0; y < 2; y++) {
+                margins_a(ga[y], x[y]);
+                margins_b(gb[y], x[y]);
+                x[y][VV] = (uint64_t)ga[y][0] + ga[y][1] + ga[y][2];
+            }
+        }
+        derive(x[0], t[k].n[0]);
+        derive(x[1], t[k].n[1]);
+    }
+}
+
 /* The implementations the fused kernels stand in for (NULL: none). */
-static const es_popcount_impl_t *fused_impl, *popcnt_impl;
+static const es_popcount_impl_t *fused_impl, *popcnt_impl, *avx2_impl;
 static pthread_once_t fused_once = PTHREAD_ONCE_INIT;
 
 static void fused_init(void)
@@ -447,6 +585,7 @@ static void fused_init(void)
     for (size_t k = 0; all[k]; k++) {
         if (!strcmp(all[k]->name, "avx512")) fused_impl = all[k];
         if (!strcmp(all[k]->name, "popcnt")) popcnt_impl = all[k];
+        if (!strcmp(all[k]->name, "avx2")) avx2_impl = all[k];
     }
 }
 
@@ -465,6 +604,10 @@ void es_count_pair(const es_popcount_impl_t *impl, const es_planes_t *pa, uint32
         count_block_popcnt(pa, a, pb, b, 1, t);
         return;
     }
+    if (impl == avx2_impl && pa->w_case % 4 == 0 && pa->w_ctrl % 4 == 0) {
+        count_block_avx2(impl, pa, a, pb, b, 1, t);
+        return;
+    }
 #endif
     count_generic(impl, pa, a, pb, b, t);
 }
@@ -480,6 +623,10 @@ void es_count_block(const es_popcount_impl_t *impl, const es_planes_t *pa, uint3
     }
     if (impl == popcnt_impl) {
         count_block_popcnt(pa, a, pb, b0, nb, t);
+        return;
+    }
+    if (impl == avx2_impl && pa->w_case % 4 == 0 && pa->w_ctrl % 4 == 0) {
+        count_block_avx2(impl, pa, a, pb, b0, nb, t);
         return;
     }
 #endif

@@ -20,6 +20,8 @@ struct es_dataset_t {
     /* slot[s]: destination bit of .fam sample s in the packed planes
      * (cases at 0..n_case-1, controls at w_case*64 + 0..n_ctrl-1), or -1 */
     int64_t *slot;
+    uint32_t pad_words; /* each class of the planes is padded to a multiple of
+                         * this many words (es_dataset_set_pad()) */
 };
 
 /** Write the samples in the analysis's input (those not removed by --keep/
@@ -30,9 +32,22 @@ int es_dataset_write_plink(const es_dataset_t *ds, const char *prefix);
 /* ---- packed planes (src/pack.c) ----------------------------------------- */
 
 /** Samples are reordered cases first; each class is zero-padded to a
- *  multiple of ES_PAD_BITS so SIMD and tensor-core loads need no tail mask. */
+ *  multiple of the dataset's pad (ES_PAD_BITS unless es_dataset_set_pad()
+ *  chose another): the GPU's tensor-core tiles read 1,024 bits at a time,
+ *  the CPU kernels handle any length and take 256 (one AVX2 vector), so that
+ *  small cohorts pack densely. */
 #define ES_PAD_BITS 1024
 #define ES_PAD_WORDS (ES_PAD_BITS / 64)
+
+/** Pad each class of ds's planes to a multiple of `bits` (a multiple of 64
+ *  that divides ES_PAD_BITS) from now on; moves the controls' slots.
+ *  @return ES_OK or ES_ERR_ARG. */
+int es_dataset_set_pad(es_dataset_t *ds, uint32_t bits);
+/** Words of one class of n samples in ds's planes. */
+static inline uint32_t es_class_words(const es_dataset_t *ds, uint32_t n)
+{
+    return (uint32_t)(((uint64_t)n + 64u * ds->pad_words - 1) / (64u * ds->pad_words) * ds->pad_words);
+}
 
 /**
  * Bit planes of a contiguous range of variants.  Invariant: pad bits are zero.
@@ -82,6 +97,9 @@ int es_dataset_any_missing(const es_dataset_t *ds);
  *  one per 64-bit word of its planes (1.6 % of the samples), where the
  *  correction costs about what the five extra products would. */
 #define ES_SPARSE_MISS(words) ((uint32_t)(words))
+/** miss_pos has this many readable entries past every offset (the kernels'
+ *  branch-free path for variants with at most this many missing calls). */
+#define ES_MISS_SHORT 4
 /** @return 1 if variant v's missing calls (possibly none) are listed in
  *  miss_pos. */
 static inline int es_planes_sparse(const es_planes_t *pl, uint32_t v)

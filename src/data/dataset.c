@@ -78,20 +78,31 @@ static int assign_status(es_dataset_t *ds, const es_input_opt_t *opt)
     return ES_OK;
 }
 
-/* Cases take bits 0..n_case-1, controls start at the next ES_PAD_BITS
- * boundary: this is the layout of es_planes_t (w_case words of cases). */
+/* Cases take bits 0..n_case-1, controls start at the next pad boundary:
+ * this is the layout of es_planes_t (w_case words of cases). */
 static int assign_slots(es_dataset_t *ds)
 {
     uint32_t n = ds->plink->n_samples;
-    uint64_t w_case = ((uint64_t)ds->n_case + ES_PAD_BITS - 1) / ES_PAD_BITS * ES_PAD_WORDS;
+    uint64_t w_case = es_class_words(ds, ds->n_case);
     int64_t next_case = 0, next_ctrl = (int64_t)(w_case * 64);
-    if (!(ds->slot = malloc((size_t)n * sizeof *ds->slot))) return ES_ERR_NOMEM;
+    if (!ds->slot && !(ds->slot = malloc((size_t)n * sizeof *ds->slot))) return ES_ERR_NOMEM;
     for (uint32_t s = 0; s < n; s++) {
         if (ds->status[s] == 1) ds->slot[s] = next_case++;
         else if (ds->status[s] == 0) ds->slot[s] = next_ctrl++;
         else ds->slot[s] = -1;
     }
     return ES_OK;
+}
+
+int es_dataset_set_pad(es_dataset_t *ds, uint32_t bits)
+{
+    if (!ds || !bits || bits % 64 || ES_PAD_BITS % bits) {
+        es_error("invalid plane padding of %u bits (a multiple of 64 that divides %u)", bits, ES_PAD_BITS);
+        return ES_ERR_ARG;
+    }
+    if (ds->pad_words == bits / 64) return ES_OK;
+    ds->pad_words = bits / 64;
+    return assign_slots(ds);
 }
 
 void es_input_opt_init(es_input_opt_t *opt)
@@ -358,7 +369,7 @@ int es_dataset_open(es_dataset_t **out, const es_input_opt_t *opt)
         /* no stats wanted: the reader logs what it read and, as counted
          * warnings, what it skipped */
         if ((ret = es_vcf_open(&ds->plink, opt->vcf, opt->regions, opt->n_regions, opt->threads,
-                               NULL)) != ES_OK)
+                               opt->vcf_multiallelic, NULL)) != ES_OK)
             goto out;
     }
     const es_fileset_t *p = ds->plink;
@@ -446,6 +457,7 @@ int es_dataset_open(es_dataset_t **out, const es_input_opt_t *opt)
     if (by_qc && (ret = variants_by_qc(ds, opt, vkeep, &rv)) != ES_OK) goto out;
     if ((by_name || by_qc) && (ret = variants_finish(ds, opt, vkeep, &rv, name)) != ES_OK)
         goto out;
+    ds->pad_words = ES_PAD_WORDS;
     if ((ret = assign_slots(ds)) != ES_OK) goto out;
 
     char vars[80], rm[64] = "";

@@ -421,8 +421,7 @@ static void pack_scatter(const plan_t *pn, const uint8_t *row, uint64_t *planes,
 
 size_t es_planes_bytes(const es_dataset_t *ds, uint32_t count, uint32_t n_planes)
 {
-    uint64_t w_case = ((uint64_t)ds->n_case + ES_PAD_BITS - 1) / ES_PAD_BITS * ES_PAD_WORDS;
-    uint64_t w_ctrl = ((uint64_t)ds->n_ctrl + ES_PAD_BITS - 1) / ES_PAD_BITS * ES_PAD_WORDS;
+    uint64_t w_case = es_class_words(ds, ds->n_case), w_ctrl = es_class_words(ds, ds->n_ctrl);
     return (size_t)count * n_planes * (w_case + w_ctrl) * sizeof(uint64_t);
 }
 
@@ -437,8 +436,8 @@ static int planes_init(es_planes_t *pl, const es_dataset_t *ds, uint32_t count, 
     pl->count = count;
     pl->n_case = ds->n_case;
     pl->n_ctrl = ds->n_ctrl;
-    pl->w_case = (uint32_t)(((uint64_t)ds->n_case + ES_PAD_BITS - 1) / ES_PAD_BITS * ES_PAD_WORDS);
-    pl->w_ctrl = (uint32_t)(((uint64_t)ds->n_ctrl + ES_PAD_BITS - 1) / ES_PAD_BITS * ES_PAD_WORDS);
+    pl->w_case = es_class_words(ds, ds->n_case);
+    pl->w_ctrl = es_class_words(ds, ds->n_ctrl);
     pl->words = pl->w_case + pl->w_ctrl;
     pl->n_planes = n_planes;
     pl->gcount = malloc((count ? count : 1) * sizeof *pl->gcount);
@@ -512,7 +511,9 @@ static int list_missing(es_planes_t *pl)
     if (!(pl->miss_off = malloc(((size_t)pl->count + 1) * sizeof *pl->miss_off))) return ES_ERR_NOMEM;
     for (uint32_t v = 0; v < pl->count; v++)
         if (pl->miss_ct[v] <= cap) total += pl->miss_ct[v];
-    if (total && !(pl->miss_pos = malloc(total * sizeof *pl->miss_pos))) return ES_ERR_NOMEM;
+    /* ES_MISS_SHORT spare entries: the counting kernels read that many from
+     * any variant's offset (and mask what is not its own) */
+    if (!(pl->miss_pos = calloc(total + ES_MISS_SHORT, sizeof *pl->miss_pos))) return ES_ERR_NOMEM;
     uint32_t k = 0;
     for (uint32_t v = 0; v < pl->count; v++) {
         pl->miss_off[v] = k;

@@ -74,18 +74,25 @@ void es_scan_set_progress_callback(es_scan_t *scan, es_progress_cb cb, void *use
 
 static size_t bytes_per_variant(const es_dataset_t *ds, uint32_t n_planes)
 {
-    uint32_t w_case = (ds->n_case + ES_PAD_BITS - 1) / ES_PAD_BITS * ES_PAD_WORDS;
-    uint32_t w_ctrl = (ds->n_ctrl + ES_PAD_BITS - 1) / ES_PAD_BITS * ES_PAD_WORDS;
-    return (size_t)n_planes * (w_case + w_ctrl) * 8;
+    return (size_t)n_planes * (es_class_words(ds, ds->n_case) + es_class_words(ds, ds->n_ctrl)) * 8;
 }
 
-/* Tile side: two blocks' planes should sit in a core's L2 (about 1 MiB). */
-static uint32_t auto_block(const es_dataset_t *ds, uint32_t n_planes)
+/* Tile side: two blocks' planes should sit in a core's L2 (about 1 MiB), and
+ * a small scan still needs enough tiles that every thread stays busy to the
+ * end (the queue is self-scheduling, so 16 tiles a thread leave at most a
+ * sixteenth of the work for the last tile): nb blocks give nb (nb + 1) / 2
+ * tiles, so nb >= sqrt(32 T).  Blocks stay >= 64 variants, where a tile's
+ * set-up is still small against its pairs. */
+static uint32_t auto_block(const es_dataset_t *ds, uint32_t n_planes, uint32_t m, int threads)
 {
     size_t b = (size_t)(512 * 1024) / bytes_per_variant(ds, n_planes);
-    if (b < 16) b = 16;
     if (b > 1024) b = 1024;
-    return (uint32_t)(b / 16 * 16);
+    uint32_t nb = 1;
+    while ((uint64_t)nb * nb < 32ull * (uint64_t)(threads > 0 ? threads : 1)) nb++;
+    size_t fine = ((size_t)m + nb - 1) / nb;
+    if (fine < b) b = fine < 64 ? 64 : fine;
+    if (b < 16) b = 16;
+    return (uint32_t)((b + 15) / 16 * 16);
 }
 
 /* Where the packed planes go: memory, or -- when they exceed --host-mem
@@ -253,10 +260,13 @@ int es_scan_run(es_scan_t *s)
     ctx.n_threads = threads;
 
     double t0 = es_time_now();
+    /* pad the planes only as much as the backend's kernels need */
+    ret = es_dataset_set_pad(s->ds, s->backend->pad_bits ? s->backend->pad_bits : ES_PAD_BITS);
+    if (ret) goto out;
     uint32_t n_planes = es_dataset_any_missing(s->ds) ? 3 : 2;
     if (s->opt.block_variants) ctx.block = s->opt.block_variants;
     else if (s->backend->auto_block) ctx.block = s->backend->auto_block(&ctx, bytes_per_variant(s->ds, n_planes));
-    else ctx.block = auto_block(s->ds, n_planes);
+    else ctx.block = auto_block(s->ds, n_planes, ctx.m, threads);
     if (!s->opt.block_variants && !s->backend->auto_block) ctx.block = sig_block_cap(&ctx, ctx.block);
     ctx.n_blocks = (ctx.m + ctx.block - 1) / ctx.block;
     ctx.row_start = malloc(((size_t)ctx.n_blocks + 1) * sizeof *ctx.row_start);

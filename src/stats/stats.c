@@ -115,15 +115,30 @@ double es_stat_mi(const es_table2_t *t, int *df)
     return g > 0.0 ? g / ((double)m.n * M_LN2) : 0.0;
 }
 
-/* N * IG in nats (may be negative) */
+/* Non-empty levels of a variant: its margin's columns with a sample in either class */
+static inline int levels3(const uint64_t *r0, const uint64_t *r1)
+{
+    return ((r0[0] | r1[0]) != 0) + ((r0[1] | r1[1]) != 0) + ((r0[2] | r1[2]) != 0);
+}
+
+/* N * IG in nats (may be negative), and its G-test's degrees of freedom.
+ * IG = I(Y;A,B) - I(Y;A) = I(Y;B|A) when I(Y;A) is the larger (A|B
+ * otherwise): G = 2 N IG is the likelihood ratio of Y ~ A x B (one class
+ * probability per non-empty genotype pair) against Y ~ A (one per non-empty
+ * level of A), df = non-empty columns - non-empty levels of A (9 - 3 = 6 in a
+ * full table).  On a tie the variant with fewer levels: the larger df, the
+ * larger p. */
 static inline __attribute__((always_inline)) double n_ig_nats(const rows_t *r, const margins_t *m,
-                                                              int small)
+                                                              int small, int *df)
 {
     /* each MI is >= 0; clamping its rounding noise keeps IG exactly 0 when
      * I(Y;A,B) and I(Y;A) are the same sum (see n_mi_nats) */
     double g_ab = fmax(n_mi_nats(r->r0, r->r1, 9, m, small), 0.0);
     double g_a = fmax(n_mi_nats(r->a0, r->a1, 3, m, small), 0.0);
     double g_b = fmax(n_mi_nats(r->b0, r->b1, 3, m, small), 0.0);
+    int la = levels3(r->a0, r->a1), lb = levels3(r->b0, r->b1);
+    int lc = g_a > g_b ? la : g_b > g_a ? lb : la < lb ? la : lb;
+    *df = m->df + 1 - lc; /* m->df + 1 = non-empty columns */
     return g_ab - (g_a > g_b ? g_a : g_b);
 }
 
@@ -132,11 +147,13 @@ double es_stat_ig(const es_table2_t *t, int *df)
     es_stats_tables_init();
     margins_t m;
     rows_t r;
+    int d;
     table_margins(t, &m);
     if (df) *df = m.df;
     if (m.df <= 0) return 0.0;
     table_rows(t, &r, 1);
-    double g = m.n < ES_STATS_TAB ? n_ig_nats(&r, &m, 1) : n_ig_nats(&r, &m, 0);
+    double g = m.n < ES_STATS_TAB ? n_ig_nats(&r, &m, 1, &d) : n_ig_nats(&r, &m, 0, &d);
+    if (df) *df = d;
     return g / ((double)m.n * M_LN2);
 }
 

@@ -45,7 +45,9 @@ double es_stat_boost_bound(const es_table2_t *t); /* cheap, always >= es_stat_bo
 double es_stat_boost_bound_mi(const es_table2_t *t);
 double es_stat_chi2(const es_table2_t *t, int *df);
 double es_stat_mi(const es_table2_t *t, int *df);  /* bits */
-double es_stat_ig(const es_table2_t *t, int *df);  /* bits */
+/* bits; df of its G-test: non-empty columns - non-empty levels of the
+ * variant with the larger single-variant MI (on a tie, the fewer levels) */
+double es_stat_ig(const es_table2_t *t, int *df);
 double es_stat_k2(const es_table2_t *t);
 
 /** Upper tail of the chi-square distribution: P(X > x), X ~ chi2(df).

@@ -75,6 +75,7 @@ static int data_make(bench_data_t *d, uint32_t n, uint32_t m, double miss, uint6
     d->ds.n_case = n_case;
     d->ds.n_ctrl = n_ctrl;
     d->ds.slot = d->slot;
+    d->ds.pad_words = ES_PAD_WORDS;
     return 0;
 }
 

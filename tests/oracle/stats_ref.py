@@ -12,9 +12,15 @@ only, sharing nothing with epistream's C code:
   * chi2: Pearson's statistic over the non-empty genotype-pair columns,
     df = (non-empty columns - 1); a table with a single non-empty column or a
     single class present has no test (STAT 0, P 1, LOG10P 0, DF 0);
-  * mi: I(Y; A,B) in bits by per-cell logarithms; ig: I(Y;A,B) minus the larger
-    of I(Y;A), I(Y;B), both from the margins of the same table; P from the
-    G-test G = 2 N ln2 I with the chi2 df (P 1 when G <= 0);
+  * mi: I(Y; A,B) in bits by per-cell logarithms, P from the G-test
+    G = 2 N ln2 I with the chi2 df (P 1 when G <= 0);
+  * ig: I(Y;A,B) minus the larger of I(Y;A), I(Y;B), both from the margins of
+    the same table; that is I(Y;B|A) (A the variant with the larger MI), whose
+    G = 2 N ln2 IG is the likelihood ratio of one class probability per
+    non-empty genotype-pair column against one per non-empty level of A:
+    df = non-empty columns - non-empty levels of A (6 in a full table); where
+    the two MIs tie (to 1e-12) either variant's df is accepted (epistream takes
+    the larger);
   * k2: sum over columns of lnGamma(n_c+2) - sum_y lnGamma(n_yc+1) (no P);
   * P = scipy.stats.chi2.sf(G, df); -log10 P from it where P is representable
     (from the lower tail when P is near 1), else from the asymptotic series
@@ -93,8 +99,16 @@ def log10_sf(g, df):
     return -lnq / math.log(10)
 
 
-def reference(t, stat):
-    """(STAT, P, LOG10P, DF) of one 2 x 9 table; P etc. None for k2."""
+def g_test(value, g, df):
+    """(STAT, P, LOG10P, DF) of a G-test with df degrees of freedom."""
+    if g <= 0 or df <= 0:
+        return value, 1.0, 0.0, df
+    return value, float(stats.chi2.sf(g, df)), log10_sf(g, df), df
+
+
+def reference(t, stat, df_got=None):
+    """(STAT, P, LOG10P, DF) of one 2 x 9 table; P etc. None for k2.  For ig,
+    df_got (epistream's DF) is taken where the df is ambiguous (a tie)."""
     if stat == "k2":
         col = t.sum(axis=0)
         k2 = float(np.sum(special.gammaln(col + 2) - special.gammaln(t + 1).sum(axis=0)))
@@ -117,11 +131,17 @@ def reference(t, stat):
             value = i_ab
         else:
             t3 = t.reshape(2, 3, 3)
-            value = i_ab - max(mi_bits(t3.sum(axis=2)), mi_bits(t3.sum(axis=1)))
+            ma, mb = t3.sum(axis=2), t3.sum(axis=1)
+            i_a, i_b = mi_bits(ma), mi_bits(mb)
+            value = i_ab - max(i_a, i_b)
+            cols = int(nonempty.sum())
+            df_a = cols - int((ma.sum(axis=0) > 0).sum())
+            df_b = cols - int((mb.sum(axis=0) > 0).sum())
+            df = df_a if i_a > i_b else df_b
+            if abs(i_a - i_b) <= 1e-12 and df_got in (df_a, df_b):
+                df = df_got
         g = 2.0 * n * math.log(2) * value
-    if g <= 0:
-        return value, 1.0, 0.0, df
-    return value, float(stats.chi2.sf(g, df)), log10_sf(g, df), df
+    return g_test(value, g, df)
 
 
 def rel(a, b):
@@ -164,7 +184,8 @@ def main():
             bad.append(f"line {lineno}: pair {tok[1]} {tok[4]} listed twice")
         seen.add((i, j))
         t = pair_table(geno[i], geno[j], y)
-        stat, p, lg, df = reference(t, args.stat)
+        df_got = int(tok[10]) if tok[10].lstrip("-").isdigit() else None
+        stat, p, lg, df = reference(t, args.stat, df_got)
         where = f"line {lineno} ({tok[1]}, {tok[4]})"
         if int(tok[9]) != int(t.sum()):
             bad.append(f"{where}: N {tok[9]}, expected {int(t.sum())}")
@@ -183,6 +204,20 @@ def main():
         if tok[10] != str(df):
             bad.append(f"{where}: DF {tok[10]}, expected {df}")
         gp, gl = float(tok[7]), float(tok[8])
+        if args.stat in ("mi", "ig") and abs(stat) <= 1e-12 and df > 0:
+            # a statistic at rounding level (an exact 0 computed two ways):
+            # STAT is checked to 1e-12 absolute, and near G = 0 the chi2 tail
+            # falls like sqrt(G) (df 1), so P and LOG10P are checked against
+            # the range a STAT within that tolerance gives
+            g_of = lambda v: 2.0 * t.sum() * math.log(2) * max(v, 0.0)
+            p_lo, p_hi = stats.chi2.sf(g_of(stat + 1e-12), df), stats.chi2.sf(g_of(stat - 1e-12), df)
+            lg_lo = -math.log10(p_hi) if p_hi < 1 else 0.0
+            lg_hi = -math.log10(p_lo)
+            if not (p_lo * (1 - 1e-9) <= gp <= p_hi * (1 + 1e-9) and
+                    lg_lo - 1e-12 <= gl <= lg_hi * (1 + 1e-6) + 1e-12):
+                bad.append(f"{where}: P {tok[7]}, LOG10P {tok[8]}: STAT {stat!r} +- 1e-12 gives "
+                           f"P in [{p_lo!r}, {p_hi!r}]")
+            continue
         if p > 1e-300:
             r = rel(gp, p)
             worst["P"] = max(worst["P"], r)

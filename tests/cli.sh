@@ -87,6 +87,28 @@ head -1 "$T/o.top.tsv" | grep -q "^CHR1	SNP1	POS1	CHR2	SNP2	POS2	STAT	P	LOG10P	N
 [ "$(wc -l <"$T/o2.top.tsv")" -eq 6 ] || fail "--top 5"
 "$EPISTREAM" scan --bfile "$T/d" --out "$T/o3" --quiet --format plink || fail "plink format"
 head -1 "$T/o3.epi.cc" | grep -q "CHR1 .*SNP1 CHR2 .*SNP2 .*STAT .*DF .*P" || fail "plink header"
+head -1 "$T/o3.epi.cc.summary" |
+    grep -q "^ CHR .*SNP        N_SIG        N_TOT         PROP   BEST_CHISQ BEST_CHR .*BEST_SNP $" ||
+    fail "plink summary header"
+[ "$(wc -l <"$T/o3.epi.cc.summary")" -eq 13 ] || fail "plink summary: 12 variants + header"
+for f in top.tsv log; do [ -s "$T/o3.$f" ] || fail "--format plink: no $f"; done
+for f in sig.tsv summary.tsv; do [ ! -e "$T/o3.$f" ] || fail "--format plink wrote $f"; done
+grep -q "^p_threshold	5e-06$" "$T/o3.log" || fail "--format plink: --epi1 defaults to 5e-6"
+grep -q "^n_sig_threshold	0.01$" "$T/o3.log" || fail "--format plink: --epi2 defaults to 0.01"
+# --epi1 is --p-threshold (the last one given counts); --epi2 counts N_SIG at its own threshold
+"$EPISTREAM" scan --bfile "$T/d" --out "$T/e1" --quiet --p-threshold 0.001 --epi1 1 ||
+    fail "--epi1"
+cmp -s "$T/e1.sig.tsv" "$T/o2.sig.tsv" || fail "--epi1 1 should list what --p-threshold 1 does"
+"$EPISTREAM" scan --bfile "$T/d" --out "$T/e2" --quiet --p-threshold 0.5 --epi2 1 || fail "--epi2"
+"$EPISTREAM" scan --bfile "$T/d" --out "$T/e3" --quiet --p-threshold 0.5 || fail "--p-threshold 0.5"
+cmp -s "$T/e2.sig.tsv" "$T/e3.sig.tsv" || fail "--epi2 changed the list"
+awk -F'\t' 'NR > 1 && $4 != $5 { bad = 1 } END { exit bad }' "$T/e2.summary.tsv" ||
+    fail "--epi2 1: N_SIG should count every pair"
+"$EPISTREAM" scan --bfile "$T/d" --out "$T/e4" --quiet --epi2 0.5 || fail "--epi2 alone"
+cut -f4 "$T/e3.summary.tsv" >"$T/n3"
+cut -f4 "$T/e4.summary.tsv" >"$T/n4"
+cmp -s "$T/n3" "$T/n4" || fail "--epi2 0.5 should count what --p-threshold 0.5 counts"
+[ ! -e "$T/e4.sig.tsv" ] || fail "--epi2 alone wrote a list"
 # --device gpu: on a machine without a usable GPU (or a build without CUDA) a
 # clear error, exit 1, no files; where there is one, a scan (its bytes are
 # compared with the CPU's in gpu_cli.sh)

@@ -68,6 +68,18 @@ B="--bfile $T/d"
     usage_fail "PLINK's --file is not supported" info --file "$T/d"
     usage_fail "--memory is not an option of sim" sim --samples 10 --variants 10 --memory 100 --out "$T/x"
     usage_fail "--to is not an option of select" select $B --to snp3
+    # PLINK's --fast-epistasis thresholds
+    usage_fail "--epi1: must be in [0, 1], got 2" scan $B --epi1 2 --out "$T/x"
+    usage_fail "--epi1: expected a number" scan $B --epi1 abc --out "$T/x"
+    usage_fail "--epi2: must be in [0, 1], got -0.1" scan $B --epi2 -0.1 --out "$T/x"
+    usage_fail "--epi2: expected a number" scan $B --epi2 1e-3x --out "$T/x"
+    usage_fail "option '--epi2' needs a value" scan $B --out "$T/x" --epi2
+    usage_fail "--format plink lists pairs by p-value; --stat k2 has none" \
+        scan $B --stat k2 --format plink --out "$T/x"
+    usage_fail "--format plink lists pairs by p-value" scan $B --stat k2 --plink-compat --out "$T/x"
+    usage_fail "--epi2 needs a statistic with a p-value; k2 has none" \
+        scan $B --stat k2 --epi2 0.1 --out "$T/x"
+    usage_fail "--epi1 is not an option of select" select $B --epi1 0.1
     usage_fail "unknown or ambiguous option '--no-such-flag'" info $B --no-such-flag
 }
 grep -q "^Usage: epistream info" "$T/err" || fail "an unknown option should print the usage"
@@ -93,6 +105,12 @@ data_fail "--from snp5 is on chromosome 1 but --to snp250 on chromosome 2" --fro
 data_fail "--to: variant 'nosuch' is not in" --to nosuch
 data_fail "no samples left after --mind 0" --mind 0
 data_fail "no variants left after the variant filters" --snps snp1-snp5 --geno 0
+# --plink-compat with nothing but X and Y left
+expect_fail "$T/err" "$EPISTREAM" scan --bfile "$T/d" --chr X,Y --plink-compat --out "$T/bad"
+[ "$rc" -eq 1 ] || { cat "$T/err" >&2; fail "--plink-compat on X and Y: exit $rc, expected 1"; }
+grep -qF "0 variant(s) left after skipping 0 with fewer than two genotypes and 75 on chromosomes X and Y" \
+    "$T/err" || { cat "$T/err" >&2; fail "--plink-compat on X and Y: message"; }
+[ ! -e "$T/bad.epi.cc" ] || fail "--plink-compat on X and Y left an output"
 
 # ---- the same selection as plink1.9 ------------------------------------------
 need_cmd plink1.9
@@ -159,4 +177,33 @@ awk 'FNR == 1 { next }
                            if (d > 1e-3 * (1 + $7)) bad++; common++ }
      END { if (!n || common != n || bad) { print n, common, bad; exit 1 } }' \
     "$T/pe.epi.cc" "$T/es.top.tsv" || fail "scan with --mind/--hwe/--snps differs from plink1.9"
+
+# --plink-compat skips what plink1.9 --fast-epistasis skips (X and Y; MT, 0 and
+# XY are scanned; monomorphic variants), says so, and writes PLINK's summary
+# byte for byte
+awk 'BEGIN { OFS = "\t" } NR % 40 == 0 { $6 = $5 } { print }' "$T/d.bim" >"$T/m.bim"
+awk 'BEGIN { OFS = "\t" } { print }' "$T/d.fam" >"$T/m.fam"
+# every 40th variant made monomorphic, 8 of them outside X and Y: all calls
+# homozygous for A1 (.bed rows of 0x00)
+need_python
+"$PY" - "$T/d.bed" "$T/m.bed" 300 <<'PYEOF' || fail "monomorphic variants"
+import sys
+src, dst, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+b = bytearray(open(src, "rb").read())
+row = (n + 3) // 4
+for v in range(39, (len(b) - 3) // row, 40):
+    b[3 + v * row: 3 + (v + 1) * row] = bytes(row)
+open(dst, "wb").write(b)
+PYEOF
+plink1.9 --bfile "$T/m" --allow-no-sex --fast-epistasis boost --epi1 1 --out "$T/pm" \
+    >"$T/pm.out" 2>&1 || { cat "$T/pm.out" >&2; fail "plink1.9 --fast-epistasis on m"; }
+"$EPISTREAM" scan --bfile "$T/m" --plink-compat --epi1 1 --out "$T/em" >"$T/em.out" 2>&1 ||
+    { cat "$T/em.out" >&2; fail "scan --plink-compat"; }
+skipped=$(sed -n 's/^--fast-epistasis: Skipping \([0-9]*\) .*/\1/p' "$T/pm.log")
+grep -q "skipping 8 variant(s) with fewer than two genotypes and 75 on chromosomes X and Y" \
+    "$T/em.out" || { cat "$T/em.out" >&2; fail "--plink-compat: no warning with the counts"; }
+[ "$skipped" = 83 ] || fail "plink1.9 skipped $skipped variants, expected 83"
+grep -q "^plink_compat_skipped_fewer_than_two_genotypes	8$" "$T/em.log" &&
+    grep -q "^plink_compat_skipped_x_y	75$" "$T/em.log" || fail "--plink-compat: counts not in the log"
+cmp "$T/pm.epi.cc.summary" "$T/em.epi.cc.summary" || fail "--plink-compat summary differs from PLINK's"
 exit 0

@@ -129,12 +129,17 @@ for m in mrmr jmi cmim condmi; do
     grep -q "^refine	$m:5$" "$T/r_$m.log" || fail "$m: refine not in the scan log"
     grep -q "^output	$T/r_$m.select.tsv$" "$T/r_$m.log" || fail "$m: select.tsv not in the log"
 done
-"$EPISTREAM" scan --bfile "$T/d" --top 40 --format plink --refine mrmr:5 --out "$T/rp" --quiet ||
-    fail "scan --format plink --refine"
+"$EPISTREAM" scan --bfile "$T/d" --top 40 --format plink --epi1 0.05 --refine mrmr:5 --out "$T/rp" \
+    --quiet || fail "scan --format plink --refine"
 cmp -s "$T/rp.select.tsv" "$T/r_mrmr.select.tsv" || fail "--format plink changes the refinement"
+# PLINK's .epi.cc (the pairs with p <= --epi1) reads as the same list in TSV
+"$EPISTREAM" scan --bfile "$T/d" --top 40 --p-threshold 0.05 --out "$T/rs" --quiet ||
+    fail "scan --p-threshold 0.05"
 "$EPISTREAM" select --bfile "$T/d" --from "$T/rp.epi.cc" --method mrmr --k 5 --out "$T/sp" \
     --quiet || fail "select --from .epi.cc"
-cmp -s "$T/sp.select.tsv" "$T/r_mrmr.select.tsv" || fail "select --from .epi.cc differs"
+"$EPISTREAM" select --bfile "$T/d" --from "$T/rs.sig.tsv" --method mrmr --k 5 --out "$T/ss" \
+    --quiet || fail "select --from .sig.tsv"
+cmp -s "$T/sp.select.tsv" "$T/ss.select.tsv" || fail "select --from .epi.cc differs"
 for t in 1 3; do
     "$EPISTREAM" select --bfile "$T/d" --from "$T/r_jmi.top.tsv" --method jmi --k 5 --threads $t \
         --out "$T/th$t" --quiet || fail "--threads $t"

@@ -26,7 +26,12 @@ static void scan_usage(FILE *fp)
             "                       ig (information gain over the better single variant;\n"
             "                       p-value df 6, fewer with empty genotype levels), k2\n"
             "  --top K              pairs kept in the ranked list (default 1000)\n"
-            "  --p-threshold P      also write every pair with p <= P to PREFIX.sig.tsv\n"
+            "  --p-threshold P      also write every pair with p <= P to PREFIX.sig.tsv (in\n"
+            "                       variant order; with --format plink: PREFIX.epi.cc)\n"
+            "  --epi1 P             PLINK's name for --p-threshold (default with --format\n"
+            "                       plink: 5e-6, PLINK's for boost); the last one given counts\n"
+            "  --epi2 P             N_SIG in the summary counts pairs with p <= P (default:\n"
+            "                       the --p-threshold; with --format plink 0.01, as PLINK)\n"
             "  --threads T          CPU threads, also VCF decompression (default: all)\n"
             "  --device D           auto (default: every GPU when that is estimated to be\n"
             "                       faster for this scan, else the CPU; --verbose says why),\n"
@@ -55,10 +60,14 @@ static void scan_usage(FILE *fp)
             "Output:\n"
             "  --out PREFIX         writes PREFIX.top.tsv, PREFIX.summary.tsv, PREFIX.log\n"
             "                       (and PREFIX.sig.tsv with --p-threshold, PREFIX.select.tsv\n"
-            "                       with --refine), all or none; then removes the outputs of\n"
-            "                       an earlier run of that PREFIX that it did not write\n"
-            "                       (PREFIX ends in a file name: not \"\" or DIR/)\n"
-            "  --format F           tsv (default) or plink (PREFIX.epi.cc instead of .top.tsv)\n"
+            "                       with --refine; see --format), all or none; then removes\n"
+            "                       the outputs of an earlier run of that PREFIX that it did\n"
+            "                       not write (PREFIX ends in a file name: not \"\" or DIR/)\n"
+            "  --format F           tsv (default) or plink: PLINK 1.9's files, PREFIX.epi.cc\n"
+            "                       (the pairs with p <= --epi1, in variant order) and\n"
+            "                       PREFIX.epi.cc.summary instead of .sig.tsv and .summary.tsv\n"
+            "  --plink-compat       --format plink, and skip what PLINK skips: variants on X\n"
+            "                       and Y, and variants with fewer than two genotypes (logged)\n"
             "  --quiet              only errors on stderr, no progress line\n"
             "  --verbose            informational messages on stderr (with a GPU: time in\n"
             "                       the kernels, candidates, pairs passing the screen)\n"
@@ -68,19 +77,28 @@ static void scan_usage(FILE *fp)
             "  operands (default cp; for benchmarks, same results).\n");
 }
 
+/* The significant-pair stream: the list (.sig.tsv or .epi.cc, p <= list_thr)
+ * and, with --epi2 or --format plink, the summary's N_SIG (p <= epi2; failed
+ * tests never count, as in PLINK). */
 typedef struct {
     es_out_t *o;
-    const es_dataset_t *ds;
-    int plink_fmt;
-    int plink_w;
+    es_pair_writer_t pw;
+    double list_thr;  /* < 0: no list */
+    double epi2;
+    uint64_t *n_sig2; /* NULL: N_SIG from the scan's summary */
+    int err;
 } sig_writer_t;
 
 static int write_sig(const es_pair_t *p, void *ud)
 {
     sig_writer_t *w = ud;
-    if (w->plink_fmt) es_write_plink_pair(w->o->fp, w->ds, p, w->plink_w);
-    else es_write_pair(w->o->fp, w->ds, p);
-    return es_out_failed(w->o) ? -1 : 0;
+    if (w->n_sig2 && p->p <= w->epi2 && p->df > 0) {
+        w->n_sig2[p->i]++;
+        w->n_sig2[p->j]++;
+    }
+    if (w->list_thr >= 0 && p->p <= w->list_thr && (w->err = es_pair_writer_put(&w->pw, p)))
+        return -1;
+    return 0;
 }
 
 static void progress(uint64_t done, uint64_t total, double secs, void *ud)
@@ -104,12 +122,31 @@ typedef struct {
     es_select_info_t info;
 } refine_t;
 
-static void write_log(FILE *fp, const char *cmdline, const es_input_opt_t *in,
-                      const es_dataset_t *ds, const es_opt_t *opt, const es_scan_t *scan,
-                      const char *out, int plink_fmt, const refine_t *rf, double t_open,
-                      double t_total)
+/* What the command line asked for. */
+typedef struct {
+    es_cli_input_t ci;
+    es_opt_t opt;
+    refine_t rf;
+    const char *out;
+    int plink_fmt, plink_compat, quiet, verbose;
+    double list_thr; /* --p-threshold / --epi1 (< 0: not given) */
+    double epi2;     /* --epi2 (< 0: not given) */
+} scan_args_t;
+
+/* What the scan found beyond its own results, for the log. */
+typedef struct {
+    uint32_t skip_mono, skip_haploid; /* --plink-compat */
+    uint64_t failed;                  /* failed tests (boost) */
+} scan_notes_t;
+
+static void write_log(FILE *fp, const char *cmdline, const scan_args_t *a,
+                      const es_dataset_t *ds, const es_scan_t *scan, const scan_notes_t *notes,
+                      const refine_t *rf, double t_open, double t_total)
 {
-    char a[32];
+    const es_input_opt_t *in = &a->ci.in;
+    const es_opt_t *opt = &a->opt;
+    const char *out = a->out;
+    char c[32];
     time_t now = time(NULL);
     char date[64];
     strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S %Z", localtime(&now));
@@ -137,16 +174,25 @@ static void write_log(FILE *fp, const char *cmdline, const es_input_opt_t *in,
     fprintf(fp, "controls\t%u\n", es_dataset_n_controls(ds));
     fprintf(fp, "samples_left_out\t%u\n",
             es_dataset_n_samples_total(ds) - es_dataset_n_cases(ds) - es_dataset_n_controls(ds));
+    if (a->plink_compat) {
+        fprintf(fp, "plink_compat_skipped_fewer_than_two_genotypes\t%u\n", notes->skip_mono);
+        fprintf(fp, "plink_compat_skipped_x_y\t%u\n", notes->skip_haploid);
+    }
     fprintf(fp, "variants\t%u\n", es_dataset_n_variants(ds));
     fprintf(fp, "statistic\t%s\n", es_stat_name(opt->stat));
     fprintf(fp, "top_k\t%u\n", opt->top_k);
-    if (opt->p_threshold >= 0) fprintf(fp, "p_threshold\t%g\n", opt->p_threshold);
+    if (a->list_thr >= 0) fprintf(fp, "p_threshold\t%g\n", a->list_thr);
+    if (a->epi2 >= 0) fprintf(fp, "n_sig_threshold\t%g\n", a->epi2);
     fprintf(fp, "backend\t%s\n", es_scan_backend_name(scan));
     if (!strcmp(es_scan_backend_name(scan), "cpu"))
         fprintf(fp, "popcount\t%s\n", es_scan_device_info(scan));
     else
         fprintf(fp, "gpu\t%s\n", es_scan_device_info(scan));
-    fprintf(fp, "pairs\t%s\n", es_fmt_count(pairs, a));
+    fprintf(fp, "pairs\t%s\n", es_fmt_count(pairs, c));
+    if (opt->stat == ES_STAT_BOOST) {
+        fprintf(fp, "failed_tests\t%s\n", es_fmt_count(notes->failed, c));
+        fprintf(fp, "valid_tests\t%s\n", es_fmt_count(pairs - notes->failed, c));
+    }
     fprintf(fp, "seconds_open\t%.3f\n", t_open);
     fprintf(fp, "seconds_pack\t%.3f\n", t_pack);
     fprintf(fp, "seconds_scan\t%.3f\n", t_scan);
@@ -157,9 +203,9 @@ static void write_log(FILE *fp, const char *cmdline, const es_input_opt_t *in,
         fprintf(fp, "refine_variants\t%u\n", rf->n_var);
         es_select_write_log(fp, rf->method, rf->k, &rf->info);
     }
-    fprintf(fp, "output\t%s%s\n", out, plink_fmt ? ".epi.cc" : ".top.tsv");
-    if (opt->p_threshold >= 0) fprintf(fp, "output\t%s.sig.tsv\n", out);
-    fprintf(fp, "output\t%s.summary.tsv\n", out);
+    fprintf(fp, "output\t%s.top.tsv\n", out);
+    if (a->list_thr >= 0) fprintf(fp, "output\t%s%s\n", out, a->plink_fmt ? ".epi.cc" : ".sig.tsv");
+    fprintf(fp, "output\t%s%s\n", out, a->plink_fmt ? ".epi.cc.summary" : ".summary.tsv");
     if (rf->k) fprintf(fp, "output\t%s.select.tsv\n", out);
 }
 
@@ -185,27 +231,36 @@ bad:
     return -1;
 }
 
-/* What the command line asked for. */
-typedef struct {
-    es_cli_input_t ci;
-    es_opt_t opt;
-    refine_t rf;
-    const char *out;
-    int plink_fmt, quiet, verbose;
-} scan_args_t;
 
 /* The handlers of the scan's options that need more than storing the value
  * (ctx: the scan_args_t). */
 
-static int set_p_threshold(void *ctx, const char *arg)
+/* a probability in [0, 1] */
+static int parse_prob(const char *name, const char *arg, double *out)
 {
-    es_opt_t *opt = &((scan_args_t *)ctx)->opt;
-    if (es_cli_double("p-threshold", arg, &opt->p_threshold)) return -1;
-    if (opt->p_threshold < 0 || opt->p_threshold > 1) {
-        fprintf(stderr, "[E::options] --p-threshold: must be in [0, 1], got %s\n", arg);
+    if (es_cli_double(name, arg, out)) return -1;
+    if (!(*out >= 0 && *out <= 1)) {
+        fprintf(stderr, "[E::options] --%s: must be in [0, 1], got %s\n", name, arg);
         return -1;
     }
     return 0;
+}
+
+static int set_p_threshold(void *ctx, const char *arg)
+{
+    return parse_prob("p-threshold", arg, &((scan_args_t *)ctx)->list_thr);
+}
+
+/* PLINK's --epi1: the threshold of the list it writes to .epi.cc */
+static int set_epi1(void *ctx, const char *arg)
+{
+    return parse_prob("epi1", arg, &((scan_args_t *)ctx)->list_thr);
+}
+
+/* PLINK's --epi2: the threshold of the summary's N_SIG */
+static int set_epi2(void *ctx, const char *arg)
+{
+    return parse_prob("epi2", arg, &((scan_args_t *)ctx)->epi2);
 }
 
 static int set_stat(void *ctx, const char *arg)
@@ -264,6 +319,9 @@ static const es_cli_opt_t scan_opts[] = {
     ES_CLI_OPT_FUNC("stat", set_stat),
     ES_CLI_OPT_U32("top", scan_args_t, opt.top_k, 1, 100000000u),
     ES_CLI_OPT_FUNC("p-threshold", set_p_threshold),
+    ES_CLI_OPT_FUNC("epi1", set_epi1),
+    ES_CLI_OPT_FUNC("epi2", set_epi2),
+    ES_CLI_OPT_FLAG("plink-compat", scan_args_t, plink_compat),
     ES_CLI_OPT_INT("threads", scan_args_t, opt.threads, 0, 4096),
     ES_CLI_OPT_FUNC("device", set_device),
     ES_CLI_OPT_U32("block", scan_args_t, opt.block_variants, 0, 65536),
@@ -285,6 +343,7 @@ static const es_cli_opt_t scan_opts[] = {
 static int scan_parse(int argc, char **argv, scan_args_t *a)
 {
     memset(a, 0, sizeof *a);
+    a->list_thr = a->epi2 = -1.0;
     es_cli_input_t *ci = &a->ci;
     es_opt_t *opt = &a->opt;
     refine_t *rf = &a->rf;
@@ -305,6 +364,26 @@ static int scan_parse(int argc, char **argv, scan_args_t *a)
     }
     if (es_cli_out_prefix("scan", a->out)) return ES_EXIT_USAGE;
     if (es_cli_input_check(ci, "scan")) return ES_EXIT_USAGE;
+    if (a->plink_compat) a->plink_fmt = 1;
+    /* PLINK's defaults: the .epi.cc list at 5e-6 (--fast-epistasis boost),
+     * N_SIG at 0.01 */
+    if (a->plink_fmt) {
+        if (a->list_thr < 0) a->list_thr = 5e-6;
+        if (a->epi2 < 0) a->epi2 = 0.01;
+        if (!es_stat_has_p(opt->stat)) {
+            fprintf(stderr, "[E::options] scan: --format plink lists pairs by p-value; --stat %s "
+                            "has none\n", es_stat_name(opt->stat));
+            return ES_EXIT_USAGE;
+        }
+    }
+    if (a->epi2 >= 0 && !es_stat_has_p(opt->stat)) {
+        fprintf(stderr, "[E::options] scan: --epi2 needs a statistic with a p-value; %s has none\n",
+                es_stat_name(opt->stat));
+        return ES_EXIT_USAGE;
+    }
+    /* the scan streams every pair at the larger threshold; the list and N_SIG
+     * are cut from that stream */
+    opt->p_threshold = a->list_thr > a->epi2 ? a->list_thr : a->epi2;
     /* VCF decompression threads: as many as the scan's (0 = all CPUs) */
     ci->in.threads = opt->threads ? opt->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
     es_log_set_level(a->quiet ? ES_LOG_ERROR : a->verbose ? ES_LOG_INFO : ES_LOG_WARN);
@@ -316,8 +395,9 @@ static int scan_parse(int argc, char **argv, scan_args_t *a)
 /* Every file a scan may write under its prefix: a run removes the .tmp files
  * of all of them that a killed run left, and after it succeeded the ones it
  * did not write (an earlier run's, which would not match). */
-static const char *const scan_suffixes[] = {".top.tsv", ".epi.cc", ".sig.tsv", ".summary.tsv",
-                                            ".select.tsv", ".log"};
+static const char *const scan_suffixes[] = {".top.tsv",     ".epi.cc",     ".epi.cc.summary",
+                                            ".sig.tsv",     ".summary.tsv", ".select.tsv",
+                                            ".log"};
 #define N_SCAN_SUFFIXES (sizeof scan_suffixes / sizeof *scan_suffixes)
 
 /* Open the dataset, scan, write every output (all or nothing), refine. */
@@ -332,43 +412,96 @@ static int scan_run(scan_args_t *a, const char *cmdline)
     es_scan_t *scan = NULL;
     es_out_t o_top, o_sig, o_sum, o_log, o_sel;
     uint32_t *survivors = NULL;
+    uint64_t *failed = NULL;
+    scan_notes_t notes;
+    sig_writer_t sw;
+    memset(&notes, 0, sizeof notes);
+    memset(&sw, 0, sizeof sw);
     memset(&o_top, 0, sizeof o_top);
     o_sig = o_sum = o_log = o_sel = o_top;
     double t0 = es_time_now();
 
     ret = es_dataset_open(&ds, &a->ci.in);
     if (ret) goto out;
+    /* PLINK pads IDs to a width it takes before skipping variants */
+    int plink_w = plink_fmt ? es_plink_snp_width(ds) : 0;
+    if (a->plink_compat) {
+        if ((ret = es_plink_epi_skip(ds, &notes.skip_mono, &notes.skip_haploid))) goto out;
+        if (notes.skip_mono + notes.skip_haploid)
+            es_warn("--plink-compat: skipping %u variant(s) with fewer than two genotypes and %u "
+                    "on chromosomes X and Y, as PLINK --fast-epistasis does",
+                    notes.skip_mono, notes.skip_haploid);
+    }
+    uint32_t m = es_dataset_n_variants(ds);
+    if (opt->stat == ES_STAT_BOOST) {
+        /* the tests that fail: written with DF 0, left out of PLINK's N_TOT */
+        if (!(failed = calloc(m ? m : 1, sizeof *failed))) {
+            ret = ES_ERR_NOMEM;
+            goto out;
+        }
+        if ((ret = es_plink_epi_failed(ds, failed, &notes.failed))) goto out;
+        if (notes.failed) {
+            char num[32];
+            es_warn("%s test(s) failed: a variant left with one genotype level among the samples "
+                    "called at both (PLINK: nan); written with DF 0%s",
+                    es_fmt_count(notes.failed, num),
+                    plink_fmt ? " and left out of N_TOT" : ", STAT, P and LOG10P NA");
+        }
+    }
     double t_open = es_time_now() - t0;
     ret = es_scan_create(&scan, ds, opt);
     if (ret) goto out;
     /* create every output before the (long) scan so a bad --out fails at once */
     es_out_clear_tmp(out, scan_suffixes, N_SCAN_SUFFIXES);
-    if ((ret = es_out_open(&o_top, out, plink_fmt ? ".epi.cc" : ".top.tsv"))) goto out;
-    if ((ret = es_out_open(&o_sum, out, ".summary.tsv"))) goto out;
+    if ((ret = es_out_open(&o_top, out, ".top.tsv"))) goto out;
+    if ((ret = es_out_open(&o_sum, out, plink_fmt ? ".epi.cc.summary" : ".summary.tsv"))) goto out;
     if ((ret = es_out_open(&o_log, out, ".log"))) goto out;
     if (rf->k && (ret = es_out_open(&o_sel, out, ".select.tsv"))) goto out;
-    sig_writer_t sw = {.ds = ds, .plink_fmt = plink_fmt, .plink_w = es_plink_snp_width(ds)};
-    if (opt->p_threshold >= 0) {
-        if ((ret = es_out_open(&o_sig, out, ".sig.tsv"))) goto out;
-        sw.o = &o_sig;
-        if (plink_fmt) es_write_plink_header(o_sig.fp, sw.plink_w);
-        else es_write_pair_header(o_sig.fp);
-        es_scan_set_sig_callback(scan, write_sig, &sw);
+    sw.list_thr = a->list_thr;
+    sw.epi2 = a->epi2;
+    if (a->epi2 >= 0 && !(sw.n_sig2 = calloc(m ? m : 1, sizeof *sw.n_sig2))) {
+        ret = ES_ERR_NOMEM;
+        goto out;
     }
+    if (a->list_thr >= 0) {
+        if ((ret = es_out_open(&o_sig, out, plink_fmt ? ".epi.cc" : ".sig.tsv"))) goto out;
+        sw.o = &o_sig;
+        if ((ret = es_pair_writer_init(&sw.pw, o_sig.fp, ds, plink_w))) goto out;
+        if ((ret = es_pair_writer_header(&sw.pw))) goto out;
+    }
+    if (opt->p_threshold >= 0) es_scan_set_sig_callback(scan, write_sig, &sw);
     if (opt->progress) es_scan_set_progress_callback(scan, progress, NULL);
 
     ret = es_scan_run(scan);
-    if (ret) goto out;
+    if (ret) {
+        if (sw.err == ES_ERR_IO) es_out_failed(&o_sig);
+        goto out;
+    }
+    if (sw.o) {
+        if ((ret = es_pair_writer_finish(&sw.pw)) || es_out_failed(&o_sig)) {
+            es_out_failed(&o_sig);
+            ret = ES_ERR_IO;
+            goto out;
+        }
+    }
 
     const es_pair_t *top = es_scan_top(scan);
     size_t n_top = es_scan_top_count(scan);
-    if (plink_fmt) es_write_plink_header(o_top.fp, sw.plink_w);
-    else es_write_pair_header(o_top.fp);
-    for (size_t k = 0; k < n_top; k++) {
-        if (plink_fmt) es_write_plink_pair(o_top.fp, ds, &top[k], sw.plink_w);
-        else es_write_pair(o_top.fp, ds, &top[k]);
+    es_pair_writer_t tw;
+    if ((ret = es_pair_writer_init(&tw, o_top.fp, ds, 0))) goto out;
+    ret = es_pair_writer_header(&tw);
+    for (size_t k = 0; k < n_top && !ret; k++) ret = es_pair_writer_put(&tw, &top[k]);
+    if (!ret) ret = es_pair_writer_finish(&tw);
+    es_pair_writer_free(&tw);
+    if (ret) goto out;
+    const es_summary_t *sum = es_scan_summary(scan);
+    if (plink_fmt) {
+        /* (--format plink always has an --epi2) */
+        ret = es_write_plink_summary(o_sum.fp, ds, plink_w, sum, sw.n_sig2, failed);
+    } else {
+        ret = es_write_summary(o_sum.fp, ds, sum, sw.n_sig2);
     }
-    if ((ret = es_write_summary(o_sum.fp, ds, es_scan_summary(scan)))) {
+    if (ret) {
         if (!es_out_failed(&o_sum)) es_error("%s: write failed", o_sum.tmp_path);
         goto out;
     }
@@ -385,8 +518,7 @@ static int scan_run(scan_args_t *a, const char *cmdline)
                                       &rf->info)))
             goto out;
     }
-    write_log(o_log.fp, cmdline, &a->ci.in, ds, opt, scan, out, plink_fmt, rf, t_open,
-              es_time_now() - t0);
+    write_log(o_log.fp, cmdline, a, ds, scan, &notes, rf, t_open, es_time_now() - t0);
     /* commit all or nothing */
     es_out_t *const all[] = {&o_top, &o_sig, &o_sum, &o_sel, &o_log};
     if ((ret = es_out_commit_all(all, sizeof all / sizeof *all))) goto out;
@@ -421,6 +553,9 @@ out:
         es_out_close(&o_sel);
         es_out_close(&o_log);
     }
+    es_pair_writer_free(&sw.pw);
+    free(sw.n_sig2);
+    free(failed);
     free(survivors);
     es_scan_destroy(scan);
     es_dataset_destroy(ds);

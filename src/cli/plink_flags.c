@@ -88,8 +88,8 @@ static const struct {
     {"epistasis twolocus epistasis-summary-merge",
      "'epistream scan' is the interaction scan (--stat boost, chi2, mi, ig or k2); PLINK's "
      "regression --epistasis is not"},
-    {"epi1 epi2",
-     "see 'epistream scan --help' for its p-value thresholds (--p-threshold)"},
+    {"epi1 epi2 plink-compat",
+     "^scan has it (PLINK's .epi.cc list, its summary's N_SIG, PLINK's skips)"},
     {"set set-names set-max set-p set-r2 set-test-lambda set-table make-set "
      "make-set-border make-set-collapse-group make-set-complement-all "
      "make-set-complement-group set-collapse-all subset complement-sets gene gene-all "

@@ -1,5 +1,6 @@
 /* output.h -- the scan's result files: pair lines (.top.tsv, .sig.tsv, PLINK
- * .epi.cc) and the per-variant summary; see doc/CONTRACTS.md.  Internal. */
+ * .epi.cc), the per-variant summary (.summary.tsv, PLINK .epi.cc.summary);
+ * see doc/CONTRACTS.md.  Internal. */
 #ifndef ES_OUTPUT_H
 #define ES_OUTPUT_H
 
@@ -7,15 +8,63 @@
 
 #include "scan.h"
 
-/** Pair table header / line (.top.tsv, .sig.tsv); see doc/CONTRACTS.md. */
-void es_write_pair_header(FILE *fp);
-void es_write_pair(FILE *fp, const es_dataset_t *ds, const es_pair_t *p);
-/** Width PLINK pads variant IDs to (the longest ID, at least 4). */
+/** Width PLINK 1.9 pads variant IDs to (its calc_plink_maxsnp(): at least 4,
+ *  often the longest ID + 2); taken before --plink-compat skips variants. */
 int es_plink_snp_width(const es_dataset_t *ds);
-/** PLINK .epi.cc header / line, IDs padded to width w. */
-void es_write_plink_header(FILE *fp, int w);
-void es_write_plink_pair(FILE *fp, const es_dataset_t *ds, const es_pair_t *p, int w);
-/** Per-variant summary (.summary.tsv). */
-int es_write_summary(FILE *fp, const es_dataset_t *ds, const es_summary_t *s);
+
+/** Writes pair lines into a buffer over fp: TSV (.top.tsv, .sig.tsv; the
+ *  bytes of "%s\t%s\t%lld\t%s\t%s\t%lld\t%.12g\t%.10g\t%.10g\t%u\t%d\n") or
+ *  PLINK .epi.cc ("%4s %*s %4s %*s %12.6g %4d %12.4g \n", IDs padded to the
+ *  longest).  A failed test (df 0 for a statistic with a p-value: a variant
+ *  left with one genotype level in the pair's table) is written as PLINK
+ *  writes it, "nan 0 NA", or in TSV as STAT, P, LOG10P NA and DF 0, and
+ *  counted in n_failed.  One thread at a time; call es_pair_writer_finish()
+ *  before anything else writes to fp, and es_pair_writer_free() after. */
+typedef struct {
+    es_wbuf_t wb;
+    const es_dataset_t *ds;
+    int plink;         /* .epi.cc lines, else TSV */
+    int w;             /* PLINK: ID width */
+    uint32_t last_i;   /* the variant whose columns are in pre */
+    char *pre;         /* the first variant's columns of the line */
+    size_t pre_n, pre_cap;
+    uint64_t n_failed; /* failed tests written */
+    const char *chr_raw, *chr_code; /* PLINK: the last chromosome and its code */
+} es_pair_writer_t;
+
+/** plink_w: PLINK lines with IDs padded to plink_w (es_plink_snp_width()),
+ *  0: TSV.  @return ES_OK or ES_ERR_NOMEM. */
+int es_pair_writer_init(es_pair_writer_t *pw, FILE *fp, const es_dataset_t *ds, int plink_w);
+/** The header line.  @return ES_OK or ES_ERR_IO. */
+int es_pair_writer_header(es_pair_writer_t *pw);
+/** One pair line.  @return ES_OK, ES_ERR_IO or ES_ERR_NOMEM. */
+int es_pair_writer_put(es_pair_writer_t *pw, const es_pair_t *p);
+/** Write out what is buffered.  @return ES_OK or ES_ERR_IO. */
+int es_pair_writer_finish(es_pair_writer_t *pw);
+void es_pair_writer_free(es_pair_writer_t *pw);
+
+/** Per-variant summary (.summary.tsv); N_SIG from n_sig when not NULL (pairs
+ *  below --epi2), else from s.  @return ES_OK or ES_ERR_IO. */
+int es_write_summary(FILE *fp, const es_dataset_t *ds, const es_summary_t *s, const uint64_t *n_sig);
+/** PLINK 1.9's .epi.cc.summary (IDs padded to w): N_SIG from n_sig, N_TOT the valid tests (s's
+ *  pairs less n_failed, when not NULL), PROP, BEST_CHISQ, BEST_CHR, BEST_SNP.
+ *  @return ES_OK or ES_ERR_IO. */
+int es_write_plink_summary(FILE *fp, const es_dataset_t *ds, int w, const es_summary_t *s,
+                           const uint64_t *n_sig, const uint64_t *n_failed);
+
+/* ---- PLINK 1.9 --fast-epistasis conventions (plink.c) ---------------------- */
+
+/** The chromosome as PLINK 1.9 writes it: X 23, Y 24, XY 25, MT/M 26, numbers
+ *  without leading zeros, a "chr" prefix dropped; other names unchanged. */
+const char *es_plink_chr_code(const char *chr);
+/** Drop what PLINK's --fast-epistasis boost skips (--plink-compat): variants
+ *  on X and Y (haploid), and variants with fewer than two called genotypes
+ *  among the samples in the analysis.  *n_mono, *n_haploid: how many of each.
+ *  @return ES_OK, ES_ERR_DATA (fewer than 2 left; logged), ES_ERR_NOMEM. */
+int es_plink_epi_skip(es_dataset_t *ds, uint32_t *n_mono, uint32_t *n_haploid);
+/** The BOOST tests that fail (a variant left with one genotype level among the
+ *  samples called at both; df 0): failed[v] (n_variants entries) for each
+ *  variant, *total pairs.  @return ES_OK, ES_ERR_NOMEM. */
+int es_plink_epi_failed(const es_dataset_t *ds, uint64_t *failed, uint64_t *total);
 
 #endif

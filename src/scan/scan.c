@@ -243,6 +243,24 @@ static void clear_uncalled_best(es_scan_ctx_t *ctx)
     }
 }
 
+/* The significant pairs of a row panel of tiles wait in memory until the
+ * panel is complete (they are written in (i, j) order): about block * m *
+ * p_threshold pairs under the null.  When the threshold lets many through
+ * (every pair, for PLINK's --epi1 1), narrower panels keep that below about
+ * 16 MiB; on the CPU a narrower tile costs little next to the pairs'
+ * p-values, and the output does not depend on it.  (A device backend picks
+ * its own blocks.) */
+static uint32_t sig_block_cap(const es_scan_ctx_t *ctx, uint32_t block)
+{
+    if (!ctx->do_sig || ctx->p_threshold <= 0) return block;
+    double per_variant = (double)ctx->m * (ctx->p_threshold < 1 ? ctx->p_threshold : 1.0) *
+                         2.0 * (double)sizeof(es_pair_t); /* x2: the buffer doubles */
+    double cap = (double)(16u << 20) / per_variant;
+    if (cap >= block) return block;
+    uint32_t b = cap < 16 ? 16 : (uint32_t)cap / 16 * 16;
+    return b < block ? b : block;
+}
+
 static void ctx_free(es_scan_ctx_t *ctx)
 {
     if (ctx->blocks)
@@ -288,6 +306,7 @@ int es_scan_run(es_scan_t *s)
     if (s->opt.block_variants) ctx.block = s->opt.block_variants;
     else if (s->backend->auto_block) ctx.block = s->backend->auto_block(&ctx, bytes_per_variant(s->ds, n_planes));
     else ctx.block = auto_block(s->ds, n_planes, ctx.m, threads);
+    if (!s->opt.block_variants && !s->backend->auto_block) ctx.block = sig_block_cap(&ctx, ctx.block);
     ctx.n_blocks = (ctx.m + ctx.block - 1) / ctx.block;
     ctx.row_start = malloc(((size_t)ctx.n_blocks + 1) * sizeof *ctx.row_start);
     ctx.rows = calloc(ctx.n_blocks, sizeof *ctx.rows);

@@ -25,6 +25,42 @@ double es_time_now(void);
 /** Format n with thousands separators ("1,234,567") into buf (>= 32 bytes). */
 const char *es_fmt_count(uint64_t n, char *buf);
 
+/* ---- number formatting without printf, for the result writers (fmt.c) ------------ */
+
+/** Write v in decimal at dst (room for 20 bytes).  @return the end (no NUL). */
+char *es_fmt_u64(char *dst, uint64_t v);
+/** Write v in decimal at dst (room for 20 bytes).  @return the end (no NUL). */
+char *es_fmt_i64(char *dst, int64_t v);
+/** s right-justified in width columns (as "%*s"; room for max(width, strlen(s))).
+ *  @return the end (no NUL). */
+char *es_fmt_str_w(char *dst, const char *s, int width);
+/** The bytes of printf("%.*g", prec, x) at dst (room for 32 bytes), nan and
+ *  inf spelt as glibc spells them.  @return the end (no NUL). */
+char *es_fmt_g(char *dst, double x, int prec);
+/** The bytes of printf("%*.*g", width, prec, x) (room for width + 32 bytes).
+ *  @return the end (no NUL). */
+char *es_fmt_g_w(char *dst, double x, int width, int prec);
+
+/** A buffer that lines are formatted into and written out of in large
+ *  blocks: es_wbuf_reserve() room for one line, fill it, advance n.  Flush
+ *  before anything else writes to fp.  Not thread-safe; one writer at a time. */
+typedef struct {
+    FILE *fp;
+    char *buf;
+    size_t n, cap;
+} es_wbuf_t;
+
+/** Set b up over fp with cap bytes (at least 4,096; free with es_wbuf_free()).
+ *  @return ES_OK or ES_ERR_NOMEM. */
+int es_wbuf_init(es_wbuf_t *b, FILE *fp, size_t cap);
+/** Room for need bytes at the returned pointer (== b->buf + b->n), flushing
+ *  or growing as needed.  @return NULL on a write error or out of memory. */
+char *es_wbuf_reserve(es_wbuf_t *b, size_t need);
+/** Write out what is buffered.  @return ES_OK, or ES_ERR_IO (fp's error set). */
+int es_wbuf_flush(es_wbuf_t *b);
+/** Release the buffer (not fp; flush first). */
+void es_wbuf_free(es_wbuf_t *b);
+
 /* ---- output files, all or nothing (outfile.c) ------------------------------------ */
 
 /** An output file being written. */

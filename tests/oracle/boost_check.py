@@ -55,7 +55,9 @@ def read_ours(path):
             tok = line.rstrip("\n").split("\t")
             if len(tok) < len(header):
                 continue
-            rec = (float(tok[col["STAT"]]), tok[col["P"]], tok[col["DF"]])
+            # a failed test: STAT, P NA and DF 0 (PLINK: nan, DF 0, P NA)
+            stat = float("nan") if tok[col["STAT"]] == "NA" else float(tok[col["STAT"]])
+            rec = (stat, tok[col["P"]], tok[col["DF"]])
             pairs[(tok[col["SNP1"]], tok[col["SNP2"]])] = rec
     return pairs
 
@@ -94,7 +96,7 @@ def main():
         our_stat, our_p_s, our_df_s = ours[key]
         if stat_s.lower() == "nan":
             n_nan += 1
-            if our_df_s != "0" or our_stat != 0.0:
+            if our_df_s != "0" or our_stat == our_stat or our_p_s != "NA":
                 bad.append(f"line {lineno}: {s1} {s2}: PLINK nan, "
                            f"ours STAT {our_stat} DF {our_df_s}")
             continue

@@ -195,6 +195,22 @@ static void check_planes(const fake_t *f, const es_planes_t *pl)
                 assert_int_equal(pl->miss_pos[k++], d);
             }
             assert_int_equal(k, pl->miss_off[v + 1]);
+            /* the same slots as words and masks, when they fit */
+            uint32_t nw = 0, last = UINT32_MAX;
+            for (k = pl->miss_off[v]; k < pl->miss_off[v + 1]; k++)
+                if (pl->miss_pos[k] / 64 != last) last = pl->miss_pos[k] / 64, nw++;
+            assert_int_equal(pl->miss_nw[v], nw);
+            if (nw <= ES_MISS_WORDS) {
+                uint64_t bits = 0;
+                for (uint32_t e = 0; e < ES_MISS_WORDS; e++) {
+                    uint64_t m = pl->miss_mask[(size_t)v * ES_MISS_WORDS + e];
+                    uint32_t w = pl->miss_word[(size_t)v * ES_MISS_WORDS + e];
+                    if (e >= nw) assert_true(m == 0 && w == 0);
+                    for (; m; m &= m - 1, bits++)
+                        assert_true(!((want[2 * words + w] >> __builtin_ctzll(m)) & 1));
+                }
+                assert_int_equal(bits, miss);
+            }
         }
     }
     free(want);

@@ -75,6 +75,12 @@ typedef struct {
      * 9 products.  NULL until es_pack() has run. */
     uint32_t *miss_off;             /* count + 1 offsets */
     uint32_t *miss_pos;
+    /* The same calls as words: when they fall in at most ES_MISS_WORDS
+     * plane words (miss_nw[v] <= ES_MISS_WORDS; 255: more, or not listed),
+     * word indices and masks of the missing slots; unused entries 0. */
+    uint32_t *miss_word;            /* [v * ES_MISS_WORDS + k] */
+    uint64_t *miss_mask;
+    uint8_t *miss_nw;
     size_t mapped;                  /* > 0: planes is a mapping of this many bytes of a file */
 } es_planes_t;
 
@@ -97,9 +103,8 @@ int es_dataset_any_missing(const es_dataset_t *ds);
  *  one per 64-bit word of its planes (1.6 % of the samples), where the
  *  correction costs about what the five extra products would. */
 #define ES_SPARSE_MISS(words) ((uint32_t)(words))
-/** miss_pos has this many readable entries past every offset (the kernels'
- *  branch-free path for variants with at most this many missing calls). */
-#define ES_MISS_SHORT 4
+/** Words of missing calls the kernels' masked word path takes per variant. */
+#define ES_MISS_WORDS 2
 /** @return 1 if variant v's missing calls (possibly none) are listed in
  *  miss_pos. */
 static inline int es_planes_sparse(const es_planes_t *pl, uint32_t v)

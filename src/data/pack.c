@@ -492,7 +492,12 @@ void es_planes_free(es_planes_t *pl)
     free(pl->miss_ct);
     free(pl->miss_off);
     free(pl->miss_pos);
-    pl->miss_off = pl->miss_pos = NULL;
+    free(pl->miss_word);
+    free(pl->miss_mask);
+    free(pl->miss_nw);
+    pl->miss_off = pl->miss_pos = pl->miss_word = NULL;
+    pl->miss_mask = NULL;
+    pl->miss_nw = NULL;
     pl->planes = NULL;
     pl->gcount = NULL;
     pl->miss_ct = NULL;
@@ -511,22 +516,40 @@ static int list_missing(es_planes_t *pl)
     if (!(pl->miss_off = malloc(((size_t)pl->count + 1) * sizeof *pl->miss_off))) return ES_ERR_NOMEM;
     for (uint32_t v = 0; v < pl->count; v++)
         if (pl->miss_ct[v] <= cap) total += pl->miss_ct[v];
-    /* ES_MISS_SHORT spare entries: the counting kernels read that many from
-     * any variant's offset (and mask what is not its own) */
-    if (!(pl->miss_pos = calloc(total + ES_MISS_SHORT, sizeof *pl->miss_pos))) return ES_ERR_NOMEM;
+    if (!(pl->miss_pos = calloc(total + 1, sizeof *pl->miss_pos))) return ES_ERR_NOMEM;
+    /* the words holding each variant's missing calls, when there are at most
+     * ES_MISS_WORDS of them (unused entries: word 0, mask 0) */
+    free(pl->miss_word);
+    free(pl->miss_mask);
+    free(pl->miss_nw);
+    pl->miss_word = calloc((size_t)pl->count * ES_MISS_WORDS + 1, sizeof *pl->miss_word);
+    pl->miss_mask = calloc((size_t)pl->count * ES_MISS_WORDS + 1, sizeof *pl->miss_mask);
+    pl->miss_nw = calloc((size_t)pl->count + 1, 1);
+    if (!pl->miss_word || !pl->miss_mask || !pl->miss_nw) return ES_ERR_NOMEM;
     uint32_t k = 0;
     for (uint32_t v = 0; v < pl->count; v++) {
+        uint32_t nw = 0;
         pl->miss_off[v] = k;
-        if (!pl->miss_ct[v] || pl->miss_ct[v] > cap) continue;
+        if (!pl->miss_ct[v] || pl->miss_ct[v] > cap) {
+            pl->miss_nw[v] = pl->miss_ct[v] ? 255 : 0;
+            continue;
+        }
         const uint64_t *vp = es_plane(pl, v, 2);
         for (int y = 1; y >= 0; y--) { /* cases first: slot order */
             uint32_t lo = y ? 0 : pl->w_case, n = y ? pl->n_case : pl->n_ctrl;
             for (uint32_t w = 0; w * 64 < n; w++) {
                 uint64_t kept = n - w * 64 >= 64 ? ~0ULL : (1ULL << (n - w * 64)) - 1;
-                for (uint64_t m = ~vp[lo + w] & kept; m; m &= m - 1)
+                uint64_t mw = ~vp[lo + w] & kept;
+                if (mw && nw < ES_MISS_WORDS) {
+                    pl->miss_word[(size_t)v * ES_MISS_WORDS + nw] = lo + w;
+                    pl->miss_mask[(size_t)v * ES_MISS_WORDS + nw] = mw;
+                }
+                nw += mw != 0;
+                for (uint64_t m = mw; m; m &= m - 1)
                     pl->miss_pos[k++] = (lo + w) * 64 + (uint32_t)__builtin_ctzll(m);
             }
         }
+        pl->miss_nw[v] = (uint8_t)(nw < 255 ? nw : 255);
     }
     pl->miss_off[pl->count] = k;
     return ES_OK;

@@ -169,41 +169,43 @@ static inline uint16_t max2(uint16_t a, uint16_t b) { return a > b ? a : b; }
 static uint16_t pack_block(const uint16_t *restrict x, size_t n, unsigned bits, uint8_t *restrict out)
 {
     uint16_t m = 0;
-    size_t i;
+    size_t i; /* the first value not packed by the whole-byte loop: a simd
+               * loop's own variable has no defined value after it */
     switch (bits) {
     case 1:
 #pragma omp simd reduction(max : m)
-        for (i = 0; i < n / 8; i++) {
-            const uint16_t *v = x + 8 * i;
+        for (size_t j = 0; j < n / 8; j++) {
+            const uint16_t *v = x + 8 * j;
             m = max2(m, max2(max2(max2(v[0], v[1]), max2(v[2], v[3])), max2(max2(v[4], v[5]), max2(v[6], v[7]))));
-            out[i] = (uint8_t)(v[0] | v[1] << 1 | v[2] << 2 | v[3] << 3 | v[4] << 4 | v[5] << 5 | v[6] << 6 |
+            out[j] = (uint8_t)(v[0] | v[1] << 1 | v[2] << 2 | v[3] << 3 | v[4] << 4 | v[5] << 5 | v[6] << 6 |
                                v[7] << 7);
         }
         i = n / 8 * 8;
         break;
     case 2:
 #pragma omp simd reduction(max : m)
-        for (i = 0; i < n / 4; i++) {
-            const uint16_t *v = x + 4 * i;
+        for (size_t j = 0; j < n / 4; j++) {
+            const uint16_t *v = x + 4 * j;
             m = max2(m, max2(max2(v[0], v[1]), max2(v[2], v[3])));
-            out[i] = (uint8_t)(v[0] | v[1] << 2 | v[2] << 4 | v[3] << 6);
+            out[j] = (uint8_t)(v[0] | v[1] << 2 | v[2] << 4 | v[3] << 6);
         }
         i = n / 4 * 4;
         break;
     case 4:
 #pragma omp simd reduction(max : m)
-        for (i = 0; i < n / 2; i++) {
-            m = max2(m, max2(x[2 * i], x[2 * i + 1]));
-            out[i] = (uint8_t)(x[2 * i] | x[2 * i + 1] << 4);
+        for (size_t j = 0; j < n / 2; j++) {
+            m = max2(m, max2(x[2 * j], x[2 * j + 1]));
+            out[j] = (uint8_t)(x[2 * j] | x[2 * j + 1] << 4);
         }
         i = n / 2 * 2;
         break;
     case 8:
 #pragma omp simd reduction(max : m)
-        for (i = 0; i < n; i++) {
-            m = max2(m, x[i]);
-            out[i] = (uint8_t)x[i];
+        for (size_t j = 0; j < n; j++) {
+            m = max2(m, x[j]);
+            out[j] = (uint8_t)x[j];
         }
+        i = n;
         break;
     default:
         memcpy(out, x, n * sizeof *x);

@@ -119,7 +119,7 @@ enum {
 /* Function attributes of the variants (x86 only; use under #if ES_CPU_X86). */
 #define ES_TARGET_POPCNT __attribute__((target("popcnt")))
 #define ES_TARGET_AVX2 __attribute__((target("avx2,popcnt")))
-#define ES_TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx512vpopcntdq")))
+#define ES_TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx512vpopcntdq,popcnt")))
 #define ES_TARGET_BMI2 __attribute__((target("popcnt,bmi,bmi2")))
 
 /** @return 1 if this CPU has every feature in the mask (probed once, thread-safe). */

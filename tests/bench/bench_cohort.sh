@@ -104,6 +104,12 @@ for set in $SETS; do
                 die "M=$m: 1 and $T threads wrote different bytes"
             row "M=$m" "epistream 1 thread" "$one" "$p" ""
             row "M=$m" "epistream $T threads" "$many" "$p" "$(wall "$one")"
+            # the scan alone (the log's seconds_scan of the last runs): start-up, packing and
+            # writing do not scale with threads and weigh on runs of a fraction of a second
+            awk -v m="$m" -v t="$T" -F'\t' '$1 == "seconds_scan" { s[FILENAME] = $2 }
+                END { a = s[ARGV[1]]; b = s[ARGV[2]]
+                      printf "%-8s %-26s %10.3f %10.3f %34s\n", "M=" m, "scan only, 1 / " t " threads",
+                             a, b, (b > 0 ? sprintf("%.2fx", a / b) : "") }' "$W/es1.log" "$W/esT.log"
         done ;;
     *) die "unknown set '$set' (forex, small, scaling)" ;;
     esac

@@ -454,10 +454,11 @@ int es_planes_alloc(es_planes_t *pl, const es_dataset_t *ds, uint32_t count, uin
 {
     int ret = planes_init(pl, ds, count, n_planes);
     if (ret) return ret;
-    /* words is a multiple of 16, so every plane starts 128-byte aligned;
+    /* aligned_alloc wants a size that is a multiple of the alignment (with
+     * padding below 512 bits a class, the planes' bytes need not be);
      * never ask for 0 bytes, which may return NULL. */
     size_t bytes = es_planes_bytes(ds, count, n_planes);
-    pl->planes = aligned_alloc(64, bytes ? bytes : 64);
+    pl->planes = aligned_alloc(64, bytes ? (bytes + 63) / 64 * 64 : 64);
     if (!pl->planes) {
         es_error("out of memory allocating bit planes for %u variants (%zu bytes)", count, bytes);
         es_planes_free(pl);
@@ -575,7 +576,7 @@ int es_pack(const es_dataset_t *ds, uint32_t first, uint32_t count, es_planes_t 
     }
     pthread_once(&lut_once, lut_init);
     if ((ret = plan_build(&pn, ds, pl)) != ES_OK) goto out;
-    vbuf = aligned_alloc(64, ((size_t)pl->words + 8) * sizeof(uint64_t));
+    vbuf = aligned_alloc(64, ((size_t)pl->words + 8 + 7) / 8 * 8 * sizeof(uint64_t));
     cnt = malloc((count ? count : 1) * sizeof *cnt);
     if (!vbuf || !cnt) {
         ret = ES_ERR_NOMEM;

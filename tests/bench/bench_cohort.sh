@@ -70,6 +70,8 @@ wall() { echo "$1" | cut -d' ' -f1; }
 
 vs_plink() { # vs_plink SET NAME PAIRS
     es=$(best_of "$EPISTREAM" scan --bfile "$W/$2" --device cpu --threads "$T" --quiet --out "$W/es")
+    # the popcount kernel the scan measured fastest here, for the record
+    echo "$1: epistream's kernel: $(sed -n 's/^popcount\t//p' "$W/es.log")" >&2
     if [ $HAVE_PLINK = 1 ]; then
         pl=$(best_of "$PLINK" --bfile "$W/$2" --fast-epistasis boost --threads "$T" --allow-no-sex \
             --out "$W/pl")

@@ -178,6 +178,30 @@ margins_sparse(const es_planes_t *pa, uint32_t a, const es_planes_t *pb, uint32_
     }
 }
 
+/* Can the pair's table come from the four P products?  Yes when neither
+ * variant has a missing call, or both have theirs listed. */
+static inline int four_products(const es_planes_t *pa, uint32_t a, const es_planes_t *pb, uint32_t b)
+{
+    return (!pa->miss_ct[a] && !pb->miss_ct[b]) || (es_planes_sparse(pa, a) && es_planes_sparse(pb, b));
+}
+
+/* The five margins of x[y] for such a pair: from the genotype counts when
+ * neither has a missing call, else corrected at the listed ones. */
+static inline __attribute__((always_inline)) void
+margins4(const es_planes_t *pa, uint32_t a, const es_planes_t *pb, uint32_t b, uint64_t x[2][9])
+{
+    if (pa->miss_ct[a] || pb->miss_ct[b]) {
+        margins_sparse(pa, a, pb, b, x);
+        return;
+    }
+    const uint32_t(*ga)[3] = pa->gcount[a], (*gb)[3] = pb->gcount[b];
+    for (int y = 0; y < 2; y++) {
+        margins_a(ga[y], x[y]);
+        margins_b(gb[y], x[y]);
+        x[y][VV] = (uint64_t)ga[y][0] + ga[y][1] + ga[y][2];
+    }
+}
+
 /* Any implementation, through its per-class and4/and9 (inlined where they
  * are known at compile time: see count_block_popcnt()). */
 static inline __attribute__((always_inline)) void
@@ -189,22 +213,14 @@ count_with(es_and4_fn and4, es_and9_fn and9, const es_planes_t *pa, uint32_t a, 
     const uint64_t *a1 = es_plane(pa, a, 0), *a2 = es_plane(pa, a, 1);
     const uint64_t *b1 = es_plane(pb, b, 0), *b2 = es_plane(pb, b, 1);
     const uint32_t(*ga)[3] = pa->gcount[a], (*gb)[3] = pb->gcount[b];
-    const int miss_a = pa->miss_ct[a] != 0, miss_b = pb->miss_ct[b] != 0;
+    const int miss_a = pa->miss_ct[a] != 0;
     /* x[y]: the nine sums of class y (0 control, 1 case) */
     uint64_t x[2][9] = {{0}};
 
-    if (!miss_a && !miss_b) {
+    if (four_products(pa, a, pb, b)) {
         and4(a1, a2, b1, b2, nc, x[1]);
         and4(a1 + off, a2 + off, b1 + off, b2 + off, nt, x[0]);
-        for (int y = 0; y < 2; y++) {
-            margins_a(ga[y], x[y]);
-            margins_b(gb[y], x[y]);
-            x[y][VV] = (uint64_t)ga[y][0] + ga[y][1] + ga[y][2];
-        }
-    } else if (es_planes_sparse(pa, a) && es_planes_sparse(pb, b)) {
-        and4(a1, a2, b1, b2, nc, x[1]);
-        and4(a1 + off, a2 + off, b1 + off, b2 + off, nt, x[0]);
-        margins_sparse(pa, a, pb, b, x);
+        margins4(pa, a, pb, b, x);
     } else if (pa->n_planes == 3 && pb->n_planes == 3) {
         const uint64_t *av = es_plane(pa, a, 2), *bv = es_plane(pb, b, 2);
         and9(a1, a2, av, b1, b2, bv, nc, x[1]);
@@ -279,12 +295,9 @@ static ES_TARGET_POPCNT void count_block_popcnt(const es_planes_t *pa, uint32_t 
 {
     const size_t off = pa->w_case, nc = class_words(pa->n_case), nt = class_words(pa->n_ctrl);
     const uint64_t *a1 = es_plane(pa, a, 0), *a2 = es_plane(pa, a, 1);
-    const uint32_t(*ga)[3] = pa->gcount[a];
-    const int miss_a = pa->miss_ct[a] != 0, sparse_a = es_planes_sparse(pa, a);
     for (uint32_t k = 0; k < nb; k++) {
         const uint32_t b = b0 + k;
-        const int miss_b = pb->miss_ct[b] != 0;
-        if ((miss_a || miss_b) && !(sparse_a && es_planes_sparse(pb, b))) {
+        if (!four_products(pa, a, pb, b)) {
             count_with(pc_and4, pc_and9, pa, a, pb, b, t + k);
             continue;
         }
@@ -293,16 +306,7 @@ static ES_TARGET_POPCNT void count_block_popcnt(const es_planes_t *pa, uint32_t 
         for (int i = 0; i < 4; i++) x[0][i] = x[1][i] = 0;
         and4_body(a1, a2, b1, b2, nc, x[1]);
         and4_body(a1 + off, a2 + off, b1 + off, b2 + off, nt, x[0]);
-        if (miss_a || miss_b) {
-            margins_sparse(pa, a, pb, b, x);
-        } else {
-            const uint32_t(*gb)[3] = pb->gcount[b];
-            for (int y = 0; y < 2; y++) {
-                margins_a(ga[y], x[y]);
-                margins_b(gb[y], x[y]);
-                x[y][VV] = (uint64_t)ga[y][0] + ga[y][1] + ga[y][2];
-            }
-        }
+        margins4(pa, a, pb, b, x);
         derive(x[0], t[k].n[0]);
         derive(x[1], t[k].n[1]);
     }
@@ -425,11 +429,9 @@ ES_AVX512_INLINE void count_avx512(const es_popcount_impl_t *impl, const es_plan
                                    uint32_t a, const es_planes_t *pb, uint32_t b, es_table2_t *t)
 {
     const size_t off = pa->w_case, nc = class_words(pa->n_case), nt = class_words(pa->n_ctrl);
-    const int miss_a = pa->miss_ct[a] != 0, miss_b = pb->miss_ct[b] != 0;
     uint64_t x[2][9];
 
-    if (!miss_a && !miss_b) {
-        const uint32_t(*ga)[3] = pa->gcount[a], (*gb)[3] = pb->gcount[b];
+    if (four_products(pa, a, pb, b)) {
         uint64_t p[8];
         fused4(es_plane(pa, a, 0), es_plane(pa, a, 1), es_plane(pb, b, 0), es_plane(pb, b, 1), nc,
                off, nt, p);
@@ -439,22 +441,8 @@ ES_AVX512_INLINE void count_avx512(const es_popcount_impl_t *impl, const es_plan
             x[y][X12] = py[1];
             x[y][X21] = py[2];
             x[y][X22] = py[3];
-            margins_a(ga[y], x[y]);
-            margins_b(gb[y], x[y]);
-            x[y][VV] = (uint64_t)ga[y][0] + ga[y][1] + ga[y][2];
         }
-    } else if (es_planes_sparse(pa, a) && es_planes_sparse(pb, b)) {
-        uint64_t p[8];
-        fused4(es_plane(pa, a, 0), es_plane(pa, a, 1), es_plane(pb, b, 0), es_plane(pb, b, 1), nc,
-               off, nt, p);
-        for (int y = 0; y < 2; y++) {
-            const uint64_t *py = p + 4 * (1 - y);
-            x[y][X11] = py[0];
-            x[y][X12] = py[1];
-            x[y][X21] = py[2];
-            x[y][X22] = py[3];
-        }
-        margins_sparse(pa, a, pb, b, x);
+        margins4(pa, a, pb, b, x);
     } else if (pa->n_planes == 3 && pb->n_planes == 3) {
         uint64_t p[18];
         fused9(es_plane(pa, a, 0), es_plane(pa, a, 1), es_plane(pa, a, 2), es_plane(pb, b, 0),
@@ -492,55 +480,6 @@ static ES_TARGET_AVX512 void count_block_avx512(const es_popcount_impl_t *impl, 
  * reads whole 4-word vectors, so it needs planes padded to 256 bits a class
  * (the CPU scan's; the pad words are zero), else the generic path runs. */
 
-#define ES_AVX2_INLINE static inline ES_TARGET_AVX2 __attribute__((always_inline))
-
-ES_AVX2_INLINE __m256i a2_bytes(__m256i v, __m256i lut, __m256i low)
-{
-    __m256i lo = _mm256_and_si256(v, low);
-    __m256i hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), low);
-    return _mm256_add_epi8(_mm256_shuffle_epi8(lut, lo), _mm256_shuffle_epi8(lut, hi));
-}
-
-/* The lane sums of four vectors as the four lanes of one. */
-ES_AVX2_INLINE __m256i a2_hsum4(__m256i v0, __m256i v1, __m256i v2, __m256i v3)
-{
-    __m256i t01 = _mm256_add_epi64(_mm256_unpacklo_epi64(v0, v1), _mm256_unpackhi_epi64(v0, v1));
-    __m256i t23 = _mm256_add_epi64(_mm256_unpacklo_epi64(v2, v3), _mm256_unpackhi_epi64(v2, v3));
-    /* t01 = (v0 lo, v1 lo, v0 hi, v1 hi) in 128-bit halves */
-    return _mm256_add_epi64(_mm256_permute2x128_si256(t01, t23, 0x20),
-                            _mm256_permute2x128_si256(t01, t23, 0x31));
-}
-
-/* The four P products of words [lo, hi) (hi - lo a multiple of 4) into
- * out[0..3]; byte counts are folded into 64-bit lanes every 31 vectors. */
-ES_AVX2_INLINE void a2_class4(const uint64_t *a1, const uint64_t *a2, const uint64_t *b1,
-                              const uint64_t *b2, size_t lo, size_t hi, uint64_t out[4])
-{
-    const __m256i lut = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2,
-                                         1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
-    const __m256i low = _mm256_set1_epi8(0x0f), zero = _mm256_setzero_si256();
-    __m256i t0 = zero, t1 = zero, t2 = zero, t3 = zero;
-    for (size_t i = lo; i < hi;) {
-        size_t end = hi - i > 4 * 31 ? i + 4 * 31 : hi;
-        __m256i c0 = zero, c1 = zero, c2 = zero, c3 = zero;
-        for (; i < end; i += 4) {
-            __m256i x1 = _mm256_loadu_si256((const __m256i *)(a1 + i));
-            __m256i x2 = _mm256_loadu_si256((const __m256i *)(a2 + i));
-            __m256i y1 = _mm256_loadu_si256((const __m256i *)(b1 + i));
-            __m256i y2 = _mm256_loadu_si256((const __m256i *)(b2 + i));
-            c0 = _mm256_add_epi8(c0, a2_bytes(_mm256_and_si256(x1, y1), lut, low));
-            c1 = _mm256_add_epi8(c1, a2_bytes(_mm256_and_si256(x1, y2), lut, low));
-            c2 = _mm256_add_epi8(c2, a2_bytes(_mm256_and_si256(x2, y1), lut, low));
-            c3 = _mm256_add_epi8(c3, a2_bytes(_mm256_and_si256(x2, y2), lut, low));
-        }
-        t0 = _mm256_add_epi64(t0, _mm256_sad_epu8(c0, zero));
-        t1 = _mm256_add_epi64(t1, _mm256_sad_epu8(c1, zero));
-        t2 = _mm256_add_epi64(t2, _mm256_sad_epu8(c2, zero));
-        t3 = _mm256_add_epi64(t3, _mm256_sad_epu8(c3, zero));
-    }
-    _mm256_storeu_si256((__m256i *)out, a2_hsum4(t0, t1, t2, t3));
-}
-
 static ES_TARGET_AVX2 void count_block_avx2(const es_popcount_impl_t *impl, const es_planes_t *pa,
                                             uint32_t a, const es_planes_t *pb, uint32_t b0,
                                             uint32_t nb, es_table2_t *t)
@@ -548,29 +487,17 @@ static ES_TARGET_AVX2 void count_block_avx2(const es_popcount_impl_t *impl, cons
     const size_t off = pa->w_case, nc = (class_words(pa->n_case) + 3) & ~(size_t)3;
     const size_t nt = (class_words(pa->n_ctrl) + 3) & ~(size_t)3;
     const uint64_t *a1 = es_plane(pa, a, 0), *a2 = es_plane(pa, a, 1);
-    const uint32_t(*ga)[3] = pa->gcount[a];
-    const int miss_a = pa->miss_ct[a] != 0, sparse_a = es_planes_sparse(pa, a);
     for (uint32_t k = 0; k < nb; k++) {
         const uint32_t b = b0 + k;
-        const int miss_b = pb->miss_ct[b] != 0;
-        if ((miss_a || miss_b) && !(sparse_a && es_planes_sparse(pb, b))) {
+        if (!four_products(pa, a, pb, b)) {
             count_generic(impl, pa, a, pb, b, t + k);
             continue;
         }
         const uint64_t *b1 = es_plane(pb, b, 0), *b2 = es_plane(pb, b, 1);
         uint64_t x[2][9];
-        a2_class4(a1, a2, b1, b2, 0, nc, x[1]);
-        a2_class4(a1, a2, b1, b2, off, off + nt, x[0]);
-        if (miss_a || miss_b) {
-            margins_sparse(pa, a, pb, b, x);
-        } else {
-            const uint32_t(*gb)[3] = pb->gcount[b];
-            for (int y = 0; y < 2; y++) {
-                margins_a(ga[y], x[y]);
-                margins_b(gb[y], x[y]);
-                x[y][VV] = (uint64_t)ga[y][0] + ga[y][1] + ga[y][2];
-            }
-        }
+        es_avx2_class4(a1, a2, b1, b2, 0, nc, x[1]);
+        es_avx2_class4(a1, a2, b1, b2, off, off + nt, x[0]);
+        margins4(pa, a, pb, b, x);
         derive(x[0], t[k].n[0]);
         derive(x[1], t[k].n[1]);
     }
@@ -652,7 +579,7 @@ void es_count_pair_naive(const uint8_t *ga, const uint8_t *gb, const int8_t *sta
  * nibble lookup wins on long planes and where POPCNT retires one per cycle,
  * the fused POPCNT path on short planes where it retires several (AMD Zen).
  * So the scan measures: each candidate counts the same few thousand pairs of
- * the first block three times, interleaved, and the fastest minimum wins
+ * the first block three times, and the fastest minimum wins
  * (about a millisecond in all).  The tables do not depend on the choice. */
 
 #define PICK_A 8u   /* variants of the block ... */
@@ -674,18 +601,17 @@ const es_popcount_impl_t *es_count_pick(const es_planes_t *pl)
     const es_popcount_impl_t *const *all = es_popcount_all();
     es_table2_t *t = malloc(PICK_B * sizeof *t);
     if (!t) return best;
-    double tmin[8];
-    size_t n = 0;
-    for (size_t k = 0; all[k] && n < 8; k++) n++;
-    for (size_t k = 0; k < n; k++) tmin[k] = INFINITY;
-    for (int r = 0; r < 3; r++)
-        for (size_t k = 1; k < n; k++) { /* never the scalar twin (k = 0) unless alone */
+    double tbest = INFINITY;
+    /* every kernel but the scalar twin (all[0]), which only runs where it is alone */
+    for (size_t k = 1; all[k]; k++) {
+        double tmin = INFINITY;
+        for (int r = 0; r < 3; r++) {
             double dt = pick_time(all[k], pl, t);
-            if (dt < tmin[k]) tmin[k] = dt;
+            if (dt < tmin) tmin = dt;
         }
+        if (tmin < tbest) best = all[k], tbest = tmin;
+    }
     free(t);
-    for (size_t k = 1; k < n; k++)
-        if (tmin[k] < INFINITY && (best == all[0] || tmin[k] < tmin[0])) best = all[k], tmin[0] = tmin[k];
     return best;
 }
 

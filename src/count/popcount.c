@@ -72,19 +72,7 @@ static const es_popcount_impl_t popcount_popcnt = {
 };
 
 /* ---- AVX2: nibble lookup (vpshufb) per byte, byte counts summed with
- * vpsadbw.  A byte count gains at most 8 per step, so byte accumulators are
- * flushed into 64-bit lanes every AVX2_FLUSH steps before they can wrap. */
-
-#define AVX2_FLUSH 31
-
-
-static inline ES_TARGET_AVX2 __attribute__((always_inline)) __m256i avx2_bytecount(__m256i v, __m256i lut,
-                                                                            __m256i low)
-{
-    __m256i lo = _mm256_and_si256(v, low);
-    __m256i hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), low);
-    return _mm256_add_epi8(_mm256_shuffle_epi8(lut, lo), _mm256_shuffle_epi8(lut, hi));
-}
+ * vpsadbw (the lookup and its four-product loop are in count_internal.h). */
 
 /* Through memory: the 64-bit lane extracts do not exist on 32-bit x86. */
 static inline ES_TARGET_AVX2 __attribute__((always_inline)) uint64_t avx2_hsum(__m256i v)
@@ -101,38 +89,11 @@ static ES_TARGET_AVX2 void and4_avx2(const uint64_t *restrict a1, const uint64_t
                               const uint64_t *restrict b1, const uint64_t *restrict b2, size_t nw,
                               uint64_t out[4])
 {
-    const __m256i lut = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2,
-                                         1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
-    const __m256i low = _mm256_set1_epi8(0x0f), zero = _mm256_setzero_si256();
-    __m256i t0 = zero, t1 = zero, t2 = zero, t3 = zero;
-    size_t nv = nw / 4, i = 0;
-    while (i < nv) {
-        size_t end = nv - i > AVX2_FLUSH ? i + AVX2_FLUSH : nv;
-        __m256i c0 = zero, c1 = zero, c2 = zero, c3 = zero;
-        for (; i < end; i++) {
-            __m256i x1 = LOADU256(a1, i), x2 = LOADU256(a2, i);
-            __m256i y1 = LOADU256(b1, i), y2 = LOADU256(b2, i);
-            c0 = _mm256_add_epi8(c0, avx2_bytecount(_mm256_and_si256(x1, y1), lut, low));
-            c1 = _mm256_add_epi8(c1, avx2_bytecount(_mm256_and_si256(x1, y2), lut, low));
-            c2 = _mm256_add_epi8(c2, avx2_bytecount(_mm256_and_si256(x2, y1), lut, low));
-            c3 = _mm256_add_epi8(c3, avx2_bytecount(_mm256_and_si256(x2, y2), lut, low));
-        }
-        t0 = _mm256_add_epi64(t0, _mm256_sad_epu8(c0, zero));
-        t1 = _mm256_add_epi64(t1, _mm256_sad_epu8(c1, zero));
-        t2 = _mm256_add_epi64(t2, _mm256_sad_epu8(c2, zero));
-        t3 = _mm256_add_epi64(t3, _mm256_sad_epu8(c3, zero));
-    }
-    uint64_t s0 = avx2_hsum(t0), s1 = avx2_hsum(t1), s2 = avx2_hsum(t2), s3 = avx2_hsum(t3);
-    for (size_t k = nv * 4; k < nw; k++) {
-        s0 += (uint64_t)__builtin_popcountll(a1[k] & b1[k]);
-        s1 += (uint64_t)__builtin_popcountll(a1[k] & b2[k]);
-        s2 += (uint64_t)__builtin_popcountll(a2[k] & b1[k]);
-        s3 += (uint64_t)__builtin_popcountll(a2[k] & b2[k]);
-    }
-    out[0] += s0;
-    out[1] += s1;
-    out[2] += s2;
-    out[3] += s3;
+    uint64_t s[4];
+    size_t nv = nw / 4 * 4;
+    es_avx2_class4(a1, a2, b1, b2, 0, nv, s);
+    for (int k = 0; k < 4; k++) out[k] += s[k];
+    and4_body(a1 + nv, a2 + nv, b1 + nv, b2 + nv, nw - nv, out); /* the last nw % 4 words */
 }
 
 static ES_TARGET_AVX2 void and9_avx2(const uint64_t *restrict a1, const uint64_t *restrict a2,
@@ -148,22 +109,22 @@ static ES_TARGET_AVX2 void and9_avx2(const uint64_t *restrict a1, const uint64_t
         t[k] = zero;
     size_t nv = nw / 4, i = 0;
     while (i < nv) {
-        size_t end = nv - i > AVX2_FLUSH ? i + AVX2_FLUSH : nv;
+        size_t end = nv - i > ES_AVX2_FLUSH ? i + ES_AVX2_FLUSH : nv;
         __m256i c[9];
         for (int k = 0; k < 9; k++)
             c[k] = zero;
         for (; i < end; i++) {
             __m256i x1 = LOADU256(a1, i), x2 = LOADU256(a2, i), xv = LOADU256(av, i);
             __m256i y1 = LOADU256(b1, i), y2 = LOADU256(b2, i), yv = LOADU256(bv, i);
-            c[0] = _mm256_add_epi8(c[0], avx2_bytecount(_mm256_and_si256(x1, y1), lut, low));
-            c[1] = _mm256_add_epi8(c[1], avx2_bytecount(_mm256_and_si256(x1, y2), lut, low));
-            c[2] = _mm256_add_epi8(c[2], avx2_bytecount(_mm256_and_si256(x2, y1), lut, low));
-            c[3] = _mm256_add_epi8(c[3], avx2_bytecount(_mm256_and_si256(x2, y2), lut, low));
-            c[4] = _mm256_add_epi8(c[4], avx2_bytecount(_mm256_and_si256(x1, yv), lut, low));
-            c[5] = _mm256_add_epi8(c[5], avx2_bytecount(_mm256_and_si256(x2, yv), lut, low));
-            c[6] = _mm256_add_epi8(c[6], avx2_bytecount(_mm256_and_si256(xv, y1), lut, low));
-            c[7] = _mm256_add_epi8(c[7], avx2_bytecount(_mm256_and_si256(xv, y2), lut, low));
-            c[8] = _mm256_add_epi8(c[8], avx2_bytecount(_mm256_and_si256(xv, yv), lut, low));
+            c[0] = _mm256_add_epi8(c[0], es_avx2_bytes(_mm256_and_si256(x1, y1), lut, low));
+            c[1] = _mm256_add_epi8(c[1], es_avx2_bytes(_mm256_and_si256(x1, y2), lut, low));
+            c[2] = _mm256_add_epi8(c[2], es_avx2_bytes(_mm256_and_si256(x2, y1), lut, low));
+            c[3] = _mm256_add_epi8(c[3], es_avx2_bytes(_mm256_and_si256(x2, y2), lut, low));
+            c[4] = _mm256_add_epi8(c[4], es_avx2_bytes(_mm256_and_si256(x1, yv), lut, low));
+            c[5] = _mm256_add_epi8(c[5], es_avx2_bytes(_mm256_and_si256(x2, yv), lut, low));
+            c[6] = _mm256_add_epi8(c[6], es_avx2_bytes(_mm256_and_si256(xv, y1), lut, low));
+            c[7] = _mm256_add_epi8(c[7], es_avx2_bytes(_mm256_and_si256(xv, y2), lut, low));
+            c[8] = _mm256_add_epi8(c[8], es_avx2_bytes(_mm256_and_si256(xv, yv), lut, low));
         }
         for (int k = 0; k < 9; k++)
             t[k] = _mm256_add_epi64(t[k], _mm256_sad_epu8(c[k], zero));

@@ -50,4 +50,9 @@ if [ "${CARRY_PLINK:-0}" = 1 ]; then
         case "$(basename "$lib")" in libquadmath.so*) cp -L "$lib" .carry/lib/ ;; esac
     done
 fi
+# debug info alone would fill most of the 64 MiB the carry may hold
+strip .carry/bin/epistream .carry/bin/tests/test_* .carry/bin/tests/bench/* 2>/dev/null || true
+[ -f .carry/bin/plink1.9 ] && strip .carry/bin/plink1.9 2>/dev/null
+# bench_mi only when asked (CARRY_BENCH_MI=1): it is large and device-mi.sh's alone
+[ "${CARRY_BENCH_MI:-0}" = 1 ] || rm -f .carry/bin/tests/bench/bench_mi
 du -sh .carry | sed 's/^/carry size: /'

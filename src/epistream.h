@@ -211,6 +211,10 @@ typedef struct {
     size_t host_mem;         /**< bytes of packed planes to keep in memory; larger data go to an
                                   unlinked temporary file, mapped (0 = half the physical memory) */
     const char *tmp_dir;     /**< where that file goes (NULL: $TMPDIR, else /tmp) */
+    int order;               /**< 2 (default): variant pairs; 3: variant triples (every
+                                  triple, or the seeds' extensions: es_scan_set_seeds()) */
+    uint32_t pairs_top;      /**< order 3: seed with the pairs_top best pairs of a 2-way
+                                  scan of the same data and statistic (0: none) */
 } es_opt_t;
 
 /** Fill opt with the defaults. */
@@ -244,6 +248,25 @@ typedef struct {
     double log10p; /**< -log10 p, accurate where p underflows (NaN when none) */
 } es_pair_t;
 
+/** One scored variant triple (i < j < k, 0-based dataset indices). */
+typedef struct {
+    uint32_t i, j, k;
+    uint32_t n;    /**< samples in this triple's table (called at all three) */
+    int df;        /**< degrees of freedom of the p-value (0 when none) */
+    double stat;
+    double p;      /**< NaN when the statistic has none */
+    double log10p;
+} es_triple_t;
+
+/** Per-variant summary over all its triples. */
+typedef struct {
+    uint32_t best_i, best_j, best_k; /**< its best triple (UINT32_MAX if none) */
+    double best_stat;
+    double best_p;   /**< NaN when none */
+    uint64_t n_sig;  /**< triples with p <= p_threshold (0 without threshold) */
+    uint64_t n_tot;  /**< triples tested with this variant */
+} es_summary3_t;
+
 /** Per-variant summary over all its pairs. */
 typedef struct {
     uint32_t best_partner; /**< index of the best partner (UINT32_MAX if none) */
@@ -257,6 +280,9 @@ typedef struct {
  *  from one thread at a time.  Return non-zero to abort the scan
  *  (es_scan_run() then returns ES_ERR_IO; the callback reports why). */
 typedef int (*es_sig_cb)(const es_pair_t *pair, void *userdata);
+
+/** As es_sig_cb, for the triples of an order-3 scan, in ascending (i, j, k) order. */
+typedef int (*es_sig3_cb)(const es_triple_t *triple, void *userdata);
 
 /** Called now and then with progress (pairs done of total). */
 typedef void (*es_progress_cb)(uint64_t done, uint64_t total, double seconds, void *userdata);
@@ -276,6 +302,16 @@ typedef struct es_scan_t es_scan_t;
 int es_scan_create(es_scan_t **out, es_dataset_t *ds, const es_opt_t *opt);
 /** Set the callback receiving pairs with p <= p_threshold (optional). */
 void es_scan_set_sig_callback(es_scan_t *scan, es_sig_cb cb, void *userdata);
+/** Set the callback receiving triples with p <= p_threshold (order 3; optional). */
+void es_scan_set_sig3_callback(es_scan_t *scan, es_sig3_cb cb, void *userdata);
+/**
+ * Order 3: score only the triples that extend these pairs (pairs[2p],
+ * pairs[2p+1], dataset indices, in either order) by every other variant,
+ * each triple once however many of its pairs are seeds.  Without seeds (and
+ * without opt.pairs_top) an order-3 scan tests every triple.  Copies the list.
+ * @return ES_OK, ES_ERR_ARG (an index out of range, or i == j), ES_ERR_NOMEM
+ */
+int es_scan_set_seeds(es_scan_t *scan, const uint32_t *pairs, size_t n_pairs);
 /** Set the progress callback (optional). */
 void es_scan_set_progress_callback(es_scan_t *scan, es_progress_cb cb, void *userdata);
 /** Run the exhaustive 2-way scan.
@@ -286,6 +322,14 @@ int es_scan_run(es_scan_t *scan);
 const es_pair_t *es_scan_top(const es_scan_t *scan);
 /** @return number of ranked pairs (min(top_k, number of pairs)). */
 size_t es_scan_top_count(const es_scan_t *scan);
+/** Order 3: the ranked triples, best first, and their number. */
+const es_triple_t *es_scan_top3(const es_scan_t *scan);
+size_t es_scan_top3_count(const es_scan_t *scan);
+/** Order 3: the per-variant summary (n_variants entries). */
+const es_summary3_t *es_scan_summary3(const es_scan_t *scan);
+/** Order 3: the seed pairs in use (2 per pair, i < j, sorted, duplicates
+ *  removed), NULL without seeds. */
+const uint32_t *es_scan_seeds(const es_scan_t *scan, size_t *n_pairs);
 /** @return the per-variant summary array (n_variants entries). */
 const es_summary_t *es_scan_summary(const es_scan_t *scan);
 /** @return the name of the backend that ran ("cpu", ...). */
@@ -293,7 +337,7 @@ const char *es_scan_backend_name(const es_scan_t *scan);
 /** @return what the scan ran on, e.g. "2 GPU(s): 0 NVIDIA H100 (mma), 1 ...";
  *  "" for the CPU. */
 const char *es_scan_device_info(const es_scan_t *scan);
-/** @return the number of pairs scored. */
+/** @return the number of pairs (order 3: triples) scored. */
 uint64_t es_scan_pairs_done(const es_scan_t *scan);
 /** Wall-clock seconds of the last run: packing genotypes into *pack_seconds,
  *  counting and scoring into *scan_seconds. */

@@ -23,14 +23,15 @@
 typedef enum {
     ES_OP_PAIR_SCAN = 0, /**< a 2-way scan (run) */
     ES_OP_MI_HIST,       /**< feature-selection rounds, any table (mi_*) */
-    ES_OP_MI_ROWS        /**< feature-selection rounds, <= 4 states and 2 classes (rows_*) */
+    ES_OP_MI_ROWS,       /**< feature-selection rounds, <= 4 states and 2 classes (rows_*) */
+    ES_OP_TRIPLE_SCAN    /**< a 3-way scan (run3) */
 } es_op_t;
 
 /** The size of a piece of work.  Fields that do not apply stay 0. */
 typedef struct {
     es_op_t op;
     uint64_t n_samples;
-    uint64_t pairs;    /**< ES_OP_PAIR_SCAN: pairs to test */
+    uint64_t pairs;    /**< ES_OP_PAIR_SCAN: pairs to test; ES_OP_TRIPLE_SCAN: triples */
     uint64_t features; /**< MI: features (candidates of a round) */
     uint64_t rounds;   /**< MI: rounds counted, the relevance pass included */
     uint64_t cells;    /**< MI: table cells per candidate and round (states x conditioning cells) */
@@ -69,6 +70,10 @@ typedef struct es_backend {
     /** Variants per block when --block is not given (bytes: packed size of
      *  one variant); NULL: the scan's CPU default. */
     uint32_t (*auto_block)(const struct es_scan_ctx *ctx, size_t bytes_per_variant);
+
+    /* scan: ES_OP_TRIPLE_SCAN */
+    /** Run the triple scan's tiles until its queue is empty. */
+    int (*run3)(struct es_scan3_ctx *ctx);
 
     /* feature selection, ES_OP_MI_HIST: a discrete table on the device (the
      * contracts are gpu.h's es_gpu_mi_*; close with mi_close) */

@@ -2,6 +2,8 @@
  * queue (self-scheduling, so uneven tiles balance), count each pair's table with
  * the fastest popcount kernel this CPU has, and score it. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -14,7 +16,7 @@ static int cpu_device_count(void) { return 1; }
 static int cpu_supports(es_op_t op, const es_work_t *w)
 {
     (void)w;
-    return op == ES_OP_PAIR_SCAN || op == ES_OP_MI_HIST || op == ES_OP_MI_ROWS;
+    return op == ES_OP_PAIR_SCAN || op == ES_OP_TRIPLE_SCAN || op == ES_OP_MI_HIST || op == ES_OP_MI_ROWS;
 }
 
 /* The cost model, from measurements (doc/BENCHMARKS.md): a scan counts a
@@ -28,6 +30,8 @@ static double cpu_cost(const es_work_t *w)
 {
     double th = w->threads > 0 ? w->threads : (double)sysconf(_SC_NPROCESSORS_ONLN);
     if (th < 1) th = 1;
+    if (w->op == ES_OP_TRIPLE_SCAN) /* about 25 ps a sample and 150 ns of statistics a triple */
+        return (double)w->pairs * (150e-9 + 25e-12 * (double)w->n_samples) / (th > 1 ? 0.8 * th : 1.0);
     if (w->op == ES_OP_PAIR_SCAN) {
         double eff = th > 1 ? 0.7 * th : 1.0;
         return (double)w->pairs * (70e-9 + 7e-12 * (double)w->n_samples) / eff;
@@ -80,6 +84,8 @@ static int cpu_run(es_scan_ctx_t *ctx)
     return ES_OK;
 }
 
+static int cpu_run3(es_scan3_ctx_t *ctx);
+
 const es_backend_t es_backend_cpu = {
     .name = "cpu",
     .device_count = cpu_device_count,
@@ -87,4 +93,184 @@ const es_backend_t es_backend_cpu = {
     .cost = cpu_cost,
     .pad_bits = 256, /* the kernels handle any length; one AVX2 vector */
     .run = cpu_run,
+    .run3 = cpu_run3,
 };
+
+/* ---- triples ------------------------------------------------------------------
+ * A tile's pair sums (es_cum2_t) of its first and second blocks against its
+ * third are counted once with the pair kernels; each pair's AND planes are
+ * then counted against runs of third variants (es_count3_run). */
+
+typedef struct {
+    es_pair3_t x;
+    es_cum2_t *ac, *bc;   /* [a * block + k], [b * block + k] */
+    es_table2_t *t2;      /* one run of pair tables */
+    es_table3_t *t3;      /* one run of triple tables */
+    uint32_t *var;        /* slot variables */
+} cpu3_scratch_t;
+
+static int cpu3_scratch_init(cpu3_scratch_t *s, const es_scan3_ctx_t *ctx)
+{
+    memset(s, 0, sizeof *s);
+    size_t b = ctx->block, ns = ctx->seeds ? b + 2 * (size_t)ctx->seed_chunk : 3 * b;
+    size_t na = ctx->seeds ? 1 : b;
+    s->ac = malloc(na * b * sizeof *s->ac);
+    s->bc = malloc(na * b * sizeof *s->bc);
+    s->t2 = malloc(b * sizeof *s->t2);
+    s->t3 = malloc(CPU_RUN * sizeof *s->t3);
+    s->var = malloc(ns * sizeof *s->var);
+    int ret = s->ac && s->bc && s->t2 && s->t3 && s->var ? ES_OK : ES_ERR_NOMEM;
+    if (!ret) ret = es_pair3_alloc(&s->x, &ctx->blocks[0]);
+    return ret;
+}
+
+static void cpu3_scratch_free(cpu3_scratch_t *s)
+{
+    es_pair3_free(&s->x);
+    free(s->ac);
+    free(s->bc);
+    free(s->t2);
+    free(s->t3);
+    free(s->var);
+}
+
+/* The pair sums of variant a of pa against every variant of pc. */
+static void cum_row(const es_popcount_impl_t *impl, cpu3_scratch_t *s, const es_planes_t *pa, uint32_t a,
+                    const es_planes_t *pc, es_cum2_t *out)
+{
+    es_count_block(impl, pa, a, pc, 0, pc->count, s->t2);
+    for (uint32_t k = 0; k < pc->count; k++) es_cum2_from_table(&s->t2[k], &out[k]);
+}
+
+static void cpu3_tile(es_scan3_ctx_t *ctx, es_worker3_t *w, cpu3_scratch_t *s,
+                      const es_popcount_impl_t *impl, uint32_t bi, uint32_t bj, uint32_t bk)
+{
+    const es_planes_t *pa = &ctx->blocks[bi], *pb = &ctx->blocks[bj], *pc = &ctx->blocks[bk];
+    uint32_t B = ctx->block;
+    /* slots: each distinct block once */
+    uint32_t base_b = bj == bi ? 0 : B, base_c = bk == bj ? base_b : 2 * B, n = 0;
+    for (uint32_t v = 0; v < pa->count; v++) s->var[v] = pa->first + v;
+    n = pa->count;
+    if (base_b) {
+        for (uint32_t v = 0; v < pb->count; v++) s->var[B + v] = pb->first + v;
+        n = B + pb->count;
+    }
+    if (base_c > base_b) {
+        for (uint32_t v = 0; v < pc->count; v++) s->var[2 * B + v] = pc->first + v;
+        n = 2 * B + pc->count;
+    }
+    /* unused slots of a short first block stay unused (n_tot 0) */
+    for (uint32_t v = pa->count; v < B && v < n; v++) s->var[v] = pa->first;
+    for (uint32_t v = pb->count; base_b && v < B && B + v < n; v++) s->var[B + v] = pb->first;
+    es_worker3_begin(w, bi, s->var, n);
+    for (uint32_t a = 0; a < pa->count; a++) cum_row(impl, s, pa, a, pc, &s->ac[(size_t)a * B]);
+    for (uint32_t b = 0; b < pb->count; b++) cum_row(impl, s, pb, b, pc, &s->bc[(size_t)b * B]);
+    for (uint32_t a = 0; a < pa->count; a++) {
+        for (uint32_t b = bi == bj ? a + 1 : 0; b < pb->count; b++) {
+            uint32_t k0 = bj == bk ? b + 1 : 0;
+            if (k0 >= pc->count) continue;
+            es_pair3_set(&s->x, pa, a, pb, b);
+            for (; k0 < pc->count; k0 += CPU_RUN) {
+                uint32_t nk = pc->count - k0 < CPU_RUN ? pc->count - k0 : CPU_RUN;
+                es_count3_run(&s->x, pc, k0, nk, &s->ac[(size_t)a * B + k0], &s->bc[(size_t)b * B + k0],
+                              s->t3);
+                for (uint32_t q = 0; q < nk; q++)
+                    es_worker3_offer(ctx, w, pa->first + a, pb->first + b, pc->first + k0 + q, a,
+                                     base_b + b, base_c + k0 + q, &s->t3[q]);
+            }
+        }
+    }
+}
+
+/* The table of (x, y, z) with its axes put in sorted variant order:
+ * rank[v] is where axis v goes (0, 1, 2). */
+static void table3_permute(const es_table3_t *in, const int rank[3], es_table3_t *out)
+{
+    for (int y = 0; y < 2; y++)
+        for (int g0 = 0; g0 < 3; g0++)
+            for (int g1 = 0; g1 < 3; g1++)
+                for (int g2 = 0; g2 < 3; g2++) {
+                    int g[3] = {0, 0, 0};
+                    g[rank[0]] = g0;
+                    g[rank[1]] = g1;
+                    g[rank[2]] = g2;
+                    out->n[y][g[0] * 9 + g[1] * 3 + g[2]] = in->n[y][g0 * 9 + g1 * 3 + g2];
+                }
+}
+
+static void cpu3_seed_tile(es_scan3_ctx_t *ctx, es_worker3_t *w, cpu3_scratch_t *s,
+                           const es_popcount_impl_t *impl, uint32_t chunk, uint32_t bk)
+{
+    const es_planes_t *pc = &ctx->blocks[bk];
+    uint32_t B = ctx->block, p0 = chunk * ctx->seed_chunk;
+    uint32_t p1 = p0 + ctx->seed_chunk < ctx->n_seeds ? p0 + ctx->seed_chunk : ctx->n_seeds;
+    for (uint32_t v = 0; v < B; v++) s->var[v] = pc->first + (v < pc->count ? v : 0);
+    for (uint32_t p = p0; p < p1; p++) {
+        s->var[B + 2 * (p - p0)] = ctx->seeds[2 * p];
+        s->var[B + 2 * (p - p0) + 1] = ctx->seeds[2 * p + 1];
+    }
+    es_worker3_begin(w, 0, s->var, B + 2 * (p1 - p0));
+    for (uint32_t p = p0; p < p1; p++) {
+        uint32_t i = ctx->seeds[2 * p], j = ctx->seeds[2 * p + 1];
+        const es_planes_t *pi = &ctx->blocks[i / B], *pj = &ctx->blocks[j / B];
+        uint32_t si = B + 2 * (p - p0), sj = si + 1;
+        es_pair3_set(&s->x, pi, i % B, pj, j % B);
+        cum_row(impl, s, pi, i % B, pc, s->ac);
+        cum_row(impl, s, pj, j % B, pc, s->bc);
+        /* the earlier seeds' third variants in this block */
+        const uint32_t *ex = ctx->excl + ctx->excl_off[p], *ex_end = ctx->excl + ctx->excl_off[p + 1];
+        while (ex < ex_end && *ex < pc->first) ex++;
+        for (uint32_t k0 = 0; k0 < pc->count; k0 += CPU_RUN) {
+            uint32_t nk = pc->count - k0 < CPU_RUN ? pc->count - k0 : CPU_RUN;
+            es_count3_run(&s->x, pc, k0, nk, &s->ac[k0], &s->bc[k0], s->t3);
+            for (uint32_t q = 0; q < nk; q++) {
+                uint32_t k = pc->first + k0 + q, sk = k0 + q;
+                if (k == i || k == j) continue;
+                while (ex < ex_end && *ex < k) ex++;
+                if (ex < ex_end && *ex == k) continue;
+                if (k > j) {
+                    es_worker3_offer(ctx, w, i, j, k, si, sj, sk, &s->t3[q]);
+                    continue;
+                }
+                es_table3_t t;
+                if (k < i) {
+                    const int rank[3] = {1, 2, 0};
+                    table3_permute(&s->t3[q], rank, &t);
+                    es_worker3_offer(ctx, w, k, i, j, sk, si, sj, &t);
+                } else {
+                    const int rank[3] = {0, 2, 1};
+                    table3_permute(&s->t3[q], rank, &t);
+                    es_worker3_offer(ctx, w, i, k, j, si, sk, sj, &t);
+                }
+            }
+        }
+    }
+}
+
+static int cpu_run3(es_scan3_ctx_t *ctx)
+{
+    const es_popcount_impl_t *impl = es_count_pick(ctx->n_blocks ? &ctx->blocks[0] : NULL);
+    snprintf(ctx->scan->device_info, sizeof ctx->scan->device_info, "%s", impl->name);
+    es_info("CPU backend: %d thread(s), %s popcount for the pair sums", ctx->n_threads, impl->name);
+#pragma omp parallel num_threads(ctx->n_threads)
+    {
+        es_worker3_t w;
+        cpu3_scratch_t s;
+        int ret = es_worker3_init(&w, ctx);
+        int ret2 = cpu3_scratch_init(&s, ctx);
+        if (ret || ret2) {
+            es_ctx3_fail(ctx, ret ? ret : ret2);
+        } else {
+            uint32_t a, b, c;
+            while (es_ctx3_next_tile(ctx, &a, &b, &c) == 0) {
+                if (ctx->seeds) cpu3_seed_tile(ctx, &w, &s, impl, a, b);
+                else cpu3_tile(ctx, &w, &s, impl, a, b, c);
+                if (es_ctx3_tile_done(ctx, &w)) break;
+            }
+            es_ctx3_merge_top(ctx, &w);
+        }
+        cpu3_scratch_free(&s);
+        es_worker3_free(&w);
+    }
+    return ES_OK;
+}

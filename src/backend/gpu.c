@@ -30,8 +30,8 @@ static int gpu_device_count(void)
 
 static int gpu_supports(es_op_t op, const es_work_t *w)
 {
-    (void)op;
     (void)w;
+    if (op == ES_OP_TRIPLE_SCAN) return 0; /* no 3-way kernels yet: run3 is NULL */
     return es_backend_gpu_count() > 0;
 }
 

@@ -80,9 +80,9 @@ int es_backend_check(es_device_t dev, uint64_t gpu_mask, const char *gpu_opt)
 /* What a piece of work is, for the log. */
 static void work_text(const es_work_t *w, char *buf, size_t len)
 {
-    if (w->op == ES_OP_PAIR_SCAN)
-        snprintf(buf, len, "a scan of %llu pairs x %llu samples", (unsigned long long)w->pairs,
-                 (unsigned long long)w->n_samples);
+    if (w->op == ES_OP_PAIR_SCAN || w->op == ES_OP_TRIPLE_SCAN)
+        snprintf(buf, len, "a scan of %llu %s x %llu samples", (unsigned long long)w->pairs,
+                 w->op == ES_OP_PAIR_SCAN ? "pairs" : "triples", (unsigned long long)w->n_samples);
     else
         snprintf(buf, len, "a selection of %llu rounds over %llu samples x %llu features",
                  (unsigned long long)w->rounds, (unsigned long long)w->n_samples,

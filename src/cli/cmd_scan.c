@@ -17,7 +17,8 @@ static void scan_usage(FILE *fp)
     fprintf(fp,
             "Usage: epistream scan (--bfile PREFIX | --vcf FILE --pheno FILE) --out PREFIX [options]\n"
             "\n"
-            "Exhaustive scan of all variant pairs of a case/control dataset.\n"
+            "Exhaustive scan of all variant pairs (or, with --order 3, triples) of a\n"
+            "case/control dataset.\n"
             "\n");
     es_cli_input_usage(fp, 1);
     fprintf(fp,
@@ -25,7 +26,17 @@ static void scan_usage(FILE *fp)
             "  --stat S             boost (default; PLINK --fast-epistasis boost), chi2, mi,\n"
             "                       ig (information gain over the better single variant;\n"
             "                       p-value df 6, fewer with empty genotype levels), k2\n"
-            "  --top K              pairs kept in the ranked list (default 1000)\n"
+            "  --order N            2 (default): variant pairs; 3: variant triples, each\n"
+            "                       with its 2x27 table (chi2, mi, ig, k2; not boost).\n"
+            "                       Exhaustive 3-way is for up to about 10^4 variants (M\n"
+            "                       variants give M^3/6 triples: 1.7e11 at 10^4, 1.7e17 at\n"
+            "                       10^6); beyond, seed it with pairs:\n"
+            "  --pairs-from FILE    order 3: only the triples that extend the pairs of FILE\n"
+            "                       (a .top.tsv or .sig.tsv of a 2-way scan) by every other\n"
+            "                       variant, each triple once\n"
+            "  --pairs-top K        order 3: the same with the K best pairs of a 2-way scan\n"
+            "                       of the same data and statistic, run first\n"
+            "  --top K              pairs (triples) kept in the ranked list (default 1000)\n"
             "  --p-threshold P      also write every pair with p <= P to PREFIX.sig.tsv (in\n"
             "                       variant order; with --format plink: PREFIX.epi.cc)\n"
             "  --epi1 P             PLINK's name for --p-threshold (default with --format\n"
@@ -68,6 +79,9 @@ static void scan_usage(FILE *fp)
             "                       PREFIX.epi.cc.summary instead of .sig.tsv and .summary.tsv\n"
             "  --plink-compat       --format plink, and skip what PLINK skips: variants on X\n"
             "                       and Y, and variants with fewer than two genotypes (logged)\n"
+            "  --tables             add each line's table to .top.tsv and .sig.tsv: columns\n"
+            "                       CTRL_00 .. CTRL_22, CASE_00 .. CASE_22 (genotypes of\n"
+            "                       variants 1, 2; --order 3: CTRL_000 .. CASE_222)\n"
             "  --quiet              only errors on stderr, no progress line\n"
             "  --verbose            informational messages on stderr (with a GPU: time in\n"
             "                       the kernels, candidates, pairs passing the screen)\n"
@@ -131,6 +145,9 @@ typedef struct {
     int plink_fmt, plink_compat, quiet, verbose;
     double list_thr; /* --p-threshold / --epi1 (< 0: not given) */
     double epi2;     /* --epi2 (< 0: not given) */
+    int tables;      /* --tables */
+    const char *pairs_from; /* --pairs-from */
+    int epi_given;   /* --epi1 or --epi2 given */
 } scan_args_t;
 
 /* What the scan found beyond its own results, for the log. */
@@ -254,12 +271,14 @@ static int set_p_threshold(void *ctx, const char *arg)
 /* PLINK's --epi1: the threshold of the list it writes to .epi.cc */
 static int set_epi1(void *ctx, const char *arg)
 {
+    ((scan_args_t *)ctx)->epi_given = 1;
     return parse_prob("epi1", arg, &((scan_args_t *)ctx)->list_thr);
 }
 
 /* PLINK's --epi2: the threshold of the summary's N_SIG */
 static int set_epi2(void *ctx, const char *arg)
 {
+    ((scan_args_t *)ctx)->epi_given = 1;
     return parse_prob("epi2", arg, &((scan_args_t *)ctx)->epi2);
 }
 
@@ -336,6 +355,10 @@ static const es_cli_opt_t scan_opts[] = {
     ES_CLI_OPT_FUNC("host-mem", set_host_mem),
     ES_CLI_OPT_FUNC("memory", set_memory),
     ES_CLI_OPT_STR("tmp-dir", scan_args_t, opt.tmp_dir),
+    ES_CLI_OPT_INT("order", scan_args_t, opt.order, 2, 3),
+    ES_CLI_OPT_STR("pairs-from", scan_args_t, pairs_from),
+    ES_CLI_OPT_U32("pairs-top", scan_args_t, opt.pairs_top, 1, 10000000u),
+    ES_CLI_OPT_FLAG("tables", scan_args_t, tables),
 };
 
 /* Parse and check the command line into a.  @return -1 to go on, else the
@@ -364,6 +387,29 @@ static int scan_parse(int argc, char **argv, scan_args_t *a)
     }
     if (es_cli_out_prefix("scan", a->out)) return ES_EXIT_USAGE;
     if (es_cli_input_check(ci, "scan")) return ES_EXIT_USAGE;
+    if (opt->order == 3) {
+        const char *bad = a->plink_compat ? "--plink-compat" : a->plink_fmt ? "--format plink"
+                          : a->epi_given ? "--epi1/--epi2" : NULL;
+        if (bad) {
+            fprintf(stderr, "[E::options] scan: %s is PLINK's 2-way output; with --order 3 use "
+                            "--p-threshold (PREFIX.sig.tsv)\n", bad);
+            return ES_EXIT_USAGE;
+        }
+        if (a->pairs_from && opt->pairs_top) {
+            fprintf(stderr, "[E::options] scan: --pairs-from and --pairs-top are two ways to seed "
+                            "a 3-way scan; give one\n");
+            return ES_EXIT_USAGE;
+        }
+    } else if (a->pairs_from || opt->pairs_top) {
+        fprintf(stderr, "[E::options] scan: %s seeds a 3-way scan; it needs --order 3\n",
+                a->pairs_from ? "--pairs-from" : "--pairs-top");
+        return ES_EXIT_USAGE;
+    }
+    if (a->tables && (a->plink_fmt || a->plink_compat)) {
+        fprintf(stderr, "[E::options] scan: --tables adds columns to the TSV files; not with "
+                        "--format plink\n");
+        return ES_EXIT_USAGE;
+    }
     if (a->plink_compat) a->plink_fmt = 1;
     /* PLINK's defaults: the .epi.cc list at 5e-6 (--fast-epistasis boost),
      * N_SIG at 0.01 */
@@ -467,6 +513,7 @@ static int scan_run(scan_args_t *a, const char *cmdline)
         if ((ret = es_out_open(&o_sig, out, plink_fmt ? ".epi.cc" : ".sig.tsv"))) goto out;
         sw.o = &o_sig;
         if ((ret = es_pair_writer_init(&sw.pw, o_sig.fp, ds, plink_w))) goto out;
+        if (a->tables && (ret = es_pair_writer_tables(&sw.pw))) goto out;
         if ((ret = es_pair_writer_header(&sw.pw))) goto out;
     }
     if (opt->p_threshold >= 0) es_scan_set_sig_callback(scan, write_sig, &sw);
@@ -489,7 +536,8 @@ static int scan_run(scan_args_t *a, const char *cmdline)
     size_t n_top = es_scan_top_count(scan);
     es_pair_writer_t tw;
     if ((ret = es_pair_writer_init(&tw, o_top.fp, ds, 0))) goto out;
-    ret = es_pair_writer_header(&tw);
+    if (a->tables) ret = es_pair_writer_tables(&tw);
+    if (!ret) ret = es_pair_writer_header(&tw);
     for (size_t k = 0; k < n_top && !ret; k++) ret = es_pair_writer_put(&tw, &top[k]);
     if (!ret) ret = es_pair_writer_finish(&tw);
     es_pair_writer_free(&tw);
@@ -562,13 +610,216 @@ out:
     return ret ? ES_EXIT_ERROR : ES_EXIT_OK;
 }
 
+/* ---- --order 3 ---------------------------------------------------------------- */
+
+typedef struct {
+    es_pair_writer_t pw;
+    int err;
+} sig3_writer_t;
+
+static int write_sig3(const es_triple_t *t, void *ud)
+{
+    sig3_writer_t *w = ud;
+    return (w->err = es_pair_writer_put3(&w->pw, t)) ? -1 : 0;
+}
+
+static void progress3(uint64_t done, uint64_t total, double secs, void *ud)
+{
+    (void)ud;
+    double rate = secs > 0 ? (double)done / secs : 0;
+    double eta = rate > 0 ? (double)(total - done) / rate : 0;
+    char a[32], b[32];
+    fprintf(stderr, "\r[scan] %s / %s triples (%.1f%%), %.3g triples/s, ETA %.0f s   ",
+            es_fmt_count(done, a), es_fmt_count(total, b),
+            total ? 100.0 * (double)done / (double)total : 100.0, rate, eta);
+    if (done >= total) fputc('\n', stderr);
+}
+
+static void write_log3(FILE *fp, const char *cmdline, const scan_args_t *a, const es_dataset_t *ds,
+                       const es_scan_t *scan, const refine_t *rf, double t_open, double t_total)
+{
+    const es_opt_t *opt = &a->opt;
+    char c[32], date[64];
+    time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S %Z", localtime(&now));
+    double t_pack, t_scan;
+    es_scan_timings(scan, &t_pack, &t_scan);
+    uint64_t n = es_scan_pairs_done(scan);
+    size_t n_seeds = 0;
+    es_scan_seeds(scan, &n_seeds);
+    fprintf(fp, "epistream %s\n", ES_VERSION);
+    fprintf(fp, "date\t%s\n", date);
+    fprintf(fp, "command\t%s\n", cmdline);
+    fprintf(fp, "%s\t%s\n", a->ci.in.bfile ? "bfile" : "vcf", a->ci.in.bfile ? a->ci.in.bfile : a->ci.in.vcf);
+    fprintf(fp, "phenotype\t%s\n", a->ci.in.pheno ? a->ci.in.pheno : "(.fam column 6)");
+    fprintf(fp, "samples_total\t%u\n", es_dataset_n_samples_total(ds));
+    fprintf(fp, "cases\t%u\n", es_dataset_n_cases(ds));
+    fprintf(fp, "controls\t%u\n", es_dataset_n_controls(ds));
+    fprintf(fp, "variants\t%u\n", es_dataset_n_variants(ds));
+    fprintf(fp, "order\t3\n");
+    if (a->pairs_from) fprintf(fp, "seeds\t%zu pairs of %s\n", n_seeds, a->pairs_from);
+    else if (opt->pairs_top) fprintf(fp, "seeds\t%zu best pairs of a 2-way scan\n", n_seeds);
+    else fprintf(fp, "seeds\tnone (exhaustive)\n");
+    fprintf(fp, "statistic\t%s\n", es_stat_name(opt->stat));
+    fprintf(fp, "top_k\t%u\n", opt->top_k);
+    if (a->list_thr >= 0) fprintf(fp, "p_threshold\t%g\n", a->list_thr);
+    fprintf(fp, "backend\t%s\n", es_scan_backend_name(scan));
+    fprintf(fp, "triples\t%s\n", es_fmt_count(n, c));
+    fprintf(fp, "seconds_open\t%.3f\n", t_open);
+    fprintf(fp, "seconds_pack\t%.3f\n", t_pack);
+    fprintf(fp, "seconds_scan\t%.3f\n", t_scan);
+    fprintf(fp, "seconds_total\t%.3f\n", t_total);
+    fprintf(fp, "triples_per_second\t%.4g\n", t_scan > 0 ? (double)n / t_scan : 0.0);
+    if (rf->k) {
+        fprintf(fp, "refine\t%s:%u\n", es_mi_method_name(rf->method), rf->k);
+        fprintf(fp, "refine_variants\t%u\n", rf->n_var);
+        es_select_write_log(fp, rf->method, rf->k, &rf->info);
+    }
+    fprintf(fp, "output\t%s.top.tsv\n", a->out);
+    if (a->list_thr >= 0) fprintf(fp, "output\t%s.sig.tsv\n", a->out);
+    fprintf(fp, "output\t%s.summary.tsv\n", a->out);
+    if (rf->k) fprintf(fp, "output\t%s.select.tsv\n", a->out);
+}
+
+/* The distinct variants of the top triples, ascending (--refine's survivors). */
+static int triple_variants(const es_dataset_t *ds, const es_triple_t *t, size_t n, uint32_t **var,
+                           uint32_t *n_var)
+{
+    uint32_t m = es_dataset_n_variants(ds);
+    uint8_t *mark = calloc(m, 1);
+    *var = malloc((size_t)m * sizeof **var);
+    if (!mark || !*var) {
+        free(mark);
+        free(*var);
+        *var = NULL;
+        return ES_ERR_NOMEM;
+    }
+    for (size_t q = 0; q < n; q++) mark[t[q].i] = mark[t[q].j] = mark[t[q].k] = 1;
+    *n_var = 0;
+    for (uint32_t v = 0; v < m; v++)
+        if (mark[v]) (*var)[(*n_var)++] = v;
+    free(mark);
+    return ES_OK;
+}
+
+static int scan3_run(scan_args_t *a, const char *cmdline)
+{
+    const es_opt_t *opt = &a->opt;
+    refine_t *rf = &a->rf;
+    const char *out = a->out;
+    int ret = ES_OK;
+    es_dataset_t *ds = NULL;
+    es_scan_t *scan = NULL;
+    es_out_t o_top, o_sig, o_sum, o_log, o_sel;
+    uint32_t *survivors = NULL, *seeds = NULL;
+    size_t n_seeds = 0;
+    sig3_writer_t sw;
+    es_pair_writer_t tw;
+    memset(&sw, 0, sizeof sw);
+    memset(&tw, 0, sizeof tw);
+    memset(&o_top, 0, sizeof o_top);
+    o_sig = o_sum = o_log = o_sel = o_top;
+    double t0 = es_time_now();
+
+    if ((ret = es_dataset_open(&ds, &a->ci.in))) goto out;
+    if ((ret = es_scan_create(&scan, ds, opt))) goto out;
+    if (a->pairs_from) {
+        if ((ret = es_select_read_pair_list(ds, a->pairs_from, &seeds, &n_seeds))) goto out;
+        if ((ret = es_scan_set_seeds(scan, seeds, n_seeds))) goto out;
+    }
+    double t_open = es_time_now() - t0;
+    es_out_clear_tmp(out, scan_suffixes, N_SCAN_SUFFIXES);
+    if ((ret = es_out_open(&o_top, out, ".top.tsv"))) goto out;
+    if ((ret = es_out_open(&o_sum, out, ".summary.tsv"))) goto out;
+    if ((ret = es_out_open(&o_log, out, ".log"))) goto out;
+    if (rf->k && (ret = es_out_open(&o_sel, out, ".select.tsv"))) goto out;
+    if (a->list_thr >= 0) {
+        if ((ret = es_out_open(&o_sig, out, ".sig.tsv"))) goto out;
+        if ((ret = es_pair_writer_init(&sw.pw, o_sig.fp, ds, 0))) goto out;
+        sw.pw.order = 3;
+        if (a->tables && (ret = es_pair_writer_tables(&sw.pw))) goto out;
+        if ((ret = es_pair_writer_header(&sw.pw))) goto out;
+        es_scan_set_sig3_callback(scan, write_sig3, &sw);
+    }
+    if (opt->progress) es_scan_set_progress_callback(scan, progress3, NULL);
+    ret = es_scan_run(scan);
+    if (ret) {
+        if (sw.err == ES_ERR_IO) es_out_failed(&o_sig);
+        goto out;
+    }
+    if (a->list_thr >= 0 && ((ret = es_pair_writer_finish(&sw.pw)) || es_out_failed(&o_sig))) {
+        es_out_failed(&o_sig);
+        ret = ES_ERR_IO;
+        goto out;
+    }
+    const es_triple_t *top = es_scan_top3(scan);
+    size_t n_top = es_scan_top3_count(scan);
+    if ((ret = es_pair_writer_init(&tw, o_top.fp, ds, 0))) goto out;
+    tw.order = 3;
+    if (a->tables) ret = es_pair_writer_tables(&tw);
+    if (!ret) ret = es_pair_writer_header(&tw);
+    for (size_t k = 0; k < n_top && !ret; k++) ret = es_pair_writer_put3(&tw, &top[k]);
+    if (!ret) ret = es_pair_writer_finish(&tw);
+    if (ret) goto out;
+    if ((ret = es_write_summary3(o_sum.fp, ds, es_scan_summary3(scan)))) {
+        if (!es_out_failed(&o_sum)) es_error("%s: write failed", o_sum.tmp_path);
+        goto out;
+    }
+    if (rf->k) {
+        if ((ret = triple_variants(ds, top, n_top, &survivors, &rf->n_var))) goto out;
+        es_select_opt_t so;
+        es_mi_opt_init(&so);
+        so.threads = opt->threads;
+        so.device = es_select_device(opt->device, opt->gpu_mask);
+        so.gpu_kernel = opt->gpu_kernel;
+        so.fixed_point = rf->fixed_point;
+        if ((ret = es_select_variants(ds, survivors, rf->n_var, rf->method, rf->k, &so, o_sel.fp,
+                                      &rf->info)))
+            goto out;
+    }
+    write_log3(o_log.fp, cmdline, a, ds, scan, rf, t_open, es_time_now() - t0);
+    es_out_t *const all[] = {&o_top, &o_sig, &o_sum, &o_sel, &o_log};
+    if ((ret = es_out_commit_all(all, sizeof all / sizeof *all))) goto out;
+    es_out_clear_stale(out, scan_suffixes, N_SCAN_SUFFIXES, all, sizeof all / sizeof *all);
+    if (!a->quiet) {
+        char num[32];
+        double tp, ts;
+        es_scan_timings(scan, &tp, &ts);
+        fprintf(stderr, "[scan] %s triples in %.2f s (%.3g triples/s); results in %s.top.tsv\n",
+                es_fmt_count(es_scan_pairs_done(scan), num), ts,
+                ts > 0 ? (double)es_scan_pairs_done(scan) / ts : 0.0, out);
+    }
+out:
+    if (ret) {
+        es_out_abort(&o_top);
+        es_out_abort(&o_sig);
+        es_out_abort(&o_sum);
+        es_out_abort(&o_sel);
+        es_out_abort(&o_log);
+        if (ret != ES_ERR_IO) fprintf(stderr, "[E::scan] failed: %s\n", es_strerror(ret));
+    } else {
+        es_out_close(&o_top);
+        es_out_close(&o_sig);
+        es_out_close(&o_sum);
+        es_out_close(&o_sel);
+        es_out_close(&o_log);
+    }
+    es_pair_writer_free(&tw);
+    es_pair_writer_free(&sw.pw);
+    free(seeds);
+    free(survivors);
+    es_scan_destroy(scan);
+    es_dataset_destroy(ds);
+    return ret ? ES_EXIT_ERROR : ES_EXIT_OK;
+}
+
 int es_cmd_scan(int argc, char **argv)
 {
     scan_args_t a;
     int r = scan_parse(argc, argv, &a);
     if (r >= 0) return r;
     char *cmdline = es_cli_join(argc, argv);
-    r = scan_run(&a, cmdline);
+    r = a.opt.order == 3 ? scan3_run(&a, cmdline) : scan_run(&a, cmdline);
     free(cmdline);
     return r;
 }

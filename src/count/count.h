@@ -71,4 +71,65 @@ const es_popcount_impl_t *es_count_pick(const es_planes_t *pl);
 void es_count_pair_naive(const uint8_t *ga, const uint8_t *gb, const int8_t *status, uint32_t n,
                          es_table2_t *t);
 
+/* ---- triple tables (src/count3.c) ----------------------------------------- */
+
+/** A 2x27 contingency table of a variant triple: n[y][a*9+b*3+c], y 0
+ *  control / 1 case, a, b, c the genotypes of the first, second and third
+ *  variant (samples missing at any of the three left out). */
+typedef struct {
+    uint32_t n[2][27];
+} es_table3_t;
+
+/** The pair sums the 8-product path of a triple needs from one of its pairs
+ *  (u, v) without missing calls: per class, |P1u&P1v|, |P1u&P2v|, |P2u&P1v|,
+ *  |P2u&P2v|. */
+typedef struct {
+    uint32_t c[2][4];
+} es_cum2_t;
+
+/** es_cum2_t of pair table t (whose variants have no missing call). */
+void es_cum2_from_table(const es_table2_t *t, es_cum2_t *c);
+
+/**
+ * The AND planes of a pair (a, b), counted against many third variants.
+ * x holds 9 planes of `words` words, plane s*3+t = X_a^s & X_b^t with s, t
+ * in {0: V (called), 1: P1, 2: P2}; without V planes only the four P x P
+ * planes are filled.
+ */
+typedef struct {
+    uint64_t *x;                   /* 9 * words, 64-byte aligned (es_pair3_alloc) */
+    uint32_t words, off[2], nw[2]; /* class y's counted words: [off[y], off[y] + nw[y]) */
+    uint32_t n_planes;             /* of the planes the pair came from: 2 or 3 */
+    uint32_t cls[2];               /* samples per class */
+    uint32_t ga[2][3], gb[2][3];   /* genotype counts of a and b */
+    uint32_t cum_ab[2][4];         /* |P_a^s & P_b^t|, s, t in {1, 2} */
+    int missing;                   /* a or b has a missing call */
+} es_pair3_t;
+
+/** Allocate p's planes for planes like pl.  @return ES_OK or ES_ERR_NOMEM. */
+int es_pair3_alloc(es_pair3_t *p, const es_planes_t *pl);
+void es_pair3_free(es_pair3_t *p);
+/** Build the AND planes of variants a (of pa) and b (of pb). */
+void es_pair3_set(es_pair3_t *p, const es_planes_t *pa, uint32_t a, const es_planes_t *pb, uint32_t b);
+
+/**
+ * The tables of the pair in p with each of variants c0 .. c0+nc-1 of pc:
+ * t[k] is the 2x27 table of (a, b, c0+k).  ac[k] and bc[k] are the pair sums
+ * of (a, c0+k) and (b, c0+k); they are read only for triples without any
+ * missing call (8 products a class and the margins); the others count all 27
+ * products with the V planes.
+ */
+void es_count3_run(const es_pair3_t *p, const es_planes_t *pc, uint32_t c0, uint32_t nc,
+                   const es_cum2_t *ac, const es_cum2_t *bc, es_table3_t *t);
+
+/** The table of one triple, from the planes alone (tests).
+ *  @return ES_OK or ES_ERR_NOMEM */
+int es_count_triple(const es_planes_t *pa, uint32_t a, const es_planes_t *pb, uint32_t b,
+                    const es_planes_t *pc, uint32_t c, es_table3_t *t);
+
+/** Reference: the table from decoded genotypes (0,1,2,3=missing) and status
+ *  (0,1,-1 left out). */
+void es_count_triple_naive(const uint8_t *ga, const uint8_t *gb, const uint8_t *gc,
+                           const int8_t *status, uint32_t n, es_table3_t *t);
+
 #endif /* ES_COUNT_H */

@@ -22,6 +22,8 @@ void es_opt_init(es_opt_t *opt)
     opt->gpu_kernel = 0;
     opt->host_mem = 0;
     opt->tmp_dir = NULL;
+    opt->order = 2;
+    opt->pairs_top = 0;
 }
 
 int es_gpu_kernel_parse(const char *name, int *out)
@@ -123,6 +125,23 @@ int es_opt_check(const es_opt_t *opt)
     snprintf(gpu_opt, sizeof gpu_opt, "--gpu-kernel %s", kernels[opt->gpu_kernel]);
     int ret = es_backend_check(opt->device, opt->gpu_mask, opt->gpu_kernel ? gpu_opt : NULL);
     if (ret) return ret;
+    if (opt->order != 2 && opt->order != 3) {
+        es_error("--order must be 2 (pairs) or 3 (triples), got %d", opt->order);
+        return ES_ERR_ARG;
+    }
+    if (opt->order == 3 && opt->stat == ES_STAT_BOOST) {
+        es_error("--stat boost has no 3-way form (it is a test of pairwise interaction in a "
+                 "log-linear model); with --order 3 use chi2, mi, ig or k2");
+        return ES_ERR_ARG;
+    }
+    if (opt->pairs_top && opt->order != 3) {
+        es_error("--pairs-top seeds a 3-way scan; it needs --order 3");
+        return ES_ERR_ARG;
+    }
+    if (opt->pairs_top > 10000000u) {
+        es_error("--pairs-top %u is too large (at most 10,000,000 seed pairs)", opt->pairs_top);
+        return ES_ERR_ARG;
+    }
     if (opt->block_variants > 65536) {
         es_error("--block must be at most 65536 variants, got %u", opt->block_variants);
         return ES_ERR_ARG;

@@ -39,6 +39,7 @@ int es_plink_snp_width(const es_dataset_t *ds)
 int es_pair_writer_init(es_pair_writer_t *pw, FILE *fp, const es_dataset_t *ds, int plink_w)
 {
     memset(pw, 0, sizeof *pw);
+    pw->order = 2;
     pw->ds = ds;
     pw->plink = plink_w > 0;
     pw->w = plink_w;
@@ -46,9 +47,12 @@ int es_pair_writer_init(es_pair_writer_t *pw, FILE *fp, const es_dataset_t *ds, 
     return es_wbuf_init(&pw->wb, fp, (size_t)1 << 20);
 }
 
+/* append a string literal at s */
+#define PUT(s, lit) ((s) = (char *)memcpy((s), (lit), sizeof(lit) - 1) + sizeof(lit) - 1)
+
 int es_pair_writer_header(es_pair_writer_t *pw)
 {
-    char *d = es_wbuf_reserve(&pw->wb, (size_t)2 * (size_t)pw->w + 128);
+    char *d = es_wbuf_reserve(&pw->wb, (size_t)2 * (size_t)pw->w + 128 + 54 * 10);
     if (!d) return ES_ERR_IO;
     char *s = d;
     if (pw->plink) {
@@ -61,16 +65,29 @@ int es_pair_writer_header(es_pair_writer_t *pw)
         memcpy(s, tail, sizeof tail - 1);
         s += sizeof tail - 1;
     } else {
-        static const char h[] = "CHR1\tSNP1\tPOS1\tCHR2\tSNP2\tPOS2\tSTAT\tP\tLOG10P\tN\tDF\n";
-        memcpy(s, h, sizeof h - 1);
-        s += sizeof h - 1;
+        static const char h2[] = "CHR1\tSNP1\tPOS1\tCHR2\tSNP2\tPOS2\t";
+        static const char h3[] = "CHR1\tSNP1\tPOS1\tCHR2\tSNP2\tPOS2\tCHR3\tSNP3\tPOS3\t";
+        static const char t[] = "STAT\tP\tLOG10P\tN\tDF";
+        if (pw->order == 3) PUT(s, h3);
+        else PUT(s, h2);
+        PUT(s, t);
+        if (pw->tables) {
+            /* CTRL_000 .. CASE_222 (order 3), CTRL_00 .. CASE_22 (order 2) */
+            int ncell = pw->order == 3 ? 27 : 9;
+            for (int y = 0; y < 2; y++)
+                for (int c = 0; c < ncell; c++) {
+                    s += sprintf(s, "\t%s_", y ? "CASE" : "CTRL");
+                    if (pw->order == 3) *s++ = (char)('0' + c / 9);
+                    *s++ = (char)('0' + c / 3 % 3);
+                    *s++ = (char)('0' + c % 3);
+                }
+        }
+        *s++ = '\n';
     }
     pw->wb.n += (size_t)(s - d);
     return ES_OK;
 }
 
-/* append a string literal at s */
-#define PUT(s, lit) ((s) = (char *)memcpy((s), (lit), sizeof(lit) - 1) + sizeof(lit) - 1)
 
 /* PLINK's name of chromosome chr; the last one is kept (consecutive variants
  * share their chromosome). */
@@ -122,6 +139,97 @@ static size_t variant_cols_max(const es_pair_writer_t *pw, uint32_t v)
     return strlen(a.chr) + strlen(a.id) + (size_t)pw->w + 32;
 }
 
+/* The TSV columns STAT P LOG10P N DF of a line, without the newline: "%.12g\t%.10g\t%.10g\t%u\t%d";
+ * a failed test (df 0 where the statistic has a p-value) STAT, P, LOG10P NA and
+ * DF 0; no p-value (k2): P, LOG10P and DF NA. */
+static char *tsv_stat_cols(char *s, double stat, double p, double log10p, uint32_t n, int df, int failed)
+{
+    if (failed || isnan(p)) {
+        if (failed) PUT(s, "NA");
+        else s = es_fmt_g(s, stat, 12);
+        PUT(s, "\tNA\tNA\t");
+        s = es_fmt_u64(s, n);
+        if (failed) PUT(s, "\t0");
+        else PUT(s, "\tNA");
+        return s;
+    }
+    s = es_fmt_g(s, stat, 12);
+    *s++ = '\t';
+    s = es_fmt_g(s, p, 10);
+    *s++ = '\t';
+    s = es_fmt_g(s, log10p + 0.0, 10);
+    *s++ = '\t';
+    s = es_fmt_u64(s, n);
+    *s++ = '\t';
+    return es_fmt_i64(s, df);
+}
+
+/* --tables: the counts of a line's table, recounted from the genotypes (the
+ * variants' decoded calls are kept while consecutive lines share them). */
+static void recount(es_pair_writer_t *pw, uint32_t i, uint32_t j, uint32_t k, uint32_t *cells)
+{
+    uint32_t want[3] = {i, j, k};
+    int nv = k == UINT32_MAX ? 2 : 3;
+    for (int q = 0; q < nv; q++) {
+        if (pw->rc_var[q] == want[q]) continue;
+        es_dataset_decode(pw->ds, want[q], pw->rc_g[q]);
+        pw->rc_var[q] = want[q];
+    }
+    uint32_t n = es_dataset_n_samples_total(pw->ds);
+    if (nv == 3) {
+        es_table3_t t;
+        es_count_triple_naive(pw->rc_g[0], pw->rc_g[1], pw->rc_g[2], pw->ds->status, n, &t);
+        memcpy(cells, t.n, sizeof t.n);
+    } else {
+        es_table2_t t;
+        es_count_pair_naive(pw->rc_g[0], pw->rc_g[1], pw->ds->status, n, &t);
+        memcpy(cells, t.n, sizeof t.n);
+    }
+}
+
+static char *table_cols(char *s, const uint32_t *cells, int n)
+{
+    for (int c = 0; c < n; c++) {
+        *s++ = '\t';
+        s = es_fmt_u64(s, cells[c]);
+    }
+    return s;
+}
+
+int es_pair_writer_tables(es_pair_writer_t *pw)
+{
+    uint32_t n = es_dataset_n_samples_total(pw->ds);
+    for (int q = 0; q < 3; q++) {
+        pw->rc_g[q] = malloc(n ? n : 1);
+        pw->rc_var[q] = UINT32_MAX;
+        if (!pw->rc_g[q]) return ES_ERR_NOMEM;
+    }
+    pw->tables = 1;
+    return ES_OK;
+}
+
+int es_pair_writer_put3(es_pair_writer_t *pw, const es_triple_t *t)
+{
+    size_t need = variant_cols_max(pw, t->i) + variant_cols_max(pw, t->j) + variant_cols_max(pw, t->k) +
+                  160 + (pw->tables ? 54 * 11 : 0);
+    char *d = es_wbuf_reserve(&pw->wb, need);
+    if (!d) return ES_ERR_IO;
+    int failed = t->df == 0 && !isnan(t->p);
+    pw->n_failed += (uint64_t)failed;
+    char *s = variant_cols(pw, d, t->i);
+    s = variant_cols(pw, s, t->j);
+    s = variant_cols(pw, s, t->k);
+    s = tsv_stat_cols(s, t->stat, t->p, t->log10p, t->n, t->df, failed);
+    if (pw->tables) {
+        uint32_t cells[54];
+        recount(pw, t->i, t->j, t->k, cells);
+        s = table_cols(s, cells, 54);
+    }
+    *s++ = '\n';
+    pw->wb.n += (size_t)(s - d);
+    return ES_OK;
+}
+
 int es_pair_writer_put(es_pair_writer_t *pw, const es_pair_t *p)
 {
     if (p->i != pw->last_i) {
@@ -139,7 +247,7 @@ int es_pair_writer_put(es_pair_writer_t *pw, const es_pair_t *p)
      * nan); df 0 where the statistic has a p-value */
     int failed = p->df == 0 && !isnan(p->p);
     pw->n_failed += (uint64_t)failed;
-    char *d = es_wbuf_reserve(&pw->wb, pw->pre_n + variant_cols_max(pw, p->j) + 160);
+    char *d = es_wbuf_reserve(&pw->wb, pw->pre_n + variant_cols_max(pw, p->j) + 160 + (pw->tables ? 18 * 11 : 0));
     if (!d) return ES_ERR_IO;
     char *s = d;
     memcpy(s, pw->pre, pw->pre_n);
@@ -157,26 +265,13 @@ int es_pair_writer_put(es_pair_writer_t *pw, const es_pair_t *p)
             *s++ = ' ';
             *s++ = '\n';
         }
-    } else if (failed || isnan(p->p)) {
-        /* a failed test: STAT, P, LOG10P NA, DF 0; no p-value (k2): STAT,
-         * then P, LOG10P and DF NA */
-        if (failed) PUT(s, "NA");
-        else s = es_fmt_g(s, p->stat, 12);
-        PUT(s, "\tNA\tNA\t");
-        s = es_fmt_u64(s, p->n);
-        if (failed) PUT(s, "\t0\n");
-        else PUT(s, "\tNA\n");
     } else {
-        /* "%.12g\t%.10g\t%.10g\t%u\t%d\n" */
-        s = es_fmt_g(s, p->stat, 12);
-        *s++ = '\t';
-        s = es_fmt_g(s, p->p, 10);
-        *s++ = '\t';
-        s = es_fmt_g(s, p->log10p + 0.0, 10);
-        *s++ = '\t';
-        s = es_fmt_u64(s, p->n);
-        *s++ = '\t';
-        s = es_fmt_i64(s, p->df);
+        s = tsv_stat_cols(s, p->stat, p->p, p->log10p, p->n, p->df, failed);
+        if (pw->tables) {
+            uint32_t cells[18];
+            recount(pw, p->i, p->j, UINT32_MAX, cells);
+            s = table_cols(s, cells, 18);
+        }
         *s++ = '\n';
     }
     pw->wb.n += (size_t)(s - d);
@@ -191,6 +286,10 @@ int es_pair_writer_finish(es_pair_writer_t *pw)
 void es_pair_writer_free(es_pair_writer_t *pw)
 {
     es_wbuf_free(&pw->wb);
+    for (int q = 0; q < 3; q++) {
+        free(pw->rc_g[q]);
+        pw->rc_g[q] = NULL;
+    }
     free(pw->pre);
     pw->pre = NULL;
     pw->pre_cap = pw->pre_n = 0;
@@ -236,6 +335,31 @@ int es_write_plink_summary(FILE *fp, const es_dataset_t *ds, int w, const es_sum
         es_variant_info_t b = es_dataset_variant(ds, s[v].best_partner);
         fprintf(fp, "%12.4g %12.4g %4s %*s \n", (double)n_sig[v] / (double)tot, s[v].best_stat,
                 es_plink_chr_code(b.chr), w, b.id);
+    }
+    return ferror(fp) ? ES_ERR_IO : ES_OK;
+}
+
+int es_write_summary3(FILE *fp, const es_dataset_t *ds, const es_summary3_t *s)
+{
+    fputs("CHR\tSNP\tPOS\tN_SIG\tN_TOT\tBEST_STAT\tBEST_P\tCHR_B\tSNP_B\tPOS_B\tCHR_C\tSNP_C\tPOS_C\n", fp);
+    for (uint32_t v = 0; v < es_dataset_n_variants(ds); v++) {
+        es_variant_info_t a = es_dataset_variant(ds, v);
+        fprintf(fp, "%s\t%s\t%lld\t%llu\t%llu\t", a.chr, a.id, (long long)a.pos,
+                (unsigned long long)s[v].n_sig, (unsigned long long)s[v].n_tot);
+        if (s[v].best_i == UINT32_MAX) {
+            fputs("NA\tNA\tNA\tNA\tNA\tNA\tNA\tNA\n", fp);
+            continue;
+        }
+        fprintf(fp, "%.12g\t", s[v].best_stat);
+        if (isnan(s[v].best_p)) fputs("NA", fp);
+        else fprintf(fp, "%.10g", s[v].best_p);
+        const uint32_t t[3] = {s[v].best_i, s[v].best_j, s[v].best_k};
+        for (int q = 0; q < 3; q++) {
+            if (t[q] == v) continue;
+            es_variant_info_t b = es_dataset_variant(ds, t[q]);
+            fprintf(fp, "\t%s\t%s\t%lld", b.chr, b.id, (long long)b.pos);
+        }
+        fputc('\n', fp);
     }
     return ferror(fp) ? ES_ERR_IO : ES_OK;
 }

@@ -30,6 +30,10 @@ typedef struct {
     size_t pre_n, pre_cap;
     uint64_t n_failed; /* failed tests written */
     const char *chr_raw, *chr_code; /* PLINK: the last chromosome and its code */
+    int order;         /* 2: pair lines, 3: triple lines (TSV only; set before the header) */
+    int tables;        /* --tables: each line's cell counts (es_pair_writer_tables()) */
+    uint8_t *rc_g[3];  /* --tables: decoded calls of the line's variants */
+    uint32_t rc_var[3];
 } es_pair_writer_t;
 
 /** plink_w: PLINK lines with IDs padded to plink_w (es_plink_snp_width()),
@@ -37,6 +41,14 @@ typedef struct {
 int es_pair_writer_init(es_pair_writer_t *pw, FILE *fp, const es_dataset_t *ds, int plink_w);
 /** The header line.  @return ES_OK or ES_ERR_IO. */
 int es_pair_writer_header(es_pair_writer_t *pw);
+/** Add the cell counts of each line's table (TSV only; before the header):
+ *  CTRL_00 .. CTRL_22, CASE_00 .. CASE_22 (order 3: CTRL_000 .. CASE_222, the
+ *  third variant's genotype fastest), recounted from the dataset's calls.
+ *  @return ES_OK or ES_ERR_NOMEM. */
+int es_pair_writer_tables(es_pair_writer_t *pw);
+/** One triple line (order 3: "CHR1 SNP1 POS1 CHR2 SNP2 POS2 CHR3 SNP3 POS3"
+ *  then the pair lines' STAT P LOG10P N DF).  @return ES_OK or ES_ERR_IO. */
+int es_pair_writer_put3(es_pair_writer_t *pw, const es_triple_t *t);
 /** One pair line.  @return ES_OK, ES_ERR_IO or ES_ERR_NOMEM. */
 int es_pair_writer_put(es_pair_writer_t *pw, const es_pair_t *p);
 /** Write out what is buffered.  @return ES_OK or ES_ERR_IO. */
@@ -51,6 +63,11 @@ int es_write_summary(FILE *fp, const es_dataset_t *ds, const es_summary_t *s, co
  *  @return ES_OK or ES_ERR_IO. */
 int es_write_plink_summary(FILE *fp, const es_dataset_t *ds, int w, const es_summary_t *s,
                            const uint64_t *n_sig, const uint64_t *n_failed);
+
+/** Per-variant summary of a 3-way scan (.summary.tsv): CHR SNP POS N_SIG
+ *  N_TOT BEST_STAT BEST_P, then the other two variants of the best triple
+ *  (CHR_B SNP_B POS_B CHR_C SNP_C POS_C, in index order).  @return ES_OK or ES_ERR_IO. */
+int es_write_summary3(FILE *fp, const es_dataset_t *ds, const es_summary3_t *s);
 
 /* ---- PLINK 1.9 --fast-epistasis conventions (plink.c) ---------------------- */
 

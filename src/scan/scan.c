@@ -26,9 +26,10 @@ int es_scan_create(es_scan_t **out, es_dataset_t *ds, const es_opt_t *opt)
     es_scan_t *s = NULL;
     *out = NULL;
     if (ret) return ret;
-    if (es_dataset_n_variants(ds) < 2) {
-        es_error("%s: %u variant(s); a pair scan needs at least 2", ds->plink->bim_path,
-                 es_dataset_n_variants(ds));
+    uint32_t min_m = opt->order == 3 ? 3 : 2;
+    if (es_dataset_n_variants(ds) < min_m) {
+        es_error("%s: %u variant(s); a %s scan needs at least %u", ds->plink->bim_path,
+                 es_dataset_n_variants(ds), opt->order == 3 ? "triple" : "pair", min_m);
         return ES_ERR_DATA;
     }
     /* a dataset opened with require_pheno = 0 may have no case or no
@@ -46,12 +47,25 @@ int es_scan_create(es_scan_t **out, es_dataset_t *ds, const es_opt_t *opt)
     /* --device auto: the device that is faster for this scan (the backends'
      * cost estimates; opening a GPU alone costs about 0.2 s) */
     uint64_t m = es_dataset_n_variants(ds);
-    es_work_t work = {.op = ES_OP_PAIR_SCAN,
+    es_work_t work = {.op = opt->order == 3 ? ES_OP_TRIPLE_SCAN : ES_OP_PAIR_SCAN,
                       .n_samples = (uint64_t)ds->n_case + ds->n_ctrl,
-                      .pairs = m * (m - 1) / 2,
+                      .pairs = opt->order == 3 ? m * (m - 1) / 2 * (m - 2) / 3 : m * (m - 1) / 2,
                       .threads = opt->threads};
     s->backend = es_backend_select_work(opt, &work, &ret);
     if (!s->backend) goto out;
+    if (opt->order == 3) {
+        if (!s->backend->run3) {
+            es_error("--device %s: the 3-way scan has no kernels for this device yet; use --device cpu",
+                     s->backend->name);
+            ret = ES_ERR_UNSUPPORTED;
+            goto out;
+        }
+        ret = es_topk3_init(&s->top3, opt->top_k, es_stat_higher_is_better(opt->stat));
+        if (ret) goto out;
+        s->summary3 = calloc(m, sizeof *s->summary3);
+        if (!s->summary3) ret = ES_ERR_NOMEM;
+        goto out;
+    }
     ret = es_topk_init(&s->top, opt->top_k, es_stat_higher_is_better(opt->stat));
     if (ret) goto out;
     s->summary = malloc((size_t)es_dataset_n_variants(ds) * sizeof *s->summary);
@@ -73,6 +87,12 @@ void es_scan_set_sig_callback(es_scan_t *scan, es_sig_cb cb, void *userdata)
 {
     scan->sig_cb = cb;
     scan->sig_ud = userdata;
+}
+
+void es_scan_set_sig3_callback(es_scan_t *scan, es_sig3_cb cb, void *userdata)
+{
+    scan->sig3_cb = cb;
+    scan->sig3_ud = userdata;
 }
 
 void es_scan_set_progress_callback(es_scan_t *scan, es_progress_cb cb, void *userdata)
@@ -111,9 +131,8 @@ static uint32_t auto_block(const es_dataset_t *ds, uint32_t n_planes, uint32_t m
  * the planes file's page cache and small per-block counts.  Nothing is left
  * on disk: the file has no name from the moment it is created.  @return the
  * open file (-1: memory) or -2 after an error. */
-static int planes_file(const es_scan_ctx_t *ctx, size_t total)
+static int planes_file(const es_opt_t *opt, size_t total)
 {
-    const es_opt_t *opt = &ctx->scan->opt;
     size_t limit = opt->host_mem;
     if (!limit) {
         long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
@@ -156,39 +175,40 @@ static int planes_file(const es_scan_ctx_t *ctx, size_t total)
     return fd;
 }
 
-static int pack_all(es_scan_ctx_t *ctx, uint32_t n_planes, int threads)
+int es_scan_pack_blocks(const es_dataset_t *ds, const es_opt_t *opt, uint32_t m, uint32_t block,
+                        uint32_t n_blocks, uint32_t n_planes, int threads, es_planes_t **out)
 {
     int ret = ES_OK;
-    ctx->blocks = calloc(ctx->n_blocks, sizeof *ctx->blocks);
-    if (!ctx->blocks) return ES_ERR_NOMEM;
+    es_planes_t *blocks = *out = calloc(n_blocks, sizeof *blocks);
+    if (!blocks) return ES_ERR_NOMEM;
     /* block b's planes at a page-aligned offset of the file */
     size_t page = (size_t)sysconf(_SC_PAGESIZE), total = 0;
-    for (uint32_t b = 0; b < ctx->n_blocks; b++) {
-        uint32_t first = b * ctx->block;
-        uint32_t cnt = first + ctx->block <= ctx->m ? ctx->block : ctx->m - first;
-        total += (es_planes_bytes(ctx->ds, cnt, n_planes) + page - 1) / page * page;
+    for (uint32_t b = 0; b < n_blocks; b++) {
+        uint32_t first = b * block;
+        uint32_t cnt = first + block <= m ? block : m - first;
+        total += (es_planes_bytes(ds, cnt, n_planes) + page - 1) / page * page;
     }
-    int fd = planes_file(ctx, total);
+    int fd = planes_file(opt, total);
     if (fd == -2) return ES_ERR_IO;
     size_t off = 0;
-    for (uint32_t b = 0; b < ctx->n_blocks && !ret; b++) {
-        uint32_t first = b * ctx->block;
-        uint32_t cnt = first + ctx->block <= ctx->m ? ctx->block : ctx->m - first;
+    for (uint32_t b = 0; b < n_blocks && !ret; b++) {
+        uint32_t first = b * block;
+        uint32_t cnt = first + block <= m ? block : m - first;
         if (fd >= 0) {
-            ret = es_planes_alloc_mapped(&ctx->blocks[b], ctx->ds, cnt, n_planes, fd, off);
-            off += (es_planes_bytes(ctx->ds, cnt, n_planes) + page - 1) / page * page;
+            ret = es_planes_alloc_mapped(&blocks[b], ds, cnt, n_planes, fd, off);
+            off += (es_planes_bytes(ds, cnt, n_planes) + page - 1) / page * page;
         } else {
-            ret = es_planes_alloc(&ctx->blocks[b], ctx->ds, cnt, n_planes);
+            ret = es_planes_alloc(&blocks[b], ds, cnt, n_planes);
         }
     }
     if (fd >= 0) close(fd); /* the mappings keep the file */
     if (ret) return ret;
     int err = ES_OK;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-    for (uint32_t b = 0; b < ctx->n_blocks; b++) {
-        uint32_t first = b * ctx->block;
-        uint32_t cnt = ctx->blocks[b].count;
-        int r = es_pack(ctx->ds, first, cnt, &ctx->blocks[b]);
+    for (uint32_t b = 0; b < n_blocks; b++) {
+        uint32_t first = b * block;
+        uint32_t cnt = blocks[b].count;
+        int r = es_pack(ds, first, cnt, &blocks[b]);
         if (r) {
 #pragma omp critical(es_pack_err)
             if (!err) err = r;
@@ -200,7 +220,7 @@ static int pack_all(es_scan_ctx_t *ctx, uint32_t n_planes, int threads)
 /* Smallest G whose p-value can be <= thr, with a margin so that rounding in the
  * p-value never makes a pair below it significant; above it the p-value itself
  * decides.  G is chi-square distributed with df degrees of freedom. */
-static double g_critical(double thr, int df)
+double es_scan_g_critical(double thr, int df)
 {
     if (thr >= 1.0) return -INFINITY; /* every p-value is <= 1 */
     if (df <= 0) return INFINITY;     /* p is 1 */
@@ -217,7 +237,7 @@ static void set_sig_crit(es_scan_ctx_t *ctx)
 {
     ctx->sig_min = INFINITY;
     for (int df = 0; df <= ES_MAX_DF; df++) {
-        ctx->sig_crit[df] = ctx->do_sig ? g_critical(ctx->p_threshold, df) : INFINITY;
+        ctx->sig_crit[df] = ctx->do_sig ? es_scan_g_critical(ctx->p_threshold, df) : INFINITY;
         /* the prune limit is in statistic units: only boost prunes, and its G is its STAT */
         if (ctx->sig_crit[df] < ctx->sig_min) ctx->sig_min = ctx->sig_crit[df];
     }
@@ -276,6 +296,7 @@ static void ctx_free(es_scan_ctx_t *ctx)
 
 int es_scan_run(es_scan_t *s)
 {
+    if (s->opt.order == 3) return es_scan3_run(s);
     es_scan_ctx_t ctx;
     int ret = ES_OK;
     memset(&ctx, 0, sizeof ctx);
@@ -318,7 +339,7 @@ int es_scan_run(es_scan_t *s)
     ctx.row_start[0] = 0;
     for (uint32_t b = 0; b < ctx.n_blocks; b++) ctx.row_start[b + 1] = ctx.row_start[b] + (ctx.n_blocks - b);
     ctx.n_tiles = ctx.row_start[ctx.n_blocks];
-    ret = pack_all(&ctx, n_planes, threads);
+    ret = es_scan_pack_blocks(ctx.ds, &s->opt, ctx.m, ctx.block, ctx.n_blocks, n_planes, threads, &ctx.blocks);
     if (!ret) ret = es_fileset_check(s->ds->plink); /* the .bed shrank while packed? */
     if (ret) goto out;
     double t1 = es_time_now();
@@ -342,6 +363,15 @@ out:
 }
 
 const es_pair_t *es_scan_top(const es_scan_t *scan) { return scan->top.heap; }
+const es_triple_t *es_scan_top3(const es_scan_t *scan) { return scan->top3.heap; }
+size_t es_scan_top3_count(const es_scan_t *scan) { return scan->top3.n; }
+const es_summary3_t *es_scan_summary3(const es_scan_t *scan) { return scan->summary3; }
+
+const uint32_t *es_scan_seeds(const es_scan_t *scan, size_t *n_pairs)
+{
+    if (n_pairs) *n_pairs = scan->n_seeds;
+    return scan->seeds;
+}
 size_t es_scan_top_count(const es_scan_t *scan) { return scan->top.n; }
 const es_summary_t *es_scan_summary(const es_scan_t *scan) { return scan->summary; }
 const char *es_scan_backend_name(const es_scan_t *scan) { return scan->backend->name; }
@@ -359,5 +389,8 @@ void es_scan_destroy(es_scan_t *scan)
     if (!scan) return;
     es_topk_free(&scan->top);
     free(scan->summary);
+    es_topk3_free(&scan->top3);
+    free(scan->summary3);
+    free(scan->seeds);
     free(scan);
 }

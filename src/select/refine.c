@@ -178,8 +178,9 @@ static int scanfile_next(scanfile_t *sf, const char *path, char **f, const char 
 
 /* --from: the variants of the pairs of a .top.tsv or .epi.cc, ascending. */
 static int survivors_of_pairs(const es_dataset_t *ds, const char *path, uint32_t **var,
-                              uint32_t *n_var)
+                              uint32_t *n_var, uint32_t **pairs, size_t *n_pairs_out)
 {
+    size_t cap = 0;
     static const char *const want[] = {"SNP1", "SNP2", "CHR1", "CHR2", "POS1", "POS2"};
     int col[6], ret, nf;
     scanfile_t sf;
@@ -188,11 +189,21 @@ static int survivors_of_pairs(const es_dataset_t *ds, const char *path, uint32_t
     char *f[64];
     *var = NULL;
     *n_var = 0;
+    if (pairs) *pairs = NULL;
     if (!mark) return ES_ERR_NOMEM;
     if ((ret = scanfile_open(&sf, ds, path, "pair list (.top.tsv or .epi.cc)", want, col, 6,
                              "the PREFIX.top.tsv (or .epi.cc) of 'epistream scan'")))
         goto out;
     while ((nf = scanfile_next(&sf, path, f, __func__)) > 0) {
+        if (pairs && n_pairs == cap) {
+            cap = cap ? 2 * cap : 1024;
+            uint32_t *np = realloc(*pairs, cap * 2 * sizeof *np);
+            if (!np) {
+                ret = ES_ERR_NOMEM;
+                goto out;
+            }
+            *pairs = np;
+        }
         for (int side = 0; side < 2; side++) {
             uint32_t v;
             const char *chr = col[2 + side] >= 0 ? f[col[2 + side]] : NULL;
@@ -201,6 +212,7 @@ static int survivors_of_pairs(const es_dataset_t *ds, const char *path, uint32_t
                                    f[col[side]], chr, pos, &v)))
                 goto out;
             mark[v] = 1;
+            if (pairs) (*pairs)[2 * n_pairs + side] = v;
         }
         n_pairs++;
     }
@@ -222,9 +234,14 @@ static int survivors_of_pairs(const es_dataset_t *ds, const char *path, uint32_t
     for (uint32_t v = 0; v < nv; v++)
         if (mark[v]) (*var)[(*n_var)++] = v;
     es_info("%s: %u pairs, %u distinct variants", path, n_pairs, n);
+    if (n_pairs_out) *n_pairs_out = n_pairs;
 out:
     scanfile_close(&sf);
     free(mark);
+    if (ret && pairs) {
+        free(*pairs);
+        *pairs = NULL;
+    }
     return ret;
 }
 
@@ -330,7 +347,16 @@ out:
 int es_select_read_pairs(const es_dataset_t *ds, const char *path, uint32_t **var,
                          uint32_t *n_var)
 {
-    return survivors_of_pairs(ds, path, var, n_var);
+    return survivors_of_pairs(ds, path, var, n_var, NULL, NULL);
+}
+
+int es_select_read_pair_list(const es_dataset_t *ds, const char *path, uint32_t **pairs,
+                             size_t *n_pairs)
+{
+    uint32_t *var = NULL, n_var = 0;
+    int ret = survivors_of_pairs(ds, path, &var, &n_var, pairs, n_pairs);
+    free(var);
+    return ret;
 }
 
 int es_select_read_summary(const es_dataset_t *ds, const char *path, uint32_t n, uint32_t **var,

@@ -128,6 +128,11 @@ int es_select_pair_variants(const es_dataset_t *ds, const es_pair_t *pairs, size
  */
 int es_select_read_pairs(const es_dataset_t *ds, const char *path, uint32_t **var,
                          uint32_t *n_var);
+/** The pairs themselves of such a file, in file order (scan --pairs-from):
+ *  *pairs gets 2 * *n_pairs dataset indices (free()).
+ *  @return as es_select_read_pairs() */
+int es_select_read_pair_list(const es_dataset_t *ds, const char *path, uint32_t **pairs,
+                             size_t *n_pairs);
 
 /**
  * The survivors of a scan read back from its .summary.tsv (select

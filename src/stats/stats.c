@@ -341,7 +341,7 @@ static int boost_df(const es_table2_t *t)
     return 4 >> (ea + eb);
 }
 
-static inline void set_g_test(double g, int df, es_stat_result_t *r)
+void es_stats_set_g_test(double g, int df, es_stat_result_t *r)
 {
     if (df > 0 && g > 0.0) {
         chi2_tail(g, df, &r->p, &r->log10p);
@@ -391,7 +391,7 @@ void es_stat_pvalue(es_stat_t s, const es_table2_t *t, es_stat_result_t *r)
         r->log10p = NAN;
         return;
     }
-    set_g_test(es_stat_g(s, t, r->stat), r->df, r);
+    es_stats_set_g_test(es_stat_g(s, t, r->stat), r->df, r);
 }
 
 void es_stat_compute(es_stat_t s, const es_table2_t *t, es_stat_result_t *r)

@@ -50,6 +50,26 @@ double es_stat_mi(const es_table2_t *t, int *df);  /* bits */
 double es_stat_ig(const es_table2_t *t, int *df);
 double es_stat_k2(const es_table2_t *t);
 
+/* ---- triples (src/stats3.c) ------------------------------------------------
+ * The same statistics on a 2x27 table (no BOOST: it has no 3-way form):
+ * chi2 (df = non-empty columns - 1), mi = I(Y; A,B,C) in bits with the
+ * G-test of chi2's df, ig = I(Y; A,B,C) - max of the three pairs' I(Y; pair)
+ * from this table's margins (G-test df: non-empty columns - non-empty columns
+ * of that pair), k2.  Pure functions of the table. */
+void es_stat3_value(es_stat_t s, const es_table3_t *t, es_stat_result_t *r);
+void es_stat3_pvalue(es_stat_t s, const es_table3_t *t, es_stat_result_t *r);
+void es_stat3_compute(es_stat_t s, const es_table3_t *t, es_stat_result_t *r);
+/** p and log10p of statistic s (not boost) from its value, df and the table's
+ *  N alone: the same numbers es_stat3_pvalue() (and, for chi2, mi and ig,
+ *  es_stat_pvalue()) gives.  Sets r's stat and df too. */
+void es_stat_p_from(es_stat_t s, double stat, int df, uint64_t n, es_stat_result_t *r);
+/** G behind the p-value (chi2: the statistic; mi, ig: 2 N ln2 I; k2: NaN). */
+double es_stat3_g(es_stat_t s, const es_table3_t *t, double stat);
+double es_stat3_chi2(const es_table3_t *t, int *df);
+double es_stat3_mi(const es_table3_t *t, int *df);
+double es_stat3_ig(const es_table3_t *t, int *df);
+double es_stat3_k2(const es_table3_t *t);
+
 /** Upper tail of the chi-square distribution: P(X > x), X ~ chi2(df).
  *  Accurate (relative error < 1e-12) down to 1e-300; 0 below. */
 double es_chi2_sf(double x, int df);

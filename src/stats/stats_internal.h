@@ -22,6 +22,9 @@ void es_stats_tables_init(void);
 /** ln Gamma(z) for z >= 16 by Stirling's series. */
 double es_stats_lngamma_stirling(double z);
 
+/** p and -log10 p of a G-test: G ~ chi2(df); p = 1 when df <= 0 or G <= 0. */
+void es_stats_set_g_test(double g, int df, es_stat_result_t *r);
+
 /* Lookups; `small` is a compile-time constant after inlining: 1 when the
  * caller has checked that every argument is below ES_STATS_TAB, which removes
  * the range check from the hot loops.  The tables must have been built. */

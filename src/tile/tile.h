@@ -36,6 +36,35 @@ void es_topk_merge(es_topk_t *dst, const es_topk_t *src);
 /** Sort the kept pairs best first, in place (heap property is lost). */
 void es_topk_sort(es_topk_t *t);
 
+/* ---- triples: top-k (src/topk.c) --------------------------------------------- */
+
+/** Total order on triples: better statistic first, ties to the lower (i, j, k). */
+int es_triple_rank_cmp(const es_triple_t *a, const es_triple_t *b, int higher_is_better);
+
+/** A bounded heap of the k best triples (as es_topk_t). */
+typedef struct {
+    es_triple_t *heap; /* worst at heap[0] */
+    size_t n, k;
+    int higher_is_better;
+} es_topk3_t;
+
+int es_topk3_init(es_topk3_t *t, size_t k, int higher_is_better);
+void es_topk3_free(es_topk3_t *t);
+int es_topk3_would_accept(const es_topk3_t *t, double stat);
+void es_topk3_push(es_topk3_t *t, const es_triple_t *p);
+void es_topk3_merge(es_topk3_t *dst, const es_topk3_t *src);
+void es_topk3_sort(es_topk3_t *t);
+
+/** A variant's best triple so far and its counts (a worker's or the scan's;
+ *  best_i == UINT32_MAX: none yet).  The p-value is computed once, at the end,
+ *  from stat, df and n. */
+typedef struct {
+    uint32_t best_i, best_j, best_k, n;
+    int df;
+    double stat;
+    uint64_t n_sig, n_tot;
+} es_sum3_t;
+
 struct es_backend;
 
 struct es_scan_t {
@@ -51,6 +80,13 @@ struct es_scan_t {
     uint64_t pairs_done;
     double t_pack, t_scan;
     char device_info[512]; /* set by a GPU backend */
+    /* order 3 */
+    es_sig3_cb sig3_cb;
+    void *sig3_ud;
+    uint32_t *seeds;        /* 2 per seed pair, i < j, sorted, unique; NULL: exhaustive */
+    size_t n_seeds;
+    es_topk3_t top3;
+    es_summary3_t *summary3;
 };
 
 /* Finished-but-not-yet-emitted significant pairs of one row panel of tiles. */
@@ -171,5 +207,81 @@ void es_summary_reset(es_summary_t *s, size_t n);
 
 /** Record an error from a backend; stops the scan. */
 void es_ctx_fail(es_scan_ctx_t *ctx, int err);
+
+/* ---- triples: the tile queue and the workers (src/tile3.c) -------------------
+ * Exhaustive: tiles are block triples bi <= bj <= bk in lexicographic order;
+ * a row is every tile of one bi, and the significant triples of a row are
+ * emitted, sorted by (i, j, k), once the row is complete.  Seeded: a tile is
+ * a chunk of seed pairs against one block of third variants, and the
+ * significant triples are sorted and emitted when the run ends. */
+
+typedef struct {
+    es_triple_t *t;
+    size_t n, cap;
+    uint64_t tiles_done;
+} es_row3_t;
+
+typedef struct es_scan3_ctx {
+    es_scan_t *scan;
+    const es_dataset_t *ds;
+    es_stat_t stat;
+    int higher_is_better;
+    int do_sig;
+    double p_threshold;
+#define ES_MAX_DF3 26
+    double sig_crit[ES_MAX_DF3 + 1]; /* per df: G below this is never significant */
+    uint32_t m, block, n_blocks;
+    es_planes_t *blocks;
+    /* exhaustive */
+    uint64_t n_tiles;
+    uint64_t *row_start;     /* n_rows + 1 */
+    uint32_t n_rows;
+    /* seeded: seeds[2p], seeds[2p+1]; excl[excl_off[p] .. excl_off[p+1]) the
+     * third variants whose triple an earlier seed already scores (sorted) */
+    const uint32_t *seeds;
+    uint32_t n_seeds, seed_chunk;
+    uint32_t *excl, *excl_off;
+    _Atomic uint64_t next_tile;
+    atomic_int stop;
+    int n_threads;
+    pthread_mutex_t lock;
+    es_row3_t *rows;
+    uint32_t next_row;
+    uint64_t done;           /* triples scored */
+    uint64_t total;          /* triples to score */
+    double t_start, t_last_progress;
+    int err;
+    es_topk3_t *top;
+    es_sum3_t *sum;          /* m entries */
+} es_scan3_ctx_t;
+
+/** Per-worker scratch for triples (one per thread). */
+typedef struct {
+    _Alignas(128) es_topk3_t top;
+    es_triple_t *sig;
+    size_t sig_n, sig_cap;
+    es_sum3_t *tsum;         /* the current tile's variants, by slot */
+    uint32_t *slot_var;      /* variant of each slot */
+    uint32_t n_slots, cap_slots;
+    uint64_t tile_triples;
+    uint32_t row;            /* the tile's row (exhaustive) */
+    int err;
+} es_worker3_t;
+
+int es_worker3_init(es_worker3_t *w, const es_scan3_ctx_t *ctx);
+void es_worker3_free(es_worker3_t *w);
+/** Set the summary slots of a tile: n slots, slot s for variant var[s]. */
+void es_worker3_begin(es_worker3_t *w, uint32_t row, const uint32_t *var, uint32_t n);
+/** Take the next tile: exhaustive (bi, bj, bk), seeded (chunk, bk, -): 0, or -1. */
+int es_ctx3_next_tile(es_scan3_ctx_t *ctx, uint32_t *a, uint32_t *b, uint32_t *c);
+/** Score one triple (global indices i < j < k; si, sj, sk their slots). */
+void es_worker3_offer(const es_scan3_ctx_t *ctx, es_worker3_t *w, uint32_t i, uint32_t j, uint32_t k,
+                      uint32_t si, uint32_t sj, uint32_t sk, const es_table3_t *t);
+/** Hand a finished tile to the driver.  @return ES_OK or an error that stops the scan. */
+int es_ctx3_tile_done(es_scan3_ctx_t *ctx, es_worker3_t *w);
+void es_ctx3_merge_top(es_scan3_ctx_t *ctx, es_worker3_t *w);
+void es_ctx3_fail(es_scan3_ctx_t *ctx, int err);
+/** After the run: the seeded mode's significant triples, sorted, to the callback. */
+int es_ctx3_finish(es_scan3_ctx_t *ctx);
 
 #endif /* ES_TILE_H */

@@ -111,3 +111,90 @@ void es_topk_sort(es_topk_t *t)
 {
     qsort(t->heap, t->n, sizeof *t->heap, t->higher_is_better ? cmp_hib : cmp_lib);
 }
+
+/* ---- triples: the same heap over es_triple_t ------------------------------ */
+
+int es_triple_rank_cmp(const es_triple_t *a, const es_triple_t *b, int higher_is_better)
+{
+    int an = isnan(a->stat), bn = isnan(b->stat);
+    if (an != bn) return an ? 1 : -1;
+    if (!an && a->stat != b->stat) {
+        int a_better = higher_is_better ? a->stat > b->stat : a->stat < b->stat;
+        return a_better ? -1 : 1;
+    }
+    if (a->i != b->i) return a->i < b->i ? -1 : 1;
+    if (a->j != b->j) return a->j < b->j ? -1 : 1;
+    if (a->k != b->k) return a->k < b->k ? -1 : 1;
+    return 0;
+}
+
+int es_topk3_init(es_topk3_t *t, size_t k, int higher_is_better)
+{
+    t->n = 0;
+    t->k = k;
+    t->higher_is_better = higher_is_better;
+    t->heap = k ? malloc(k * sizeof *t->heap) : NULL;
+    if (k && !t->heap) {
+        es_error("cannot allocate a top-%zu list", k);
+        return ES_ERR_NOMEM;
+    }
+    return ES_OK;
+}
+
+void es_topk3_free(es_topk3_t *t)
+{
+    free(t->heap);
+    t->heap = NULL;
+    t->n = t->k = 0;
+}
+
+static inline int worse3(const es_topk3_t *t, const es_triple_t *x, const es_triple_t *y)
+{
+    return es_triple_rank_cmp(x, y, t->higher_is_better) > 0;
+}
+
+int es_topk3_would_accept(const es_topk3_t *t, double stat)
+{
+    if (t->n < t->k) return 1;
+    if (t->k == 0) return 0;
+    double w = t->heap[0].stat;
+    return t->higher_is_better ? stat >= w : stat <= w;
+}
+
+void es_topk3_push(es_topk3_t *t, const es_triple_t *p)
+{
+    es_triple_t *h = t->heap;
+    size_t i;
+    if (t->k == 0) return;
+    if (t->n < t->k) {
+        /* sift up */
+        for (i = t->n++; i > 0 && worse3(t, p, &h[(i - 1) / 2]); i = (i - 1) / 2) h[i] = h[(i - 1) / 2];
+        h[i] = *p;
+        return;
+    }
+    if (!worse3(t, &h[0], p)) return;
+    /* replace the root and sift down */
+    for (i = 0;;) {
+        size_t l = 2 * i + 1, r = l + 1, w = i;
+        const es_triple_t *hw = p;
+        if (l < t->n && worse3(t, &h[l], hw)) w = l, hw = &h[l];
+        if (r < t->n && worse3(t, &h[r], hw)) w = r;
+        if (w == i) break;
+        h[i] = h[w];
+        i = w;
+    }
+    h[i] = *p;
+}
+
+void es_topk3_merge(es_topk3_t *dst, const es_topk3_t *src)
+{
+    for (size_t i = 0; i < src->n; i++) es_topk3_push(dst, &src->heap[i]);
+}
+
+static int cmp3_hib(const void *a, const void *b) { return es_triple_rank_cmp(a, b, 1); }
+static int cmp3_lib(const void *a, const void *b) { return es_triple_rank_cmp(a, b, 0); }
+
+void es_topk3_sort(es_topk3_t *t)
+{
+    qsort(t->heap, t->n, sizeof *t->heap, t->higher_is_better ? cmp3_hib : cmp3_lib);
+}

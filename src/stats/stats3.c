@@ -1,0 +1,199 @@
+/* stats3.c -- the statistics of a triple's 2x27 table: chi2, MI, IG, K2 and
+ * their p-values, written as the pair forms in stats.c are (n ln n and ln n!
+ * read from the shared tables, integer differences where they avoid
+ * cancellation), over 27 genotype columns instead of 9.  BOOST has no 3-way
+ * form.  Every function is a pure function of the table. */
+#include <math.h>
+#include <stdint.h>
+
+#include "stats_internal.h"
+
+typedef struct {
+    uint64_t n0, n1, n;
+    int cols, df;
+} margins3_t;
+
+static inline void margins3(const es_table3_t *t, margins3_t *m)
+{
+    uint64_t n0 = 0, n1 = 0;
+    int cols = 0;
+    for (int c = 0; c < 27; c++) {
+        n0 += t->n[0][c];
+        n1 += t->n[1][c];
+        cols += (t->n[0][c] | t->n[1][c]) != 0;
+    }
+    m->n0 = n0;
+    m->n1 = n1;
+    m->n = n0 + n1;
+    m->cols = cols;
+    m->df = (n0 && n1 && cols > 1) ? cols - 1 : 0;
+}
+
+/* N * I(Y; X) in nats for a 2 x ncol table given as two rows (see stats.c's
+ * n_mi_nats: column terms first, in column order, then the class terms). */
+static inline __attribute__((always_inline)) double
+n_mi_nats(const uint32_t *r0, const uint32_t *r1, int ncol, const margins3_t *m, int small)
+{
+    double s = 0.0;
+    for (int c = 0; c < ncol; c++)
+        s += (es_stats_nlogn(r0[c], small) + es_stats_nlogn(r1[c], small)) -
+             es_stats_nlogn((uint64_t)r0[c] + r1[c], small);
+    return s + (es_stats_nlogn(m->n, small) - (es_stats_nlogn(m->n0, small) + es_stats_nlogn(m->n1, small)));
+}
+
+double es_stat3_chi2(const es_table3_t *t, int *df)
+{
+    margins3_t m;
+    margins3(t, &m);
+    if (df) *df = m.df;
+    if (m.df <= 0) return 0.0;
+    /* sum over columns of (n0c n1 - n1c n0)^2 / nc, over n0 n1 (stats.c) */
+    double s[3] = {0.0, 0.0, 0.0};
+    for (int c = 0; c < 27; c++) {
+        uint64_t a = t->n[0][c], b = t->n[1][c];
+        if (!(a | b)) continue;
+        double d = (double)((int64_t)(a * m.n1) - (int64_t)(b * m.n0));
+        s[c % 3] += d * d / (double)(a + b);
+    }
+    return ((s[0] + s[1]) + s[2]) / ((double)m.n0 * (double)m.n1);
+}
+
+double es_stat3_mi(const es_table3_t *t, int *df)
+{
+    es_stats_tables_init();
+    margins3_t m;
+    margins3(t, &m);
+    if (df) *df = m.df;
+    if (m.df <= 0) return 0.0;
+    double g = m.n < ES_STATS_TAB ? n_mi_nats(t->n[0], t->n[1], 27, &m, 1)
+                                  : n_mi_nats(t->n[0], t->n[1], 27, &m, 0);
+    return g > 0.0 ? g / ((double)m.n * M_LN2) : 0.0;
+}
+
+/* The three pair margins of the table, as 2 x 9 rows: AB (sum over c), AC
+ * (over b), BC (over a). */
+static inline void pair_margins(const es_table3_t *t, uint32_t r[3][2][9], int cols[3])
+{
+    for (int y = 0; y < 2; y++) {
+        const uint32_t *n = t->n[y];
+        for (int u = 0; u < 3; u++)
+            for (int v = 0; v < 3; v++) {
+                r[0][y][u * 3 + v] = n[u * 9 + v * 3] + n[u * 9 + v * 3 + 1] + n[u * 9 + v * 3 + 2];
+                r[1][y][u * 3 + v] = n[u * 9 + v] + n[u * 9 + 3 + v] + n[u * 9 + 6 + v];
+                r[2][y][u * 3 + v] = n[u * 3 + v] + n[9 + u * 3 + v] + n[18 + u * 3 + v];
+            }
+    }
+    for (int p = 0; p < 3; p++) {
+        cols[p] = 0;
+        for (int c = 0; c < 9; c++) cols[p] += (r[p][0][c] | r[p][1][c]) != 0;
+    }
+}
+
+/* N * IG in nats and its G-test's df: IG = I(Y;A,B,C) - I(Y;P) with P the
+ * pair of the largest MI (on a tie the one with fewer non-empty columns, the
+ * larger df; then the first of AB, AC, BC).  G = 2 N IG is the likelihood
+ * ratio of Y ~ A x B x C against Y ~ P. */
+static inline __attribute__((always_inline)) double n_ig_nats(const es_table3_t *t, const margins3_t *m,
+                                                              int small, int *df)
+{
+    uint32_t r[3][2][9];
+    int cols[3];
+    pair_margins(t, r, cols);
+    double g_abc = fmax(n_mi_nats(t->n[0], t->n[1], 27, m, small), 0.0);
+    int best = 0;
+    double gb = fmax(n_mi_nats(r[0][0], r[0][1], 9, m, small), 0.0);
+    for (int p = 1; p < 3; p++) {
+        double g = fmax(n_mi_nats(r[p][0], r[p][1], 9, m, small), 0.0);
+        if (g > gb || (g == gb && cols[p] < cols[best])) {
+            gb = g;
+            best = p;
+        }
+    }
+    *df = m->cols - cols[best];
+    return g_abc - gb;
+}
+
+double es_stat3_ig(const es_table3_t *t, int *df)
+{
+    es_stats_tables_init();
+    margins3_t m;
+    int d;
+    margins3(t, &m);
+    if (df) *df = m.df;
+    if (m.df <= 0) return 0.0;
+    double g = m.n < ES_STATS_TAB ? n_ig_nats(t, &m, 1, &d) : n_ig_nats(t, &m, 0, &d);
+    if (df) *df = d;
+    return g / ((double)m.n * M_LN2);
+}
+
+static inline __attribute__((always_inline)) double k2_sum(const es_table3_t *t, int small)
+{
+    /* ln Gamma(n_c + 2) = ln (n_c + 1)!; an empty column adds ln 1! = 0 */
+    double s[3] = {0.0, 0.0, 0.0};
+    for (int c = 0; c < 27; c++) {
+        uint64_t a = t->n[0][c], b = t->n[1][c];
+        s[c % 3] += es_stats_lnfact(a + b + 1, small) - (es_stats_lnfact(a, small) + es_stats_lnfact(b, small));
+    }
+    return (s[0] + s[1]) + s[2];
+}
+
+double es_stat3_k2(const es_table3_t *t)
+{
+    es_stats_tables_init();
+    uint64_t n = 0;
+    for (int c = 0; c < 27; c++) n += (uint64_t)t->n[0][c] + t->n[1][c];
+    return n + 1 < ES_STATS_TAB ? k2_sum(t, 1) : k2_sum(t, 0);
+}
+
+void es_stat3_value(es_stat_t s, const es_table3_t *t, es_stat_result_t *r)
+{
+    r->df = 0;
+    r->p = NAN;
+    r->log10p = NAN;
+    switch (s) {
+    case ES_STAT_CHI2: r->stat = es_stat3_chi2(t, &r->df); break;
+    case ES_STAT_MI: r->stat = es_stat3_mi(t, &r->df); break;
+    case ES_STAT_IG: r->stat = es_stat3_ig(t, &r->df); break;
+    case ES_STAT_K2: r->stat = es_stat3_k2(t); break;
+    default: r->stat = NAN; break; /* boost: refused by the scan's checks */
+    }
+}
+
+double es_stat3_g(es_stat_t s, const es_table3_t *t, double stat)
+{
+    margins3_t m;
+    switch (s) {
+    case ES_STAT_CHI2: return stat;
+    case ES_STAT_MI:
+    case ES_STAT_IG:
+        margins3(t, &m);
+        return 2.0 * (double)m.n * M_LN2 * stat;
+    default: return NAN;
+    }
+}
+
+void es_stat_p_from(es_stat_t s, double stat, int df, uint64_t n, es_stat_result_t *r)
+{
+    r->stat = stat;
+    r->df = df;
+    if (!es_stat_has_p(s)) {
+        r->p = NAN;
+        r->log10p = NAN;
+        return;
+    }
+    double g = s == ES_STAT_MI || s == ES_STAT_IG ? 2.0 * (double)n * M_LN2 * stat : stat;
+    es_stats_set_g_test(g, df, r);
+}
+
+void es_stat3_pvalue(es_stat_t s, const es_table3_t *t, es_stat_result_t *r)
+{
+    uint64_t n = 0;
+    for (int c = 0; c < 27; c++) n += (uint64_t)t->n[0][c] + t->n[1][c];
+    es_stat_p_from(s, r->stat, r->df, n, r);
+}
+
+void es_stat3_compute(es_stat_t s, const es_table3_t *t, es_stat_result_t *r)
+{
+    es_stat3_value(s, t, r);
+    es_stat3_pvalue(s, t, r);
+}

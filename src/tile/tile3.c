@@ -1,0 +1,262 @@
+/* tile3.c -- the triple scan's queue and workers: tiles of block triples
+ * (exhaustive) or of seed-pair chunks against a block (seeded), per-worker
+ * scoring into a top-k, per-variant summaries and significant triples, and
+ * the merges that make the result independent of thread count, tile size and
+ * device: every merge uses a total order (statistic, then i, j, k), and the
+ * significant triples are emitted sorted by (i, j, k). */
+#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* M_LN2 */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tile.h"
+
+static void sum3_reset(es_sum3_t *s, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        s[k].best_i = s[k].best_j = s[k].best_k = UINT32_MAX;
+        s[k].n = 0;
+        s[k].df = 0;
+        s[k].stat = NAN;
+        s[k].n_sig = s[k].n_tot = 0;
+    }
+}
+
+/* Is the triple (stat; i, j, k) better than s's best?  Ties to the lower triple. */
+static inline int sum3_better(const es_sum3_t *s, double stat, uint32_t i, uint32_t j, uint32_t k, int hib)
+{
+    if (s->best_i == UINT32_MAX) return 1;
+    if (stat != s->stat) return hib ? stat > s->stat : stat < s->stat;
+    if (i != s->best_i) return i < s->best_i;
+    if (j != s->best_j) return j < s->best_j;
+    return k < s->best_k;
+}
+
+static inline void sum3_take(es_sum3_t *s, double stat, int df, uint32_t n, uint32_t i, uint32_t j,
+                             uint32_t k)
+{
+    s->stat = stat;
+    s->df = df;
+    s->n = n;
+    s->best_i = i;
+    s->best_j = j;
+    s->best_k = k;
+}
+
+static void sum3_merge(es_sum3_t *dst, const es_sum3_t *src, int hib)
+{
+    dst->n_tot += src->n_tot;
+    dst->n_sig += src->n_sig;
+    if (src->best_i != UINT32_MAX &&
+        sum3_better(dst, src->stat, src->best_i, src->best_j, src->best_k, hib))
+        sum3_take(dst, src->stat, src->df, src->n, src->best_i, src->best_j, src->best_k);
+}
+
+static uint32_t worker_slots(const es_scan3_ctx_t *ctx)
+{
+    return ctx->seeds ? ctx->block + 2 * ctx->seed_chunk : 3 * ctx->block;
+}
+
+int es_worker3_init(es_worker3_t *w, const es_scan3_ctx_t *ctx)
+{
+    memset(w, 0, sizeof *w);
+    int ret = es_topk3_init(&w->top, ctx->scan->opt.top_k, ctx->higher_is_better);
+    if (ret) return ret;
+    w->cap_slots = worker_slots(ctx);
+    w->tsum = malloc((size_t)w->cap_slots * sizeof *w->tsum);
+    w->slot_var = malloc((size_t)w->cap_slots * sizeof *w->slot_var);
+    if (!w->tsum || !w->slot_var) {
+        es_worker3_free(w);
+        es_error("cannot allocate worker buffers");
+        return ES_ERR_NOMEM;
+    }
+    return ES_OK;
+}
+
+void es_worker3_free(es_worker3_t *w)
+{
+    es_topk3_free(&w->top);
+    free(w->tsum);
+    free(w->slot_var);
+    free(w->sig);
+    memset(w, 0, sizeof *w);
+}
+
+void es_worker3_begin(es_worker3_t *w, uint32_t row, const uint32_t *var, uint32_t n)
+{
+    w->row = row;
+    w->n_slots = n;
+    memcpy(w->slot_var, var, (size_t)n * sizeof *var);
+    sum3_reset(w->tsum, n);
+    w->sig_n = 0;
+    w->tile_triples = 0;
+}
+
+int es_ctx3_next_tile(es_scan3_ctx_t *ctx, uint32_t *a, uint32_t *b, uint32_t *c)
+{
+    if (atomic_load_explicit(&ctx->stop, memory_order_relaxed)) return -1;
+    uint64_t t = atomic_fetch_add(&ctx->next_tile, 1);
+    if (t >= ctx->n_tiles) return -1;
+    if (ctx->seeds) {
+        *a = (uint32_t)(t / ctx->n_blocks);
+        *b = (uint32_t)(t % ctx->n_blocks);
+        *c = 0;
+        return 0;
+    }
+    uint32_t lo = 0, hi = ctx->n_rows;
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (ctx->row_start[mid] <= t) lo = mid; else hi = mid;
+    }
+    /* row bi: for bj = bi .. nb-1, the tiles (bj, bk >= bj) */
+    uint64_t r = t - ctx->row_start[lo];
+    uint32_t bj = lo;
+    while (r >= (uint64_t)(ctx->n_blocks - bj)) {
+        r -= ctx->n_blocks - bj;
+        bj++;
+    }
+    *a = lo;
+    *b = bj;
+    *c = bj + (uint32_t)r;
+    return 0;
+}
+
+static int sig_push(es_worker3_t *w, const es_triple_t *t)
+{
+    if (w->sig_n == w->sig_cap) {
+        size_t cap = w->sig_cap ? 2 * w->sig_cap : 256;
+        es_triple_t *p = realloc(w->sig, cap * sizeof *p);
+        if (!p) return ES_ERR_NOMEM;
+        w->sig = p;
+        w->sig_cap = cap;
+    }
+    w->sig[w->sig_n++] = *t;
+    return ES_OK;
+}
+
+void es_worker3_offer(const es_scan3_ctx_t *ctx, es_worker3_t *w, uint32_t i, uint32_t j, uint32_t k,
+                      uint32_t si, uint32_t sj, uint32_t sk, const es_table3_t *t)
+{
+    es_stat_result_t r;
+    es_stat3_value(ctx->stat, t, &r);
+    uint32_t n = 0;
+    for (int c = 0; c < 27; c++) n += t->n[0][c] + t->n[1][c];
+    w->tile_triples++;
+    es_sum3_t *s[3] = {&w->tsum[si], &w->tsum[sj], &w->tsum[sk]};
+    int sig = 0;
+    es_triple_t tr = {.i = i, .j = j, .k = k, .n = n, .df = r.df, .stat = r.stat, .p = NAN, .log10p = NAN};
+    if (ctx->do_sig && r.df > 0) {
+        double g = ctx->stat == ES_STAT_CHI2 ? r.stat : 2.0 * (double)n * M_LN2 * r.stat;
+        if (g >= ctx->sig_crit[r.df]) {
+            es_stat_p_from(ctx->stat, r.stat, r.df, n, &r);
+            if (r.p <= ctx->p_threshold) {
+                sig = 1;
+                tr.p = r.p;
+                tr.log10p = r.log10p;
+                if (sig_push(w, &tr)) w->err = ES_ERR_NOMEM;
+            }
+        }
+    }
+    for (int v = 0; v < 3; v++) {
+        s[v]->n_tot++;
+        s[v]->n_sig += (uint64_t)sig;
+        if (sum3_better(s[v], r.stat, i, j, k, ctx->higher_is_better))
+            sum3_take(s[v], r.stat, r.df, n, i, j, k);
+    }
+    if (es_topk3_would_accept(&w->top, r.stat)) es_topk3_push(&w->top, &tr);
+}
+
+static int cmp_ijk(const void *pa, const void *pb)
+{
+    const es_triple_t *a = pa, *b = pb;
+    if (a->i != b->i) return a->i < b->i ? -1 : 1;
+    if (a->j != b->j) return a->j < b->j ? -1 : 1;
+    if (a->k != b->k) return a->k < b->k ? -1 : 1;
+    return 0;
+}
+
+/* Sort a finished row's triples and hand them to the callback (lock held). */
+static int emit_row(es_scan3_ctx_t *ctx, es_row3_t *row)
+{
+    int ret = ES_OK;
+    qsort(row->t, row->n, sizeof *row->t, cmp_ijk);
+    es_scan_t *s = ctx->scan;
+    if (s->sig3_cb)
+        for (size_t q = 0; q < row->n && !ret; q++)
+            if (s->sig3_cb(&row->t[q], s->sig3_ud)) ret = ES_ERR_IO;
+    free(row->t);
+    row->t = NULL;
+    row->n = row->cap = 0;
+    return ret;
+}
+
+int es_ctx3_tile_done(es_scan3_ctx_t *ctx, es_worker3_t *w)
+{
+    int ret = w->err;
+    pthread_mutex_lock(&ctx->lock);
+    for (uint32_t q = 0; q < w->n_slots; q++)
+        if (w->tsum[q].n_tot) sum3_merge(&ctx->sum[w->slot_var[q]], &w->tsum[q], ctx->higher_is_better);
+    es_row3_t *row = &ctx->rows[w->row];
+    if (!ret && w->sig_n) {
+        if (row->n + w->sig_n > row->cap) {
+            size_t cap = row->cap ? row->cap : 1024;
+            while (cap < row->n + w->sig_n) cap *= 2;
+            es_triple_t *p = realloc(row->t, cap * sizeof *p);
+            if (!p) ret = ES_ERR_NOMEM;
+            else {
+                row->t = p;
+                row->cap = cap;
+            }
+        }
+        if (!ret) {
+            memcpy(row->t + row->n, w->sig, w->sig_n * sizeof *w->sig);
+            row->n += w->sig_n;
+        }
+    }
+    row->tiles_done++;
+    ctx->done += w->tile_triples;
+    /* exhaustive: emit every complete row, in order */
+    while (!ret && !ctx->seeds && ctx->next_row < ctx->n_rows &&
+           ctx->rows[ctx->next_row].tiles_done ==
+               ctx->row_start[ctx->next_row + 1] - ctx->row_start[ctx->next_row]) {
+        ret = emit_row(ctx, &ctx->rows[ctx->next_row]);
+        ctx->next_row++;
+    }
+    es_scan_t *s = ctx->scan;
+    if (s->prog_cb) {
+        double now = es_time_now();
+        if (now - ctx->t_last_progress >= 1.0) {
+            ctx->t_last_progress = now;
+            s->prog_cb(ctx->done, ctx->total, now - ctx->t_start, s->prog_ud);
+        }
+    }
+    if (ret && !ctx->err) ctx->err = ret;
+    pthread_mutex_unlock(&ctx->lock);
+    if (ret) atomic_store(&ctx->stop, 1);
+    w->sig_n = 0;
+    return ret;
+}
+
+void es_ctx3_merge_top(es_scan3_ctx_t *ctx, es_worker3_t *w)
+{
+    pthread_mutex_lock(&ctx->lock);
+    es_topk3_merge(ctx->top, &w->top);
+    pthread_mutex_unlock(&ctx->lock);
+}
+
+void es_ctx3_fail(es_scan3_ctx_t *ctx, int err)
+{
+    pthread_mutex_lock(&ctx->lock);
+    if (!ctx->err) ctx->err = err;
+    pthread_mutex_unlock(&ctx->lock);
+    atomic_store(&ctx->stop, 1);
+}
+
+int es_ctx3_finish(es_scan3_ctx_t *ctx)
+{
+    if (ctx->err) return ctx->err;
+    if (ctx->seeds) return emit_row(ctx, &ctx->rows[0]);
+    return ES_OK;
+}

@@ -7,7 +7,8 @@
  * left-out samples are packed by every pack variant, checked bit for bit, and
  * then every pair's table from es_count_pair() under every popcount kernel
  * must equal es_count_pair_naive(), also across two plane blocks; so must
- * every table es_count_block() gives. */
+ * every table es_count_block() gives, and every triple's 2x27 table
+ * (es_count3_run, es_count_triple) es_count_triple_naive(). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -273,6 +274,70 @@ static void check_pairs(const fake_t *f, const es_planes_t *blk, int n_blk)
     free(tabs);
 }
 
+static const es_planes_t *block_of(const es_planes_t *blk, int n_blk, uint32_t v)
+{
+    for (int k = 0; k < n_blk; k++)
+        if (v >= blk[k].first && v < blk[k].first + blk[k].count) return &blk[k];
+    return &blk[0];
+}
+
+/* Triples: each pair's AND planes (es_pair3_set) against every run of third
+ * variants of each block (es_count3_run, pair sums from es_count_block), and
+ * es_count_triple(), against es_count_triple_naive(). */
+static void check_triples(const fake_t *f, const es_planes_t *blk, int n_blk)
+{
+    /* the triple kernels take blocks of one layout, as a scan packs them */
+    for (int k = 1; k < n_blk; k++)
+        if (blk[k].n_planes != blk[0].n_planes) return;
+    es_pair3_t p;
+    assert_int_equal(es_pair3_alloc(&p, &blk[0]), ES_OK);
+    es_table3_t *t3 = malloc((f->m + 1) * sizeof *t3), want, one;
+    es_table2_t *t2 = malloc((f->m + 1) * sizeof *t2);
+    es_cum2_t *ac = malloc((f->m + 1) * sizeof *ac), *bc = malloc((f->m + 1) * sizeof *bc);
+    assert_non_null(t3);
+    assert_non_null(t2);
+    assert_non_null(ac);
+    assert_non_null(bc);
+    for (uint32_t a = 0; a < f->m; a++)
+        for (uint32_t b = a + 1; b < f->m; b++) {
+            const es_planes_t *pa = block_of(blk, n_blk, a), *pb = block_of(blk, n_blk, b);
+            es_pair3_set(&p, pa, a - pa->first, pb, b - pb->first);
+            for (int kb = 0; kb < n_blk; kb++) {
+                const es_planes_t *pc = &blk[kb];
+                es_count_block(es_popcount_best(), pa, a - pa->first, pc, 0, pc->count, t2);
+                for (uint32_t k = 0; k < pc->count; k++) es_cum2_from_table(&t2[k], &ac[k]);
+                es_count_block(es_popcount_best(), pb, b - pb->first, pc, 0, pc->count, t2);
+                for (uint32_t k = 0; k < pc->count; k++) es_cum2_from_table(&t2[k], &bc[k]);
+                /* the block from its second variant on: runs need not start at 0 */
+                uint32_t c0 = pc->count > 1 ? 1 : 0;
+                es_count3_run(&p, pc, c0, pc->count - c0, ac + c0, bc + c0, t3);
+                for (uint32_t k = c0; k < pc->count; k++) {
+                    uint32_t c = pc->first + k;
+                    es_count_triple_naive(f->geno + (size_t)a * f->n, f->geno + (size_t)b * f->n,
+                                          f->geno + (size_t)c * f->n, f->status, f->n, &want);
+                    if (memcmp(&t3[k - c0], &want, sizeof want)) {
+                        for (int y = 0; y < 2; y++)
+                            for (int q = 0; q < 27; q++)
+                                if (t3[k - c0].n[y][q] != want.n[y][q])
+                                    print_message("class %d cell %d: %u, want %u (miss %u %u %u) words %u wcase %u n %u/%u planes %u %u %u\n", y, q,
+                                                  t3[k - c0].n[y][q], want.n[y][q], pa->miss_ct[a - pa->first],
+                                                  pb->miss_ct[b - pb->first], pc->miss_ct[k], pa->words, pa->w_case, pa->n_case, pa->n_ctrl, pa->n_planes, pb->n_planes, pc->n_planes);
+                        fail_msg("n=%u triple (%u,%u,%u): es_count3_run differs", f->n, a, b, c);
+                    }
+                    if (c % 5) continue;
+                    assert_int_equal(es_count_triple(pa, a - pa->first, pb, b - pb->first, pc, k, &one), ES_OK);
+                    if (memcmp(&one, &want, sizeof want))
+                        fail_msg("n=%u triple (%u,%u,%u): es_count_triple differs", f->n, a, b, c);
+                }
+            }
+        }
+    es_pair3_free(&p);
+    free(t3);
+    free(t2);
+    free(ac);
+    free(bc);
+}
+
 static const char *pack_variants[] = {"generic", "popcnt", "bmi2", NULL};
 
 /* Pack f into two blocks [0, split) and [split, m) with n_planes of each,
@@ -294,7 +359,10 @@ static void run_case(const fake_t *f, uint32_t split, uint32_t np0, uint32_t np1
         check_planes(f, &blk[0]);
         check_planes(f, &blk[1]);
         /* pair counting does not depend on the pack variant: once is enough */
-        if (pairs && pv == 0) check_pairs(f, blk, 2);
+        if (pairs && pv == 0) {
+            check_pairs(f, blk, 2);
+            check_triples(f, blk, 2);
+        }
         es_planes_free(&blk[0]);
         es_planes_free(&blk[1]);
     }

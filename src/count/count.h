@@ -93,8 +93,8 @@ void es_cum2_from_table(const es_table2_t *t, es_cum2_t *c);
 /**
  * The AND planes of a pair (a, b), counted against many third variants.
  * x holds 9 planes of `words` words, plane s*3+t = X_a^s & X_b^t with s, t
- * in {0: V (called), 1: P1, 2: P2}; without V planes only the four P x P
- * planes are filled.
+ * in {0: V (called; the class mask for planes without V), 1: P1, 2: P2},
+ * then the class mask.
  */
 typedef struct {
     uint64_t *x;                   /* 9 * words, 64-byte aligned (es_pair3_alloc) */
@@ -104,6 +104,8 @@ typedef struct {
     uint32_t ga[2][3], gb[2][3];   /* genotype counts of a and b */
     uint32_t cum_ab[2][4];         /* |P_a^s & P_b^t|, s, t in {1, 2} */
     int missing;                   /* a or b has a missing call */
+    int mask_ok;                   /* plane 9: the class mask (V of a variant without a V plane) */
+    uint32_t mask_cls[2];
 } es_pair3_t;
 
 /** Allocate p's planes for planes like pl.  @return ES_OK or ES_ERR_NOMEM. */
@@ -117,7 +119,8 @@ void es_pair3_set(es_pair3_t *p, const es_planes_t *pa, uint32_t a, const es_pla
  * t[k] is the 2x27 table of (a, b, c0+k).  ac[k] and bc[k] are the pair sums
  * of (a, c0+k) and (b, c0+k); they are read only for triples without any
  * missing call (8 products a class and the margins); the others count all 27
- * products with the V planes.
+ * products with the V planes.  The planes of a, b and c have one layout (the
+ * same n_planes, as a scan's blocks do).
  */
 void es_count3_run(const es_pair3_t *p, const es_planes_t *pc, uint32_t c0, uint32_t nc,
                    const es_cum2_t *ac, const es_cum2_t *bc, es_table3_t *t);

@@ -38,7 +38,7 @@ void es_cum2_from_table(const es_table2_t *t, es_cum2_t *c)
 int es_pair3_alloc(es_pair3_t *p, const es_planes_t *pl)
 {
     memset(p, 0, sizeof *p);
-    size_t bytes = (size_t)9 * pl->words * sizeof(uint64_t);
+    size_t bytes = (size_t)10 * pl->words * sizeof(uint64_t); /* 9 planes and a class mask */
     p->x = aligned_alloc(64, bytes ? (bytes + 63) / 64 * 64 : 64);
     if (!p->x) return ES_ERR_NOMEM;
     memset(p->x, 0, bytes);
@@ -67,21 +67,30 @@ void es_pair3_set(es_pair3_t *p, const es_planes_t *pa, uint32_t a, const es_pla
     memcpy(p->ga, pa->gcount[a], sizeof p->ga);
     memcpy(p->gb, pb->gcount[b], sizeof p->gb);
     p->missing = pa->miss_ct[a] || pb->miss_ct[b];
+
     const uint64_t *xa[3], *xb[3];
-    int np = pa->n_planes == 3 ? 3 : 2;
+    /* all nine planes: a third variant with missing calls needs the V x V,
+     * V x P and P x V ones; a variant without a V plane is called everywhere
+     * (its V is the class mask) */
+    uint64_t *mask = p->x + (size_t)9 * w;
     for (int s = 1; s <= 2; s++) {
         xa[s] = es_plane(pa, a, (uint32_t)(s - 1));
         xb[s] = es_plane(pb, b, (uint32_t)(s - 1));
     }
-    if (np == 3) {
-        xa[0] = es_plane(pa, a, 2);
-        xb[0] = es_plane(pb, b, 2);
+    if (!p->mask_ok || p->mask_cls[0] != p->cls[0] || p->mask_cls[1] != p->cls[1]) {
+        memset(mask, 0, (size_t)w * sizeof *mask);
+        for (int y = 0; y < 2; y++)
+            for (uint32_t s = 0; s < p->cls[y]; s++) mask[p->off[y] + s / 64] |= (uint64_t)1 << (s % 64);
+        p->mask_cls[0] = p->cls[0];
+        p->mask_cls[1] = p->cls[1];
+        p->mask_ok = 1;
     }
-    int s0 = np == 3 ? 0 : 1;
+    xa[0] = pa->n_planes == 3 ? es_plane(pa, a, 2) : mask;
+    xb[0] = pb->n_planes == 3 ? es_plane(pb, b, 2) : mask;
     for (int y = 0; y < 2; y++) {
         uint32_t lo = p->off[y], hi = p->off[y] + p->nw[y];
-        for (int s = s0; s <= 2; s++)
-            for (int t = s0; t <= 2; t++) {
+        for (int s = 0; s <= 2; s++)
+            for (int t = 0; t <= 2; t++) {
                 uint64_t *x = p->x + (size_t)(s * 3 + t) * w;
                 for (uint32_t i = lo; i < hi; i++) x[i] = xa[s][i] & xb[t][i];
             }
@@ -96,54 +105,49 @@ void es_pair3_set(es_pair3_t *p, const es_planes_t *pa, uint32_t a, const es_pla
 }
 
 /* The 27 cells of one class from its cumulative counts C[s*9+t*3+u]:
- * differences along u, then t, then s. */
-static inline void derive27(int64_t c[27], uint32_t n[27])
+ * differences along u, then t, then s (modulo 2^32: every cell is a count). */
+static inline __attribute__((always_inline)) void derive27(uint32_t c[27], uint32_t n[27])
 {
+#pragma GCC unroll 9
     for (int st = 0; st < 9; st++) {
-        int64_t *v = c + st * 3;
-        v[0] -= v[1];
-        v[1] -= v[2];
+        c[st * 3] -= c[st * 3 + 1];
+        c[st * 3 + 1] -= c[st * 3 + 2];
     }
-    for (int s = 0; s < 3; s++)
-        for (int u = 0; u < 3; u++) {
-            int64_t *v = c + s * 9 + u;
-            v[0] -= v[3];
-            v[3] -= v[6];
-        }
+#pragma GCC unroll 9
+    for (int q = 0; q < 9; q++) {
+        int s = q / 3, u = q % 3;
+        c[s * 9 + u] -= c[s * 9 + 3 + u];
+        c[s * 9 + 3 + u] -= c[s * 9 + 6 + u];
+    }
+#pragma GCC unroll 9
     for (int tu = 0; tu < 9; tu++) {
-        c[tu] -= c[9 + tu];
-        c[9 + tu] -= c[18 + tu];
+        n[tu] = c[tu] - c[9 + tu];
+        n[9 + tu] = c[9 + tu] - c[18 + tu];
+        n[18 + tu] = c[18 + tu];
     }
-    for (int i = 0; i < 27; i++) n[i] = (uint32_t)c[i];
 }
 
-/* Eight products of one class: the pair's P x P planes against c's P1, P2. */
+/* Four products of one class: the pair's P x P planes against one plane k. */
 static inline __attribute__((always_inline)) void
-prod8(const uint64_t *restrict x, size_t w, const uint64_t *restrict c1, const uint64_t *restrict c2,
-      uint32_t lo, uint32_t hi, uint64_t out[8])
+prod4(const uint64_t *restrict x, size_t w, const uint64_t *restrict k, uint32_t lo, uint32_t hi,
+      uint32_t out[4])
 {
     const uint64_t *x11 = x + 4 * w, *x12 = x + 5 * w, *x21 = x + 7 * w, *x22 = x + 8 * w;
-    uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;
+    uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
     for (uint32_t i = lo; i < hi; i++) {
-        uint64_t k1 = c1[i], k2 = c2[i];
-        uint64_t a = x11[i], b = x12[i], d = x21[i], e = x22[i];
-        s0 += (uint64_t)__builtin_popcountll(a & k1);
-        s1 += (uint64_t)__builtin_popcountll(a & k2);
-        s2 += (uint64_t)__builtin_popcountll(b & k1);
-        s3 += (uint64_t)__builtin_popcountll(b & k2);
-        s4 += (uint64_t)__builtin_popcountll(d & k1);
-        s5 += (uint64_t)__builtin_popcountll(d & k2);
-        s6 += (uint64_t)__builtin_popcountll(e & k1);
-        s7 += (uint64_t)__builtin_popcountll(e & k2);
+        uint64_t q = k[i];
+        s0 += (uint64_t)__builtin_popcountll(x11[i] & q);
+        s1 += (uint64_t)__builtin_popcountll(x12[i] & q);
+        s2 += (uint64_t)__builtin_popcountll(x21[i] & q);
+        s3 += (uint64_t)__builtin_popcountll(x22[i] & q);
     }
-    out[0] = s0, out[1] = s1, out[2] = s2, out[3] = s3;
-    out[4] = s4, out[5] = s5, out[6] = s6, out[7] = s7;
+    out[0] = (uint32_t)s0, out[1] = (uint32_t)s1, out[2] = (uint32_t)s2, out[3] = (uint32_t)s3;
 }
 
 /* All 27 products of one class (planes with V), three X rows at a time. */
 static inline __attribute__((always_inline)) void
 prod27(const uint64_t *restrict x, size_t w, const uint64_t *const kc[3], uint32_t lo, uint32_t hi,
-       int64_t out[27])
+       uint32_t out[27])
 {
     for (int s = 0; s < 3; s++) {
         const uint64_t *x0 = x + (size_t)(s * 3) * w, *x1 = x0 + w, *x2 = x1 + w;
@@ -161,7 +165,7 @@ prod27(const uint64_t *restrict x, size_t w, const uint64_t *const kc[3], uint32
             a[7] += (uint64_t)__builtin_popcountll(v2 & u1);
             a[8] += (uint64_t)__builtin_popcountll(v2 & u2);
         }
-        for (int k = 0; k < 9; k++) out[s * 9 + k] = (int64_t)a[k];
+        for (int k = 0; k < 9; k++) out[s * 9 + k] = (uint32_t)a[k];
     }
 }
 
@@ -175,19 +179,19 @@ run_body(const es_pair3_t *p, const es_planes_t *pc, uint32_t c0, uint32_t nc, c
         const uint32_t(*gc)[3] = pc->gcount[c];
         int full = p->missing || pc->miss_ct[c];
         for (int y = 0; y < 2; y++) {
-            int64_t C[27];
+            uint32_t C[27];
             uint32_t lo = p->off[y], hi = p->off[y] + p->nw[y];
             if (full) {
-                const uint64_t *kc[3] = {es_plane(pc, c, 2), es_plane(pc, c, 0), es_plane(pc, c, 1)};
+                const uint64_t *kc[3] = {pc->n_planes == 3 ? es_plane(pc, c, 2) : p->x + 9 * w,
+                                         es_plane(pc, c, 0), es_plane(pc, c, 1)};
                 prod27(p->x, w, kc, lo, hi, C);
             } else {
-                uint64_t q[8];
-                prod8(p->x, w, es_plane(pc, c, 0), es_plane(pc, c, 1), lo, hi, q);
-                /* s, t, u >= 1: the products */
-                C[13] = (int64_t)q[0], C[14] = (int64_t)q[1]; /* (1,1,1) (1,1,2) */
-                C[16] = (int64_t)q[2], C[17] = (int64_t)q[3]; /* (1,2,1) (1,2,2) */
-                C[22] = (int64_t)q[4], C[23] = (int64_t)q[5]; /* (2,1,1) (2,1,2) */
-                C[25] = (int64_t)q[6], C[26] = (int64_t)q[7]; /* (2,2,1) (2,2,2) */
+                uint32_t q1[4], q2[4];
+                prod4(p->x, w, es_plane(pc, c, 0), lo, hi, q1);
+                prod4(p->x, w, es_plane(pc, c, 1), lo, hi, q2);
+                /* s, t, u >= 1: the products (q1: u = 1, q2: u = 2; s t = 11 12 21 22) */
+                C[13] = q1[0], C[14] = q2[0], C[16] = q1[1], C[17] = q2[1];
+                C[22] = q1[2], C[23] = q2[2], C[25] = q1[3], C[26] = q2[3];
                 /* u = V: the pair (a, b) */
                 C[12] = p->cum_ab[y][0], C[15] = p->cum_ab[y][1];
                 C[21] = p->cum_ab[y][2], C[24] = p->cum_ab[y][3];
@@ -198,9 +202,9 @@ run_body(const es_pair3_t *p, const es_planes_t *pc, uint32_t c0, uint32_t nc, c
                 C[4] = bc[k].c[y][0], C[5] = bc[k].c[y][1];
                 C[7] = bc[k].c[y][2], C[8] = bc[k].c[y][3];
                 /* two V: single variants; three: the class */
-                C[9] = (int64_t)p->ga[y][1] + p->ga[y][2], C[18] = p->ga[y][2];
-                C[3] = (int64_t)p->gb[y][1] + p->gb[y][2], C[6] = p->gb[y][2];
-                C[1] = (int64_t)gc[y][1] + gc[y][2], C[2] = gc[y][2];
+                C[9] = p->ga[y][1] + p->ga[y][2], C[18] = p->ga[y][2];
+                C[3] = p->gb[y][1] + p->gb[y][2], C[6] = p->gb[y][2];
+                C[1] = gc[y][1] + gc[y][2], C[2] = gc[y][2];
                 C[0] = p->cls[y];
             }
             derive27(C, t[k].n[y]);

@@ -47,13 +47,23 @@ double es_stat3_chi2(const es_table3_t *t, int *df)
     margins3(t, &m);
     if (df) *df = m.df;
     if (m.df <= 0) return 0.0;
-    /* sum over columns of (n0c n1 - n1c n0)^2 / nc, over n0 n1 (stats.c) */
+    /* sum over columns of (n0c n1 - n1c n0)^2 / nc, over n0 n1 (stats.c); 1/nc
+     * from the table (an empty column adds 0 x 0) */
+    es_stats_tables_init();
     double s[3] = {0.0, 0.0, 0.0};
-    for (int c = 0; c < 27; c++) {
-        uint64_t a = t->n[0][c], b = t->n[1][c];
-        if (!(a | b)) continue;
-        double d = (double)((int64_t)(a * m.n1) - (int64_t)(b * m.n0));
-        s[c % 3] += d * d / (double)(a + b);
+    if (m.n < ES_STATS_TAB) {
+        for (int c = 0; c < 27; c++) {
+            uint64_t a = t->n[0][c], b = t->n[1][c];
+            double d = (double)((int64_t)(a * m.n1) - (int64_t)(b * m.n0));
+            s[c % 3] += d * d * es_stats_recip(a + b, 1);
+        }
+    } else {
+        for (int c = 0; c < 27; c++) {
+            uint64_t a = t->n[0][c], b = t->n[1][c];
+            if (!(a | b)) continue;
+            double d = (double)((int64_t)(a * m.n1) - (int64_t)(b * m.n0));
+            s[c % 3] += d * d / (double)(a + b);
+        }
     }
     return ((s[0] + s[1]) + s[2]) / ((double)m.n0 * (double)m.n1);
 }

@@ -106,6 +106,10 @@ typedef struct {
     es_cum2_t *ac, *bc;   /* [a * block + k], [b * block + k] */
     es_table2_t *t2;      /* one run of pair tables */
     es_table3_t *t3;      /* one run of triple tables */
+    es_table3_soa_t *soa; /* one run, cell by cell (exhaustive tiles) */
+    double stat[ES_RUN3];
+    int df[ES_RUN3];
+    uint32_t n[ES_RUN3];
     uint32_t *var;        /* slot variables */
 } cpu3_scratch_t;
 
@@ -119,7 +123,8 @@ static int cpu3_scratch_init(cpu3_scratch_t *s, const es_scan3_ctx_t *ctx)
     s->t2 = malloc(b * sizeof *s->t2);
     s->t3 = malloc(CPU_RUN * sizeof *s->t3);
     s->var = malloc(ns * sizeof *s->var);
-    int ret = s->ac && s->bc && s->t2 && s->t3 && s->var ? ES_OK : ES_ERR_NOMEM;
+    s->soa = aligned_alloc(64, sizeof *s->soa);
+    int ret = s->ac && s->bc && s->t2 && s->t3 && s->var && s->soa ? ES_OK : ES_ERR_NOMEM;
     if (!ret) ret = es_pair3_alloc(&s->x, &ctx->blocks[0]);
     return ret;
 }
@@ -131,6 +136,7 @@ static void cpu3_scratch_free(cpu3_scratch_t *s)
     free(s->bc);
     free(s->t2);
     free(s->t3);
+    free(s->soa);
     free(s->var);
 }
 
@@ -170,13 +176,14 @@ static void cpu3_tile(es_scan3_ctx_t *ctx, es_worker3_t *w, cpu3_scratch_t *s,
             uint32_t k0 = bj == bk ? b + 1 : 0;
             if (k0 >= pc->count) continue;
             es_pair3_set(&s->x, pa, a, pb, b);
-            for (; k0 < pc->count; k0 += CPU_RUN) {
-                uint32_t nk = pc->count - k0 < CPU_RUN ? pc->count - k0 : CPU_RUN;
-                es_count3_run(&s->x, pc, k0, nk, &s->ac[(size_t)a * B + k0], &s->bc[(size_t)b * B + k0],
-                              s->t3);
+            for (; k0 < pc->count; k0 += ES_RUN3) {
+                uint32_t nk = pc->count - k0 < ES_RUN3 ? pc->count - k0 : ES_RUN3;
+                es_count3_soa(impl, &s->x, pc, k0, nk, &s->ac[(size_t)a * B + k0], &s->bc[(size_t)b * B + k0],
+                              s->soa);
+                es_stat3_batch(ctx->stat, s->soa, nk, s->stat, s->df, s->n);
                 for (uint32_t q = 0; q < nk; q++)
-                    es_worker3_offer(ctx, w, pa->first + a, pb->first + b, pc->first + k0 + q, a,
-                                     base_b + b, base_c + k0 + q, &s->t3[q]);
+                    es_worker3_offer_stat(ctx, w, pa->first + a, pb->first + b, pc->first + k0 + q, a,
+                                          base_b + b, base_c + k0 + q, s->stat[q], s->df[q], s->n[q]);
             }
         }
     }

@@ -23,7 +23,8 @@ typedef void (*es_and9_fn)(const uint64_t *restrict a1, const uint64_t *restrict
                            uint64_t out[9]);
 
 typedef struct {
-    const char *name; /* "scalar", "avx2", "avx512" */
+    const char *name; /* "scalar", "popcnt", "avx2", "avx512" */
+    unsigned isa;     /* the ES_CPU_* feature its kernels need (0: none) */
     es_and4_fn and4;
     es_and9_fn and9;
 } es_popcount_impl_t;
@@ -124,6 +125,28 @@ void es_pair3_set(es_pair3_t *p, const es_planes_t *pa, uint32_t a, const es_pla
  */
 void es_count3_run(const es_pair3_t *p, const es_planes_t *pc, uint32_t c0, uint32_t nc,
                    const es_cum2_t *ac, const es_cum2_t *bc, es_table3_t *t);
+
+/** Triples of one es_count3_soa() run at most. */
+#define ES_RUN3 64
+
+/** The tables of a run of triples, cell by cell: n[y][c][q] is cell (y, c)
+ *  of triple q (the layout the batched statistics read, a vector of
+ *  triples per cell). */
+typedef struct {
+    _Alignas(64) uint32_t n[2][27][ES_RUN3];
+} es_table3_soa_t;
+
+/**
+ * es_count3_run() with the kernels of impl (its isa: scalar, POPCNT, AVX2
+ * or AVX-512 popcounts of the 8 products), the tables written cell by cell:
+ * triple q (0 <= q < nc <= ES_RUN3) is (a, b, c0+q).  Every impl gives the
+ * same tables.
+ */
+void es_count3_soa(const es_popcount_impl_t *impl, const es_pair3_t *p, const es_planes_t *pc, uint32_t c0,
+                   uint32_t nc, const es_cum2_t *ac, const es_cum2_t *bc, es_table3_soa_t *t);
+
+/** Triple q of a cell-by-cell run as a table. */
+void es_table3_from_soa(const es_table3_soa_t *s, uint32_t q, es_table3_t *t);
 
 /** The table of one triple, from the planes alone (tests).
  *  @return ES_OK or ES_ERR_NOMEM */

@@ -5,6 +5,7 @@
  * form.  Every function is a pure function of the table. */
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "stats_internal.h"
 
@@ -206,4 +207,115 @@ void es_stat3_compute(es_stat_t s, const es_table3_t *t, es_stat_result_t *r)
 {
     es_stat3_value(s, t, r);
     es_stat3_pvalue(s, t, r);
+}
+
+/* ---- runs of triples ----------------------------------------------------- */
+
+static void batch_one(es_stat_t s, const es_table3_soa_t *t, uint32_t q, double *stat, int *df, uint32_t *n)
+{
+    es_table3_t one;
+    es_stat_result_t r;
+    es_table3_from_soa(t, q, &one);
+    es_stat3_value(s, &one, &r);
+    uint32_t sum = 0;
+    for (int c = 0; c < 27; c++) sum += one.n[0][c] + one.n[1][c];
+    stat[q] = r.stat;
+    df[q] = r.df;
+    n[q] = sum;
+}
+
+#if ES_CPU_X86
+#include <immintrin.h>
+
+/* Eight triples q0 .. q0+7 (lanes past nq masked off, read as empty): the
+ * scalar functions above lane by lane.  Counts are below ES_STATS_TAB (the
+ * caller checks n), so a * n1 is below 2^32 and exact in a double, and the
+ * table lookups need no range check.  @return 0, or -1 when a lane's n is
+ * too large for the tables (the caller takes the scalar path). */
+#define LOAD8(m, p) _mm512_castsi512_si256(_mm512_maskz_loadu_epi32((__mmask16)(m), (p)))
+#define STORE8(m, p, v) _mm512_mask_storeu_epi32((p), (__mmask16)(m), _mm512_castsi256_si512(v))
+
+ES_TARGET_AVX512 static int batch8_avx512(es_stat_t s, const es_table3_soa_t *t, uint32_t q0, uint32_t nq,
+                                          double *stat, int *df, uint32_t *n)
+{
+    uint32_t left = nq - q0;
+    __mmask8 m = left >= 8 ? (__mmask8)0xff : (__mmask8)((1u << left) - 1);
+    const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi32(1);
+    __m256i n0 = zero, n1 = zero, cols = zero;
+    for (int c = 0; c < 27; c++) {
+        __m256i a = LOAD8(m, &t->n[0][c][q0]), b = LOAD8(m, &t->n[1][c][q0]);
+        n0 = _mm256_add_epi32(n0, a);
+        n1 = _mm256_add_epi32(n1, b);
+        /* + 1, - 1 where the column is empty */
+        cols = _mm256_add_epi32(cols, _mm256_add_epi32(one, _mm256_cmpeq_epi32(_mm256_or_si256(a, b), zero)));
+    }
+    __m256i nn = _mm256_add_epi32(n0, n1);
+    /* k2 reads ln (n + 1)! */
+    if (_mm256_movemask_epi8(_mm256_cmpgt_epi32(nn, _mm256_set1_epi32(ES_STATS_TAB - 2)))) return -1;
+    STORE8(m, n + q0, nn);
+    __m512d d_n0 = _mm512_cvtepu32_pd(n0), d_n1 = _mm512_cvtepu32_pd(n1), zd = _mm512_setzero_pd();
+    __m512d res;
+    if (s == ES_STAT_K2) {
+        __m512d acc[3] = {zd, zd, zd};
+        for (int c = 0; c < 27; c++) {
+            __m256i a = LOAD8(m, &t->n[0][c][q0]), b = LOAD8(m, &t->n[1][c][q0]);
+            __m512d f = _mm512_i32gather_pd(_mm256_add_epi32(_mm256_add_epi32(a, b), one), es_stats_lnfact_tab, 8);
+            __m512d fa = _mm512_i32gather_pd(a, es_stats_lnfact_tab, 8), fb = _mm512_i32gather_pd(b, es_stats_lnfact_tab, 8);
+            acc[c % 3] = _mm512_add_pd(acc[c % 3], _mm512_sub_pd(f, _mm512_add_pd(fa, fb)));
+        }
+        res = _mm512_add_pd(_mm512_add_pd(acc[0], acc[1]), acc[2]);
+        _mm512_mask_storeu_pd(stat + q0, m, res);
+        STORE8(m, df + q0, zero);
+        return 0;
+    }
+    /* df = cols - 1 where both classes are present and cols > 1, else 0 */
+    __m256i ok = _mm256_andnot_si256(_mm256_or_si256(_mm256_cmpeq_epi32(n0, zero), _mm256_cmpeq_epi32(n1, zero)),
+                                     _mm256_cmpgt_epi32(cols, one));
+    __m256i dfv = _mm256_and_si256(ok, _mm256_sub_epi32(cols, one));
+    __mmask8 has = (__mmask8)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(dfv, zero)));
+    if (s == ES_STAT_CHI2) {
+        __m512d acc[3] = {zd, zd, zd};
+        for (int c = 0; c < 27; c++) {
+            __m256i a = LOAD8(m, &t->n[0][c][q0]), b = LOAD8(m, &t->n[1][c][q0]);
+            __m512d da = _mm512_cvtepu32_pd(a), db = _mm512_cvtepu32_pd(b);
+            __m512d d = _mm512_sub_pd(_mm512_mul_pd(da, d_n1), _mm512_mul_pd(db, d_n0));
+            __m512d r = _mm512_i32gather_pd(_mm256_add_epi32(a, b), es_stats_recip_tab, 8);
+            acc[c % 3] = _mm512_add_pd(acc[c % 3], _mm512_mul_pd(_mm512_mul_pd(d, d), r));
+        }
+        res = _mm512_div_pd(_mm512_add_pd(_mm512_add_pd(acc[0], acc[1]), acc[2]), _mm512_mul_pd(d_n0, d_n1));
+    } else { /* ES_STAT_MI */
+        __m512d g = zd;
+        for (int c = 0; c < 27; c++) {
+            __m256i a = LOAD8(m, &t->n[0][c][q0]), b = LOAD8(m, &t->n[1][c][q0]);
+            __m512d la = _mm512_i32gather_pd(a, es_stats_nlogn_tab, 8), lb = _mm512_i32gather_pd(b, es_stats_nlogn_tab, 8);
+            __m512d lab = _mm512_i32gather_pd(_mm256_add_epi32(a, b), es_stats_nlogn_tab, 8);
+            g = _mm512_add_pd(g, _mm512_sub_pd(_mm512_add_pd(la, lb), lab));
+        }
+        __m512d ln = _mm512_i32gather_pd(nn, es_stats_nlogn_tab, 8), l0 = _mm512_i32gather_pd(n0, es_stats_nlogn_tab, 8);
+        __m512d l1 = _mm512_i32gather_pd(n1, es_stats_nlogn_tab, 8);
+        g = _mm512_add_pd(g, _mm512_sub_pd(ln, _mm512_add_pd(l0, l1)));
+        __m512d v = _mm512_div_pd(g, _mm512_mul_pd(_mm512_cvtepu32_pd(nn), _mm512_set1_pd(M_LN2)));
+        res = _mm512_maskz_mov_pd(_mm512_cmp_pd_mask(g, zd, _CMP_GT_OQ), v);
+    }
+    res = _mm512_maskz_mov_pd(has, res);
+    _mm512_mask_storeu_pd(stat + q0, m, res);
+    STORE8(m, df + q0, dfv);
+    return 0;
+}
+#undef LOAD8
+#undef STORE8
+#endif
+
+void es_stat3_batch(es_stat_t s, const es_table3_soa_t *t, uint32_t nq, double *stat, int *df, uint32_t *n)
+{
+    es_stats_tables_init();
+#if ES_CPU_X86
+    if ((s == ES_STAT_CHI2 || s == ES_STAT_MI || s == ES_STAT_K2) && es_cpu_has(ES_CPU_AVX512)) {
+        for (uint32_t q0 = 0; q0 < nq; q0 += 8)
+            if (batch8_avx512(s, t, q0, nq, stat, df, n))
+                for (uint32_t q = q0; q < q0 + 8 && q < nq; q++) batch_one(s, t, q, stat, df, n);
+        return;
+    }
+#endif
+    for (uint32_t q = 0; q < nq; q++) batch_one(s, t, q, stat, df, n);
 }

@@ -277,6 +277,10 @@ int es_ctx3_next_tile(es_scan3_ctx_t *ctx, uint32_t *a, uint32_t *b, uint32_t *c
 /** Score one triple (global indices i < j < k; si, sj, sk their slots). */
 void es_worker3_offer(const es_scan3_ctx_t *ctx, es_worker3_t *w, uint32_t i, uint32_t j, uint32_t k,
                       uint32_t si, uint32_t sj, uint32_t sk, const es_table3_t *t);
+/** es_worker3_offer() of a triple whose statistic is known (es_stat3_value()'s
+ *  stat and df, n the samples in its table). */
+void es_worker3_offer_stat(const es_scan3_ctx_t *ctx, es_worker3_t *w, uint32_t i, uint32_t j, uint32_t k,
+                           uint32_t si, uint32_t sj, uint32_t sk, double stat, int df, uint32_t n);
 /** Hand a finished tile to the driver.  @return ES_OK or an error that stops the scan. */
 int es_ctx3_tile_done(es_scan3_ctx_t *ctx, es_worker3_t *w);
 void es_ctx3_merge_top(es_scan3_ctx_t *ctx, es_worker3_t *w);

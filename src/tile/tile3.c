@@ -143,6 +143,13 @@ void es_worker3_offer(const es_scan3_ctx_t *ctx, es_worker3_t *w, uint32_t i, ui
     es_stat3_value(ctx->stat, t, &r);
     uint32_t n = 0;
     for (int c = 0; c < 27; c++) n += t->n[0][c] + t->n[1][c];
+    es_worker3_offer_stat(ctx, w, i, j, k, si, sj, sk, r.stat, r.df, n);
+}
+
+void es_worker3_offer_stat(const es_scan3_ctx_t *ctx, es_worker3_t *w, uint32_t i, uint32_t j, uint32_t k,
+                           uint32_t si, uint32_t sj, uint32_t sk, double stat, int df, uint32_t n)
+{
+    es_stat_result_t r = {.stat = stat, .df = df};
     w->tile_triples++;
     es_sum3_t *s[3] = {&w->tsum[si], &w->tsum[sj], &w->tsum[sk]};
     int sig = 0;

@@ -181,9 +181,8 @@ static void cpu3_tile(es_scan3_ctx_t *ctx, es_worker3_t *w, cpu3_scratch_t *s,
                 es_count3_soa(impl, &s->x, pc, k0, nk, &s->ac[(size_t)a * B + k0], &s->bc[(size_t)b * B + k0],
                               s->soa);
                 es_stat3_batch(ctx->stat, s->soa, nk, s->stat, s->df, s->n);
-                for (uint32_t q = 0; q < nk; q++)
-                    es_worker3_offer_stat(ctx, w, pa->first + a, pb->first + b, pc->first + k0 + q, a,
-                                          base_b + b, base_c + k0 + q, s->stat[q], s->df[q], s->n[q]);
+                es_worker3_offer_run(ctx, w, pa->first + a, pb->first + b, pc->first + k0, a, base_b + b,
+                                     base_c + k0, nk, s->stat, s->df, s->n);
             }
         }
     }

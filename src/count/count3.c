@@ -94,13 +94,9 @@ void es_pair3_set(es_pair3_t *p, const es_planes_t *pa, uint32_t a, const es_pla
                 uint64_t *x = p->x + (size_t)(s * 3 + t) * w;
                 for (uint32_t i = lo; i < hi; i++) x[i] = xa[s][i] & xb[t][i];
             }
-        for (int s = 1; s <= 2; s++)
-            for (int t = 1; t <= 2; t++) {
-                const uint64_t *x = p->x + (size_t)(s * 3 + t) * w;
-                uint32_t c = 0;
-                for (uint32_t i = lo; i < hi; i++) c += (uint32_t)__builtin_popcountll(x[i]);
-                p->cum_ab[y][(s - 1) * 2 + (t - 1)] = c;
-            }
+        uint64_t cum[4] = {0, 0, 0, 0};
+        es_popcount_best()->and4(xa[1] + lo, xa[2] + lo, xb[1] + lo, xb[2] + lo, p->nw[y], cum);
+        for (int q = 0; q < 4; q++) p->cum_ab[y][q] = (uint32_t)cum[q];
     }
 }
 

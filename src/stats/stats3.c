@@ -256,14 +256,22 @@ ES_TARGET_AVX512 static int batch8_avx512(es_stat_t s, const es_table3_soa_t *t,
     __m512d d_n0 = _mm512_cvtepu32_pd(n0), d_n1 = _mm512_cvtepu32_pd(n1), zd = _mm512_setzero_pd();
     __m512d res;
     if (s == ES_STAT_K2) {
-        __m512d acc[3] = {zd, zd, zd};
-        for (int c = 0; c < 27; c++) {
-            __m256i a = LOAD8(m, &t->n[0][c][q0]), b = LOAD8(m, &t->n[1][c][q0]);
-            __m512d f = _mm512_i32gather_pd(_mm256_add_epi32(_mm256_add_epi32(a, b), one), es_stats_lnfact_tab, 8);
-            __m512d fa = _mm512_i32gather_pd(a, es_stats_lnfact_tab, 8), fb = _mm512_i32gather_pd(b, es_stats_lnfact_tab, 8);
-            acc[c % 3] = _mm512_add_pd(acc[c % 3], _mm512_sub_pd(f, _mm512_add_pd(fa, fb)));
+        __m512d acc0 = zd, acc1 = zd, acc2 = zd;
+#define K2_TERM(c)                                                                                        \
+    ({                                                                                                    \
+        __m256i a = LOAD8(m, &t->n[0][c][q0]), b = LOAD8(m, &t->n[1][c][q0]);                              \
+        __m512d f = _mm512_i32gather_pd(_mm256_add_epi32(_mm256_add_epi32(a, b), one), es_stats_lnfact_tab, 8); \
+        __m512d fa = _mm512_i32gather_pd(a, es_stats_lnfact_tab, 8);                                       \
+        __m512d fb = _mm512_i32gather_pd(b, es_stats_lnfact_tab, 8);                                       \
+        _mm512_sub_pd(f, _mm512_add_pd(fa, fb));                                                          \
+    })
+        for (int c = 0; c < 27; c += 3) { /* s[c % 3] of the scalar code */
+            acc0 = _mm512_add_pd(acc0, K2_TERM(c));
+            acc1 = _mm512_add_pd(acc1, K2_TERM(c + 1));
+            acc2 = _mm512_add_pd(acc2, K2_TERM(c + 2));
         }
-        res = _mm512_add_pd(_mm512_add_pd(acc[0], acc[1]), acc[2]);
+#undef K2_TERM
+        res = _mm512_add_pd(_mm512_add_pd(acc0, acc1), acc2);
         _mm512_mask_storeu_pd(stat + q0, m, res);
         STORE8(m, df + q0, zero);
         return 0;
@@ -274,15 +282,22 @@ ES_TARGET_AVX512 static int batch8_avx512(es_stat_t s, const es_table3_soa_t *t,
     __m256i dfv = _mm256_and_si256(ok, _mm256_sub_epi32(cols, one));
     __mmask8 has = (__mmask8)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(dfv, zero)));
     if (s == ES_STAT_CHI2) {
-        __m512d acc[3] = {zd, zd, zd};
-        for (int c = 0; c < 27; c++) {
-            __m256i a = LOAD8(m, &t->n[0][c][q0]), b = LOAD8(m, &t->n[1][c][q0]);
-            __m512d da = _mm512_cvtepu32_pd(a), db = _mm512_cvtepu32_pd(b);
-            __m512d d = _mm512_sub_pd(_mm512_mul_pd(da, d_n1), _mm512_mul_pd(db, d_n0));
-            __m512d r = _mm512_i32gather_pd(_mm256_add_epi32(a, b), es_stats_recip_tab, 8);
-            acc[c % 3] = _mm512_add_pd(acc[c % 3], _mm512_mul_pd(_mm512_mul_pd(d, d), r));
+        __m512d acc0 = zd, acc1 = zd, acc2 = zd;
+#define CHI2_TERM(c)                                                                                      \
+    ({                                                                                                    \
+        __m256i a = LOAD8(m, &t->n[0][c][q0]), b = LOAD8(m, &t->n[1][c][q0]);                              \
+        __m512d da = _mm512_cvtepu32_pd(a), db = _mm512_cvtepu32_pd(b);                                   \
+        __m512d d = _mm512_sub_pd(_mm512_mul_pd(da, d_n1), _mm512_mul_pd(db, d_n0));                      \
+        __m512d r = _mm512_i32gather_pd(_mm256_add_epi32(a, b), es_stats_recip_tab, 8);                   \
+        _mm512_mul_pd(_mm512_mul_pd(d, d), r);                                                            \
+    })
+        for (int c = 0; c < 27; c += 3) { /* s[c % 3] of the scalar code */
+            acc0 = _mm512_add_pd(acc0, CHI2_TERM(c));
+            acc1 = _mm512_add_pd(acc1, CHI2_TERM(c + 1));
+            acc2 = _mm512_add_pd(acc2, CHI2_TERM(c + 2));
         }
-        res = _mm512_div_pd(_mm512_add_pd(_mm512_add_pd(acc[0], acc[1]), acc[2]), _mm512_mul_pd(d_n0, d_n1));
+#undef CHI2_TERM
+        res = _mm512_div_pd(_mm512_add_pd(_mm512_add_pd(acc0, acc1), acc2), _mm512_mul_pd(d_n0, d_n1));
     } else { /* ES_STAT_MI */
         __m512d g = zd;
         for (int c = 0; c < 27; c++) {

@@ -281,6 +281,12 @@ void es_worker3_offer(const es_scan3_ctx_t *ctx, es_worker3_t *w, uint32_t i, ui
  *  stat and df, n the samples in its table). */
 void es_worker3_offer_stat(const es_scan3_ctx_t *ctx, es_worker3_t *w, uint32_t i, uint32_t j, uint32_t k,
                            uint32_t si, uint32_t sj, uint32_t sk, double stat, int df, uint32_t n);
+/** es_worker3_offer_stat() of the run of triples (i, j, k0+q), q < nk, slots
+ *  (si, sj, sk0+q): the same result, the pair's two summaries updated once.
+ *  The statistics are numbers (never NaN). */
+void es_worker3_offer_run(const es_scan3_ctx_t *ctx, es_worker3_t *w, uint32_t i, uint32_t j, uint32_t k0,
+                          uint32_t si, uint32_t sj, uint32_t sk0, uint32_t nk, const double *stat, const int *df,
+                          const uint32_t *n);
 /** Hand a finished tile to the driver.  @return ES_OK or an error that stops the scan. */
 int es_ctx3_tile_done(es_scan3_ctx_t *ctx, es_worker3_t *w);
 void es_ctx3_merge_top(es_scan3_ctx_t *ctx, es_worker3_t *w);

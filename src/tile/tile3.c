@@ -175,6 +175,53 @@ void es_worker3_offer_stat(const es_scan3_ctx_t *ctx, es_worker3_t *w, uint32_t 
     if (es_topk3_would_accept(&w->top, r.stat)) es_topk3_push(&w->top, &tr);
 }
 
+void es_worker3_offer_run(const es_scan3_ctx_t *ctx, es_worker3_t *w, uint32_t i, uint32_t j, uint32_t k0,
+                          uint32_t si, uint32_t sj, uint32_t sk0, uint32_t nk, const double *stat, const int *df,
+                          const uint32_t *n)
+{
+    if (!nk) return;
+    int hib = ctx->higher_is_better;
+    uint64_t n_sig = 0;
+    uint32_t best = 0;
+    for (uint32_t q = 0; q < nk; q++) {
+        uint32_t k = k0 + q;
+        int sig = 0;
+        if (ctx->do_sig && df[q] > 0) {
+            double g = ctx->stat == ES_STAT_CHI2 ? stat[q] : 2.0 * (double)n[q] * M_LN2 * stat[q];
+            if (g >= ctx->sig_crit[df[q]]) {
+                es_stat_result_t r;
+                es_stat_p_from(ctx->stat, stat[q], df[q], n[q], &r);
+                if (r.p <= ctx->p_threshold) {
+                    es_triple_t tr = {.i = i, .j = j, .k = k, .n = n[q], .df = df[q], .stat = stat[q],
+                                      .p = r.p, .log10p = r.log10p};
+                    sig = 1;
+                    if (sig_push(w, &tr)) w->err = ES_ERR_NOMEM;
+                }
+            }
+        }
+        n_sig += (uint64_t)sig;
+        es_sum3_t *sc = &w->tsum[sk0 + q];
+        sc->n_tot++;
+        sc->n_sig += (uint64_t)sig;
+        if (sum3_better(sc, stat[q], i, j, k, hib)) sum3_take(sc, stat[q], df[q], n[q], i, j, k);
+        /* the run's best for the pair's two variants: ties to the lower k */
+        if (hib ? stat[q] > stat[best] : stat[q] < stat[best]) best = q;
+        if (es_topk3_would_accept(&w->top, stat[q])) {
+            es_triple_t tr = {.i = i, .j = j, .k = k, .n = n[q], .df = df[q], .stat = stat[q], .p = NAN,
+                              .log10p = NAN};
+            es_topk3_push(&w->top, &tr);
+        }
+    }
+    w->tile_triples += nk;
+    es_sum3_t *s2[2] = {&w->tsum[si], &w->tsum[sj]};
+    for (int v = 0; v < 2; v++) {
+        s2[v]->n_tot += nk;
+        s2[v]->n_sig += n_sig;
+        if (sum3_better(s2[v], stat[best], i, j, k0 + best, hib))
+            sum3_take(s2[v], stat[best], df[best], n[best], i, j, k0 + best);
+    }
+}
+
 static int cmp_ijk(const void *pa, const void *pb)
 {
     const es_triple_t *a = pa, *b = pb;

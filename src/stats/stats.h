@@ -72,7 +72,7 @@ double es_stat3_k2(const es_table3_t *t);
 /**
  * es_stat3_value() of triples 0 .. nq-1 of a cell-by-cell run (nq <=
  * ES_RUN3): stat[q] and df[q] bit for bit as es_stat3_value() gives them,
- * n[q] the samples in triple q's table.  chi2, mi and k2 run 8 triples a
+ * n[q] the samples in triple q's table.  chi2, mi, ig and k2 run 8 triples a
  * vector where the CPU has AVX-512 (the same operations in the same order
  * in each lane, no fused multiply-add), the rest one table at a time.
  */

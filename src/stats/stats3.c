@@ -232,6 +232,20 @@ static void batch_one(es_stat_t s, const es_table3_soa_t *t, uint32_t q, double 
  * caller checks n), so a * n1 is below 2^32 and exact in a double, and the
  * table lookups need no range check.  @return 0, or -1 when a lane's n is
  * too large for the tables (the caller takes the scalar path). */
+/* N * I(Y; X) in nats of 8 tables (n_mi_nats()): columns r0[c], r1[c], the
+ * class terms cls. */
+ES_TARGET_AVX512 static inline __attribute__((always_inline)) __m512d mi8_avx512(const __m256i *r0, const __m256i *r1,
+                                                                                int ncol, __m512d cls)
+{
+    __m512d g = _mm512_setzero_pd();
+    for (int c = 0; c < ncol; c++) {
+        __m512d la = _mm512_i32gather_pd(r0[c], es_stats_nlogn_tab, 8), lb = _mm512_i32gather_pd(r1[c], es_stats_nlogn_tab, 8);
+        __m512d lab = _mm512_i32gather_pd(_mm256_add_epi32(r0[c], r1[c]), es_stats_nlogn_tab, 8);
+        g = _mm512_add_pd(g, _mm512_sub_pd(_mm512_add_pd(la, lb), lab));
+    }
+    return _mm512_add_pd(g, cls);
+}
+
 #define LOAD8(m, p) _mm512_castsi512_si256(_mm512_maskz_loadu_epi32((__mmask16)(m), (p)))
 #define STORE8(m, p, v) _mm512_mask_storeu_epi32((p), (__mmask16)(m), _mm512_castsi256_si512(v))
 
@@ -298,19 +312,51 @@ ES_TARGET_AVX512 static int batch8_avx512(es_stat_t s, const es_table3_soa_t *t,
         }
 #undef CHI2_TERM
         res = _mm512_div_pd(_mm512_add_pd(_mm512_add_pd(acc0, acc1), acc2), _mm512_mul_pd(d_n0, d_n1));
-    } else { /* ES_STAT_MI */
-        __m512d g = zd;
-        for (int c = 0; c < 27; c++) {
-            __m256i a = LOAD8(m, &t->n[0][c][q0]), b = LOAD8(m, &t->n[1][c][q0]);
-            __m512d la = _mm512_i32gather_pd(a, es_stats_nlogn_tab, 8), lb = _mm512_i32gather_pd(b, es_stats_nlogn_tab, 8);
-            __m512d lab = _mm512_i32gather_pd(_mm256_add_epi32(a, b), es_stats_nlogn_tab, 8);
-            g = _mm512_add_pd(g, _mm512_sub_pd(_mm512_add_pd(la, lb), lab));
-        }
+    } else { /* ES_STAT_MI, ES_STAT_IG: n_mi_nats() and n_ig_nats() lane by lane */
         __m512d ln = _mm512_i32gather_pd(nn, es_stats_nlogn_tab, 8), l0 = _mm512_i32gather_pd(n0, es_stats_nlogn_tab, 8);
         __m512d l1 = _mm512_i32gather_pd(n1, es_stats_nlogn_tab, 8);
-        g = _mm512_add_pd(g, _mm512_sub_pd(ln, _mm512_add_pd(l0, l1)));
-        __m512d v = _mm512_div_pd(g, _mm512_mul_pd(_mm512_cvtepu32_pd(nn), _mm512_set1_pd(M_LN2)));
-        res = _mm512_maskz_mov_pd(_mm512_cmp_pd_mask(g, zd, _CMP_GT_OQ), v);
+        __m512d cls = _mm512_sub_pd(ln, _mm512_add_pd(l0, l1));
+        __m256i a[27], b[27];
+        for (int c = 0; c < 27; c++) a[c] = LOAD8(m, &t->n[0][c][q0]), b[c] = LOAD8(m, &t->n[1][c][q0]);
+        __m512d g = mi8_avx512(a, b, 27, cls);
+        __m512d den = _mm512_mul_pd(_mm512_cvtepu32_pd(nn), _mm512_set1_pd(M_LN2));
+        if (s == ES_STAT_MI) {
+            res = _mm512_maskz_mov_pd(_mm512_cmp_pd_mask(g, zd, _CMP_GT_OQ), _mm512_div_pd(g, den));
+        } else {
+            /* the pair margins AB (over c), AC (over b), BC (over a) */
+            __m256i r[3][2][9];
+            for (int u = 0; u < 3; u++)
+                for (int v = 0; v < 3; v++) {
+                    int q = u * 3 + v;
+                    r[0][0][q] = _mm256_add_epi32(_mm256_add_epi32(a[u * 9 + v * 3], a[u * 9 + v * 3 + 1]), a[u * 9 + v * 3 + 2]);
+                    r[0][1][q] = _mm256_add_epi32(_mm256_add_epi32(b[u * 9 + v * 3], b[u * 9 + v * 3 + 1]), b[u * 9 + v * 3 + 2]);
+                    r[1][0][q] = _mm256_add_epi32(_mm256_add_epi32(a[u * 9 + v], a[u * 9 + 3 + v]), a[u * 9 + 6 + v]);
+                    r[1][1][q] = _mm256_add_epi32(_mm256_add_epi32(b[u * 9 + v], b[u * 9 + 3 + v]), b[u * 9 + 6 + v]);
+                    r[2][0][q] = _mm256_add_epi32(_mm256_add_epi32(a[u * 3 + v], a[9 + u * 3 + v]), a[18 + u * 3 + v]);
+                    r[2][1][q] = _mm256_add_epi32(_mm256_add_epi32(b[u * 3 + v], b[9 + u * 3 + v]), b[18 + u * 3 + v]);
+                }
+            __m256i pcols[3];
+            for (int pp = 0; pp < 3; pp++) {
+                pcols[pp] = zero;
+                for (int q = 0; q < 9; q++)
+                    pcols[pp] = _mm256_add_epi32(
+                        pcols[pp], _mm256_add_epi32(one, _mm256_cmpeq_epi32(_mm256_or_si256(r[pp][0][q], r[pp][1][q]), zero)));
+            }
+            __m512d gabc = _mm512_max_pd(g, zd); /* fmax(x, 0.0) */
+            __m512d gb = _mm512_max_pd(mi8_avx512(r[0][0], r[0][1], 9, cls), zd);
+            __m256i bcols = pcols[0];
+            for (int pp = 1; pp < 3; pp++) {
+                __m512d gp = _mm512_max_pd(mi8_avx512(r[pp][0], r[pp][1], 9, cls), zd);
+                __mmask8 fewer = (__mmask8)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(bcols, pcols[pp])));
+                __mmask8 upd = _mm512_cmp_pd_mask(gp, gb, _CMP_GT_OQ) | (_mm512_cmp_pd_mask(gp, gb, _CMP_EQ_OQ) & fewer);
+                gb = _mm512_mask_mov_pd(gb, upd, gp);
+                bcols = _mm512_castsi512_si256(_mm512_mask_mov_epi32(_mm512_castsi256_si512(bcols), (__mmask16)upd,
+                                                                     _mm512_castsi256_si512(pcols[pp])));
+            }
+            res = _mm512_div_pd(_mm512_sub_pd(gabc, gb), den);
+            /* df: the triple's columns less the pair's, where the table has a df */
+            dfv = _mm256_and_si256(ok, _mm256_sub_epi32(cols, bcols));
+        }
     }
     res = _mm512_maskz_mov_pd(has, res);
     _mm512_mask_storeu_pd(stat + q0, m, res);
@@ -325,7 +371,7 @@ void es_stat3_batch(es_stat_t s, const es_table3_soa_t *t, uint32_t nq, double *
 {
     es_stats_tables_init();
 #if ES_CPU_X86
-    if ((s == ES_STAT_CHI2 || s == ES_STAT_MI || s == ES_STAT_K2) && es_cpu_has(ES_CPU_AVX512)) {
+    if (s != ES_STAT_BOOST && es_cpu_has(ES_CPU_AVX512)) {
         for (uint32_t q0 = 0; q0 < nq; q0 += 8)
             if (batch8_avx512(s, t, q0, nq, stat, df, n))
                 for (uint32_t q = q0; q < q0 + 8 && q < nq; q++) batch_one(s, t, q, stat, df, n);

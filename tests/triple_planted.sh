@@ -3,7 +3,8 @@
 # (no marginal and no 2-way signal); an exhaustive 3-way scan must rank it first (mi, ig, chi2,
 # k2), and a 2-way scan must not see any pair of its variants (not in the top 5, not significant
 # at a Bonferroni threshold).  Also the truth file's triple block, the planted variants' MAF of
-# 1/2 and missing marginal signal, pairs and triples together, determinism and the size check.
+# 1/2 and missing marginal signal, pairs and triples together, determinism, the size check and
+# the bundled examples/data/triple.
 #
 # Strength: 2,000 samples x 40 variants, one triple, odds ratio 8 between XOR 1 and 0.  Over
 # seeds 1..25 the planted triple beat the best other triple by a statistic ratio of 6.7 or more
@@ -138,6 +139,17 @@ sim p1 --samples 300 --variants 50 --pairs 2 --triples 0 --seed 5
 for ext in bed bim fam truth; do
     cmp -s "$T/p0.$ext" "$T/p1.$ext" || fail "--triples 0 changed the pairs-only .$ext"
 done
+
+# the bundled example (README.md): the command in examples/data/README.md remakes it byte for
+# byte, and the 3-way ig scan of it puts its planted triple first
+ex=$ES_SRCDIR/examples/data/triple
+sim ex --samples 1000 --variants 100 --triples 1 --effect 4
+for ext in bed bim fam truth; do
+    cmp -s "$ex.$ext" "$T/ex.$ext" || fail "examples/data/triple.$ext is not what its command makes"
+done
+"$EPISTREAM" scan --bfile "$ex" --order 3 --stat ig --top 5 --quiet --out "$T/ex3" || fail "scan the example"
+[ "$(awk 'NR == 2 { print $2, $5, $8 }' "$T/ex3.top.tsv")" = "$(awk 'NR == 3 { print $1, $2, $3 }' "$ex.truth")" ] ||
+    fail "examples/data/triple: the planted triple is not first"
 
 # too few variants for the plan: a usage error naming the options, and no files
 expect_fail "$T/e1.out" "$EPISTREAM" sim --samples 100 --variants 7 --pairs 1 --triples 2 --out "$T/bad"

@@ -605,8 +605,9 @@ static int read_delim(tstore_t *st, rdr_t *r, const es_table_opt_t *opt)
     if ((ret = es_tbl_store_cols(st, nf))) goto out;
     for (uint32_t c = 0; c < nf; c++)
         if ((ret = name_col(st, c, f[c]))) goto out;
-    if ((ret = pick_class(st, opt->class_col))) goto out;
-    st->col[st->class_col].kind = K_TEXT;
+    if (st->raw) st->class_col = NO_ID;
+    else if ((ret = pick_class(st, opt->class_col))) goto out;
+    else st->col[st->class_col].kind = K_TEXT;
 out:
     free(f);
     if (ret) return ret;
@@ -748,6 +749,11 @@ static int read_arff(tstore_t *st, rdr_t *r, const es_table_opt_t *opt)
         return ES_ERR_FORMAT;
     }
     if (!(st->nonint = calloc((size_t)st->nt * st->n_cols, 1))) return ES_ERR_NOMEM;
+    st->d = (dialect_t){.delim = ',', .q1 = '\'', .q2 = '"', .backslash = 1, .comment = '%'};
+    if (st->raw) {
+        st->class_col = NO_ID;
+        return read_records(st, r);
+    }
     if ((ret = pick_class(st, opt->class_col))) return ret;
     tcol_t *cl = &st->col[st->class_col];
     if (cl->kind == K_NUM) { /* distinct values, ordered numerically, are the classes */
@@ -793,6 +799,20 @@ static int table_format(const char *path, const rdr_t *r)
     return pairs ? F_LIBSVM : F_DELIM;
 }
 
+/* Start reading path: the store's error slots, the first chunk (past a UTF-8
+ * byte-order mark) and the format. */
+static int table_open(tstore_t *st, rdr_t *r, const char *path, size_t chunk)
+{
+    int ret;
+    st->path = path;
+    st->nt = es_tbl_n_threads();
+    if (!(st->err = calloc((size_t)st->nt, sizeof *st->err))) return ES_ERR_NOMEM;
+    if ((ret = es_tbl_rdr_open(r, path, chunk)) || (ret = es_tbl_rdr_fill(r))) return ret;
+    if (r->len >= 3 && memcmp(r->buf, "\xEF\xBB\xBF", 3) == 0) r->pos = 3;
+    st->fmt = table_format(path, r);
+    return ES_OK;
+}
+
 /* es_table_read with a chosen read size (tests use small ones to cross
  * record boundaries). */
 int es_table_read_chunk(const char *path, const es_table_opt_t *opt, es_dtable_t *out,
@@ -817,16 +837,7 @@ int es_table_read_chunk(const char *path, const es_table_opt_t *opt, es_dtable_t
         terror("%s: the number of bins must be in [2, %u], got %u", path, MAX_VALUES, opt->bins);
         return ES_ERR_ARG;
     }
-    st.path = path;
-    st.nt = es_tbl_n_threads();
-    if (!(st.err = calloc((size_t)st.nt, sizeof *st.err))) {
-        ret = ES_ERR_NOMEM;
-        goto out;
-    }
-    if ((ret = es_tbl_rdr_open(&r, path, chunk ? chunk : TABLE_CHUNK))) goto out;
-    if ((ret = es_tbl_rdr_fill(&r))) goto out;
-    if (r.len >= 3 && memcmp(r.buf, "\xEF\xBB\xBF", 3) == 0) r.pos = 3; /* UTF-8 byte-order mark */
-    st.fmt = table_format(path, &r);
+    if ((ret = table_open(&st, &r, path, chunk ? chunk : TABLE_CHUNK))) goto out;
     switch (st.fmt) {
     case F_ARFF: ret = read_arff(&st, &r, opt); break;
     case F_LIBSVM: ret = es_tbl_read_libsvm(&st, &r, opt); break;
@@ -868,6 +879,99 @@ out:
 int es_table_read(const char *path, const es_table_opt_t *opt, es_dtable_t *out)
 {
     return es_table_read_chunk(path, opt, out, TABLE_CHUNK);
+}
+
+/* ---- the table as read (es_ntable_read) --------------------------------------------- */
+
+void es_ntable_free(es_ntable_t *t)
+{
+    if (!t) return;
+    for (uint32_t c = 0; c < t->n_cols; c++) {
+        if (t->names) free(t->names[c]);
+        if (t->values && t->values[c]) {
+            for (uint32_t k = 0; k < t->n_values[c]; k++) free(t->values[c][k]);
+            free(t->values[c]);
+        }
+    }
+    free(t->names);
+    free(t->values);
+    free(t->n_values);
+    free(t->kind);
+    free(t->v);
+    memset(t, 0, sizeof *t);
+}
+
+/* Move the store's columns into t: names, kinds, declared values, and the
+ * row-major blocks transposed into columns. */
+static int ntable_from_store(tstore_t *st, es_ntable_t *t)
+{
+    uint32_t nc = st->n_cols, n = (uint32_t)st->n_rows;
+    t->n_rows = n;
+    t->n_cols = nc;
+    if (!(t->v = malloc((size_t)n * nc * sizeof *t->v)) ||
+        !(t->names = calloc(nc, sizeof *t->names)) || !(t->kind = calloc(nc, sizeof *t->kind)) ||
+        !(t->n_values = calloc(nc, sizeof *t->n_values)) ||
+        !(t->values = calloc(nc, sizeof *t->values)))
+        return ES_ERR_NOMEM;
+    for (uint32_t c = 0; c < nc; c++) {
+        tcol_t *col = &st->col[c];
+        t->names[c] = col->name;
+        col->name = NULL;
+        t->kind[c] = col->kind == K_NOMINAL ? ES_NCOL_NOMINAL
+                     : col->kind == K_TEXT  ? ES_NCOL_TEXT
+                                            : ES_NCOL_NUMERIC;
+        if (col->kind != K_NOMINAL) continue;
+        if (!(t->values[c] = calloc(col->dict.n ? col->dict.n : 1, sizeof *t->values[c])))
+            return ES_ERR_NOMEM;
+        t->n_values[c] = col->dict.n;
+        for (uint32_t k = 0; k < col->dict.n; k++)
+            if (!(t->values[c][k] = strdup(col->dict.str[k]))) return ES_ERR_NOMEM;
+    }
+    size_t r0 = 0;
+    for (size_t b = 0; b < st->n_blk; b++) {
+        const float *v = st->blk[b].v;
+        for (uint32_t i = 0; i < st->blk[b].n_rows; i++, v += nc)
+            for (uint32_t c = 0; c < nc; c++) t->v[(size_t)c * n + r0 + i] = v[c];
+        r0 += st->blk[b].n_rows;
+    }
+    return ES_OK;
+}
+
+int es_ntable_read(const char *path, es_ntable_t *out)
+{
+    es_table_opt_t def = {NULL, 128, NULL, NULL};
+    tstore_t st;
+    rdr_t r;
+    int ret;
+    memset(&st, 0, sizeof st);
+    r.fd = -1;
+    r.buf = NULL;
+    if (out) memset(out, 0, sizeof *out);
+    if (!path || !out) {
+        terror("no table path or output given");
+        return ES_ERR_ARG;
+    }
+    st.raw = 1;
+    if ((ret = table_open(&st, &r, path, TABLE_CHUNK))) goto out;
+    if (st.fmt == F_LIBSVM) {
+        terror("%s: a LIBSVM file; give a CSV/TSV file with a header line or an ARFF file", path);
+        ret = ES_ERR_UNSUPPORTED;
+        goto out;
+    }
+    ret = st.fmt == F_ARFF ? read_arff(&st, &r, &def) : read_delim(&st, &r, &def);
+    if (ret) goto out;
+    if (!st.n_rows) {
+        terror("%s: no data rows after the header (line %" PRIu64 ")", path, st.header_line);
+        ret = ES_ERR_FORMAT;
+        goto out;
+    }
+    if ((ret = ntable_from_store(&st, out))) goto out;
+out:
+    if (ret == ES_ERR_NOMEM) terror("%s: out of memory reading the table", path);
+    if (ret) es_ntable_free(out);
+    es_tbl_rdr_close(&r);
+    es_tbl_store_free(&st);
+    return ret;
 }
 
 void es_dtable_free(es_dtable_t *d)

@@ -60,4 +60,52 @@ int es_table_read(const char *path, const es_table_opt_t *opt, es_dtable_t *out)
 int es_table_read_chunk(const char *path, const es_table_opt_t *opt, es_dtable_t *out,
                         size_t chunk);
 
+/* ---- numeric tables as read (formats/table.c), for the rule learner ------------ */
+
+/** What a column of an es_ntable_t holds. */
+typedef enum {
+    ES_NCOL_NUMERIC, /**< numbers (a column with only missing values too) */
+    ES_NCOL_NOMINAL, /**< ARFF {a,b,...}: v holds the 0-based index of the declared value */
+    ES_NCOL_TEXT     /**< CSV text or ARFF string/date: v holds a value id (not usable as a number) */
+} es_ncol_kind_t;
+
+/** A table as read, column-major: v[(size_t)c * n_rows + r] is column c of
+ *  row r as a float, NaN = missing (sparse ARFF: a value left out is 0, for a
+ *  nominal column its first declared value). */
+typedef struct {
+    uint32_t n_rows, n_cols;
+    float *v;
+    char **names;            /* n_cols column names */
+    es_ncol_kind_t *kind;    /* n_cols */
+    uint32_t *n_values;      /* n_cols: ES_NCOL_NOMINAL: the declared values; else 0 */
+    char ***values;          /* n_cols: ES_NCOL_NOMINAL: the declared values in order; else NULL */
+} es_ntable_t;
+
+/**
+ * Read a CSV/TSV (header line) or ARFF file (dense or sparse rows) into a
+ * column-major table of floats, every column kept, none taken as a class.
+ * The dialects, missing values and errors are es_table_read()'s; a LIBSVM file
+ * is ES_ERR_UNSUPPORTED.  On error *out is zeroed; else free it with
+ * es_ntable_free().
+ * @return ES_OK, ES_ERR_IO, ES_ERR_FORMAT, ES_ERR_UNSUPPORTED or ES_ERR_NOMEM
+ *         (each logged, naming the file)
+ */
+int es_ntable_read(const char *path, es_ntable_t *out);
+
+/** Free what a table holds and zero it (safe on a zeroed table). */
+void es_ntable_free(es_ntable_t *t);
+
+/* ---- Mulan label files (formats/mulan.c) ------------------------------------------ */
+
+/**
+ * Read the label names of a Mulan XML file (<labels><label name="..."/>...;
+ * nested hierarchies are flattened in document order; &amp; &lt; &gt; &quot;
+ * &apos; and numeric character references are decoded).
+ * @param names out: n malloc'd names in a malloc'd array (free each, then it)
+ * @return ES_OK, ES_ERR_IO, ES_ERR_FORMAT (no <labels> element, a <label>
+ *         without a name, a repeated name, no label, unclosed markup: logged
+ *         with the file and line) or ES_ERR_NOMEM
+ */
+int es_mulan_labels_read(const char *path, char ***names, uint32_t *n);
+
 #endif /* ES_TABLE_H */

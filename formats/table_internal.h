@@ -108,7 +108,8 @@ typedef struct {
     const char *path;
     int fmt;
     dialect_t d;
-    uint32_t n_cols, class_col;
+    uint32_t n_cols, class_col; /* class_col NO_ID: no class (es_ntable_read) */
+    int raw;                    /* es_ntable_read: every column kept as read, no class */
     uint32_t *feat, n_feat; /* the feature columns, ascending (pick_features in table.c) */
     uint64_t header_line;
     tcol_t *col;

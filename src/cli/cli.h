@@ -22,6 +22,8 @@ int es_cmd_scan(int argc, char **argv);
 int es_cmd_sim(int argc, char **argv);
 int es_cmd_info(int argc, char **argv);
 int es_cmd_convert(int argc, char **argv);
+/** `epistream rules train|predict` (cmd_rules.c). */
+int es_cmd_rules(int argc, char **argv);
 
 /* ---- the option table every subcommand declares (args.c) ------------------
  *

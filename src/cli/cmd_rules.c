@@ -1,0 +1,454 @@
+/* cmd_rules.c -- `epistream rules train|predict`: gradient-boosted multi-label
+ * rules (BOOMER).  Argument parsing, reading the input, the progress line and
+ * the output files; the learner is src/rules/. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "cli.h"
+#include "rules.h"
+
+static void input_usage(FILE *fp)
+{
+    fprintf(fp,
+            "Input (one of):\n"
+            "  --arff FILE          ARFF (dense or sparse rows; numeric and nominal attributes)\n"
+            "  --labels-xml FILE    with --arff: the Mulan XML file naming the label attributes\n"
+            "  --table FILE         CSV/TSV with a header line (delimiter tab, comma or ';')\n"
+            "  --labels COLS        with --table: the label columns, names or 1-based numbers,\n"
+            "                       comma-separated; labels hold 0/1; every other column is a\n"
+            "                       feature (missing values: empty, ?, NA, nan)\n");
+}
+
+static void train_usage(FILE *fp)
+{
+    fprintf(fp,
+            "Usage: epistream rules train (--arff FILE --labels-xml FILE | --table FILE --labels "
+            "COLS)\n"
+            "                             --out PREFIX [options]\n"
+            "\n"
+            "Learns gradient-boosted multi-label rules (BOOMER; the semantics of mlrl-boomer\n"
+            "0.15.6, defaults those of its BoomerClassifier(): doc/RULES.md).\n"
+            "\n");
+    input_usage(fp);
+    fprintf(fp,
+            "Learning:\n"
+            "  --max-rules N        rules to learn, the default rule included (default 1000)\n"
+            "  --head-type H        complete (default: a score for every label) or single (one\n"
+            "                       label a rule)\n"
+            "  --loss L             logistic (default; label-wise logistic loss) or\n"
+            "                       squared-error (label-wise)\n"
+            "  --shrinkage X        learning rate in (0, 1] (default 0.3)\n"
+            "  --l2 X               L2 regularization weight >= 0 (default 1.0)\n"
+            "  --feature-sampling S without-replacement (default: floor(log2(F - 1) + 1) of the\n"
+            "                       F features for each refinement) or none\n"
+            "  --instance-sampling S none (default), with-replacement or without-replacement\n"
+            "                       (66%% of the examples for each rule)\n"
+            "  --seed N             random seed of the sampling (default 1)\n"
+            "  --threads T          CPU threads (default: all); the model is the same for any\n"
+            "Output:\n"
+            "  --out PREFIX         writes PREFIX.model (the model, for rules predict) and\n"
+            "                       PREFIX.rules.txt (one rule a line, the default rule first)\n"
+            "  --quiet              only errors on stderr\n"
+            "  --verbose            informational messages on stderr\n"
+            "  -h, --help           this help\n");
+}
+
+static void predict_usage(FILE *fp)
+{
+    fprintf(fp,
+            "Usage: epistream rules predict --model PREFIX.model (--arff FILE [--labels-xml "
+            "FILE] |\n"
+            "                               --table FILE [--labels COLS]) --out OUT [options]\n"
+            "\n"
+            "Predicts every label of every example (1 when its score is > 0).  The input must\n"
+            "have the model's features in the model's order; its labels (the columns named\n"
+            "by --labels-xml or --labels, else those named as the model's labels, when it has\n"
+            "them all) are left out of the features and, when present, scored.\n"
+            "\n");
+    input_usage(fp);
+    fprintf(fp,
+            "Options:\n"
+            "  --model FILE         a model written by 'epistream rules train'\n"
+            "  --out OUT            writes OUT.pred.tsv (one row per example, one column per\n"
+            "                       label, 0/1) and, when the input has labels,\n"
+            "                       OUT.metrics.tsv (METRIC VALUE: hamming_loss,\n"
+            "                       subset_accuracy, example_f1, micro_f1, macro_f1 in percent,\n"
+            "                       as scikit-learn computes them with zero_division=1)\n"
+            "  --threads T          CPU threads (default: all)\n"
+            "  --quiet              only errors on stderr\n"
+            "  -h, --help           this help\n");
+}
+
+typedef struct {
+    const char *arff, *labels_xml, *table, *labels, *out, *model;
+    es_rules_opt_t o;
+    uint32_t threads;
+    uint64_t seed;
+    int quiet, verbose;
+} rules_args_t;
+
+static int set_double_in(const char *name, const char *arg, double lo, double hi, int lo_open,
+                         double *out)
+{
+    double v;
+    if (es_cli_double(name, arg, &v)) return -1;
+    if ((lo_open ? !(v > lo) : !(v >= lo)) || !(v <= hi)) {
+        fprintf(stderr, "[E::options] --%s: expected a number in %c%g, %g], got '%s'\n", name,
+                lo_open ? '(' : '[', lo, hi, arg);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int set_shrinkage(void *ctx, const char *arg)
+{
+    return set_double_in("shrinkage", arg, 0.0, 1.0, 1, &((rules_args_t *)ctx)->o.shrinkage);
+}
+
+static int set_l2(void *ctx, const char *arg)
+{
+    return set_double_in("l2", arg, 0.0, 1e30, 0, &((rules_args_t *)ctx)->o.l2);
+}
+
+/* s among names[0..n): its index into *out.  @return 0 or -1 after a message */
+static int pick(const char *opt, const char *s, const char *const *names, int n, int *out)
+{
+    for (int k = 0; k < n; k++)
+        if (!strcmp(s, names[k])) {
+            *out = k;
+            return 0;
+        }
+    fprintf(stderr, "[E::options] --%s: expected ", opt);
+    for (int k = 0; k < n; k++) fprintf(stderr, "%s%s", k ? (k + 1 == n ? " or " : ", ") : "", names[k]);
+    fprintf(stderr, ", got '%s'\n", s);
+    return -1;
+}
+
+static int set_head(void *ctx, const char *arg)
+{
+    static const char *const names[] = {"complete", "single"};
+    int k;
+    if (pick("head-type", arg, names, 2, &k)) return -1;
+    ((rules_args_t *)ctx)->o.head = (es_rules_head_t)k;
+    return 0;
+}
+
+static int set_loss(void *ctx, const char *arg)
+{
+    static const char *const names[] = {"logistic", "squared-error"};
+    int k;
+    if (pick("loss", arg, names, 2, &k)) return -1;
+    ((rules_args_t *)ctx)->o.loss = (es_rules_loss_t)k;
+    return 0;
+}
+
+static int set_fsamp(void *ctx, const char *arg)
+{
+    static const char *const names[] = {"none", "without-replacement"};
+    int k;
+    if (pick("feature-sampling", arg, names, 2, &k)) return -1;
+    ((rules_args_t *)ctx)->o.feat_samp = (es_rules_fsamp_t)k;
+    return 0;
+}
+
+static int set_isamp(void *ctx, const char *arg)
+{
+    static const char *const names[] = {"none", "with-replacement", "without-replacement"};
+    int k;
+    if (pick("instance-sampling", arg, names, 3, &k)) return -1;
+    ((rules_args_t *)ctx)->o.inst_samp = (es_rules_isamp_t)k;
+    return 0;
+}
+
+static const es_cli_opt_t input_opts[] = {
+    ES_CLI_OPT_STR("arff", rules_args_t, arff),
+    ES_CLI_OPT_STR("labels-xml", rules_args_t, labels_xml),
+    ES_CLI_OPT_STR("table", rules_args_t, table),
+    ES_CLI_OPT_STR("labels", rules_args_t, labels),
+    ES_CLI_OPT_STR("out", rules_args_t, out),
+    ES_CLI_OPT_U32("threads", rules_args_t, threads, 0, 4096),
+    ES_CLI_OPT_FLAG("quiet", rules_args_t, quiet),
+    ES_CLI_OPT_FLAG("verbose", rules_args_t, verbose),
+};
+
+static const es_cli_opt_t train_opts[] = {
+    ES_CLI_OPT_U32("max-rules", rules_args_t, o.max_rules, 1, 100000000),
+    ES_CLI_OPT_FUNC("head-type", set_head),
+    ES_CLI_OPT_FUNC("loss", set_loss),
+    ES_CLI_OPT_FUNC("shrinkage", set_shrinkage),
+    ES_CLI_OPT_FUNC("l2", set_l2),
+    ES_CLI_OPT_FUNC("feature-sampling", set_fsamp),
+    ES_CLI_OPT_FUNC("instance-sampling", set_isamp),
+    ES_CLI_OPT_U64("seed", rules_args_t, seed),
+};
+
+static const es_cli_opt_t predict_opts[] = {
+    ES_CLI_OPT_STR("model", rules_args_t, model),
+};
+
+/* The input's checks shared by train and predict.  @return 0 or -1 after a message */
+static int check_input(const rules_args_t *a, const char *cmd, int need_labels)
+{
+    const char *why = NULL;
+    if (!a->out || !*a->out) why = "--out is required";
+    else if (!a->arff == !a->table) why = "give either --arff or --table";
+    else if (a->arff && a->labels) why = "--labels goes with --table (with --arff use --labels-xml)";
+    else if (a->table && a->labels_xml) why = "--labels-xml goes with --arff (with --table use --labels)";
+    else if (need_labels && a->arff && !a->labels_xml)
+        why = "--arff needs --labels-xml FILE (the Mulan file naming the labels)";
+    else if (need_labels && a->table && !a->labels) why = "--table needs --labels COLS";
+    else if (a->labels && (!*a->labels || a->labels[0] == ',' ||
+                           a->labels[strlen(a->labels) - 1] == ',' || strstr(a->labels, ",,")))
+        why = "--labels: expected column names or 1-based numbers separated by commas";
+    if (why) {
+        fprintf(stderr, "[E::options] %s: %s\n", cmd, why);
+        return -1;
+    }
+    return es_cli_out_prefix(cmd, a->out);
+}
+
+/* Read the input into d (want_*: a model's names, for predict). */
+static int read_input(const rules_args_t *a, const es_rules_model_t *m, es_rules_data_t *d)
+{
+    es_ntable_t t;
+    char **xml = NULL;
+    uint32_t n_xml = 0;
+    int ret;
+    const char *path = a->arff ? a->arff : a->table;
+    if (a->labels_xml && (ret = es_mulan_labels_read(a->labels_xml, &xml, &n_xml))) return ret;
+    if (!(ret = es_ntable_read(path, &t))) {
+        ret = es_rules_data_from_table(&t, path, xml, n_xml, a->labels, m ? m->lab_name : NULL,
+                                       m ? m->n_lab : 0, m ? m->feat_name : NULL,
+                                       m ? m->n_feat : 0, d);
+        es_ntable_free(&t);
+    }
+    for (uint32_t k = 0; k < n_xml; k++) free(xml[k]);
+    free(xml);
+    if (!ret && m && d->y && d->n_lab != m->n_lab) {
+        es_error("%s: %u labels but the model has %u", path, d->n_lab, m->n_lab);
+        ret = ES_ERR_FORMAT;
+    }
+    if (!ret && m && d->y)
+        for (uint32_t l = 0; l < m->n_lab && !ret; l++)
+            if (strcmp(d->lab_name[l], m->lab_name[l])) {
+                es_error("%s: label %u is '%s' but the model's is '%s'", path, l + 1,
+                         d->lab_name[l], m->lab_name[l]);
+                ret = ES_ERR_FORMAT;
+            }
+    return ret;
+}
+
+/* The progress line (a terminal only). */
+typedef struct {
+    double t0, last;
+} progress_t;
+
+static void progress(void *ctx, uint32_t done, uint32_t total)
+{
+    progress_t *p = ctx;
+    double now = es_time_now();
+    if (done < total && now - p->last < 0.25) return;
+    p->last = now;
+    double eta = done ? (now - p->t0) * (double)(total - done) / done : 0.0;
+    fprintf(stderr, "\r[rules] %u/%u rules, ETA %.0f s   ", done, total, eta);
+    if (done == total) fputc('\n', stderr);
+}
+
+static int train_run(rules_args_t *a)
+{
+    if (check_input(a, "rules train", 1)) {
+        train_usage(stderr);
+        return ES_EXIT_USAGE;
+    }
+    es_log_set_level(a->quiet ? ES_LOG_ERROR : a->verbose ? ES_LOG_INFO : ES_LOG_WARN);
+    a->o.seed = a->seed;
+    a->o.threads = (int)a->threads;
+#ifdef _OPENMP
+    if (a->threads) omp_set_num_threads((int)a->threads);
+#endif
+    if (es_rules_opt_check(&a->o)) return ES_EXIT_USAGE;
+    es_rules_data_t d;
+    es_rules_model_t m;
+    es_out_t o_model, o_txt;
+    progress_t pr = {es_time_now(), 0.0};
+    int ret;
+    memset(&d, 0, sizeof d);
+    memset(&m, 0, sizeof m);
+    memset(&o_model, 0, sizeof o_model);
+    o_txt = o_model;
+    double t0 = es_time_now();
+    static const char *const suffixes[] = {".model", ".rules.txt"};
+    es_out_clear_tmp(a->out, suffixes, 2);
+    if ((ret = es_out_open(&o_model, a->out, ".model"))) goto out;
+    if ((ret = es_out_open(&o_txt, a->out, ".rules.txt"))) goto out;
+    if ((ret = read_input(a, NULL, &d))) goto out;
+    if (!a->quiet && isatty(2)) {
+        a->o.progress = progress;
+        a->o.progress_ctx = &pr;
+    }
+    double t1 = es_time_now();
+    if ((ret = es_rules_train(&d, &a->o, &m))) goto out;
+    double t_fit = es_time_now() - t1;
+    if ((ret = es_rules_model_write(&m, o_model.fp)) || es_out_failed(&o_model) ||
+        (ret = es_rules_write_text(&m, o_txt.fp)) || es_out_failed(&o_txt)) {
+        ret = ES_ERR_IO;
+        goto out;
+    }
+    es_out_t *const all[] = {&o_model, &o_txt};
+    if ((ret = es_out_commit_all(all, 2))) goto out;
+    if (!a->quiet)
+        fprintf(stderr,
+                "[rules] %u rules (the default rule included) from %u examples, %u features, %u "
+                "labels in %.2f s (fit %.2f s); %s.model, %s.rules.txt\n",
+                m.n_rules + 1, d.n_ex, d.n_feat, d.n_lab, es_time_now() - t0, t_fit, a->out,
+                a->out);
+out:
+    if (ret) {
+        es_out_abort(&o_model);
+        es_out_abort(&o_txt);
+        if (ret != ES_ERR_IO) fprintf(stderr, "[E::rules] train failed: %s\n", es_strerror(ret));
+    } else {
+        es_out_close(&o_model);
+        es_out_close(&o_txt);
+    }
+    es_rules_model_free(&m);
+    es_rules_data_free(&d);
+    return ret ? ES_EXIT_ERROR : ES_EXIT_OK;
+}
+
+static int predict_run(rules_args_t *a)
+{
+    if (!a->model) {
+        fprintf(stderr, "[E::options] rules predict: --model is required\n");
+        predict_usage(stderr);
+        return ES_EXIT_USAGE;
+    }
+    if (check_input(a, "rules predict", 0)) {
+        predict_usage(stderr);
+        return ES_EXIT_USAGE;
+    }
+    es_log_set_level(a->quiet ? ES_LOG_ERROR : a->verbose ? ES_LOG_INFO : ES_LOG_WARN);
+#ifdef _OPENMP
+    if (a->threads) omp_set_num_threads((int)a->threads);
+#endif
+    es_rules_data_t d;
+    es_rules_model_t m;
+    es_out_t o_pred, o_met;
+    double *s = NULL;
+    uint8_t *p = NULL;
+    int ret;
+    memset(&d, 0, sizeof d);
+    memset(&m, 0, sizeof m);
+    memset(&o_pred, 0, sizeof o_pred);
+    o_met = o_pred;
+    static const char *const suffixes[] = {".pred.tsv", ".metrics.tsv"};
+    es_out_clear_tmp(a->out, suffixes, 2);
+    if ((ret = es_rules_model_read(a->model, &m))) goto out;
+    if ((ret = read_input(a, &m, &d))) goto out;
+    size_t cells = (size_t)d.n_ex * m.n_lab;
+    if (!(s = malloc((cells ? cells : 1) * sizeof *s)) || !(p = malloc(cells ? cells : 1))) {
+        es_error("out of memory for %u x %u predictions", d.n_ex, m.n_lab);
+        ret = ES_ERR_NOMEM;
+        goto out;
+    }
+    es_rules_predict_scores(&m, &d, s);
+    es_rules_binarize(s, cells, p);
+    if ((ret = es_out_open(&o_pred, a->out, ".pred.tsv"))) goto out;
+    for (uint32_t l = 0; l < m.n_lab; l++) fprintf(o_pred.fp, "%s%s", l ? "\t" : "", m.lab_name[l]);
+    fputc('\n', o_pred.fp);
+    for (uint32_t i = 0; i < d.n_ex; i++) {
+        for (uint32_t l = 0; l < m.n_lab; l++)
+            fputs(l ? (p[(size_t)i * m.n_lab + l] ? "\t1" : "\t0")
+                    : (p[(size_t)i * m.n_lab] ? "1" : "0"), o_pred.fp);
+        fputc('\n', o_pred.fp);
+    }
+    if (es_out_failed(&o_pred)) {
+        ret = ES_ERR_IO;
+        goto out;
+    }
+    double met[ES_RULES_N_METRICS] = {0};
+    if (d.y) {
+        es_rules_metrics(d.y, p, d.n_ex, m.n_lab, met);
+        if ((ret = es_out_open(&o_met, a->out, ".metrics.tsv"))) goto out;
+        fputs("METRIC\tVALUE\n", o_met.fp);
+        for (int k = 0; k < ES_RULES_N_METRICS; k++)
+            fprintf(o_met.fp, "%s\t%.4f\n", es_rules_metric_names[k], met[k]);
+        if (es_out_failed(&o_met)) {
+            ret = ES_ERR_IO;
+            goto out;
+        }
+    }
+    es_out_t *const all[] = {&o_pred, &o_met};
+    if ((ret = es_out_commit_all(all, 2))) goto out;
+    if (!a->quiet) {
+        fprintf(stderr, "[rules] predicted %u labels of %u examples with %u rules; %s.pred.tsv",
+                m.n_lab, d.n_ex, m.n_rules + 1, a->out);
+        if (d.y)
+            fprintf(stderr, ", %s.metrics.tsv (hamming_loss %.2f %%, subset_accuracy %.2f %%)",
+                    a->out, met[ES_RULES_HAMMING], met[ES_RULES_SUBSET_ACC]);
+        fputc('\n', stderr);
+    }
+out:
+    if (ret) {
+        es_out_abort(&o_pred);
+        es_out_abort(&o_met);
+        if (ret != ES_ERR_IO) fprintf(stderr, "[E::rules] predict failed: %s\n", es_strerror(ret));
+    } else {
+        es_out_close(&o_pred);
+        es_out_close(&o_met);
+    }
+    free(s);
+    free(p);
+    es_rules_model_free(&m);
+    es_rules_data_free(&d);
+    return ret ? ES_EXIT_ERROR : ES_EXIT_OK;
+}
+
+static void rules_usage(FILE *fp)
+{
+    fprintf(fp, "Usage: epistream rules train ...    learn boosted multi-label rules\n"
+                "       epistream rules predict ...  apply a learned model\n"
+                "'epistream rules train --help' and 'epistream rules predict --help' list the "
+                "options.\n");
+}
+
+int es_cmd_rules(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "[E::rules] expected 'train' or 'predict'\n");
+        rules_usage(stderr);
+        return ES_EXIT_USAGE;
+    }
+    const char *sub = argv[1];
+    if (!strcmp(sub, "-h") || !strcmp(sub, "--help")) {
+        rules_usage(stdout);
+        return ES_EXIT_OK;
+    }
+    rules_args_t a;
+    memset(&a, 0, sizeof a);
+    es_rules_opt_init(&a.o);
+    a.seed = a.o.seed;
+    if (!strcmp(sub, "train")) {
+        const es_cli_group_t groups[] = {ES_CLI_GROUP(input_opts, &a), ES_CLI_GROUP(train_opts, &a)};
+        int r = es_cli_parse("rules train", argc - 1, argv + 1, groups, 2, train_usage);
+        return r >= 0 ? r : train_run(&a);
+    }
+    if (!strcmp(sub, "predict")) {
+        const es_cli_group_t groups[] = {ES_CLI_GROUP(input_opts, &a),
+                                         ES_CLI_GROUP(predict_opts, &a)};
+        int r = es_cli_parse("rules predict", argc - 1, argv + 1, groups, 2, predict_usage);
+        return r >= 0 ? r : predict_run(&a);
+    }
+    fprintf(stderr, "[E::rules] unknown subcommand '%s': expected 'train' or 'predict'\n", sub);
+    rules_usage(stderr);
+    return ES_EXIT_USAGE;
+}

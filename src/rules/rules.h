@@ -1,0 +1,163 @@
+/* rules.h -- gradient-boosted multi-label rules (BOOMER, Rapp et al. 2020) with
+ * mlrl-boomer 0.15.6's semantics: the data a learner sees, the options, the
+ * training, the model (predict, save, load, print) and the multi-label
+ * metrics.  Internal module (not installed); uses util and formats only.
+ * doc/RULES.md writes down every rule of the algorithm and where this code
+ * differs from mlrl-boomer. */
+#ifndef ES_RULES_H
+#define ES_RULES_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "table.h"
+#include "util.h"
+
+/* ---- data (src/rules/data.c) ------------------------------------------------- */
+
+/** Multi-label data: features column-major, labels row-major. */
+typedef struct {
+    uint32_t n_ex, n_feat, n_lab;
+    float *x;          /* x[(size_t)f * n_ex + i]: feature f of example i, NaN = missing */
+    uint8_t *y;        /* y[(size_t)i * n_lab + l] in {0, 1}; NULL when the input has no labels */
+    char **feat_name;  /* n_feat */
+    char **lab_name;   /* n_lab */
+    uint32_t *n_values; /* n_feat: declared values of a nominal feature (x holds the 0-based
+                           index); 0 = numeric */
+    char ***values;    /* n_feat: the nominal features' values; NULL for numeric ones */
+} es_rules_data_t;
+
+/** Free what d holds and zero it (safe on a zeroed struct). */
+void es_rules_data_free(es_rules_data_t *d);
+
+/**
+ * Split a table into features and labels.  The labels are the columns
+ * named in lab_names (Mulan XML) or listed in lab_cols (comma-separated
+ * names or 1-based numbers, CSV/TSV); with neither, the columns named as
+ * want_lab (a model's labels) when the table has them all, else none.  The
+ * features are every other column, in file order; when want_feat is given
+ * (a model's features) they must be those, in that order.  Label values must
+ * be 0/1 (numeric) or a nominal attribute declared {0,1}; a text column is
+ * an error.  path names the file in messages.
+ * @return ES_OK, ES_ERR_ARG (an unknown column), ES_ERR_FORMAT (a label value
+ *         other than 0/1 or missing, a text column, features that do not match
+ *         the model) or ES_ERR_NOMEM; every error logged with the file
+ */
+int es_rules_data_from_table(es_ntable_t *t, const char *path, char *const *lab_names,
+                             uint32_t n_lab_names, const char *lab_cols,
+                             char *const *want_lab, uint32_t n_want_lab,
+                             char *const *want_feat, uint32_t n_want_feat, es_rules_data_t *d);
+
+/* ---- options and training (src/rules/train.c, search.c) ------------------------ */
+
+typedef enum { ES_RULES_LOSS_LOGISTIC, ES_RULES_LOSS_SQUARED_ERROR } es_rules_loss_t;
+typedef enum { ES_RULES_HEAD_COMPLETE, ES_RULES_HEAD_SINGLE } es_rules_head_t;
+typedef enum { ES_RULES_FS_NONE, ES_RULES_FS_WITHOUT } es_rules_fsamp_t;
+typedef enum { ES_RULES_IS_NONE, ES_RULES_IS_WITH, ES_RULES_IS_WITHOUT } es_rules_isamp_t;
+
+/** Progress: called by the training thread after each rule (rules learned, of at most). */
+typedef void (*es_rules_progress_fn)(void *ctx, uint32_t done, uint32_t total);
+
+typedef struct {
+    es_rules_loss_t loss;         /* default logistic (label-wise) */
+    es_rules_head_t head;         /* default complete */
+    uint32_t max_rules;           /* default 1000, the default rule included; >= 1 */
+    double shrinkage;             /* (0, 1], default 0.3; used as a float32, as mlrl-boomer */
+    double l2;                    /* >= 0, default 1.0; used as a float32 */
+    es_rules_fsamp_t feat_samp;   /* default without replacement: floor(log2(F - 1) + 1) */
+    double feat_sample_size;      /* (0, 1) fraction of the features, 0 = the log2 rule */
+    es_rules_isamp_t inst_samp;   /* default none */
+    double inst_sample_size;      /* (0, 1], default 0.66 */
+    uint64_t seed;                /* default 1 (mlrl-boomer's random_state default) */
+    int threads;                  /* 0 = all (OpenMP's default) */
+    es_rules_progress_fn progress; /* may be NULL */
+    void *progress_ctx;
+} es_rules_opt_t;
+
+/** Defaults (mlrl-boomer 0.15.6's BoomerClassifier()). */
+void es_rules_opt_init(es_rules_opt_t *o);
+/** @return ES_OK, or ES_ERR_ARG after logging what is out of range. */
+int es_rules_opt_check(const es_rules_opt_t *o);
+/** Option value names (for the CLI and the model file). */
+const char *es_rules_loss_name(es_rules_loss_t l);
+const char *es_rules_head_name(es_rules_head_t h);
+
+/* ---- the model (src/rules/model.c) --------------------------------------------- */
+
+enum { ES_RULES_LE, ES_RULES_GT, ES_RULES_EQ, ES_RULES_NE };
+
+/** One condition: feature op threshold; EQ/NE compare a nominal feature's value index. */
+typedef struct {
+    uint32_t feat;
+    uint8_t op;      /* ES_RULES_LE ... ES_RULES_NE */
+    float thr;       /* LE/GT: the threshold; EQ/NE: the value index */
+} es_rules_cond_t;
+
+/** One rule: IF every condition THEN add score[k] to label lab[k]. */
+typedef struct {
+    uint32_t n_cond, n_head;
+    es_rules_cond_t *cond;
+    uint32_t *lab;
+    double *score;
+} es_rules_rule_t;
+
+typedef struct {
+    uint32_t n_feat, n_lab;
+    char **feat_name, **lab_name;
+    uint32_t *n_values;  /* per feature, 0 = numeric */
+    char ***values;      /* nominal features' value names */
+    es_rules_loss_t loss;
+    es_rules_head_t head;
+    double *def;         /* n_lab scores of the default rule */
+    uint32_t n_rules, cap_rules;
+    es_rules_rule_t *rule;
+} es_rules_model_t;
+
+/**
+ * Learn a model from d (d->y required) with options o (checked here).  One
+ * OpenMP parallel region for the whole training: its threads split the
+ * features of every refinement; the best refinement is reduced in feature
+ * order, so the model is the same for any thread count.
+ * @param m out: free with es_rules_model_free()
+ * @return ES_OK, ES_ERR_ARG, ES_ERR_DATA (no examples, no labels) or ES_ERR_NOMEM
+ */
+int es_rules_train(const es_rules_data_t *d, const es_rules_opt_t *o, es_rules_model_t *m);
+
+void es_rules_model_free(es_rules_model_t *m);
+
+/** Scores of every example: s[(size_t)i * n_lab + l] = default + the heads of the
+ *  rules that cover example i (a missing value satisfies no condition). */
+void es_rules_predict_scores(const es_rules_model_t *m, const es_rules_data_t *d, double *s);
+
+/** Binary predictions from scores: 1 when the score is > 0 (label-wise sign). */
+void es_rules_binarize(const double *s, size_t n, uint8_t *p);
+
+/** Write the model as versioned text ("epistream-rules-model 1").  @return ES_OK or ES_ERR_IO */
+int es_rules_model_write(const es_rules_model_t *m, FILE *fp);
+
+/**
+ * Read a model written by es_rules_model_write(), validating everything: the
+ * magic line, the version, counts, indices and ranges, finite numbers and the
+ * closing line (a truncated file).  Errors name the file and the line.
+ * @return ES_OK, ES_ERR_IO, ES_ERR_FORMAT or ES_ERR_NOMEM (logged)
+ */
+int es_rules_model_read(const char *path, es_rules_model_t *m);
+
+/** The rules, one a line: "IF f3 <= 0.5 AND f7 > 1.2 THEN label1 +0.41, label2 -0.13"
+ *  (the default rule first, as "IF TRUE THEN ...").  @return ES_OK or ES_ERR_IO */
+int es_rules_write_text(const es_rules_model_t *m, FILE *fp);
+
+/* ---- metrics (src/rules/metrics.c) ---------------------------------------------- */
+
+enum { ES_RULES_HAMMING, ES_RULES_SUBSET_ACC, ES_RULES_EXAMPLE_F1, ES_RULES_MICRO_F1,
+       ES_RULES_MACRO_F1, ES_RULES_N_METRICS };
+
+/** The metric names in order: hamming_loss subset_accuracy example_f1 micro_f1 macro_f1. */
+extern const char *const es_rules_metric_names[ES_RULES_N_METRICS];
+
+/** The metrics in percent, as scikit-learn computes them with zero_division=1
+ *  (an F1 whose denominator is 0 counts as 1).  y, p: n x n_lab, row-major. */
+void es_rules_metrics(const uint8_t *y, const uint8_t *p, uint32_t n, uint32_t n_lab,
+                      double out[ES_RULES_N_METRICS]);
+
+#endif /* ES_RULES_H */

@@ -1,0 +1,110 @@
+/* rules_internal.h -- what the rule learner's files share (not public API):
+ * the training context that train.c owns and search.c reads, and the search
+ * of one feature for its best refinement. */
+#ifndef ES_RULES_INTERNAL_H
+#define ES_RULES_INTERNAL_H
+
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+
+#include "rules.h"
+
+/* A feature's best refinement found by one search (search.c). */
+typedef struct {
+    int found;
+    double q;            /* quality (lower is better) */
+    uint8_t op, inverse; /* ES_RULES_LE..NE; inverse: the covered examples are those NOT in
+                            [lo, hi) of the sorted order (nor missing) */
+    float thr;
+    uint32_t lo, hi;     /* a range of positions in the feature's sorted order */
+    uint32_t n_cov;      /* examples covered with a non-zero weight (mlrl-boomer's count) */
+    uint32_t lab;        /* single-label head: the label */
+    double *head;        /* the head's scores: n_hl values (complete) or 1 (single) */
+} es_rl_cand_t;
+
+/* Per-thread scratch: sums over the head's labels. */
+typedef struct {
+    double *sg, *sh; /* the subset */
+    double *ag, *ah; /* accumulated (values < 0) */
+    double *tg, *th; /* this feature's total (the rule's covered, less missing) */
+    double *p;       /* scores of the candidate being scored */
+} es_rl_scratch_t;
+
+/* The training context. */
+typedef struct {
+    const es_rules_data_t *d;
+    uint32_t n, F, L;
+    /* each feature's non-missing examples in ascending order of value (ties by
+       example index), and their values; then its missing examples */
+    uint32_t *sorted;
+    float *sval;
+    uint64_t *soff;   /* F + 1 offsets into sorted/sval */
+    uint32_t *miss;
+    uint64_t *moff;   /* F + 1 offsets into miss */
+    uint32_t *n_neg;  /* per feature: values < 0 (mlrl-boomer's sparse value is 0) */
+    /* statistics: row-major n x L */
+    double *score, *g, *h;
+    uint32_t *w;      /* instance weights (sampling counts) */
+    uint8_t *cov;     /* the rule's coverage */
+    uint32_t n_nz;    /* covered examples with a non-zero weight (missing ones included) */
+    double *tot_g, *tot_h; /* weighted sums over the covered examples, per head label */
+    uint32_t *hl, n_hl;    /* the head's labels (complete: all; single: all, then one) */
+    int single;
+    double l2;        /* the float32 value, widened */
+    float shrink;
+    int loss;
+} es_rl_ctx_t;
+
+/** Free n names (NULL entries and a NULL array are fine) and the array. */
+void es_rl_free_names(char **names, uint32_t n);
+/** Free the nominal value lists of n features (values[f]: n_values[f] names) and the arrays. */
+void es_rl_free_values(char ***values, uint32_t *n_values, uint32_t n);
+
+/* mlrl-boomer's float32 comparison: equal within FLT_EPSILON relative (at least absolute). */
+static inline int es_rl_fequal(float a, float b)
+{
+    return fabsf(a - b) <= FLT_EPSILON * fmaxf(1.0f, fmaxf(fabsf(a), fabsf(b)));
+}
+
+/* mlrl-boomer's threshold between two float32 values: small + (large - small) * 0.5,
+ * the difference in float32, the rest in double, rounded to float32. */
+static inline float es_rl_mean(float small, float large)
+{
+    float diff = large - small;
+    return (float)((double)small + (double)diff * 0.5);
+}
+
+/* -G / (H + l2), or 0 when that is not finite. */
+static inline double es_rl_score(double g, double h, double l2)
+{
+    double r = -g / (h + l2);
+    return isfinite(r) ? r : 0.0;
+}
+
+/* The quality of score p for one label: G p + H p^2 / 2 + l2 p^2 / 2 (= -G^2 / (2 (H + l2))). */
+static inline double es_rl_quality(double p, double g, double h, double l2)
+{
+    double pp = p * p;
+    return g * p + 0.5 * h * pp + 0.5 * l2 * pp;
+}
+
+/**
+ * Score a head from sums G, H over the n_hl head labels: complete heads give
+ * every label its score and sum the qualities; single-label heads pick the
+ * label of the largest |score| (the first on ties).  p gets the scores
+ * (single: p[0]); *lab the head position picked (single).  @return the quality
+ */
+double es_rl_eval(const es_rl_ctx_t *c, const double *G, const double *H, double *p,
+                  uint32_t *lab);
+
+/**
+ * Search feature f for the best refinement of the current rule that beats
+ * quality best_q (strictly), as mlrl-boomer 0.15.6 walks a numerical or a
+ * nominal feature (doc/RULES.md).  Reads c, writes s and *out (out->head
+ * must hold n_hl doubles).  Thread-safe for distinct s and out.
+ */
+void es_rl_search(const es_rl_ctx_t *c, es_rl_scratch_t *s, uint32_t f, double best_q,
+                  es_rl_cand_t *out);
+
+#endif /* ES_RULES_INTERNAL_H */

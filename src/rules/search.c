@@ -1,0 +1,288 @@
+/* search.c -- the exact split search of one feature: walk the covered
+ * examples in sorted order, accumulating the gradients and Hessians of the
+ * head's labels, and score the conditions "<= t" and "> t" at every change of
+ * value.  The walk is mlrl-boomer 0.15.6's (feature_based_search_numerical):
+ * values below 0 ascending, values from 0 descending, then the boundary at 0
+ * from the sums kept of the first part; the candidates are scored in that
+ * order and a later one replaces the best only when it is strictly better, so
+ * ties go to the earlier candidate.  doc/RULES.md lists the rules, the quirks
+ * kept for the sake of equal models included. */
+#include <string.h>
+
+#include "rules_internal.h"
+
+double es_rl_eval(const es_rl_ctx_t *c, const double *G, const double *H, double *p,
+                  uint32_t *lab)
+{
+    uint32_t n = c->n_hl;
+    double l2 = c->l2;
+    if (!c->single) {
+        double q = 0.0;
+        for (uint32_t k = 0; k < n; k++) {
+            p[k] = es_rl_score(G[k], H[k], l2);
+            q += es_rl_quality(p[k], G[k], H[k], l2);
+        }
+        return q;
+    }
+    uint32_t best = 0;
+    double bp = es_rl_score(G[0], H[0], l2);
+    for (uint32_t k = 1; k < n; k++) {
+        double sc = es_rl_score(G[k], H[k], l2);
+        if (fabs(sc) > fabs(bp)) {
+            bp = sc;
+            best = k;
+        }
+    }
+    p[0] = bp;
+    *lab = best;
+    return es_rl_quality(bp, G[best], H[best], l2);
+}
+
+/* Add example i (weight w) to the sums. */
+static inline void add_ex(const es_rl_ctx_t *c, uint32_t i, double *restrict sg,
+                          double *restrict sh)
+{
+    const double *gi = c->g + (size_t)i * c->L, *hi = c->h + (size_t)i * c->L;
+    double w = (double)c->w[i];
+    uint32_t n = c->n_hl;
+    if (n == c->L) { /* every label: contiguous */
+        if (w == 1.0)
+            for (uint32_t k = 0; k < n; k++) {
+                sg[k] += gi[k];
+                sh[k] += hi[k];
+            }
+        else
+            for (uint32_t k = 0; k < n; k++) {
+                sg[k] += gi[k] * w;
+                sh[k] += hi[k] * w;
+            }
+    } else {
+        for (uint32_t k = 0; k < n; k++) {
+            sg[k] += gi[c->hl[k]] * w;
+            sh[k] += hi[c->hl[k]] * w;
+        }
+    }
+}
+
+/* What a search carries from candidate to candidate. */
+typedef struct {
+    const es_rl_ctx_t *c;
+    es_rl_scratch_t *s;
+    es_rl_cand_t *out;
+    double best_q;
+} walk_t;
+
+/* Score a candidate from sums (G, H) or, when uncov, from the total less
+ * them; keep it when strictly better. */
+static void candidate(walk_t *wk, const double *G, const double *H, int uncov, uint8_t op,
+                      int inverse, float thr, uint32_t lo, uint32_t hi, uint32_t n_cov)
+{
+    const es_rl_ctx_t *c = wk->c;
+    es_rl_scratch_t *s = wk->s;
+    uint32_t n = c->n_hl, lab = 0;
+    const double *g = G, *h = H;
+    if (uncov) {
+        /* the scratch's accumulated arrays may be G/H: use the subset arrays' twins */
+        double *ug = s->p + n, *uh = s->p + 2 * (size_t)n;
+        for (uint32_t k = 0; k < n; k++) {
+            ug[k] = s->tg[k] - G[k];
+            uh[k] = s->th[k] - H[k];
+        }
+        g = ug;
+        h = uh;
+    }
+    double q = es_rl_eval(c, g, h, s->p, &lab);
+    if (!(q < wk->best_q)) return;
+    es_rl_cand_t *o = wk->out;
+    wk->best_q = q;
+    o->found = 1;
+    o->q = q;
+    o->op = op;
+    o->inverse = (uint8_t)inverse;
+    o->thr = thr;
+    o->lo = lo;
+    o->hi = hi;
+    o->n_cov = n_cov;
+    o->lab = lab;
+    memcpy(o->head, s->p, (c->single ? 1 : n) * sizeof *o->head);
+}
+
+/* Sums of this feature's total: the rule's covered examples less those
+ * missing this feature. */
+static void feature_total(const es_rl_ctx_t *c, es_rl_scratch_t *s, uint32_t f)
+{
+    uint32_t n = c->n_hl;
+    memcpy(s->tg, c->tot_g, n * sizeof *s->tg);
+    memcpy(s->th, c->tot_h, n * sizeof *s->th);
+    const uint32_t *m = c->miss + c->moff[f], *me = c->miss + c->moff[f + 1];
+    for (; m < me; m++) {
+        uint32_t i = *m;
+        if (!c->cov[i] || !c->w[i]) continue;
+        const double *gi = c->g + (size_t)i * c->L, *hi = c->h + (size_t)i * c->L;
+        double w = (double)c->w[i];
+        for (uint32_t k = 0; k < n; k++) {
+            uint32_t l = c->hl[k];
+            s->tg[k] -= gi[l] * w;
+            s->th[k] -= hi[l] * w;
+        }
+    }
+}
+
+static void zero(double *a, uint32_t n) { memset(a, 0, n * sizeof *a); }
+
+/* A numerical feature (mlrl-boomer's walk; positions are in the sorted order
+ * of all examples, the uncovered ones skipped). */
+static void search_numeric(walk_t *wk, uint32_t f)
+{
+    const es_rl_ctx_t *c = wk->c;
+    es_rl_scratch_t *s = wk->s;
+    const uint32_t *idx = c->sorted + c->soff[f];
+    const float *val = c->sval + c->soff[f];
+    uint32_t m = (uint32_t)(c->soff[f + 1] - c->soff[f]), k = c->n_neg[f], nh = c->n_hl;
+    uint32_t nnz = c->n_nz, ncov = 0;
+    const uint8_t *cov = c->cov;
+    const uint32_t *w = c->w;
+    float prev = 0.0f; /* the sparse value */
+    uint32_t j = 0;
+
+    /* every covered value equal: nothing to split (mlrl-boomer's EqualFeatureVector) */
+    {
+        uint32_t a = 0, b = m;
+        while (a < m && !cov[idx[a]]) a++;
+        while (b > a && !cov[idx[b - 1]]) b--;
+        if (a == b || es_rl_fequal(val[a], val[b - 1])) return;
+    }
+    zero(s->sg, nh);
+    zero(s->sh, nh);
+    /* values < 0, ascending: the first example with a weight opens the subset */
+    for (; j < k; j++) {
+        uint32_t i = idx[j];
+        if (!cov[i] || !w[i]) continue;
+        add_ex(c, i, s->sg, s->sh);
+        ncov = 1;
+        prev = val[j];
+        break;
+    }
+    if (ncov) {
+        for (j = j + 1; j < k; j++) {
+            uint32_t i = idx[j];
+            if (!cov[i]) continue;
+            float v = val[j];
+            if (w[i]) {
+                if (!es_rl_fequal(prev, v)) {
+                    float t = es_rl_mean(prev, v);
+                    candidate(wk, s->sg, s->sh, 0, ES_RULES_LE, 0, t, 0, j, ncov);
+                    if (nnz - ncov >= 1)
+                        candidate(wk, s->sg, s->sh, 1, ES_RULES_GT, 1, t, 0, j, nnz - ncov);
+                }
+                add_ex(c, i, s->sg, s->sh);
+                ncov++;
+            }
+            prev = v;
+        }
+    }
+    /* keep the sums of the values < 0 */
+    memcpy(s->ag, s->sg, nh * sizeof *s->ag);
+    memcpy(s->ah, s->sh, nh * sizeof *s->ah);
+    zero(s->sg, nh);
+    zero(s->sh, nh);
+    float last_less = prev;
+    uint32_t ncov_less = ncov;
+    ncov = 0;
+    /* values >= 0, descending */
+    int64_t jj = (int64_t)m - 1;
+    for (; jj >= (int64_t)k; jj--) {
+        uint32_t i = idx[jj];
+        if (!cov[i] || !w[i]) continue;
+        add_ex(c, i, s->sg, s->sh);
+        ncov = 1;
+        prev = val[jj];
+        break;
+    }
+    /* mlrl-boomer's walk stops before the first covered value >= 0 (kc in the sorted
+       order of all examples) */
+    uint32_t kc = k;
+    while (kc < m && !cov[idx[kc]]) kc++;
+    if (ncov && jj > 0) {
+        float vk = kc < m ? val[kc] : 0.0f;
+        for (jj = jj - 1; jj > (int64_t)kc; jj--) {
+            uint32_t i = idx[jj];
+            if (!cov[i]) continue;
+            float v = val[jj];
+            /* the rest down to position kc+1 all hold this value: no candidate left, and the
+               subset's sums are not used after this walk */
+            if (v == vk && prev == v) {
+                prev = v;
+                break;
+            }
+            if (w[i]) {
+                if (!es_rl_fequal(prev, v)) {
+                    float t = es_rl_mean(v, prev);
+                    candidate(wk, s->sg, s->sh, 0, ES_RULES_GT, 0, t, (uint32_t)jj + 1, m, ncov);
+                    if (nnz - ncov >= 1)
+                        candidate(wk, s->sg, s->sh, 1, ES_RULES_LE, 1, t, (uint32_t)jj + 1, m,
+                                  nnz - ncov);
+                }
+                add_ex(c, i, s->sg, s->sh);
+                ncov++;
+            }
+            prev = v;
+        }
+    }
+    /* the boundary at the sparse value 0, from the kept sums */
+    if (ncov_less > 0 && ncov_less < nnz) {
+        float t = es_rl_mean(last_less, prev);
+        candidate(wk, s->ag, s->ah, 0, ES_RULES_LE, 0, t, 0, k, ncov_less);
+        candidate(wk, s->ag, s->ah, 1, ES_RULES_GT, 1, t, 0, k, nnz - ncov_less);
+    }
+}
+
+/* A nominal feature: for each declared value present among the covered
+ * examples, in declared order, "== v" then "!= v" (doc/RULES.md). */
+static void search_nominal(walk_t *wk, uint32_t f)
+{
+    const es_rl_ctx_t *c = wk->c;
+    es_rl_scratch_t *s = wk->s;
+    const uint32_t *idx = c->sorted + c->soff[f];
+    const float *val = c->sval + c->soff[f];
+    uint32_t m = (uint32_t)(c->soff[f + 1] - c->soff[f]), nh = c->n_hl;
+    const uint8_t *cov = c->cov;
+    const uint32_t *w = c->w;
+    uint32_t n_present = 0, n_nm = 0; /* covered values with a weight; examples */
+    float last = NAN;
+    for (uint32_t j = 0; j < m; j++) {
+        uint32_t i = idx[j];
+        if (!cov[i] || !w[i]) continue;
+        n_nm++;
+        if (!(val[j] == last)) n_present++;
+        last = val[j];
+    }
+    if (n_present < 2) return;
+    for (uint32_t j = 0; j < m;) {
+        uint32_t e = j, cnt = 0;
+        float v = val[j];
+        zero(s->sg, nh);
+        zero(s->sh, nh);
+        for (; e < m && val[e] == v; e++) {
+            uint32_t i = idx[e];
+            if (!cov[i] || !w[i]) continue;
+            add_ex(c, i, s->sg, s->sh);
+            cnt++;
+        }
+        if (cnt) {
+            candidate(wk, s->sg, s->sh, 0, ES_RULES_EQ, 0, v, j, e, cnt);
+            candidate(wk, s->sg, s->sh, 1, ES_RULES_NE, 1, v, j, e, n_nm - cnt);
+        }
+        j = e;
+    }
+}
+
+void es_rl_search(const es_rl_ctx_t *c, es_rl_scratch_t *s, uint32_t f, double best_q,
+                  es_rl_cand_t *out)
+{
+    walk_t wk = {c, s, out, best_q};
+    out->found = 0;
+    feature_total(c, s, f);
+    if (c->d->n_values[f]) search_nominal(&wk, f);
+    else search_numeric(&wk, f);
+}

@@ -1,0 +1,687 @@
+/* train.c -- the boosting loop: the default rule, then one rule at a time
+ * grown top-down (the greedy refinement of mlrl-boomer's
+ * GreedyTopDownRuleInduction), its head shrunk and added to the scores of the
+ * examples it covers, and the gradients and Hessians of the loss updated.
+ *
+ * Threads: one OpenMP parallel region for the whole training.  Its threads
+ * stay for every rule; each refinement is a worksharing loop over the sampled
+ * features (a barrier, not a fork/join), every feature's best candidate goes
+ * to its own slot, and one thread reduces the slots in feature order with the
+ * same strict comparison as the sequential search, so the model does not
+ * depend on the thread count. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "rules_internal.h"
+
+#define terr(...) es_log(ES_LOG_ERROR, "es_rules_train", __VA_ARGS__)
+
+void es_rules_opt_init(es_rules_opt_t *o)
+{
+    memset(o, 0, sizeof *o);
+    o->loss = ES_RULES_LOSS_LOGISTIC;
+    o->head = ES_RULES_HEAD_COMPLETE;
+    o->max_rules = 1000;
+    o->shrinkage = 0.3;
+    o->l2 = 1.0;
+    o->feat_samp = ES_RULES_FS_WITHOUT;
+    o->feat_sample_size = 0.0;
+    o->inst_samp = ES_RULES_IS_NONE;
+    o->inst_sample_size = 0.66;
+    o->seed = 1;
+}
+
+int es_rules_opt_check(const es_rules_opt_t *o)
+{
+    if (o->max_rules < 1) terr("the maximum number of rules must be at least 1 (the default rule)");
+    else if (!(o->shrinkage > 0.0 && o->shrinkage <= 1.0))
+        terr("the shrinkage must be in (0, 1], got %g", o->shrinkage);
+    else if (!(o->l2 >= 0.0 && isfinite(o->l2)))
+        terr("the L2 regularization weight must be >= 0, got %g", o->l2);
+    else if (!(o->feat_sample_size >= 0.0 && o->feat_sample_size < 1.0))
+        terr("the feature sample size must be in (0, 1) (0: log2 of the features), got %g",
+             o->feat_sample_size);
+    else if (!(o->inst_sample_size > 0.0 && o->inst_sample_size <= 1.0))
+        terr("the instance sample size must be in (0, 1], got %g", o->inst_sample_size);
+    else if ((unsigned)o->loss > ES_RULES_LOSS_SQUARED_ERROR || (unsigned)o->head > ES_RULES_HEAD_SINGLE ||
+             (unsigned)o->feat_samp > ES_RULES_FS_WITHOUT || (unsigned)o->inst_samp > ES_RULES_IS_WITHOUT)
+        terr("unknown loss, head type or sampling method");
+    else if (o->threads < 0) terr("the number of threads must be >= 0 (0: all)");
+    else return ES_OK;
+    return ES_ERR_ARG;
+}
+
+const char *es_rules_loss_name(es_rules_loss_t l)
+{
+    return l == ES_RULES_LOSS_SQUARED_ERROR ? "squared-error" : "logistic";
+}
+
+const char *es_rules_head_name(es_rules_head_t h)
+{
+    return h == ES_RULES_HEAD_SINGLE ? "single" : "complete";
+}
+
+/* ---- random numbers: xoshiro256** seeded by splitmix64 (not mlrl-boomer's RNG) -------- */
+
+typedef struct {
+    uint64_t s[4];
+} rng_t;
+
+static uint64_t splitmix(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static void rng_seed(rng_t *r, uint64_t seed)
+{
+    for (int k = 0; k < 4; k++) r->s[k] = splitmix(&seed);
+}
+
+static uint64_t rng_next(rng_t *r)
+{
+    uint64_t *s = r->s, x = s[1] * 5;
+    uint64_t res = ((x << 7) | (x >> 57)) * 9, t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = (s[3] << 45) | (s[3] >> 19);
+    return res;
+}
+
+/* Uniform in [0, n) without bias (Lemire's rejection). */
+static uint32_t rng_below(rng_t *r, uint32_t n)
+{
+    uint64_t m = (uint64_t)(uint32_t)(rng_next(r) >> 32) * n;
+    uint32_t lo = (uint32_t)m;
+    if (lo < n) {
+        uint32_t t = (uint32_t)(-n) % n;
+        while (lo < t) {
+            m = (uint64_t)(uint32_t)(rng_next(r) >> 32) * n;
+            lo = (uint32_t)m;
+        }
+    }
+    return (uint32_t)(m >> 32);
+}
+
+/* ---- losses -------------------------------------------------------------------- */
+
+static double logistic(double x)
+{
+    if (x < 0) {
+        double e = exp(x);
+        return e / (1 + e);
+    }
+    double e = exp(-x);
+    return 1 / (1 + e);
+}
+
+static double squared_logistic(double x)
+{
+    if (x < 0) {
+        double e = exp(x);
+        return (e * e) / ((e + 1) * (e + 1));
+    }
+    double e = exp(-x);
+    return 1 / ((e + 1) * (e + 1));
+}
+
+/* The gradient and Hessian of example i, label l from its score. */
+static void update_stat(es_rl_ctx_t *c, size_t il, uint8_t y)
+{
+    double x = c->score[il];
+    if (c->loss == ES_RULES_LOSS_LOGISTIC) {
+        double lg = logistic(x);
+        c->g[il] = y ? lg - 1.0 : lg;
+        c->h[il] = lg - squared_logistic(x);
+    } else {
+        c->g[il] = x - (y ? 1.0 : -1.0);
+        c->h[il] = 1.0;
+    }
+}
+
+/* ---- the model under construction ---------------------------------------------- */
+
+void es_rules_model_free(es_rules_model_t *m)
+{
+    if (!m) return;
+    for (uint32_t r = 0; r < m->n_rules; r++) {
+        free(m->rule[r].cond);
+        free(m->rule[r].lab);
+        free(m->rule[r].score);
+    }
+    free(m->rule);
+    es_rl_free_names(m->feat_name, m->n_feat);
+    es_rl_free_names(m->lab_name, m->n_lab);
+    es_rl_free_values(m->values, m->n_values, m->n_feat);
+    free(m->def);
+    memset(m, 0, sizeof *m);
+}
+
+/* The model's names and value lists, copied from the data. */
+static int model_init(es_rules_model_t *m, const es_rules_data_t *d, const es_rules_opt_t *o)
+{
+    memset(m, 0, sizeof *m);
+    m->loss = o->loss;
+    m->head = o->head;
+    m->n_feat = d->n_feat;
+    m->n_lab = d->n_lab;
+    if (!(m->feat_name = calloc(d->n_feat, sizeof *m->feat_name)) ||
+        !(m->lab_name = calloc(d->n_lab, sizeof *m->lab_name)) ||
+        !(m->n_values = calloc(d->n_feat, sizeof *m->n_values)) ||
+        !(m->values = calloc(d->n_feat, sizeof *m->values)) ||
+        !(m->def = calloc(d->n_lab, sizeof *m->def)))
+        return ES_ERR_NOMEM;
+    for (uint32_t f = 0; f < d->n_feat; f++) {
+        if (!(m->feat_name[f] = strdup(d->feat_name[f]))) return ES_ERR_NOMEM;
+        if (!d->n_values[f]) continue;
+        if (!(m->values[f] = calloc(d->n_values[f], sizeof *m->values[f]))) return ES_ERR_NOMEM;
+        m->n_values[f] = d->n_values[f];
+        for (uint32_t k = 0; k < d->n_values[f]; k++)
+            if (!(m->values[f][k] = strdup(d->values[f][k]))) return ES_ERR_NOMEM;
+    }
+    for (uint32_t l = 0; l < d->n_lab; l++)
+        if (!(m->lab_name[l] = strdup(d->lab_name[l]))) return ES_ERR_NOMEM;
+    return ES_OK;
+}
+
+/* ---- presorting ---------------------------------------------------------------- */
+
+typedef struct {
+    float v;
+    uint32_t i;
+} vi_t;
+
+static int cmp_vi(const void *a, const void *b)
+{
+    const vi_t *x = a, *y = b;
+    if (x->v != y->v) return x->v < y->v ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+/* Each feature's non-missing examples by ascending value (ties by index). */
+static int presort(es_rl_ctx_t *c, int nt)
+{
+    const es_rules_data_t *d = c->d;
+    uint32_t n = c->n, F = c->F;
+    uint64_t tot = 0, tmiss = 0;
+    (void)nt; /* without OpenMP */
+    for (uint32_t f = 0; f < F; f++)
+        for (uint32_t i = 0; i < n; i++) {
+            if (isnan(d->x[(size_t)f * n + i])) tmiss++;
+            else tot++;
+        }
+    if (!(c->sorted = malloc((tot ? tot : 1) * sizeof *c->sorted)) ||
+        !(c->sval = malloc((tot ? tot : 1) * sizeof *c->sval)) ||
+        !(c->miss = malloc((tmiss ? tmiss : 1) * sizeof *c->miss)) ||
+        !(c->soff = malloc(((size_t)F + 1) * sizeof *c->soff)) ||
+        !(c->moff = malloc(((size_t)F + 1) * sizeof *c->moff)) ||
+        !(c->n_neg = calloc(F, sizeof *c->n_neg)))
+        return ES_ERR_NOMEM;
+    uint64_t so = 0, mo = 0;
+    for (uint32_t f = 0; f < F; f++) {
+        c->soff[f] = so;
+        c->moff[f] = mo;
+        const float *x = d->x + (size_t)f * n;
+        for (uint32_t i = 0; i < n; i++) {
+            if (isnan(x[i])) c->miss[mo++] = i;
+            else c->sorted[so++] = i;
+        }
+    }
+    c->soff[F] = so;
+    c->moff[F] = mo;
+    int fail = 0;
+#pragma omp parallel num_threads(nt)
+    {
+        vi_t *buf = malloc((size_t)n * sizeof *buf);
+        if (!buf) {
+#pragma omp atomic write
+            fail = 1;
+        }
+#pragma omp for schedule(dynamic, 16)
+        for (uint32_t f = 0; f < F; f++) {
+            if (!buf) continue;
+            const float *x = d->x + (size_t)f * n;
+            uint64_t o = c->soff[f];
+            uint32_t m = (uint32_t)(c->soff[f + 1] - o), neg = 0;
+            for (uint32_t j = 0; j < m; j++) buf[j] = (vi_t){x[c->sorted[o + j]], c->sorted[o + j]};
+            qsort(buf, m, sizeof *buf, cmp_vi);
+            for (uint32_t j = 0; j < m; j++) {
+                c->sorted[o + j] = buf[j].i;
+                c->sval[o + j] = buf[j].v;
+                neg += buf[j].v < 0.0f;
+            }
+            c->n_neg[f] = neg;
+        }
+        free(buf);
+    }
+    return fail ? ES_ERR_NOMEM : ES_OK;
+}
+
+/* ---- one rule ------------------------------------------------------------------- */
+
+/* The shared state of the parallel region. */
+typedef struct {
+    es_rl_ctx_t c;
+    const es_rules_opt_t *o;
+    es_rules_model_t *m;
+    rng_t rng;
+    uint32_t *fperm, n_fs, *fsel;  /* feature sampling */
+    es_rl_cand_t *res;             /* one slot per sampled feature */
+    double *res_head;              /* their heads: n_fs x L */
+    es_rl_scratch_t *scr;          /* per thread */
+    double best_q;
+    es_rules_cond_t *cond;         /* the rule's conditions so far */
+    uint32_t n_cond, cap_cond;
+    es_rl_cand_t best;             /* its best refinement */
+    double *best_head;
+    uint32_t best_lab;
+    int more, stop, err;
+    int has_zero_w;
+} train_t;
+
+/* Instance weights for the next rule and the totals of the empty rule. */
+static void begin_rule(train_t *t)
+{
+    es_rl_ctx_t *c = &t->c;
+    uint32_t n = c->n, L = c->L;
+    if (t->o->inst_samp == ES_RULES_IS_NONE) {
+        for (uint32_t i = 0; i < n; i++) c->w[i] = 1;
+        t->has_zero_w = 0;
+    } else {
+        uint32_t ns = (uint32_t)ceilf((float)t->o->inst_sample_size * (float)n);
+        if (ns < 1) ns = 1;
+        if (ns > n) ns = n;
+        memset(c->w, 0, n * sizeof *c->w);
+        if (t->o->inst_samp == ES_RULES_IS_WITH) {
+            for (uint32_t k = 0; k < ns; k++) c->w[rng_below(&t->rng, n)]++;
+        } else { /* a partial Fisher-Yates shuffle of 0..n-1 */
+            uint32_t *p = t->fperm + c->F; /* n slots after the feature permutation */
+            for (uint32_t i = 0; i < n; i++) p[i] = i;
+            for (uint32_t k = 0; k < ns; k++) {
+                uint32_t r = k + rng_below(&t->rng, n - k), x = p[k];
+                p[k] = p[r];
+                p[r] = x;
+                c->w[p[k]] = 1;
+            }
+        }
+        t->has_zero_w = 0;
+        for (uint32_t i = 0; i < n; i++) t->has_zero_w |= !c->w[i];
+    }
+    memset(c->cov, 1, n);
+    c->n_nz = 0;
+    c->single = t->o->head == ES_RULES_HEAD_SINGLE;
+    c->n_hl = L;
+    for (uint32_t l = 0; l < L; l++) c->hl[l] = l;
+    memset(c->tot_g, 0, L * sizeof *c->tot_g);
+    memset(c->tot_h, 0, L * sizeof *c->tot_h);
+    for (uint32_t i = 0; i < n; i++) {
+        if (!c->w[i]) continue;
+        c->n_nz++;
+        const double *gi = c->g + (size_t)i * L, *hi = c->h + (size_t)i * L;
+        double w = (double)c->w[i];
+        for (uint32_t l = 0; l < L; l++) {
+            c->tot_g[l] += gi[l] * w;
+            c->tot_h[l] += hi[l] * w;
+        }
+    }
+    t->best_q = 0.0; /* mlrl-boomer's minimum quality: a rule must beat the empty head */
+    t->n_cond = 0;
+    t->best.found = 0;
+    t->more = 1;
+}
+
+/* The features of the next refinement, in ascending order. */
+static void sample_features(train_t *t)
+{
+    uint32_t F = t->c.F;
+    if (t->o->feat_samp == ES_RULES_FS_NONE) {
+        t->n_fs = F;
+        for (uint32_t f = 0; f < F; f++) t->fsel[f] = f;
+        return;
+    }
+    uint32_t ns;
+    if (t->o->feat_sample_size > 0) ns = (uint32_t)ceilf((float)t->o->feat_sample_size * (float)F);
+    else ns = F > 1 ? (uint32_t)(log2((double)(F - 1)) + 1) : 1;
+    if (ns < 1) ns = 1;
+    if (ns > F) ns = F;
+    uint32_t *p = t->fperm;
+    for (uint32_t f = 0; f < F; f++) p[f] = f;
+    for (uint32_t k = 0; k < ns; k++) {
+        uint32_t r = k + rng_below(&t->rng, F - k), x = p[k];
+        p[k] = p[r];
+        p[r] = x;
+    }
+    /* ascending: mark, then collect */
+    uint8_t *mark = t->c.cov + t->c.n; /* F spare bytes after the coverage mask */
+    memset(mark, 0, F);
+    for (uint32_t k = 0; k < ns; k++) mark[p[k]] = 1;
+    t->n_fs = 0;
+    for (uint32_t f = 0; f < F; f++)
+        if (mark[f]) t->fsel[t->n_fs++] = f;
+}
+
+/* Add (sign 1) or remove (-1) example i's weighted statistics to or from the totals. */
+static void stat_add(es_rl_ctx_t *c, uint32_t i, double sign)
+{
+    if (!c->w[i]) return;
+    const double *gi = c->g + (size_t)i * c->L, *hi = c->h + (size_t)i * c->L;
+    double w = (double)c->w[i];
+    for (uint32_t k = 0; k < c->n_hl; k++) {
+        if (sign > 0) {
+            c->tot_g[k] += gi[c->hl[k]] * w;
+            c->tot_h[k] += hi[c->hl[k]] * w;
+        } else {
+            c->tot_g[k] -= gi[c->hl[k]] * w;
+            c->tot_h[k] -= hi[c->hl[k]] * w;
+        }
+    }
+}
+
+/* Reduce the features' candidates in order; apply the best as a condition.
+ * Sets t->more. */
+static void reduce_and_apply(train_t *t)
+{
+    es_rl_ctx_t *c = &t->c;
+    int32_t bk = -1;
+    double bq = t->best_q;
+    for (uint32_t k = 0; k < t->n_fs; k++)
+        if (t->res[k].found && t->res[k].q < bq) {
+            bq = t->res[k].q;
+            bk = (int32_t)k;
+        }
+    if (bk < 0) {
+        t->more = 0;
+        return;
+    }
+    const es_rl_cand_t *r = &t->res[bk];
+    uint32_t f = t->fsel[bk], nh = c->single ? 1 : c->n_hl;
+    t->best_q = bq;
+    t->best = *r;
+    memcpy(t->best_head, r->head, nh * sizeof *t->best_head);
+    t->best_lab = c->single ? c->hl[r->lab] : 0;
+    if (t->n_cond == t->cap_cond) {
+        uint32_t nc = t->cap_cond ? 2 * t->cap_cond : 8;
+        es_rules_cond_t *x = realloc(t->cond, nc * sizeof *x);
+        if (!x) {
+            t->err = ES_ERR_NOMEM;
+            t->more = 0;
+            return;
+        }
+        t->cond = x;
+        t->cap_cond = nc;
+    }
+    t->cond[t->n_cond++] = (es_rules_cond_t){f, r->op, r->thr};
+    /* single-label heads: the label is fixed by the first condition */
+    if (c->single && t->n_cond == 1) {
+        /* the totals of that label alone, as they were */
+        double g0 = c->tot_g[r->lab], h0 = c->tot_h[r->lab];
+        c->hl[0] = t->best_lab;
+        c->n_hl = 1;
+        c->tot_g[0] = g0;
+        c->tot_h[0] = h0;
+    }
+    /* the new coverage, and the totals updated as mlrl-boomer updates them (the same
+       order of additions): positions [lo, hi) of f's sorted order are the covered
+       examples (totals: their sum in that order), or, inverse, those examples and the
+       ones missing f leave the coverage (totals: less each of them) */
+    const uint32_t *idx = c->sorted + c->soff[f];
+    uint32_t n = c->n, nh2 = c->n_hl;
+    if (!r->inverse) {
+        uint8_t *keep = c->cov + n; /* spare bytes */
+        memset(keep, 0, n);
+        memset(c->tot_g, 0, nh2 * sizeof *c->tot_g);
+        memset(c->tot_h, 0, nh2 * sizeof *c->tot_h);
+        for (uint32_t j = r->lo; j < r->hi; j++) {
+            uint32_t i = idx[j];
+            if (!c->cov[i]) continue;
+            keep[i] = 1;
+            stat_add(c, i, 1.0);
+        }
+        memcpy(c->cov, keep, n);
+    } else {
+        for (uint32_t j = r->lo; j < r->hi; j++) {
+            uint32_t i = idx[j];
+            if (!c->cov[i]) continue;
+            c->cov[i] = 0;
+            stat_add(c, i, -1.0);
+        }
+        for (uint64_t j = c->moff[f]; j < c->moff[f + 1]; j++) {
+            uint32_t i = c->miss[j];
+            if (!c->cov[i]) continue;
+            c->cov[i] = 0;
+            stat_add(c, i, -1.0);
+        }
+    }
+    c->n_nz = r->n_cov;
+    t->more = r->n_cov > 1; /* mlrl-boomer stops refining at min_coverage (1) */
+}
+
+/* The head of the grown rule (recomputed over every covered example when the
+ * sample left some out), shrunk, added to the model.  Sets t->stop when no
+ * condition was found. */
+static void finish_rule(train_t *t)
+{
+    es_rl_ctx_t *c = &t->c;
+    uint32_t n = c->n, L = c->L;
+    if (!t->n_cond || t->err) {
+        t->stop = 1;
+        return;
+    }
+    uint32_t nh = c->single ? 1 : L;
+    if (t->has_zero_w) { /* mlrl-boomer's recalculate_predictions */
+        double *G = t->scr[0].sg, *H = t->scr[0].sh;
+        memset(G, 0, nh * sizeof *G);
+        memset(H, 0, nh * sizeof *H);
+        for (uint32_t i = 0; i < n; i++) {
+            if (!c->cov[i]) continue;
+            for (uint32_t k = 0; k < nh; k++) {
+                uint32_t l = c->single ? t->best_lab : k;
+                G[k] += c->g[(size_t)i * L + l];
+                H[k] += c->h[(size_t)i * L + l];
+            }
+        }
+        for (uint32_t k = 0; k < nh; k++) t->best_head[k] = es_rl_score(G[k], H[k], c->l2);
+    }
+    es_rules_model_t *m = t->m;
+    if (m->n_rules == m->cap_rules) {
+        uint32_t nc = m->cap_rules ? 2 * m->cap_rules : 64;
+        es_rules_rule_t *x = realloc(m->rule, nc * sizeof *x);
+        if (!x) {
+            t->err = ES_ERR_NOMEM;
+            t->stop = 1;
+            return;
+        }
+        m->rule = x;
+        m->cap_rules = nc;
+    }
+    es_rules_rule_t *r = &m->rule[m->n_rules];
+    memset(r, 0, sizeof *r);
+    if (!(r->cond = malloc(t->n_cond * sizeof *r->cond)) || !(r->lab = malloc(nh * sizeof *r->lab)) ||
+        !(r->score = malloc(nh * sizeof *r->score))) {
+        free(r->cond);
+        free(r->lab);
+        free(r->score);
+        t->err = ES_ERR_NOMEM;
+        t->stop = 1;
+        return;
+    }
+    memcpy(r->cond, t->cond, t->n_cond * sizeof *r->cond);
+    r->n_cond = t->n_cond;
+    r->n_head = nh;
+    for (uint32_t k = 0; k < nh; k++) {
+        r->lab[k] = c->single ? t->best_lab : k;
+        r->score[k] = t->best_head[k] * (double)c->shrink;
+    }
+    m->n_rules++;
+}
+
+/* Add the new rule's head to the scores of the examples it covers and update
+ * their statistics (this thread's share of the examples). */
+static void apply_rule(train_t *t, uint32_t i)
+{
+    es_rl_ctx_t *c = &t->c;
+    if (!c->cov[i]) return;
+    const es_rules_rule_t *r = &t->m->rule[t->m->n_rules - 1];
+    size_t L = c->L;
+    for (uint32_t k = 0; k < r->n_head; k++) {
+        size_t il = (size_t)i * L + r->lab[k];
+        c->score[il] += r->score[k];
+        update_stat(c, il, t->c.d->y[il]);
+    }
+}
+
+/* ---- the training --------------------------------------------------------------- */
+
+int es_rules_train(const es_rules_data_t *d, const es_rules_opt_t *o, es_rules_model_t *m)
+{
+    train_t t;
+    int ret;
+    memset(&t, 0, sizeof t);
+    memset(m, 0, sizeof *m);
+    if ((ret = es_rules_opt_check(o))) return ret;
+    if (!d->y || !d->n_lab) {
+        terr("the training data has no labels");
+        return ES_ERR_DATA;
+    }
+    if (!d->n_ex || !d->n_feat) {
+        terr("the training data has no %s", d->n_ex ? "features" : "examples");
+        return ES_ERR_DATA;
+    }
+    int nt = o->threads;
+#ifdef _OPENMP
+    if (nt <= 0) nt = omp_get_max_threads();
+#else
+    nt = 1;
+#endif
+    es_rl_ctx_t *c = &t.c;
+    uint32_t n = d->n_ex, F = d->n_feat, L = d->n_lab;
+    c->d = d;
+    c->n = n;
+    c->F = F;
+    c->L = L;
+    c->loss = o->loss;
+    c->l2 = (double)(float)o->l2;
+    c->shrink = (float)o->shrinkage;
+    t.o = o;
+    t.m = m;
+    rng_seed(&t.rng, o->seed);
+    size_t nl = (size_t)n * L;
+    if ((ret = model_init(m, d, o))) goto out;
+    if (!(c->score = calloc(nl, sizeof *c->score)) || !(c->g = malloc(nl * sizeof *c->g)) ||
+        !(c->h = malloc(nl * sizeof *c->h)) || !(c->w = malloc(n * sizeof *c->w)) ||
+        !(c->cov = malloc(2 * (size_t)n + F)) || !(c->tot_g = malloc(L * sizeof *c->tot_g)) ||
+        !(c->tot_h = malloc(L * sizeof *c->tot_h)) || !(c->hl = malloc(L * sizeof *c->hl)) ||
+        !(t.fperm = malloc(((size_t)F + n) * sizeof *t.fperm)) ||
+        !(t.fsel = malloc(F * sizeof *t.fsel)) || !(t.res = calloc(F, sizeof *t.res)) ||
+        !(t.res_head = malloc((size_t)F * L * sizeof *t.res_head)) ||
+        !(t.best_head = malloc(L * sizeof *t.best_head)) ||
+        !(t.scr = calloc((size_t)nt, sizeof *t.scr))) {
+        ret = ES_ERR_NOMEM;
+        goto out;
+    }
+    for (uint32_t k = 0; k < F; k++) t.res[k].head = t.res_head + (size_t)k * L;
+    for (int k = 0; k < nt; k++) {
+        es_rl_scratch_t *s = &t.scr[k];
+        if (!(s->sg = malloc(9 * (size_t)L * sizeof *s->sg))) {
+            ret = ES_ERR_NOMEM;
+            goto out;
+        }
+        s->sh = s->sg + L;
+        s->ag = s->sg + 2 * (size_t)L;
+        s->ah = s->sg + 3 * (size_t)L;
+        s->tg = s->sg + 4 * (size_t)L;
+        s->th = s->sg + 5 * (size_t)L;
+        s->p = s->sg + 6 * (size_t)L; /* 3 L: the scores and the uncovered sums */
+    }
+    if ((ret = presort(c, nt))) goto out;
+
+    /* the default rule: a complete head over every example at score 0, not shrunk */
+    for (size_t il = 0; il < nl; il++) update_stat(c, il, d->y[il]);
+    {
+        double *G = t.scr[0].sg, *H = t.scr[0].sh;
+        memset(G, 0, L * sizeof *G);
+        memset(H, 0, L * sizeof *H);
+        for (uint32_t i = 0; i < n; i++)
+            for (uint32_t l = 0; l < L; l++) {
+                G[l] += c->g[(size_t)i * L + l];
+                H[l] += c->h[(size_t)i * L + l];
+            }
+        for (uint32_t l = 0; l < L; l++) m->def[l] = es_rl_score(G[l], H[l], c->l2);
+        for (size_t il = 0; il < nl; il++) {
+            c->score[il] = m->def[il % L];
+            update_stat(c, il, d->y[il]);
+        }
+    }
+    if (o->progress) o->progress(o->progress_ctx, 1, o->max_rules);
+
+#pragma omp parallel num_threads(nt)
+    {
+#ifdef _OPENMP
+        es_rl_scratch_t *s = &t.scr[omp_get_thread_num()];
+#else
+        es_rl_scratch_t *s = &t.scr[0];
+#endif
+        for (uint32_t r = 1; r < o->max_rules; r++) {
+#pragma omp single
+            begin_rule(&t);
+            while (t.more) {
+#pragma omp single
+                sample_features(&t);
+#pragma omp for schedule(dynamic, 1)
+                for (uint32_t k = 0; k < t.n_fs; k++) es_rl_search(c, s, t.fsel[k], t.best_q, &t.res[k]);
+#pragma omp single
+                reduce_and_apply(&t);
+            }
+#pragma omp single
+            finish_rule(&t);
+            if (t.stop) break;
+#pragma omp for schedule(static)
+            for (uint32_t i = 0; i < n; i++) apply_rule(&t, i);
+#pragma omp single nowait
+            if (o->progress) o->progress(o->progress_ctx, r + 1, o->max_rules);
+        }
+    }
+    ret = t.err;
+    if (!ret && m->n_rules + 1 < o->max_rules)
+        es_log(ES_LOG_INFO, "es_rules_train",
+               "stopped after %u rules: no refinement of an empty rule improves the loss",
+               m->n_rules + 1);
+out:
+    if (ret == ES_ERR_NOMEM) terr("out of memory (%u examples, %u features, %u labels)", n, F, L);
+    if (ret) es_rules_model_free(m);
+    if (t.scr)
+        for (int k = 0; k < nt; k++) free(t.scr[k].sg);
+    free(t.scr);
+    free(t.best_head);
+    free(t.res_head);
+    free(t.res);
+    free(t.fsel);
+    free(t.fperm);
+    free(t.cond);
+    free(c->score);
+    free(c->g);
+    free(c->h);
+    free(c->w);
+    free(c->cov);
+    free(c->tot_g);
+    free(c->tot_h);
+    free(c->hl);
+    free(c->sorted);
+    free(c->sval);
+    free(c->miss);
+    free(c->soff);
+    free(c->moff);
+    free(c->n_neg);
+    return ret;
+}

@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""rules_mlrl.py -- mlrl-boomer 0.15.6 (BoomerClassifier) on the same data as
+`epistream rules`, for tests/bench/bench_rules.sh and the rule-by-rule check.
+Needs Python >= 3.12 with mlrl-boomer 0.15.6 (doc/RULES.md says how).
+
+  rules_mlrl.py fit TRAIN.arff LABELS.xml [TEST.arff] [key=value ...]
+      fit with the given BoomerClassifier parameters (e.g. feature_sampling=none
+      max_rules=50 head_type=single statistic_type=64-bit); print the fit time,
+      the test set's Hamming loss and subset accuracy in percent, and with
+      dump=FILE write the rules, one a line:
+        FEATURE OP THRESHOLD ... | LABEL:SCORE ...   (the default rule: '| ...')
+  rules_mlrl.py compare OURS.model MLRL.rules [N]
+      compare the first N rules (default all) of an epistream model with a dump:
+      conditions equal (as sets grouped by comparator: mlrl-boomer's order),
+      thresholds to 1e-6, heads to 1e-9; prints each
+      difference, exits 1 when there is one."""
+import sys
+import time
+
+import numpy as np
+
+
+def read_arff(path, label_names):
+    names, nominal, rows = [], [], []
+    with open(path, encoding='utf-8') as f:
+        data = False
+        for line in f:
+            s = line.strip()
+            if not s or s.startswith('%'):
+                continue
+            if not data:
+                low = s.lower()
+                if low.startswith('@attribute'):
+                    rest = s[10:].strip()
+                    if rest[0] in '\'"':
+                        q = rest[0]
+                        e = rest.index(q, 1)
+                        name, typ = rest[1:e], rest[e + 1:].strip()
+                    else:
+                        name, typ = rest.split(None, 1)
+                    names.append(name)
+                    if typ.startswith('{'):
+                        nominal.append([v.strip().strip('\'"') for v in typ.strip('{}').split(',')])
+                    else:
+                        nominal.append(None)
+                elif low.startswith('@data'):
+                    data = True
+                continue
+            rows.append(s)
+    n, m = len(rows), len(names)
+    x = np.zeros((n, m), dtype=np.float64)
+
+    def val(c, v):
+        v = v.strip().strip('\'"')
+        if v == '?':
+            return np.nan
+        return float(nominal[c].index(v)) if nominal[c] else float(v)
+
+    for i, s in enumerate(rows):
+        if s.startswith('{'):
+            for tok in s.strip('{}').split(','):
+                if tok.strip():
+                    c, v = tok.split(None, 1)
+                    x[i, int(c)] = val(int(c), v)
+        else:
+            for c, v in enumerate(s.split(',')):
+                x[i, c] = val(c, v)
+    lab = [names.index(l) for l in label_names]
+    feat = [c for c in range(m) if c not in lab]
+    return x[:, feat].astype(np.float32), x[:, lab].astype(np.uint8), [names[c] for c in feat]
+
+
+def labels_xml(path):
+    import re
+    with open(path, encoding='utf-8') as f:
+        return re.findall(r'<label\s+name="([^"]*)"', f.read())
+
+
+def fit(args):
+    from mlrl.boosting import BoomerClassifier
+    train, xml = args[0], args[1]
+    test = args[2] if len(args) > 2 and '=' not in args[2] else None
+    kw = dict(a.split('=', 1) for a in args[2 + (test is not None):])
+    dump = kw.pop('dump', None)
+    for k in ('max_rules',):
+        if k in kw:
+            kw[k] = int(kw[k])
+    for k in ('shrinkage', 'l2_regularization_weight'):
+        if k in kw:
+            kw[k] = float(kw[k])
+    labs = labels_xml(xml)
+    x, y, _ = read_arff(train, labs)
+    clf = BoomerClassifier(**kw)
+    t0 = time.perf_counter()
+    clf.fit(x, y)
+    t_fit = time.perf_counter() - t0
+    print(f'fit_seconds {t_fit:.3f}')
+    if test:
+        xt, yt, _ = read_arff(test, labs)
+        p = np.asarray(clf.predict(xt).toarray() if hasattr(clf.predict(xt), 'toarray') else clf.predict(xt))
+        print(f'hamming_loss {100 * np.mean(p != yt):.2f}')
+        print(f'subset_accuracy {100 * np.mean(np.all(p == yt, axis=1)):.2f}')
+    if dump:
+        ops = {'<=': '<=', '>': '>', '==': '==', '!=': '!='}
+        with open(dump, 'w') as f:
+            for rule in clf.model_:
+                conds = []
+                body = rule.body
+                if body is not None and hasattr(body, '__iter__'):
+                    for c in body:
+                        conds.append(f'{c.feature_index} {ops[str(c.comparator)]} {float(c.threshold)!r}')
+                heads = [f'{p.output_index}:{float(p.value)!r}' for p in rule.head]
+                f.write(' '.join(conds) + ' | ' + ' '.join(heads) + '\n')
+
+
+def read_ours(path):
+    rules = []
+    with open(path) as f:
+        for line in f:
+            t = line.split()
+            if t[0] == 'default':
+                rules.append(([], [(l, float(v)) for l, v in enumerate(t[1:])]))
+            elif t[0] == 'rule':
+                nc, nh = int(t[1]), int(t[2])
+                c = [(int(t[3 + 3 * k]), t[4 + 3 * k], float(t[5 + 3 * k])) for k in range(nc)]
+                o = 3 + 3 * nc
+                h = [(int(t[o + 2 * k]), float(t[o + 2 * k + 1])) for k in range(nh)]
+                rules.append((c, h))
+    return rules
+
+
+def read_dump(path):
+    rules = []
+    with open(path) as f:
+        for line in f:
+            b, h = line.rstrip('\n').split('|')
+            t = b.split()
+            c = [(int(t[3 * k]), t[3 * k + 1], float(t[3 * k + 2])) for k in range(len(t) // 3)]
+            hh = [(int(p.split(':')[0]), float(p.split(':')[1])) for p in h.split()]
+            rules.append((c, hh))
+    return rules
+
+
+def compare(args):
+    ours, theirs = read_ours(args[0]), read_dump(args[1])
+    n = int(args[2]) if len(args) > 2 else min(len(ours), len(theirs))
+    bad = 0
+    for r in range(min(n, len(ours), len(theirs))):
+        (c1, h1), (c2, h2) = ours[r], theirs[r]
+        # mlrl-boomer keeps a rule's conditions grouped by comparator (<=, >, ==, !=), each
+        # group in the order the conditions were added
+        rank = {'<=': 0, '>': 1, '==': 2, '!=': 3}
+        c1 = sorted(c1, key=lambda c: rank[c[1]])
+        same_c = len(c1) == len(c2) and all(a[0] == b[0] and a[1] == b[1] and abs(a[2] - b[2]) <= 1e-6 * max(1, abs(b[2]))
+                                            for a, b in zip(c1, c2))
+        same_h = len(h1) == len(h2) and all(a[0] == b[0] and abs(a[1] - b[1]) <= 1e-9 for a, b in zip(h1, h2))
+        if not (same_c and same_h):
+            bad += 1
+            print(f'rule {r}: differs\n  epistream: {c1} | {h1}\n  mlrl:      {c2} | {h2}')
+            if bad >= 3:
+                break
+    print(f'compared {min(n, len(ours), len(theirs))} rules (default rule first): {"same" if not bad else "DIFFERENT"}')
+    return 1 if bad else 0
+
+
+if __name__ == '__main__':
+    sys.exit(fit(sys.argv[2:]) if sys.argv[1] == 'fit' else compare(sys.argv[2:]))

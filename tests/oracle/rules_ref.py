@@ -9,9 +9,13 @@ exact search over numerical features (mlrl-boomer 0.15.6's walk), no sampling.
       columns (tab-separated; empty = missing).  Writes the first N_RULES rules
       (the default rule first) to OUT, one a line:
         FEATURE OP THRESHOLD ... | LABEL:SCORE ...
+  rules_ref.py gen SEED N_EXAMPLES N_FEATURES N_LABELS OUT.tsv
+      random data in that layout: features of mixed sign, some rounded to a
+      few values (equal values), 3% missing; labels from a noisy linear model
   rules_ref.py compare OURS.model REF.rules
-      conditions and thresholds equal (1e-9 relative), heads to 1e-9; exits 1
-      on a difference."""
+      conditions equal, thresholds the same float32, heads to 1e-9; exits 1 on a
+      difference."""
+import math
 import sys
 
 import numpy as np
@@ -50,38 +54,60 @@ class Learner:
             self.order.append(idx[np.lexsort((idx, v[idx]))])
 
     def update(self):
+        # mlrl-boomer's formulas: the logistic function and its square from one exp
         s = self.score
         if self.loss == 'logistic':
-            p = 1.0 / (1.0 + np.exp(-s))
-            self.g = np.where(self.y == 1, p - 1.0, p)
-            self.h = p * (1.0 - p)
+            e = np.vectorize(math.exp)(-np.abs(s))  # the C library's exp, as the C code
+            neg = s < 0
+            lg = np.where(neg, e / (1 + e), 1 / (1 + e))
+            sq = np.where(neg, (e * e) / ((e + 1) * (e + 1)), 1 / ((e + 1) * (e + 1)))
+            self.g = np.where(self.y == 1, lg - 1.0, lg)
+            self.h = lg - sq
         else:
             self.g = s - np.where(self.y == 1, 1.0, -1.0)
             self.h = np.ones_like(s)
 
+    def sums(self, examples):
+        """sums of g and h over the examples, added one by one in that order"""
+        G, H = np.zeros(self.nl), np.zeros(self.nl)
+        for i in examples:
+            G += self.g[i]
+            H += self.h[i]
+        return G, H
+
     def head(self, G, H, labels):
-        """scores and quality of a head over `labels` from sums G, H (all labels)"""
-        with np.errstate(divide='ignore', invalid='ignore'):
-            p = -G[labels] / (H[labels] + self.l2)
-        p = np.where(np.isfinite(p), p, 0.0)
-        q = G[labels] * p + 0.5 * H[labels] * p * p + 0.5 * self.l2 * p * p
+        """scores and quality of a head over `labels` from sums G, H (all labels):
+        p = -G / (H + l2) (0 if not finite), q = G p + H p^2 / 2 + l2 p^2 / 2 summed
+        over the labels in order"""
+        p, q = [], []
+        for l in labels:
+            with np.errstate(divide='ignore', invalid='ignore'):
+                v = -G[l] / (H[l] + self.l2)
+            v = float(v) if np.isfinite(v) else 0.0
+            pp = v * v
+            p.append(v)
+            q.append(float(G[l]) * v + 0.5 * float(H[l]) * pp + 0.5 * self.l2 * pp)
         if not self.single:
-            return list(labels), list(p), float(np.sum(q))
+            tot = 0.0
+            for a in q:
+                tot += a
+            return list(labels), p, tot
         k = 0
         for j in range(1, len(labels)):
             if abs(p[j]) > abs(p[k]):
                 k = j
-        return [labels[k]], [p[k]], float(q[k])
+        return [labels[k]], [p[k]], q[k]
 
     def default_rule(self):
-        G, H = self.g.sum(axis=0), self.h.sum(axis=0)
+        G, H = self.sums(range(self.n))
         p = -G / (H + self.l2)
         self.score += p
         self.update()
         return [], list(range(self.nl)), list(p)
 
-    def search(self, f, cov, n_cov, labels, best):
-        """the best candidate of feature f better than best[0] (mlrl-boomer's walk)"""
+    def search(self, f, cov, n_cov, labels, best, TG0, TH0):
+        """the best candidate of feature f better than best[0] (mlrl-boomer's walk);
+        TG0, TH0: the totals over the covered examples"""
         idx = [i for i in self.order[f] if cov[i]]
         m = len(idx)
         if m == 0:
@@ -89,9 +115,12 @@ class Learner:
         v = [self.x[i, f] for i in idx]
         if f32_equal(v[0], v[-1]):
             return
-        miss = [i for i in range(self.n) if cov[i] and np.isnan(self.x[i, f])]
-        TG = self.g[[i for i in range(self.n) if cov[i] and i not in miss]].sum(axis=0)
-        TH = self.h[[i for i in range(self.n) if cov[i] and i not in miss]].sum(axis=0)
+        # this feature's totals: the covered totals less the examples missing it
+        TG, TH = TG0.copy(), TH0.copy()
+        for i in range(self.n):
+            if cov[i] and np.isnan(self.x[i, f]):
+                TG -= self.g[i]
+                TH -= self.h[i]
         k = sum(1 for a in v if a < 0)
 
         def cand(G, H, uncov, op, inverse, thr, pos, ncov):
@@ -144,13 +173,14 @@ class Learner:
         cov = np.ones(self.n, dtype=bool)
         n_cov = self.n
         labels = list(range(self.nl))
+        TG, TH = self.sums(range(self.n))
         best = [0.0, None]
         conds = []
         chosen = None
         while True:
             best[1] = None
             for f in range(self.nf):
-                self.search(f, cov, n_cov, labels, best)
+                self.search(f, cov, n_cov, labels, best, TG, TH)
             if best[1] is None:
                 break
             f, op, thr, inverse, pos, ncov, lab, p = best[1]
@@ -158,12 +188,21 @@ class Learner:
             conds.append((f, op, float(thr)))
             idx = [i for i in self.order[f] if cov[i]]
             side, j = pos
-            inside = set(idx[:j]) if side == 'lo' else set(idx[j:])
-            new = np.zeros(self.n, dtype=bool)
-            for i in range(self.n):
-                if cov[i]:
-                    new[i] = (i not in inside and not np.isnan(self.x[i, f])) if inverse else i in inside
-            cov, n_cov = new, ncov
+            inside = idx[:j] if side == 'lo' else idx[j:]
+            if inverse:
+                # the examples inside and those missing f leave; the totals lose each one
+                out = inside + [i for i in range(self.n) if cov[i] and np.isnan(self.x[i, f])]
+                for i in out:
+                    cov[i] = False
+                    TG -= self.g[i]
+                    TH -= self.h[i]
+            else:
+                # the examples inside stay; the totals are their sums in sorted order
+                new = np.zeros(self.n, dtype=bool)
+                new[inside] = True
+                cov = new
+                TG, TH = self.sums(inside)
+            n_cov = ncov
             if self.single and len(conds) == 1:
                 labels = lab
             if ncov <= 1:
@@ -197,6 +236,23 @@ def learn(args):
     return 0
 
 
+def gen(args):
+    seed, n, nf, nl, out = int(args[0]), int(args[1]), int(args[2]), int(args[3]), args[4]
+    rng = np.random.RandomState(seed)
+    x = rng.normal(size=(n, nf)).astype(np.float32)
+    x[:, ::3] = np.round(x[:, ::3] * 2) / 2          # a few distinct values: ties
+    x[:, 1::4] = np.abs(x[:, 1::4])                  # non-negative only
+    w = rng.normal(size=(nf, nl))
+    y = (x @ w + rng.normal(scale=1.0, size=(n, nl)) > 0.3).astype(int)
+    x[rng.uniform(size=x.shape) < 0.03] = np.nan
+    with open(out, 'w') as f:
+        f.write('\t'.join([f'f{j}' for j in range(nf)] + [f'y{l}' for l in range(nl)]) + '\n')
+        for i in range(n):
+            f.write('\t'.join(['' if np.isnan(v) else repr(float(v)) for v in x[i]] +
+                              [str(v) for v in y[i]]) + '\n')
+    return 0
+
+
 def compare(args):
     ours = []
     for line in open(args[0]):
@@ -218,7 +274,9 @@ def compare(args):
         print(f'epistream has {len(ours)} rules, the reference {len(ref)}')
         return 1
     for r, ((c1, h1), (c2, h2)) in enumerate(zip(ours, ref)):
-        ok = len(c1) == len(c2) and all(a[0] == b[0] and a[1] == b[1] and abs(a[2] - b[2]) <= 1e-9 * max(1, abs(b[2]))
+        # thresholds are float32: the model's 9 digits and the reference's repr name the
+        # same float32
+        ok = len(c1) == len(c2) and all(a[0] == b[0] and a[1] == b[1] and np.float32(a[2]) == np.float32(b[2])
                                         for a, b in zip(c1, c2))
         ok = ok and len(h1) == len(h2) and all(a[0] == b[0] and abs(a[1] - b[1]) <= 1e-9 for a, b in zip(h1, h2))
         if not ok:
@@ -229,4 +287,4 @@ def compare(args):
 
 
 if __name__ == '__main__':
-    sys.exit(learn(sys.argv[2:]) if sys.argv[1] == 'learn' else compare(sys.argv[2:]))
+    sys.exit({'learn': learn, 'gen': gen, 'compare': compare}[sys.argv[1]](sys.argv[2:]))

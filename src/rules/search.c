@@ -38,24 +38,28 @@ double es_rl_eval(const es_rl_ctx_t *c, const double *G, const double *H, double
     return es_rl_quality(bp, G[best], H[best], l2);
 }
 
-/* Add example i (weight w) to the sums. */
+/* Add example i (weight w) to the sums.  Each label is its own sum, so the
+ * vector loops add in the scalar order. */
 static inline void add_ex(const es_rl_ctx_t *c, uint32_t i, double *restrict sg,
                           double *restrict sh)
 {
-    const double *gi = c->g + (size_t)i * c->L, *hi = c->h + (size_t)i * c->L;
+    const double *restrict gi = c->g + (size_t)i * c->L, *restrict hi = c->h + (size_t)i * c->L;
     double w = (double)c->w[i];
     uint32_t n = c->n_hl;
     if (n == c->L) { /* every label: contiguous */
-        if (w == 1.0)
+        if (w == 1.0) {
+#pragma omp simd
             for (uint32_t k = 0; k < n; k++) {
                 sg[k] += gi[k];
                 sh[k] += hi[k];
             }
-        else
+        } else {
+#pragma omp simd
             for (uint32_t k = 0; k < n; k++) {
                 sg[k] += gi[k] * w;
                 sh[k] += hi[k] * w;
             }
+        }
     } else {
         for (uint32_t k = 0; k < n; k++) {
             sg[k] += gi[c->hl[k]] * w;
@@ -238,7 +242,10 @@ static void search_numeric(walk_t *wk, uint32_t f)
 }
 
 /* A nominal feature: for each declared value present among the covered
- * examples, in declared order, "== v" then "!= v" (doc/RULES.md). */
+ * examples, in declared order, "== v" then "!= v" (doc/RULES.md).  The sums of
+ * the value held by the most covered examples (the first such) are the
+ * feature's total less the others', so a sparse binary feature costs its
+ * minority only. */
 static void search_nominal(walk_t *wk, uint32_t f)
 {
     const es_rl_ctx_t *c = wk->c;
@@ -248,33 +255,66 @@ static void search_nominal(walk_t *wk, uint32_t f)
     uint32_t m = (uint32_t)(c->soff[f + 1] - c->soff[f]), nh = c->n_hl;
     const uint8_t *cov = c->cov;
     const uint32_t *w = c->w;
-    uint32_t n_present = 0, n_nm = 0; /* covered values with a weight; examples */
-    float last = NAN;
-    for (uint32_t j = 0; j < m; j++) {
-        uint32_t i = idx[j];
-        if (!cov[i] || !w[i]) continue;
-        n_nm++;
-        if (!(val[j] == last)) n_present++;
-        last = val[j];
-    }
-    if (n_present < 2) return;
+    uint32_t n_present = 0, n_nm = 0, maj_cnt = 0, maj_lo = 0;
+    /* covered examples with a weight per value: the majority value's group */
     for (uint32_t j = 0; j < m;) {
         uint32_t e = j, cnt = 0;
-        float v = val[j];
-        zero(s->sg, nh);
-        zero(s->sh, nh);
-        for (; e < m && val[e] == v; e++) {
-            uint32_t i = idx[e];
-            if (!cov[i] || !w[i]) continue;
-            add_ex(c, i, s->sg, s->sh);
-            cnt++;
+        for (; e < m && val[e] == val[j]; e++) cnt += cov[idx[e]] && w[idx[e]];
+        if (cnt) n_present++;
+        if (cnt > maj_cnt) {
+            maj_cnt = cnt;
+            maj_lo = j;
         }
-        if (cnt) {
-            candidate(wk, s->sg, s->sh, 0, ES_RULES_EQ, 0, v, j, e, cnt);
-            candidate(wk, s->sg, s->sh, 1, ES_RULES_NE, 1, v, j, e, n_nm - cnt);
-        }
+        n_nm += cnt;
         j = e;
     }
+    if (n_present < 2) return;
+    /* the minority groups' sums, kept: ag/ah their sum */
+    double *mg = s->ag, *mh = s->ah;
+    zero(mg, nh);
+    zero(mh, nh);
+    for (int pass = 0; pass < 2; pass++)
+        for (uint32_t j = 0; j < m;) {
+            uint32_t e = j, cnt = 0;
+            float v = val[j];
+            int maj = j == maj_lo;
+            if (maj && pass == 0) { /* skip it for now */
+                while (e < m && val[e] == v) e++;
+                j = e;
+                continue;
+            }
+            if (pass == 1 && !maj) { /* the others were done in pass 0 */
+                while (e < m && val[e] == v) e++;
+                j = e;
+                continue;
+            }
+            zero(s->sg, nh);
+            zero(s->sh, nh);
+            if (maj) {
+                for (uint32_t k = 0; k < nh; k++) {
+                    s->sg[k] = s->tg[k] - mg[k];
+                    s->sh[k] = s->th[k] - mh[k];
+                }
+                while (e < m && val[e] == v) e++;
+                cnt = maj_cnt;
+            } else {
+                for (; e < m && val[e] == v; e++) {
+                    uint32_t i = idx[e];
+                    if (!cov[i] || !w[i]) continue;
+                    add_ex(c, i, s->sg, s->sh);
+                    cnt++;
+                }
+                for (uint32_t k = 0; k < nh; k++) {
+                    mg[k] += s->sg[k];
+                    mh[k] += s->sh[k];
+                }
+            }
+            if (cnt) {
+                candidate(wk, s->sg, s->sh, 0, ES_RULES_EQ, 0, v, j, e, cnt);
+                candidate(wk, s->sg, s->sh, 1, ES_RULES_NE, 1, v, j, e, n_nm - cnt);
+            }
+            j = e;
+        }
 }
 
 void es_rl_search(const es_rl_ctx_t *c, es_rl_scratch_t *s, uint32_t f, double best_q,

@@ -116,34 +116,24 @@ static uint32_t rng_below(rng_t *r, uint32_t n)
 
 /* ---- losses -------------------------------------------------------------------- */
 
-static double logistic(double x)
-{
-    if (x < 0) {
-        double e = exp(x);
-        return e / (1 + e);
-    }
-    double e = exp(-x);
-    return 1 / (1 + e);
-}
-
-static double squared_logistic(double x)
-{
-    if (x < 0) {
-        double e = exp(x);
-        return (e * e) / ((e + 1) * (e + 1));
-    }
-    double e = exp(-x);
-    return 1 / ((e + 1) * (e + 1));
-}
-
-/* The gradient and Hessian of example i, label l from its score. */
+/* The gradient and Hessian of example i, label l from its score: mlrl-boomer's
+ * formulas (the logistic function and its square from one exponential). */
 static void update_stat(es_rl_ctx_t *c, size_t il, uint8_t y)
 {
     double x = c->score[il];
     if (c->loss == ES_RULES_LOSS_LOGISTIC) {
-        double lg = logistic(x);
+        double lg, sq;
+        if (x < 0) {
+            double e = exp(x);
+            lg = e / (1 + e);
+            sq = (e * e) / ((e + 1) * (e + 1));
+        } else {
+            double e = exp(-x);
+            lg = 1 / (1 + e);
+            sq = 1 / ((e + 1) * (e + 1));
+        }
         c->g[il] = y ? lg - 1.0 : lg;
-        c->h[il] = lg - squared_logistic(x);
+        c->h[il] = lg - sq;
     } else {
         c->g[il] = x - (y ? 1.0 : -1.0);
         c->h[il] = 1.0;

@@ -226,7 +226,7 @@ static int read_input(const rules_args_t *a, const es_rules_model_t *m, es_rules
     const char *path = a->arff ? a->arff : a->table;
     if (a->labels_xml && (ret = es_mulan_labels_read(a->labels_xml, &xml, &n_xml))) return ret;
     if (!(ret = es_ntable_read(path, &t))) {
-        ret = es_rules_data_from_table(&t, path, xml, n_xml, a->labels, m ? m->lab_name : NULL,
+        ret = es_rules_data_from_table(&t, path, xml, n_xml, a->labels_xml, a->labels, m ? m->lab_name : NULL,
                                        m ? m->n_lab : 0, m ? m->feat_name : NULL,
                                        m ? m->n_feat : 0, d);
         es_ntable_free(&t);

@@ -49,7 +49,7 @@ static uint32_t find_col(const es_ntable_t *t, const char *s, size_t len)
 
 /* Mark the label columns in is_lab.  @return the number, or -1 after a message */
 static int64_t pick_labels(const es_ntable_t *t, const char *path, char *const *lab_names,
-                           uint32_t n_lab_names, const char *lab_cols, char *const *want_lab,
+                           uint32_t n_lab_names, const char *lab_file, const char *lab_cols, char *const *want_lab,
                            uint32_t n_want_lab, uint8_t *is_lab, uint32_t *order)
 {
     int64_t n = 0;
@@ -59,7 +59,8 @@ static int64_t pick_labels(const es_ntable_t *t, const char *path, char *const *
             for (uint32_t j = 0; j < t->n_cols && c == UINT32_MAX; j++)
                 if (!strcmp(t->names[j], lab_names[k])) c = j;
             if (c == UINT32_MAX) {
-                derror("%s: no attribute '%s', a label of the label file", path, lab_names[k]);
+                derror("%s: no attribute '%s', a label named by %s", path, lab_names[k],
+                       lab_file ? lab_file : "the label file");
                 return -1;
             }
             is_lab[c] = 1;
@@ -104,7 +105,7 @@ static int64_t pick_labels(const es_ntable_t *t, const char *path, char *const *
 }
 
 int es_rules_data_from_table(es_ntable_t *t, const char *path, char *const *lab_names,
-                             uint32_t n_lab_names, const char *lab_cols,
+                             uint32_t n_lab_names, const char *lab_file, const char *lab_cols,
                              char *const *want_lab, uint32_t n_want_lab,
                              char *const *want_feat, uint32_t n_want_feat, es_rules_data_t *d)
 {
@@ -117,7 +118,7 @@ int es_rules_data_from_table(es_ntable_t *t, const char *path, char *const *lab_
         ret = ES_ERR_NOMEM;
         goto out;
     }
-    int64_t nl = pick_labels(t, path, lab_names, n_lab_names, lab_cols, want_lab, n_want_lab,
+    int64_t nl = pick_labels(t, path, lab_names, n_lab_names, lab_file, lab_cols, want_lab, n_want_lab,
                              is_lab, order);
     if (nl < 0) {
         ret = lab_cols ? ES_ERR_ARG : ES_ERR_FORMAT;

@@ -32,7 +32,7 @@ void es_rules_data_free(es_rules_data_t *d);
 
 /**
  * Split a table into features and labels.  The labels are the columns
- * named in lab_names (Mulan XML) or listed in lab_cols (comma-separated
+ * named in lab_names (Mulan XML, read from lab_file) or listed in lab_cols (comma-separated
  * names or 1-based numbers, CSV/TSV); with neither, the columns named as
  * want_lab (a model's labels) when the table has them all, else none.  The
  * features are every other column, in file order; when want_feat is given
@@ -44,7 +44,7 @@ void es_rules_data_free(es_rules_data_t *d);
  *         the model) or ES_ERR_NOMEM; every error logged with the file
  */
 int es_rules_data_from_table(es_ntable_t *t, const char *path, char *const *lab_names,
-                             uint32_t n_lab_names, const char *lab_cols,
+                             uint32_t n_lab_names, const char *lab_file, const char *lab_cols,
                              char *const *want_lab, uint32_t n_want_lab,
                              char *const *want_feat, uint32_t n_want_feat, es_rules_data_t *d);
 

@@ -1,0 +1,435 @@
+/* test_rules.c -- the boosted rule learner (src/rules/) on tables small enough
+ * to work out by hand: the default rule p = -G / (H + l2), the best split and
+ * its head p = -G / (H + l2) with quality q = -G^2 / (2 (H + l2)), mlrl-boomer's
+ * walk (the boundary at 0 takes the threshold between the last negative and
+ * the second non-negative value), single-label heads, shrinkage, nominal
+ * features; the metrics on a hand-counted example; the model file (round trip
+ * and malformed files); the same model for any thread count; Mulan XML. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "backend.h"
+#include "rules.h"
+#include "testutil.h"
+
+#define SHRINK ((double)0.3f) /* the default shrinkage, as a float32 */
+
+/* A one-feature table x with n examples and labels y (n x L, row-major). */
+static void make_data(es_rules_data_t *d, const float *x, uint32_t n, uint32_t F,
+                      const uint8_t *y, uint32_t L)
+{
+    static char *fname[] = {"x", "x2", "x3", "x4", "x5", "x6", "x7", "x8"};
+    static char *lname[] = {"a", "b", "c", "d"};
+    memset(d, 0, sizeof *d);
+    d->n_ex = n;
+    d->n_feat = F;
+    d->n_lab = L;
+    d->x = malloc((size_t)n * F * sizeof *d->x);
+    d->y = malloc((size_t)n * L);
+    d->feat_name = calloc(F, sizeof *d->feat_name);
+    d->lab_name = calloc(L, sizeof *d->lab_name);
+    d->n_values = calloc(F, sizeof *d->n_values);
+    d->values = calloc(F, sizeof *d->values);
+    assert_non_null(d->x);
+    memcpy(d->x, x, (size_t)n * F * sizeof *d->x);
+    memcpy(d->y, y, (size_t)n * L);
+    for (uint32_t f = 0; f < F; f++) d->feat_name[f] = strdup(fname[f]);
+    for (uint32_t l = 0; l < L; l++) d->lab_name[l] = strdup(lname[l]);
+}
+
+static void train(const es_rules_data_t *d, es_rules_opt_t *o, es_rules_model_t *m)
+{
+    o->threads = 1;
+    assert_int_equal(es_rules_train(d, o, m), ES_OK);
+}
+
+/* Logistic loss at score 0: g = 0.5 - y, h = 1/4; y = 1,1,1,0: G = -1, H = 1, so
+ * the default rule is 1 / (1 + 1) = 0.5, and 1 with l2 = 0. */
+static void test_default_rule(void **state)
+{
+    (void)state;
+    const float x[] = {1, 2, 3, 4};
+    const uint8_t y[] = {1, 1, 1, 0};
+    es_rules_data_t d;
+    es_rules_model_t m;
+    es_rules_opt_t o;
+    make_data(&d, x, 4, 1, y, 1);
+    es_rules_opt_init(&o);
+    o.max_rules = 1;
+    train(&d, &o, &m);
+    assert_int_equal(m.n_rules, 0);
+    assert_true(fabs(m.def[0] - 0.5) < 1e-15);
+    es_rules_model_free(&m);
+    o.l2 = 0.0;
+    train(&d, &o, &m);
+    assert_true(fabs(m.def[0] - 1.0) < 1e-15);
+    es_rules_model_free(&m);
+    es_rules_data_free(&d);
+}
+
+/* Squared error, targets -1,-1,1,1 at x = 1..4: g = 1,1,-1,-1 (h = 1), the
+ * default rule 0.  Walking down from x = 4: "x > 3.5" (G = -1, H = 1) has
+ * q = -1/4; "x > 2.5" (G = -2, H = 2) has q = -4/6 = -2/3 and p = 2/3; its
+ * complement "x <= 2.5" ties (q = -2/3) and loses, being later; the split
+ * between 1 and 2 is never scored (mlrl-boomer's walk stops above the
+ * lowest value).  Covering x = 3, 4 the rule cannot be refined further. */
+static void test_hand_split(void **state)
+{
+    (void)state;
+    const float x[] = {1, 2, 3, 4};
+    const uint8_t y[] = {0, 0, 1, 1};
+    es_rules_data_t d;
+    es_rules_model_t m;
+    es_rules_opt_t o;
+    make_data(&d, x, 4, 1, y, 1);
+    es_rules_opt_init(&o);
+    o.loss = ES_RULES_LOSS_SQUARED_ERROR;
+    o.feat_samp = ES_RULES_FS_NONE;
+    o.max_rules = 2;
+    train(&d, &o, &m);
+    assert_true(fabs(m.def[0]) < 1e-15);
+    assert_int_equal(m.n_rules, 1);
+    assert_int_equal(m.rule[0].n_cond, 1);
+    assert_int_equal(m.rule[0].cond[0].op, ES_RULES_GT);
+    assert_true(m.rule[0].cond[0].thr == 2.5f);
+    assert_int_equal(m.rule[0].n_head, 1);
+    assert_true(fabs(m.rule[0].score[0] - 2.0 / 3.0 * SHRINK) < 1e-15);
+    es_rules_model_free(&m);
+
+    /* shrinkage scales the head: 1 gives 2/3, 0.5 gives 1/3 */
+    o.shrinkage = 1.0;
+    train(&d, &o, &m);
+    assert_true(fabs(m.rule[0].score[0] - 2.0 / 3.0) < 1e-15);
+    es_rules_model_free(&m);
+    o.shrinkage = 0.5;
+    train(&d, &o, &m);
+    assert_true(fabs(m.rule[0].score[0] - 1.0 / 3.0) < 1e-15);
+    es_rules_model_free(&m);
+    es_rules_data_free(&d);
+}
+
+/* Negative values: x = -2, -1, 1, 2, targets -1,-1,1,1.  Ascending over the
+ * negatives: "x <= -1.5" q = -1/4.  The boundary at 0 from the kept sums of
+ * -2 and -1 (G = 2, H = 2): q = -2/3, p = -2/3, at the threshold between the
+ * last negative value (-1) and the value the descending walk ended on (2):
+ * "x <= 0.5", as mlrl-boomer places it. */
+static void test_boundary_at_zero(void **state)
+{
+    (void)state;
+    const float x[] = {-2, -1, 1, 2};
+    const uint8_t y[] = {0, 0, 1, 1};
+    es_rules_data_t d;
+    es_rules_model_t m;
+    es_rules_opt_t o;
+    make_data(&d, x, 4, 1, y, 1);
+    es_rules_opt_init(&o);
+    o.loss = ES_RULES_LOSS_SQUARED_ERROR;
+    o.feat_samp = ES_RULES_FS_NONE;
+    o.max_rules = 2;
+    train(&d, &o, &m);
+    assert_int_equal(m.n_rules, 1);
+    assert_int_equal(m.rule[0].n_cond, 1);
+    assert_int_equal(m.rule[0].cond[0].op, ES_RULES_LE);
+    assert_true(m.rule[0].cond[0].thr == 0.5f);
+    assert_true(fabs(m.rule[0].score[0] + 2.0 / 3.0 * SHRINK) < 1e-15);
+    es_rules_model_free(&m);
+    es_rules_data_free(&d);
+}
+
+/* Single-label heads: label b (targets -1,-1,1,1) beats label a (-1,1,-1,1,
+ * whose sums cancel): "x > 2.5" predicts b alone, +2/3 before shrinkage. */
+static void test_single_head(void **state)
+{
+    (void)state;
+    const float x[] = {1, 2, 3, 4};
+    const uint8_t y[] = {0, 0, 1, 0, 0, 1, 1, 1};
+    es_rules_data_t d;
+    es_rules_model_t m;
+    es_rules_opt_t o;
+    make_data(&d, x, 4, 1, y, 2);
+    es_rules_opt_init(&o);
+    o.loss = ES_RULES_LOSS_SQUARED_ERROR;
+    o.head = ES_RULES_HEAD_SINGLE;
+    o.feat_samp = ES_RULES_FS_NONE;
+    o.max_rules = 2;
+    train(&d, &o, &m);
+    assert_int_equal(m.n_rules, 1);
+    assert_int_equal(m.rule[0].n_head, 1);
+    assert_int_equal(m.rule[0].lab[0], 1);
+    assert_int_equal(m.rule[0].cond[0].op, ES_RULES_GT);
+    assert_true(m.rule[0].cond[0].thr == 2.5f);
+    assert_true(fabs(m.rule[0].score[0] - 2.0 / 3.0 * SHRINK) < 1e-15);
+    /* complete heads give both labels a score */
+    es_rules_model_free(&m);
+    o.head = ES_RULES_HEAD_COMPLETE;
+    train(&d, &o, &m);
+    assert_int_equal(m.rule[0].n_head, 2);
+    es_rules_model_free(&m);
+    es_rules_data_free(&d);
+}
+
+/* A nominal feature read from ARFF: color in {r,g,b} = r,r,g,g,b,b, the label 1
+ * for g only.  Squared error: default -2/7, then g = 5/7 (y = 0) or -9/7
+ * (y = 1); "color == g" (G = -18/7, H = 2) has p = 6/7, the lowest quality
+ * -(18/7)^2 / 6. */
+static void test_nominal(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp(), path[256];
+    snprintf(path, sizeof path, "%s/n.arff", dir);
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs("@relation t\n@attribute color {r,g,b}\n@attribute y {0,1}\n@data\n"
+          "r,0\nr,0\ng,1\ng,1\nb,0\nb,0\n", fp);
+    fclose(fp);
+    es_ntable_t t;
+    es_rules_data_t d;
+    es_rules_model_t m;
+    es_rules_opt_t o;
+    char *labs[] = {"y"};
+    assert_int_equal(es_ntable_read(path, &t), ES_OK);
+    assert_int_equal(es_rules_data_from_table(&t, path, labs, 1, NULL, NULL, NULL, 0, NULL, 0, &d), ES_OK);
+    es_ntable_free(&t);
+    assert_int_equal(d.n_values[0], 3);
+    es_rules_opt_init(&o);
+    o.loss = ES_RULES_LOSS_SQUARED_ERROR;
+    o.feat_samp = ES_RULES_FS_NONE;
+    o.max_rules = 2;
+    train(&d, &o, &m);
+    assert_true(fabs(m.def[0] + 2.0 / 7.0) < 1e-15);
+    assert_int_equal(m.rule[0].cond[0].op, ES_RULES_EQ);
+    assert_true(m.rule[0].cond[0].thr == 1.0f); /* "g" */
+    assert_true(fabs(m.rule[0].score[0] - 6.0 / 7.0 * SHRINK) < 1e-14);
+    /* it predicts g only */
+    double s[6];
+    es_rules_predict_scores(&m, &d, s);
+    for (int i = 0; i < 6; i++)
+        assert_true(fabs(s[i] - (-2.0 / 7.0 + (i == 2 || i == 3 ? 6.0 / 7.0 * SHRINK : 0))) < 1e-14);
+    es_rules_model_free(&m);
+    es_rules_data_free(&d);
+    tu_rmtree(dir);
+    free(dir);
+}
+
+/* y = (1,0) (0,1) (1,1), p = (1,0) (0,0) (1,0): 2 of 6 cells wrong; row 0 exact;
+ * per-row F1 1, 0, 2/3; micro 2 tp, 0 fp, 2 fn: 4/6; macro (1 + 0) / 2.  An
+ * empty row predicted empty counts F1 = 1 (zero_division=1). */
+static void test_metrics(void **state)
+{
+    (void)state;
+    const uint8_t y[] = {1, 0, 0, 1, 1, 1}, p[] = {1, 0, 0, 0, 1, 0};
+    double m[ES_RULES_N_METRICS];
+    es_rules_metrics(y, p, 3, 2, m);
+    assert_true(fabs(m[ES_RULES_HAMMING] - 100.0 / 3) < 1e-12);
+    assert_true(fabs(m[ES_RULES_SUBSET_ACC] - 100.0 / 3) < 1e-12);
+    assert_true(fabs(m[ES_RULES_EXAMPLE_F1] - 100.0 * (1 + 0 + 2.0 / 3) / 3) < 1e-12);
+    assert_true(fabs(m[ES_RULES_MICRO_F1] - 100.0 * 4 / 6) < 1e-12);
+    assert_true(fabs(m[ES_RULES_MACRO_F1] - 50.0) < 1e-12);
+    const uint8_t y0[] = {0, 0}, p0[] = {0, 0};
+    es_rules_metrics(y0, p0, 1, 2, m);
+    assert_true(m[ES_RULES_EXAMPLE_F1] == 100.0 && m[ES_RULES_MICRO_F1] == 100.0 &&
+                m[ES_RULES_MACRO_F1] == 100.0 && m[ES_RULES_HAMMING] == 0.0);
+}
+
+/* Random data with missing values and ties. */
+static void random_data(es_rules_data_t *d, uint32_t n, uint32_t F, uint32_t L, uint64_t seed)
+{
+    float *x = malloc((size_t)n * F * sizeof *x);
+    uint8_t *y = malloc((size_t)n * L);
+    for (uint32_t f = 0; f < F; f++)
+        for (uint32_t i = 0; i < n; i++) {
+            double u = (double)(tu_rand(&seed) >> 11) / 9007199254740992.0;
+            float v = (float)(u * 4 - 2);
+            if (f % 3 == 0) v = roundf(v * 2) / 2;
+            if (tu_randn(&seed, 40) == 0) v = NAN;
+            x[(size_t)f * n + i] = v;
+        }
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t l = 0; l < L; l++) {
+            float a = x[(size_t)l * n + i], b = x[(size_t)(l + 1) * n + i];
+            y[(size_t)i * L + l] = (isnan(a) ? 0 : a) + (isnan(b) ? 0 : b) * 0.5f +
+                                       (float)tu_randn(&seed, 100) / 100.0f > 0.4f;
+        }
+    make_data(d, x, n, F, y, L);
+    free(x);
+    free(y);
+}
+
+/* The model as text, for byte comparisons. */
+static char *model_text(const es_rules_model_t *m)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    assert_non_null(fp);
+    assert_int_equal(es_rules_model_write(m, fp), ES_OK);
+    fclose(fp);
+    return buf;
+}
+
+/* 1, 2 and 3 threads learn the same model, with every sampling on. */
+static void test_threads(void **state)
+{
+    (void)state;
+    es_rules_data_t d;
+    random_data(&d, 300, 8, 3, 42);
+    char *ref = NULL;
+    for (int samp = 0; samp < 2; samp++)
+        for (int nt = 1; nt <= 3; nt++) {
+            es_rules_opt_t o;
+            es_rules_model_t m;
+            es_rules_opt_init(&o);
+            o.max_rules = 40;
+            if (samp) {
+                o.inst_samp = ES_RULES_IS_WITH;
+                o.head = ES_RULES_HEAD_SINGLE;
+            }
+            o.threads = nt;
+            assert_int_equal(es_rules_train(&d, &o, &m), ES_OK);
+            assert_int_equal(m.n_rules, 39);
+            char *txt = model_text(&m);
+            if (nt == 1) {
+                free(ref);
+                ref = txt;
+            } else {
+                assert_string_equal(txt, ref);
+                free(txt);
+            }
+            es_rules_model_free(&m);
+        }
+    free(ref);
+    es_rules_data_free(&d);
+}
+
+/* Written, read back, written again: the same bytes and the same scores. */
+static void test_model_roundtrip(void **state)
+{
+    (void)state;
+    es_rules_data_t d;
+    es_rules_model_t m, m2;
+    es_rules_opt_t o;
+    random_data(&d, 200, 6, 2, 7);
+    es_rules_opt_init(&o);
+    o.max_rules = 30;
+    train(&d, &o, &m);
+    assert_int_equal(m.n_rules, 29);
+    char *dir = tu_mkdtemp(), path[256];
+    snprintf(path, sizeof path, "%s/m.model", dir);
+    FILE *fp = fopen(path, "w");
+    assert_int_equal(es_rules_model_write(&m, fp), ES_OK);
+    fclose(fp);
+    assert_int_equal(es_rules_model_read(path, &m2), ES_OK);
+    char *a = model_text(&m), *b = model_text(&m2);
+    assert_string_equal(a, b);
+    double *s1 = malloc(200 * 2 * sizeof *s1), *s2 = malloc(200 * 2 * sizeof *s2);
+    es_rules_predict_scores(&m, &d, s1);
+    es_rules_predict_scores(&m2, &d, s2);
+    assert_memory_equal(s1, s2, 200 * 2 * sizeof *s1);
+
+    /* malformed files: each a clear ES_ERR_FORMAT, nothing half-loaded */
+    static const struct {
+        const char *what, *from, *to;
+    } bad[] = {
+        {"foreign magic", "epistream-rules-model 1", "BOOMER-model 1"},
+        {"newer version", "epistream-rules-model 1", "epistream-rules-model 2"},
+        {"unknown loss", "loss logistic", "loss hinge"},
+        {"feature index", "\nrules 29\n", "\nrules 30\nrule 1 1 99 <= 0.5 0 1\n"},
+        {"label index", "\nrules 29\n", "\nrules 30\nrule 1 1 0 <= 0.5 7 1\n"},
+        {"non-finite score", "\ndefault ", "\ndefault nan "},
+        {"bad comparison", " <= ", " =< "},
+        {"end count", "\nend 29", "\nend 28"},
+        {"truncated", "\nend 29\n", "\n"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        char *t = strdup(a), *at = strstr(t, bad[k].from);
+        assert_non_null(at);
+        size_t fl = strlen(bad[k].from), tl = strlen(bad[k].to);
+        char *u = malloc(strlen(t) + tl + 1);
+        memcpy(u, t, (size_t)(at - t));
+        memcpy(u + (at - t), bad[k].to, tl);
+        strcpy(u + (at - t) + tl, at + fl);
+        fp = fopen(path, "w");
+        fputs(u, fp);
+        fclose(fp);
+        es_rules_model_t m3;
+        int r = es_rules_model_read(path, &m3);
+        if (r != ES_ERR_FORMAT) fprintf(stderr, "case '%s': %d\n", bad[k].what, r);
+        assert_int_equal(r, ES_ERR_FORMAT);
+        assert_null(m3.rule);
+        free(t);
+        free(u);
+    }
+    free(a);
+    free(b);
+    free(s1);
+    free(s2);
+    es_rules_model_free(&m);
+    es_rules_model_free(&m2);
+    es_rules_data_free(&d);
+    tu_rmtree(dir);
+    free(dir);
+}
+
+/* Mulan XML: names (entities decoded, hierarchies flattened) and bad files. */
+static void test_mulan_xml(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp(), path[256];
+    snprintf(path, sizeof path, "%s/l.xml", dir);
+    static const struct {
+        const char *text;
+        int ret;
+    } cases[] = {
+        {"<?xml version=\"1.0\"?>\n<labels xmlns=\"http://mulan.sourceforge.net/labels\">\n"
+         "<label name=\"a&amp;b\"><label name='c'></label></label>\n<!-- x -->"
+         "<label name=\"d&#233;\"/>\n</labels>\n", ES_OK},
+        {"<labels></labels>", ES_ERR_FORMAT},                         /* no label */
+        {"<foo><label name=\"a\"/></foo>", ES_ERR_FORMAT},             /* no <labels> */
+        {"<labels><label id=\"a\"/></labels>", ES_ERR_FORMAT},          /* no name */
+        {"<labels><label name=\"a\"/><label name=\"a\"/></labels>", ES_ERR_FORMAT},
+        {"<labels><label name=\"a\"/>", ES_ERR_FORMAT},                 /* truncated */
+        {"<labels><label name=\"a&zz;\"/></labels>", ES_ERR_FORMAT},   /* entity */
+        {"<labels><label name=\"a\"", ES_ERR_FORMAT},                   /* unclosed */
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        FILE *fp = fopen(path, "w");
+        fputs(cases[k].text, fp);
+        fclose(fp);
+        char **names;
+        uint32_t n;
+        assert_int_equal(es_mulan_labels_read(path, &names, &n), cases[k].ret);
+        if (cases[k].ret) {
+            assert_null(names);
+            continue;
+        }
+        assert_int_equal(n, 3);
+        assert_string_equal(names[0], "a&b");
+        assert_string_equal(names[1], "c");
+        assert_string_equal(names[2], "d\xC3\xA9");
+        for (uint32_t i = 0; i < n; i++) free(names[i]);
+        free(names);
+    }
+    tu_rmtree(dir);
+    free(dir);
+}
+
+int main(void)
+{
+    es_log_set_level(ES_LOG_QUIET); /* the malformed files are expected to fail */
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_default_rule),  cmocka_unit_test(test_hand_split),
+        cmocka_unit_test(test_boundary_at_zero), cmocka_unit_test(test_single_head),
+        cmocka_unit_test(test_nominal),       cmocka_unit_test(test_metrics),
+        cmocka_unit_test(test_threads),       cmocka_unit_test(test_model_roundtrip),
+        cmocka_unit_test(test_mulan_xml),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

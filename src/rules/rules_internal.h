@@ -6,6 +6,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "rules.h"
@@ -106,5 +107,26 @@ double es_rl_eval(const es_rl_ctx_t *c, const double *G, const double *H, double
  */
 void es_rl_search(const es_rl_ctx_t *c, es_rl_scratch_t *s, uint32_t f, double best_q,
                   es_rl_cand_t *out);
+
+/* ---- the worker threads (pool.c) ---------------------------------------------------- */
+
+/* Batches of jobs claimed from one atomic ticket (batch << 32 | next job). */
+typedef struct {
+    _Atomic uint64_t ticket;
+    _Atomic uint32_t done;
+    _Atomic int quit;
+    uint32_t n_jobs;                           /* of the current batch */
+    void (*job)(void *arg, uint32_t k, void *scratch);
+    void *arg;
+} es_rl_pool_t;
+
+/** A worker: run the batches' jobs (with this thread's scratch) until es_rl_pool_quit(). */
+void es_rl_pool_worker(es_rl_pool_t *p, void *scratch);
+/** Publish jobs 0..n_jobs-1 (job(arg, k, scratch)), run what this thread can
+ *  claim, and return when every job is done.  One thread only. */
+void es_rl_pool_run(es_rl_pool_t *p, uint32_t n_jobs, void (*job)(void *, uint32_t, void *),
+                    void *arg, void *scratch);
+/** Tell the workers to return. */
+void es_rl_pool_quit(es_rl_pool_t *p);
 
 #endif /* ES_RULES_INTERNAL_H */

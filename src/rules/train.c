@@ -3,12 +3,13 @@
  * GreedyTopDownRuleInduction), its head shrunk and added to the scores of the
  * examples it covers, and the gradients and Hessians of the loss updated.
  *
- * Threads: one OpenMP parallel region for the whole training.  Its threads
- * stay for every rule; each refinement is a worksharing loop over the sampled
- * features (a barrier, not a fork/join), every feature's best candidate goes
- * to its own slot, and one thread reduces the slots in feature order with the
- * same strict comparison as the sequential search, so the model does not
- * depend on the thread count. */
+ * Threads: one OpenMP parallel region for the whole training.  Thread 0
+ * grows the rules; the others are workers (pool.c) that claim the jobs it
+ * publishes: the sampled features of each refinement, the example chunks of
+ * each rule's update.  Every feature's best candidate goes to its own slot,
+ * and the training thread reduces the slots in feature order with the same
+ * strict comparison as a sequential search, so the model does not depend on
+ * the thread count, nor on which thread ran which job. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdlib.h>
@@ -278,6 +279,7 @@ typedef struct {
     uint32_t best_lab;
     int more, stop, err;
     int has_zero_w;
+    es_rl_pool_t *pool;
 } train_t;
 
 /* Instance weights for the next rule and the totals of the empty rule. */
@@ -516,8 +518,8 @@ static void finish_rule(train_t *t)
     m->n_rules++;
 }
 
-/* Add the new rule's head to the scores of the examples it covers and update
- * their statistics (this thread's share of the examples). */
+/* Add the new rule's head to the score of example i when the rule covers it,
+ * and update its statistics. */
 static void apply_rule(train_t *t, uint32_t i)
 {
     es_rl_ctx_t *c = &t->c;
@@ -528,6 +530,43 @@ static void apply_rule(train_t *t, uint32_t i)
         size_t il = (size_t)i * L + r->lab[k];
         c->score[il] += r->score[k];
         update_stat(c, il, t->c.d->y[il]);
+    }
+}
+
+/* The jobs the workers share: a feature's search, a chunk of examples' update. */
+#define APPLY_CHUNK 256u
+
+static void search_job(void *arg, uint32_t k, void *scratch)
+{
+    train_t *t = arg;
+    es_rl_search(&t->c, scratch, t->fsel[k], t->best_q, &t->res[k]);
+}
+
+static void apply_job(void *arg, uint32_t k, void *scratch)
+{
+    train_t *t = arg;
+    uint32_t lo = k * APPLY_CHUNK, hi = lo + APPLY_CHUNK < t->c.n ? lo + APPLY_CHUNK : t->c.n;
+    (void)scratch;
+    for (uint32_t i = lo; i < hi; i++) apply_rule(t, i);
+}
+
+/* The rules after the default rule, on the training thread; the searches and
+ * the updates go to the pool. */
+static void grow_rules(train_t *t)
+{
+    const es_rules_opt_t *o = t->o;
+    uint32_t n_chunks = (t->c.n + APPLY_CHUNK - 1) / APPLY_CHUNK;
+    for (uint32_t r = 1; r < o->max_rules; r++) {
+        begin_rule(t);
+        while (t->more) {
+            sample_features(t);
+            es_rl_pool_run(t->pool, t->n_fs, search_job, t, &t->scr[0]);
+            reduce_and_apply(t);
+        }
+        finish_rule(t);
+        if (t->stop) break;
+        es_rl_pool_run(t->pool, n_chunks, apply_job, t, &t->scr[0]);
+        if (o->progress) o->progress(o->progress_ctx, r + 1, o->max_rules);
     }
 }
 
@@ -615,31 +654,24 @@ int es_rules_train(const es_rules_data_t *d, const es_rules_opt_t *o, es_rules_m
     }
     if (o->progress) o->progress(o->progress_ctx, 1, o->max_rules);
 
+    es_rl_pool_t pool;
+    memset(&pool, 0, sizeof pool);
+    atomic_init(&pool.ticket, 0);
+    atomic_init(&pool.done, 0);
+    atomic_init(&pool.quit, 0);
+    t.pool = &pool;
 #pragma omp parallel num_threads(nt)
     {
 #ifdef _OPENMP
-        es_rl_scratch_t *s = &t.scr[omp_get_thread_num()];
+        int tid = omp_get_thread_num();
 #else
-        es_rl_scratch_t *s = &t.scr[0];
+        int tid = 0;
 #endif
-        for (uint32_t r = 1; r < o->max_rules; r++) {
-#pragma omp single
-            begin_rule(&t);
-            while (t.more) {
-#pragma omp single
-                sample_features(&t);
-#pragma omp for schedule(dynamic, 1)
-                for (uint32_t k = 0; k < t.n_fs; k++) es_rl_search(c, s, t.fsel[k], t.best_q, &t.res[k]);
-#pragma omp single
-                reduce_and_apply(&t);
-            }
-#pragma omp single
-            finish_rule(&t);
-            if (t.stop) break;
-#pragma omp for schedule(static)
-            for (uint32_t i = 0; i < n; i++) apply_rule(&t, i);
-#pragma omp single nowait
-            if (o->progress) o->progress(o->progress_ctx, r + 1, o->max_rules);
+        if (tid) {
+            es_rl_pool_worker(&pool, &t.scr[tid]);
+        } else {
+            grow_rules(&t);
+            es_rl_pool_quit(&pool);
         }
     }
     ret = t.err;

@@ -7,7 +7,7 @@
 need_cmd valgrind
 B=$(dirname "$EPISTREAM")
 VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite"
-for t in test_plink test_pheno test_select test_vcf; do
+for t in test_plink test_pheno test_select test_vcf test_rules; do
     $VG "$B/tests/$t" >"$T/$t.out" 2>&1
     rc=$?
     [ $rc -eq 99 ] && { cat "$T/$t.out"; fail "valgrind errors in $t"; }
@@ -26,4 +26,18 @@ cp "$T/d.bed" "$T/b.bed"; cp "$T/d.fam" "$T/b.fam"
 sed '5s/.*/1 broken/' "$T/d.bim" >"$T/b.bim"
 $VG "$EPISTREAM" info --bfile "$T/b" >"$T/vg.out" 2>&1
 [ $? -eq 1 ] || { cat "$T/vg.out"; fail "bad .bim under valgrind"; }
+# the rule learner: train (2 threads, instance sampling, missing values) and predict, and a
+# truncated model
+printf 'a\tb\tc\ty1\ty2\n' >"$T/r.tsv"
+for i in $(seq 60); do
+    printf '%s\t%s\t%s\t%s\t%s\n' "$((i % 7 - 3))" "$([ $((i % 11)) = 0 ] && echo NA || echo $((i * 37 % 13)))" \
+        "$((i % 5))" "$((i % 3 == 0))" "$((i % 7 > 2))" >>"$T/r.tsv"
+done
+$VG "$EPISTREAM" rules train --table "$T/r.tsv" --labels y1,y2 --max-rules 20 --threads 2 \
+    --instance-sampling with-replacement --quiet --out "$T/r" 2>"$T/vg.out" || { cat "$T/vg.out"; fail "rules train"; }
+$VG "$EPISTREAM" rules predict --model "$T/r.model" --table "$T/r.tsv" --quiet --out "$T/r" 2>"$T/vg.out" ||
+    { cat "$T/vg.out"; fail "rules predict"; }
+head -c 150 "$T/r.model" >"$T/cut.model"
+$VG "$EPISTREAM" rules predict --model "$T/cut.model" --table "$T/r.tsv" --quiet --out "$T/r2" >"$T/vg.out" 2>&1
+[ $? -eq 1 ] || { cat "$T/vg.out"; fail "truncated model under valgrind"; }
 exit 0

@@ -51,6 +51,17 @@ static void train(const es_rules_data_t *d, es_rules_opt_t *o, es_rules_model_t 
     assert_int_equal(es_rules_train(d, o, m), ES_OK);
 }
 
+/* The hand tables' setting: squared error, no feature sampling, the default
+ * rule and one rule. */
+static void hand_opt(es_rules_opt_t *o, es_rules_head_t head)
+{
+    es_rules_opt_init(o);
+    o->loss = ES_RULES_LOSS_SQUARED_ERROR;
+    o->feat_samp = ES_RULES_FS_NONE;
+    o->head = head;
+    o->max_rules = 2;
+}
+
 /* Logistic loss at score 0: g = 0.5 - y, h = 1/4; y = 1,1,1,0: G = -1, H = 1, so
  * the default rule is 1 / (1 + 1) = 0.5, and 1 with l2 = 0. */
 static void test_default_rule(void **state)
@@ -90,10 +101,7 @@ static void test_hand_split(void **state)
     es_rules_model_t m;
     es_rules_opt_t o;
     make_data(&d, x, 4, 1, y, 1);
-    es_rules_opt_init(&o);
-    o.loss = ES_RULES_LOSS_SQUARED_ERROR;
-    o.feat_samp = ES_RULES_FS_NONE;
-    o.max_rules = 2;
+    hand_opt(&o, ES_RULES_HEAD_COMPLETE);
     train(&d, &o, &m);
     assert_true(fabs(m.def[0]) < 1e-15);
     assert_int_equal(m.n_rules, 1);
@@ -130,10 +138,7 @@ static void test_boundary_at_zero(void **state)
     es_rules_model_t m;
     es_rules_opt_t o;
     make_data(&d, x, 4, 1, y, 1);
-    es_rules_opt_init(&o);
-    o.loss = ES_RULES_LOSS_SQUARED_ERROR;
-    o.feat_samp = ES_RULES_FS_NONE;
-    o.max_rules = 2;
+    hand_opt(&o, ES_RULES_HEAD_COMPLETE);
     train(&d, &o, &m);
     assert_int_equal(m.n_rules, 1);
     assert_int_equal(m.rule[0].n_cond, 1);
@@ -155,11 +160,7 @@ static void test_single_head(void **state)
     es_rules_model_t m;
     es_rules_opt_t o;
     make_data(&d, x, 4, 1, y, 2);
-    es_rules_opt_init(&o);
-    o.loss = ES_RULES_LOSS_SQUARED_ERROR;
-    o.head = ES_RULES_HEAD_SINGLE;
-    o.feat_samp = ES_RULES_FS_NONE;
-    o.max_rules = 2;
+    hand_opt(&o, ES_RULES_HEAD_SINGLE);
     train(&d, &o, &m);
     assert_int_equal(m.n_rules, 1);
     assert_int_equal(m.rule[0].n_head, 1);
@@ -199,10 +200,7 @@ static void test_nominal(void **state)
     assert_int_equal(es_rules_data_from_table(&t, path, labs, 1, NULL, NULL, NULL, 0, NULL, 0, &d), ES_OK);
     es_ntable_free(&t);
     assert_int_equal(d.n_values[0], 3);
-    es_rules_opt_init(&o);
-    o.loss = ES_RULES_LOSS_SQUARED_ERROR;
-    o.feat_samp = ES_RULES_FS_NONE;
-    o.max_rules = 2;
+    hand_opt(&o, ES_RULES_HEAD_COMPLETE);
     train(&d, &o, &m);
     assert_true(fabs(m.def[0] + 2.0 / 7.0) < 1e-15);
     assert_int_equal(m.rule[0].cond[0].op, ES_RULES_EQ);

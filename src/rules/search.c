@@ -241,11 +241,12 @@ static void search_numeric(walk_t *wk, uint32_t f)
     }
 }
 
-/* A nominal feature: for each declared value present among the covered
- * examples, in declared order, "== v" then "!= v" (doc/RULES.md).  The sums of
- * the value held by the most covered examples (the first such) are the
+/* A nominal feature: "== v" then "!= v" for each declared value v present
+ * among the covered examples, in declared order, the value held by the most
+ * covered examples (the first such) last, and not at all when only two values
+ * are present (its conditions are the other value's).  Its sums are the
  * feature's total less the others', so a sparse binary feature costs its
- * minority only. */
+ * minority only (doc/RULES.md). */
 static void search_nominal(walk_t *wk, uint32_t f)
 {
     const es_rl_ctx_t *c = wk->c;
@@ -283,7 +284,9 @@ static void search_nominal(walk_t *wk, uint32_t f)
                 j = e;
                 continue;
             }
-            if (pass == 1 && !maj) { /* the others were done in pass 0 */
+            /* the others were done in pass 0; with two values the majority's conditions
+               are the minority's (== a is != b), so they are not offered twice */
+            if (pass == 1 && (!maj || n_present == 2)) {
                 while (e < m && val[e] == v) e++;
                 j = e;
                 continue;

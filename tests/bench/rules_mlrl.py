@@ -150,6 +150,10 @@ def compare(args):
         # mlrl-boomer keeps a rule's conditions grouped by comparator (<=, >, ==, !=), each
         # group in the order the conditions were added
         rank = {'<=': 0, '>': 1, '==': 2, '!=': 3}
+        # a nominal {0,1} feature (enron's) is numeric 0/1 for mlrl-boomer here: == 1 and
+        # != 0 are > 0.5, == 0 and != 1 are <= 0.5 (the same examples)
+        c1 = [(f, '>' if (op, v) in (('==', 1.0), ('!=', 0.0)) else '<=', 0.5)
+              if op in ('==', '!=') else (f, op, v) for f, op, v in c1]
         c1 = sorted(c1, key=lambda c: rank[c[1]])
         same_c = len(c1) == len(c2) and all(a[0] == b[0] and a[1] == b[1] and abs(a[2] - b[2]) <= 1e-6 * max(1, abs(b[2]))
                                             for a, b in zip(c1, c2))

@@ -40,7 +40,7 @@ fit() {
     for k in $(seq "$REPEAT"); do
         pin "$3" "$E" rules train --arff "$SPLIT/$1.train.arff" --labels-xml "$ML/$1.xml" \
             --threads "$2" --out "$T/m" 2>"$T/err" >/dev/null
-        s=$(sed -n 's/.*(fit \([0-9.]*\) s).*/\1/p' "$T/err")
+        s=$(sed -n 's/.*(fit \([0-9.]*\) s, .*/\1/p' "$T/err")
         [ -n "$s" ] || { cat "$T/err" >&2; exit 1; }
         if [ -f "$T/ref.$1.model" ]; then cmp -s "$T/m.model" "$T/ref.$1.model" || { echo "model differs" >&2; exit 1; }
         else cp "$T/m.model" "$T/ref.$1.model"; fi

@@ -29,7 +29,7 @@ typedef struct {
     double *sg, *sh; /* the subset */
     double *ag, *ah; /* accumulated (values < 0) */
     double *tg, *th; /* this feature's total (the rule's covered, less missing) */
-    double *p;       /* scores of the candidate being scored */
+    double *p;       /* 4 L: the candidate's scores, uncovered sums (2 L), label qualities */
 } es_rl_scratch_t;
 
 /* The training context. */
@@ -94,10 +94,11 @@ static inline double es_rl_quality(double p, double g, double h, double l2)
  * Score a head from sums G, H over the n_hl head labels: complete heads give
  * every label its score and sum the qualities; single-label heads pick the
  * label of the largest |score| (the first on ties).  p gets the scores
- * (single: p[0]); *lab the head position picked (single).  @return the quality
+ * (single: p[0]); qk (n_hl doubles) is scratch; *lab the head position picked
+ * (single).  @return the quality
  */
-double es_rl_eval(const es_rl_ctx_t *c, const double *G, const double *H, double *p,
-                  uint32_t *lab);
+double es_rl_eval(const es_rl_ctx_t *c, const double *restrict G, const double *restrict H,
+                  double *restrict p, double *restrict qk, uint32_t *lab);
 
 /**
  * Search feature f for the best refinement of the current rule that beats

@@ -11,17 +11,23 @@
 
 #include "rules_internal.h"
 
-double es_rl_eval(const es_rl_ctx_t *c, const double *G, const double *H, double *p,
-                  uint32_t *lab)
+double es_rl_eval(const es_rl_ctx_t *c, const double *restrict G, const double *restrict H,
+                  double *restrict p, double *restrict qk, uint32_t *lab)
 {
     uint32_t n = c->n_hl;
     double l2 = c->l2;
     if (!c->single) {
-        double q = 0.0;
+        /* each label's score and quality in vector lanes (the scalar operations,
+           -ffp-contract=off: no fused multiply-add), then the sum in label order */
+#pragma omp simd
         for (uint32_t k = 0; k < n; k++) {
-            p[k] = es_rl_score(G[k], H[k], l2);
-            q += es_rl_quality(p[k], G[k], H[k], l2);
+            double r = -G[k] / (H[k] + l2);
+            p[k] = isfinite(r) ? r : 0.0;
+            double pp = p[k] * p[k];
+            qk[k] = G[k] * p[k] + 0.5 * H[k] * pp + 0.5 * l2 * pp;
         }
+        double q = 0.0;
+        for (uint32_t k = 0; k < n; k++) q += qk[k];
         return q;
     }
     uint32_t best = 0;
@@ -86,8 +92,8 @@ static void candidate(walk_t *wk, const double *G, const double *H, int uncov, u
     uint32_t n = c->n_hl, lab = 0;
     const double *g = G, *h = H;
     if (uncov) {
-        /* the scratch's accumulated arrays may be G/H: use the subset arrays' twins */
-        double *ug = s->p + n, *uh = s->p + 2 * (size_t)n;
+        double *restrict ug = s->p + n, *restrict uh = s->p + 2 * (size_t)n;
+#pragma omp simd
         for (uint32_t k = 0; k < n; k++) {
             ug[k] = s->tg[k] - G[k];
             uh[k] = s->th[k] - H[k];
@@ -95,7 +101,7 @@ static void candidate(walk_t *wk, const double *G, const double *H, int uncov, u
         g = ug;
         h = uh;
     }
-    double q = es_rl_eval(c, g, h, s->p, &lab);
+    double q = es_rl_eval(c, g, h, s->p, s->p + 3 * (size_t)n, &lab);
     if (!(q < wk->best_q)) return;
     es_rl_cand_t *o = wk->out;
     wk->best_q = q;

@@ -622,7 +622,7 @@ int es_rules_train(const es_rules_data_t *d, const es_rules_opt_t *o, es_rules_m
     for (uint32_t k = 0; k < F; k++) t.res[k].head = t.res_head + (size_t)k * L;
     for (int k = 0; k < nt; k++) {
         es_rl_scratch_t *s = &t.scr[k];
-        if (!(s->sg = malloc(9 * (size_t)L * sizeof *s->sg))) {
+        if (!(s->sg = malloc(10 * (size_t)L * sizeof *s->sg))) {
             ret = ES_ERR_NOMEM;
             goto out;
         }
@@ -631,7 +631,7 @@ int es_rules_train(const es_rules_data_t *d, const es_rules_opt_t *o, es_rules_m
         s->ah = s->sg + 3 * (size_t)L;
         s->tg = s->sg + 4 * (size_t)L;
         s->th = s->sg + 5 * (size_t)L;
-        s->p = s->sg + 6 * (size_t)L; /* 3 L: the scores and the uncovered sums */
+        s->p = s->sg + 6 * (size_t)L; /* 4 L: scores, uncovered sums, label qualities */
     }
     if ((ret = presort(c, nt))) goto out;
 

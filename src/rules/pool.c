@@ -1,14 +1,19 @@
 /* pool.c -- the training's worker threads: jobs claimed from one atomic
- * ticket, never a barrier.
+ * ticket, never a barrier, and a job held by a thread that lost its CPU is
+ * run again by the training thread instead of waited for.
  *
  * The training thread publishes a batch of jobs (a refinement's features, a
  * rule's example chunks) and claims jobs itself; the other threads of the
  * training's one OpenMP region spin (then yield the CPU) between batches and
- * claim what they can.  Nothing waits for a thread that has no job: when a
- * core is busy with another program, its thread simply claims fewer jobs, so
- * the training slows by that core's share and not by a time slice per
- * refinement (a barrier waits for every thread, scheduled or not).  Each job
- * writes its own slot, so results do not depend on who ran what.
+ * claim what they can.  Nothing waits for a thread that has no job, and when
+ * the jobs are idempotent (the searches: they only read the training state
+ * and write their thread's own result slot) nothing waits long for one that
+ * has: after STEAL_US the training thread runs the job itself.  The first
+ * thread to finish a job stamps it (batch, thread) with a compare-and-swap;
+ * the training thread reads that thread's slot.  A thread that finishes late,
+ * even after its batch, stamps nothing and its result is never read.  So a
+ * core taken by another program costs its share of the work and not a time
+ * slice per refinement, and the results do not depend on who ran what.
  *
  * The ticket holds the batch number (high 32 bits) and the next job (low 32):
  * a job is claimed by a compare-and-swap that also checks the batch, so a
@@ -17,6 +22,8 @@
 #include <stdatomic.h>
 
 #include "rules_internal.h"
+
+#define STEAL_US 50.0 /* how long a job may run elsewhere before it is run again */
 
 /* Spin a little, then give the core away. */
 static void relax(unsigned *spins)
@@ -31,9 +38,22 @@ static void relax(unsigned *spins)
     sched_yield();
 }
 
-/* Claim and run jobs of batch `batch` until none is left.  @return 1 if the
- * batch was current when looked at */
-static void run_batch(es_rl_pool_t *p, uint32_t batch, void *scratch)
+/* Stamp job k of batch done by slot; a later batch's or an earlier finisher's
+ * stamp stays.  @return 1 if this call stamped it */
+static int finish(es_rl_pool_t *p, uint32_t k, uint32_t batch, int slot)
+{
+    uint64_t old = atomic_load_explicit(&p->fin[k], memory_order_acquire);
+    for (;;) {
+        if ((uint32_t)(old >> 32) >= batch) return 0;
+        if (atomic_compare_exchange_weak_explicit(&p->fin[k], &old,
+                                                  (uint64_t)batch << 32 | (uint32_t)slot,
+                                                  memory_order_acq_rel, memory_order_acquire))
+            return 1;
+    }
+}
+
+/* Claim and run jobs of batch `batch` until none is left to claim. */
+static void run_batch(es_rl_pool_t *p, uint32_t batch, void *scratch, int slot)
 {
     for (;;) {
         uint64_t t = atomic_load_explicit(&p->ticket, memory_order_acquire);
@@ -43,12 +63,12 @@ static void run_batch(es_rl_pool_t *p, uint32_t batch, void *scratch)
         if (!atomic_compare_exchange_weak_explicit(&p->ticket, &t, t + 1, memory_order_acq_rel,
                                                    memory_order_acquire))
             continue;
-        p->job(p->arg, k, scratch);
-        atomic_fetch_add_explicit(&p->done, 1, memory_order_release);
+        p->job(p->arg, k, scratch, slot);
+        finish(p, k, batch, slot);
     }
 }
 
-void es_rl_pool_worker(es_rl_pool_t *p, void *scratch)
+void es_rl_pool_worker(es_rl_pool_t *p, void *scratch, int slot)
 {
     uint32_t seen = 0;
     unsigned spins = 0;
@@ -57,7 +77,7 @@ void es_rl_pool_worker(es_rl_pool_t *p, void *scratch)
         uint32_t batch = (uint32_t)(t >> 32);
         if (batch != seen) {
             seen = batch;
-            run_batch(p, batch, scratch);
+            run_batch(p, batch, scratch, slot);
             spins = 0;
             continue;
         }
@@ -66,8 +86,8 @@ void es_rl_pool_worker(es_rl_pool_t *p, void *scratch)
     }
 }
 
-void es_rl_pool_run(es_rl_pool_t *p, uint32_t n_jobs, void (*job)(void *, uint32_t, void *),
-                    void *arg, void *scratch)
+void es_rl_pool_run(es_rl_pool_t *p, uint32_t n_jobs, es_rl_job_fn job, void *arg, int idempotent,
+                    void *scratch)
 {
     if (!n_jobs) return;
     uint64_t t = atomic_load_explicit(&p->ticket, memory_order_relaxed);
@@ -75,12 +95,33 @@ void es_rl_pool_run(es_rl_pool_t *p, uint32_t n_jobs, void (*job)(void *, uint32
     p->n_jobs = n_jobs;
     p->job = job;
     p->arg = arg;
-    atomic_store_explicit(&p->done, 0, memory_order_relaxed);
     /* publish: everything above, and whatever the jobs read, before the ticket */
     atomic_store_explicit(&p->ticket, (uint64_t)batch << 32, memory_order_release);
-    run_batch(p, batch, scratch);
-    unsigned spins = 0;
-    while (atomic_load_explicit(&p->done, memory_order_acquire) < n_jobs) relax(&spins);
+    run_batch(p, batch, scratch, 0);
+    /* wait for the jobs others hold; run again an idempotent one that takes too long */
+    uint32_t first = 0;
+    double since = es_time_now();
+    while (first < n_jobs) {
+        uint64_t f = atomic_load_explicit(&p->fin[first], memory_order_acquire);
+        if ((uint32_t)(f >> 32) == batch) {
+            first++;
+            since = es_time_now();
+            continue;
+        }
+        if (idempotent && es_time_now() - since > STEAL_US * 1e-6) {
+            job(arg, first, scratch, 0);
+            finish(p, first, batch, 0);
+            continue;
+        }
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+    }
+}
+
+int es_rl_pool_slot(const es_rl_pool_t *p, uint32_t k)
+{
+    return (int)(uint32_t)atomic_load_explicit(&p->fin[k], memory_order_acquire);
 }
 
 void es_rl_pool_quit(es_rl_pool_t *p)

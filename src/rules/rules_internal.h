@@ -111,22 +111,31 @@ void es_rl_search(const es_rl_ctx_t *c, es_rl_scratch_t *s, uint32_t f, double b
 
 /* ---- the worker threads (pool.c) ---------------------------------------------------- */
 
-/* Batches of jobs claimed from one atomic ticket (batch << 32 | next job). */
+/** A job: run job k of the current batch with this thread's scratch, writing
+ *  only this thread's result slot (slot: 0 the training thread, 1.. the workers). */
+typedef void (*es_rl_job_fn)(void *arg, uint32_t k, void *scratch, int slot);
+
+/* Batches of jobs claimed from one atomic ticket (batch << 32 | next job);
+ * fin[k] = batch << 32 | the slot that finished job k first. */
 typedef struct {
     _Atomic uint64_t ticket;
-    _Atomic uint32_t done;
     _Atomic int quit;
-    uint32_t n_jobs;                           /* of the current batch */
-    void (*job)(void *arg, uint32_t k, void *scratch);
+    _Atomic uint64_t *fin;    /* max_jobs entries, zeroed */
+    uint32_t n_jobs;          /* of the current batch */
+    es_rl_job_fn job;
     void *arg;
 } es_rl_pool_t;
 
-/** A worker: run the batches' jobs (with this thread's scratch) until es_rl_pool_quit(). */
-void es_rl_pool_worker(es_rl_pool_t *p, void *scratch);
-/** Publish jobs 0..n_jobs-1 (job(arg, k, scratch)), run what this thread can
- *  claim, and return when every job is done.  One thread only. */
-void es_rl_pool_run(es_rl_pool_t *p, uint32_t n_jobs, void (*job)(void *, uint32_t, void *),
-                    void *arg, void *scratch);
+/** A worker: run the batches' jobs (with this thread's scratch and slot) until
+ *  es_rl_pool_quit(). */
+void es_rl_pool_worker(es_rl_pool_t *p, void *scratch, int slot);
+/** Publish jobs 0..n_jobs-1, run what this thread (slot 0) can claim, and
+ *  return when every job is done; an idempotent job that another thread has
+ *  held for too long is run here again.  The training thread only. */
+void es_rl_pool_run(es_rl_pool_t *p, uint32_t n_jobs, es_rl_job_fn job, void *arg,
+                    int idempotent, void *scratch);
+/** After es_rl_pool_run(): the slot whose result of job k counts. */
+int es_rl_pool_slot(const es_rl_pool_t *p, uint32_t k);
 /** Tell the workers to return. */
 void es_rl_pool_quit(es_rl_pool_t *p);
 

@@ -268,8 +268,8 @@ typedef struct {
     es_rules_model_t *m;
     rng_t rng;
     uint32_t *fperm, n_fs, *fsel;  /* feature sampling */
-    es_rl_cand_t *res;             /* one slot per sampled feature */
-    double *res_head;              /* their heads: n_fs x L */
+    es_rl_cand_t *res;             /* per thread, one slot per sampled feature: nt x F */
+    double *res_head;              /* their heads: nt x F x L */
     es_rl_scratch_t *scr;          /* per thread */
     double best_q;
     es_rules_cond_t *cond;         /* the rule's conditions so far */
@@ -280,6 +280,7 @@ typedef struct {
     int more, stop, err;
     int has_zero_w;
     es_rl_pool_t *pool;
+    _Atomic uint64_t *fin;         /* the pool's job stamps */
 } train_t;
 
 /* Instance weights for the next rule and the totals of the empty rule. */
@@ -387,16 +388,19 @@ static void reduce_and_apply(train_t *t)
     es_rl_ctx_t *c = &t->c;
     int32_t bk = -1;
     double bq = t->best_q;
-    for (uint32_t k = 0; k < t->n_fs; k++)
-        if (t->res[k].found && t->res[k].q < bq) {
-            bq = t->res[k].q;
+    const es_rl_cand_t *r = NULL;
+    for (uint32_t k = 0; k < t->n_fs; k++) {
+        const es_rl_cand_t *x = &t->res[(size_t)es_rl_pool_slot(t->pool, k) * c->F + k];
+        if (x->found && x->q < bq) {
+            bq = x->q;
             bk = (int32_t)k;
+            r = x;
         }
+    }
     if (bk < 0) {
         t->more = 0;
         return;
     }
-    const es_rl_cand_t *r = &t->res[bk];
     uint32_t f = t->fsel[bk], nh = c->single ? 1 : c->n_hl;
     t->best_q = bq;
     t->best = *r;
@@ -536,15 +540,16 @@ static void apply_rule(train_t *t, uint32_t i)
 /* The jobs the workers share: a feature's search, a chunk of examples' update. */
 #define APPLY_CHUNK 256u
 
-static void search_job(void *arg, uint32_t k, void *scratch)
+static void search_job(void *arg, uint32_t k, void *scratch, int slot)
 {
     train_t *t = arg;
-    es_rl_search(&t->c, scratch, t->fsel[k], t->best_q, &t->res[k]);
+    es_rl_search(&t->c, scratch, t->fsel[k], t->best_q, &t->res[(size_t)slot * t->c.F + k]);
 }
 
-static void apply_job(void *arg, uint32_t k, void *scratch)
+static void apply_job(void *arg, uint32_t k, void *scratch, int slot)
 {
     train_t *t = arg;
+    (void)slot;
     uint32_t lo = k * APPLY_CHUNK, hi = lo + APPLY_CHUNK < t->c.n ? lo + APPLY_CHUNK : t->c.n;
     (void)scratch;
     for (uint32_t i = lo; i < hi; i++) apply_rule(t, i);
@@ -560,12 +565,12 @@ static void grow_rules(train_t *t)
         begin_rule(t);
         while (t->more) {
             sample_features(t);
-            es_rl_pool_run(t->pool, t->n_fs, search_job, t, &t->scr[0]);
+            es_rl_pool_run(t->pool, t->n_fs, search_job, t, 1, &t->scr[0]);
             reduce_and_apply(t);
         }
         finish_rule(t);
         if (t->stop) break;
-        es_rl_pool_run(t->pool, n_chunks, apply_job, t, &t->scr[0]);
+        es_rl_pool_run(t->pool, n_chunks, apply_job, t, 0, &t->scr[0]);
         if (o->progress) o->progress(o->progress_ctx, r + 1, o->max_rules);
     }
 }
@@ -612,14 +617,16 @@ int es_rules_train(const es_rules_data_t *d, const es_rules_opt_t *o, es_rules_m
         !(c->cov = malloc(2 * (size_t)n + F)) || !(c->tot_g = malloc(L * sizeof *c->tot_g)) ||
         !(c->tot_h = malloc(L * sizeof *c->tot_h)) || !(c->hl = malloc(L * sizeof *c->hl)) ||
         !(t.fperm = malloc(((size_t)F + n) * sizeof *t.fperm)) ||
-        !(t.fsel = malloc(F * sizeof *t.fsel)) || !(t.res = calloc(F, sizeof *t.res)) ||
-        !(t.res_head = malloc((size_t)F * L * sizeof *t.res_head)) ||
+        !(t.fsel = malloc(F * sizeof *t.fsel)) ||
+        !(t.res = calloc((size_t)nt * F, sizeof *t.res)) ||
+        !(t.res_head = malloc((size_t)nt * F * L * sizeof *t.res_head)) ||
+        !(t.fin = calloc((size_t)F + (n + APPLY_CHUNK - 1) / APPLY_CHUNK, sizeof *t.fin)) ||
         !(t.best_head = malloc(L * sizeof *t.best_head)) ||
         !(t.scr = calloc((size_t)nt, sizeof *t.scr))) {
         ret = ES_ERR_NOMEM;
         goto out;
     }
-    for (uint32_t k = 0; k < F; k++) t.res[k].head = t.res_head + (size_t)k * L;
+    for (size_t k = 0; k < (size_t)nt * F; k++) t.res[k].head = t.res_head + k * L;
     for (int k = 0; k < nt; k++) {
         es_rl_scratch_t *s = &t.scr[k];
         if (!(s->sg = malloc(10 * (size_t)L * sizeof *s->sg))) {
@@ -657,8 +664,9 @@ int es_rules_train(const es_rules_data_t *d, const es_rules_opt_t *o, es_rules_m
     es_rl_pool_t pool;
     memset(&pool, 0, sizeof pool);
     atomic_init(&pool.ticket, 0);
-    atomic_init(&pool.done, 0);
     atomic_init(&pool.quit, 0);
+    for (size_t k = 0; k < (size_t)F + (n + APPLY_CHUNK - 1) / APPLY_CHUNK; k++) atomic_init(&t.fin[k], 0);
+    pool.fin = t.fin;
     t.pool = &pool;
 #pragma omp parallel num_threads(nt)
     {
@@ -668,7 +676,7 @@ int es_rules_train(const es_rules_data_t *d, const es_rules_opt_t *o, es_rules_m
         int tid = 0;
 #endif
         if (tid) {
-            es_rl_pool_worker(&pool, &t.scr[tid]);
+            es_rl_pool_worker(&pool, &t.scr[tid], tid);
         } else {
             grow_rules(&t);
             es_rl_pool_quit(&pool);
@@ -687,6 +695,7 @@ out:
     free(t.scr);
     free(t.best_head);
     free(t.res_head);
+    free((void *)t.fin);
     free(t.res);
     free(t.fsel);
     free(t.fperm);

@@ -23,7 +23,10 @@
 
 #include "rules_internal.h"
 
-#define STEAL_US 50.0 /* how long a job may run elsewhere before it is run again */
+/* A job held elsewhere is run again after 4 times the longest job this thread
+ * ran in the batch, and at least STEAL_US: a worker that is running does
+ * not lose its job. */
+#define STEAL_US 50.0
 
 /* Spin a little, then give the core away. */
 static void relax(unsigned *spins)
@@ -52,18 +55,22 @@ static int finish(es_rl_pool_t *p, uint32_t k, uint32_t batch, int slot)
     }
 }
 
-/* Claim and run jobs of batch `batch` until none is left to claim. */
-static void run_batch(es_rl_pool_t *p, uint32_t batch, void *scratch, int slot)
+/* Claim and run jobs of batch `batch` until none is left to claim.
+ * @return the longest job's seconds (timed on the training thread only) */
+static double run_batch(es_rl_pool_t *p, uint32_t batch, void *scratch, int slot)
 {
+    double longest = 0.0;
     for (;;) {
         uint64_t t = atomic_load_explicit(&p->ticket, memory_order_acquire);
-        if ((uint32_t)(t >> 32) != batch) return;
+        if ((uint32_t)(t >> 32) != batch) return longest;
         uint32_t k = (uint32_t)t;
-        if (k >= p->n_jobs) return;
+        if (k >= p->n_jobs) return longest;
         if (!atomic_compare_exchange_weak_explicit(&p->ticket, &t, t + 1, memory_order_acq_rel,
                                                    memory_order_acquire))
             continue;
+        double t0 = slot ? 0.0 : es_time_now();
         p->job(p->arg, k, scratch, slot);
+        if (!slot && es_time_now() - t0 > longest) longest = es_time_now() - t0;
         finish(p, k, batch, slot);
     }
 }
@@ -97,7 +104,8 @@ void es_rl_pool_run(es_rl_pool_t *p, uint32_t n_jobs, es_rl_job_fn job, void *ar
     p->arg = arg;
     /* publish: everything above, and whatever the jobs read, before the ticket */
     atomic_store_explicit(&p->ticket, (uint64_t)batch << 32, memory_order_release);
-    run_batch(p, batch, scratch, 0);
+    double longest = run_batch(p, batch, scratch, 0), patience = 4.0 * longest;
+    if (patience < STEAL_US * 1e-6) patience = STEAL_US * 1e-6;
     /* wait for the jobs others hold; run again an idempotent one that takes too long */
     uint32_t first = 0;
     double since = es_time_now();
@@ -108,7 +116,7 @@ void es_rl_pool_run(es_rl_pool_t *p, uint32_t n_jobs, es_rl_job_fn job, void *ar
             since = es_time_now();
             continue;
         }
-        if (idempotent && es_time_now() - since > STEAL_US * 1e-6) {
+        if (idempotent && es_time_now() - since > patience) {
             job(arg, first, scratch, 0);
             finish(p, first, batch, 0);
             continue;

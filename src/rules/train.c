@@ -629,7 +629,10 @@ int es_rules_train(const es_rules_data_t *d, const es_rules_opt_t *o, es_rules_m
     for (size_t k = 0; k < (size_t)nt * F; k++) t.res[k].head = t.res_head + k * L;
     for (int k = 0; k < nt; k++) {
         es_rl_scratch_t *s = &t.scr[k];
-        if (!(s->sg = malloc(10 * (size_t)L * sizeof *s->sg))) {
+        /* whole cache lines of its own: threads updating sums in one line would
+           take it from each other at every example (false sharing) */
+        size_t bytes = (10 * (size_t)L * sizeof *s->sg + 63) / 64 * 64;
+        if (!(s->sg = aligned_alloc(64, bytes))) {
             ret = ES_ERR_NOMEM;
             goto out;
         }

@@ -3,7 +3,8 @@
 # mlrl-boomer 0.15.6's BoomerClassifier()) on emotions and enron, split as
 # mlrl-boomer's testbed splits them, with 1 and 2 threads, and with 2 threads
 # while another program keeps one of the two cores busy; beside mlrl-boomer's
-# own fit time when MLRL_PYTHON names a Python with mlrl-boomer 0.15.6.  Prints
+# own fit times (1 thread, 2 threads, 2 threads and the busy core) when
+# MLRL_PYTHON names a Python with mlrl-boomer 0.15.6.  Prints
 # a table; each time is the best of REPEAT runs (default 3), the fit only
 # (reading the ARFF file is not counted, on either side).
 #
@@ -49,20 +50,20 @@ fit() {
     echo "$best"
 }
 
-mlrl() { # NAME [PARAM=VALUE...]: mlrl-boomer's best fit time
-    n=$1
-    shift
+mlrl() { # CPUS NAME [PARAM=VALUE...]: mlrl-boomer's best fit time on those CPUs
+    cpus=$1 n=$2
+    shift 2
     best=
     for k in $(seq "$REPEAT"); do
-        s=$("$MLRL_PYTHON" "$top/tests/bench/rules_mlrl.py" fit "$SPLIT/$n.train.arff" "$ML/$n.xml" "$@" |
+        s=$(pin "$cpus" "$MLRL_PYTHON" "$top/tests/bench/rules_mlrl.py" fit "$SPLIT/$n.train.arff" "$ML/$n.xml" "$@" |
             sed -n 's/^fit_seconds //p')
         best=$(awk -v a="$s" -v b="$best" 'BEGIN { print (b == "" || a < b) ? a : b }')
     done
     echo "$best"
 }
 
-printf '%-9s %6s %8s %6s | %9s %9s %7s %13s | %10s %10s\n' dataset train features labels \
-    "1 thread" "2 threads" ratio "2 thr + busy" "mlrl 1 thr" "mlrl 2 thr"
+printf '%-9s %6s %8s %6s | %9s %9s %7s %13s | %10s %10s %13s\n' dataset train features labels \
+    "1 thread" "2 threads" ratio "2 thr + busy" "mlrl 1 thr" "mlrl 2 thr" "mlrl 2 + busy"
 for n in emotions enron; do
     rm -f "$T/ref.$n.model"
     shape=$("$E" rules train --arff "$SPLIT/$n.train.arff" --labels-xml "$ML/$n.xml" --max-rules 1 \
@@ -78,15 +79,18 @@ for n in emotions enron; do
     fi
     busy=$!
     tb=$(fit "$n" 2 "$c0,$c1")
+    mb=-
+    [ -n "${MLRL_PYTHON:-}" ] && mb=$(mlrl "$c0,$c1" "$n" 'parallel_rule_refinement=true{num_preferred_threads=2}')
     kill "$busy"
     wait "$busy" 2>/dev/null || true
     busy=
     m1=- m2=-
     if [ -n "${MLRL_PYTHON:-}" ]; then
-        m1=$(mlrl "$n" parallel_rule_refinement=false parallel_statistic_update=false parallel_prediction=false)
-        m2=$(mlrl "$n" 'parallel_rule_refinement=true{num_preferred_threads=2}')
+        m1=$(mlrl "$c0" "$n" parallel_rule_refinement=false parallel_statistic_update=false \
+            parallel_prediction=false)
+        m2=$(mlrl "$c0,$c1" "$n" 'parallel_rule_refinement=true{num_preferred_threads=2}')
     fi
     set -- $shape
-    printf '%-9s %6s %8s %6s | %8ss %8ss %6sx %12ss | %9ss %9ss\n' "$n" "$1" "$2" "$3" "$t1" "$t2" \
-        "$(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.2f", a / b }')" "$tb" "$m1" "$m2"
+    printf '%-9s %6s %8s %6s | %8ss %8ss %6sx %12ss | %9ss %9ss %12ss\n' "$n" "$1" "$2" "$3" "$t1" \
+        "$t2" "$(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.2f", a / b }')" "$tb" "$m1" "$m2" "$mb"
 done

@@ -10,7 +10,10 @@
 #     / 30.61 %, 4.46 % / 15.12 %), the same model bytes on 1 and 2 threads;
 #  3. CSV input, labels found by the model's names, outputs and their shape;
 #  4. malformed ARFF, XML and model files: a message naming the file, a
-#     non-zero exit, nothing written.
+#     non-zero exit, nothing written;
+#  5. when MLRL_PYTHON names a Python with mlrl-boomer 0.15.6: its first 50
+#     rules on emotions (feature_sampling none, 64-bit statistics), complete and
+#     single-label heads, are epistream's (tests/bench/rules_mlrl.py compare).
 . "$(dirname "$0")/lib.sh"
 need_python numpy
 REF=$ES_SRCDIR/tests/oracle/rules_ref.py
@@ -100,5 +103,17 @@ for ds in emotions:18.79:30.61 enron:4.46:15.12; do
             printf "%s: Hamming loss %.2f %% (mlrl-boomer %.2f), subset accuracy %.2f %% (%.2f)\n", n, h, hl, a, acc
             if (h - hl > 1 || hl - h > 1 || a - acc > 3 || acc - a > 3) exit 1
         }' "$T/$name.p.metrics.tsv" || fail "$name: quality beyond the targets"
+done
+
+# ---- 5. mlrl-boomer itself, when there is one --------------------------------------------
+[ -n "${MLRL_PYTHON:-}" ] || exit 0
+for head in complete single; do
+    "$MLRL_PYTHON" "$ES_SRCDIR/tests/bench/rules_mlrl.py" fit "$T/emotions.train.arff" "$ML/emotions.xml" \
+        feature_sampling=none max_rules=51 statistic_type=64-bit head_type=$head dump="$T/mlrl.rules" \
+        >/dev/null || fail "mlrl-boomer ($MLRL_PYTHON) did not fit emotions"
+    "$EPISTREAM" rules train --arff "$T/emotions.train.arff" --labels-xml "$ML/emotions.xml" \
+        --feature-sampling none --max-rules 51 --head-type $head --out "$T/vs" --quiet || fail "rules train"
+    "$PY" "$ES_SRCDIR/tests/bench/rules_mlrl.py" compare "$T/vs.model" "$T/mlrl.rules" >"$T/cmp.out" ||
+        { cat "$T/cmp.out" >&2; fail "emotions, $head heads: the rules differ from mlrl-boomer's"; }
 done
 exit 0

@@ -281,7 +281,13 @@ typedef struct {
     int has_zero_w;
     es_rl_pool_t *pool;
     _Atomic uint64_t *fin;         /* the pool's job stamps */
+    uint32_t *ids, *all_ids;       /* examples whose statistics change the totals; 0..n-1 */
+    const uint32_t *tot_ids;       /* the totals' job: its examples, their number, the sign */
+    uint32_t tot_n;
+    int tot_sign;
 } train_t;
+
+static void totals(train_t *t, const uint32_t *ids, uint32_t m, int sign);
 
 /* Instance weights for the next rule and the totals of the empty rule. */
 static void begin_rule(train_t *t)
@@ -316,18 +322,8 @@ static void begin_rule(train_t *t)
     c->single = t->o->head == ES_RULES_HEAD_SINGLE;
     c->n_hl = L;
     for (uint32_t l = 0; l < L; l++) c->hl[l] = l;
-    memset(c->tot_g, 0, L * sizeof *c->tot_g);
-    memset(c->tot_h, 0, L * sizeof *c->tot_h);
-    for (uint32_t i = 0; i < n; i++) {
-        if (!c->w[i]) continue;
-        c->n_nz++;
-        const double *gi = c->g + (size_t)i * L, *hi = c->h + (size_t)i * L;
-        double w = (double)c->w[i];
-        for (uint32_t l = 0; l < L; l++) {
-            c->tot_g[l] += gi[l] * w;
-            c->tot_h[l] += hi[l] * w;
-        }
-    }
+    for (uint32_t i = 0; i < n; i++) c->n_nz += c->w[i] != 0;
+    totals(t, t->all_ids, n, 1);
     t->best_q = 0.0; /* mlrl-boomer's minimum quality: a rule must beat the empty head */
     t->n_cond = 0;
     t->best.found = 0;
@@ -364,21 +360,49 @@ static void sample_features(train_t *t)
         if (mark[f]) t->fsel[t->n_fs++] = f;
 }
 
-/* Add (sign 1) or remove (-1) example i's weighted statistics to or from the totals. */
-static void stat_add(es_rl_ctx_t *c, uint32_t i, double sign)
+/* The totals over the head's labels: set to the weighted sums over the
+ * examples ids[0..m) (sign > 0), or less them (sign < 0), each label summed
+ * in the order of ids.  Labels are independent sums, so blocks of labels are
+ * jobs for the pool and the bits do not depend on the thread count. */
+#define TOT_BLOCK 8u
+
+static void totals_job(void *arg, uint32_t b, void *scratch, int slot)
 {
-    if (!c->w[i]) return;
-    const double *gi = c->g + (size_t)i * c->L, *hi = c->h + (size_t)i * c->L;
-    double w = (double)c->w[i];
-    for (uint32_t k = 0; k < c->n_hl; k++) {
-        if (sign > 0) {
-            c->tot_g[k] += gi[c->hl[k]] * w;
-            c->tot_h[k] += hi[c->hl[k]] * w;
-        } else {
-            c->tot_g[k] -= gi[c->hl[k]] * w;
-            c->tot_h[k] -= hi[c->hl[k]] * w;
-        }
+    train_t *t = arg;
+    es_rl_ctx_t *c = &t->c;
+    uint32_t k0 = b * TOT_BLOCK, k1 = k0 + TOT_BLOCK < c->n_hl ? k0 + TOT_BLOCK : c->n_hl;
+    const uint32_t *ids = t->tot_ids, *hl = c->hl;
+    double *tg = c->tot_g, *th = c->tot_h;
+    (void)scratch;
+    (void)slot;
+    if (t->tot_sign > 0)
+        for (uint32_t k = k0; k < k1; k++) tg[k] = th[k] = 0.0;
+    for (uint32_t j = 0; j < t->tot_n; j++) {
+        uint32_t i = ids[j];
+        if (!c->w[i]) continue;
+        const double *gi = c->g + (size_t)i * c->L, *hi = c->h + (size_t)i * c->L;
+        double w = (double)c->w[i];
+        if (t->tot_sign > 0)
+            for (uint32_t k = k0; k < k1; k++) {
+                tg[k] += gi[hl[k]] * w;
+                th[k] += hi[hl[k]] * w;
+            }
+        else
+            for (uint32_t k = k0; k < k1; k++) {
+                tg[k] -= gi[hl[k]] * w;
+                th[k] -= hi[hl[k]] * w;
+            }
     }
+}
+
+static void totals(train_t *t, const uint32_t *ids, uint32_t m, int sign)
+{
+    uint32_t nb = (t->c.n_hl + TOT_BLOCK - 1) / TOT_BLOCK;
+    t->tot_ids = ids;
+    t->tot_n = m;
+    t->tot_sign = sign;
+    if (nb == 1) totals_job(t, 0, NULL, 0);
+    else es_rl_pool_run(t->pool, nb, totals_job, t, 0, &t->scr[0]);
 }
 
 /* Reduce the features' candidates in order; apply the best as a condition.
@@ -432,32 +456,33 @@ static void reduce_and_apply(train_t *t)
        examples (totals: their sum in that order), or, inverse, those examples and the
        ones missing f leave the coverage (totals: less each of them) */
     const uint32_t *idx = c->sorted + c->soff[f];
-    uint32_t n = c->n, nh2 = c->n_hl;
+    uint32_t n = c->n;
+    uint32_t m = 0, *ids = t->ids;
     if (!r->inverse) {
         uint8_t *keep = c->cov + n; /* spare bytes */
         memset(keep, 0, n);
-        memset(c->tot_g, 0, nh2 * sizeof *c->tot_g);
-        memset(c->tot_h, 0, nh2 * sizeof *c->tot_h);
         for (uint32_t j = r->lo; j < r->hi; j++) {
             uint32_t i = idx[j];
             if (!c->cov[i]) continue;
             keep[i] = 1;
-            stat_add(c, i, 1.0);
+            ids[m++] = i;
         }
         memcpy(c->cov, keep, n);
+        totals(t, ids, m, 1);
     } else {
         for (uint32_t j = r->lo; j < r->hi; j++) {
             uint32_t i = idx[j];
             if (!c->cov[i]) continue;
             c->cov[i] = 0;
-            stat_add(c, i, -1.0);
+            ids[m++] = i;
         }
         for (uint64_t j = c->moff[f]; j < c->moff[f + 1]; j++) {
             uint32_t i = c->miss[j];
             if (!c->cov[i]) continue;
             c->cov[i] = 0;
-            stat_add(c, i, -1.0);
+            ids[m++] = i;
         }
+        totals(t, ids, m, -1);
     }
     c->n_nz = r->n_cov;
     t->more = r->n_cov > 1; /* mlrl-boomer stops refining at min_coverage (1) */
@@ -611,6 +636,8 @@ int es_rules_train(const es_rules_data_t *d, const es_rules_opt_t *o, es_rules_m
     t.m = m;
     rng_seed(&t.rng, o->seed);
     size_t nl = (size_t)n * L;
+    /* the most jobs a batch has: features, example chunks or label blocks */
+    size_t n_jobs_max = (size_t)F + (n + APPLY_CHUNK - 1) / APPLY_CHUNK + L;
     if ((ret = model_init(m, d, o))) goto out;
     if (!(c->score = calloc(nl, sizeof *c->score)) || !(c->g = malloc(nl * sizeof *c->g)) ||
         !(c->h = malloc(nl * sizeof *c->h)) || !(c->w = malloc(n * sizeof *c->w)) ||
@@ -620,7 +647,8 @@ int es_rules_train(const es_rules_data_t *d, const es_rules_opt_t *o, es_rules_m
         !(t.fsel = malloc(F * sizeof *t.fsel)) ||
         !(t.res = calloc((size_t)nt * F, sizeof *t.res)) ||
         !(t.res_head = malloc((size_t)nt * F * L * sizeof *t.res_head)) ||
-        !(t.fin = calloc((size_t)F + (n + APPLY_CHUNK - 1) / APPLY_CHUNK, sizeof *t.fin)) ||
+        !(t.fin = calloc(n_jobs_max, sizeof *t.fin)) ||
+        !(t.ids = malloc(n * sizeof *t.ids)) || !(t.all_ids = malloc(n * sizeof *t.all_ids)) ||
         !(t.best_head = malloc(L * sizeof *t.best_head)) ||
         !(t.scr = calloc((size_t)nt, sizeof *t.scr))) {
         ret = ES_ERR_NOMEM;
@@ -668,7 +696,8 @@ int es_rules_train(const es_rules_data_t *d, const es_rules_opt_t *o, es_rules_m
     memset(&pool, 0, sizeof pool);
     atomic_init(&pool.ticket, 0);
     atomic_init(&pool.quit, 0);
-    for (size_t k = 0; k < (size_t)F + (n + APPLY_CHUNK - 1) / APPLY_CHUNK; k++) atomic_init(&t.fin[k], 0);
+    for (size_t k = 0; k < n_jobs_max; k++) atomic_init(&t.fin[k], 0);
+    for (uint32_t i = 0; i < n; i++) t.all_ids[i] = i;
     pool.fin = t.fin;
     t.pool = &pool;
 #pragma omp parallel num_threads(nt)
@@ -699,6 +728,8 @@ out:
     free(t.best_head);
     free(t.res_head);
     free((void *)t.fin);
+    free(t.ids);
+    free(t.all_ids);
     free(t.res);
     free(t.fsel);
     free(t.fperm);

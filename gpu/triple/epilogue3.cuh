@@ -1,0 +1,242 @@
+/* epilogue3.cuh -- what every 3-way counting kernel does with a triple's
+ * counts: the cumulative counts C(s, t, u) = |X_i^s & X_j^t & X_k^u| (s, t,
+ * u in {V, P1, P2}) completed from pair sums and genotype counts when only
+ * the 8 products of P planes were counted (count3.c's two-plane path),
+ * the 2x27 table by inclusion-exclusion (count3.c's derive27, the same
+ * uint32 arithmetic), float bounds of the statistic (gk3_bound), and the
+ * triple's score key and its share of the CTA's best lower keys.
+ *
+ * Bounds: lo <= exact score <= up, gup >= the G of the significance test.
+ * Logarithms are base 2 from __log2f(max(n, 1)) (absolute error <= 3.8e-6
+ * below 2^32), so each n lg(n / m) term is off by <= 7.6e-6 n and the 54
+ * cell terms by <= 7.6e-6 N together; float sums of <= 54 terms of one sign
+ * add <= 3.3e-6 of their magnitude.  The margins below (3e-5 N + 1e-5 of the
+ * magnitudes + 1e-3, in bits) hold several times the worst case; chi2's
+ * float terms are each within a few ulp, its margin is 2e-5 relative; K2
+ * sums the host's own ln n! in double (margin 1e-9 of the sum's magnitude). */
+#ifndef GK3_EPILOGUE_CUH
+#define GK3_EPILOGUE_CUH
+
+#include <stdint.h>
+
+#include "params3.cuh"
+
+struct gk3_bounds {
+    float up, lo, gup;
+    int df;  /* the df the significance test uses at least; 0: not significant */
+};
+
+/* count3.c's derive27: C[s*9+t*3+u] cumulative -> n[a*9+b*3+c]. */
+__device__ __forceinline__ void gk3_derive27(uint32_t c[27], uint32_t *n)
+{
+#pragma unroll
+    for (int st = 0; st < 9; st++) {
+        c[st * 3] -= c[st * 3 + 1];
+        c[st * 3 + 1] -= c[st * 3 + 2];
+    }
+#pragma unroll
+    for (int q = 0; q < 9; q++) {
+        int s = q / 3, u = q % 3;
+        c[s * 9 + u] -= c[s * 9 + 3 + u];
+        c[s * 9 + 3 + u] -= c[s * 9 + 6 + u];
+    }
+#pragma unroll
+    for (int tu = 0; tu < 9; tu++) {
+        n[tu] = c[tu] - c[9 + tu];
+        n[9 + tu] = c[9 + tu] - c[18 + tu];
+        n[18 + tu] = c[18 + tu];
+    }
+}
+
+/* Two planes: the 19 cumulative counts with a V from the pair sums (ij: the
+ * pair's, ik, jk: each of its variants with k), genotype counts and the
+ * class size; c[] already holds the 8 products (s, t, u >= 1). */
+__device__ __forceinline__ void gk3_complete(uint32_t c[27], const uint32_t ij[4], const uint32_t ik[4],
+                                             const uint32_t jk[4], const uint32_t *ga, const uint32_t *gb,
+                                             const uint32_t *gc, uint32_t cls)
+{
+    c[12] = ij[0], c[15] = ij[1], c[21] = ij[2], c[24] = ij[3];
+    c[10] = ik[0], c[11] = ik[1], c[19] = ik[2], c[20] = ik[3];
+    c[4] = jk[0], c[5] = jk[1], c[7] = jk[2], c[8] = jk[3];
+    c[9] = ga[1] + ga[2], c[18] = ga[2];
+    c[3] = gb[1] + gb[2], c[6] = gb[2];
+    c[1] = gc[1] + gc[2], c[2] = gc[2];
+    c[0] = cls;
+}
+
+__device__ __forceinline__ float gk3_lg(float x) { return __log2f(fmaxf(x, 1.0f)); }
+
+/* sum over ncol columns of n_yc lg(n_yc / n_c), bits, <= 0 */
+template <int NCOL>
+__device__ __forceinline__ float gk3_t1(const uint32_t *r0, const uint32_t *r1)
+{
+    float t = 0.0f;
+#pragma unroll
+    for (int c = 0; c < NCOL; c++) {
+        float f0 = (float)r0[c], f1 = (float)r1[c], ls = gk3_lg(f0 + f1);
+        t += f0 * (gk3_lg(f0) - ls) + f1 * (gk3_lg(f1) - ls);
+    }
+    return t;
+}
+
+__device__ __forceinline__ float gk3_margin(float N, float t, float hk)
+{
+    return 3e-5f * N + 1e-5f * (fabsf(t) + fabsf(hk)) + 1e-3f;
+}
+
+template <int STAT>
+__device__ __forceinline__ gk3_bounds gk3_bound(const uint32_t n[2][27], const double *lnf)
+{
+    gk3_bounds b;
+    if constexpr (STAT == GK3_K2) {
+        /* score = -K2, K2 = sum_c ln (n_c + 1)! - ln n_0c! - ln n_1c! */
+        double s = 0.0, m = 0.0;
+#pragma unroll
+        for (int c = 0; c < 27; c++) {
+            double t0 = __ldg(&lnf[n[0][c] + n[1][c] + 1]);
+            double t1 = __ldg(&lnf[n[0][c]]), t2 = __ldg(&lnf[n[1][c]]);
+            s += t0 - (t1 + t2);
+            m += t0;
+        }
+        double e = m * 1e-9 + 1e-6;
+        b.up = __double2float_ru(-(s - e));
+        b.lo = __double2float_rd(-(s + e));
+        b.gup = 0.0f;
+        b.df = 0;
+        return b;
+    }
+    uint32_t s0 = 0, s1 = 0;
+    int cols = 0;
+#pragma unroll
+    for (int c = 0; c < 27; c++) {
+        s0 += n[0][c];
+        s1 += n[1][c];
+        cols += (n[0][c] | n[1][c]) != 0;
+    }
+    if (!(s0 && s1 && cols > 1)) { /* the statistic is exactly 0, df 0 */
+        b.up = b.lo = b.gup = 0.0f;
+        b.df = 0;
+        return b;
+    }
+    const float LN2 = 0.69314718f;
+    const float n0 = (float)s0, n1 = (float)s1, N = (float)(s0 + s1);
+    if constexpr (STAT == GK3_CHI2) {
+        float s = 0.0f;
+#pragma unroll
+        for (int c = 0; c < 27; c++) {
+            /* exact in double: each product is below 2^53 */
+            double d = (double)n[0][c] * (double)s1 - (double)n[1][c] * (double)s0;
+            float df = (float)d, col = (float)(n[0][c] + n[1][c]);
+            s += col > 0.0f ? __fdividef(df * df, col) : 0.0f;
+        }
+        float v = __fdividef(s, n0 * n1);
+        b.up = v * (1.0f + 2e-5f) + 1e-6f;
+        b.lo = v * (1.0f - 2e-5f) - 1e-6f;
+        b.gup = b.up;
+        b.df = cols - 1;
+        return b;
+    } else {
+        const float lN = gk3_lg(N);
+        const float hk = n0 * (gk3_lg(n0) - lN) + n1 * (gk3_lg(n1) - lN);
+        float t1 = gk3_t1<27>(n[0], n[1]);
+        float nab = t1 - hk, e = gk3_margin(N, t1, hk);
+        float up = fmaxf(nab + e, 0.0f), lo = fmaxf(nab - e, 0.0f);
+        b.df = cols - 1;
+        if constexpr (STAT == GK3_IG) {
+            /* the three pair margins AB, AC, BC (stats3.c's pair_margins) */
+            float sub_lo = 0.0f, sub_hi = 0.0f;
+            int maxcols = 0;
+#pragma unroll
+            for (int p = 0; p < 3; p++) {
+                uint32_t r[2][9];
+#pragma unroll
+                for (int y = 0; y < 2; y++)
+#pragma unroll
+                    for (int u = 0; u < 3; u++)
+#pragma unroll
+                        for (int v = 0; v < 3; v++) {
+                            const uint32_t *x = n[y];
+                            r[y][u * 3 + v] = p == 0   ? x[u * 9 + v * 3] + x[u * 9 + v * 3 + 1] + x[u * 9 + v * 3 + 2]
+                                              : p == 1 ? x[u * 9 + v] + x[u * 9 + 3 + v] + x[u * 9 + 6 + v]
+                                                       : x[u * 3 + v] + x[9 + u * 3 + v] + x[18 + u * 3 + v];
+                        }
+                int pc = 0;
+#pragma unroll
+                for (int c = 0; c < 9; c++) pc += (r[0][c] | r[1][c]) != 0;
+                maxcols = pc > maxcols ? pc : maxcols;
+                float tp = gk3_t1<9>(r[0], r[1]), np_ = tp - hk, ep = gk3_margin(N, tp, hk);
+                sub_lo = fmaxf(sub_lo, fmaxf(np_ - ep, 0.0f));
+                sub_hi = fmaxf(sub_hi, fmaxf(np_ + ep, 0.0f));
+            }
+            up = up - sub_lo;
+            lo = lo - sub_hi;
+            /* the test's df is cols - cols of the pair of largest MI: at
+             * least this, and 1 where that could be 0 */
+            b.df = cols - maxcols > 1 ? cols - maxcols : 1;
+        }
+        /* score: bits per sample; G = 2 ln2 (N I in bits) */
+        float inv = __fdividef(1.0f, N), su = up * inv, sl = lo * inv;
+        b.up = su + fabsf(su) * 1e-5f + 1e-7f;
+        b.lo = sl - fabsf(sl) * 1e-5f - 1e-7f;
+        b.gup = 2.0f * LN2 * up + fabsf(up) * 1e-5f + 1e-4f;
+        return b;
+    }
+}
+
+/* Score one triple (pair q, third kk of the CTA) from its cumulative
+ * counts c[y][27] (completed), or write its table (GK3_ALL). */
+template <int STAT>
+__device__ __forceinline__ void gk3_emit(const gk3_params &P, gk3_cta &S, int q, int kk, bool ok,
+                                         uint32_t c[2][27])
+{
+    size_t slot = (size_t)S.pidx[q] * P.nc + blockIdx.y * GK3_THIRD + kk;
+    bool in = S.pin[q] && S.kg[kk] != 0xffffffffu;
+    if (P.mode == GK3_ALL) {
+        if (!in) return;
+        uint32_t *t = P.tables + slot * 54;
+        gk3_derive27(c[0], t);
+        gk3_derive27(c[1], t + 27);
+        return;
+    }
+    if (!in) return; /* past the tile: no slot */
+    if (!ok) {
+        P.score[slot] = 0;
+        return;
+    }
+    uint32_t n[2][27];
+    gk3_derive27(c[0], n[0]);
+    gk3_derive27(c[1], n[1]);
+    gk3_bounds b = gk3_bound<STAT>(n, P.lnf);
+    uint32_t lok = gk3_fkey(b.lo), hik = gk3_fkey(b.up);
+    if (P.do_sig && b.df > 0 && b.gup >= P.sig_crit[b.df]) hik = 0xffffffffu;
+    P.score[slot] = hik;
+    atomicMax(&S.best_l[q], lok);
+    atomicMax(&S.best_r[q], lok);
+    atomicMax(&S.best_p[q], lok);
+    atomicMax(&S.best_k[kk], lok);
+}
+
+/* Complete (two planes) and score a triple whose products the kernel
+ * counted: c[y][s*9+t*3+u] for s, t, u >= 1 (two planes) or all 27. */
+template <int NP, int STAT>
+__device__ __forceinline__ void gk3_finish(const gk3_params &P, gk3_cta &S, int q, int kk, uint32_t c[2][27])
+{
+    bool ok = gk3_valid(P, S, q, kk);
+    if constexpr (NP == 2) {
+        if (S.pin[q] && S.kg[kk] != 0xffffffffu) {
+            size_t k = blockIdx.y * GK3_THIRD + kk;
+            const uint4 *ik = (const uint4 *)(P.xc + ((size_t)S.xl[q] * P.nc + k) * 8);
+            const uint4 *jk = (const uint4 *)(P.xc + ((size_t)S.xr[q] * P.nc + k) * 8);
+#pragma unroll
+            for (int y = 0; y < 2; y++) {
+                uint4 a = __ldg(ik + y), b = __ldg(jk + y);
+                const uint32_t av[4] = {a.x, a.y, a.z, a.w}, bv[4] = {b.x, b.y, b.z, b.w};
+                gk3_complete(c[y], &S.lr[q][4 * y], av, bv, &S.ga[q][3 * y], &S.gb[q][3 * y], &S.gc[kk][3 * y],
+                             y ? P.n_case : P.n_ctrl);
+            }
+        }
+    }
+    gk3_emit<STAT>(P, S, q, kk, ok, c);
+}
+
+#endif

@@ -17,7 +17,7 @@ if ! "$EPISTREAM" scan --bfile "$T/c" --order 3 --stat chi2 --device gpu --top 5
     cat "$T/err" >&2
     fail "--order 3 --device gpu failed"
 fi
-printf '%s\n' "rs1 rs2" "rs10 rs40" "rs7 rs3" "rs40 rs12" "rs2 rs7" >"$T/pairs.txt"
+printf 'SNP1\tSNP2\nsnp1\tsnp2\nsnp10\tsnp40\nsnp7\tsnp3\nsnp40\tsnp12\nsnp2\tsnp7\n' >"$T/pairs.txt"
 for d in m c; do
     for stat in chi2 mi ig k2; do
         for pt in "" "--p-threshold 0.001"; do
@@ -37,7 +37,10 @@ for d in m c; do
                     "$EPISTREAM" scan --bfile "$T/$d" --order 3 --stat $stat --top 150 $pt $seed --tables \
                         --device gpu:0 --gpu-kernel $k --quiet --out "$o.$k" || fail "gpu $d $stat $mode $pt $k"
                     for f in top.tsv summary.tsv ${pt:+sig.tsv}; do
-                        cmp -s "$o.cpu.$f" "$o.$k.$f" || fail "$d $stat $mode $pt $k: $f differs from --device cpu"
+                        cmp -s "$o.cpu.$f" "$o.$k.$f" || {
+                            diff "$o.cpu.$f" "$o.$k.$f" | head -6 >&2
+                            fail "$d $stat $mode $pt $k: $f differs from --device cpu"
+                        }
                     done
                     grep -q "^backend	gpu" "$o.$k.log" || fail "log does not name the GPU backend"
                 done

@@ -242,21 +242,36 @@ static void free3(res3_t *r)
     free(r->sig.t);
 }
 
+/* field by field (the structs have padding); doubles bit for bit, NaN included */
+static int same_triple(const es_triple_t *x, const es_triple_t *y)
+{
+    return x->i == y->i && x->j == y->j && x->k == y->k && x->n == y->n && x->df == y->df &&
+           memcmp(&x->stat, &y->stat, sizeof x->stat) == 0 && memcmp(&x->p, &y->p, sizeof x->p) == 0 &&
+           memcmp(&x->log10p, &y->log10p, sizeof x->log10p) == 0;
+}
+
 static void same3(const res3_t *a, const res3_t *b, uint32_t m, const char *what)
 {
     if (a->n_top != b->n_top) fail_msg("%s: top-k of %zu and %zu triples", what, a->n_top, b->n_top);
-    if (memcmp(a->top, b->top, a->n_top * sizeof *a->top) != 0) fail_msg("%s: top-k differs", what);
-    if (memcmp(a->sum, b->sum, m * sizeof *a->sum) != 0) {
-        for (uint32_t v = 0; v < m; v++)
-            if (memcmp(&a->sum[v], &b->sum[v], sizeof *a->sum) != 0)
-                fail_msg("%s: summary of variant %u differs (n_tot %llu / %llu, best %u,%u,%u / %u,%u,%u)", what,
-                         v, (unsigned long long)a->sum[v].n_tot, (unsigned long long)b->sum[v].n_tot,
-                         a->sum[v].best_i, a->sum[v].best_j, a->sum[v].best_k, b->sum[v].best_i, b->sum[v].best_j,
-                         b->sum[v].best_k);
+    for (size_t q = 0; q < a->n_top; q++) {
+        const es_triple_t *x = &a->top[q], *y = &b->top[q];
+        if (!same_triple(x, y))
+            fail_msg("%s: top-k differs at rank %zu: cpu (%u, %u, %u) %.17g n %u df %d, gpu (%u, %u, %u) %.17g n %u df %d",
+                     what, q, x->i, x->j, x->k, x->stat, x->n, x->df, y->i, y->j, y->k, y->stat, y->n, y->df);
+    }
+    for (uint32_t v = 0; v < m; v++) {
+        const es_summary3_t *x = &a->sum[v], *y = &b->sum[v];
+        if (x->best_i != y->best_i || x->best_j != y->best_j || x->best_k != y->best_k || x->n_sig != y->n_sig ||
+            x->n_tot != y->n_tot || memcmp(&x->best_stat, &y->best_stat, sizeof x->best_stat) != 0 ||
+            memcmp(&x->best_p, &y->best_p, sizeof x->best_p) != 0)
+            fail_msg("%s: summary of variant %u differs (n_tot %llu / %llu, n_sig %llu / %llu, best %u,%u,%u / "
+                     "%u,%u,%u)", what, v, (unsigned long long)x->n_tot, (unsigned long long)y->n_tot,
+                     (unsigned long long)x->n_sig, (unsigned long long)y->n_sig, x->best_i, x->best_j, x->best_k,
+                     y->best_i, y->best_j, y->best_k);
     }
     if (a->sig.n != b->sig.n) fail_msg("%s: %zu and %zu significant triples", what, a->sig.n, b->sig.n);
-    if (a->sig.n && memcmp(a->sig.t, b->sig.t, a->sig.n * sizeof *a->sig.t) != 0)
-        fail_msg("%s: significant triples differ", what);
+    for (size_t q = 0; q < a->sig.n; q++)
+        if (!same_triple(&a->sig.t[q], &b->sig.t[q])) fail_msg("%s: significant triple %zu differs", what, q);
 }
 
 static void scans_case(uint32_t m, uint32_t n, double miss, uint64_t seed)

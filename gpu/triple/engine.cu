@@ -159,10 +159,10 @@ __device__ __forceinline__ void pair_of(const gk3_params &P, uint32_t p, uint32_
 
 /* The triples worth a table: upper key >= min(tau, the best lower key of
  * each of its variants). */
-__global__ void k3_select(gk3_params P, const uint32_t *tau, uint2 *idx, uint32_t *n_out)
+__global__ void k3_select(gk3_params P, const uint32_t *tau, int all, uint2 *idx, uint32_t *n_out)
 {
     const size_t total = (size_t)P.n_pairs * P.nc;
-    const uint32_t t0 = *tau;
+    const uint32_t t0 = all ? 0u : *tau;
     for (size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += (size_t)gridDim.x * blockDim.x) {
         uint32_t key = P.score[t];
         if (!key) continue;
@@ -301,6 +301,7 @@ struct es_gpu3 {
     es_gpu_cand3_t *h_big;
     size_t big_cap;
     size_t max_pairs, max_rows;
+    int emit_all; /* EPISTREAM_GPU3_ALL=1: every triple back to the host (a check of the screen) */
 };
 
 static size_t slot_bytes3(const es_gpu3_config_t *c)
@@ -410,6 +411,10 @@ static int open_engine(int dev, const es_gpu3_config_t *cfg, uint32_t n_blocks, 
     g->cfg.lnfact = NULL;
     g->kw1 = kw1;
     g->kw0 = kw0;
+    {
+        const char *ea = getenv("EPISTREAM_GPU3_ALL");
+        g->emit_all = ea && *ea && strcmp(ea, "0") != 0;
+    }
     int cc = prop.major * 10 + prop.minor;
     g->kernel = cfg->kernel == ES_GPU_KERNEL_POPC || cc < 80 || cfg->n_planes == 3 ? ES_GPU_KERNEL_POPC
                                                                                   : ES_GPU_KERNEL_MMA;
@@ -589,7 +594,7 @@ static int finish_tile(es_gpu3_t *g, flight3_t *f, uint32_t tau_key)
     size_t total = (size_t)P.n_pairs * P.nc;
     unsigned grid = (unsigned)((total + 255) / 256 < 4096 ? (total + 255) / 256 : 4096);
     if (grid) {
-        k3_select<<<grid, 256, 0, g->s_comp>>>(P, f->d_tau, f->d_idx, f->d_n);
+        k3_select<<<grid, 256, 0, g->s_comp>>>(P, f->d_tau, g->emit_all, f->d_idx, f->d_n);
         CHECK(cudaGetLastError());
     }
     int ret = launch_tables(g, f, 0, CAND_CAP, f->d_cand, g->s_comp);

@@ -12,9 +12,10 @@
  * belong to one pair).  So a thread's accumulator registers hold all 8
  * products of 8 triples of its own (pair g*8 + lane/4, third variant
  * warp*16 + j*4 + lane%4), and the epilogue runs on them directly.
- * Operands stream through a 3-stage cp.async pipeline of 512-bit slices
+ * Operands stream through a 2-stage cp.async pipeline of 512-bit slices
  * (XOR-swizzled rows: ldmatrix and the 32-bit P_i reads are conflict-free);
- * the cases' products wait in shared memory while the controls are counted. */
+ * the cases' products wait in shared memory while the controls are counted
+ * (PACK16 below says how the epilogue reads them). */
 #include <cuda_runtime.h>
 
 #include "params3.cuh"
@@ -22,7 +23,7 @@
 
 namespace {
 
-constexpr int STAGES = 3;
+constexpr int STAGES = 2;
 constexpr int KW = 8;                        /* words per stage (512 bits) */
 constexpr int ROWB = KW * 8;                 /* bytes per row per stage */
 constexpr int RROWS = 32, LROWS = 32, KROWS = 256;
@@ -44,8 +45,14 @@ __device__ __forceinline__ void cp_async16(uint32_t dst, const void *src, bool v
 
 __device__ __forceinline__ int swz(int r, int ch) { return r * ROWB + ((ch ^ ((r >> 1) & 3)) << 4); }
 
-template <int STAT>
-__global__ void __launch_bounds__(GK3_THREADS, 1) k3_mma(gk3_params P)
+/* PACK16 (each class under 65,536 samples): both classes' products wait in
+ * the stash as 16-bit halves, and the epilogue scores the thread's 8
+ * triples one at a time from there (few registers: two CTAs a
+ * multiprocessor, one's epilogue hiding the other's MMAs); else the
+ * controls' products stay in registers and the epilogue is unrolled (one
+ * CTA a multiprocessor). */
+template <int STAT, bool PACK16>
+__global__ void __launch_bounds__(GK3_THREADS, PACK16 ? 2 : 1) k3_mma(gk3_params P)
 {
     extern __shared__ __align__(128) unsigned char smem[];
     __shared__ gk3_cta S;
@@ -180,10 +187,22 @@ __global__ void __launch_bounds__(GK3_THREADS, 1) k3_mma(gk3_params P)
     }
     asm volatile("cp.async.wait_group 0;\n" ::);
 
+    uint32_t bq[2] = {0, 0}, bk[4] = {0, 0, 0, 0};
+    if constexpr (PACK16) {
 #pragma unroll
-    for (int g = 0; g < 2; g++)
+        for (int g = 0; g < 2; g++)
 #pragma unroll
-        for (int j = 0; j < 4; j++) {
+            for (int x = 0; x < 2; x++)
+#pragma unroll
+                for (int j = 0; j < 4; j++)
+#pragma unroll
+                    for (int e = 0; e < 4; e++) {
+                        uint32_t *p = &stash[(((g * 2 + x) * 4 + j) * 4 + e) * GK3_THREADS + tid];
+                        *p = *p << 16 | (uint32_t)acc[g][x][j][e];
+                    }
+#pragma unroll 1
+        for (int t8 = 0; t8 < 8; t8++) {
+            const int g = t8 >> 2, j = t8 & 3;
             uint32_t c[2][27];
 #pragma unroll
             for (int s = 1; s <= 2; s++)
@@ -192,31 +211,65 @@ __global__ void __launch_bounds__(GK3_THREADS, 1) k3_mma(gk3_params P)
 #pragma unroll
                     for (int u = 1; u <= 2; u++) {
                         int e = (t - 1) * 2 + (u - 1), x = s * 9 + t * 3 + u;
-                        c[0][x] = (uint32_t)acc[g][s - 1][j][e];
-                        c[1][x] = stash[(((g * 2 + s - 1) * 4 + j) * 4 + e) * GK3_THREADS + tid];
+                        uint32_t v = stash[(((g * 2 + s - 1) * 4 + j) * 4 + e) * GK3_THREADS + tid];
+                        c[0][x] = v & 0xffffu;
+                        c[1][x] = v >> 16;
                     }
-            gk3_finish<2, STAT>(P, S, g * 8 + gid, warp * 16 + j * 4 + tig, c);
+            uint32_t lo = gk3_finish<2, STAT>(P, S, g * 8 + gid, warp * 16 + j * 4 + tig, c);
+            if (g) bq[1] = max(bq[1], lo);
+            else bq[0] = max(bq[0], lo);
+#pragma unroll
+            for (int jj = 0; jj < 4; jj++)
+                if (jj == j) bk[jj] = max(bk[jj], lo);
         }
+    } else {
+#pragma unroll
+        for (int g = 0; g < 2; g++)
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                uint32_t c[2][27];
+#pragma unroll
+                for (int s = 1; s <= 2; s++)
+#pragma unroll
+                    for (int t = 1; t <= 2; t++)
+#pragma unroll
+                        for (int u = 1; u <= 2; u++) {
+                            int e = (t - 1) * 2 + (u - 1), x = s * 9 + t * 3 + u;
+                            c[0][x] = (uint32_t)acc[g][s - 1][j][e];
+                            c[1][x] = stash[(((g * 2 + s - 1) * 4 + j) * 4 + e) * GK3_THREADS + tid];
+                        }
+                uint32_t lo = gk3_finish<2, STAT>(P, S, g * 8 + gid, warp * 16 + j * 4 + tig, c);
+                bq[g] = max(bq[g], lo);
+                bk[j] = max(bk[j], lo);
+            }
+    }
+    gk3_cta_best(S, bq, bk);
     __syncthreads();
     gk3_cta_flush(P, S);
 }
 
-template <int STAT>
-int launch(const gk3_params &P, cudaStream_t st)
+template <int STAT, bool PACK16>
+int launch_one(const gk3_params &P, cudaStream_t st)
 {
     static thread_local int configured = -1;
     int dev = 0;
     cudaError_t e = cudaGetDevice(&dev);
     if (e != cudaSuccess) return (int)e;
     if (configured != dev) {
-        e = cudaFuncSetAttribute(k3_mma<STAT>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SMEM);
+        e = cudaFuncSetAttribute(k3_mma<STAT, PACK16>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SMEM);
         if (e != cudaSuccess) return (int)e;
         configured = dev;
     }
     dim3 grid(P.mode == GK3_SEED ? (P.n_pairs + GK3_PAIRS - 1) / GK3_PAIRS : P.na * P.ngb,
               (P.nc + GK3_THIRD - 1) / GK3_THIRD);
-    k3_mma<STAT><<<grid, GK3_THREADS, SMEM, st>>>(P);
+    k3_mma<STAT, PACK16><<<grid, GK3_THREADS, SMEM, st>>>(P);
     return (int)cudaGetLastError();
+}
+
+template <int STAT>
+int launch(const gk3_params &P, cudaStream_t st)
+{
+    return P.n_case < 65536u && P.n_ctrl < 65536u ? launch_one<STAT, true>(P, st) : launch_one<STAT, false>(P, st);
 }
 
 } // namespace

@@ -29,7 +29,10 @@ __global__ void __launch_bounds__(GK3_THREADS) k3_popc(gk3_params P)
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, gid = lane >> 2, tig = lane & 3;
     constexpr int L0 = NP == 3 ? 0 : 1; /* lowest level counted */
     const size_t vw = (size_t)NP * P.words;
+    uint32_t bq[2] = {0, 0}, bk[4] = {0, 0, 0, 0};
+#pragma unroll
     for (int g = 0; g < 2; g++) {
+#pragma unroll
         for (int j = 0; j < 4; j++) {
             const int q = g * 8 + gid, kk = warp * 16 + j * 4 + tig;
             uint32_t c[2][27];
@@ -66,9 +69,12 @@ __global__ void __launch_bounds__(GK3_THREADS) k3_popc(gk3_params P)
                     for (int e = 0; e < 27; e++) c[y][e] = acc[e];
                 }
             }
-            gk3_finish<NP, STAT>(P, S, q, kk, c);
+            uint32_t lo = gk3_finish<NP, STAT>(P, S, q, kk, c);
+            bq[g] = max(bq[g], lo);
+            bk[j] = max(bk[j], lo);
         }
     }
+    gk3_cta_best(S, bq, bk);
     __syncthreads();
     gk3_cta_flush(P, S);
 }

@@ -80,13 +80,58 @@ __global__ void k3_pairsum(const uint64_t *X, const uint64_t *Y, uint32_t ny, ui
     }
 }
 
+/* Of 4096 histogram bins counted from the top (bin 4095 first) with
+ * `above` more counted before them, the bin where the count reaches rank:
+ * *s_bin, with the count above it in *s_above; *s_found = 0 when the bins
+ * do not reach rank.  All 1024 threads call it; thread t owns bins 4 (1023 -
+ * t) .. + 3, so a block-wide prefix sum over threads counts from the top. */
+__device__ void find_rank(const uint32_t *h, uint32_t above, uint32_t rank, uint32_t *s_bin, uint32_t *s_above,
+                          uint32_t *s_found, uint32_t *wsum)
+{
+    const int t = threadIdx.x, lane = t & 31, warp = t >> 5, b0 = 4 * (1023 - t);
+    if (t == 0) *s_found = 0;
+    uint32_t loc = h[b0] + h[b0 + 1] + h[b0 + 2] + h[b0 + 3], x = loc;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        uint32_t y = __shfl_up_sync(0xffffffffu, x, o);
+        if (lane >= o) x += y;
+    }
+    if (lane == 31) wsum[warp] = x;
+    __syncthreads();
+    if (warp == 0) {
+        uint32_t w = wsum[lane];
+#pragma unroll
+        for (int o = 1; o < 32; o <<= 1) {
+            uint32_t y = __shfl_up_sync(0xffffffffu, w, o);
+            if (lane >= o) w += y;
+        }
+        wsum[lane] = w;
+    }
+    __syncthreads();
+    uint32_t excl = x - loc + (warp ? wsum[warp - 1] : 0u) + above;
+    if (excl < rank && excl + loc >= rank) { /* the one thread whose bins reach rank */
+        uint32_t cum = excl;
+        for (int b = b0 + 3; b >= b0; b--) {
+            if (cum + h[b] >= rank) {
+                *s_bin = (uint32_t)b;
+                *s_above = cum;
+                *s_found = 1;
+                break;
+            }
+            cum += h[b];
+        }
+    }
+    __syncthreads();
+}
+
 /* A lower bound of the rank-th largest of n keys (0: none): two histogram
  * passes (the top 12 bits, then the next 12 within the bin reached); the
- * scan's bound is the largest seen; tau_out = max(it, the host's). */
+ * scan's bound is the largest seen; tau_out = max(it, the host's).  One CTA
+ * of 1024 threads. */
 __global__ void __launch_bounds__(1024) k3_tau(const uint32_t *keys, uint32_t n, uint32_t rank, uint32_t host,
                                                uint32_t *tau_scan, uint32_t *tau_out)
 {
-    __shared__ uint32_t h[4096];
+    __shared__ uint32_t h[4096], wsum[32];
     __shared__ uint32_t s_bin, s_above, s_found;
     uint32_t found = 0;
     if (rank > 0 && rank <= n) {
@@ -97,22 +142,9 @@ __global__ void __launch_bounds__(1024) k3_tau(const uint32_t *keys, uint32_t n,
             if (k) atomicAdd(&h[k >> 20], 1u);
         }
         __syncthreads();
-        if (threadIdx.x == 0) {
-            uint32_t cum = 0;
-            s_found = 0;
-            for (int b = 4095; b >= 0; b--) {
-                if (cum + h[b] >= rank) {
-                    s_bin = (uint32_t)b;
-                    s_above = cum;
-                    s_found = 1;
-                    break;
-                }
-                cum += h[b];
-            }
-        }
-        __syncthreads();
+        find_rank(h, 0, rank, &s_bin, &s_above, &s_found, wsum);
         if (s_found) {
-            const uint32_t bin = s_bin;
+            const uint32_t bin = s_bin, above = s_above;
             for (int b = threadIdx.x; b < 4096; b += blockDim.x) h[b] = 0;
             __syncthreads();
             for (uint32_t v = threadIdx.x; v < n; v += blockDim.x) {
@@ -120,18 +152,9 @@ __global__ void __launch_bounds__(1024) k3_tau(const uint32_t *keys, uint32_t n,
                 if (k && (k >> 20) == bin) atomicAdd(&h[(k >> 8) & 4095u], 1u);
             }
             __syncthreads();
-            if (threadIdx.x == 0) {
-                uint32_t cum = s_above;
-                for (int b = 4095; b >= 0; b--) {
-                    cum += h[b];
-                    if (cum >= rank) {
-                        s_bin = (bin << 20) | ((uint32_t)b << 8);
-                        break;
-                    }
-                }
-            }
-            __syncthreads();
-            found = s_bin;
+            find_rank(h, above, rank, &s_bin, &s_above, &s_found, wsum);
+            /* the keys of bin `bin` reach rank, so a sub-bin does */
+            found = (bin << 20) | (s_bin << 8);
         }
     }
     if (threadIdx.x == 0) {
@@ -239,8 +262,9 @@ __global__ void k3_tables(gk3_params P, const uint2 *idx, const uint32_t *n, uin
         o->i = gi;
         o->j = gj;
         o->k = P.first_c + e.y;
-        gk3_derive27(c[0], o->n[0]);
-        gk3_derive27(c[1], o->n[1]);
+        gk3_derive27(c[0]);
+        gk3_derive27(c[1]);
+        memcpy(o->n, c, sizeof o->n);
     }
 }
 

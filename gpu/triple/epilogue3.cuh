@@ -26,8 +26,9 @@ struct gk3_bounds {
     int df;  /* the df the significance test uses at least; 0: not significant */
 };
 
-/* count3.c's derive27: C[s*9+t*3+u] cumulative -> n[a*9+b*3+c]. */
-__device__ __forceinline__ void gk3_derive27(uint32_t c[27], uint32_t *n)
+/* count3.c's derive27 in place: c[s*9+t*3+u] cumulative -> c[a*9+b*3+c]
+ * (the same uint32 differences: along u, then t, then s). */
+__device__ __forceinline__ void gk3_derive27(uint32_t c[27])
 {
 #pragma unroll
     for (int st = 0; st < 9; st++) {
@@ -42,9 +43,8 @@ __device__ __forceinline__ void gk3_derive27(uint32_t c[27], uint32_t *n)
     }
 #pragma unroll
     for (int tu = 0; tu < 9; tu++) {
-        n[tu] = c[tu] - c[9 + tu];
-        n[9 + tu] = c[9 + tu] - c[18 + tu];
-        n[18 + tu] = c[18 + tu];
+        c[tu] -= c[9 + tu];
+        c[9 + tu] -= c[18 + tu];
     }
 }
 
@@ -84,8 +84,11 @@ __device__ __forceinline__ float gk3_margin(float N, float t, float hk)
     return 3e-5f * N + 1e-5f * (fabsf(t) + fabsf(hk)) + 1e-3f;
 }
 
-template <int STAT>
-__device__ __forceinline__ gk3_bounds gk3_bound(const uint32_t n[2][27], const double *lnf)
+/* FIXED: the class sizes are c0 (controls), c1 (cases) -- no call is missing,
+ * so every table holds every sample -- instead of the table's sums. */
+template <int STAT, bool FIXED = false>
+__device__ __forceinline__ gk3_bounds gk3_bound(const uint32_t n[2][27], const double *lnf, uint32_t c0 = 0,
+                                                uint32_t c1 = 0)
 {
     gk3_bounds b;
     if constexpr (STAT == GK3_K2) {
@@ -109,9 +112,15 @@ __device__ __forceinline__ gk3_bounds gk3_bound(const uint32_t n[2][27], const d
     int cols = 0;
 #pragma unroll
     for (int c = 0; c < 27; c++) {
-        s0 += n[0][c];
-        s1 += n[1][c];
+        if (!FIXED) {
+            s0 += n[0][c];
+            s1 += n[1][c];
+        }
         cols += (n[0][c] | n[1][c]) != 0;
+    }
+    if (FIXED) {
+        s0 = c0;
+        s1 = c1;
     }
     if (!(s0 && s1 && cols > 1)) { /* the statistic is exactly 0, df 0 */
         b.up = b.lo = b.gup = 0.0f;
@@ -122,12 +131,20 @@ __device__ __forceinline__ gk3_bounds gk3_bound(const uint32_t n[2][27], const d
     const float n0 = (float)s0, n1 = (float)s1, N = (float)(s0 + s1);
     if constexpr (STAT == GK3_CHI2) {
         float s = 0.0f;
+        if (s0 + s1 < 46341u) { /* exact in int: each product is below 2^31 */
 #pragma unroll
-        for (int c = 0; c < 27; c++) {
-            /* exact in double: each product is below 2^53 */
-            double d = (double)n[0][c] * (double)s1 - (double)n[1][c] * (double)s0;
-            float df = (float)d, col = (float)(n[0][c] + n[1][c]);
-            s += col > 0.0f ? __fdividef(df * df, col) : 0.0f;
+            for (int c = 0; c < 27; c++) {
+                int d = (int)n[0][c] * (int)s1 - (int)n[1][c] * (int)s0;
+                float df = (float)d, col = (float)(n[0][c] + n[1][c]);
+                s += col > 0.0f ? __fdividef(df * df, col) : 0.0f;
+            }
+        } else { /* exact in double: each product is below 2^53 */
+#pragma unroll
+            for (int c = 0; c < 27; c++) {
+                double d = (double)n[0][c] * (double)s1 - (double)n[1][c] * (double)s0;
+                float df = (float)d, col = (float)(n[0][c] + n[1][c]);
+                s += col > 0.0f ? __fdividef(df * df, col) : 0.0f;
+            }
         }
         float v = __fdividef(s, n0 * n1);
         b.up = v * (1.0f + 2e-5f) + 1e-6f;
@@ -184,42 +201,44 @@ __device__ __forceinline__ gk3_bounds gk3_bound(const uint32_t n[2][27], const d
 }
 
 /* Score one triple (pair q, third kk of the CTA) from its cumulative
- * counts c[y][27] (completed), or write its table (GK3_ALL). */
-template <int STAT>
-__device__ __forceinline__ void gk3_emit(const gk3_params &P, gk3_cta &S, int q, int kk, bool ok,
-                                         uint32_t c[2][27])
+ * counts c[y][27] (completed), or write its table (GK3_ALL).  @return its
+ * lower key (0: not a triple of the tile). */
+template <int NP, int STAT>
+__device__ __forceinline__ uint32_t gk3_emit(const gk3_params &P, gk3_cta &S, int q, int kk, bool ok,
+                                             uint32_t c[2][27])
 {
     size_t slot = (size_t)S.pidx[q] * P.nc + blockIdx.y * GK3_THIRD + kk;
     bool in = S.pin[q] && S.kg[kk] != 0xffffffffu;
     if (P.mode == GK3_ALL) {
-        if (!in) return;
+        if (!in) return 0;
         uint32_t *t = P.tables + slot * 54;
-        gk3_derive27(c[0], t);
-        gk3_derive27(c[1], t + 27);
-        return;
+        gk3_derive27(c[0]);
+        gk3_derive27(c[1]);
+#pragma unroll
+        for (int x = 0; x < 27; x++) {
+            t[x] = c[0][x];
+            t[27 + x] = c[1][x];
+        }
+        return 0;
     }
-    if (!in) return; /* past the tile: no slot */
+    if (!in) return 0; /* past the tile: no slot */
     if (!ok) {
         P.score[slot] = 0;
-        return;
+        return 0;
     }
-    uint32_t n[2][27];
-    gk3_derive27(c[0], n[0]);
-    gk3_derive27(c[1], n[1]);
-    gk3_bounds b = gk3_bound<STAT>(n, P.lnf);
+    gk3_derive27(c[0]);
+    gk3_derive27(c[1]);
+    gk3_bounds b = gk3_bound<STAT, NP == 2>(c, P.lnf, P.n_ctrl, P.n_case);
     uint32_t lok = gk3_fkey(b.lo), hik = gk3_fkey(b.up);
     if (P.do_sig && b.df > 0 && b.gup >= P.sig_crit[b.df]) hik = 0xffffffffu;
     P.score[slot] = hik;
-    atomicMax(&S.best_l[q], lok);
-    atomicMax(&S.best_r[q], lok);
-    atomicMax(&S.best_p[q], lok);
-    atomicMax(&S.best_k[kk], lok);
+    return lok;
 }
 
 /* Complete (two planes) and score a triple whose products the kernel
  * counted: c[y][s*9+t*3+u] for s, t, u >= 1 (two planes) or all 27. */
 template <int NP, int STAT>
-__device__ __forceinline__ void gk3_finish(const gk3_params &P, gk3_cta &S, int q, int kk, uint32_t c[2][27])
+__device__ __forceinline__ uint32_t gk3_finish(const gk3_params &P, gk3_cta &S, int q, int kk, uint32_t c[2][27])
 {
     bool ok = gk3_valid(P, S, q, kk);
     if constexpr (NP == 2) {
@@ -236,7 +255,7 @@ __device__ __forceinline__ void gk3_finish(const gk3_params &P, gk3_cta &S, int 
             }
         }
     }
-    gk3_emit<STAT>(P, S, q, kk, ok, c);
+    return gk3_emit<NP, STAT>(P, S, q, kk, ok, c);
 }
 
 #endif

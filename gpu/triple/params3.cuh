@@ -70,7 +70,7 @@ struct gk3_cta {
     uint32_t ga[GK3_PAIRS][6], gb[GK3_PAIRS][6];
     uint32_t kg[GK3_THIRD];       /* global index, UINT32_MAX past the block */
     uint32_t gc[GK3_THIRD][6];
-    uint32_t best_l[GK3_PAIRS], best_r[GK3_PAIRS], best_p[GK3_PAIRS], best_k[GK3_THIRD];
+    uint32_t best_q[GK3_PAIRS], best_k[GK3_THIRD]; /* best lower keys of each pair's and k's triples */
 };
 
 template <int NP>
@@ -117,7 +117,7 @@ __device__ __forceinline__ void gk3_cta_setup(const gk3_params &P, gk3_cta &S)
             S.gb[q][e] = P.rg[(size_t)rrow * 6 + e];
         }
         for (int e = 0; e < 8; e++) S.lr[q][e] = NP == 2 ? P.lr[(size_t)p * 8 + e] : 0u;
-        S.best_l[q] = S.best_r[q] = S.best_p[q] = 0;
+        S.best_q[q] = 0;
     }
     if (tid < GK3_THIRD) {
         uint32_t k = blockIdx.y * GK3_THIRD + tid;
@@ -144,11 +144,37 @@ __device__ __forceinline__ void gk3_cta_flush(const gk3_params &P, const gk3_cta
     const int tid = threadIdx.x;
     if (P.mode == GK3_ALL) return;
     if (tid < GK3_PAIRS) {
-        if (S.best_l[tid]) atomicMax(&P.vbest[S.gi[tid]], S.best_l[tid]);
-        if (S.best_r[tid]) atomicMax(&P.vbest[S.gj[tid]], S.best_r[tid]);
-        if (S.best_p[tid] && P.pbest) atomicMax(&P.pbest[S.pidx[tid]], S.best_p[tid]);
+        uint32_t b = S.best_q[tid];
+        if (b) {
+            atomicMax(&P.vbest[S.gi[tid]], b);
+            atomicMax(&P.vbest[S.gj[tid]], b);
+            if (P.pbest) atomicMax(&P.pbest[S.pidx[tid]], b);
+        }
     }
     if (tid < GK3_THIRD && S.best_k[tid]) atomicMax(&P.vbest[S.kg[tid]], S.best_k[tid]);
+}
+
+/* A thread's best lower keys into the CTA's: bq[g] of its pairs g*8 +
+ * lane/4, bk[j] of its third variants warp*16 + j*4 + lane%4 (the mapping of
+ * every 3-way kernel), reduced across the warp first (all lanes call it). */
+__device__ __forceinline__ void gk3_cta_best(gk3_cta &S, uint32_t bq[2], uint32_t bk[4])
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, gid = lane >> 2, tig = lane & 3;
+#pragma unroll
+    for (int g = 0; g < 2; g++) {
+        uint32_t v = bq[g];
+        v = max(v, __shfl_xor_sync(0xffffffffu, v, 1));
+        v = max(v, __shfl_xor_sync(0xffffffffu, v, 2));
+        if (tig == 0 && v) atomicMax(&S.best_q[g * 8 + gid], v);
+    }
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        uint32_t v = bk[j];
+        v = max(v, __shfl_xor_sync(0xffffffffu, v, 4));
+        v = max(v, __shfl_xor_sync(0xffffffffu, v, 8));
+        v = max(v, __shfl_xor_sync(0xffffffffu, v, 16));
+        if (gid == 0 && v) atomicMax(&S.best_k[warp * 16 + j * 4 + tig], v);
+    }
 }
 
 /* Every kernel template instantiated per statistic: F<STAT>(...). */

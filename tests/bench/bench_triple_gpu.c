@@ -180,6 +180,7 @@ int main(int argc, char **argv)
         es_dataset_destroy(ds);
         es_dataset_destroy(dc);
     }
+    es_log_set_level(ES_LOG_INFO); /* the backend's summary line of the end-to-end runs */
     if (e2e[0] && e2e[1]) {
         uint64_t M = e2e[0], n = e2e[1], tri = M * (M - 1) / 2 * (M - 2) / 3;
         double rate = 0.0;

@@ -200,9 +200,14 @@ __global__ void __launch_bounds__(GK3_THREADS, PACK16 ? 2 : 1) k3_mma(gk3_params
                         uint32_t *p = &stash[(((g * 2 + x) * 4 + j) * 4 + e) * GK3_THREADS + tid];
                         *p = *p << 16 | (uint32_t)acc[g][x][j][e];
                     }
+        /* the next triple's pair sums are loaded while this one is scored */
+        uint4 xn[4];
+        gk3_xc_load(P, S, gid, warp * 16 + tig, xn);
 #pragma unroll 1
         for (int t8 = 0; t8 < 8; t8++) {
             const int g = t8 >> 2, j = t8 & 3;
+            uint4 xc[4] = {xn[0], xn[1], xn[2], xn[3]};
+            if (t8 < 7) gk3_xc_load(P, S, ((t8 + 1) >> 2) * 8 + gid, warp * 16 + ((t8 + 1) & 3) * 4 + tig, xn);
             uint32_t c[2][27];
 #pragma unroll
             for (int s = 1; s <= 2; s++)
@@ -215,7 +220,7 @@ __global__ void __launch_bounds__(GK3_THREADS, PACK16 ? 2 : 1) k3_mma(gk3_params
                         c[0][x] = v & 0xffffu;
                         c[1][x] = v >> 16;
                     }
-            uint32_t lo = gk3_finish<2, STAT>(P, S, g * 8 + gid, warp * 16 + j * 4 + tig, c);
+            uint32_t lo = gk3_finish_x<2, STAT>(P, S, g * 8 + gid, warp * 16 + j * 4 + tig, c, xc);
             if (g) bq[1] = max(bq[1], lo);
             else bq[0] = max(bq[0], lo);
 #pragma unroll

@@ -180,15 +180,41 @@ __device__ __forceinline__ void pair_of(const gk3_params &P, uint32_t p, uint32_
     }
 }
 
+/* tau[1] = the smallest best lower key of the tile's variants (after its
+ * counting kernel): a triple below it and below tau[0] goes nowhere, and
+ * k3_select rejects it without reading its variants' keys.  One CTA. */
+__global__ void __launch_bounds__(1024) k3_vmin(gk3_params P, uint32_t *tau)
+{
+    __shared__ uint32_t w[32];
+    uint32_t m = 0xffffffffu;
+    if (P.mode == GK3_SEED) {
+        for (uint32_t v = threadIdx.x; v < 2 * P.n_pairs; v += blockDim.x) m = min(m, P.vbest[P.sidx[v]]);
+    } else {
+        for (uint32_t v = threadIdx.x; v < P.na; v += blockDim.x) m = min(m, P.vbest[P.first_l + v]);
+        for (uint32_t v = threadIdx.x; v < P.nb; v += blockDim.x) m = min(m, P.vbest[P.first_r + v]);
+    }
+    for (uint32_t v = threadIdx.x; v < P.nc; v += blockDim.x) m = min(m, P.vbest[P.first_c + v]);
+#pragma unroll
+    for (int o = 16; o; o >>= 1) m = min(m, __shfl_xor_sync(0xffffffffu, m, o));
+    if ((threadIdx.x & 31) == 0) w[threadIdx.x >> 5] = m;
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        m = w[threadIdx.x];
+#pragma unroll
+        for (int o = 16; o; o >>= 1) m = min(m, __shfl_xor_sync(0xffffffffu, m, o));
+        if (threadIdx.x == 0) tau[1] = m;
+    }
+}
+
 /* The triples worth a table: upper key >= min(tau, the best lower key of
  * each of its variants). */
 __global__ void k3_select(gk3_params P, const uint32_t *tau, int all, uint2 *idx, uint32_t *n_out)
 {
     const size_t total = (size_t)P.n_pairs * P.nc;
-    const uint32_t t0 = all ? 0u : *tau;
+    const uint32_t t0 = all ? 0u : tau[0], tmin = all ? 0u : min(tau[0], tau[1]);
     for (size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += (size_t)gridDim.x * blockDim.x) {
         uint32_t key = P.score[t];
-        if (!key) continue;
+        if (key < tmin || !key) continue;
         uint32_t p = (uint32_t)(t / P.nc), kk = (uint32_t)(t % P.nc);
         if (key < t0) {
             uint32_t gi, gj;
@@ -350,8 +376,8 @@ static int flight_init(es_gpu3_t *g, flight3_t *f)
     CHECK(cudaMalloc(&f->d_pbest, g->max_pairs * 4));
     CHECK(cudaMalloc(&f->d_lr, g->max_pairs * 32));
     CHECK(cudaMalloc(&f->d_xc, g->max_rows * g->cfg.block * 32));
-    CHECK(cudaMalloc(&f->d_n, 2 * sizeof(uint32_t)));
-    f->d_tau = f->d_n + 1;
+    CHECK(cudaMalloc(&f->d_n, 3 * sizeof(uint32_t)));
+    f->d_tau = f->d_n + 1; /* [0] the k-th best bound, [1] the tile's smallest variant best */
     CHECK(cudaMallocHost(&f->h_n, sizeof(uint32_t)));
     CHECK(cudaMalloc(&f->d_cand, (size_t)CAND_CAP * sizeof(es_gpu_cand3_t)));
     CHECK(cudaMallocHost(&f->h_cand, (size_t)CAND_CAP * sizeof(es_gpu_cand3_t)));
@@ -613,6 +639,8 @@ static int finish_tile(es_gpu3_t *g, flight3_t *f, uint32_t tau_key)
     else k3_tau<<<1, 1024, 0, g->s_comp>>>(g->d_vbest, g->cfg.n_variants,
                                            g->cfg.top_k > 0x55555555u ? 0xffffffffu : 3 * g->cfg.top_k, tau_key,
                                            g->d_tau_scan, f->d_tau);
+    CHECK(cudaGetLastError());
+    k3_vmin<<<1, 1024, 0, g->s_comp>>>(P, f->d_tau);
     CHECK(cudaGetLastError());
     CHECK(cudaMemsetAsync(f->d_n, 0, sizeof(uint32_t), g->s_comp));
     size_t total = (size_t)P.n_pairs * P.nc;

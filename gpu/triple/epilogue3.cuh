@@ -235,27 +235,49 @@ __device__ __forceinline__ uint32_t gk3_emit(const gk3_params &P, gk3_cta &S, in
     return lok;
 }
 
-/* Complete (two planes) and score a triple whose products the kernel
- * counted: c[y][s*9+t*3+u] for s, t, u >= 1 (two planes) or all 27. */
+/* A triple's pair sums with its third variant (two planes): x[0..1] of
+ * (i, k), x[2..3] of (j, k), a class a uint4; zeros past the tile. */
+__device__ __forceinline__ void gk3_xc_load(const gk3_params &P, const gk3_cta &S, int q, int kk, uint4 x[4])
+{
+    if (S.pin[q] && S.kg[kk] != 0xffffffffu) {
+        size_t k = blockIdx.y * GK3_THIRD + kk;
+        const uint4 *ik = (const uint4 *)(P.xc + ((size_t)S.xl[q] * P.nc + k) * 8);
+        const uint4 *jk = (const uint4 *)(P.xc + ((size_t)S.xr[q] * P.nc + k) * 8);
+        x[0] = __ldg(ik);
+        x[1] = __ldg(ik + 1);
+        x[2] = __ldg(jk);
+        x[3] = __ldg(jk + 1);
+    } else {
+        x[0] = x[1] = x[2] = x[3] = make_uint4(0, 0, 0, 0);
+    }
+}
+
+/* Complete (two planes, from the pair sums x of gk3_xc_load) and score a
+ * triple whose products the kernel counted: c[y][s*9+t*3+u] for s, t, u >=
+ * 1 (two planes) or all 27. */
 template <int NP, int STAT>
-__device__ __forceinline__ uint32_t gk3_finish(const gk3_params &P, gk3_cta &S, int q, int kk, uint32_t c[2][27])
+__device__ __forceinline__ uint32_t gk3_finish_x(const gk3_params &P, gk3_cta &S, int q, int kk, uint32_t c[2][27],
+                                                 const uint4 x[4])
 {
     bool ok = gk3_valid(P, S, q, kk);
     if constexpr (NP == 2) {
-        if (S.pin[q] && S.kg[kk] != 0xffffffffu) {
-            size_t k = blockIdx.y * GK3_THIRD + kk;
-            const uint4 *ik = (const uint4 *)(P.xc + ((size_t)S.xl[q] * P.nc + k) * 8);
-            const uint4 *jk = (const uint4 *)(P.xc + ((size_t)S.xr[q] * P.nc + k) * 8);
 #pragma unroll
-            for (int y = 0; y < 2; y++) {
-                uint4 a = __ldg(ik + y), b = __ldg(jk + y);
-                const uint32_t av[4] = {a.x, a.y, a.z, a.w}, bv[4] = {b.x, b.y, b.z, b.w};
-                gk3_complete(c[y], &S.lr[q][4 * y], av, bv, &S.ga[q][3 * y], &S.gb[q][3 * y], &S.gc[kk][3 * y],
-                             y ? P.n_case : P.n_ctrl);
-            }
+        for (int y = 0; y < 2; y++) {
+            const uint4 a = x[y], b = x[2 + y];
+            const uint32_t av[4] = {a.x, a.y, a.z, a.w}, bv[4] = {b.x, b.y, b.z, b.w};
+            gk3_complete(c[y], &S.lr[q][4 * y], av, bv, &S.ga[q][3 * y], &S.gb[q][3 * y], &S.gc[kk][3 * y],
+                         y ? P.n_case : P.n_ctrl);
         }
     }
     return gk3_emit<NP, STAT>(P, S, q, kk, ok, c);
+}
+
+template <int NP, int STAT>
+__device__ __forceinline__ uint32_t gk3_finish(const gk3_params &P, gk3_cta &S, int q, int kk, uint32_t c[2][27])
+{
+    uint4 x[4];
+    if constexpr (NP == 2) gk3_xc_load(P, S, q, kk, x);
+    return gk3_finish_x<NP, STAT>(P, S, q, kk, c, x);
 }
 
 #endif

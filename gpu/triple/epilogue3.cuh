@@ -66,14 +66,19 @@ __device__ __forceinline__ void gk3_complete(uint32_t c[27], const uint32_t ij[4
 
 __device__ __forceinline__ float gk3_lg(float x) { return __log2f(fmaxf(x, 1.0f)); }
 
+/* x as a float, exactly, for x < 2^23 (two full-rate instructions instead
+ * of a quarter-rate conversion). */
+__device__ __forceinline__ float gk3_u2f(uint32_t x) { return __int_as_float(0x4b000000u | x) - 8388608.0f; }
+
 /* sum over ncol columns of n_yc lg(n_yc / n_c), bits, <= 0 */
 template <int NCOL>
-__device__ __forceinline__ float gk3_t1(const uint32_t *r0, const uint32_t *r1)
+__device__ __forceinline__ float gk3_t1(const uint32_t *r0, const uint32_t *r1, bool small)
 {
     float t = 0.0f;
 #pragma unroll
     for (int c = 0; c < NCOL; c++) {
-        float f0 = (float)r0[c], f1 = (float)r1[c], ls = gk3_lg(f0 + f1);
+        float f0 = small ? gk3_u2f(r0[c]) : (float)r0[c], f1 = small ? gk3_u2f(r1[c]) : (float)r1[c];
+        float ls = gk3_lg(f0 + f1);
         t += f0 * (gk3_lg(f0) - ls) + f1 * (gk3_lg(f1) - ls);
     }
     return t;
@@ -130,32 +135,43 @@ __device__ __forceinline__ gk3_bounds gk3_bound(const uint32_t n[2][27], const d
     const float LN2 = 0.69314718f;
     const float n0 = (float)s0, n1 = (float)s1, N = (float)(s0 + s1);
     if constexpr (STAT == GK3_CHI2) {
-        float s = 0.0f;
-        if (s0 + s1 < 46341u) { /* exact in int: each product is below 2^31 */
+        if (s0 + s1 < 65536u) {
+            /* chi2 = N (S - 1), S = sum_c (n0c^2 / n0 + n1c^2 / n1) / n_c: counts
+             * exact in float (the bit trick gk3_u2f), one reciprocal a column;
+             * each term is within 9 roundings, the sum within 26 more, so |v -
+             * chi2| <= 2.1e-6 (N + chi2) + 1 ulp; the margin is 5 times that */
+            const float i0 = 1.0f / n0, i1 = 1.0f / n1;
+            float S = 0.0f;
 #pragma unroll
             for (int c = 0; c < 27; c++) {
-                int d = (int)n[0][c] * (int)s1 - (int)n[1][c] * (int)s0;
-                float df = (float)d, col = (float)(n[0][c] + n[1][c]);
-                s += col > 0.0f ? __fdividef(df * df, col) : 0.0f;
+                float fa = gk3_u2f(n[0][c]), fb = gk3_u2f(n[1][c]), col = fa + fb;
+                float t = fmaf(fa * fa, i0, fb * fb * i1);
+                S += col > 0.0f ? __fdividef(t, col) : 0.0f;
             }
-        } else { /* exact in double: each product is below 2^53 */
+            float v = fmaf(N, S, -N), e = 1e-5f * (N + fabsf(v)) + 1e-4f;
+            b.up = v + e;
+            b.lo = v - e;
+        } else {
+            float s = 0.0f;
 #pragma unroll
             for (int c = 0; c < 27; c++) {
+                /* exact in double: each product is below 2^53 */
                 double d = (double)n[0][c] * (double)s1 - (double)n[1][c] * (double)s0;
                 float df = (float)d, col = (float)(n[0][c] + n[1][c]);
                 s += col > 0.0f ? __fdividef(df * df, col) : 0.0f;
             }
+            float v = __fdividef(s, n0 * n1);
+            b.up = v * (1.0f + 2e-5f) + 1e-6f;
+            b.lo = v * (1.0f - 2e-5f) - 1e-6f;
         }
-        float v = __fdividef(s, n0 * n1);
-        b.up = v * (1.0f + 2e-5f) + 1e-6f;
-        b.lo = v * (1.0f - 2e-5f) - 1e-6f;
         b.gup = b.up;
         b.df = cols - 1;
         return b;
     } else {
         const float lN = gk3_lg(N);
         const float hk = n0 * (gk3_lg(n0) - lN) + n1 * (gk3_lg(n1) - lN);
-        float t1 = gk3_t1<27>(n[0], n[1]);
+        const bool small = s0 + s1 < 8388608u; /* every count below 2^23 */
+        float t1 = gk3_t1<27>(n[0], n[1], small);
         float nab = t1 - hk, e = gk3_margin(N, t1, hk);
         float up = fmaxf(nab + e, 0.0f), lo = fmaxf(nab - e, 0.0f);
         b.df = cols - 1;
@@ -181,7 +197,7 @@ __device__ __forceinline__ gk3_bounds gk3_bound(const uint32_t n[2][27], const d
 #pragma unroll
                 for (int c = 0; c < 9; c++) pc += (r[0][c] | r[1][c]) != 0;
                 maxcols = pc > maxcols ? pc : maxcols;
-                float tp = gk3_t1<9>(r[0], r[1]), np_ = tp - hk, ep = gk3_margin(N, tp, hk);
+                float tp = gk3_t1<9>(r[0], r[1], small), np_ = tp - hk, ep = gk3_margin(N, tp, hk);
                 sub_lo = fmaxf(sub_lo, fmaxf(np_ - ep, 0.0f));
                 sub_hi = fmaxf(sub_hi, fmaxf(np_ + ep, 0.0f));
             }

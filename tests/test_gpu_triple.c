@@ -327,9 +327,12 @@ static void test_scans_missing(void **state)
     scans_case(66, 277, 0.02, 12);
 }
 
-int main(void)
+/* argv[1]: run only the tests whose name matches this pattern (cmocka's
+ * filter; compute-sanitizer runs take one test at a time) */
+int main(int argc, char **argv)
 {
     int have_wgmma = 0;
+    if (argc > 1) cmocka_set_test_filter(argv[1]);
     int skip = tu_gpu_probe(&have_wgmma);
     if (skip) return skip;
     es_log_set_level(ES_LOG_ERROR);

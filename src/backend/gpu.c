@@ -117,16 +117,19 @@ static double open_left(int dev)
  *     (3e9 values/s) and 0.01 s to set the engine up, then 1e13
  *     candidate-samples/s (bit planes) and 30 ns a candidate for its
  *     80-byte table's trip to the host and the sums there. */
-/*   - a 3-way scan: opening the device, GPU3_SETUP_S of set-up, then
- *     GPU3_RATE triple-samples/s (bench_triple_gpu, doc/BENCHMARKS.md). */
+/*   - a 3-way scan: opening the device, GPU3_SETUP_S of set-up, then 54 ps
+ *     a triple plus 5.4 ps per 1,024 samples (the mma kernel on the H200,
+ *     bench_triple_gpu, doc/BENCHMARKS.md; with missing calls the popc
+ *     kernel is several times slower, which this does not model). */
 #define GPU3_SETUP_S 0.15
-#define GPU3_RATE 3e13
+#define GPU3_TRIPLE_S 54e-12
+#define GPU3_SAMPLE_S 5.3e-15
 static double gpu_cost(const es_work_t *w)
 {
     const double n = (double)w->n_samples, f = (double)w->features, r = (double)w->rounds;
     double t = open_left(w->dev);
     if (w->op == ES_OP_PAIR_SCAN) return t + 0.1 + (double)w->pairs * n / 4e13;
-    if (w->op == ES_OP_TRIPLE_SCAN) return t + GPU3_SETUP_S + (double)w->pairs * n / GPU3_RATE;
+    if (w->op == ES_OP_TRIPLE_SCAN) return t + GPU3_SETUP_S + (double)w->pairs * (GPU3_TRIPLE_S + n * GPU3_SAMPLE_S);
     if (w->op == ES_OP_MI_ROWS) return t + 0.01 + f * n / 3e9 + r * (1e-4 + f * n / 1e13 + f * 3e-8);
     return t + f * n / 2e10 + r * (1e-4 + f * (n * 2.5e-12 + (double)w->cells * 2e-11));
 }

@@ -29,15 +29,6 @@
 static const int kernels[] = {ES_GPU_KERNEL_MMA, ES_GPU_KERNEL_POPC};
 static const char *const kernel_names[] = {"mma", "popc"};
 
-static void block_of(const es_planes_t *pl, uint32_t index, es_gpu_block_t *b)
-{
-    b->index = index;
-    b->first = pl->first;
-    b->count = pl->count;
-    b->planes = pl->planes;
-    b->gcount = (const uint32_t *)pl->gcount;
-}
-
 static void config_of(const es_planes_t *pl, uint32_t m, es_gpu3_config_t *c)
 {
     memset(c, 0, sizeof *c);
@@ -58,9 +49,9 @@ static void check_tile(const es_planes_t *pa, const es_planes_t *pb, const es_pl
 {
     es_gpu_block_t a, b, c;
     es_gpu3_config_t cfg;
-    block_of(pa, 0, &a);
-    block_of(pb, 1, &b);
-    block_of(pc, 2, &c);
+    tu_gpu_block_of(pa, 0, &a);
+    tu_gpu_block_of(pb, 1, &b);
+    tu_gpu_block_of(pc, 2, &c);
     config_of(pa, m, &cfg);
     size_t n = (size_t)pa->count * pb->count * pc->count;
     uint32_t *out = malloc(n * 54 * sizeof *out);

@@ -35,16 +35,6 @@
 #include "gpu_test.h"
 #include "cuda_check.h"
 
-#define CHECK_LAUNCH(ret)                                                                      \
-    do {                                                                                       \
-        int r_ = (ret);                                                                        \
-        if (r_) {                                                                              \
-            fprintf(stderr, "[E::%s] %s:%d: kernel launch: %s\n", __func__, __FILE__, __LINE__, \
-                    cudaGetErrorString((cudaError_t)r_));                                      \
-            return ES_ERR_GPU;                                                                 \
-        }                                                                                      \
-    } while (0)
-
 namespace {
 
 constexpr uint32_t CAND_CAP = 32768; /* tables computed with the tile; more in chunks at collect */
@@ -611,6 +601,37 @@ static int pairsums(es_gpu3_t *g, const uint64_t *X, const uint64_t *Y, uint32_t
     return ES_OK;
 }
 
+/* The blocks of an exhaustive (or every-combination) tile in slots sl[3]. */
+static void blocks_params(const es_gpu3_t *g, const int sl[3], const es_gpu_block_t *a, const es_gpu_block_t *b,
+                          const es_gpu_block_t *c, gk3_params &P)
+{
+    P.lp = g->slots[sl[0]].planes;
+    P.rp = g->slots[sl[1]].planes;
+    P.cp = g->slots[sl[2]].planes;
+    P.lg = g->slots[sl[0]].gcount;
+    P.rg = g->slots[sl[1]].gcount;
+    P.cg = g->slots[sl[2]].gcount;
+    P.first_l = a->first;
+    P.first_r = b->first;
+    P.first_c = c->first;
+    P.na = a->count;
+    P.nb = b->count;
+    P.nc = c->count;
+    P.ngb = (b->count + GK3_PAIRS - 1) / GK3_PAIRS;
+    P.n_pairs = a->count * b->count;
+}
+
+/* Two planes: the pair sums of an exhaustive tile (a x b; a x c and b x c). */
+static int exh_pairsums(es_gpu3_t *g, flight3_t *f, const gk3_params &P)
+{
+    int ret = ES_OK;
+    if (g->cfg.n_planes != 2) return ES_OK;
+    if ((ret = pairsums(g, P.lp, P.rp, P.nb, P.n_pairs, 0, f->d_lr, g->s_comp)) ||
+        (ret = pairsums(g, P.lp, P.cp, P.nc, P.na * P.nc, 0, f->d_xc, g->s_comp)))
+        return ret;
+    return pairsums(g, P.rp, P.cp, P.nc, P.nb * P.nc, 0, f->d_xc + (size_t)P.na * P.nc * 8, g->s_comp);
+}
+
 static int count_kernel(es_gpu3_t *g, const gk3_params &P, int kernel, cudaStream_t st)
 {
     if (!P.n_pairs || !P.nc) return ES_OK;
@@ -684,30 +705,12 @@ extern "C" int es_gpu3_submit(es_gpu3_t *g, const es_gpu_block_t *a, const es_gp
     }
     CHECK(cudaEventRecord(f->start, g->s_comp));
     gk3_params P = base_params(g, f);
+    blocks_params(g, f->slot, a, b, c, P);
     P.mode = GK3_EXH;
-    P.lp = g->slots[f->slot[0]].planes;
-    P.rp = g->slots[f->slot[1]].planes;
-    P.cp = g->slots[f->slot[2]].planes;
-    P.lg = g->slots[f->slot[0]].gcount;
-    P.rg = g->slots[f->slot[1]].gcount;
-    P.cg = g->slots[f->slot[2]].gcount;
-    P.first_l = a->first;
-    P.first_r = b->first;
-    P.first_c = c->first;
-    P.na = a->count;
-    P.nb = b->count;
-    P.nc = c->count;
-    P.ngb = (b->count + GK3_PAIRS - 1) / GK3_PAIRS;
-    P.n_pairs = a->count * b->count;
     P.pbest = f->d_pbest;
     f->P = P;
-    int ret = ES_OK;
-    if (g->cfg.n_planes == 2) {
-        if ((ret = pairsums(g, P.lp, P.rp, P.nb, P.n_pairs, 0, f->d_lr, g->s_comp)) ||
-            (ret = pairsums(g, P.lp, P.cp, P.nc, P.na * P.nc, 0, f->d_xc, g->s_comp)) ||
-            (ret = pairsums(g, P.rp, P.cp, P.nc, P.nb * P.nc, 0, f->d_xc + (size_t)P.na * P.nc * 8, g->s_comp)))
-            return ret;
-    }
+    int ret = exh_pairsums(g, f, P);
+    if (ret) return ret;
     CHECK(cudaMemsetAsync(f->d_pbest, 0, (size_t)P.n_pairs * 4, g->s_comp));
     if ((ret = count_kernel(g, P, g->kernel, g->s_comp))) return ret;
     return finish_tile(g, f, tau_key);
@@ -830,28 +833,10 @@ extern "C" int es_gpu3_count_tables(int dev, int kernel, const es_gpu3_config_t 
         ret = ES_ERR_GPU;
         goto out;
     }
+    blocks_params(g, sl, a, b, c, P);
     P.mode = GK3_ALL;
-    P.lp = g->slots[sl[0]].planes;
-    P.rp = g->slots[sl[1]].planes;
-    P.cp = g->slots[sl[2]].planes;
-    P.lg = g->slots[sl[0]].gcount;
-    P.rg = g->slots[sl[1]].gcount;
-    P.cg = g->slots[sl[2]].gcount;
-    P.first_l = a->first;
-    P.first_r = b->first;
-    P.first_c = c->first;
-    P.na = a->count;
-    P.nb = b->count;
-    P.nc = c->count;
-    P.ngb = (b->count + GK3_PAIRS - 1) / GK3_PAIRS;
-    P.n_pairs = a->count * b->count;
     P.tables = d_t;
-    if (g->cfg.n_planes == 2) {
-        if ((ret = pairsums(g, P.lp, P.rp, P.nb, P.n_pairs, 0, f->d_lr, g->s_comp)) ||
-            (ret = pairsums(g, P.lp, P.cp, P.nc, P.na * P.nc, 0, f->d_xc, g->s_comp)) ||
-            (ret = pairsums(g, P.rp, P.cp, P.nc, P.nb * P.nc, 0, f->d_xc + (size_t)P.na * P.nc * 8, g->s_comp)))
-            goto out;
-    }
+    if ((ret = exh_pairsums(g, f, P))) goto out;
     if ((ret = count_kernel(g, P, g->kernel, g->s_comp))) goto out;
     if (cudaMemcpyAsync(out, d_t, nt * 54 * 4, cudaMemcpyDeviceToHost, g->s_comp) != cudaSuccess ||
         cudaStreamSynchronize(g->s_comp) != cudaSuccess)

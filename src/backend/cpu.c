@@ -182,22 +182,6 @@ static void cpu3_tile(es_scan3_ctx_t *ctx, es_worker3_t *w, cpu3_scratch_t *s,
     }
 }
 
-/* The table of (x, y, z) with its axes put in sorted variant order:
- * rank[v] is where axis v goes (0, 1, 2). */
-static void table3_permute(const es_table3_t *in, const int rank[3], es_table3_t *out)
-{
-    for (int y = 0; y < 2; y++)
-        for (int g0 = 0; g0 < 3; g0++)
-            for (int g1 = 0; g1 < 3; g1++)
-                for (int g2 = 0; g2 < 3; g2++) {
-                    int g[3] = {0, 0, 0};
-                    g[rank[0]] = g0;
-                    g[rank[1]] = g1;
-                    g[rank[2]] = g2;
-                    out->n[y][g[0] * 9 + g[1] * 3 + g[2]] = in->n[y][g0 * 9 + g1 * 3 + g2];
-                }
-}
-
 static void cpu3_seed_tile(es_scan3_ctx_t *ctx, es_worker3_t *w, cpu3_scratch_t *s,
                            const es_popcount_impl_t *impl, uint32_t chunk, uint32_t bk)
 {
@@ -235,11 +219,11 @@ static void cpu3_seed_tile(es_scan3_ctx_t *ctx, es_worker3_t *w, cpu3_scratch_t 
                 es_table3_t t;
                 if (k < i) {
                     const int rank[3] = {1, 2, 0};
-                    table3_permute(&s->t3[q], rank, &t);
+                    es_table3_permute(&s->t3[q], rank, &t);
                     es_worker3_offer(ctx, w, k, i, j, sk, si, sj, &t);
                 } else {
                     const int rank[3] = {0, 2, 1};
-                    table3_permute(&s->t3[q], rank, &t);
+                    es_table3_permute(&s->t3[q], rank, &t);
                     es_worker3_offer(ctx, w, i, k, j, si, sk, sj, &t);
                 }
             }

@@ -151,6 +151,49 @@ static int gpu_rows_open(int dev, int kernel, const es_gpu_config_t *cfg, const 
     return es_gpu_rows_open(dev, kernel, cfg, all, out);
 }
 
+/* ---- what the pair and triple scans share ---------------------------------------- */
+
+/* The GPUs of --device gpu[:N,...] into devs.  @return their number. */
+static int pick_devices(const es_opt_t *opt, int devs[64])
+{
+    int n_vis = es_backend_gpu_count(), n = 0;
+    for (int d = 0; d < n_vis && d < 64; d++)
+        if (!opt->gpu_mask || (opt->gpu_mask >> d & 1)) devs[n++] = d;
+    return n;
+}
+
+/* Pin (on) or unpin the packed blocks, so that streamed copies are
+ * asynchronous.  Planes in a file are never pinned: that would hold them
+ * all in memory. */
+static void pin_blocks(const es_planes_t *blocks, uint32_t n, int on)
+{
+    for (uint32_t b = 0; b < n; b++) {
+        const es_planes_t *pl = &blocks[b];
+        if (pl->mapped) continue;
+        if (on) es_gpu_host_register(pl->planes, (size_t)pl->count * pl->n_planes * pl->words * 8);
+        else es_gpu_host_unregister(pl->planes);
+    }
+}
+
+/* The scan's device_info: "2 GPU(s): 0 ...; 1 ...". */
+static void device_info_set(es_scan_t *scan, int n_dev, const char *const *desc)
+{
+    char *info = scan->device_info;
+    size_t len = sizeof scan->device_info, used = 0;
+    used += (size_t)snprintf(info, len, "%d GPU(s)", n_dev);
+    for (int k = 0; k < n_dev && used < len; k++)
+        used += (size_t)snprintf(info + used, len - used, "%s %s", k ? ";" : ":", desc[k]);
+}
+
+/* ln n! for n < n_ent, the statistics' own values (K2's device bounds);
+ * the caller frees it.  NULL: no memory. */
+static double *lnfact_table(uint32_t n_ent)
+{
+    double *t = malloc((size_t)n_ent * sizeof *t);
+    for (uint32_t n = 0; t && n < n_ent; n++) t[n] = es_lnfact(n);
+    return t;
+}
+
 /* ---- the scan ---------------------------------------------------------------- */
 
 /* Blocks large enough that one tile fills a GPU (8192 variants: 33 million
@@ -318,10 +361,7 @@ static void dev_close(gpu_dev_t *d)
 static int gpu_run(es_scan_ctx_t *ctx)
 {
     const es_opt_t *opt = &ctx->scan->opt;
-    int n_vis = es_backend_gpu_count();
-    int devs[64], n_dev = 0;
-    for (int d = 0; d < n_vis && d < 64; d++)
-        if (!opt->gpu_mask || (opt->gpu_mask >> d & 1)) devs[n_dev++] = d;
+    int devs[64], n_dev = pick_devices(opt, devs);
     if (!n_dev) {
         es_error("no GPU to scan on");
         return ES_ERR_UNSUPPORTED;
@@ -353,9 +393,7 @@ static int gpu_run(es_scan_ctx_t *ctx)
     double *lnf = NULL;
     if (cfg.stat == ES_STAT_K2) {
         cfg.n_lnfact = ES_GPU_LNFACT_N(cfg.kw_case, cfg.kw_ctrl);
-        lnf = malloc((size_t)cfg.n_lnfact * sizeof *lnf);
-        if (!lnf) return ES_ERR_NOMEM;
-        for (uint32_t n = 0; n < cfg.n_lnfact; n++) lnf[n] = es_lnfact(n);
+        if (!(lnf = lnfact_table(cfg.n_lnfact))) return ES_ERR_NOMEM;
         cfg.lnfact = lnf;
     }
 
@@ -393,11 +431,7 @@ static int gpu_run(es_scan_ctx_t *ctx)
             }
             if (!ret && stream) {
                 double t_pin = es_time_now();
-                for (uint32_t b = 0; b < ctx->n_blocks; b++) {
-                    const es_planes_t *pl = &ctx->blocks[b];
-                    if (!pl->mapped)
-                        es_gpu_host_register(pl->planes, (size_t)pl->count * pl->n_planes * pl->words * 8);
-                }
+                pin_blocks(ctx->blocks, ctx->n_blocks, 1);
                 pinned = 1;
                 es_info("blocks are streamed: pinned the packed blocks in %.3f s", es_time_now() - t_pin);
             }
@@ -407,14 +441,12 @@ static int gpu_run(es_scan_ctx_t *ctx)
             if (d->err) es_ctx_fail(ctx, d->err);
         }
     }
-    if (pinned)
-        for (uint32_t b = 0; b < ctx->n_blocks; b++)
-            if (!ctx->blocks[b].mapped) es_gpu_host_unregister(ctx->blocks[b].planes);
-    char *info = ctx->scan->device_info;
-    size_t len = sizeof ctx->scan->device_info, used = 0;
-    used += (size_t)snprintf(info, len, "%d GPU(s)", n_dev);
-    for (int k = 0; k < n_dev && used < len; k++)
-        used += (size_t)snprintf(info + used, len - used, "%s %s", k ? ";" : ":", dv[k].desc);
+    if (pinned) pin_blocks(ctx->blocks, ctx->n_blocks, 0);
+    {
+        const char *desc[64] = {NULL};
+        for (int k = 0; k < n_dev; k++) desc[k] = dv[k].desc;
+        device_info_set(ctx->scan, n_dev, desc);
+    }
     for (int k = 0; k < n_dev; k++) {
         if (!ret && dv[k].err) ret = dv[k].err;
         dev_close(&dv[k]);
@@ -511,22 +543,6 @@ static int score_tile3(es_scan3_ctx_t *ctx, gpu3_dev_t *d, const es_gpu_cand3_t 
     return es_ctx3_tile_done(ctx, &d->w);
 }
 
-/* The table of (x, y, z) with its axes in sorted variant order (cpu.c's
- * table3_permute): rank[v] is where axis v goes. */
-static void permute3(const uint32_t in[2][27], const int rank[3], es_table3_t *out)
-{
-    for (int y = 0; y < 2; y++)
-        for (int g0 = 0; g0 < 3; g0++)
-            for (int g1 = 0; g1 < 3; g1++)
-                for (int g2 = 0; g2 < 3; g2++) {
-                    int g[3] = {0, 0, 0};
-                    g[rank[0]] = g0;
-                    g[rank[1]] = g1;
-                    g[rank[2]] = g2;
-                    out->n[y][g[0] * 9 + g[1] * 3 + g[2]] = in[y][g0 * 9 + g1 * 3 + g2];
-                }
-}
-
 static int in_sorted(const uint32_t *a, size_t n, uint32_t v)
 {
     size_t lo = 0, hi = n;
@@ -571,11 +587,11 @@ static int score_seed_tile3(es_scan3_ctx_t *ctx, gpu3_dev_t *d, const es_gpu_can
             es_worker3_offer_screened(ctx, &d->w, i, j, k, si, sj, sk, (const es_table3_t *)c[q].n);
         } else if (k < i) {
             const int rank[3] = {1, 2, 0};
-            permute3(c[q].n, rank, &t);
+            es_table3_permute((const es_table3_t *)c[q].n, rank, &t);
             es_worker3_offer_screened(ctx, &d->w, k, i, j, sk, si, sj, &t);
         } else {
             const int rank[3] = {0, 2, 1};
-            permute3(c[q].n, rank, &t);
+            es_table3_permute((const es_table3_t *)c[q].n, rank, &t);
             es_worker3_offer_screened(ctx, &d->w, i, k, j, si, sk, sj, &t);
         }
     }
@@ -696,10 +712,7 @@ static void dev3_close(gpu3_dev_t *d)
 static int gpu_run3(es_scan3_ctx_t *ctx)
 {
     const es_opt_t *opt = &ctx->scan->opt;
-    int n_vis = es_backend_gpu_count();
-    int devs[64], n_dev = 0;
-    for (int d = 0; d < n_vis && d < 64; d++)
-        if (!opt->gpu_mask || (opt->gpu_mask >> d & 1)) devs[n_dev++] = d;
+    int devs[64], n_dev = pick_devices(opt, devs);
     if (!n_dev) {
         es_error("no GPU to scan on");
         return ES_ERR_UNSUPPORTED;
@@ -732,9 +745,7 @@ static int gpu_run3(es_scan3_ctx_t *ctx)
     double *lnf = NULL;
     if (cfg.stat == ES_STAT_K2) {
         cfg.n_lnfact = p0->n_case + p0->n_ctrl + 2;
-        lnf = malloc((size_t)cfg.n_lnfact * sizeof *lnf);
-        if (!lnf) return ES_ERR_NOMEM;
-        for (uint32_t n = 0; n < cfg.n_lnfact; n++) lnf[n] = es_lnfact(n);
+        if (!(lnf = lnfact_table(cfg.n_lnfact))) return ES_ERR_NOMEM;
         cfg.lnfact = lnf;
     }
     gpu3_dev_t *dv = calloc((size_t)n_dev, sizeof *dv);
@@ -763,11 +774,7 @@ static int gpu_run3(es_scan3_ctx_t *ctx)
                 else if ((uint32_t)es_gpu3_cache_slots(dv[j].g) < ctx->n_blocks) stream = 1;
             }
             if (!ret && stream) {
-                for (uint32_t b = 0; b < ctx->n_blocks; b++) {
-                    const es_planes_t *pl = &ctx->blocks[b];
-                    if (!pl->mapped)
-                        es_gpu_host_register(pl->planes, (size_t)pl->count * pl->n_planes * pl->words * 8);
-                }
+                pin_blocks(ctx->blocks, ctx->n_blocks, 1);
                 pinned = 1;
             }
         }
@@ -776,14 +783,12 @@ static int gpu_run3(es_scan3_ctx_t *ctx)
             if (d->err) es_ctx3_fail(ctx, d->err);
         }
     }
-    if (pinned)
-        for (uint32_t b = 0; b < ctx->n_blocks; b++)
-            if (!ctx->blocks[b].mapped) es_gpu_host_unregister(ctx->blocks[b].planes);
-    char *info = ctx->scan->device_info;
-    size_t len = sizeof ctx->scan->device_info, used = 0;
-    used += (size_t)snprintf(info, len, "%d GPU(s)", n_dev);
-    for (int k = 0; k < n_dev && used < len; k++)
-        used += (size_t)snprintf(info + used, len - used, "%s %s", k ? ";" : ":", dv[k].desc);
+    if (pinned) pin_blocks(ctx->blocks, ctx->n_blocks, 0);
+    {
+        const char *desc[64] = {NULL};
+        for (int k = 0; k < n_dev; k++) desc[k] = dv[k].desc;
+        device_info_set(ctx->scan, n_dev, desc);
+    }
     for (int k = 0; k < n_dev; k++) {
         if (!ret && dv[k].err) ret = dv[k].err;
         dev3_close(&dv[k]);

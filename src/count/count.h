@@ -125,6 +125,11 @@ void es_pair3_set(es_pair3_t *p, const es_planes_t *pa, uint32_t a, const es_pla
 void es_count3_run(const es_pair3_t *p, const es_planes_t *pc, uint32_t c0, uint32_t nc,
                    const es_cum2_t *ac, const es_cum2_t *bc, es_table3_t *t);
 
+/** The table of (x, y, z) with its axes moved: rank[v] is where axis v of
+ *  in goes in out (0, 1, 2); the backends put a seeded triple's table in
+ *  sorted variant order with it. */
+void es_table3_permute(const es_table3_t *in, const int rank[3], es_table3_t *out);
+
 /** The table of one triple, from the planes alone (tests).
  *  @return ES_OK or ES_ERR_NOMEM */
 int es_count_triple(const es_planes_t *pa, uint32_t a, const es_planes_t *pb, uint32_t b,

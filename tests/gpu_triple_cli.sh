@@ -48,12 +48,12 @@ for d in m c; do
         done
     done
 done
-# blocks of 16 (many tiles, thresholds carried between them) and a block
-# cache too small for every block (streaming)
-for extra in "--block 16" "--block 32 --gpu-mem 250M"; do
+# blocks of 16 (many tiles, thresholds carried between them), and the same
+# through a cache of 7 of its 10 blocks (about 8.6 KB each: streamed)
+for extra in "--block 16" "--block 16 --gpu-mem 60K"; do
     # shellcheck disable=SC2086
-    "$EPISTREAM" scan --bfile "$T/c" --order 3 --stat mi --top 100 --p-threshold 0.01 --device gpu $extra --quiet \
-        --out "$T/x" || fail "gpu $extra"
+    "$EPISTREAM" scan --bfile "$T/c" --order 3 --stat mi --top 100 --p-threshold 0.01 --device gpu $extra \
+        --verbose --out "$T/x" 2>"$T/x.err" || fail "gpu $extra"
     for f in top.tsv summary.tsv sig.tsv; do
         cmp -s "$T/c.mi.exh.p.cpu.$f" "$T/x.$f" 2>/dev/null || {
             "$EPISTREAM" scan --bfile "$T/c" --order 3 --stat mi --top 100 --p-threshold 0.01 --device cpu --quiet \
@@ -62,4 +62,8 @@ for extra in "--block 16" "--block 32 --gpu-mem 250M"; do
         }
     done
 done
+grep -q "3-way mma kernel, 7 block slots" "$T/x.err" || fail "--gpu-mem 60K: not a cache of 7 blocks: $(grep slots "$T/x.err")"
+expect_fail "$T/err" "$EPISTREAM" scan --bfile "$T/c" --order 3 --stat mi --device gpu --block 16 --gpu-mem 20K \
+    --out "$T/bad"
+grep -q "cannot hold 6 blocks" "$T/err" || fail "--gpu-mem 20K message: $(cat "$T/err")"
 exit 0

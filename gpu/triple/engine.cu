@@ -475,19 +475,27 @@ static int open_engine(int dev, const es_gpu3_config_t *cfg, uint32_t n_blocks, 
     need_fixed = (size_t)n_flights * flight_bytes(g) + (size_t)cfg->n_variants * 4 + 64 +
                  (size_t)cfg->n_lnfact * 8 + ((size_t)64 << 20); /* the runtime's own */
     avail = freeb - freeb / 16;
-    if (cfg->mem_limit && cfg->mem_limit < avail) avail = cfg->mem_limit;
     if (avail < need_fixed + (size_t)min_slots * per_slot) {
-        char a[32], b[32];
-        snprintf(a, sizeof a, "%.1f MiB", (double)(need_fixed + (size_t)min_slots * per_slot) / 1048576.0);
-        snprintf(b, sizeof b, "%.1f MiB", (double)avail / 1048576.0);
-        fprintf(stderr, "[E::es_gpu3_open] device %d: a 3-way scan with blocks of %u variants needs %s "
-                        "(%d tiles in flight and %d blocks), but %s %s available; use a smaller --block "
-                        "or more --gpu-mem\n", dev, cfg->block, a, n_flights, min_slots,
-                cfg->mem_limit ? "--gpu-mem makes" : "only", b);
+        fprintf(stderr, "[E::es_gpu3_open] device %d: a 3-way scan with blocks of %u variants needs %.1f MiB "
+                        "(%d tiles in flight and %d blocks), but only %.1f MiB are free; use a smaller "
+                        "--block\n", dev, cfg->block,
+                (double)(need_fixed + (size_t)min_slots * per_slot) / 1048576.0, n_flights, min_slots,
+                (double)avail / 1048576.0);
         ret = ES_ERR_NOMEM;
         goto fail;
     }
-    g->n_slots = (int)((avail - need_fixed) / per_slot);
+    /* --gpu-mem caps the block cache, as for pairs; the tiles in flight are
+     * the scan's working memory */
+    avail -= need_fixed;
+    if (cfg->mem_limit && cfg->mem_limit < avail) avail = cfg->mem_limit;
+    if (avail < (size_t)min_slots * per_slot) {
+        fprintf(stderr, "[E::es_gpu3_open] --gpu-mem %zu bytes cannot hold %d blocks of %u variants (%zu bytes "
+                        "each), the fewest a 3-way scan streams through\n", cfg->mem_limit, min_slots, cfg->block,
+                per_slot);
+        ret = ES_ERR_ARG;
+        goto fail;
+    }
+    g->n_slots = (int)(avail / per_slot);
     if (g->n_slots > (int)n_blocks) g->n_slots = (int)n_blocks;
     g->slots = (slot3_t *)calloc((size_t)g->n_slots, sizeof *g->slots);
     if (!g->slots) {

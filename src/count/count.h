@@ -145,6 +145,11 @@ typedef struct {
 void es_count3_soa(const es_popcount_impl_t *impl, const es_pair3_t *p, const es_planes_t *pc, uint32_t c0,
                    uint32_t nc, const es_cum2_t *ac, const es_cum2_t *bc, es_table3_soa_t *t);
 
+/** The fastest es_count3_soa() kernel for planes like pl on this CPU,
+ *  measured on pl's first variants; es_popcount_best() when
+ *  EPISTREAM_POPCOUNT forces one.  Every kernel gives the same tables. */
+const es_popcount_impl_t *es_count3_pick(const es_planes_t *pl);
+
 /** Triple q of a cell-by-cell run as a table. */
 void es_table3_from_soa(const es_table3_soa_t *s, uint32_t q, es_table3_t *t);
 

@@ -13,6 +13,7 @@
  *  - otherwise all 27 products with the V planes, so that a sample missing
  *    at any of the three drops out of that triple's table only.
  * The loops are compiled once for any CPU and once with POPCNT. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -342,6 +343,43 @@ void es_count3_soa(const es_popcount_impl_t *impl, const es_pair3_t *p, const es
                    uint32_t nc, const es_cum2_t *ac, const es_cum2_t *bc, es_table3_soa_t *t)
 {
     kernels3(impl->isa).soa(p, pc, c0, nc, ac, bc, t);
+}
+
+/* Which triple kernel is fastest depends on the CPU as for pairs (AVX2's
+ * nibble lookup loses to POPCNT where POPCNT retires several a cycle), so
+ * the scan measures: each candidate counts a few runs of the first block's
+ * triples three times (well under a millisecond in all).  The pair sums
+ * are left zero: the tables are not used, only the time. */
+const es_popcount_impl_t *es_count3_pick(const es_planes_t *pl)
+{
+    const es_popcount_impl_t *best = es_popcount_best();
+    if (es_env_variant("EPISTREAM_POPCOUNT") || !pl || pl->count < 2) return best;
+    es_pair3_t p;
+    es_table3_soa_t *t = aligned_alloc(64, sizeof *t);
+    es_cum2_t *cum = calloc(ES_RUN3, sizeof *cum);
+    if (!t || !cum || es_pair3_alloc(&p, pl)) {
+        free(t);
+        free(cum);
+        return best;
+    }
+    es_pair3_set(&p, pl, 0, pl, 1);
+    uint32_t nc = pl->count < ES_RUN3 ? pl->count : ES_RUN3;
+    const es_popcount_impl_t *const *all = es_popcount_all();
+    double tbest = INFINITY;
+    for (size_t k = 1; all[k]; k++) { /* the scalar twin only runs where it is alone */
+        double tmin = INFINITY;
+        for (int r = 0; r < 3; r++) {
+            double t0 = es_time_now();
+            for (int rep = 0; rep < 16; rep++) es_count3_soa(all[k], &p, pl, 0, nc, cum, cum, t);
+            double dt = es_time_now() - t0;
+            if (dt < tmin) tmin = dt;
+        }
+        if (tmin < tbest) best = all[k], tbest = tmin;
+    }
+    es_pair3_free(&p);
+    free(t);
+    free(cum);
+    return best;
 }
 
 void es_table3_from_soa(const es_table3_soa_t *s, uint32_t q, es_table3_t *t)

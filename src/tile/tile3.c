@@ -235,7 +235,7 @@ static int cmp_ijk(const void *pa, const void *pb)
 static int emit_row(es_scan3_ctx_t *ctx, es_row3_t *row)
 {
     int ret = ES_OK;
-    qsort(row->t, row->n, sizeof *row->t, cmp_ijk);
+    if (row->n) qsort(row->t, row->n, sizeof *row->t, cmp_ijk);
     es_scan_t *s = ctx->scan;
     if (s->sig3_cb)
         for (size_t q = 0; q < row->n && !ret; q++)

@@ -139,6 +139,9 @@ typedef struct {
     es_pair_t *sig;         /* significant pairs of the current tile */
     size_t sig_n, sig_cap;
     es_summary_t *tsum;     /* summary of the current tile's variants (2 * block) */
+    double *known;          /* BOOST: the tile's variants' best in the merged summary when
+                             * the tile began (2 * block), a floor for pruning */
+    int known_ok;           /* known holds the current tile's (es_ctx_next_tile) */
     /* sparse workers (es_worker_set_sparse): the tsum slots scored since the
      * last merge, so that merging and clearing cost what was touched */
     uint8_t *tmark;

@@ -352,7 +352,9 @@ typedef struct {
     uint32_t n_samples;  /**< samples (half cases, half controls) */
     uint32_t n_variants; /**< variants */
     uint32_t n_pairs;    /**< planted interacting pairs (default 1) */
-    double effect;       /**< interaction odds ratio per planted pair (default 2.0) */
+    uint32_t n_triples;  /**< planted purely 3-way interactions (default 0): variants with
+                              MAF 0.5 whose heterozygosity XOR sets the risk */
+    double effect;       /**< interaction odds ratio per planted pair or triple (default 2.0) */
     double missing;      /**< probability that a call is missing (default 0) */
     double maf_min, maf_max; /**< minor allele frequencies drawn uniformly (0.05, 0.5) */
     uint64_t seed;       /**< random seed (default 1) */
@@ -361,9 +363,12 @@ typedef struct {
 /** Fill opt with the simulator defaults. */
 void es_sim_opt_init(es_sim_opt_t *opt);
 /**
- * Write PREFIX.bed/.bim/.fam and PREFIX.truth (planted pairs).  The planted
- * pairs have a purely epistatic effect: no marginal effect of either variant.
- * @return ES_OK, ES_ERR_ARG or ES_ERR_IO
+ * Write PREFIX.bed/.bim/.fam and PREFIX.truth (planted pairs, then planted
+ * triples under a header of their own when there are any).  The planted pairs
+ * have a purely epistatic effect: no marginal effect of either variant.  The
+ * planted triples have a purely 3-way one: no single variant and no pair of a
+ * triple carries any signal.  Needs n_variants >= 2 n_pairs + 3 n_triples.
+ * @return ES_OK, ES_ERR_ARG, ES_ERR_IO or ES_ERR_NOMEM
  */
 int es_sim_write(const es_sim_opt_t *opt, const char *prefix);
 

@@ -22,7 +22,7 @@ bad=$(
         rank["sim"] = rank["formats"]
         # which module each header belongs to
         own["util.h"] = "util"; own["formats.h"] = "formats"; own["table.h"] = "formats"
-        own["table_internal.h"] = "formats"; own["data.h"] = "data"; own["count.h"] = "count"; own["count_internal.h"] = "count"
+        own["table_internal.h"] = "formats"; own["data.h"] = "data"; own["count.h"] = "count"; own["count_internal.h"] = "count"; own["count3_internal.h"] = "count"
         own["stats.h"] = "stats"; own["stats_internal.h"] = "stats"; own["tile.h"] = "tile"
         own["backend.h"] = "backend"; own["scan.h"] = "scan"; own["output.h"] = "scan"
         own["select.h"] = "select"; own["select_internal.h"] = "select"; own["sim.h"] = "sim"

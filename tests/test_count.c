@@ -294,6 +294,8 @@ static void check_triples(const fake_t *f, const es_planes_t *blk, int n_blk)
     es_table3_t *t3 = malloc((f->m + 1) * sizeof *t3), want, one;
     es_table2_t *t2 = malloc((f->m + 1) * sizeof *t2);
     es_cum2_t *ac = malloc((f->m + 1) * sizeof *ac), *bc = malloc((f->m + 1) * sizeof *bc);
+    es_table3_soa_t *soa = aligned_alloc(64, sizeof *soa);
+    assert_non_null(soa);
     assert_non_null(t3);
     assert_non_null(t2);
     assert_non_null(ac);
@@ -329,9 +331,22 @@ static void check_triples(const fake_t *f, const es_planes_t *blk, int n_blk)
                     if (memcmp(&one, &want, sizeof want))
                         fail_msg("n=%u triple (%u,%u,%u): es_count_triple differs", f->n, a, b, c);
                 }
+                /* every kernel, cell by cell, in runs of at most ES_RUN3 (t3 is checked) */
+                for (const es_popcount_impl_t *const *im = es_popcount_all(); *im; im++)
+                    for (uint32_t r0 = c0; r0 < pc->count; r0 += ES_RUN3) {
+                        uint32_t nr = pc->count - r0 < ES_RUN3 ? pc->count - r0 : ES_RUN3;
+                        es_count3_soa(*im, &p, pc, r0, nr, ac + r0, bc + r0, soa);
+                        for (uint32_t q = 0; q < nr; q++) {
+                            es_table3_from_soa(soa, q, &one);
+                            if (memcmp(&one, &t3[r0 + q - c0], sizeof one))
+                                fail_msg("n=%u triple (%u,%u,%u): es_count3_soa (%s) differs", f->n, a, b,
+                                         pc->first + r0 + q, (*im)->name);
+                        }
+                    }
             }
         }
     es_pair3_free(&p);
+    free(soa);
     free(t3);
     free(t2);
     free(ac);
@@ -451,6 +466,17 @@ static void test_sorted_samples(void **state)
     }
 }
 
+/* Long classes (more than 31 AVX2 vectors of 4 words a class): the triple
+ * kernels fold their byte counts more than once. */
+static void test_long_classes(void **state)
+{
+    (void)state;
+    fake_t f;
+    fake_make(&f, 16501, 8, 0, 8, SLOTS_FAM_ORDER, 600);
+    run_case(&f, 5, 2, 2, 1);
+    fake_free(&f);
+}
+
 /* The naive counter itself on a hand-made example. */
 static void test_naive(void **state)
 {
@@ -519,7 +545,8 @@ int main(void)
         cmocka_unit_test(test_naive),          cmocka_unit_test(test_no_missing),
         cmocka_unit_test(test_missing),        cmocka_unit_test(test_sparse_missing),
         cmocka_unit_test(test_mixed_blocks),   cmocka_unit_test(test_scatter_slots),
-        cmocka_unit_test(test_sorted_samples), cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_sorted_samples),
+        cmocka_unit_test(test_long_classes), cmocka_unit_test(test_errors),
         cmocka_unit_test(test_empty),
     };
     /* the GPU's padding, the CPU scan's and the least there can be */

@@ -864,6 +864,114 @@ static void test_names(void **state)
     es_log_set_level(ES_LOG_WARN);
 }
 
+/* Triples: es_stat3_value() against the textbook forms (expected counts,
+ * per-cell logarithms, lgamma) on random 2x27 tables, and es_stat3_batch()
+ * bit for bit against es_stat3_value() on runs of tables of every shape:
+ * empty columns and classes, one column, counts around the end of the
+ * lookup tables (65,536), run lengths that are not a multiple of 8. */
+static double ref3_chi2(const es_table3_t *t, int *df)
+{
+    double n0 = 0, n1 = 0;
+    int cols = 0;
+    for (int c = 0; c < 27; c++) {
+        n0 += t->n[0][c];
+        n1 += t->n[1][c];
+        cols += t->n[0][c] + t->n[1][c] > 0;
+    }
+    *df = n0 > 0 && n1 > 0 && cols > 1 ? cols - 1 : 0;
+    if (!*df) return 0.0;
+    double n = n0 + n1, x = 0;
+    for (int c = 0; c < 27; c++) {
+        double nc = (double)t->n[0][c] + t->n[1][c];
+        if (nc == 0) continue;
+        double e0 = nc * n0 / n, e1 = nc * n1 / n;
+        x += (t->n[0][c] - e0) * (t->n[0][c] - e0) / e0 + (t->n[1][c] - e1) * (t->n[1][c] - e1) / e1;
+    }
+    return x;
+}
+
+static double ref3_mi_bits(const es_table3_t *t)
+{
+    double n0 = 0, n1 = 0;
+    for (int c = 0; c < 27; c++) n0 += t->n[0][c], n1 += t->n[1][c];
+    double n = n0 + n1, mi = 0;
+    for (int y = 0; y < 2; y++)
+        for (int c = 0; c < 27; c++) {
+            double v = t->n[y][c], nc = (double)t->n[0][c] + t->n[1][c];
+            if (v > 0) mi += v / n * log(v * n / (nc * (y ? n1 : n0)));
+        }
+    return mi / log(2.0);
+}
+
+static double ref3_k2(const es_table3_t *t)
+{
+    double k = 0;
+    for (int c = 0; c < 27; c++)
+        k += lgamma((double)t->n[0][c] + t->n[1][c] + 2) - lgamma(t->n[0][c] + 1.0) - lgamma(t->n[1][c] + 1.0);
+    return k;
+}
+
+static void random_table3(es_table3_t *t, uint64_t *rng, int shape)
+{
+    uint32_t top = shape == 3 ? 5000 : shape == 4 ? 2427 : 60;
+    for (int y = 0; y < 2; y++)
+        for (int c = 0; c < 27; c++) {
+            uint32_t v = (uint32_t)(tu_rand(rng) % (top + 1));
+            if (shape == 1 && tu_rand(rng) % 3) v = 0;           /* sparse columns */
+            if (shape == 2 && y == 1) v = 0;                        /* one class only */
+            if (shape == 5 && c != 13) v = 0;                       /* one column */
+            if (shape == 6 && c / 9 != c / 3 % 3) v = 0;            /* B = A: AC and BC tie */
+            t->n[y][c] = v;
+        }
+}
+
+static void test_triple_stats(void **state)
+{
+    (void)state;
+    uint64_t rng = 77;
+    es_table3_soa_t *soa = aligned_alloc(64, sizeof *soa);
+    assert_non_null(soa);
+    static const es_stat_t stats[] = {ES_STAT_CHI2, ES_STAT_MI, ES_STAT_IG, ES_STAT_K2};
+    for (int round = 0; round < 60; round++) {
+        uint32_t nq = 1 + (uint32_t)(tu_rand(&rng) % ES_RUN3);
+        es_table3_t t[ES_RUN3];
+        for (uint32_t q = 0; q < nq; q++) random_table3(&t[q], &rng, (int)((round + q) % 7));
+        if (round % 7 == 3) { /* totals just below, at and above the lookup tables' end */
+            memset(&t[0], 0, sizeof t[0]);
+            t[0].n[0][0] = 30000, t[0].n[1][26] = 35534, t[0].n[1][1] = (uint32_t)(round % 3);
+        }
+        for (uint32_t q = 0; q < nq; q++)
+            for (int y = 0; y < 2; y++)
+                for (int c = 0; c < 27; c++) soa->n[y][c][q] = t[q].n[y][c];
+        for (size_t si = 0; si < sizeof stats / sizeof stats[0]; si++) {
+            double st[ES_RUN3];
+            int df[ES_RUN3];
+            uint32_t n[ES_RUN3];
+            es_stat3_batch(stats[si], soa, nq, st, df, n);
+            for (uint32_t q = 0; q < nq; q++) {
+                es_stat_result_t r;
+                es_stat3_value(stats[si], &t[q], &r);
+                uint32_t sum = 0;
+                for (int c = 0; c < 27; c++) sum += t[q].n[0][c] + t[q].n[1][c];
+                if (memcmp(&st[q], &r.stat, sizeof r.stat) || df[q] != r.df || n[q] != sum)
+                    fail_msg("round %d stat %d triple %u: batch %.17g df %d n %u, table %.17g df %d n %u", round,
+                             (int)stats[si], q, st[q], df[q], n[q], r.stat, r.df, sum);
+                int rdf;
+                if (stats[si] == ES_STAT_CHI2) {
+                    CHECK_REL(r.stat, ref3_chi2(&t[q], &rdf), 1e-11);
+                    assert_int_equal(r.df, rdf);
+                } else if (stats[si] == ES_STAT_MI) {
+                    if (ref3_chi2(&t[q], &rdf) > 0) CHECK_REL(r.stat, ref3_mi_bits(&t[q]), 1e-9);
+                    else assert_true(r.stat == 0.0);
+                } else if (stats[si] == ES_STAT_K2) {
+                    CHECK_REL(r.stat, ref3_k2(&t[q]), 1e-11);
+                }
+            }
+        }
+    }
+    free(soa);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -881,6 +989,7 @@ int main(void)
         cmocka_unit_test(test_boost_bound),
         cmocka_unit_test(test_invariances),
         cmocka_unit_test(test_names),
+        cmocka_unit_test(test_triple_stats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

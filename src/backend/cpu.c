@@ -105,7 +105,12 @@ typedef struct {
     es_pair3_t x;
     es_cum2_t *ac, *bc;   /* [a * block + k], [b * block + k] */
     es_table2_t *t2;      /* one run of pair tables */
-    es_table3_t *t3;      /* one run of triple tables */
+    const es_popcount_impl_t *impl3; /* the triple kernel */
+    es_table3_soa_t *soa; /* one run, cell by cell */
+    es_table3_soa_t *soa2; /* the run with its axes permuted (seeds) */
+    double stat[ES_RUN3];
+    int df[ES_RUN3];
+    uint32_t n[ES_RUN3];
     uint32_t *var;        /* slot variables */
 } cpu3_scratch_t;
 
@@ -117,9 +122,10 @@ static int cpu3_scratch_init(cpu3_scratch_t *s, const es_scan3_ctx_t *ctx)
     s->ac = malloc(na * b * sizeof *s->ac);
     s->bc = malloc(na * b * sizeof *s->bc);
     s->t2 = malloc(b * sizeof *s->t2);
-    s->t3 = malloc(CPU_RUN * sizeof *s->t3);
     s->var = malloc(ns * sizeof *s->var);
-    int ret = s->ac && s->bc && s->t2 && s->t3 && s->var ? ES_OK : ES_ERR_NOMEM;
+    s->soa = aligned_alloc(64, sizeof *s->soa);
+    s->soa2 = ctx->seeds ? aligned_alloc(64, sizeof *s->soa2) : NULL;
+    int ret = s->ac && s->bc && s->t2 && s->var && s->soa && (s->soa2 || !ctx->seeds) ? ES_OK : ES_ERR_NOMEM;
     if (!ret) ret = es_pair3_alloc(&s->x, &ctx->blocks[0]);
     return ret;
 }
@@ -130,7 +136,8 @@ static void cpu3_scratch_free(cpu3_scratch_t *s)
     free(s->ac);
     free(s->bc);
     free(s->t2);
-    free(s->t3);
+    free(s->soa);
+    free(s->soa2);
     free(s->var);
 }
 
@@ -170,14 +177,67 @@ static void cpu3_tile(es_scan3_ctx_t *ctx, es_worker3_t *w, cpu3_scratch_t *s,
             uint32_t k0 = bj == bk ? b + 1 : 0;
             if (k0 >= pc->count) continue;
             es_pair3_set(&s->x, pa, a, pb, b);
-            for (; k0 < pc->count; k0 += CPU_RUN) {
-                uint32_t nk = pc->count - k0 < CPU_RUN ? pc->count - k0 : CPU_RUN;
-                es_count3_run(&s->x, pc, k0, nk, &s->ac[(size_t)a * B + k0], &s->bc[(size_t)b * B + k0],
-                              s->t3);
-                for (uint32_t q = 0; q < nk; q++)
-                    es_worker3_offer(ctx, w, pa->first + a, pb->first + b, pc->first + k0 + q, a,
-                                     base_b + b, base_c + k0 + q, &s->t3[q]);
+            for (; k0 < pc->count; k0 += ES_RUN3) {
+                uint32_t nk = pc->count - k0 < ES_RUN3 ? pc->count - k0 : ES_RUN3;
+                es_count3_soa(s->impl3, &s->x, pc, k0, nk, &s->ac[(size_t)a * B + k0], &s->bc[(size_t)b * B + k0],
+                              s->soa);
+                es_stat3_batch(ctx->stat, s->soa, nk, s->stat, s->df, s->n);
+                es_worker3_offer_run(ctx, w, pa->first + a, pb->first + b, pc->first + k0, a, base_b + b,
+                                     base_c + k0, nk, s->stat, s->df, s->n);
             }
+        }
+    }
+}
+
+/* A run's tables with their axes put in sorted variant order: rank[v] is
+ * where axis v goes (0, 1, 2); cell (g0, g1, g2) moves to the cell whose
+ * axis rank[v] has genotype g_v. */
+static void soa_permute(const es_table3_soa_t *in, const int rank[3], es_table3_soa_t *out)
+{
+    for (int g0 = 0; g0 < 3; g0++)
+        for (int g1 = 0; g1 < 3; g1++)
+            for (int g2 = 0; g2 < 3; g2++) {
+                int g[3] = {0, 0, 0};
+                g[rank[0]] = g0;
+                g[rank[1]] = g1;
+                g[rank[2]] = g2;
+                for (int y = 0; y < 2; y++)
+                    memcpy(out->n[y][g[0] * 9 + g[1] * 3 + g[2]], in->n[y][g0 * 9 + g1 * 3 + g2],
+                           sizeof out->n[y][0]);
+            }
+}
+
+/* A seed (i, j) against one run of third variants k: the triple is (k, i,
+ * j), (i, k, j) or (i, j, k) by where k falls, each region's tables put in
+ * that order before they are scored. */
+static void seed_run(es_scan3_ctx_t *ctx, es_worker3_t *w, cpu3_scratch_t *s, uint32_t i, uint32_t j,
+                     uint32_t si, uint32_t sj, uint32_t k_first, uint32_t sk0, uint32_t nk,
+                     const uint32_t **ex, const uint32_t *ex_end)
+{
+    static const int rank_lo[3] = {1, 2, 0}, rank_mid[3] = {0, 2, 1};
+    for (int region = 0; region < 3; region++) {
+        /* region 0: k < i; 1: i < k < j; 2: k > j */
+        uint32_t lo = region == 0 ? 0 : region == 1 ? i + 1 : j + 1;
+        uint32_t hi = region == 0 ? i : region == 1 ? j : UINT32_MAX;
+        uint32_t q0 = lo > k_first ? lo - k_first : 0;
+        uint32_t q1 = hi > k_first ? (hi - k_first < nk ? hi - k_first : nk) : 0;
+        if (q0 >= q1) continue;
+        const es_table3_soa_t *t = s->soa;
+        if (region < 2) {
+            soa_permute(s->soa, region == 0 ? rank_lo : rank_mid, s->soa2);
+            t = s->soa2;
+        }
+        es_stat3_batch(ctx->stat, t, q1, s->stat, s->df, s->n);
+        for (uint32_t q = q0; q < q1; q++) {
+            uint32_t k = k_first + q, sk = sk0 + q;
+            while (*ex < ex_end && **ex < k) (*ex)++;
+            if (*ex < ex_end && **ex == k) continue;
+            if (region == 0)
+                es_worker3_offer_stat(ctx, w, k, i, j, sk, si, sj, s->stat[q], s->df[q], s->n[q]);
+            else if (region == 1)
+                es_worker3_offer_stat(ctx, w, i, k, j, si, sk, sj, s->stat[q], s->df[q], s->n[q]);
+            else
+                es_worker3_offer_stat(ctx, w, i, j, k, si, sj, sk, s->stat[q], s->df[q], s->n[q]);
         }
     }
 }
@@ -204,44 +264,28 @@ static void cpu3_seed_tile(es_scan3_ctx_t *ctx, es_worker3_t *w, cpu3_scratch_t 
         /* the earlier seeds' third variants in this block */
         const uint32_t *ex = ctx->excl + ctx->excl_off[p], *ex_end = ctx->excl + ctx->excl_off[p + 1];
         while (ex < ex_end && *ex < pc->first) ex++;
-        for (uint32_t k0 = 0; k0 < pc->count; k0 += CPU_RUN) {
-            uint32_t nk = pc->count - k0 < CPU_RUN ? pc->count - k0 : CPU_RUN;
-            es_count3_run(&s->x, pc, k0, nk, &s->ac[k0], &s->bc[k0], s->t3);
-            for (uint32_t q = 0; q < nk; q++) {
-                uint32_t k = pc->first + k0 + q, sk = k0 + q;
-                if (k == i || k == j) continue;
-                while (ex < ex_end && *ex < k) ex++;
-                if (ex < ex_end && *ex == k) continue;
-                if (k > j) {
-                    es_worker3_offer(ctx, w, i, j, k, si, sj, sk, &s->t3[q]);
-                    continue;
-                }
-                es_table3_t t;
-                if (k < i) {
-                    const int rank[3] = {1, 2, 0};
-                    es_table3_permute(&s->t3[q], rank, &t);
-                    es_worker3_offer(ctx, w, k, i, j, sk, si, sj, &t);
-                } else {
-                    const int rank[3] = {0, 2, 1};
-                    es_table3_permute(&s->t3[q], rank, &t);
-                    es_worker3_offer(ctx, w, i, k, j, si, sk, sj, &t);
-                }
-            }
+        for (uint32_t k0 = 0; k0 < pc->count; k0 += ES_RUN3) {
+            uint32_t nk = pc->count - k0 < ES_RUN3 ? pc->count - k0 : ES_RUN3;
+            es_count3_soa(s->impl3, &s->x, pc, k0, nk, &s->ac[k0], &s->bc[k0], s->soa);
+            seed_run(ctx, w, s, i, j, si, sj, pc->first + k0, k0, nk, &ex, ex_end);
         }
     }
 }
 
 static int cpu_run3(es_scan3_ctx_t *ctx)
 {
-    const es_popcount_impl_t *impl = es_count_pick(ctx->n_blocks ? &ctx->blocks[0] : NULL);
-    snprintf(ctx->scan->device_info, sizeof ctx->scan->device_info, "%s", impl->name);
-    es_info("CPU backend: %d thread(s), %s popcount for the pair sums", ctx->n_threads, impl->name);
+    const es_planes_t *pl = ctx->n_blocks ? &ctx->blocks[0] : NULL;
+    const es_popcount_impl_t *impl = es_count_pick(pl), *impl3 = es_count3_pick(pl);
+    snprintf(ctx->scan->device_info, sizeof ctx->scan->device_info, "%s", impl3->name);
+    es_info("CPU backend: %d thread(s), %s popcount for the triples, %s for the pair sums", ctx->n_threads,
+            impl3->name, impl->name);
 #pragma omp parallel num_threads(ctx->n_threads)
     {
         es_worker3_t w;
         cpu3_scratch_t s;
         int ret = es_worker3_init(&w, ctx);
         int ret2 = cpu3_scratch_init(&s, ctx);
+        s.impl3 = impl3;
         if (ret || ret2) {
             es_ctx3_fail(ctx, ret ? ret : ret2);
         } else {

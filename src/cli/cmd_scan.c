@@ -23,9 +23,10 @@ static void scan_usage(FILE *fp)
     es_cli_input_usage(fp, 1);
     fprintf(fp,
             "Analysis:\n"
-            "  --stat S             boost (default; PLINK --fast-epistasis boost), chi2, mi,\n"
-            "                       ig (information gain over the better single variant;\n"
-            "                       p-value df 6, fewer with empty genotype levels), k2\n"
+            "  --stat S             boost (default; PLINK --fast-epistasis boost), chi2\n"
+            "                       (the default with --order 3), mi, ig (information gain\n"
+            "                       over the better single variant; p-value df 6, fewer\n"
+            "                       with empty genotype levels), k2\n"
             "  --order N            2 (default): variant pairs; 3: variant triples, each\n"
             "                       with its 2x27 table (chi2, mi, ig, k2; not boost).\n"
             "                       Exhaustive 3-way is for up to about 10^4 variants (M\n"
@@ -150,6 +151,7 @@ typedef struct {
     int tables;      /* --tables */
     const char *pairs_from; /* --pairs-from */
     int epi_given;   /* --epi1 or --epi2 given */
+    int stat_given;  /* --stat given (else boost, or chi2 with --order 3) */
 } scan_args_t;
 
 /* What the scan found beyond its own results, for the log. */
@@ -286,6 +288,7 @@ static int set_epi2(void *ctx, const char *arg)
 
 static int set_stat(void *ctx, const char *arg)
 {
+    ((scan_args_t *)ctx)->stat_given = 1;
     return es_stat_parse(arg, &((scan_args_t *)ctx)->opt.stat) ? -1 : 0;
 }
 
@@ -397,6 +400,7 @@ static int scan_parse(int argc, char **argv, scan_args_t *a)
                             "--p-threshold (PREFIX.sig.tsv)\n", bad);
             return ES_EXIT_USAGE;
         }
+        if (!a->stat_given) opt->stat = ES_STAT_CHI2; /* boost has no 3-way form */
         if (a->pairs_from && opt->pairs_top) {
             fprintf(stderr, "[E::options] scan: --pairs-from and --pairs-top are two ways to seed "
                             "a 3-way scan; give one\n");

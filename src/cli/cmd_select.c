@@ -54,7 +54,8 @@ static void select_usage(FILE *fp)
             "                       labels of a multi-label file, an ID column)\n"
             "Scan survivors (genotypes 0/1/2, a missing call is its own state; the class is\n"
             "case/control; use the same input and selection options as the scan):\n"
-            "  --from FILE          the variants of the pairs in a .top.tsv or .epi.cc\n"
+            "  --from FILE          the variants of the pairs (triples) in a .top.tsv or\n"
+            "                       .epi.cc\n"
             "  --from-summary FILE  the N variants with the best BEST_STAT (higher first) of a\n"
             "                       .summary.tsv; with --n N\n"
             "\n");

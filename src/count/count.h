@@ -23,7 +23,8 @@ typedef void (*es_and9_fn)(const uint64_t *restrict a1, const uint64_t *restrict
                            uint64_t out[9]);
 
 typedef struct {
-    const char *name; /* "scalar", "avx2", "avx512" */
+    const char *name; /* "scalar", "popcnt", "avx2", "avx512" */
+    unsigned isa;     /* the ES_CPU_* feature its kernels need (0: none) */
     es_and4_fn and4;
     es_and9_fn and9;
 } es_popcount_impl_t;
@@ -106,6 +107,17 @@ typedef struct {
     int missing;                   /* a or b has a missing call */
     int mask_ok;                   /* plane 9: the class mask (V of a variant without a V plane) */
     uint32_t mask_cls[2];
+    /* Sparse missing calls (both of a and b listed in their planes' miss_pos):
+     * the slots missing at a or b, each with its class and (a, b) cell
+     * (a missing call read as genotype 0): code y * 9 + ga * 3 + gb.  A
+     * triple whose third variant is listed too is counted as if every call
+     * were made (8 products) and then corrected at these slots and the
+     * third's (es_count3_soa). */
+    int sparse;
+    uint32_t n_miss, *miss_pos;
+    uint8_t *miss_code;
+    const uint64_t *pa[3], *pb[3]; /* a's and b's planes V (or the mask), P1, P2 */
+    uint32_t cut;                  /* first control slot */
 } es_pair3_t;
 
 /** Allocate p's planes for planes like pl.  @return ES_OK or ES_ERR_NOMEM. */
@@ -125,8 +137,34 @@ void es_pair3_set(es_pair3_t *p, const es_planes_t *pa, uint32_t a, const es_pla
 void es_count3_run(const es_pair3_t *p, const es_planes_t *pc, uint32_t c0, uint32_t nc,
                    const es_cum2_t *ac, const es_cum2_t *bc, es_table3_t *t);
 
+/** Triples of one es_count3_soa() run at most. */
+#define ES_RUN3 64
+
+/** The tables of a run of triples, cell by cell: n[y][c][q] is cell (y, c)
+ *  of triple q (the layout the batched statistics read, a vector of
+ *  triples per cell). */
+typedef struct {
+    _Alignas(64) uint32_t n[2][27][ES_RUN3];
+} es_table3_soa_t;
+
+/**
+ * es_count3_run() with the kernels of impl (its isa: scalar, POPCNT, AVX2
+ * or AVX-512 popcounts of the 8 products), the tables written cell by cell:
+ * triple q (0 <= q < nc <= ES_RUN3) is (a, b, c0+q).  Every impl gives the
+ * same tables.
+ */
+void es_count3_soa(const es_popcount_impl_t *impl, const es_pair3_t *p, const es_planes_t *pc, uint32_t c0,
+                   uint32_t nc, const es_cum2_t *ac, const es_cum2_t *bc, es_table3_soa_t *t);
+
+/** The fastest es_count3_soa() kernel for planes like pl on this CPU,
+ *  measured on pl's first variants; es_popcount_best() when
+ *  EPISTREAM_POPCOUNT forces one.  Every kernel gives the same tables. */
+const es_popcount_impl_t *es_count3_pick(const es_planes_t *pl);
+
+/** Triple q of a cell-by-cell run as a table. */
+void es_table3_from_soa(const es_table3_soa_t *s, uint32_t q, es_table3_t *t);
 /** The table of (x, y, z) with its axes moved: rank[v] is where axis v of
- *  in goes in out (0, 1, 2); the backends put a seeded triple's table in
+ *  in goes in out (0, 1, 2); the GPU backend puts a seeded triple's table in
  *  sorted variant order with it. */
 void es_table3_permute(const es_table3_t *in, const int rank[3], es_table3_t *out);
 

@@ -42,6 +42,7 @@ static void and9_scalar(const uint64_t *restrict a1, const uint64_t *restrict a2
 
 const es_popcount_impl_t es_popcount_scalar = {
     .name = "scalar",
+    .isa = 0,
     .and4 = and4_scalar,
     .and9 = and9_scalar,
 };
@@ -67,6 +68,7 @@ and9_popcnt(const uint64_t *restrict a1, const uint64_t *restrict a2, const uint
 
 static const es_popcount_impl_t popcount_popcnt = {
     .name = "popcnt",
+    .isa = ES_CPU_POPCNT,
     .and4 = and4_popcnt,
     .and9 = and9_popcnt,
 };
@@ -137,6 +139,7 @@ static ES_TARGET_AVX2 void and9_avx2(const uint64_t *restrict a1, const uint64_t
 
 static const es_popcount_impl_t popcount_avx2 = {
     .name = "avx2",
+    .isa = ES_CPU_AVX2,
     .and4 = and4_avx2,
     .and9 = and9_avx2,
 };
@@ -223,6 +226,7 @@ static ES_TARGET_AVX512 void and9_avx512(const uint64_t *restrict a1, const uint
 
 static const es_popcount_impl_t popcount_avx512 = {
     .name = "avx512",
+    .isa = ES_CPU_AVX512,
     .and4 = and4_avx512,
     .and9 = and9_avx512,
 };

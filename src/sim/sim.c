@@ -1,4 +1,5 @@
-/* sim.c -- the genotype simulator: PLINK 1 filesets with planted pure-epistasis pairs.
+/* sim.c -- the genotype simulator: PLINK 1 filesets with planted pure-epistasis pairs and
+ * triples.
  *
  * Model.  Each variant v has a population A1 (minor) allele frequency p_v drawn uniformly in
  * [maf_min, maf_max]; genotypes are drawn under Hardy-Weinberg.  For each planted pair k of
@@ -15,6 +16,18 @@
  * c_a c_b is ln(effect), as in the logit model.  scale is 1 unless the sum could leave [0, 1]
  * (very strong effects at rare alleles, or several pairs); then it shrinks just enough, with a
  * warning.
+ *
+ * Planted triples.  The three variants of a triple get A1 frequency 1/2 whatever the MAF range, so
+ * each is heterozygous with probability exactly 1/2 (the thresholds of the genotype draw are exact
+ * at 1/2) and h_v = [x_v == 1] are three independent fair bits.  The triple adds
+ *
+ *     t(x_a, x_b, x_c) = +d if h_a ^ h_b ^ h_c = 1, else -d,   d = 1 / (1 + exp(-ln(effect) / 2)) - 1/2
+ *
+ * to P(case) (scaled with the pairs' terms), so the odds ratio between XOR 1 and XOR 0 is effect.
+ * The XOR of three independent fair bits is independent of any one and of any two of them: given
+ * the genotypes of any two of the three variants (and of every other variant), t averages to 0.  No
+ * single variant and no pair carries any signal, in the population and in the case-control sample;
+ * only the 2x27 table of the three does.
  *
  * Case-control sampling: population individuals 0, 1, 2, ... are drawn and given a status from the
  * model; each is kept while its class (floor(N/2) cases, the rest controls) is not yet full.  The
@@ -48,7 +61,7 @@ enum {
     SIM_TAG_MISS,     /* per variant: missing calls */
     SIM_TAG_PLANT,    /* per variant: key of the planted-genotype hash */
     SIM_TAG_STATUS,   /* status draws of population individuals */
-    SIM_TAG_PICK,     /* choice and pairing of the planted variants */
+    SIM_TAG_PICK,     /* choice and grouping of the planted variants */
     SIM_TAG_FAM       /* .fam order and sex */
 };
 
@@ -124,16 +137,23 @@ typedef struct {
 #define SIM_TWO32 4294967296.0
 #define SIM_POS_STEP 1000u
 
-static void sim_meta(const es_sim_opt_t *opt, uint32_t v, sim_meta_t *m)
+/* A1 frequency p and the Hardy-Weinberg thresholds of the genotype draw */
+static void sim_meta_maf(sim_meta_t *m, double p)
+{
+    m->maf = p;
+    m->t2 = (uint64_t)(p * p * SIM_TWO32 + 0.5);
+    m->t12 = (uint64_t)(p * (2.0 - p) * SIM_TWO32 + 0.5);
+}
+
+/* half: a variant of a planted triple, whose A1 frequency is 1/2 */
+static void sim_meta(const es_sim_opt_t *opt, uint32_t v, int half, sim_meta_t *m)
 {
     static const char nuc[4] = {'A', 'C', 'G', 'T'};
     sim_rng_t r;
     sim_rng_seed(&r, sim_key(opt->seed, SIM_TAG_META, v));
     double p = opt->maf_min + (opt->maf_max - opt->maf_min) * sim_unif(sim_next(&r));
     if (p > opt->maf_max) p = opt->maf_max;
-    m->maf = p;
-    m->t2 = (uint64_t)(p * p * SIM_TWO32 + 0.5);
-    m->t12 = (uint64_t)(p * (2.0 - p) * SIM_TWO32 + 0.5);
+    sim_meta_maf(m, half ? 0.5 : p);
     uint32_t i1 = sim_below(sim_next(&r), 4);
     uint32_t i2 = (i1 + 1 + sim_below(sim_next(&r), 3)) & 3;
     m->a1 = nuc[i1];
@@ -173,7 +193,7 @@ static void sim_locus(uint32_t v, uint32_t m, uint32_t jitter, int *chr, int64_t
     *pos = (int64_t)(1 + (v - first) * step + jitter % step);
 }
 
-/* ---- the planted pairs ------------------------------------------------------ */
+/* ---- the planted pairs and triples --------------------------------------------- */
 
 typedef struct {
     uint32_t va, vb;    /* variant indices, va < vb */
@@ -182,10 +202,30 @@ typedef struct {
     double f[9];        /* interaction part of the penetrance, f[xa * 3 + xb] */
 } sim_pair_t;
 
+typedef struct {
+    uint32_t v[3];   /* variant indices, ascending */
+    uint64_t key[3]; /* planted-genotype hash keys */
+} sim_triple_t;
+
+/* What was planted: the pairs sorted by va, the triples by v[0]; the status model's constants. */
+typedef struct {
+    sim_pair_t *pairs;
+    sim_triple_t *triples;
+    sim_meta_t half;  /* the genotype thresholds of a triple's variants (A1 frequency 1/2) */
+    double tri_d;     /* a triple's term: +tri_d when its XOR is 1, -tri_d when 0 */
+    double scale;     /* factor of every interaction term (1 unless P(case) would leave [0, 1]) */
+} sim_plan_t;
+
 static int sim_cmp_pair(const void *x, const void *y)
 {
     const sim_pair_t *a = x, *b = y;
     return (a->va > b->va) - (a->va < b->va);
+}
+
+static int sim_cmp_triple(const void *x, const void *y)
+{
+    const sim_triple_t *a = x, *b = y;
+    return (a->v[0] > b->v[0]) - (a->v[0] < b->v[0]);
 }
 
 static int sim_cmp_u32(const void *x, const void *y)
@@ -220,21 +260,26 @@ static void sim_pair_table(sim_pair_t *pr, double beta)
         for (int y = 0; y < 3; y++) pr->f[x * 3 + y] = s[x * 3 + y] - row[x] - col[y] + all;
 }
 
-/* Choose 2 * n_pairs distinct variants (Floyd's algorithm with an open-addressing set), pair them
- * at random and fill the per-pair tables.  pairs is sorted by va. */
-static int sim_pick_pairs(const es_sim_opt_t *opt, sim_pair_t *pairs, double *scale)
+/* Choose 2 * n_pairs + 3 * n_triples distinct variants (Floyd's algorithm with an open-addressing
+ * set), shuffle them, take the pairs from the front and the triples from the rest, and fill the
+ * model's constants.  With no triples the draws are those of a pairs-only simulation. */
+static int sim_pick(const es_sim_opt_t *opt, sim_plan_t *plan)
 {
     int ret = ES_OK;
-    uint32_t k = 2 * opt->n_pairs, m = opt->n_variants;
+    uint32_t k = 2 * opt->n_pairs + 3 * opt->n_triples, m = opt->n_variants;
     uint32_t *pick = NULL, *set = NULL;
     size_t cap = 16;
-    *scale = 1.0;
-    if (opt->n_pairs == 0) return ES_OK;
+    double beta = log(opt->effect), hi = 0, lo = 0;
+    plan->scale = 1.0;
+    sim_meta_maf(&plan->half, 0.5);
+    plan->tri_d = 1.0 / (1.0 + exp(-beta / 2)) - 0.5;
+    if (k == 0) return ES_OK;
     while (cap < 2 * (size_t)k) cap <<= 1;
     pick = malloc((size_t)k * sizeof *pick);
     set = malloc(cap * sizeof *set);
     if (!pick || !set) {
-        es_error("cannot allocate the planted-pair tables (%u pairs)", opt->n_pairs);
+        es_error("cannot allocate the planted-variant tables (%u pairs, %u triples)", opt->n_pairs,
+                 opt->n_triples);
         ret = ES_ERR_NOMEM;
         goto out;
     }
@@ -254,20 +299,19 @@ static int sim_pick_pairs(const es_sim_opt_t *opt, sim_pair_t *pairs, double *sc
             t = j; /* t already taken: Floyd takes j, which cannot be */
         }
     }
-    /* Floyd's output order is not a uniform permutation: shuffle before pairing */
+    /* Floyd's output order is not a uniform permutation: shuffle before grouping */
     for (uint32_t i = k - 1; i > 0; i--) {
         uint32_t t = sim_below(sim_next(&r), i + 1), tmp = pick[i];
         pick[i] = pick[t];
         pick[t] = tmp;
     }
-    double beta = log(opt->effect), hi = 0, lo = 0;
     for (uint32_t p = 0; p < opt->n_pairs; p++) {
-        sim_pair_t *pr = &pairs[p];
+        sim_pair_t *pr = &plan->pairs[p];
         uint32_t a = pick[2 * p], b = pick[2 * p + 1];
         pr->va = a < b ? a : b;
         pr->vb = a < b ? b : a;
-        sim_meta(opt, pr->va, &pr->ma);
-        sim_meta(opt, pr->vb, &pr->mb);
+        sim_meta(opt, pr->va, 0, &pr->ma);
+        sim_meta(opt, pr->vb, 0, &pr->mb);
         pr->ka = sim_key(opt->seed, SIM_TAG_PLANT, pr->va);
         pr->kb = sim_key(opt->seed, SIM_TAG_PLANT, pr->vb);
         sim_pair_table(pr, beta);
@@ -279,14 +323,24 @@ static int sim_pick_pairs(const es_sim_opt_t *opt, sim_pair_t *pairs, double *sc
         hi += fmax;
         lo += fmin;
     }
-    qsort(pairs, opt->n_pairs, sizeof *pairs, sim_cmp_pair);
+    qsort(plan->pairs, opt->n_pairs, sizeof *plan->pairs, sim_cmp_pair);
+    const uint32_t *tp = pick + 2 * (size_t)opt->n_pairs;
+    for (uint32_t t = 0; t < opt->n_triples; t++) {
+        sim_triple_t *tr = &plan->triples[t];
+        memcpy(tr->v, tp + 3 * (size_t)t, sizeof tr->v);
+        qsort(tr->v, 3, sizeof *tr->v, sim_cmp_u32);
+        for (int q = 0; q < 3; q++) tr->key[q] = sim_key(opt->seed, SIM_TAG_PLANT, tr->v[q]);
+        hi += fabs(plan->tri_d);
+        lo -= fabs(plan->tri_d);
+    }
+    qsort(plan->triples, opt->n_triples, sizeof *plan->triples, sim_cmp_triple);
     /* every genotype combination is possible, so hi and lo are the attainable extremes */
-    if (hi > 0.5) *scale = 0.5 / hi;
-    if (lo < -0.5 && 0.5 / -lo < *scale) *scale = 0.5 / -lo;
-    if (*scale < 1.0)
-        es_warn("effect %g with %u pair(s) would push P(case) outside [0, 1] at these allele "
-                "frequencies: interaction terms scaled by %.4g",
-                opt->effect, opt->n_pairs, *scale);
+    if (hi > 0.5) plan->scale = 0.5 / hi;
+    if (lo < -0.5 && 0.5 / -lo < plan->scale) plan->scale = 0.5 / -lo;
+    if (plan->scale < 1.0)
+        es_warn("effect %g with %u pair(s) and %u triple(s) would push P(case) outside [0, 1] at "
+                "these allele frequencies: interaction terms scaled by %.4g",
+                opt->effect, opt->n_pairs, opt->n_triples, plan->scale);
 out:
     free(pick);
     free(set);
@@ -297,10 +351,29 @@ out:
 
 #define SIM_DRAW_BATCH 16384
 
+/* P(case) of population individual k under the plan */
+static double sim_risk(const es_sim_opt_t *opt, const sim_plan_t *plan, uint64_t k)
+{
+    double risk = 0;
+    for (uint32_t p = 0; p < opt->n_pairs; p++) {
+        const sim_pair_t *pr = &plan->pairs[p];
+        int xa = sim_copies(sim_planted_u(pr->ka, k), &pr->ma);
+        int xb = sim_copies(sim_planted_u(pr->kb, k), &pr->mb);
+        risk += pr->f[xa * 3 + xb];
+    }
+    for (uint32_t t = 0; t < opt->n_triples; t++) {
+        const sim_triple_t *tr = &plan->triples[t];
+        int z = 0;
+        for (int q = 0; q < 3; q++) z ^= sim_copies(sim_planted_u(tr->key[q], k), &plan->half) == 1;
+        risk += z ? plan->tri_d : -plan->tri_d;
+    }
+    return 0.5 + plan->scale * risk;
+}
+
 /* Draw population individuals until floor(N/2) cases and the rest controls are kept; place them
  * in shuffled order: idx[s] = draw index of .fam sample s, status[s] = 1 case / 0 control. */
-static int sim_sample(const es_sim_opt_t *opt, const sim_pair_t *pairs, double scale,
-                      uint64_t *idx, uint8_t *status)
+static int sim_sample(const es_sim_opt_t *opt, const sim_plan_t *plan, uint64_t *idx,
+                      uint8_t *status)
 {
     int ret = ES_OK;
     uint32_t n = opt->n_samples, n_case = n / 2, n_ctrl = n - n_case, got_case = 0, got_ctrl = 0;
@@ -318,15 +391,7 @@ static int sim_sample(const es_sim_opt_t *opt, const sim_pair_t *pairs, double s
 #pragma omp parallel for schedule(static)
         for (int t = 0; t < SIM_DRAW_BATCH; t++) {
             uint64_t k = base + (uint64_t)t;
-            double risk = 0;
-            for (uint32_t p = 0; p < opt->n_pairs; p++) {
-                const sim_pair_t *pr = &pairs[p];
-                int xa = sim_copies(sim_planted_u(pr->ka, k), &pr->ma);
-                int xb = sim_copies(sim_planted_u(pr->kb, k), &pr->mb);
-                risk += pr->f[xa * 3 + xb];
-            }
-            risk = 0.5 + scale * risk;
-            st[t] = sim_unif(sim_mix(skey + (k + 1) * SIM_GOLDEN)) < risk;
+            st[t] = sim_unif(sim_mix(skey + (k + 1) * SIM_GOLDEN)) < sim_risk(opt, plan, k);
         }
         for (uint32_t t = 0; t < SIM_DRAW_BATCH; t++) {
             if (st[t] && got_case < n_case) case_idx[got_case++] = base + t;
@@ -427,37 +492,57 @@ static int sim_write_fam(const es_sim_opt_t *opt, const uint8_t *status, FILE *f
     return ES_OK;
 }
 
-/* EFFECT is the requested odds ratio; SCALE the factor the interaction terms
- * were shrunk by to keep P(case) in [0, 1] (1 when they were not). */
-static int sim_write_truth(const es_sim_opt_t *opt, const sim_pair_t *pairs, double scale,
-                           FILE *f, const char *path)
+/* The pairs' header and rows; then, only when triples were planted (so that a pairs-only file is
+ * what it always was), the triples' own header and rows (11 fields against 8).  EFFECT is the
+ * requested odds ratio; SCALE the factor the interaction terms were shrunk by to keep P(case) in
+ * [0, 1] (1 when they were not). */
+static int sim_write_truth(const es_sim_opt_t *opt, const sim_plan_t *plan, FILE *f,
+                           const char *path)
 {
     if (fputs("SNP1\tSNP2\tINDEX1\tINDEX2\tMAF1\tMAF2\tEFFECT\tSCALE\n", f) < 0)
         return sim_write_fail(path);
     for (uint32_t p = 0; p < opt->n_pairs; p++) {
-        const sim_pair_t *pr = &pairs[p];
+        const sim_pair_t *pr = &plan->pairs[p];
         if (fprintf(f, "snp%u\tsnp%u\t%u\t%u\t%.6f\t%.6f\t%g\t%.4g\n", pr->va + 1, pr->vb + 1,
-                    pr->va, pr->vb, pr->ma.maf, pr->mb.maf, opt->effect, scale) < 0)
+                    pr->va, pr->vb, pr->ma.maf, pr->mb.maf, opt->effect, plan->scale) < 0)
+            return sim_write_fail(path);
+    }
+    if (opt->n_triples &&
+        fputs("SNP1\tSNP2\tSNP3\tINDEX1\tINDEX2\tINDEX3\tMAF1\tMAF2\tMAF3\tEFFECT\tSCALE\n", f) < 0)
+        return sim_write_fail(path);
+    for (uint32_t t = 0; t < opt->n_triples; t++) {
+        const uint32_t *v = plan->triples[t].v;
+        double maf = plan->half.maf;
+        if (fprintf(f, "snp%u\tsnp%u\tsnp%u\t%u\t%u\t%u\t%.6f\t%.6f\t%.6f\t%g\t%.4g\n", v[0] + 1,
+                    v[1] + 1, v[2] + 1, v[0], v[1], v[2], maf, maf, maf, opt->effect,
+                    plan->scale) < 0)
             return sim_write_fail(path);
     }
     return ES_OK;
 }
 
+static int sim_cmp_u64(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return (a > b) - (a < b);
+}
+
 /* bytes of .bed generated per chunk (then written in order) */
 #define SIM_CHUNK_BYTES (64u << 20)
 
-static int sim_write_bed_bim(const es_sim_opt_t *opt, const sim_pair_t *pairs, const uint64_t *idx,
+static int sim_write_bed_bim(const es_sim_opt_t *opt, const sim_plan_t *plan, const uint64_t *idx,
                              FILE *bed, const char *bed_path, FILE *bim, const char *bim_path)
 {
     int ret = ES_OK;
-    uint32_t m = opt->n_variants, np = 2 * opt->n_pairs;
+    uint32_t m = opt->n_variants, np = 2 * opt->n_pairs + 3 * opt->n_triples;
     size_t bpv = ((size_t)opt->n_samples + 3) / 4;
     size_t chunk = SIM_CHUNK_BYTES / bpv;
     if (chunk < 1) chunk = 1;
     if (chunk > m) chunk = m;
     uint8_t *buf = malloc(chunk * bpv);
     sim_meta_t *meta = malloc(chunk * sizeof *meta);
-    uint32_t *pv = malloc((np ? np : 1) * sizeof *pv);      /* planted variants, sorted */
+    uint64_t *pv = malloc((np ? np : 1) * sizeof *pv);      /* planted variants, sorted: index << 1
+                                                                | 1 for a triple's (MAF 1/2) */
     uint64_t *pkey = malloc((np ? np : 1) * sizeof *pkey);  /* their hash keys */
     if (!buf || !meta || !pv || !pkey) {
         es_error("cannot allocate the %zu-byte genotype buffer", chunk * bpv);
@@ -465,11 +550,14 @@ static int sim_write_bed_bim(const es_sim_opt_t *opt, const sim_pair_t *pairs, c
         goto out;
     }
     for (uint32_t p = 0; p < opt->n_pairs; p++) {
-        pv[2 * p] = pairs[p].va;
-        pv[2 * p + 1] = pairs[p].vb;
+        pv[2 * p] = (uint64_t)plan->pairs[p].va << 1;
+        pv[2 * p + 1] = (uint64_t)plan->pairs[p].vb << 1;
     }
-    qsort(pv, np, sizeof *pv, sim_cmp_u32);
-    for (uint32_t i = 0; i < np; i++) pkey[i] = sim_key(opt->seed, SIM_TAG_PLANT, pv[i]);
+    for (uint32_t t = 0; t < opt->n_triples; t++)
+        for (int q = 0; q < 3; q++)
+            pv[2 * (size_t)opt->n_pairs + 3 * (size_t)t + q] = (uint64_t)plan->triples[t].v[q] << 1 | 1;
+    qsort(pv, np, sizeof *pv, sim_cmp_u64);
+    for (uint32_t i = 0; i < np; i++) pkey[i] = sim_key(opt->seed, SIM_TAG_PLANT, pv[i] >> 1);
 
     static const uint8_t magic[3] = {0x6c, 0x1b, 0x01};
     if (fwrite(magic, 1, 3, bed) != 3) {
@@ -481,15 +569,16 @@ static int sim_write_bed_bim(const es_sim_opt_t *opt, const sim_pair_t *pairs, c
 #pragma omp parallel for schedule(dynamic, 1)
         for (uint32_t i = 0; i < count; i++) {
             uint32_t v = first + i;
-            sim_meta(opt, v, &meta[i]);
             /* binary search of the planted list */
             uint32_t lo = 0, hi = np;
             while (lo < hi) {
                 uint32_t mid = lo + (hi - lo) / 2;
-                if (pv[mid] < v) lo = mid + 1;
+                if (pv[mid] >> 1 < v) lo = mid + 1;
                 else hi = mid;
             }
-            const uint64_t *key = lo < np && pv[lo] == v ? &pkey[lo] : NULL;
+            int planted = lo < np && pv[lo] >> 1 == v;
+            const uint64_t *key = planted ? &pkey[lo] : NULL;
+            sim_meta(opt, v, planted && (pv[lo] & 1), &meta[i]);
             sim_row(opt, v, &meta[i], key, idx, buf + (size_t)i * bpv);
         }
         if (fwrite(buf, bpv, count, bed) != count) {
@@ -523,6 +612,7 @@ void es_sim_opt_init(es_sim_opt_t *opt)
     opt->n_samples = 0;  /* must be set */
     opt->n_variants = 0; /* must be set */
     opt->n_pairs = 1;
+    opt->n_triples = 0;
     opt->effect = 2.0;
     opt->missing = 0.0;
     opt->maf_min = 0.05;
@@ -540,9 +630,15 @@ static int sim_opt_check(const es_sim_opt_t *opt)
         es_error("the number of variants must be at least 1 (got 0)");
         return ES_ERR_ARG;
     }
-    if (opt->n_variants < 2 * (uint64_t)opt->n_pairs) {
-        es_error("%u planted pairs need at least %llu variants (got %u)", opt->n_pairs,
-                 2 * (unsigned long long)opt->n_pairs, opt->n_variants);
+    unsigned long long need = 2 * (unsigned long long)opt->n_pairs + 3 * (unsigned long long)opt->n_triples;
+    if (opt->n_variants < need) {
+        if (opt->n_triples)
+            es_error("%u planted pairs and %u planted triples need at least %llu variants (2 a pair, "
+                     "3 a triple, all distinct; got %u)", opt->n_pairs, opt->n_triples, need,
+                     opt->n_variants);
+        else
+            es_error("%u planted pairs need at least %llu variants (got %u)", opt->n_pairs, need,
+                     opt->n_variants);
         return ES_ERR_ARG;
     }
     if (!(opt->effect > 0) || !isfinite(opt->effect)) {
@@ -566,10 +662,9 @@ int es_sim_write(const es_sim_opt_t *opt, const char *prefix)
     int ret = ES_OK, renamed = 0;
     char *path[SIM_NFILES] = {NULL}, *tmp[SIM_NFILES] = {NULL};
     FILE *f[SIM_NFILES] = {NULL};
-    sim_pair_t *pairs = NULL;
+    sim_plan_t plan = {NULL, NULL, {0}, 0.0, 1.0};
     uint64_t *idx = NULL;
     uint8_t *status = NULL;
-    double scale = 1.0;
 
     if (!opt || !prefix || !*prefix) {
         es_error("no options or no output prefix");
@@ -589,17 +684,18 @@ int es_sim_write(const es_sim_opt_t *opt, const char *prefix)
         snprintf(path[i], plen + 16, "%s%s", prefix, sim_ext[i]);
         snprintf(tmp[i], plen + 16, "%s%s.tmp", prefix, sim_ext[i]);
     }
-    pairs = calloc(opt->n_pairs ? opt->n_pairs : 1, sizeof *pairs);
+    plan.pairs = calloc(opt->n_pairs ? opt->n_pairs : 1, sizeof *plan.pairs);
+    plan.triples = calloc(opt->n_triples ? opt->n_triples : 1, sizeof *plan.triples);
     idx = malloc((size_t)opt->n_samples * sizeof *idx);
     status = malloc(opt->n_samples);
-    if (!pairs || !idx || !status) {
-        es_error("cannot allocate the simulator's tables (%u samples, %u pairs)", opt->n_samples,
-                 opt->n_pairs);
+    if (!plan.pairs || !plan.triples || !idx || !status) {
+        es_error("cannot allocate the simulator's tables (%u samples, %u pairs, %u triples)",
+                 opt->n_samples, opt->n_pairs, opt->n_triples);
         ret = ES_ERR_NOMEM;
         goto out;
     }
-    if ((ret = sim_pick_pairs(opt, pairs, &scale)) != ES_OK) goto out;
-    if ((ret = sim_sample(opt, pairs, scale, idx, status)) != ES_OK) goto out;
+    if ((ret = sim_pick(opt, &plan)) != ES_OK) goto out;
+    if ((ret = sim_sample(opt, &plan, idx, status)) != ES_OK) goto out;
 
     for (int i = 0; i < SIM_NFILES; i++) {
         f[i] = fopen(tmp[i], i == SIM_BED ? "wb" : "w");
@@ -610,8 +706,8 @@ int es_sim_write(const es_sim_opt_t *opt, const char *prefix)
         }
     }
     if ((ret = sim_write_fam(opt, status, f[SIM_FAM], tmp[SIM_FAM])) != ES_OK) goto out;
-    if ((ret = sim_write_truth(opt, pairs, scale, f[SIM_TRUTH], tmp[SIM_TRUTH])) != ES_OK) goto out;
-    if ((ret = sim_write_bed_bim(opt, pairs, idx, f[SIM_BED], tmp[SIM_BED], f[SIM_BIM],
+    if ((ret = sim_write_truth(opt, &plan, f[SIM_TRUTH], tmp[SIM_TRUTH])) != ES_OK) goto out;
+    if ((ret = sim_write_bed_bim(opt, &plan, idx, f[SIM_BED], tmp[SIM_BED], f[SIM_BIM],
                                  tmp[SIM_BIM])) != ES_OK)
         goto out;
     for (int i = 0; i < SIM_NFILES; i++) {
@@ -640,7 +736,8 @@ out:
         free(path[i]);
         free(tmp[i]);
     }
-    free(pairs);
+    free(plan.pairs);
+    free(plan.triples);
     free(idx);
     free(status);
     return ret;

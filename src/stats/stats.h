@@ -69,6 +69,14 @@ double es_stat3_chi2(const es_table3_t *t, int *df);
 double es_stat3_mi(const es_table3_t *t, int *df);
 double es_stat3_ig(const es_table3_t *t, int *df);
 double es_stat3_k2(const es_table3_t *t);
+/**
+ * es_stat3_value() of triples 0 .. nq-1 of a cell-by-cell run (nq <=
+ * ES_RUN3): stat[q] and df[q] bit for bit as es_stat3_value() gives them,
+ * n[q] the samples in triple q's table.  chi2, mi, ig and k2 run 8 triples a
+ * vector where the CPU has AVX-512 (the same operations in the same order
+ * in each lane, no fused multiply-add), the rest one table at a time.
+ */
+void es_stat3_batch(es_stat_t s, const es_table3_soa_t *t, uint32_t nq, double *stat, int *df, uint32_t *n);
 
 /** Upper tail of the chi-square distribution: P(X > x), X ~ chi2(df).
  *  Accurate (relative error < 1e-12) down to 1e-300; 0 below. */

@@ -5,6 +5,7 @@
  * form.  Every function is a pure function of the table. */
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "stats_internal.h"
 
@@ -206,4 +207,176 @@ void es_stat3_compute(es_stat_t s, const es_table3_t *t, es_stat_result_t *r)
 {
     es_stat3_value(s, t, r);
     es_stat3_pvalue(s, t, r);
+}
+
+/* ---- runs of triples ----------------------------------------------------- */
+
+static void batch_one(es_stat_t s, const es_table3_soa_t *t, uint32_t q, double *stat, int *df, uint32_t *n)
+{
+    es_table3_t one;
+    es_stat_result_t r;
+    es_table3_from_soa(t, q, &one);
+    es_stat3_value(s, &one, &r);
+    uint32_t sum = 0;
+    for (int c = 0; c < 27; c++) sum += one.n[0][c] + one.n[1][c];
+    stat[q] = r.stat;
+    df[q] = r.df;
+    n[q] = sum;
+}
+
+#if ES_CPU_X86
+#include <immintrin.h>
+
+/* Eight triples q0 .. q0+7 (lanes past nq masked off, read as empty): the
+ * scalar functions above lane by lane.  Counts are below ES_STATS_TAB (the
+ * caller checks n), so a * n1 is below 2^32 and exact in a double, and the
+ * table lookups need no range check.  @return 0, or -1 when a lane's n is
+ * too large for the tables (the caller takes the scalar path). */
+/* N * I(Y; X) in nats of 8 tables (n_mi_nats()): columns r0[c], r1[c], the
+ * class terms cls. */
+ES_TARGET_AVX512 static inline __attribute__((always_inline)) __m512d mi8_avx512(const __m256i *r0, const __m256i *r1,
+                                                                                int ncol, __m512d cls)
+{
+    __m512d g = _mm512_setzero_pd();
+    for (int c = 0; c < ncol; c++) {
+        __m512d la = _mm512_i32gather_pd(r0[c], es_stats_nlogn_tab, 8), lb = _mm512_i32gather_pd(r1[c], es_stats_nlogn_tab, 8);
+        __m512d lab = _mm512_i32gather_pd(_mm256_add_epi32(r0[c], r1[c]), es_stats_nlogn_tab, 8);
+        g = _mm512_add_pd(g, _mm512_sub_pd(_mm512_add_pd(la, lb), lab));
+    }
+    return _mm512_add_pd(g, cls);
+}
+
+#define LOAD8(m, p) _mm512_castsi512_si256(_mm512_maskz_loadu_epi32((__mmask16)(m), (p)))
+#define STORE8(m, p, v) _mm512_mask_storeu_epi32((p), (__mmask16)(m), _mm512_castsi256_si512(v))
+
+ES_TARGET_AVX512 static int batch8_avx512(es_stat_t s, const es_table3_soa_t *t, uint32_t q0, uint32_t nq,
+                                          double *stat, int *df, uint32_t *n)
+{
+    uint32_t left = nq - q0;
+    __mmask8 m = left >= 8 ? (__mmask8)0xff : (__mmask8)((1u << left) - 1);
+    const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi32(1);
+    __m256i n0 = zero, n1 = zero, cols = zero;
+    for (int c = 0; c < 27; c++) {
+        __m256i a = LOAD8(m, &t->n[0][c][q0]), b = LOAD8(m, &t->n[1][c][q0]);
+        n0 = _mm256_add_epi32(n0, a);
+        n1 = _mm256_add_epi32(n1, b);
+        /* + 1, - 1 where the column is empty */
+        cols = _mm256_add_epi32(cols, _mm256_add_epi32(one, _mm256_cmpeq_epi32(_mm256_or_si256(a, b), zero)));
+    }
+    __m256i nn = _mm256_add_epi32(n0, n1);
+    /* k2 reads ln (n + 1)! */
+    if (_mm256_movemask_epi8(_mm256_cmpgt_epi32(nn, _mm256_set1_epi32(ES_STATS_TAB - 2)))) return -1;
+    STORE8(m, n + q0, nn);
+    __m512d d_n0 = _mm512_cvtepu32_pd(n0), d_n1 = _mm512_cvtepu32_pd(n1), zd = _mm512_setzero_pd();
+    __m512d res;
+    if (s == ES_STAT_K2) {
+        __m512d acc0 = zd, acc1 = zd, acc2 = zd;
+#define K2_TERM(c)                                                                                        \
+    ({                                                                                                    \
+        __m256i a = LOAD8(m, &t->n[0][c][q0]), b = LOAD8(m, &t->n[1][c][q0]);                              \
+        __m512d f = _mm512_i32gather_pd(_mm256_add_epi32(_mm256_add_epi32(a, b), one), es_stats_lnfact_tab, 8); \
+        __m512d fa = _mm512_i32gather_pd(a, es_stats_lnfact_tab, 8);                                       \
+        __m512d fb = _mm512_i32gather_pd(b, es_stats_lnfact_tab, 8);                                       \
+        _mm512_sub_pd(f, _mm512_add_pd(fa, fb));                                                          \
+    })
+        for (int c = 0; c < 27; c += 3) { /* s[c % 3] of the scalar code */
+            acc0 = _mm512_add_pd(acc0, K2_TERM(c));
+            acc1 = _mm512_add_pd(acc1, K2_TERM(c + 1));
+            acc2 = _mm512_add_pd(acc2, K2_TERM(c + 2));
+        }
+#undef K2_TERM
+        res = _mm512_add_pd(_mm512_add_pd(acc0, acc1), acc2);
+        _mm512_mask_storeu_pd(stat + q0, m, res);
+        STORE8(m, df + q0, zero);
+        return 0;
+    }
+    /* df = cols - 1 where both classes are present and cols > 1, else 0 */
+    __m256i ok = _mm256_andnot_si256(_mm256_or_si256(_mm256_cmpeq_epi32(n0, zero), _mm256_cmpeq_epi32(n1, zero)),
+                                     _mm256_cmpgt_epi32(cols, one));
+    __m256i dfv = _mm256_and_si256(ok, _mm256_sub_epi32(cols, one));
+    __mmask8 has = (__mmask8)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(dfv, zero)));
+    if (s == ES_STAT_CHI2) {
+        __m512d acc0 = zd, acc1 = zd, acc2 = zd;
+#define CHI2_TERM(c)                                                                                      \
+    ({                                                                                                    \
+        __m256i a = LOAD8(m, &t->n[0][c][q0]), b = LOAD8(m, &t->n[1][c][q0]);                              \
+        __m512d da = _mm512_cvtepu32_pd(a), db = _mm512_cvtepu32_pd(b);                                   \
+        __m512d d = _mm512_sub_pd(_mm512_mul_pd(da, d_n1), _mm512_mul_pd(db, d_n0));                      \
+        __m512d r = _mm512_i32gather_pd(_mm256_add_epi32(a, b), es_stats_recip_tab, 8);                   \
+        _mm512_mul_pd(_mm512_mul_pd(d, d), r);                                                            \
+    })
+        for (int c = 0; c < 27; c += 3) { /* s[c % 3] of the scalar code */
+            acc0 = _mm512_add_pd(acc0, CHI2_TERM(c));
+            acc1 = _mm512_add_pd(acc1, CHI2_TERM(c + 1));
+            acc2 = _mm512_add_pd(acc2, CHI2_TERM(c + 2));
+        }
+#undef CHI2_TERM
+        res = _mm512_div_pd(_mm512_add_pd(_mm512_add_pd(acc0, acc1), acc2), _mm512_mul_pd(d_n0, d_n1));
+    } else { /* ES_STAT_MI, ES_STAT_IG: n_mi_nats() and n_ig_nats() lane by lane */
+        __m512d ln = _mm512_i32gather_pd(nn, es_stats_nlogn_tab, 8), l0 = _mm512_i32gather_pd(n0, es_stats_nlogn_tab, 8);
+        __m512d l1 = _mm512_i32gather_pd(n1, es_stats_nlogn_tab, 8);
+        __m512d cls = _mm512_sub_pd(ln, _mm512_add_pd(l0, l1));
+        __m256i a[27], b[27];
+        for (int c = 0; c < 27; c++) a[c] = LOAD8(m, &t->n[0][c][q0]), b[c] = LOAD8(m, &t->n[1][c][q0]);
+        __m512d g = mi8_avx512(a, b, 27, cls);
+        __m512d den = _mm512_mul_pd(_mm512_cvtepu32_pd(nn), _mm512_set1_pd(M_LN2));
+        if (s == ES_STAT_MI) {
+            res = _mm512_maskz_mov_pd(_mm512_cmp_pd_mask(g, zd, _CMP_GT_OQ), _mm512_div_pd(g, den));
+        } else {
+            /* the pair margins AB (over c), AC (over b), BC (over a) */
+            __m256i r[3][2][9];
+            for (int u = 0; u < 3; u++)
+                for (int v = 0; v < 3; v++) {
+                    int q = u * 3 + v;
+                    r[0][0][q] = _mm256_add_epi32(_mm256_add_epi32(a[u * 9 + v * 3], a[u * 9 + v * 3 + 1]), a[u * 9 + v * 3 + 2]);
+                    r[0][1][q] = _mm256_add_epi32(_mm256_add_epi32(b[u * 9 + v * 3], b[u * 9 + v * 3 + 1]), b[u * 9 + v * 3 + 2]);
+                    r[1][0][q] = _mm256_add_epi32(_mm256_add_epi32(a[u * 9 + v], a[u * 9 + 3 + v]), a[u * 9 + 6 + v]);
+                    r[1][1][q] = _mm256_add_epi32(_mm256_add_epi32(b[u * 9 + v], b[u * 9 + 3 + v]), b[u * 9 + 6 + v]);
+                    r[2][0][q] = _mm256_add_epi32(_mm256_add_epi32(a[u * 3 + v], a[9 + u * 3 + v]), a[18 + u * 3 + v]);
+                    r[2][1][q] = _mm256_add_epi32(_mm256_add_epi32(b[u * 3 + v], b[9 + u * 3 + v]), b[18 + u * 3 + v]);
+                }
+            __m256i pcols[3];
+            for (int pp = 0; pp < 3; pp++) {
+                pcols[pp] = zero;
+                for (int q = 0; q < 9; q++)
+                    pcols[pp] = _mm256_add_epi32(
+                        pcols[pp], _mm256_add_epi32(one, _mm256_cmpeq_epi32(_mm256_or_si256(r[pp][0][q], r[pp][1][q]), zero)));
+            }
+            __m512d gabc = _mm512_max_pd(g, zd); /* fmax(x, 0.0) */
+            __m512d gb = _mm512_max_pd(mi8_avx512(r[0][0], r[0][1], 9, cls), zd);
+            __m256i bcols = pcols[0];
+            for (int pp = 1; pp < 3; pp++) {
+                __m512d gp = _mm512_max_pd(mi8_avx512(r[pp][0], r[pp][1], 9, cls), zd);
+                __mmask8 fewer = (__mmask8)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(bcols, pcols[pp])));
+                __mmask8 upd = _mm512_cmp_pd_mask(gp, gb, _CMP_GT_OQ) | (_mm512_cmp_pd_mask(gp, gb, _CMP_EQ_OQ) & fewer);
+                gb = _mm512_mask_mov_pd(gb, upd, gp);
+                bcols = _mm512_castsi512_si256(_mm512_mask_mov_epi32(_mm512_castsi256_si512(bcols), (__mmask16)upd,
+                                                                     _mm512_castsi256_si512(pcols[pp])));
+            }
+            res = _mm512_div_pd(_mm512_sub_pd(gabc, gb), den);
+            /* df: the triple's columns less the pair's, where the table has a df */
+            dfv = _mm256_and_si256(ok, _mm256_sub_epi32(cols, bcols));
+        }
+    }
+    res = _mm512_maskz_mov_pd(has, res);
+    _mm512_mask_storeu_pd(stat + q0, m, res);
+    STORE8(m, df + q0, dfv);
+    return 0;
+}
+#undef LOAD8
+#undef STORE8
+#endif
+
+void es_stat3_batch(es_stat_t s, const es_table3_soa_t *t, uint32_t nq, double *stat, int *df, uint32_t *n)
+{
+    es_stats_tables_init();
+#if ES_CPU_X86
+    if (s != ES_STAT_BOOST && es_cpu_has(ES_CPU_AVX512)) {
+        for (uint32_t q0 = 0; q0 < nq; q0 += 8)
+            if (batch8_avx512(s, t, q0, nq, stat, df, n))
+                for (uint32_t q = q0; q < q0 + 8 && q < nq; q++) batch_one(s, t, q, stat, df, n);
+        return;
+    }
+#endif
+    for (uint32_t q = 0; q < nq; q++) batch_one(s, t, q, stat, df, n);
 }

@@ -139,6 +139,9 @@ typedef struct {
     es_pair_t *sig;         /* significant pairs of the current tile */
     size_t sig_n, sig_cap;
     es_summary_t *tsum;     /* summary of the current tile's variants (2 * block) */
+    double *known;          /* BOOST: the tile's variants' best in the merged summary when
+                             * the tile began (2 * block), a floor for pruning */
+    int known_ok;           /* known holds the current tile's (es_ctx_next_tile) */
     /* sparse workers (es_worker_set_sparse): the tsum slots scored since the
      * last merge, so that merging and clearing cost what was touched */
     uint8_t *tmark;
@@ -292,6 +295,16 @@ void es_worker3_count_tile(const es_scan3_ctx_t *ctx, es_worker3_t *w, uint32_t 
  *  the chunk at block + 2 (p - first seed) and the slot after; excluded
  *  third variants and the seeds' own two are not triples of the seed. */
 void es_worker3_count_seed_tile(const es_scan3_ctx_t *ctx, es_worker3_t *w, uint32_t chunk, uint32_t bk);
+/** es_worker3_offer() of a triple whose statistic is known (es_stat3_value()'s
+ *  stat and df, n the samples in its table). */
+void es_worker3_offer_stat(const es_scan3_ctx_t *ctx, es_worker3_t *w, uint32_t i, uint32_t j, uint32_t k,
+                           uint32_t si, uint32_t sj, uint32_t sk, double stat, int df, uint32_t n);
+/** es_worker3_offer_stat() of the run of triples (i, j, k0+q), q < nk, slots
+ *  (si, sj, sk0+q): the same result, the pair's two summaries updated once.
+ *  The statistics are numbers (never NaN). */
+void es_worker3_offer_run(const es_scan3_ctx_t *ctx, es_worker3_t *w, uint32_t i, uint32_t j, uint32_t k0,
+                          uint32_t si, uint32_t sj, uint32_t sk0, uint32_t nk, const double *stat, const int *df,
+                          const uint32_t *n);
 /** Hand a finished tile to the driver.  @return ES_OK or an error that stops the scan. */
 int es_ctx3_tile_done(es_scan3_ctx_t *ctx, es_worker3_t *w);
 void es_ctx3_merge_top(es_scan3_ctx_t *ctx, es_worker3_t *w);

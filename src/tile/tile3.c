@@ -136,15 +136,13 @@ static int sig_push(es_worker3_t *w, const es_triple_t *t)
     return ES_OK;
 }
 
-/* Score a triple; count: add it to N_TOT and the tile's triples (a device's
- * candidates are counted by es_worker3_count_tile() instead). */
+/* Score a triple from its statistic; count: add it to N_TOT and the tile's
+ * triples (a device's candidates are counted by es_worker3_count_tile()
+ * instead). */
 static inline void worker3_score(const es_scan3_ctx_t *ctx, es_worker3_t *w, uint32_t i, uint32_t j, uint32_t k,
-                                 uint32_t si, uint32_t sj, uint32_t sk, const es_table3_t *t, int count)
+                                 uint32_t si, uint32_t sj, uint32_t sk, double stat, int df, uint32_t n, int count)
 {
-    es_stat_result_t r;
-    es_stat3_value(ctx->stat, t, &r);
-    uint32_t n = 0;
-    for (int c = 0; c < 27; c++) n += t->n[0][c] + t->n[1][c];
+    es_stat_result_t r = {.stat = stat, .df = df};
     w->tile_triples += (uint64_t)count;
     es_sum3_t *s[3] = {&w->tsum[si], &w->tsum[sj], &w->tsum[sk]};
     int sig = 0;
@@ -170,16 +168,83 @@ static inline void worker3_score(const es_scan3_ctx_t *ctx, es_worker3_t *w, uin
     if (es_topk3_would_accept(&w->top, r.stat)) es_topk3_push(&w->top, &tr);
 }
 
+/* A table's statistic, df and sample count, as es_worker3_offer() scores it. */
+static inline void table3_value(const es_scan3_ctx_t *ctx, const es_table3_t *t, es_stat_result_t *r, uint32_t *n)
+{
+    es_stat3_value(ctx->stat, t, r);
+    *n = 0;
+    for (int c = 0; c < 27; c++) *n += t->n[0][c] + t->n[1][c];
+}
+
 void es_worker3_offer(const es_scan3_ctx_t *ctx, es_worker3_t *w, uint32_t i, uint32_t j, uint32_t k,
                       uint32_t si, uint32_t sj, uint32_t sk, const es_table3_t *t)
 {
-    worker3_score(ctx, w, i, j, k, si, sj, sk, t, 1);
+    es_stat_result_t r;
+    uint32_t n;
+    table3_value(ctx, t, &r, &n);
+    worker3_score(ctx, w, i, j, k, si, sj, sk, r.stat, r.df, n, 1);
+}
+
+void es_worker3_offer_stat(const es_scan3_ctx_t *ctx, es_worker3_t *w, uint32_t i, uint32_t j, uint32_t k,
+                           uint32_t si, uint32_t sj, uint32_t sk, double stat, int df, uint32_t n)
+{
+    worker3_score(ctx, w, i, j, k, si, sj, sk, stat, df, n, 1);
 }
 
 void es_worker3_offer_screened(const es_scan3_ctx_t *ctx, es_worker3_t *w, uint32_t i, uint32_t j, uint32_t k,
                                uint32_t si, uint32_t sj, uint32_t sk, const es_table3_t *t)
 {
-    worker3_score(ctx, w, i, j, k, si, sj, sk, t, 0);
+    es_stat_result_t r;
+    uint32_t n;
+    table3_value(ctx, t, &r, &n);
+    worker3_score(ctx, w, i, j, k, si, sj, sk, r.stat, r.df, n, 0);
+}
+
+void es_worker3_offer_run(const es_scan3_ctx_t *ctx, es_worker3_t *w, uint32_t i, uint32_t j, uint32_t k0,
+                          uint32_t si, uint32_t sj, uint32_t sk0, uint32_t nk, const double *stat, const int *df,
+                          const uint32_t *n)
+{
+    if (!nk) return;
+    int hib = ctx->higher_is_better;
+    uint64_t n_sig = 0;
+    uint32_t best = 0;
+    for (uint32_t q = 0; q < nk; q++) {
+        uint32_t k = k0 + q;
+        int sig = 0;
+        if (ctx->do_sig && df[q] > 0) {
+            double g = ctx->stat == ES_STAT_CHI2 ? stat[q] : 2.0 * (double)n[q] * M_LN2 * stat[q];
+            if (g >= ctx->sig_crit[df[q]]) {
+                es_stat_result_t r;
+                es_stat_p_from(ctx->stat, stat[q], df[q], n[q], &r);
+                if (r.p <= ctx->p_threshold) {
+                    es_triple_t tr = {.i = i, .j = j, .k = k, .n = n[q], .df = df[q], .stat = stat[q],
+                                      .p = r.p, .log10p = r.log10p};
+                    sig = 1;
+                    if (sig_push(w, &tr)) w->err = ES_ERR_NOMEM;
+                }
+            }
+        }
+        n_sig += (uint64_t)sig;
+        es_sum3_t *sc = &w->tsum[sk0 + q];
+        sc->n_tot++;
+        sc->n_sig += (uint64_t)sig;
+        if (sum3_better(sc, stat[q], i, j, k, hib)) sum3_take(sc, stat[q], df[q], n[q], i, j, k);
+        /* the run's best for the pair's two variants: ties to the lower k */
+        if (hib ? stat[q] > stat[best] : stat[q] < stat[best]) best = q;
+        if (es_topk3_would_accept(&w->top, stat[q])) {
+            es_triple_t tr = {.i = i, .j = j, .k = k, .n = n[q], .df = df[q], .stat = stat[q], .p = NAN,
+                              .log10p = NAN};
+            es_topk3_push(&w->top, &tr);
+        }
+    }
+    w->tile_triples += nk;
+    es_sum3_t *s2[2] = {&w->tsum[si], &w->tsum[sj]};
+    for (int v = 0; v < 2; v++) {
+        s2[v]->n_tot += nk;
+        s2[v]->n_sig += n_sig;
+        if (sum3_better(s2[v], stat[best], i, j, k0 + best, hib))
+            sum3_take(s2[v], stat[best], df[best], n[best], i, j, k0 + best);
+    }
 }
 
 static inline uint32_t blk_count(const es_scan3_ctx_t *ctx, uint32_t b) { return ctx->blocks[b].count; }
@@ -258,7 +323,7 @@ static int cmp_ijk(const void *pa, const void *pb)
 static int emit_row(es_scan3_ctx_t *ctx, es_row3_t *row)
 {
     int ret = ES_OK;
-    qsort(row->t, row->n, sizeof *row->t, cmp_ijk);
+    if (row->n) qsort(row->t, row->n, sizeof *row->t, cmp_ijk);
     es_scan_t *s = ctx->scan;
     if (s->sig3_cb)
         for (size_t q = 0; q < row->n && !ret; q++)

@@ -89,6 +89,13 @@ static int set_option(const es_cli_opt_t *o, void *ctx, const char *arg)
 int es_cli_parse(const char *cmd, int argc, char **argv, const es_cli_group_t *groups,
                  size_t n_groups, void (*usage)(FILE *fp))
 {
+    return es_cli_parse_pos(cmd, argc, argv, groups, n_groups, usage, NULL, 0, NULL);
+}
+
+int es_cli_parse_pos(const char *cmd, int argc, char **argv, const es_cli_group_t *groups,
+                     size_t n_groups, void (*usage)(FILE *fp), const char **pos, int max_pos,
+                     int *n_pos)
+{
     size_t n = 0, k = 0;
     for (size_t g = 0; g < n_groups; g++) n += groups[g].n;
     /* the getopt_long table: every group's options in order, then --help */
@@ -121,9 +128,15 @@ int es_cli_parse(const char *cmd, int argc, char **argv, const es_cli_group_t *g
             if (set_option(&groups[g].opt[i], groups[g].ctx, optarg)) ret = ES_EXIT_USAGE;
         }
     }
-    if (ret < 0 && optind < argc) {
-        fprintf(stderr, "[E::options] %s: unexpected argument '%s'\n", cmd, argv[optind]);
-        ret = ES_EXIT_USAGE;
+    /* getopt_long has moved the arguments that are not options to the end */
+    if (n_pos) *n_pos = 0;
+    for (; ret < 0 && optind < argc; optind++) {
+        if (!n_pos || *n_pos >= max_pos) {
+            fprintf(stderr, "[E::options] %s: unexpected argument '%s'\n", cmd, argv[optind]);
+            ret = ES_EXIT_USAGE;
+        } else {
+            pos[(*n_pos)++] = argv[optind];
+        }
     }
     free(lopts);
     return ret;

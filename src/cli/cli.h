@@ -9,6 +9,7 @@
 
 #include "epistream.h"
 #include "output.h"
+#include "report.h"
 #include "scan.h"
 #include "select.h"
 #include "sim.h"
@@ -22,6 +23,7 @@ int es_cmd_scan(int argc, char **argv);
 int es_cmd_sim(int argc, char **argv);
 int es_cmd_info(int argc, char **argv);
 int es_cmd_convert(int argc, char **argv);
+int es_cmd_report(int argc, char **argv);
 
 /* ---- the option table every subcommand declares (args.c) ------------------
  *
@@ -90,6 +92,13 @@ typedef struct {
  */
 int es_cli_parse(const char *cmd, int argc, char **argv, const es_cli_group_t *groups,
                  size_t n_groups, void (*usage)(FILE *fp));
+
+/** es_cli_parse() for a subcommand that takes up to max_pos arguments that
+ *  are not options (anywhere on the line): they go to pos[0..*n_pos), in
+ *  order; one more is an error. */
+int es_cli_parse_pos(const char *cmd, int argc, char **argv, const es_cli_group_t *groups,
+                     size_t n_groups, void (*usage)(FILE *fp), const char **pos, int max_pos,
+                     int *n_pos);
 
 /* ---- input options shared by scan, info, convert and select (input.c) ------- */
 

@@ -83,6 +83,9 @@ static void scan_usage(FILE *fp)
             "  --tables             add each line's table to .top.tsv and .sig.tsv: columns\n"
             "                       CTRL_00 .. CTRL_22, CASE_00 .. CASE_22 (genotypes of\n"
             "                       variants 1, 2; --order 3: CTRL_000 .. CASE_222)\n"
+            "  --report             then draw the run's report into PREFIX.report/report.html\n"
+            "                       (the plots and tables of 'epistream report PREFIX'; needs\n"
+            "                       a build with cairo)\n"
             "  --quiet              only errors on stderr, no progress line\n"
             "  --verbose            informational messages on stderr (with a GPU: time in\n"
             "                       the kernels, candidates, pairs passing the screen)\n"
@@ -150,6 +153,7 @@ typedef struct {
     const char *pairs_from; /* --pairs-from */
     int epi_given;   /* --epi1 or --epi2 given */
     int stat_given;  /* --stat given (else boost, or chi2 with --order 3) */
+    int report;      /* --report: PREFIX.report/report.html after the run */
 } scan_args_t;
 
 /* What the scan found beyond its own results, for the log. */
@@ -362,6 +366,7 @@ static const es_cli_opt_t scan_opts[] = {
     ES_CLI_OPT_STR("pairs-from", scan_args_t, pairs_from),
     ES_CLI_OPT_U32("pairs-top", scan_args_t, opt.pairs_top, 1, 10000000u),
     ES_CLI_OPT_FLAG("tables", scan_args_t, tables),
+    ES_CLI_OPT_FLAG("report", scan_args_t, report),
 };
 
 /* Parse and check the command line into a.  @return -1 to go on, else the
@@ -390,6 +395,12 @@ static int scan_parse(int argc, char **argv, scan_args_t *a)
     }
     if (es_cli_out_prefix("scan", a->out)) return ES_EXIT_USAGE;
     if (es_cli_input_check(ci, "scan")) return ES_EXIT_USAGE;
+    if (a->report && !es_report_available()) {
+        fprintf(stderr, "[E::options] scan: --report draws with cairo, and this epistream was "
+                        "built without it (install libcairo2-dev, then configure and build "
+                        "again)\n");
+        return ES_EXIT_USAGE;
+    }
     if (opt->order == 3) {
         const char *bad = a->plink_compat ? "--plink-compat" : a->plink_fmt ? "--format plink"
                           : a->epi_given ? "--epi1/--epi2" : NULL;
@@ -817,6 +828,19 @@ out:
     return ret ? ES_EXIT_ERROR : ES_EXIT_OK;
 }
 
+/* --report: the report of the run just written, in PREFIX.report/ (the
+ * results stay whatever becomes of it).  @return the exit code */
+static int scan_report(const scan_args_t *a)
+{
+    char *dir = es_report_default_dir(a->out);
+    int ret = dir ? es_report_write(a->out, dir, ES_REPORT_HTML, NULL) : ES_ERR_NOMEM;
+    if (ret) fprintf(stderr, "[E::scan] the results are written, but the report failed: %s\n",
+                     es_strerror(ret));
+    else if (!a->quiet) fprintf(stderr, "[scan] report in %s/report.html\n", dir);
+    free(dir);
+    return ret ? ES_EXIT_ERROR : ES_EXIT_OK;
+}
+
 int es_cmd_scan(int argc, char **argv)
 {
     scan_args_t a;
@@ -825,5 +849,6 @@ int es_cmd_scan(int argc, char **argv)
     char *cmdline = es_cli_join(argc, argv);
     r = a.opt.order == 3 ? scan3_run(&a, cmdline) : scan_run(&a, cmdline);
     free(cmdline);
+    if (r == ES_EXIT_OK && a.report) r = scan_report(&a);
     return r;
 }

@@ -51,6 +51,31 @@ int es_cli_double(const char *name, const char *s, double *out)
     return 0;
 }
 
+void es_cli_progress(const char *tag, const char *unit, uint64_t done, uint64_t total, double secs)
+{
+    double rate = secs > 0 ? (double)done / secs : 0;
+    double eta = rate > 0 ? (double)(total - done) / rate : 0;
+    char a[32], b[32];
+    fprintf(stderr, "\r[%s] %s / %s %s (%.1f%%), %.3g %s/s, ETA %.0f s   ", tag,
+            es_fmt_count(done, a), es_fmt_count(total, b), unit,
+            total ? 100.0 * (double)done / (double)total : 100.0, rate, unit, eta);
+    if (done >= total) fputc('\n', stderr);
+}
+
+void es_cli_picks_progress(uint32_t picked, uint32_t k, double secs, void *ud)
+{
+    es_cli_picks_t *p = ud;
+    p->done = picked;
+    p->total = k;
+    es_cli_progress("select", "picks", picked, k, secs);
+}
+
+void es_cli_picks_end(es_cli_picks_t *p)
+{
+    if (p->done < p->total) fputc('\n', stderr);
+    p->done = p->total; /* ended: a second call prints nothing */
+}
+
 char *es_cli_join(int argc, char **argv)
 {
     size_t n = 1;

@@ -143,6 +143,22 @@ int es_cli_u64(const char *name, const char *s, uint64_t *out);
  *  files in a directory.  @return 0, or -1 after a message naming cmd. */
 int es_cli_out_prefix(const char *cmd, const char *out);
 
+/** The progress line of a long command on a terminal: "\r[tag] done / total
+ *  unit (%), rate unit/s, ETA", ended with a newline when done >= total.
+ *  Callers show it only when stderr is a terminal and not --quiet. */
+void es_cli_progress(const char *tag, const char *unit, uint64_t done, uint64_t total,
+                     double secs);
+
+/** A selection's picks on a terminal: es_cli_picks_progress() is an
+ *  es_mi_opt_t.progress callback whose ud is an es_cli_picks_t; call
+ *  es_cli_picks_end() after the selection, which ends the line when it
+ *  stopped before its total (condmi, an error); a second call does nothing. */
+typedef struct {
+    uint32_t done, total;
+} es_cli_picks_t;
+void es_cli_picks_progress(uint32_t picked, uint32_t k, double secs, void *ud);
+void es_cli_picks_end(es_cli_picks_t *p);
+
 /** The command line joined with spaces (for logs); malloc'd. */
 char *es_cli_join(int argc, char **argv);
 

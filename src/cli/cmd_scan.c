@@ -122,14 +122,9 @@ static int write_sig(const es_pair_t *p, void *ud)
 static void progress(uint64_t done, uint64_t total, double secs, void *ud)
 {
     (void)ud;
-    double rate = secs > 0 ? (double)done / secs : 0;
-    double eta = rate > 0 ? (double)(total - done) / rate : 0;
-    char a[32], b[32];
-    fprintf(stderr, "\r[scan] %s / %s pairs (%.1f%%), %.3g pairs/s, ETA %.0f s   ",
-            es_fmt_count(done, a), es_fmt_count(total, b),
-            total ? 100.0 * (double)done / (double)total : 100.0, rate, eta);
-    if (done == total) fputc('\n', stderr);
+    es_cli_progress("scan", "pairs", done, total, secs);
 }
+
 
 /* --refine METHOD:K (k == 0: none) */
 typedef struct {
@@ -139,6 +134,27 @@ typedef struct {
     int fixed_point;
     es_select_info_t info;
 } refine_t;
+
+/* --refine: select rf->k of the survivors (distinct, ascending) into fp,
+ * with a progress line when the scan has one */
+static int refine_run(const es_opt_t *opt, refine_t *rf, const es_dataset_t *ds,
+                      const uint32_t *survivors, FILE *fp)
+{
+    es_select_opt_t so;
+    es_mi_opt_init(&so);
+    so.threads = opt->threads;
+    so.device = es_select_device(opt->device, opt->gpu_mask);
+    so.gpu_kernel = opt->gpu_kernel;
+    so.fixed_point = rf->fixed_point;
+    es_cli_picks_t pp = {0, 0};
+    if (opt->progress) {
+        so.progress = es_cli_picks_progress;
+        so.progress_ud = &pp;
+    }
+    int ret = es_select_variants(ds, survivors, rf->n_var, rf->method, rf->k, &so, fp, &rf->info);
+    es_cli_picks_end(&pp);
+    return ret;
+}
 
 /* What the command line asked for. */
 typedef struct {
@@ -571,15 +587,7 @@ static int scan_run(scan_args_t *a, const char *cmdline)
     if (rf->k) {
         /* survivors: the distinct variants of the top pairs, by variant index */
         if ((ret = es_select_pair_variants(ds, top, n_top, &survivors, &rf->n_var))) goto out;
-        es_select_opt_t so;
-        es_mi_opt_init(&so);
-        so.threads = opt->threads;
-        so.device = es_select_device(opt->device, opt->gpu_mask);
-        so.gpu_kernel = opt->gpu_kernel;
-        so.fixed_point = rf->fixed_point;
-        if ((ret = es_select_variants(ds, survivors, rf->n_var, rf->method, rf->k, &so, o_sel.fp,
-                                      &rf->info)))
-            goto out;
+        if ((ret = refine_run(opt, rf, ds, survivors, o_sel.fp))) goto out;
     }
     write_log(o_log.fp, cmdline, a, ds, scan, &notes, rf, t_open, es_time_now() - t0);
     /* commit all or nothing */
@@ -641,13 +649,7 @@ static int write_sig3(const es_triple_t *t, void *ud)
 static void progress3(uint64_t done, uint64_t total, double secs, void *ud)
 {
     (void)ud;
-    double rate = secs > 0 ? (double)done / secs : 0;
-    double eta = rate > 0 ? (double)(total - done) / rate : 0;
-    char a[32], b[32];
-    fprintf(stderr, "\r[scan] %s / %s triples (%.1f%%), %.3g triples/s, ETA %.0f s   ",
-            es_fmt_count(done, a), es_fmt_count(total, b),
-            total ? 100.0 * (double)done / (double)total : 100.0, rate, eta);
-    if (done >= total) fputc('\n', stderr);
+    es_cli_progress("scan", "triples", done, total, secs);
 }
 
 static void write_log3(FILE *fp, const char *cmdline, const scan_args_t *a, const es_dataset_t *ds,
@@ -782,15 +784,7 @@ static int scan3_run(scan_args_t *a, const char *cmdline)
     }
     if (rf->k) {
         if ((ret = triple_variants(ds, top, n_top, &survivors, &rf->n_var))) goto out;
-        es_select_opt_t so;
-        es_mi_opt_init(&so);
-        so.threads = opt->threads;
-        so.device = es_select_device(opt->device, opt->gpu_mask);
-        so.gpu_kernel = opt->gpu_kernel;
-        so.fixed_point = rf->fixed_point;
-        if ((ret = es_select_variants(ds, survivors, rf->n_var, rf->method, rf->k, &so, o_sel.fp,
-                                      &rf->info)))
-            goto out;
+        if ((ret = refine_run(opt, rf, ds, survivors, o_sel.fp))) goto out;
     }
     write_log3(o_log.fp, cmdline, a, ds, scan, rf, t_open, es_time_now() - t0);
     es_out_t *const all[] = {&o_top, &o_sig, &o_sum, &o_sel, &o_log};

@@ -303,6 +303,12 @@ n3=$(awk 'NR > 1 { print $2; print $5; print $8 }' "$T/t3.top.tsv" | sort -u | w
     --quiet || fail "select --from a 3-way .top.tsv"
 grep -q "^select_features	$n3$" "$T/s3.log" ||
     { cat "$T/s3.log" >&2; fail "select --from a 3-way .top.tsv: $n3 variants expected"; }
+# scan --order 3 --refine = select --from its .top.tsv afterwards, byte for byte
+"$EPISTREAM" scan --bfile "$T/d" --order 3 --top 4 --refine jmi:3 --out "$T/r3" --quiet ||
+    fail "scan --order 3 --refine"
+"$EPISTREAM" select --bfile "$T/d" --from "$T/r3.top.tsv" --method jmi --k 3 --out "$T/s3r" --quiet ||
+    fail "select --from after a 3-way --refine"
+cmp "$T/r3.select.tsv" "$T/s3r.select.tsv" || fail "3-way: scan --refine and select --from differ"
 seed() { "$EPISTREAM" scan --bfile "$T/d" --order 3 --out "$T/o" --pairs-from "$@"; }
 run_fail t3.top.tsv "a 3-way scan's result (it has an SNP3 column)" seed "$T/t3.top.tsv"
 v1=$(awk 'NR == 2 { print $2 }' "$T/t3.top.tsv")

@@ -107,6 +107,17 @@ typedef struct {
     int missing;                   /* a or b has a missing call */
     int mask_ok;                   /* plane 9: the class mask (V of a variant without a V plane) */
     uint32_t mask_cls[2];
+    /* Sparse missing calls (both of a and b listed in their planes' miss_pos):
+     * the slots missing at a or b, each with its class and (a, b) cell
+     * (a missing call read as genotype 0): code y * 9 + ga * 3 + gb.  A
+     * triple whose third variant is listed too is counted as if every call
+     * were made (8 products) and then corrected at these slots and the
+     * third's (es_count3_soa). */
+    int sparse;
+    uint32_t n_miss, *miss_pos;
+    uint8_t *miss_code;
+    const uint64_t *pa[3], *pb[3]; /* a's and b's planes V (or the mask), P1, P2 */
+    uint32_t cut;                  /* first control slot */
 } es_pair3_t;
 
 /** Allocate p's planes for planes like pl.  @return ES_OK or ES_ERR_NOMEM. */

@@ -136,6 +136,14 @@ grep -q '<th>CASE_222</th>' "$T/trit.report/report.html" || fail "3-way --tables
 "$E" report "$T/k2" --quiet || fail "report (html) of a k2 run"
 grep -q 'The statistic is k2, which has no p-value' "$T/k2.report/report.html" || fail "k2: not said"
 
+# ---- many points: one embedded image instead of a path each ----------------------
+awk 'BEGIN { OFS = "\t"; print "CHR", "SNP", "POS", "N_SIG", "N_TOT", "BEST_STAT", "BEST_P", "BEST_CHR", "BEST_SNP", "BEST_POS"
+             for (i = 0; i < 25000; i++) print 1 + int(i / 5000), "v" i, i * 10, 0, 24999, 9.5, (i % 97 + 1) / 1000, 1, "v0", 0 }' >"$T/many.summary.tsv"
+"$E" report "$T/many" --format svg --out "$T/many.svg" --quiet || fail "report of 25,000 variants"
+[ "$(count 'fill-opacity:0.8;' "$T/many.svg/manhattan.svg")" = 0 ] && [ "$(count '<image' "$T/many.svg/manhattan.svg")" = 1 ] ||
+    fail "25,000 points: not one embedded image"
+[ "$(wc -c <"$T/many.svg/manhattan.svg")" -lt 2000000 ] || fail "25,000 points: the SVG is large"
+
 # ---- empty results, select only -------------------------------------------------
 printf 'CHR1\tSNP1\tPOS1\tCHR2\tSNP2\tPOS2\tSTAT\tP\tLOG10P\tN\tDF\n' >"$T/empty.top.tsv"
 printf 'CHR\tSNP\tPOS\tN_SIG\tN_TOT\tBEST_STAT\tBEST_P\tBEST_CHR\tBEST_SNP\tBEST_POS\n' >"$T/empty.summary.tsv"

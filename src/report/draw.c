@@ -7,7 +7,9 @@
  *     that plot has round caps); a pair is one arc, a triple three (its pairs);
  *   - manhattan and qq: one fill of opacity 0.8 per point (nothing else is
  *     drawn at that opacity), the variants of the summary with a value, the
- *     p-values of the list; the QQ band is a fill of opacity 0.3;
+ *     p-values of the list, up to RP_POINTS_ALL points; beyond, the points are
+ *     one embedded image at twice the resolution; the QQ band is a fill of
+ *     opacity 0.3;
  *   - every plot: a title and axis labels as text (glyph outlines in SVG: the
  *     page and the SVG files also carry them in <title> and <desc>). */
 #include <cairo-pdf.h>
@@ -331,27 +333,85 @@ static int draw_interaction(cairo_t *cr, const rp_data_t *d, double W, double H)
     return ES_OK;
 }
 
-/* one point, unless its 0.5-pixel cell is taken (occ: NULL draws every point) */
-static void point(cairo_t *cr, double x, double y, double r, uint8_t *occ, double W, double H)
+/* Where a plot's points go: onto the plot itself (one fill each) up to
+ * RP_POINTS_ALL of them, else onto an image at twice the plot's resolution
+ * that is then painted onto it as one picture (SVG and PDF stay small).  On
+ * the image, a point is a copy of a small image of the point (a stamp, drawn
+ * by cairo once per colour): far cheaper than a fill per point. */
+typedef struct {
+    cairo_t *main, *cr;
+    cairo_surface_t *img, *stamp;
+    double r;
+} points_t;
+
+/* @return 0, or -1 when out of memory */
+static int points_begin(points_t *pt, cairo_t *cr, size_t n, double W, double H, double r)
 {
-    if (occ) {
-        long cx = (long)(x * 2), cy = (long)(y * 2), w2 = (long)(W * 2);
-        if (cx < 0 || cy < 0 || cx >= w2 || cy >= (long)(H * 2)) return;
-        size_t bit = (size_t)cy * (size_t)w2 + (size_t)cx;
-        if (occ[bit / 8] & (1u << (bit % 8))) return;
-        occ[bit / 8] |= (uint8_t)(1u << (bit % 8));
+    memset(pt, 0, sizeof *pt);
+    pt->main = pt->cr = cr;
+    pt->r = r;
+    if (n <= RP_POINTS_ALL) return 0;
+    pt->img = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)(2 * W), (int)(2 * H));
+    pt->cr = cairo_create(pt->img);
+    if (cairo_status(pt->cr)) {
+        cairo_destroy(pt->cr);
+        cairo_surface_destroy(pt->img);
+        return -1;
     }
-    cairo_arc(cr, x, y, r, 0, 2 * M_PI);
-    cairo_fill(cr);
+    return 0;
 }
 
-static uint8_t *occupancy(size_t n, double W, double H, int *err)
+static void points_colour(points_t *pt, double r, double g, double b)
 {
-    *err = 0;
-    if (n <= RP_POINTS_ALL) return NULL;
-    uint8_t *o = calloc((size_t)(W * 2) * (size_t)(H * 2) / 8 + 1, 1);
-    if (!o) *err = 1;
-    return o;
+    if (!pt->img) {
+        cairo_set_source_rgba(pt->cr, r, g, b, 0.8);
+        return;
+    }
+    if (pt->stamp) cairo_surface_destroy(pt->stamp);
+    int side = (int)ceil(4 * pt->r) + 2;
+    pt->stamp = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, side, side);
+    cairo_t *sc = cairo_create(pt->stamp);
+    cairo_set_source_rgba(sc, r, g, b, 0.8);
+    cairo_arc(sc, side / 2.0, side / 2.0, 2 * pt->r, 0, 2 * M_PI);
+    cairo_fill(sc);
+    cairo_destroy(sc);
+}
+
+/* one point: a fill of its own on the plot, or a stamp on the image */
+static void point(points_t *pt, double x, double y)
+{
+    if (!pt->img) {
+        cairo_arc(pt->cr, x, y, pt->r, 0, 2 * M_PI);
+        cairo_fill(pt->cr);
+        return;
+    }
+    int side = cairo_image_surface_get_width(pt->stamp);
+    double sx = floor(2 * x - side / 2.0 + 0.5), sy = floor(2 * y - side / 2.0 + 0.5);
+    cairo_set_source_surface(pt->cr, pt->stamp, sx, sy);
+    cairo_rectangle(pt->cr, sx, sy, side, side);
+    cairo_fill(pt->cr);
+}
+
+/* @return ES_OK, or ES_ERR_NOMEM when the image could not be drawn */
+static int points_end(points_t *pt)
+{
+    if (!pt->img) return ES_OK;
+    int bad = cairo_status(pt->cr) != CAIRO_STATUS_SUCCESS;
+    cairo_destroy(pt->cr);
+    if (pt->stamp) {
+        bad |= cairo_surface_status(pt->stamp) != CAIRO_STATUS_SUCCESS;
+        cairo_surface_destroy(pt->stamp);
+    }
+    cairo_surface_flush(pt->img);
+    if (!bad) {
+        cairo_save(pt->main);
+        cairo_scale(pt->main, 0.5, 0.5);
+        cairo_set_source_surface(pt->main, pt->img, 0, 0);
+        cairo_paint(pt->main);
+        cairo_restore(pt->main);
+    }
+    cairo_surface_destroy(pt->img);
+    return bad ? ES_ERR_NOMEM : ES_OK;
 }
 
 static int draw_manhattan(cairo_t *cr, const rp_data_t *d, double W, double H)
@@ -385,26 +445,31 @@ static int draw_manhattan(cairo_t *cr, const rp_data_t *d, double W, double H)
         cairo_fill(cr);
     }
     cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
-    char title[200];
-    snprintf(title, sizeof title, "Per variant: the best %s of its %s (%zu variants)",
-             d->has_p ? "p-value" : "K2 score", d->order == 3 ? "triples" : "pairs", n);
+    char title[200], num[32];
+    snprintf(title, sizeof title, "Per variant: the best %s of its %s (%s variants)",
+             d->has_p ? "p-value" : "K2 score", d->order == 3 ? "triples" : "pairs",
+             es_fmt_count(n, num));
     text(cr, f.x0, 22, title, 0, 14);
     axes(cr, &f, NULL, d->has_p ? "\xe2\x88\x92log10 best p" : "best K2 score (lower is better)", 0);
     genome_axis(cr, d, f.x0, f.x1, f.y0 + 2, 6);
     text(cr, (f.x0 + f.x1) / 2, H - 12, "chromosome (position)", 1, 12);
-    int err;
-    uint8_t *occ = occupancy(n, W, H, &err);
-    if (err) return ES_ERR_NOMEM;
+    points_t pt;
+    if (points_begin(&pt, cr, n, W, H, 2.2)) return ES_ERR_NOMEM;
+    size_t last_c = (size_t)-1;
     for (size_t v = 0; v < d->n_var; v++) {
         const rp_var_t *x = &d->var[v];
         if (!x->in_summary || isnan(x->best)) continue;
         double px = f.x0 + (f.x1 - f.x0) * es_rp_x(d, (uint32_t)v);
         /* the colour of its chromosome's band */
-        if (es_rp_chr_of(d, (uint32_t)v) % 2) cairo_set_source_rgba(cr, 0.42, 0.68, 0.84, 0.8);
-        else cairo_set_source_rgba(cr, 0.03, 0.27, 0.58, 0.8);
-        point(cr, px, fy(&f, x->best), 2.2, occ, W, H);
+        size_t c = es_rp_chr_of(d, (uint32_t)v);
+        if (c != last_c) {
+            if (c % 2) points_colour(&pt, 0.42, 0.68, 0.84);
+            else points_colour(&pt, 0.03, 0.27, 0.58);
+            last_c = c;
+        }
+        point(&pt, px, fy(&f, x->best));
     }
-    free(occ);
+    if (points_end(&pt)) return ES_ERR_NOMEM;
     if (!isnan(bonf)) {
         double dash[] = {6, 4};
         cairo_set_dash(cr, dash, 2, 0);
@@ -414,7 +479,7 @@ static int draw_manhattan(cairo_t *cr, const rp_data_t *d, double W, double H)
         cairo_line_to(cr, f.x1, fy(&f, bonf));
         cairo_stroke(cr);
         cairo_set_dash(cr, NULL, 0, 0);
-        char b[96], num[32];
+        char b[96];
         snprintf(b, sizeof b, "Bonferroni: p = 0.05 / %s tests", es_fmt_count(d->n_tests, num));
         text(cr, f.x1 - 4, fy(&f, bonf) - 5, b, 2, 10);
     }
@@ -466,17 +531,17 @@ static int draw_qq(cairo_t *cr, const rp_data_t *d, double W, double H)
     cairo_move_to(cr, fx(&f, 0), fy(&f, 0));
     cairo_line_to(cr, fx(&f, f.hi_x), fy(&f, f.hi_x));
     cairo_stroke(cr);
-    int err;
-    uint8_t *occ = occupancy(n, W, H, &err);
-    if (err) {
+    points_t pt;
+    if (points_begin(&pt, cr, n, W, H, 2.2)) {
         cairo_restore(cr);
         return ES_ERR_NOMEM;
     }
-    cairo_set_source_rgba(cr, 0.03, 0.27, 0.58, 0.8);
+    points_colour(&pt, 0.03, 0.27, 0.58);
     for (size_t k = 0; k < n; k++)
-        point(cr, fx(&f, -log10((double)(k + 1) / (m + 1))), fy(&f, o[k]), 2.2, occ, W, H);
-    free(occ);
+        point(&pt, fx(&f, -log10((double)(k + 1) / (m + 1))), fy(&f, o[k]));
+    int perr = points_end(&pt);
     cairo_restore(cr);
+    if (perr) return perr;
     /* lambda, where the list holds the median p of all the tests */
     double *p = malloc((n ? n : 1) * sizeof *p), lambda;
     if (!p) return ES_ERR_NOMEM;

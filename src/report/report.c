@@ -114,8 +114,8 @@ static void plan(const rp_data_t *d, rp_fig_t *fig, notes_t *nt)
                  "(BEST_%s); chromosomes in alternating bands.%s%s",
                  n_sum, P, RP_SUF_SUM, d->has_p ? "-log10" : "K2 score", d->order == 3 ? "triple" : "pair",
                  d->has_p ? "P" : "STAT", line,
-                 n_sum > RP_POINTS_ALL ? " Points that would fall within half a pixel of one "
-                                         "already drawn are left out." : "");
+                 n_sum > RP_POINTS_ALL ? " The points are one image at twice the plot's "
+                                         "resolution (there are too many to draw one by one)." : "");
     }
     /* QQ */
     f = &fig[RP_PLOT_QQ];

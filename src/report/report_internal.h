@@ -133,7 +133,7 @@ typedef enum {
 #define RP_ARCS_MAX 300
 /** The most variants the heat map shows. */
 #define RP_HEAT_MAX 30
-/** Above this many points a plot draws one point per 0.5-pixel cell. */
+/** Above this many points a plot draws them as one image (2x resolution). */
 #define RP_POINTS_ALL 20000
 
 /** 1 when built with cairo. */

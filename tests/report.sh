@@ -161,6 +161,8 @@ printf 'a,b,c,y\n1,0,1,1\n0,1,1,0\n1,1,0,1\n0,0,0,0\n' >"$T/tab.csv"
 expect_fail "$T/e.txt" "$E" report "$T/nothing"
 grep -q "no results of a run under '$T/nothing'" "$T/e.txt" || fail "missing: $(cat "$T/e.txt")"
 [ ! -e "$T/nothing.report" ] || fail "missing: a directory was made"
+expect_fail "$T/e.txt" "$E" report "$T/ex.top.tsv"
+grep -q "give the run's PREFIX, without the file's suffix" "$T/e.txt" || fail "a file for a prefix: $(cat "$T/e.txt")"
 cp "$T/ex.report/report.html" "$T/before.html"
 for f in top sig summary select; do
     for k in log top.tsv sig.tsv summary.tsv select.tsv; do cp "$T/ex.$k" "$T/bad.$k"; done

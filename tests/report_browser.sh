@@ -26,6 +26,22 @@ grep -q '<html lang="en" data-ready="1">' "$T/dom.html" || fail "the page's scri
 [ "$(grep -o '<svg ' "$T/dom.html" | wc -l | tr -d ' ')" = 5 ] || fail "the DOM does not hold the 5 plots"
 grep -q 'id="top-table"' "$T/dom.html" || fail "the DOM has no top table"
 if grep ':CONSOLE' "$T/browser.log" >&2; then fail "the page logged to the console (above)"; fi
+# the columns sort: a copy of the page clicks LOG10P (numbers: ascending,
+# then descending) and SNP1 (text), and writes each order into the DOM
+sed 's|</body>|<script>(function(){var t=document.getElementById("top-table"),h=t.tHead.rows[0].cells;\
+function col(c){return Array.prototype.map.call(t.tBodies[0].rows,function(r){return r.cells[c].textContent;}).join(" ");}\
+h[8].click();document.body.setAttribute("data-up",col(8));h[8].click();document.body.setAttribute("data-down",col(8));\
+h[1].click();document.body.setAttribute("data-snp",col(1));})();</script></body>|' "$T/ex.report/report.html" >"$T/sort.html"
+run_browser --dump-dom "file://$T/sort.html" >"$T/sort_dom.html" || fail "$B --dump-dom of the sort test failed"
+attr() { sed -n "s/.*<body $1=\"\([^\"]*\)\".*/\1/p; s/.*<body.* $1=\"\([^\"]*\)\".*/\1/p" "$T/sort_dom.html" | head -1 | tr ' ' '\n'; }
+attr data-up >"$T/up.txt"
+attr data-down >"$T/down.txt"
+attr data-snp >"$T/snp.txt"
+[ "$(wc -l <"$T/up.txt")" = 100 ] || fail "sorting: $(wc -l <"$T/up.txt") rows after a click"
+sort -g "$T/up.txt" | cmp -s - "$T/up.txt" || fail "LOG10P is not ascending after one click"
+sort -g -r "$T/up.txt" | cmp -s - "$T/down.txt" || fail "LOG10P is not descending after two clicks"
+LC_ALL=C sort "$T/snp.txt" | cmp -s - "$T/snp.txt" || fail "SNP1 is not in text order after a click"
+if grep ':CONSOLE' "$T/browser.log" >&2; then fail "the sort test logged to the console (above)"; fi
 run_browser --screenshot="$T/shot.png" --window-size=1200,3000 "$page" >/dev/null ||
     fail "$B --screenshot failed"
 [ "$(wc -c <"$T/shot.png")" -gt 50000 ] || fail "the screenshot is (nearly) empty"

@@ -510,8 +510,15 @@ int es_rp_read(rp_data_t *d, const char *prefix)
     d->have_sum = d->buf[3] != NULL;
     d->have_sel = d->buf[4] != NULL;
     if (!d->have_top && !d->have_sig && !d->have_sum && !d->have_sel) {
-        es_error("no results of a run under '%s': none of %s%s, %s%s, %s%s, %s%s exists", prefix,
-                 prefix, RP_SUF_TOP, prefix, RP_SUF_SIG, prefix, RP_SUF_SUM, prefix, RP_SUF_SEL);
+        /* a file of the run given instead of its prefix */
+        const char *hint = "";
+        size_t pl = strlen(prefix);
+        for (int k = 0; k < 5; k++) {
+            size_t sl = strlen(suf[k]);
+            if (pl > sl && !strcmp(prefix + pl - sl, suf[k])) hint = " (give the run's PREFIX, without the file's suffix)";
+        }
+        es_error("no results of a run under '%s': none of %s%s, %s%s, %s%s, %s%s exists%s", prefix,
+                 prefix, RP_SUF_TOP, prefix, RP_SUF_SIG, prefix, RP_SUF_SUM, prefix, RP_SUF_SEL, hint);
         ret = ES_ERR_DATA;
         goto out;
     }

@@ -163,6 +163,10 @@ const es_popcount_impl_t *es_count3_pick(const es_planes_t *pl);
 
 /** Triple q of a cell-by-cell run as a table. */
 void es_table3_from_soa(const es_table3_soa_t *s, uint32_t q, es_table3_t *t);
+/** The table of (x, y, z) with its axes moved: rank[v] is where axis v of
+ *  in goes in out (0, 1, 2); the GPU backend puts a seeded triple's table in
+ *  sorted variant order with it. */
+void es_table3_permute(const es_table3_t *in, const int rank[3], es_table3_t *out);
 
 /** The table of one triple, from the planes alone (tests).
  *  @return ES_OK or ES_ERR_NOMEM */

@@ -450,6 +450,20 @@ void es_table3_from_soa(const es_table3_soa_t *s, uint32_t q, es_table3_t *t)
         for (int c = 0; c < 27; c++) t->n[y][c] = s->n[y][c][q];
 }
 
+void es_table3_permute(const es_table3_t *in, const int rank[3], es_table3_t *out)
+{
+    for (int y = 0; y < 2; y++)
+        for (int g0 = 0; g0 < 3; g0++)
+            for (int g1 = 0; g1 < 3; g1++)
+                for (int g2 = 0; g2 < 3; g2++) {
+                    int g[3] = {0, 0, 0};
+                    g[rank[0]] = g0;
+                    g[rank[1]] = g1;
+                    g[rank[2]] = g2;
+                    out->n[y][g[0] * 9 + g[1] * 3 + g[2]] = in->n[y][g0 * 9 + g1 * 3 + g2];
+                }
+}
+
 int es_count_triple(const es_planes_t *pa, uint32_t a, const es_planes_t *pb, uint32_t b,
                     const es_planes_t *pc, uint32_t c, es_table3_t *t)
 {

@@ -426,6 +426,7 @@ int es_select_table(const es_dtable_t *d, es_mi_method_t m, uint32_t k, const es
         /* the same selection with double entropies, for the agreement */
         es_select_opt_t o2 = *so;
         o2.fixed_point = 0;
+        o2.progress = NULL; /* a check of the first: no second progress line */
         if ((ret = es_mi_select_opt(d, m, kk, &o2, pick2, &n2, &mi2))) goto out;
         uint32_t pre, com;
         es_mi_agreement(pick, n, pick2, n2, &pre, &com);

@@ -1,4 +1,4 @@
-/* cuda_check.h -- the CHECK macro of the gpu/ .cu files: a failing CUDA
+/* cuda_check.h -- the CHECK and CHECK_LAUNCH macros of the gpu/ .cu files: a failing CUDA
  * runtime call is logged with file and line and the function returns
  * ES_ERR_GPU (the library never aborts). */
 #ifndef ES_CUDA_CHECK_H
@@ -16,6 +16,17 @@
         if (e_ != cudaSuccess) {                                                               \
             fprintf(stderr, "[E::%s] %s:%d: %s: %s\n", __func__, __FILE__, __LINE__, #call,    \
                     cudaGetErrorString(e_));                                                   \
+            return ES_ERR_GPU;                                                                 \
+        }                                                                                      \
+    } while (0)
+
+/* The same for a launcher's return value (0, or a cudaError_t). */
+#define CHECK_LAUNCH(ret)                                                                      \
+    do {                                                                                       \
+        int r_ = (ret);                                                                        \
+        if (r_) {                                                                              \
+            fprintf(stderr, "[E::%s] %s:%d: kernel launch: %s\n", __func__, __FILE__, __LINE__, \
+                    cudaGetErrorString((cudaError_t)r_));                                      \
             return ES_ERR_GPU;                                                                 \
         }                                                                                      \
     } while (0)

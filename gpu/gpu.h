@@ -101,6 +101,76 @@ int es_gpu_collect(es_gpu_t *g, const es_gpu_cand_t **cand, size_t *n, uint32_t 
 int es_gpu_in_flight(const es_gpu_t *g);
 
 
+/* ---- the triple-scan engine (gpu/triple/engine.cu) ---------------------- */
+
+/** A triple whose statistic may matter, with its exact 2x27 table
+ *  (n[y][a*9+b*3+c], the layout of es_table3_t): i, j are the tile's pair
+ *  (i < j), k the third variant (exhaustive tiles: j < k; seeded tiles: any
+ *  variant but i and j, its table's axes in the order i, j, k). */
+typedef struct {
+    uint32_t i, j, k;
+    uint32_t n[2][27];
+} es_gpu_cand3_t;
+
+/** What a device needs to know about a 3-way scan (fixed for the run). */
+typedef struct {
+    int stat;            /**< es_stat_t: chi2, mi, ig or k2 */
+    uint32_t top_k;
+    uint32_t n_variants; /**< dataset variants (per-variant thresholds) */
+    uint32_t block;      /**< variants per block (third variants of a seeded tile) */
+    uint32_t max_seeds;  /**< seed pairs per seeded tile at most (0: exhaustive scan) */
+    uint32_t n_planes;   /**< 2 or 3 */
+    uint32_t words;      /**< words per plane */
+    uint32_t off_ctrl;   /**< first control word */
+    uint32_t n_case, n_ctrl;
+    size_t mem_limit;    /**< device bytes to use at most; 0: what is free */
+    int kernel;          /**< ES_GPU_KERNEL_* (wgmma: the mma.sync kernel) */
+    /** Per df (0..26): the smallest G that may be significant at this df
+     *  or any larger one, rounded down to a float (INFINITY: none can be;
+     *  every entry INFINITY: no significance test). */
+    float sig_crit[27];
+    /** K2 only: ln n! for n < n_lnfact (stats.h's es_lnfact()), n_lnfact >=
+     *  n_case + n_ctrl + 2; copied by es_gpu3_open(), the caller frees it. */
+    const double *lnfact;
+    uint32_t n_lnfact;
+} es_gpu3_config_t;
+
+typedef struct es_gpu3 es_gpu3_t;
+
+/** Open device dev for a 3-way scan of n_blocks blocks.  Close with
+ *  es_gpu3_close().  @return ES_OK, ES_ERR_GPU, ES_ERR_NOMEM (the device
+ *  memory cannot hold the tiles in flight and their blocks: the message
+ *  says how much is needed), ES_ERR_UNSUPPORTED, ES_ERR_ARG. */
+int es_gpu3_open(int dev, const es_gpu3_config_t *cfg, uint32_t n_blocks, es_gpu3_t **out);
+void es_gpu3_close(es_gpu3_t *g);
+/** The counting kernel in use ("mma", "popc"). */
+const char *es_gpu3_kernel_name(const es_gpu3_t *g);
+/** Seconds the device spent on tiles so far (event-timed). */
+double es_gpu3_kernel_seconds(const es_gpu3_t *g);
+/** Device blocks held at once (all of them, or a streaming cache). */
+int es_gpu3_cache_slots(const es_gpu3_t *g);
+/** Tiles a 3-way engine keeps in flight. */
+#define ES_GPU3_FLIGHTS 2
+/** Queue the exhaustive tile of blocks a <= b <= c (by index; triples i < j
+ *  < k with i in a, j in b, k in c) with the host's exact k-th best as a
+ *  score key (0: none).  At most ES_GPU3_FLIGHTS tiles are in flight. */
+int es_gpu3_submit(es_gpu3_t *g, const es_gpu_block_t *a, const es_gpu_block_t *b, const es_gpu_block_t *c,
+                   uint32_t tau_key);
+/** Queue a seeded tile: the n seed pairs (idx[2p] < idx[2p+1], global
+ *  indices; planes[2p + e] and gcount[2p + e] the packed planes and
+ *  genotype counts of variant idx[2p + e], as in its block) against every
+ *  variant of block c but the pair's own two.  The caller's arrays may be
+ *  reused once the call returns. */
+int es_gpu3_submit_seeds(es_gpu3_t *g, uint32_t n, const uint32_t *idx, const uint64_t *const *planes,
+                         const uint32_t *const *gcount, const es_gpu_block_t *c, uint32_t tau_key);
+/** Wait for the oldest tile in flight; *cand (valid until the next call on
+ *  g) receives its candidates with their exact tables, tag[0..2] the
+ *  tile's block indices (seeded: 0, 0, c).  @return ES_OK or ES_ERR_GPU. */
+int es_gpu3_collect(es_gpu3_t *g, const es_gpu_cand3_t **cand, size_t *n, uint32_t tag[3]);
+/** Tiles in flight. */
+int es_gpu3_in_flight(const es_gpu3_t *g);
+
+
 /* ---- feature-selection counting (gpu/select/mi.cu) ---------------------- */
 
 /** A discrete table on a device (see es_dtable_t): histogram kernels count

@@ -220,3 +220,99 @@ double es_gpu_rows_seconds(const es_gpu_rows_t *r)
 }
 
 void es_gpu_rows_close(es_gpu_rows_t *r) { (void)r; }
+
+/* ---- the 3-way engine ------------------------------------------------------- */
+
+int es_gpu3_open(int dev, const es_gpu3_config_t *cfg, uint32_t n_blocks, es_gpu3_t **out)
+{
+    (void)dev;
+    (void)cfg;
+    (void)n_blocks;
+    *out = NULL;
+    return ES_ERR_UNSUPPORTED;
+}
+
+void es_gpu3_close(es_gpu3_t *g) { (void)g; }
+
+const char *es_gpu3_kernel_name(const es_gpu3_t *g)
+{
+    (void)g;
+    return "none";
+}
+
+double es_gpu3_kernel_seconds(const es_gpu3_t *g)
+{
+    (void)g;
+    return 0.0;
+}
+
+int es_gpu3_cache_slots(const es_gpu3_t *g)
+{
+    (void)g;
+    return 0;
+}
+
+int es_gpu3_submit(es_gpu3_t *g, const es_gpu_block_t *a, const es_gpu_block_t *b, const es_gpu_block_t *c,
+                   uint32_t tau_key)
+{
+    (void)g;
+    (void)a;
+    (void)b;
+    (void)c;
+    (void)tau_key;
+    return ES_ERR_UNSUPPORTED;
+}
+
+int es_gpu3_submit_seeds(es_gpu3_t *g, uint32_t n, const uint32_t *idx, const uint64_t *const *planes,
+                         const uint32_t *const *gcount, const es_gpu_block_t *c, uint32_t tau_key)
+{
+    (void)g;
+    (void)n;
+    (void)idx;
+    (void)planes;
+    (void)gcount;
+    (void)c;
+    (void)tau_key;
+    return ES_ERR_UNSUPPORTED;
+}
+
+int es_gpu3_collect(es_gpu3_t *g, const es_gpu_cand3_t **cand, size_t *n, uint32_t tag[3])
+{
+    (void)g;
+    (void)tag;
+    *cand = NULL;
+    *n = 0;
+    return ES_ERR_UNSUPPORTED;
+}
+
+int es_gpu3_in_flight(const es_gpu3_t *g)
+{
+    (void)g;
+    return 0;
+}
+
+int es_gpu3_count_tables(int dev, int kernel, const es_gpu3_config_t *cfg, const es_gpu_block_t *a,
+                         const es_gpu_block_t *b, const es_gpu_block_t *c, uint32_t *out)
+{
+    (void)dev;
+    (void)kernel;
+    (void)cfg;
+    (void)a;
+    (void)b;
+    (void)c;
+    (void)out;
+    return ES_ERR_UNSUPPORTED;
+}
+
+int es_gpu3_bounds(int dev, int stat, const uint32_t *tables, size_t n, const double *lnfact,
+                   uint32_t n_lnfact, float *out)
+{
+    (void)dev;
+    (void)stat;
+    (void)tables;
+    (void)n;
+    (void)lnfact;
+    (void)n_lnfact;
+    (void)out;
+    return ES_ERR_UNSUPPORTED;
+}

@@ -93,6 +93,25 @@ static inline uint32_t es_gpu_cand_max_total(const es_gpu_cand_t *tables, size_t
 int es_gpu_bounds(int dev, int stat, const es_gpu_cand_t *tables, size_t n, const double *lnfact,
                   uint32_t n_lnfact, float *out);
 
+/** The 2x27 tables of every (x, y, z), x of a, y of b, z of c, on the
+ *  device with the given kernel and the counting path of the 3-way scan
+ *  (tests: compared with es_count_triple()).  out: a->count * b->count *
+ *  c->count tables of 54 counts (n[y][27], es_table3_t's layout), index
+ *  (x * b->count + y) * c->count + z.  cfg as for es_gpu3_open(); a scan's
+ *  blocks have at most cfg->block variants.
+ *  @return ES_OK, ES_ERR_ARG, ES_ERR_UNSUPPORTED, ES_ERR_GPU. */
+int es_gpu3_count_tables(int dev, int kernel, const es_gpu3_config_t *cfg, const es_gpu_block_t *a,
+                         const es_gpu_block_t *b, const es_gpu_block_t *c, uint32_t *out);
+
+/** The device's float bounds of 3-way statistic stat (es_stat_t) for n
+ *  tables of 54 counts each (tests: compared with the exact CPU value).
+ *  out: 4 floats a table: up, lo (of the score: the statistic, or -K2),
+ *  the upper bound of G (chi2, mi, ig), and the df the significance test
+ *  uses at least.  lnfact as es_gpu3_config_t's (K2).
+ *  @return ES_OK, ES_ERR_ARG, ES_ERR_GPU. */
+int es_gpu3_bounds(int dev, int stat, const uint32_t *tables, size_t n, const double *lnfact,
+                   uint32_t n_lnfact, float *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,10 +1,12 @@
 #!/bin/sh
 # deps.sh -- install what building and testing epistream needs on Debian/Ubuntu:
-# the toolchain, htslib and cmocka (required), then the oracles and checkers the
-# tests compare against (plink1.9, bcftools, tabix, numpy, scipy, plinkio,
-# valgrind, cppcheck; best effort: a test whose oracle is missing is skipped),
-# and clang with its libFuzzer runtime for the fuzz harnesses (tests/fuzz/run.sh
-# skips without them).
+# the toolchain, htslib and cmocka (required), cairo (what `epistream report`
+# draws with; without it the build says so and report refuses), then the
+# oracles and checkers the tests compare against (plink1.9, bcftools, tabix,
+# numpy, scipy, plinkio, valgrind, cppcheck; chromium, the headless browser
+# that opens the report page; best effort: a test whose oracle is missing is
+# skipped), and clang with its libFuzzer runtime for the fuzz harnesses
+# (tests/fuzz/run.sh skips without them).
 # Safe to run again; uses sudo when not root.
 set -e
 SUDO=
@@ -17,8 +19,8 @@ missing() {
 apt_install() {
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "$@" >/dev/null
 }
-required=$(missing build-essential autoconf automake libtool pkg-config libhts-dev libcmocka-dev)
-optional=$(missing plink1.9 bcftools tabix python3 python3-numpy python3-scipy valgrind cppcheck clang libclang-rt-dev)
+required=$(missing build-essential autoconf automake libtool pkg-config libhts-dev libcmocka-dev libcairo2-dev)
+optional=$(missing plink1.9 bcftools tabix python3 python3-numpy python3-scipy valgrind cppcheck clang libclang-rt-dev chromium)
 if [ -n "$required$optional" ]; then
     $SUDO apt-get update -qq
     [ -z "$required" ] || apt_install $required

@@ -7,8 +7,8 @@
 # (from `ldd`, or from Debian packages fetched with apt-get download) into
 # .carry/lib; the programs the GPU machine runs (epistream, the GPU test and
 # benchmark) are copied to .carry/bin, which keeps the carried tree under the
-# device tool's 64 MiB.  Name `.carry` in the device tool's `carry` list and
-# run there:
+# device tool's 64 MiB (when it would not, .carryz/carry.tar.xz: see the end).
+# Name `.carry` (or `.carryz`) in the device tool's `carry` list and run there:
 #
 #   sh scripts/device-check.sh      (tests)
 #   sh scripts/device-gpu.sh        (GPU tests, compute-sanitizer, timing)
@@ -23,7 +23,8 @@ cd .build-cuda
 make -j"$(nproc)" >/dev/null
 make -j"$(nproc)" check TESTS= >/dev/null   # builds the test programs without running them
 cd "$top"
-for p in epistream tests/test_gpu tests/test_wgmma tests/test_gpu_mi tests/bench/bench_gpu tests/bench/bench_mi; do
+for p in epistream tests/test_gpu tests/test_wgmma tests/test_gpu_mi tests/test_gpu_triple tests/bench/bench_gpu \
+    tests/bench/bench_mi tests/bench/bench_triple_gpu; do
     [ -x ".build-cuda/$p" ] && cp ".build-cuda/$p" ".carry/bin/$p"
 done
 # libraries that are not part of the base system on the GPU machine
@@ -56,3 +57,12 @@ strip .carry/bin/epistream .carry/bin/tests/test_* .carry/bin/tests/bench/* 2>/d
 # bench_mi only when asked (CARRY_BENCH_MI=1): it is large and device-mi.sh's alone
 [ "${CARRY_BENCH_MI:-0}" = 1 ] || rm -f .carry/bin/tests/bench/bench_mi
 du -sh .carry | sed 's/^/carry size: /'
+# Every CUDA program holds the kernels of all families for sm_90a and sm_80
+# (about 18 MB each, stripped): past the device tool's 64 MiB, carry them as
+# one xz archive instead (about 4x smaller) and unpack it there first:
+#   carry [".carryz"], command: tar xJf .carryz/carry.tar.xz && sh scripts/device-check.sh
+if [ "$(du -sm .carry | cut -f1)" -gt 60 ] || [ "${CARRY_XZ:-0}" = 1 ]; then
+    mkdir -p .carryz
+    tar cf - .carry | xz -6 -T"$(nproc)" >.carryz/carry.tar.xz
+    du -sh .carryz/carry.tar.xz | sed 's/^/carry archive: /'
+fi

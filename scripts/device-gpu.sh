@@ -6,6 +6,9 @@ set -u
 . "$(dirname "$0")/device-env.sh"
 echo "== test_gpu"; "$B/tests/test_gpu" 2>&1 | tail -15
 echo "== gpu_cli.sh"; sh "$top/tests/gpu_cli.sh" >"$O/gpu_cli.out" 2>&1; echo "rc=$?"; tail -5 "$O/gpu_cli.out"
+echo "== test_gpu_triple"; "$B/tests/test_gpu_triple" 2>&1 | tail -8
+echo "== gpu_triple_cli.sh"; sh "$top/tests/gpu_triple_cli.sh" >"$O/gpu_triple_cli.out" 2>&1; echo "rc=$?"
+tail -5 "$O/gpu_triple_cli.out"
 if [ "${SANITIZE:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then
     "$EPISTREAM" sim --samples 999 --variants 300 --missing 0.02 --seed 3 --out /tmp/cs >/dev/null 2>&1
     # no missing call: the two-plane tiles, where the TMA loaders serve

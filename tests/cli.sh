@@ -27,6 +27,7 @@ usage_err scan --bfile "$T/x" --out "$T/x" --p-threshold 2
 usage_err scan --bfile "$T/x" --out "$T/x" --device tpu
 usage_err scan --bfile "$T/x" --out "$T/x" --format xml
 usage_err scan --bfile "$T/x" --out "$T/x" --stat k2 --p-threshold 0.01
+usage_err scan --bfile "$T/x" --out "$T/x" --order 3 --stat boost
 usage_err scan --bfile "$T/x" --out "$T/x" --pheno-name 2
 usage_err scan --bfile "$T/x" --out "$T/x" --bogus
 usage_err scan --bfile "$T/x" --out "$T/x" extra
@@ -192,4 +193,8 @@ for try in 1 2 3; do
     wait $pid
     [ $try -lt 3 ] || echo "note: convert finished before SIGINT could be sent; check skipped" >&2
 done
+# --order 3 without --stat scans with chi2 (boost has no 3-way form)
+"$EPISTREAM" scan --bfile "$ES_SRCDIR/examples/data/triple" --order 3 --top 3 --out "$T/o3" --quiet ||
+    fail "--order 3 without --stat"
+grep -q '^statistic	chi2$' "$T/o3.log" || fail "--order 3: default statistic is not chi2"
 exit 0

@@ -2,7 +2,7 @@
 # layout.sh -- the module map of doc/ARCHITECTURE.md, checked: every source
 # file includes only its own module's headers and those of modules below it
 # (util < formats, sim < data < count < stats < tile < gpu < backend < scan <
-# select < cli; rules: util and formats only, below cli), a private *_internal.h only inside its module, the GPU door
+# select < report < cli; rules: util and formats only, below cli), a private *_internal.h only inside its module, the GPU door
 # (gpu/gpu.h) only from the backend, and no C file but src/backend/registry.c
 # mentions HAVE_CUDA.
 . "$(dirname "$0")/lib.sh"
@@ -17,7 +17,7 @@ bad=$(
     } | awk '
     BEGIN {
         # rank of each module; a file may include headers of ranks <= its own
-        n = split("util formats sim data count stats tile gpu backend scan select cli", m, " ")
+        n = split("util formats sim data count stats tile gpu backend scan select report cli", m, " ")
         for (k = 1; k <= n; k++) rank[m[k]] = k
         rank["sim"] = rank["formats"]
         # which module each header belongs to
@@ -26,6 +26,7 @@ bad=$(
         own["stats.h"] = "stats"; own["stats_internal.h"] = "stats"; own["tile.h"] = "tile"
         own["backend.h"] = "backend"; own["scan.h"] = "scan"; own["output.h"] = "scan"
         own["select.h"] = "select"; own["select_internal.h"] = "select"; own["sim.h"] = "sim"
+        own["report.h"] = "report"; own["report_internal.h"] = "report"
         own["cli.h"] = "cli"; own["gpu.h"] = "gpu"; own["cuda_check.h"] = "gpu"
         own["rules.h"] = "rules"; own["rules_internal.h"] = "rules"
         rank["rules"] = rank["select"]

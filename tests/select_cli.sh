@@ -295,4 +295,32 @@ run_fail p.top.tsv "line 2: variant '$(cat "$T/drop.txt")' (SNP1" \
 # scan --refine with an unwritable output: nothing written at all
 expect_fail "$T/w.out" "$EPISTREAM" scan --bfile "$T/d" --refine jmi:3 --out "$T/nodir/o"
 grep -q "nodir/o" "$T/w.out" || fail "unwritable --out message"
+# ---- 3-way results: select --from takes the variants of the triples; a 3-way result, a
+# pair of one variant or a broken list cannot seed a 3-way scan (exit 1, the file named) ----
+"$EPISTREAM" scan --bfile "$T/d" --order 3 --top 3 --out "$T/t3" --quiet || fail "scan --order 3"
+n3=$(awk 'NR > 1 { print $2; print $5; print $8 }' "$T/t3.top.tsv" | sort -u | wc -l)
+"$EPISTREAM" select --bfile "$T/d" --from "$T/t3.top.tsv" --method mrmr --k 2 --out "$T/s3" \
+    --quiet || fail "select --from a 3-way .top.tsv"
+grep -q "^select_features	$n3$" "$T/s3.log" ||
+    { cat "$T/s3.log" >&2; fail "select --from a 3-way .top.tsv: $n3 variants expected"; }
+# scan --order 3 --refine = select --from its .top.tsv afterwards, byte for byte
+"$EPISTREAM" scan --bfile "$T/d" --order 3 --top 4 --refine jmi:3 --out "$T/r3" --quiet ||
+    fail "scan --order 3 --refine"
+"$EPISTREAM" select --bfile "$T/d" --from "$T/r3.top.tsv" --method jmi --k 3 --out "$T/s3r" --quiet ||
+    fail "select --from after a 3-way --refine"
+cmp "$T/r3.select.tsv" "$T/s3r.select.tsv" || fail "3-way: scan --refine and select --from differ"
+seed() { "$EPISTREAM" scan --bfile "$T/d" --order 3 --out "$T/o" --pairs-from "$@"; }
+run_fail t3.top.tsv "a 3-way scan's result (it has an SNP3 column)" seed "$T/t3.top.tsv"
+v1=$(awk 'NR == 2 { print $2 }' "$T/t3.top.tsv")
+printf 'SNP1\tSNP2\n%s\t%s\n' "$v1" "$v1" >"$T/self.tsv"
+run_fail self.tsv "line 2: SNP1 and SNP2 are the same variant '$v1': not a pair" seed "$T/self.tsv"
+printf 'SNP1\tSNP2\n%s\tnosuch\n' "$v1" >"$T/unk.tsv"
+run_fail unk.tsv "variant 'nosuch' (SNP2)" seed "$T/unk.tsv"
+printf 'SNP1\tSNP2\n' >"$T/hdr.tsv"
+run_fail hdr.tsv "no pairs after the header" seed "$T/hdr.tsv"
+printf 'A\tB\nx\ty\n' >"$T/nohdr.tsv"
+run_fail nohdr.tsv "the header has no SNP1 and SNP2 columns" seed "$T/nohdr.tsv"
+printf 'SNP1\tSNP2\tCHR1\n%s\n' "$v1" >"$T/short.tsv"
+run_fail short.tsv "line 2: 1 fields, expected at least 3" seed "$T/short.tsv"
+run_fail nothere.tsv "cannot open" seed "$T/nothere.tsv"
 exit 0

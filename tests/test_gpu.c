@@ -33,15 +33,6 @@ static int have_wgmma; /* an sm_90 device and sm_90a code: set in main */
 /* Kernel k runs here (wgmma only on Hopper, with sm_90a code). */
 static int usable(size_t k) { return kernels[k] != ES_GPU_KERNEL_WGMMA || have_wgmma; }
 
-static void block_of(const es_planes_t *pl, uint32_t index, es_gpu_block_t *b)
-{
-    b->index = index;
-    b->first = pl->first;
-    b->count = pl->count;
-    b->planes = pl->planes;
-    b->gcount = (const uint32_t *)pl->gcount;
-}
-
 static void config_of(const es_planes_t *pl, es_gpu_config_t *c)
 {
     memset(c, 0, sizeof *c);
@@ -60,8 +51,8 @@ static void check_tile(const es_planes_t *pa, uint32_t ia, const es_planes_t *pb
 {
     es_gpu_block_t a, b;
     es_gpu_config_t cfg;
-    block_of(pa, ia, &a);
-    block_of(pb, ib, &b);
+    tu_gpu_block_of(pa, ia, &a);
+    tu_gpu_block_of(pb, ib, &b);
     config_of(pa, &cfg);
     size_t n = (size_t)pa->count * pb->count;
     es_gpu_cand_t *out = calloc(n ? n : 1, sizeof *out);

@@ -357,6 +357,18 @@ static inline void tu_dtable_init(es_dtable_t *d, uint32_t n, uint32_t nf, uint3
 /* ---- GPU tests (test_gpu.c, test_gpu_mi.c) ----------------------------------- */
 #ifdef ES_GPU_H
 #include "gpu_test.h" /* es_gpu_b1_gemm_test */
+#ifdef ES_DATA_H
+/* The engines' view of packed block pl (es_gpu_block_t), as block `index`. */
+static inline void tu_gpu_block_of(const es_planes_t *pl, uint32_t index, es_gpu_block_t *b)
+{
+    b->index = index;
+    b->first = pl->first;
+    b->count = pl->count;
+    b->planes = pl->planes;
+    b->gcount = (const uint32_t *)pl->gcount;
+}
+#endif
+
 /* 0 when a CUDA device is visible (*have_wgmma: the sm_90a kernels run on
  * device 0), else 77 after a line saying why: the test's exit status. */
 static inline int tu_gpu_probe(int *have_wgmma)

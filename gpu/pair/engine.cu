@@ -21,16 +21,6 @@
 #include "cuda_check.h"
 
 
-#define CHECK_LAUNCH(ret)                                                                      \
-    do {                                                                                       \
-        int r_ = (ret);                                                                        \
-        if (r_) {                                                                              \
-            fprintf(stderr, "[E::%s] %s:%d: kernel launch: %s\n", __func__, __FILE__, __LINE__, \
-                    cudaGetErrorString((cudaError_t)r_));                                      \
-            return ES_ERR_GPU;                                                                 \
-        }                                                                                      \
-    } while (0)
-
 namespace {
 
 struct slot_t {

@@ -74,6 +74,11 @@ typedef struct es_backend {
     /* scan: ES_OP_TRIPLE_SCAN */
     /** Run the triple scan's tiles until its queue is empty. */
     int (*run3)(struct es_scan3_ctx *ctx);
+    /** The tile shape of a 3-way scan: may replace *block (variants per
+     *  block, the scan's CPU default on entry; --block, when given, wins)
+     *  and *seed_chunk (seed pairs per seeded tile, 16 on entry); NULL:
+     *  the CPU's shape. */
+    void (*shape3)(const struct es_scan3_ctx *ctx, uint32_t *block, uint32_t *seed_chunk);
 
     /* feature selection, ES_OP_MI_HIST: a discrete table on the device (the
      * contracts are gpu.h's es_gpu_mi_*; close with mi_close) */

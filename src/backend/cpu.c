@@ -105,6 +105,7 @@ typedef struct {
     es_pair3_t x;
     es_cum2_t *ac, *bc;   /* [a * block + k], [b * block + k] */
     es_table2_t *t2;      /* one run of pair tables */
+    const es_popcount_impl_t *impl3; /* the triple kernel */
     es_table3_soa_t *soa; /* one run, cell by cell */
     es_table3_soa_t *soa2; /* the run with its axes permuted (seeds) */
     double stat[ES_RUN3];
@@ -178,7 +179,7 @@ static void cpu3_tile(es_scan3_ctx_t *ctx, es_worker3_t *w, cpu3_scratch_t *s,
             es_pair3_set(&s->x, pa, a, pb, b);
             for (; k0 < pc->count; k0 += ES_RUN3) {
                 uint32_t nk = pc->count - k0 < ES_RUN3 ? pc->count - k0 : ES_RUN3;
-                es_count3_soa(impl, &s->x, pc, k0, nk, &s->ac[(size_t)a * B + k0], &s->bc[(size_t)b * B + k0],
+                es_count3_soa(s->impl3, &s->x, pc, k0, nk, &s->ac[(size_t)a * B + k0], &s->bc[(size_t)b * B + k0],
                               s->soa);
                 es_stat3_batch(ctx->stat, s->soa, nk, s->stat, s->df, s->n);
                 es_worker3_offer_run(ctx, w, pa->first + a, pb->first + b, pc->first + k0, a, base_b + b,
@@ -265,7 +266,7 @@ static void cpu3_seed_tile(es_scan3_ctx_t *ctx, es_worker3_t *w, cpu3_scratch_t 
         while (ex < ex_end && *ex < pc->first) ex++;
         for (uint32_t k0 = 0; k0 < pc->count; k0 += ES_RUN3) {
             uint32_t nk = pc->count - k0 < ES_RUN3 ? pc->count - k0 : ES_RUN3;
-            es_count3_soa(impl, &s->x, pc, k0, nk, &s->ac[k0], &s->bc[k0], s->soa);
+            es_count3_soa(s->impl3, &s->x, pc, k0, nk, &s->ac[k0], &s->bc[k0], s->soa);
             seed_run(ctx, w, s, i, j, si, sj, pc->first + k0, k0, nk, &ex, ex_end);
         }
     }
@@ -273,15 +274,18 @@ static void cpu3_seed_tile(es_scan3_ctx_t *ctx, es_worker3_t *w, cpu3_scratch_t 
 
 static int cpu_run3(es_scan3_ctx_t *ctx)
 {
-    const es_popcount_impl_t *impl = es_count_pick(ctx->n_blocks ? &ctx->blocks[0] : NULL);
-    snprintf(ctx->scan->device_info, sizeof ctx->scan->device_info, "%s", impl->name);
-    es_info("CPU backend: %d thread(s), %s popcount for the pair sums", ctx->n_threads, impl->name);
+    const es_planes_t *pl = ctx->n_blocks ? &ctx->blocks[0] : NULL;
+    const es_popcount_impl_t *impl = es_count_pick(pl), *impl3 = es_count3_pick(pl);
+    snprintf(ctx->scan->device_info, sizeof ctx->scan->device_info, "%s", impl3->name);
+    es_info("CPU backend: %d thread(s), %s popcount for the triples, %s for the pair sums", ctx->n_threads,
+            impl3->name, impl->name);
 #pragma omp parallel num_threads(ctx->n_threads)
     {
         es_worker3_t w;
         cpu3_scratch_t s;
         int ret = es_worker3_init(&w, ctx);
         int ret2 = cpu3_scratch_init(&s, ctx);
+        s.impl3 = impl3;
         if (ret || ret2) {
             es_ctx3_fail(ctx, ret ? ret : ret2);
         } else {

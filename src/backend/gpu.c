@@ -31,7 +31,7 @@ static int gpu_device_count(void)
 static int gpu_supports(es_op_t op, const es_work_t *w)
 {
     (void)w;
-    if (op == ES_OP_TRIPLE_SCAN) return 0; /* no 3-way kernels yet: run3 is NULL */
+    (void)op; /* every op: pairs, triples, selection */
     return es_backend_gpu_count() > 0;
 }
 
@@ -117,11 +117,19 @@ static double open_left(int dev)
  *     (3e9 values/s) and 0.01 s to set the engine up, then 1e13
  *     candidate-samples/s (bit planes) and 30 ns a candidate for its
  *     80-byte table's trip to the host and the sums there. */
+/*   - a 3-way scan: opening the device, GPU3_SETUP_S of set-up, then 54 ps
+ *     a triple plus 5.4 ps per 1,024 samples (the mma kernel on the H200,
+ *     bench_triple_gpu, doc/BENCHMARKS.md; with missing calls the popc
+ *     kernel is several times slower, which this does not model). */
+#define GPU3_SETUP_S 0.15
+#define GPU3_TRIPLE_S 54e-12
+#define GPU3_SAMPLE_S 5.3e-15
 static double gpu_cost(const es_work_t *w)
 {
     const double n = (double)w->n_samples, f = (double)w->features, r = (double)w->rounds;
     double t = open_left(w->dev);
     if (w->op == ES_OP_PAIR_SCAN) return t + 0.1 + (double)w->pairs * n / 4e13;
+    if (w->op == ES_OP_TRIPLE_SCAN) return t + GPU3_SETUP_S + (double)w->pairs * (GPU3_TRIPLE_S + n * GPU3_SAMPLE_S);
     if (w->op == ES_OP_MI_ROWS) return t + 0.01 + f * n / 3e9 + r * (1e-4 + f * n / 1e13 + f * 3e-8);
     return t + f * n / 2e10 + r * (1e-4 + f * (n * 2.5e-12 + (double)w->cells * 2e-11));
 }
@@ -141,6 +149,49 @@ static int gpu_rows_open(int dev, int kernel, const es_gpu_config_t *cfg, const 
 {
     prepared(dev);
     return es_gpu_rows_open(dev, kernel, cfg, all, out);
+}
+
+/* ---- what the pair and triple scans share ---------------------------------------- */
+
+/* The GPUs of --device gpu[:N,...] into devs.  @return their number. */
+static int pick_devices(const es_opt_t *opt, int devs[64])
+{
+    int n_vis = es_backend_gpu_count(), n = 0;
+    for (int d = 0; d < n_vis && d < 64; d++)
+        if (!opt->gpu_mask || (opt->gpu_mask >> d & 1)) devs[n++] = d;
+    return n;
+}
+
+/* Pin (on) or unpin the packed blocks, so that streamed copies are
+ * asynchronous.  Planes in a file are never pinned: that would hold them
+ * all in memory. */
+static void pin_blocks(const es_planes_t *blocks, uint32_t n, int on)
+{
+    for (uint32_t b = 0; b < n; b++) {
+        const es_planes_t *pl = &blocks[b];
+        if (pl->mapped) continue;
+        if (on) es_gpu_host_register(pl->planes, (size_t)pl->count * pl->n_planes * pl->words * 8);
+        else es_gpu_host_unregister(pl->planes);
+    }
+}
+
+/* The scan's device_info: "2 GPU(s): 0 ...; 1 ...". */
+static void device_info_set(es_scan_t *scan, int n_dev, const char *const *desc)
+{
+    char *info = scan->device_info;
+    size_t len = sizeof scan->device_info, used = 0;
+    used += (size_t)snprintf(info, len, "%d GPU(s)", n_dev);
+    for (int k = 0; k < n_dev && used < len; k++)
+        used += (size_t)snprintf(info + used, len - used, "%s %s", k ? ";" : ":", desc[k]);
+}
+
+/* ln n! for n < n_ent, the statistics' own values (K2's device bounds);
+ * the caller frees it.  NULL: no memory. */
+static double *lnfact_table(uint32_t n_ent)
+{
+    double *t = malloc((size_t)n_ent * sizeof *t);
+    for (uint32_t n = 0; t && n < n_ent; n++) t[n] = es_lnfact(n);
+    return t;
 }
 
 /* ---- the scan ---------------------------------------------------------------- */
@@ -310,10 +361,7 @@ static void dev_close(gpu_dev_t *d)
 static int gpu_run(es_scan_ctx_t *ctx)
 {
     const es_opt_t *opt = &ctx->scan->opt;
-    int n_vis = es_backend_gpu_count();
-    int devs[64], n_dev = 0;
-    for (int d = 0; d < n_vis && d < 64; d++)
-        if (!opt->gpu_mask || (opt->gpu_mask >> d & 1)) devs[n_dev++] = d;
+    int devs[64], n_dev = pick_devices(opt, devs);
     if (!n_dev) {
         es_error("no GPU to scan on");
         return ES_ERR_UNSUPPORTED;
@@ -345,9 +393,7 @@ static int gpu_run(es_scan_ctx_t *ctx)
     double *lnf = NULL;
     if (cfg.stat == ES_STAT_K2) {
         cfg.n_lnfact = ES_GPU_LNFACT_N(cfg.kw_case, cfg.kw_ctrl);
-        lnf = malloc((size_t)cfg.n_lnfact * sizeof *lnf);
-        if (!lnf) return ES_ERR_NOMEM;
-        for (uint32_t n = 0; n < cfg.n_lnfact; n++) lnf[n] = es_lnfact(n);
+        if (!(lnf = lnfact_table(cfg.n_lnfact))) return ES_ERR_NOMEM;
         cfg.lnfact = lnf;
     }
 
@@ -385,11 +431,7 @@ static int gpu_run(es_scan_ctx_t *ctx)
             }
             if (!ret && stream) {
                 double t_pin = es_time_now();
-                for (uint32_t b = 0; b < ctx->n_blocks; b++) {
-                    const es_planes_t *pl = &ctx->blocks[b];
-                    if (!pl->mapped)
-                        es_gpu_host_register(pl->planes, (size_t)pl->count * pl->n_planes * pl->words * 8);
-                }
+                pin_blocks(ctx->blocks, ctx->n_blocks, 1);
                 pinned = 1;
                 es_info("blocks are streamed: pinned the packed blocks in %.3f s", es_time_now() - t_pin);
             }
@@ -399,17 +441,357 @@ static int gpu_run(es_scan_ctx_t *ctx)
             if (d->err) es_ctx_fail(ctx, d->err);
         }
     }
-    if (pinned)
-        for (uint32_t b = 0; b < ctx->n_blocks; b++)
-            if (!ctx->blocks[b].mapped) es_gpu_host_unregister(ctx->blocks[b].planes);
-    char *info = ctx->scan->device_info;
-    size_t len = sizeof ctx->scan->device_info, used = 0;
-    used += (size_t)snprintf(info, len, "%d GPU(s)", n_dev);
-    for (int k = 0; k < n_dev && used < len; k++)
-        used += (size_t)snprintf(info + used, len - used, "%s %s", k ? ";" : ":", dv[k].desc);
+    if (pinned) pin_blocks(ctx->blocks, ctx->n_blocks, 0);
+    {
+        const char *desc[64] = {NULL};
+        for (int k = 0; k < n_dev; k++) desc[k] = dv[k].desc;
+        device_info_set(ctx->scan, n_dev, desc);
+    }
     for (int k = 0; k < n_dev; k++) {
         if (!ret && dv[k].err) ret = dv[k].err;
         dev_close(&dv[k]);
+    }
+    free(dv);
+    free(lnf);
+    return ret;
+}
+
+/* ---- the 3-way scan -------------------------------------------------------------
+ * Each device thread takes tiles from the triple queue (es_ctx3_next_tile),
+ * keeps ES_GPU3_FLIGHTS of them on its device, and scores each finished
+ * tile's candidates (exact tables, gpu/triple/engine.cu) with the CPU's
+ * es_worker3_offer_screened(); es_worker3_count_tile() counts the triples
+ * that never came back.  The slots and the seeded tiles' axis orders are the
+ * CPU backend's (cpu.c), so the merges see the same per-variant records. */
+
+/* Blocks of 256 variants (16.7 million triples a tile, a few milliseconds
+ * of device time; fewer for small scans so that every device gets tiles);
+ * seeded tiles of up to 512 seeds against 2,048 third variants. */
+static void gpu_shape3(const es_scan3_ctx_t *ctx, uint32_t *block, uint32_t *seed_chunk)
+{
+    if (ctx->seeds) {
+        *block = 2048;
+        *seed_chunk = ctx->n_seeds < 512 ? (ctx->n_seeds ? ctx->n_seeds : 1) : 512;
+        return;
+    }
+    int n_dev = es_backend_gpu_count();
+    uint64_t b = 256;
+    while (b > 64 && (uint64_t)ctx->m < b * 2 * (uint64_t)(n_dev > 0 ? n_dev : 1)) b /= 2;
+    *block = (uint32_t)b;
+}
+
+typedef struct {
+    int dev, err;
+    es_gpu3_t *g;
+    es_worker3_t w;
+    uint32_t *var;        /* slot variables */
+    uint32_t *sidx;       /* a seeded tile's variants, 2 a seed */
+    const uint64_t **spl; /* ... their planes */
+    const uint32_t **sgc; /* ... their genotype counts */
+    uint32_t ring[ES_GPU3_FLIGHTS][3]; /* the tiles in flight, oldest at ring_head */
+    int ring_head, ring_n;
+    char desc[320];
+} gpu3_dev_t;
+
+
+/* The worker's exact k-th best as a score key (0: its heap is not full). */
+static uint32_t host_tau3(const es_scan3_ctx_t *ctx, const es_worker3_t *w)
+{
+    if (!w->top.k || w->top.n < w->top.k) return 0;
+    double s = w->top.heap[0].stat;
+    return score_key(ctx->higher_is_better ? s : -s);
+}
+
+static void block_desc3(const es_scan3_ctx_t *ctx, uint32_t b, es_gpu_block_t *out)
+{
+    const es_planes_t *pl = &ctx->blocks[b];
+    out->index = b;
+    out->first = pl->first;
+    out->count = pl->count;
+    out->planes = pl->planes;
+    out->gcount = (const uint32_t *)pl->gcount;
+}
+
+/* Slots of exhaustive tile (bi, bj, bk) as cpu3_tile sets them. */
+static void begin_tile3(const es_scan3_ctx_t *ctx, gpu3_dev_t *d, uint32_t bi, uint32_t bj, uint32_t bk)
+{
+    const es_planes_t *pa = &ctx->blocks[bi], *pb = &ctx->blocks[bj], *pc = &ctx->blocks[bk];
+    uint32_t B = ctx->block, base_b = bj == bi ? 0 : B, base_c = bk == bj ? base_b : 2 * B, n = pa->count;
+    for (uint32_t v = 0; v < B; v++) d->var[v] = pa->first + (v < pa->count ? v : 0);
+    if (base_b) {
+        for (uint32_t v = 0; v < B; v++) d->var[B + v] = pb->first + (v < pb->count ? v : 0);
+        n = B + pb->count;
+    }
+    if (base_c > base_b) {
+        for (uint32_t v = 0; v < pc->count; v++) d->var[2 * B + v] = pc->first + v;
+        n = 2 * B + pc->count;
+    }
+    es_worker3_begin(&d->w, bi, d->var, n);
+}
+
+static int score_tile3(es_scan3_ctx_t *ctx, gpu3_dev_t *d, const es_gpu_cand3_t *c, size_t n, const uint32_t *tag)
+{
+    uint32_t bi = tag[0], bj = tag[1], bk = tag[2], B = ctx->block;
+    const es_planes_t *pa = &ctx->blocks[bi], *pb = &ctx->blocks[bj], *pc = &ctx->blocks[bk];
+    uint32_t base_b = bj == bi ? 0 : B, base_c = bk == bj ? base_b : 2 * B;
+    begin_tile3(ctx, d, bi, bj, bk);
+    for (size_t q = 0; q < n; q++)
+        es_worker3_offer_screened(ctx, &d->w, c[q].i, c[q].j, c[q].k, c[q].i - pa->first,
+                                  base_b + c[q].j - pb->first, base_c + c[q].k - pc->first,
+                                  (const es_table3_t *)c[q].n);
+    es_worker3_count_tile(ctx, &d->w, bi, bj, bk);
+    return es_ctx3_tile_done(ctx, &d->w);
+}
+
+static int in_sorted(const uint32_t *a, size_t n, uint32_t v)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (a[mid] < v) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && a[lo] == v;
+}
+
+/* The seed of chunk [p0, p1) that is the pair (i, j) (seeds are sorted). */
+static uint32_t seed_of(const es_scan3_ctx_t *ctx, uint32_t p0, uint32_t p1, uint32_t i, uint32_t j)
+{
+    while (p1 - p0 > 1) {
+        uint32_t mid = p0 + (p1 - p0) / 2, a = ctx->seeds[2 * mid], b = ctx->seeds[2 * mid + 1];
+        if (a < i || (a == i && b <= j)) p0 = mid;
+        else p1 = mid;
+    }
+    return p0;
+}
+
+static int score_seed_tile3(es_scan3_ctx_t *ctx, gpu3_dev_t *d, const es_gpu_cand3_t *c, size_t n, uint32_t chunk,
+                            uint32_t bk)
+{
+    const es_planes_t *pc = &ctx->blocks[bk];
+    uint32_t B = ctx->block, p0 = chunk * ctx->seed_chunk;
+    uint32_t p1 = p0 + ctx->seed_chunk < ctx->n_seeds ? p0 + ctx->seed_chunk : ctx->n_seeds;
+    for (uint32_t v = 0; v < B; v++) d->var[v] = pc->first + (v < pc->count ? v : 0);
+    for (uint32_t p = p0; p < p1; p++) {
+        d->var[B + 2 * (p - p0)] = ctx->seeds[2 * p];
+        d->var[B + 2 * (p - p0) + 1] = ctx->seeds[2 * p + 1];
+    }
+    es_worker3_begin(&d->w, 0, d->var, B + 2 * (p1 - p0));
+    for (size_t q = 0; q < n; q++) {
+        uint32_t i = c[q].i, j = c[q].j, k = c[q].k, p = seed_of(ctx, p0, p1, i, j), sk = k - pc->first;
+        uint32_t si = B + 2 * (p - p0), sj = si + 1;
+        /* a triple an earlier seed holds is scored there */
+        if (in_sorted(ctx->excl + ctx->excl_off[p], ctx->excl_off[p + 1] - ctx->excl_off[p], k)) continue;
+        es_table3_t t;
+        if (k > j) {
+            es_worker3_offer_screened(ctx, &d->w, i, j, k, si, sj, sk, (const es_table3_t *)c[q].n);
+        } else if (k < i) {
+            const int rank[3] = {1, 2, 0};
+            es_table3_permute((const es_table3_t *)c[q].n, rank, &t);
+            es_worker3_offer_screened(ctx, &d->w, k, i, j, sk, si, sj, &t);
+        } else {
+            const int rank[3] = {0, 2, 1};
+            es_table3_permute((const es_table3_t *)c[q].n, rank, &t);
+            es_worker3_offer_screened(ctx, &d->w, i, k, j, si, sk, sj, &t);
+        }
+    }
+    es_worker3_count_seed_tile(ctx, &d->w, chunk, bk);
+    return es_ctx3_tile_done(ctx, &d->w);
+}
+
+static int submit_seeds3(es_scan3_ctx_t *ctx, gpu3_dev_t *d, uint32_t chunk, uint32_t bk)
+{
+    uint32_t B = ctx->block, p0 = chunk * ctx->seed_chunk;
+    uint32_t p1 = p0 + ctx->seed_chunk < ctx->n_seeds ? p0 + ctx->seed_chunk : ctx->n_seeds;
+    for (uint32_t p = p0; p < p1; p++)
+        for (int e = 0; e < 2; e++) {
+            uint32_t v = ctx->seeds[2 * p + e], r = 2 * (p - p0) + (uint32_t)e;
+            const es_planes_t *pl = &ctx->blocks[v / B];
+            d->sidx[r] = v;
+            d->spl[r] = es_plane(pl, v % B, 0);
+            d->sgc[r] = pl->gcount[v % B][0];
+        }
+    es_gpu_block_t c;
+    block_desc3(ctx, bk, &c);
+    return es_gpu3_submit_seeds(d->g, p1 - p0, d->sidx, d->spl, d->sgc, &c, host_tau3(ctx, &d->w));
+}
+
+static int dev3_loop(es_scan3_ctx_t *ctx, gpu3_dev_t *d)
+{
+    int ret = ES_OK, claiming = 1;
+    uint64_t cands = 0, tiles = 0;
+    double t_wait = 0.0, t_score = 0.0;
+    const char *tr = getenv("EPISTREAM_GPU_TRACE");
+    const int trace = tr && *tr && strcmp(tr, "0") != 0;
+    for (;;) {
+        uint32_t a, b, c;
+        if (claiming && es_gpu3_in_flight(d->g) < ES_GPU3_FLIGHTS) {
+            if (es_ctx3_next_tile(ctx, &a, &b, &c) == 0) {
+                if (ctx->seeds) {
+                    ret = submit_seeds3(ctx, d, a, b);
+                } else {
+                    es_gpu_block_t x, y, z;
+                    block_desc3(ctx, a, &x);
+                    block_desc3(ctx, b, &y);
+                    block_desc3(ctx, c, &z);
+                    ret = es_gpu3_submit(d->g, &x, &y, &z, host_tau3(ctx, &d->w));
+                }
+                if (ret) break;
+                uint32_t *r = d->ring[(d->ring_head + d->ring_n++) % ES_GPU3_FLIGHTS];
+                r[0] = a, r[1] = b, r[2] = c;
+                continue;
+            }
+            claiming = 0;
+        }
+        if (!es_gpu3_in_flight(d->g)) break;
+        const es_gpu_cand3_t *cand;
+        size_t n;
+        uint32_t tag[3];
+        double t0 = es_time_now(), k0 = es_gpu3_kernel_seconds(d->g);
+        ret = es_gpu3_collect(d->g, &cand, &n, tag);
+        if (ret) break;
+        double t1 = es_time_now();
+        const uint32_t *r = d->ring[d->ring_head];
+        d->ring_head = (d->ring_head + 1) % ES_GPU3_FLIGHTS;
+        d->ring_n--;
+        if (ctx->seeds) ret = score_seed_tile3(ctx, d, cand, n, r[0], r[1]);
+        else ret = score_tile3(ctx, d, cand, n, r);
+        double t2 = es_time_now();
+        cands += n;
+        tiles++;
+        t_wait += t1 - t0;
+        t_score += t2 - t1;
+        if (trace)
+            fprintf(stderr, "[gpu-trace] dev %d tile %u,%u,%u: device %.3f ms, %zu candidates, waited %.3f ms, "
+                    "scored in %.3f ms\n", d->dev, tag[0], tag[1], tag[2], (es_gpu3_kernel_seconds(d->g) - k0) * 1e3,
+                    n, (t1 - t0) * 1e3, (t2 - t1) * 1e3);
+        if (ret) break;
+    }
+    es_info("GPU %d: %llu tiles, %.3f s on the device; %llu candidate triples scored exactly on the host; "
+            "%.3f s waiting for the device, %.3f s scoring", d->dev, (unsigned long long)tiles,
+            es_gpu3_kernel_seconds(d->g), (unsigned long long)cands, t_wait, t_score);
+    if (!ret) es_ctx3_merge_top(ctx, &d->w);
+    return ret;
+}
+
+static int dev3_open(es_scan3_ctx_t *ctx, gpu3_dev_t *d, const es_gpu3_config_t *cfg)
+{
+    int ret = es_worker3_init(&d->w, ctx);
+    if (ret) return ret;
+    size_t ns = ctx->seeds ? ctx->block + 2 * (size_t)ctx->seed_chunk : 3 * (size_t)ctx->block;
+    size_t nsd = 2 * (size_t)(ctx->seeds ? ctx->seed_chunk : 1);
+    d->var = malloc(ns * sizeof *d->var);
+    d->sidx = malloc(nsd * sizeof *d->sidx);
+    d->spl = malloc(nsd * sizeof *d->spl);
+    d->sgc = malloc(nsd * sizeof *d->sgc);
+    if (!d->var || !d->sidx || !d->spl || !d->sgc) return ES_ERR_NOMEM;
+    prepared(d->dev);
+    double t_open = es_time_now();
+    ret = es_gpu3_open(d->dev, cfg, ctx->n_blocks, &d->g);
+    if (ret) return ret;
+    t_open = es_time_now() - t_open;
+    char name[200];
+    if (es_gpu_device_describe(d->dev, name, sizeof name)) snprintf(name, sizeof name, "device %d", d->dev);
+    snprintf(d->desc, sizeof d->desc, "%d %s (3-way %s kernel, %d block slots)", d->dev, name,
+             es_gpu3_kernel_name(d->g), es_gpu3_cache_slots(d->g));
+    es_info("GPU %s, opened in %.3f s", d->desc, t_open);
+    return ES_OK;
+}
+
+static void dev3_close(gpu3_dev_t *d)
+{
+    es_gpu3_close(d->g);
+    d->g = NULL;
+    es_worker3_free(&d->w);
+    free(d->var);
+    free(d->sidx);
+    free(d->spl);
+    free(d->sgc);
+}
+
+static int gpu_run3(es_scan3_ctx_t *ctx)
+{
+    const es_opt_t *opt = &ctx->scan->opt;
+    int devs[64], n_dev = pick_devices(opt, devs);
+    if (!n_dev) {
+        es_error("no GPU to scan on");
+        return ES_ERR_UNSUPPORTED;
+    }
+    if (!ctx->n_blocks) return ES_OK;
+    const es_planes_t *p0 = &ctx->blocks[0];
+    es_gpu3_config_t cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.stat = ctx->stat;
+    cfg.top_k = opt->top_k;
+    cfg.n_variants = ctx->m;
+    cfg.block = ctx->block;
+    cfg.max_seeds = ctx->seeds ? ctx->seed_chunk : 0;
+    cfg.n_planes = p0->n_planes;
+    cfg.words = p0->words;
+    cfg.off_ctrl = p0->w_case;
+    cfg.n_case = p0->n_case;
+    cfg.n_ctrl = p0->n_ctrl;
+    cfg.mem_limit = opt->gpu_mem;
+    cfg.kernel = opt->gpu_kernel;
+    /* per df, the smallest G that may be significant at that df or a larger
+     * one (IG's test df is known only on the host), rounded down */
+    double crit = INFINITY;
+    for (int df = 26; df >= 0; df--) {
+        if (ctx->do_sig && df >= 1 && ctx->sig_crit[df] < crit) crit = ctx->sig_crit[df];
+        float f = (float)crit;
+        if ((double)f > crit) f = nextafterf(f, -INFINITY);
+        cfg.sig_crit[df] = f;
+    }
+    double *lnf = NULL;
+    if (cfg.stat == ES_STAT_K2) {
+        cfg.n_lnfact = p0->n_case + p0->n_ctrl + 2;
+        if (!(lnf = lnfact_table(cfg.n_lnfact))) return ES_ERR_NOMEM;
+        cfg.lnfact = lnf;
+    }
+    gpu3_dev_t *dv = calloc((size_t)n_dev, sizeof *dv);
+    if (!dv) {
+        free(lnf);
+        return ES_ERR_NOMEM;
+    }
+    int ret = ES_OK, pinned = 0;
+#pragma omp parallel num_threads(n_dev)
+    {
+        int k = 0;
+#ifdef _OPENMP
+        k = omp_get_thread_num();
+#endif
+        gpu3_dev_t *d = &dv[k];
+        d->dev = devs[k];
+        d->err = dev3_open(ctx, d, &cfg);
+#pragma omp barrier
+#pragma omp single
+        {
+            /* blocks that do not all fit are streamed: pinned, so that their
+             * copies are asynchronous (as gpu_run does for pairs) */
+            int stream = 0;
+            for (int j = 0; j < n_dev; j++) {
+                if (dv[j].err) ret = dv[j].err;
+                else if ((uint32_t)es_gpu3_cache_slots(dv[j].g) < ctx->n_blocks) stream = 1;
+            }
+            if (!ret && stream) {
+                pin_blocks(ctx->blocks, ctx->n_blocks, 1);
+                pinned = 1;
+            }
+        }
+        if (!ret) {
+            d->err = dev3_loop(ctx, d);
+            if (d->err) es_ctx3_fail(ctx, d->err);
+        }
+    }
+    if (pinned) pin_blocks(ctx->blocks, ctx->n_blocks, 0);
+    {
+        const char *desc[64] = {NULL};
+        for (int k = 0; k < n_dev; k++) desc[k] = dv[k].desc;
+        device_info_set(ctx->scan, n_dev, desc);
+    }
+    for (int k = 0; k < n_dev; k++) {
+        if (!ret && dv[k].err) ret = dv[k].err;
+        dev3_close(&dv[k]);
     }
     free(dv);
     free(lnf);
@@ -425,6 +807,8 @@ const es_backend_t es_backend_gpu = {
     .prepare = gpu_prepare,
     .run = gpu_run,
     .auto_block = gpu_auto_block,
+    .run3 = gpu_run3,
+    .shape3 = gpu_shape3,
     .mi_open = gpu_mi_open,
     .mi_round = es_gpu_mi_round,
     .mi_seconds = es_gpu_mi_seconds,

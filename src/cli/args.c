@@ -51,6 +51,31 @@ int es_cli_double(const char *name, const char *s, double *out)
     return 0;
 }
 
+void es_cli_progress(const char *tag, const char *unit, uint64_t done, uint64_t total, double secs)
+{
+    double rate = secs > 0 ? (double)done / secs : 0;
+    double eta = rate > 0 ? (double)(total - done) / rate : 0;
+    char a[32], b[32];
+    fprintf(stderr, "\r[%s] %s / %s %s (%.1f%%), %.3g %s/s, ETA %.0f s   ", tag,
+            es_fmt_count(done, a), es_fmt_count(total, b), unit,
+            total ? 100.0 * (double)done / (double)total : 100.0, rate, unit, eta);
+    if (done >= total) fputc('\n', stderr);
+}
+
+void es_cli_picks_progress(uint32_t picked, uint32_t k, double secs, void *ud)
+{
+    es_cli_picks_t *p = ud;
+    p->done = picked;
+    p->total = k;
+    es_cli_progress("select", "picks", picked, k, secs);
+}
+
+void es_cli_picks_end(es_cli_picks_t *p)
+{
+    if (p->done < p->total) fputc('\n', stderr);
+    p->done = p->total; /* ended: a second call prints nothing */
+}
+
 char *es_cli_join(int argc, char **argv)
 {
     size_t n = 1;
@@ -89,6 +114,13 @@ static int set_option(const es_cli_opt_t *o, void *ctx, const char *arg)
 int es_cli_parse(const char *cmd, int argc, char **argv, const es_cli_group_t *groups,
                  size_t n_groups, void (*usage)(FILE *fp))
 {
+    return es_cli_parse_pos(cmd, argc, argv, groups, n_groups, usage, NULL, 0, NULL);
+}
+
+int es_cli_parse_pos(const char *cmd, int argc, char **argv, const es_cli_group_t *groups,
+                     size_t n_groups, void (*usage)(FILE *fp), const char **pos, int max_pos,
+                     int *n_pos)
+{
     size_t n = 0, k = 0;
     for (size_t g = 0; g < n_groups; g++) n += groups[g].n;
     /* the getopt_long table: every group's options in order, then --help */
@@ -121,9 +153,15 @@ int es_cli_parse(const char *cmd, int argc, char **argv, const es_cli_group_t *g
             if (set_option(&groups[g].opt[i], groups[g].ctx, optarg)) ret = ES_EXIT_USAGE;
         }
     }
-    if (ret < 0 && optind < argc) {
-        fprintf(stderr, "[E::options] %s: unexpected argument '%s'\n", cmd, argv[optind]);
-        ret = ES_EXIT_USAGE;
+    /* getopt_long has moved the arguments that are not options to the end */
+    if (n_pos) *n_pos = 0;
+    for (; ret < 0 && optind < argc; optind++) {
+        if (!n_pos || *n_pos >= max_pos) {
+            fprintf(stderr, "[E::options] %s: unexpected argument '%s'\n", cmd, argv[optind]);
+            ret = ES_EXIT_USAGE;
+        } else {
+            pos[(*n_pos)++] = argv[optind];
+        }
     }
     free(lopts);
     return ret;

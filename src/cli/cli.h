@@ -9,6 +9,7 @@
 
 #include "epistream.h"
 #include "output.h"
+#include "report.h"
 #include "scan.h"
 #include "select.h"
 #include "sim.h"
@@ -24,6 +25,7 @@ int es_cmd_info(int argc, char **argv);
 int es_cmd_convert(int argc, char **argv);
 /** `epistream rules train|predict` (cmd_rules.c). */
 int es_cmd_rules(int argc, char **argv);
+int es_cmd_report(int argc, char **argv);
 
 /* ---- the option table every subcommand declares (args.c) ------------------
  *
@@ -93,6 +95,13 @@ typedef struct {
 int es_cli_parse(const char *cmd, int argc, char **argv, const es_cli_group_t *groups,
                  size_t n_groups, void (*usage)(FILE *fp));
 
+/** es_cli_parse() for a subcommand that takes up to max_pos arguments that
+ *  are not options (anywhere on the line): they go to pos[0..*n_pos), in
+ *  order; one more is an error. */
+int es_cli_parse_pos(const char *cmd, int argc, char **argv, const es_cli_group_t *groups,
+                     size_t n_groups, void (*usage)(FILE *fp), const char **pos, int max_pos,
+                     int *n_pos);
+
 /* ---- input options shared by scan, info, convert and select (input.c) ------- */
 
 #define ES_CLI_MAX_REGIONS 256
@@ -135,6 +144,22 @@ int es_cli_u64(const char *name, const char *s, uint64_t *out);
  *  (not empty, "." or ".."), else PREFIX.top.tsv and the like would be hidden
  *  files in a directory.  @return 0, or -1 after a message naming cmd. */
 int es_cli_out_prefix(const char *cmd, const char *out);
+
+/** The progress line of a long command on a terminal: "\r[tag] done / total
+ *  unit (%), rate unit/s, ETA", ended with a newline when done >= total.
+ *  Callers show it only when stderr is a terminal and not --quiet. */
+void es_cli_progress(const char *tag, const char *unit, uint64_t done, uint64_t total,
+                     double secs);
+
+/** A selection's picks on a terminal: es_cli_picks_progress() is an
+ *  es_mi_opt_t.progress callback whose ud is an es_cli_picks_t; call
+ *  es_cli_picks_end() after the selection, which ends the line when it
+ *  stopped before its total (condmi, an error); a second call does nothing. */
+typedef struct {
+    uint32_t done, total;
+} es_cli_picks_t;
+void es_cli_picks_progress(uint32_t picked, uint32_t k, double secs, void *ud);
+void es_cli_picks_end(es_cli_picks_t *p);
 
 /** The command line joined with spaces (for logs); malloc'd. */
 char *es_cli_join(int argc, char **argv);

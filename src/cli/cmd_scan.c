@@ -23,9 +23,10 @@ static void scan_usage(FILE *fp)
     es_cli_input_usage(fp, 1);
     fprintf(fp,
             "Analysis:\n"
-            "  --stat S             boost (default; PLINK --fast-epistasis boost), chi2, mi,\n"
-            "                       ig (information gain over the better single variant;\n"
-            "                       p-value df 6, fewer with empty genotype levels), k2\n"
+            "  --stat S             boost (default; PLINK --fast-epistasis boost), chi2\n"
+            "                       (the default with --order 3), mi, ig (information gain\n"
+            "                       over the better single variant; p-value df 6, fewer\n"
+            "                       with empty genotype levels), k2\n"
             "  --order N            2 (default): variant pairs; 3: variant triples, each\n"
             "                       with its 2x27 table (chi2, mi, ig, k2; not boost).\n"
             "                       Exhaustive 3-way is for up to about 10^4 variants (M\n"
@@ -49,7 +50,9 @@ static void scan_usage(FILE *fp)
             "                       cpu, gpu (every visible GPU) or gpu:0,2 (those GPUs)\n"
             "  --gpu-kernel K       GPU counting kernel: auto (default: by compute\n"
             "                       capability), wgmma (Hopper tensor cores, sm_90a), mma\n"
-            "                       (tensor cores, sm_80+) or popc (CUDA cores)\n"
+            "                       (tensor cores, sm_80+) or popc (CUDA cores).  --order 3\n"
+            "                       runs on the GPU too: mma (wgmma means mma there) when no\n"
+            "                       call is missing, popc (several times slower) otherwise\n"
             "  --gpu-mem BYTES      device memory for variant blocks per GPU (suffix K, M, G;\n"
             "                       default: what is free); data larger than this is streamed\n"
             "                       through it (a block: its planes + 256 bytes a variant)\n"
@@ -82,6 +85,9 @@ static void scan_usage(FILE *fp)
             "  --tables             add each line's table to .top.tsv and .sig.tsv: columns\n"
             "                       CTRL_00 .. CTRL_22, CASE_00 .. CASE_22 (genotypes of\n"
             "                       variants 1, 2; --order 3: CTRL_000 .. CASE_222)\n"
+            "  --report             then draw the run's report into PREFIX.report/report.html\n"
+            "                       (the plots and tables of 'epistream report PREFIX'; needs\n"
+            "                       a build with cairo)\n"
             "  --quiet              only errors on stderr, no progress line\n"
             "  --verbose            informational messages on stderr (with a GPU: time in\n"
             "                       the kernels, candidates, pairs passing the screen)\n"
@@ -118,14 +124,9 @@ static int write_sig(const es_pair_t *p, void *ud)
 static void progress(uint64_t done, uint64_t total, double secs, void *ud)
 {
     (void)ud;
-    double rate = secs > 0 ? (double)done / secs : 0;
-    double eta = rate > 0 ? (double)(total - done) / rate : 0;
-    char a[32], b[32];
-    fprintf(stderr, "\r[scan] %s / %s pairs (%.1f%%), %.3g pairs/s, ETA %.0f s   ",
-            es_fmt_count(done, a), es_fmt_count(total, b),
-            total ? 100.0 * (double)done / (double)total : 100.0, rate, eta);
-    if (done == total) fputc('\n', stderr);
+    es_cli_progress("scan", "pairs", done, total, secs);
 }
+
 
 /* --refine METHOD:K (k == 0: none) */
 typedef struct {
@@ -135,6 +136,27 @@ typedef struct {
     int fixed_point;
     es_select_info_t info;
 } refine_t;
+
+/* --refine: select rf->k of the survivors (distinct, ascending) into fp,
+ * with a progress line when the scan has one */
+static int refine_run(const es_opt_t *opt, refine_t *rf, const es_dataset_t *ds,
+                      const uint32_t *survivors, FILE *fp)
+{
+    es_select_opt_t so;
+    es_mi_opt_init(&so);
+    so.threads = opt->threads;
+    so.device = es_select_device(opt->device, opt->gpu_mask);
+    so.gpu_kernel = opt->gpu_kernel;
+    so.fixed_point = rf->fixed_point;
+    es_cli_picks_t pp = {0, 0};
+    if (opt->progress) {
+        so.progress = es_cli_picks_progress;
+        so.progress_ud = &pp;
+    }
+    int ret = es_select_variants(ds, survivors, rf->n_var, rf->method, rf->k, &so, fp, &rf->info);
+    es_cli_picks_end(&pp);
+    return ret;
+}
 
 /* What the command line asked for. */
 typedef struct {
@@ -148,6 +170,8 @@ typedef struct {
     int tables;      /* --tables */
     const char *pairs_from; /* --pairs-from */
     int epi_given;   /* --epi1 or --epi2 given */
+    int stat_given;  /* --stat given (else boost, or chi2 with --order 3) */
+    int report;      /* --report: PREFIX.report/report.html after the run */
 } scan_args_t;
 
 /* What the scan found beyond its own results, for the log. */
@@ -284,6 +308,7 @@ static int set_epi2(void *ctx, const char *arg)
 
 static int set_stat(void *ctx, const char *arg)
 {
+    ((scan_args_t *)ctx)->stat_given = 1;
     return es_stat_parse(arg, &((scan_args_t *)ctx)->opt.stat) ? -1 : 0;
 }
 
@@ -359,6 +384,7 @@ static const es_cli_opt_t scan_opts[] = {
     ES_CLI_OPT_STR("pairs-from", scan_args_t, pairs_from),
     ES_CLI_OPT_U32("pairs-top", scan_args_t, opt.pairs_top, 1, 10000000u),
     ES_CLI_OPT_FLAG("tables", scan_args_t, tables),
+    ES_CLI_OPT_FLAG("report", scan_args_t, report),
 };
 
 /* Parse and check the command line into a.  @return -1 to go on, else the
@@ -387,6 +413,12 @@ static int scan_parse(int argc, char **argv, scan_args_t *a)
     }
     if (es_cli_out_prefix("scan", a->out)) return ES_EXIT_USAGE;
     if (es_cli_input_check(ci, "scan")) return ES_EXIT_USAGE;
+    if (a->report && !es_report_available()) {
+        fprintf(stderr, "[E::options] scan: --report draws with cairo, and this epistream was "
+                        "built without it (install libcairo2-dev, then configure and build "
+                        "again)\n");
+        return ES_EXIT_USAGE;
+    }
     if (opt->order == 3) {
         const char *bad = a->plink_compat ? "--plink-compat" : a->plink_fmt ? "--format plink"
                           : a->epi_given ? "--epi1/--epi2" : NULL;
@@ -395,6 +427,7 @@ static int scan_parse(int argc, char **argv, scan_args_t *a)
                             "--p-threshold (PREFIX.sig.tsv)\n", bad);
             return ES_EXIT_USAGE;
         }
+        if (!a->stat_given) opt->stat = ES_STAT_CHI2; /* boost has no 3-way form */
         if (a->pairs_from && opt->pairs_top) {
             fprintf(stderr, "[E::options] scan: --pairs-from and --pairs-top are two ways to seed "
                             "a 3-way scan; give one\n");
@@ -556,15 +589,7 @@ static int scan_run(scan_args_t *a, const char *cmdline)
     if (rf->k) {
         /* survivors: the distinct variants of the top pairs, by variant index */
         if ((ret = es_select_pair_variants(ds, top, n_top, &survivors, &rf->n_var))) goto out;
-        es_select_opt_t so;
-        es_mi_opt_init(&so);
-        so.threads = opt->threads;
-        so.device = es_select_device(opt->device, opt->gpu_mask);
-        so.gpu_kernel = opt->gpu_kernel;
-        so.fixed_point = rf->fixed_point;
-        if ((ret = es_select_variants(ds, survivors, rf->n_var, rf->method, rf->k, &so, o_sel.fp,
-                                      &rf->info)))
-            goto out;
+        if ((ret = refine_run(opt, rf, ds, survivors, o_sel.fp))) goto out;
     }
     write_log(o_log.fp, cmdline, a, ds, scan, &notes, rf, t_open, es_time_now() - t0);
     /* commit all or nothing */
@@ -626,13 +651,7 @@ static int write_sig3(const es_triple_t *t, void *ud)
 static void progress3(uint64_t done, uint64_t total, double secs, void *ud)
 {
     (void)ud;
-    double rate = secs > 0 ? (double)done / secs : 0;
-    double eta = rate > 0 ? (double)(total - done) / rate : 0;
-    char a[32], b[32];
-    fprintf(stderr, "\r[scan] %s / %s triples (%.1f%%), %.3g triples/s, ETA %.0f s   ",
-            es_fmt_count(done, a), es_fmt_count(total, b),
-            total ? 100.0 * (double)done / (double)total : 100.0, rate, eta);
-    if (done >= total) fputc('\n', stderr);
+    es_cli_progress("scan", "triples", done, total, secs);
 }
 
 static void write_log3(FILE *fp, const char *cmdline, const scan_args_t *a, const es_dataset_t *ds,
@@ -767,15 +786,7 @@ static int scan3_run(scan_args_t *a, const char *cmdline)
     }
     if (rf->k) {
         if ((ret = triple_variants(ds, top, n_top, &survivors, &rf->n_var))) goto out;
-        es_select_opt_t so;
-        es_mi_opt_init(&so);
-        so.threads = opt->threads;
-        so.device = es_select_device(opt->device, opt->gpu_mask);
-        so.gpu_kernel = opt->gpu_kernel;
-        so.fixed_point = rf->fixed_point;
-        if ((ret = es_select_variants(ds, survivors, rf->n_var, rf->method, rf->k, &so, o_sel.fp,
-                                      &rf->info)))
-            goto out;
+        if ((ret = refine_run(opt, rf, ds, survivors, o_sel.fp))) goto out;
     }
     write_log3(o_log.fp, cmdline, a, ds, scan, rf, t_open, es_time_now() - t0);
     es_out_t *const all[] = {&o_top, &o_sig, &o_sum, &o_sel, &o_log};
@@ -813,6 +824,19 @@ out:
     return ret ? ES_EXIT_ERROR : ES_EXIT_OK;
 }
 
+/* --report: the report of the run just written, in PREFIX.report/ (the
+ * results stay whatever becomes of it).  @return the exit code */
+static int scan_report(const scan_args_t *a)
+{
+    char *dir = es_report_default_dir(a->out);
+    int ret = dir ? es_report_write(a->out, dir, ES_REPORT_HTML, NULL) : ES_ERR_NOMEM;
+    if (ret) fprintf(stderr, "[E::scan] the results are written, but the report failed: %s\n",
+                     es_strerror(ret));
+    else if (!a->quiet) fprintf(stderr, "[scan] report in %s/report.html\n", dir);
+    free(dir);
+    return ret ? ES_EXIT_ERROR : ES_EXIT_OK;
+}
+
 int es_cmd_scan(int argc, char **argv)
 {
     scan_args_t a;
@@ -821,5 +845,6 @@ int es_cmd_scan(int argc, char **argv)
     char *cmdline = es_cli_join(argc, argv);
     r = a.opt.order == 3 ? scan3_run(&a, cmdline) : scan_run(&a, cmdline);
     free(cmdline);
+    if (r == ES_EXIT_OK && a.report) r = scan_report(&a);
     return r;
 }

@@ -54,7 +54,8 @@ static void select_usage(FILE *fp)
             "                       labels of a multi-label file, an ID column)\n"
             "Scan survivors (genotypes 0/1/2, a missing call is its own state; the class is\n"
             "case/control; use the same input and selection options as the scan):\n"
-            "  --from FILE          the variants of the pairs in a .top.tsv or .epi.cc\n"
+            "  --from FILE          the variants of the pairs (triples) in a .top.tsv or\n"
+            "                       .epi.cc\n"
             "  --from-summary FILE  the N variants with the best BEST_STAT (higher first) of a\n"
             "                       .summary.tsv; with --n N\n"
             "\n");
@@ -79,7 +80,8 @@ static void select_usage(FILE *fp)
             "Output:\n"
             "  --out PREFIX         writes PREFIX.select.tsv (RANK FEATURE SCORE RELEVANCE)\n"
             "                       and PREFIX.log (PREFIX ends in a file name: not DIR/)\n"
-            "  --quiet              only errors on stderr\n"
+            "  --quiet              only errors on stderr, no progress line (on a terminal:\n"
+            "                       picks made, picks/s, ETA)\n"
             "  --verbose            informational messages on stderr\n"
             "  -h, --help           this help\n");
 }
@@ -300,6 +302,11 @@ static int select_run(select_args_t *a, int argc, char **argv)
     a->so.threads = (int)a->threads;
     a->so.device = es_select_device(a->dev_opt.device, a->dev_opt.gpu_mask);
     a->so.gpu_kernel = a->dev_opt.gpu_kernel;
+    es_cli_picks_t pp = {0, 0};
+    if (!a->quiet && isatty(STDERR_FILENO)) {
+        a->so.progress = es_cli_picks_progress;
+        a->so.progress_ud = &pp;
+    }
 
     int ret = ES_OK;
     es_dataset_t *ds = NULL;
@@ -335,6 +342,7 @@ static int select_run(select_args_t *a, int argc, char **argv)
         if ((ret = es_select_variants(ds, var, n_var, a->method, a->k, &a->so, o_sel.fp, &info)))
             goto out;
     }
+    es_cli_picks_end(&pp);
     write_log(o_log.fp, cmdline, a->table, &a->topt, &a->ci.in, a->from, a->from_summary, a->n_sum, a->method, a->k, &info, a->out,
               t_read, es_time_now() - t0);
     es_out_t *const all[] = {&o_sel, &o_log};
@@ -347,6 +355,7 @@ static int select_run(select_args_t *a, int argc, char **argv)
                 es_fmt_count(info.n_samples, num), info.n_classes, es_time_now() - t0, a->out);
     }
 out:
+    es_cli_picks_end(&pp);
     if (ret) {
         es_out_abort(&o_sel);
         es_out_abort(&o_log);

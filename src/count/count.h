@@ -107,6 +107,17 @@ typedef struct {
     int missing;                   /* a or b has a missing call */
     int mask_ok;                   /* plane 9: the class mask (V of a variant without a V plane) */
     uint32_t mask_cls[2];
+    /* Sparse missing calls (both of a and b listed in their planes' miss_pos):
+     * the slots missing at a or b, each with its class and (a, b) cell
+     * (a missing call read as genotype 0): code y * 9 + ga * 3 + gb.  A
+     * triple whose third variant is listed too is counted as if every call
+     * were made (8 products) and then corrected at these slots and the
+     * third's (es_count3_soa). */
+    int sparse;
+    uint32_t n_miss, *miss_pos;
+    uint8_t *miss_code;
+    const uint64_t *pa[3], *pb[3]; /* a's and b's planes V (or the mask), P1, P2 */
+    uint32_t cut;                  /* first control slot */
 } es_pair3_t;
 
 /** Allocate p's planes for planes like pl.  @return ES_OK or ES_ERR_NOMEM. */
@@ -145,8 +156,17 @@ typedef struct {
 void es_count3_soa(const es_popcount_impl_t *impl, const es_pair3_t *p, const es_planes_t *pc, uint32_t c0,
                    uint32_t nc, const es_cum2_t *ac, const es_cum2_t *bc, es_table3_soa_t *t);
 
+/** The fastest es_count3_soa() kernel for planes like pl on this CPU,
+ *  measured on pl's first variants; es_popcount_best() when
+ *  EPISTREAM_POPCOUNT forces one.  Every kernel gives the same tables. */
+const es_popcount_impl_t *es_count3_pick(const es_planes_t *pl);
+
 /** Triple q of a cell-by-cell run as a table. */
 void es_table3_from_soa(const es_table3_soa_t *s, uint32_t q, es_table3_t *t);
+/** The table of (x, y, z) with its axes moved: rank[v] is where axis v of
+ *  in goes in out (0, 1, 2); the GPU backend puts a seeded triple's table in
+ *  sorted variant order with it. */
+void es_table3_permute(const es_table3_t *in, const int rank[3], es_table3_t *out);
 
 /** The table of one triple, from the planes alone (tests).
  *  @return ES_OK or ES_ERR_NOMEM */

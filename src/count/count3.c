@@ -13,6 +13,7 @@
  *  - otherwise all 27 products with the V planes, so that a sample missing
  *    at any of the three drops out of that triple's table only.
  * The loops are compiled once for any CPU and once with POPCNT. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,7 +41,14 @@ int es_pair3_alloc(es_pair3_t *p, const es_planes_t *pl)
     memset(p, 0, sizeof *p);
     size_t bytes = (size_t)10 * pl->words * sizeof(uint64_t); /* 9 planes and a class mask */
     p->x = aligned_alloc(64, bytes ? (bytes + 63) / 64 * 64 : 64);
-    if (!p->x) return ES_ERR_NOMEM;
+    /* at most ES_SPARSE_MISS(words) listed calls a variant, two variants */
+    size_t nm = 2 * (size_t)ES_SPARSE_MISS(pl->words) + 1;
+    p->miss_pos = malloc(nm * sizeof *p->miss_pos);
+    p->miss_code = malloc(nm);
+    if (!p->x || !p->miss_pos || !p->miss_code) {
+        es_pair3_free(p);
+        return ES_ERR_NOMEM;
+    }
     memset(p->x, 0, bytes);
     p->words = pl->words;
     return ES_OK;
@@ -49,7 +57,37 @@ int es_pair3_alloc(es_pair3_t *p, const es_planes_t *pl)
 void es_pair3_free(es_pair3_t *p)
 {
     free(p->x);
+    free(p->miss_pos);
+    free(p->miss_code);
     p->x = NULL;
+    p->miss_pos = NULL;
+    p->miss_code = NULL;
+}
+
+static inline uint32_t bit_at(const uint64_t *plane, uint32_t pos) { return (uint32_t)(plane[pos / 64] >> (pos % 64)) & 1u; }
+
+/* The genotype at slot pos of planes P1, P2 (a missing call reads 0). */
+static inline uint32_t geno_at(const uint64_t *const pl[3], uint32_t pos)
+{
+    return bit_at(pl[1], pos) + bit_at(pl[2], pos);
+}
+
+/* The slots missing at a or b (a's list, then b's calls not missing at a). */
+static void pair3_list_missing(es_pair3_t *p, const es_planes_t *pa, uint32_t a, const es_planes_t *pb,
+                               uint32_t b)
+{
+    p->n_miss = 0;
+    for (int side = 0; side < 2; side++) {
+        const es_planes_t *pl = side ? pb : pa;
+        uint32_t v = side ? b : a;
+        for (uint32_t q = pl->miss_off[v]; q < pl->miss_off[v + 1]; q++) {
+            uint32_t pos = pl->miss_pos[q];
+            if (side && !bit_at(p->pa[0], pos)) continue; /* missing at a too: listed */
+            p->miss_pos[p->n_miss] = pos;
+            p->miss_code[p->n_miss++] =
+                (uint8_t)((pos < p->cut ? 9 : 0) + geno_at(p->pa, pos) * 3 + geno_at(p->pb, pos));
+        }
+    }
 }
 
 static inline uint32_t used_words(uint32_t n) { return (n + 63) / 64; }
@@ -87,6 +125,11 @@ void es_pair3_set(es_pair3_t *p, const es_planes_t *pa, uint32_t a, const es_pla
     }
     xa[0] = pa->n_planes == 3 ? es_plane(pa, a, 2) : mask;
     xb[0] = pb->n_planes == 3 ? es_plane(pb, b, 2) : mask;
+    for (int s = 0; s < 3; s++) p->pa[s] = xa[s], p->pb[s] = xb[s];
+    p->cut = pa->w_case * 64;
+    p->sparse = p->missing && es_planes_sparse(pa, a) && es_planes_sparse(pb, b);
+    p->n_miss = 0;
+    if (p->sparse) pair3_list_missing(p, pa, a, pb, b);
     for (int y = 0; y < 2; y++) {
         uint32_t lo = p->off[y], hi = p->off[y] + p->nw[y];
         for (int s = 0; s <= 2; s++)
@@ -286,7 +329,27 @@ prod8_avx2(const uint64_t *restrict x, size_t w, const uint64_t *restrict k1, co
 }
 #endif
 
-/* The run loop, once per kernel (count3_internal.h). */
+/* A triple whose three variants have their missing calls listed is counted
+ * as if every call were made, a missing call reading as genotype 0 (the 8
+ * products, the pair sums and the genotype counts all agree on that: a
+ * missing call has P1 = P2 = 0); each sample missing at any of the three is
+ * then taken out of the cell it was counted in.  The pair's list holds those
+ * missing at a or b; c's own list adds those called at both. */
+static void fix_missing(const es_pair3_t *p, const es_planes_t *pc, uint32_t c, es_table3_soa_t *t, uint32_t k)
+{
+    const uint64_t *cp[3] = {NULL, es_plane(pc, c, 0), es_plane(pc, c, 1)};
+    for (uint32_t e = 0; e < p->n_miss; e++) {
+        uint32_t code = p->miss_code[e];
+        t->n[code / 9][code % 9 * 3 + geno_at(cp, p->miss_pos[e])][k]--;
+    }
+    for (uint32_t q = pc->miss_off[c]; q < pc->miss_off[c + 1]; q++) {
+        uint32_t pos = pc->miss_pos[q];
+        if (!bit_at(p->pa[0], pos) || !bit_at(p->pb[0], pos)) continue; /* in the pair's list */
+        t->n[pos < p->cut][(geno_at(p->pa, pos) * 3 + geno_at(p->pb, pos)) * 3][k]--;
+    }
+}
+
+/* The run loops, once per kernel (count3_internal.h). */
 #define RUN3_NAME run_generic
 #define RUN3_SOA_NAME run_generic_soa
 #define RUN3_TARGET
@@ -344,10 +407,61 @@ void es_count3_soa(const es_popcount_impl_t *impl, const es_pair3_t *p, const es
     kernels3(impl->isa).soa(p, pc, c0, nc, ac, bc, t);
 }
 
+/* Which triple kernel is fastest depends on the CPU as for pairs (AVX2's
+ * nibble lookup loses to POPCNT where POPCNT retires several a cycle), so
+ * the scan measures: each candidate counts a few runs of the first block's
+ * triples three times (well under a millisecond in all).  The pair sums
+ * are left zero: the tables are not used, only the time. */
+const es_popcount_impl_t *es_count3_pick(const es_planes_t *pl)
+{
+    const es_popcount_impl_t *best = es_popcount_best();
+    if (es_env_variant("EPISTREAM_POPCOUNT") || !pl || pl->count < 2) return best;
+    es_pair3_t p;
+    es_table3_soa_t *t = aligned_alloc(64, sizeof *t);
+    es_cum2_t *cum = calloc(ES_RUN3, sizeof *cum);
+    if (!t || !cum || es_pair3_alloc(&p, pl)) {
+        free(t);
+        free(cum);
+        return best;
+    }
+    es_pair3_set(&p, pl, 0, pl, 1);
+    uint32_t nc = pl->count < ES_RUN3 ? pl->count : ES_RUN3;
+    const es_popcount_impl_t *const *all = es_popcount_all();
+    double tbest = INFINITY;
+    for (size_t k = 1; all[k]; k++) { /* the scalar twin only runs where it is alone */
+        double tmin = INFINITY;
+        for (int r = 0; r < 3; r++) {
+            double t0 = es_time_now();
+            for (int rep = 0; rep < 16; rep++) es_count3_soa(all[k], &p, pl, 0, nc, cum, cum, t);
+            double dt = es_time_now() - t0;
+            if (dt < tmin) tmin = dt;
+        }
+        if (tmin < tbest) best = all[k], tbest = tmin;
+    }
+    es_pair3_free(&p);
+    free(t);
+    free(cum);
+    return best;
+}
+
 void es_table3_from_soa(const es_table3_soa_t *s, uint32_t q, es_table3_t *t)
 {
     for (int y = 0; y < 2; y++)
         for (int c = 0; c < 27; c++) t->n[y][c] = s->n[y][c][q];
+}
+
+void es_table3_permute(const es_table3_t *in, const int rank[3], es_table3_t *out)
+{
+    for (int y = 0; y < 2; y++)
+        for (int g0 = 0; g0 < 3; g0++)
+            for (int g1 = 0; g1 < 3; g1++)
+                for (int g2 = 0; g2 < 3; g2++) {
+                    int g[3] = {0, 0, 0};
+                    g[rank[0]] = g0;
+                    g[rank[1]] = g1;
+                    g[rank[2]] = g2;
+                    out->n[y][g[0] * 9 + g[1] * 3 + g[2]] = in->n[y][g0 * 9 + g1 * 3 + g2];
+                }
 }
 
 int es_count_triple(const es_planes_t *pa, uint32_t a, const es_planes_t *pb, uint32_t b,

@@ -11,6 +11,11 @@ RUN3_TARGET static void RUN3_SOA_NAME(const es_pair3_t *p, const es_planes_t *pc
     size_t w = p->words;
     /* cells of the 8 products, in RUN3_PROD8's order */
     static const uint8_t cell8[8] = {13, 14, 16, 17, 22, 23, 25, 26};
+    uint8_t fix[ES_RUN3]; /* counted as if fully called, corrected below */
+    for (uint32_t k = 0; k < nc; k++) {
+        uint32_t c = c0 + k;
+        fix[k] = (p->missing || pc->miss_ct[c]) && (!p->missing || p->sparse) && es_planes_sparse(pc, c);
+    }
     for (int y = 0; y < 2; y++) {
         uint32_t(*C)[ES_RUN3] = soa->n[y];
         uint32_t prod[ES_RUN3][8];
@@ -29,7 +34,7 @@ RUN3_TARGET static void RUN3_SOA_NAME(const es_pair3_t *p, const es_planes_t *pc
             C[4][k] = bc[k].c[y][0], C[5][k] = bc[k].c[y][1];
             C[7][k] = bc[k].c[y][2], C[8][k] = bc[k].c[y][3];
             C[1][k] = gc[y][1] + gc[y][2], C[2][k] = gc[y][2];
-            if (p->missing || pc->miss_ct[c]) {
+            if ((p->missing || pc->miss_ct[c]) && !fix[k]) {
                 const uint64_t *kc[3] = {pc->n_planes == 3 ? es_plane(pc, c, 2) : p->x + 9 * w,
                                          es_plane(pc, c, 0), es_plane(pc, c, 1)};
                 uint32_t all[27];
@@ -55,6 +60,8 @@ RUN3_TARGET static void RUN3_SOA_NAME(const es_pair3_t *p, const es_planes_t *pc
         }
         for (int tu = 0; tu < 18; tu++) cells_sub(C[tu], C[9 + tu]);
     }
+    for (uint32_t k = 0; k < nc; k++)
+        if (fix[k]) fix_missing(p, pc, c0 + k, soa, k);
 }
 
 RUN3_TARGET static void RUN3_NAME(const es_pair3_t *p, const es_planes_t *pc, uint32_t c0, uint32_t nc,

@@ -277,11 +277,13 @@ int es_scan3_run(es_scan_t *s)
     ret = es_dataset_set_pad(s->ds, s->backend->pad_bits ? s->backend->pad_bits : ES_PAD_BITS);
     if (ret) goto out;
     uint32_t n_planes = es_dataset_any_missing(s->ds) ? 3 : 2;
-    ctx.block = s->opt.block_variants ? s->opt.block_variants : auto_block3(&ctx, threads);
+    uint32_t blk = auto_block3(&ctx, threads), chunk = 16;
+    if (s->backend->shape3) s->backend->shape3(&ctx, &blk, &chunk);
+    ctx.block = s->opt.block_variants ? s->opt.block_variants : blk;
     ctx.n_blocks = (ctx.m + ctx.block - 1) / ctx.block;
     uint64_t m = ctx.m;
     if (ctx.seeds) {
-        ctx.seed_chunk = 16;
+        ctx.seed_chunk = chunk;
         ret = build_exclusions(&ctx, ctx.m);
         if (ret) goto out;
         ctx.n_rows = 1;

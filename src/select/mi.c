@@ -480,6 +480,7 @@ int es_mi_select_opt(const es_dtable_t *d, es_mi_method_t m, uint32_t k, const e
     out[0].relevance = c.rel[w];
     c.sel[w] = 1;
     uint32_t picked = 1;
+    if (o->progress) o->progress(picked, k, es_time_now() - t_rounds, o->progress_ud);
 
     uint32_t ns = 1;
     if (m == ES_MI_CONDMI) {
@@ -522,6 +523,7 @@ int es_mi_select_opt(const es_dtable_t *d, es_mi_method_t m, uint32_t k, const e
         out[picked].relevance = c.rel[w];
         c.sel[w] = 1;
         picked++;
+        if (o->progress) o->progress(picked, k, es_time_now() - t_rounds, o->progress_ud);
         if (m == ES_MI_CONDMI && picked < k) es_mi_joint_refine(&c, s_lab, &ns, w);
     }
     *n_out = picked;

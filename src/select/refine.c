@@ -181,8 +181,8 @@ static int survivors_of_pairs(const es_dataset_t *ds, const char *path, uint32_t
                               uint32_t *n_var, uint32_t **pairs, size_t *n_pairs_out)
 {
     size_t cap = 0;
-    static const char *const want[] = {"SNP1", "SNP2", "CHR1", "CHR2", "POS1", "POS2"};
-    int col[6], ret, nf;
+    static const char *const want[] = {"SNP1", "SNP2", "CHR1", "CHR2", "POS1", "POS2", "SNP3", "CHR3", "POS3"};
+    int col[9], ret, nf;
     scanfile_t sf;
     uint32_t nv = es_dataset_n_variants(ds), n_pairs = 0;
     uint8_t *mark = calloc(nv ? nv : 1, 1);
@@ -191,9 +191,18 @@ static int survivors_of_pairs(const es_dataset_t *ds, const char *path, uint32_t
     *n_var = 0;
     if (pairs) *pairs = NULL;
     if (!mark) return ES_ERR_NOMEM;
-    if ((ret = scanfile_open(&sf, ds, path, "pair list (.top.tsv or .epi.cc)", want, col, 6,
+    if ((ret = scanfile_open(&sf, ds, path, "pair list (.top.tsv or .epi.cc)", want, col, 9,
                              "the PREFIX.top.tsv (or .epi.cc) of 'epistream scan'")))
         goto out;
+    /* a 3-way result: its survivors are the variants of its triples; it
+     * cannot seed a 3-way scan, which extends pairs */
+    int third = col[6] >= 0;
+    if (third && pairs) {
+        es_error("%s: a 3-way scan's result (it has an SNP3 column); seeds are the pairs of a 2-way "
+                 "scan's .top.tsv or .sig.tsv", path);
+        ret = ES_ERR_FORMAT;
+        goto out;
+    }
     while ((nf = scanfile_next(&sf, path, f, __func__)) > 0) {
         if (pairs && n_pairs == cap) {
             cap = cap ? 2 * cap : 1024;
@@ -204,15 +213,22 @@ static int survivors_of_pairs(const es_dataset_t *ds, const char *path, uint32_t
             }
             *pairs = np;
         }
-        for (int side = 0; side < 2; side++) {
+        for (int side = 0; side < 2 + third; side++) {
+            static const char *const name[3] = {"SNP1", "SNP2", "SNP3"};
+            static const int c_snp[3] = {0, 1, 6}, c_chr[3] = {2, 3, 7}, c_pos[3] = {4, 5, 8};
             uint32_t v;
-            const char *chr = col[2 + side] >= 0 ? f[col[2 + side]] : NULL;
-            const char *pos = col[4 + side] >= 0 ? f[col[4 + side]] : NULL;
-            if ((ret = map_variant(ds, &sf.ix, path, sf.line, side ? "SNP2" : "SNP1",
-                                   f[col[side]], chr, pos, &v)))
+            const char *chr = col[c_chr[side]] >= 0 ? f[col[c_chr[side]]] : NULL;
+            const char *pos = col[c_pos[side]] >= 0 ? f[col[c_pos[side]]] : NULL;
+            if ((ret = map_variant(ds, &sf.ix, path, sf.line, name[side], f[col[c_snp[side]]], chr, pos, &v)))
                 goto out;
             mark[v] = 1;
             if (pairs) (*pairs)[2 * n_pairs + side] = v;
+        }
+        if (pairs && (*pairs)[2 * n_pairs] == (*pairs)[2 * n_pairs + 1]) {
+            es_error("%s: line %" PRIu64 ": SNP1 and SNP2 are the same variant '%s': not a pair", path, sf.line,
+                     f[col[0]]);
+            ret = ES_ERR_FORMAT;
+            goto out;
         }
         n_pairs++;
     }
@@ -221,7 +237,7 @@ static int survivors_of_pairs(const es_dataset_t *ds, const char *path, uint32_t
         goto out;
     }
     if (!n_pairs) {
-        es_error("%s: no pairs after the header", path);
+        es_error("%s: no %s after the header", path, third ? "triples" : "pairs");
         ret = ES_ERR_FORMAT;
         goto out;
     }
@@ -233,7 +249,7 @@ static int survivors_of_pairs(const es_dataset_t *ds, const char *path, uint32_t
     }
     for (uint32_t v = 0; v < nv; v++)
         if (mark[v]) (*var)[(*n_var)++] = v;
-    es_info("%s: %u pairs, %u distinct variants", path, n_pairs, n);
+    es_info("%s: %u %s, %u distinct variants", path, n_pairs, third ? "triples" : "pairs", n);
     if (n_pairs_out) *n_pairs_out = n_pairs;
 out:
     scanfile_close(&sf);
@@ -410,6 +426,7 @@ int es_select_table(const es_dtable_t *d, es_mi_method_t m, uint32_t k, const es
         /* the same selection with double entropies, for the agreement */
         es_select_opt_t o2 = *so;
         o2.fixed_point = 0;
+        o2.progress = NULL; /* a check of the first: no second progress line */
         if ((ret = es_mi_select_opt(d, m, kk, &o2, pick2, &n2, &mi2))) goto out;
         uint32_t pre, com;
         es_mi_agreement(pick, n, pick2, n2, &pre, &com);

@@ -57,6 +57,11 @@ typedef struct {
                            exact sums (doc/SELECTION.md); CPU and GPU alike */
     int gpu_path;     /**< es_mi_gpu_path_t */
     int gpu_kernel;   /**< the pair engine's kernel (ES_GPU_KERNEL_*, gpu/gpu.h) */
+    /** Optional (NULL: none): called on the calling thread after each pick
+     *  with the picks so far, k, and the seconds since the first round began
+     *  (the CLI's progress line on a terminal); ud is progress_ud. */
+    void (*progress)(uint32_t picked, uint32_t k, double secs, void *ud);
+    void *progress_ud;
 } es_mi_opt_t;
 
 /** Defaults: all threads, CPU, double, automatic paths. */

@@ -71,7 +71,12 @@ int es_worker_init(es_worker_t *w, const es_scan_ctx_t *ctx)
     int ret = es_topk_init(&w->top, ctx->scan->opt.top_k, ctx->higher_is_better);
     if (ret) return ret;
     w->tsum = malloc(2 * (size_t)ctx->block * sizeof *w->tsum);
-    if (!w->tsum) {
+    /* BOOST prunes against the variants' best so far (es_ctx_next_tile) */
+    if (ctx->stat == ES_STAT_BOOST && ctx->higher_is_better)
+        w->known = malloc(2 * (size_t)ctx->block * sizeof *w->known);
+    if (!w->tsum || (ctx->stat == ES_STAT_BOOST && ctx->higher_is_better && !w->known)) {
+        free(w->tsum);
+        free(w->known);
         es_topk_free(&w->top);
         es_error("cannot allocate worker buffers");
         return ES_ERR_NOMEM;
@@ -104,6 +109,7 @@ void es_worker_free(es_worker_t *w)
     free(w->touched);
     free(w->sig);
     free(w->tsum);
+    free(w->known);
     memset(w, 0, sizeof *w);
 }
 
@@ -149,13 +155,35 @@ void es_worker_begin_tile(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t bi,
     w->bj = bj;
     w->sig_n = 0;
     w->tile_pairs = 0;
+    w->known_ok = 0;
     if (!w->tmark) es_summary_reset(w->tsum, 2 * (size_t)ctx->block); /* sparse: cleared by the merge */
+}
+
+static inline uint32_t block_count(const es_scan_ctx_t *ctx, uint32_t b);
+
+/* The best statistic each variant of the tile has so far in the scan's
+ * merged summary: a value the variant's final best reaches at least, so a
+ * pair whose bound is below it cannot be that variant's best (BOOST's
+ * pruning; -inf where there is none yet). */
+static void load_known(es_scan_ctx_t *ctx, es_worker_t *w)
+{
+    uint32_t blk = ctx->block, b[2] = {w->bi, w->bj};
+    pthread_mutex_lock(&ctx->lock);
+    for (int side = 0; side < 1 + (w->bi != w->bj); side++) {
+        uint32_t n = block_count(ctx, b[side]);
+        const es_summary_t *g = ctx->summary + (size_t)b[side] * blk;
+        double *k = w->known + (size_t)side * blk;
+        for (uint32_t v = 0; v < n; v++) k[v] = g[v].best_partner == UINT32_MAX ? -INFINITY : g[v].best_stat;
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    w->known_ok = 1;
 }
 
 int es_ctx_next_tile(es_scan_ctx_t *ctx, es_worker_t *w, uint32_t *bi, uint32_t *bj)
 {
     if (es_ctx_claim_tile(ctx, bi, bj)) return -1;
     es_worker_begin_tile(ctx, w, *bi, *bj);
+    if (w->known) load_known(ctx, w);
     return 0;
 }
 
@@ -244,9 +272,15 @@ static inline double prune_below(const es_scan_ctx_t *ctx, const es_worker_t *w,
     if (w->top.n < w->top.k) return -INFINITY;
     if (w->top.heap[0].stat < lim) lim = w->top.heap[0].stat;
     const es_summary_t *a = &w->tsum[si], *b = &w->tsum[sj];
-    if (a->best_partner == UINT32_MAX || b->best_partner == UINT32_MAX) return -INFINITY;
-    if (a->best_stat < lim) lim = a->best_stat;
-    if (b->best_stat < lim) lim = b->best_stat;
+    double la = a->best_partner == UINT32_MAX ? -INFINITY : a->best_stat;
+    double lb = b->best_partner == UINT32_MAX ? -INFINITY : b->best_stat;
+    /* the scan's best so far, when the tile came from es_ctx_next_tile */
+    if (w->known && w->known_ok) {
+        if (w->known[si] > la) la = w->known[si];
+        if (w->known[sj] > lb) lb = w->known[sj];
+    }
+    if (la < lim) lim = la;
+    if (lb < lim) lim = lb;
     return lim;
 }
 

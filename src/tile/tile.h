@@ -139,6 +139,9 @@ typedef struct {
     es_pair_t *sig;         /* significant pairs of the current tile */
     size_t sig_n, sig_cap;
     es_summary_t *tsum;     /* summary of the current tile's variants (2 * block) */
+    double *known;          /* BOOST: the tile's variants' best in the merged summary when
+                             * the tile began (2 * block), a floor for pruning */
+    int known_ok;           /* known holds the current tile's (es_ctx_next_tile) */
     /* sparse workers (es_worker_set_sparse): the tsum slots scored since the
      * last merge, so that merging and clearing cost what was touched */
     uint8_t *tmark;
@@ -277,6 +280,21 @@ int es_ctx3_next_tile(es_scan3_ctx_t *ctx, uint32_t *a, uint32_t *b, uint32_t *c
 /** Score one triple (global indices i < j < k; si, sj, sk their slots). */
 void es_worker3_offer(const es_scan3_ctx_t *ctx, es_worker3_t *w, uint32_t i, uint32_t j, uint32_t k,
                       uint32_t si, uint32_t sj, uint32_t sk, const es_table3_t *t);
+/** Score a triple that a device's screen passed on: as es_worker3_offer(),
+ *  except that the triple is not counted; es_worker3_count_tile() (or
+ *  es_worker3_count_seed_tile()) counts every triple of the tile, those
+ *  screened out included (they could change nothing but the counts).  The
+ *  CPU path never calls these. */
+void es_worker3_offer_screened(const es_scan3_ctx_t *ctx, es_worker3_t *w, uint32_t i, uint32_t j, uint32_t k,
+                               uint32_t si, uint32_t sj, uint32_t sk, const es_table3_t *t);
+/** Count every triple of exhaustive tile (bi, bj, bk) in the slots' N_TOT
+ *  and the tile's triples, with the CPU backend's slot layout (block bi at
+ *  slot 0, bj at block if it differs, bk at 2 * block if it differs from bj). */
+void es_worker3_count_tile(const es_scan3_ctx_t *ctx, es_worker3_t *w, uint32_t bi, uint32_t bj, uint32_t bk);
+/** The same for seeded tile (chunk, bk): block bk at slots 0 .., seed p of
+ *  the chunk at block + 2 (p - first seed) and the slot after; excluded
+ *  third variants and the seeds' own two are not triples of the seed. */
+void es_worker3_count_seed_tile(const es_scan3_ctx_t *ctx, es_worker3_t *w, uint32_t chunk, uint32_t bk);
 /** es_worker3_offer() of a triple whose statistic is known (es_stat3_value()'s
  *  stat and df, n the samples in its table). */
 void es_worker3_offer_stat(const es_scan3_ctx_t *ctx, es_worker3_t *w, uint32_t i, uint32_t j, uint32_t k,

@@ -136,21 +136,14 @@ static int sig_push(es_worker3_t *w, const es_triple_t *t)
     return ES_OK;
 }
 
-void es_worker3_offer(const es_scan3_ctx_t *ctx, es_worker3_t *w, uint32_t i, uint32_t j, uint32_t k,
-                      uint32_t si, uint32_t sj, uint32_t sk, const es_table3_t *t)
-{
-    es_stat_result_t r;
-    es_stat3_value(ctx->stat, t, &r);
-    uint32_t n = 0;
-    for (int c = 0; c < 27; c++) n += t->n[0][c] + t->n[1][c];
-    es_worker3_offer_stat(ctx, w, i, j, k, si, sj, sk, r.stat, r.df, n);
-}
-
-void es_worker3_offer_stat(const es_scan3_ctx_t *ctx, es_worker3_t *w, uint32_t i, uint32_t j, uint32_t k,
-                           uint32_t si, uint32_t sj, uint32_t sk, double stat, int df, uint32_t n)
+/* Score a triple from its statistic; count: add it to N_TOT and the tile's
+ * triples (a device's candidates are counted by es_worker3_count_tile()
+ * instead). */
+static inline void worker3_score(const es_scan3_ctx_t *ctx, es_worker3_t *w, uint32_t i, uint32_t j, uint32_t k,
+                                 uint32_t si, uint32_t sj, uint32_t sk, double stat, int df, uint32_t n, int count)
 {
     es_stat_result_t r = {.stat = stat, .df = df};
-    w->tile_triples++;
+    w->tile_triples += (uint64_t)count;
     es_sum3_t *s[3] = {&w->tsum[si], &w->tsum[sj], &w->tsum[sk]};
     int sig = 0;
     es_triple_t tr = {.i = i, .j = j, .k = k, .n = n, .df = r.df, .stat = r.stat, .p = NAN, .log10p = NAN};
@@ -167,12 +160,44 @@ void es_worker3_offer_stat(const es_scan3_ctx_t *ctx, es_worker3_t *w, uint32_t 
         }
     }
     for (int v = 0; v < 3; v++) {
-        s[v]->n_tot++;
+        s[v]->n_tot += (uint64_t)count;
         s[v]->n_sig += (uint64_t)sig;
         if (sum3_better(s[v], r.stat, i, j, k, ctx->higher_is_better))
             sum3_take(s[v], r.stat, r.df, n, i, j, k);
     }
     if (es_topk3_would_accept(&w->top, r.stat)) es_topk3_push(&w->top, &tr);
+}
+
+/* A table's statistic, df and sample count, as es_worker3_offer() scores it. */
+static inline void table3_value(const es_scan3_ctx_t *ctx, const es_table3_t *t, es_stat_result_t *r, uint32_t *n)
+{
+    es_stat3_value(ctx->stat, t, r);
+    *n = 0;
+    for (int c = 0; c < 27; c++) *n += t->n[0][c] + t->n[1][c];
+}
+
+void es_worker3_offer(const es_scan3_ctx_t *ctx, es_worker3_t *w, uint32_t i, uint32_t j, uint32_t k,
+                      uint32_t si, uint32_t sj, uint32_t sk, const es_table3_t *t)
+{
+    es_stat_result_t r;
+    uint32_t n;
+    table3_value(ctx, t, &r, &n);
+    worker3_score(ctx, w, i, j, k, si, sj, sk, r.stat, r.df, n, 1);
+}
+
+void es_worker3_offer_stat(const es_scan3_ctx_t *ctx, es_worker3_t *w, uint32_t i, uint32_t j, uint32_t k,
+                           uint32_t si, uint32_t sj, uint32_t sk, double stat, int df, uint32_t n)
+{
+    worker3_score(ctx, w, i, j, k, si, sj, sk, stat, df, n, 1);
+}
+
+void es_worker3_offer_screened(const es_scan3_ctx_t *ctx, es_worker3_t *w, uint32_t i, uint32_t j, uint32_t k,
+                               uint32_t si, uint32_t sj, uint32_t sk, const es_table3_t *t)
+{
+    es_stat_result_t r;
+    uint32_t n;
+    table3_value(ctx, t, &r, &n);
+    worker3_score(ctx, w, i, j, k, si, sj, sk, r.stat, r.df, n, 0);
 }
 
 void es_worker3_offer_run(const es_scan3_ctx_t *ctx, es_worker3_t *w, uint32_t i, uint32_t j, uint32_t k0,
@@ -222,6 +247,69 @@ void es_worker3_offer_run(const es_scan3_ctx_t *ctx, es_worker3_t *w, uint32_t i
     }
 }
 
+static inline uint32_t blk_count(const es_scan3_ctx_t *ctx, uint32_t b) { return ctx->blocks[b].count; }
+
+void es_worker3_count_tile(const es_scan3_ctx_t *ctx, es_worker3_t *w, uint32_t bi, uint32_t bj, uint32_t bk)
+{
+    const uint64_t na = blk_count(ctx, bi), nb = blk_count(ctx, bj), nc = blk_count(ctx, bk);
+    const uint32_t B = ctx->block, base_b = bj == bi ? 0 : B, base_c = bk == bj ? base_b : 2 * B;
+    uint64_t ca, cb, cc, tot;
+    if (bi == bj && bj == bk) {
+        ca = cb = cc = (na - 1) * (na - 2) / 2;
+        tot = na * (na - 1) * (na - 2) / 6;
+    } else if (bi == bj) { /* pairs a < b of one block, k of another */
+        ca = cb = (na - 1) * nc;
+        cc = na * (na - 1) / 2;
+        tot = na * (na - 1) / 2 * nc;
+    } else if (bj == bk) { /* a of one block, pairs b < k of another */
+        ca = nb * (nb - 1) / 2;
+        cb = cc = na * (nb - 1);
+        tot = na * nb * (nb - 1) / 2;
+    } else {
+        ca = nb * nc;
+        cb = na * nc;
+        cc = na * nb;
+        tot = na * nb * nc;
+    }
+    for (uint32_t v = 0; v < na; v++) w->tsum[v].n_tot += ca;
+    if (base_b)
+        for (uint32_t v = 0; v < nb; v++) w->tsum[base_b + v].n_tot += cb;
+    if (base_c > base_b)
+        for (uint32_t v = 0; v < nc; v++) w->tsum[base_c + v].n_tot += cc;
+    w->tile_triples += tot;
+}
+
+void es_worker3_count_seed_tile(const es_scan3_ctx_t *ctx, es_worker3_t *w, uint32_t chunk, uint32_t bk)
+{
+    const es_planes_t *pc = &ctx->blocks[bk];
+    const uint32_t B = ctx->block, p0 = chunk * ctx->seed_chunk, lo = pc->first, hi = pc->first + pc->count;
+    const uint32_t p1 = p0 + ctx->seed_chunk < ctx->n_seeds ? p0 + ctx->seed_chunk : ctx->n_seeds;
+    /* every seed of the chunk extends every k of the block, but for its own
+     * two variants and the k it excludes */
+    for (uint32_t v = 0; v < pc->count; v++) w->tsum[v].n_tot += p1 - p0;
+    for (uint32_t p = p0; p < p1; p++) {
+        uint32_t n = pc->count;
+        for (int e = 0; e < 2; e++) {
+            uint32_t v = ctx->seeds[2 * p + e];
+            if (v >= lo && v < hi) {
+                n--;
+                w->tsum[v - lo].n_tot--;
+            }
+        }
+        for (uint32_t x = ctx->excl_off[p]; x < ctx->excl_off[p + 1]; x++) {
+            uint32_t v = ctx->excl[x];
+            if (v >= lo && v < hi) {
+                n--;
+                w->tsum[v - lo].n_tot--;
+            }
+        }
+        uint32_t si = B + 2 * (p - p0);
+        w->tsum[si].n_tot += n;
+        w->tsum[si + 1].n_tot += n;
+        w->tile_triples += n;
+    }
+}
+
 static int cmp_ijk(const void *pa, const void *pb)
 {
     const es_triple_t *a = pa, *b = pb;
@@ -235,7 +323,7 @@ static int cmp_ijk(const void *pa, const void *pb)
 static int emit_row(es_scan3_ctx_t *ctx, es_row3_t *row)
 {
     int ret = ES_OK;
-    qsort(row->t, row->n, sizeof *row->t, cmp_ijk);
+    if (row->n) qsort(row->t, row->n, sizeof *row->t, cmp_ijk);
     es_scan_t *s = ctx->scan;
     if (s->sig3_cb)
         for (size_t q = 0; q < row->n && !ret; q++)

@@ -109,7 +109,7 @@ static int cmp_lib(const void *a, const void *b) { return es_pair_rank_cmp(a, b,
 
 void es_topk_sort(es_topk_t *t)
 {
-    qsort(t->heap, t->n, sizeof *t->heap, t->higher_is_better ? cmp_hib : cmp_lib);
+    if (t->n) qsort(t->heap, t->n, sizeof *t->heap, t->higher_is_better ? cmp_hib : cmp_lib);
 }
 
 /* ---- triples: the same heap over es_triple_t ------------------------------ */
@@ -196,5 +196,5 @@ static int cmp3_lib(const void *a, const void *b) { return es_triple_rank_cmp(a,
 
 void es_topk3_sort(es_topk3_t *t)
 {
-    qsort(t->heap, t->n, sizeof *t->heap, t->higher_is_better ? cmp3_hib : cmp3_lib);
+    if (t->n) qsort(t->heap, t->n, sizeof *t->heap, t->higher_is_better ? cmp3_hib : cmp3_lib);
 }

@@ -1,0 +1,285 @@
+/* count3_mma.cu -- 3-way counting on the tensor cores: mma.sync m16n8k256
+ * .b1 AND.POPC (sm_80 and later), two planes (no missing call), fused with
+ * the epilogue of epilogue3.cuh.
+ *
+ * A CTA takes 16 pairs (i, j) against 128 third variants k.  The products
+ * |P_i^s & P_j^t & P_k^u| (s, t, u in {P1, P2}) of a class are a binary
+ * GEMM whose A rows are the pair planes P_i^s & P_j^t and whose B columns
+ * are the third variants' planes.  The A rows are never stored: each
+ * thread loads its fragment of the P_j^t rows with ldmatrix and ANDs it
+ * with the P_i^s words of its pair (a fragment row and the row 8 below are
+ * one pair's t = 1 and t = 2 planes, so a thread's four fragment registers
+ * belong to one pair).  So a thread's accumulator registers hold all 8
+ * products of 8 triples of its own (pair g*8 + lane/4, third variant
+ * warp*16 + j*4 + lane%4), and the epilogue runs on them directly.
+ * Operands stream through a 2-stage cp.async pipeline of 512-bit slices
+ * (XOR-swizzled rows: ldmatrix and the 32-bit P_i reads are conflict-free);
+ * the cases' products wait in shared memory while the controls are counted
+ * (PACK16 below says how the epilogue reads them). */
+#include <cuda_runtime.h>
+
+#include "params3.cuh"
+#include "epilogue3.cuh"
+
+namespace {
+
+constexpr int STAGES = 2;
+constexpr int KW = 8;                        /* words per stage (512 bits) */
+constexpr int ROWB = KW * 8;                 /* bytes per row per stage */
+constexpr int RROWS = 32, LROWS = 32, KROWS = 256;
+constexpr int ROWS = RROWS + LROWS + KROWS;  /* j planes, i planes, k planes */
+constexpr int STAGE_BYTES = ROWS * ROWB;
+constexpr int NACC = 64;                     /* accumulators a class per thread */
+constexpr size_t SMEM = (size_t)STAGES * STAGE_BYTES + (size_t)NACC * GK3_THREADS * 4;
+
+__device__ __forceinline__ uint32_t smem_u32(const void *p)
+{
+    return (uint32_t)__cvta_generic_to_shared(p);
+}
+
+__device__ __forceinline__ void cp_async16(uint32_t dst, const void *src, bool valid)
+{
+    int n = valid ? 16 : 0;
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(n));
+}
+
+__device__ __forceinline__ int swz(int r, int ch) { return r * ROWB + ((ch ^ ((r >> 1) & 3)) << 4); }
+
+/* PACK16 (each class under 65,536 samples): both classes' products wait in
+ * the stash as 16-bit halves, and the epilogue scores the thread's 8
+ * triples one at a time from there (few registers: two CTAs a
+ * multiprocessor, one's epilogue hiding the other's MMAs); else the
+ * controls' products stay in registers and the epilogue is unrolled (one
+ * CTA a multiprocessor). */
+template <int STAT, bool PACK16>
+__global__ void __launch_bounds__(GK3_THREADS, PACK16 ? 2 : 1) k3_mma(gk3_params P)
+{
+    extern __shared__ __align__(128) unsigned char smem[];
+    __shared__ gk3_cta S;
+    gk3_cta_setup<2>(P, S);
+    __syncthreads();
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, gid = lane >> 2, tig = lane & 3;
+    uint32_t *stash = (uint32_t *)(smem + (size_t)STAGES * STAGE_BYTES);
+
+    /* rows of a stage: 0-31 the j planes (fragment order: pair group g's
+     * t = 1 rows, then its t = 2 rows), 32-63 the i planes (s*16 + q),
+     * 64-319 the k planes (kk*2 + u) */
+    constexpr int LPT = ROWS * 4 / GK3_THREADS;
+    static_assert(LPT * GK3_THREADS == ROWS * 4, "copy split");
+    const uint64_t *lsrc[LPT];
+    uint32_t ldst[LPT];
+    bool lok[LPT];
+#pragma unroll
+    for (int it = 0; it < LPT; it++) {
+        int c = tid + it * GK3_THREADS, r = c >> 2, ch = c & 3;
+        const uint64_t *row;
+        bool ok;
+        if (r < RROWS) {
+            int q = (r >> 4) * 8 + (r & 7), t = (r >> 3) & 1;
+            ok = S.pin[q];
+            row = P.rp + ((size_t)S.rrow[q] * 2 + t) * P.words;
+        } else if (r < RROWS + LROWS) {
+            int x = r - RROWS, s = x >> 4, q = x & 15;
+            ok = S.pin[q];
+            row = P.lp + ((size_t)S.lrow[q] * 2 + s) * P.words;
+        } else {
+            int x = r - RROWS - LROWS, kk = x >> 1, u = x & 1;
+            ok = S.kg[kk] != 0xffffffffu;
+            row = ok ? P.cp + ((size_t)(blockIdx.y * GK3_THIRD + kk) * 2 + u) * P.words : P.cp;
+        }
+        lsrc[it] = row + 2 * ch;
+        ldst[it] = smem_u32(smem + swz(r, ch));
+        lok[it] = ok;
+    }
+    const int S1 = (int)P.kw1 / KW, NS = S1 + (int)P.kw0 / KW;
+    auto load = [&](int s) {
+        const uint32_t buf = (uint32_t)(s % STAGES) * STAGE_BYTES;
+        const size_t w0 = s < S1 ? (size_t)s * KW : (size_t)P.off_ctrl + (size_t)(s - S1) * KW;
+#pragma unroll
+        for (int it = 0; it < LPT; it++) cp_async16(ldst[it] + buf, lsrc[it] + (lok[it] ? w0 : 0), lok[it]);
+    };
+
+    int acc[2][2][4][4]; /* [g][s-1][j][(t-1)*2 + u-1] */
+#pragma unroll
+    for (int g = 0; g < 2; g++)
+#pragma unroll
+        for (int s = 0; s < 2; s++)
+#pragma unroll
+            for (int j = 0; j < 4; j++)
+#pragma unroll
+                for (int e = 0; e < 4; e++) acc[g][s][j][e] = 0;
+
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; s++) {
+        if (s < NS) load(s);
+        asm volatile("cp.async.commit_group;\n" ::);
+    }
+
+    auto compute = [&](int buf) {
+        const unsigned char *base = smem + (size_t)buf * STAGE_BYTES;
+#pragma unroll
+        for (int ks = 0; ks < 2; ks++) {
+            uint32_t lw[2][2][2], rf[2][4], bf[4][2];
+#pragma unroll
+            for (int g = 0; g < 2; g++)
+#pragma unroll
+                for (int s = 0; s < 2; s++)
+#pragma unroll
+                    for (int h = 0; h < 2; h++) {
+                        int r = RROWS + s * 16 + g * 8 + gid;
+                        lw[g][s][h] = *(const uint32_t *)(base + swz(r, 2 * ks + h) + tig * 4);
+                    }
+#pragma unroll
+            for (int g = 0; g < 2; g++) {
+                int mat = lane >> 3;
+                int r = g * 16 + (lane & 7) + ((mat & 1) << 3);
+                uint32_t addr = smem_u32(base + swz(r, 2 * ks + (mat >> 1)));
+                asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                             : "=r"(rf[g][0]), "=r"(rf[g][1]), "=r"(rf[g][2]), "=r"(rf[g][3])
+                             : "r"(addr));
+            }
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                int l = lane & 15;
+                int r = RROWS + LROWS + (warp * 16 + j * 4) * 2 + (l & 7);
+                uint32_t addr = smem_u32(base + swz(r, 2 * ks + (l >> 3)));
+                asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n"
+                             : "=r"(bf[j][0]), "=r"(bf[j][1])
+                             : "r"(addr));
+            }
+#pragma unroll
+            for (int g = 0; g < 2; g++)
+#pragma unroll
+                for (int s = 0; s < 2; s++) {
+                    uint32_t a0 = rf[g][0] & lw[g][s][0], a1 = rf[g][1] & lw[g][s][0];
+                    uint32_t a2 = rf[g][2] & lw[g][s][1], a3 = rf[g][3] & lw[g][s][1];
+#pragma unroll
+                    for (int j = 0; j < 4; j++)
+                        asm volatile(
+                            "mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.and.popc "
+                            "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                            : "+r"(acc[g][s][j][0]), "+r"(acc[g][s][j][1]), "+r"(acc[g][s][j][2]),
+                              "+r"(acc[g][s][j][3])
+                            : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(bf[j][0]), "r"(bf[j][1]));
+                }
+        }
+    };
+
+    for (int s = 0; s < NS; s++) {
+        asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 2));
+        __syncthreads();
+        if (s + STAGES - 1 < NS) load(s + STAGES - 1);
+        asm volatile("cp.async.commit_group;\n" ::);
+        compute(s % STAGES);
+        if (s == S1 - 1) { /* the cases are counted: keep them, count the controls */
+#pragma unroll
+            for (int g = 0; g < 2; g++)
+#pragma unroll
+                for (int x = 0; x < 2; x++)
+#pragma unroll
+                    for (int j = 0; j < 4; j++)
+#pragma unroll
+                        for (int e = 0; e < 4; e++) {
+                            stash[(((g * 2 + x) * 4 + j) * 4 + e) * GK3_THREADS + tid] = (uint32_t)acc[g][x][j][e];
+                            acc[g][x][j][e] = 0;
+                        }
+        }
+    }
+    asm volatile("cp.async.wait_group 0;\n" ::);
+
+    uint32_t bq[2] = {0, 0}, bk[4] = {0, 0, 0, 0};
+    if constexpr (PACK16) {
+#pragma unroll
+        for (int g = 0; g < 2; g++)
+#pragma unroll
+            for (int x = 0; x < 2; x++)
+#pragma unroll
+                for (int j = 0; j < 4; j++)
+#pragma unroll
+                    for (int e = 0; e < 4; e++) {
+                        uint32_t *p = &stash[(((g * 2 + x) * 4 + j) * 4 + e) * GK3_THREADS + tid];
+                        *p = *p << 16 | (uint32_t)acc[g][x][j][e];
+                    }
+        /* the next triple's pair sums are loaded while this one is scored */
+        uint4 xn[4];
+        gk3_xc_load(P, S, gid, warp * 16 + tig, xn);
+#pragma unroll 1
+        for (int t8 = 0; t8 < 8; t8++) {
+            const int g = t8 >> 2, j = t8 & 3;
+            uint4 xc[4] = {xn[0], xn[1], xn[2], xn[3]};
+            if (t8 < 7) gk3_xc_load(P, S, ((t8 + 1) >> 2) * 8 + gid, warp * 16 + ((t8 + 1) & 3) * 4 + tig, xn);
+            uint32_t c[2][27];
+#pragma unroll
+            for (int s = 1; s <= 2; s++)
+#pragma unroll
+                for (int t = 1; t <= 2; t++)
+#pragma unroll
+                    for (int u = 1; u <= 2; u++) {
+                        int e = (t - 1) * 2 + (u - 1), x = s * 9 + t * 3 + u;
+                        uint32_t v = stash[(((g * 2 + s - 1) * 4 + j) * 4 + e) * GK3_THREADS + tid];
+                        c[0][x] = v & 0xffffu;
+                        c[1][x] = v >> 16;
+                    }
+            uint32_t lo = gk3_finish_x<2, STAT>(P, S, g * 8 + gid, warp * 16 + j * 4 + tig, c, xc);
+            if (g) bq[1] = max(bq[1], lo);
+            else bq[0] = max(bq[0], lo);
+#pragma unroll
+            for (int jj = 0; jj < 4; jj++)
+                if (jj == j) bk[jj] = max(bk[jj], lo);
+        }
+    } else {
+#pragma unroll
+        for (int g = 0; g < 2; g++)
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                uint32_t c[2][27];
+#pragma unroll
+                for (int s = 1; s <= 2; s++)
+#pragma unroll
+                    for (int t = 1; t <= 2; t++)
+#pragma unroll
+                        for (int u = 1; u <= 2; u++) {
+                            int e = (t - 1) * 2 + (u - 1), x = s * 9 + t * 3 + u;
+                            c[0][x] = (uint32_t)acc[g][s - 1][j][e];
+                            c[1][x] = stash[(((g * 2 + s - 1) * 4 + j) * 4 + e) * GK3_THREADS + tid];
+                        }
+                uint32_t lo = gk3_finish<2, STAT>(P, S, g * 8 + gid, warp * 16 + j * 4 + tig, c);
+                bq[g] = max(bq[g], lo);
+                bk[j] = max(bk[j], lo);
+            }
+    }
+    gk3_cta_best(S, bq, bk);
+    __syncthreads();
+    gk3_cta_flush(P, S);
+}
+
+template <int STAT, bool PACK16>
+int launch_one(const gk3_params &P, cudaStream_t st)
+{
+    static thread_local int configured = -1;
+    int dev = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e != cudaSuccess) return (int)e;
+    if (configured != dev) {
+        e = cudaFuncSetAttribute(k3_mma<STAT, PACK16>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SMEM);
+        if (e != cudaSuccess) return (int)e;
+        configured = dev;
+    }
+    dim3 grid(P.mode == GK3_SEED ? (P.n_pairs + GK3_PAIRS - 1) / GK3_PAIRS : P.na * P.ngb,
+              (P.nc + GK3_THIRD - 1) / GK3_THIRD);
+    k3_mma<STAT, PACK16><<<grid, GK3_THREADS, SMEM, st>>>(P);
+    return (int)cudaGetLastError();
+}
+
+template <int STAT>
+int launch(const gk3_params &P, cudaStream_t st)
+{
+    return P.n_case < 65536u && P.n_ctrl < 65536u ? launch_one<STAT, true>(P, st) : launch_one<STAT, false>(P, st);
+}
+
+} // namespace
+
+int gk3_launch_mma(const gk3_params &P, void *stream)
+{
+    return GK3_STAT_DISPATCH(P.stat, launch, P, (cudaStream_t)stream);
+}

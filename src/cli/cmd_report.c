@@ -1,0 +1,98 @@
+/* cmd_report.c -- `epistream report PREFIX`: the plots and page of a finished
+ * run (src/report/); argument parsing only. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void report_usage(FILE *fp)
+{
+    fprintf(fp,
+            "Usage: epistream report PREFIX [--out DIR] [--format html|svg|png|pdf]\n"
+            "\n"
+            "Draws the results of the run written under PREFIX (by scan or select): whatever\n"
+            "exists of PREFIX.top.tsv and PREFIX.sig.tsv (2-way or 3-way), PREFIX.summary.tsv,\n"
+            "PREFIX.log and PREFIX.select.tsv.  The plots: the interaction plot (chromosomes in\n"
+            "order, an arc between the variants of each of the best 300 pairs, coloured by\n"
+            "-log10 p), the per-variant plot of the summary (best -log10 p by position, the\n"
+            "Bonferroni line for the run's tests), the QQ plot of the written p-values (95%%\n"
+            "band; lambda only when the list holds the median p of all tests), the heat map\n"
+            "of the top 30 variants, and the selection's ranking curve.  k2 has no p-value:\n"
+            "its plots show the K2 score.  A malformed file stops the report (its file and\n"
+            "line named) before anything is written.\n"
+            "\n"
+            "Options:\n"
+            "  --out DIR      the report directory (default: PREFIX.report); created if\n"
+            "                 missing, files of the same names in it replaced\n"
+            "  --format F     html (default): DIR/report.html, one self-contained page (the\n"
+            "                 run's log, what each plot is computed from, the plots as inline\n"
+            "                 SVG, the top results and the selection as sortable tables; no\n"
+            "                 network access); svg, png or pdf: one file per plot drawn\n"
+            "                 (interaction, manhattan, qq, heatmap, ranking)\n"
+            "  --quiet        only errors on stderr\n"
+            "  -h, --help     this help\n"
+            "%s",
+            es_report_available() ? ""
+                                  : "\nThis build has no cairo: report only says so (install "
+                                    "libcairo2-dev and build again).\n");
+}
+
+typedef struct {
+    const char *out, *format;
+    int quiet;
+} report_args_t;
+
+static const es_cli_opt_t report_opts[] = {
+    ES_CLI_OPT_STR("out", report_args_t, out),
+    ES_CLI_OPT_STR("format", report_args_t, format),
+    ES_CLI_OPT_FLAG("quiet", report_args_t, quiet),
+};
+
+int es_cmd_report(int argc, char **argv)
+{
+    report_args_t a;
+    memset(&a, 0, sizeof a);
+    const es_cli_group_t groups[] = {ES_CLI_GROUP(report_opts, &a)};
+    const char *prefix = NULL;
+    int n_pos = 0;
+    int r = es_cli_parse_pos("report", argc, argv, groups, 1, report_usage, &prefix, 1, &n_pos);
+    if (r >= 0) return r;
+    if (!n_pos || !*prefix) {
+        fprintf(stderr, "[E::options] report: give the PREFIX of a run (its --out)\n");
+        report_usage(stderr);
+        return ES_EXIT_USAGE;
+    }
+    es_report_format_t fmt = ES_REPORT_HTML;
+    if (a.format && es_report_format_parse(a.format, &fmt)) {
+        fprintf(stderr, "[E::options] --format: expected html, svg, png or pdf, got '%s'\n",
+                a.format);
+        return ES_EXIT_USAGE;
+    }
+    if (a.out && !*a.out) {
+        fprintf(stderr, "[E::options] report: --out is empty\n");
+        return ES_EXIT_USAGE;
+    }
+    if (!es_report_available()) {
+        fprintf(stderr, "[E::report] this epistream was built without cairo, which 'report' "
+                        "draws with: install cairo (Debian: libcairo2-dev), then configure and "
+                        "build again\n");
+        return ES_EXIT_ERROR;
+    }
+    es_log_set_level(a.quiet ? ES_LOG_ERROR : ES_LOG_WARN);
+    char *dir = a.out ? NULL : es_report_default_dir(prefix);
+    if (!a.out && !dir) {
+        fprintf(stderr, "[E::report] out of memory\n");
+        return ES_EXIT_ERROR;
+    }
+    size_t n = 0;
+    int ret = es_report_write(prefix, a.out ? a.out : dir, fmt, &n);
+    if (ret) {
+        if (ret == ES_ERR_NOMEM) fprintf(stderr, "[E::report] failed: %s\n", es_strerror(ret));
+    } else if (!a.quiet) {
+        fprintf(stderr, "[report] %zu file%s in %s%s\n", n, n == 1 ? "" : "s",
+                a.out ? a.out : dir, fmt == ES_REPORT_HTML ? "/report.html" : "");
+    }
+    free(dir);
+    return ret ? ES_EXIT_ERROR : ES_EXIT_OK;
+}

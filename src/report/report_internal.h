@@ -1,0 +1,175 @@
+/* report_internal.h -- private to src/report/: not an interface of anything
+ * outside this folder.  The run's results as the report reads them
+ * (read.c), the statistics the plots need (qq.c), the drawing door (draw.c
+ * with cairo, draw_stub.c without: the only files that differ between the
+ * two builds) and the HTML page (html.c). */
+#ifndef ES_REPORT_INTERNAL_H
+#define ES_REPORT_INTERNAL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "epistream.h"
+#include "report.h"
+
+/* ---- the run, as read (read.c) ----------------------------------------------- */
+
+/** A variant named in any of the run's files (chr, id, pos as written). */
+typedef struct {
+    const char *chr, *id;
+    int64_t pos;
+    double best;  /* summary: -log10 BEST_P (BEST_STAT without p-values); NAN if NA or absent */
+    int in_summary;
+} rp_var_t;
+
+/** A line of .top.tsv or .sig.tsv: a pair or a triple. */
+typedef struct {
+    uint32_t v[3];              /* rp_data_t.var indices; v[2] only for triples */
+    double stat, p, log10p;     /* NAN where NA */
+} rp_hit_t;
+
+/** A line of .select.tsv. */
+typedef struct {
+    uint32_t rank;
+    const char *feature;
+    double score, relevance;
+} rp_sel_t;
+
+/** A chromosome on the genome axis (layout by es_rp_layout()). */
+typedef struct {
+    const char *name;
+    int64_t lo, hi;  /* smallest and largest position seen */
+    double off, w;   /* start and width on the axis, in [0, 1] */
+} rp_chr_t;
+
+/** The rows of a TSV file kept for the page's table: its header (row 0) and
+ *  the first RP_TABLE_MAX lines. */
+typedef struct {
+    const char **cell; /* n_rows x n_cols field pointers */
+    size_t n_rows, n_total;
+    int n_cols;
+} rp_table_t;
+#define RP_TABLE_MAX 1000
+
+typedef struct {
+    const char *prefix;
+    char *buf[5];            /* the files' texts (fields point into them) */
+    /* .log: key<TAB>value lines (a line without a tab: the key alone) */
+    const char **log_key, **log_val;
+    size_t n_log;
+    const char *stat;        /* "boost", "k2", ...; NULL: unknown (no log) */
+    int has_p;               /* the statistic has p-values */
+    int order;               /* 2 or 3 (0: no pair file) */
+    uint64_t n_tests;        /* tests of the run (log: valid_tests, pairs or triples); 0 unknown */
+    const char *tests_key;   /* the log key n_tests came from */
+    int have_top, have_sig, have_sum, have_log, have_sel;
+    rp_hit_t *top, *sig;     /* sig: with a top list, only its lines among the top's variants */
+    size_t n_top, n_sig;
+    size_t n_sig_lines;      /* lines of .sig.tsv */
+    double *qq;              /* the QQ plot's -log10 p, largest first: .sig.tsv's, else .top.tsv's */
+    size_t n_qq;
+    int qq_from_sig;
+    rp_table_t top_tab, sel_tab;
+    rp_var_t *var;
+    size_t n_var, cap_var;
+    uint32_t *hash;          /* open addressing over var, index + 1 */
+    size_t hash_cap;
+    rp_sel_t *sel;
+    size_t n_sel;
+    rp_chr_t *chr;
+    size_t n_chr;
+} rp_data_t;
+
+/** The file names the report reads, relative to PREFIX. */
+#define RP_SUF_TOP ".top.tsv"
+#define RP_SUF_SIG ".sig.tsv"
+#define RP_SUF_SUM ".summary.tsv"
+#define RP_SUF_LOG ".log"
+#define RP_SUF_SEL ".select.tsv"
+
+/** Read what exists of PREFIX's files into d (free with es_rp_free()).
+ *  @return ES_OK, ES_ERR_IO, ES_ERR_FORMAT (file and line logged),
+ *          ES_ERR_DATA (no result file) or ES_ERR_NOMEM */
+int es_rp_read(rp_data_t *d, const char *prefix);
+void es_rp_free(rp_data_t *d);
+/** Lay the chromosomes of every variant out on [0, 1] in natural order
+ *  (1, 2, ..., 22, X, Y, XY, MT, then others by name), each as wide as its
+ *  span of positions (at least a tenth of the mean span).  @return ES_OK or ES_ERR_NOMEM */
+int es_rp_layout(rp_data_t *d);
+/** The position of variant v on [0, 1] (after es_rp_layout()). */
+double es_rp_x(const rp_data_t *d, uint32_t v);
+/** The index in d->chr of variant v's chromosome (after es_rp_layout()). */
+size_t es_rp_chr_of(const rp_data_t *d, uint32_t v);
+/** The log's value for key, or NULL. */
+const char *es_rp_log(const rp_data_t *d, const char *key);
+
+/* ---- what the plots show (qq.c) -------------------------------------------- */
+
+/** The q-quantile of Beta(a, b) (a, b >= 1).  */
+double es_rp_beta_quantile(double a, double b, double q);
+/** The pointwise 95 % band of the i-th smallest of m uniform p-values, as
+ *  -log10: *hi from the 2.5 % quantile of Beta(i, m - i + 1), *lo from the
+ *  97.5 % one (exact Beta for m <= 1e5, else its Gamma or normal limit). */
+void es_rp_qq_band(double i, double m, double *lo, double *hi);
+/** lambda = qchisq(1 - median p, 1) / qchisq(0.5, 1) over m tests, from the
+ *  n smallest of their p-values (ascending); needs n >= floor(m / 2) + 1.
+ *  @return 1 with *lambda set, 0 when the median is not among them */
+int es_rp_lambda(const double *p_sorted, size_t n, uint64_t m, double *lambda);
+/** Sort the -log10 p values v[0..n) largest first. */
+void es_rp_sort_desc(double *v, size_t n);
+
+/* ---- the plots (draw.c with cairo; draw_stub.c without) ---------------------- */
+
+typedef enum {
+    RP_PLOT_INTERACTION,
+    RP_PLOT_MANHATTAN,
+    RP_PLOT_QQ,
+    RP_PLOT_HEATMAP,
+    RP_PLOT_RANKING,
+    RP_N_PLOTS
+} rp_plot_t;
+
+/** The most pairs (triples) the interaction plot draws: the best ones. */
+#define RP_ARCS_MAX 300
+/** The most variants the heat map shows. */
+#define RP_HEAT_MAX 30
+/** Above this many points a plot draws them as one image (2x resolution). */
+#define RP_POINTS_ALL 20000
+
+/** 1 when built with cairo. */
+int es_rp_can_draw(void);
+/** Draw plot k of d in fmt (SVG for HTML) into a malloc'd buffer (*buf, *len).
+ *  @return ES_OK, ES_ERR_NOMEM, ES_ERR_UNSUPPORTED (no cairo) or ES_ERR_IO
+ *  (cairo failed; logged) */
+int es_rp_render(const rp_data_t *d, rp_plot_t k, es_report_format_t fmt, char **buf,
+                 size_t *len);
+
+/* ---- the page (html.c) ------------------------------------------------------- */
+
+/** The length of the UTF-8 character at u (1 to 4), or 0 for a byte that does
+ *  not start a valid one or a control character (tab and newline included). */
+int es_rp_utf8_len(const unsigned char *u);
+/** s with & < > " ' as entities, bytes that are not UTF-8 and control
+ *  characters but tab and newline as U+FFFD. */
+void es_rp_html_escape(FILE *fp, const char *s);
+/** Write an SVG from cairo with a <title> and <desc> after its opening tag;
+ *  inline (into HTML): without the XML declaration, every id prefixed with
+ *  idp (cairo names glyphs and clips alike in each of its SVGs). */
+void es_rp_svg_put(FILE *fp, const char *svg, size_t len, const char *idp, const char *title,
+                   const char *desc);
+
+/** One plot of the page: its file stem, title, what it shows (HTML-escaped
+ *  when written), and its SVG (NULL: left out, why says why). */
+typedef struct {
+    const char *stem, *title;
+    char desc[1024];
+    char why[512];
+    char *svg;
+    size_t len;
+} rp_fig_t;
+
+/** The page: run log, notes, the figures, the tables.  @return ES_OK or ES_ERR_IO */
+int es_rp_html(FILE *fp, const rp_data_t *d, const rp_fig_t *fig, size_t n_fig,
+               const char *const *notes, size_t n_notes);
+
+#endif

@@ -34,6 +34,22 @@ for seed in 3 8; do
     done
 done
 
+# ---- the same model when threads lose their CPU: 4 threads beside a busy loop, so that on a
+# small machine workers are descheduled mid-search and their searches run again -----------------
+sh -c 'while :; do :; done' &
+spin=$!
+trap 'kill $spin 2>/dev/null; rm -rf "$T"' EXIT
+for k in 1 2 3; do
+    "$EPISTREAM" rules train --table "$T/r8.tsv" --labels y0,y1,y2 --max-rules 300 --threads 4 \
+        --instance-sampling without-replacement --seed 1 --out "$T/s4" --quiet || fail "rules train --threads 4"
+    "$EPISTREAM" rules train --table "$T/r8.tsv" --labels y0,y1,y2 --max-rules 300 --threads 1 \
+        --instance-sampling without-replacement --seed 1 --out "$T/s1i" --quiet || fail "rules train --threads 1"
+    cmp -s "$T/s4.model" "$T/s1i.model" || fail "4 threads beside a busy loop: another model than 1 thread's"
+done
+kill $spin 2>/dev/null
+wait $spin 2>/dev/null
+trap 'rm -rf "$T"' EXIT
+
 # ---- 3. CSV input, outputs -----------------------------------------------------------
 "$EPISTREAM" rules train --table "$T/r3.tsv" --labels y0,y1,y2 --max-rules 30 --out "$T/csv" --quiet ||
     fail "rules train --table"

@@ -63,13 +63,18 @@ static double run_batch(es_rl_pool_t *p, uint32_t batch, void *scratch, int slot
     for (;;) {
         uint64_t t = atomic_load_explicit(&p->ticket, memory_order_acquire);
         if ((uint32_t)(t >> 32) != batch) return longest;
+        /* the batch's job, read before the claim: a claim that succeeds proves the
+           batch did not change in between, so these are its own (a thread that
+           lost its CPU after claiming must not run the next batch's job) */
+        es_rl_job_fn job = atomic_load_explicit(&p->job, memory_order_acquire);
+        void *arg = atomic_load_explicit(&p->arg, memory_order_acquire);
         uint32_t k = (uint32_t)t;
-        if (k >= p->n_jobs) return longest;
+        if (k >= atomic_load_explicit(&p->n_jobs, memory_order_acquire)) return longest;
         if (!atomic_compare_exchange_weak_explicit(&p->ticket, &t, t + 1, memory_order_acq_rel,
                                                    memory_order_acquire))
             continue;
         double t0 = slot ? 0.0 : es_time_now();
-        p->job(p->arg, k, scratch, slot);
+        job(arg, k, scratch, slot);
         if (!slot && es_time_now() - t0 > longest) longest = es_time_now() - t0;
         finish(p, k, batch, slot);
     }
@@ -99,9 +104,9 @@ void es_rl_pool_run(es_rl_pool_t *p, uint32_t n_jobs, es_rl_job_fn job, void *ar
     if (!n_jobs) return;
     uint64_t t = atomic_load_explicit(&p->ticket, memory_order_relaxed);
     uint32_t batch = (uint32_t)(t >> 32) + 1;
-    p->n_jobs = n_jobs;
-    p->job = job;
-    p->arg = arg;
+    atomic_store_explicit(&p->n_jobs, n_jobs, memory_order_relaxed);
+    atomic_store_explicit(&p->job, job, memory_order_relaxed);
+    atomic_store_explicit(&p->arg, arg, memory_order_relaxed);
     /* publish: everything above, and whatever the jobs read, before the ticket */
     atomic_store_explicit(&p->ticket, (uint64_t)batch << 32, memory_order_release);
     double longest = run_batch(p, batch, scratch, 0), patience = 4.0 * longest;

@@ -121,9 +121,9 @@ typedef struct {
     _Atomic uint64_t ticket;
     _Atomic int quit;
     _Atomic uint64_t *fin;    /* max_jobs entries, zeroed */
-    uint32_t n_jobs;          /* of the current batch */
-    es_rl_job_fn job;
-    void *arg;
+    _Atomic uint32_t n_jobs;  /* of the current batch */
+    _Atomic(es_rl_job_fn) job;
+    _Atomic(void *) arg;
 } es_rl_pool_t;
 
 /** A worker: run the batches' jobs (with this thread's scratch and slot) until

@@ -696,6 +696,9 @@ int es_rules_train(const es_rules_data_t *d, const es_rules_opt_t *o, es_rules_m
     memset(&pool, 0, sizeof pool);
     atomic_init(&pool.ticket, 0);
     atomic_init(&pool.quit, 0);
+    atomic_init(&pool.n_jobs, 0);
+    atomic_init(&pool.job, NULL);
+    atomic_init(&pool.arg, NULL);
     for (size_t k = 0; k < n_jobs_max; k++) atomic_init(&t.fin[k], 0);
     for (uint32_t i = 0; i < n; i++) t.all_ids[i] = i;
     pool.fin = t.fin;

@@ -282,9 +282,6 @@ typedef struct {
     es_rl_pool_t *pool;
     _Atomic uint64_t *fin;         /* the pool's job stamps */
     uint32_t *ids, *all_ids;       /* examples whose statistics change the totals; 0..n-1 */
-    const uint32_t *tot_ids;       /* the totals' job: its examples, their number, the sign */
-    uint32_t tot_n;
-    int tot_sign;
 } train_t;
 
 static void totals(train_t *t, const uint32_t *ids, uint32_t m, int sign);
@@ -362,47 +359,32 @@ static void sample_features(train_t *t)
 
 /* The totals over the head's labels: set to the weighted sums over the
  * examples ids[0..m) (sign > 0), or less them (sign < 0), each label summed
- * in the order of ids.  Labels are independent sums, so blocks of labels are
- * jobs for the pool and the bits do not depend on the thread count. */
-#define TOT_BLOCK 8u
-
-static void totals_job(void *arg, uint32_t b, void *scratch, int slot)
+ * in the order of ids (mlrl-boomer's).  On the training thread: as jobs of 8
+ * labels for the pool they made enron slower (the jobs are too short). */
+static void totals(train_t *t, const uint32_t *ids, uint32_t m, int sign)
 {
-    train_t *t = arg;
     es_rl_ctx_t *c = &t->c;
-    uint32_t k0 = b * TOT_BLOCK, k1 = k0 + TOT_BLOCK < c->n_hl ? k0 + TOT_BLOCK : c->n_hl;
-    const uint32_t *ids = t->tot_ids, *hl = c->hl;
+    uint32_t nh = c->n_hl;
+    const uint32_t *hl = c->hl;
     double *tg = c->tot_g, *th = c->tot_h;
-    (void)scratch;
-    (void)slot;
-    if (t->tot_sign > 0)
-        for (uint32_t k = k0; k < k1; k++) tg[k] = th[k] = 0.0;
-    for (uint32_t j = 0; j < t->tot_n; j++) {
+    if (sign > 0)
+        for (uint32_t k = 0; k < nh; k++) tg[k] = th[k] = 0.0;
+    for (uint32_t j = 0; j < m; j++) {
         uint32_t i = ids[j];
         if (!c->w[i]) continue;
         const double *gi = c->g + (size_t)i * c->L, *hi = c->h + (size_t)i * c->L;
         double w = (double)c->w[i];
-        if (t->tot_sign > 0)
-            for (uint32_t k = k0; k < k1; k++) {
+        if (sign > 0)
+            for (uint32_t k = 0; k < nh; k++) {
                 tg[k] += gi[hl[k]] * w;
                 th[k] += hi[hl[k]] * w;
             }
         else
-            for (uint32_t k = k0; k < k1; k++) {
+            for (uint32_t k = 0; k < nh; k++) {
                 tg[k] -= gi[hl[k]] * w;
                 th[k] -= hi[hl[k]] * w;
             }
     }
-}
-
-static void totals(train_t *t, const uint32_t *ids, uint32_t m, int sign)
-{
-    uint32_t nb = (t->c.n_hl + TOT_BLOCK - 1) / TOT_BLOCK;
-    t->tot_ids = ids;
-    t->tot_n = m;
-    t->tot_sign = sign;
-    if (nb == 1) totals_job(t, 0, NULL, 0);
-    else es_rl_pool_run(t->pool, nb, totals_job, t, 0, &t->scr[0]);
 }
 
 /* Reduce the features' candidates in order; apply the best as a condition.
@@ -636,8 +618,8 @@ int es_rules_train(const es_rules_data_t *d, const es_rules_opt_t *o, es_rules_m
     t.m = m;
     rng_seed(&t.rng, o->seed);
     size_t nl = (size_t)n * L;
-    /* the most jobs a batch has: features, example chunks or label blocks */
-    size_t n_jobs_max = (size_t)F + (n + APPLY_CHUNK - 1) / APPLY_CHUNK + L;
+    /* the most jobs a batch has: features or example chunks */
+    size_t n_jobs_max = (size_t)F + (n + APPLY_CHUNK - 1) / APPLY_CHUNK;
     if ((ret = model_init(m, d, o))) goto out;
     if (!(c->score = calloc(nl, sizeof *c->score)) || !(c->g = malloc(nl * sizeof *c->g)) ||
         !(c->h = malloc(nl * sizeof *c->h)) || !(c->w = malloc(n * sizeof *c->w)) ||

@@ -11,12 +11,12 @@ static const struct {
     int (*run)(int argc, char **argv);
     const char *help;
 } commands[] = {
-    {"scan", es_cmd_scan, "exhaustive 2-way interaction scan of a PLINK fileset or VCF/BCF"},
+    {"scan", es_cmd_scan, "2-way (or --order 3: 3-way) interaction scan of a PLINK fileset or VCF/BCF"},
     {"convert", es_cmd_convert, "VCF/BCF (or a selection of a fileset) to a PLINK .bed/.bim/.fam"},
     {"select", es_cmd_select, "mutual-information feature selection (mRMR, JMI, DISR, CMIM, ...)"},
     {"rules", es_cmd_rules, "learn boosted multi-label rules (BOOMER) or predict with them"},
     {"report", es_cmd_report, "plots and a self-contained HTML page of a finished run's results"},
-    {"sim", es_cmd_sim, "simulate a case/control PLINK fileset with planted interacting pairs"},
+    {"sim", es_cmd_sim, "simulate a case/control PLINK fileset with planted pairs or triples"},
     {"info", es_cmd_info, "describe a dataset (samples, cases/controls, MAF, missingness)"},
 };
 #define N_COMMANDS (sizeof commands / sizeof *commands)

@@ -157,6 +157,27 @@ printf 'a,b,c,y\n1,0,1,1\n0,1,1,0\n1,1,0,1\n0,0,0,0\n' >"$T/tab.csv"
 "$E" report "$T/sel" --format svg --out "$T/sel.svg" --quiet || fail "report of a select run"
 [ "$(ls "$T/sel.svg")" = ranking.svg ] || fail "select only: $(ls "$T/sel.svg")"
 
+# a rules run: train's rules listed in order (escaped), predict's metrics as a table; no plot notes
+printf 'f1,f2,<b>&l1,l2\n0.1,1,1,0\n0.9,0,0,1\n0.2,1,1,0\n0.8,0,0,1\n0.3,1,1,1\n0.7,0,0,0\n' >"$T/ml.csv"
+"$E" rules train --table "$T/ml.csv" --labels 3,4 --max-rules 4 --quiet --out "$T/rl" || fail "rules train"
+"$E" rules predict --model "$T/rl.model" --table "$T/ml.csv" --labels 3,4 --quiet --out "$T/rl" ||
+    fail "rules predict"
+"$E" report "$T/rl" --quiet || fail "report of a rules run"
+h="$T/rl.report/report.html"
+[ "$(count '<li><code>IF ' "$h")" = "$(grep -c '^IF ' "$T/rl.rules.txt")" ] ||
+    fail "rules run: $(count '<li><code>IF ' "$h") rules listed, $(grep -c '^IF ' "$T/rl.rules.txt") in rl.rules.txt"
+grep -q '&lt;b&gt;&amp;l1' "$h" || fail "rules run: the label name is not escaped"
+! grep -q '<b>&l1' "$h" || fail "rules run: a raw label name in the page"
+grep -q 'id="metrics"' "$h" && grep -q '<td>hamming_loss</td>' "$h" || fail "rules run: no metrics table"
+! grep -q 'Not drawn' "$h" || fail "rules run: notes on plots a rules run does not have"
+printf 'IF TRUE THEN l1 +0.1\nthis is not a rule\n' >"$T/badr.rules.txt"
+expect_fail "$T/e.txt" "$E" report "$T/badr"
+grep -q 'badr.rules.txt line 2: expected a rule' "$T/e.txt" || fail "bad rules.txt: $(cat "$T/e.txt")"
+[ ! -e "$T/badr.report" ] || fail "bad rules.txt: a directory was left"
+printf 'METRIC\tVALUE\nhamming_loss\tlots\n' >"$T/badm.metrics.tsv"
+expect_fail "$T/e.txt" "$E" report "$T/badm"
+grep -q 'badm.metrics.tsv line 2: expected METRIC VALUE' "$T/e.txt" || fail "bad metrics.tsv: $(cat "$T/e.txt")"
+
 # ---- missing and malformed files: an error naming the file and line, nothing written
 expect_fail "$T/e.txt" "$E" report "$T/nothing"
 grep -q "no results of a run under '$T/nothing'" "$T/e.txt" || fail "missing: $(cat "$T/e.txt")"

@@ -187,7 +187,9 @@ int es_rp_html(FILE *fp, const rp_data_t *d, const rp_fig_t *fig, size_t n_fig,
         }
         fputs("</ul>\n", fp);
     }
-    for (size_t k = 0; k < n_fig; k++) {
+    /* a rules run alone (rules.txt, metrics.tsv) has none of the plots: no notes on them */
+    int plots = d->have_top || d->have_sig || d->have_sum || d->have_sel;
+    for (size_t k = 0; k < n_fig && plots; k++) {
         const rp_fig_t *f = &fig[k];
         fprintf(fp, "<h2 id=\"%s\">", f->stem);
         es_rp_html_escape(fp, f->title);
@@ -217,6 +219,22 @@ int es_rp_html(FILE *fp, const rp_data_t *d, const rp_fig_t *fig, size_t n_fig,
         char file[4096];
         snprintf(file, sizeof file, "%s%s", d->prefix, RP_SUF_SEL);
         put_table(fp, "select-table", &d->sel_tab, file);
+    }
+    if (d->n_rules) {
+        /* rules train's model, as its .rules.txt has it (the first is the default rule) */
+        fprintf(fp, "<h2 id=\"rules\">Rules (%zu)</h2>\n<ol class=\"rules\">\n", d->n_rules);
+        for (size_t k = 0; k < d->n_rules; k++) {
+            fputs("<li><code>", fp);
+            es_rp_html_escape(fp, d->rules[k]);
+            fputs("</code></li>\n", fp);
+        }
+        fputs("</ol>\n", fp);
+    }
+    if (d->metrics_tab.n_rows) {
+        fputs("<h2 id=\"metrics\">Prediction metrics (percent)</h2>\n", fp);
+        char file[4096];
+        snprintf(file, sizeof file, "%s%s", d->prefix, RP_SUF_METRICS);
+        put_table(fp, "metrics-table", &d->metrics_tab, file);
     }
     fprintf(fp, "<p><small>Written by epistream %s (<code>epistream report</code>).</small></p>\n"
                 "<script>\n%s</script>\n</body>\n</html>\n", ES_VERSION, script);

@@ -494,31 +494,96 @@ const char *es_rp_log(const rp_data_t *d, const char *key)
     return NULL;
 }
 
+/* rules train's PREFIX.rules.txt: one rule a line, "IF ... THEN ..." */
+static int read_rules(rp_data_t *d, const char *path, char *text, size_t len)
+{
+    char *q = text, *end = text + len, *le, *line;
+    size_t ln = 0, cap = 0;
+    while ((line = es_next_line(&q, end, &le))) {
+        ln++;
+        if (le == line) continue;
+        *le = '\0';
+        if (strncmp(line, "IF ", 3) || !strstr(line, " THEN ")) {
+            es_error("%s line %zu: expected a rule, IF <conditions> THEN <head>", path, ln);
+            return ES_ERR_FORMAT;
+        }
+        if (d->n_rules == cap) {
+            cap = cap ? cap * 2 : 64;
+            char **nr = realloc(d->rules, cap * sizeof *nr);
+            if (!nr) return ES_ERR_NOMEM;
+            d->rules = nr;
+        }
+        d->rules[d->n_rules++] = line;
+    }
+    if (!d->n_rules) {
+        es_error("%s: no rules in it", path);
+        return ES_ERR_FORMAT;
+    }
+    return ES_OK;
+}
+
+/* rules predict's OUT.metrics.tsv: METRIC VALUE, a number per row */
+static int read_metrics(rp_data_t *d, const char *path, char *text, size_t len)
+{
+    char *q = text, *end = text + len, *le, *line, *f[MAX_COLS];
+    size_t ln = 0;
+    while ((line = es_next_line(&q, end, &le))) {
+        ln++;
+        int nf = split_tabs(line, le, f, MAX_COLS);
+        if (ln == 1) {
+            if (nf != 2 || strcmp(f[0], "METRIC") || strcmp(f[1], "VALUE")) {
+                es_error("%s line 1: expected the header METRIC VALUE", path);
+                return ES_ERR_FORMAT;
+            }
+            d->metrics_tab.n_cols = 2;
+            if (table_keep(&d->metrics_tab, f, 2)) return ES_ERR_NOMEM;
+            d->metrics_tab.n_total = 0;
+            continue;
+        }
+        if (le == line) continue;
+        double v;
+        if (nf != 2 || !*f[0] || parse_num(f[1], &v)) {
+            es_error("%s line %zu: expected METRIC VALUE (a name and a number)", path, ln);
+            return ES_ERR_FORMAT;
+        }
+        if (table_keep(&d->metrics_tab, f, 2)) return ES_ERR_NOMEM;
+    }
+    if (ln == 0) {
+        es_error("%s: empty (not even a header line)", path);
+        return ES_ERR_FORMAT;
+    }
+    return ES_OK;
+}
+
 int es_rp_read(rp_data_t *d, const char *prefix)
 {
-    static const char *const suf[5] = {RP_SUF_LOG, RP_SUF_TOP, RP_SUF_SIG, RP_SUF_SUM, RP_SUF_SEL};
+    static const char *const suf[7] = {RP_SUF_LOG, RP_SUF_TOP,   RP_SUF_SIG,    RP_SUF_SUM,
+                                       RP_SUF_SEL, RP_SUF_RULES, RP_SUF_METRICS};
     memset(d, 0, sizeof *d);
     d->prefix = prefix;
-    char *path[5] = {NULL};
-    size_t len[5] = {0};
+    char *path[7] = {NULL};
+    size_t len[7] = {0};
     int ret = ES_OK;
-    for (int k = 0; k < 5; k++)
+    for (int k = 0; k < 7; k++)
         if ((ret = read_opt(prefix, suf[k], &path[k], &d->buf[k], &len[k], k != 2))) goto out;
     d->have_log = d->buf[0] != NULL;
     d->have_top = d->buf[1] != NULL;
     d->have_sig = d->buf[2] != NULL;
     d->have_sum = d->buf[3] != NULL;
     d->have_sel = d->buf[4] != NULL;
-    if (!d->have_top && !d->have_sig && !d->have_sum && !d->have_sel) {
+    d->have_rules = d->buf[5] != NULL;
+    d->have_metrics = d->buf[6] != NULL;
+    if (!d->have_top && !d->have_sig && !d->have_sum && !d->have_sel && !d->have_rules && !d->have_metrics) {
         /* a file of the run given instead of its prefix */
         const char *hint = "";
         size_t pl = strlen(prefix);
-        for (int k = 0; k < 5; k++) {
+        for (int k = 0; k < 7; k++) {
             size_t sl = strlen(suf[k]);
             if (pl > sl && !strcmp(prefix + pl - sl, suf[k])) hint = " (give the run's PREFIX, without the file's suffix)";
         }
-        es_error("no results of a run under '%s': none of %s%s, %s%s, %s%s, %s%s exists%s", prefix,
-                 prefix, RP_SUF_TOP, prefix, RP_SUF_SIG, prefix, RP_SUF_SUM, prefix, RP_SUF_SEL, hint);
+        es_error("no results of a run under '%s': none of %s%s, %s%s, %s%s, %s%s, %s%s, %s%s exists%s", prefix,
+                 prefix, RP_SUF_TOP, prefix, RP_SUF_SIG, prefix, RP_SUF_SUM, prefix, RP_SUF_SEL, prefix,
+                 RP_SUF_RULES, prefix, RP_SUF_METRICS, hint);
         ret = ES_ERR_DATA;
         goto out;
     }
@@ -554,16 +619,20 @@ int es_rp_read(rp_data_t *d, const char *prefix)
     }
     if (d->have_sum && (ret = read_summary(d, path[3], d->buf[3], len[3]))) goto out;
     if (d->have_sel && (ret = read_select(d, path[4], d->buf[4], len[4]))) goto out;
+    if (d->have_rules && (ret = read_rules(d, path[5], d->buf[5], len[5]))) goto out;
+    if (d->have_metrics && (ret = read_metrics(d, path[6], d->buf[6], len[6]))) goto out;
     ret = es_rp_layout(d);
 out:
-    for (int k = 0; k < 5; k++) free(path[k]);
+    for (int k = 0; k < 7; k++) free(path[k]);
     if (ret) es_rp_free(d);
     return ret;
 }
 
 void es_rp_free(rp_data_t *d)
 {
-    for (int k = 0; k < 5; k++) free(d->buf[k]);
+    for (int k = 0; k < 7; k++) free(d->buf[k]);
+    free(d->rules);
+    free(d->metrics_tab.cell);
     free(d->log_key);
     free(d->log_val);
     free(d->top);

@@ -53,7 +53,7 @@ typedef struct {
 
 typedef struct {
     const char *prefix;
-    char *buf[5];            /* the files' texts (fields point into them) */
+    char *buf[7];            /* the files' texts (fields point into them) */
     /* .log: key<TAB>value lines (a line without a tab: the key alone) */
     const char **log_key, **log_val;
     size_t n_log;
@@ -62,7 +62,7 @@ typedef struct {
     int order;               /* 2 or 3 (0: no pair file) */
     uint64_t n_tests;        /* tests of the run (log: valid_tests, pairs or triples); 0 unknown */
     const char *tests_key;   /* the log key n_tests came from */
-    int have_top, have_sig, have_sum, have_log, have_sel;
+    int have_top, have_sig, have_sum, have_log, have_sel, have_rules, have_metrics;
     rp_hit_t *top, *sig;     /* sig: with a top list, only its lines among the top's variants */
     size_t n_top, n_sig;
     size_t n_sig_lines;      /* lines of .sig.tsv */
@@ -76,6 +76,9 @@ typedef struct {
     size_t hash_cap;
     rp_sel_t *sel;
     size_t n_sel;
+    char **rules;            /* rules train's PREFIX.rules.txt, one rule a line */
+    size_t n_rules;
+    rp_table_t metrics_tab;  /* rules predict's PREFIX.metrics.tsv */
     rp_chr_t *chr;
     size_t n_chr;
 } rp_data_t;
@@ -86,6 +89,8 @@ typedef struct {
 #define RP_SUF_SUM ".summary.tsv"
 #define RP_SUF_LOG ".log"
 #define RP_SUF_SEL ".select.tsv"
+#define RP_SUF_RULES ".rules.txt"
+#define RP_SUF_METRICS ".metrics.tsv"
 
 /** Read what exists of PREFIX's files into d (free with es_rp_free()).
  *  @return ES_OK, ES_ERR_IO, ES_ERR_FORMAT (file and line logged),

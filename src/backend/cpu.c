@@ -189,22 +189,14 @@ static void cpu3_tile(es_scan3_ctx_t *ctx, es_worker3_t *w, cpu3_scratch_t *s,
     }
 }
 
-/* A run's tables with their axes put in sorted variant order: rank[v] is
- * where axis v goes (0, 1, 2); cell (g0, g1, g2) moves to the cell whose
- * axis rank[v] has genotype g_v. */
+/* A run's tables with their axes put in sorted variant order (rank as for
+ * es_table3_permute()), cell row by cell row. */
 static void soa_permute(const es_table3_soa_t *in, const int rank[3], es_table3_soa_t *out)
 {
-    for (int g0 = 0; g0 < 3; g0++)
-        for (int g1 = 0; g1 < 3; g1++)
-            for (int g2 = 0; g2 < 3; g2++) {
-                int g[3] = {0, 0, 0};
-                g[rank[0]] = g0;
-                g[rank[1]] = g1;
-                g[rank[2]] = g2;
-                for (int y = 0; y < 2; y++)
-                    memcpy(out->n[y][g[0] * 9 + g[1] * 3 + g[2]], in->n[y][g0 * 9 + g1 * 3 + g2],
-                           sizeof out->n[y][0]);
-            }
+    uint8_t dst[27];
+    es_table3_perm_cells(rank, dst);
+    for (int y = 0; y < 2; y++)
+        for (int c = 0; c < 27; c++) memcpy(out->n[y][dst[c]], in->n[y][c], sizeof out->n[y][0]);
 }
 
 /* A seed (i, j) against one run of third variants k: the triple is (k, i,

@@ -163,6 +163,9 @@ const es_popcount_impl_t *es_count3_pick(const es_planes_t *pl);
 
 /** Triple q of a cell-by-cell run as a table. */
 void es_table3_from_soa(const es_table3_soa_t *s, uint32_t q, es_table3_t *t);
+/** Where each cell goes when a table's axes are moved as es_table3_permute()
+ *  moves them: cell c of the input is cell dst[c] of the output. */
+void es_table3_perm_cells(const int rank[3], uint8_t dst[27]);
 /** The table of (x, y, z) with its axes moved: rank[v] is where axis v of
  *  in goes in out (0, 1, 2); the GPU backend puts a seeded triple's table in
  *  sorted variant order with it. */

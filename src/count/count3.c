@@ -143,29 +143,6 @@ void es_pair3_set(es_pair3_t *p, const es_planes_t *pa, uint32_t a, const es_pla
     }
 }
 
-/* The 27 cells of one class from its cumulative counts C[s*9+t*3+u]:
- * differences along u, then t, then s (modulo 2^32: every cell is a count). */
-static inline __attribute__((always_inline)) void derive27(uint32_t c[27], uint32_t n[27])
-{
-#pragma GCC unroll 9
-    for (int st = 0; st < 9; st++) {
-        c[st * 3] -= c[st * 3 + 1];
-        c[st * 3 + 1] -= c[st * 3 + 2];
-    }
-#pragma GCC unroll 9
-    for (int q = 0; q < 9; q++) {
-        int s = q / 3, u = q % 3;
-        c[s * 9 + u] -= c[s * 9 + 3 + u];
-        c[s * 9 + 3 + u] -= c[s * 9 + 6 + u];
-    }
-#pragma GCC unroll 9
-    for (int tu = 0; tu < 9; tu++) {
-        n[tu] = c[tu] - c[9 + tu];
-        n[9 + tu] = c[9 + tu] - c[18 + tu];
-        n[18 + tu] = c[18 + tu];
-    }
-}
-
 /* Four products of one class: the pair's P x P planes against one plane k. */
 static inline __attribute__((always_inline)) void
 prod4(const uint64_t *restrict x, size_t w, const uint64_t *restrict k, uint32_t lo, uint32_t hi,
@@ -350,61 +327,58 @@ static void fix_missing(const es_pair3_t *p, const es_planes_t *pc, uint32_t c, 
 }
 
 /* The run loops, once per kernel (count3_internal.h). */
-#define RUN3_NAME run_generic
 #define RUN3_SOA_NAME run_generic_soa
 #define RUN3_TARGET
 #define RUN3_PROD8 prod8
 #include "count3_internal.h"
 
 #if ES_CPU_X86
-#define RUN3_NAME run_popcnt
 #define RUN3_SOA_NAME run_popcnt_soa
 #define RUN3_TARGET ES_COUNT3_POPCNT
 #define RUN3_PROD8 prod8
 #include "count3_internal.h"
 
-#define RUN3_NAME run_avx2
 #define RUN3_SOA_NAME run_avx2_soa
 #define RUN3_TARGET ES_TARGET_AVX2
 #define RUN3_PROD8 prod8_avx2
 #include "count3_internal.h"
 
-#define RUN3_NAME run_avx512
 #define RUN3_SOA_NAME run_avx512_soa
 #define RUN3_TARGET ES_TARGET_AVX512
 #define RUN3_PROD8 prod8_avx512
 #include "count3_internal.h"
 #endif
 
-/* The two run loops of each kernel. */
-typedef struct {
-    void (*run)(const es_pair3_t *, const es_planes_t *, uint32_t, uint32_t, const es_cum2_t *,
-                const es_cum2_t *, es_table3_t *);
-    void (*soa)(const es_pair3_t *, const es_planes_t *, uint32_t, uint32_t, const es_cum2_t *,
-                const es_cum2_t *, es_table3_soa_t *);
-} kernels3_t;
+/* The run loop of each kernel. */
+typedef void (*run3_fn)(const es_pair3_t *, const es_planes_t *, uint32_t, uint32_t, const es_cum2_t *,
+                        const es_cum2_t *, es_table3_soa_t *);
 
-static kernels3_t kernels3(unsigned isa)
+static run3_fn kernel3(unsigned isa)
 {
 #if ES_CPU_X86
-    if (isa == ES_CPU_AVX512) return (kernels3_t){run_avx512, run_avx512_soa};
-    if (isa == ES_CPU_AVX2) return (kernels3_t){run_avx2, run_avx2_soa};
-    if (isa == ES_CPU_POPCNT) return (kernels3_t){run_popcnt, run_popcnt_soa};
+    if (isa == ES_CPU_AVX512) return run_avx512_soa;
+    if (isa == ES_CPU_AVX2) return run_avx2_soa;
+    if (isa == ES_CPU_POPCNT) return run_popcnt_soa;
 #endif
     (void)isa;
-    return (kernels3_t){run_generic, run_generic_soa};
+    return run_generic_soa;
 }
 
 void es_count3_run(const es_pair3_t *p, const es_planes_t *pc, uint32_t c0, uint32_t nc,
                    const es_cum2_t *ac, const es_cum2_t *bc, es_table3_t *t)
 {
-    kernels3(es_popcount_best()->isa).run(p, pc, c0, nc, ac, bc, t);
+    es_table3_soa_t s;
+    for (uint32_t r0 = 0; r0 < nc; r0 += ES_RUN3) {
+        uint32_t nr = nc - r0 < ES_RUN3 ? nc - r0 : ES_RUN3;
+        es_count3_soa(es_popcount_best(), p, pc, c0 + r0, nr, ac + r0, bc + r0, &s);
+        for (uint32_t q = 0; q < nr; q++) es_table3_from_soa(&s, q, &t[r0 + q]);
+    }
 }
 
 void es_count3_soa(const es_popcount_impl_t *impl, const es_pair3_t *p, const es_planes_t *pc, uint32_t c0,
                    uint32_t nc, const es_cum2_t *ac, const es_cum2_t *bc, es_table3_soa_t *t)
 {
-    kernels3(impl->isa).soa(p, pc, c0, nc, ac, bc, t);
+    kernel3(impl->isa)(p, pc, c0, nc, ac, bc, t);
 }
 
 /* Which triple kernel is fastest depends on the CPU as for pairs (AVX2's
@@ -450,18 +424,25 @@ void es_table3_from_soa(const es_table3_soa_t *s, uint32_t q, es_table3_t *t)
         for (int c = 0; c < 27; c++) t->n[y][c] = s->n[y][c][q];
 }
 
+void es_table3_perm_cells(const int rank[3], uint8_t dst[27])
+{
+    for (int g0 = 0; g0 < 3; g0++)
+        for (int g1 = 0; g1 < 3; g1++)
+            for (int g2 = 0; g2 < 3; g2++) {
+                int g[3] = {0, 0, 0};
+                g[rank[0]] = g0;
+                g[rank[1]] = g1;
+                g[rank[2]] = g2;
+                dst[g0 * 9 + g1 * 3 + g2] = (uint8_t)(g[0] * 9 + g[1] * 3 + g[2]);
+            }
+}
+
 void es_table3_permute(const es_table3_t *in, const int rank[3], es_table3_t *out)
 {
+    uint8_t dst[27];
+    es_table3_perm_cells(rank, dst);
     for (int y = 0; y < 2; y++)
-        for (int g0 = 0; g0 < 3; g0++)
-            for (int g1 = 0; g1 < 3; g1++)
-                for (int g2 = 0; g2 < 3; g2++) {
-                    int g[3] = {0, 0, 0};
-                    g[rank[0]] = g0;
-                    g[rank[1]] = g1;
-                    g[rank[2]] = g2;
-                    out->n[y][g[0] * 9 + g[1] * 3 + g[2]] = in->n[y][g0 * 9 + g1 * 3 + g2];
-                }
+        for (int c = 0; c < 27; c++) out->n[y][dst[c]] = in->n[y][c];
 }
 
 int es_count_triple(const es_planes_t *pa, uint32_t a, const es_planes_t *pb, uint32_t b,

@@ -1,9 +1,8 @@
-/* count3_internal.h -- the run loops of count3.c, included once per kernel with
- * RUN3_NAME and RUN3_SOA_NAME (the functions), RUN3_TARGET (their target
- * attribute, may be empty) and RUN3_PROD8 (the 8-product step) defined;
- * private to src/count.  RUN3_NAME writes a table per triple; RUN3_SOA_NAME
- * writes the run cell by cell: the cumulative counts of every triple first,
- * then the differences of derive27 a cell at a time over the whole run
+/* count3_internal.h -- the run loop of count3.c, included once per kernel with
+ * RUN3_SOA_NAME (the function), RUN3_TARGET (its target attribute, may be
+ * empty) and RUN3_PROD8 (the 8-product step) defined; private to src/count.
+ * It writes the run cell by cell: the cumulative counts of every triple first,
+ * then the inclusion-exclusion differences a cell at a time over the whole run
  * (loops the compiler vectorises). */
 RUN3_TARGET static void RUN3_SOA_NAME(const es_pair3_t *p, const es_planes_t *pc, uint32_t c0, uint32_t nc,
                                       const es_cum2_t *ac, const es_cum2_t *bc, es_table3_soa_t *soa)
@@ -47,7 +46,7 @@ RUN3_TARGET static void RUN3_SOA_NAME(const es_pair3_t *p, const es_planes_t *pc
         }
         for (int r = 0; r < 8; r++)
             for (uint32_t k = 0; k < nc; k++) C[cell8[r]][k] = prod[k][r];
-        /* derive27, a cell at a time over the whole run (the lanes past nc
+        /* the cells from the cumulative counts, a cell at a time over the whole run (the lanes past nc
          * hold leftovers and are never read): along u, then t, then s */
         for (int st = 0; st < 9; st++) {
             cells_sub(C[st * 3], C[st * 3 + 1]);
@@ -64,48 +63,6 @@ RUN3_TARGET static void RUN3_SOA_NAME(const es_pair3_t *p, const es_planes_t *pc
         if (fix[k]) fix_missing(p, pc, c0 + k, soa, k);
 }
 
-RUN3_TARGET static void RUN3_NAME(const es_pair3_t *p, const es_planes_t *pc, uint32_t c0, uint32_t nc,
-                                  const es_cum2_t *ac, const es_cum2_t *bc, es_table3_t *t)
-{
-    size_t w = p->words;
-    for (uint32_t k = 0; k < nc; k++) {
-        uint32_t c = c0 + k;
-        const uint32_t(*gc)[3] = pc->gcount[c];
-        int full = p->missing || pc->miss_ct[c];
-        for (int y = 0; y < 2; y++) {
-            uint32_t C[27];
-            uint32_t lo = p->off[y], hi = p->off[y] + p->nw[y];
-            if (full) {
-                const uint64_t *kc[3] = {pc->n_planes == 3 ? es_plane(pc, c, 2) : p->x + 9 * w,
-                                         es_plane(pc, c, 0), es_plane(pc, c, 1)};
-                prod27(p->x, w, kc, lo, hi, C);
-            } else {
-                uint32_t q[8];
-                RUN3_PROD8(p->x, w, es_plane(pc, c, 0), es_plane(pc, c, 1), lo, hi, q);
-                /* s, t, u >= 1: the products (st = 11 12 21 22, u = 1 2) */
-                C[13] = q[0], C[14] = q[1], C[16] = q[2], C[17] = q[3];
-                C[22] = q[4], C[23] = q[5], C[25] = q[6], C[26] = q[7];
-                /* u = V: the pair (a, b) */
-                C[12] = p->cum_ab[y][0], C[15] = p->cum_ab[y][1];
-                C[21] = p->cum_ab[y][2], C[24] = p->cum_ab[y][3];
-                /* t = V: the pair (a, c) */
-                C[10] = ac[k].c[y][0], C[11] = ac[k].c[y][1];
-                C[19] = ac[k].c[y][2], C[20] = ac[k].c[y][3];
-                /* s = V: the pair (b, c) */
-                C[4] = bc[k].c[y][0], C[5] = bc[k].c[y][1];
-                C[7] = bc[k].c[y][2], C[8] = bc[k].c[y][3];
-                /* two V: single variants; three: the class */
-                C[9] = p->ga[y][1] + p->ga[y][2], C[18] = p->ga[y][2];
-                C[3] = p->gb[y][1] + p->gb[y][2], C[6] = p->gb[y][2];
-                C[1] = gc[y][1] + gc[y][2], C[2] = gc[y][2];
-                C[0] = p->cls[y];
-            }
-            derive27(C, t[k].n[y]);
-        }
-    }
-}
-
-#undef RUN3_NAME
 #undef RUN3_SOA_NAME
 #undef RUN3_TARGET
 #undef RUN3_PROD8

@@ -139,33 +139,37 @@ static int sig_push(es_worker3_t *w, const es_triple_t *t)
 /* Score a triple from its statistic; count: add it to N_TOT and the tile's
  * triples (a device's candidates are counted by es_worker3_count_tile()
  * instead). */
+/* Is triple t significant?  Then it goes to the tile's list with its p.
+ * The G of its statistic is checked against the df's critical value first,
+ * so the p-value is computed only near the threshold.  @return 1 or 0 */
+static inline int worker3_sig(const es_scan3_ctx_t *ctx, es_worker3_t *w, const es_triple_t *t)
+{
+    if (!ctx->do_sig || t->df <= 0) return 0;
+    double g = ctx->stat == ES_STAT_CHI2 ? t->stat : 2.0 * (double)t->n * M_LN2 * t->stat;
+    if (g < ctx->sig_crit[t->df]) return 0;
+    es_stat_result_t r;
+    es_stat_p_from(ctx->stat, t->stat, t->df, t->n, &r);
+    if (!(r.p <= ctx->p_threshold)) return 0;
+    es_triple_t s = *t;
+    s.p = r.p;
+    s.log10p = r.log10p;
+    if (sig_push(w, &s)) w->err = ES_ERR_NOMEM;
+    return 1;
+}
+
 static inline void worker3_score(const es_scan3_ctx_t *ctx, es_worker3_t *w, uint32_t i, uint32_t j, uint32_t k,
                                  uint32_t si, uint32_t sj, uint32_t sk, double stat, int df, uint32_t n, int count)
 {
-    es_stat_result_t r = {.stat = stat, .df = df};
     w->tile_triples += (uint64_t)count;
     es_sum3_t *s[3] = {&w->tsum[si], &w->tsum[sj], &w->tsum[sk]};
-    int sig = 0;
-    es_triple_t tr = {.i = i, .j = j, .k = k, .n = n, .df = r.df, .stat = r.stat, .p = NAN, .log10p = NAN};
-    if (ctx->do_sig && r.df > 0) {
-        double g = ctx->stat == ES_STAT_CHI2 ? r.stat : 2.0 * (double)n * M_LN2 * r.stat;
-        if (g >= ctx->sig_crit[r.df]) {
-            es_stat_p_from(ctx->stat, r.stat, r.df, n, &r);
-            if (r.p <= ctx->p_threshold) {
-                sig = 1;
-                tr.p = r.p;
-                tr.log10p = r.log10p;
-                if (sig_push(w, &tr)) w->err = ES_ERR_NOMEM;
-            }
-        }
-    }
+    es_triple_t tr = {.i = i, .j = j, .k = k, .n = n, .df = df, .stat = stat, .p = NAN, .log10p = NAN};
+    int sig = worker3_sig(ctx, w, &tr);
     for (int v = 0; v < 3; v++) {
         s[v]->n_tot += (uint64_t)count;
         s[v]->n_sig += (uint64_t)sig;
-        if (sum3_better(s[v], r.stat, i, j, k, ctx->higher_is_better))
-            sum3_take(s[v], r.stat, r.df, n, i, j, k);
+        if (sum3_better(s[v], stat, i, j, k, ctx->higher_is_better)) sum3_take(s[v], stat, df, n, i, j, k);
     }
-    if (es_topk3_would_accept(&w->top, r.stat)) es_topk3_push(&w->top, &tr);
+    if (es_topk3_would_accept(&w->top, stat)) es_topk3_push(&w->top, &tr);
 }
 
 /* A table's statistic, df and sample count, as es_worker3_offer() scores it. */
@@ -210,20 +214,9 @@ void es_worker3_offer_run(const es_scan3_ctx_t *ctx, es_worker3_t *w, uint32_t i
     uint32_t best = 0;
     for (uint32_t q = 0; q < nk; q++) {
         uint32_t k = k0 + q;
-        int sig = 0;
-        if (ctx->do_sig && df[q] > 0) {
-            double g = ctx->stat == ES_STAT_CHI2 ? stat[q] : 2.0 * (double)n[q] * M_LN2 * stat[q];
-            if (g >= ctx->sig_crit[df[q]]) {
-                es_stat_result_t r;
-                es_stat_p_from(ctx->stat, stat[q], df[q], n[q], &r);
-                if (r.p <= ctx->p_threshold) {
-                    es_triple_t tr = {.i = i, .j = j, .k = k, .n = n[q], .df = df[q], .stat = stat[q],
-                                      .p = r.p, .log10p = r.log10p};
-                    sig = 1;
-                    if (sig_push(w, &tr)) w->err = ES_ERR_NOMEM;
-                }
-            }
-        }
+        es_triple_t tr = {.i = i, .j = j, .k = k, .n = n[q], .df = df[q], .stat = stat[q], .p = NAN,
+                          .log10p = NAN};
+        int sig = worker3_sig(ctx, w, &tr);
         n_sig += (uint64_t)sig;
         es_sum3_t *sc = &w->tsum[sk0 + q];
         sc->n_tot++;
@@ -231,11 +224,7 @@ void es_worker3_offer_run(const es_scan3_ctx_t *ctx, es_worker3_t *w, uint32_t i
         if (sum3_better(sc, stat[q], i, j, k, hib)) sum3_take(sc, stat[q], df[q], n[q], i, j, k);
         /* the run's best for the pair's two variants: ties to the lower k */
         if (hib ? stat[q] > stat[best] : stat[q] < stat[best]) best = q;
-        if (es_topk3_would_accept(&w->top, stat[q])) {
-            es_triple_t tr = {.i = i, .j = j, .k = k, .n = n[q], .df = df[q], .stat = stat[q], .p = NAN,
-                              .log10p = NAN};
-            es_topk3_push(&w->top, &tr);
-        }
+        if (es_topk3_would_accept(&w->top, stat[q])) es_topk3_push(&w->top, &tr);
     }
     w->tile_triples += nk;
     es_sum3_t *s2[2] = {&w->tsum[si], &w->tsum[sj]};

@@ -337,7 +337,10 @@ int es_scan_run(es_scan_t *s)
         goto out;
     }
     ctx.row_start[0] = 0;
-    for (uint32_t b = 0; b < ctx.n_blocks; b++) ctx.row_start[b + 1] = ctx.row_start[b] + (ctx.n_blocks - b);
+    for (uint32_t b = 0; b < ctx.n_blocks; b++) {
+        ctx.row_start[b + 1] = ctx.row_start[b] + (ctx.n_blocks - b);
+        ctx.rows[b].need = ctx.n_blocks - b;
+    }
     ctx.n_tiles = ctx.row_start[ctx.n_blocks];
     ret = es_scan_pack_blocks(ctx.ds, &s->opt, ctx.m, ctx.block, ctx.n_blocks, n_planes, threads, &ctx.blocks);
     if (!ret) ret = es_fileset_check(s->ds->plink); /* the .bed shrank while packed? */

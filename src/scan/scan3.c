@@ -311,6 +311,8 @@ int es_scan3_run(es_scan_t *s)
         ret = ES_ERR_NOMEM;
         goto out;
     }
+    for (uint32_t r = 0; r < ctx.n_rows; r++)
+        ctx.rows[r].need = ctx.seeds ? ctx.n_tiles : ctx.row_start[r + 1] - ctx.row_start[r];
     ret = es_scan_pack_blocks(ctx.ds, &s->opt, ctx.m, ctx.block, ctx.n_blocks, n_planes, threads, &ctx.blocks);
     if (!ret) ret = es_fileset_check(s->ds->plink);
     if (ret) goto out;

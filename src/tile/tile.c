@@ -63,6 +63,11 @@ static inline void summary_merge(es_summary_t *dst, const es_summary_t *src, int
     }
 }
 
+void es_summary_merge(es_summary_t *dst, const es_summary_t *src, int higher_is_better)
+{
+    summary_merge(dst, src, higher_is_better);
+}
+
 /* ---- workers -------------------------------------------------------------- */
 
 int es_worker_init(es_worker_t *w, const es_scan_ctx_t *ctx)

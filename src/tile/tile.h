@@ -246,6 +246,12 @@ void es_ctx_merge_top(es_scan_ctx_t *ctx, es_worker_t *w);
  *  the N_TOT of every variant of those blocks; once, when the run ends. */
 void es_ctx_fold_block_counts(es_scan_ctx_t *ctx);
 
+/** Fold src into dst: counts added, the better best kept (ties to the lower
+ *  partner), as the workers' merges do. */
+void es_summary_merge(es_summary_t *dst, const es_summary_t *src, int higher_is_better);
+/** The same for triple summaries (ties to the lower triple). */
+void es_sum3_merge(es_sum3_t *dst, const es_sum3_t *src, int higher_is_better);
+
 /** Set n summaries to "no partner yet": NaN statistic, zero counts. */
 void es_summary_reset(es_summary_t *s, size_t n);
 

@@ -45,7 +45,7 @@ static inline void sum3_take(es_sum3_t *s, double stat, int df, uint32_t n, uint
     s->best_k = k;
 }
 
-static void sum3_merge(es_sum3_t *dst, const es_sum3_t *src, int hib)
+void es_sum3_merge(es_sum3_t *dst, const es_sum3_t *src, int hib)
 {
     dst->n_tot += src->n_tot;
     dst->n_sig += src->n_sig;
@@ -352,7 +352,7 @@ int es_ctx3_tile_done(es_scan3_ctx_t *ctx, es_worker3_t *w)
     int ret = w->err;
     pthread_mutex_lock(&ctx->lock);
     for (uint32_t q = 0; q < w->n_slots; q++)
-        if (w->tsum[q].n_tot) sum3_merge(&ctx->sum[w->slot_var[q]], &w->tsum[q], ctx->higher_is_better);
+        if (w->tsum[q].n_tot) es_sum3_merge(&ctx->sum[w->slot_var[q]], &w->tsum[q], ctx->higher_is_better);
     es_row3_t *row = &ctx->rows[w->row];
     if (!ret && w->sig_n) {
         if (row->n + w->sig_n > row->cap) {

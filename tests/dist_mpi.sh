@@ -68,4 +68,27 @@ $MPIRUN -np 2 "$T/wrap.sh" scan --bfile "$D" --device cpu --threads 1 --quiet --
     fail "a job with a failing rank succeeded"
 grep -q "missing.pheno" "$T/failjob.err" || { cat "$T/failjob.err"; fail "the failing rank's message was lost"; }
 ls "$T"/bad.* >/dev/null 2>&1 && { ls "$T"/bad.*; fail "a failed job left output files"; }
+# a lost rank (killed with SIGKILL mid-scan) ends the job: no outputs, the checkpoint kept
+cat >"$T/lose.sh" <<WRAP
+#!/bin/sh
+if [ "\${OMPI_COMM_WORLD_RANK:-0}" = 1 ]; then
+    "$EPISTREAM" "\$@" &
+    pid=\$!
+    sleep 1
+    kill -9 \$pid
+    wait \$pid
+    exit 137
+fi
+exec "$EPISTREAM" "\$@"
+WRAP
+chmod +x "$T/lose.sh"
+$MPIRUN -np 2 "$T/lose.sh" scan --bfile "$D" --stat chi2 --p-threshold 0.01 --device cpu --threads 1 --block 16 --quiet \
+    --checkpoint "$T/lost.ckpt" --checkpoint-every 0 --out "$T/lost" >"$T/lost.err" 2>&1 &&
+    fail "a job that lost a rank succeeded"
+ls "$T"/lost.*.tsv* >/dev/null 2>&1 && { ls "$T"/lost.*; fail "a job that lost a rank left output files"; }
+[ -e "$T/lost.ckpt" ] || fail "a job that lost a rank lost its checkpoint too"
+"$EPISTREAM" scan --bfile "$D" --stat chi2 --p-threshold 0.01 --device cpu --block 16 --quiet \
+    --checkpoint "$T/lost.ckpt" --resume --out "$T/lost" || fail "resume after a lost rank"
+"$EPISTREAM" scan --bfile "$D" --stat chi2 --p-threshold 0.01 --device cpu --quiet --out "$T/lostref" || fail "reference"
+same "$T/lostref" "$T/lost" "resumed after a lost rank"
 exit 0

@@ -99,6 +99,9 @@ typedef enum {
     ES_VCF_MULTIALLELIC_SKIP       /**< leave the record out (counted) */
 } es_vcf_multiallelic_t;
 
+/** Called now and then with progress (pairs done of total; bytes read of a file's size). */
+typedef void (*es_progress_cb)(uint64_t done, uint64_t total, double seconds, void *userdata);
+
 /** Where the genotypes come from and which samples and variants are used. */
 typedef struct {
     const char *bfile;      /**< PLINK 1 fileset prefix, or NULL */
@@ -115,6 +118,9 @@ typedef struct {
     double maf;             /**< drop variants with minor allele frequency < maf (0: off) */
     double geno;            /**< drop variants with missing-call rate > geno (1: off) */
     int threads;            /**< decompression threads for VCF/BCF (0 or 1: none) */
+    es_progress_cb progress; /**< reading a VCF/BCF: called about twice a second with the
+                                  compressed bytes read and the file's size (NULL: none) */
+    void *progress_ud;
     int require_pheno;      /**< 1 (default): a case/control phenotype with cases and
                                  controls is required; 0: samples without one are kept
                                  (for conversion and inspection) */
@@ -296,8 +302,7 @@ typedef int (*es_sig_cb)(const es_pair_t *pair, void *userdata);
 /** As es_sig_cb, for the triples of an order-3 scan, in ascending (i, j, k) order. */
 typedef int (*es_sig3_cb)(const es_triple_t *triple, void *userdata);
 
-/** Called now and then with progress (pairs done of total). */
-typedef void (*es_progress_cb)(uint64_t done, uint64_t total, double seconds, void *userdata);
+
 
 /** A configured scan over one dataset. */
 typedef struct es_scan_t es_scan_t;

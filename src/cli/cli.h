@@ -128,6 +128,9 @@ es_cli_group_t es_cli_range_group(es_cli_input_t *ci);
 int es_cli_input_check(const es_cli_input_t *ci, const char *cmd);
 /** Print the input/selection part of a subcommand's usage. */
 void es_cli_input_usage(FILE *fp, int need_pheno);
+/** A progress line ("[read] bytes ...") while a VCF/BCF is read, when on
+ *  (the command's progress: not --quiet, stderr a terminal). */
+void es_cli_input_progress(es_cli_input_t *ci, int on);
 
 /**
  * What es_cli_parse() says of an option not in the tables (plink_flags.c):

@@ -540,6 +540,7 @@ static int scan_parse(int argc, char **argv, scan_args_t *a)
     ci->in.threads = opt->threads ? opt->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
     es_log_set_level(a->quiet ? ES_LOG_ERROR : a->verbose ? ES_LOG_INFO : ES_LOG_WARN);
     opt->progress = !a->quiet && isatty(STDERR_FILENO);
+    es_cli_input_progress(ci, opt->progress);
     if (es_opt_check(opt)) return ES_EXIT_USAGE;
     return -1;
 }

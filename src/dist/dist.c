@@ -121,6 +121,7 @@ static void fingerprint(es_dist_t *d, const es_planes_t *blocks, uint32_t n_plan
     fp_u64(&g, o->top_k);
     double pt = o->p_threshold < 0 ? -1.0 : o->p_threshold;
     fp_add(&g, &pt, sizeof pt);
+    fp_u64(&g, o->pairs_top);
     fp_u64(&g, s->n_seeds);
     if (s->n_seeds) fp_add(&g, s->seeds, 2 * s->n_seeds * sizeof *s->seeds);
     d->opt_fp[0] = g.h[0];
@@ -146,6 +147,10 @@ static void put_header(es_dist_t *d, es_wb_t *b)
     es_wb_u64(b, d->n_tiles);
     es_wb_u32(b, (uint32_t)(o->cmd_argv ? o->cmd_argc : 0));
     for (int k = 0; o->cmd_argv && k < o->cmd_argc; k++) es_wb_str(b, o->cmd_argv[k]);
+    /* the seed pairs (a --pairs-top scan's come from a 2-way scan that a
+     * resume or a merge need not run again) */
+    es_wb_u64(b, d->s->n_seeds);
+    for (size_t k = 0; k < 2 * d->s->n_seeds; k++) es_wb_u32(b, d->s->seeds[k]);
 }
 
 static void put_summary(es_wb_t *b, const es_summary_t *s)
@@ -308,6 +313,8 @@ typedef struct {
     uint32_t order, shard_i, shard_n, m, block, seed_chunk, n_blocks, argc;
     uint64_t data_fp[2], opt_fp[2], n_tiles;
     size_t argv_off, argv_end; /* where the command line's strings are */
+    uint64_t n_seeds;
+    size_t seeds_off; /* where the seed pairs are (2 u32 each) */
 } hdr_t;
 
 /* Read a state file whole and check its magic, version and checksum.
@@ -382,6 +389,10 @@ static int get_header(es_rb_t *r, hdr_t *h, const char *path)
     h->argv_off = r->off;
     for (uint32_t k = 0; k < h->argc && !r->bad; k++) (void)es_rb_str(r);
     h->argv_end = r->off;
+    h->n_seeds = es_rb_u64(r);
+    h->seeds_off = r->off;
+    if (!r->bad && h->n_seeds > (r->n - r->off) / 8) r->bad = 1;
+    else r->off += (size_t)h->n_seeds * 8;
     if (r->bad) {
         es_error("%s: damaged header", path);
         return ES_ERR_FORMAT;
@@ -1224,5 +1235,58 @@ int es_dist_state_argv(const char *path, int *argc, char ***argv)
         }
     }
     free(buf);
+    return ret;
+}
+
+int es_dist_state_seeds(const char *path, uint32_t **pairs, size_t *n_pairs)
+{
+    uint8_t *buf;
+    size_t len;
+    *pairs = NULL;
+    *n_pairs = 0;
+    int ret = state_read(path, &buf, &len);
+    if (ret) return ret;
+    es_rb_t r = {buf, len, 0, 0};
+    hdr_t h;
+    ret = get_header(&r, &h, path);
+    if (!ret) {
+        uint32_t *p = malloc((h.n_seeds ? h.n_seeds : 1) * 2 * sizeof *p);
+        if (!p) ret = ES_ERR_NOMEM;
+        else {
+            es_rb_t q = {buf, len, h.seeds_off, 0};
+            for (uint64_t k = 0; k < 2 * h.n_seeds; k++) p[k] = es_rb_u32(&q);
+            *pairs = p;
+            *n_pairs = (size_t)h.n_seeds;
+        }
+    }
+    free(buf);
+    return ret;
+}
+
+int es_dist_bcast_seeds(uint32_t **pairs, size_t *n_pairs)
+{
+    if (es_dist_mpi_size() < 2) return ES_OK;
+    uint64_t n = *n_pairs;
+    int ret = es_mpi_bcast_u64(&n, 1);
+    if (ret) return ret;
+    uint64_t *w = malloc((n ? n : 1) * sizeof *w);
+    if (!w) return ES_ERR_NOMEM; /* every rank allocates the same: all fail alike */
+    if (es_dist_mpi_rank() == 0)
+        for (uint64_t k = 0; k < n; k++) w[k] = (uint64_t)(*pairs)[2 * k] << 32 | (*pairs)[2 * k + 1];
+    ret = es_mpi_bcast_u64(w, (int)n);
+    if (!ret && es_dist_mpi_rank() != 0) {
+        uint32_t *p = malloc((n ? n : 1) * 2 * sizeof *p);
+        if (!p) ret = ES_ERR_NOMEM;
+        else {
+            for (uint64_t k = 0; k < n; k++) {
+                p[2 * k] = (uint32_t)(w[k] >> 32);
+                p[2 * k + 1] = (uint32_t)w[k];
+            }
+            free(*pairs);
+            *pairs = p;
+            *n_pairs = (size_t)n;
+        }
+    }
+    free(w);
     return ret;
 }

@@ -67,6 +67,14 @@ void es_dist_remove_checkpoint(const char *path);
  *  error naming the file. */
 int es_dist_state_argv(const char *path, int *argc, char ***argv);
 
+/** The seed pairs a state file was written with (2 per pair; *pairs is
+ *  one allocation).  @return ES_OK or an error naming the file. */
+int es_dist_state_seeds(const char *path, uint32_t **pairs, size_t *n_pairs);
+
+/** Under MPI: rank 0's seed pairs to every rank (*pairs replaced on the
+ *  others).  Without MPI nothing.  @return ES_OK or an error. */
+int es_dist_bcast_seeds(uint32_t **pairs, size_t *n_pairs);
+
 /* ---- MPI (mpi.c; mpi_stub.c without MPI) --------------------------------------- */
 
 /** Start MPI when this process was launched by mpirun (Open MPI's or a PMI

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -60,21 +61,37 @@ int es_scan_set_seeds(es_scan_t *scan, const uint32_t *pairs, size_t n_pairs)
 }
 
 /* --pairs-top K: the K best pairs of a 2-way scan of the same data, statistic,
- * device and threads. */
+ * device and threads.  A resume or a merge takes them from its state file
+ * instead (its fingerprints, checked later, cover the data and options they
+ * come from); under MPI every rank takes part in the 2-way scan and rank 0's
+ * list goes to every rank. */
 static int seeds_from_pair_scan(es_scan_t *s)
 {
+    struct stat st;
+    const char *state = s->opt.merge ? s->opt.merge[0]
+                        : s->opt.resume && s->opt.checkpoint && !stat(s->opt.checkpoint, &st) ? s->opt.checkpoint
+                                                                                                : NULL;
+    if (state) {
+        uint32_t *p = NULL;
+        size_t n = 0;
+        int ret = es_dist_state_seeds(state, &p, &n);
+        if (!ret) ret = es_scan_set_seeds(s, p, n);
+        free(p);
+        if (!ret) es_info("seeds: the %zu pairs of %s", n, state);
+        return ret;
+    }
     es_opt_t o = s->opt;
     o.order = 2;
     o.top_k = s->opt.pairs_top;
     o.pairs_top = 0;
     o.p_threshold = -1.0;
     o.progress = 0;
-    /* every process (shard, rank) runs this small scan for itself */
+    /* a shard runs this scan whole for itself (run it once and give
+     * --pairs-from instead, README says); MPI ranks run it together */
     o.checkpoint = NULL;
     o.resume = 0;
     o.shard_n = o.shard_i = 0;
     o.merge = NULL;
-    o.local = 1;
     es_scan_t *ps = NULL;
     int ret = es_scan_create(&ps, s->ds, &o);
     if (!ret) ret = es_scan_run(ps);
@@ -86,7 +103,9 @@ static int seeds_from_pair_scan(es_scan_t *s)
             p[2 * q] = es_scan_top(ps)[q].i;
             p[2 * q + 1] = es_scan_top(ps)[q].j;
         }
-        if (p) ret = es_scan_set_seeds(s, p, n);
+        /* under MPI only rank 0 holds the merged list */
+        if (p && !s->opt.local) ret = es_dist_bcast_seeds(&p, &n);
+        if (p && !ret) ret = es_scan_set_seeds(s, p, n);
         free(p);
         es_info("seeds: the %zu best pairs of a 2-way %s scan (%.2f s)", n, es_stat_name(o.stat),
                 ps->t_pack + ps->t_scan);

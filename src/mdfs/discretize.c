@@ -1,0 +1,144 @@
+/* discretize.c -- MDFS's random quantile discretisation and contrast
+ * variables, bit for bit: the MDFS package is C++ and draws with std::mt19937,
+ * std::uniform_real_distribution<double> and std::uniform_int_distribution<>
+ * as libstdc++ implements them (generate_canonical with two 32-bit draws;
+ * Lemire's multiply-shift), so those are written out here. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mdfs.h"
+#include "mdfs_internal.h"
+
+/* ---- std::mt19937 ----------------------------------------------------------- */
+
+void es_mt_seed(es_mt_t *m, uint32_t s)
+{
+    m->x[0] = s;
+    for (int i = 1; i < 624; i++)
+        m->x[i] = 1812433253u * (m->x[i - 1] ^ (m->x[i - 1] >> 30)) + (uint32_t)i;
+    m->i = 624;
+}
+
+uint32_t es_mt_next(es_mt_t *m)
+{
+    if (m->i >= 624) {
+        for (int k = 0; k < 624; k++) {
+            uint32_t y = (m->x[k] & 0x80000000u) | (m->x[(k + 1) % 624] & 0x7fffffffu);
+            m->x[k] = m->x[(k + 397) % 624] ^ (y >> 1) ^ ((y & 1u) ? 0x9908b0dfu : 0u);
+        }
+        m->i = 0;
+    }
+    uint32_t y = m->x[m->i++];
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9d2c5680u;
+    y ^= (y << 15) & 0xefc60000u;
+    y ^= y >> 18;
+    return y;
+}
+
+/* std::generate_canonical<double, 53>: two draws, the second the high part. */
+static double canonical(es_mt_t *m)
+{
+    double sum = (double)es_mt_next(m);
+    sum += (double)es_mt_next(m) * 4294967296.0;
+    double r = sum / 18446744073709551616.0;
+    if (r >= 1.0) r = nextafter(1.0, 0.0);
+    return r;
+}
+
+/* std::uniform_int_distribution<int>(0, range - 1) over a 32-bit engine:
+ * libstdc++'s _S_nd (Lemire), 64-bit products. */
+static uint32_t uniform_below(es_mt_t *m, uint32_t range)
+{
+    uint64_t prod = (uint64_t)es_mt_next(m) * range;
+    uint32_t low = (uint32_t)prod;
+    if (low < range) {
+        uint32_t thr = (uint32_t)(-range) % range;
+        while (low < thr) {
+            prod = (uint64_t)es_mt_next(m) * range;
+            low = (uint32_t)prod;
+        }
+    }
+    return (uint32_t)(prod >> 32);
+}
+
+/* ---- discretisation ---------------------------------------------------------- */
+
+void es_mdfs_discretize(uint32_t seed, uint32_t disc, uint32_t feature, int divisions, uint32_t n,
+                        const double *x, const double *sorted, uint8_t *out, double range)
+{
+    double thr[ES_MDFS_MAX_DIV + 1];
+    double sum = 0.0, lo = 1.0 - range, w = (1.0 + range) - lo;
+    /* the chain: seed -> first output ^ disc -> first output ^ feature */
+    es_mt_t g0;
+    es_mt_seed(&g0, seed);
+    uint32_t s1 = es_mt_next(&g0) ^ disc;
+    es_mt_seed(&g0, s1);
+    uint32_t s2 = es_mt_next(&g0) ^ feature;
+    es_mt_seed(&g0, s2);
+    for (int d = 0; d < divisions; d++) {
+        thr[d] = canonical(&g0) * w + lo;
+        sum += thr[d];
+    }
+    sum += canonical(&g0) * w + lo;
+    size_t done = 0;
+    const double step = (double)n / sum;
+    for (int d = 0; d < divisions; d++) {
+        done += (size_t)lround(thr[d] * step);
+        if (done >= n) done = n - 1;
+        thr[d] = sorted[done];
+    }
+    for (uint32_t o = 0; o < n; o++) {
+        uint8_t c = 0;
+        for (int d = 0; d < divisions; d++) c += x[o] > thr[d];
+        out[o] = c;
+    }
+}
+
+/* ---- contrast variables --------------------------------------------------------- */
+
+/* Draws gen() % space until one not yet used (MDFS's mdfs_sample_to and
+ * mdfs_shuffle_to: a std::set of the used ones; a byte map here). */
+static uint32_t draw_unused(es_mt_t *m, uint32_t space, uint8_t *used)
+{
+    uint32_t i = es_mt_next(m) % space;
+    while (used[i]) i = es_mt_next(m) % space;
+    used[i] = 1;
+    return i;
+}
+
+int es_mdfs_contrast(uint32_t seed, uint32_t n, uint32_t n_vars, const double *x,
+                     uint32_t n_contrast, double *out, uint32_t *idx)
+{
+    es_mt_t m;
+    es_mt_seed(&m, seed);
+    uint32_t big = n > n_vars ? n : n_vars;
+    uint8_t *used = calloc(big ? big : 1, 1);
+    if (!used) return ES_ERR_NOMEM;
+    if (n_contrast > n_vars) {
+        for (uint32_t i = 0; i < n_contrast; i++) idx[i] = uniform_below(&m, n_vars);
+    } else {
+        for (uint32_t i = 0; i < n_contrast; i++) idx[i] = draw_unused(&m, n_vars, used);
+    }
+    for (uint32_t i = 0; i < n_contrast; i++) {
+        memset(used, 0, n);
+        const double *src = x + (size_t)idx[i] * n;
+        double *dst = out + (size_t)i * n;
+        for (uint32_t o = 0; o < n; o++) dst[o] = src[draw_unused(&m, n, used)];
+    }
+    free(used);
+    return ES_OK;
+}
+
+/* ---- the suggested range ---------------------------------------------------------- */
+
+int es_mdfs_suggested_range(uint32_t n, int dim, int divisions, double *range)
+{
+    double ksi = pow(3.0 / n, 1.0 / dim);
+    double r = (1.0 - ksi * (1 + divisions)) / (1.0 - ksi * (1 - divisions));
+    r = r < 1.0 ? r : 1.0;
+    r = r > 0.0 ? r : 0.0;
+    *range = r;
+    return r < 0.25 ? ES_ERR_ARG : ES_OK;
+}

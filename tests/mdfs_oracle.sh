@@ -1,0 +1,38 @@
+#!/bin/sh
+# mdfs_oracle.sh -- `epistream mdfs` against an independent numpy brute force
+# (tests/oracle/mdfs_brute.py: every tuple of every discretisation, the
+# discretisation from numpy's MT19937): MAX_IG to 1e-9, the tuple that gave it,
+# the best tuples, raw chi-square p-values and Holm, for k = 1..5 and several
+# divisions, and the same bytes on 1 and 2 threads.
+. "$(dirname "$0")/lib.sh"
+need_python numpy scipy
+B="$ES_SRCDIR/tests/oracle/mdfs_brute.py"
+$PY "$B" gen "$T/d.csv" --objects 70 --vars 8 --seed 3 || fail "gen"
+# dim divisions discretizations range
+for cfg in "1 1 1 0.5" "1 3 2 0.3" "2 1 3 0.5" "2 2 1 0" "2 4 1 0.2" "3 1 2 0.7" "3 2 2 0.5" \
+    "4 1 2 0.5" "4 2 1 0.5" "5 1 2 0.5" "5 2 1 0.4" "2 15 1 0.1"; do
+    set -- $cfg
+    "$EPISTREAM" mdfs --table "$T/d.csv" --dim $1 --divisions $2 --discretizations $3 --range $4 \
+        --seed 7 --contrast 0 --tuples 25 --out "$T/o" --quiet --threads 2 ||
+        fail "mdfs --dim $1 --divisions $2 --discretizations $3"
+    $PY "$B" check "$T/d.csv" "$T/o" --dim $1 --divisions $2 --discretizations $3 --range $4 \
+        --seed 7 --tuples 25 || fail "brute force disagrees: dim $1 divisions $2 discretizations $3"
+done
+# the pseudocount and another seed
+"$EPISTREAM" mdfs --table "$T/d.csv" --dim 2 --divisions 2 --discretizations 3 --range 0.5 \
+    --seed 123456 --pseudocount 1.5 --contrast 0 --out "$T/o" --quiet || fail "mdfs --pseudocount"
+$PY "$B" check "$T/d.csv" "$T/o" --dim 2 --divisions 2 --discretizations 3 --range 0.5 \
+    --seed 123456 --pseudocount 1.5 || fail "brute force disagrees: --pseudocount 1.5"
+
+# ---- the same bytes for any thread count (contrast variables, a fit, tuples) ----
+$PY "$B" gen "$T/w.csv" --objects 300 --vars 40 --seed 9 || fail "gen"
+for nt in 1 2 3; do
+    "$EPISTREAM" mdfs --table "$T/w.csv" --dim 3 --divisions 2 --discretizations 2 --seed 5 \
+        --tuples 100 --threads $nt --out "$T/t$nt" --quiet || fail "mdfs --threads $nt"
+done
+for nt in 2 3; do
+    for s in mdfs.tsv relevant.tsv tuples.tsv; do
+        cmp -s "$T/t1.$s" "$T/t$nt.$s" || fail ".$s differs between 1 and $nt threads"
+    done
+done
+exit 0

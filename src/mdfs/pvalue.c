@@ -119,7 +119,7 @@ int es_mdfs_fit_p(const double *chisq, uint32_t n_vars, const double *chisq_c, u
         ret = ES_ERR_DATA;
     } else {
         for (uint32_t i = 0; i < n_vars; i++)
-            p[i] = exp_fit ? -expm1(log(1.0 - chisq[i]) / alpha) : chisq[i] / alpha;
+            p[i] = (exp_fit ? -expm1(log(1.0 - chisq[i]) / alpha) : chisq[i] / alpha) + 0.0; /* no -0 */
         *alpha_out = alpha;
     }
     free(buf);

@@ -44,7 +44,15 @@ typedef struct {
     uint64_t *all;         /* W words: every object's bit */
     uint32_t disc;
     uint64_t keep;         /* best (tuple, variable) entries kept per thread */
+    /* Hc of the tables a tuple's IGs need besides the prefix's, precomputed
+     * per discretisation: k = 2: of each variable (n_vars); k = 3: of each
+     * pair (n_vars^2, [v * n_vars + w], v < w) when that fits; else NULL and
+     * the margins are summed per tuple */
+    double *hm;
 } ctx_t;
+
+/* The pair table of k = 3 is precomputed up to this many bytes. */
+#define HM_MAX_BYTES (256ull << 20)
 
 /* A variable's best so far. */
 typedef struct {
@@ -153,15 +161,16 @@ static const uint64_t *plane(const ctx_t *c, uint32_t v, uint32_t b)
     return c->planes + ((size_t)v * c->m + b) * c->W;
 }
 
-/* Count the full table of prefix level k-1 (in t) with variable v; returns
- * the number of cells. */
-static void count_last(const ctx_t *c, thr_t *t, uint32_t v)
+/* Count into t->cells the table of the prefix of level lv (m^lv cells) with
+ * variable v: m^lv * (m - 1) cells a class by AND + popcount, the last bin of
+ * each prefix cell from its count. */
+static void count_last(const ctx_t *c, thr_t *t, uint32_t lv, uint32_t v)
 {
-    const uint32_t m = c->m, k = c->k, nb = m - 1, W = c->W, w0 = c->w0;
+    const uint32_t m = c->m, nb = m - 1, W = c->W, w0 = c->w0;
     uint32_t n_pre = 1;
-    for (uint32_t j = 1; j < k; j++) n_pre *= m;
-    const uint64_t *pv = t->lvl[k - 1];
-    const uint32_t *pct = t->lct[k - 1];
+    for (uint32_t j = 0; j < lv; j++) n_pre *= m;
+    const uint64_t *pv = t->lvl[lv];
+    const uint32_t *pct = t->lct[lv];
     uint32_t *cells = t->cells;
     /* the nonempty prefix cells */
     uint32_t nnz = 0;
@@ -276,13 +285,21 @@ static void inner(const ctx_t *c, thr_t *t, uint32_t *tuple)
     const uint32_t first = k > 1 ? tuple[k - 2] + 1 : 0;
     for (uint32_t v = first; v < c->n_vars; v++) {
         tuple[k - 1] = v;
-        count_last(c, t, v);
+        count_last(c, t, k - 1, v);
         double h = hc_cells(c, 0, t->cells, n_cells);
         offer_var(c, t, tuple, k - 1, h_pre - h);
-        for (uint32_t j = 0; j + 1 < k; j++) offer_var(c, t, tuple, j, hc_without(c, t, j) - h);
+        if (k == 2) {
+            offer_var(c, t, tuple, 0, c->hm[v] - h);
+        } else if (k == 3 && c->hm) {
+            const size_t nv = c->n_vars;
+            offer_var(c, t, tuple, 0, c->hm[tuple[1] * nv + v] - h);
+            offer_var(c, t, tuple, 1, c->hm[tuple[0] * nv + v] - h);
+        } else {
+            for (uint32_t j = 0; j + 1 < k; j++) offer_var(c, t, tuple, j, hc_without(c, t, j) - h);
+        }
     }
     for (uint32_t q = 0; q < c->n_con; q++) {
-        count_last(c, t, c->n_vars + q);
+        count_last(c, t, k - 1, c->n_vars + q);
         double ig = h_pre - hc_cells(c, 0, t->cells, n_cells);
         if (ig > t->cbest[q]) t->cbest[q] = ig;
     }
@@ -361,6 +378,29 @@ static void fill_planes(ctx_t *c, const uint8_t *d, const uint8_t *cd, const uin
     }
 }
 
+/* c->hm for this discretisation (see ctx_t). */
+static void precompute_hm(ctx_t *c, thr_t *th)
+{
+    const uint32_t nv = c->n_vars, m = c->m;
+    if (c->k == 2) {
+        for (uint32_t v = 0; v < nv; v++) c->hm[v] = hc_cells(c, 1, c->bin_ct + (size_t)v * m * 2, m);
+    } else if (c->k == 3 && c->hm) {
+#pragma omp parallel for schedule(dynamic, 1)
+        for (uint32_t v = 0; v < nv; v++) {
+            int tid = 0;
+#ifdef _OPENMP
+            tid = omp_get_thread_num();
+#endif
+            thr_t *t = &th[tid];
+            build_level(c, t, 1, v);
+            for (uint32_t w = v + 1; w < nv; w++) {
+                count_last(c, t, 1, w);
+                c->hm[(size_t)v * nv + w] = hc_cells(c, 1, t->cells, m * m);
+            }
+        }
+    }
+}
+
 int es_mdfs_max_ig(const es_mdfs_opt_t *o, uint32_t n_obj, uint32_t n_vars, uint32_t n_contrast,
                    const uint8_t *y,
                    int (*disc_fn)(void *ctx, uint32_t disc, uint8_t *d, uint8_t *cd), void *dctx,
@@ -397,6 +437,13 @@ int es_mdfs_max_ig(const es_mdfs_opt_t *o, uint32_t n_obj, uint32_t n_vars, uint
         c.G[lev] = malloc(sizeof(double) * (n_obj + 1));
     }
     th = calloc((size_t)nt, sizeof *th);
+    if (c.k == 2) c.hm = malloc(sizeof(double) * (n_vars + 1));
+    else if (c.k == 3 && (double)n_vars * n_vars * sizeof(double) <= (double)HM_MAX_BYTES)
+        c.hm = malloc(sizeof(double) * ((size_t)n_vars * n_vars + 1));
+    if (c.k == 2 && !c.hm) {
+        ret = ES_ERR_NOMEM;
+        goto out;
+    }
     r->max_ig = malloc(sizeof(double) * (n_vars + 1));
     r->arg_tuple = malloc(sizeof(uint32_t) * c.k * (n_vars + 1));
     r->arg_disc = malloc(sizeof(uint32_t) * (n_vars + 1));
@@ -431,6 +478,7 @@ int es_mdfs_max_ig(const es_mdfs_opt_t *o, uint32_t n_obj, uint32_t n_vars, uint
         if ((ret = disc_fn(dctx, disc, d, cd))) goto out;
         fill_planes(&c, d, cd, pos);
         c.disc = disc;
+        precompute_hm(&c, th);
         if (c.k == 1) {
             uint32_t tuple[ES_MDFS_MAX_DIM];
             inner(&c, &th[0], tuple);
@@ -505,6 +553,6 @@ out:
         for (int i = 0; i < nt; i++) thr_free(&th[i]);
     free(th);
     for (int lev = 0; lev < 2; lev++) free(c.F[lev][0]), free(c.F[lev][1]), free(c.G[lev]);
-    free(c.planes), free(c.bin_ct), free(c.all), free(d), free(cd), free(pos);
+    free(c.planes), free(c.bin_ct), free(c.all), free(c.hm), free(d), free(cd), free(pos);
     return ret;
 }

@@ -31,6 +31,8 @@
 
 #include "count.h"
 #include "mdfs.h"
+#include "mdfs_internal.h"
+#include "util.h"
 
 /* What every thread reads (one discretisation at a time). */
 typedef struct {
@@ -40,7 +42,8 @@ typedef struct {
     uint32_t *bin_ct;      /* (n_vars + n_con) * m * 2: per bin, per class */
     double *F[2][2];       /* [level 0 full / 1 margin][class][n] = c log2 c, c = n + pseudo */
     double *G[2];          /* [level][n0 + n1] = c log2 c, c = n0 + n1 + both pseudos */
-    const es_popcount_impl_t *pc;
+    const es_popcount_impl_t *pc; /* and4 (EPISTREAM_MDFS_KERNEL=and4) */
+    es_mdfs_cells_fn cells;       /* else the fused kernel */
     uint64_t *all;         /* W words: every object's bit */
     uint32_t disc;
     uint64_t keep;         /* best (tuple, variable) entries kept per thread */
@@ -68,6 +71,8 @@ typedef struct {
     uint32_t *cells;                 /* full table: [cell][2], m^k cells */
     uint32_t *mar;                   /* a margin: m^(k-1) cells * 2 */
     uint32_t *nz;                    /* nonempty prefix cells */
+    const uint64_t **pre;            /* their vectors */
+    uint32_t **outp;                 /* their rows of the table */
     best_t *best;                    /* n_vars */
     double *cbest;                   /* n_con */
     es_mdfs_tuple_t *heap;           /* the kept entries, a min-heap (worst on top) */
@@ -178,21 +183,31 @@ static void count_last(const ctx_t *c, thr_t *t, uint32_t lv, uint32_t v)
         if (pct[2 * p] | pct[2 * p + 1]) t->nz[nnz++] = p;
         else memset(cells + (size_t)p * m * 2, 0, sizeof(uint32_t) * 2 * m);
     }
-    for (uint32_t i = 0; i < nnz; i += 2) {
-        uint32_t p1 = t->nz[i], p2 = t->nz[i + 1 < nnz ? i + 1 : i];
-        const uint64_t *a1 = pv + (size_t)p1 * W, *a2 = pv + (size_t)p2 * W;
-        uint32_t *c1 = cells + (size_t)p1 * m * 2, *c2 = cells + (size_t)p2 * m * 2;
-        for (uint32_t b = 0; b < nb; b += 2) {
-            uint32_t b2 = b + 1 < nb ? b + 1 : b;
-            const uint64_t *x1 = plane(c, v, b), *x2 = plane(c, v, b2);
-            uint64_t o0[4] = {0, 0, 0, 0}, o1[4] = {0, 0, 0, 0};
-            c->pc->and4(a1, a2, x1, x2, w0, o0);
-            c->pc->and4(a1 + w0, a2 + w0, x1 + w0, x2 + w0, W - w0, o1);
-            c1[2 * b] = (uint32_t)o0[0], c1[2 * b + 1] = (uint32_t)o1[0];
-            c2[2 * b] = (uint32_t)o0[2], c2[2 * b + 1] = (uint32_t)o1[2];
-            if (b2 != b) {
-                c1[2 * b2] = (uint32_t)o0[1], c1[2 * b2 + 1] = (uint32_t)o1[1];
-                c2[2 * b2] = (uint32_t)o0[3], c2[2 * b2 + 1] = (uint32_t)o1[3];
+    if (c->cells) {
+        const uint64_t *bins[ES_MDFS_MAX_DIV];
+        for (uint32_t b = 0; b < nb; b++) bins[b] = plane(c, v, b);
+        for (uint32_t i = 0; i < nnz; i++) {
+            t->pre[i] = pv + (size_t)t->nz[i] * W;
+            t->outp[i] = cells + (size_t)t->nz[i] * m * 2;
+        }
+        c->cells(t->pre, nnz, bins, nb, w0, W, t->outp);
+    } else {
+        for (uint32_t i = 0; i < nnz; i += 2) {
+            uint32_t p1 = t->nz[i], p2 = t->nz[i + 1 < nnz ? i + 1 : i];
+            const uint64_t *a1 = pv + (size_t)p1 * W, *a2 = pv + (size_t)p2 * W;
+            uint32_t *c1 = cells + (size_t)p1 * m * 2, *c2 = cells + (size_t)p2 * m * 2;
+            for (uint32_t b = 0; b < nb; b += 2) {
+                uint32_t b2 = b + 1 < nb ? b + 1 : b;
+                const uint64_t *x1 = plane(c, v, b), *x2 = plane(c, v, b2);
+                uint64_t o0[4] = {0, 0, 0, 0}, o1[4] = {0, 0, 0, 0};
+                c->pc->and4(a1, a2, x1, x2, w0, o0);
+                c->pc->and4(a1 + w0, a2 + w0, x1 + w0, x2 + w0, W - w0, o1);
+                c1[2 * b] = (uint32_t)o0[0], c1[2 * b + 1] = (uint32_t)o1[0];
+                c2[2 * b] = (uint32_t)o0[2], c2[2 * b + 1] = (uint32_t)o1[2];
+                if (b2 != b) {
+                    c1[2 * b2] = (uint32_t)o0[1], c1[2 * b2 + 1] = (uint32_t)o1[1];
+                    c2[2 * b2] = (uint32_t)o0[3], c2[2 * b2 + 1] = (uint32_t)o1[3];
+                }
             }
         }
     }
@@ -322,7 +337,7 @@ static void walk(const ctx_t *c, thr_t *t, uint32_t *tuple, uint32_t l)
 static void thr_free(thr_t *t)
 {
     for (int l = 0; l < ES_MDFS_MAX_DIM; l++) free(t->lvl[l]), free(t->lct[l]);
-    free(t->cells), free(t->mar), free(t->nz), free(t->best), free(t->cbest), free(t->heap);
+    free(t->cells), free(t->mar), free(t->nz), free(t->pre), free(t->outp), free(t->best), free(t->cbest), free(t->heap);
     memset(t, 0, sizeof *t);
 }
 
@@ -340,10 +355,12 @@ static int thr_alloc(const ctx_t *c, thr_t *t)
     t->cells = malloc(sizeof(uint32_t) * 2 * n);
     t->mar = malloc(sizeof(uint32_t) * 2 * (n / c->m));
     t->nz = malloc(sizeof(uint32_t) * (n / c->m));
+    t->pre = malloc(sizeof(uint64_t *) * (n / c->m));
+    t->outp = malloc(sizeof(uint32_t *) * (n / c->m));
     t->best = malloc(sizeof(best_t) * (c->n_vars ? c->n_vars : 1));
     t->cbest = malloc(sizeof(double) * (c->n_con ? c->n_con : 1));
     t->heap = c->keep ? malloc(sizeof(es_mdfs_tuple_t) * c->keep) : NULL;
-    if (!t->cells || !t->mar || !t->nz || !t->best || !t->cbest || (c->keep && !t->heap)) goto fail;
+    if (!t->cells || !t->mar || !t->nz || !t->pre || !t->outp || !t->best || !t->cbest || (c->keep && !t->heap)) goto fail;
     for (uint32_t v = 0; v < c->n_vars; v++) {
         memset(&t->best[v], 0, sizeof(best_t));
         t->best[v].ig = -INFINITY;
@@ -422,6 +439,10 @@ int es_mdfs_max_ig(const es_mdfs_opt_t *o, uint32_t n_obj, uint32_t n_vars, uint
     c.w0 = (c.cls[0] + 63) / 64;
     c.W = c.w0 + (c.cls[1] + 63) / 64;
     c.pc = es_popcount_best();
+    {
+        const char *kv = es_env_variant("EPISTREAM_MDFS_KERNEL");
+        c.cells = kv && !strcmp(kv, "and4") ? NULL : es_mdfs_cells_best();
+    }
     c.keep = o->n_tuples * (uint64_t)o->discretizations;
     r->n_vars = n_vars, r->n_contrast = n_contrast, r->dim = c.k;
     const uint32_t nv = n_vars + n_contrast;

@@ -3,7 +3,7 @@
 # (tests/oracle/mdfs_brute.py: every tuple of every discretisation, the
 # discretisation from numpy's MT19937): MAX_IG to 1e-9, the tuple that gave it,
 # the best tuples, raw chi-square p-values and Holm, for k = 1..5 and several
-# divisions, and the same bytes on 1 and 2 threads.
+# divisions, and the same bytes on 1, 2 and 3 threads and with every kernel.
 . "$(dirname "$0")/lib.sh"
 need_python numpy scipy
 B="$ES_SRCDIR/tests/oracle/mdfs_brute.py"
@@ -33,6 +33,15 @@ done
 for nt in 2 3; do
     for s in mdfs.tsv relevant.tsv tuples.tsv; do
         cmp -s "$T/t1.$s" "$T/t$nt.$s" || fail ".$s differs between 1 and $nt threads"
+    done
+done
+# ---- every counting kernel gives the same bytes (scalar twin, POPCNT, AVX-512) ----
+for kern in scalar popcnt; do
+    EPISTREAM_POPCOUNT=$kern "$EPISTREAM" mdfs --table "$T/w.csv" --dim 3 --divisions 2 \
+        --discretizations 2 --seed 5 --tuples 100 --threads 2 --out "$T/k$kern" --quiet ||
+        fail "mdfs with EPISTREAM_POPCOUNT=$kern"
+    for s in mdfs.tsv relevant.tsv tuples.tsv; do
+        cmp -s "$T/t1.$s" "$T/k$kern.$s" || fail ".$s differs with the $kern kernel"
     done
 done
 exit 0

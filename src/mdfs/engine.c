@@ -29,7 +29,6 @@
 #include <omp.h>
 #endif
 
-#include "count.h"
 #include "mdfs.h"
 #include "mdfs_internal.h"
 #include "util.h"
@@ -42,8 +41,11 @@ typedef struct {
     uint32_t *bin_ct;      /* (n_vars + n_con) * m * 2: per bin, per class */
     double *F[2][2];       /* [level 0 full / 1 margin][class][n] = c log2 c, c = n + pseudo */
     double *G[2];          /* [level][n0 + n1] = c log2 c, c = n0 + n1 + both pseudos */
-    const es_popcount_impl_t *pc; /* and4 (EPISTREAM_MDFS_KERNEL=and4) */
-    es_mdfs_cells_fn cells;       /* else the fused kernel */
+    uint64_t *lanes;       /* the counted bins (m - 1) interleaved by 8 variables (kernel.c):
+                              slot s = a variable v < n_vars, or n_vars8 + a contrast variable */
+    uint32_t n_vars8;      /* n_vars rounded up to 8: the first contrast slot */
+    es_mdfs_cells8_fn cells8;
+    es_mdfs_and_fn and_ct;
     uint64_t *all;         /* W words: every object's bit */
     uint32_t disc;
     uint64_t keep;         /* best (tuple, variable) entries kept per thread */
@@ -52,6 +54,7 @@ typedef struct {
      * pair (n_vars^2, [v * n_vars + w], v < w) when that fits; else NULL and
      * the margins are summed per tuple */
     double *hm;
+    double h0;             /* Hc of an empty cell of a full table */
 } ctx_t;
 
 /* The pair table of k = 3 is precomputed up to this many bytes. */
@@ -71,8 +74,9 @@ typedef struct {
     uint32_t *cells;                 /* full table: [cell][2], m^k cells */
     uint32_t *mar;                   /* a margin: m^(k-1) cells * 2 */
     uint32_t *nz;                    /* nonempty prefix cells */
+    uint32_t nnz;
     const uint64_t **pre;            /* their vectors */
-    uint32_t **outp;                 /* their rows of the table */
+    uint32_t *out8;                  /* the kernel's counts: [cell][bin][class][8] */
     best_t *best;                    /* n_vars */
     double *cbest;                   /* n_con */
     es_mdfs_tuple_t *heap;           /* the kept entries, a min-heap (worst on top) */
@@ -166,59 +170,70 @@ static const uint64_t *plane(const ctx_t *c, uint32_t v, uint32_t b)
     return c->planes + ((size_t)v * c->m + b) * c->W;
 }
 
-/* Count into t->cells the table of the prefix of level lv (m^lv cells) with
- * variable v: m^lv * (m - 1) cells a class by AND + popcount, the last bin of
- * each prefix cell from its count. */
-static void count_last(const ctx_t *c, thr_t *t, uint32_t lv, uint32_t v)
+/* Count the tables of the prefix of level lv (m^lv cells) with the eight
+ * variables of lane group g: m - 1 bins a cell by AND + popcount (kernel.c),
+ * into t->out8; the rows of empty prefix cells in t->cells are zeroed. */
+static void count_group(const ctx_t *c, thr_t *t, uint32_t lv, uint32_t g)
 {
-    const uint32_t m = c->m, nb = m - 1, W = c->W, w0 = c->w0;
+    const uint32_t m = c->m, nb = m - 1, W = c->W;
     uint32_t n_pre = 1;
     for (uint32_t j = 0; j < lv; j++) n_pre *= m;
     const uint64_t *pv = t->lvl[lv];
     const uint32_t *pct = t->lct[lv];
-    uint32_t *cells = t->cells;
-    /* the nonempty prefix cells */
     uint32_t nnz = 0;
     for (uint32_t p = 0; p < n_pre; p++) {
-        if (pct[2 * p] | pct[2 * p + 1]) t->nz[nnz++] = p;
-        else memset(cells + (size_t)p * m * 2, 0, sizeof(uint32_t) * 2 * m);
-    }
-    if (c->cells) {
-        const uint64_t *bins[ES_MDFS_MAX_DIV];
-        for (uint32_t b = 0; b < nb; b++) bins[b] = plane(c, v, b);
-        for (uint32_t i = 0; i < nnz; i++) {
-            t->pre[i] = pv + (size_t)t->nz[i] * W;
-            t->outp[i] = cells + (size_t)t->nz[i] * m * 2;
-        }
-        c->cells(t->pre, nnz, bins, nb, w0, W, t->outp);
-    } else {
-        for (uint32_t i = 0; i < nnz; i += 2) {
-            uint32_t p1 = t->nz[i], p2 = t->nz[i + 1 < nnz ? i + 1 : i];
-            const uint64_t *a1 = pv + (size_t)p1 * W, *a2 = pv + (size_t)p2 * W;
-            uint32_t *c1 = cells + (size_t)p1 * m * 2, *c2 = cells + (size_t)p2 * m * 2;
-            for (uint32_t b = 0; b < nb; b += 2) {
-                uint32_t b2 = b + 1 < nb ? b + 1 : b;
-                const uint64_t *x1 = plane(c, v, b), *x2 = plane(c, v, b2);
-                uint64_t o0[4] = {0, 0, 0, 0}, o1[4] = {0, 0, 0, 0};
-                c->pc->and4(a1, a2, x1, x2, w0, o0);
-                c->pc->and4(a1 + w0, a2 + w0, x1 + w0, x2 + w0, W - w0, o1);
-                c1[2 * b] = (uint32_t)o0[0], c1[2 * b + 1] = (uint32_t)o1[0];
-                c2[2 * b] = (uint32_t)o0[2], c2[2 * b + 1] = (uint32_t)o1[2];
-                if (b2 != b) {
-                    c1[2 * b2] = (uint32_t)o0[1], c1[2 * b2 + 1] = (uint32_t)o1[1];
-                    c2[2 * b2] = (uint32_t)o0[3], c2[2 * b2 + 1] = (uint32_t)o1[3];
-                }
-            }
+        if (pct[2 * p] | pct[2 * p + 1]) {
+            t->pre[nnz] = pv + (size_t)p * W;
+            t->nz[nnz++] = p;
+        } else {
+            memset(t->cells + (size_t)p * m * 2, 0, sizeof(uint32_t) * 2 * m);
         }
     }
-    for (uint32_t i = 0; i < nnz; i++) {
-        uint32_t p = t->nz[i];
-        uint32_t *cp = cells + (size_t)p * m * 2;
-        uint32_t s0 = 0, s1 = 0;
-        for (uint32_t b = 0; b < nb; b++) s0 += cp[2 * b], s1 += cp[2 * b + 1];
+    t->nnz = nnz;
+    c->cells8(t->pre, nnz, c->lanes + (size_t)g * nb * W * 8, nb, c->w0, W, t->out8);
+}
+
+/* The table of lane j of the last count_group() into t->cells: the counted
+ * bins, and the last bin of each prefix cell as its count less the others. */
+static void assemble(const ctx_t *c, thr_t *t, uint32_t lv, uint32_t j)
+{
+    const uint32_t m = c->m, nb = m - 1;
+    const uint32_t *pct = t->lct[lv], *o8 = t->out8 + j;
+    for (uint32_t i = 0; i < t->nnz; i++) {
+        const uint32_t p = t->nz[i];
+        uint32_t *cp = t->cells + (size_t)p * m * 2, s0 = 0, s1 = 0;
+        const uint32_t *oi = o8 + (size_t)i * nb * 16;
+        for (uint32_t b = 0; b < nb; b++) {
+            uint32_t a0 = oi[b * 16], a1 = oi[b * 16 + 8];
+            cp[2 * b] = a0, cp[2 * b + 1] = a1;
+            s0 += a0, s1 += a1;
+        }
         cp[2 * nb] = pct[2 * p] - s0;
         cp[2 * nb + 1] = pct[2 * p + 1] - s1;
     }
+}
+
+/* Hc of the full table of lane j of the last count_group(), without writing
+ * it (the cells of empty prefix cells add h_empty). */
+static double hc_lane(const ctx_t *c, const thr_t *t, uint32_t lv, uint32_t j, double h_empty)
+{
+    const uint32_t nb = c->m - 1;
+    const double *f0 = c->F[0][0], *f1 = c->F[0][1], *g = c->G[0];
+    const uint32_t *pct = t->lct[lv], *o8 = t->out8 + j;
+    double h = h_empty;
+    for (uint32_t i = 0; i < t->nnz; i++) {
+        const uint32_t p = t->nz[i];
+        const uint32_t *oi = o8 + (size_t)i * nb * 16;
+        uint32_t s0 = 0, s1 = 0;
+        for (uint32_t b = 0; b < nb; b++) {
+            uint32_t a0 = oi[b * 16], a1 = oi[b * 16 + 8];
+            h += g[a0 + a1] - f0[a0] - f1[a1];
+            s0 += a0, s1 += a1;
+        }
+        uint32_t a0 = pct[2 * p] - s0, a1 = pct[2 * p + 1] - s1;
+        h += g[a0 + a1] - f0[a0] - f1[a1];
+    }
+    return h;
 }
 
 /* Hc of the full table with axis j (0 = the first variable) summed out. */
@@ -276,15 +291,7 @@ static void build_level(const ctx_t *c, thr_t *t, uint32_t l, uint32_t v)
                 cct[2 * q] = cct[2 * q + 1] = 0;
                 continue;
             }
-            const uint64_t *a = prev + (size_t)p * W, *x = plane(c, v, b);
-            uint32_t n0 = 0, n1 = 0;
-            for (uint32_t w = 0; w < W; w++) {
-                uint64_t z = a[w] & x[w];
-                dst[w] = z;
-                if (w < w0) n0 += (uint32_t)__builtin_popcountll(z);
-                else n1 += (uint32_t)__builtin_popcountll(z);
-            }
-            cct[2 * q] = n0, cct[2 * q + 1] = n1;
+            c->and_ct(dst, prev + (size_t)p * W, plane(c, v, b), w0, W, cct + 2 * q);
         }
 }
 
@@ -298,25 +305,39 @@ static void inner(const ctx_t *c, thr_t *t, uint32_t *tuple)
     const uint32_t n_cells = n_pre * c->m;
     const double h_pre = hc_cells(c, 1, t->lct[k - 1], n_pre);
     const uint32_t first = k > 1 ? tuple[k - 2] + 1 : 0;
-    for (uint32_t v = first; v < c->n_vars; v++) {
-        tuple[k - 1] = v;
-        count_last(c, t, k - 1, v);
-        double h = hc_cells(c, 0, t->cells, n_cells);
-        offer_var(c, t, tuple, k - 1, h_pre - h);
-        if (k == 2) {
-            offer_var(c, t, tuple, 0, c->hm[v] - h);
-        } else if (k == 3 && c->hm) {
-            const size_t nv = c->n_vars;
-            offer_var(c, t, tuple, 0, c->hm[tuple[1] * nv + v] - h);
-            offer_var(c, t, tuple, 1, c->hm[tuple[0] * nv + v] - h);
-        } else {
-            for (uint32_t j = 0; j + 1 < k; j++) offer_var(c, t, tuple, j, hc_without(c, t, j) - h);
+    for (uint32_t g = first / 8; g * 8 < c->n_vars; g++) {
+        count_group(c, t, k - 1, g);
+        const double h_empty = (double)(n_pre - t->nnz) * c->m * c->h0;
+        for (uint32_t j = 0; j < 8; j++) {
+            const uint32_t v = g * 8 + j;
+            if (v < first || v >= c->n_vars) continue;
+            tuple[k - 1] = v;
+            double h;
+            if (k <= 3 && (k < 3 || c->hm)) {
+                h = hc_lane(c, t, k - 1, j, h_empty);
+            } else {
+                assemble(c, t, k - 1, j);
+                h = hc_cells(c, 0, t->cells, n_cells);
+            }
+            offer_var(c, t, tuple, k - 1, h_pre - h);
+            if (k == 2) {
+                offer_var(c, t, tuple, 0, c->hm[v] - h);
+            } else if (k == 3 && c->hm) {
+                const size_t nv = c->n_vars;
+                offer_var(c, t, tuple, 0, c->hm[tuple[1] * nv + v] - h);
+                offer_var(c, t, tuple, 1, c->hm[tuple[0] * nv + v] - h);
+            } else {
+                for (uint32_t q = 0; q + 1 < k; q++) offer_var(c, t, tuple, q, hc_without(c, t, q) - h);
+            }
         }
     }
-    for (uint32_t q = 0; q < c->n_con; q++) {
-        count_last(c, t, k - 1, c->n_vars + q);
-        double ig = h_pre - hc_cells(c, 0, t->cells, n_cells);
-        if (ig > t->cbest[q]) t->cbest[q] = ig;
+    for (uint32_t g = 0; g * 8 < c->n_con; g++) {
+        count_group(c, t, k - 1, c->n_vars8 / 8 + g);
+        const double h_empty = (double)(n_pre - t->nnz) * c->m * c->h0;
+        for (uint32_t j = 0; j < 8 && g * 8 + j < c->n_con; j++) {
+            double ig = h_pre - hc_lane(c, t, k - 1, j, h_empty);
+            if (ig > t->cbest[g * 8 + j]) t->cbest[g * 8 + j] = ig;
+        }
     }
 }
 
@@ -337,7 +358,7 @@ static void walk(const ctx_t *c, thr_t *t, uint32_t *tuple, uint32_t l)
 static void thr_free(thr_t *t)
 {
     for (int l = 0; l < ES_MDFS_MAX_DIM; l++) free(t->lvl[l]), free(t->lct[l]);
-    free(t->cells), free(t->mar), free(t->nz), free(t->pre), free(t->outp), free(t->best), free(t->cbest), free(t->heap);
+    free(t->cells), free(t->mar), free(t->nz), free(t->pre), free(t->out8), free(t->best), free(t->cbest), free(t->heap);
     memset(t, 0, sizeof *t);
 }
 
@@ -356,11 +377,11 @@ static int thr_alloc(const ctx_t *c, thr_t *t)
     t->mar = malloc(sizeof(uint32_t) * 2 * (n / c->m));
     t->nz = malloc(sizeof(uint32_t) * (n / c->m));
     t->pre = malloc(sizeof(uint64_t *) * (n / c->m));
-    t->outp = malloc(sizeof(uint32_t *) * (n / c->m));
+    t->out8 = malloc(sizeof(uint32_t) * 16 * (c->m - 1) * (n / c->m));
     t->best = malloc(sizeof(best_t) * (c->n_vars ? c->n_vars : 1));
     t->cbest = malloc(sizeof(double) * (c->n_con ? c->n_con : 1));
     t->heap = c->keep ? malloc(sizeof(es_mdfs_tuple_t) * c->keep) : NULL;
-    if (!t->cells || !t->mar || !t->nz || !t->pre || !t->outp || !t->best || !t->cbest || (c->keep && !t->heap)) goto fail;
+    if (!t->cells || !t->mar || !t->nz || !t->pre || !t->out8 || !t->best || !t->cbest || (c->keep && !t->heap)) goto fail;
     for (uint32_t v = 0; v < c->n_vars; v++) {
         memset(&t->best[v], 0, sizeof(best_t));
         t->best[v].ig = -INFINITY;
@@ -392,6 +413,10 @@ static void fill_planes(ctx_t *c, const uint8_t *d, const uint8_t *cd, const uin
             pl[(size_t)b * W + p / 64] |= 1ull << (p % 64);
             bc[2 * b + (p >= 64 * c->w0)]++;
         }
+        const uint32_t s = v < c->n_vars ? v : c->n_vars8 + (v - c->n_vars), nb = m - 1;
+        uint64_t *ln = c->lanes + (size_t)(s / 8) * nb * W * 8 + s % 8;
+        for (uint32_t b = 0; b < nb; b++)
+            for (uint32_t w = 0; w < W; w++) ln[((size_t)b * W + w) * 8] = pl[(size_t)b * W + w];
     }
 }
 
@@ -410,9 +435,14 @@ static void precompute_hm(ctx_t *c, thr_t *th)
 #endif
             thr_t *t = &th[tid];
             build_level(c, t, 1, v);
-            for (uint32_t w = v + 1; w < nv; w++) {
-                count_last(c, t, 1, w);
-                c->hm[(size_t)v * nv + w] = hc_cells(c, 1, t->cells, m * m);
+            for (uint32_t g = (v + 1) / 8; g * 8 < nv; g++) {
+                count_group(c, t, 1, g);
+                for (uint32_t j = 0; j < 8; j++) {
+                    const uint32_t w = g * 8 + j;
+                    if (w <= v || w >= nv) continue;
+                    assemble(c, t, 1, j);
+                    c->hm[(size_t)v * nv + w] = hc_cells(c, 1, t->cells, m * m);
+                }
             }
         }
     }
@@ -438,11 +468,14 @@ int es_mdfs_max_ig(const es_mdfs_opt_t *o, uint32_t n_obj, uint32_t n_vars, uint
     for (uint32_t i = 0; i < n_obj; i++) c.cls[y[i] != 0]++;
     c.w0 = (c.cls[0] + 63) / 64;
     c.W = c.w0 + (c.cls[1] + 63) / 64;
-    c.pc = es_popcount_best();
     {
-        const char *kv = es_env_variant("EPISTREAM_MDFS_KERNEL");
-        c.cells = kv && !strcmp(kv, "and4") ? NULL : es_mdfs_cells_best();
+        const char *kname;
+        c.cells8 = es_mdfs_cells8_best(&kname);
+        c.and_ct = es_mdfs_and_best();
+        es_info("counting kernel: %s", kname);
     }
+    c.n_vars8 = (n_vars + 7) / 8 * 8;
+    const size_t n_slots = c.n_vars8 + ((size_t)n_contrast + 7) / 8 * 8;
     c.keep = o->n_tuples * (uint64_t)o->discretizations;
     r->n_vars = n_vars, r->n_contrast = n_contrast, r->dim = c.k;
     const uint32_t nv = n_vars + n_contrast;
@@ -452,6 +485,7 @@ int es_mdfs_max_ig(const es_mdfs_opt_t *o, uint32_t n_obj, uint32_t n_vars, uint
     c.planes = aligned_alloc(64, ((size_t)nv * c.m * c.W * sizeof(uint64_t) + 63) / 64 * 64 + 64);
     c.bin_ct = malloc(sizeof(uint32_t) * 2 * c.m * (size_t)nv + 1);
     c.all = calloc(c.W + 1, sizeof(uint64_t));
+    c.lanes = calloc(n_slots * (c.m - 1) * c.W + 8, sizeof(uint64_t));
     for (int lev = 0; lev < 2; lev++) {
         c.F[lev][0] = malloc(sizeof(double) * (c.cls[0] + 1));
         c.F[lev][1] = malloc(sizeof(double) * (c.cls[1] + 1));
@@ -469,7 +503,7 @@ int es_mdfs_max_ig(const es_mdfs_opt_t *o, uint32_t n_obj, uint32_t n_vars, uint
     r->arg_tuple = malloc(sizeof(uint32_t) * c.k * (n_vars + 1));
     r->arg_disc = malloc(sizeof(uint32_t) * (n_vars + 1));
     r->contrast_ig = malloc(sizeof(double) * (n_contrast + 1));
-    if (!d || !cd || !pos || !c.planes || !c.bin_ct || !c.all || !c.F[0][0] || !c.F[0][1] ||
+    if (!d || !cd || !pos || !c.planes || !c.lanes || !c.bin_ct || !c.all || !c.F[0][0] || !c.F[0][1] ||
         !c.F[1][0] || !c.F[1][1] || !c.G[0] || !c.G[1] || !th || !r->max_ig || !r->arg_tuple ||
         !r->arg_disc || !r->contrast_ig) {
         ret = ES_ERR_NOMEM;
@@ -492,6 +526,7 @@ int es_mdfs_max_ig(const es_mdfs_opt_t *o, uint32_t n_obj, uint32_t n_vars, uint
                 for (uint32_t q = 0; q <= c.cls[yy]; q++) c.F[lev][yy][q] = plogp(q + mul * ps[yy]);
             for (uint32_t q = 0; q <= n_obj; q++) c.G[lev][q] = plogp(q + mul * (ps[0] + ps[1]));
         }
+        c.h0 = c.G[0][0] - c.F[0][0][0] - c.F[0][1][0];
     }
     for (int i = 0; i < nt; i++)
         if ((ret = thr_alloc(&c, &th[i]))) goto out;
@@ -574,6 +609,6 @@ out:
         for (int i = 0; i < nt; i++) thr_free(&th[i]);
     free(th);
     for (int lev = 0; lev < 2; lev++) free(c.F[lev][0]), free(c.F[lev][1]), free(c.G[lev]);
-    free(c.planes), free(c.bin_ct), free(c.all), free(c.hm), free(d), free(cd), free(pos);
+    free(c.planes), free(c.lanes), free(c.bin_ct), free(c.all), free(c.hm), free(d), free(cd), free(pos);
     return ret;
 }

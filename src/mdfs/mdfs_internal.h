@@ -17,16 +17,25 @@ void es_mt_seed(es_mt_t *m, uint32_t s);
 uint32_t es_mt_next(es_mt_t *m);
 
 /**
- * The counting kernel (kernel.c): for each prefix cell i < np and counted bin
- * b < nb, out[i][2 b + y] = |pre[i] & bin[b]| over class y's words (class 0:
- * [0, w0), class 1: [w0, W)).
+ * The counting kernel (kernel.c): eight next variables at once.  lanes holds
+ * their counted bins interleaved: word w of bin b of variable 8g + j at
+ * lanes[(b * W + w) * 8 + j].  For each prefix cell i < np and bin b < nb:
+ * out[((i * nb + b) * 2 + y) * 8 + j] = |pre[i] & that bin| over class y's
+ * words (class 0: [0, w0), class 1: [w0, W)).
  */
-typedef void (*es_mdfs_cells_fn)(const uint64_t *const *pre, uint32_t np,
-                                 const uint64_t *const *bin, uint32_t nb, uint32_t w0, uint32_t W,
-                                 uint32_t *const *out);
+typedef void (*es_mdfs_cells8_fn)(const uint64_t *const *pre, uint32_t np, const uint64_t *lanes,
+                                  uint32_t nb, uint32_t w0, uint32_t W, uint32_t *out);
 /** The scalar twin (any CPU; tests). */
-es_mdfs_cells_fn es_mdfs_cells_scalar(void);
-/** The fastest variant this CPU has (EPISTREAM_POPCOUNT=scalar forces the twin). */
-es_mdfs_cells_fn es_mdfs_cells_best(void);
+es_mdfs_cells8_fn es_mdfs_cells8_scalar(void);
+/** The fastest variant this CPU has, its name in *name (may be NULL);
+ *  EPISTREAM_POPCOUNT=scalar|popcnt forces a slower one. */
+es_mdfs_cells8_fn es_mdfs_cells8_best(const char **name);
+
+/** dst = a & x over W words; ct[y] = its set bits in class y's words (kernel.c:
+ *  the prefix vectors one variable deeper). */
+typedef void (*es_mdfs_and_fn)(uint64_t *restrict dst, const uint64_t *restrict a,
+                               const uint64_t *restrict x, uint32_t w0, uint32_t W, uint32_t ct[2]);
+/** The POPCNT variant where the CPU has it, else the scalar one. */
+es_mdfs_and_fn es_mdfs_and_best(void);
 
 #endif /* ES_MDFS_INTERNAL_H */

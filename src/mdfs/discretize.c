@@ -37,11 +37,29 @@ uint32_t es_mt_next(es_mt_t *m)
     return y;
 }
 
-/* std::generate_canonical<double, 53>: two draws, the second the high part. */
-static double canonical(es_mt_t *m)
+void es_mt_first(uint32_t s, uint32_t *out, int k)
 {
-    double sum = (double)es_mt_next(m);
-    sum += (double)es_mt_next(m) * 4294967296.0;
+    /* output i (< 227) is the tempered twist of x[i], x[i + 1] and x[i + 397]
+     * of the seeded state, none of them twisted yet: seed 397 + k words */
+    uint32_t x[397 + ES_MT_FIRST_MAX];
+    x[0] = s;
+    for (int j = 1; j < 397 + k; j++) x[j] = 1812433253u * (x[j - 1] ^ (x[j - 1] >> 30)) + (uint32_t)j;
+    for (int i = 0; i < k; i++) {
+        uint32_t y = (x[i] & 0x80000000u) | (x[i + 1] & 0x7fffffffu);
+        y = x[i + 397] ^ (y >> 1) ^ ((y & 1u) ? 0x9908b0dfu : 0u);
+        y ^= y >> 11;
+        y ^= (y << 7) & 0x9d2c5680u;
+        y ^= (y << 15) & 0xefc60000u;
+        y ^= y >> 18;
+        out[i] = y;
+    }
+}
+
+/* std::generate_canonical<double, 53> from two draws, the second the high part. */
+static double canonical2(uint32_t lo, uint32_t hi)
+{
+    double sum = (double)lo;
+    sum += (double)hi * 4294967296.0;
     double r = sum / 18446744073709551616.0;
     if (r >= 1.0) r = nextafter(1.0, 0.0);
     return r;
@@ -65,30 +83,66 @@ static uint32_t uniform_below(es_mt_t *m, uint32_t range)
 
 /* ---- discretisation ---------------------------------------------------------- */
 
-void es_mdfs_discretize(uint32_t seed, uint32_t disc, uint32_t feature, int divisions, uint32_t n,
-                        const double *x, const double *sorted, uint8_t *out, double range)
+/* Put the values of ranks rank[0 .. nr) (non-decreasing) of a[0 .. n) in
+ * val[]: quickselect (median of three, Hoare partition) for the middle rank,
+ * then each side for the ranks on it.  a is reordered. */
+static void select_ranks(double *a, size_t n, const size_t *rank, int nr, double *val)
 {
-    double thr[ES_MDFS_MAX_DIV + 1];
-    double sum = 0.0, lo = 1.0 - range, w = (1.0 + range) - lo;
-    /* the chain: seed -> first output ^ disc -> first output ^ feature */
-    es_mt_t g0;
-    es_mt_seed(&g0, seed);
-    uint32_t s1 = es_mt_next(&g0) ^ disc;
-    es_mt_seed(&g0, s1);
-    uint32_t s2 = es_mt_next(&g0) ^ feature;
-    es_mt_seed(&g0, s2);
-    for (int d = 0; d < divisions; d++) {
-        thr[d] = canonical(&g0) * w + lo;
-        sum += thr[d];
+    if (nr <= 0) return;
+    const int mid = nr / 2;
+    const size_t k = rank[mid];
+    ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1;
+    while (hi > lo) {
+        double x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi];
+        double piv = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
+        ptrdiff_t i = lo, j = hi;
+        while (i <= j) {
+            while (a[i] < piv) i++;
+            while (a[j] > piv) j--;
+            if (i <= j) {
+                double t = a[i];
+                a[i++] = a[j], a[j--] = t;
+            }
+        }
+        if ((ptrdiff_t)k <= j) hi = j;
+        else if ((ptrdiff_t)k >= i) lo = i;
+        else break;
     }
-    sum += canonical(&g0) * w + lo;
-    size_t done = 0;
+    val[mid] = a[k];
+    int l = mid, r = mid + 1;
+    while (l > 0 && rank[l - 1] == k) val[--l] = a[k];
+    while (r < nr && rank[r] == k) val[r++] = a[k];
+    /* left of k: a[0 .. k) holds the values <= a[k]; right: a(k .. n) >= a[k] */
+    select_ranks(a, k, rank, l, val);
+    size_t sub[ES_MDFS_MAX_DIV];
+    for (int q = r; q < nr; q++) sub[q - r] = rank[q] - k - 1;
+    select_ranks(a + k + 1, n - k - 1, sub, nr - r, val + r);
+}
+
+void es_mdfs_discretize(uint32_t seed, uint32_t disc, uint32_t feature, int divisions, uint32_t n,
+                        const double *x, double *scratch, uint8_t *out, double range)
+{
+    double u[ES_MDFS_MAX_DIV + 1], thr[ES_MDFS_MAX_DIV];
+    uint32_t r[2 * (ES_MDFS_MAX_DIV + 1)], s;
+    const double lo = 1.0 - range, w = (1.0 + range) - lo;
+    /* the chain: seed -> first output ^ disc -> first output ^ feature */
+    es_mt_first(seed, &s, 1);
+    es_mt_first(s ^ disc, &s, 1);
+    es_mt_first(s ^ feature, r, 2 * (divisions + 1));
+    double sum = 0.0;
+    for (int d = 0; d <= divisions; d++) {
+        u[d] = canonical2(r[2 * d], r[2 * d + 1]) * w + lo;
+        sum += u[d];
+    }
+    size_t done = 0, rank[ES_MDFS_MAX_DIV];
     const double step = (double)n / sum;
     for (int d = 0; d < divisions; d++) {
-        done += (size_t)lround(thr[d] * step);
+        done += (size_t)lround(u[d] * step);
         if (done >= n) done = n - 1;
-        thr[d] = sorted[done];
+        rank[d] = done;
     }
+    memcpy(scratch, x, sizeof(double) * n);
+    select_ranks(scratch, n, rank, divisions, thr);
     for (uint32_t o = 0; o < n; o++) {
         uint8_t c = 0;
         for (int d = 0; d < divisions; d++) c += x[o] > thr[d];

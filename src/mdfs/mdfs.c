@@ -99,41 +99,14 @@ void es_mdfs_result_free(es_mdfs_result_t *r)
     memset(r, 0, sizeof *r);
 }
 
-/* The discretisation callback of a run: raw values, their sorted copies. */
+/* The discretisation callback of a run: the raw values. */
 typedef struct {
     const es_mdfs_opt_t *o;
     const double *x, *cx; /* variables, contrast variables */
-    double *sx, *scx;     /* each sorted */
+    double *scratch;      /* n_obj a thread */
     uint32_t n, nv, nc;
     double range;
 } disc_t;
-
-/* Sort n doubles (no NaN) ascending: an LSD radix sort of their bits turned
- * into unsigned keys of the same order (8 passes of 8 bits; a pass whose
- * digit is the same for every value is skipped).  qsort's calls were a
- * quarter of a 2D run.  tmp: n keys of scratch. */
-static void sort_doubles(double *x, uint64_t *key, uint64_t *tmp, uint32_t n)
-{
-    for (uint32_t i = 0; i < n; i++) {
-        uint64_t u;
-        memcpy(&u, &x[i], 8);
-        key[i] = (u >> 63) ? ~u : u | 0x8000000000000000ull;
-    }
-    for (int pass = 0; pass < 8; pass++) {
-        uint32_t cnt[257] = {0};
-        const int sh = 8 * pass;
-        for (uint32_t i = 0; i < n; i++) cnt[((key[i] >> sh) & 255) + 1]++;
-        if (cnt[((key[0] >> sh) & 255) + 1] == n) continue;
-        for (int b = 0; b < 256; b++) cnt[b + 1] += cnt[b];
-        for (uint32_t i = 0; i < n; i++) tmp[cnt[(key[i] >> sh) & 255]++] = key[i];
-        uint64_t *sw = key;
-        key = tmp, tmp = sw;
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        uint64_t k = key[i], u = (k >> 63) ? k & 0x7fffffffffffffffull : ~k;
-        memcpy(&x[i], &u, 8);
-    }
-}
 
 static int discretise(void *ctx, uint32_t disc, uint8_t *d, uint8_t *cd)
 {
@@ -141,6 +114,10 @@ static int discretise(void *ctx, uint32_t disc, uint8_t *d, uint8_t *cd)
     const uint32_t n = q->n, tot = q->nv + q->nc;
 #pragma omp parallel for schedule(dynamic, 16)
     for (uint32_t v = 0; v < tot; v++) {
+        int tid = 0;
+#ifdef _OPENMP
+        tid = omp_get_thread_num();
+#endif
         const int con = v >= q->nv;
         const uint32_t i = con ? v - q->nv : v;
         const double *x = (con ? q->cx : q->x) + (size_t)i * n;
@@ -149,9 +126,9 @@ static int discretise(void *ctx, uint32_t disc, uint8_t *d, uint8_t *cd)
             for (uint32_t k = 0; k < n; k++) out[k] = (uint8_t)x[k];
             continue;
         }
-        const double *s = (con ? q->scx : q->sx) + (size_t)i * n;
         /* contrast variables are features n_vars + i (the package's offset) */
-        es_mdfs_discretize(q->o->seed, disc, v, q->o->divisions, n, x, s, out, q->range);
+        es_mdfs_discretize(q->o->seed, disc, v, q->o->divisions, n, x, q->scratch + (size_t)tid * n,
+                           out, q->range);
     }
     return ES_OK;
 }
@@ -194,40 +171,20 @@ int es_mdfs_run(const es_mdfs_opt_t *o, const double *x, uint32_t n_obj, uint32_
                                 : "too small a sample for multiple discretizations");
         return ES_ERR_ARG;
     }
-    double *cx = NULL, *sx = NULL, *scx = NULL, *chisq = NULL, *chisq_c = NULL;
+    double *cx = NULL, *scratch = NULL, *chisq = NULL, *chisq_c = NULL;
+    int nt = 1;
+#ifdef _OPENMP
+    nt = omp_get_max_threads();
+#endif
     r->contrast_idx = malloc(sizeof(uint32_t) * (nc + 1));
     cx = malloc(sizeof(double) * ((size_t)nc * n_obj + 1));
-    if (!o->discrete) {
-        sx = malloc(sizeof(double) * ((size_t)n_vars * n_obj + 1));
-        scx = malloc(sizeof(double) * ((size_t)nc * n_obj + 1));
-    }
-    if (!r->contrast_idx || !cx || (!o->discrete && (!sx || !scx))) {
+    scratch = malloc(sizeof(double) * ((size_t)nt * n_obj + 1));
+    if (!r->contrast_idx || !cx || !scratch) {
         ret = ES_ERR_NOMEM;
         goto out;
     }
     if (nc && (ret = es_mdfs_contrast(o->seed, n_obj, n_vars, x, nc, cx, r->contrast_idx))) goto out;
-    q.cx = cx, q.sx = sx, q.scx = scx;
-    if (!o->discrete) {
-        const uint32_t tot = n_vars + nc;
-        int nomem = 0;
-#pragma omp parallel reduction(| : nomem)
-        {
-            uint64_t *key = malloc(sizeof(uint64_t) * 2 * ((size_t)n_obj + 1));
-            nomem = !key;
-#pragma omp for schedule(dynamic, 16)
-            for (uint32_t v = 0; v < tot; v++) {
-                double *s = v < n_vars ? sx + (size_t)v * n_obj : scx + (size_t)(v - n_vars) * n_obj;
-                const double *src = v < n_vars ? x + (size_t)v * n_obj : cx + (size_t)(v - n_vars) * n_obj;
-                memcpy(s, src, sizeof(double) * n_obj);
-                if (key) sort_doubles(s, key, key + n_obj + 1, n_obj);
-            }
-            free(key);
-        }
-        if (nomem) {
-            ret = ES_ERR_NOMEM;
-            goto out;
-        }
-    }
+    q.cx = cx, q.scratch = scratch;
     if ((ret = es_mdfs_max_ig(o, n_obj, n_vars, nc, y, discretise, &q, r))) goto out;
     r->n_contrast = nc;
     /* p-values */
@@ -260,7 +217,7 @@ int es_mdfs_run(const es_mdfs_opt_t *o, const double *x, uint32_t n_obj, uint32_
     }
     ret = es_mdfs_adjust(r->p, n_vars, o->adjust, o->level, r->adj_p, r->relevant);
 out:
-    free(cx), free(sx), free(scx), free(chisq), free(chisq_c);
+    free(cx), free(scratch), free(chisq), free(chisq_c);
     if (ret) es_mdfs_result_free(r);
     return ret;
 }

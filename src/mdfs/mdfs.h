@@ -55,10 +55,10 @@ int es_mdfs_suggested_range(uint32_t n, int dim, int divisions, double *range);
  * divisions + 1 uniforms u in [1 - range, 1 + range]; threshold d is the
  * sorted value at index sum_{i <= d} lround(u_i * n / sum u) (at most n - 1);
  * out[o] = the number of thresholds x[o] exceeds.
- * @param sorted x sorted ascending
+ * @param scratch n doubles (the values at those ranks are selected in it)
  */
 void es_mdfs_discretize(uint32_t seed, uint32_t disc, uint32_t feature, int divisions, uint32_t n,
-                        const double *x, const double *sorted, uint8_t *out, double range);
+                        const double *x, double *scratch, uint8_t *out, double range);
 
 /**
  * MDFS's contrast variables (gen_contrast_variables): n_contrast source

@@ -16,6 +16,12 @@ void es_mt_seed(es_mt_t *m, uint32_t s);
 /** The next 32-bit output. */
 uint32_t es_mt_next(es_mt_t *m);
 
+#define ES_MT_FIRST_MAX 32
+/** The first k (<= ES_MT_FIRST_MAX) outputs of std::mt19937(s), computed from
+ *  the 397 + k state words they depend on (a discretisation needs a few
+ *  outputs of three generators: a whole state each was most of its cost). */
+void es_mt_first(uint32_t s, uint32_t *out, int k);
+
 /**
  * The counting kernel (kernel.c): eight next variables at once.  lanes holds
  * their counted bins interleaved: word w of bin b of variable 8g + j at

@@ -213,27 +213,43 @@ static void assemble(const ctx_t *c, thr_t *t, uint32_t lv, uint32_t j)
     }
 }
 
-/* Hc of the full table of lane j of the last count_group(), without writing
- * it (the cells of empty prefix cells add h_empty). */
-static double hc_lane(const ctx_t *c, const thr_t *t, uint32_t lv, uint32_t j, double h_empty)
+static inline __attribute__((always_inline)) double
+hc_lane_body(const ctx_t *c, const thr_t *t, uint32_t lv, uint32_t j, double h_empty, const uint32_t nb)
 {
-    const uint32_t nb = c->m - 1;
+    /* each cell's term is independent: one partial sum per bin keeps the adds
+     * out of one serial chain (one chain of 2 x 27 dependent adds was a third
+     * of a 3D run); nb is a constant in the usual cases, so they stay in
+     * registers */
     const double *f0 = c->F[0][0], *f1 = c->F[0][1], *g = c->G[0];
     const uint32_t *pct = t->lct[lv], *o8 = t->out8 + j;
-    double h = h_empty;
+    double acc[ES_MDFS_MAX_DIV + 1] = {0.0};
     for (uint32_t i = 0; i < t->nnz; i++) {
         const uint32_t p = t->nz[i];
         const uint32_t *oi = o8 + (size_t)i * nb * 16;
         uint32_t s0 = 0, s1 = 0;
         for (uint32_t b = 0; b < nb; b++) {
             uint32_t a0 = oi[b * 16], a1 = oi[b * 16 + 8];
-            h += g[a0 + a1] - f0[a0] - f1[a1];
+            acc[b] += g[a0 + a1] - (f0[a0] + f1[a1]);
             s0 += a0, s1 += a1;
         }
         uint32_t a0 = pct[2 * p] - s0, a1 = pct[2 * p + 1] - s1;
-        h += g[a0 + a1] - f0[a0] - f1[a1];
+        acc[nb] += g[a0 + a1] - (f0[a0] + f1[a1]);
     }
+    double h = h_empty;
+    for (uint32_t b = 0; b <= nb; b++) h += acc[b];
     return h;
+}
+
+/* Hc of the full table of lane j of the last count_group(), without writing
+ * it (the cells of empty prefix cells add h_empty). */
+static double hc_lane(const ctx_t *c, const thr_t *t, uint32_t lv, uint32_t j, double h_empty)
+{
+    switch (c->m - 1) {
+    case 1: return hc_lane_body(c, t, lv, j, h_empty, 1);
+    case 2: return hc_lane_body(c, t, lv, j, h_empty, 2);
+    case 3: return hc_lane_body(c, t, lv, j, h_empty, 3);
+    default: return hc_lane_body(c, t, lv, j, h_empty, c->m - 1);
+    }
 }
 
 /* Hc of the full table with axis j (0 = the first variable) summed out. */
@@ -255,7 +271,7 @@ static double hc_without(const ctx_t *c, thr_t *t, uint32_t j)
     return hc_cells(c, 1, mar, o);
 }
 
-static void offer_var(const ctx_t *c, thr_t *t, const uint32_t *tuple, uint32_t j, double ig)
+static void offer_var_slow(const ctx_t *c, thr_t *t, const uint32_t *tuple, uint32_t j, double ig)
 {
     uint32_t v = tuple[j];
     best_t *b = &t->best[v];
@@ -271,6 +287,14 @@ static void offer_var(const ctx_t *c, thr_t *t, const uint32_t *tuple, uint32_t 
         memcpy(e.tuple, tuple, sizeof(uint32_t) * c->k);
         heap_offer(t, c->keep, &e, c->k);
     }
+}
+
+/* Most IGs are below the variable's best so far and no tuples are kept:
+ * that test inline, the rest out of line. */
+static inline void offer_var(const ctx_t *c, thr_t *t, const uint32_t *tuple, uint32_t j, double ig)
+{
+    if (ig < t->best[tuple[j]].ig && !c->keep) return;
+    offer_var_slow(c, t, tuple, j, ig);
 }
 
 /* Level l (>= 1) of the prefix: level l-1 AND the bins of variable v. */

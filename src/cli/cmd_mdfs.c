@@ -481,7 +481,7 @@ int es_cmd_mdfs(int argc, char **argv)
         uint32_t n_rel = 0;
         for (uint32_t v = 0; v < in.n_vars; v++) n_rel += r.relevant[v] != 0;
         char num[32];
-        fprintf(stderr, "[mdfs] %uD, %u variables, %u objects, %d discretization%s, %u contrast: "
+        fprintf(stderr, "[mdfs] %dD, %u variables, %u objects, %d discretization%s, %u contrast: "
                         "%s tuples in %.3f s (%.3g tuples/s); p-values %s; %u relevant at %g; "
                         "results in %s.mdfs.tsv\n",
                 a.o.dim, in.n_vars, in.n_obj, a.o.discretizations,

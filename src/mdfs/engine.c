@@ -560,7 +560,7 @@ int es_mdfs_max_ig(const es_mdfs_opt_t *o, uint32_t n_obj, uint32_t n_vars, uint
         c.disc = disc;
         precompute_hm(&c, th);
         if (c.k == 1) {
-            uint32_t tuple[ES_MDFS_MAX_DIM];
+            uint32_t tuple[ES_MDFS_MAX_DIM] = {0};
             inner(&c, &th[0], tuple);
         } else {
 #pragma omp parallel for schedule(dynamic, 1)

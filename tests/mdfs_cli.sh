@@ -21,6 +21,15 @@ head -1 "$T/ok.tuples.tsv" | grep -q "^TUPLE	VARIABLE	IG	DISCRETIZATION$" || fai
 "$EPISTREAM" mdfs --table "$T/ok.csv" --class 5 --dim 2 --out "$T/bynum" --quiet || fail "--class 5"
 cmp -s "$T/ok.mdfs.tsv" "$T/byname.mdfs.tsv" && cmp -s "$T/ok.mdfs.tsv" "$T/bynum.mdfs.tsv" ||
     fail "--class by name or number changed the result"
+# the same data as TSV and as ARFF (a nominal class): the same result
+tr ',' '\t' <"$T/ok.csv" >"$T/ok.tsv"
+{ echo "@relation ok"; for a in a b c d; do echo "@attribute $a numeric"; done
+  echo "@attribute y {0,1}"; echo "@data"; tail -n +2 "$T/ok.csv"; } >"$T/ok.arff"
+for f in ok.tsv ok.arff; do
+    "$EPISTREAM" mdfs --table "$T/$f" --dim 2 --tuples 5 --out "$T/f" --quiet || fail "mdfs --table $f"
+    cmp -s "$T/ok.mdfs.tsv" "$T/f.mdfs.tsv" && cmp -s "$T/ok.tuples.tsv" "$T/f.tuples.tsv" ||
+        fail "$f gives another result than the CSV"
+done
 
 # bad OUT PATTERN ARGS...: exit 2 (options) or 1 (input), the message, no output files
 bad() {
@@ -64,6 +73,9 @@ bad 1 "text.csv: column 'b' is text" --table "$T/text.csv"
 bad 2 "ok.csv: --class nosuch: no such column" --table "$T/ok.csv" --class nosuch
 printf 'a,b,y\n1,2,0\n3,4\n' >"$T/short.csv"
 bad 1 "short.csv" --table "$T/short.csv"
+# LIBSVM: the numeric-table reader does not take it, and says so
+printf '1 1:0.5 2:1.5\n0 1:0.1 3:2\n' >"$T/t.libsvm"
+bad 1 "t.libsvm: a LIBSVM file" --table "$T/t.libsvm"
 # MDFS's suggested range refuses small samples for the test (give --range)
 head -21 "$T/ok.csv" >"$T/small.csv"
 bad 2 "suggested range for 20 objects at --dim 3" --table "$T/small.csv" --dim 3

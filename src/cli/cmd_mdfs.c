@@ -35,7 +35,7 @@ static void mdfs_usage(FILE *fp)
             "Input:\n"
             "  --table FILE         CSV/TSV with a header line, or ARFF: numeric columns (an\n"
             "                       ARFF nominal column is its value's 0-based index); no\n"
-            "                       missing values\n"
+            "                       missing values (LIBSVM is not read yet: convert it)\n"
             "  --class COL          the decision column: name or 1-based number (default: the\n"
             "                       last); exactly two values (the lower one is class 0)\n"
             "  --bfile, --vcf, --pheno ...  genotypes 0/1/2 used as they are (no\n"

@@ -23,10 +23,18 @@ void es_mt_seed(es_mt_t *m, uint32_t s)
 uint32_t es_mt_next(es_mt_t *m)
 {
     if (m->i >= 624) {
-        for (int k = 0; k < 624; k++) {
-            uint32_t y = (m->x[k] & 0x80000000u) | (m->x[(k + 1) % 624] & 0x7fffffffu);
-            m->x[k] = m->x[(k + 397) % 624] ^ (y >> 1) ^ ((y & 1u) ? 0x9908b0dfu : 0u);
-        }
+        /* the twist in three runs, no index arithmetic modulo 624 */
+        uint32_t *x = m->x;
+        int k = 0;
+#define ES_MT_TWIST(a, b, c)                                                                       \
+    do {                                                                                           \
+        uint32_t y = (x[a] & 0x80000000u) | (x[b] & 0x7fffffffu);                                  \
+        x[a] = x[c] ^ (y >> 1) ^ ((0u - (y & 1u)) & 0x9908b0dfu);                                  \
+    } while (0)
+        for (; k < 624 - 397; k++) ES_MT_TWIST(k, k + 1, k + 397);
+        for (; k < 623; k++) ES_MT_TWIST(k, k + 1, k + 397 - 624);
+        ES_MT_TWIST(623, 0, 396);
+#undef ES_MT_TWIST
         m->i = 0;
     }
     uint32_t y = m->x[m->i++];

@@ -259,15 +259,19 @@ static double hc_without(const ctx_t *c, thr_t *t, uint32_t j)
     uint32_t s = 1, hi = 1;
     for (uint32_t q = j + 1; q < k; q++) s *= m;
     for (uint32_t q = 0; q < j; q++) hi *= m;
-    uint32_t *mar = t->mar, o = 0;
+    /* the margin block by block: for each value of the axes before j, the
+     * m slabs of s cells (both classes contiguous) added together */
+    uint32_t *mar = t->mar, o = hi * s;
     const uint32_t *cells = t->cells;
-    for (uint32_t h = 0; h < hi; h++)
-        for (uint32_t l = 0; l < s; l++, o++) {
-            uint32_t a = 0, b = 0;
-            const uint32_t *base = cells + 2 * ((size_t)h * s * m + l);
-            for (uint32_t q = 0; q < m; q++) a += base[2 * q * s], b += base[2 * q * s + 1];
-            mar[2 * o] = a, mar[2 * o + 1] = b;
+    for (uint32_t h = 0; h < hi; h++) {
+        uint32_t *dst = mar + (size_t)2 * h * s;
+        const uint32_t *src = cells + (size_t)2 * h * s * m;
+        memcpy(dst, src, sizeof(uint32_t) * 2 * s);
+        for (uint32_t q = 1; q < m; q++) {
+            const uint32_t *sq = src + (size_t)2 * q * s;
+            for (uint32_t l = 0; l < 2 * s; l++) dst[l] += sq[l];
         }
+    }
     return hc_cells(c, 1, mar, o);
 }
 

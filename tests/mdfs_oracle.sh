@@ -18,6 +18,14 @@ for cfg in "1 1 1 0.5" "1 3 2 0.3" "2 1 3 0.5" "2 2 1 0" "2 4 1 0.2" "3 1 2 0.7"
     $PY "$B" check "$T/d.csv" "$T/o" --dim $1 --divisions $2 --discretizations $3 --range $4 \
         --seed 7 --tuples 25 || fail "brute force disagrees: dim $1 divisions $2 discretizations $3"
 done
+# the margins summed per tuple (the path beyond 256 MB of precomputed Hc)
+for k in 3 4; do
+    EPISTREAM_MDFS_MARGINS=sum "$EPISTREAM" mdfs --table "$T/d.csv" --dim $k --divisions 2 \
+        --discretizations 2 --range 0.5 --seed 7 --contrast 0 --out "$T/o" --quiet ||
+        fail "mdfs --dim $k, summed margins"
+    $PY "$B" check "$T/d.csv" "$T/o" --dim $k --divisions 2 --discretizations 2 --range 0.5 \
+        --seed 7 || fail "brute force disagrees: --dim $k, summed margins"
+done
 # the pseudocount and another seed
 "$EPISTREAM" mdfs --table "$T/d.csv" --dim 2 --divisions 2 --discretizations 3 --range 0.5 \
     --seed 123456 --pseudocount 1.5 --contrast 0 --out "$T/o" --quiet || fail "mdfs --pseudocount"

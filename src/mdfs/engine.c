@@ -49,15 +49,17 @@ typedef struct {
     uint64_t *all;         /* W words: every object's bit */
     uint32_t disc;
     uint64_t keep;         /* best (tuple, variable) entries kept per thread */
-    /* Hc of the tables a tuple's IGs need besides the prefix's, precomputed
-     * per discretisation: k = 2: of each variable (n_vars); k = 3: of each
-     * pair (n_vars^2, [v * n_vars + w], v < w) when that fits; else NULL and
-     * the margins are summed per tuple */
+    /* Hc (margin pseudocounts) of every (k-1)-tuple of variables, precomputed
+     * per discretisation, at the tuple's combinatorial rank sum_i C(t_i, i + 1)
+     * (binom[i * (n_vars + 1) + x] = C(x, i)): a tuple's IG for each of its
+     * first k - 1 variables is then a load.  NULL when that would exceed
+     * HM_MAX_BYTES: the margins are summed per tuple. */
     double *hm;
+    uint64_t *binom;
     double h0;             /* Hc of an empty cell of a full table */
 } ctx_t;
 
-/* The pair table of k = 3 is precomputed up to this many bytes. */
+/* The (k-1)-tuples' Hc are precomputed up to this many bytes. */
 #define HM_MAX_BYTES (256ull << 20)
 
 /* A variable's best so far. */
@@ -333,6 +335,15 @@ static void inner(const ctx_t *c, thr_t *t, uint32_t *tuple)
     const uint32_t n_cells = n_pre * c->m;
     const double h_pre = hc_cells(c, 1, t->lct[k - 1], n_pre);
     const uint32_t first = k > 1 ? tuple[k - 2] + 1 : 0;
+    /* the rank of the tuple without its j-th variable (j < k - 1), less the
+     * last variable's term C(v, k - 1) */
+    uint64_t base[ES_MDFS_MAX_DIM] = {0};
+    const uint64_t *bn = c->binom;
+    const size_t bs = (size_t)c->n_vars + 1;
+    if (c->hm)
+        for (uint32_t j = 0; j + 1 < k; j++)
+            for (uint32_t i = 0; i + 1 < k; i++)
+                if (i != j) base[j] += bn[(i < j ? i + 1 : i) * bs + tuple[i]];
     for (uint32_t g = first / 8; g * 8 < c->n_vars; g++) {
         count_group(c, t, k - 1, g);
         const double h_empty = (double)(n_pre - t->nnz) * c->m * c->h0;
@@ -340,21 +351,15 @@ static void inner(const ctx_t *c, thr_t *t, uint32_t *tuple)
             const uint32_t v = g * 8 + j;
             if (v < first || v >= c->n_vars) continue;
             tuple[k - 1] = v;
-            double h;
-            if (k <= 3 && (k < 3 || c->hm)) {
-                h = hc_lane(c, t, k - 1, j, h_empty);
+            if (c->hm) {
+                const double h = hc_lane(c, t, k - 1, j, h_empty);
+                const uint64_t last = bn[(k - 1) * bs + v];
+                offer_var(c, t, tuple, k - 1, h_pre - h);
+                for (uint32_t q = 0; q + 1 < k; q++) offer_var(c, t, tuple, q, c->hm[base[q] + last] - h);
             } else {
                 assemble(c, t, k - 1, j);
-                h = hc_cells(c, 0, t->cells, n_cells);
-            }
-            offer_var(c, t, tuple, k - 1, h_pre - h);
-            if (k == 2) {
-                offer_var(c, t, tuple, 0, c->hm[v] - h);
-            } else if (k == 3 && c->hm) {
-                const size_t nv = c->n_vars;
-                offer_var(c, t, tuple, 0, c->hm[tuple[1] * nv + v] - h);
-                offer_var(c, t, tuple, 1, c->hm[tuple[0] * nv + v] - h);
-            } else {
+                const double h = hc_cells(c, 0, t->cells, n_cells);
+                offer_var(c, t, tuple, k - 1, h_pre - h);
                 for (uint32_t q = 0; q + 1 < k; q++) offer_var(c, t, tuple, q, hc_without(c, t, q) - h);
             }
         }
@@ -448,31 +453,55 @@ static void fill_planes(ctx_t *c, const uint8_t *d, const uint8_t *cd, const uin
     }
 }
 
+/* Every (k-1)-tuple extending tuple[0 .. l-1] (level l built): its Hc into
+ * c->hm at its rank. */
+static void pre_walk(const ctx_t *c, thr_t *t, uint32_t *tuple, uint32_t l)
+{
+    const uint32_t nv = c->n_vars, k1 = c->k - 1;
+    if (l + 1 == k1) {
+        uint32_t cells = 1;
+        for (uint32_t j = 0; j < k1; j++) cells *= c->m;
+        const size_t bs = (size_t)nv + 1;
+        uint64_t base = 0;
+        for (uint32_t i = 0; i < l; i++) base += c->binom[(i + 1) * bs + tuple[i]];
+        for (uint32_t g = (tuple[l - 1] + 1) / 8; g * 8 < nv; g++) {
+            count_group(c, t, l, g);
+            for (uint32_t j = 0; j < 8; j++) {
+                const uint32_t w = g * 8 + j;
+                if (w <= tuple[l - 1] || w >= nv) continue;
+                assemble(c, t, l, j);
+                c->hm[base + c->binom[k1 * bs + w]] = hc_cells(c, 1, t->cells, cells);
+            }
+        }
+        return;
+    }
+    for (uint32_t v = tuple[l - 1] + 1; v < nv; v++) {
+        tuple[l] = v;
+        build_level(c, t, l + 1, v);
+        pre_walk(c, t, tuple, l + 1);
+    }
+}
+
 /* c->hm for this discretisation (see ctx_t). */
 static void precompute_hm(ctx_t *c, thr_t *th)
 {
     const uint32_t nv = c->n_vars, m = c->m;
+    if (!c->hm) return;
     if (c->k == 2) {
         for (uint32_t v = 0; v < nv; v++) c->hm[v] = hc_cells(c, 1, c->bin_ct + (size_t)v * m * 2, m);
-    } else if (c->k == 3 && c->hm) {
+        return;
+    }
 #pragma omp parallel for schedule(dynamic, 1)
-        for (uint32_t v = 0; v < nv; v++) {
-            int tid = 0;
+    for (uint32_t v = 0; v < nv; v++) {
+        int tid = 0;
 #ifdef _OPENMP
-            tid = omp_get_thread_num();
+        tid = omp_get_thread_num();
 #endif
-            thr_t *t = &th[tid];
-            build_level(c, t, 1, v);
-            for (uint32_t g = (v + 1) / 8; g * 8 < nv; g++) {
-                count_group(c, t, 1, g);
-                for (uint32_t j = 0; j < 8; j++) {
-                    const uint32_t w = g * 8 + j;
-                    if (w <= v || w >= nv) continue;
-                    assemble(c, t, 1, j);
-                    c->hm[(size_t)v * nv + w] = hc_cells(c, 1, t->cells, m * m);
-                }
-            }
-        }
+        thr_t *t = &th[tid];
+        uint32_t tuple[ES_MDFS_MAX_DIM];
+        tuple[0] = v;
+        build_level(c, t, 1, v);
+        pre_walk(c, t, tuple, 1);
     }
 }
 
@@ -520,12 +549,31 @@ int es_mdfs_max_ig(const es_mdfs_opt_t *o, uint32_t n_obj, uint32_t n_vars, uint
         c.G[lev] = malloc(sizeof(double) * (n_obj + 1));
     }
     th = calloc((size_t)nt, sizeof *th);
-    if (c.k == 2) c.hm = malloc(sizeof(double) * (n_vars + 1));
-    else if (c.k == 3 && (double)n_vars * n_vars * sizeof(double) <= (double)HM_MAX_BYTES)
-        c.hm = malloc(sizeof(double) * ((size_t)n_vars * n_vars + 1));
-    if (c.k == 2 && !c.hm) {
+    /* C(x, i) for i < k, x <= n_vars (doubles for the size test: no overflow) */
+    c.binom = malloc(sizeof(uint64_t) * ES_MDFS_MAX_DIM * ((size_t)n_vars + 1));
+    if (!c.binom) {
         ret = ES_ERR_NOMEM;
         goto out;
+    }
+    {
+        const size_t bs = (size_t)n_vars + 1;
+        double n_hm = 1.0;
+        for (uint32_t i = 0; i < ES_MDFS_MAX_DIM; i++)
+            for (uint32_t x = 0; x <= n_vars; x++) {
+                double b = 1.0;
+                for (uint32_t q = 0; q < i; q++) b = b * (double)(x - q) / (double)(q + 1);
+                c.binom[i * bs + x] = x < i ? 0 : b < 1.8e19 ? (uint64_t)(b + 0.5) : UINT64_MAX;
+            }
+        for (uint32_t q = 0; q + 1 < c.k; q++) n_hm = n_hm * (double)(n_vars - q) / (double)(q + 1);
+        /* EPISTREAM_MDFS_MARGINS=sum forces the summed margins (tests) */
+        const char *mv = es_env_variant("EPISTREAM_MDFS_MARGINS");
+        const int sum = mv && !strcmp(mv, "sum") && c.k > 2;
+        if (c.k >= 2 && !sum && n_hm * sizeof(double) <= (double)HM_MAX_BYTES)
+            c.hm = malloc(sizeof(double) * ((size_t)n_hm + 1));
+        if (c.k == 2 && !c.hm) {
+            ret = ES_ERR_NOMEM;
+            goto out;
+        }
     }
     r->max_ig = malloc(sizeof(double) * (n_vars + 1));
     r->arg_tuple = malloc(sizeof(uint32_t) * c.k * (n_vars + 1));
@@ -637,6 +685,6 @@ out:
         for (int i = 0; i < nt; i++) thr_free(&th[i]);
     free(th);
     for (int lev = 0; lev < 2; lev++) free(c.F[lev][0]), free(c.F[lev][1]), free(c.G[lev]);
-    free(c.planes), free(c.lanes), free(c.bin_ct), free(c.all), free(c.hm), free(d), free(cd), free(pos);
+    free(c.planes), free(c.lanes), free(c.bin_ct), free(c.all), free(c.hm), free(c.binom), free(d), free(cd), free(pos);
     return ret;
 }

@@ -6,6 +6,9 @@
 #           discretisation, no contrast variables: tuples/s (pairs/s) of the
 #           package's compute_max_ig() and of ours;
 #   3d      1,000 objects x 200 variables, --dim 3, the same: triples/s;
+#   4d, 5d  (BENCH_K45=1 only) 1,000 objects x 60 / 30 variables, --dim 4 / 5,
+#           --divisions 2, one discretisation: the general path (margins summed
+#           per tuple);
 #   run3d   (BENCH_RUN=1 only: the package takes about a minute) the whole
 #           run(): 200 variables, --dim 3 --divisions 1, 10 discretisations,
 #           max(30, n) contrast variables, the p-value fit, Holm: seconds end
@@ -13,6 +16,7 @@
 #
 #   sh tests/bench/bench_mdfs.sh                  # 2d and 3d
 #   BENCH_RUN=1 sh tests/bench/bench_mdfs.sh      # and run3d
+#   BENCH_K45=1 sh tests/bench/bench_mdfs.sh      # and 4d, 5d
 #
 # Settings: EPISTREAM (the program; default build/epistream), BENCH_THREADS
 # (ours; default 2), PYTHON (default python3, with numpy and mdfs).  Figures:
@@ -113,6 +117,16 @@ mkdata "$T/d3.csv" 1000 200 2
 p=$(package "$T/d3.csv" max_ig 3 2 1 "$REPEAT")
 o=$(ours "$T/d3.csv" engine --dim 3 --divisions 2 --discretizations 1 --range 0.5 --contrast 0)
 row 3d 1000 200 3 2 1 "$(tuples 200 3)" "$p" "$o"
+
+if [ "${BENCH_K45:-0}" = 1 ]; then
+    for kv in 4:60 5:30; do
+        k=${kv%%:*} v=${kv#*:}
+        cut -d, -f1-"$v",201 "$T/d3.csv" >"$T/d$k.csv"
+        p=$(package "$T/d$k.csv" max_ig "$k" 2 1 "$REPEAT")
+        o=$(ours "$T/d$k.csv" engine --dim "$k" --divisions 2 --discretizations 1 --range 0.5 --contrast 0)
+        row "${k}d" 1000 "$v" "$k" 2 1 "$(tuples "$v" "$k")" "$p" "$o"
+    done
+fi
 
 if [ "${BENCH_RUN:-0}" = 1 ]; then
     p=$(package "$T/d3.csv" run 3 1 10 1)

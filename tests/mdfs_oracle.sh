@@ -43,8 +43,8 @@ for nt in 2 3; do
         cmp -s "$T/t1.$s" "$T/t$nt.$s" || fail ".$s differs between 1 and $nt threads"
     done
 done
-# ---- every counting kernel gives the same bytes (scalar twin, POPCNT, AVX-512) ----
-for kern in scalar popcnt; do
+# ---- every counting kernel gives the same bytes (scalar twin, POPCNT, AVX2, AVX-512) ----
+for kern in scalar popcnt avx2; do
     EPISTREAM_POPCOUNT=$kern "$EPISTREAM" mdfs --table "$T/w.csv" --dim 3 --divisions 2 \
         --discretizations 2 --seed 5 --tuples 100 --threads 2 --out "$T/k$kern" --quiet ||
         fail "mdfs with EPISTREAM_POPCOUNT=$kern"

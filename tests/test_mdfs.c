@@ -41,9 +41,18 @@ static void test_kernels(void **state)
 {
     (void)state;
     uint64_t st = 11;
-    es_mdfs_cells8_fn ref = es_mdfs_cells8_scalar(), best = es_mdfs_cells8_best(NULL);
-    for (int r = 0; r < 200; r++) {
-        uint32_t W = 1 + tu_randn(&st, 20), w0 = tu_randn(&st, W + 1), np = 1 + tu_randn(&st, 10),
+    /* every variant this CPU has (EPISTREAM_POPCOUNT picks it) against the twin */
+    static const char *const force[] = {"popcnt", "avx2", NULL};
+    es_mdfs_cells8_fn ref = es_mdfs_cells8_scalar(), var[3];
+    for (int f = 0; f < 3; f++) {
+        if (force[f]) setenv("EPISTREAM_POPCOUNT", force[f], 1);
+        else unsetenv("EPISTREAM_POPCOUNT");
+        var[f] = es_mdfs_cells8_best(NULL);
+    }
+    unsetenv("EPISTREAM_POPCOUNT");
+    for (int r = 0; r < 300; r++) {
+        es_mdfs_cells8_fn best = var[r % 3];
+        uint32_t W = 1 + tu_randn(&st, r % 10 ? 20 : 80), w0 = tu_randn(&st, W + 1), np = 1 + tu_randn(&st, 10),
                  nb = 1 + tu_randn(&st, 5);
         uint64_t *pre = malloc(sizeof(uint64_t) * np * W), *lanes = malloc(sizeof(uint64_t) * nb * W * 8);
         const uint64_t **pp = malloc(sizeof(uint64_t *) * np);
@@ -63,7 +72,7 @@ static void test_kernels(void **state)
         }
         assert_int_equal(o1[((i * nb + b) * 2 + 0) * 8 + j], c0);
         assert_int_equal(o1[((i * nb + b) * 2 + 1) * 8 + j], c1);
-        uint64_t dst[20];
+        uint64_t dst[80];
         uint32_t ct[2];
         es_mdfs_and_best()(dst, pre, lanes, w0, W, ct);
         uint32_t e0 = 0, e1 = 0;

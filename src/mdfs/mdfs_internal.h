@@ -33,8 +33,9 @@ typedef void (*es_mdfs_cells8_fn)(const uint64_t *const *pre, uint32_t np, const
                                   uint32_t nb, uint32_t w0, uint32_t W, uint32_t *out);
 /** The scalar twin (any CPU; tests). */
 es_mdfs_cells8_fn es_mdfs_cells8_scalar(void);
-/** The fastest variant this CPU has, its name in *name (may be NULL);
- *  EPISTREAM_POPCOUNT=scalar|popcnt forces a slower one. */
+/** The fastest variant this CPU has (AVX-512, AVX2, POPCNT, scalar), its name
+ *  in *name (may be NULL); EPISTREAM_POPCOUNT=scalar|popcnt|avx2 forces a
+ *  slower one. */
 es_mdfs_cells8_fn es_mdfs_cells8_best(const char **name);
 
 /** dst = a & x over W words; ct[y] = its set bits in class y's words (kernel.c:

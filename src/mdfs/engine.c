@@ -6,16 +6,18 @@
  * each variable has one bit vector per class of its discretisation (bin).
  * A tuple's table is built one variable at a time: the AND vectors of the
  * first l variables' cells (a "prefix", m^l vectors) are ANDed with the bins
- * of the next variable; only the innermost variable is done per tuple, and
- * only m - 1 of its bins are counted (AND + popcount, the count module's
- * kernels): the last bin is the prefix cell's count less the others.  Empty
- * prefix cells are skipped.
+ * of the next variable; only the innermost variable is done per tuple, eight
+ * of them at once (kernel.c: their bins interleaved in lanes), and only m - 1
+ * of its bins are counted: the last bin is the prefix cell's count less the
+ * others.  Empty prefix cells are skipped.
  *
  * Hc(T) = sum over cells of (c0 + c1) log2(c0 + c1) - c0 log2 c0 - c1 log2 c1
  * with c_y = n_y + pseudo_y (the full table) or n_y + m pseudo_y (a table with
  * one variable summed out), from tables of n log n precomputed per class; the
  * IG of variable j = Hc(table without j) - Hc(table).  The table without the
- * innermost variable is the prefix's, computed once per prefix.
+ * innermost variable is the prefix's, computed once per prefix; the others
+ * are (k-1)-tuples whose Hc is precomputed once per discretisation (or, for
+ * very many variables, summed per tuple).
  *
  * Threads take first variables from a dynamic queue; every reduction (each
  * variable's maximum, the best tuples) uses a total order (IG, then the lower

@@ -5,8 +5,10 @@
  * variables, Holm or Benjamini-Hochberg adjustment.  The semantics are the
  * MDFS package's (PyPI mdfs 1.5.2, doc/MDFS.md); its discretisation and its
  * contrast variables are reproduced bit for bit on the same seed.
- * Internal (not installed); depends on src/count (AND+popcount kernels) and
- * src/stats (the chi-square tail). */
+ * Internal (not installed); depends on src/util and src/stats (the
+ * chi-square tail).  Threading: es_mdfs_run() and es_mdfs_max_ig() use the
+ * OpenMP threads in effect and allocate their own per-thread state; the
+ * other functions are thread-safe (no shared state). */
 #ifndef ES_MDFS_H
 #define ES_MDFS_H
 
@@ -120,8 +122,11 @@ int es_mdfs_run(const es_mdfs_opt_t *o, const double *x, uint32_t n_obj, uint32_
  * The maximum IGs only (compute_max_ig): discretised data d (n_vars * n_obj
  * classes per discretisation, variable-major, then the contrast variables'
  * cd), no p-values.  r->max_ig, arg_tuple, arg_disc, contrast_ig, tuples
- * and tuples_done are filled.
- * @param disc_fn called once per discretisation to fill d and cd (ctx its data)
+ * and tuples_done are filled; free them with es_mdfs_result_free() (on
+ * error too).  o is not checked (es_mdfs_opt_check() first).
+ * @param disc_fn called once per discretisation to fill d and cd (ctx its
+ *        data); a non-zero return ends the run with it
+ * @return ES_OK, ES_ERR_NOMEM or disc_fn's error
  */
 int es_mdfs_max_ig(const es_mdfs_opt_t *o, uint32_t n_obj, uint32_t n_vars, uint32_t n_contrast,
                    const uint8_t *y,

@@ -38,9 +38,9 @@ static void mdfs_usage(FILE *fp)
             "                       missing values (LIBSVM is not read yet: convert it)\n"
             "  --class COL          the decision column: name or 1-based number (default: the\n"
             "                       last); exactly two values (the lower one is class 0)\n"
-            "  --bfile, --vcf, --pheno ...  genotypes 0/1/2 used as they are (no\n"
-            "                       discretisation: --divisions 2 implied, one\n"
-            "                       discretisation); no missing calls; case/control decision\n"
+            "  Genotypes instead (--bfile or --vcf, below): 0/1/2 used as they are (no\n"
+            "                       discretisation: --divisions 2, one discretisation); no\n"
+            "                       missing calls; the decision is case/control\n"
             "\n");
     es_cli_input_usage(fp, 1);
     fprintf(fp,

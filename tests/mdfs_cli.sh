@@ -56,6 +56,7 @@ bad 2 "adjust: expected holm or bh" --table "$T/ok.csv" --adjust bonferroni
 bad 2 "level: expected a number in (0, 1\]" --table "$T/ok.csv" --level 0
 bad 2 "the data have only 4 variables" --table "$T/ok.csv" --dim 5
 bad 2 "contrast .*too much" --table "$T/ok.csv" --dim 2 --contrast 100000000
+bad 2 "tuples: at most 100,000,000" --table "$T/ok.csv" --tuples 100000001
 bad 2 "give either --table" --bfile "$T/none" --table "$T/ok.csv"
 bad 2 "give either --table"
 expect_fail "$T/err" "$EPISTREAM" mdfs --table "$T/ok.csv"

@@ -67,6 +67,16 @@ int es_mdfs_opt_check(const es_mdfs_opt_t *o, uint32_t n_obj, uint32_t n_vars)
         es_error("--level: expected a number in (0, 1], got %g", o->level);
         return ES_ERR_ARG;
     }
+    if (o->n_tuples > 100000000u) {
+        es_error("--tuples: at most 100,000,000, got %llu", (unsigned long long)o->n_tuples);
+        return ES_ERR_ARG;
+    }
+    if ((double)o->n_tuples * o->discretizations * sizeof(es_mdfs_tuple_t) > 16e9) {
+        es_error("--tuples %llu with --discretizations %d: %.3g GB of kept tuples a thread "
+                 "(at most 16 GB)", (unsigned long long)o->n_tuples, o->discretizations,
+                 (double)o->n_tuples * o->discretizations * sizeof(es_mdfs_tuple_t) / 1e9);
+        return ES_ERR_ARG;
+    }
     if (o->discrete && o->discretizations != 1) {
         es_error("--discretizations: genotypes are not discretised (0/1/2 as they are): use 1");
         return ES_ERR_ARG;

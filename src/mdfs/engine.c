@@ -376,6 +376,24 @@ static void inner(const ctx_t *c, thr_t *t, uint32_t *tuple)
     }
 }
 
+/* k = 1: the variables of group g (< ng: real ones; else contrast group g - ng). */
+static void inner1(const ctx_t *c, thr_t *t, uint32_t g, uint32_t ng)
+{
+    const double h_pre = hc_cells(c, 1, t->lct[0], 1);
+    const int con = g >= ng;
+    count_group(c, t, 0, con ? c->n_vars8 / 8 + (g - ng) : g);
+    for (uint32_t j = 0; j < 8; j++) {
+        const uint32_t v = (con ? g - ng : g) * 8 + j;
+        if (v >= (con ? c->n_con : c->n_vars)) break;
+        const double ig = h_pre - hc_lane(c, t, 0, j, 0.0);
+        if (con) {
+            if (ig > t->cbest[v]) t->cbest[v] = ig;
+        } else {
+            offer_var(c, t, &v, 0, ig);
+        }
+    }
+}
+
 /* Every prefix extending tuple[0 .. l-1] (level l built). */
 static void walk(const ctx_t *c, thr_t *t, uint32_t *tuple, uint32_t l)
 {
@@ -614,8 +632,16 @@ int es_mdfs_max_ig(const es_mdfs_opt_t *o, uint32_t n_obj, uint32_t n_vars, uint
         c.disc = disc;
         precompute_hm(&c, th);
         if (c.k == 1) {
-            uint32_t tuple[ES_MDFS_MAX_DIM] = {0};
-            inner(&c, &th[0], tuple);
+            /* single variables: the groups of eight (then the contrast ones) shared out */
+            const uint32_t ng = c.n_vars8 / 8, ngc = (n_contrast + 7) / 8;
+#pragma omp parallel for schedule(dynamic, 4)
+            for (uint32_t g = 0; g < ng + ngc; g++) {
+                int tid = 0;
+#ifdef _OPENMP
+                tid = omp_get_thread_num();
+#endif
+                inner1(&c, &th[tid], g, ng);
+            }
         } else {
 #pragma omp parallel for schedule(dynamic, 1)
             for (uint32_t v = 0; v < n_vars; v++) {

@@ -32,6 +32,21 @@ done
 $PY "$B" check "$T/d.csv" "$T/o" --dim 2 --divisions 2 --discretizations 3 --range 0.5 \
     --seed 123456 --pseudocount 1.5 || fail "brute force disagrees: --pseudocount 1.5"
 
+# ---- genotypes (--bfile): 0/1/2 as classes, decoded independently by plink1.9 ----
+if command -v plink1.9 >/dev/null 2>&1; then
+    "$EPISTREAM" sim --samples 150 --variants 9 --seed 5 --out "$T/g" >/dev/null 2>&1 || fail "sim"
+    plink1.9 --bfile "$T/g" --recode A --out "$T/g" >/dev/null 2>&1 || fail "plink1.9 --recode A"
+    $PY "$B" raw2csv "$T/g.raw" "$T/g.csv" || fail "raw2csv"
+    for k in 1 2 3; do
+        "$EPISTREAM" mdfs --bfile "$T/g" --dim $k --contrast 0 --tuples 10 --out "$T/go" --quiet 2>/dev/null ||
+            fail "mdfs --bfile --dim $k"
+        $PY "$B" check "$T/g.csv" "$T/go" --dim $k --divisions 2 --discrete --tuples 10 ||
+            fail "brute force disagrees on genotypes: --dim $k"
+    done
+else
+    echo "plink1.9 not installed: the genotype check is skipped"
+fi
+
 # ---- the same bytes for any thread count (contrast variables, a fit, tuples) ----
 $PY "$B" gen "$T/w.csv" --objects 300 --vars 40 --seed 9 || fail "gen"
 for nt in 1 2 3; do

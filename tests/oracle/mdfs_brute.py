@@ -13,6 +13,11 @@
       with epistream's PREFIX.mdfs.tsv (MAX_IG to 1e-9, the tuple that gave
       it) and PREFIX.tuples.tsv; with --dim 1 --discretizations 1 also the raw
       chi-square P and Holm's ADJ_P (scipy).  Exit 1 on a mismatch.
+      --discrete: the values are the classes already (genotypes 0/1/2), no
+      discretisation (epistream mdfs --bfile).
+  raw2csv PLINK.raw OUT.csv
+      plink1.9 --recode A's genotypes (A1 counts) and phenotype (2 = class 1)
+      as a CSV for check --discrete.
 """
 import argparse
 import itertools
@@ -120,7 +125,21 @@ def cmd_gen(a):
     return 0
 
 
+def cmd_raw2csv(a):
+    with open(a.raw) as f, open(a.out, "w") as o:
+        hdr = f.readline().split()
+        o.write(",".join(h.rsplit("_", 1)[0] for h in hdr[6:]) + ",class\n")
+        for line in f:
+            w = line.split()
+            if "NA" in w[6:]:
+                raise SystemExit("raw2csv: a missing call")
+            o.write(",".join(w[6:]) + ",%d\n" % (w[5] == "2"))
+    return 0
+
+
 def cmd_check(a):
+    if a.range is None and not a.discrete:
+        raise SystemExit("check: --range is required")
     names, x, y = read_csv(a.data)
     n, nv = x.shape
     m = a.divisions + 1
@@ -130,7 +149,10 @@ def cmd_check(a):
     best = [(-math.inf, None, None)] * nv  # (ig, disc, tuple)
     pertv = {}  # (tuple, var) -> (ig, disc)
     for d in range(a.discretizations):
-        dx = [discretize(a.seed, d, v, a.divisions, x[:, v], a.range) for v in range(nv)]
+        if a.discrete:
+            dx = [x[:, v].astype(np.int64) for v in range(nv)]
+        else:
+            dx = [discretize(a.seed, d, v, a.divisions, x[:, v], a.range) for v in range(nv)]
         for t in itertools.combinations(range(nv), a.dim):
             igs = tuple_igs([dx[v] for v in t], y, m, ps)
             for j, v in enumerate(t):
@@ -209,10 +231,18 @@ def main():
     c.add_argument("--divisions", type=int, required=True)
     c.add_argument("--discretizations", type=int, default=1)
     c.add_argument("--seed", type=int, default=0)
-    c.add_argument("--range", type=float, required=True)
+    c.add_argument("--range", type=float, default=None)
     c.add_argument("--pseudocount", type=float, default=0.25)
     c.add_argument("--tuples", type=int, default=0)
+    c.add_argument("--discrete", action="store_true")
+    r = sub.add_parser("raw2csv")
+    r.add_argument("raw")
+    r.add_argument("out")
     a = ap.parse_args()
+    if a.cmd == "raw2csv":
+        return cmd_raw2csv(a)
+    if a.cmd == "check" and a.discrete:
+        a.range = 0.0
     return cmd_gen(a) if a.cmd == "gen" else cmd_check(a)
 
 

@@ -74,9 +74,19 @@ bad 1 "text.csv: column 'b' is text" --table "$T/text.csv"
 bad 2 "ok.csv: --class nosuch: no such column" --table "$T/ok.csv" --class nosuch
 printf 'a,b,y\n1,2,0\n3,4\n' >"$T/short.csv"
 bad 1 "short.csv" --table "$T/short.csv"
-# LIBSVM: the numeric-table reader does not take it, and says so
-printf '1 1:0.5 2:1.5\n0 1:0.1 3:2\n' >"$T/t.libsvm"
-bad 1 "t.libsvm: a LIBSVM file" --table "$T/t.libsvm"
+# LIBSVM (integer values: they enter as their ranks) gives the CSV's result
+awk -F, 'NR == 1 { print "f1,f2,f3,f4,y"; next }
+    { printf "%d,%d,%d,%d,%d\n", $1 * 10000, $2 * 10000, $3 * 10000, $4 * 10000, $5 }' \
+    "$T/ok.csv" >"$T/int.csv"
+awk -F, 'NR > 1 { printf "%d", $5; for (j = 1; j <= 4; j++) if ($j != 0) printf " %d:%d", j, $j
+    printf "\n" }' "$T/int.csv" >"$T/int.libsvm"
+for f in int.csv int.libsvm; do
+    "$EPISTREAM" mdfs --table "$T/$f" --dim 2 --tuples 5 --out "$T/$f" --quiet || fail "mdfs --table $f"
+done
+cmp -s "$T/int.csv.mdfs.tsv" "$T/int.libsvm.mdfs.tsv" && cmp -s "$T/int.csv.tuples.tsv" "$T/int.libsvm.tuples.tsv" ||
+    fail "LIBSVM gives another result than the same values in a CSV"
+printf '1 1:0.5 2:1.5\n0 1:0.1 3:2\n2 2:1\n' >"$T/three.libsvm"
+bad 1 "three.libsvm: the label has 3 values" --table "$T/three.libsvm"
 # MDFS's suggested range refuses small samples for the test (give --range)
 head -21 "$T/ok.csv" >"$T/small.csv"
 bad 2 "suggested range for 20 objects at --dim 3" --table "$T/small.csv" --dim 3

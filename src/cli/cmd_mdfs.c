@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -35,7 +36,10 @@ static void mdfs_usage(FILE *fp)
             "Input:\n"
             "  --table FILE         CSV/TSV with a header line, or ARFF: numeric columns (an\n"
             "                       ARFF nominal column is its value's 0-based index); no\n"
-            "                       missing values (LIBSVM is not read yet: convert it)\n"
+            "                       missing values; or LIBSVM (.libsvm/.svm/.svmlight: the\n"
+            "                       label is the decision; a feature's values enter as\n"
+            "                       their ranks, exact for integer values, else 65,535\n"
+            "                       equal-width bins)\n"
             "  --class COL          the decision column: name or 1-based number (default: the\n"
             "                       last); exactly two values (the lower one is class 0)\n"
             "  Genotypes instead (--bfile or --vcf, below): 0/1/2 used as they are (no\n"
@@ -180,8 +184,57 @@ static uint32_t class_column(const es_ntable_t *t, const char *s)
     return UINT32_MAX;
 }
 
+/* A LIBSVM file by its extension (the numeric reader takes CSV/TSV/ARFF only). */
+static int is_libsvm(const char *path)
+{
+    const char *dot = strrchr(path, '.');
+    return dot && (!strcasecmp(dot, ".libsvm") || !strcasecmp(dot, ".svm") || !strcasecmp(dot, ".svmlight"));
+}
+
+/* LIBSVM through the selection's reader: each feature's values become their
+ * rank among its distinct values (integer-valued features), or one of 65,535
+ * equal-width bins: MDFS's discretisation depends only on the order of the
+ * values, so ranks give the same classes (bins merge values closer than
+ * (max - min) / 65,535). */
+static int read_libsvm(const mdfs_args_t *a, input_t *in)
+{
+    es_table_opt_t topt = {a->class_col, 65535, NULL, NULL};
+    es_dtable_t d;
+    int ret = es_table_read(a->table, &topt, &d);
+    if (ret) return ret;
+    if (d.n_classes != 2) {
+        es_error("%s: the label has %u value%s: MDFS needs a binary decision", a->table,
+                 d.n_classes, d.n_classes == 1 ? "" : "s");
+        ret = ES_ERR_FORMAT;
+        goto out;
+    }
+    in->n_obj = d.n_samples, in->n_vars = d.n_features;
+    in->x = malloc(sizeof(double) * ((size_t)in->n_vars * in->n_obj + 1));
+    in->y = malloc(in->n_obj + 1);
+    in->names = calloc(in->n_vars + 1, sizeof(char *));
+    if (!in->x || !in->y || !in->names) {
+        ret = ES_ERR_NOMEM;
+        goto out;
+    }
+    for (uint32_t o = 0; o < in->n_obj; o++) in->y[o] = d.y[o] != 0;
+    for (size_t i = 0; i < (size_t)in->n_vars * in->n_obj; i++) in->x[i] = d.x[i];
+    for (uint32_t f = 0; f < in->n_vars; f++) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "%u", f + 1);
+        if (!(in->names[f] = strdup(d.names && d.names[f] ? d.names[f] : buf))) {
+            ret = ES_ERR_NOMEM;
+            goto out;
+        }
+    }
+out:
+    es_dtable_free(&d);
+    if (ret) input_free(in);
+    return ret;
+}
+
 static int read_table(const mdfs_args_t *a, input_t *in)
 {
+    if (is_libsvm(a->table)) return read_libsvm(a, in);
     es_ntable_t t;
     int ret = es_ntable_read(a->table, &t);
     if (ret) return ret;

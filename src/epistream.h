@@ -215,6 +215,18 @@ typedef struct {
                                   triple, or the seeds' extensions: es_scan_set_seeds()) */
     uint32_t pairs_top;      /**< order 3: seed with the pairs_top best pairs of a 2-way
                                   scan of the same data and statistic (0: none) */
+    /* runs beyond one uninterrupted process (doc/epistream.1, "CLUSTERS") */
+    const char *checkpoint;  /**< state file written every checkpoint_every seconds (NULL:
+                                  none; with shard_n: the shard's result) */
+    double checkpoint_every; /**< seconds between checkpoints (default 600; 0: after every tile) */
+    int resume;              /**< continue from the checkpoint when it exists */
+    uint32_t shard_i, shard_n; /**< shard_n > 0: only shard shard_i (0-based) of shard_n; the
+                                  state goes to checkpoint, and there are no results */
+    const char *const *merge; /**< NULL-terminated shard state files whose merge is the
+                                  scan's result (no tile is computed) */
+    int cmd_argc;            /**< the command line stored in state files (for merge) */
+    char *const *cmd_argv;
+    int local;               /**< 1: this process only, never MPI ranks (a scan inside a scan) */
 } es_opt_t;
 
 /** Fill opt with the defaults. */

@@ -1,7 +1,7 @@
 #!/bin/sh
 # layout.sh -- the module map of doc/ARCHITECTURE.md, checked: every source
 # file includes only its own module's headers and those of modules below it
-# (util < formats, sim < data < count < stats < tile < gpu < backend < scan <
+# (util < formats, sim < data < count < stats < tile < gpu < backend < dist < scan <
 # select < report < cli; rules: util and formats only, below cli; mdfs:
 # util, formats, data, count and stats, below cli), a private *_internal.h only inside its module, the GPU door
 # (gpu/gpu.h) only from the backend, and no C file but src/backend/registry.c
@@ -18,7 +18,7 @@ bad=$(
     } | awk '
     BEGIN {
         # rank of each module; a file may include headers of ranks <= its own
-        n = split("util formats sim data count stats tile gpu backend scan select report cli", m, " ")
+        n = split("util formats sim data count stats tile gpu backend dist scan select report cli", m, " ")
         for (k = 1; k <= n; k++) rank[m[k]] = k
         rank["sim"] = rank["formats"]
         # which module each header belongs to
@@ -26,6 +26,7 @@ bad=$(
         own["table_internal.h"] = "formats"; own["data.h"] = "data"; own["count.h"] = "count"; own["count_internal.h"] = "count"; own["count3_internal.h"] = "count"
         own["stats.h"] = "stats"; own["stats_internal.h"] = "stats"; own["tile.h"] = "tile"
         own["backend.h"] = "backend"; own["scan.h"] = "scan"; own["output.h"] = "scan"
+        own["dist.h"] = "dist"; own["dist_internal.h"] = "dist"
         own["select.h"] = "select"; own["select_internal.h"] = "select"; own["sim.h"] = "sim"
         own["report.h"] = "report"; own["report_internal.h"] = "report"
         own["cli.h"] = "cli"; own["gpu.h"] = "gpu"; own["cuda_check.h"] = "gpu"

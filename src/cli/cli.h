@@ -20,6 +20,10 @@
 #define ES_EXIT_USAGE 2
 
 int es_cmd_scan(int argc, char **argv);
+int es_cmd_merge(int argc, char **argv);
+/** A scan's command line (argv[0] "scan") run as the merge of its shards
+ *  (cmd_merge.c): the outputs under out (NULL: its --out).  @return the exit code */
+int es_cli_scan_merge(int argc, char **argv, const char *out, const char *const *shards);
 int es_cmd_sim(int argc, char **argv);
 int es_cmd_info(int argc, char **argv);
 int es_cmd_convert(int argc, char **argv);

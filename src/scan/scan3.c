@@ -13,6 +13,7 @@
 #include <omp.h>
 #endif
 
+#include "dist.h"
 #include "scan.h"
 
 static int cmp_pair(const void *a, const void *b)
@@ -68,6 +69,12 @@ static int seeds_from_pair_scan(es_scan_t *s)
     o.pairs_top = 0;
     o.p_threshold = -1.0;
     o.progress = 0;
+    /* every process (shard, rank) runs this small scan for itself */
+    o.checkpoint = NULL;
+    o.resume = 0;
+    o.shard_n = o.shard_i = 0;
+    o.merge = NULL;
+    o.local = 1;
     es_scan_t *ps = NULL;
     int ret = es_scan_create(&ps, s->ds, &o);
     if (!ret) ret = es_scan_run(ps);
@@ -237,6 +244,7 @@ static void finish_results(es_scan_t *s, es_scan3_ctx_t *ctx)
 int es_scan3_run(es_scan_t *s)
 {
     es_scan3_ctx_t ctx;
+    es_dist_t *dist = NULL;
     int ret = ES_OK;
     memset(&ctx, 0, sizeof ctx);
     pthread_mutex_init(&ctx.lock, NULL);
@@ -279,7 +287,10 @@ int es_scan3_run(es_scan_t *s)
     uint32_t n_planes = es_dataset_any_missing(s->ds) ? 3 : 2;
     uint32_t blk = auto_block3(&ctx, threads), chunk = 16;
     if (s->backend->shape3) s->backend->shape3(&ctx, &blk, &chunk);
-    ctx.block = s->opt.block_variants ? s->opt.block_variants : blk;
+    if (s->opt.block_variants) blk = s->opt.block_variants;
+    /* a resumed checkpoint's tiles; under MPI, rank 0's */
+    if ((ret = es_dist_geometry(s, &blk, &chunk))) goto out;
+    ctx.block = blk;
     ctx.n_blocks = (ctx.m + ctx.block - 1) / ctx.block;
     uint64_t m = ctx.m;
     if (ctx.seeds) {
@@ -311,8 +322,11 @@ int es_scan3_run(es_scan_t *s)
         ret = ES_ERR_NOMEM;
         goto out;
     }
+    for (uint32_t r = 0; r < ctx.n_rows; r++)
+        ctx.rows[r].need = ctx.seeds ? ctx.n_tiles : ctx.row_start[r + 1] - ctx.row_start[r];
     ret = es_scan_pack_blocks(ctx.ds, &s->opt, ctx.m, ctx.block, ctx.n_blocks, n_planes, threads, &ctx.blocks);
     if (!ret) ret = es_fileset_check(s->ds->plink);
+    ret = es_dist_start3(&dist, &ctx, n_planes, ret);
     if (ret) goto out;
     double t1 = es_time_now();
     s->t_pack = t1 - t0;
@@ -324,15 +338,18 @@ int es_scan3_run(es_scan_t *s)
         es_info("3-way scan, exhaustive: %s triples in %llu tiles of blocks of %u", es_fmt_count(ctx.total, num),
                 (unsigned long long)ctx.n_tiles, ctx.block);
     ctx.t_start = ctx.t_last_progress = t1;
-    ret = s->backend->run3(&ctx);
+    ret = es_dist_run3(dist, &ctx);
     if (!ret) ret = ctx.err;
     if (!ret) ret = es_ctx3_finish(&ctx);
+    ret = es_dist_end(dist, ret);
+    dist = NULL;
     if (ret) goto out;
     s->pairs_done = ctx.done;
     finish_results(s, &ctx);
     s->t_scan = es_time_now() - t1;
     if (s->prog_cb) s->prog_cb(ctx.done, ctx.total, s->t_scan, s->prog_ud);
 out:
+    es_dist_end(dist, ret);
     ctx3_free(&ctx);
     return ret;
 }

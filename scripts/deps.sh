@@ -49,5 +49,10 @@ if command -v "$PY" >/dev/null 2>&1; then
         { pipi cython wheel pandas && pipi --no-build-isolation pymrmr; } ||
             echo "deps.sh: pymrmr not installed; the mRMR cross-check will be skipped" >&2
     fi
+    # the MDFS package (the oracle of epistream mdfs; builds its C++ from source)
+    if ! "$PY" -c 'import mdfs' 2>/dev/null; then
+        pipi mdfs==1.5.2 statsmodels ||
+            echo "deps.sh: mdfs not installed; tests/mdfs_package.sh will be skipped" >&2
+    fi
 fi
 exit 0

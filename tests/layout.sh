@@ -2,7 +2,8 @@
 # layout.sh -- the module map of doc/ARCHITECTURE.md, checked: every source
 # file includes only its own module's headers and those of modules below it
 # (util < formats, sim < data < count < stats < tile < gpu < backend < dist < scan <
-# select < report < cli; rules: util and formats only, below cli), a private *_internal.h only inside its module, the GPU door
+# select < report < cli; rules: util and formats only, below cli; mdfs:
+# util, formats, data, count and stats, below cli), a private *_internal.h only inside its module, the GPU door
 # (gpu/gpu.h) only from the backend, and no C file but src/backend/registry.c
 # mentions HAVE_CUDA.
 . "$(dirname "$0")/lib.sh"
@@ -31,6 +32,8 @@ bad=$(
         own["cli.h"] = "cli"; own["gpu.h"] = "gpu"; own["cuda_check.h"] = "gpu"
         own["rules.h"] = "rules"; own["rules_internal.h"] = "rules"
         rank["rules"] = rank["select"]
+        own["mdfs.h"] = "mdfs"; own["mdfs_internal.h"] = "mdfs"
+        rank["mdfs"] = rank["select"]
     }
     {
         file = $0; sub(/:.*/, "", file)
@@ -52,6 +55,11 @@ bad=$(
         # the rule learner uses util and formats only (doc/ARCHITECTURE.md)
         if (mod == "rules" && hm != "util" && hm != "formats" && hm != "rules") {
             print file ": the rules module includes " hdr " of " hm " (util and formats only)"; next
+        }
+        # the MDFS engine: util, formats, data, count and stats only
+        if (mod == "mdfs" && hm != "util" && hm != "formats" && hm != "data" && hm != "count" &&
+            hm != "stats" && hm != "mdfs") {
+            print file ": the mdfs module includes " hdr " of " hm " (util, formats, data, count, stats only)"; next
         }
         if (rank[hm] > rank[mod]) print file " (" mod ") includes " hdr " of " hm ", a module above it"
     }'

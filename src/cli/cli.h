@@ -30,6 +30,8 @@ int es_cmd_convert(int argc, char **argv);
 /** `epistream rules train|predict` (cmd_rules.c). */
 int es_cmd_rules(int argc, char **argv);
 int es_cmd_report(int argc, char **argv);
+/** `epistream mdfs` (cmd_mdfs.c). */
+int es_cmd_mdfs(int argc, char **argv);
 
 /* ---- the option table every subcommand declares (args.c) ------------------
  *

@@ -178,6 +178,49 @@ printf 'METRIC\tVALUE\nhamming_loss\tlots\n' >"$T/badm.metrics.tsv"
 expect_fail "$T/e.txt" "$E" report "$T/badm"
 grep -q 'badm.metrics.tsv line 2: expected METRIC VALUE' "$T/e.txt" || fail "bad metrics.tsv: $(cat "$T/e.txt")"
 
+# an mdfs run: its variables drawn ranked (one point each, the relevant ones red), a table, no
+# genome plots; malformed files named by line
+"$E" mdfs --table "$ES_SRCDIR/examples/data/mdfs_example.csv" --dim 2 --level 0.9 --quiet --out "$T/md" ||
+    fail "mdfs"
+"$E" report "$T/md" --format svg --out "$T/md.svg" --quiet || fail "report of an mdfs run"
+[ "$(ls "$T/md.svg")" = mdfs.svg ] || fail "mdfs only: $(ls "$T/md.svg")"
+nv=$(($(wc -l <"$T/md.mdfs.tsv") - 1))
+nr=$(($(wc -l <"$T/md.relevant.tsv") - 1))
+[ "$nr" -ge 1 ] || fail "mdfs: no relevant variable to mark at --level 0.9"
+# cairo draws each point as a path; the red ones carry the relevant colour
+[ "$(count 'fill:rgb(80%,10%,10%)' "$T/md.svg/mdfs.svg")" -ge "$nr" ] || fail "mdfs: fewer red points than relevant variables"
+"$E" report "$T/md" --quiet || fail "report of an mdfs run (html)"
+h="$T/md.report/report.html"
+grep -q 'id="mdfs"' "$h" && grep -q 'id="mdfs-vars"' "$h" || fail "mdfs run: no plot or table in the page"
+[ "$(count '<tr><td>' "$h")" = "$nv" ] || fail "mdfs run: $(count '<tr><td>' "$h") table rows, $nv variables"
+! grep -q 'Not drawn' "$h" || fail "mdfs run: notes on plots an mdfs run does not have"
+printf 'VARIABLE	MAX_IG	TUPLE	P	ADJ_P
+v1	much	v1	0.5	1
+' >"$T/badmd.mdfs.tsv"
+expect_fail "$T/e.txt" "$E" report "$T/badmd"
+grep -q 'badmd.mdfs.tsv line 2: expected VARIABLE MAX_IG' "$T/e.txt" || fail "bad mdfs.tsv: $(cat "$T/e.txt")"
+head -2 "$T/md.mdfs.tsv" >"$T/badrel.mdfs.tsv"
+printf 'VARIABLE	MAX_IG	TUPLE	P	ADJ_P
+nosuch	1	nosuch	0.5	1
+' >"$T/badrel.relevant.tsv"
+expect_fail "$T/e.txt" "$E" report "$T/badrel"
+grep -q "badrel.relevant.tsv line 2: variable 'nosuch' is not in" "$T/e.txt" || fail "bad relevant.tsv: $(cat "$T/e.txt")"
+# an nsga run (its files as nsga writes them): the front and the hypervolume, a table
+printf 'N_FEATURES\tF1\tF2\tFEATURES\n1\t0.1\t0.4\t<x>\n2\t0.2\t0.2\t<x>,y\n4\t0.4\t0.1\t<x>,y,z,w\n' >"$T/ns.front.tsv"
+printf 'GENERATION\tHV\n0\t0.5\n1\t0.6\n2\t0.7\n' >"$T/ns.hv.tsv"
+"$E" report "$T/ns" --format svg --out "$T/ns.svg" --quiet || fail "report of an nsga run"
+[ "$(ls "$T/ns.svg" | tr '\n' ' ')" = "front.svg hypervolume.svg " ] || fail "nsga only: $(ls "$T/ns.svg")"
+"$E" report "$T/ns" --quiet || fail "report of an nsga run (html)"
+h="$T/ns.report/report.html"
+grep -q 'id="front-individuals"' "$h" || fail "nsga run: no front table"
+grep -q '&lt;x&gt;,y,z,w' "$h" || fail "nsga run: feature names not escaped"
+printf 'GENERATION\tHV\n0\t0.5\n2\t0.6\n' >"$T/badhv.hv.tsv"
+expect_fail "$T/e.txt" "$E" report "$T/badhv"
+grep -q 'badhv.hv.tsv line 3: expected GENERATION HV (generation 1' "$T/e.txt" || fail "bad hv.tsv: $(cat "$T/e.txt")"
+printf 'N_FEATURES\tF1\tF2\tFEATURES\n-1\t0.1\t0.4\tx\n' >"$T/badfr.front.tsv"
+expect_fail "$T/e.txt" "$E" report "$T/badfr"
+grep -q 'badfr.front.tsv line 2: expected N_FEATURES F1 F2 FEATURES' "$T/e.txt" || fail "bad front.tsv: $(cat "$T/e.txt")"
+
 # ---- missing and malformed files: an error naming the file and line, nothing written
 expect_fail "$T/e.txt" "$E" report "$T/nothing"
 grep -q "no results of a run under '$T/nothing'" "$T/e.txt" || fail "missing: $(cat "$T/e.txt")"

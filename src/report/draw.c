@@ -706,10 +706,126 @@ static int draw_ranking(cairo_t *cr, const rp_data_t *d, double W, double H)
     return ES_OK;
 }
 
+/* mdfs: every variable's max IG, largest first; the relevant ones in red */
+static int draw_mdfs(cairo_t *cr, const rp_data_t *d, double W, double H)
+{
+    size_t n = d->n_mdfs;
+    double *ig = malloc((n ? n : 1) * sizeof *ig);
+    int *rel = malloc((n ? n : 1) * sizeof *rel);
+    if (!ig || !rel) {
+        free(ig);
+        free(rel);
+        return ES_ERR_NOMEM;
+    }
+    /* ranks by IG, ties in file order (a stable insertion of indices) */
+    size_t *ix = malloc((n ? n : 1) * sizeof *ix);
+    if (!ix) {
+        free(ig);
+        free(rel);
+        return ES_ERR_NOMEM;
+    }
+    for (size_t k = 0; k < n; k++) {
+        size_t j = k;
+        while (j > 0 && d->mdfs[ix[j - 1]].ig < d->mdfs[k].ig) {
+            ix[j] = ix[j - 1];
+            j--;
+        }
+        ix[j] = k;
+    }
+    double hi = 0;
+    for (size_t k = 0; k < n; k++) {
+        ig[k] = d->mdfs[ix[k]].ig;
+        rel[k] = d->mdfs[ix[k]].relevant;
+        if (ig[k] > hi) hi = ig[k];
+    }
+    frame_t f = {70, W - 20, H - 56, 40, 0.5, n + 0.5, 0, hi > 0 ? hi * 1.08 : 1};
+    cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+    text(cr, f.x0, 22, "MDFS: each variable's maximum information gain, largest first", 0, 14);
+    axes(cr, &f, "rank of the variable", "max IG (MDFS units)", n <= 60);
+    for (size_t k = 0; k < n; k++) {
+        if (rel[k]) cairo_set_source_rgb(cr, 0.80, 0.10, 0.10);
+        else cairo_set_source_rgb(cr, 0.45, 0.45, 0.45);
+        cairo_arc(cr, fx(&f, (double)k + 1), fy(&f, ig[k]), n > 2000 ? 1.2 : 2.5, 0, 2 * M_PI);
+        cairo_fill(cr);
+    }
+    cairo_set_source_rgb(cr, 0.80, 0.10, 0.10);
+    text(cr, f.x1 - 170, f.y1 + 14, "\xe2\x97\x8f relevant (PREFIX.relevant.tsv)", 0, 11);
+    free(ix);
+    free(ig);
+    free(rel);
+    return ES_OK;
+}
+
+/* nsga: the final Pareto front, F1 against F2, as a staircase */
+static int draw_front(cairo_t *cr, const rp_data_t *d, double W, double H)
+{
+    double lx = INFINITY, hx = -INFINITY, ly = INFINITY, hy = -INFINITY;
+    for (size_t k = 0; k < d->n_front; k++) {
+        const rp_front_t *p = &d->front[k];
+        if (p->f1 < lx) lx = p->f1;
+        if (p->f1 > hx) hx = p->f1;
+        if (p->f2 < ly) ly = p->f2;
+        if (p->f2 > hy) hy = p->f2;
+    }
+    double px = hx > lx ? (hx - lx) * 0.06 : 0.5, py = hy > ly ? (hy - ly) * 0.06 : 0.5;
+    frame_t f = {70, W - 20, H - 56, 40, lx - px, hx + px, ly - py, hy + py};
+    cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+    text(cr, f.x0, 22, "NSGA-II: the final Pareto front (both objectives minimised)", 0, 14);
+    axes(cr, &f, "F1", "F2", 1);
+    /* the front sorted by F1: a staircase from each point to the next */
+    size_t n = d->n_front, *ix = malloc((n ? n : 1) * sizeof *ix);
+    if (!ix) return ES_ERR_NOMEM;
+    for (size_t k = 0; k < n; k++) {
+        size_t j = k;
+        while (j > 0 && d->front[ix[j - 1]].f1 > d->front[k].f1) {
+            ix[j] = ix[j - 1];
+            j--;
+        }
+        ix[j] = k;
+    }
+    cairo_set_source_rgb(cr, 0.03, 0.27, 0.58);
+    cairo_set_line_width(cr, 1.2);
+    for (size_t k = 0; k < n; k++) {
+        const rp_front_t *p = &d->front[ix[k]];
+        if (!k) cairo_move_to(cr, fx(&f, p->f1), fy(&f, p->f2));
+        else {
+            cairo_line_to(cr, fx(&f, p->f1), fy(&f, d->front[ix[k - 1]].f2));
+            cairo_line_to(cr, fx(&f, p->f1), fy(&f, p->f2));
+        }
+    }
+    cairo_stroke(cr);
+    for (size_t k = 0; k < n; k++) {
+        cairo_arc(cr, fx(&f, d->front[k].f1), fy(&f, d->front[k].f2), 3, 0, 2 * M_PI);
+        cairo_fill(cr);
+    }
+    free(ix);
+    return ES_OK;
+}
+
+/* nsga: the hypervolume of each generation's front */
+static int draw_hv(cairo_t *cr, const rp_data_t *d, double W, double H)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t k = 0; k < d->n_hv; k++) {
+        if (d->hv[k] < lo) lo = d->hv[k];
+        if (d->hv[k] > hi) hi = d->hv[k];
+    }
+    double pad = hi > lo ? (hi - lo) * 0.08 : 0.05;
+    frame_t f = {70, W - 20, H - 56, 40, 0, d->n_hv > 1 ? (double)d->n_hv - 1 : 1, lo - pad, hi + pad};
+    cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+    text(cr, f.x0, 22, "NSGA-II: hypervolume of the first front, by generation", 0, 14);
+    axes(cr, &f, "generation", "hypervolume", 1);
+    cairo_set_source_rgb(cr, 0.03, 0.27, 0.58);
+    cairo_set_line_width(cr, 1.5);
+    for (size_t k = 0; k < d->n_hv; k++) cairo_line_to(cr, fx(&f, (double)k), fy(&f, d->hv[k]));
+    cairo_stroke(cr);
+    return ES_OK;
+}
+
 int es_rp_render(const rp_data_t *d, rp_plot_t k, es_report_format_t fmt, char **buf, size_t *len)
 {
     static const double size[RP_N_PLOTS][2] = {{960, 400}, {960, 400}, {480, 480}, {640, 640},
-                                               {640, 360}};
+                                               {640, 360}, {720, 360}, {560, 420}, {640, 320}};
     double W = size[k][0], H = size[k][1];
     membuf_t mb = {NULL, 0, 0, 0};
     cairo_surface_t *s;
@@ -726,7 +842,10 @@ int es_rp_render(const rp_data_t *d, rp_plot_t k, es_report_format_t fmt, char *
     case RP_PLOT_MANHATTAN: ret = draw_manhattan(cr, d, W, H); break;
     case RP_PLOT_QQ: ret = draw_qq(cr, d, W, H); break;
     case RP_PLOT_HEATMAP: ret = draw_heatmap(cr, d, W, H); break;
-    default: ret = draw_ranking(cr, d, W, H); break;
+    case RP_PLOT_RANKING: ret = draw_ranking(cr, d, W, H); break;
+    case RP_PLOT_MDFS: ret = draw_mdfs(cr, d, W, H); break;
+    case RP_PLOT_FRONT: ret = draw_front(cr, d, W, H); break;
+    default: ret = draw_hv(cr, d, W, H); break;
     }
     cairo_status_t st = cairo_status(cr);
     cairo_destroy(cr);

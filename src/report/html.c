@@ -187,10 +187,10 @@ int es_rp_html(FILE *fp, const rp_data_t *d, const rp_fig_t *fig, size_t n_fig,
         }
         fputs("</ul>\n", fp);
     }
-    /* a rules run alone (rules.txt, metrics.tsv) has none of the plots: no notes on them */
-    int plots = d->have_top || d->have_sig || d->have_sum || d->have_sel;
-    for (size_t k = 0; k < n_fig && plots; k++) {
+    /* the plots of the kinds of results the run has (a rules run alone: none) */
+    for (size_t k = 0; k < n_fig; k++) {
         const rp_fig_t *f = &fig[k];
+        if (f->hide) continue;
         fprintf(fp, "<h2 id=\"%s\">", f->stem);
         es_rp_html_escape(fp, f->title);
         fputs("</h2>\n", fp);
@@ -219,6 +219,18 @@ int es_rp_html(FILE *fp, const rp_data_t *d, const rp_fig_t *fig, size_t n_fig,
         char file[4096];
         snprintf(file, sizeof file, "%s%s", d->prefix, RP_SUF_SEL);
         put_table(fp, "select-table", &d->sel_tab, file);
+    }
+    if (d->mdfs_tab.n_rows) {
+        fputs("<h2 id=\"mdfs-table\">MDFS: variables</h2>\n", fp);
+        char file[4096];
+        snprintf(file, sizeof file, "%s%s", d->prefix, RP_SUF_MDFS);
+        put_table(fp, "mdfs-vars", &d->mdfs_tab, file);
+    }
+    if (d->front_tab.n_rows) {
+        fputs("<h2 id=\"front-table\">NSGA-II: the Pareto front</h2>\n", fp);
+        char file[4096];
+        snprintf(file, sizeof file, "%s%s", d->prefix, RP_SUF_FRONT);
+        put_table(fp, "front-individuals", &d->front_tab, file);
     }
     if (d->n_rules) {
         /* rules train's model, as its .rules.txt has it (the first is the default rule) */

@@ -555,16 +555,159 @@ static int read_metrics(rp_data_t *d, const char *path, char *text, size_t len)
     return ES_OK;
 }
 
+/* Grow *a (element size sz) to hold n + 1. */
+static int grow(void **a, size_t n, size_t *cap, size_t sz)
+{
+    if (n < *cap) return ES_OK;
+    size_t c = *cap ? *cap * 2 : 64;
+    void *na = realloc(*a, c * sz);
+    if (!na) return ES_ERR_NOMEM;
+    *a = na;
+    *cap = c;
+    return ES_OK;
+}
+
+/* A p-value field: a number in [0, 1] or NA. */
+static int parse_p(const char *s, double *out)
+{
+    return parse_num(s, out) || (!isnan(*out) && (*out < 0 || *out > 1));
+}
+
+/* mdfs's .mdfs.tsv (relevant: 0) or .relevant.tsv (1: marks the variables
+ * it lists, which must be in .mdfs.tsv): VARIABLE MAX_IG TUPLE P ADJ_P */
+static int read_mdfs(rp_data_t *d, const char *path, char *text, size_t len, int relevant)
+{
+    char *q = text, *end = text + len, *le, *line, *f[MAX_COLS];
+    size_t ln = 0, cap = 0;
+    while ((line = es_next_line(&q, end, &le))) {
+        ln++;
+        int nf = split_tabs(line, le, f, MAX_COLS);
+        if (ln == 1) {
+            if (nf != 5 || strcmp(f[0], "VARIABLE") || strcmp(f[1], "MAX_IG") || strcmp(f[2], "TUPLE") ||
+                strcmp(f[3], "P") || strcmp(f[4], "ADJ_P")) {
+                es_error("%s line 1: expected the header VARIABLE MAX_IG TUPLE P ADJ_P", path);
+                return ES_ERR_FORMAT;
+            }
+            if (!relevant) {
+                d->mdfs_tab.n_cols = 5;
+                if (table_keep(&d->mdfs_tab, f, 5)) return ES_ERR_NOMEM;
+                d->mdfs_tab.n_total = 0;
+            }
+            continue;
+        }
+        if (le == line) continue;
+        rp_mdfs_t x = {0};
+        if (nf != 5 || !*f[0] || parse_num(f[1], &x.ig) || isnan(x.ig) || parse_p(f[3], &x.p) ||
+            parse_p(f[4], &x.adj_p)) {
+            es_error("%s line %zu: expected VARIABLE MAX_IG TUPLE P ADJ_P (a name, a number, the "
+                     "tuple, two p-values or NA)", path, ln);
+            return ES_ERR_FORMAT;
+        }
+        if (relevant) {
+            size_t k = 0;
+            while (k < d->n_mdfs && strcmp(d->mdfs[k].name, f[0])) k++;
+            if (k == d->n_mdfs) {
+                es_error("%s line %zu: variable '%s' is not in %s%s", path, ln, f[0], d->prefix, RP_SUF_MDFS);
+                return ES_ERR_FORMAT;
+            }
+            d->mdfs[k].relevant = 1;
+            continue;
+        }
+        x.name = f[0];
+        if (grow((void **)&d->mdfs, d->n_mdfs, &cap, sizeof *d->mdfs)) return ES_ERR_NOMEM;
+        d->mdfs[d->n_mdfs++] = x;
+        if (table_keep(&d->mdfs_tab, f, 5)) return ES_ERR_NOMEM;
+    }
+    if (ln == 0) {
+        es_error("%s: empty (not even a header line)", path);
+        return ES_ERR_FORMAT;
+    }
+    return ES_OK;
+}
+
+/* nsga's .front.tsv: N_FEATURES F1 F2 FEATURES */
+static int read_front(rp_data_t *d, const char *path, char *text, size_t len)
+{
+    char *q = text, *end = text + len, *le, *line, *f[MAX_COLS];
+    size_t ln = 0, cap = 0;
+    while ((line = es_next_line(&q, end, &le))) {
+        ln++;
+        int nf = split_tabs(line, le, f, MAX_COLS);
+        if (ln == 1) {
+            if (nf != 4 || strcmp(f[0], "N_FEATURES") || strcmp(f[1], "F1") || strcmp(f[2], "F2") ||
+                strcmp(f[3], "FEATURES")) {
+                es_error("%s line 1: expected the header N_FEATURES F1 F2 FEATURES", path);
+                return ES_ERR_FORMAT;
+            }
+            d->front_tab.n_cols = 4;
+            if (table_keep(&d->front_tab, f, 4)) return ES_ERR_NOMEM;
+            d->front_tab.n_total = 0;
+            continue;
+        }
+        if (le == line) continue;
+        rp_front_t x;
+        int64_t n;
+        if (nf != 4 || parse_pos(f[0], &n) || n > UINT32_MAX || parse_num(f[1], &x.f1) || parse_num(f[2], &x.f2) ||
+            isnan(x.f1) || isnan(x.f2)) {
+            es_error("%s line %zu: expected N_FEATURES F1 F2 FEATURES (a count, two numbers, the "
+                     "features)", path, ln);
+            return ES_ERR_FORMAT;
+        }
+        x.n_features = (uint32_t)n;
+        if (grow((void **)&d->front, d->n_front, &cap, sizeof *d->front)) return ES_ERR_NOMEM;
+        d->front[d->n_front++] = x;
+        if (table_keep(&d->front_tab, f, 4)) return ES_ERR_NOMEM;
+    }
+    if (ln == 0) {
+        es_error("%s: empty (not even a header line)", path);
+        return ES_ERR_FORMAT;
+    }
+    return ES_OK;
+}
+
+/* nsga's .hv.tsv: GENERATION HV, generations 0, 1, ... in order */
+static int read_hv(rp_data_t *d, const char *path, char *text, size_t len)
+{
+    char *q = text, *end = text + len, *le, *line, *f[MAX_COLS];
+    size_t ln = 0, cap = 0;
+    while ((line = es_next_line(&q, end, &le))) {
+        ln++;
+        int nf = split_tabs(line, le, f, MAX_COLS);
+        if (ln == 1) {
+            if (nf != 2 || strcmp(f[0], "GENERATION") || strcmp(f[1], "HV")) {
+                es_error("%s line 1: expected the header GENERATION HV", path);
+                return ES_ERR_FORMAT;
+            }
+            continue;
+        }
+        if (le == line) continue;
+        int64_t g;
+        double v;
+        if (nf != 2 || parse_pos(f[0], &g) || g != (int64_t)d->n_hv || parse_num(f[1], &v) || isnan(v)) {
+            es_error("%s line %zu: expected GENERATION HV (generation %zu, a number)", path, ln, d->n_hv);
+            return ES_ERR_FORMAT;
+        }
+        if (grow((void **)&d->hv, d->n_hv, &cap, sizeof *d->hv)) return ES_ERR_NOMEM;
+        d->hv[d->n_hv++] = v;
+    }
+    if (ln == 0) {
+        es_error("%s: empty (not even a header line)", path);
+        return ES_ERR_FORMAT;
+    }
+    return ES_OK;
+}
+
 int es_rp_read(rp_data_t *d, const char *prefix)
 {
-    static const char *const suf[7] = {RP_SUF_LOG, RP_SUF_TOP,   RP_SUF_SIG,    RP_SUF_SUM,
-                                       RP_SUF_SEL, RP_SUF_RULES, RP_SUF_METRICS};
+    static const char *const suf[RP_N_FILES] = {RP_SUF_LOG,     RP_SUF_TOP,  RP_SUF_SIG,      RP_SUF_SUM,
+                                                RP_SUF_SEL,     RP_SUF_RULES, RP_SUF_METRICS, RP_SUF_MDFS,
+                                                RP_SUF_RELEVANT, RP_SUF_FRONT, RP_SUF_HV};
     memset(d, 0, sizeof *d);
     d->prefix = prefix;
-    char *path[7] = {NULL};
-    size_t len[7] = {0};
+    char *path[RP_N_FILES] = {NULL};
+    size_t len[RP_N_FILES] = {0};
     int ret = ES_OK;
-    for (int k = 0; k < 7; k++)
+    for (int k = 0; k < RP_N_FILES; k++)
         if ((ret = read_opt(prefix, suf[k], &path[k], &d->buf[k], &len[k], k != 2))) goto out;
     d->have_log = d->buf[0] != NULL;
     d->have_top = d->buf[1] != NULL;
@@ -573,17 +716,22 @@ int es_rp_read(rp_data_t *d, const char *prefix)
     d->have_sel = d->buf[4] != NULL;
     d->have_rules = d->buf[5] != NULL;
     d->have_metrics = d->buf[6] != NULL;
-    if (!d->have_top && !d->have_sig && !d->have_sum && !d->have_sel && !d->have_rules && !d->have_metrics) {
+    d->have_mdfs = d->buf[7] != NULL;
+    d->have_front = d->buf[9] != NULL;
+    d->have_hv = d->buf[10] != NULL;
+    if (!d->have_top && !d->have_sig && !d->have_sum && !d->have_sel && !d->have_rules && !d->have_metrics &&
+        !d->have_mdfs && !d->have_front && !d->have_hv) {
         /* a file of the run given instead of its prefix */
         const char *hint = "";
         size_t pl = strlen(prefix);
-        for (int k = 0; k < 7; k++) {
+        for (int k = 0; k < RP_N_FILES; k++) {
             size_t sl = strlen(suf[k]);
             if (pl > sl && !strcmp(prefix + pl - sl, suf[k])) hint = " (give the run's PREFIX, without the file's suffix)";
         }
-        es_error("no results of a run under '%s': none of %s%s, %s%s, %s%s, %s%s, %s%s, %s%s exists%s", prefix,
-                 prefix, RP_SUF_TOP, prefix, RP_SUF_SIG, prefix, RP_SUF_SUM, prefix, RP_SUF_SEL, prefix,
-                 RP_SUF_RULES, prefix, RP_SUF_METRICS, hint);
+        es_error("no results of a run under '%s': none of %s%s, %s%s, %s%s, %s%s, %s%s, %s%s, %s%s, %s%s, "
+                 "%s%s exists%s", prefix, prefix, RP_SUF_TOP, prefix, RP_SUF_SIG, prefix, RP_SUF_SUM, prefix,
+                 RP_SUF_SEL, prefix, RP_SUF_RULES, prefix, RP_SUF_METRICS, prefix, RP_SUF_MDFS, prefix,
+                 RP_SUF_FRONT, prefix, RP_SUF_HV, hint);
         ret = ES_ERR_DATA;
         goto out;
     }
@@ -621,18 +769,32 @@ int es_rp_read(rp_data_t *d, const char *prefix)
     if (d->have_sel && (ret = read_select(d, path[4], d->buf[4], len[4]))) goto out;
     if (d->have_rules && (ret = read_rules(d, path[5], d->buf[5], len[5]))) goto out;
     if (d->have_metrics && (ret = read_metrics(d, path[6], d->buf[6], len[6]))) goto out;
+    if (d->have_mdfs && (ret = read_mdfs(d, path[7], d->buf[7], len[7], 0))) goto out;
+    if (d->buf[8] && !d->have_mdfs) {
+        es_error("%s: there is no %s%s to go with it", path[8], prefix, RP_SUF_MDFS);
+        ret = ES_ERR_FORMAT;
+        goto out;
+    }
+    if (d->buf[8] && (ret = read_mdfs(d, path[8], d->buf[8], len[8], 1))) goto out;
+    if (d->have_front && (ret = read_front(d, path[9], d->buf[9], len[9]))) goto out;
+    if (d->have_hv && (ret = read_hv(d, path[10], d->buf[10], len[10]))) goto out;
     ret = es_rp_layout(d);
 out:
-    for (int k = 0; k < 7; k++) free(path[k]);
+    for (int k = 0; k < RP_N_FILES; k++) free(path[k]);
     if (ret) es_rp_free(d);
     return ret;
 }
 
 void es_rp_free(rp_data_t *d)
 {
-    for (int k = 0; k < 7; k++) free(d->buf[k]);
+    for (int k = 0; k < RP_N_FILES; k++) free(d->buf[k]);
     free(d->rules);
     free(d->metrics_tab.cell);
+    free(d->mdfs);
+    free(d->mdfs_tab.cell);
+    free(d->front);
+    free(d->front_tab.cell);
+    free(d->hv);
     free(d->log_key);
     free(d->log_val);
     free(d->top);

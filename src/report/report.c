@@ -176,6 +176,39 @@ static void plan(const rp_data_t *d, rp_fig_t *fig, notes_t *nt)
                  "The %zu features of %s%s in the order they were picked: the method's score at "
                  "each pick (solid) and the feature's relevance I(X;Y) (dashed), in bits.",
                  d->n_sel, P, RP_SUF_SEL);
+    /* the genome's plots and the ranking belong to scans and selections */
+    int genome = d->have_top || d->have_sig || d->have_sum || d->have_sel;
+    for (int k = RP_PLOT_INTERACTION; k <= RP_PLOT_RANKING; k++) fig[k].hide = !genome;
+    /* mdfs */
+    f = &fig[RP_PLOT_MDFS];
+    f->hide = !d->have_mdfs;
+    size_t n_rel = 0;
+    for (size_t k = 0; k < d->n_mdfs; k++) n_rel += (size_t)d->mdfs[k].relevant;
+    if (!d->n_mdfs) snprintf(f->why, sizeof f->why, "%s%s lists no variable.", P, RP_SUF_MDFS);
+    else
+        snprintf(f->desc, sizeof f->desc,
+                 "The %zu variables of %s%s by their maximum information gain over every tuple "
+                 "and discretisation (MDFS's units), largest first; red: the %zu listed in "
+                 "%s%s (adjusted p-value at the run's --level).",
+                 d->n_mdfs, P, RP_SUF_MDFS, n_rel, P, RP_SUF_RELEVANT);
+    /* nsga */
+    f = &fig[RP_PLOT_FRONT];
+    f->hide = !d->have_front;
+    if (!d->n_front) snprintf(f->why, sizeof f->why, "%s%s lists no individual.", P, RP_SUF_FRONT);
+    else
+        snprintf(f->desc, sizeof f->desc,
+                 "The %zu individuals of the final first front in %s%s: objective F1 against F2 "
+                 "(both minimised, as the run's --objectives define them: its log says), joined as "
+                 "the staircase that bounds what they dominate.",
+                 d->n_front, P, RP_SUF_FRONT);
+    f = &fig[RP_PLOT_HV];
+    f->hide = !d->have_hv;
+    if (!d->n_hv) snprintf(f->why, sizeof f->why, "%s%s lists no generation.", P, RP_SUF_HV);
+    else
+        snprintf(f->desc, sizeof f->desc,
+                 "The hypervolume of each generation's first front (%s%s; the reference point is "
+                 "the run's, see its log), %zu generations.",
+                 P, RP_SUF_HV, d->n_hv);
 }
 
 /* Remove a directory this call created (empty again after an abort). */
@@ -187,10 +220,11 @@ static void undo_dir(const char *dir, int created)
 int es_report_write(const char *prefix, const char *dir, es_report_format_t fmt, size_t *written)
 {
     static const char *const stem[RP_N_PLOTS] = {"interaction", "manhattan", "qq", "heatmap",
-                                                  "ranking"};
+                                                  "ranking", "mdfs", "front", "hypervolume"};
     static const char *const title[RP_N_PLOTS] = {"Interaction plot", "Per-variant plot",
                                                    "QQ plot", "Heat map of the top variants",
-                                                   "Selection ranking"};
+                                                   "Selection ranking", "MDFS: information gain",
+                                                   "NSGA-II: Pareto front", "NSGA-II: hypervolume"};
     static const char *const ext[] = {".html", ".svg", ".png", ".pdf"};
     if (written) *written = 0;
     if (!es_rp_can_draw()) {
@@ -219,10 +253,10 @@ int es_report_write(const char *prefix, const char *dir, es_report_format_t fmt,
     plan(&d, fig, nt);
     if (fmt != ES_REPORT_HTML) /* no page to say why */
         for (int k = 0; k < RP_N_PLOTS; k++)
-            if (fig[k].why[0]) es_warn("%s not drawn: %s", stem[k], fig[k].why);
+            if (fig[k].why[0] && !fig[k].hide) es_warn("%s not drawn: %s", stem[k], fig[k].why);
     /* draw everything before writing anything */
     for (int k = 0; k < RP_N_PLOTS; k++) {
-        if (fig[k].why[0]) continue;
+        if (fig[k].why[0] || fig[k].hide) continue;
         if ((ret = es_rp_render(&d, (rp_plot_t)k, fmt == ES_REPORT_HTML ? ES_REPORT_SVG : fmt,
                                 &fig[k].svg, &fig[k].len)))
             goto done;

@@ -14,6 +14,9 @@
 
 /* ---- the run, as read (read.c) ----------------------------------------------- */
 
+/** The files of a run the report reads (read.c's list). */
+#define RP_N_FILES 11
+
 /** A variant named in any of the run's files (chr, id, pos as written). */
 typedef struct {
     const char *chr, *id;
@@ -35,6 +38,19 @@ typedef struct {
     double score, relevance;
 } rp_sel_t;
 
+/** A line of mdfs's .mdfs.tsv: a variable's max information gain. */
+typedef struct {
+    const char *name;
+    double ig, p, adj_p; /* p, adj_p NAN where NA */
+    int relevant;        /* listed in .relevant.tsv */
+} rp_mdfs_t;
+
+/** A line of nsga's .front.tsv: one individual of the final Pareto front. */
+typedef struct {
+    uint32_t n_features;
+    double f1, f2;
+} rp_front_t;
+
 /** A chromosome on the genome axis (layout by es_rp_layout()). */
 typedef struct {
     const char *name;
@@ -53,7 +69,7 @@ typedef struct {
 
 typedef struct {
     const char *prefix;
-    char *buf[7];            /* the files' texts (fields point into them) */
+    char *buf[RP_N_FILES];   /* the files' texts (fields point into them) */
     /* .log: key<TAB>value lines (a line without a tab: the key alone) */
     const char **log_key, **log_val;
     size_t n_log;
@@ -63,6 +79,7 @@ typedef struct {
     uint64_t n_tests;        /* tests of the run (log: valid_tests, pairs or triples); 0 unknown */
     const char *tests_key;   /* the log key n_tests came from */
     int have_top, have_sig, have_sum, have_log, have_sel, have_rules, have_metrics;
+    int have_mdfs, have_front, have_hv;
     rp_hit_t *top, *sig;     /* sig: with a top list, only its lines among the top's variants */
     size_t n_top, n_sig;
     size_t n_sig_lines;      /* lines of .sig.tsv */
@@ -79,6 +96,14 @@ typedef struct {
     char **rules;            /* rules train's PREFIX.rules.txt, one rule a line */
     size_t n_rules;
     rp_table_t metrics_tab;  /* rules predict's PREFIX.metrics.tsv */
+    rp_mdfs_t *mdfs;         /* mdfs's PREFIX.mdfs.tsv, in its order */
+    size_t n_mdfs;
+    rp_table_t mdfs_tab;
+    rp_front_t *front;       /* nsga's PREFIX.front.tsv */
+    size_t n_front;
+    rp_table_t front_tab;
+    double *hv;              /* nsga's PREFIX.hv.tsv: hypervolume of generation 0, 1, ... */
+    size_t n_hv;
     rp_chr_t *chr;
     size_t n_chr;
 } rp_data_t;
@@ -91,6 +116,10 @@ typedef struct {
 #define RP_SUF_SEL ".select.tsv"
 #define RP_SUF_RULES ".rules.txt"
 #define RP_SUF_METRICS ".metrics.tsv"
+#define RP_SUF_MDFS ".mdfs.tsv"
+#define RP_SUF_RELEVANT ".relevant.tsv"
+#define RP_SUF_FRONT ".front.tsv"
+#define RP_SUF_HV ".hv.tsv"
 
 /** Read what exists of PREFIX's files into d (free with es_rp_free()).
  *  @return ES_OK, ES_ERR_IO, ES_ERR_FORMAT (file and line logged),
@@ -131,6 +160,9 @@ typedef enum {
     RP_PLOT_QQ,
     RP_PLOT_HEATMAP,
     RP_PLOT_RANKING,
+    RP_PLOT_MDFS,
+    RP_PLOT_FRONT,
+    RP_PLOT_HV,
     RP_N_PLOTS
 } rp_plot_t;
 
@@ -169,6 +201,7 @@ typedef struct {
     const char *stem, *title;
     char desc[1024];
     char why[512];
+    int hide;  /* a plot of a kind of run this is not (no "not drawn" note either) */
     char *svg;
     size_t len;
 } rp_fig_t;

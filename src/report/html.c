@@ -149,6 +149,17 @@ static void put_table(FILE *fp, const char *id, const rp_table_t *t, const char 
     fputs("</tbody></table></div>\n", fp);
 }
 
+/* a section with its heading (id h2id) and the table of PREFIX SUFFIX, when it has rows */
+static void table_section(FILE *fp, const rp_data_t *d, const char *h2id, const char *title, const char *id,
+                          const rp_table_t *t, const char *suffix)
+{
+    if (!t->n_rows) return;
+    fprintf(fp, "<h2 id=\"%s\">%s</h2>\n", h2id, title);
+    char file[4096];
+    snprintf(file, sizeof file, "%s%s", d->prefix, suffix);
+    put_table(fp, id, t, file);
+}
+
 int es_rp_html(FILE *fp, const rp_data_t *d, const rp_fig_t *fig, size_t n_fig,
                const char *const *notes, size_t n_notes)
 {
@@ -214,24 +225,10 @@ int es_rp_html(FILE *fp, const rp_data_t *d, const rp_fig_t *fig, size_t n_fig,
         snprintf(file, sizeof file, "%s%s", d->prefix, RP_SUF_TOP);
         put_table(fp, "top-table", &d->top_tab, file);
     }
-    if (d->sel_tab.n_rows) {
-        fputs("<h2 id=\"selected\">Selected features</h2>\n", fp);
-        char file[4096];
-        snprintf(file, sizeof file, "%s%s", d->prefix, RP_SUF_SEL);
-        put_table(fp, "select-table", &d->sel_tab, file);
-    }
-    if (d->mdfs_tab.n_rows) {
-        fputs("<h2 id=\"mdfs-table\">MDFS: variables</h2>\n", fp);
-        char file[4096];
-        snprintf(file, sizeof file, "%s%s", d->prefix, RP_SUF_MDFS);
-        put_table(fp, "mdfs-vars", &d->mdfs_tab, file);
-    }
-    if (d->front_tab.n_rows) {
-        fputs("<h2 id=\"front-table\">NSGA-II: the Pareto front</h2>\n", fp);
-        char file[4096];
-        snprintf(file, sizeof file, "%s%s", d->prefix, RP_SUF_FRONT);
-        put_table(fp, "front-individuals", &d->front_tab, file);
-    }
+    table_section(fp, d, "selected", "Selected features", "select-table", &d->sel_tab, RP_SUF_SEL);
+    table_section(fp, d, "mdfs-table", "MDFS: variables", "mdfs-vars", &d->mdfs_tab, RP_SUF_MDFS);
+    table_section(fp, d, "front-table", "NSGA-II: the Pareto front", "front-individuals", &d->front_tab,
+                  RP_SUF_FRONT);
     if (d->n_rules) {
         /* rules train's model, as its .rules.txt has it (the first is the default rule) */
         fprintf(fp, "<h2 id=\"rules\">Rules (%zu)</h2>\n<ol class=\"rules\">\n", d->n_rules);
@@ -242,12 +239,8 @@ int es_rp_html(FILE *fp, const rp_data_t *d, const rp_fig_t *fig, size_t n_fig,
         }
         fputs("</ol>\n", fp);
     }
-    if (d->metrics_tab.n_rows) {
-        fputs("<h2 id=\"metrics\">Prediction metrics (percent)</h2>\n", fp);
-        char file[4096];
-        snprintf(file, sizeof file, "%s%s", d->prefix, RP_SUF_METRICS);
-        put_table(fp, "metrics-table", &d->metrics_tab, file);
-    }
+    table_section(fp, d, "metrics", "Prediction metrics (percent)", "metrics-table", &d->metrics_tab,
+                  RP_SUF_METRICS);
     fprintf(fp, "<p><small>Written by epistream %s (<code>epistream report</code>).</small></p>\n"
                 "<script>\n%s</script>\n</body>\n</html>\n", ES_VERSION, script);
     return ferror(fp) ? ES_ERR_IO : ES_OK;

@@ -401,51 +401,6 @@ static int read_summary(rp_data_t *d, const char *path, char *text, size_t len)
     return ES_OK;
 }
 
-static int read_select(rp_data_t *d, const char *path, char *text, size_t len)
-{
-    char *q = text, *end = text + len, *le, *line, *f[MAX_COLS];
-    size_t ln = 0, cap = 0;
-    while ((line = es_next_line(&q, end, &le))) {
-        ln++;
-        int nf = split_tabs(line, le, f, MAX_COLS);
-        if (ln == 1) {
-            if (nf != 4 || strcmp(f[0], "RANK") || strcmp(f[1], "FEATURE") ||
-                strcmp(f[2], "SCORE") || strcmp(f[3], "RELEVANCE")) {
-                es_error("%s line 1: expected the header RANK FEATURE SCORE RELEVANCE", path);
-                return ES_ERR_FORMAT;
-            }
-            d->sel_tab.n_cols = 4;
-            if (table_keep(&d->sel_tab, f, 4)) return ES_ERR_NOMEM;
-            d->sel_tab.n_total = 0;
-            continue;
-        }
-        if (le == line) continue;
-        rp_sel_t s;
-        int64_t rank;
-        if (nf != 4 || parse_pos(f[0], &rank) || rank < 1 || rank > UINT32_MAX ||
-            parse_num(f[2], &s.score) || parse_num(f[3], &s.relevance)) {
-            es_error("%s line %zu: expected RANK FEATURE SCORE RELEVANCE (a rank and two numbers)",
-                     path, ln);
-            return ES_ERR_FORMAT;
-        }
-        s.rank = (uint32_t)rank;
-        s.feature = f[1];
-        if (d->n_sel == cap) {
-            cap = cap ? cap * 2 : 64;
-            rp_sel_t *ns = realloc(d->sel, cap * sizeof *ns);
-            if (!ns) return ES_ERR_NOMEM;
-            d->sel = ns;
-        }
-        d->sel[d->n_sel++] = s;
-        if (table_keep(&d->sel_tab, f, 4)) return ES_ERR_NOMEM;
-    }
-    if (ln == 0) {
-        es_error("%s: empty (not even a header line)", path);
-        return ES_ERR_FORMAT;
-    }
-    return ES_OK;
-}
-
 /* "1,234,567" (the log's counts) */
 static int parse_count(const char *s, uint64_t *out)
 {
@@ -522,8 +477,24 @@ static int read_rules(rp_data_t *d, const char *path, char *text, size_t len)
     return ES_OK;
 }
 
-/* rules predict's OUT.metrics.tsv: METRIC VALUE, a number per row */
-static int read_metrics(rp_data_t *d, const char *path, char *text, size_t len)
+/* ---- files of rows under one fixed header ---------------------------------------- */
+
+typedef struct rows rows_t;
+/* One data line (f[0..nf), nf the header's width, checked): ES_OK or an error (logged). */
+typedef int (*row_fn)(rp_data_t *d, rows_t *r, const char *path, size_t ln, char **f);
+struct rows {
+    const char *const *head; /* the header's names */
+    int ncol;
+    rp_table_t *tab;         /* the page's table of the file, or NULL */
+    row_fn row;
+    const char *expect;      /* what a line holds, for the message of a bad one */
+    size_t cap;              /* the row function's array */
+    int flag;
+};
+
+/* Read a TSV whose first line is exactly r->head: every data line of the
+ * header's width goes to r->row, and to the page's table. */
+static int read_rows(rp_data_t *d, rows_t *r, const char *path, char *text, size_t len)
 {
     char *q = text, *end = text + len, *le, *line, *f[MAX_COLS];
     size_t ln = 0;
@@ -531,22 +502,32 @@ static int read_metrics(rp_data_t *d, const char *path, char *text, size_t len)
         ln++;
         int nf = split_tabs(line, le, f, MAX_COLS);
         if (ln == 1) {
-            if (nf != 2 || strcmp(f[0], "METRIC") || strcmp(f[1], "VALUE")) {
-                es_error("%s line 1: expected the header METRIC VALUE", path);
+            int ok = nf == r->ncol;
+            for (int c = 0; ok && c < nf; c++) ok = !strcmp(f[c], r->head[c]);
+            if (!ok) {
+                char want[256] = "";
+                for (int c = 0; c < r->ncol; c++) {
+                    strncat(want, c ? " " : "", sizeof want - strlen(want) - 1);
+                    strncat(want, r->head[c], sizeof want - strlen(want) - 1);
+                }
+                es_error("%s line 1: expected the header %s", path, want);
                 return ES_ERR_FORMAT;
             }
-            d->metrics_tab.n_cols = 2;
-            if (table_keep(&d->metrics_tab, f, 2)) return ES_ERR_NOMEM;
-            d->metrics_tab.n_total = 0;
+            if (r->tab) {
+                r->tab->n_cols = r->ncol;
+                if (table_keep(r->tab, f, r->ncol)) return ES_ERR_NOMEM;
+                r->tab->n_total = 0;
+            }
             continue;
         }
         if (le == line) continue;
-        double v;
-        if (nf != 2 || !*f[0] || parse_num(f[1], &v)) {
-            es_error("%s line %zu: expected METRIC VALUE (a name and a number)", path, ln);
+        if (nf != r->ncol) {
+            es_error("%s line %zu: expected %s", path, ln, r->expect);
             return ES_ERR_FORMAT;
         }
-        if (table_keep(&d->metrics_tab, f, 2)) return ES_ERR_NOMEM;
+        int ret = r->row(d, r, path, ln, f);
+        if (ret) return ret;
+        if (r->tab && table_keep(r->tab, f, r->ncol)) return ES_ERR_NOMEM;
     }
     if (ln == 0) {
         es_error("%s: empty (not even a header line)", path);
@@ -567,134 +548,127 @@ static int grow(void **a, size_t n, size_t *cap, size_t sz)
     return ES_OK;
 }
 
+static int bad_row(const rows_t *r, const char *path, size_t ln)
+{
+    es_error("%s line %zu: expected %s", path, ln, r->expect);
+    return ES_ERR_FORMAT;
+}
+
 /* A p-value field: a number in [0, 1] or NA. */
 static int parse_p(const char *s, double *out)
 {
     return parse_num(s, out) || (!isnan(*out) && (*out < 0 || *out > 1));
 }
 
-/* mdfs's .mdfs.tsv (relevant: 0) or .relevant.tsv (1: marks the variables
- * it lists, which must be in .mdfs.tsv): VARIABLE MAX_IG TUPLE P ADJ_P */
-static int read_mdfs(rp_data_t *d, const char *path, char *text, size_t len, int relevant)
+/* .select.tsv: RANK FEATURE SCORE RELEVANCE */
+static int select_row(rp_data_t *d, rows_t *r, const char *path, size_t ln, char **f)
 {
-    char *q = text, *end = text + len, *le, *line, *f[MAX_COLS];
-    size_t ln = 0, cap = 0;
-    while ((line = es_next_line(&q, end, &le))) {
-        ln++;
-        int nf = split_tabs(line, le, f, MAX_COLS);
-        if (ln == 1) {
-            if (nf != 5 || strcmp(f[0], "VARIABLE") || strcmp(f[1], "MAX_IG") || strcmp(f[2], "TUPLE") ||
-                strcmp(f[3], "P") || strcmp(f[4], "ADJ_P")) {
-                es_error("%s line 1: expected the header VARIABLE MAX_IG TUPLE P ADJ_P", path);
-                return ES_ERR_FORMAT;
-            }
-            if (!relevant) {
-                d->mdfs_tab.n_cols = 5;
-                if (table_keep(&d->mdfs_tab, f, 5)) return ES_ERR_NOMEM;
-                d->mdfs_tab.n_total = 0;
-            }
-            continue;
-        }
-        if (le == line) continue;
-        rp_mdfs_t x = {0};
-        if (nf != 5 || !*f[0] || parse_num(f[1], &x.ig) || isnan(x.ig) || parse_p(f[3], &x.p) ||
-            parse_p(f[4], &x.adj_p)) {
-            es_error("%s line %zu: expected VARIABLE MAX_IG TUPLE P ADJ_P (a name, a number, the "
-                     "tuple, two p-values or NA)", path, ln);
+    rp_sel_t s;
+    int64_t rank;
+    if (parse_pos(f[0], &rank) || rank < 1 || rank > UINT32_MAX || parse_num(f[2], &s.score) ||
+        parse_num(f[3], &s.relevance))
+        return bad_row(r, path, ln);
+    s.rank = (uint32_t)rank;
+    s.feature = f[1];
+    if (grow((void **)&d->sel, d->n_sel, &r->cap, sizeof *d->sel)) return ES_ERR_NOMEM;
+    d->sel[d->n_sel++] = s;
+    return ES_OK;
+}
+
+static int read_select(rp_data_t *d, const char *path, char *text, size_t len)
+{
+    static const char *const head[] = {"RANK", "FEATURE", "SCORE", "RELEVANCE"};
+    rows_t r = {head, 4, &d->sel_tab, select_row, "RANK FEATURE SCORE RELEVANCE (a rank and two numbers)", 0, 0};
+    return read_rows(d, &r, path, text, len);
+}
+
+/* rules predict's OUT.metrics.tsv: METRIC VALUE, a number per row */
+static int metrics_row(rp_data_t *d, rows_t *r, const char *path, size_t ln, char **f)
+{
+    (void)d;
+    double v;
+    return !*f[0] || parse_num(f[1], &v) ? bad_row(r, path, ln) : ES_OK;
+}
+
+static int read_metrics(rp_data_t *d, const char *path, char *text, size_t len)
+{
+    static const char *const head[] = {"METRIC", "VALUE"};
+    rows_t r = {head, 2, &d->metrics_tab, metrics_row, "METRIC VALUE (a name and a number)", 0, 0};
+    return read_rows(d, &r, path, text, len);
+}
+
+/* mdfs's .mdfs.tsv (flag 0) or .relevant.tsv (flag 1: marks the variables it
+ * lists, which must be in .mdfs.tsv): VARIABLE MAX_IG TUPLE P ADJ_P */
+static int mdfs_row(rp_data_t *d, rows_t *r, const char *path, size_t ln, char **f)
+{
+    rp_mdfs_t x = {0};
+    if (!*f[0] || parse_num(f[1], &x.ig) || isnan(x.ig) || parse_p(f[3], &x.p) || parse_p(f[4], &x.adj_p))
+        return bad_row(r, path, ln);
+    if (r->flag) {
+        size_t k = 0;
+        while (k < d->n_mdfs && strcmp(d->mdfs[k].name, f[0])) k++;
+        if (k == d->n_mdfs) {
+            es_error("%s line %zu: variable '%s' is not in %s%s", path, ln, f[0], d->prefix, RP_SUF_MDFS);
             return ES_ERR_FORMAT;
         }
-        if (relevant) {
-            size_t k = 0;
-            while (k < d->n_mdfs && strcmp(d->mdfs[k].name, f[0])) k++;
-            if (k == d->n_mdfs) {
-                es_error("%s line %zu: variable '%s' is not in %s%s", path, ln, f[0], d->prefix, RP_SUF_MDFS);
-                return ES_ERR_FORMAT;
-            }
-            d->mdfs[k].relevant = 1;
-            continue;
-        }
-        x.name = f[0];
-        if (grow((void **)&d->mdfs, d->n_mdfs, &cap, sizeof *d->mdfs)) return ES_ERR_NOMEM;
-        d->mdfs[d->n_mdfs++] = x;
-        if (table_keep(&d->mdfs_tab, f, 5)) return ES_ERR_NOMEM;
+        d->mdfs[k].relevant = 1;
+        return ES_OK;
     }
-    if (ln == 0) {
-        es_error("%s: empty (not even a header line)", path);
-        return ES_ERR_FORMAT;
-    }
+    x.name = f[0];
+    if (grow((void **)&d->mdfs, d->n_mdfs, &r->cap, sizeof *d->mdfs)) return ES_ERR_NOMEM;
+    d->mdfs[d->n_mdfs++] = x;
     return ES_OK;
+}
+
+static int read_mdfs(rp_data_t *d, const char *path, char *text, size_t len, int relevant)
+{
+    static const char *const head[] = {"VARIABLE", "MAX_IG", "TUPLE", "P", "ADJ_P"};
+    rows_t r = {head, 5, relevant ? NULL : &d->mdfs_tab, mdfs_row,
+                "VARIABLE MAX_IG TUPLE P ADJ_P (a name, a number, the tuple, two p-values or NA)", 0, relevant};
+    return read_rows(d, &r, path, text, len);
 }
 
 /* nsga's .front.tsv: N_FEATURES F1 F2 FEATURES */
-static int read_front(rp_data_t *d, const char *path, char *text, size_t len)
+static int front_row(rp_data_t *d, rows_t *r, const char *path, size_t ln, char **f)
 {
-    char *q = text, *end = text + len, *le, *line, *f[MAX_COLS];
-    size_t ln = 0, cap = 0;
-    while ((line = es_next_line(&q, end, &le))) {
-        ln++;
-        int nf = split_tabs(line, le, f, MAX_COLS);
-        if (ln == 1) {
-            if (nf != 4 || strcmp(f[0], "N_FEATURES") || strcmp(f[1], "F1") || strcmp(f[2], "F2") ||
-                strcmp(f[3], "FEATURES")) {
-                es_error("%s line 1: expected the header N_FEATURES F1 F2 FEATURES", path);
-                return ES_ERR_FORMAT;
-            }
-            d->front_tab.n_cols = 4;
-            if (table_keep(&d->front_tab, f, 4)) return ES_ERR_NOMEM;
-            d->front_tab.n_total = 0;
-            continue;
-        }
-        if (le == line) continue;
-        rp_front_t x;
-        int64_t n;
-        if (nf != 4 || parse_pos(f[0], &n) || n > UINT32_MAX || parse_num(f[1], &x.f1) || parse_num(f[2], &x.f2) ||
-            isnan(x.f1) || isnan(x.f2)) {
-            es_error("%s line %zu: expected N_FEATURES F1 F2 FEATURES (a count, two numbers, the "
-                     "features)", path, ln);
-            return ES_ERR_FORMAT;
-        }
-        x.n_features = (uint32_t)n;
-        if (grow((void **)&d->front, d->n_front, &cap, sizeof *d->front)) return ES_ERR_NOMEM;
-        d->front[d->n_front++] = x;
-        if (table_keep(&d->front_tab, f, 4)) return ES_ERR_NOMEM;
-    }
-    if (ln == 0) {
-        es_error("%s: empty (not even a header line)", path);
-        return ES_ERR_FORMAT;
-    }
+    rp_front_t x;
+    int64_t n;
+    if (parse_pos(f[0], &n) || n > UINT32_MAX || parse_num(f[1], &x.f1) || parse_num(f[2], &x.f2) ||
+        isnan(x.f1) || isnan(x.f2))
+        return bad_row(r, path, ln);
+    x.n_features = (uint32_t)n;
+    if (grow((void **)&d->front, d->n_front, &r->cap, sizeof *d->front)) return ES_ERR_NOMEM;
+    d->front[d->n_front++] = x;
     return ES_OK;
 }
 
-/* nsga's .hv.tsv: GENERATION HV, generations 0, 1, ... in order */
-static int read_hv(rp_data_t *d, const char *path, char *text, size_t len)
+static int read_front(rp_data_t *d, const char *path, char *text, size_t len)
 {
-    char *q = text, *end = text + len, *le, *line, *f[MAX_COLS];
-    size_t ln = 0, cap = 0;
-    while ((line = es_next_line(&q, end, &le))) {
-        ln++;
-        int nf = split_tabs(line, le, f, MAX_COLS);
-        if (ln == 1) {
-            if (nf != 2 || strcmp(f[0], "GENERATION") || strcmp(f[1], "HV")) {
-                es_error("%s line 1: expected the header GENERATION HV", path);
-                return ES_ERR_FORMAT;
-            }
-            continue;
-        }
-        if (le == line) continue;
-        int64_t g;
-        double v;
-        if (nf != 2 || parse_pos(f[0], &g) || g != (int64_t)d->n_hv || parse_num(f[1], &v) || isnan(v)) {
-            es_error("%s line %zu: expected GENERATION HV (generation %zu, a number)", path, ln, d->n_hv);
-            return ES_ERR_FORMAT;
-        }
-        if (grow((void **)&d->hv, d->n_hv, &cap, sizeof *d->hv)) return ES_ERR_NOMEM;
-        d->hv[d->n_hv++] = v;
-    }
-    if (ln == 0) {
-        es_error("%s: empty (not even a header line)", path);
+    static const char *const head[] = {"N_FEATURES", "F1", "F2", "FEATURES"};
+    rows_t r = {head, 4, &d->front_tab, front_row,
+                "N_FEATURES F1 F2 FEATURES (a count, two numbers, the features)", 0, 0};
+    return read_rows(d, &r, path, text, len);
+}
+
+/* nsga's .hv.tsv: GENERATION HV, generations 0, 1, ... in order */
+static int hv_row(rp_data_t *d, rows_t *r, const char *path, size_t ln, char **f)
+{
+    int64_t g;
+    double v;
+    if (parse_pos(f[0], &g) || g != (int64_t)d->n_hv || parse_num(f[1], &v) || isnan(v)) {
+        es_error("%s line %zu: expected GENERATION HV (generation %zu, a number)", path, ln, d->n_hv);
         return ES_ERR_FORMAT;
     }
+    if (grow((void **)&d->hv, d->n_hv, &r->cap, sizeof *d->hv)) return ES_ERR_NOMEM;
+    d->hv[d->n_hv++] = v;
     return ES_OK;
+}
+
+static int read_hv(rp_data_t *d, const char *path, char *text, size_t len)
+{
+    static const char *const head[] = {"GENERATION", "HV"};
+    rows_t r = {head, 2, NULL, hv_row, "GENERATION HV (a generation, a number)", 0, 0};
+    return read_rows(d, &r, path, text, len);
 }
 
 int es_rp_read(rp_data_t *d, const char *prefix)

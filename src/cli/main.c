@@ -14,6 +14,7 @@ static const struct {
     {"scan", es_cmd_scan, "2-way (or --order 3: 3-way) interaction scan of a PLINK fileset or VCF/BCF"},
     {"convert", es_cmd_convert, "VCF/BCF (or a selection of a fileset) to a PLINK .bed/.bim/.fam"},
     {"select", es_cmd_select, "mutual-information feature selection (mRMR, JMI, DISR, CMIM, ...)"},
+    {"nsga", es_cmd_nsga, "multi-objective feature selection (NSGA-II), CPU+GPU self-scheduled"},
     {"rules", es_cmd_rules, "learn boosted multi-label rules (BOOMER) or predict with them"},
     {"report", es_cmd_report, "plots and a self-contained HTML page of a finished run's results"},
     {"sim", es_cmd_sim, "simulate a case/control PLINK fileset with planted pairs or triples"},

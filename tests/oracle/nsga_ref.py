@@ -36,7 +36,7 @@ def gen(d, seed):
             f.write(",".join(repr(float(v)) for v in r) + "\n")
     with open(f"{d}/masks.txt", "w") as f:
         f.write("0" * p + "\n" + "1" * p + "\n")
-        for _ in range(40):
+        for _ in range(14):
             f.write("".join("1" if b else "0" for b in rng.random(p) < rng.uniform(0.05, 0.9)) + "\n")
 
 

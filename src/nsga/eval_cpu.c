@@ -36,7 +36,8 @@ int es_ns_scratch_alloc(es_ns_scratch_t *s, const es_ns_problem_t *pb)
     s->cnt = malloc((size_t)kc * sizeof *s->cnt);
     s->assign = malloc((size_t)ns * sizeof *s->assign);
     s->prev = malloc((size_t)ns * sizeof *s->prev);
-    if (!s->idx || !s->xs || !s->dist || !s->cent || !s->sum || !s->cnt || !s->assign || !s->prev) {
+    s->cand = malloc(((size_t)ns + 16) * sizeof *s->cand);
+    if (!s->cand || !s->idx || !s->xs || !s->dist || !s->cent || !s->sum || !s->cnt || !s->assign || !s->prev) {
         es_ns_scratch_free(s);
         return ES_ERR_NOMEM;
     }
@@ -53,6 +54,7 @@ void es_ns_scratch_free(es_ns_scratch_t *s)
     free(s->cnt);
     free(s->assign);
     free(s->prev);
+    free(s->cand);
     memset(s, 0, sizeof *s);
 }
 
@@ -115,6 +117,8 @@ dist_avx512(const float *restrict xs, uint32_t ns, uint32_t m, const float *rest
 
 typedef void (*dist_fn)(const float *restrict, uint32_t, uint32_t, const float *restrict, uint32_t,
                         uint32_t, float *restrict);
+typedef void (*scan_fn)(const es_nsga_data_t *, const float *, uint32_t, float *, uint32_t *,
+                        uint16_t *, uint32_t, es_ns_scratch_t *);
 
 static dist_fn pick_dist(int simd)
 {
@@ -166,6 +170,74 @@ static inline void knn_offer(float *bd, uint32_t *bo, uint16_t *bc, uint32_t k, 
     bc[q] = c;
 }
 
+/* The k best of the slots of every fold but fo: the scalar twin offers them
+ * one by one. */
+static void scan_scalar(const es_nsga_data_t *d, const float *dist, uint32_t fo, float *bd,
+                        uint32_t *bo, uint16_t *bc, uint32_t k, es_ns_scratch_t *s)
+{
+    (void)s;
+    for (uint32_t g = 0; g < d->n_folds; g++) {
+        if (g == fo) continue;
+        uint32_t j1 = d->fold_off[g] + d->fold_n[g];
+        for (uint32_t j = d->fold_off[g]; j < j1; j++)
+            if (dist[j] <= bd[k - 1]) knn_offer(bd, bo, bc, k, dist[j], d->orig[j], d->y[j]);
+    }
+}
+
+#if ES_CPU_X86
+/* The same set (the k best under a total order do not depend on the order of
+ * the offers), with few offers: the minimum of each of the 16 lanes over all
+ * blocks gives 16 distinct samples, the k-th smallest of which bounds the
+ * k-th best from above; only the slots within the bound, gathered with
+ * compress stores, are offered. */
+__attribute__((target("avx512f"))) static void scan_avx512(const es_nsga_data_t *d,
+                                                           const float *dist, uint32_t fo,
+                                                           float *bd, uint32_t *bo, uint16_t *bc,
+                                                           uint32_t k, es_ns_scratch_t *s)
+{
+    __m512 vmin = _mm512_set1_ps(INFINITY);
+    for (uint32_t g = 0; g < d->n_folds; g++) {
+        if (g == fo) continue;
+        uint32_t j1 = d->fold_off[g] + d->fold_n[g];
+        for (uint32_t j = d->fold_off[g]; j < j1; j += 16) {
+            __mmask16 live = j1 - j >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (j1 - j)) - 1);
+            vmin = _mm512_mask_min_ps(vmin, live, vmin, _mm512_load_ps(dist + j));
+        }
+    }
+    /* the k-th smallest lane minimum: the one with fewer than k below it and at
+       least k at or below it (compares and counts, no branch to mispredict) */
+    float lm[16], bound = INFINITY;
+    _mm512_storeu_ps(lm, vmin);
+    for (uint32_t q = 0; q < 16 && k <= 16; q++) {
+        __m512 v = _mm512_set1_ps(lm[q]);
+        uint32_t lt = (uint32_t)__builtin_popcount(_mm512_cmp_ps_mask(vmin, v, _CMP_LT_OQ));
+        uint32_t le = (uint32_t)__builtin_popcount(_mm512_cmp_ps_mask(vmin, v, _CMP_LE_OQ));
+        bound = lt < k && k <= le ? lm[q] : bound;
+    }
+    __m512 vb = _mm512_set1_ps(bound);
+    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    uint32_t nc = 0;
+    for (uint32_t g = 0; g < d->n_folds; g++) {
+        if (g == fo) continue;
+        uint32_t j1 = d->fold_off[g] + d->fold_n[g];
+        for (uint32_t j = d->fold_off[g]; j < j1; j += 16) {
+            __mmask16 live = j1 - j >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (j1 - j)) - 1);
+            __mmask16 hit = _mm512_mask_cmp_ps_mask(live, _mm512_load_ps(dist + j), vb, _CMP_LE_OQ);
+            if (!hit) continue;
+            /* compress in a register, store whole (a compress to memory is slow on
+               some CPUs, Zen 4 among them): cand has 16 spare entries */
+            _mm512_storeu_si512(s->cand + nc, _mm512_maskz_compress_epi32(
+                                                  hit, _mm512_add_epi32(lane, _mm512_set1_epi32((int)j))));
+            nc += (uint32_t)__builtin_popcount(hit);
+        }
+    }
+    for (uint32_t q = 0; q < nc; q++) {
+        uint32_t j = s->cand[q];
+        if (dist[j] <= bd[k - 1]) knn_offer(bd, bo, bc, k, dist[j], d->orig[j], d->y[j]);
+    }
+}
+#endif
+
 /* The most frequent class among the k (lower class on ties), the k-NN vote. */
 static uint32_t knn_vote(const uint32_t *bo, const uint16_t *bc, uint32_t k, uint32_t *votes,
                          uint32_t n_classes)
@@ -181,7 +253,8 @@ static uint32_t knn_vote(const uint32_t *bo, const uint16_t *bc, uint32_t k, uin
 
 /* k-NN: each sample predicted from the k nearest samples of the other folds
  * (ties by input order), majority vote; @return the errors */
-static uint32_t knn_errors(const es_ns_problem_t *pb, es_ns_scratch_t *s, uint32_t m, dist_fn dist)
+static uint32_t knn_errors(const es_ns_problem_t *pb, es_ns_scratch_t *s, uint32_t m, dist_fn dist,
+                           scan_fn scan)
 {
     const es_nsga_data_t *d = pb->d;
     uint32_t ns = d->n_slots, k = pb->knn_k, err = 0;
@@ -200,12 +273,7 @@ static uint32_t knn_errors(const es_ns_problem_t *pb, es_ns_scratch_t *s, uint32
                 bo[q] = UINT32_MAX;
                 bc[q] = 0;
             }
-            for (uint32_t g = 0; g < d->n_folds; g++) {
-                if (g == fo) continue;
-                uint32_t j1 = d->fold_off[g] + d->fold_n[g];
-                for (uint32_t j = d->fold_off[g]; j < j1; j++)
-                    if (s->dist[j] <= bd[k - 1]) knn_offer(bd, bo, bc, k, s->dist[j], d->orig[j], d->y[j]);
-            }
+            scan(d, s->dist, fo, bd, bo, bc, k, s);
             err += knn_vote(bo, bc, k, s->cnt, d->n_classes) != d->y[i];
         }
     }
@@ -364,6 +432,10 @@ void es_ns_eval_cpu(const es_ns_problem_t *pb, const uint64_t *mask, es_ns_scrat
         f[1] = 1.0; /* no feature: every prediction wrong, by convention */
         return;
     }
-    uint32_t err = pb->obj == ES_NSGA_KNN ? knn_errors(pb, s, m, dist) : nc_errors(pb, s, m, dist);
+    scan_fn scan = scan_scalar;
+#if ES_CPU_X86
+    if (dist == dist_avx512) scan = scan_avx512;
+#endif
+    uint32_t err = pb->obj == ES_NSGA_KNN ? knn_errors(pb, s, m, dist, scan) : nc_errors(pb, s, m, dist);
     f[1] = (double)err / d->n;
 }

@@ -65,6 +65,7 @@ typedef struct {
     uint32_t *cnt;   /* max(clusters, classes) */
     uint16_t *assign;/* n_slots: a slot's cluster or predicted class */
     uint16_t *prev;  /* n_slots: the previous assignment (K-means) */
+    uint32_t *cand;  /* n_slots + 16: k-NN candidates */
 } es_ns_scratch_t;
 
 int es_ns_scratch_alloc(es_ns_scratch_t *s, const es_ns_problem_t *pb);

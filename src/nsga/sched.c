@@ -2,10 +2,17 @@
  * dynamic self-scheduling (as in Escobar, Ortega et al.'s CPU+GPU NSGA-II):
  * one host thread per device (the CPU's thread pool counts as one device)
  * claims the next chunk of individuals from one atomic counter, so a faster
- * device simply takes more chunks.  A CPU chunk is two individuals per
- * thread, evaluated one individual per thread; a GPU chunk a few per SM, one
- * individual per thread block, the population uploaded once per generation.
- * Which device evaluated an individual never changes its values. */
+ * device simply takes more chunks.  The CPU pool's threads claim one
+ * individual at a time (a chunk of one per thread); a GPU chunk one per SM, one individual per thread block, the population
+ * uploaded once per generation.  Which device evaluated an individual never
+ * changes its values.
+ *
+ * The tail of a generation: a device that would still be busy with its next
+ * chunk when the others, at the rates measured so far, would have finished
+ * everything left, leaves the rest to them (a CPU chunk of a slow kernel
+ * would otherwise hold a GPU's generation up).  It leaves by taking itself
+ * off the count of active devices, which the last active device cannot
+ * do, so every individual is always claimed. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -22,6 +29,8 @@ typedef struct {
     int gpu;         /* -1: the CPU pool, else the CUDA device */
     es_gkn_t *g;
     uint32_t chunk;
+    uint32_t par;    /* individuals it evaluates at once */
+    _Atomic double rate; /* individuals per second at full width, measured (0: none yet) */
     es_nsga_devstat_t st;
     int err;
 } device_t;
@@ -38,6 +47,7 @@ struct es_ns_sched {
     double *f;
     uint32_t n;
     _Atomic uint32_t next;
+    _Atomic uint32_t active; /* devices still claiming */
 };
 
 /* Parse "cpu,gpu:0,gpu:1" into s->dev (gpu = gpu:0). */
@@ -112,7 +122,7 @@ int es_ns_sched_open(es_ns_sched_t **out, const char *spec, int threads,
             }
             for (int t = 0; t < s->threads; t++)
                 if ((ret = es_ns_scratch_alloc(&s->scr[t], pb))) goto fail;
-            v->chunk = 2u * (uint32_t)s->threads;
+            v->chunk = v->par = (uint32_t)s->threads;
             snprintf(v->st.name, sizeof v->st.name, "cpu (%d thread%s, %s)", s->threads,
                      s->threads == 1 ? "" : "s", es_ns_cpu_kernel_name());
             continue;
@@ -148,7 +158,7 @@ int es_ns_sched_open(es_ns_sched_t **out, const char *spec, int threads,
                                .max_pop = max_pop,
                                .words = words};
         if ((ret = es_gkn_open(v->gpu, &cfg, &v->g))) goto fail;
-        v->chunk = es_gkn_chunk(v->g);
+        v->chunk = v->par = es_gkn_chunk(v->g);
         snprintf(v->st.name, sizeof v->st.name, "%s", es_gkn_name(v->g));
     }
     *out = s;
@@ -168,36 +178,86 @@ void es_ns_sched_close(es_ns_sched_t *s)
     free(s);
 }
 
-/* The CPU pool's device thread: claim a chunk, evaluate it one individual per
- * thread, again until none is left. */
+/* Claim the next individuals, up to want of them, for v: [*a, *b).
+ * @return 0 when the caller is done */
+static int claim(es_ns_sched_t *s, device_t *v, uint32_t want, uint32_t *a, uint32_t *b)
+{
+    double others = 0.0, rate = atomic_load(&v->rate);
+    int known = rate > 0;
+    for (uint32_t k = 0; k < s->n_dev; k++)
+        if (&s->dev[k] != v) {
+            double r = atomic_load(&s->dev[k].rate);
+            others += r;
+            known &= r > 0;
+        }
+    uint32_t at = atomic_load(&s->next);
+    for (;;) {
+        if (at >= s->n) return 0;
+        uint32_t left = s->n - at, c = want < left ? want : left;
+        if (known && s->n_dev > 1) {
+            /* v's next chunk takes ceil(c / par) rounds of par / rate seconds */
+            double t_v = (double)((c + v->par - 1) / v->par) * v->par / rate;
+            if (t_v > left / others) {
+                uint32_t act = atomic_load(&s->active);
+                if (act > 1 && atomic_compare_exchange_weak(&s->active, &act, act - 1)) return 0;
+                if (act > 1) continue; /* the count moved: look again */
+            }
+        }
+        if (atomic_compare_exchange_weak(&s->next, &at, at + c)) {
+            *a = at;
+            *b = at + c;
+            return 1;
+        }
+    }
+}
+
+/* After a chunk of c individuals in secs: the device's rate, smoothed. */
+static void measured(device_t *v, uint32_t c, double secs)
+{
+    if (secs <= 0) return;
+    /* a short chunk takes as long as a full one: the rate at full width */
+    double r = (double)((c + v->par - 1) / v->par) * v->par / secs, old = atomic_load(&v->rate);
+    atomic_store(&v->rate, old > 0 ? 0.5 * old + 0.5 * r : r);
+}
+
+/* The CPU pool: its threads, in one parallel region per generation, each
+ * claim one individual at a time (the pool's chunk: one per thread) and
+ * evaluate it; the pool's rate is measured at its full width. */
 static void run_cpu(es_ns_sched_t *s, device_t *v)
 {
-    for (;;) {
-        uint32_t a = atomic_fetch_add(&s->next, v->chunk);
-        if (a >= s->n) break;
-        uint32_t b = a + v->chunk < s->n ? a + v->chunk : s->n;
-        int nt = (int)(b - a) < s->threads ? (int)(b - a) : s->threads;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
-        for (uint32_t i = a; i < b; i++) {
-            int t = 0;
+    uint64_t done = 0;
+#pragma omp parallel num_threads(s->threads) reduction(+ : done)
+    {
+        int t = 0;
 #ifdef _OPENMP
-            t = omp_get_thread_num();
+        t = omp_get_thread_num();
 #endif
-            es_ns_eval_cpu(&s->pb, s->masks + (size_t)i * s->words, &s->scr[t], 1, s->f + 2 * (size_t)i);
+        uint32_t a, b;
+        while (claim(s, v, 1, &a, &b)) {
+            double t0 = es_time_now();
+            es_ns_eval_cpu(&s->pb, s->masks + (size_t)a * s->words, &s->scr[t], 1, s->f + 2 * (size_t)a);
+            measured(v, 1, es_time_now() - t0);
+            done++;
         }
-        v->st.evaluations += b - a;
-        v->st.chunks++;
     }
+    v->st.evaluations += done;
+    v->st.chunks += done;
 }
 
 static void run_gpu(es_ns_sched_t *s, device_t *v)
 {
-    if ((v->err = es_gkn_population(v->g, s->masks, s->n, s->pb.init))) return;
-    for (;;) {
-        uint32_t a = atomic_fetch_add(&s->next, v->chunk);
-        if (a >= s->n) break;
-        uint32_t b = a + v->chunk < s->n ? a + v->chunk : s->n;
-        if ((v->err = es_gkn_eval(v->g, a, b - a, s->f + 2 * (size_t)a))) return;
+    uint32_t a, b;
+    if ((v->err = es_gkn_population(v->g, s->masks, s->n, s->pb.init))) {
+        atomic_fetch_sub(&s->active, 1);
+        return;
+    }
+    while (claim(s, v, v->chunk, &a, &b)) {
+        double t0 = es_time_now();
+        if ((v->err = es_gkn_eval(v->g, a, b - a, s->f + 2 * (size_t)a))) {
+            atomic_fetch_sub(&s->active, 1);
+            return;
+        }
+        measured(v, b - a, es_time_now() - t0);
         v->st.evaluations += b - a;
         v->st.chunks++;
     }
@@ -226,6 +286,9 @@ int es_ns_sched_eval(es_ns_sched_t *s, const uint64_t *masks, uint32_t n, const 
     s->n = n;
     s->pb.init = init;
     atomic_store(&s->next, 0);
+    uint32_t claimers = 0; /* each CPU thread claims for itself */
+    for (uint32_t k = 0; k < s->n_dev; k++) claimers += s->dev[k].gpu < 0 ? (uint32_t)s->threads : 1;
+    atomic_store(&s->active, claimers);
     job_t job[ES_NSGA_MAX_DEVICES];
     pthread_t th[ES_NSGA_MAX_DEVICES];
     int started[ES_NSGA_MAX_DEVICES] = {0};

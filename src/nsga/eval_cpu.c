@@ -117,8 +117,8 @@ dist_avx512(const float *restrict xs, uint32_t ns, uint32_t m, const float *rest
 
 typedef void (*dist_fn)(const float *restrict, uint32_t, uint32_t, const float *restrict, uint32_t,
                         uint32_t, float *restrict);
-typedef void (*scan_fn)(const es_nsga_data_t *, const float *, uint32_t, float *, uint32_t *,
-                        uint16_t *, uint32_t, es_ns_scratch_t *);
+typedef void (*scan_fn)(const es_nsga_data_t *, es_ns_scratch_t *, uint32_t, const float *,
+                        uint32_t, float *, uint32_t *, uint16_t *, uint32_t);
 
 static dist_fn pick_dist(int simd)
 {
@@ -172,10 +172,13 @@ static inline void knn_offer(float *bd, uint32_t *bo, uint16_t *bc, uint32_t k, 
 
 /* The k best of the slots of every fold but fo: the scalar twin offers them
  * one by one. */
-static void scan_scalar(const es_nsga_data_t *d, const float *dist, uint32_t fo, float *bd,
-                        uint32_t *bo, uint16_t *bc, uint32_t k, es_ns_scratch_t *s)
+static void scan_scalar(const es_nsga_data_t *d, es_ns_scratch_t *s, uint32_t m, const float *xi,
+                        uint32_t fo, float *bd, uint32_t *bo, uint16_t *bc, uint32_t k)
 {
-    (void)s;
+    uint32_t ns = d->n_slots, a = d->fold_off[fo], b = d->fold_off[fo + 1];
+    const float *dist = s->dist;
+    if (a > 0) dist_scalar(s->xs, ns, m, xi, 0, a, s->dist);
+    if (b < ns) dist_scalar(s->xs, ns, m, xi, b, ns, s->dist);
     for (uint32_t g = 0; g < d->n_folds; g++) {
         if (g == fo) continue;
         uint32_t j1 = d->fold_off[g] + d->fold_n[g];
@@ -191,17 +194,48 @@ static void scan_scalar(const es_nsga_data_t *d, const float *dist, uint32_t fo,
  * k-th best from above; only the slots within the bound, gathered with
  * compress stores, are offered. */
 __attribute__((target("avx512f"))) static void scan_avx512(const es_nsga_data_t *d,
-                                                           const float *dist, uint32_t fo,
+                                                           es_ns_scratch_t *s, uint32_t m,
+                                                           const float *xi, uint32_t fo,
                                                            float *bd, uint32_t *bo, uint16_t *bc,
-                                                           uint32_t k, es_ns_scratch_t *s)
+                                                           uint32_t k)
 {
+    /* the distances (dist_avx512's sums) and the lane minima in one pass */
+    uint32_t ns = d->n_slots;
+    float *dist = s->dist;
     __m512 vmin = _mm512_set1_ps(INFINITY);
     for (uint32_t g = 0; g < d->n_folds; g++) {
         if (g == fo) continue;
-        uint32_t j1 = d->fold_off[g] + d->fold_n[g];
-        for (uint32_t j = d->fold_off[g]; j < j1; j += 16) {
+        uint32_t j = d->fold_off[g], j1 = j + d->fold_n[g];
+        for (; j + 64 <= j1; j += 64) {
+            __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+            const float *col = s->xs + j;
+            for (uint32_t t = 0; t < m; t++, col += ns) {
+                __m512 v = _mm512_set1_ps(xi[t]);
+                __m512 e0 = _mm512_sub_ps(_mm512_load_ps(col), v);
+                __m512 e1 = _mm512_sub_ps(_mm512_load_ps(col + 16), v);
+                __m512 e2 = _mm512_sub_ps(_mm512_load_ps(col + 32), v);
+                __m512 e3 = _mm512_sub_ps(_mm512_load_ps(col + 48), v);
+                s0 = _mm512_add_ps(s0, _mm512_mul_ps(e0, e0));
+                s1 = _mm512_add_ps(s1, _mm512_mul_ps(e1, e1));
+                s2 = _mm512_add_ps(s2, _mm512_mul_ps(e2, e2));
+                s3 = _mm512_add_ps(s3, _mm512_mul_ps(e3, e3));
+            }
+            _mm512_store_ps(dist + j, s0);
+            _mm512_store_ps(dist + j + 16, s1);
+            _mm512_store_ps(dist + j + 32, s2);
+            _mm512_store_ps(dist + j + 48, s3);
+            vmin = _mm512_min_ps(vmin, _mm512_min_ps(_mm512_min_ps(s0, s1), _mm512_min_ps(s2, s3)));
+        }
+        for (; j < j1; j += 16) {
             __mmask16 live = j1 - j >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (j1 - j)) - 1);
-            vmin = _mm512_mask_min_ps(vmin, live, vmin, _mm512_load_ps(dist + j));
+            __m512 s0 = _mm512_setzero_ps();
+            const float *col = s->xs + j;
+            for (uint32_t t = 0; t < m; t++, col += ns) {
+                __m512 e0 = _mm512_sub_ps(_mm512_load_ps(col), _mm512_set1_ps(xi[t]));
+                s0 = _mm512_add_ps(s0, _mm512_mul_ps(e0, e0));
+            }
+            _mm512_store_ps(dist + j, s0);
+            vmin = _mm512_mask_min_ps(vmin, live, vmin, s0);
         }
     }
     /* the k-th smallest lane minimum: the one with fewer than k below it and at
@@ -223,9 +257,8 @@ __attribute__((target("avx512f"))) static void scan_avx512(const es_nsga_data_t 
         for (uint32_t j = d->fold_off[g]; j < j1; j += 16) {
             __mmask16 live = j1 - j >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (j1 - j)) - 1);
             __mmask16 hit = _mm512_mask_cmp_ps_mask(live, _mm512_load_ps(dist + j), vb, _CMP_LE_OQ);
-            if (!hit) continue;
             /* compress in a register, store whole (a compress to memory is slow on
-               some CPUs, Zen 4 among them): cand has 16 spare entries */
+               some CPUs, Zen 4 among them), with no branch: cand has 16 spare entries */
             _mm512_storeu_si512(s->cand + nc, _mm512_maskz_compress_epi32(
                                                   hit, _mm512_add_epi32(lane, _mm512_set1_epi32((int)j))));
             nc += (uint32_t)__builtin_popcount(hit);
@@ -253,7 +286,7 @@ static uint32_t knn_vote(const uint32_t *bo, const uint16_t *bc, uint32_t k, uin
 
 /* k-NN: each sample predicted from the k nearest samples of the other folds
  * (ties by input order), majority vote; @return the errors */
-static uint32_t knn_errors(const es_ns_problem_t *pb, es_ns_scratch_t *s, uint32_t m, dist_fn dist,
+static uint32_t knn_errors(const es_ns_problem_t *pb, es_ns_scratch_t *s, uint32_t m,
                            scan_fn scan)
 {
     const es_nsga_data_t *d = pb->d;
@@ -263,17 +296,15 @@ static uint32_t knn_errors(const es_ns_problem_t *pb, es_ns_scratch_t *s, uint32
     uint16_t bc[ES_NSGA_KNN_MAX];
     float *xi = s->cent; /* the test sample's m values */
     for (uint32_t fo = 0; fo < d->n_folds; fo++) {
-        uint32_t a = d->fold_off[fo], b = d->fold_off[fo + 1];
+        uint32_t a = d->fold_off[fo];
         for (uint32_t i = a; i < a + d->fold_n[fo]; i++) {
             for (uint32_t t = 0; t < m; t++) xi[t] = s->xs[(size_t)t * ns + i];
-            if (a > 0) dist(s->xs, ns, m, xi, 0, a, s->dist);
-            if (b < ns) dist(s->xs, ns, m, xi, b, ns, s->dist);
             for (uint32_t q = 0; q < k; q++) {
                 bd[q] = INFINITY;
                 bo[q] = UINT32_MAX;
                 bc[q] = 0;
             }
-            scan(d, s->dist, fo, bd, bo, bc, k, s);
+            scan(d, s, m, xi, fo, bd, bo, bc, k);
             err += knn_vote(bo, bc, k, s->cnt, d->n_classes) != d->y[i];
         }
     }
@@ -436,6 +467,6 @@ void es_ns_eval_cpu(const es_ns_problem_t *pb, const uint64_t *mask, es_ns_scrat
 #if ES_CPU_X86
     if (dist == dist_avx512) scan = scan_avx512;
 #endif
-    uint32_t err = pb->obj == ES_NSGA_KNN ? knn_errors(pb, s, m, dist, scan) : nc_errors(pb, s, m, dist);
+    uint32_t err = pb->obj == ES_NSGA_KNN ? knn_errors(pb, s, m, scan) : nc_errors(pb, s, m, dist);
     f[1] = (double)err / d->n;
 }

@@ -20,6 +20,7 @@
 #include <cuda_runtime.h>
 
 #include "cuda_check.h"
+#include "gpu.h"
 #include "nsga_gpu.h"
 
 namespace {
@@ -369,6 +370,11 @@ int gkn_alloc(es_gkn_t *g, const es_gkn_config_t *c)
 }
 
 } // namespace
+
+extern "C" int es_gkn_device_count(int *n)
+{
+    return es_gpu_device_count(n);
+}
 
 extern "C" int es_gkn_open(int dev, const es_gkn_config_t *cfg, es_gkn_t **out)
 {

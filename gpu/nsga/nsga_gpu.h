@@ -38,6 +38,10 @@ typedef struct {
 
 typedef struct es_gkn es_gkn_t;
 
+/** Visible CUDA devices in *n (0 without a driver, a device or CUDA in this
+ *  build).  @return ES_OK, or ES_ERR_GPU when the runtime fails otherwise. */
+int es_gkn_device_count(int *n);
+
 /** Open device dev and upload the data.  Free with es_gkn_close().
  *  @return ES_OK, ES_ERR_GPU, ES_ERR_NOMEM, ES_ERR_ARG (a configuration the
  *          kernels cannot take) or ES_ERR_UNSUPPORTED (built without CUDA) */

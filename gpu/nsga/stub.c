@@ -1,6 +1,12 @@
 /* stub.c -- the NSGA-II GPU door when CUDA is not built: no device opens. */
 #include "epistream.h"
+#include "gpu.h"
 #include "nsga_gpu.h"
+
+int es_gkn_device_count(int *n)
+{
+    return es_gpu_device_count(n); /* gpu_stub.c's: none */
+}
 
 int es_gkn_open(int dev, const es_gkn_config_t *cfg, es_gkn_t **out)
 {

@@ -22,7 +22,6 @@
 #include <omp.h>
 #endif
 
-#include "gpu.h"
 #include "nsga_internal.h"
 
 typedef struct {
@@ -133,7 +132,7 @@ int es_ns_sched_open(es_ns_sched_t **out, const char *spec, int threads,
             goto fail;
         }
         int n_gpu = 0;
-        if (es_gpu_device_count(&n_gpu) || v->gpu >= n_gpu) {
+        if (es_gkn_device_count(&n_gpu) || v->gpu >= n_gpu) {
             es_error("--devices: no GPU %d (%d visible)", v->gpu, n_gpu);
             ret = ES_ERR_UNSUPPORTED;
             goto fail;

@@ -8,9 +8,9 @@
  * same way in one thread, so the CPU's scalar twin, its AVX-512 kernel and the
  * GPU produce the same floats, and the same fronts whatever the split of the
  * population between devices.  Sums over samples (centroids, objectives) are
- * in double, in slot order, on every device.  The selected columns are first
- * copied together (column-major, as the data), so a kernel reads m contiguous
- * rows whatever the mask. */
+ * in double, in slot order, on every device.  The kernels
+ * read the selected columns where the data hold them (a list of column
+ * pointers, no copy). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +29,7 @@ int es_ns_scratch_alloc(es_ns_scratch_t *s, const es_ns_problem_t *pb)
     uint32_t kc = pb->clusters > d->n_classes ? pb->clusters : d->n_classes;
     if (kc < 1) kc = 1;
     s->idx = malloc((size_t)p * sizeof *s->idx);
-    s->xs = aligned_alloc(64, (size_t)p * ns * sizeof *s->xs);
+    s->col = malloc((size_t)p * sizeof *s->col);
     s->dist = aligned_alloc(64, (size_t)ns * 2 * sizeof *s->dist);
     s->cent = malloc((size_t)kc * p * sizeof *s->cent);
     s->sum = malloc((size_t)kc * p * sizeof *s->sum);
@@ -37,7 +37,7 @@ int es_ns_scratch_alloc(es_ns_scratch_t *s, const es_ns_problem_t *pb)
     s->assign = malloc((size_t)ns * sizeof *s->assign);
     s->prev = malloc((size_t)ns * sizeof *s->prev);
     s->cand = malloc(((size_t)ns + 16) * sizeof *s->cand);
-    if (!s->cand || !s->idx || !s->xs || !s->dist || !s->cent || !s->sum || !s->cnt || !s->assign || !s->prev) {
+    if (!s->cand || !s->idx || !s->col || !s->dist || !s->cent || !s->sum || !s->cnt || !s->assign || !s->prev) {
         es_ns_scratch_free(s);
         return ES_ERR_NOMEM;
     }
@@ -47,7 +47,7 @@ int es_ns_scratch_alloc(es_ns_scratch_t *s, const es_ns_problem_t *pb)
 void es_ns_scratch_free(es_ns_scratch_t *s)
 {
     free(s->idx);
-    free(s->xs);
+    free(s->col);
     free(s->dist);
     free(s->cent);
     free(s->sum);
@@ -60,14 +60,14 @@ void es_ns_scratch_free(es_ns_scratch_t *s)
 
 /* ---- squared distances from one point to a run of slots ------------------------------ */
 
-/* dist[j] = sum over t < m of (xs[t * ns + j] - x[t])^2 for j in [a, b), a and b
+/* dist[j] = sum over t < m of (cols[t][j] - x[t])^2 for j in [a, b), a and b
  * multiples of ES_NSGA_LANES: the scalar twin. */
-static void dist_scalar(const float *restrict xs, uint32_t ns, uint32_t m, const float *restrict x,
-                        uint32_t a, uint32_t b, float *restrict dist)
+static void dist_scalar(const float *const *cols, uint32_t m, const float *restrict x, uint32_t a,
+                        uint32_t b, float *restrict dist)
 {
     for (uint32_t j = a; j < b; j++) dist[j] = 0.0f;
     for (uint32_t t = 0; t < m; t++) {
-        const float *col = xs + (size_t)t * ns;
+        const float *col = cols[t];
         float v = x[t];
         for (uint32_t j = a; j < b; j++) {
             float e = col[j] - v;
@@ -80,14 +80,14 @@ static void dist_scalar(const float *restrict xs, uint32_t ns, uint32_t m, const
 /* The same, 64 then 16 slots at a time in registers: each lane's sum has the
  * scalar order (no FMA: separate multiply and add). */
 __attribute__((target("avx512f"))) static void
-dist_avx512(const float *restrict xs, uint32_t ns, uint32_t m, const float *restrict x, uint32_t a,
-            uint32_t b, float *restrict dist)
+dist_avx512(const float *const *cols, uint32_t m, const float *restrict x, uint32_t a, uint32_t b,
+            float *restrict dist)
 {
     uint32_t j = a;
     for (; j + 64 <= b; j += 64) {
         __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
-        const float *col = xs + j;
-        for (uint32_t t = 0; t < m; t++, col += ns) {
+        for (uint32_t t = 0; t < m; t++) {
+            const float *col = cols[t] + j;
             __m512 v = _mm512_set1_ps(x[t]);
             __m512 e0 = _mm512_sub_ps(_mm512_load_ps(col), v);
             __m512 e1 = _mm512_sub_ps(_mm512_load_ps(col + 16), v);
@@ -105,9 +105,8 @@ dist_avx512(const float *restrict xs, uint32_t ns, uint32_t m, const float *rest
     }
     for (; j < b; j += 16) {
         __m512 s0 = _mm512_setzero_ps();
-        const float *col = xs + j;
-        for (uint32_t t = 0; t < m; t++, col += ns) {
-            __m512 e0 = _mm512_sub_ps(_mm512_load_ps(col), _mm512_set1_ps(x[t]));
+        for (uint32_t t = 0; t < m; t++) {
+            __m512 e0 = _mm512_sub_ps(_mm512_load_ps(cols[t] + j), _mm512_set1_ps(x[t]));
             s0 = _mm512_add_ps(s0, _mm512_mul_ps(e0, e0));
         }
         _mm512_store_ps(dist + j, s0);
@@ -115,8 +114,8 @@ dist_avx512(const float *restrict xs, uint32_t ns, uint32_t m, const float *rest
 }
 #endif
 
-typedef void (*dist_fn)(const float *restrict, uint32_t, uint32_t, const float *restrict, uint32_t,
-                        uint32_t, float *restrict);
+typedef void (*dist_fn)(const float *const *, uint32_t, const float *restrict, uint32_t, uint32_t,
+                        float *restrict);
 typedef void (*scan_fn)(const es_nsga_data_t *, es_ns_scratch_t *, uint32_t, const float *,
                         uint32_t, float *, uint32_t *, uint16_t *, uint32_t);
 
@@ -139,15 +138,14 @@ const char *es_ns_cpu_kernel_name(void)
 
 /* ---- the objectives -------------------------------------------------------------------- */
 
-/* Copy the selected columns together; @return m */
+/* The selected columns, in ascending order; @return m */
 static uint32_t gather(const es_nsga_data_t *d, const uint64_t *mask, es_ns_scratch_t *s)
 {
-    uint32_t m = 0, ns = d->n_slots;
+    uint32_t m = 0;
     for (uint32_t f = 0; f < d->p; f++)
         if (es_ns_bit(mask, f)) {
             s->idx[m] = f;
-            memcpy(s->xs + (size_t)m * ns, d->xc + (size_t)f * ns, ns * sizeof *s->xs);
-            m++;
+            s->col[m++] = d->xc + (size_t)f * d->n_slots;
         }
     return m;
 }
@@ -177,8 +175,8 @@ static void scan_scalar(const es_nsga_data_t *d, es_ns_scratch_t *s, uint32_t m,
 {
     uint32_t ns = d->n_slots, a = d->fold_off[fo], b = d->fold_off[fo + 1];
     const float *dist = s->dist;
-    if (a > 0) dist_scalar(s->xs, ns, m, xi, 0, a, s->dist);
-    if (b < ns) dist_scalar(s->xs, ns, m, xi, b, ns, s->dist);
+    if (a > 0) dist_scalar(s->col, m, xi, 0, a, s->dist);
+    if (b < ns) dist_scalar(s->col, m, xi, b, ns, s->dist);
     for (uint32_t g = 0; g < d->n_folds; g++) {
         if (g == fo) continue;
         uint32_t j1 = d->fold_off[g] + d->fold_n[g];
@@ -200,7 +198,6 @@ __attribute__((target("avx512f"))) static void scan_avx512(const es_nsga_data_t 
                                                            uint32_t k)
 {
     /* the distances (dist_avx512's sums) and the lane minima in one pass */
-    uint32_t ns = d->n_slots;
     float *dist = s->dist;
     __m512 vmin = _mm512_set1_ps(INFINITY);
     for (uint32_t g = 0; g < d->n_folds; g++) {
@@ -208,8 +205,8 @@ __attribute__((target("avx512f"))) static void scan_avx512(const es_nsga_data_t 
         uint32_t j = d->fold_off[g], j1 = j + d->fold_n[g];
         for (; j + 64 <= j1; j += 64) {
             __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
-            const float *col = s->xs + j;
-            for (uint32_t t = 0; t < m; t++, col += ns) {
+            for (uint32_t t = 0; t < m; t++) {
+                const float *col = s->col[t] + j;
                 __m512 v = _mm512_set1_ps(xi[t]);
                 __m512 e0 = _mm512_sub_ps(_mm512_load_ps(col), v);
                 __m512 e1 = _mm512_sub_ps(_mm512_load_ps(col + 16), v);
@@ -229,9 +226,8 @@ __attribute__((target("avx512f"))) static void scan_avx512(const es_nsga_data_t 
         for (; j < j1; j += 16) {
             __mmask16 live = j1 - j >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (j1 - j)) - 1);
             __m512 s0 = _mm512_setzero_ps();
-            const float *col = s->xs + j;
-            for (uint32_t t = 0; t < m; t++, col += ns) {
-                __m512 e0 = _mm512_sub_ps(_mm512_load_ps(col), _mm512_set1_ps(xi[t]));
+            for (uint32_t t = 0; t < m; t++) {
+                __m512 e0 = _mm512_sub_ps(_mm512_load_ps(s->col[t] + j), _mm512_set1_ps(xi[t]));
                 s0 = _mm512_add_ps(s0, _mm512_mul_ps(e0, e0));
             }
             _mm512_store_ps(dist + j, s0);
@@ -290,7 +286,7 @@ static uint32_t knn_errors(const es_ns_problem_t *pb, es_ns_scratch_t *s, uint32
                            scan_fn scan)
 {
     const es_nsga_data_t *d = pb->d;
-    uint32_t ns = d->n_slots, k = pb->knn_k, err = 0;
+    uint32_t k = pb->knn_k, err = 0;
     float bd[ES_NSGA_KNN_MAX];
     uint32_t bo[ES_NSGA_KNN_MAX];
     uint16_t bc[ES_NSGA_KNN_MAX];
@@ -298,7 +294,7 @@ static uint32_t knn_errors(const es_ns_problem_t *pb, es_ns_scratch_t *s, uint32
     for (uint32_t fo = 0; fo < d->n_folds; fo++) {
         uint32_t a = d->fold_off[fo];
         for (uint32_t i = a; i < a + d->fold_n[fo]; i++) {
-            for (uint32_t t = 0; t < m; t++) xi[t] = s->xs[(size_t)t * ns + i];
+            for (uint32_t t = 0; t < m; t++) xi[t] = s->col[t][i];
             for (uint32_t q = 0; q < k; q++) {
                 bd[q] = INFINITY;
                 bo[q] = UINT32_MAX;
@@ -322,6 +318,7 @@ static uint32_t nc_errors(const es_ns_problem_t *pb, es_ns_scratch_t *s, uint32_
     float *best = s->dist + ns;
     for (uint32_t fo = 0; fo < d->n_folds; fo++) {
         uint32_t a = d->fold_off[fo], b = d->fold_off[fo + 1];
+        /* each (class, feature) sum in slot order (slot by slot, as K-means) */
         memset(s->sum, 0, (size_t)nc * m * sizeof *s->sum);
         memset(s->cnt, 0, nc * sizeof *s->cnt);
         for (uint32_t g = 0; g < d->n_folds; g++) {
@@ -329,7 +326,7 @@ static uint32_t nc_errors(const es_ns_problem_t *pb, es_ns_scratch_t *s, uint32_
             uint32_t j1 = d->fold_off[g] + d->fold_n[g];
             for (uint32_t j = d->fold_off[g]; j < j1; j++) {
                 double *sm = s->sum + (size_t)d->y[j] * m;
-                for (uint32_t t = 0; t < m; t++) sm[t] += s->xs[(size_t)t * ns + j];
+                for (uint32_t t = 0; t < m; t++) sm[t] += s->col[t][j];
                 s->cnt[d->y[j]]++;
             }
         }
@@ -343,7 +340,7 @@ static uint32_t nc_errors(const es_ns_problem_t *pb, es_ns_scratch_t *s, uint32_
         }
         for (uint32_t c = 0; c < nc; c++) {
             if (!s->cnt[c]) continue;
-            dist(s->xs, ns, m, s->cent + (size_t)c * m, a, b, s->dist);
+            dist(s->col, m, s->cent + (size_t)c * m, a, b, s->dist);
             for (uint32_t j = a; j < b; j++)
                 if (s->dist[j] < best[j]) {
                     best[j] = s->dist[j];
@@ -369,7 +366,7 @@ static uint32_t km_assign(const es_nsga_data_t *d, es_ns_scratch_t *s, uint32_t 
         s->assign[j] = 0;
     }
     for (uint32_t c = 0; c < kc; c++) {
-        dist(s->xs, ns, m, s->cent + (size_t)c * m, 0, ns, s->dist);
+        dist(s->col, m, s->cent + (size_t)c * m, 0, ns, s->dist);
         for (uint32_t j = 0; j < ns; j++)
             if (s->dist[j] < best[j]) {
                 best[j] = s->dist[j];
@@ -392,15 +389,17 @@ static void kmeans(const es_ns_problem_t *pb, es_ns_scratch_t *s, uint32_t m, di
     float *best = s->dist + ns;
     for (uint32_t c = 0; c < kc; c++)
         for (uint32_t t = 0; t < m; t++)
-            s->cent[(size_t)c * m + t] = s->xs[(size_t)t * ns + pb->init[c]];
+            s->cent[(size_t)c * m + t] = s->col[t][pb->init[c]];
     memset(s->assign, 0, (size_t)ns * sizeof *s->assign);
     km_assign(d, s, m, kc, dist);
     for (uint32_t it = 0; it < pb->kmeans_iter; it++) {
+        /* each (cluster, feature) sum in sample order (sample by sample: the m sums
+           of a sample are independent, which keeps the adds in flight) */
         memset(s->sum, 0, (size_t)kc * m * sizeof *s->sum);
         memset(s->cnt, 0, kc * sizeof *s->cnt);
         for (uint32_t j = 0; j < d->n; j++) {
             double *sm = s->sum + (size_t)s->assign[j] * m;
-            for (uint32_t t = 0; t < m; t++) sm[t] += s->xs[(size_t)t * ns + j];
+            for (uint32_t t = 0; t < m; t++) sm[t] += s->col[t][j];
             s->cnt[s->assign[j]]++;
         }
         for (uint32_t c = 0; c < kc; c++)

@@ -58,7 +58,7 @@ typedef struct {
 /** A thread's buffers (es_ns_scratch_alloc(); free with es_ns_scratch_free()). */
 typedef struct {
     uint32_t *idx;   /* p selected features */
-    float *xs;       /* p * n_slots: the selected columns */
+    const float **col; /* p: the selected columns of the data */
     float *dist;     /* n_slots */
     float *cent;     /* max(clusters, classes) * p centroids */
     double *sum;     /* same, the sums */

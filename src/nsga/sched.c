@@ -291,7 +291,7 @@ int es_ns_sched_eval(es_ns_sched_t *s, const uint64_t *masks, uint32_t n, const 
     job_t job[ES_NSGA_MAX_DEVICES];
     pthread_t th[ES_NSGA_MAX_DEVICES];
     int started[ES_NSGA_MAX_DEVICES] = {0};
-    for (uint32_t k = 0; k < s->n_dev; k++) job[k] = (job_t){s, &s->dev[k]};
+    for (uint32_t k = 0; k < ES_NSGA_MAX_DEVICES; k++) job[k] = (job_t){s, &s->dev[k]};
     if (s->n_dev == 1) {
         device_main(&job[0]);
     } else {

@@ -7,6 +7,7 @@
  * population never depends on which device evaluated what.  Offspring that
  * repeat a parent or an earlier offspring are drawn again (as pymoo's
  * eliminate_duplicates does), up to DUP_TRIES times. */
+#define _GNU_SOURCE /* qsort_r */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,13 +257,31 @@ static uint32_t tournament(es_ns_rng_t *r, uint32_t n, const uint32_t *rank, con
     return a;
 }
 
+/* Asymmetric bit flips: a 0 becomes 1 with probability on, a 1 becomes 0 with
+ * probability off.  The candidates are drawn at the larger rate by geometric
+ * gaps (a few draws per individual, not one per feature), each kept with the
+ * ratio of its own rate to that one. */
 static void mutate(es_ns_rng_t *r, uint64_t *m, uint32_t p, double on, double off)
 {
-    for (uint32_t f = 0; f < p; f++) {
+    double top = on > off ? on : off;
+    if (top <= 0.0) return;
+    double lg = top < 1.0 ? log1p(-top) : 0.0;
+    for (uint64_t f = 0;; f++) {
+        if (top < 1.0) f += (uint64_t)floor(log1p(-es_ns_rng_unit(r)) / lg);
+        if (f >= p) break;
         uint64_t bit = 1ull << (f & 63);
-        int one = (m[f >> 6] & bit) != 0;
-        if (es_ns_rng_unit(r) < (one ? off : on)) m[f >> 6] ^= bit;
+        double rate = (m[f >> 6] & bit) ? off : on;
+        if (rate >= top || es_ns_rng_unit(r) * top < rate) m[f >> 6] ^= bit;
     }
+}
+
+/* by crowding distance, larger first, then index */
+static int cmp_crowd(const void *a, const void *b, void *ctx)
+{
+    const double *cd = ctx;
+    uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+    if (cd[i] != cd[j]) return cd[i] > cd[j] ? -1 : 1;
+    return (i > j) - (i < j);
 }
 
 /* Survival of the fittest P of the n in f (Deb's elitist replacement):
@@ -291,18 +310,9 @@ static int survive(const double *f, uint32_t n, uint32_t P, uint32_t *rank, doub
             kept += m;
             continue;
         }
-        /* the last front: the P - kept most crowded-apart (selection by repeated
-           maximum keeps ties in index order) */
-        while (kept < P) {
-            uint32_t best = UINT32_MAX;
-            for (uint32_t q = 0; q < m; q++) {
-                uint32_t i = tmp[q];
-                if (take[i]) continue;
-                if (best == UINT32_MAX || crowd[i] > crowd[best]) best = i;
-            }
-            take[best] = 1;
-            kept++;
-        }
+        /* the last front: the P - kept farthest apart (ties by index) */
+        qsort_r(tmp, m, sizeof *tmp, cmp_crowd, crowd);
+        for (uint32_t q = 0; kept < P; q++, kept++) take[tmp[q]] = 1;
     }
     uint32_t k = 0;
     for (uint32_t i = 0; i < n; i++)

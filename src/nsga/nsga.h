@@ -191,8 +191,9 @@ int es_nsga_write_hv(FILE *fp, const es_nsga_result_t *r);
 /* ---- the parts, for tests ------------------------------------------------------- */
 
 /**
- * Deb's fast non-dominated sort of n points f[2i], f[2i+1] (minimised):
- * rank[i] = 0 for the first front, 1 for the next, ...
+ * The non-dominated sort of n points f[2i], f[2i+1] (minimised): Deb's ranks,
+ * rank[i] = 0 for the first front, 1 for the next, ... (two objectives: in
+ * O(n log n)).
  * @return the number of fronts, or < 0 (ES_ERR_NOMEM)
  */
 int es_nsga_sort(const double *f, uint32_t n, uint32_t *rank);

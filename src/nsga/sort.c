@@ -1,7 +1,8 @@
 /* sort.c -- NSGA-II's orderings (Deb, Pratap, Agarwal, Meyarivan 2002): the
- * fast non-dominated sort, the crowding distance, and the two-objective
+ * non-dominated sort (Deb's ranks, in O(n log n) for two objectives), the crowding distance, and the two-objective
  * hypervolume the run reports per generation.  Every order is total (ties
  * by index), so the survivors never depend on a sort's stability. */
+#define _GNU_SOURCE /* qsort_r */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,61 +12,6 @@
 static int dominates(const double *a, const double *b)
 {
     return a[0] <= b[0] && a[1] <= b[1] && (a[0] < b[0] || a[1] < b[1]);
-}
-
-int es_nsga_sort(const double *f, uint32_t n, uint32_t *rank)
-{
-    /* S_p as one flat list per point (Deb's sets), n_p the domination counts */
-    uint32_t *cnt = calloc(n ? n : 1, sizeof *cnt), *start = malloc((n + 1) * sizeof *start);
-    uint32_t *front = malloc((n ? n : 1) * sizeof *front);
-    uint32_t *dom = NULL;
-    size_t n_dom = 0;
-    int fronts = 0;
-    if (!cnt || !start || !front) goto nomem;
-    for (uint32_t i = 0; i < n; i++)
-        for (uint32_t j = 0; j < n; j++)
-            if (dominates(f + 2 * i, f + 2 * j)) n_dom++;
-    if (!(dom = malloc((n_dom ? n_dom : 1) * sizeof *dom))) goto nomem;
-    n_dom = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        start[i] = (uint32_t)n_dom;
-        for (uint32_t j = 0; j < n; j++) {
-            if (dominates(f + 2 * i, f + 2 * j)) dom[n_dom++] = j;
-            else if (dominates(f + 2 * j, f + 2 * i)) cnt[i]++;
-        }
-    }
-    start[n] = (uint32_t)n_dom;
-    uint32_t m = 0;
-    for (uint32_t i = 0; i < n; i++)
-        if (!cnt[i]) {
-            rank[i] = 0;
-            front[m++] = i;
-        }
-    uint32_t lo = 0;
-    while (lo < m) {
-        uint32_t hi = m;
-        for (uint32_t q = lo; q < hi; q++) {
-            uint32_t i = front[q];
-            for (uint32_t e = start[i]; e < start[i + 1]; e++)
-                if (!--cnt[dom[e]]) {
-                    rank[dom[e]] = (uint32_t)fronts + 1;
-                    front[m++] = dom[e];
-                }
-        }
-        fronts++;
-        lo = hi;
-    }
-    free(cnt);
-    free(start);
-    free(front);
-    free(dom);
-    return fronts;
-nomem:
-    free(cnt);
-    free(start);
-    free(front);
-    free(dom);
-    return ES_ERR_NOMEM;
 }
 
 typedef struct {
@@ -79,6 +25,49 @@ static int cmp_key(const void *a, const void *b)
     if (x->v != y->v) return x->v < y->v ? -1 : 1;
     return (x->k > y->k) - (x->k < y->k);
 }
+
+/* by F1, then F2, then index */
+static int cmp_f01(const void *a, const void *b, void *ctx)
+{
+    const double *f = ctx;
+    uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+    if (f[2 * i] != f[2 * j]) return f[2 * i] < f[2 * j] ? -1 : 1;
+    if (f[2 * i + 1] != f[2 * j + 1]) return f[2 * i + 1] < f[2 * j + 1] ? -1 : 1;
+    return (i > j) - (i < j);
+}
+
+/* Two objectives allow the sort in O(n log n) (the result is Deb's ranks):
+ * taken by F1 (then F2), a point can be dominated only by points before
+ * it, and within a front the last point taken has the smallest F2, so it
+ * alone tells whether the front dominates the next point; the fronts that
+ * do form a prefix, found by binary search. */
+int es_nsga_sort(const double *f, uint32_t n, uint32_t *rank)
+{
+    uint32_t *ord = malloc((n ? n : 1) * sizeof *ord), *last = malloc((n ? n : 1) * sizeof *last);
+    if (!ord || !last) {
+        free(ord);
+        free(last);
+        return ES_ERR_NOMEM;
+    }
+    for (uint32_t i = 0; i < n; i++) ord[i] = i;
+    qsort_r(ord, n, sizeof *ord, cmp_f01, (void *)f);
+    uint32_t fronts = 0;
+    for (uint32_t q = 0; q < n; q++) {
+        uint32_t i = ord[q], lo = 0, hi = fronts; /* first front that does not dominate i */
+        while (lo < hi) {
+            uint32_t mid = (lo + hi) / 2;
+            if (dominates(f + 2 * last[mid], f + 2 * i)) lo = mid + 1;
+            else hi = mid;
+        }
+        rank[i] = lo;
+        last[lo] = i;
+        if (lo == fronts) fronts++;
+    }
+    free(ord);
+    free(last);
+    return (int)fronts;
+}
+
 
 int es_nsga_crowding(const double *f, const uint32_t *idx, uint32_t m, double *dist)
 {

@@ -73,7 +73,7 @@ static void nsga_usage(FILE *fp)
             "  --max-ones M         initial subsets have 1..M features (default F); 0: each\n"
             "                       feature with probability 1/2\n"
             "Devices:\n"
-            "  --threads T          CPU threads (default: all)\n"
+            "  --threads T          CPU threads (default: all, less one per GPU listed)\n"
             "  --devices LIST       cpu, gpu:N, comma-separated (default cpu), e.g. cpu,gpu:0\n"
             "Output:\n"
             "  --out PREFIX         writes PREFIX.front.tsv (N_FEATURES F1 F2 FEATURES: the\n"

@@ -133,7 +133,7 @@ typedef struct {
     uint32_t clusters;     /**< K of K-means (default 3) */
     uint32_t kmeans_iter;  /**< Lloyd iterations at most (default 20) */
     uint32_t zdt_vars;     /**< ZDT1: variables (the bits per variable = features / vars) */
-    int threads;           /**< CPU threads (0 = all) */
+    int threads;           /**< CPU threads (0 = all, less one per GPU in devices) */
     /** The devices: "cpu", "gpu:N", comma-separated in one string (NULL = "cpu"). */
     const char *devices;
     /** Called after each generation (may be NULL): gen done, of total. */

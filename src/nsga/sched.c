@@ -112,6 +112,16 @@ int es_ns_sched_open(es_ns_sched_t **out, const char *spec, int threads,
     (void)threads;
 #endif
     if ((ret = parse_devices(s, spec))) goto fail;
+#ifdef _OPENMP
+    /* by default each GPU's host thread keeps a core of its own: with every core
+       in the CPU pool, a GPU thread waiting on its device was descheduled and
+       CPU+GPU ran slower than either (H200 host, 32 cores, 2026-11-27) */
+    if (threads <= 0) {
+        int n_gpu = 0;
+        for (uint32_t k = 0; k < s->n_dev; k++) n_gpu += s->dev[k].gpu >= 0;
+        if (n_gpu && s->threads > n_gpu) s->threads -= n_gpu;
+    }
+#endif
     for (uint32_t k = 0; k < s->n_dev; k++) {
         device_t *v = &s->dev[k];
         if (v->gpu < 0) {

@@ -256,6 +256,7 @@ static void test_bad_options(void **state)
     d.p = 10;
     es_nsga_opt_t o;
     es_nsga_opt_init(&o);
+    es_log_set_level(ES_LOG_QUIET); /* the errors expected here */
     o.population = 5; /* odd */
     es_nsga_result_t r;
     assert_int_equal(es_nsga_run(&d, &o, &r), ES_ERR_ARG);
@@ -264,6 +265,7 @@ static void test_bad_options(void **state)
     o.obj = ES_NSGA_ZDT1;
     o.zdt_vars = 3; /* 10 bits are not 3 variables */
     assert_int_equal(es_nsga_run(&d, &o, &r), ES_ERR_ARG);
+    es_log_set_level(ES_LOG_ERROR);
 }
 
 int main(void)

@@ -86,6 +86,16 @@ grep -q "^samples	2000$" "$T/g.log" && grep -q "^features	12$" "$T/g.log" || fai
 awk -F'\t' 'NR > 1 && $4 ~ /snp/ { ok = 1 } END { exit !ok }' "$T/g.front.tsv" ||
     fail "genotypes: variant IDs in the front"
 
+# ... and the variants of a scan's pairs (SNP1, SNP2 of a .top.tsv)
+printf 'SNP1\tSNP2\tSTAT\nsnp1\tsnp5\t3\nsnp7\tsnp1\t2\n' >"$T/p.top.tsv"
+"$EPISTREAM" nsga --bfile "$ES_SRCDIR/examples/data/example" --from "$T/p.top.tsv" --population 8 \
+    --generations 2 --out "$T/pt" --quiet || fail "nsga --bfile --from .top.tsv"
+grep -q "^features	3$" "$T/pt.log" || fail "genotypes from a .top.tsv: 3 variants"
+printf 'RANK\tFEATURE\tSCORE\tRELEVANCE\n1\tnosuchsnp\t0\t0\n' >"$T/n.select.tsv"
+expect_fail "$T/e" "$EPISTREAM" nsga --bfile "$ES_SRCDIR/examples/data/example" --from "$T/n.select.tsv" --out "$T/x"
+grep -q "n.select.tsv: variant 'nosuchsnp' is not in the input" "$T/e" || fail "an unknown variant"
+no_outputs "$T/x"
+
 # ---- errors: usage, then input ----
 expect_fail "$T/e" "$EPISTREAM" nsga --table "$T/t.csv"
 grep -q -- "--out is required" "$T/e" || fail "no --out"

@@ -18,24 +18,13 @@
 #include "nsga_gpu.h"
 #include "backend.h" /* testutil.h's scan helpers need it */
 #include "testutil.h"
+#include "nsga_test.h"
 
 static char *dir;
 
 static char *random_table(uint32_t n, uint32_t p, uint32_t c, uint64_t *rng)
 {
-    char *path = malloc(strlen(dir) + 32);
-    sprintf(path, "%s/t%u_%u.csv", dir, n, p);
-    FILE *fp = fopen(path, "w");
-    for (uint32_t f = 0; f < p; f++) fprintf(fp, "x%u,", f);
-    fprintf(fp, "y\n");
-    for (uint32_t s = 0; s < n; s++) {
-        uint32_t y = (uint32_t)tu_randn(rng, c);
-        for (uint32_t f = 0; f < p; f++)
-            fprintf(fp, "%.6f,", (double)tu_randn(rng, 100000) / 1000.0 + (f < 3 ? 20.0 * y : 0));
-        fprintf(fp, "%u\n", y);
-    }
-    fclose(fp);
-    return path;
+    return nsga_random_table(dir, n, p, c, rng);
 }
 
 static void test_values_bitwise(void **state)

@@ -17,6 +17,7 @@
 #include "nsga.h"
 #include "backend.h" /* testutil.h's scan helpers need it */
 #include "testutil.h"
+#include "nsga_test.h"
 
 static int dom(const double *a, const double *b)
 {
@@ -157,22 +158,11 @@ static void test_hv_brute(void **state)
     }
 }
 
-/* A random table file: n samples, p Gaussian-ish features, c classes. */
+/* A random table file in a directory of its own (drop_table() removes both). */
 static char *random_table(uint32_t n, uint32_t p, uint32_t c, uint64_t *rng)
 {
-    char *dir = tu_mkdtemp(), *path = malloc(strlen(dir) + 16);
-    sprintf(path, "%s/t.csv", dir);
+    char *dir = tu_mkdtemp(), *path = nsga_random_table(dir, n, p, c, rng);
     free(dir);
-    FILE *fp = fopen(path, "w");
-    for (uint32_t f = 0; f < p; f++) fprintf(fp, "x%u,", f);
-    fprintf(fp, "y\n");
-    for (uint32_t s = 0; s < n; s++) {
-        uint32_t y = (uint32_t)tu_randn(rng, c);
-        for (uint32_t f = 0; f < p; f++)
-            fprintf(fp, "%.6f,", (double)tu_randn(rng, 100000) / 1000.0 + (f < 3 ? 20.0 * y : 0));
-        fprintf(fp, "%u\n", y);
-    }
-    fclose(fp);
     return path;
 }
 

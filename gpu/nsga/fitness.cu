@@ -105,16 +105,21 @@ __device__ uint32_t gkn_block_sum(uint32_t v)
     return r;
 }
 
+/* A classifier's objectives: F1 = m / p, F2 = err / n (1 with no feature). */
+__device__ void gkn_put_error(const gkn_args &a, uint32_t b, uint32_t m, uint32_t err)
+{
+    if (threadIdx.x) return;
+    a.f[2 * b] = (double)m / a.p;
+    a.f[2 * b + 1] = m ? (double)err / a.n : 1.0;
+}
+
 __global__ void gkn_knn(gkn_args a)
 {
     uint32_t b = blockIdx.x, ind = a.first + b;
     uint32_t *idx = a.idx + (size_t)b * a.p;
     uint32_t m = gkn_gather(a, a.masks + (size_t)ind * a.words, idx);
     if (!m) {
-        if (threadIdx.x == 0) {
-            a.f[2 * b] = 0.0;
-            a.f[2 * b + 1] = 1.0;
-        }
+        gkn_put_error(a, b, 0, 0); /* no feature: F = (0, 1) */
         return;
     }
     uint32_t err = 0, k = a.knn_k;
@@ -162,11 +167,7 @@ __global__ void gkn_knn(gkn_args a)
         }
         err += best != a.y[i];
     }
-    err = gkn_block_sum(err);
-    if (threadIdx.x == 0) {
-        a.f[2 * b] = (double)m / a.p;
-        a.f[2 * b + 1] = (double)err / a.n;
-    }
+    gkn_put_error(a, b, m, gkn_block_sum(err));
 }
 
 __global__ void gkn_nc(gkn_args a)
@@ -177,10 +178,7 @@ __global__ void gkn_nc(gkn_args a)
     uint32_t *cnt = a.cnt + (size_t)b * a.kc;
     uint32_t m = gkn_gather(a, a.masks + (size_t)ind * a.words, idx);
     if (!m) {
-        if (threadIdx.x == 0) {
-            a.f[2 * b] = 0.0;
-            a.f[2 * b + 1] = 1.0;
-        }
+        gkn_put_error(a, b, 0, 0); /* no feature: F = (0, 1) */
         return;
     }
     uint32_t err = 0, nc = a.n_classes;
@@ -220,11 +218,7 @@ __global__ void gkn_nc(gkn_args a)
         }
         __syncthreads();
     }
-    err = gkn_block_sum(err);
-    if (threadIdx.x == 0) {
-        a.f[2 * b] = (double)m / a.p;
-        a.f[2 * b + 1] = (double)err / a.n;
-    }
+    gkn_put_error(a, b, m, gkn_block_sum(err));
 }
 
 /* Every slot to its nearest centroid; @return (block-wide) the samples that moved */

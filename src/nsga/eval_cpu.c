@@ -77,40 +77,55 @@ static void dist_scalar(const float *const *cols, uint32_t m, const float *restr
 }
 
 #if ES_CPU_X86
-/* The same, 64 then 16 slots at a time in registers: each lane's sum has the
- * scalar order (no FMA: separate multiply and add). */
+/* The squared distances of slots [j, j + 64) to x in registers, each lane's
+ * sum in the scalar order (no FMA: separate multiply and add), stored at
+ * dist + j.  @return their lane minima */
+__attribute__((target("avx512f"))) static inline __m512 dist64(const float *const *cols, uint32_t m,
+                                                               const float *x, uint32_t j,
+                                                               float *dist)
+{
+    __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+    for (uint32_t t = 0; t < m; t++) {
+        const float *col = cols[t] + j;
+        __m512 v = _mm512_set1_ps(x[t]);
+        __m512 e0 = _mm512_sub_ps(_mm512_load_ps(col), v);
+        __m512 e1 = _mm512_sub_ps(_mm512_load_ps(col + 16), v);
+        __m512 e2 = _mm512_sub_ps(_mm512_load_ps(col + 32), v);
+        __m512 e3 = _mm512_sub_ps(_mm512_load_ps(col + 48), v);
+        s0 = _mm512_add_ps(s0, _mm512_mul_ps(e0, e0));
+        s1 = _mm512_add_ps(s1, _mm512_mul_ps(e1, e1));
+        s2 = _mm512_add_ps(s2, _mm512_mul_ps(e2, e2));
+        s3 = _mm512_add_ps(s3, _mm512_mul_ps(e3, e3));
+    }
+    _mm512_store_ps(dist + j, s0);
+    _mm512_store_ps(dist + j + 16, s1);
+    _mm512_store_ps(dist + j + 32, s2);
+    _mm512_store_ps(dist + j + 48, s3);
+    return _mm512_min_ps(_mm512_min_ps(s0, s1), _mm512_min_ps(s2, s3));
+}
+
+/* The same for slots [j, j + 16). */
+__attribute__((target("avx512f"))) static inline __m512 dist16(const float *const *cols, uint32_t m,
+                                                               const float *x, uint32_t j,
+                                                               float *dist)
+{
+    __m512 s0 = _mm512_setzero_ps();
+    for (uint32_t t = 0; t < m; t++) {
+        __m512 e0 = _mm512_sub_ps(_mm512_load_ps(cols[t] + j), _mm512_set1_ps(x[t]));
+        s0 = _mm512_add_ps(s0, _mm512_mul_ps(e0, e0));
+    }
+    _mm512_store_ps(dist + j, s0);
+    return s0;
+}
+
+/* dist_scalar()'s values, 64 then 16 slots at a time. */
 __attribute__((target("avx512f"))) static void
 dist_avx512(const float *const *cols, uint32_t m, const float *restrict x, uint32_t a, uint32_t b,
             float *restrict dist)
 {
     uint32_t j = a;
-    for (; j + 64 <= b; j += 64) {
-        __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
-        for (uint32_t t = 0; t < m; t++) {
-            const float *col = cols[t] + j;
-            __m512 v = _mm512_set1_ps(x[t]);
-            __m512 e0 = _mm512_sub_ps(_mm512_load_ps(col), v);
-            __m512 e1 = _mm512_sub_ps(_mm512_load_ps(col + 16), v);
-            __m512 e2 = _mm512_sub_ps(_mm512_load_ps(col + 32), v);
-            __m512 e3 = _mm512_sub_ps(_mm512_load_ps(col + 48), v);
-            s0 = _mm512_add_ps(s0, _mm512_mul_ps(e0, e0));
-            s1 = _mm512_add_ps(s1, _mm512_mul_ps(e1, e1));
-            s2 = _mm512_add_ps(s2, _mm512_mul_ps(e2, e2));
-            s3 = _mm512_add_ps(s3, _mm512_mul_ps(e3, e3));
-        }
-        _mm512_store_ps(dist + j, s0);
-        _mm512_store_ps(dist + j + 16, s1);
-        _mm512_store_ps(dist + j + 32, s2);
-        _mm512_store_ps(dist + j + 48, s3);
-    }
-    for (; j < b; j += 16) {
-        __m512 s0 = _mm512_setzero_ps();
-        for (uint32_t t = 0; t < m; t++) {
-            __m512 e0 = _mm512_sub_ps(_mm512_load_ps(cols[t] + j), _mm512_set1_ps(x[t]));
-            s0 = _mm512_add_ps(s0, _mm512_mul_ps(e0, e0));
-        }
-        _mm512_store_ps(dist + j, s0);
-    }
+    for (; j + 64 <= b; j += 64) dist64(cols, m, x, j, dist);
+    for (; j < b; j += 16) dist16(cols, m, x, j, dist);
 }
 #endif
 
@@ -203,35 +218,10 @@ __attribute__((target("avx512f"))) static void scan_avx512(const es_nsga_data_t 
     for (uint32_t g = 0; g < d->n_folds; g++) {
         if (g == fo) continue;
         uint32_t j = d->fold_off[g], j1 = j + d->fold_n[g];
-        for (; j + 64 <= j1; j += 64) {
-            __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
-            for (uint32_t t = 0; t < m; t++) {
-                const float *col = s->col[t] + j;
-                __m512 v = _mm512_set1_ps(xi[t]);
-                __m512 e0 = _mm512_sub_ps(_mm512_load_ps(col), v);
-                __m512 e1 = _mm512_sub_ps(_mm512_load_ps(col + 16), v);
-                __m512 e2 = _mm512_sub_ps(_mm512_load_ps(col + 32), v);
-                __m512 e3 = _mm512_sub_ps(_mm512_load_ps(col + 48), v);
-                s0 = _mm512_add_ps(s0, _mm512_mul_ps(e0, e0));
-                s1 = _mm512_add_ps(s1, _mm512_mul_ps(e1, e1));
-                s2 = _mm512_add_ps(s2, _mm512_mul_ps(e2, e2));
-                s3 = _mm512_add_ps(s3, _mm512_mul_ps(e3, e3));
-            }
-            _mm512_store_ps(dist + j, s0);
-            _mm512_store_ps(dist + j + 16, s1);
-            _mm512_store_ps(dist + j + 32, s2);
-            _mm512_store_ps(dist + j + 48, s3);
-            vmin = _mm512_min_ps(vmin, _mm512_min_ps(_mm512_min_ps(s0, s1), _mm512_min_ps(s2, s3)));
-        }
+        for (; j + 64 <= j1; j += 64) vmin = _mm512_min_ps(vmin, dist64(s->col, m, xi, j, dist));
         for (; j < j1; j += 16) {
             __mmask16 live = j1 - j >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (j1 - j)) - 1);
-            __m512 s0 = _mm512_setzero_ps();
-            for (uint32_t t = 0; t < m; t++) {
-                __m512 e0 = _mm512_sub_ps(_mm512_load_ps(s->col[t] + j), _mm512_set1_ps(xi[t]));
-                s0 = _mm512_add_ps(s0, _mm512_mul_ps(e0, e0));
-            }
-            _mm512_store_ps(dist + j, s0);
-            vmin = _mm512_mask_min_ps(vmin, live, vmin, s0);
+            vmin = _mm512_mask_min_ps(vmin, live, vmin, dist16(s->col, m, xi, j, dist));
         }
     }
     /* the k-th smallest lane minimum: the one with fewer than k below it and at

@@ -115,6 +115,12 @@ static inline const uint8_t *es_fileset_row(const es_fileset_t *p, uint32_t v)
  */
 int es_vcf_open(es_fileset_t **out, const char *path, const char *const *regions, int n_regions,
                 int threads, es_vcf_multiallelic_t multi, es_vcf_stats_t *stats);
+/** es_vcf_open() that reports its progress (compressed bytes read of the
+ *  file's size, about twice a second and once at the end) to progress (NULL:
+ *  none). */
+int es_vcf_open_progress(es_fileset_t **out, const char *path, const char *const *regions, int n_regions,
+                         int threads, es_vcf_multiallelic_t multi, es_vcf_stats_t *stats,
+                         es_progress_cb progress, void *progress_ud);
 
 /**
  * Write the selected samples (status[s] != -2; -2 marks a sample removed by

@@ -47,7 +47,10 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include <htslib/bgzf.h>
+#include <htslib/hfile.h>
 #include <htslib/hts.h>
 #include <htslib/kstring.h>
 #include <htslib/tbx.h>
@@ -94,6 +97,11 @@ typedef struct {
     uint64_t line_no;   /* data lines read (text, sequential) */
     int64_t hdr_lines;  /* header lines (computed on the first error; -1 = not yet) */
     const char *region; /* region being read, or NULL when reading sequentially */
+    /* progress: bytes read of the file's size */
+    es_progress_cb progress;
+    void *progress_ud;
+    uint64_t file_size;
+    double t0, t_last;
     char loc[LOC_LEN];  /* "CHR:POS" of the current record */
     /* the fileset being built */
     es_fileset_t *p;
@@ -742,18 +750,44 @@ static int read_error(rd_t *r, int rc)
     return ES_ERR_FORMAT;
 }
 
+/* Compressed bytes read so far (BGZF and BCF: the block's offset; plain
+ * text: the stream's). */
+static uint64_t bytes_read(const rd_t *r)
+{
+    BGZF *bg = hts_get_bgzfp(r->fp);
+    if (bg) return (uint64_t)(bgzf_tell(bg) >> 16);
+    off_t o = htell(r->fp->fp.hfile);
+    return o > 0 ? (uint64_t)o : 0;
+}
+
+/* Every 4,096 records: the progress callback, at most twice a second. */
+static void tick(rd_t *r, int last)
+{
+    if (!r->progress || (!last && (r->rec_no & 4095))) return;
+    double now = es_time_now();
+    if (!last && now - r->t_last < 0.5) return;
+    r->t_last = now;
+    uint64_t done = last ? r->file_size : bytes_read(r);
+    if (done > r->file_size) done = r->file_size;
+    r->progress(done, r->file_size, now - r->t0, r->progress_ud);
+}
+
 static int read_all(rd_t *r)
 {
     int ret = ES_OK, rc;
     if (r->is_bcf) {
-        while ((rc = bcf_read(r->fp, r->hdr, r->rec)) >= 0)
+        while ((rc = bcf_read(r->fp, r->hdr, r->rec)) >= 0) {
             if ((ret = bcf_record(r)) != ES_OK) return ret;
+            tick(r, 0);
+        }
     } else {
         while ((rc = hts_getline(r->fp, '\n', &r->line)) >= 0) {
             r->line_no++;
             if ((ret = text_record(r)) != ES_OK) return ret;
+            tick(r, 0);
         }
     }
+    if (rc == -1) tick(r, 1);
     return rc == -1 ? ES_OK : read_error(r, rc);
 }
 
@@ -1035,12 +1069,30 @@ static void log_summary(const rd_t *r)
 int es_vcf_open(es_fileset_t **out, const char *path, const char *const *regions, int n_regions,
                 int threads, es_vcf_multiallelic_t multi, es_vcf_stats_t *stats)
 {
+    return es_vcf_open_progress(out, path, regions, n_regions, threads, multi, stats, NULL, NULL);
+}
+
+int es_vcf_open_progress(es_fileset_t **out, const char *path, const char *const *regions, int n_regions,
+                         int threads, es_vcf_multiallelic_t multi, es_vcf_stats_t *stats,
+                         es_progress_cb progress, void *progress_ud)
+{
     int ret = ES_OK;
     rd_t r;
     char a[32], b[32], c[32], d[32];
     double t0 = es_time_now();
 
     memset(&r, 0, sizeof r);
+    r.t0 = r.t_last = t0;
+    /* regions are read through the index, not from the start to the end:
+     * no byte count to report */
+    if (progress && !n_regions) {
+        struct stat st;
+        if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+            r.progress = progress;
+            r.progress_ud = progress_ud;
+            r.file_size = (uint64_t)st.st_size;
+        }
+    }
     if (out) *out = NULL;
     r.hdr_lines = -1;
     r.gt_id = -1;

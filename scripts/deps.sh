@@ -5,7 +5,8 @@
 # oracles and checkers the tests compare against (plink1.9, bcftools, tabix,
 # numpy, scipy, plinkio, valgrind, cppcheck; chromium, the headless browser
 # that opens the report page; best effort: a test whose oracle is missing is
-# skipped), and clang with its libFuzzer runtime for the fuzz harnesses
+# skipped), Open MPI (scans across ranks: configure finds it; tests/dist_mpi.sh
+# skips without it), and clang with its libFuzzer runtime for the fuzz harnesses
 # (tests/fuzz/run.sh skips without them).
 # Safe to run again; uses sudo when not root.
 set -e
@@ -20,7 +21,7 @@ apt_install() {
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "$@" >/dev/null
 }
 required=$(missing build-essential autoconf automake libtool pkg-config libhts-dev libcmocka-dev libcairo2-dev)
-optional=$(missing plink1.9 bcftools tabix python3 python3-numpy python3-scipy valgrind cppcheck clang libclang-rt-dev chromium)
+optional=$(missing plink1.9 bcftools tabix python3 python3-numpy python3-scipy valgrind cppcheck clang libclang-rt-dev chromium libopenmpi-dev openmpi-bin)
 if [ -n "$required$optional" ]; then
     $SUDO apt-get update -qq
     [ -z "$required" ] || apt_install $required
@@ -51,6 +52,11 @@ if command -v "$PY" >/dev/null 2>&1; then
     if ! "$PY" -c 'import pymrmr' 2>/dev/null; then
         { pipi cython wheel pandas && pipi --no-build-isolation pymrmr; } ||
             echo "deps.sh: pymrmr not installed; the mRMR cross-check will be skipped" >&2
+    fi
+    # the MDFS package (the oracle of epistream mdfs; builds its C++ from source)
+    if ! "$PY" -c 'import mdfs' 2>/dev/null; then
+        pipi mdfs==1.5.2 statsmodels ||
+            echo "deps.sh: mdfs not installed; tests/mdfs_package.sh will be skipped" >&2
     fi
 fi
 exit 0

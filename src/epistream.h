@@ -99,6 +99,9 @@ typedef enum {
     ES_VCF_MULTIALLELIC_SKIP       /**< leave the record out (counted) */
 } es_vcf_multiallelic_t;
 
+/** Called now and then with progress (pairs done of total; bytes read of a file's size). */
+typedef void (*es_progress_cb)(uint64_t done, uint64_t total, double seconds, void *userdata);
+
 /** Where the genotypes come from and which samples and variants are used. */
 typedef struct {
     const char *bfile;      /**< PLINK 1 fileset prefix, or NULL */
@@ -115,6 +118,9 @@ typedef struct {
     double maf;             /**< drop variants with minor allele frequency < maf (0: off) */
     double geno;            /**< drop variants with missing-call rate > geno (1: off) */
     int threads;            /**< decompression threads for VCF/BCF (0 or 1: none) */
+    es_progress_cb progress; /**< reading a VCF/BCF: called about twice a second with the
+                                  compressed bytes read and the file's size (NULL: none) */
+    void *progress_ud;
     int require_pheno;      /**< 1 (default): a case/control phenotype with cases and
                                  controls is required; 0: samples without one are kept
                                  (for conversion and inspection) */
@@ -215,6 +221,18 @@ typedef struct {
                                   triple, or the seeds' extensions: es_scan_set_seeds()) */
     uint32_t pairs_top;      /**< order 3: seed with the pairs_top best pairs of a 2-way
                                   scan of the same data and statistic (0: none) */
+    /* runs beyond one uninterrupted process (doc/epistream.1, "CLUSTERS") */
+    const char *checkpoint;  /**< state file written every checkpoint_every seconds (NULL:
+                                  none; with shard_n: the shard's result) */
+    double checkpoint_every; /**< seconds between checkpoints (default 600; 0: after every tile) */
+    int resume;              /**< continue from the checkpoint when it exists */
+    uint32_t shard_i, shard_n; /**< shard_n > 0: only shard shard_i (0-based) of shard_n; the
+                                  state goes to checkpoint, and there are no results */
+    const char *const *merge; /**< NULL-terminated shard state files whose merge is the
+                                  scan's result (no tile is computed) */
+    int cmd_argc;            /**< the command line stored in state files (for merge) */
+    char *const *cmd_argv;
+    int local;               /**< 1: this process only, never MPI ranks (a scan inside a scan) */
 } es_opt_t;
 
 /** Fill opt with the defaults. */
@@ -284,8 +302,7 @@ typedef int (*es_sig_cb)(const es_pair_t *pair, void *userdata);
 /** As es_sig_cb, for the triples of an order-3 scan, in ascending (i, j, k) order. */
 typedef int (*es_sig3_cb)(const es_triple_t *triple, void *userdata);
 
-/** Called now and then with progress (pairs done of total). */
-typedef void (*es_progress_cb)(uint64_t done, uint64_t total, double seconds, void *userdata);
+
 
 /** A configured scan over one dataset. */
 typedef struct es_scan_t es_scan_t;

@@ -1,10 +1,11 @@
 #!/bin/sh
 # layout.sh -- the module map of doc/ARCHITECTURE.md, checked: every source
 # file includes only its own module's headers and those of modules below it
-# (util < formats, sim < data < count < stats < tile < gpu < backend < scan <
-# select < report < cli; rules: util and formats only, below cli; nsga: util, formats, data,
-# select and its own GPU door gpu/nsga/nsga_gpu.h, below cli), a private *_internal.h only inside
-# its module, the GPU door (gpu/gpu.h) only from the backend, and no C file but src/backend/registry.c
+# (util < formats, sim < data < count < stats < tile < gpu < backend < dist < scan <
+# select < report < cli; rules: util and formats only, below cli; mdfs:
+# util, formats, data, count and stats, below cli; nsga: util, formats, data, select and its
+# own GPU door gpu/nsga/nsga_gpu.h, below cli), a private *_internal.h only inside its module,
+# the GPU door (gpu/gpu.h) only from the backend, and no C file but src/backend/registry.c
 # mentions HAVE_CUDA.
 . "$(dirname "$0")/lib.sh"
 cd "$ES_SRCDIR" || fail "no source dir"
@@ -18,7 +19,7 @@ bad=$(
     } | awk '
     BEGIN {
         # rank of each module; a file may include headers of ranks <= its own
-        n = split("util formats sim data count stats tile gpu backend scan select report cli", m, " ")
+        n = split("util formats sim data count stats tile gpu backend dist scan select report cli", m, " ")
         for (k = 1; k <= n; k++) rank[m[k]] = k
         rank["sim"] = rank["formats"]
         # which module each header belongs to
@@ -26,6 +27,7 @@ bad=$(
         own["table_internal.h"] = "formats"; own["data.h"] = "data"; own["count.h"] = "count"; own["count_internal.h"] = "count"; own["count3_internal.h"] = "count"
         own["stats.h"] = "stats"; own["stats_internal.h"] = "stats"; own["tile.h"] = "tile"
         own["backend.h"] = "backend"; own["scan.h"] = "scan"; own["output.h"] = "scan"
+        own["dist.h"] = "dist"; own["dist_internal.h"] = "dist"
         own["select.h"] = "select"; own["select_internal.h"] = "select"; own["sim.h"] = "sim"
         own["report.h"] = "report"; own["report_internal.h"] = "report"
         own["cli.h"] = "cli"; own["gpu.h"] = "gpu"; own["cuda_check.h"] = "gpu"
@@ -33,6 +35,8 @@ bad=$(
         rank["rules"] = rank["select"]
         own["nsga.h"] = "nsga"; own["nsga_internal.h"] = "nsga"; own["nsga_gpu.h"] = "gpu"
         rank["nsga"] = rank["select"]
+        own["mdfs.h"] = "mdfs"; own["mdfs_internal.h"] = "mdfs"
+        rank["mdfs"] = rank["select"]
     }
     {
         file = $0; sub(/:.*/, "", file)
@@ -60,6 +64,11 @@ bad=$(
         # the rule learner uses util and formats only (doc/ARCHITECTURE.md)
         if (mod == "rules" && hm != "util" && hm != "formats" && hm != "rules") {
             print file ": the rules module includes " hdr " of " hm " (util and formats only)"; next
+        }
+        # the MDFS engine: util, formats, data, count and stats only
+        if (mod == "mdfs" && hm != "util" && hm != "formats" && hm != "data" && hm != "count" &&
+            hm != "stats" && hm != "mdfs") {
+            print file ": the mdfs module includes " hdr " of " hm " (util, formats, data, count, stats only)"; next
         }
         if (rank[hm] > rank[mod]) print file " (" mod ") includes " hdr " of " hm ", a module above it"
     }'

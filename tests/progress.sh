@@ -1,7 +1,7 @@
 #!/bin/sh
 # progress.sh -- long commands show a progress line (rate and ETA) on a
 # terminal and are silent otherwise: scan (pairs, triples), select and scan
-# --refine (picks); --quiet hides it.  The terminal is script(1)'s pty;
+# --refine (picks), reading a VCF/BCF (bytes: convert, scan); --quiet hides it.  The terminal is script(1)'s pty;
 # skips without script.
 . "$(dirname "$0")/lib.sh"
 need_cmd script
@@ -32,6 +32,22 @@ on_tty "$T/cm.txt" "$E" select --bfile "$ex" --from "$T/ex.top.tsv" --method con
 grep -q '^\[select\] condmi picked' "$T/cm.txt" || fail "condmi: the summary shares the progress line"
 on_tty "$T/q.txt" "$E" select --bfile "$ex" --from "$T/ex.top.tsv" --method jmi --k 7 --quiet --out "$T/s"
 [ ! -s "$T/q.txt" ] || fail "select --quiet on a terminal printed: $(cat "$T/q.txt")"
+# reading a VCF (bgzipped): the bytes read, the last line at the file's size
+"$E" sim --samples 50 --variants 30 --seed 3 --out "$T/v" >/dev/null 2>&1 || fail "sim"
+"$E" convert --bfile "$T/v" --out "$T/vv" --quiet || fail "convert"
+if command -v plink1.9 >/dev/null 2>&1 && command -v bgzip >/dev/null 2>&1; then
+    plink1.9 --bfile "$T/v" --recode vcf --out "$T/v" >/dev/null 2>&1 || fail "plink1.9 --recode vcf"
+    bgzip -f "$T/v.vcf" || fail "bgzip"
+    size=$(wc -c <"$T/v.vcf.gz" | tr -d ' ')
+    on_tty "$T/rd.txt" "$E" convert --vcf "$T/v.vcf.gz" --out "$T/vc"
+    sz=$(awk -v n="$size" 'BEGIN { s = ""; while (n >= 1000) { s = sprintf(",%03d", n % 1000) s; n = int(n / 1000) } print n s }')
+    grep -q "^\[read\] $sz / $sz bytes (100.0%), .* bytes/s, ETA" "$T/rd.txt" ||
+        fail "convert --vcf on a terminal: no read progress line: $(cat "$T/rd.txt")"
+    on_tty "$T/rdq.txt" "$E" convert --vcf "$T/v.vcf.gz" --out "$T/vc" --quiet
+    [ ! -s "$T/rdq.txt" ] || fail "convert --quiet on a terminal printed: $(cat "$T/rdq.txt")"
+    "$E" convert --vcf "$T/v.vcf.gz" --out "$T/vc" 2>"$T/rdn.txt" || fail "convert"
+    if grep -q 'ETA' "$T/rdn.txt"; then fail "a read progress line without a terminal"; fi
+fi
 # not a terminal: no progress line
 "$E" scan --bfile "$ex" --refine mrmr:5 --out "$T/p2" 2>"$T/notty.txt" || fail "scan"
 "$E" select --bfile "$ex" --from "$T/ex.top.tsv" --method jmi --k 7 --out "$T/s" 2>>"$T/notty.txt" ||

@@ -169,7 +169,7 @@ static void cpu3_tile(es_scan3_ctx_t *ctx, es_worker3_t *w, cpu3_scratch_t *s,
     /* unused slots of a short first block stay unused (n_tot 0) */
     for (uint32_t v = pa->count; v < B && v < n; v++) s->var[v] = pa->first;
     for (uint32_t v = pb->count; base_b && v < B && B + v < n; v++) s->var[B + v] = pb->first;
-    es_worker3_begin(w, bi, s->var, n);
+    es_worker3_begin(ctx, w, bi, bj, bk, s->var, n);
     for (uint32_t a = 0; a < pa->count; a++) cum_row(impl, s, pa, a, pc, &s->ac[(size_t)a * B]);
     for (uint32_t b = 0; b < pb->count; b++) cum_row(impl, s, pb, b, pc, &s->bc[(size_t)b * B]);
     for (uint32_t a = 0; a < pa->count; a++) {
@@ -245,7 +245,7 @@ static void cpu3_seed_tile(es_scan3_ctx_t *ctx, es_worker3_t *w, cpu3_scratch_t 
         s->var[B + 2 * (p - p0)] = ctx->seeds[2 * p];
         s->var[B + 2 * (p - p0) + 1] = ctx->seeds[2 * p + 1];
     }
-    es_worker3_begin(w, 0, s->var, B + 2 * (p1 - p0));
+    es_worker3_begin(ctx, w, chunk, bk, 0, s->var, B + 2 * (p1 - p0));
     for (uint32_t p = p0; p < p1; p++) {
         uint32_t i = ctx->seeds[2 * p], j = ctx->seeds[2 * p + 1];
         const es_planes_t *pi = &ctx->blocks[i / B], *pj = &ctx->blocks[j / B];

@@ -231,13 +231,13 @@ static uint32_t score_key(double score)
     return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
 }
 
-/* The best exact k-th best the workers have seen, as a score key (0: none). */
+/* The best k-th best the workers know (heaps, or the scan list's floor), as a score key (0: none). */
 static uint32_t host_tau(const es_scan_ctx_t *ctx, const es_worker_t *w, int nw)
 {
     uint32_t best = 0;
     for (int h = 0; h < nw; h++) {
-        if (w[h].top.n < w[h].top.k) continue;
-        double s = w[h].top.heap[0].stat;
+        double s;
+        if (!es_topk_kth(&w[h].top, &s)) continue;
         uint32_t k = score_key(ctx->higher_is_better ? s : -s);
         if (k > best) best = k;
     }
@@ -494,11 +494,11 @@ typedef struct {
 } gpu3_dev_t;
 
 
-/* The worker's exact k-th best as a score key (0: its heap is not full). */
+/* The k-th best the worker knows (its heap, or the scan list's floor) as a score key (0: none). */
 static uint32_t host_tau3(const es_scan3_ctx_t *ctx, const es_worker3_t *w)
 {
-    if (!w->top.k || w->top.n < w->top.k) return 0;
-    double s = w->top.heap[0].stat;
+    double s;
+    if (!es_topk3_kth(&w->top, &s)) return 0;
     return score_key(ctx->higher_is_better ? s : -s);
 }
 
@@ -526,7 +526,7 @@ static void begin_tile3(const es_scan3_ctx_t *ctx, gpu3_dev_t *d, uint32_t bi, u
         for (uint32_t v = 0; v < pc->count; v++) d->var[2 * B + v] = pc->first + v;
         n = 2 * B + pc->count;
     }
-    es_worker3_begin(&d->w, bi, d->var, n);
+    es_worker3_begin(ctx, &d->w, bi, bj, bk, d->var, n);
 }
 
 static int score_tile3(es_scan3_ctx_t *ctx, gpu3_dev_t *d, const es_gpu_cand3_t *c, size_t n, const uint32_t *tag)
@@ -576,7 +576,7 @@ static int score_seed_tile3(es_scan3_ctx_t *ctx, gpu3_dev_t *d, const es_gpu_can
         d->var[B + 2 * (p - p0)] = ctx->seeds[2 * p];
         d->var[B + 2 * (p - p0) + 1] = ctx->seeds[2 * p + 1];
     }
-    es_worker3_begin(&d->w, 0, d->var, B + 2 * (p1 - p0));
+    es_worker3_begin(ctx, &d->w, chunk, bk, 0, d->var, B + 2 * (p1 - p0));
     for (size_t q = 0; q < n; q++) {
         uint32_t i = c[q].i, j = c[q].j, k = c[q].k, p = seed_of(ctx, p0, p1, i, j), sk = k - pc->first;
         uint32_t si = B + 2 * (p - p0), sj = si + 1;

@@ -20,6 +20,10 @@
 #define ES_EXIT_USAGE 2
 
 int es_cmd_scan(int argc, char **argv);
+int es_cmd_merge(int argc, char **argv);
+/** A scan's command line (argv[0] "scan") run as the merge of its shards
+ *  (cmd_merge.c): the outputs under out (NULL: its --out).  @return the exit code */
+int es_cli_scan_merge(int argc, char **argv, const char *out, const char *const *shards);
 int es_cmd_sim(int argc, char **argv);
 int es_cmd_info(int argc, char **argv);
 int es_cmd_convert(int argc, char **argv);
@@ -28,6 +32,8 @@ int es_cmd_rules(int argc, char **argv);
 int es_cmd_report(int argc, char **argv);
 /** `epistream nsga`: NSGA-II feature selection (cmd_nsga.c; the library is src/nsga/). */
 int es_cmd_nsga(int argc, char **argv);
+/** `epistream mdfs` (cmd_mdfs.c). */
+int es_cmd_mdfs(int argc, char **argv);
 
 /* ---- the option table every subcommand declares (args.c) ------------------
  *
@@ -126,6 +132,9 @@ es_cli_group_t es_cli_range_group(es_cli_input_t *ci);
 int es_cli_input_check(const es_cli_input_t *ci, const char *cmd);
 /** Print the input/selection part of a subcommand's usage. */
 void es_cli_input_usage(FILE *fp, int need_pheno);
+/** A progress line ("[read] bytes ...") while a VCF/BCF is read, when on
+ *  (the command's progress: not --quiet, stderr a terminal). */
+void es_cli_input_progress(es_cli_input_t *ci, int on);
 
 /**
  * What es_cli_parse() says of an option not in the tables (plink_flags.c):

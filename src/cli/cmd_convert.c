@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -25,7 +26,8 @@ static void convert_usage(FILE *fp)
             "  --out PREFIX         writes PREFIX.bed, PREFIX.bim, PREFIX.fam (all or nothing;\n"
             "                       PREFIX ends in a file name: not DIR/)\n"
             "  --threads T          VCF/BCF decompression threads (default 0: none)\n"
-            "  --quiet              only errors on stderr\n"
+            "  --quiet              only errors on stderr (else, on a terminal, a progress\n"
+            "                       line while a VCF/BCF is read: bytes, rate, time left)\n"
             "  --verbose            informational messages on stderr\n"
             "  -h, --help           this help\n");
 }
@@ -71,6 +73,7 @@ int es_cmd_convert(int argc, char **argv)
 
     es_dataset_t *ds = NULL;
     double t0 = es_time_now();
+    es_cli_input_progress(&args.ci, !quiet && isatty(STDERR_FILENO));
     int ret = es_dataset_open(&ds, &args.ci.in);
     if (ret) goto out;
     if ((ret = es_dataset_write_plink(ds, out))) goto out;

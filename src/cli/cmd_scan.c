@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "dist.h"
 #include "output.h"
 
 static void scan_usage(FILE *fp)
@@ -85,6 +86,19 @@ static void scan_usage(FILE *fp)
             "  --tables             add each line's table to .top.tsv and .sig.tsv: columns\n"
             "                       CTRL_00 .. CTRL_22, CASE_00 .. CASE_22 (genotypes of\n"
             "                       variants 1, 2; --order 3: CTRL_000 .. CASE_222)\n"
+            "Clusters and long runs (README \"Running on a cluster\"):\n"
+            "  --checkpoint FILE    write the scan's state to FILE (atomically) every\n"
+            "                       --checkpoint-every seconds; removed after success\n"
+            "  --checkpoint-every S seconds between checkpoints (default 600; 0: after\n"
+            "                       every tile)\n"
+            "  --resume             continue from the --checkpoint FILE (from the start if it\n"
+            "                       does not exist yet); refused if the data or options differ\n"
+            "  --shard I/N          compute shard I (1..N) of N: a deterministic 1/N of the\n"
+            "                       tiles, its state in PREFIX.shard-I-of-N.state (no other\n"
+            "                       output); 'epistream merge' joins the N into the outputs\n"
+            "                       of one run (give every shard the same --block when some\n"
+            "                       run on GPUs and some on CPUs).  Under mpirun, ranks take\n"
+            "                       tiles from rank 0, which writes the outputs\n"
             "  --report             then draw the run's report into PREFIX.report/report.html\n"
             "                       (the plots and tables of 'epistream report PREFIX'; needs\n"
             "                       a build with cairo)\n"
@@ -127,6 +141,8 @@ static void progress(uint64_t done, uint64_t total, double secs, void *ud)
     es_cli_progress("scan", "pairs", done, total, secs);
 }
 
+
+static void progress3(uint64_t done, uint64_t total, double secs, void *ud);
 
 /* --refine METHOD:K (k == 0: none) */
 typedef struct {
@@ -172,6 +188,7 @@ typedef struct {
     int epi_given;   /* --epi1 or --epi2 given */
     int stat_given;  /* --stat given (else boost, or chi2 with --order 3) */
     int report;      /* --report: PREFIX.report/report.html after the run */
+    char *shard_path; /* --shard: PREFIX.shard-I-of-N.state */
 } scan_args_t;
 
 /* What the scan found beyond its own results, for the log. */
@@ -353,6 +370,36 @@ static int set_format(void *ctx, const char *arg)
     return 0;
 }
 
+static int set_checkpoint_every(void *ctx, const char *arg)
+{
+    double v;
+    if (es_cli_double("checkpoint-every", arg, &v)) return -1;
+    if (!(v >= 0 && v <= 1e9)) {
+        fprintf(stderr, "[E::options] --checkpoint-every: seconds >= 0, got %s\n", arg);
+        return -1;
+    }
+    ((scan_args_t *)ctx)->opt.checkpoint_every = v;
+    return 0;
+}
+
+/* --shard I/N, I in 1..N */
+static int set_shard(void *ctx, const char *arg)
+{
+    es_opt_t *o = &((scan_args_t *)ctx)->opt;
+    char *end;
+    unsigned long i = strtoul(arg, &end, 10), n = 0;
+    if (*arg >= '0' && *arg <= '9' && *end == '/' && end[1] >= '0' && end[1] <= '9') {
+        n = strtoul(end + 1, &end, 10);
+        if (!*end && i >= 1 && i <= n && n <= 1000000) {
+            o->shard_i = (uint32_t)(i - 1);
+            o->shard_n = (uint32_t)n;
+            return 0;
+        }
+    }
+    fprintf(stderr, "[E::options] --shard: expected I/N with 1 <= I <= N (e.g. 3/8), got '%s'\n", arg);
+    return -1;
+}
+
 static int set_refine(void *ctx, const char *arg)
 {
     refine_t *rf = &((scan_args_t *)ctx)->rf;
@@ -385,6 +432,10 @@ static const es_cli_opt_t scan_opts[] = {
     ES_CLI_OPT_U32("pairs-top", scan_args_t, opt.pairs_top, 1, 10000000u),
     ES_CLI_OPT_FLAG("tables", scan_args_t, tables),
     ES_CLI_OPT_FLAG("report", scan_args_t, report),
+    ES_CLI_OPT_STR("checkpoint", scan_args_t, opt.checkpoint),
+    ES_CLI_OPT_FUNC("checkpoint-every", set_checkpoint_every),
+    ES_CLI_OPT_FLAG("resume", scan_args_t, opt.resume),
+    ES_CLI_OPT_FUNC("shard", set_shard),
 };
 
 /* Parse and check the command line into a.  @return -1 to go on, else the
@@ -412,6 +463,28 @@ static int scan_parse(int argc, char **argv, scan_args_t *a)
         return ES_EXIT_USAGE;
     }
     if (es_cli_out_prefix("scan", a->out)) return ES_EXIT_USAGE;
+    if (opt->resume && !opt->checkpoint && !opt->shard_n) {
+        fprintf(stderr, "[E::options] scan: --resume continues from a checkpoint: give --checkpoint FILE "
+                        "(or --shard I/N, whose state is its checkpoint)\n");
+        return ES_EXIT_USAGE;
+    }
+    if (opt->shard_n) {
+        if (opt->checkpoint) {
+            fprintf(stderr, "[E::options] scan: a shard keeps its state in PREFIX.shard-I-of-N.state; "
+                            "not with --checkpoint\n");
+            return ES_EXIT_USAGE;
+        }
+        if (a->report || a->rf.k) {
+            fprintf(stderr, "[E::options] scan: %s works on a whole scan's results; give it to "
+                            "'epistream merge' (it reads the shards' command line)\n",
+                    a->report ? "--report" : "--refine");
+            return ES_EXIT_USAGE;
+        }
+        size_t n = strlen(a->out) + 64;
+        if (!(a->shard_path = malloc(n))) return ES_EXIT_ERROR;
+        snprintf(a->shard_path, n, "%s.shard-%u-of-%u.state", a->out, opt->shard_i + 1, opt->shard_n);
+        opt->checkpoint = a->shard_path;
+    }
     if (es_cli_input_check(ci, "scan")) return ES_EXIT_USAGE;
     if (a->report && !es_report_available()) {
         fprintf(stderr, "[E::options] scan: --report draws with cairo, and this epistream was "
@@ -467,6 +540,7 @@ static int scan_parse(int argc, char **argv, scan_args_t *a)
     ci->in.threads = opt->threads ? opt->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
     es_log_set_level(a->quiet ? ES_LOG_ERROR : a->verbose ? ES_LOG_INFO : ES_LOG_WARN);
     opt->progress = !a->quiet && isatty(STDERR_FILENO);
+    es_cli_input_progress(ci, opt->progress);
     if (es_opt_check(opt)) return ES_EXIT_USAGE;
     return -1;
 }
@@ -478,6 +552,31 @@ static const char *const scan_suffixes[] = {".top.tsv",     ".epi.cc",     ".epi
                                             ".sig.tsv",     ".summary.tsv", ".select.tsv",
                                             ".log"};
 #define N_SCAN_SUFFIXES (sizeof scan_suffixes / sizeof *scan_suffixes)
+
+/* A run that writes no results: an MPI rank other than 0 (rank 0 writes
+ * them), or a shard (its state is its result).  @return the exit code. */
+static int scan_no_results(const scan_args_t *a, es_scan_t *scan)
+{
+    const es_opt_t *opt = &a->opt;
+    int worker = es_dist_is_worker();
+    if (!worker && opt->progress)
+        es_scan_set_progress_callback(scan, opt->order == 3 ? progress3 : progress, NULL);
+    int ret = es_scan_run(scan);
+    if (ret) {
+        if (ret != ES_ERR_IO) fprintf(stderr, "[E::scan] failed: %s\n", es_strerror(ret));
+        return ES_EXIT_ERROR;
+    }
+    if (!worker && !a->quiet) {
+        char num[32];
+        double tp, ts;
+        es_scan_timings(scan, &tp, &ts);
+        fprintf(stderr, "[scan] shard %u of %u: %s %s in %.2f s; state in %s (merge the %u with "
+                        "'epistream merge %s.shard-*-of-%u.state')\n",
+                opt->shard_i + 1, opt->shard_n, es_fmt_count(es_scan_pairs_done(scan), num),
+                opt->order == 3 ? "triples" : "pairs", ts, a->shard_path, opt->shard_n, a->out, opt->shard_n);
+    }
+    return ES_EXIT_OK;
+}
 
 /* Open the dataset, scan, write every output (all or nothing), refine. */
 static int scan_run(scan_args_t *a, const char *cmdline)
@@ -529,7 +628,16 @@ static int scan_run(scan_args_t *a, const char *cmdline)
     }
     double t_open = es_time_now() - t0;
     ret = es_scan_create(&scan, ds, opt);
+    /* under MPI every rank opened the data: go on together or stop together */
+    ret = es_dist_mpi_agree(ret);
     if (ret) goto out;
+    if (es_dist_is_worker() || opt->shard_n) {
+        int rc = scan_no_results(a, scan);
+        es_scan_destroy(scan);
+        free(failed);
+        es_dataset_destroy(ds);
+        return rc;
+    }
     /* create every output before the (long) scan so a bad --out fails at once */
     es_out_clear_tmp(out, scan_suffixes, N_SCAN_SUFFIXES);
     if ((ret = es_out_open(&o_top, out, ".top.tsv"))) goto out;
@@ -596,6 +704,8 @@ static int scan_run(scan_args_t *a, const char *cmdline)
     es_out_t *const all[] = {&o_top, &o_sig, &o_sum, &o_sel, &o_log};
     if ((ret = es_out_commit_all(all, sizeof all / sizeof *all))) goto out;
     es_out_clear_stale(out, scan_suffixes, N_SCAN_SUFFIXES, all, sizeof all / sizeof *all);
+    /* the results are in place: the checkpoint that led to them goes */
+    if (opt->checkpoint) es_dist_remove_checkpoint(opt->checkpoint);
     if (!a->quiet) {
         char num[32];
         double tp, ts;
@@ -740,11 +850,20 @@ static int scan3_run(scan_args_t *a, const char *cmdline)
     o_sig = o_sum = o_log = o_sel = o_top;
     double t0 = es_time_now();
 
-    if ((ret = es_dataset_open(&ds, &a->ci.in))) goto out;
-    if ((ret = es_scan_create(&scan, ds, opt))) goto out;
+    ret = es_dataset_open(&ds, &a->ci.in);
+    if (!ret) ret = es_scan_create(&scan, ds, opt);
+    ret = es_dist_mpi_agree(ret); /* under MPI: every rank opened the data, or none goes on */
+    if (ret) goto out;
     if (a->pairs_from) {
         if ((ret = es_select_read_pair_list(ds, a->pairs_from, &seeds, &n_seeds))) goto out;
         if ((ret = es_scan_set_seeds(scan, seeds, n_seeds))) goto out;
+    }
+    if (es_dist_is_worker() || opt->shard_n) {
+        int rc = scan_no_results(a, scan);
+        es_scan_destroy(scan);
+        free(seeds);
+        es_dataset_destroy(ds);
+        return rc;
     }
     double t_open = es_time_now() - t0;
     es_out_clear_tmp(out, scan_suffixes, N_SCAN_SUFFIXES);
@@ -792,6 +911,8 @@ static int scan3_run(scan_args_t *a, const char *cmdline)
     es_out_t *const all[] = {&o_top, &o_sig, &o_sum, &o_sel, &o_log};
     if ((ret = es_out_commit_all(all, sizeof all / sizeof *all))) goto out;
     es_out_clear_stale(out, scan_suffixes, N_SCAN_SUFFIXES, all, sizeof all / sizeof *all);
+    /* the results are in place: the checkpoint that led to them goes */
+    if (opt->checkpoint) es_dist_remove_checkpoint(opt->checkpoint);
     if (!a->quiet) {
         char num[32];
         double tp, ts;
@@ -837,14 +958,44 @@ static int scan_report(const scan_args_t *a)
     return ret ? ES_EXIT_ERROR : ES_EXIT_OK;
 }
 
-int es_cmd_scan(int argc, char **argv)
+/* Parse, scan, report (out, shards: a merge's --out and its shard files). */
+static int scan_main(int argc, char **argv, const char *out, const char *const *shards)
 {
     scan_args_t a;
     int r = scan_parse(argc, argv, &a);
     if (r >= 0) return r;
+    a.opt.cmd_argc = argc;
+    a.opt.cmd_argv = argv;
+    if (shards) {
+        if (out) a.out = out;
+        a.opt.merge = shards;
+        a.opt.device = ES_DEVICE_CPU; /* nothing is computed */
+        a.opt.gpu_mask = 0;
+        a.opt.gpu_kernel = 0;
+    }
+    /* only rank 0 says more than errors */
+    if (es_dist_is_worker()) {
+        es_log_set_level(ES_LOG_ERROR);
+        a.opt.progress = 0;
+    }
     char *cmdline = es_cli_join(argc, argv);
     r = a.opt.order == 3 ? scan3_run(&a, cmdline) : scan_run(&a, cmdline);
     free(cmdline);
-    if (r == ES_EXIT_OK && a.report) r = scan_report(&a);
+    free(a.shard_path);
+    if (r == ES_EXIT_OK && a.report && !es_dist_is_worker()) r = scan_report(&a);
     return r;
+}
+
+int es_cmd_scan(int argc, char **argv)
+{
+    /* mpirun -np R epistream scan ...: every rank comes here */
+    if (es_dist_mpi_init(&argc, &argv)) return ES_EXIT_ERROR;
+    int r = scan_main(argc, argv, NULL, NULL);
+    es_dist_mpi_finalize(r != ES_EXIT_OK && r != ES_EXIT_USAGE ? 1 : 0);
+    return r;
+}
+
+int es_cli_scan_merge(int argc, char **argv, const char *out, const char *const *shards)
+{
+    return scan_main(argc, argv, out, shards);
 }

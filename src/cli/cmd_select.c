@@ -334,6 +334,7 @@ static int select_run(select_args_t *a, int argc, char **argv)
                     d.class_name ? d.class_name : "");
         if ((ret = es_select_table(&d, a->method, a->k, &a->so, o_sel.fp, &info))) goto out;
     } else {
+        es_cli_input_progress(&a->ci, !a->quiet && isatty(STDERR_FILENO));
         if ((ret = es_dataset_open(&ds, &a->ci.in))) goto out;
         ret = a->from ? es_select_read_pairs(ds, a->from, &var, &n_var)
                       : es_select_read_summary(ds, a->from_summary, a->n_sum, &var, &n_var);

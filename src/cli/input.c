@@ -259,3 +259,15 @@ void es_cli_input_usage(FILE *fp, int need_pheno)
             need_pheno ? "with --bfile the default is .fam column 6; required with --vcf"
                        : "optional (.fam column 6 with --bfile)");
 }
+
+static void read_progress(uint64_t done, uint64_t total, double secs, void *ud)
+{
+    (void)ud;
+    es_cli_progress("read", "bytes", done, total, secs);
+}
+
+void es_cli_input_progress(es_cli_input_t *ci, int on)
+{
+    ci->in.progress = on && ci->in.vcf ? read_progress : NULL;
+    ci->in.progress_ud = NULL;
+}

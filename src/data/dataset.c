@@ -368,8 +368,8 @@ int es_dataset_open(es_dataset_t **out, const es_input_opt_t *opt)
     } else {
         /* no stats wanted: the reader logs what it read and, as counted
          * warnings, what it skipped */
-        if ((ret = es_vcf_open(&ds->plink, opt->vcf, opt->regions, opt->n_regions, opt->threads,
-                               opt->vcf_multiallelic, NULL)) != ES_OK)
+        if ((ret = es_vcf_open_progress(&ds->plink, opt->vcf, opt->regions, opt->n_regions, opt->threads,
+                                        opt->vcf_multiallelic, NULL, opt->progress, opt->progress_ud)) != ES_OK)
             goto out;
     }
     const es_fileset_t *p = ds->plink;

@@ -24,6 +24,7 @@ void es_opt_init(es_opt_t *opt)
     opt->tmp_dir = NULL;
     opt->order = 2;
     opt->pairs_top = 0;
+    opt->checkpoint_every = 600.0;
 }
 
 int es_gpu_kernel_parse(const char *name, int *out)
@@ -144,6 +145,24 @@ int es_opt_check(const es_opt_t *opt)
     }
     if (opt->block_variants > 65536) {
         es_error("--block must be at most 65536 variants, got %u", opt->block_variants);
+        return ES_ERR_ARG;
+    }
+    if (!(opt->checkpoint_every >= 0) || opt->checkpoint_every > 1e9) {
+        es_error("--checkpoint-every must be a number of seconds >= 0, got %g", opt->checkpoint_every);
+        return ES_ERR_ARG;
+    }
+    if (opt->resume && !opt->checkpoint) {
+        es_error("--resume continues from a checkpoint: give --checkpoint FILE");
+        return ES_ERR_ARG;
+    }
+    if (opt->shard_n && (opt->shard_i >= opt->shard_n || !opt->checkpoint)) {
+        es_error(opt->shard_i >= opt->shard_n ? "--shard I/N: I must be below N (0-based), got %u/%u"
+                                              : "a shard (%u/%u) needs a file for its state",
+                 opt->shard_i, opt->shard_n);
+        return ES_ERR_ARG;
+    }
+    if (opt->merge && (opt->shard_n || opt->checkpoint)) {
+        es_error("a merge of shards is not itself a shard or a checkpointed run");
         return ES_ERR_ARG;
     }
     return ES_OK;

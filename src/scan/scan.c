@@ -15,7 +15,7 @@
 #include <omp.h>
 #endif
 
-#include "backend.h"
+#include "dist.h"
 #include "scan.h"
 
 /* ---- the public scan object ------------------------------------------------ */
@@ -298,6 +298,7 @@ int es_scan_run(es_scan_t *s)
 {
     if (s->opt.order == 3) return es_scan3_run(s);
     es_scan_ctx_t ctx;
+    es_dist_t *dist = NULL;
     int ret = ES_OK;
     memset(&ctx, 0, sizeof ctx);
     pthread_mutex_init(&ctx.lock, NULL);
@@ -328,6 +329,9 @@ int es_scan_run(es_scan_t *s)
     else if (s->backend->auto_block) ctx.block = s->backend->auto_block(&ctx, bytes_per_variant(s->ds, n_planes));
     else ctx.block = auto_block(s->ds, n_planes, ctx.m, threads);
     if (!s->opt.block_variants && !s->backend->auto_block) ctx.block = sig_block_cap(&ctx, ctx.block);
+    uint32_t no_chunk = 0;
+    /* a resumed checkpoint's tiles; under MPI, rank 0's */
+    if ((ret = es_dist_geometry(s, &ctx.block, &no_chunk))) goto out;
     ctx.n_blocks = (ctx.m + ctx.block - 1) / ctx.block;
     ctx.row_start = malloc(((size_t)ctx.n_blocks + 1) * sizeof *ctx.row_start);
     ctx.rows = calloc(ctx.n_blocks, sizeof *ctx.rows);
@@ -337,10 +341,15 @@ int es_scan_run(es_scan_t *s)
         goto out;
     }
     ctx.row_start[0] = 0;
-    for (uint32_t b = 0; b < ctx.n_blocks; b++) ctx.row_start[b + 1] = ctx.row_start[b] + (ctx.n_blocks - b);
+    for (uint32_t b = 0; b < ctx.n_blocks; b++) {
+        ctx.row_start[b + 1] = ctx.row_start[b] + (ctx.n_blocks - b);
+        ctx.rows[b].need = ctx.n_blocks - b;
+    }
     ctx.n_tiles = ctx.row_start[ctx.n_blocks];
     ret = es_scan_pack_blocks(ctx.ds, &s->opt, ctx.m, ctx.block, ctx.n_blocks, n_planes, threads, &ctx.blocks);
     if (!ret) ret = es_fileset_check(s->ds->plink); /* the .bed shrank while packed? */
+    /* checkpoints, shards, MPI ranks (every rank comes here, even after an error) */
+    ret = es_dist_start2(&dist, &ctx, n_planes, ret);
     if (ret) goto out;
     double t1 = es_time_now();
     s->t_pack = t1 - t0;
@@ -348,8 +357,10 @@ int es_scan_run(es_scan_t *s)
             ctx.n_blocks, ctx.block, n_planes, s->t_pack);
 
     ctx.t_start = ctx.t_last_progress = t1;
-    ret = s->backend->run(&ctx);
+    ret = es_dist_run2(dist, &ctx);
     if (!ret) ret = ctx.err;
+    ret = es_dist_end(dist, ret);
+    dist = NULL;
     if (ret) goto out;
     es_ctx_fold_block_counts(&ctx);
     clear_uncalled_best(&ctx);
@@ -358,6 +369,7 @@ int es_scan_run(es_scan_t *s)
     s->t_scan = es_time_now() - t1;
     if (s->prog_cb) s->prog_cb(ctx.pairs_done, ctx.pairs_done, s->t_scan, s->prog_ud);
 out:
+    es_dist_end(dist, ret);
     ctx_free(&ctx);
     return ret;
 }

@@ -9,10 +9,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
+#include "dist.h"
 #include "scan.h"
 
 static int cmp_pair(const void *a, const void *b)
@@ -59,15 +61,37 @@ int es_scan_set_seeds(es_scan_t *scan, const uint32_t *pairs, size_t n_pairs)
 }
 
 /* --pairs-top K: the K best pairs of a 2-way scan of the same data, statistic,
- * device and threads. */
+ * device and threads.  A resume or a merge takes them from its state file
+ * instead (its fingerprints, checked later, cover the data and options they
+ * come from); under MPI every rank takes part in the 2-way scan and rank 0's
+ * list goes to every rank. */
 static int seeds_from_pair_scan(es_scan_t *s)
 {
+    struct stat st;
+    const char *state = s->opt.merge ? s->opt.merge[0]
+                        : s->opt.resume && s->opt.checkpoint && !stat(s->opt.checkpoint, &st) ? s->opt.checkpoint
+                                                                                                : NULL;
+    if (state) {
+        uint32_t *p = NULL;
+        size_t n = 0;
+        int ret = es_dist_state_seeds(state, &p, &n);
+        if (!ret) ret = es_scan_set_seeds(s, p, n);
+        free(p);
+        if (!ret) es_info("seeds: the %zu pairs of %s", n, state);
+        return ret;
+    }
     es_opt_t o = s->opt;
     o.order = 2;
     o.top_k = s->opt.pairs_top;
     o.pairs_top = 0;
     o.p_threshold = -1.0;
     o.progress = 0;
+    /* a shard runs this scan whole for itself (run it once and give
+     * --pairs-from instead, README says); MPI ranks run it together */
+    o.checkpoint = NULL;
+    o.resume = 0;
+    o.shard_n = o.shard_i = 0;
+    o.merge = NULL;
     es_scan_t *ps = NULL;
     int ret = es_scan_create(&ps, s->ds, &o);
     if (!ret) ret = es_scan_run(ps);
@@ -79,7 +103,9 @@ static int seeds_from_pair_scan(es_scan_t *s)
             p[2 * q] = es_scan_top(ps)[q].i;
             p[2 * q + 1] = es_scan_top(ps)[q].j;
         }
-        if (p) ret = es_scan_set_seeds(s, p, n);
+        /* under MPI only rank 0 holds the merged list */
+        if (p && !s->opt.local) ret = es_dist_bcast_seeds(&p, &n);
+        if (p && !ret) ret = es_scan_set_seeds(s, p, n);
         free(p);
         es_info("seeds: the %zu best pairs of a 2-way %s scan (%.2f s)", n, es_stat_name(o.stat),
                 ps->t_pack + ps->t_scan);
@@ -237,6 +263,7 @@ static void finish_results(es_scan_t *s, es_scan3_ctx_t *ctx)
 int es_scan3_run(es_scan_t *s)
 {
     es_scan3_ctx_t ctx;
+    es_dist_t *dist = NULL;
     int ret = ES_OK;
     memset(&ctx, 0, sizeof ctx);
     pthread_mutex_init(&ctx.lock, NULL);
@@ -279,7 +306,10 @@ int es_scan3_run(es_scan_t *s)
     uint32_t n_planes = es_dataset_any_missing(s->ds) ? 3 : 2;
     uint32_t blk = auto_block3(&ctx, threads), chunk = 16;
     if (s->backend->shape3) s->backend->shape3(&ctx, &blk, &chunk);
-    ctx.block = s->opt.block_variants ? s->opt.block_variants : blk;
+    if (s->opt.block_variants) blk = s->opt.block_variants;
+    /* a resumed checkpoint's tiles; under MPI, rank 0's */
+    if ((ret = es_dist_geometry(s, &blk, &chunk))) goto out;
+    ctx.block = blk;
     ctx.n_blocks = (ctx.m + ctx.block - 1) / ctx.block;
     uint64_t m = ctx.m;
     if (ctx.seeds) {
@@ -311,8 +341,11 @@ int es_scan3_run(es_scan_t *s)
         ret = ES_ERR_NOMEM;
         goto out;
     }
+    for (uint32_t r = 0; r < ctx.n_rows; r++)
+        ctx.rows[r].need = ctx.seeds ? ctx.n_tiles : ctx.row_start[r + 1] - ctx.row_start[r];
     ret = es_scan_pack_blocks(ctx.ds, &s->opt, ctx.m, ctx.block, ctx.n_blocks, n_planes, threads, &ctx.blocks);
     if (!ret) ret = es_fileset_check(s->ds->plink);
+    ret = es_dist_start3(&dist, &ctx, n_planes, ret);
     if (ret) goto out;
     double t1 = es_time_now();
     s->t_pack = t1 - t0;
@@ -324,15 +357,18 @@ int es_scan3_run(es_scan_t *s)
         es_info("3-way scan, exhaustive: %s triples in %llu tiles of blocks of %u", es_fmt_count(ctx.total, num),
                 (unsigned long long)ctx.n_tiles, ctx.block);
     ctx.t_start = ctx.t_last_progress = t1;
-    ret = s->backend->run3(&ctx);
+    ret = es_dist_run3(dist, &ctx);
     if (!ret) ret = ctx.err;
     if (!ret) ret = es_ctx3_finish(&ctx);
+    ret = es_dist_end(dist, ret);
+    dist = NULL;
     if (ret) goto out;
     s->pairs_done = ctx.done;
     finish_results(s, &ctx);
     s->t_scan = es_time_now() - t1;
     if (s->prog_cb) s->prog_cb(ctx.done, ctx.total, s->t_scan, s->prog_ud);
 out:
+    es_dist_end(dist, ret);
     ctx3_free(&ctx);
     return ret;
 }

@@ -63,6 +63,11 @@ static inline void summary_merge(es_summary_t *dst, const es_summary_t *src, int
     }
 }
 
+void es_summary_merge(es_summary_t *dst, const es_summary_t *src, int higher_is_better)
+{
+    summary_merge(dst, src, higher_is_better);
+}
+
 /* ---- workers -------------------------------------------------------------- */
 
 int es_worker_init(es_worker_t *w, const es_scan_ctx_t *ctx)
@@ -113,18 +118,31 @@ void es_worker_free(es_worker_t *w)
     memset(w, 0, sizeof *w);
 }
 
+/* The t-th tile of the claim order (every tile once). */
+static void tile_at(const es_scan_ctx_t *ctx, uint64_t t, uint32_t *bi, uint32_t *bj);
+
 int es_ctx_claim_tile(es_scan_ctx_t *ctx, uint32_t *bi, uint32_t *bj)
 {
-    if (atomic_load_explicit(&ctx->stop, memory_order_relaxed)) return -1;
-    uint64_t t = atomic_fetch_add(&ctx->next_tile, 1);
-    if (t >= ctx->n_tiles) return -1;
+    if (ctx->claim_remote) return ctx->claim_remote(ctx->claim_ud, bi, bj);
+    for (;;) {
+        if (atomic_load_explicit(&ctx->stop, memory_order_relaxed)) return -1;
+        uint64_t t = atomic_fetch_add(&ctx->next_tile, 1);
+        if (t >= ctx->n_tiles) return -1;
+        tile_at(ctx, t, bi, bj);
+        /* a tile done before (resumed) or another shard's is not this run's */
+        if (!ctx->tile_skip || !ctx->tile_skip[es_ctx_tile_index(ctx, *bi, *bj)]) return 0;
+    }
+}
+
+static void tile_at(const es_scan_ctx_t *ctx, uint64_t t, uint32_t *bi, uint32_t *bj)
+{
     if (ctx->diag_first) {
         /* the diagonal tiles, then the others in row order: every variant
          * meets its own block first, so a device's thresholds are known for
          * both blocks of every later tile */
         if (t < ctx->n_blocks) {
             *bi = *bj = (uint32_t)t;
-            return 0;
+            return;
         }
         t -= ctx->n_blocks;
         /* row bi has n_blocks - bi - 1 off-diagonal tiles, the first at
@@ -136,7 +154,7 @@ int es_ctx_claim_tile(es_scan_ctx_t *ctx, uint32_t *bi, uint32_t *bj)
         }
         *bi = lo;
         *bj = lo + 1 + (uint32_t)(t - (ctx->row_start[lo] - lo));
-        return 0;
+        return;
     }
     /* row panels have n_blocks - bi tiles; find the row by binary search */
     uint32_t lo = 0, hi = ctx->n_blocks;
@@ -146,7 +164,6 @@ int es_ctx_claim_tile(es_scan_ctx_t *ctx, uint32_t *bi, uint32_t *bj)
     }
     *bi = lo;
     *bj = lo + (uint32_t)(t - ctx->row_start[lo]);
-    return 0;
 }
 
 void es_worker_begin_tile(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t bi, uint32_t bj)
@@ -221,6 +238,10 @@ void es_worker_merge(const es_scan_ctx_t *ctx, es_worker_t *dst, es_worker_t *sr
     src->sig_n = 0;
     dst->tile_pairs += src->tile_pairs;
     src->tile_pairs = 0;
+    es_topk_merge(&dst->top, &src->top);
+    es_topk_clear(&src->top);
+    src->top.has_floor = dst->top.has_floor;
+    src->top.floor = dst->top.floor;
     if (src->err && !dst->err) dst->err = src->err;
 }
 
@@ -268,9 +289,9 @@ static int sig_append(es_worker_t *w, const es_pair_t *p)
 static inline double prune_below(const es_scan_ctx_t *ctx, const es_worker_t *w, size_t si,
                                  size_t sj)
 {
-    double lim = ctx->sig_min;
-    if (w->top.n < w->top.k) return -INFINITY;
-    if (w->top.heap[0].stat < lim) lim = w->top.heap[0].stat;
+    double lim = ctx->sig_min, kth;
+    if (!es_topk_kth(&w->top, &kth)) return -INFINITY;
+    if (kth < lim) lim = kth;
     const es_summary_t *a = &w->tsum[si], *b = &w->tsum[sj];
     double la = a->best_partner == UINT32_MAX ? -INFINITY : a->best_stat;
     double lb = b->best_partner == UINT32_MAX ? -INFINITY : b->best_stat;
@@ -365,7 +386,7 @@ static int emit_rows(es_scan_ctx_t *ctx)
     es_scan_t *s = ctx->scan;
     while (ctx->next_row < ctx->n_blocks) {
         es_row_pending_t *r = &ctx->rows[ctx->next_row];
-        if (r->tiles_done < ctx->n_blocks - ctx->next_row) break;
+        if (r->tiles_done < r->need) break;
         if (r->n) qsort(r->pairs, r->n, sizeof *r->pairs, pair_ij_cmp);
         for (size_t k = 0; k < r->n && s->sig_cb; k++) {
             if (s->sig_cb(&r->pairs[k], s->sig_ud)) {
@@ -384,6 +405,7 @@ static int emit_rows(es_scan_ctx_t *ctx)
 
 int es_ctx_tile_done(es_scan_ctx_t *ctx, es_worker_t *w)
 {
+    if (ctx->tile_sink) return ctx->tile_sink(ctx->claim_ud, ctx, w);
     int ret = w->err;
     uint32_t bi = w->bi, bj = w->bj, blk = ctx->block;
     pthread_mutex_lock(&ctx->lock);
@@ -428,7 +450,14 @@ int es_ctx_tile_done(es_scan_ctx_t *ctx, es_worker_t *w)
         ret = emit_rows(ctx);
         if (ret) goto out;
     }
+    /* the tile's best into the scan's list, whose k-th best then bounds
+     * what the worker keeps */
+    es_topk_merge(ctx->top, &w->top);
+    es_topk_clear(&w->top);
+    es_topk_set_floor(&w->top, ctx->top);
     ctx->pairs_done += w->tile_pairs;
+    if (ctx->tile_mark) ctx->tile_mark[ctx->row_start[bi] + (bj - bi)] = 1;
+    if (ctx->on_tile && (ret = ctx->on_tile(ctx->on_tile_ud))) goto out;
     if (ctx->scan->prog_cb) {
         double now = es_time_now();
         if (now - ctx->t_last_progress >= 0.5) {

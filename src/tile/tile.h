@@ -23,6 +23,10 @@ typedef struct {
     es_pair_t *heap; /* worst at heap[0] */
     size_t n, k;
     int higher_is_better;
+    /* a k-th best known from elsewhere (the scan's merged list): a statistic
+     * ranking below it cannot enter the final list (es_topk_set_floor) */
+    int has_floor;
+    double floor;
 } es_topk_t;
 
 int es_topk_init(es_topk_t *t, size_t k, int higher_is_better);
@@ -31,6 +35,15 @@ void es_topk_free(es_topk_t *t);
 int es_topk_would_accept(const es_topk_t *t, double stat);
 /** Offer a pair; kept if among the k best so far. */
 void es_topk_push(es_topk_t *t, const es_pair_t *p);
+/** Empty the heap (its floor stays). */
+void es_topk_clear(es_topk_t *t);
+/** Take the k-th best of a fuller list (full: its worst) as a floor: a
+ *  statistic that ranks below it is never accepted.  Does nothing when
+ *  full is not full. */
+void es_topk_set_floor(es_topk_t *t, const es_topk_t *full);
+/** The statistic below which nothing can enter (the heap's worst when it is
+ *  full, or the floor, whichever is better).  @return 1, or 0 if none. */
+int es_topk_kth(const es_topk_t *t, double *out);
 /** Merge src into dst (src unchanged). */
 void es_topk_merge(es_topk_t *dst, const es_topk_t *src);
 /** Sort the kept pairs best first, in place (heap property is lost). */
@@ -46,6 +59,8 @@ typedef struct {
     es_triple_t *heap; /* worst at heap[0] */
     size_t n, k;
     int higher_is_better;
+    int has_floor; /* as es_topk_t's */
+    double floor;
 } es_topk3_t;
 
 int es_topk3_init(es_topk3_t *t, size_t k, int higher_is_better);
@@ -53,6 +68,9 @@ void es_topk3_free(es_topk3_t *t);
 int es_topk3_would_accept(const es_topk3_t *t, double stat);
 void es_topk3_push(es_topk3_t *t, const es_triple_t *p);
 void es_topk3_merge(es_topk3_t *dst, const es_topk3_t *src);
+void es_topk3_clear(es_topk3_t *t);
+void es_topk3_set_floor(es_topk3_t *t, const es_topk3_t *full);
+int es_topk3_kth(const es_topk3_t *t, double *out);
 void es_topk3_sort(es_topk3_t *t);
 
 /** A variant's best triple so far and its counts (a worker's or the scan's;
@@ -94,7 +112,10 @@ typedef struct {
     es_pair_t *pairs;
     size_t n, cap;
     uint32_t tiles_done;
+    uint32_t need; /* tiles of the row this run covers (the row is complete at need) */
 } es_row_pending_t;
+
+typedef struct es_worker es_worker_t;
 
 /** Everything a backend needs to run its share of the scan. */
 typedef struct es_scan_ctx {
@@ -129,13 +150,25 @@ typedef struct es_scan_ctx {
     /* pairs counted per block by sparse tile owners (every variant of block b
      * has blk_ntot[b] more in its N_TOT; folded in when the run ends) */
     uint64_t *blk_ntot;
+    /* ---- runs beyond one process (src/dist sets these; NULL: none) ---- */
+    const uint8_t *tile_skip; /* per tile (es_ctx_tile_index): 1 = not this run's */
+    uint8_t *tile_mark;       /* per tile: set when its result is merged (lock held) */
+    /* called with the lock held after each merged tile (a checkpoint) */
+    int (*on_tile)(void *ud);
+    void *on_tile_ud;
+    /* another process hands out the tiles and takes their results: claim
+     * asks it (0, or -1: none left), sink sends a finished tile (and clears
+     * the worker's tile) instead of merging it here */
+    int (*claim_remote)(void *ud, uint32_t *bi, uint32_t *bj);
+    int (*tile_sink)(void *ud, struct es_scan_ctx *ctx, es_worker_t *w);
+    void *claim_ud;
 } es_scan_ctx_t;
 
 /** Per-worker scratch (one per thread or device stream).  Aligned to 128
  *  bytes: workers in one array are written by different threads, and must not
  *  share cache lines. */
-typedef struct {
-    _Alignas(128) es_topk_t top; /* this worker's heap */
+struct es_worker {
+    _Alignas(128) es_topk_t top; /* the current tile's best (floored by the scan's list) */
     es_pair_t *sig;         /* significant pairs of the current tile */
     size_t sig_n, sig_cap;
     es_summary_t *tsum;     /* summary of the current tile's variants (2 * block) */
@@ -150,7 +183,13 @@ typedef struct {
     uint64_t tile_pairs;
     uint32_t cnt_i, cnt_j;  /* sparse owner: pairs of each variant of bi, bj in the tile */
     int err;
-} es_worker_t;
+};
+
+/** The index of tile (bi <= bj) in row-major order (tile_skip, tile_mark). */
+static inline uint64_t es_ctx_tile_index(const es_scan_ctx_t *ctx, uint32_t bi, uint32_t bj)
+{
+    return ctx->row_start[bi] + (bj - bi);
+}
 
 int es_worker_init(es_worker_t *w, const es_scan_ctx_t *ctx);
 
@@ -185,9 +224,8 @@ void es_worker_offer_screened(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t
                               const es_table2_t *t);
 
 /** Fold src's part of a tile (same tile as dst) into dst and clear it:
- *  summary, significant pairs, counts -- not its top-k heap, which src keeps
- *  across tiles (merge it with es_ctx_merge_top() at the end).  Lets several
- *  threads score one tile's candidates. */
+ *  summary, significant pairs, counts and its top-k heap (src keeps dst's
+ *  floor).  Lets several threads score one tile's candidates. */
 void es_worker_merge(const es_scan_ctx_t *ctx, es_worker_t *dst, es_worker_t *src);
 
 /** Count all pairs of the worker's tile in its summary (a sparse worker: per
@@ -198,12 +236,21 @@ void es_worker_count_tile(const es_scan_ctx_t *ctx, es_worker_t *w);
  *  @return ES_OK, or an error that stops the scan. */
 int es_ctx_tile_done(es_scan_ctx_t *ctx, es_worker_t *w);
 
-/** Merge a worker's heap into the scan's top-k (thread-safe). */
+/** Merge a worker's heap into the scan's top-k (thread-safe).  (A finished
+ *  tile's heap is merged by es_ctx_tile_done(); what is left is a tile's
+ *  that was not finished, which the top-k must not take: this is for a
+ *  worker whose last tile is done, and then merges nothing.) */
 void es_ctx_merge_top(es_scan_ctx_t *ctx, es_worker_t *w);
 
 /** Add the pairs that sparse tile owners counted per block (blk_ntot) to
  *  the N_TOT of every variant of those blocks; once, when the run ends. */
 void es_ctx_fold_block_counts(es_scan_ctx_t *ctx);
+
+/** Fold src into dst: counts added, the better best kept (ties to the lower
+ *  partner), as the workers' merges do. */
+void es_summary_merge(es_summary_t *dst, const es_summary_t *src, int higher_is_better);
+/** The same for triple summaries (ties to the lower triple). */
+void es_sum3_merge(es_sum3_t *dst, const es_sum3_t *src, int higher_is_better);
 
 /** Set n summaries to "no partner yet": NaN statistic, zero counts. */
 void es_summary_reset(es_summary_t *s, size_t n);
@@ -222,7 +269,10 @@ typedef struct {
     es_triple_t *t;
     size_t n, cap;
     uint64_t tiles_done;
+    uint64_t need; /* tiles of the row this run covers (complete at need) */
 } es_row3_t;
+
+typedef struct es_worker3 es_worker3_t;
 
 typedef struct es_scan3_ctx {
     es_scan_t *scan;
@@ -256,11 +306,19 @@ typedef struct es_scan3_ctx {
     int err;
     es_topk3_t *top;
     es_sum3_t *sum;          /* m entries */
+    /* ---- runs beyond one process: as es_scan_ctx_t's (src/dist) ---- */
+    const uint8_t *tile_skip;
+    uint8_t *tile_mark;
+    int (*on_tile)(void *ud);
+    void *on_tile_ud;
+    int (*claim_remote)(void *ud, uint32_t *a, uint32_t *b, uint32_t *c);
+    int (*tile_sink)(void *ud, struct es_scan3_ctx *ctx, es_worker3_t *w);
+    void *claim_ud;
 } es_scan3_ctx_t;
 
 /** Per-worker scratch for triples (one per thread). */
-typedef struct {
-    _Alignas(128) es_topk3_t top;
+struct es_worker3 {
+    _Alignas(128) es_topk3_t top; /* the current tile's best (floored by the scan's list) */
     es_triple_t *sig;
     size_t sig_n, sig_cap;
     es_sum3_t *tsum;         /* the current tile's variants, by slot */
@@ -268,13 +326,18 @@ typedef struct {
     uint32_t n_slots, cap_slots;
     uint64_t tile_triples;
     uint32_t row;            /* the tile's row (exhaustive) */
+    uint64_t tile;           /* its index (es_ctx3_tile_index) */
     int err;
-} es_worker3_t;
+};
 
 int es_worker3_init(es_worker3_t *w, const es_scan3_ctx_t *ctx);
 void es_worker3_free(es_worker3_t *w);
-/** Set the summary slots of a tile: n slots, slot s for variant var[s]. */
-void es_worker3_begin(es_worker3_t *w, uint32_t row, const uint32_t *var, uint32_t n);
+/** Start tile (a, b, c) of es_ctx3_next_tile() in w, with n summary slots,
+ *  slot s for variant var[s]. */
+void es_worker3_begin(const es_scan3_ctx_t *ctx, es_worker3_t *w, uint32_t a, uint32_t b, uint32_t c,
+                      const uint32_t *var, uint32_t n);
+/** The index of tile (a, b, c) in the queue's order (tile_skip, tile_mark). */
+uint64_t es_ctx3_tile_index(const es_scan3_ctx_t *ctx, uint32_t a, uint32_t b, uint32_t c);
 /** Take the next tile: exhaustive (bi, bj, bk), seeded (chunk, bk, -): 0, or -1. */
 int es_ctx3_next_tile(es_scan3_ctx_t *ctx, uint32_t *a, uint32_t *b, uint32_t *c);
 /** Score one triple (global indices i < j < k; si, sj, sk their slots). */

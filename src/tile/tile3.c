@@ -45,7 +45,7 @@ static inline void sum3_take(es_sum3_t *s, double stat, int df, uint32_t n, uint
     s->best_k = k;
 }
 
-static void sum3_merge(es_sum3_t *dst, const es_sum3_t *src, int hib)
+void es_sum3_merge(es_sum3_t *dst, const es_sum3_t *src, int hib)
 {
     dst->n_tot += src->n_tot;
     dst->n_sig += src->n_sig;
@@ -84,9 +84,20 @@ void es_worker3_free(es_worker3_t *w)
     memset(w, 0, sizeof *w);
 }
 
-void es_worker3_begin(es_worker3_t *w, uint32_t row, const uint32_t *var, uint32_t n)
+uint64_t es_ctx3_tile_index(const es_scan3_ctx_t *ctx, uint32_t a, uint32_t b, uint32_t c)
 {
-    w->row = row;
+    if (ctx->seeds) return (uint64_t)a * ctx->n_blocks + b;
+    /* row a: for bj = a .. nb-1, the tiles (bj, bk >= bj) */
+    uint64_t t = ctx->row_start[a];
+    for (uint32_t bj = a; bj < b; bj++) t += ctx->n_blocks - bj;
+    return t + (c - b);
+}
+
+void es_worker3_begin(const es_scan3_ctx_t *ctx, es_worker3_t *w, uint32_t a, uint32_t b, uint32_t c,
+                      const uint32_t *var, uint32_t n)
+{
+    w->row = ctx->seeds ? 0 : a;
+    w->tile = es_ctx3_tile_index(ctx, a, b, c);
     w->n_slots = n;
     memcpy(w->slot_var, var, (size_t)n * sizeof *var);
     sum3_reset(w->tsum, n);
@@ -94,16 +105,29 @@ void es_worker3_begin(es_worker3_t *w, uint32_t row, const uint32_t *var, uint32
     w->tile_triples = 0;
 }
 
+static void tile3_at(const es_scan3_ctx_t *ctx, uint64_t t, uint32_t *a, uint32_t *b, uint32_t *c);
+
 int es_ctx3_next_tile(es_scan3_ctx_t *ctx, uint32_t *a, uint32_t *b, uint32_t *c)
 {
-    if (atomic_load_explicit(&ctx->stop, memory_order_relaxed)) return -1;
-    uint64_t t = atomic_fetch_add(&ctx->next_tile, 1);
-    if (t >= ctx->n_tiles) return -1;
+    if (ctx->claim_remote) return ctx->claim_remote(ctx->claim_ud, a, b, c);
+    for (;;) {
+        if (atomic_load_explicit(&ctx->stop, memory_order_relaxed)) return -1;
+        uint64_t t = atomic_fetch_add(&ctx->next_tile, 1);
+        if (t >= ctx->n_tiles) return -1;
+        /* a tile done before (resumed) or another shard's is not this run's */
+        if (ctx->tile_skip && ctx->tile_skip[t]) continue;
+        tile3_at(ctx, t, a, b, c);
+        return 0;
+    }
+}
+
+static void tile3_at(const es_scan3_ctx_t *ctx, uint64_t t, uint32_t *a, uint32_t *b, uint32_t *c)
+{
     if (ctx->seeds) {
         *a = (uint32_t)(t / ctx->n_blocks);
         *b = (uint32_t)(t % ctx->n_blocks);
         *c = 0;
-        return 0;
+        return;
     }
     uint32_t lo = 0, hi = ctx->n_rows;
     while (hi - lo > 1) {
@@ -120,7 +144,6 @@ int es_ctx3_next_tile(es_scan3_ctx_t *ctx, uint32_t *a, uint32_t *b, uint32_t *c
     *a = lo;
     *b = bj;
     *c = bj + (uint32_t)r;
-    return 0;
 }
 
 static int sig_push(es_worker3_t *w, const es_triple_t *t)
@@ -325,10 +348,11 @@ static int emit_row(es_scan3_ctx_t *ctx, es_row3_t *row)
 
 int es_ctx3_tile_done(es_scan3_ctx_t *ctx, es_worker3_t *w)
 {
+    if (ctx->tile_sink) return ctx->tile_sink(ctx->claim_ud, ctx, w);
     int ret = w->err;
     pthread_mutex_lock(&ctx->lock);
     for (uint32_t q = 0; q < w->n_slots; q++)
-        if (w->tsum[q].n_tot) sum3_merge(&ctx->sum[w->slot_var[q]], &w->tsum[q], ctx->higher_is_better);
+        if (w->tsum[q].n_tot) es_sum3_merge(&ctx->sum[w->slot_var[q]], &w->tsum[q], ctx->higher_is_better);
     es_row3_t *row = &ctx->rows[w->row];
     if (!ret && w->sig_n) {
         if (row->n + w->sig_n > row->cap) {
@@ -348,13 +372,18 @@ int es_ctx3_tile_done(es_scan3_ctx_t *ctx, es_worker3_t *w)
     }
     row->tiles_done++;
     ctx->done += w->tile_triples;
+    /* the tile's best into the scan's list; its k-th best floors the worker's */
+    es_topk3_merge(ctx->top, &w->top);
+    es_topk3_clear(&w->top);
+    es_topk3_set_floor(&w->top, ctx->top);
+    if (ctx->tile_mark) ctx->tile_mark[w->tile] = 1;
     /* exhaustive: emit every complete row, in order */
     while (!ret && !ctx->seeds && ctx->next_row < ctx->n_rows &&
-           ctx->rows[ctx->next_row].tiles_done ==
-               ctx->row_start[ctx->next_row + 1] - ctx->row_start[ctx->next_row]) {
+           ctx->rows[ctx->next_row].tiles_done >= ctx->rows[ctx->next_row].need) {
         ret = emit_row(ctx, &ctx->rows[ctx->next_row]);
         ctx->next_row++;
     }
+    if (!ret && ctx->on_tile) ret = ctx->on_tile(ctx->on_tile_ud);
     es_scan_t *s = ctx->scan;
     if (s->prog_cb) {
         double now = es_time_now();

@@ -26,6 +26,8 @@ int es_pair_rank_cmp(const es_pair_t *a, const es_pair_t *b, int higher_is_bette
 int es_topk_init(es_topk_t *t, size_t k, int higher_is_better)
 {
     t->n = 0;
+    t->has_floor = 0;
+    t->floor = 0;
     t->k = k;
     t->higher_is_better = higher_is_better;
     t->heap = k ? malloc(k * sizeof *t->heap) : NULL;
@@ -77,14 +79,59 @@ static void sift_up(es_topk_t *t, size_t i)
     }
 }
 
-int es_topk_would_accept(const es_topk_t *t, double stat)
+/* ---- floors: the heaps of one tile, and the scan's list ---------------------
+ * A worker's heap holds one tile's best (merged into the scan's list when the
+ * tile is done, so that the list always covers exactly the finished tiles);
+ * the list's k-th best, taken as the heap's floor, keeps the worker from
+ * pushing what could never enter. */
+#define KTH_BODY(t, out)                                                                           \
+    do {                                                                                           \
+        int have = 0;                                                                              \
+        double v = 0;                                                                              \
+        if ((t)->k && (t)->n == (t)->k) {                                                          \
+            v = (t)->heap[0].stat;                                                                 \
+            have = 1;                                                                              \
+        }                                                                                          \
+        if ((t)->has_floor && (!have || ((t)->higher_is_better ? (t)->floor > v : (t)->floor < v))) { \
+            v = (t)->floor;                                                                        \
+            have = 1;                                                                              \
+        }                                                                                          \
+        *(out) = v;                                                                                \
+        return have;                                                                               \
+    } while (0)
+
+int es_topk_kth(const es_topk_t *t, double *out) { KTH_BODY(t, out); }
+int es_topk3_kth(const es_topk3_t *t, double *out) { KTH_BODY(t, out); }
+
+void es_topk_clear(es_topk_t *t) { t->n = 0; }
+void es_topk3_clear(es_topk3_t *t) { t->n = 0; }
+
+void es_topk_set_floor(es_topk_t *t, const es_topk_t *full)
 {
-    if (t->n < t->k) return 1;
-    if (t->k == 0) return 0;
-    double w = t->heap[0].stat;
-    /* equal statistics may still enter on the index tie-break */
-    return t->higher_is_better ? stat >= w : stat <= w;
+    if (!full->k || full->n < full->k) return;
+    t->floor = full->heap[0].stat;
+    t->has_floor = 1;
 }
+
+void es_topk3_set_floor(es_topk3_t *t, const es_topk3_t *full)
+{
+    if (!full->k || full->n < full->k) return;
+    t->floor = full->heap[0].stat;
+    t->has_floor = 1;
+}
+
+/* Could stat enter (equal statistics may, on the index tie-break)? */
+#define WOULD_ACCEPT_BODY(t, stat)                                                                 \
+    do {                                                                                           \
+        if ((t)->k == 0) return 0;                                                                 \
+        int hib_ = (t)->higher_is_better;                                                          \
+        if ((t)->has_floor && (hib_ ? (stat) < (t)->floor : (stat) > (t)->floor)) return 0;        \
+        if ((t)->n < (t)->k) return 1;                                                             \
+        double w_ = (t)->heap[0].stat;                                                             \
+        return hib_ ? (stat) >= w_ : (stat) <= w_;                                                 \
+    } while (0)
+
+int es_topk_would_accept(const es_topk_t *t, double stat) { WOULD_ACCEPT_BODY(t, stat); }
 
 void es_topk_push(es_topk_t *t, const es_pair_t *p)
 {
@@ -131,6 +178,8 @@ int es_triple_rank_cmp(const es_triple_t *a, const es_triple_t *b, int higher_is
 int es_topk3_init(es_topk3_t *t, size_t k, int higher_is_better)
 {
     t->n = 0;
+    t->has_floor = 0;
+    t->floor = 0;
     t->k = k;
     t->higher_is_better = higher_is_better;
     t->heap = k ? malloc(k * sizeof *t->heap) : NULL;
@@ -153,13 +202,7 @@ static inline int worse3(const es_topk3_t *t, const es_triple_t *x, const es_tri
     return es_triple_rank_cmp(x, y, t->higher_is_better) > 0;
 }
 
-int es_topk3_would_accept(const es_topk3_t *t, double stat)
-{
-    if (t->n < t->k) return 1;
-    if (t->k == 0) return 0;
-    double w = t->heap[0].stat;
-    return t->higher_is_better ? stat >= w : stat <= w;
-}
+int es_topk3_would_accept(const es_topk3_t *t, double stat) { WOULD_ACCEPT_BODY(t, stat); }
 
 void es_topk3_push(es_topk3_t *t, const es_triple_t *p)
 {

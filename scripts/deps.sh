@@ -44,6 +44,10 @@ if command -v "$PY" >/dev/null 2>&1; then
         pipi numpy scipy plinkio scikit-learn ||
             echo "deps.sh: could not install the python oracles; those tests will be skipped" >&2
     fi
+    # pymoo: the NSGA-II oracle of tests/nsga.sh and tests/bench/bench_nsga.sh (best effort)
+    if ! "$PY" -c 'import pymoo' 2>/dev/null; then
+        pipi pymoo || echo "deps.sh: pymoo not installed; the NSGA-II comparison will be skipped" >&2
+    fi
     # pymrmr (Peng's mRMR, the mRMR oracle) builds from source and needs cython at build time
     if ! "$PY" -c 'import pymrmr' 2>/dev/null; then
         { pipi cython wheel pandas && pipi --no-build-isolation pymrmr; } ||

@@ -3,8 +3,9 @@
 # file includes only its own module's headers and those of modules below it
 # (util < formats, sim < data < count < stats < tile < gpu < backend < dist < scan <
 # select < report < cli; rules: util and formats only, below cli; mdfs:
-# util, formats, data, count and stats, below cli), a private *_internal.h only inside its module, the GPU door
-# (gpu/gpu.h) only from the backend, and no C file but src/backend/registry.c
+# util, formats, data, count and stats, below cli; nsga: util, formats, data, select and its
+# own GPU door gpu/nsga/nsga_gpu.h, below cli), a private *_internal.h only inside its module,
+# the GPU door (gpu/gpu.h) only from the backend, and no C file but src/backend/registry.c
 # mentions HAVE_CUDA.
 . "$(dirname "$0")/lib.sh"
 cd "$ES_SRCDIR" || fail "no source dir"
@@ -32,6 +33,8 @@ bad=$(
         own["cli.h"] = "cli"; own["gpu.h"] = "gpu"; own["cuda_check.h"] = "gpu"
         own["rules.h"] = "rules"; own["rules_internal.h"] = "rules"
         rank["rules"] = rank["select"]
+        own["nsga.h"] = "nsga"; own["nsga_internal.h"] = "nsga"; own["nsga_gpu.h"] = "gpu"
+        rank["nsga"] = rank["select"]
         own["mdfs.h"] = "mdfs"; own["mdfs_internal.h"] = "mdfs"
         rank["mdfs"] = rank["select"]
     }
@@ -52,6 +55,12 @@ bad=$(
         hm = own[hdr]
         if (hdr ~ /_internal\.h$/ && hm != mod) { print file ": private header " hdr " of " hm; next }
         if (hdr == "gpu.h" && mod != "backend") { print file ": gpu.h outside src/backend (use the backend table)"; next }
+        # NSGA-II: util, formats, data, select and its own GPU door (doc/ARCHITECTURE.md)
+        if (mod == "nsga" && hm != "util" && hm != "formats" && hm != "data" && hm != "select" && hm != "nsga" &&
+            hdr != "nsga_gpu.h") {
+            print file ": the nsga module includes " hdr " of " hm " (util, formats, data, select, nsga_gpu.h)"; next
+        }
+        if (hdr == "nsga_gpu.h" && mod != "nsga" && mod != "gpu") { print file ": nsga_gpu.h outside src/nsga"; next }
         # the rule learner uses util and formats only (doc/ARCHITECTURE.md)
         if (mod == "rules" && hm != "util" && hm != "formats" && hm != "rules") {
             print file ": the rules module includes " hdr " of " hm " (util and formats only)"; next

@@ -30,6 +30,8 @@ int es_cmd_convert(int argc, char **argv);
 /** `epistream rules train|predict` (cmd_rules.c). */
 int es_cmd_rules(int argc, char **argv);
 int es_cmd_report(int argc, char **argv);
+/** `epistream nsga`: NSGA-II feature selection (cmd_nsga.c; the library is src/nsga/). */
+int es_cmd_nsga(int argc, char **argv);
 /** `epistream mdfs` (cmd_mdfs.c). */
 int es_cmd_mdfs(int argc, char **argv);
 

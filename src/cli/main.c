@@ -15,6 +15,7 @@ static const struct {
     {"merge", es_cmd_merge, "join the shards of a scan (scan --shard I/N) into its outputs"},
     {"convert", es_cmd_convert, "VCF/BCF (or a selection of a fileset) to a PLINK .bed/.bim/.fam"},
     {"select", es_cmd_select, "mutual-information feature selection (mRMR, JMI, DISR, CMIM, ...)"},
+    {"nsga", es_cmd_nsga, "multi-objective feature selection (NSGA-II), CPU+GPU self-scheduled"},
     {"mdfs", es_cmd_mdfs, "multidimensional feature selection (MDFS): IG over k-tuples, p-values"},
     {"rules", es_cmd_rules, "learn boosted multi-label rules (BOOMER) or predict with them"},
     {"report", es_cmd_report, "plots and a self-contained HTML page of a finished run's results"},

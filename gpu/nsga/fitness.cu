@@ -1,0 +1,461 @@
+/* fitness.cu -- NSGA-II fitness on a GPU: K-means, k-NN and nearest-centroid
+ * cross-validated errors, one individual per thread block.
+ *
+ * The data are uploaded once in both layouts (column-major for the distance
+ * loops, where the threads of a warp read consecutive samples of one
+ * feature; row-major for copying a sample's selected features into an
+ * initial centroid), the population once per generation, and a chunk is a
+ * range of it.  Every value is the CPU's (src/nsga/eval_cpu.c) bit for bit:
+ * a squared distance is the sum over the selected features in ascending
+ * order of __fmul_rn/__fadd_rn (never contracted into a multiply-add), in
+ * one thread; sums over samples (centroids, objectives) are doubles added in
+ * slot order by one thread; sqrtf and the divisions are IEEE (no fast-math).
+ * Names private to this file use gkn_. */
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include <cuda_runtime.h>
+
+#include "cuda_check.h"
+#include "gpu.h"
+#include "nsga_gpu.h"
+
+namespace {
+
+constexpr int GKN_THREADS = 256;
+constexpr uint32_t GKN_NONE = 0xffffffffu;
+constexpr int GKN_KNN_MAX = 64;
+
+/* What every kernel reads (by value). */
+struct gkn_args {
+    const float *xc, *xr;
+    const uint32_t *orig;
+    const uint16_t *y;
+    const uint64_t *masks;
+    const uint32_t *init;
+    uint32_t n, p, ns, n_classes, n_folds, words, knn_k, clusters, kmeans_iter, kc;
+    uint32_t fold_off[33], fold_n[32];
+    uint32_t first;
+    /* per block (individual - first) scratch */
+    uint32_t *idx;   /* p */
+    float *cent;     /* kc * p */
+    uint32_t *cnt;   /* kc */
+    float *best;     /* ns */
+    uint16_t *assign;/* ns */
+    double *f;       /* 2 per individual of the chunk */
+};
+
+/* The block's selected features into idx (in ascending order); @return m */
+__device__ uint32_t gkn_gather(const gkn_args &a, const uint64_t *mask, uint32_t *idx)
+{
+    __shared__ uint32_t s_m;
+    if (threadIdx.x == 0) {
+        uint32_t m = 0;
+        for (uint32_t w = 0; w < a.words; w++) {
+            uint64_t v = mask[w];
+            while (v) {
+                int b = __ffsll((long long)v) - 1;
+                idx[m++] = w * 64 + (uint32_t)b;
+                v &= v - 1;
+            }
+        }
+        s_m = m;
+    }
+    __syncthreads();
+    return s_m;
+}
+
+/* sum over t < m of (xc[idx[t]][j] - x(t))^2, t ascending; x(t) = xc[idx[t]][i] */
+__device__ float gkn_dist_slots(const gkn_args &a, const uint32_t *idx, uint32_t m, uint32_t i,
+                                uint32_t j)
+{
+    float s = 0.0f;
+    for (uint32_t t = 0; t < m; t++) {
+        const float *col = a.xc + (size_t)idx[t] * a.ns;
+        float e = __fsub_rn(col[j], col[i]);
+        s = __fadd_rn(s, __fmul_rn(e, e));
+    }
+    return s;
+}
+
+/* the same from slot j to a centroid c (m values) */
+__device__ float gkn_dist_cent(const gkn_args &a, const uint32_t *idx, uint32_t m, uint32_t j,
+                               const float *c)
+{
+    float s = 0.0f;
+    for (uint32_t t = 0; t < m; t++) {
+        float e = __fsub_rn(a.xc[(size_t)idx[t] * a.ns + j], c[t]);
+        s = __fadd_rn(s, __fmul_rn(e, e));
+    }
+    return s;
+}
+
+__device__ uint32_t gkn_block_sum(uint32_t v)
+{
+    __shared__ uint32_t s_sum;
+    if (threadIdx.x == 0) s_sum = 0;
+    __syncthreads();
+    atomicAdd(&s_sum, v);
+    __syncthreads();
+    uint32_t r = s_sum;
+    __syncthreads();
+    return r;
+}
+
+/* A classifier's objectives: F1 = m / p, F2 = err / n (1 with no feature). */
+__device__ void gkn_put_error(const gkn_args &a, uint32_t b, uint32_t m, uint32_t err)
+{
+    if (threadIdx.x) return;
+    a.f[2 * b] = (double)m / a.p;
+    a.f[2 * b + 1] = m ? (double)err / a.n : 1.0;
+}
+
+__global__ void gkn_knn(gkn_args a)
+{
+    uint32_t b = blockIdx.x, ind = a.first + b;
+    uint32_t *idx = a.idx + (size_t)b * a.p;
+    uint32_t m = gkn_gather(a, a.masks + (size_t)ind * a.words, idx);
+    if (!m) {
+        gkn_put_error(a, b, 0, 0); /* no feature: F = (0, 1) */
+        return;
+    }
+    uint32_t err = 0, k = a.knn_k;
+    float bd[GKN_KNN_MAX];
+    uint32_t bo[GKN_KNN_MAX];
+    uint16_t bc[GKN_KNN_MAX];
+    for (uint32_t i = threadIdx.x; i < a.ns; i += blockDim.x) {
+        if (a.orig[i] == GKN_NONE) continue;
+        uint32_t fo = 0;
+        while (i >= a.fold_off[fo + 1]) fo++;
+        for (uint32_t q = 0; q < k; q++) {
+            bd[q] = INFINITY;
+            bo[q] = GKN_NONE;
+            bc[q] = 0;
+        }
+        for (uint32_t g = 0; g < a.n_folds; g++) {
+            if (g == fo) continue;
+            uint32_t j1 = a.fold_off[g] + a.fold_n[g];
+            for (uint32_t j = a.fold_off[g]; j < j1; j++) {
+                float dv = gkn_dist_slots(a, idx, m, i, j);
+                uint32_t o = a.orig[j];
+                if (dv > bd[k - 1] || (dv == bd[k - 1] && o >= bo[k - 1])) continue;
+                uint32_t q = k - 1;
+                while (q > 0 && (dv < bd[q - 1] || (dv == bd[q - 1] && o < bo[q - 1]))) {
+                    bd[q] = bd[q - 1];
+                    bo[q] = bo[q - 1];
+                    bc[q] = bc[q - 1];
+                    q--;
+                }
+                bd[q] = dv;
+                bo[q] = o;
+                bc[q] = a.y[j];
+            }
+        }
+        /* the vote: the most frequent class, the lower on ties (0 with no neighbour) */
+        uint32_t best = 0, best_v = 0;
+        for (uint32_t q = 0; q < k; q++) {
+            if (bo[q] == GKN_NONE) continue;
+            uint32_t v = 0;
+            for (uint32_t r = 0; r < k; r++) v += bo[r] != GKN_NONE && bc[r] == bc[q];
+            if (v > best_v || (v == best_v && bc[q] < best)) {
+                best = bc[q];
+                best_v = v;
+            }
+        }
+        err += best != a.y[i];
+    }
+    gkn_put_error(a, b, m, gkn_block_sum(err));
+}
+
+__global__ void gkn_nc(gkn_args a)
+{
+    uint32_t b = blockIdx.x, ind = a.first + b;
+    uint32_t *idx = a.idx + (size_t)b * a.p;
+    float *cent = a.cent + (size_t)b * a.kc * a.p;
+    uint32_t *cnt = a.cnt + (size_t)b * a.kc;
+    uint32_t m = gkn_gather(a, a.masks + (size_t)ind * a.words, idx);
+    if (!m) {
+        gkn_put_error(a, b, 0, 0); /* no feature: F = (0, 1) */
+        return;
+    }
+    uint32_t err = 0, nc = a.n_classes;
+    for (uint32_t fo = 0; fo < a.n_folds; fo++) {
+        /* each (class, feature) mean over the other folds, a double sum in slot order */
+        for (uint32_t ct = threadIdx.x; ct < nc * m; ct += blockDim.x) {
+            uint32_t c = ct / m, t = ct % m;
+            const float *col = a.xc + (size_t)idx[t] * a.ns;
+            double s = 0.0;
+            uint32_t n_c = 0;
+            for (uint32_t g = 0; g < a.n_folds; g++) {
+                if (g == fo) continue;
+                uint32_t j1 = a.fold_off[g] + a.fold_n[g];
+                for (uint32_t j = a.fold_off[g]; j < j1; j++)
+                    if (a.y[j] == c) {
+                        s += col[j];
+                        n_c++;
+                    }
+            }
+            cent[(size_t)c * m + t] = n_c ? (float)(s / n_c) : 0.0f;
+            if (t == 0) cnt[c] = n_c;
+        }
+        __syncthreads();
+        uint32_t a0 = a.fold_off[fo], a1 = a0 + a.fold_n[fo];
+        for (uint32_t i = a0 + threadIdx.x; i < a1; i += blockDim.x) {
+            float best = INFINITY;
+            uint32_t pred = 0;
+            for (uint32_t c = 0; c < nc; c++) {
+                if (!cnt[c]) continue;
+                float dv = gkn_dist_cent(a, idx, m, i, cent + (size_t)c * m);
+                if (dv < best) {
+                    best = dv;
+                    pred = c;
+                }
+            }
+            err += pred != a.y[i];
+        }
+        __syncthreads();
+    }
+    gkn_put_error(a, b, m, gkn_block_sum(err));
+}
+
+/* Every slot to its nearest centroid; @return (block-wide) the samples that moved */
+__device__ uint32_t gkn_km_assign(const gkn_args &a, const uint32_t *idx, uint32_t m,
+                                  const float *cent, float *best, uint16_t *assign)
+{
+    uint32_t changed = 0;
+    for (uint32_t j = threadIdx.x; j < a.ns; j += blockDim.x) {
+        float bv = INFINITY;
+        uint16_t bc = 0;
+        for (uint32_t c = 0; c < a.clusters; c++) {
+            float dv = gkn_dist_cent(a, idx, m, j, cent + (size_t)c * m);
+            if (dv < bv) {
+                bv = dv;
+                bc = (uint16_t)c;
+            }
+        }
+        if (j < a.n) changed += assign[j] != bc;
+        best[j] = bv;
+        assign[j] = bc;
+    }
+    return gkn_block_sum(changed);
+}
+
+__global__ void gkn_kmeans(gkn_args a)
+{
+    uint32_t b = blockIdx.x, ind = a.first + b;
+    uint32_t *idx = a.idx + (size_t)b * a.p;
+    float *cent = a.cent + (size_t)b * a.kc * a.p;
+    float *best = a.best + (size_t)b * a.ns;
+    uint16_t *assign = a.assign + (size_t)b * a.ns;
+    uint32_t m = gkn_gather(a, a.masks + (size_t)ind * a.words, idx);
+    if (!m) {
+        if (threadIdx.x == 0) a.f[2 * b] = a.f[2 * b + 1] = 0.0;
+        return;
+    }
+    uint32_t kc = a.clusters;
+    /* the initial centroids: the generation's samples, from the row-major copy */
+    for (uint32_t ct = threadIdx.x; ct < kc * m; ct += blockDim.x) {
+        uint32_t c = ct / m, t = ct % m;
+        cent[ct] = a.xr[(size_t)a.init[c] * a.p + idx[t]];
+    }
+    for (uint32_t j = threadIdx.x; j < a.ns; j += blockDim.x) assign[j] = 0;
+    __syncthreads();
+    gkn_km_assign(a, idx, m, cent, best, assign);
+    for (uint32_t it = 0; it < a.kmeans_iter; it++) {
+        for (uint32_t ct = threadIdx.x; ct < kc * m; ct += blockDim.x) {
+            uint32_t c = ct / m, t = ct % m;
+            const float *col = a.xc + (size_t)idx[t] * a.ns;
+            double s = 0.0;
+            uint32_t n_c = 0;
+            for (uint32_t j = 0; j < a.n; j++)
+                if (assign[j] == c) {
+                    s += col[j];
+                    n_c++;
+                }
+            if (n_c) cent[ct] = (float)(s / n_c);
+        }
+        __syncthreads();
+        if (!gkn_km_assign(a, idx, m, cent, best, assign)) break;
+    }
+    if (threadIdx.x == 0) {
+        double intra = 0.0, inter = 0.0;
+        for (uint32_t j = 0; j < a.n; j++) intra += sqrtf(best[j]);
+        for (uint32_t c = 0; c < kc; c++)
+            for (uint32_t l = c + 1; l < kc; l++) {
+                float q = 0.0f;
+                for (uint32_t t = 0; t < m; t++) {
+                    float e = __fsub_rn(cent[(size_t)c * m + t], cent[(size_t)l * m + t]);
+                    q = __fadd_rn(q, __fmul_rn(e, e));
+                }
+                inter += sqrtf(q);
+            }
+        a.f[2 * b] = intra / a.n;
+        a.f[2 * b + 1] = kc > 1 ? -inter / ((double)kc * (kc - 1) / 2) : 0.0;
+    }
+}
+
+} // namespace
+
+struct es_gkn {
+    int dev, obj;
+    uint32_t sms, max_pop;
+    gkn_args a;
+    float *d_xc, *d_xr, *d_cent, *d_best;
+    uint32_t *d_orig, *d_idx, *d_cnt, *d_init;
+    uint16_t *d_y, *d_assign;
+    uint64_t *d_masks;
+    double *d_f;
+    cudaStream_t st;
+    char name[160];
+};
+
+namespace {
+
+int gkn_alloc(es_gkn_t *g, const es_gkn_config_t *c)
+{
+    size_t ns = c->n_slots, p = c->p, kc = c->clusters > c->n_classes ? c->clusters : c->n_classes;
+    if (kc < 1) kc = 1;
+    size_t blocks = c->max_pop;
+    CHECK(cudaMalloc(&g->d_xc, p * ns * sizeof(float)));
+    CHECK(cudaMalloc(&g->d_xr, p * ns * sizeof(float)));
+    CHECK(cudaMalloc(&g->d_orig, ns * sizeof(uint32_t)));
+    CHECK(cudaMalloc(&g->d_y, ns * sizeof(uint16_t)));
+    CHECK(cudaMalloc(&g->d_masks, blocks * c->words * sizeof(uint64_t)));
+    CHECK(cudaMalloc(&g->d_init, (c->clusters ? c->clusters : 1) * sizeof(uint32_t)));
+    CHECK(cudaMalloc(&g->d_idx, blocks * p * sizeof(uint32_t)));
+    CHECK(cudaMalloc(&g->d_cent, blocks * kc * p * sizeof(float)));
+    CHECK(cudaMalloc(&g->d_cnt, blocks * kc * sizeof(uint32_t)));
+    CHECK(cudaMalloc(&g->d_best, blocks * ns * sizeof(float)));
+    CHECK(cudaMalloc(&g->d_assign, blocks * ns * sizeof(uint16_t)));
+    CHECK(cudaMalloc(&g->d_f, blocks * 2 * sizeof(double)));
+    CHECK(cudaMemcpy(g->d_xc, c->xc, p * ns * sizeof(float), cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(g->d_xr, c->xr, p * ns * sizeof(float), cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(g->d_orig, c->orig, ns * sizeof(uint32_t), cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(g->d_y, c->y, ns * sizeof(uint16_t), cudaMemcpyHostToDevice));
+    gkn_args &a = g->a;
+    memset(&a, 0, sizeof a);
+    a.xc = g->d_xc;
+    a.xr = g->d_xr;
+    a.orig = g->d_orig;
+    a.y = g->d_y;
+    a.masks = g->d_masks;
+    a.init = g->d_init;
+    a.n = c->n;
+    a.p = c->p;
+    a.ns = c->n_slots;
+    a.n_classes = c->n_classes;
+    a.n_folds = c->n_folds;
+    a.words = c->words;
+    a.knn_k = c->knn_k;
+    a.clusters = c->clusters;
+    a.kmeans_iter = c->kmeans_iter;
+    a.kc = (uint32_t)kc;
+    for (uint32_t k = 0; k <= c->n_folds && k < 33; k++) a.fold_off[k] = c->fold_off[k];
+    for (uint32_t k = 0; k < c->n_folds && k < 32; k++) a.fold_n[k] = c->fold_n[k];
+    a.idx = g->d_idx;
+    a.cent = g->d_cent;
+    a.cnt = g->d_cnt;
+    a.best = g->d_best;
+    a.assign = g->d_assign;
+    return ES_OK;
+}
+
+} // namespace
+
+extern "C" int es_gkn_device_count(int *n)
+{
+    return es_gpu_device_count(n);
+}
+
+extern "C" int es_gkn_open(int dev, const es_gkn_config_t *cfg, es_gkn_t **out)
+{
+    *out = nullptr;
+    if (cfg->obj < ES_GKN_KMEANS || cfg->obj > ES_GKN_NC || cfg->n_slots % 16 || cfg->n_folds > 32 ||
+        cfg->knn_k > (uint32_t)GKN_KNN_MAX || !cfg->max_pop)
+        return ES_ERR_ARG;
+    es_gkn_t *g = (es_gkn_t *)calloc(1, sizeof *g);
+    if (!g) return ES_ERR_NOMEM;
+    g->dev = dev;
+    g->obj = cfg->obj;
+    g->max_pop = cfg->max_pop;
+    int ret = ES_OK;
+    cudaDeviceProp prop;
+    if (cudaSetDevice(dev) != cudaSuccess || cudaGetDeviceProperties(&prop, dev) != cudaSuccess ||
+        cudaStreamCreate(&g->st) != cudaSuccess) {
+        fprintf(stderr, "[E::es_gkn_open] cannot open CUDA device %d: %s\n", dev,
+                cudaGetErrorString(cudaGetLastError()));
+        free(g);
+        return ES_ERR_GPU;
+    }
+    g->sms = (uint32_t)prop.multiProcessorCount;
+    snprintf(g->name, sizeof g->name, "gpu:%d (%.64s, %u SMs)", dev, prop.name, g->sms);
+    if ((ret = gkn_alloc(g, cfg))) {
+        es_gkn_close(g);
+        return ret;
+    }
+    *out = g;
+    return ES_OK;
+}
+
+extern "C" int es_gkn_population(es_gkn_t *g, const uint64_t *masks, uint32_t n, const uint32_t *init)
+{
+    if (n > g->max_pop) return ES_ERR_ARG;
+    CHECK(cudaSetDevice(g->dev));
+    CHECK(cudaMemcpyAsync(g->d_masks, masks, (size_t)n * g->a.words * sizeof(uint64_t),
+                          cudaMemcpyHostToDevice, g->st));
+    if (init && g->a.clusters)
+        CHECK(cudaMemcpyAsync(g->d_init, init, g->a.clusters * sizeof(uint32_t), cudaMemcpyHostToDevice,
+                              g->st));
+    CHECK(cudaStreamSynchronize(g->st));
+    return ES_OK;
+}
+
+extern "C" int es_gkn_eval(es_gkn_t *g, uint32_t first, uint32_t count, double *f)
+{
+    if (!count) return ES_OK;
+    if (first + count > g->max_pop) return ES_ERR_ARG;
+    CHECK(cudaSetDevice(g->dev));
+    gkn_args a = g->a;
+    a.first = first;
+    a.f = g->d_f;
+    if (g->obj == ES_GKN_KNN) gkn_knn<<<count, GKN_THREADS, 0, g->st>>>(a);
+    else if (g->obj == ES_GKN_NC) gkn_nc<<<count, GKN_THREADS, 0, g->st>>>(a);
+    else gkn_kmeans<<<count, GKN_THREADS, 0, g->st>>>(a);
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpyAsync(f, g->d_f, (size_t)count * 2 * sizeof(double), cudaMemcpyDeviceToHost, g->st));
+    CHECK(cudaStreamSynchronize(g->st));
+    return ES_OK;
+}
+
+extern "C" uint32_t es_gkn_chunk(const es_gkn_t *g)
+{
+    return g->sms ? g->sms : 1;
+}
+
+extern "C" const char *es_gkn_name(const es_gkn_t *g)
+{
+    return g->name;
+}
+
+extern "C" void es_gkn_close(es_gkn_t *g)
+{
+    if (!g) return;
+    cudaSetDevice(g->dev);
+    cudaFree(g->d_xc);
+    cudaFree(g->d_xr);
+    cudaFree(g->d_orig);
+    cudaFree(g->d_y);
+    cudaFree(g->d_masks);
+    cudaFree(g->d_init);
+    cudaFree(g->d_idx);
+    cudaFree(g->d_cent);
+    cudaFree(g->d_cnt);
+    cudaFree(g->d_best);
+    cudaFree(g->d_assign);
+    cudaFree(g->d_f);
+    if (g->st) cudaStreamDestroy(g->st);
+    free(g);
+}

@@ -1,0 +1,134 @@
+/* test_gpu_nsga.c -- the NSGA-II GPU kernels against the CPU's: every
+ * objective's two values bit for bit on random data and masks (sizes that
+ * hit the 16-slot and block tails), and whole runs on cpu, gpu:0 and
+ * cpu,gpu:0 giving the same front and hypervolumes.  Exits 77 (skip) where
+ * no GPU is visible or CUDA is not built. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "gpu.h"
+#include "nsga.h"
+#include "nsga_gpu.h"
+#include "backend.h" /* testutil.h's scan helpers need it */
+#include "testutil.h"
+#include "nsga_test.h"
+
+static char *dir;
+
+static char *random_table(uint32_t n, uint32_t p, uint32_t c, uint64_t *rng)
+{
+    return nsga_random_table(dir, n, p, c, rng);
+}
+
+static void test_values_bitwise(void **state)
+{
+    (void)state;
+    uint64_t rng = 1234;
+    for (int rep = 0; rep < 4; rep++) {
+        uint32_t n = 30 + (uint32_t)tu_randn(&rng, 300), p = 1 + (uint32_t)tu_randn(&rng, 150);
+        char *path = random_table(n, p, 2 + (uint32_t)tu_randn(&rng, 3), &rng);
+        for (int obj = 0; obj < 3; obj++) {
+            es_nsga_load_opt_t lo = {0};
+            lo.folds = obj ? 5 : 0;
+            es_nsga_data_t d;
+            assert_int_equal(es_nsga_data_from_table(path, &lo, &d), ES_OK);
+            es_nsga_opt_t o;
+            es_nsga_opt_init(&o);
+            o.obj = (es_nsga_obj_t)obj;
+            o.knn_k = 1 + (uint32_t)tu_randn(&rng, 9);
+            uint32_t words = (p + 63) / 64, pop = 37, init[3] = {1, n / 3, n - 2};
+            uint64_t *m = calloc((size_t)pop * words, 8);
+            for (uint32_t i = 0; i < pop; i++)
+                for (uint32_t f = 0; f < p; f++)
+                    if (tu_randn(&rng, 4) == 0 || (i == 1)) m[(size_t)i * words + f / 64] |= 1ull << (f % 64);
+            /* individual 0 stays empty */
+            uint32_t one_fold[2] = {0, d.n_slots};
+            es_gkn_config_t cfg = {.obj = obj, .n = d.n, .p = d.p, .n_slots = d.n_slots,
+                                   .n_classes = d.n_classes, .n_folds = d.n_folds,
+                                   .fold_off = d.n_folds ? d.fold_off : one_fold, .fold_n = d.fold_n,
+                                   .xc = d.xc, .xr = d.xr, .orig = d.orig, .y = d.y,
+                                   .knn_k = o.knn_k, .clusters = 3, .kmeans_iter = o.kmeans_iter,
+                                   .max_pop = pop, .words = words};
+            es_gkn_t *g;
+            assert_int_equal(es_gkn_open(0, &cfg, &g), ES_OK);
+            assert_int_equal(es_gkn_population(g, m, pop, init), ES_OK);
+            double *fg = calloc(2 * pop, sizeof *fg);
+            assert_int_equal(es_gkn_eval(g, 0, 20, fg), ES_OK);
+            assert_int_equal(es_gkn_eval(g, 20, pop - 20, fg + 40), ES_OK);
+            for (uint32_t i = 0; i < pop; i++) {
+                double fc[2];
+                assert_int_equal(es_nsga_eval_one(&d, &o, m + (size_t)i * words, init, 1, fc), ES_OK);
+                if (memcmp(fc, fg + 2 * i, sizeof fc))
+                    fail_msg("obj %d n %u p %u individual %u: cpu %.17g %.17g gpu %.17g %.17g", obj, n,
+                             p, i, fc[0], fc[1], fg[2 * i], fg[2 * i + 1]);
+            }
+            es_gkn_close(g);
+            free(fg);
+            free(m);
+            es_nsga_data_free(&d);
+        }
+        free(path);
+    }
+}
+
+static void test_runs_same_front(void **state)
+{
+    (void)state;
+    uint64_t rng = 77;
+    char *path = random_table(200, 40, 3, &rng);
+    for (int obj = 0; obj < 3; obj++) {
+        es_nsga_load_opt_t lo = {0};
+        lo.folds = obj ? 5 : 0;
+        es_nsga_data_t d;
+        assert_int_equal(es_nsga_data_from_table(path, &lo, &d), ES_OK);
+        es_nsga_opt_t o;
+        es_nsga_opt_init(&o);
+        o.obj = (es_nsga_obj_t)obj;
+        o.population = 64;
+        o.generations = 10;
+        o.seed = 5;
+        const char *dev[] = {"cpu", "gpu:0", "cpu,gpu:0"};
+        es_nsga_result_t r[3];
+        for (int k = 0; k < 3; k++) {
+            o.devices = dev[k];
+            assert_int_equal(es_nsga_run(&d, &o, &r[k]), ES_OK);
+        }
+        for (int k = 1; k < 3; k++) {
+            assert_int_equal(r[0].n_front, r[k].n_front);
+            assert_memory_equal(r[0].front_mask, r[k].front_mask, (size_t)r[0].n_front * r[0].words * 8);
+            assert_memory_equal(r[0].front_f, r[k].front_f, (size_t)r[0].n_front * 2 * sizeof(double));
+            assert_memory_equal(r[0].hv, r[k].hv, r[0].n_hv * sizeof(double));
+        }
+        printf("obj %d: mixed run cpu %llu gpu %llu evaluations\n", obj,
+               (unsigned long long)r[2].dev[0].evaluations, (unsigned long long)r[2].dev[1].evaluations);
+        for (int k = 0; k < 3; k++) es_nsga_result_free(&r[k]);
+        es_nsga_data_free(&d);
+    }
+    free(path);
+}
+
+int main(void)
+{
+    int n = 0;
+    if (es_gpu_device_count(&n) != ES_OK || n == 0) {
+        printf("no GPU: skipped\n");
+        return 77;
+    }
+    es_log_set_level(ES_LOG_ERROR);
+    dir = tu_mkdtemp();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_values_bitwise),
+        cmocka_unit_test(test_runs_same_front),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    tu_rmtree(dir);
+    free(dir);
+    return rc;
+}

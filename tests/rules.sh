@@ -9,6 +9,7 @@
 #     point and subset accuracy within 3 points of mlrl-boomer 0.15.6's (18.79 %
 #     / 30.61 %, 4.46 % / 15.12 %), the same model bytes on 1 and 2 threads;
 #  3. CSV input, labels found by the model's names, outputs and their shape;
+#     --time-limit stops early with a usable model and says so;
 #  4. malformed ARFF, XML and model files: a message naming the file, a
 #     non-zero exit, nothing written;
 #  5. when MLRL_PYTHON names a Python with mlrl-boomer 0.15.6: its first 50
@@ -69,6 +70,21 @@ cut -f1-8 "$T/r3.tsv" >"$T/feat.tsv"
 "$EPISTREAM" rules predict --model "$T/csv.model" --table "$T/feat.tsv" --out "$T/q" --quiet || fail "predict without labels"
 [ -f "$T/q.pred.tsv" ] && [ ! -f "$T/q.metrics.tsv" ] || fail "without labels: pred.tsv only"
 cmp -s "$T/p.pred.tsv" "$T/q.pred.tsv" || fail "the predictions depend on the label columns"
+
+# ---- --time-limit: stops early with a usable model and says so; bad values refused --------
+timeout 120 "$EPISTREAM" rules train --table "$T/r3.tsv" --labels y0,y1,y2 --max-rules 100000000 \
+    --time-limit 0.3 --out "$T/tl" 2>"$T/tl.err" || { cat "$T/tl.err" >&2; fail "rules train --time-limit 0.3"; }
+grep -q 'stopped early after [0-9]* of at most 100000000 rules.*time limit of 0.3 s' "$T/tl.err" ||
+    fail "--time-limit: no message that it stopped early: $(cat "$T/tl.err")"
+grep -q 'stopped early by --time-limit' "$T/tl.err" || fail "--time-limit: the summary line does not say it"
+n_tl=$(sed -n 's/.*stopped early after \([0-9]*\) of.*/\1/p' "$T/tl.err")
+[ "$(wc -l <"$T/tl.rules.txt")" -eq "$n_tl" ] || fail "--time-limit: $n_tl rules said, $(wc -l <"$T/tl.rules.txt") written"
+"$EPISTREAM" rules predict --model "$T/tl.model" --table "$T/r3.tsv" --out "$T/tlp" --quiet ||
+    fail "rules predict with a model stopped by --time-limit"
+for v in -1 abc; do
+    expect_fail "$T/err" "$EPISTREAM" rules train --table "$T/r3.tsv" --labels y0 --time-limit "$v" --out "$T/bad"
+    grep -q -- "--time-limit" "$T/err" || fail "--time-limit $v: $(cat "$T/err")"
+done
 
 # ---- 4. malformed inputs ----------------------------------------------------------------
 bad() { # WHAT FILE-NAMED CMD...: fails, names the file, writes nothing

@@ -307,6 +307,54 @@ static void test_threads(void **state)
     es_rules_data_free(&d);
 }
 
+/* --time-limit (mlrl-boomer's time_limit): the clock starts before the first rule
+ * after the default rule and is read before each later rule, so a limit that
+ * has passed by then stops after exactly one rule, and the model is usable;
+ * a limit not reached changes nothing; a negative or NaN limit is refused. */
+static void test_time_limit(void **state)
+{
+    (void)state;
+    es_rules_data_t d;
+    es_rules_model_t m;
+    es_rules_opt_t o;
+    random_data(&d, 200, 6, 2, 7);
+    es_rules_opt_init(&o);
+    o.max_rules = 1000;
+    o.time_limit = 1e-12;
+    train(&d, &o, &m);
+    assert_int_equal(m.n_rules, 1);
+    assert_int_equal(m.stop, ES_RULES_STOP_TIME_LIMIT);
+    double *s = malloc(200 * 2 * sizeof *s);
+    assert_non_null(s);
+    es_rules_predict_scores(&m, &d, s);
+    for (int k = 0; k < 400; k++) assert_true(isfinite(s[k]));
+    char *txt = model_text(&m);
+    assert_non_null(strstr(txt, "end 1"));
+    free(txt);
+    free(s);
+    es_rules_model_free(&m);
+    /* not reached: the same model as without a limit */
+    o.max_rules = 20;
+    o.time_limit = 1e6;
+    train(&d, &o, &m);
+    assert_int_equal(m.n_rules, 19);
+    assert_int_equal(m.stop, ES_RULES_STOP_MAX_RULES);
+    char *a = model_text(&m);
+    es_rules_model_free(&m);
+    o.time_limit = 0;
+    train(&d, &o, &m);
+    char *b = model_text(&m);
+    assert_string_equal(a, b);
+    free(a);
+    free(b);
+    es_rules_model_free(&m);
+    o.time_limit = -1;
+    assert_int_equal(es_rules_opt_check(&o), ES_ERR_ARG);
+    o.time_limit = NAN;
+    assert_int_equal(es_rules_opt_check(&o), ES_ERR_ARG);
+    es_rules_data_free(&d);
+}
+
 /* Written, read back, written again: the same bytes and the same scores. */
 static void test_model_roundtrip(void **state)
 {
@@ -427,7 +475,7 @@ int main(void)
         cmocka_unit_test(test_boundary_at_zero), cmocka_unit_test(test_single_head),
         cmocka_unit_test(test_nominal),       cmocka_unit_test(test_metrics),
         cmocka_unit_test(test_threads),       cmocka_unit_test(test_model_roundtrip),
-        cmocka_unit_test(test_mulan_xml),
+        cmocka_unit_test(test_mulan_xml),     cmocka_unit_test(test_time_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -42,6 +42,10 @@ static void train_usage(FILE *fp)
     fprintf(fp,
             "Learning:\n"
             "  --max-rules N        rules to learn, the default rule included (default 1000)\n"
+            "  --time-limit SECONDS stop adding rules once SECONDS have passed since the first\n"
+            "                       rule after the default rule (checked before each rule; at\n"
+            "                       least one rule is learned); 0 = none (default).  The model\n"
+            "                       is valid; which rule it stops at depends on the machine\n"
             "  --head-type H        complete (default: a score for every label) or single (one\n"
             "                       label a rule)\n"
             "  --loss L             logistic (default; label-wise logistic loss) or\n"
@@ -120,6 +124,11 @@ static int set_l2(void *ctx, const char *arg)
     return set_double_in("l2", arg, 0.0, 1e30, 0, &((rules_args_t *)ctx)->o.l2);
 }
 
+static int set_time_limit(void *ctx, const char *arg)
+{
+    return set_double_in("time-limit", arg, 0.0, 1e9, 0, &((rules_args_t *)ctx)->o.time_limit);
+}
+
 /* s among names[0..n): its index into *out.  @return 0 or -1 after a message */
 static int pick(const char *opt, const char *s, const char *const *names, int n, int *out)
 {
@@ -189,6 +198,7 @@ static const es_cli_opt_t train_opts[] = {
     ES_CLI_OPT_FUNC("l2", set_l2),
     ES_CLI_OPT_FUNC("feature-sampling", set_fsamp),
     ES_CLI_OPT_FUNC("instance-sampling", set_isamp),
+    ES_CLI_OPT_FUNC("time-limit", set_time_limit),
     ES_CLI_OPT_U64("seed", rules_args_t, seed),
 };
 
@@ -260,6 +270,7 @@ static double cpu_now(void)
 /* The progress line (a terminal only). */
 typedef struct {
     double t0, last;
+    int open; /* a line without its newline (the training may stop before the last rule) */
 } progress_t;
 
 static void progress(void *ctx, uint32_t done, uint32_t total)
@@ -270,7 +281,8 @@ static void progress(void *ctx, uint32_t done, uint32_t total)
     p->last = now;
     double eta = done ? (now - p->t0) * (double)(total - done) / done : 0.0;
     fprintf(stderr, "\r[rules] %u/%u rules, ETA %.0f s   ", done, total, eta);
-    if (done == total) fputc('\n', stderr);
+    p->open = done < total;
+    if (!p->open) fputc('\n', stderr);
 }
 
 static int train_run(rules_args_t *a)
@@ -289,7 +301,7 @@ static int train_run(rules_args_t *a)
     es_rules_data_t d;
     es_rules_model_t m;
     es_out_t o_model, o_txt;
-    progress_t pr = {es_time_now(), 0.0};
+    progress_t pr = {es_time_now(), 0.0, 0};
     int ret;
     memset(&d, 0, sizeof d);
     memset(&m, 0, sizeof m);
@@ -306,7 +318,9 @@ static int train_run(rules_args_t *a)
         a->o.progress_ctx = &pr;
     }
     double t1 = es_time_now(), c1 = cpu_now();
-    if ((ret = es_rules_train(&d, &a->o, &m))) goto out;
+    ret = es_rules_train(&d, &a->o, &m);
+    if (pr.open) fputc('\n', stderr);
+    if (ret) goto out;
     double t_fit = es_time_now() - t1, c_fit = cpu_now() - c1;
     if ((ret = es_rules_model_write(&m, o_model.fp)) || es_out_failed(&o_model) ||
         (ret = es_rules_write_text(&m, o_txt.fp)) || es_out_failed(&o_txt)) {
@@ -318,8 +332,9 @@ static int train_run(rules_args_t *a)
     if (!a->quiet)
         fprintf(stderr,
                 "[rules] %u rules (the default rule included) from %u examples, %u features, %u "
-                "labels in %.2f s (fit %.2f s, %.2f s CPU); %s.model, %s.rules.txt\n",
+                "labels in %.2f s (fit %.2f s, %.2f s CPU)%s; %s.model, %s.rules.txt\n",
                 m.n_rules + 1, d.n_ex, d.n_feat, d.n_lab, es_time_now() - t0, t_fit, c_fit,
+                m.stop == ES_RULES_STOP_TIME_LIMIT ? ", stopped early by --time-limit" : "",
                 a->out, a->out);
 out:
     if (ret) {

@@ -68,6 +68,10 @@ typedef struct {
     double feat_sample_size;      /* (0, 1) fraction of the features, 0 = the log2 rule */
     es_rules_isamp_t inst_samp;   /* default none */
     double inst_sample_size;      /* (0, 1], default 0.66 */
+    double time_limit;            /* seconds, 0 = none (default); mlrl-boomer's time_limit: the
+                                     clock starts before the first rule after the default rule
+                                     and is read before each later rule, so at least one rule is
+                                     learned; which rule it stops at depends on the machine */
     uint64_t seed;                /* default 1 (mlrl-boomer's random_state default) */
     int threads;                  /* 0 = all (OpenMP's default) */
     es_rules_progress_fn progress; /* may be NULL */
@@ -101,6 +105,13 @@ typedef struct {
     double *score;
 } es_rules_rule_t;
 
+/** Why the training stopped (es_rules_model_t.stop; not saved in the model file). */
+typedef enum {
+    ES_RULES_STOP_MAX_RULES,   /* --max-rules reached */
+    ES_RULES_STOP_NO_REFINE,   /* no refinement of an empty rule improves the loss */
+    ES_RULES_STOP_TIME_LIMIT   /* the time limit was reached */
+} es_rules_stop_t;
+
 typedef struct {
     uint32_t n_feat, n_lab;
     char **feat_name, **lab_name;
@@ -111,6 +122,7 @@ typedef struct {
     double *def;         /* n_lab scores of the default rule */
     uint32_t n_rules, cap_rules;
     es_rules_rule_t *rule;
+    es_rules_stop_t stop; /* set by es_rules_train(); not saved (a read model has MAX_RULES) */
 } es_rules_model_t;
 
 /**

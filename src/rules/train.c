@@ -54,6 +54,8 @@ int es_rules_opt_check(const es_rules_opt_t *o)
              (unsigned)o->feat_samp > ES_RULES_FS_WITHOUT || (unsigned)o->inst_samp > ES_RULES_IS_WITHOUT)
         terr("unknown loss, head type or sampling method");
     else if (o->threads < 0) terr("the number of threads must be >= 0 (0: all)");
+    else if (!(o->time_limit >= 0.0 && isfinite(o->time_limit)))
+        terr("the time limit must be a number of seconds >= 0 (0: none), got %g", o->time_limit);
     else return ES_OK;
     return ES_ERR_ARG;
 }
@@ -568,7 +570,17 @@ static void grow_rules(train_t *t)
 {
     const es_rules_opt_t *o = t->o;
     uint32_t n_chunks = (t->c.n + APPLY_CHUNK - 1) / APPLY_CHUNK;
+    double t_start = 0.0;
     for (uint32_t r = 1; r < o->max_rules; r++) {
+        /* mlrl-boomer's TimeStoppingCriterion: its first test starts the clock, each
+           later one (before each rule) stops once the limit is reached */
+        if (o->time_limit > 0) {
+            if (r == 1) t_start = es_time_now();
+            else if (es_time_now() - t_start >= o->time_limit) {
+                t->m->stop = ES_RULES_STOP_TIME_LIMIT;
+                break;
+            }
+        }
         begin_rule(t);
         while (t->more) {
             sample_features(t);
@@ -576,7 +588,10 @@ static void grow_rules(train_t *t)
             reduce_and_apply(t);
         }
         finish_rule(t);
-        if (t->stop) break;
+        if (t->stop) {
+            if (!t->err) t->m->stop = ES_RULES_STOP_NO_REFINE;
+            break;
+        }
         es_rl_pool_run(t->pool, n_chunks, apply_job, t, 0, &t->scr[0]);
         if (o->progress) o->progress(o->progress_ctx, r + 1, o->max_rules);
     }
@@ -700,10 +715,15 @@ int es_rules_train(const es_rules_data_t *d, const es_rules_opt_t *o, es_rules_m
         }
     }
     ret = t.err;
-    if (!ret && m->n_rules + 1 < o->max_rules)
+    if (!ret && m->stop == ES_RULES_STOP_NO_REFINE)
         es_log(ES_LOG_INFO, "es_rules_train",
                "stopped after %u rules: no refinement of an empty rule improves the loss",
                m->n_rules + 1);
+    else if (!ret && m->stop == ES_RULES_STOP_TIME_LIMIT)
+        es_log(ES_LOG_WARN, "es_rules_train",
+               "stopped early after %u of at most %u rules (the default rule included): "
+               "the time limit of %g s was reached",
+               m->n_rules + 1, o->max_rules, o->time_limit);
 out:
     if (ret == ES_ERR_NOMEM) terr("out of memory (%u examples, %u features, %u labels)", n, F, L);
     if (ret) es_rules_model_free(m);

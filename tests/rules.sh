@@ -9,12 +9,15 @@
 #     point and subset accuracy within 3 points of mlrl-boomer 0.15.6's (18.79 %
 #     / 30.61 %, 4.46 % / 15.12 %), the same model bytes on 1 and 2 threads;
 #  3. CSV input, labels found by the model's names, outputs and their shape;
-#     --time-limit stops early with a usable model and says so;
+#     --time-limit stops early with a usable model and says so; predict --output
+#     scores|probabilities (the same bytes on 1 and 2 threads, the binary
+#     predictions their sign, probabilities the logistic function of the scores);
 #  4. malformed ARFF, XML and model files: a message naming the file, a
 #     non-zero exit, nothing written;
 #  5. when MLRL_PYTHON names a Python with mlrl-boomer 0.15.6: its first 50
 #     rules on emotions (feature_sampling none, 64-bit statistics), complete and
-#     single-label heads, are epistream's (tests/bench/rules_mlrl.py compare).
+#     single-label heads, are epistream's (tests/bench/rules_mlrl.py compare), and
+#     so are its decision_function and predict_proba on the test set (to 1e-9).
 . "$(dirname "$0")/lib.sh"
 need_python numpy
 REF=$ES_SRCDIR/tests/oracle/rules_ref.py
@@ -70,6 +73,35 @@ cut -f1-8 "$T/r3.tsv" >"$T/feat.tsv"
 "$EPISTREAM" rules predict --model "$T/csv.model" --table "$T/feat.tsv" --out "$T/q" --quiet || fail "predict without labels"
 [ -f "$T/q.pred.tsv" ] && [ ! -f "$T/q.metrics.tsv" ] || fail "without labels: pred.tsv only"
 cmp -s "$T/p.pred.tsv" "$T/q.pred.tsv" || fail "the predictions depend on the label columns"
+
+# ---- predict --output binary|scores|probabilities -----------------------------------------
+for o in scores probabilities; do
+    for nt in 1 2; do
+        "$EPISTREAM" rules predict --model "$T/csv.model" --table "$T/r3.tsv" --output $o --threads $nt \
+            --out "$T/$o$nt" --quiet || fail "rules predict --output $o"
+    done
+    cmp -s "$T/${o}1.pred.tsv" "$T/${o}2.pred.tsv" || fail "--output $o: other bytes on 2 threads"
+    cmp -s "$T/p.metrics.tsv" "$T/${o}1.metrics.tsv" || fail "--output $o: other metrics"
+    [ "$(head -1 "$T/${o}1.pred.tsv")" = "$(printf 'y0\ty1\ty2')" ] || fail "--output $o: header"
+done
+"$PY" - "$T/p.pred.tsv" "$T/scores1.pred.tsv" "$T/probabilities1.pred.tsv" <<'EOF' || fail "--output scores/probabilities do not match the binary predictions or the logistic function"
+import sys
+import numpy as np
+b, s, p = (np.loadtxt(f, skiprows=1) for f in sys.argv[1:4])
+assert b.shape == s.shape == p.shape == (120, 3), (b.shape, s.shape, p.shape)
+assert np.all((s > 0) == (b == 1)), 'binary != (score > 0)'
+assert np.all((p > 0) & (p < 1)), 'a probability outside (0, 1)'
+assert np.max(np.abs(p - 1 / (1 + np.exp(-s)))) < 1e-15, 'probabilities != logistic(scores)'
+assert len(np.unique(np.round(s, 6))) > 3, 'the scores are not scores'
+EOF
+"$EPISTREAM" rules train --table "$T/r3.tsv" --labels y0,y1,y2 --max-rules 10 --loss squared-error --out "$T/sq" --quiet ||
+    fail "rules train --loss squared-error"
+rm -f "$T"/bad.*
+expect_fail "$T/err" "$EPISTREAM" rules predict --model "$T/sq.model" --table "$T/r3.tsv" --output probabilities --out "$T/bad"
+grep -q 'sq.model has the squared-error loss' "$T/err" || fail "probabilities of a squared-error model: $(cat "$T/err")"
+ls "$T"/bad.* >/dev/null 2>&1 && fail "probabilities of a squared-error model: wrote $(ls "$T"/bad.*)"
+expect_fail "$T/err" "$EPISTREAM" rules predict --model "$T/csv.model" --table "$T/r3.tsv" --output prob --out "$T/bad"
+grep -q -- "--output: expected binary, scores or probabilities" "$T/err" || fail "--output prob: $(cat "$T/err")"
 
 # ---- --time-limit: stops early with a usable model and says so; bad values refused --------
 timeout 120 "$EPISTREAM" rules train --table "$T/r3.tsv" --labels y0,y1,y2 --max-rules 100000000 \
@@ -141,11 +173,20 @@ done
 [ -n "${MLRL_PYTHON:-}" ] || exit 0
 for head in complete single; do
     "$MLRL_PYTHON" "$ES_SRCDIR/tests/bench/rules_mlrl.py" fit "$T/emotions.train.arff" "$ML/emotions.xml" \
-        feature_sampling=none max_rules=51 statistic_type=64-bit head_type=$head dump="$T/mlrl.rules" \
+        "$T/emotions.test.arff" feature_sampling=none max_rules=51 statistic_type=64-bit head_type=$head \
+        dump="$T/mlrl.rules" scores="$T/mlrl.scores" proba="$T/mlrl.proba" \
         >/dev/null || fail "mlrl-boomer ($MLRL_PYTHON) did not fit emotions"
     "$EPISTREAM" rules train --arff "$T/emotions.train.arff" --labels-xml "$ML/emotions.xml" \
         --feature-sampling none --max-rules 51 --head-type $head --out "$T/vs" --quiet || fail "rules train"
     "$PY" "$ES_SRCDIR/tests/bench/rules_mlrl.py" compare "$T/vs.model" "$T/mlrl.rules" >"$T/cmp.out" ||
         { cat "$T/cmp.out" >&2; fail "emotions, $head heads: the rules differ from mlrl-boomer's"; }
+    for o in scores:mlrl.scores probabilities:mlrl.proba; do
+        "$EPISTREAM" rules predict --model "$T/vs.model" --arff "$T/emotions.test.arff" --labels-xml "$ML/emotions.xml" \
+            --output ${o%%:*} --out "$T/vsp" --quiet || fail "rules predict --output ${o%%:*}"
+        "$PY" -c 'import sys, numpy as np
+a, b = np.loadtxt(sys.argv[1], skiprows=1), np.loadtxt(sys.argv[2])
+sys.exit(not (a.shape == b.shape and np.max(np.abs(a - b)) < 1e-9))' "$T/vsp.pred.tsv" "$T/${o#*:}" ||
+            fail "emotions, $head heads: --output ${o%%:*} differs from mlrl-boomer's"
+    done
 done
 exit 0

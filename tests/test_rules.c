@@ -355,6 +355,28 @@ static void test_time_limit(void **state)
     es_rules_data_free(&d);
 }
 
+/* Probabilities: the logistic function of the scores, exact where it is known
+ * (0 gives 1/2, +-log 3 give 3/4 and 1/4), no overflow at +-1000, and
+ * refused for a squared-error model, as mlrl-boomer refuses predict_proba(). */
+static void test_probabilities(void **state)
+{
+    (void)state;
+    es_rules_model_t m;
+    memset(&m, 0, sizeof m);
+    m.loss = ES_RULES_LOSS_LOGISTIC;
+    const double s[] = {0.0, log(3.0), -log(3.0), 1000.0, -1000.0, 2.0};
+    double p[6];
+    assert_int_equal(es_rules_probabilities(&m, s, 6, p), ES_OK);
+    assert_true(p[0] == 0.5);
+    assert_true(fabs(p[1] - 0.75) < 1e-15);
+    assert_true(fabs(p[2] - 0.25) < 1e-15);
+    assert_true(p[3] == 1.0);
+    assert_true(p[4] >= 0.0 && p[4] < 1e-300);
+    assert_true(fabs(p[5] - 1.0 / (1.0 + exp(-2.0))) < 1e-16);
+    m.loss = ES_RULES_LOSS_SQUARED_ERROR;
+    assert_int_equal(es_rules_probabilities(&m, s, 6, p), ES_ERR_ARG);
+}
+
 /* Written, read back, written again: the same bytes and the same scores. */
 static void test_model_roundtrip(void **state)
 {
@@ -476,6 +498,7 @@ int main(void)
         cmocka_unit_test(test_nominal),       cmocka_unit_test(test_metrics),
         cmocka_unit_test(test_threads),       cmocka_unit_test(test_model_roundtrip),
         cmocka_unit_test(test_mulan_xml),     cmocka_unit_test(test_time_limit),
+        cmocka_unit_test(test_probabilities),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -73,27 +73,40 @@ static void predict_usage(FILE *fp)
             "FILE] |\n"
             "                               --table FILE [--labels COLS]) --out OUT [options]\n"
             "\n"
-            "Predicts every label of every example (1 when its score is > 0).  The input must\n"
-            "have the model's features in the model's order; its labels (the columns named\n"
-            "by --labels-xml or --labels, else those named as the model's labels, when it has\n"
-            "them all) are left out of the features and, when present, scored.\n"
+            "Predicts every label of every example (by default 1 when its score is > 0; see\n"
+            "--output).  The input must have the model's features in the model's order; its\n"
+            "labels (the columns named by --labels-xml or --labels, else those named as the\n"
+            "model's labels, when it has them all) are left out of the features and, when\n"
+            "present, scored.\n"
             "\n");
     input_usage(fp);
     fprintf(fp,
             "Options:\n"
             "  --model FILE         a model written by 'epistream rules train'\n"
+            "  --output O           what OUT.pred.tsv holds: binary (default: 1 when the\n"
+            "                       label's score is > 0, else 0), scores (each label's score:\n"
+            "                       the default rule's plus the heads of the rules covering\n"
+            "                       the example; mlrl-boomer's decision_function) or\n"
+            "                       probabilities (the logistic function of the scores, its\n"
+            "                       predict_proba; logistic loss only); numbers are written\n"
+            "                       with 17 significant digits\n"
             "  --out OUT            writes OUT.pred.tsv (one row per example, one column per\n"
-            "                       label, 0/1) and, when the input has labels,\n"
+            "                       label) and, when the input has labels,\n"
             "                       OUT.metrics.tsv (METRIC VALUE: hamming_loss,\n"
             "                       subset_accuracy, example_f1, micro_f1, macro_f1 in percent,\n"
-            "                       as scikit-learn computes them with zero_division=1)\n"
+            "                       as scikit-learn computes them with zero_division=1, from\n"
+            "                       the binary predictions whatever --output is)\n"
             "  --threads T          CPU threads (default: all)\n"
             "  --quiet              only errors on stderr\n"
             "  -h, --help           this help\n");
 }
 
+/* rules predict --output */
+enum { OUT_BINARY, OUT_SCORES, OUT_PROBABILITIES };
+
 typedef struct {
     const char *arff, *labels_xml, *table, *labels, *out, *model;
+    int output; /* OUT_BINARY ... */
     es_rules_opt_t o;
     uint32_t threads;
     uint64_t seed;
@@ -179,6 +192,12 @@ static int set_isamp(void *ctx, const char *arg)
     return 0;
 }
 
+static int set_output(void *ctx, const char *arg)
+{
+    static const char *const names[] = {"binary", "scores", "probabilities"};
+    return pick("output", arg, names, 3, &((rules_args_t *)ctx)->output);
+}
+
 static const es_cli_opt_t input_opts[] = {
     ES_CLI_OPT_STR("arff", rules_args_t, arff),
     ES_CLI_OPT_STR("labels-xml", rules_args_t, labels_xml),
@@ -204,6 +223,7 @@ static const es_cli_opt_t train_opts[] = {
 
 static const es_cli_opt_t predict_opts[] = {
     ES_CLI_OPT_STR("model", rules_args_t, model),
+    ES_CLI_OPT_FUNC("output", set_output),
 };
 
 /* The input's checks shared by train and predict.  @return 0 or -1 after a message */
@@ -378,6 +398,15 @@ static int predict_run(rules_args_t *a)
     static const char *const suffixes[] = {".pred.tsv", ".metrics.tsv"};
     es_out_clear_tmp(a->out, suffixes, 2);
     if ((ret = es_rules_model_read(a->model, &m))) goto out;
+    if (a->output == OUT_PROBABILITIES && m.loss != ES_RULES_LOSS_LOGISTIC) {
+        fprintf(stderr,
+                "[E::rules] predict: --output probabilities needs a model trained with the "
+                "logistic loss, and %s has the %s loss (mlrl-boomer offers no probabilities for "
+                "it either); use --output scores or binary\n",
+                a->model, es_rules_loss_name(m.loss));
+        es_rules_model_free(&m);
+        return ES_EXIT_USAGE;
+    }
     if ((ret = read_input(a, &m, &d))) goto out;
     size_t cells = (size_t)d.n_ex * m.n_lab;
     if (!(s = malloc((cells ? cells : 1) * sizeof *s)) || !(p = malloc(cells ? cells : 1))) {
@@ -387,13 +416,18 @@ static int predict_run(rules_args_t *a)
     }
     es_rules_predict_scores(&m, &d, s);
     es_rules_binarize(s, cells, p);
+    if (a->output == OUT_PROBABILITIES && (ret = es_rules_probabilities(&m, s, cells, s))) goto out;
     if ((ret = es_out_open(&o_pred, a->out, ".pred.tsv"))) goto out;
     for (uint32_t l = 0; l < m.n_lab; l++) fprintf(o_pred.fp, "%s%s", l ? "\t" : "", m.lab_name[l]);
     fputc('\n', o_pred.fp);
     for (uint32_t i = 0; i < d.n_ex; i++) {
-        for (uint32_t l = 0; l < m.n_lab; l++)
-            fputs(l ? (p[(size_t)i * m.n_lab + l] ? "\t1" : "\t0")
-                    : (p[(size_t)i * m.n_lab] ? "1" : "0"), o_pred.fp);
+        for (uint32_t l = 0; l < m.n_lab; l++) {
+            size_t il = (size_t)i * m.n_lab + l;
+            if (l) fputc('\t', o_pred.fp);
+            /* %.17g: the double itself, the same text on every run and thread count */
+            if (a->output == OUT_BINARY) fputc(p[il] ? '1' : '0', o_pred.fp);
+            else fprintf(o_pred.fp, "%.17g", s[il] == 0.0 ? 0.0 : s[il]);
+        }
         fputc('\n', o_pred.fp);
     }
     if (es_out_failed(&o_pred)) {

@@ -144,6 +144,16 @@ void es_rules_predict_scores(const es_rules_model_t *m, const es_rules_data_t *d
 /** Binary predictions from scores: 1 when the score is > 0 (label-wise sign). */
 void es_rules_binarize(const double *s, size_t n, uint8_t *p);
 
+/**
+ * Marginal probabilities from the n scores s of a model with the logistic loss:
+ * p[k] = 1 / (1 + exp(-s[k])), computed as mlrl-boomer's logistic function
+ * (from exp(-|s|), so it never overflows), which is its predict_proba() with
+ * the default settings (no calibration model).  s and p may be the same array.
+ * @return ES_OK, or ES_ERR_ARG (logged) for a squared-error model: mlrl-boomer
+ *         offers no probabilities for that loss either
+ */
+int es_rules_probabilities(const es_rules_model_t *m, const double *s, size_t n, double *p);
+
 /** Write the model as versioned text ("epistream-rules-model 1").  @return ES_OK or ES_ERR_IO */
 int es_rules_model_write(const es_rules_model_t *m, FILE *fp);
 

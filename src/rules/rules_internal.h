@@ -76,6 +76,17 @@ static inline float es_rl_mean(float small, float large)
     return (float)((double)small + (double)diff * 0.5);
 }
 
+/* mlrl-boomer's logistic function 1 / (1 + exp(-x)), from exp(-|x|) so that it
+ * never overflows. */
+static inline double es_rl_logistic(double x)
+{
+    if (x < 0) {
+        double e = exp(x);
+        return e / (1 + e);
+    }
+    return 1 / (1 + exp(-x));
+}
+
 /* -G / (H + l2), or 0 when that is not finite. */
 static inline double es_rl_score(double g, double h, double l2)
 {

@@ -12,6 +12,7 @@
 #     --time-limit stops early with a usable model and says so; predict --output
 #     scores|probabilities (the same bytes on 1 and 2 threads, the binary
 #     predictions their sign, probabilities the logistic function of the scores);
+#     --holdout stops early, the same model on 1 and 2 threads, another seed another;
 #  4. malformed ARFF, XML and model files: a message naming the file, a
 #     non-zero exit, nothing written;
 #  5. when MLRL_PYTHON names a Python with mlrl-boomer 0.15.6: its first 50
@@ -117,6 +118,27 @@ for v in -1 abc; do
     expect_fail "$T/err" "$EPISTREAM" rules train --table "$T/r3.tsv" --labels y0 --time-limit "$v" --out "$T/bad"
     grep -q -- "--time-limit" "$T/err" || fail "--time-limit $v: $(cat "$T/err")"
 done
+
+# ---- --holdout: early stopping on a random holdout set, the same model on 1 and 2 threads ---
+for nt in 1 2; do
+    "$EPISTREAM" rules train --table "$T/r3.tsv" --labels y0,y1,y2 --holdout 0.33 --threads $nt \
+        --out "$T/ho$nt" 2>"$T/ho.err" || { cat "$T/ho.err" >&2; fail "rules train --holdout 0.33"; }
+done
+cmp -s "$T/ho1.model" "$T/ho2.model" || fail "--holdout: the model depends on the thread count"
+grep -q 'early stopping on the --holdout set' "$T/ho.err" || fail "--holdout: no early stop on 120 noisy examples: $(cat "$T/ho.err")"
+n_ho=$(wc -l <"$T/ho1.rules.txt")
+[ "$n_ho" -ge 101 ] && [ "$n_ho" -lt 1000 ] || fail "--holdout: $n_ho rules kept"
+"$EPISTREAM" rules train --table "$T/r3.tsv" --labels y0,y1,y2 --holdout 0.33 --seed 5 --out "$T/ho5" --quiet ||
+    fail "rules train --holdout --seed 5"
+cmp -s "$T/ho1.model" "$T/ho5.model" && fail "--holdout: the same model with another seed"
+for v in 0 1 abc; do
+    expect_fail "$T/err" "$EPISTREAM" rules train --table "$T/r3.tsv" --labels y0 --holdout "$v" --out "$T/bad"
+    grep -q -- "--holdout" "$T/err" || fail "--holdout $v: $(cat "$T/err")"
+done
+rm -f "$T"/bad.*
+expect_fail "$T/err" "$EPISTREAM" rules train --table "$T/r3.tsv" --labels y0 --holdout 0.005 --out "$T/bad"
+grep -q 'holdout set of 0.005 of 120 examples has 0 examples' "$T/err" || fail "--holdout 0.005: $(cat "$T/err")"
+ls "$T"/bad.* >/dev/null 2>&1 && fail "--holdout 0.005: wrote $(ls "$T"/bad.*)"
 
 # ---- 4. malformed inputs ----------------------------------------------------------------
 bad() { # WHAT FILE-NAMED CMD...: fails, names the file, writes nothing

@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "backend.h"
-#include "rules.h"
+#include "rules_internal.h" /* the early-stopping criterion */
 #include "testutil.h"
 
 #define SHRINK ((double)0.3f) /* the default shrinkage, as a float32 */
@@ -261,6 +261,14 @@ static void random_data(es_rules_data_t *d, uint32_t n, uint32_t F, uint32_t L, 
     free(y);
 }
 
+/* 200 random examples, 6 features, 2 labels, and the default options with max_rules. */
+static void random_setup(es_rules_data_t *d, es_rules_opt_t *o, uint64_t seed, uint32_t max_rules)
+{
+    random_data(d, 200, 6, 2, seed);
+    es_rules_opt_init(o);
+    o->max_rules = max_rules;
+}
+
 /* The model as text, for byte comparisons. */
 static char *model_text(const es_rules_model_t *m)
 {
@@ -271,6 +279,16 @@ static char *model_text(const es_rules_model_t *m)
     assert_int_equal(es_rules_model_write(m, fp), ES_OK);
     fclose(fp);
     return buf;
+}
+
+/* The text of the model trained on d with o (one thread). */
+static char *train_text(const es_rules_data_t *d, es_rules_opt_t *o)
+{
+    es_rules_model_t m;
+    train(d, o, &m);
+    char *txt = model_text(&m);
+    es_rules_model_free(&m);
+    return txt;
 }
 
 /* 1, 2 and 3 threads learn the same model, with every sampling on. */
@@ -315,11 +333,9 @@ static void test_time_limit(void **state)
 {
     (void)state;
     es_rules_data_t d;
-    es_rules_model_t m;
     es_rules_opt_t o;
-    random_data(&d, 200, 6, 2, 7);
-    es_rules_opt_init(&o);
-    o.max_rules = 1000;
+    es_rules_model_t m;
+    random_setup(&d, &o, 7, 1000);
     o.time_limit = 1e-12;
     train(&d, &o, &m);
     assert_int_equal(m.n_rules, 1);
@@ -342,12 +358,10 @@ static void test_time_limit(void **state)
     char *a = model_text(&m);
     es_rules_model_free(&m);
     o.time_limit = 0;
-    train(&d, &o, &m);
-    char *b = model_text(&m);
+    char *b = train_text(&d, &o);
     assert_string_equal(a, b);
     free(a);
     free(b);
-    es_rules_model_free(&m);
     o.time_limit = -1;
     assert_int_equal(es_rules_opt_check(&o), ES_ERR_ARG);
     o.time_limit = NAN;
@@ -375,6 +389,87 @@ static void test_probabilities(void **state)
     assert_true(fabs(p[5] - 1.0 / (1.0 + exp(-2.0))) < 1e-16);
     m.loss = ES_RULES_LOSS_SQUARED_ERROR;
     assert_int_equal(es_rules_probabilities(&m, s, 6, p), ES_ERR_ARG);
+}
+
+/* mlrl-boomer's pre-pruning on hand-made holdout scores.  2 past, 2 recent, a
+ * minimum improvement of 10 %: scores 10, 8 fill the recent buffer, 7 and 6.5
+ * move 10 and 8 into the past; at 6.4 (5 rules) the best is 5 and the means
+ * are 9 vs 6.75 (+33 %); at 6.5, 7.5 vs 6.45 (+16 %); at 6.6 (7 rules), 6.75
+ * vs 6.45 (+4.7 %): stop, keep 5.  The best is taken before the test (1 past,
+ * 1 recent, 50 %: 4, 3, then 2.5 stops at once and keeps 3 rules), as
+ * mlrl-boomer does; with min_rules 20 and 2 + 3 scores every 2 rules the
+ * scores start after rule 10 and are taken at even counts. */
+static void test_prune_criterion(void **state)
+{
+    (void)state;
+    es_rl_prune_t p;
+    const double s[] = {10, 8, 7, 6.5, 6.4, 6.5, 6.6};
+    assert_int_equal(es_rl_prune_init(&p, 1, 1, 1, 2, 2, 0.1), ES_OK);
+    for (uint32_t n = 1; n <= 6; n++) {
+        assert_true(es_rl_prune_due(&p, n));
+        assert_int_equal(es_rl_prune_test(&p, n, s[n - 1]), 0);
+    }
+    assert_int_equal(es_rl_prune_test(&p, 7, s[6]), 5);
+    es_rl_prune_free(&p);
+    assert_int_equal(es_rl_prune_init(&p, 1, 1, 1, 1, 1, 0.5), ES_OK);
+    assert_int_equal(es_rl_prune_test(&p, 1, 4), 0);
+    assert_int_equal(es_rl_prune_test(&p, 2, 3), 0);
+    assert_int_equal(es_rl_prune_test(&p, 3, 2.5), 3);
+    es_rl_prune_free(&p);
+    assert_int_equal(es_rl_prune_init(&p, 20, 2, 2, 2, 3, 0.005), ES_OK);
+    assert_int_equal(p.offset, 10);
+    assert_false(es_rl_prune_due(&p, 10));
+    assert_false(es_rl_prune_due(&p, 11));
+    assert_true(es_rl_prune_due(&p, 12));
+    assert_false(es_rl_prune_due(&p, 13));
+    assert_true(es_rl_prune_due(&p, 14));
+    es_rl_prune_free(&p);
+}
+
+/* --holdout: 1,000 rules on 134 of 200 noisy examples overfit, so the holdout
+ * loss stops improving and the training stops early, keeping at least the 101
+ * rules the buffers need; the default rule is over every example (as
+ * mlrl-boomer's); the model is the same on 1 and 3 threads and another with
+ * another seed; a holdout set of no example, or of 1, is refused. */
+static void test_holdout(void **state)
+{
+    (void)state;
+    es_rules_data_t d;
+    es_rules_opt_t o;
+    es_rules_model_t m, m0;
+    random_setup(&d, &o, 11, 1);
+    train(&d, &o, &m0); /* the default rule alone */
+    o.max_rules = 1000;
+    o.holdout = 0.33;
+    char *ref = NULL;
+    for (int nt = 1; nt <= 3; nt += 2) {
+        o.threads = nt;
+        assert_int_equal(es_rules_train(&d, &o, &m), ES_OK);
+        assert_int_equal(m.stop, ES_RULES_STOP_EARLY);
+        assert_true(m.n_rules + 1 >= 101 && m.n_rules + 1 < 1000);
+        for (uint32_t l = 0; l < 2; l++) assert_true(m.def[l] == m0.def[l]);
+        char *txt = model_text(&m);
+        if (!ref) ref = txt;
+        else {
+            assert_string_equal(txt, ref);
+            free(txt);
+        }
+        es_rules_model_free(&m);
+    }
+    o.seed = 2;
+    es_rules_model_free(&m0);
+    char *other = train_text(&d, &o);
+    int same = !strcmp(other, ref);
+    free(other);
+    free(ref);
+    assert_false(same);
+    o.holdout = 0.004; /* 0 of 200 examples */
+    assert_int_equal(es_rules_train(&d, &o, &m), ES_ERR_ARG);
+    o.holdout = 1.0;
+    assert_int_equal(es_rules_opt_check(&o), ES_ERR_ARG);
+    o.holdout = -0.1;
+    assert_int_equal(es_rules_opt_check(&o), ES_ERR_ARG);
+    es_rules_data_free(&d);
 }
 
 /* Written, read back, written again: the same bytes and the same scores. */
@@ -499,6 +594,7 @@ int main(void)
         cmocka_unit_test(test_threads),       cmocka_unit_test(test_model_roundtrip),
         cmocka_unit_test(test_mulan_xml),     cmocka_unit_test(test_time_limit),
         cmocka_unit_test(test_probabilities),
+        cmocka_unit_test(test_prune_criterion), cmocka_unit_test(test_holdout),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -56,7 +56,13 @@ static void train_usage(FILE *fp)
             "                       F features for each refinement) or none\n"
             "  --instance-sampling S none (default), with-replacement or without-replacement\n"
             "                       (66%% of the examples for each rule)\n"
-            "  --seed N             random seed of the sampling (default 1)\n"
+            "  --holdout FRACTION   hold out this fraction of the examples (at random, e.g.\n"
+            "                       0.33) and stop early when the loss on them stops improving\n"
+            "                       (mlrl-boomer's holdout='random' with its default\n"
+            "                       pre-pruning: after at least 100 rules, the mean of the last\n"
+            "                       50 holdout losses improves on the 50 before by <= 0.5%%);\n"
+            "                       the model keeps the rules of the best holdout loss\n"
+            "  --seed N             random seed of the sampling and holdout (default 1)\n"
             "  --threads T          CPU threads (default: all); the model is the same for any\n"
             "Output:\n"
             "  --out PREFIX         writes PREFIX.model (the model, for rules predict) and\n"
@@ -135,6 +141,18 @@ static int set_shrinkage(void *ctx, const char *arg)
 static int set_l2(void *ctx, const char *arg)
 {
     return set_double_in("l2", arg, 0.0, 1e30, 0, &((rules_args_t *)ctx)->o.l2);
+}
+
+static int set_holdout(void *ctx, const char *arg)
+{
+    double v;
+    if (es_cli_double("holdout", arg, &v)) return -1;
+    if (!(v > 0.0 && v < 1.0)) {
+        fprintf(stderr, "[E::options] --holdout: expected a fraction in (0, 1), got '%s'\n", arg);
+        return -1;
+    }
+    ((rules_args_t *)ctx)->o.holdout = v;
+    return 0;
 }
 
 static int set_time_limit(void *ctx, const char *arg)
@@ -218,6 +236,7 @@ static const es_cli_opt_t train_opts[] = {
     ES_CLI_OPT_FUNC("feature-sampling", set_fsamp),
     ES_CLI_OPT_FUNC("instance-sampling", set_isamp),
     ES_CLI_OPT_FUNC("time-limit", set_time_limit),
+    ES_CLI_OPT_FUNC("holdout", set_holdout),
     ES_CLI_OPT_U64("seed", rules_args_t, seed),
 };
 
@@ -354,7 +373,9 @@ static int train_run(rules_args_t *a)
                 "[rules] %u rules (the default rule included) from %u examples, %u features, %u "
                 "labels in %.2f s (fit %.2f s, %.2f s CPU)%s; %s.model, %s.rules.txt\n",
                 m.n_rules + 1, d.n_ex, d.n_feat, d.n_lab, es_time_now() - t0, t_fit, c_fit,
-                m.stop == ES_RULES_STOP_TIME_LIMIT ? ", stopped early by --time-limit" : "",
+                m.stop == ES_RULES_STOP_TIME_LIMIT ? ", stopped early by --time-limit"
+                : m.stop == ES_RULES_STOP_EARLY    ? ", early stopping on the --holdout set"
+                                                   : "",
                 a->out, a->out);
 out:
     if (ret) {

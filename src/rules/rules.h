@@ -72,6 +72,10 @@ typedef struct {
                                      clock starts before the first rule after the default rule
                                      and is read before each later rule, so at least one rule is
                                      learned; which rule it stops at depends on the machine */
+    double holdout;               /* (0, 1): the fraction of the examples held out at random for
+                                     early stopping (mlrl-boomer's holdout='random' with
+                                     global_pruning='pre-pruning', their defaults); 0 = none
+                                     (default) */
     uint64_t seed;                /* default 1 (mlrl-boomer's random_state default) */
     int threads;                  /* 0 = all (OpenMP's default) */
     es_rules_progress_fn progress; /* may be NULL */
@@ -109,7 +113,8 @@ typedef struct {
 typedef enum {
     ES_RULES_STOP_MAX_RULES,   /* --max-rules reached */
     ES_RULES_STOP_NO_REFINE,   /* no refinement of an empty rule improves the loss */
-    ES_RULES_STOP_TIME_LIMIT   /* the time limit was reached */
+    ES_RULES_STOP_TIME_LIMIT,  /* the time limit was reached */
+    ES_RULES_STOP_EARLY        /* early stopping on the holdout set (the best rules kept) */
 } es_rules_stop_t;
 
 typedef struct {

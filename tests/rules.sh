@@ -13,12 +13,14 @@
 #     scores|probabilities (the same bytes on 1 and 2 threads, the binary
 #     predictions their sign, probabilities the logistic function of the scores);
 #     --holdout stops early, the same model on 1 and 2 threads, another seed another;
+#     --label-sampling round-robin and without-replacement heads;
 #  4. malformed ARFF, XML and model files: a message naming the file, a
 #     non-zero exit, nothing written;
 #  5. when MLRL_PYTHON names a Python with mlrl-boomer 0.15.6: its first 50
 #     rules on emotions (feature_sampling none, 64-bit statistics), complete and
 #     single-label heads, are epistream's (tests/bench/rules_mlrl.py compare), and
-#     so are its decision_function and predict_proba on the test set (to 1e-9).
+#     so are its decision_function and predict_proba on the test set (to 1e-9), and
+#     its first 50 rules with output_sampling='round-robin'.
 . "$(dirname "$0")/lib.sh"
 need_python numpy
 REF=$ES_SRCDIR/tests/oracle/rules_ref.py
@@ -140,6 +142,28 @@ expect_fail "$T/err" "$EPISTREAM" rules train --table "$T/r3.tsv" --labels y0 --
 grep -q 'holdout set of 0.005 of 120 examples has 0 examples' "$T/err" || fail "--holdout 0.005: $(cat "$T/err")"
 ls "$T"/bad.* >/dev/null 2>&1 && fail "--holdout 0.005: wrote $(ls "$T"/bad.*)"
 
+# ---- --label-sampling: round-robin heads, sampled heads, the same model on 1 and 2 threads --
+"$EPISTREAM" rules train --table "$T/r3.tsv" --labels y0,y1,y2 --max-rules 8 --label-sampling round-robin \
+    --out "$T/rr" --quiet || fail "rules train --label-sampling round-robin"
+heads=$(sed 1d "$T/rr.rules.txt" | sed 's/.* THEN //; s/ [-+][0-9.e-]*//g' | tr '\n' ' ')
+[ "$heads" = "y0 y1 y2 y0 y1 y2 y0 " ] || fail "--label-sampling round-robin: heads $heads"
+for nt in 1 2; do
+    "$EPISTREAM" rules train --table "$T/r3.tsv" --labels y0,y1,y2 --max-rules 30 --threads $nt \
+        --label-sampling 'without-replacement{sample_size=0.5,max_samples=0}' --out "$T/lw$nt" --quiet ||
+        fail "rules train --label-sampling without-replacement{...}"
+done
+cmp -s "$T/lw1.model" "$T/lw2.model" || fail "--label-sampling: the model depends on the thread count"
+awk '$1 == "rule" && $3 != 2 { exit 1 }' "$T/lw1.model" || fail "--label-sampling sample_size=0.5: not 2 of 3 labels a rule"
+for v in rr 'round-robin{x=1}' 'without-replacement{sample_size=2}' 'without-replacement{foo=1}' \
+    'without-replacement{min_samples=0}' 'without-replacement{sample_size=0.5'; do
+    expect_fail "$T/err" "$EPISTREAM" rules train --table "$T/r3.tsv" --labels y0 --label-sampling "$v" --out "$T/bad"
+    grep -q -- "--label-sampling" "$T/err" || fail "--label-sampling $v: $(cat "$T/err")"
+done
+expect_fail "$T/err" "$EPISTREAM" rules train --table "$T/r3.tsv" --labels y0 --out "$T/bad" \
+    --label-sampling 'without-replacement{min_samples=3,max_samples=2}'
+grep -q 'min_samples >= 1 and max_samples 0 (all) or >= min_samples, got 3 and 2' "$T/err" ||
+    fail "--label-sampling min 3 max 2: $(cat "$T/err")"
+
 # ---- 4. malformed inputs ----------------------------------------------------------------
 bad() { # WHAT FILE-NAMED CMD...: fails, names the file, writes nothing
     what=$1 file=$2
@@ -210,5 +234,14 @@ a, b = np.loadtxt(sys.argv[1], skiprows=1), np.loadtxt(sys.argv[2])
 sys.exit(not (a.shape == b.shape and np.max(np.abs(a - b)) < 1e-9))' "$T/vsp.pred.tsv" "$T/${o#*:}" ||
             fail "emotions, $head heads: --output ${o%%:*} differs from mlrl-boomer's"
     done
+done
+for head in complete single; do
+    "$MLRL_PYTHON" "$ES_SRCDIR/tests/bench/rules_mlrl.py" fit "$T/emotions.train.arff" "$ML/emotions.xml" \
+        feature_sampling=none max_rules=51 statistic_type=64-bit head_type=$head output_sampling=round-robin \
+        dump="$T/mlrl.rules" >/dev/null || fail "mlrl-boomer ($MLRL_PYTHON) did not fit emotions (round-robin)"
+    "$EPISTREAM" rules train --arff "$T/emotions.train.arff" --labels-xml "$ML/emotions.xml" --feature-sampling none \
+        --max-rules 51 --head-type $head --label-sampling round-robin --out "$T/vs" --quiet || fail "rules train"
+    "$PY" "$ES_SRCDIR/tests/bench/rules_mlrl.py" compare "$T/vs.model" "$T/mlrl.rules" >"$T/cmp.out" ||
+        { cat "$T/cmp.out" >&2; fail "emotions, $head heads, round-robin: the rules differ from mlrl-boomer's"; }
 done
 exit 0

@@ -281,6 +281,20 @@ static char *model_text(const es_rules_model_t *m)
     return buf;
 }
 
+/* Train on 1 and on 3 threads: the same model text; m is the first. */
+static void train_1_3(const es_rules_data_t *d, es_rules_opt_t *o, es_rules_model_t *m)
+{
+    es_rules_model_t m3;
+    o->threads = 3;
+    assert_int_equal(es_rules_train(d, o, &m3), ES_OK);
+    train(d, o, m); /* 1 thread */
+    char *a = model_text(m), *b = model_text(&m3);
+    assert_string_equal(a, b);
+    free(a);
+    free(b);
+    es_rules_model_free(&m3);
+}
+
 /* The text of the model trained on d with o (one thread). */
 static char *train_text(const es_rules_data_t *d, es_rules_opt_t *o)
 {
@@ -441,21 +455,12 @@ static void test_holdout(void **state)
     train(&d, &o, &m0); /* the default rule alone */
     o.max_rules = 1000;
     o.holdout = 0.33;
-    char *ref = NULL;
-    for (int nt = 1; nt <= 3; nt += 2) {
-        o.threads = nt;
-        assert_int_equal(es_rules_train(&d, &o, &m), ES_OK);
-        assert_int_equal(m.stop, ES_RULES_STOP_EARLY);
-        assert_true(m.n_rules + 1 >= 101 && m.n_rules + 1 < 1000);
-        for (uint32_t l = 0; l < 2; l++) assert_true(m.def[l] == m0.def[l]);
-        char *txt = model_text(&m);
-        if (!ref) ref = txt;
-        else {
-            assert_string_equal(txt, ref);
-            free(txt);
-        }
-        es_rules_model_free(&m);
-    }
+    train_1_3(&d, &o, &m);
+    assert_int_equal(m.stop, ES_RULES_STOP_EARLY);
+    assert_true(m.n_rules + 1 >= 101 && m.n_rules + 1 < 1000);
+    for (uint32_t l = 0; l < 2; l++) assert_true(m.def[l] == m0.def[l]);
+    char *ref = model_text(&m);
+    es_rules_model_free(&m);
     o.seed = 2;
     es_rules_model_free(&m0);
     char *other = train_text(&d, &o);
@@ -468,6 +473,55 @@ static void test_holdout(void **state)
     o.holdout = 1.0;
     assert_int_equal(es_rules_opt_check(&o), ES_ERR_ARG);
     o.holdout = -0.1;
+    assert_int_equal(es_rules_opt_check(&o), ES_ERR_ARG);
+    es_rules_data_free(&d);
+}
+
+/* Label sampling (mlrl-boomer's output_sampling): round-robin gives rule k the
+ * label (k - 1) mod L alone, complete or single heads; without replacement
+ * its default (0.33 of the labels, at most 1) one label a rule, and with
+ * sample_size 0.5 and no maximum ceil(1.5) = 2 distinct labels, ascending; the
+ * same model on 1 and 3 threads; bad sample sizes and bounds are refused. */
+static void test_label_sampling(void **state)
+{
+    (void)state;
+    es_rules_data_t d;
+    es_rules_opt_t o;
+    es_rules_model_t m;
+    random_data(&d, 200, 6, 3, 5);
+    es_rules_opt_init(&o);
+    o.max_rules = 25;
+    o.label_samp = ES_RULES_LS_ROUND_ROBIN;
+    for (int h = 0; h < 2; h++) {
+        o.head = h ? ES_RULES_HEAD_SINGLE : ES_RULES_HEAD_COMPLETE;
+        train(&d, &o, &m);
+        assert_int_equal(m.n_rules, 24);
+        for (uint32_t r = 0; r < m.n_rules; r++) {
+            assert_int_equal(m.rule[r].n_head, 1);
+            assert_int_equal(m.rule[r].lab[0], r % 3);
+        }
+        es_rules_model_free(&m);
+    }
+    o.head = ES_RULES_HEAD_COMPLETE;
+    o.label_samp = ES_RULES_LS_WITHOUT;
+    train(&d, &o, &m);
+    for (uint32_t r = 0; r < m.n_rules; r++) assert_int_equal(m.rule[r].n_head, 1);
+    es_rules_model_free(&m);
+    o.label_sample_size = 0.5;
+    o.label_max_samples = 0;
+    train_1_3(&d, &o, &m);
+    for (uint32_t r = 0; r < m.n_rules; r++) {
+        assert_int_equal(m.rule[r].n_head, 2);
+        assert_true(m.rule[r].lab[0] < m.rule[r].lab[1] && m.rule[r].lab[1] < 3);
+    }
+    es_rules_model_free(&m);
+    o.label_sample_size = 0;
+    assert_int_equal(es_rules_opt_check(&o), ES_ERR_ARG);
+    o.label_sample_size = 0.5;
+    o.label_min_samples = 0;
+    assert_int_equal(es_rules_opt_check(&o), ES_ERR_ARG);
+    o.label_min_samples = 3;
+    o.label_max_samples = 2;
     assert_int_equal(es_rules_opt_check(&o), ES_ERR_ARG);
     es_rules_data_free(&d);
 }
@@ -595,6 +649,7 @@ int main(void)
         cmocka_unit_test(test_mulan_xml),     cmocka_unit_test(test_time_limit),
         cmocka_unit_test(test_probabilities),
         cmocka_unit_test(test_prune_criterion), cmocka_unit_test(test_holdout),
+        cmocka_unit_test(test_label_sampling),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -62,6 +62,12 @@ static void train_usage(FILE *fp)
             "                       pre-pruning: after at least 100 rules, the mean of the last\n"
             "                       50 holdout losses improves on the 50 before by <= 0.5%%);\n"
             "                       the model keeps the rules of the best holdout loss\n"
+            "  --label-sampling S   none (default), round-robin (the k-th rule after the\n"
+            "                       default rule predicts label (k - 1) mod L alone) or\n"
+            "                       without-replacement[{sample_size=X,\n"
+            "                       min_samples=N,max_samples=N}] (for each rule, ceil(X L)\n"
+            "                       labels, at least N and at most N (0: all); defaults 0.33,\n"
+            "                       1, 1); mlrl-boomer's output_sampling\n"
             "  --seed N             random seed of the sampling and holdout (default 1)\n"
             "  --threads T          CPU threads (default: all); the model is the same for any\n"
             "Output:\n"
@@ -216,6 +222,54 @@ static int set_output(void *ctx, const char *arg)
     return pick("output", arg, names, 3, &((rules_args_t *)ctx)->output);
 }
 
+/* --label-sampling none | round-robin | without-replacement[{key=value,...}] with
+ * mlrl-boomer's keys sample_size, min_samples, max_samples. */
+static int set_lsamp(void *ctx, const char *arg)
+{
+    static const char *const names[] = {"none", "round-robin", "without-replacement"};
+    es_rules_opt_t *o = &((rules_args_t *)ctx)->o;
+    char buf[256], *brace;
+    int k;
+    if (strlen(arg) >= sizeof buf) {
+        fprintf(stderr, "[E::options] --label-sampling: '%.40s...' is too long\n", arg);
+        return -1;
+    }
+    strcpy(buf, arg);
+    if ((brace = strchr(buf, '{'))) *brace++ = '\0';
+    if (pick("label-sampling", buf, names, 3, &k)) return -1;
+    o->label_samp = (es_rules_lsamp_t)k;
+    if (!brace) return 0;
+    size_t len = strlen(brace);
+    if (k != ES_RULES_LS_WITHOUT || !len || brace[len - 1] != '}') {
+        fprintf(stderr,
+                "[E::options] --label-sampling: options go with without-replacement only, as "
+                "without-replacement{sample_size=X,min_samples=N,max_samples=N}; got '%s'\n", arg);
+        return -1;
+    }
+    brace[len - 1] = '\0';
+    for (char *save = NULL, *kv = strtok_r(brace, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+        char *v = strchr(kv, '=');
+        if (v) *v++ = '\0';
+        if (!v || (strcmp(kv, "sample_size") && strcmp(kv, "min_samples") && strcmp(kv, "max_samples"))) {
+            fprintf(stderr,
+                    "[E::options] --label-sampling: expected sample_size=X, min_samples=N or "
+                    "max_samples=N, got '%s'\n", kv);
+            return -1;
+        }
+        if (!strcmp(kv, "sample_size")) {
+            if (set_double_in("label-sampling sample_size", v, 0.0, 1.0, 1, &o->label_sample_size))
+                return -1;
+        } else if (es_cli_u32(!strcmp(kv, "min_samples") ? "label-sampling min_samples"
+                                                         : "label-sampling max_samples",
+                              v, !strcmp(kv, "min_samples"), UINT32_MAX,
+                              !strcmp(kv, "min_samples") ? &o->label_min_samples
+                                                         : &o->label_max_samples)) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static const es_cli_opt_t input_opts[] = {
     ES_CLI_OPT_STR("arff", rules_args_t, arff),
     ES_CLI_OPT_STR("labels-xml", rules_args_t, labels_xml),
@@ -235,6 +289,7 @@ static const es_cli_opt_t train_opts[] = {
     ES_CLI_OPT_FUNC("l2", set_l2),
     ES_CLI_OPT_FUNC("feature-sampling", set_fsamp),
     ES_CLI_OPT_FUNC("instance-sampling", set_isamp),
+    ES_CLI_OPT_FUNC("label-sampling", set_lsamp),
     ES_CLI_OPT_FUNC("time-limit", set_time_limit),
     ES_CLI_OPT_FUNC("holdout", set_holdout),
     ES_CLI_OPT_U64("seed", rules_args_t, seed),

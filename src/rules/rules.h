@@ -54,6 +54,8 @@ typedef enum { ES_RULES_LOSS_LOGISTIC, ES_RULES_LOSS_SQUARED_ERROR } es_rules_lo
 typedef enum { ES_RULES_HEAD_COMPLETE, ES_RULES_HEAD_SINGLE } es_rules_head_t;
 typedef enum { ES_RULES_FS_NONE, ES_RULES_FS_WITHOUT } es_rules_fsamp_t;
 typedef enum { ES_RULES_IS_NONE, ES_RULES_IS_WITH, ES_RULES_IS_WITHOUT } es_rules_isamp_t;
+/** Label sampling for each rule (mlrl-boomer's output_sampling). */
+typedef enum { ES_RULES_LS_NONE, ES_RULES_LS_ROUND_ROBIN, ES_RULES_LS_WITHOUT } es_rules_lsamp_t;
 
 /** Progress: called by the training thread after each rule (rules learned, of at most). */
 typedef void (*es_rules_progress_fn)(void *ctx, uint32_t done, uint32_t total);
@@ -68,6 +70,12 @@ typedef struct {
     double feat_sample_size;      /* (0, 1) fraction of the features, 0 = the log2 rule */
     es_rules_isamp_t inst_samp;   /* default none */
     double inst_sample_size;      /* (0, 1], default 0.66 */
+    es_rules_lsamp_t label_samp;  /* default none; round-robin: rule k (1 = the first after the
+                                     default rule) predicts label (k - 1) mod L alone;
+                                     without replacement: a sample of the labels per rule */
+    double label_sample_size;     /* (0, 1], default 0.33: ceil(size L) labels, then clamped */
+    uint32_t label_min_samples;   /* >= 1, default 1 */
+    uint32_t label_max_samples;   /* 0 = L, else >= label_min_samples; default 1 (mlrl-boomer's) */
     double time_limit;            /* seconds, 0 = none (default); mlrl-boomer's time_limit: the
                                      clock starts before the first rule after the default rule
                                      and is read before each later rule, so at least one rule is

@@ -35,6 +35,10 @@ void es_rules_opt_init(es_rules_opt_t *o)
     o->feat_sample_size = 0.0;
     o->inst_samp = ES_RULES_IS_NONE;
     o->inst_sample_size = 0.66;
+    o->label_samp = ES_RULES_LS_NONE;
+    o->label_sample_size = 0.33;
+    o->label_min_samples = 1;
+    o->label_max_samples = 1;
     o->seed = 1;
 }
 
@@ -54,6 +58,13 @@ int es_rules_opt_check(const es_rules_opt_t *o)
              (unsigned)o->feat_samp > ES_RULES_FS_WITHOUT || (unsigned)o->inst_samp > ES_RULES_IS_WITHOUT)
         terr("unknown loss, head type or sampling method");
     else if (o->threads < 0) terr("the number of threads must be >= 0 (0: all)");
+    else if (!(o->label_sample_size > 0.0 && o->label_sample_size <= 1.0))
+        terr("the label sample size must be in (0, 1], got %g", o->label_sample_size);
+    else if (o->label_min_samples < 1 ||
+             (o->label_max_samples && o->label_max_samples < o->label_min_samples))
+        terr("the label sampling needs min_samples >= 1 and max_samples 0 (all) or >= "
+             "min_samples, got %u and %u", o->label_min_samples, o->label_max_samples);
+    else if ((unsigned)o->label_samp > ES_RULES_LS_WITHOUT) terr("unknown label sampling method");
     else if (!(o->holdout >= 0.0 && o->holdout < 1.0))
         terr("the holdout set size must be in (0, 1) (0: none), got %g", o->holdout);
     else if (!(o->time_limit >= 0.0 && isfinite(o->time_limit)))
@@ -363,16 +374,53 @@ typedef struct {
     uint8_t *hold;                 /* --holdout: 1 for the held-out examples; NULL without */
     uint32_t *train_ids, n_train;  /* the training examples, ascending (all without holdout) */
     es_rl_prune_t prune;           /* early stopping, with a holdout set */
+    uint32_t rule_no;              /* the rule being grown: 1 = the first after the default */
+    uint32_t *lperm;               /* label sampling: L slots */
     uint32_t early_at;             /* the rule count whose test stopped the training */
 } train_t;
 
 static void totals(train_t *t, const uint32_t *ids, uint32_t m, int sign);
 
+/* The head's labels for the next rule (c->hl, ascending; c->n_hl): every label, or
+ * mlrl-boomer's output sampling (drawn after the instances). */
+static void sample_labels(train_t *t)
+{
+    es_rl_ctx_t *c = &t->c;
+    uint32_t L = c->L;
+    const es_rules_opt_t *o = t->o;
+    if (o->label_samp == ES_RULES_LS_ROUND_ROBIN) {
+        c->n_hl = 1;
+        c->hl[0] = (t->rule_no - 1) % L;
+        return;
+    }
+    c->n_hl = L;
+    for (uint32_t l = 0; l < L; l++) c->hl[l] = l;
+    if (o->label_samp != ES_RULES_LS_WITHOUT) return;
+    uint32_t ns = (uint32_t)ceilf((float)o->label_sample_size * (float)L);
+    if (ns < o->label_min_samples) ns = o->label_min_samples;
+    if (o->label_max_samples && ns > o->label_max_samples) ns = o->label_max_samples;
+    if (ns > L) ns = L;
+    uint32_t *p = t->lperm;
+    for (uint32_t l = 0; l < L; l++) p[l] = l;
+    for (uint32_t k = 0; k < ns; k++) { /* a partial Fisher-Yates shuffle */
+        uint32_t r = k + rng_below(&t->rng, L - k), x = p[k];
+        p[k] = p[r];
+        p[r] = x;
+    }
+    /* ascending: mark the sample in c->hl, then collect it */
+    for (uint32_t l = 0; l < L; l++) c->hl[l] = 0;
+    for (uint32_t k = 0; k < ns; k++) c->hl[p[k]] = 1;
+    c->n_hl = 0;
+    for (uint32_t l = 0; l < L; l++)
+        if (c->hl[l]) p[c->n_hl++] = l;
+    memcpy(c->hl, p, ns * sizeof *c->hl);
+}
+
 /* Instance weights for the next rule and the totals of the empty rule. */
 static void begin_rule(train_t *t)
 {
     es_rl_ctx_t *c = &t->c;
-    uint32_t n = c->n, L = c->L;
+    uint32_t n = c->n;
     /* the instances are sampled from the training examples (all of them without a
        holdout set; then the draws are those of earlier versions) */
     uint32_t nt = t->n_train;
@@ -403,8 +451,7 @@ static void begin_rule(train_t *t)
     memset(c->cov, 1, n);
     c->n_nz = 0;
     c->single = t->o->head == ES_RULES_HEAD_SINGLE;
-    c->n_hl = L;
-    for (uint32_t l = 0; l < L; l++) c->hl[l] = l;
+    sample_labels(t);
     for (uint32_t i = 0; i < n; i++) c->n_nz += c->w[i] != 0;
     totals(t, t->all_ids, n, 1);
     t->best_q = 0.0; /* mlrl-boomer's minimum quality: a rule must beat the empty head */
@@ -567,7 +614,7 @@ static void finish_rule(train_t *t)
         t->stop = 1;
         return;
     }
-    uint32_t nh = c->single ? 1 : L;
+    uint32_t nh = c->single ? 1 : c->n_hl;
     if (t->has_zero_w) { /* mlrl-boomer's recalculate_predictions (over the training set) */
         double *G = t->scr[0].sg, *H = t->scr[0].sh;
         memset(G, 0, nh * sizeof *G);
@@ -575,7 +622,7 @@ static void finish_rule(train_t *t)
         for (uint32_t i = 0; i < n; i++) {
             if (!c->cov[i] || (t->hold && t->hold[i])) continue; /* training examples only */
             for (uint32_t k = 0; k < nh; k++) {
-                uint32_t l = c->single ? t->best_lab : k;
+                uint32_t l = c->single ? t->best_lab : c->hl[k];
                 G[k] += c->g[(size_t)i * L + l];
                 H[k] += c->h[(size_t)i * L + l];
             }
@@ -609,7 +656,7 @@ static void finish_rule(train_t *t)
     r->n_cond = t->n_cond;
     r->n_head = nh;
     for (uint32_t k = 0; k < nh; k++) {
-        r->lab[k] = c->single ? t->best_lab : k;
+        r->lab[k] = c->single ? t->best_lab : c->hl[k];
         r->score[k] = t->best_head[k] * (double)c->shrink;
     }
     m->n_rules++;
@@ -715,6 +762,7 @@ static void grow_rules(train_t *t)
                 break;
             }
         }
+        t->rule_no = r;
         begin_rule(t);
         while (t->more) {
             sample_features(t);
@@ -782,6 +830,7 @@ int es_rules_train(const es_rules_data_t *d, const es_rules_opt_t *o, es_rules_m
         !(t.ids = malloc(n * sizeof *t.ids)) || !(t.all_ids = malloc(n * sizeof *t.all_ids)) ||
         !(t.best_head = malloc(L * sizeof *t.best_head)) ||
         !(t.train_ids = malloc(n * sizeof *t.train_ids)) ||
+        !(t.lperm = malloc(L * sizeof *t.lperm)) ||
         !(t.scr = calloc((size_t)nt, sizeof *t.scr))) {
         ret = ES_ERR_NOMEM;
         goto out;
@@ -906,6 +955,7 @@ out:
     free(t.ids);
     free(t.all_ids);
     free(t.hold);
+    free(t.lperm);
     free(t.train_ids);
     es_rl_prune_free(&t.prune);
     free(t.res);

@@ -9,11 +9,18 @@
 #     point and subset accuracy within 3 points of mlrl-boomer 0.15.6's (18.79 %
 #     / 30.61 %, 4.46 % / 15.12 %), the same model bytes on 1 and 2 threads;
 #  3. CSV input, labels found by the model's names, outputs and their shape;
+#     --time-limit stops early with a usable model and says so; predict --output
+#     scores|probabilities (the same bytes on 1 and 2 threads, the binary
+#     predictions their sign, probabilities the logistic function of the scores);
+#     --holdout stops early, the same model on 1 and 2 threads, another seed another;
+#     --label-sampling round-robin and without-replacement heads;
 #  4. malformed ARFF, XML and model files: a message naming the file, a
 #     non-zero exit, nothing written;
 #  5. when MLRL_PYTHON names a Python with mlrl-boomer 0.15.6: its first 50
 #     rules on emotions (feature_sampling none, 64-bit statistics), complete and
-#     single-label heads, are epistream's (tests/bench/rules_mlrl.py compare).
+#     single-label heads, are epistream's (tests/bench/rules_mlrl.py compare), and
+#     so are its decision_function and predict_proba on the test set (to 1e-9), and
+#     its first 50 rules with output_sampling='round-robin'.
 . "$(dirname "$0")/lib.sh"
 need_python numpy
 REF=$ES_SRCDIR/tests/oracle/rules_ref.py
@@ -70,6 +77,93 @@ cut -f1-8 "$T/r3.tsv" >"$T/feat.tsv"
 [ -f "$T/q.pred.tsv" ] && [ ! -f "$T/q.metrics.tsv" ] || fail "without labels: pred.tsv only"
 cmp -s "$T/p.pred.tsv" "$T/q.pred.tsv" || fail "the predictions depend on the label columns"
 
+# ---- predict --output binary|scores|probabilities -----------------------------------------
+for o in scores probabilities; do
+    for nt in 1 2; do
+        "$EPISTREAM" rules predict --model "$T/csv.model" --table "$T/r3.tsv" --output $o --threads $nt \
+            --out "$T/$o$nt" --quiet || fail "rules predict --output $o"
+    done
+    cmp -s "$T/${o}1.pred.tsv" "$T/${o}2.pred.tsv" || fail "--output $o: other bytes on 2 threads"
+    cmp -s "$T/p.metrics.tsv" "$T/${o}1.metrics.tsv" || fail "--output $o: other metrics"
+    [ "$(head -1 "$T/${o}1.pred.tsv")" = "$(printf 'y0\ty1\ty2')" ] || fail "--output $o: header"
+done
+"$PY" - "$T/p.pred.tsv" "$T/scores1.pred.tsv" "$T/probabilities1.pred.tsv" <<'EOF' || fail "--output scores/probabilities do not match the binary predictions or the logistic function"
+import sys
+import numpy as np
+b, s, p = (np.loadtxt(f, skiprows=1) for f in sys.argv[1:4])
+assert b.shape == s.shape == p.shape == (120, 3), (b.shape, s.shape, p.shape)
+assert np.all((s > 0) == (b == 1)), 'binary != (score > 0)'
+assert np.all((p > 0) & (p < 1)), 'a probability outside (0, 1)'
+assert np.max(np.abs(p - 1 / (1 + np.exp(-s)))) < 1e-15, 'probabilities != logistic(scores)'
+assert len(np.unique(np.round(s, 6))) > 3, 'the scores are not scores'
+EOF
+"$EPISTREAM" rules train --table "$T/r3.tsv" --labels y0,y1,y2 --max-rules 10 --loss squared-error --out "$T/sq" --quiet ||
+    fail "rules train --loss squared-error"
+rm -f "$T"/bad.*
+expect_fail "$T/err" "$EPISTREAM" rules predict --model "$T/sq.model" --table "$T/r3.tsv" --output probabilities --out "$T/bad"
+grep -q 'sq.model has the squared-error loss' "$T/err" || fail "probabilities of a squared-error model: $(cat "$T/err")"
+ls "$T"/bad.* >/dev/null 2>&1 && fail "probabilities of a squared-error model: wrote $(ls "$T"/bad.*)"
+expect_fail "$T/err" "$EPISTREAM" rules predict --model "$T/csv.model" --table "$T/r3.tsv" --output prob --out "$T/bad"
+grep -q -- "--output: expected binary, scores or probabilities" "$T/err" || fail "--output prob: $(cat "$T/err")"
+
+# ---- --time-limit: stops early with a usable model and says so; bad values refused --------
+timeout 120 "$EPISTREAM" rules train --table "$T/r3.tsv" --labels y0,y1,y2 --max-rules 100000000 \
+    --time-limit 0.3 --out "$T/tl" 2>"$T/tl.err" || { cat "$T/tl.err" >&2; fail "rules train --time-limit 0.3"; }
+grep -q 'stopped early after [0-9]* of at most 100000000 rules.*time limit of 0.3 s' "$T/tl.err" ||
+    fail "--time-limit: no message that it stopped early: $(cat "$T/tl.err")"
+grep -q 'stopped early by --time-limit' "$T/tl.err" || fail "--time-limit: the summary line does not say it"
+n_tl=$(sed -n 's/.*stopped early after \([0-9]*\) of.*/\1/p' "$T/tl.err")
+[ "$(wc -l <"$T/tl.rules.txt")" -eq "$n_tl" ] || fail "--time-limit: $n_tl rules said, $(wc -l <"$T/tl.rules.txt") written"
+"$EPISTREAM" rules predict --model "$T/tl.model" --table "$T/r3.tsv" --out "$T/tlp" --quiet ||
+    fail "rules predict with a model stopped by --time-limit"
+for v in -1 abc; do
+    expect_fail "$T/err" "$EPISTREAM" rules train --table "$T/r3.tsv" --labels y0 --time-limit "$v" --out "$T/bad"
+    grep -q -- "--time-limit" "$T/err" || fail "--time-limit $v: $(cat "$T/err")"
+done
+
+# ---- --holdout: early stopping on a random holdout set, the same model on 1 and 2 threads ---
+for nt in 1 2; do
+    "$EPISTREAM" rules train --table "$T/r3.tsv" --labels y0,y1,y2 --holdout 0.33 --threads $nt \
+        --out "$T/ho$nt" 2>"$T/ho.err" || { cat "$T/ho.err" >&2; fail "rules train --holdout 0.33"; }
+done
+cmp -s "$T/ho1.model" "$T/ho2.model" || fail "--holdout: the model depends on the thread count"
+grep -q 'early stopping on the --holdout set' "$T/ho.err" || fail "--holdout: no early stop on 120 noisy examples: $(cat "$T/ho.err")"
+n_ho=$(wc -l <"$T/ho1.rules.txt")
+[ "$n_ho" -ge 101 ] && [ "$n_ho" -lt 1000 ] || fail "--holdout: $n_ho rules kept"
+"$EPISTREAM" rules train --table "$T/r3.tsv" --labels y0,y1,y2 --holdout 0.33 --seed 5 --out "$T/ho5" --quiet ||
+    fail "rules train --holdout --seed 5"
+cmp -s "$T/ho1.model" "$T/ho5.model" && fail "--holdout: the same model with another seed"
+for v in 0 1 abc; do
+    expect_fail "$T/err" "$EPISTREAM" rules train --table "$T/r3.tsv" --labels y0 --holdout "$v" --out "$T/bad"
+    grep -q -- "--holdout" "$T/err" || fail "--holdout $v: $(cat "$T/err")"
+done
+rm -f "$T"/bad.*
+expect_fail "$T/err" "$EPISTREAM" rules train --table "$T/r3.tsv" --labels y0 --holdout 0.005 --out "$T/bad"
+grep -q 'holdout set of 0.005 of 120 examples has 0 examples' "$T/err" || fail "--holdout 0.005: $(cat "$T/err")"
+ls "$T"/bad.* >/dev/null 2>&1 && fail "--holdout 0.005: wrote $(ls "$T"/bad.*)"
+
+# ---- --label-sampling: round-robin heads, sampled heads, the same model on 1 and 2 threads --
+"$EPISTREAM" rules train --table "$T/r3.tsv" --labels y0,y1,y2 --max-rules 8 --label-sampling round-robin \
+    --out "$T/rr" --quiet || fail "rules train --label-sampling round-robin"
+heads=$(sed 1d "$T/rr.rules.txt" | sed 's/.* THEN //; s/ [-+][0-9.e-]*//g' | tr '\n' ' ')
+[ "$heads" = "y0 y1 y2 y0 y1 y2 y0 " ] || fail "--label-sampling round-robin: heads $heads"
+for nt in 1 2; do
+    "$EPISTREAM" rules train --table "$T/r3.tsv" --labels y0,y1,y2 --max-rules 30 --threads $nt \
+        --label-sampling 'without-replacement{sample_size=0.5,max_samples=0}' --out "$T/lw$nt" --quiet ||
+        fail "rules train --label-sampling without-replacement{...}"
+done
+cmp -s "$T/lw1.model" "$T/lw2.model" || fail "--label-sampling: the model depends on the thread count"
+awk '$1 == "rule" && $3 != 2 { exit 1 }' "$T/lw1.model" || fail "--label-sampling sample_size=0.5: not 2 of 3 labels a rule"
+for v in rr 'round-robin{x=1}' 'without-replacement{sample_size=2}' 'without-replacement{foo=1}' \
+    'without-replacement{min_samples=0}' 'without-replacement{sample_size=0.5'; do
+    expect_fail "$T/err" "$EPISTREAM" rules train --table "$T/r3.tsv" --labels y0 --label-sampling "$v" --out "$T/bad"
+    grep -q -- "--label-sampling" "$T/err" || fail "--label-sampling $v: $(cat "$T/err")"
+done
+expect_fail "$T/err" "$EPISTREAM" rules train --table "$T/r3.tsv" --labels y0 --out "$T/bad" \
+    --label-sampling 'without-replacement{min_samples=3,max_samples=2}'
+grep -q 'min_samples >= 1 and max_samples 0 (all) or >= min_samples, got 3 and 2' "$T/err" ||
+    fail "--label-sampling min 3 max 2: $(cat "$T/err")"
+
 # ---- 4. malformed inputs ----------------------------------------------------------------
 bad() { # WHAT FILE-NAMED CMD...: fails, names the file, writes nothing
     what=$1 file=$2
@@ -125,11 +219,29 @@ done
 [ -n "${MLRL_PYTHON:-}" ] || exit 0
 for head in complete single; do
     "$MLRL_PYTHON" "$ES_SRCDIR/tests/bench/rules_mlrl.py" fit "$T/emotions.train.arff" "$ML/emotions.xml" \
-        feature_sampling=none max_rules=51 statistic_type=64-bit head_type=$head dump="$T/mlrl.rules" \
+        "$T/emotions.test.arff" feature_sampling=none max_rules=51 statistic_type=64-bit head_type=$head \
+        dump="$T/mlrl.rules" scores="$T/mlrl.scores" proba="$T/mlrl.proba" \
         >/dev/null || fail "mlrl-boomer ($MLRL_PYTHON) did not fit emotions"
     "$EPISTREAM" rules train --arff "$T/emotions.train.arff" --labels-xml "$ML/emotions.xml" \
         --feature-sampling none --max-rules 51 --head-type $head --out "$T/vs" --quiet || fail "rules train"
     "$PY" "$ES_SRCDIR/tests/bench/rules_mlrl.py" compare "$T/vs.model" "$T/mlrl.rules" >"$T/cmp.out" ||
         { cat "$T/cmp.out" >&2; fail "emotions, $head heads: the rules differ from mlrl-boomer's"; }
+    for o in scores:mlrl.scores probabilities:mlrl.proba; do
+        "$EPISTREAM" rules predict --model "$T/vs.model" --arff "$T/emotions.test.arff" --labels-xml "$ML/emotions.xml" \
+            --output ${o%%:*} --out "$T/vsp" --quiet || fail "rules predict --output ${o%%:*}"
+        "$PY" -c 'import sys, numpy as np
+a, b = np.loadtxt(sys.argv[1], skiprows=1), np.loadtxt(sys.argv[2])
+sys.exit(not (a.shape == b.shape and np.max(np.abs(a - b)) < 1e-9))' "$T/vsp.pred.tsv" "$T/${o#*:}" ||
+            fail "emotions, $head heads: --output ${o%%:*} differs from mlrl-boomer's"
+    done
+done
+for head in complete single; do
+    "$MLRL_PYTHON" "$ES_SRCDIR/tests/bench/rules_mlrl.py" fit "$T/emotions.train.arff" "$ML/emotions.xml" \
+        feature_sampling=none max_rules=51 statistic_type=64-bit head_type=$head output_sampling=round-robin \
+        dump="$T/mlrl.rules" >/dev/null || fail "mlrl-boomer ($MLRL_PYTHON) did not fit emotions (round-robin)"
+    "$EPISTREAM" rules train --arff "$T/emotions.train.arff" --labels-xml "$ML/emotions.xml" --feature-sampling none \
+        --max-rules 51 --head-type $head --label-sampling round-robin --out "$T/vs" --quiet || fail "rules train"
+    "$PY" "$ES_SRCDIR/tests/bench/rules_mlrl.py" compare "$T/vs.model" "$T/mlrl.rules" >"$T/cmp.out" ||
+        { cat "$T/cmp.out" >&2; fail "emotions, $head heads, round-robin: the rules differ from mlrl-boomer's"; }
 done
 exit 0

@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "backend.h"
-#include "rules.h"
+#include "rules_internal.h" /* the early-stopping criterion */
 #include "testutil.h"
 
 #define SHRINK ((double)0.3f) /* the default shrinkage, as a float32 */
@@ -261,6 +261,14 @@ static void random_data(es_rules_data_t *d, uint32_t n, uint32_t F, uint32_t L, 
     free(y);
 }
 
+/* 200 random examples, 6 features, 2 labels, and the default options with max_rules. */
+static void random_setup(es_rules_data_t *d, es_rules_opt_t *o, uint64_t seed, uint32_t max_rules)
+{
+    random_data(d, 200, 6, 2, seed);
+    es_rules_opt_init(o);
+    o->max_rules = max_rules;
+}
+
 /* The model as text, for byte comparisons. */
 static char *model_text(const es_rules_model_t *m)
 {
@@ -271,6 +279,30 @@ static char *model_text(const es_rules_model_t *m)
     assert_int_equal(es_rules_model_write(m, fp), ES_OK);
     fclose(fp);
     return buf;
+}
+
+/* Train on 1 and on 3 threads: the same model text; m is the first. */
+static void train_1_3(const es_rules_data_t *d, es_rules_opt_t *o, es_rules_model_t *m)
+{
+    es_rules_model_t m3;
+    o->threads = 3;
+    assert_int_equal(es_rules_train(d, o, &m3), ES_OK);
+    train(d, o, m); /* 1 thread */
+    char *a = model_text(m), *b = model_text(&m3);
+    assert_string_equal(a, b);
+    free(a);
+    free(b);
+    es_rules_model_free(&m3);
+}
+
+/* The text of the model trained on d with o (one thread). */
+static char *train_text(const es_rules_data_t *d, es_rules_opt_t *o)
+{
+    es_rules_model_t m;
+    train(d, o, &m);
+    char *txt = model_text(&m);
+    es_rules_model_free(&m);
+    return txt;
 }
 
 /* 1, 2 and 3 threads learn the same model, with every sampling on. */
@@ -304,6 +336,193 @@ static void test_threads(void **state)
             es_rules_model_free(&m);
         }
     free(ref);
+    es_rules_data_free(&d);
+}
+
+/* --time-limit (mlrl-boomer's time_limit): the clock starts before the first rule
+ * after the default rule and is read before each later rule, so a limit that
+ * has passed by then stops after exactly one rule, and the model is usable;
+ * a limit not reached changes nothing; a negative or NaN limit is refused. */
+static void test_time_limit(void **state)
+{
+    (void)state;
+    es_rules_data_t d;
+    es_rules_opt_t o;
+    es_rules_model_t m;
+    random_setup(&d, &o, 7, 1000);
+    o.time_limit = 1e-12;
+    train(&d, &o, &m);
+    assert_int_equal(m.n_rules, 1);
+    assert_int_equal(m.stop, ES_RULES_STOP_TIME_LIMIT);
+    double *s = malloc(200 * 2 * sizeof *s);
+    assert_non_null(s);
+    es_rules_predict_scores(&m, &d, s);
+    for (int k = 0; k < 400; k++) assert_true(isfinite(s[k]));
+    char *txt = model_text(&m);
+    assert_non_null(strstr(txt, "end 1"));
+    free(txt);
+    free(s);
+    es_rules_model_free(&m);
+    /* not reached: the same model as without a limit */
+    o.max_rules = 20;
+    o.time_limit = 1e6;
+    train(&d, &o, &m);
+    assert_int_equal(m.n_rules, 19);
+    assert_int_equal(m.stop, ES_RULES_STOP_MAX_RULES);
+    char *a = model_text(&m);
+    es_rules_model_free(&m);
+    o.time_limit = 0;
+    char *b = train_text(&d, &o);
+    assert_string_equal(a, b);
+    free(a);
+    free(b);
+    o.time_limit = -1;
+    assert_int_equal(es_rules_opt_check(&o), ES_ERR_ARG);
+    o.time_limit = NAN;
+    assert_int_equal(es_rules_opt_check(&o), ES_ERR_ARG);
+    es_rules_data_free(&d);
+}
+
+/* Probabilities: the logistic function of the scores, exact where it is known
+ * (0 gives 1/2, +-log 3 give 3/4 and 1/4), no overflow at +-1000, and
+ * refused for a squared-error model, as mlrl-boomer refuses predict_proba(). */
+static void test_probabilities(void **state)
+{
+    (void)state;
+    es_rules_model_t m;
+    memset(&m, 0, sizeof m);
+    m.loss = ES_RULES_LOSS_LOGISTIC;
+    const double s[] = {0.0, log(3.0), -log(3.0), 1000.0, -1000.0, 2.0};
+    double p[6];
+    assert_int_equal(es_rules_probabilities(&m, s, 6, p), ES_OK);
+    assert_true(p[0] == 0.5);
+    assert_true(fabs(p[1] - 0.75) < 1e-15);
+    assert_true(fabs(p[2] - 0.25) < 1e-15);
+    assert_true(p[3] == 1.0);
+    assert_true(p[4] >= 0.0 && p[4] < 1e-300);
+    assert_true(fabs(p[5] - 1.0 / (1.0 + exp(-2.0))) < 1e-16);
+    m.loss = ES_RULES_LOSS_SQUARED_ERROR;
+    assert_int_equal(es_rules_probabilities(&m, s, 6, p), ES_ERR_ARG);
+}
+
+/* mlrl-boomer's pre-pruning on hand-made holdout scores.  2 past, 2 recent, a
+ * minimum improvement of 10 %: scores 10, 8 fill the recent buffer, 7 and 6.5
+ * move 10 and 8 into the past; at 6.4 (5 rules) the best is 5 and the means
+ * are 9 vs 6.75 (+33 %); at 6.5, 7.5 vs 6.45 (+16 %); at 6.6 (7 rules), 6.75
+ * vs 6.45 (+4.7 %): stop, keep 5.  The best is taken before the test (1 past,
+ * 1 recent, 50 %: 4, 3, then 2.5 stops at once and keeps 3 rules), as
+ * mlrl-boomer does; with min_rules 20 and 2 + 3 scores every 2 rules the
+ * scores start after rule 10 and are taken at even counts. */
+static void test_prune_criterion(void **state)
+{
+    (void)state;
+    es_rl_prune_t p;
+    const double s[] = {10, 8, 7, 6.5, 6.4, 6.5, 6.6};
+    assert_int_equal(es_rl_prune_init(&p, 1, 1, 1, 2, 2, 0.1), ES_OK);
+    for (uint32_t n = 1; n <= 6; n++) {
+        assert_true(es_rl_prune_due(&p, n));
+        assert_int_equal(es_rl_prune_test(&p, n, s[n - 1]), 0);
+    }
+    assert_int_equal(es_rl_prune_test(&p, 7, s[6]), 5);
+    es_rl_prune_free(&p);
+    assert_int_equal(es_rl_prune_init(&p, 1, 1, 1, 1, 1, 0.5), ES_OK);
+    assert_int_equal(es_rl_prune_test(&p, 1, 4), 0);
+    assert_int_equal(es_rl_prune_test(&p, 2, 3), 0);
+    assert_int_equal(es_rl_prune_test(&p, 3, 2.5), 3);
+    es_rl_prune_free(&p);
+    assert_int_equal(es_rl_prune_init(&p, 20, 2, 2, 2, 3, 0.005), ES_OK);
+    assert_int_equal(p.offset, 10);
+    assert_false(es_rl_prune_due(&p, 10));
+    assert_false(es_rl_prune_due(&p, 11));
+    assert_true(es_rl_prune_due(&p, 12));
+    assert_false(es_rl_prune_due(&p, 13));
+    assert_true(es_rl_prune_due(&p, 14));
+    es_rl_prune_free(&p);
+}
+
+/* --holdout: 1,000 rules on 134 of 200 noisy examples overfit, so the holdout
+ * loss stops improving and the training stops early, keeping at least the 101
+ * rules the buffers need; the default rule is over every example (as
+ * mlrl-boomer's); the model is the same on 1 and 3 threads and another with
+ * another seed; a holdout set of no example, or of 1, is refused. */
+static void test_holdout(void **state)
+{
+    (void)state;
+    es_rules_data_t d;
+    es_rules_opt_t o;
+    es_rules_model_t m, m0;
+    random_setup(&d, &o, 11, 1);
+    train(&d, &o, &m0); /* the default rule alone */
+    o.max_rules = 1000;
+    o.holdout = 0.33;
+    train_1_3(&d, &o, &m);
+    assert_int_equal(m.stop, ES_RULES_STOP_EARLY);
+    assert_true(m.n_rules + 1 >= 101 && m.n_rules + 1 < 1000);
+    for (uint32_t l = 0; l < 2; l++) assert_true(m.def[l] == m0.def[l]);
+    char *ref = model_text(&m);
+    es_rules_model_free(&m);
+    o.seed = 2;
+    es_rules_model_free(&m0);
+    char *other = train_text(&d, &o);
+    int same = !strcmp(other, ref);
+    free(other);
+    free(ref);
+    assert_false(same);
+    o.holdout = 0.004; /* 0 of 200 examples */
+    assert_int_equal(es_rules_train(&d, &o, &m), ES_ERR_ARG);
+    o.holdout = 1.0;
+    assert_int_equal(es_rules_opt_check(&o), ES_ERR_ARG);
+    o.holdout = -0.1;
+    assert_int_equal(es_rules_opt_check(&o), ES_ERR_ARG);
+    es_rules_data_free(&d);
+}
+
+/* Label sampling (mlrl-boomer's output_sampling): round-robin gives rule k the
+ * label (k - 1) mod L alone, complete or single heads; without replacement
+ * its default (0.33 of the labels, at most 1) one label a rule, and with
+ * sample_size 0.5 and no maximum ceil(1.5) = 2 distinct labels, ascending; the
+ * same model on 1 and 3 threads; bad sample sizes and bounds are refused. */
+static void test_label_sampling(void **state)
+{
+    (void)state;
+    es_rules_data_t d;
+    es_rules_opt_t o;
+    es_rules_model_t m;
+    random_data(&d, 200, 6, 3, 5);
+    es_rules_opt_init(&o);
+    o.max_rules = 25;
+    o.label_samp = ES_RULES_LS_ROUND_ROBIN;
+    for (int h = 0; h < 2; h++) {
+        o.head = h ? ES_RULES_HEAD_SINGLE : ES_RULES_HEAD_COMPLETE;
+        train(&d, &o, &m);
+        assert_int_equal(m.n_rules, 24);
+        for (uint32_t r = 0; r < m.n_rules; r++) {
+            assert_int_equal(m.rule[r].n_head, 1);
+            assert_int_equal(m.rule[r].lab[0], r % 3);
+        }
+        es_rules_model_free(&m);
+    }
+    o.head = ES_RULES_HEAD_COMPLETE;
+    o.label_samp = ES_RULES_LS_WITHOUT;
+    train(&d, &o, &m);
+    for (uint32_t r = 0; r < m.n_rules; r++) assert_int_equal(m.rule[r].n_head, 1);
+    es_rules_model_free(&m);
+    o.label_sample_size = 0.5;
+    o.label_max_samples = 0;
+    train_1_3(&d, &o, &m);
+    for (uint32_t r = 0; r < m.n_rules; r++) {
+        assert_int_equal(m.rule[r].n_head, 2);
+        assert_true(m.rule[r].lab[0] < m.rule[r].lab[1] && m.rule[r].lab[1] < 3);
+    }
+    es_rules_model_free(&m);
+    o.label_sample_size = 0;
+    assert_int_equal(es_rules_opt_check(&o), ES_ERR_ARG);
+    o.label_sample_size = 0.5;
+    o.label_min_samples = 0;
+    assert_int_equal(es_rules_opt_check(&o), ES_ERR_ARG);
+    o.label_min_samples = 3;
+    o.label_max_samples = 2;
+    assert_int_equal(es_rules_opt_check(&o), ES_ERR_ARG);
     es_rules_data_free(&d);
 }
 
@@ -427,7 +646,10 @@ int main(void)
         cmocka_unit_test(test_boundary_at_zero), cmocka_unit_test(test_single_head),
         cmocka_unit_test(test_nominal),       cmocka_unit_test(test_metrics),
         cmocka_unit_test(test_threads),       cmocka_unit_test(test_model_roundtrip),
-        cmocka_unit_test(test_mulan_xml),
+        cmocka_unit_test(test_mulan_xml),     cmocka_unit_test(test_time_limit),
+        cmocka_unit_test(test_probabilities),
+        cmocka_unit_test(test_prune_criterion), cmocka_unit_test(test_holdout),
+        cmocka_unit_test(test_label_sampling),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

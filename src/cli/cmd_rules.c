@@ -42,6 +42,10 @@ static void train_usage(FILE *fp)
     fprintf(fp,
             "Learning:\n"
             "  --max-rules N        rules to learn, the default rule included (default 1000)\n"
+            "  --time-limit SECONDS stop adding rules once SECONDS have passed since the first\n"
+            "                       rule after the default rule (checked before each rule; at\n"
+            "                       least one rule is learned); 0 = none (default).  The model\n"
+            "                       is valid; which rule it stops at depends on the machine\n"
             "  --head-type H        complete (default: a score for every label) or single (one\n"
             "                       label a rule)\n"
             "  --loss L             logistic (default; label-wise logistic loss) or\n"
@@ -52,7 +56,19 @@ static void train_usage(FILE *fp)
             "                       F features for each refinement) or none\n"
             "  --instance-sampling S none (default), with-replacement or without-replacement\n"
             "                       (66%% of the examples for each rule)\n"
-            "  --seed N             random seed of the sampling (default 1)\n"
+            "  --holdout FRACTION   hold out this fraction of the examples (at random, e.g.\n"
+            "                       0.33) and stop early when the loss on them stops improving\n"
+            "                       (mlrl-boomer's holdout='random' with its default\n"
+            "                       pre-pruning: after at least 100 rules, the mean of the last\n"
+            "                       50 holdout losses improves on the 50 before by <= 0.5%%);\n"
+            "                       the model keeps the rules of the best holdout loss\n"
+            "  --label-sampling S   none (default), round-robin (the k-th rule after the\n"
+            "                       default rule predicts label (k - 1) mod L alone) or\n"
+            "                       without-replacement[{sample_size=X,\n"
+            "                       min_samples=N,max_samples=N}] (for each rule, ceil(X L)\n"
+            "                       labels, at least N and at most N (0: all); defaults 0.33,\n"
+            "                       1, 1); mlrl-boomer's output_sampling\n"
+            "  --seed N             random seed of the sampling and holdout (default 1)\n"
             "  --threads T          CPU threads (default: all); the model is the same for any\n"
             "Output:\n"
             "  --out PREFIX         writes PREFIX.model (the model, for rules predict) and\n"
@@ -69,27 +85,40 @@ static void predict_usage(FILE *fp)
             "FILE] |\n"
             "                               --table FILE [--labels COLS]) --out OUT [options]\n"
             "\n"
-            "Predicts every label of every example (1 when its score is > 0).  The input must\n"
-            "have the model's features in the model's order; its labels (the columns named\n"
-            "by --labels-xml or --labels, else those named as the model's labels, when it has\n"
-            "them all) are left out of the features and, when present, scored.\n"
+            "Predicts every label of every example (by default 1 when its score is > 0; see\n"
+            "--output).  The input must have the model's features in the model's order; its\n"
+            "labels (the columns named by --labels-xml or --labels, else those named as the\n"
+            "model's labels, when it has them all) are left out of the features and, when\n"
+            "present, scored.\n"
             "\n");
     input_usage(fp);
     fprintf(fp,
             "Options:\n"
             "  --model FILE         a model written by 'epistream rules train'\n"
+            "  --output O           what OUT.pred.tsv holds: binary (default: 1 when the\n"
+            "                       label's score is > 0, else 0), scores (each label's score:\n"
+            "                       the default rule's plus the heads of the rules covering\n"
+            "                       the example; mlrl-boomer's decision_function) or\n"
+            "                       probabilities (the logistic function of the scores, its\n"
+            "                       predict_proba; logistic loss only); numbers are written\n"
+            "                       with 17 significant digits\n"
             "  --out OUT            writes OUT.pred.tsv (one row per example, one column per\n"
-            "                       label, 0/1) and, when the input has labels,\n"
+            "                       label) and, when the input has labels,\n"
             "                       OUT.metrics.tsv (METRIC VALUE: hamming_loss,\n"
             "                       subset_accuracy, example_f1, micro_f1, macro_f1 in percent,\n"
-            "                       as scikit-learn computes them with zero_division=1)\n"
+            "                       as scikit-learn computes them with zero_division=1, from\n"
+            "                       the binary predictions whatever --output is)\n"
             "  --threads T          CPU threads (default: all)\n"
             "  --quiet              only errors on stderr\n"
             "  -h, --help           this help\n");
 }
 
+/* rules predict --output */
+enum { OUT_BINARY, OUT_SCORES, OUT_PROBABILITIES };
+
 typedef struct {
     const char *arff, *labels_xml, *table, *labels, *out, *model;
+    int output; /* OUT_BINARY ... */
     es_rules_opt_t o;
     uint32_t threads;
     uint64_t seed;
@@ -118,6 +147,23 @@ static int set_shrinkage(void *ctx, const char *arg)
 static int set_l2(void *ctx, const char *arg)
 {
     return set_double_in("l2", arg, 0.0, 1e30, 0, &((rules_args_t *)ctx)->o.l2);
+}
+
+static int set_holdout(void *ctx, const char *arg)
+{
+    double v;
+    if (es_cli_double("holdout", arg, &v)) return -1;
+    if (!(v > 0.0 && v < 1.0)) {
+        fprintf(stderr, "[E::options] --holdout: expected a fraction in (0, 1), got '%s'\n", arg);
+        return -1;
+    }
+    ((rules_args_t *)ctx)->o.holdout = v;
+    return 0;
+}
+
+static int set_time_limit(void *ctx, const char *arg)
+{
+    return set_double_in("time-limit", arg, 0.0, 1e9, 0, &((rules_args_t *)ctx)->o.time_limit);
 }
 
 /* s among names[0..n): its index into *out.  @return 0 or -1 after a message */
@@ -170,6 +216,60 @@ static int set_isamp(void *ctx, const char *arg)
     return 0;
 }
 
+static int set_output(void *ctx, const char *arg)
+{
+    static const char *const names[] = {"binary", "scores", "probabilities"};
+    return pick("output", arg, names, 3, &((rules_args_t *)ctx)->output);
+}
+
+/* --label-sampling none | round-robin | without-replacement[{key=value,...}] with
+ * mlrl-boomer's keys sample_size, min_samples, max_samples. */
+static int set_lsamp(void *ctx, const char *arg)
+{
+    static const char *const names[] = {"none", "round-robin", "without-replacement"};
+    es_rules_opt_t *o = &((rules_args_t *)ctx)->o;
+    char buf[256], *brace;
+    int k;
+    if (strlen(arg) >= sizeof buf) {
+        fprintf(stderr, "[E::options] --label-sampling: '%.40s...' is too long\n", arg);
+        return -1;
+    }
+    strcpy(buf, arg);
+    if ((brace = strchr(buf, '{'))) *brace++ = '\0';
+    if (pick("label-sampling", buf, names, 3, &k)) return -1;
+    o->label_samp = (es_rules_lsamp_t)k;
+    if (!brace) return 0;
+    size_t len = strlen(brace);
+    if (k != ES_RULES_LS_WITHOUT || !len || brace[len - 1] != '}') {
+        fprintf(stderr,
+                "[E::options] --label-sampling: options go with without-replacement only, as "
+                "without-replacement{sample_size=X,min_samples=N,max_samples=N}; got '%s'\n", arg);
+        return -1;
+    }
+    brace[len - 1] = '\0';
+    for (char *save = NULL, *kv = strtok_r(brace, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+        char *v = strchr(kv, '=');
+        if (v) *v++ = '\0';
+        if (!v || (strcmp(kv, "sample_size") && strcmp(kv, "min_samples") && strcmp(kv, "max_samples"))) {
+            fprintf(stderr,
+                    "[E::options] --label-sampling: expected sample_size=X, min_samples=N or "
+                    "max_samples=N, got '%s'\n", kv);
+            return -1;
+        }
+        if (!strcmp(kv, "sample_size")) {
+            if (set_double_in("label-sampling sample_size", v, 0.0, 1.0, 1, &o->label_sample_size))
+                return -1;
+        } else if (es_cli_u32(!strcmp(kv, "min_samples") ? "label-sampling min_samples"
+                                                         : "label-sampling max_samples",
+                              v, !strcmp(kv, "min_samples"), UINT32_MAX,
+                              !strcmp(kv, "min_samples") ? &o->label_min_samples
+                                                         : &o->label_max_samples)) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static const es_cli_opt_t input_opts[] = {
     ES_CLI_OPT_STR("arff", rules_args_t, arff),
     ES_CLI_OPT_STR("labels-xml", rules_args_t, labels_xml),
@@ -189,11 +289,15 @@ static const es_cli_opt_t train_opts[] = {
     ES_CLI_OPT_FUNC("l2", set_l2),
     ES_CLI_OPT_FUNC("feature-sampling", set_fsamp),
     ES_CLI_OPT_FUNC("instance-sampling", set_isamp),
+    ES_CLI_OPT_FUNC("label-sampling", set_lsamp),
+    ES_CLI_OPT_FUNC("time-limit", set_time_limit),
+    ES_CLI_OPT_FUNC("holdout", set_holdout),
     ES_CLI_OPT_U64("seed", rules_args_t, seed),
 };
 
 static const es_cli_opt_t predict_opts[] = {
     ES_CLI_OPT_STR("model", rules_args_t, model),
+    ES_CLI_OPT_FUNC("output", set_output),
 };
 
 /* The input's checks shared by train and predict.  @return 0 or -1 after a message */
@@ -260,6 +364,7 @@ static double cpu_now(void)
 /* The progress line (a terminal only). */
 typedef struct {
     double t0, last;
+    int open; /* a line without its newline (the training may stop before the last rule) */
 } progress_t;
 
 static void progress(void *ctx, uint32_t done, uint32_t total)
@@ -270,7 +375,8 @@ static void progress(void *ctx, uint32_t done, uint32_t total)
     p->last = now;
     double eta = done ? (now - p->t0) * (double)(total - done) / done : 0.0;
     fprintf(stderr, "\r[rules] %u/%u rules, ETA %.0f s   ", done, total, eta);
-    if (done == total) fputc('\n', stderr);
+    p->open = done < total;
+    if (!p->open) fputc('\n', stderr);
 }
 
 static int train_run(rules_args_t *a)
@@ -289,7 +395,7 @@ static int train_run(rules_args_t *a)
     es_rules_data_t d;
     es_rules_model_t m;
     es_out_t o_model, o_txt;
-    progress_t pr = {es_time_now(), 0.0};
+    progress_t pr = {es_time_now(), 0.0, 0};
     int ret;
     memset(&d, 0, sizeof d);
     memset(&m, 0, sizeof m);
@@ -306,7 +412,9 @@ static int train_run(rules_args_t *a)
         a->o.progress_ctx = &pr;
     }
     double t1 = es_time_now(), c1 = cpu_now();
-    if ((ret = es_rules_train(&d, &a->o, &m))) goto out;
+    ret = es_rules_train(&d, &a->o, &m);
+    if (pr.open) fputc('\n', stderr);
+    if (ret) goto out;
     double t_fit = es_time_now() - t1, c_fit = cpu_now() - c1;
     if ((ret = es_rules_model_write(&m, o_model.fp)) || es_out_failed(&o_model) ||
         (ret = es_rules_write_text(&m, o_txt.fp)) || es_out_failed(&o_txt)) {
@@ -318,8 +426,11 @@ static int train_run(rules_args_t *a)
     if (!a->quiet)
         fprintf(stderr,
                 "[rules] %u rules (the default rule included) from %u examples, %u features, %u "
-                "labels in %.2f s (fit %.2f s, %.2f s CPU); %s.model, %s.rules.txt\n",
+                "labels in %.2f s (fit %.2f s, %.2f s CPU)%s; %s.model, %s.rules.txt\n",
                 m.n_rules + 1, d.n_ex, d.n_feat, d.n_lab, es_time_now() - t0, t_fit, c_fit,
+                m.stop == ES_RULES_STOP_TIME_LIMIT ? ", stopped early by --time-limit"
+                : m.stop == ES_RULES_STOP_EARLY    ? ", early stopping on the --holdout set"
+                                                   : "",
                 a->out, a->out);
 out:
     if (ret) {
@@ -363,6 +474,15 @@ static int predict_run(rules_args_t *a)
     static const char *const suffixes[] = {".pred.tsv", ".metrics.tsv"};
     es_out_clear_tmp(a->out, suffixes, 2);
     if ((ret = es_rules_model_read(a->model, &m))) goto out;
+    if (a->output == OUT_PROBABILITIES && m.loss != ES_RULES_LOSS_LOGISTIC) {
+        fprintf(stderr,
+                "[E::rules] predict: --output probabilities needs a model trained with the "
+                "logistic loss, and %s has the %s loss (mlrl-boomer offers no probabilities for "
+                "it either); use --output scores or binary\n",
+                a->model, es_rules_loss_name(m.loss));
+        es_rules_model_free(&m);
+        return ES_EXIT_USAGE;
+    }
     if ((ret = read_input(a, &m, &d))) goto out;
     size_t cells = (size_t)d.n_ex * m.n_lab;
     if (!(s = malloc((cells ? cells : 1) * sizeof *s)) || !(p = malloc(cells ? cells : 1))) {
@@ -372,13 +492,18 @@ static int predict_run(rules_args_t *a)
     }
     es_rules_predict_scores(&m, &d, s);
     es_rules_binarize(s, cells, p);
+    if (a->output == OUT_PROBABILITIES && (ret = es_rules_probabilities(&m, s, cells, s))) goto out;
     if ((ret = es_out_open(&o_pred, a->out, ".pred.tsv"))) goto out;
     for (uint32_t l = 0; l < m.n_lab; l++) fprintf(o_pred.fp, "%s%s", l ? "\t" : "", m.lab_name[l]);
     fputc('\n', o_pred.fp);
     for (uint32_t i = 0; i < d.n_ex; i++) {
-        for (uint32_t l = 0; l < m.n_lab; l++)
-            fputs(l ? (p[(size_t)i * m.n_lab + l] ? "\t1" : "\t0")
-                    : (p[(size_t)i * m.n_lab] ? "1" : "0"), o_pred.fp);
+        for (uint32_t l = 0; l < m.n_lab; l++) {
+            size_t il = (size_t)i * m.n_lab + l;
+            if (l) fputc('\t', o_pred.fp);
+            /* %.17g: the double itself, the same text on every run and thread count */
+            if (a->output == OUT_BINARY) fputc(p[il] ? '1' : '0', o_pred.fp);
+            else fprintf(o_pred.fp, "%.17g", s[il] == 0.0 ? 0.0 : s[il]);
+        }
         fputc('\n', o_pred.fp);
     }
     if (es_out_failed(&o_pred)) {

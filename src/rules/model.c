@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rules.h"
+#include "rules_internal.h"
 
 #define MAGIC "epistream-rules-model"
 #define VERSION 1
@@ -71,6 +71,19 @@ void es_rules_predict_scores(const es_rules_model_t *m, const es_rules_data_t *d
 void es_rules_binarize(const double *s, size_t n, uint8_t *p)
 {
     for (size_t k = 0; k < n; k++) p[k] = s[k] > 0.0;
+}
+
+int es_rules_probabilities(const es_rules_model_t *m, const double *s, size_t n, double *p)
+{
+    if (m->loss != ES_RULES_LOSS_LOGISTIC) {
+        es_log(ES_LOG_ERROR, "es_rules_probabilities",
+               "probabilities need a model trained with the logistic loss, this one has the %s "
+               "loss (mlrl-boomer offers none for it either); use scores or binary predictions",
+               es_rules_loss_name(m->loss));
+        return ES_ERR_ARG;
+    }
+    for (size_t k = 0; k < n; k++) p[k] = es_rl_logistic(s[k]);
+    return ES_OK;
 }
 
 /* ---- writing ---------------------------------------------------------------------- */

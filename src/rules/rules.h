@@ -54,6 +54,8 @@ typedef enum { ES_RULES_LOSS_LOGISTIC, ES_RULES_LOSS_SQUARED_ERROR } es_rules_lo
 typedef enum { ES_RULES_HEAD_COMPLETE, ES_RULES_HEAD_SINGLE } es_rules_head_t;
 typedef enum { ES_RULES_FS_NONE, ES_RULES_FS_WITHOUT } es_rules_fsamp_t;
 typedef enum { ES_RULES_IS_NONE, ES_RULES_IS_WITH, ES_RULES_IS_WITHOUT } es_rules_isamp_t;
+/** Label sampling for each rule (mlrl-boomer's output_sampling). */
+typedef enum { ES_RULES_LS_NONE, ES_RULES_LS_ROUND_ROBIN, ES_RULES_LS_WITHOUT } es_rules_lsamp_t;
 
 /** Progress: called by the training thread after each rule (rules learned, of at most). */
 typedef void (*es_rules_progress_fn)(void *ctx, uint32_t done, uint32_t total);
@@ -68,6 +70,20 @@ typedef struct {
     double feat_sample_size;      /* (0, 1) fraction of the features, 0 = the log2 rule */
     es_rules_isamp_t inst_samp;   /* default none */
     double inst_sample_size;      /* (0, 1], default 0.66 */
+    es_rules_lsamp_t label_samp;  /* default none; round-robin: rule k (1 = the first after the
+                                     default rule) predicts label (k - 1) mod L alone;
+                                     without replacement: a sample of the labels per rule */
+    double label_sample_size;     /* (0, 1], default 0.33: ceil(size L) labels, then clamped */
+    uint32_t label_min_samples;   /* >= 1, default 1 */
+    uint32_t label_max_samples;   /* 0 = L, else >= label_min_samples; default 1 (mlrl-boomer's) */
+    double time_limit;            /* seconds, 0 = none (default); mlrl-boomer's time_limit: the
+                                     clock starts before the first rule after the default rule
+                                     and is read before each later rule, so at least one rule is
+                                     learned; which rule it stops at depends on the machine */
+    double holdout;               /* (0, 1): the fraction of the examples held out at random for
+                                     early stopping (mlrl-boomer's holdout='random' with
+                                     global_pruning='pre-pruning', their defaults); 0 = none
+                                     (default) */
     uint64_t seed;                /* default 1 (mlrl-boomer's random_state default) */
     int threads;                  /* 0 = all (OpenMP's default) */
     es_rules_progress_fn progress; /* may be NULL */
@@ -101,6 +117,14 @@ typedef struct {
     double *score;
 } es_rules_rule_t;
 
+/** Why the training stopped (es_rules_model_t.stop; not saved in the model file). */
+typedef enum {
+    ES_RULES_STOP_MAX_RULES,   /* --max-rules reached */
+    ES_RULES_STOP_NO_REFINE,   /* no refinement of an empty rule improves the loss */
+    ES_RULES_STOP_TIME_LIMIT,  /* the time limit was reached */
+    ES_RULES_STOP_EARLY        /* early stopping on the holdout set (the best rules kept) */
+} es_rules_stop_t;
+
 typedef struct {
     uint32_t n_feat, n_lab;
     char **feat_name, **lab_name;
@@ -111,6 +135,7 @@ typedef struct {
     double *def;         /* n_lab scores of the default rule */
     uint32_t n_rules, cap_rules;
     es_rules_rule_t *rule;
+    es_rules_stop_t stop; /* set by es_rules_train(); not saved (a read model has MAX_RULES) */
 } es_rules_model_t;
 
 /**
@@ -131,6 +156,16 @@ void es_rules_predict_scores(const es_rules_model_t *m, const es_rules_data_t *d
 
 /** Binary predictions from scores: 1 when the score is > 0 (label-wise sign). */
 void es_rules_binarize(const double *s, size_t n, uint8_t *p);
+
+/**
+ * Marginal probabilities from the n scores s of a model with the logistic loss:
+ * p[k] = 1 / (1 + exp(-s[k])), computed as mlrl-boomer's logistic function
+ * (from exp(-|s|), so it never overflows), which is its predict_proba() with
+ * the default settings (no calibration model).  s and p may be the same array.
+ * @return ES_OK, or ES_ERR_ARG (logged) for a squared-error model: mlrl-boomer
+ *         offers no probabilities for that loss either
+ */
+int es_rules_probabilities(const es_rules_model_t *m, const double *s, size_t n, double *p);
 
 /** Write the model as versioned text ("epistream-rules-model 1").  @return ES_OK or ES_ERR_IO */
 int es_rules_model_write(const es_rules_model_t *m, FILE *fp);

@@ -76,6 +76,17 @@ static inline float es_rl_mean(float small, float large)
     return (float)((double)small + (double)diff * 0.5);
 }
 
+/* mlrl-boomer's logistic function 1 / (1 + exp(-x)), from exp(-|x|) so that it
+ * never overflows. */
+static inline double es_rl_logistic(double x)
+{
+    if (x < 0) {
+        double e = exp(x);
+        return e / (1 + e);
+    }
+    return 1 / (1 + exp(-x));
+}
+
 /* -G / (H + l2), or 0 when that is not finite. */
 static inline double es_rl_score(double g, double h, double l2)
 {
@@ -108,6 +119,35 @@ double es_rl_eval(const es_rl_ctx_t *c, const double *restrict G, const double *
  */
 void es_rl_search(const es_rl_ctx_t *c, es_rl_scratch_t *s, uint32_t f, double best_q,
                   es_rl_cand_t *out);
+
+/* ---- early stopping (train.c): mlrl-boomer's global pre-pruning ---------------------- */
+
+/* The state of mlrl-boomer's pre-pruning stopping criterion (doc/RULES.md, "Holdout
+ * set and early stopping"): the holdout loss of the last num_recent and the
+ * num_past before them, kept in two ring buffers. */
+typedef struct {
+    uint32_t min_rules, update_interval, stop_interval, num_past, num_recent;
+    double min_improvement;
+    uint32_t offset;          /* scores are recorded once n_rules > offset */
+    double *past, *recent;    /* ring buffers, oldest at [head] */
+    uint32_t n_past, h_past, n_recent, h_recent;
+    double best;              /* the best score recorded while the past buffer was full */
+    uint32_t best_n;          /* the number of rules (the default rule included) it had */
+} es_rl_prune_t;
+
+/** Set up the criterion (num_past, num_recent, update_interval, stop_interval >= 1).
+ *  @return ES_OK or ES_ERR_NOMEM; free with es_rl_prune_free() */
+int es_rl_prune_init(es_rl_prune_t *p, uint32_t min_rules, uint32_t update_interval,
+                     uint32_t stop_interval, uint32_t num_past, uint32_t num_recent,
+                     double min_improvement);
+void es_rl_prune_free(es_rl_prune_t *p);
+/** Whether the test before a model of n_rules rules (the default rule included)
+ *  needs the holdout score. */
+int es_rl_prune_due(const es_rl_prune_t *p, uint32_t n_rules);
+/** The test before a model of n_rules rules, with its holdout score (lower is
+ *  better), when es_rl_prune_due(): @return 0 to go on, or the number of rules
+ *  (the default rule included) the model keeps. */
+uint32_t es_rl_prune_test(es_rl_prune_t *p, uint32_t n_rules, double score);
 
 /* ---- the worker threads (pool.c) ---------------------------------------------------- */
 

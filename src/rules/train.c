@@ -35,6 +35,10 @@ void es_rules_opt_init(es_rules_opt_t *o)
     o->feat_sample_size = 0.0;
     o->inst_samp = ES_RULES_IS_NONE;
     o->inst_sample_size = 0.66;
+    o->label_samp = ES_RULES_LS_NONE;
+    o->label_sample_size = 0.33;
+    o->label_min_samples = 1;
+    o->label_max_samples = 1;
     o->seed = 1;
 }
 
@@ -54,6 +58,17 @@ int es_rules_opt_check(const es_rules_opt_t *o)
              (unsigned)o->feat_samp > ES_RULES_FS_WITHOUT || (unsigned)o->inst_samp > ES_RULES_IS_WITHOUT)
         terr("unknown loss, head type or sampling method");
     else if (o->threads < 0) terr("the number of threads must be >= 0 (0: all)");
+    else if (!(o->label_sample_size > 0.0 && o->label_sample_size <= 1.0))
+        terr("the label sample size must be in (0, 1], got %g", o->label_sample_size);
+    else if (o->label_min_samples < 1 ||
+             (o->label_max_samples && o->label_max_samples < o->label_min_samples))
+        terr("the label sampling needs min_samples >= 1 and max_samples 0 (all) or >= "
+             "min_samples, got %u and %u", o->label_min_samples, o->label_max_samples);
+    else if ((unsigned)o->label_samp > ES_RULES_LS_WITHOUT) terr("unknown label sampling method");
+    else if (!(o->holdout >= 0.0 && o->holdout < 1.0))
+        terr("the holdout set size must be in (0, 1) (0: none), got %g", o->holdout);
+    else if (!(o->time_limit >= 0.0 && isfinite(o->time_limit)))
+        terr("the time limit must be a number of seconds >= 0 (0: none), got %g", o->time_limit);
     else return ES_OK;
     return ES_ERR_ARG;
 }
@@ -113,6 +128,80 @@ static uint32_t rng_below(rng_t *r, uint32_t n)
         }
     }
     return (uint32_t)(m >> 32);
+}
+
+/* ---- early stopping: mlrl-boomer's pre-pruning (doc/RULES.md) ------------------------ */
+
+int es_rl_prune_init(es_rl_prune_t *p, uint32_t min_rules, uint32_t update_interval,
+                     uint32_t stop_interval, uint32_t num_past, uint32_t num_recent,
+                     double min_improvement)
+{
+    /* the buffers are full when min_rules is reached, or from the start on */
+    uint64_t buf = ((uint64_t)num_past + num_recent) * update_interval;
+    *p = (es_rl_prune_t){.min_rules = min_rules, .update_interval = update_interval,
+                         .stop_interval = stop_interval, .num_past = num_past,
+                         .num_recent = num_recent, .min_improvement = min_improvement,
+                         .offset = buf < min_rules ? (uint32_t)(min_rules - buf) : 0,
+                         .best = INFINITY};
+    if (!(p->past = malloc(num_past * sizeof *p->past)) ||
+        !(p->recent = malloc(num_recent * sizeof *p->recent))) {
+        es_rl_prune_free(p);
+        return ES_ERR_NOMEM;
+    }
+    return ES_OK;
+}
+
+void es_rl_prune_free(es_rl_prune_t *p)
+{
+    free(p->past);
+    free(p->recent);
+    p->past = p->recent = NULL;
+}
+
+int es_rl_prune_due(const es_rl_prune_t *p, uint32_t n_rules)
+{
+    return n_rules > p->offset && (n_rules - p->offset) % p->update_interval == 0;
+}
+
+/* The mean of a ring buffer, from the oldest. */
+static double ring_mean(const double *b, uint32_t cap, uint32_t head, uint32_t n)
+{
+    double s = 0.0;
+    for (uint32_t k = 0; k < n; k++) s += b[(head + k) % cap];
+    return s / n;
+}
+
+uint32_t es_rl_prune_test(es_rl_prune_t *p, uint32_t n_rules, double score)
+{
+    uint32_t cur = n_rules - p->offset, keep = 0;
+    if (p->n_past == p->num_past) {
+        /* the best model counts from here on, before the test (mlrl-boomer's order,
+           checked against it: doc/RULES.md) */
+        if (score < p->best) {
+            p->best = score;
+            p->best_n = n_rules;
+        }
+        if (cur % p->stop_interval == 0) {
+            double past = ring_mean(p->past, p->num_past, p->h_past, p->n_past);
+            double recent = ring_mean(p->recent, p->num_recent, p->h_recent, p->n_recent);
+            if ((past - recent) / recent <= p->min_improvement) keep = p->best_n;
+        }
+    }
+    /* the score joins the recent buffer; the oldest recent one moves to the past */
+    if (p->n_recent < p->num_recent) {
+        p->recent[(p->h_recent + p->n_recent++) % p->num_recent] = score;
+    } else {
+        double old = p->recent[p->h_recent];
+        p->recent[p->h_recent] = score;
+        p->h_recent = (p->h_recent + 1) % p->num_recent;
+        if (p->n_past < p->num_past) {
+            p->past[(p->h_past + p->n_past++) % p->num_past] = old;
+        } else {
+            p->past[p->h_past] = old;
+            p->h_past = (p->h_past + 1) % p->num_past;
+        }
+    }
+    return keep;
 }
 
 /* ---- losses -------------------------------------------------------------------- */
@@ -282,30 +371,75 @@ typedef struct {
     es_rl_pool_t *pool;
     _Atomic uint64_t *fin;         /* the pool's job stamps */
     uint32_t *ids, *all_ids;       /* examples whose statistics change the totals; 0..n-1 */
+    uint8_t *hold;                 /* --holdout: 1 for the held-out examples; NULL without */
+    uint32_t *train_ids, n_train;  /* the training examples, ascending (all without holdout) */
+    es_rl_prune_t prune;           /* early stopping, with a holdout set */
+    uint32_t rule_no;              /* the rule being grown: 1 = the first after the default */
+    uint32_t *lperm;               /* label sampling: L slots */
+    uint32_t early_at;             /* the rule count whose test stopped the training */
 } train_t;
 
 static void totals(train_t *t, const uint32_t *ids, uint32_t m, int sign);
+
+/* The head's labels for the next rule (c->hl, ascending; c->n_hl): every label, or
+ * mlrl-boomer's output sampling (drawn after the instances). */
+static void sample_labels(train_t *t)
+{
+    es_rl_ctx_t *c = &t->c;
+    uint32_t L = c->L;
+    const es_rules_opt_t *o = t->o;
+    if (o->label_samp == ES_RULES_LS_ROUND_ROBIN) {
+        c->n_hl = 1;
+        c->hl[0] = (t->rule_no - 1) % L;
+        return;
+    }
+    c->n_hl = L;
+    for (uint32_t l = 0; l < L; l++) c->hl[l] = l;
+    if (o->label_samp != ES_RULES_LS_WITHOUT) return;
+    uint32_t ns = (uint32_t)ceilf((float)o->label_sample_size * (float)L);
+    if (ns < o->label_min_samples) ns = o->label_min_samples;
+    if (o->label_max_samples && ns > o->label_max_samples) ns = o->label_max_samples;
+    if (ns > L) ns = L;
+    uint32_t *p = t->lperm;
+    for (uint32_t l = 0; l < L; l++) p[l] = l;
+    for (uint32_t k = 0; k < ns; k++) { /* a partial Fisher-Yates shuffle */
+        uint32_t r = k + rng_below(&t->rng, L - k), x = p[k];
+        p[k] = p[r];
+        p[r] = x;
+    }
+    /* ascending: mark the sample in c->hl, then collect it */
+    for (uint32_t l = 0; l < L; l++) c->hl[l] = 0;
+    for (uint32_t k = 0; k < ns; k++) c->hl[p[k]] = 1;
+    c->n_hl = 0;
+    for (uint32_t l = 0; l < L; l++)
+        if (c->hl[l]) p[c->n_hl++] = l;
+    memcpy(c->hl, p, ns * sizeof *c->hl);
+}
 
 /* Instance weights for the next rule and the totals of the empty rule. */
 static void begin_rule(train_t *t)
 {
     es_rl_ctx_t *c = &t->c;
-    uint32_t n = c->n, L = c->L;
+    uint32_t n = c->n;
+    /* the instances are sampled from the training examples (all of them without a
+       holdout set; then the draws are those of earlier versions) */
+    uint32_t nt = t->n_train;
+    const uint32_t *tid = t->train_ids;
     if (t->o->inst_samp == ES_RULES_IS_NONE) {
-        for (uint32_t i = 0; i < n; i++) c->w[i] = 1;
-        t->has_zero_w = 0;
+        for (uint32_t i = 0; i < n; i++) c->w[i] = t->hold ? !t->hold[i] : 1;
+        t->has_zero_w = t->hold != NULL;
     } else {
-        uint32_t ns = (uint32_t)ceilf((float)t->o->inst_sample_size * (float)n);
+        uint32_t ns = (uint32_t)ceilf((float)t->o->inst_sample_size * (float)nt);
         if (ns < 1) ns = 1;
-        if (ns > n) ns = n;
+        if (ns > nt) ns = nt;
         memset(c->w, 0, n * sizeof *c->w);
         if (t->o->inst_samp == ES_RULES_IS_WITH) {
-            for (uint32_t k = 0; k < ns; k++) c->w[rng_below(&t->rng, n)]++;
-        } else { /* a partial Fisher-Yates shuffle of 0..n-1 */
+            for (uint32_t k = 0; k < ns; k++) c->w[tid[rng_below(&t->rng, nt)]]++;
+        } else { /* a partial Fisher-Yates shuffle of the training examples */
             uint32_t *p = t->fperm + c->F; /* n slots after the feature permutation */
-            for (uint32_t i = 0; i < n; i++) p[i] = i;
+            for (uint32_t i = 0; i < nt; i++) p[i] = tid[i];
             for (uint32_t k = 0; k < ns; k++) {
-                uint32_t r = k + rng_below(&t->rng, n - k), x = p[k];
+                uint32_t r = k + rng_below(&t->rng, nt - k), x = p[k];
                 p[k] = p[r];
                 p[r] = x;
                 c->w[p[k]] = 1;
@@ -317,8 +451,7 @@ static void begin_rule(train_t *t)
     memset(c->cov, 1, n);
     c->n_nz = 0;
     c->single = t->o->head == ES_RULES_HEAD_SINGLE;
-    c->n_hl = L;
-    for (uint32_t l = 0; l < L; l++) c->hl[l] = l;
+    sample_labels(t);
     for (uint32_t i = 0; i < n; i++) c->n_nz += c->w[i] != 0;
     totals(t, t->all_ids, n, 1);
     t->best_q = 0.0; /* mlrl-boomer's minimum quality: a rule must beat the empty head */
@@ -481,15 +614,15 @@ static void finish_rule(train_t *t)
         t->stop = 1;
         return;
     }
-    uint32_t nh = c->single ? 1 : L;
-    if (t->has_zero_w) { /* mlrl-boomer's recalculate_predictions */
+    uint32_t nh = c->single ? 1 : c->n_hl;
+    if (t->has_zero_w) { /* mlrl-boomer's recalculate_predictions (over the training set) */
         double *G = t->scr[0].sg, *H = t->scr[0].sh;
         memset(G, 0, nh * sizeof *G);
         memset(H, 0, nh * sizeof *H);
         for (uint32_t i = 0; i < n; i++) {
-            if (!c->cov[i]) continue;
+            if (!c->cov[i] || (t->hold && t->hold[i])) continue; /* training examples only */
             for (uint32_t k = 0; k < nh; k++) {
-                uint32_t l = c->single ? t->best_lab : k;
+                uint32_t l = c->single ? t->best_lab : c->hl[k];
                 G[k] += c->g[(size_t)i * L + l];
                 H[k] += c->h[(size_t)i * L + l];
             }
@@ -523,7 +656,7 @@ static void finish_rule(train_t *t)
     r->n_cond = t->n_cond;
     r->n_head = nh;
     for (uint32_t k = 0; k < nh; k++) {
-        r->lab[k] = c->single ? t->best_lab : k;
+        r->lab[k] = c->single ? t->best_lab : c->hl[k];
         r->score[k] = t->best_head[k] * (double)c->shrink;
     }
     m->n_rules++;
@@ -562,13 +695,74 @@ static void apply_job(void *arg, uint32_t k, void *scratch, int slot)
     for (uint32_t i = lo; i < hi; i++) apply_rule(t, i);
 }
 
+/* The mean loss of the held-out examples at their current scores (the scale does
+ * not matter to the stopping test: it compares ratios and minima): label-wise
+ * logistic log(1 + exp(-x)) for a relevant label, log(1 + exp(x)) otherwise, or
+ * the squared error; summed in example and label order. */
+static double holdout_loss(const train_t *t)
+{
+    const es_rl_ctx_t *c = &t->c;
+    size_t L = c->L;
+    double s = 0.0;
+    uint32_t nh = 0;
+    for (uint32_t i = 0; i < c->n; i++) {
+        if (!t->hold[i]) continue;
+        nh++;
+        for (size_t l = 0; l < L; l++) {
+            size_t il = (size_t)i * L + l;
+            double x = c->score[il];
+            uint8_t y = c->d->y[il];
+            if (c->loss == ES_RULES_LOSS_LOGISTIC) {
+                double z = y ? -x : x; /* log(1 + exp(z)), without overflow */
+                s += z > 0 ? z + log1p(exp(-z)) : log1p(exp(z));
+            } else {
+                double e = x - (y ? 1.0 : -1.0);
+                s += e * e;
+            }
+        }
+    }
+    return s / ((double)nh * (double)L);
+}
+
+/* Drop the model's rules after the first keep - 1 (keep counts the default rule). */
+static void truncate_model(es_rules_model_t *m, uint32_t keep)
+{
+    while (m->n_rules + 1 > keep) {
+        es_rules_rule_t *r = &m->rule[--m->n_rules];
+        free(r->cond);
+        free(r->lab);
+        free(r->score);
+    }
+}
+
 /* The rules after the default rule, on the training thread; the searches and
  * the updates go to the pool. */
 static void grow_rules(train_t *t)
 {
     const es_rules_opt_t *o = t->o;
     uint32_t n_chunks = (t->c.n + APPLY_CHUNK - 1) / APPLY_CHUNK;
+    double t_start = 0.0;
     for (uint32_t r = 1; r < o->max_rules; r++) {
+        /* mlrl-boomer's TimeStoppingCriterion: its first test starts the clock, each
+           later one (before each rule) stops once the limit is reached */
+        if (o->time_limit > 0) {
+            if (r == 1) t_start = es_time_now();
+            else if (es_time_now() - t_start >= o->time_limit) {
+                t->m->stop = ES_RULES_STOP_TIME_LIMIT;
+                break;
+            }
+        }
+        /* mlrl-boomer's pre-pruning, tested before each rule with the model so far */
+        if (t->hold && es_rl_prune_due(&t->prune, r)) {
+            uint32_t keep = es_rl_prune_test(&t->prune, r, holdout_loss(t));
+            if (keep) {
+                truncate_model(t->m, keep);
+                t->m->stop = ES_RULES_STOP_EARLY;
+                t->early_at = r;
+                break;
+            }
+        }
+        t->rule_no = r;
         begin_rule(t);
         while (t->more) {
             sample_features(t);
@@ -576,7 +770,10 @@ static void grow_rules(train_t *t)
             reduce_and_apply(t);
         }
         finish_rule(t);
-        if (t->stop) break;
+        if (t->stop) {
+            if (!t->err) t->m->stop = ES_RULES_STOP_NO_REFINE;
+            break;
+        }
         es_rl_pool_run(t->pool, n_chunks, apply_job, t, 0, &t->scr[0]);
         if (o->progress) o->progress(o->progress_ctx, r + 1, o->max_rules);
     }
@@ -632,9 +829,41 @@ int es_rules_train(const es_rules_data_t *d, const es_rules_opt_t *o, es_rules_m
         !(t.fin = calloc(n_jobs_max, sizeof *t.fin)) ||
         !(t.ids = malloc(n * sizeof *t.ids)) || !(t.all_ids = malloc(n * sizeof *t.all_ids)) ||
         !(t.best_head = malloc(L * sizeof *t.best_head)) ||
+        !(t.train_ids = malloc(n * sizeof *t.train_ids)) ||
+        !(t.lperm = malloc(L * sizeof *t.lperm)) ||
         !(t.scr = calloc((size_t)nt, sizeof *t.scr))) {
         ret = ES_ERR_NOMEM;
         goto out;
+    }
+    /* the holdout set, drawn first: a partial Fisher-Yates shuffle of 0..n-1 (mlrl-boomer's
+       random bi-partition; its generator differs) */
+    t.n_train = n;
+    for (uint32_t i = 0; i < n; i++) t.train_ids[i] = i;
+    if (o->holdout > 0) {
+        uint32_t n_hold = (uint32_t)((float)o->holdout * (float)n);
+        if (n_hold < 1 || n_hold >= n) {
+            terr("a holdout set of %g of %u examples has %u examples: it needs at least one, and "
+                 "one must be left to learn from", o->holdout, n, n_hold);
+            ret = ES_ERR_ARG;
+            goto out;
+        }
+        if (!(t.hold = calloc(n, 1))) {
+            ret = ES_ERR_NOMEM;
+            goto out;
+        }
+        uint32_t *p = t.fperm;
+        for (uint32_t i = 0; i < n; i++) p[i] = i;
+        for (uint32_t k = 0; k < n_hold; k++) {
+            uint32_t r = k + rng_below(&t.rng, n - k), x = p[k];
+            p[k] = p[r];
+            p[r] = x;
+            t.hold[p[k]] = 1;
+        }
+        t.n_train = 0;
+        for (uint32_t i = 0; i < n; i++)
+            if (!t.hold[i]) t.train_ids[t.n_train++] = i;
+        /* mlrl-boomer 0.15.6's pre-pruning defaults */
+        if ((ret = es_rl_prune_init(&t.prune, 100, 1, 1, 50, 50, 0.005))) goto out;
     }
     for (size_t k = 0; k < (size_t)nt * F; k++) t.res[k].head = t.res_head + k * L;
     for (int k = 0; k < nt; k++) {
@@ -700,10 +929,20 @@ int es_rules_train(const es_rules_data_t *d, const es_rules_opt_t *o, es_rules_m
         }
     }
     ret = t.err;
-    if (!ret && m->n_rules + 1 < o->max_rules)
+    if (!ret && m->stop == ES_RULES_STOP_NO_REFINE)
         es_log(ES_LOG_INFO, "es_rules_train",
                "stopped after %u rules: no refinement of an empty rule improves the loss",
                m->n_rules + 1);
+    else if (!ret && m->stop == ES_RULES_STOP_EARLY)
+        es_log(ES_LOG_INFO, "es_rules_train",
+               "early stopping on the holdout set: stopped before rule %u, kept the best %u rules "
+               "(the default rule included)",
+               t.early_at + 1, m->n_rules + 1);
+    else if (!ret && m->stop == ES_RULES_STOP_TIME_LIMIT)
+        es_log(ES_LOG_WARN, "es_rules_train",
+               "stopped early after %u of at most %u rules (the default rule included): "
+               "the time limit of %g s was reached",
+               m->n_rules + 1, o->max_rules, o->time_limit);
 out:
     if (ret == ES_ERR_NOMEM) terr("out of memory (%u examples, %u features, %u labels)", n, F, L);
     if (ret) es_rules_model_free(m);
@@ -715,6 +954,10 @@ out:
     free((void *)t.fin);
     free(t.ids);
     free(t.all_ids);
+    free(t.hold);
+    free(t.lperm);
+    free(t.train_ids);
+    es_rl_prune_free(&t.prune);
     free(t.res);
     free(t.fsel);
     free(t.fperm);

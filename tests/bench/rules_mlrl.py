@@ -6,7 +6,9 @@ Needs Python >= 3.12 with mlrl-boomer 0.15.6 (doc/RULES.md says how).
   rules_mlrl.py fit TRAIN.arff LABELS.xml [TEST.arff] [key=value ...]
       fit with the given BoomerClassifier parameters (e.g. feature_sampling=none
       max_rules=50 head_type=single statistic_type=64-bit); print the fit time,
-      the test set's Hamming loss and subset accuracy in percent, and with
+      the test set's Hamming loss and subset accuracy in percent; with
+      scores=FILE / proba=FILE write the test set's decision_function() /
+      predict_proba() (TSV, no header, %.17g); with
       dump=FILE write the rules, one a line:
         FEATURE OP THRESHOLD ... | LABEL:SCORE ...   (the default rule: '| ...')
   rules_mlrl.py compare OURS.model MLRL.rules [N]
@@ -82,6 +84,7 @@ def fit(args):
     test = args[2] if len(args) > 2 and '=' not in args[2] else None
     kw = dict(a.split('=', 1) for a in args[2 + (test is not None):])
     dump = kw.pop('dump', None)
+    out_scores, out_proba = kw.pop('scores', None), kw.pop('proba', None)
     for k in ('max_rules',):
         if k in kw:
             kw[k] = int(kw[k])
@@ -101,6 +104,11 @@ def fit(args):
         p = np.asarray(clf.predict(xt).toarray() if hasattr(clf.predict(xt), 'toarray') else clf.predict(xt))
         print(f'hamming_loss {100 * np.mean(p != yt):.2f}')
         print(f'subset_accuracy {100 * np.mean(np.all(p == yt, axis=1)):.2f}')
+        for path, fn in ((out_scores, clf.decision_function), (out_proba, clf.predict_proba)):
+            if path:
+                v = fn(xt)
+                v = np.asarray(v.toarray() if hasattr(v, 'toarray') else v, dtype=np.float64)
+                np.savetxt(path, v, fmt='%.17g', delimiter='\t')
     if dump:
         ops = {'<=': '<=', '>': '>', '==': '==', '!=': '!='}
         with open(dump, 'w') as f:

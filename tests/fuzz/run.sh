@@ -25,11 +25,12 @@ printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n)\n{ (
 "$CC" -fsanitize=fuzzer,$SAN "$B/probe.c" -o "$B/probe" 2>"$B/logs/probe.log" ||
     { echo "fuzz: $CC cannot build a libFuzzer program (see $B/logs/probe.log); skipped" >&2; exit 77; }
 
-# the library, instrumented (no OpenMP: one thread, reproducible runs)
+# the library, instrumented (no OpenMP: one thread, reproducible runs; no MPI: the
+# harnesses link nothing but the library and htslib)
 if [ ! -f "$B/Makefile" ]; then
     [ -x "$SRC/configure" ] || (cd "$SRC" && autoreconf -fi) >"$B/logs/autoreconf.log" 2>&1 ||
         { echo "fuzz: autoreconf failed (see $B/logs/autoreconf.log)" >&2; exit 1; }
-    (cd "$B" && "$SRC/configure" --without-cuda --disable-openmp CC="$CC" \
+    (cd "$B" && "$SRC/configure" --without-cuda --without-mpi --disable-openmp CC="$CC" \
         CFLAGS="-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,$SAN -fno-sanitize-recover=undefined") \
         >"$B/logs/configure.log" 2>&1 || { echo "fuzz: configure failed (see $B/logs/configure.log)" >&2; exit 1; }
 fi

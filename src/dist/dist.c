@@ -153,48 +153,6 @@ static void put_header(es_dist_t *d, es_wb_t *b)
     for (size_t k = 0; k < 2 * d->s->n_seeds; k++) es_wb_u32(b, d->s->seeds[k]);
 }
 
-static void put_summary(es_wb_t *b, const es_summary_t *s)
-{
-    es_wb_u32(b, s->best_partner);
-    es_wb_f64(b, s->best_stat);
-    es_wb_f64(b, s->best_p);
-    es_wb_u64(b, s->n_sig);
-    es_wb_u64(b, s->n_tot);
-}
-
-static void get_summary(es_rb_t *r, es_summary_t *s)
-{
-    s->best_partner = es_rb_u32(r);
-    s->best_stat = es_rb_f64(r);
-    s->best_p = es_rb_f64(r);
-    s->n_sig = es_rb_u64(r);
-    s->n_tot = es_rb_u64(r);
-}
-
-static void put_sum3(es_wb_t *b, const es_sum3_t *s)
-{
-    es_wb_u32(b, s->best_i);
-    es_wb_u32(b, s->best_j);
-    es_wb_u32(b, s->best_k);
-    es_wb_u32(b, s->n);
-    es_wb_u32(b, (uint32_t)s->df);
-    es_wb_f64(b, s->stat);
-    es_wb_u64(b, s->n_sig);
-    es_wb_u64(b, s->n_tot);
-}
-
-static void get_sum3(es_rb_t *r, es_sum3_t *s)
-{
-    s->best_i = es_rb_u32(r);
-    s->best_j = es_rb_u32(r);
-    s->best_k = es_rb_u32(r);
-    s->n = es_rb_u32(r);
-    s->df = (int)es_rb_u32(r);
-    s->stat = es_rb_f64(r);
-    s->n_sig = es_rb_u64(r);
-    s->n_tot = es_rb_u64(r);
-}
-
 /* The whole state (the scan's lock held, or no worker running). */
 static void put_state(es_dist_t *d, es_wb_t *b)
 {
@@ -205,7 +163,7 @@ static void put_state(es_dist_t *d, es_wb_t *b)
         es_wb_u64(b, c->pairs_done);
         es_wb_u64(b, d->side_count);
         es_wb_u32(b, c->next_row);
-        for (uint32_t v = 0; v < d->m; v++) put_summary(b, &c->summary[v]);
+        for (uint32_t v = 0; v < d->m; v++) es_wb_summary(b, &c->summary[v]);
         for (uint32_t k = 0; k < d->n_blocks; k++) es_wb_u64(b, c->blk_ntot[k]);
         es_wb_u64(b, c->top->n);
         for (size_t k = 0; k < c->top->n; k++) es_wb_pair(b, &c->top->heap[k]);
@@ -219,7 +177,7 @@ static void put_state(es_dist_t *d, es_wb_t *b)
         es_wb_u64(b, c->done);
         es_wb_u64(b, d->side_count);
         es_wb_u32(b, c->next_row);
-        for (uint32_t v = 0; v < d->m; v++) put_sum3(b, &c->sum[v]);
+        for (uint32_t v = 0; v < d->m; v++) es_wb_sum3(b, &c->sum[v]);
         es_wb_u64(b, c->top->n);
         for (size_t k = 0; k < c->top->n; k++) es_wb_triple(b, &c->top->heap[k]);
         for (uint32_t r = c->next_row; r < d->n_rows; r++) {
@@ -446,7 +404,7 @@ static int merge_body(es_dist_t *d, es_rb_t *r, const char *path, int resume, ui
         if (r->bad || next_row > d->n_rows) goto bad;
         for (uint32_t v = 0; v < d->m; v++) {
             es_summary_t s;
-            get_summary(r, &s);
+            es_rb_summary(r, &s);
             es_summary_merge(&c->summary[v], &s, hib);
         }
         for (uint32_t k = 0; k < d->n_blocks; k++) c->blk_ntot[k] += es_rb_u64(r);
@@ -480,7 +438,7 @@ static int merge_body(es_dist_t *d, es_rb_t *r, const char *path, int resume, ui
         if (r->bad || next_row > d->n_rows) goto bad;
         for (uint32_t v = 0; v < d->m; v++) {
             es_sum3_t s;
-            get_sum3(r, &s);
+            es_rb_sum3(r, &s);
             if (s.n_tot) es_sum3_merge(&c->sum[v], &s, hib);
         }
         uint64_t nt = es_rb_u64(r);

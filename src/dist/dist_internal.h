@@ -41,6 +41,11 @@ double es_rb_f64(es_rb_t *r);
 const char *es_rb_str(es_rb_t *r);
 void es_rb_pair(es_rb_t *r, es_pair_t *p);
 void es_rb_triple(es_rb_t *r, es_triple_t *t);
+/* a variant's summary over its pairs (triples) */
+void es_wb_summary(es_wb_t *b, const es_summary_t *s);
+void es_rb_summary(es_rb_t *r, es_summary_t *s);
+void es_wb_sum3(es_wb_t *b, const es_sum3_t *s);
+void es_rb_sum3(es_rb_t *r, es_sum3_t *s);
 
 /* bytes of one record in a side file of significant pairs or triples */
 #define ES_SIG_REC2 40

@@ -165,7 +165,7 @@ uint64_t es_fnv(uint64_t h, const void *data, size_t n)
 
 /* ---- one finished tile ---------------------------------------------------------- */
 
-static void put_summary(es_wb_t *b, const es_summary_t *s)
+void es_wb_summary(es_wb_t *b, const es_summary_t *s)
 {
     es_wb_u32(b, s->best_partner);
     es_wb_f64(b, s->best_stat);
@@ -174,11 +174,35 @@ static void put_summary(es_wb_t *b, const es_summary_t *s)
     es_wb_u64(b, s->n_tot);
 }
 
-static void get_summary(es_rb_t *r, es_summary_t *s)
+void es_rb_summary(es_rb_t *r, es_summary_t *s)
 {
     s->best_partner = es_rb_u32(r);
     s->best_stat = es_rb_f64(r);
     s->best_p = es_rb_f64(r);
+    s->n_sig = es_rb_u64(r);
+    s->n_tot = es_rb_u64(r);
+}
+
+void es_wb_sum3(es_wb_t *b, const es_sum3_t *s)
+{
+    es_wb_u32(b, s->best_i);
+    es_wb_u32(b, s->best_j);
+    es_wb_u32(b, s->best_k);
+    es_wb_u32(b, s->n);
+    es_wb_u32(b, (uint32_t)s->df);
+    es_wb_f64(b, s->stat);
+    es_wb_u64(b, s->n_sig);
+    es_wb_u64(b, s->n_tot);
+}
+
+void es_rb_sum3(es_rb_t *r, es_sum3_t *s)
+{
+    s->best_i = es_rb_u32(r);
+    s->best_j = es_rb_u32(r);
+    s->best_k = es_rb_u32(r);
+    s->n = es_rb_u32(r);
+    s->df = (int)es_rb_u32(r);
+    s->stat = es_rb_f64(r);
     s->n_sig = es_rb_u64(r);
     s->n_tot = es_rb_u64(r);
 }
@@ -199,7 +223,7 @@ void es_tile_result_put2(es_wb_t *b, const es_scan_ctx_t *ctx, es_worker_t *w)
     for (size_t s = 0; s < nslot; s++) {
         if (!summary_used(&w->tsum[s])) continue;
         es_wb_u32(b, (uint32_t)s);
-        put_summary(b, &w->tsum[s]);
+        es_wb_summary(b, &w->tsum[s]);
     }
     es_wb_u64(b, w->sig_n);
     for (size_t k = 0; k < w->sig_n; k++) es_wb_pair(b, &w->sig[k]);
@@ -230,7 +254,7 @@ int es_tile_result_get2(es_rb_t *r, const es_scan_ctx_t *ctx, es_worker_t *w)
     for (uint32_t q = 0; q < n && !r->bad; q++) {
         uint32_t s = es_rb_u32(r);
         if (s >= nslot || w->tmark[s]) return ES_ERR_FORMAT;
-        get_summary(r, &w->tsum[s]);
+        es_rb_summary(r, &w->tsum[s]);
         w->tmark[s] = 1;
         w->touched[w->n_touched++] = s;
     }
@@ -255,32 +279,6 @@ int es_tile_result_get2(es_rb_t *r, const es_scan_ctx_t *ctx, es_worker_t *w)
     return r->bad ? ES_ERR_FORMAT : ES_OK;
 }
 
-static void put_sum3(es_wb_t *b, uint32_t var, const es_sum3_t *s)
-{
-    es_wb_u32(b, var);
-    es_wb_u32(b, s->best_i);
-    es_wb_u32(b, s->best_j);
-    es_wb_u32(b, s->best_k);
-    es_wb_u32(b, s->n);
-    es_wb_u32(b, (uint32_t)s->df);
-    es_wb_f64(b, s->stat);
-    es_wb_u64(b, s->n_sig);
-    es_wb_u64(b, s->n_tot);
-}
-
-static void get_sum3(es_rb_t *r, uint32_t *var, es_sum3_t *s)
-{
-    *var = es_rb_u32(r);
-    s->best_i = es_rb_u32(r);
-    s->best_j = es_rb_u32(r);
-    s->best_k = es_rb_u32(r);
-    s->n = es_rb_u32(r);
-    s->df = (int)es_rb_u32(r);
-    s->stat = es_rb_f64(r);
-    s->n_sig = es_rb_u64(r);
-    s->n_tot = es_rb_u64(r);
-}
-
 void es_tile_result_put3(es_wb_t *b, const es_scan3_ctx_t *ctx, es_worker3_t *w)
 {
     (void)ctx;
@@ -291,7 +289,10 @@ void es_tile_result_put3(es_wb_t *b, const es_scan3_ctx_t *ctx, es_worker3_t *w)
     for (uint32_t q = 0; q < w->n_slots; q++) n += w->tsum[q].n_tot != 0;
     es_wb_u32(b, n);
     for (uint32_t q = 0; q < w->n_slots; q++)
-        if (w->tsum[q].n_tot) put_sum3(b, w->slot_var[q], &w->tsum[q]);
+        if (w->tsum[q].n_tot) {
+            es_wb_u32(b, w->slot_var[q]);
+            es_wb_sum3(b, &w->tsum[q]);
+        }
     es_wb_u64(b, w->sig_n);
     for (size_t k = 0; k < w->sig_n; k++) es_wb_triple(b, &w->sig[k]);
     es_wb_u64(b, w->top.n);
@@ -310,7 +311,8 @@ int es_tile_result_get3(es_rb_t *r, const es_scan3_ctx_t *ctx, es_worker3_t *w)
     uint32_t n = es_rb_u32(r);
     if (r->bad || w->tile >= ctx->n_tiles || w->row >= ctx->n_rows || n > w->cap_slots) return ES_ERR_FORMAT;
     for (uint32_t q = 0; q < n; q++) {
-        get_sum3(r, &w->slot_var[q], &w->tsum[q]);
+        w->slot_var[q] = es_rb_u32(r);
+        es_rb_sum3(r, &w->tsum[q]);
         if (w->slot_var[q] >= ctx->m) return ES_ERR_FORMAT;
     }
     w->n_slots = n;

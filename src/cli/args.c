@@ -51,6 +51,19 @@ int es_cli_double(const char *name, const char *s, double *out)
     return 0;
 }
 
+int es_cli_double_in(const char *name, const char *s, double lo, double hi, int lo_open, double *out)
+{
+    double v;
+    if (es_cli_double(name, s, &v)) return -1;
+    if ((lo_open ? !(v > lo) : !(v >= lo)) || !(v <= hi)) {
+        fprintf(stderr, "[E::options] --%s: expected a number in %c%g, %g], got '%s'\n", name,
+                lo_open ? '(' : '[', lo, hi, s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
 void es_cli_progress(const char *tag, const char *unit, uint64_t done, uint64_t total, double secs)
 {
     double rate = secs > 0 ? (double)done / secs : 0;

@@ -149,6 +149,9 @@ int es_cli_bad_option(const char *cmd, const char *arg);
 /** Parse helpers (args.c): print "[E::options] --NAME: ..." and return non-zero on bad input. */
 int es_cli_u32(const char *name, const char *s, uint32_t lo, uint32_t hi, uint32_t *out);
 int es_cli_double(const char *name, const char *s, double *out);
+/** es_cli_double() of a number in [lo, hi] ((lo, hi] when lo_open); else a
+ *  message naming the option and the range.  @return 0 or -1 */
+int es_cli_double_in(const char *name, const char *s, double lo, double hi, int lo_open, double *out);
 int es_cli_u64(const char *name, const char *s, uint64_t *out);
 
 /** Check an --out PREFIX: the part after the last '/' must be a file name

@@ -82,34 +82,19 @@ typedef struct {
     int quiet, verbose;
 } mdfs_args_t;
 
-/* A number in [lo, hi] (lo excluded when lo_open) into *out.  @return 0 or -1
- * after a message naming the option */
-static int number_in(const char *name, const char *arg, double lo, double hi, int lo_open, double *out)
-{
-    double v;
-    if (es_cli_double(name, arg, &v)) return -1;
-    if ((lo_open ? !(v > lo) : !(v >= lo)) || !(v <= hi)) {
-        fprintf(stderr, "[E::options] --%s: expected a number in %c%g, %g], got '%s'\n", name,
-                lo_open ? '(' : '[', lo, hi, arg);
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
 static int set_range(void *ctx, const char *arg)
 {
-    return number_in("range", arg, 0.0, 1.0, 0, &((mdfs_args_t *)ctx)->o.range);
+    return es_cli_double_in("range", arg, 0.0, 1.0, 0, &((mdfs_args_t *)ctx)->o.range);
 }
 
 static int set_pseudo(void *ctx, const char *arg)
 {
-    return number_in("pseudocount", arg, 0.0, 1e300, 1, &((mdfs_args_t *)ctx)->o.pc_xi);
+    return es_cli_double_in("pseudocount", arg, 0.0, 1e300, 1, &((mdfs_args_t *)ctx)->o.pc_xi);
 }
 
 static int set_level(void *ctx, const char *arg)
 {
-    return number_in("level", arg, 0.0, 1.0, 1, &((mdfs_args_t *)ctx)->o.level);
+    return es_cli_double_in("level", arg, 0.0, 1.0, 1, &((mdfs_args_t *)ctx)->o.level);
 }
 
 static int set_adjust(void *ctx, const char *arg)

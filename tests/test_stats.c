@@ -972,6 +972,72 @@ static void test_triple_stats(void **state)
     free(soa);
 }
 
+/* ig with its pair parts given (the CPU scan's path where no call is
+ * missing): runs of triples (i, j, k_q) counted from random genotypes, with
+ * ties among the pairs (k = i, k = j) and sparse genotypes, give
+ * es_stat3_value()'s stat and df bit for bit. */
+static void test_triple_ig_pairs(void **state)
+{
+    (void)state;
+    uint64_t rng = 91;
+    es_table3_soa_t *soa = aligned_alloc(64, sizeof *soa);
+    assert_non_null(soa);
+    for (int round = 0; round < 40; round++) {
+        uint32_t ns = 20 + (uint32_t)(tu_rand(&rng) % (round % 4 == 0 ? 3000 : 300));
+        uint32_t nq = 1 + (uint32_t)(tu_rand(&rng) % ES_RUN3);
+        uint8_t *g = malloc((size_t)(2 + nq) * ns), *y = malloc(ns);
+        assert_non_null(g);
+        assert_non_null(y);
+        for (uint32_t s2 = 0; s2 < ns; s2++) y[s2] = (uint8_t)(round % 5 == 1 ? 0 : tu_rand(&rng) % 2);
+        for (uint32_t v = 0; v < 2 + nq; v++)
+            for (uint32_t s2 = 0; s2 < ns; s2++) {
+                uint32_t r = (uint32_t)(tu_rand(&rng) % 100);
+                g[(size_t)v * ns + s2] = (uint8_t)(round % 3 == 2 ? (r < 80 ? 0 : r < 97 ? 1 : 2) : r % 3);
+            }
+        /* some k equal i or j: pairs that tie */
+        if (nq > 2) {
+            memcpy(g + (size_t)2 * ns, g, ns);
+            memcpy(g + (size_t)3 * ns, g + ns, ns);
+        }
+        es_table2_t tab;
+        es_ig_pair_t ab, ik[ES_RUN3], jk[ES_RUN3];
+        es_table3_t t[ES_RUN3];
+        memset(&tab, 0, sizeof tab);
+        for (uint32_t s2 = 0; s2 < ns; s2++) tab.n[y[s2]][g[s2] * 3 + g[ns + s2]]++;
+        es_stat3_ig_pair(&tab, &ab);
+        for (uint32_t q = 0; q < nq; q++) {
+            const uint8_t *gk = g + (size_t)(2 + q) * ns;
+            es_table2_t ti, tj;
+            memset(&ti, 0, sizeof ti);
+            memset(&tj, 0, sizeof tj);
+            memset(&t[q], 0, sizeof t[q]);
+            for (uint32_t s2 = 0; s2 < ns; s2++) {
+                ti.n[y[s2]][g[s2] * 3 + gk[s2]]++;
+                tj.n[y[s2]][g[ns + s2] * 3 + gk[s2]]++;
+                t[q].n[y[s2]][g[s2] * 9 + g[ns + s2] * 3 + gk[s2]]++;
+            }
+            es_stat3_ig_pair(&ti, &ik[q]);
+            es_stat3_ig_pair(&tj, &jk[q]);
+            for (int yy = 0; yy < 2; yy++)
+                for (int c = 0; c < 27; c++) soa->n[yy][c][q] = t[q].n[yy][c];
+        }
+        double st[ES_RUN3];
+        int df[ES_RUN3];
+        uint32_t n[ES_RUN3];
+        es_stat3_batch_ig(soa, nq, &ab, ik, jk, st, df, n);
+        for (uint32_t q = 0; q < nq; q++) {
+            es_stat_result_t r;
+            es_stat3_value(ES_STAT_IG, &t[q], &r);
+            if (memcmp(&st[q], &r.stat, sizeof r.stat) || df[q] != r.df || n[q] != ns)
+                fail_msg("round %d triple %u: given pairs %.17g df %d n %u, table %.17g df %d n %u", round, q, st[q],
+                         df[q], n[q], r.stat, r.df, ns);
+        }
+        free(g);
+        free(y);
+    }
+    free(soa);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -990,6 +1056,7 @@ int main(void)
         cmocka_unit_test(test_invariances),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_triple_stats),
+        cmocka_unit_test(test_triple_ig_pairs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -104,6 +104,8 @@ const es_backend_t es_backend_cpu = {
 typedef struct {
     es_pair3_t x;
     es_cum2_t *ac, *bc;   /* [a * block + k], [b * block + k] */
+    /* ig without missing calls: the pair parts of the same pairs (NULL: not used) */
+    es_ig_pair_t *iac, *ibc;
     es_table2_t *t2;      /* one run of pair tables */
     const es_popcount_impl_t *impl3; /* the triple kernel */
     es_table3_soa_t *soa; /* one run, cell by cell */
@@ -121,6 +123,14 @@ static int cpu3_scratch_init(cpu3_scratch_t *s, const es_scan3_ctx_t *ctx)
     size_t na = ctx->seeds ? 1 : b;
     s->ac = malloc(na * b * sizeof *s->ac);
     s->bc = malloc(na * b * sizeof *s->bc);
+    /* a triple's pair margins are its pairs' tables when no call is missing:
+     * ig reads their MIs, computed once a tile (exhaustive tiles) */
+    int ig_pairs = ctx->stat == ES_STAT_IG && !ctx->seeds && ctx->n_blocks && ctx->blocks[0].n_planes == 2;
+    if (ig_pairs) {
+        s->iac = malloc(na * b * sizeof *s->iac);
+        s->ibc = malloc(na * b * sizeof *s->ibc);
+        if (!s->iac || !s->ibc) return ES_ERR_NOMEM;
+    }
     s->t2 = malloc(b * sizeof *s->t2);
     s->var = malloc(ns * sizeof *s->var);
     s->soa = aligned_alloc(64, sizeof *s->soa);
@@ -135,18 +145,22 @@ static void cpu3_scratch_free(cpu3_scratch_t *s)
     es_pair3_free(&s->x);
     free(s->ac);
     free(s->bc);
+    free(s->iac);
+    free(s->ibc);
     free(s->t2);
     free(s->soa);
     free(s->soa2);
     free(s->var);
 }
 
-/* The pair sums of variant a of pa against every variant of pc. */
+/* The pair sums of variant a of pa against every variant of pc (and, for
+ * ig, the pairs' parts in it: ig non-NULL). */
 static void cum_row(const es_popcount_impl_t *impl, cpu3_scratch_t *s, const es_planes_t *pa, uint32_t a,
-                    const es_planes_t *pc, es_cum2_t *out)
+                    const es_planes_t *pc, es_cum2_t *out, es_ig_pair_t *ig)
 {
     es_count_block(impl, pa, a, pc, 0, pc->count, s->t2);
     for (uint32_t k = 0; k < pc->count; k++) es_cum2_from_table(&s->t2[k], &out[k]);
+    for (uint32_t k = 0; ig && k < pc->count; k++) es_stat3_ig_pair(&s->t2[k], &ig[k]);
 }
 
 static void cpu3_tile(es_scan3_ctx_t *ctx, es_worker3_t *w, cpu3_scratch_t *s,
@@ -170,18 +184,30 @@ static void cpu3_tile(es_scan3_ctx_t *ctx, es_worker3_t *w, cpu3_scratch_t *s,
     for (uint32_t v = pa->count; v < B && v < n; v++) s->var[v] = pa->first;
     for (uint32_t v = pb->count; base_b && v < B && B + v < n; v++) s->var[B + v] = pb->first;
     es_worker3_begin(ctx, w, bi, bj, bk, s->var, n);
-    for (uint32_t a = 0; a < pa->count; a++) cum_row(impl, s, pa, a, pc, &s->ac[(size_t)a * B]);
-    for (uint32_t b = 0; b < pb->count; b++) cum_row(impl, s, pb, b, pc, &s->bc[(size_t)b * B]);
+    for (uint32_t a = 0; a < pa->count; a++)
+        cum_row(impl, s, pa, a, pc, &s->ac[(size_t)a * B], s->iac ? &s->iac[(size_t)a * B] : NULL);
+    for (uint32_t b = 0; b < pb->count; b++)
+        cum_row(impl, s, pb, b, pc, &s->bc[(size_t)b * B], s->ibc ? &s->ibc[(size_t)b * B] : NULL);
     for (uint32_t a = 0; a < pa->count; a++) {
         for (uint32_t b = bi == bj ? a + 1 : 0; b < pb->count; b++) {
             uint32_t k0 = bj == bk ? b + 1 : 0;
             if (k0 >= pc->count) continue;
             es_pair3_set(&s->x, pa, a, pb, b);
+            es_ig_pair_t iab;
+            if (s->iac) {
+                es_table2_t tab;
+                es_count_block(impl, pa, a, pb, b, 1, &tab);
+                es_stat3_ig_pair(&tab, &iab);
+            }
             for (; k0 < pc->count; k0 += ES_RUN3) {
                 uint32_t nk = pc->count - k0 < ES_RUN3 ? pc->count - k0 : ES_RUN3;
                 es_count3_soa(s->impl3, &s->x, pc, k0, nk, &s->ac[(size_t)a * B + k0], &s->bc[(size_t)b * B + k0],
                               s->soa);
-                es_stat3_batch(ctx->stat, s->soa, nk, s->stat, s->df, s->n);
+                if (s->iac)
+                    es_stat3_batch_ig(s->soa, nk, &iab, &s->iac[(size_t)a * B + k0], &s->ibc[(size_t)b * B + k0],
+                                      s->stat, s->df, s->n);
+                else
+                    es_stat3_batch(ctx->stat, s->soa, nk, s->stat, s->df, s->n);
                 es_worker3_offer_run(ctx, w, pa->first + a, pb->first + b, pc->first + k0, a, base_b + b,
                                      base_c + k0, nk, s->stat, s->df, s->n);
             }
@@ -251,8 +277,8 @@ static void cpu3_seed_tile(es_scan3_ctx_t *ctx, es_worker3_t *w, cpu3_scratch_t 
         const es_planes_t *pi = &ctx->blocks[i / B], *pj = &ctx->blocks[j / B];
         uint32_t si = B + 2 * (p - p0), sj = si + 1;
         es_pair3_set(&s->x, pi, i % B, pj, j % B);
-        cum_row(impl, s, pi, i % B, pc, s->ac);
-        cum_row(impl, s, pj, j % B, pc, s->bc);
+        cum_row(impl, s, pi, i % B, pc, s->ac, NULL);
+        cum_row(impl, s, pj, j % B, pc, s->bc, NULL);
         /* the earlier seeds' third variants in this block */
         const uint32_t *ex = ctx->excl + ctx->excl_off[p], *ex_end = ctx->excl + ctx->excl_off[p + 1];
         while (ex < ex_end && *ex < pc->first) ex++;

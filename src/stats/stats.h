@@ -78,6 +78,23 @@ double es_stat3_k2(const es_table3_t *t);
  */
 void es_stat3_batch(es_stat_t s, const es_table3_soa_t *t, uint32_t nq, double *stat, int *df, uint32_t *n);
 
+/** A pair's part in the IG of the triples that hold it: N I(Y; pair) in
+ *  nats (not below 0) and its non-empty columns, from its 2 x 9 table.
+ *  Where no call is missing, a triple's pair margin is that pair's table,
+ *  and IG needs this once per pair instead of once per triple. */
+typedef struct {
+    double g;
+    int cols;
+} es_ig_pair_t;
+void es_stat3_ig_pair(const es_table2_t *t, es_ig_pair_t *out);
+
+/** es_stat3_batch(ES_STAT_IG, ...) of a run of triples (i, j, k_q) with no
+ *  missing call, given the pair parts of (i, j) (ab), (i, k_q) (ik[q]) and
+ *  (j, k_q) (jk[q]): the same stat, df and n bit for bit, without
+ *  recomputing the three pair MIs of every triple. */
+void es_stat3_batch_ig(const es_table3_soa_t *t, uint32_t nq, const es_ig_pair_t *ab, const es_ig_pair_t *ik,
+                       const es_ig_pair_t *jk, double *stat, int *df, uint32_t *n);
+
 /** Upper tail of the chi-square distribution: P(X > x), X ~ chi2(df).
  *  Accurate (relative error < 1e-12) down to 1e-300; 0 below. */
 double es_chi2_sf(double x, int df);

@@ -124,6 +124,39 @@ static inline __attribute__((always_inline)) double n_ig_nats(const es_table3_t 
     return g_abc - gb;
 }
 
+/* n_ig_nats() with the three pair parts given (AB, AC, BC). */
+static inline double n_ig_nats_given(const es_table3_t *t, const margins3_t *m, int small, const es_ig_pair_t *p[3],
+                                     int *df)
+{
+    double g_abc = fmax(n_mi_nats(t->n[0], t->n[1], 27, m, small), 0.0);
+    int best = 0;
+    double gb = p[0]->g;
+    for (int q = 1; q < 3; q++) {
+        double g = p[q]->g;
+        if (g > gb || (g == gb && p[q]->cols < p[best]->cols)) {
+            gb = g;
+            best = q;
+        }
+    }
+    *df = m->cols - p[best]->cols;
+    return g_abc - gb;
+}
+
+void es_stat3_ig_pair(const es_table2_t *t, es_ig_pair_t *out)
+{
+    es_stats_tables_init();
+    margins3_t m = {0, 0, 0, 0, 0};
+    for (int c = 0; c < 9; c++) {
+        m.n0 += t->n[0][c];
+        m.n1 += t->n[1][c];
+        m.cols += (t->n[0][c] | t->n[1][c]) != 0;
+    }
+    m.n = m.n0 + m.n1;
+    out->g = fmax(m.n < ES_STATS_TAB ? n_mi_nats(t->n[0], t->n[1], 9, &m, 1) : n_mi_nats(t->n[0], t->n[1], 9, &m, 0),
+                  0.0);
+    out->cols = m.cols;
+}
+
 double es_stat3_ig(const es_table3_t *t, int *df)
 {
     es_stats_tables_init();
@@ -363,9 +396,104 @@ ES_TARGET_AVX512 static int batch8_avx512(es_stat_t s, const es_table3_soa_t *t,
     STORE8(m, df + q0, dfv);
     return 0;
 }
+/* IG of 8 triples with their pair parts given: batch8_avx512()'s IG lanes
+ * with the three pair MIs read instead of computed. */
+ES_TARGET_AVX512 static int ig8_avx512(const es_table3_soa_t *t, uint32_t q0, uint32_t nq, const es_ig_pair_t *ab,
+                                       const es_ig_pair_t *ik, const es_ig_pair_t *jk, double *stat, int *df,
+                                       uint32_t *n)
+{
+    uint32_t left = nq - q0;
+    __mmask8 m = left >= 8 ? (__mmask8)0xff : (__mmask8)((1u << left) - 1);
+    const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi32(1);
+    __m256i n0 = zero, n1 = zero, cols = zero, a[27], b[27];
+    for (int c = 0; c < 27; c++) {
+        a[c] = LOAD8(m, &t->n[0][c][q0]);
+        b[c] = LOAD8(m, &t->n[1][c][q0]);
+        n0 = _mm256_add_epi32(n0, a[c]);
+        n1 = _mm256_add_epi32(n1, b[c]);
+        cols = _mm256_add_epi32(cols, _mm256_add_epi32(one, _mm256_cmpeq_epi32(_mm256_or_si256(a[c], b[c]), zero)));
+    }
+    __m256i nn = _mm256_add_epi32(n0, n1);
+    if (_mm256_movemask_epi8(_mm256_cmpgt_epi32(nn, _mm256_set1_epi32(ES_STATS_TAB - 2)))) return -1;
+    STORE8(m, n + q0, nn);
+    __m512d zd = _mm512_setzero_pd();
+    __m256i ok = _mm256_andnot_si256(_mm256_or_si256(_mm256_cmpeq_epi32(n0, zero), _mm256_cmpeq_epi32(n1, zero)),
+                                     _mm256_cmpgt_epi32(cols, one));
+    __m256i dfv = _mm256_and_si256(ok, _mm256_sub_epi32(cols, one));
+    __mmask8 has = (__mmask8)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(dfv, zero)));
+    __m512d ln = _mm512_i32gather_pd(nn, es_stats_nlogn_tab, 8), l0 = _mm512_i32gather_pd(n0, es_stats_nlogn_tab, 8);
+    __m512d l1 = _mm512_i32gather_pd(n1, es_stats_nlogn_tab, 8);
+    __m512d cls = _mm512_sub_pd(ln, _mm512_add_pd(l0, l1));
+    __m512d gabc = _mm512_max_pd(mi8_avx512(a, b, 27, cls), zd); /* fmax(x, 0.0) */
+    __m512d den = _mm512_mul_pd(_mm512_cvtepu32_pd(nn), _mm512_set1_pd(M_LN2));
+    /* the pair parts: AB for every lane, AC and BC per lane */
+    double gp[2][8];
+    int cp[2][8];
+    for (int q = 0; q < 8; q++) {
+        uint32_t r = q0 + (uint32_t)q < nq ? q0 + (uint32_t)q : q0;
+        gp[0][q] = ik[r].g;
+        cp[0][q] = ik[r].cols;
+        gp[1][q] = jk[r].g;
+        cp[1][q] = jk[r].cols;
+    }
+    __m512d gb = _mm512_set1_pd(ab->g);
+    __m256i bcols = _mm256_set1_epi32(ab->cols);
+    for (int pp = 0; pp < 2; pp++) {
+        __m512d g = _mm512_loadu_pd(gp[pp]);
+        __m256i pc = _mm256_loadu_si256((const __m256i *)cp[pp]);
+        __mmask8 fewer = (__mmask8)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(bcols, pc)));
+        __mmask8 upd = _mm512_cmp_pd_mask(g, gb, _CMP_GT_OQ) | (_mm512_cmp_pd_mask(g, gb, _CMP_EQ_OQ) & fewer);
+        gb = _mm512_mask_mov_pd(gb, upd, g);
+        bcols = _mm512_castsi512_si256(
+            _mm512_mask_mov_epi32(_mm512_castsi256_si512(bcols), (__mmask16)upd, _mm512_castsi256_si512(pc)));
+    }
+    __m512d res = _mm512_maskz_mov_pd(has, _mm512_div_pd(_mm512_sub_pd(gabc, gb), den));
+    dfv = _mm256_and_si256(ok, _mm256_sub_epi32(cols, bcols));
+    _mm512_mask_storeu_pd(stat + q0, m, res);
+    STORE8(m, df + q0, dfv);
+    return 0;
+}
 #undef LOAD8
 #undef STORE8
 #endif
+
+/* es_stat3_ig() of triple q of a run with its pair parts given */
+static void batch_one_ig(const es_table3_soa_t *t, uint32_t q, const es_ig_pair_t *p[3], double *stat, int *df,
+                         uint32_t *n)
+{
+    es_table3_t one;
+    es_table3_from_soa(t, q, &one);
+    margins3_t m;
+    margins3(&one, &m);
+    n[q] = (uint32_t)m.n;
+    df[q] = m.df;
+    stat[q] = 0.0;
+    if (m.df <= 0) return;
+    int d;
+    double g = m.n < ES_STATS_TAB ? n_ig_nats_given(&one, &m, 1, p, &d) : n_ig_nats_given(&one, &m, 0, p, &d);
+    df[q] = d;
+    stat[q] = g / ((double)m.n * M_LN2);
+}
+
+void es_stat3_batch_ig(const es_table3_soa_t *t, uint32_t nq, const es_ig_pair_t *ab, const es_ig_pair_t *ik,
+                       const es_ig_pair_t *jk, double *stat, int *df, uint32_t *n)
+{
+    es_stats_tables_init();
+    uint32_t q = 0;
+#if ES_CPU_X86
+    if (es_cpu_has(ES_CPU_AVX512))
+        for (; q < nq; q += 8)
+            if (ig8_avx512(t, q, nq, ab, ik, jk, stat, df, n))
+                for (uint32_t r = q; r < q + 8 && r < nq; r++) {
+                    const es_ig_pair_t *p[3] = {ab, &ik[r], &jk[r]};
+                    batch_one_ig(t, r, p, stat, df, n);
+                }
+#endif
+    for (; q < nq; q++) {
+        const es_ig_pair_t *p[3] = {ab, &ik[q], &jk[q]};
+        batch_one_ig(t, q, p, stat, df, n);
+    }
+}
 
 void es_stat3_batch(es_stat_t s, const es_table3_soa_t *t, uint32_t nq, double *stat, int *df, uint32_t *n)
 {

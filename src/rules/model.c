@@ -120,6 +120,44 @@ int es_rules_probabilities(const es_rules_model_t *m, const double *s, size_t n,
                es_rules_loss_name(m->loss));
         return ES_ERR_ARG;
     }
+    if (m->loss == ES_RULES_LOSS_LOGISTIC_EXAMPLE_WISE && m->n_lv) {
+        /* mlrl-boomer's marginalized probabilities (its default for a non-decomposable loss):
+           each training label vector's joint probability by the chain rule of the
+           labels' logistic probabilities, normalised over the vectors; a label's
+           probability is the sum over the vectors that hold it */
+        uint32_t L = m->n_lab, V = m->n_lv;
+        double *joint = malloc(V * sizeof *joint), *row = malloc(L * sizeof *row);
+        if (!joint || !row) {
+            free(joint);
+            free(row);
+            es_log(ES_LOG_ERROR, "es_rules_probabilities", "out of memory (%u label vectors)", V);
+            return ES_ERR_NOMEM;
+        }
+        for (size_t i = 0; i + L <= n; i += L) {
+            double sum = 0.0;
+            for (uint32_t k = 0; k < V; k++) {
+                const uint8_t *y = m->lv + (size_t)k * L;
+                double jp = 1.0;
+                for (uint32_t l = 0; l < L; l++) {
+                    double mp = es_rl_logistic(s[i + l]);
+                    jp *= y[l] ? mp : 1 - mp;
+                }
+                joint[k] = jp;
+                sum += jp;
+            }
+            for (uint32_t l = 0; l < L; l++) row[l] = 0.0;
+            for (uint32_t k = 0; k < V; k++) {
+                double jp = joint[k] / sum;
+                if (!isfinite(jp)) jp = 0.0;
+                for (uint32_t l = 0; l < L; l++)
+                    if (m->lv[(size_t)k * L + l]) row[l] += jp;
+            }
+            memcpy(p + i, row, L * sizeof *row);
+        }
+        free(joint);
+        free(row);
+        return ES_OK;
+    }
     for (size_t k = 0; k < n; k++) p[k] = es_rl_logistic(s[k]);
     return ES_OK;
 }

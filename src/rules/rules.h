@@ -191,10 +191,12 @@ double es_rules_example_loss(const double *s, const uint8_t *y, uint32_t n);
  * Marginal probabilities from the n scores s of a model with the logistic loss:
  * p[k] = 1 / (1 + exp(-s[k])), computed as mlrl-boomer's logistic function
  * (from exp(-|s|), so it never overflows), which is its predict_proba() with
- * the default settings (no calibration model); for the example-wise logistic
- * loss too (its predict_proba() with the defaults, measured with 0.15.6).  s
- * and p may be the same array.
- * @return ES_OK, or ES_ERR_ARG (logged) for a squared-error model: mlrl-boomer
+ * the default settings (no calibration model).  For the example-wise logistic
+ * loss, its default marginalized probabilities: the joint probability of each
+ * training label vector (the product of the labels' logistic probabilities or
+ * their complements), normalised over the vectors, summed per label; n is then
+ * a multiple of n_lab (rows of scores).  s and p may be the same array.
+ * @return ES_OK, ES_ERR_NOMEM, or ES_ERR_ARG (logged) for a squared-error model: mlrl-boomer
  *         offers no probabilities for that loss either
  */
 int es_rules_probabilities(const es_rules_model_t *m, const double *s, size_t n, double *p);

@@ -263,6 +263,18 @@ done
 
 # ---- 5. mlrl-boomer itself, when there is one --------------------------------------------
 [ -n "${MLRL_PYTHON:-}" ] || exit 0
+# $T/vs.model's scores and probabilities on the emotions test set are mlrl-boomer's
+# ($T/mlrl.scores, $T/mlrl.proba) to 1e-9; $1 names the case in messages
+same_outputs() {
+    for o in scores:mlrl.scores probabilities:mlrl.proba; do
+        "$EPISTREAM" rules predict --model "$T/vs.model" --arff "$T/emotions.test.arff" --labels-xml "$ML/emotions.xml" \
+            --output ${o%%:*} --out "$T/vsp" --quiet || fail "rules predict --output ${o%%:*}"
+        "$PY" -c 'import sys, numpy as np
+a, b = np.loadtxt(sys.argv[1], skiprows=1), np.loadtxt(sys.argv[2])
+sys.exit(not (a.shape == b.shape and np.max(np.abs(a - b)) < 1e-9))' "$T/vsp.pred.tsv" "$T/${o#*:}" ||
+            fail "emotions, $1: --output ${o%%:*} differs from mlrl-boomer's"
+    done
+}
 for head in complete single; do
     "$MLRL_PYTHON" "$ES_SRCDIR/tests/bench/rules_mlrl.py" fit "$T/emotions.train.arff" "$ML/emotions.xml" \
         "$T/emotions.test.arff" feature_sampling=none max_rules=51 statistic_type=64-bit head_type=$head \
@@ -272,14 +284,7 @@ for head in complete single; do
         --feature-sampling none --max-rules 51 --head-type $head --out "$T/vs" --quiet || fail "rules train"
     "$PY" "$ES_SRCDIR/tests/bench/rules_mlrl.py" compare "$T/vs.model" "$T/mlrl.rules" >"$T/cmp.out" ||
         { cat "$T/cmp.out" >&2; fail "emotions, $head heads: the rules differ from mlrl-boomer's"; }
-    for o in scores:mlrl.scores probabilities:mlrl.proba; do
-        "$EPISTREAM" rules predict --model "$T/vs.model" --arff "$T/emotions.test.arff" --labels-xml "$ML/emotions.xml" \
-            --output ${o%%:*} --out "$T/vsp" --quiet || fail "rules predict --output ${o%%:*}"
-        "$PY" -c 'import sys, numpy as np
-a, b = np.loadtxt(sys.argv[1], skiprows=1), np.loadtxt(sys.argv[2])
-sys.exit(not (a.shape == b.shape and np.max(np.abs(a - b)) < 1e-9))' "$T/vsp.pred.tsv" "$T/${o#*:}" ||
-            fail "emotions, $head heads: --output ${o%%:*} differs from mlrl-boomer's"
-    done
+    same_outputs "$head heads"
 done
 # the example-wise logistic loss (mlrl-boomer's logistic-non-decomposable, label_binning='none'):
 # complete heads: the first 50 rules are the same, or the first that differs does so at a tie
@@ -304,14 +309,7 @@ done
     --max-rules 38 --head-type single --loss logistic-example-wise --out "$T/vs" --quiet || fail "rules train"
 "$PY" "$ES_SRCDIR/tests/bench/rules_mlrl.py" compare "$T/vs.model" "$T/mlrl.rules" >"$T/cmp.out" ||
     { cat "$T/cmp.out" >&2; fail "emotions, example-wise loss, single heads: the rules differ from mlrl-boomer's"; }
-for o in scores:mlrl.scores probabilities:mlrl.proba; do
-    "$EPISTREAM" rules predict --model "$T/vs.model" --arff "$T/emotions.test.arff" --labels-xml "$ML/emotions.xml" \
-        --output ${o%%:*} --out "$T/vsp" --quiet || fail "rules predict --output ${o%%:*}"
-    "$PY" -c 'import sys, numpy as np
-a, b = np.loadtxt(sys.argv[1], skiprows=1), np.loadtxt(sys.argv[2])
-sys.exit(not (a.shape == b.shape and np.max(np.abs(a - b)) < 1e-9))' "$T/vsp.pred.tsv" "$T/${o#*:}" ||
-        fail "emotions, example-wise loss: --output ${o%%:*} differs from mlrl-boomer's"
-done
+same_outputs "example-wise loss"
 hl=$(awk '$1 == "hamming_loss" { printf "%.2f", $2 }' "$T/vsp.metrics.tsv")
 sa=$(awk '$1 == "subset_accuracy" { printf "%.2f", $2 }' "$T/vsp.metrics.tsv")
 grep -q "^hamming_loss $hl\$" "$T/mlrl.out" && grep -q "^subset_accuracy $sa\$" "$T/mlrl.out" ||

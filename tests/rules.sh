@@ -176,10 +176,13 @@ for nt in 1 3; do
             --head-type $head --instance-sampling without-replacement --threads $nt --out "$T/ew$head$nt" --quiet ||
             fail "rules train --loss logistic-example-wise --head-type $head --threads $nt"
     done
+    "$EPISTREAM" rules train --table "$T/r8.tsv" --labels y0,y1,y2 --max-rules 40 --loss logistic-example-wise \
+        --label-binning none --threads $nt --out "$T/ewnone$nt" --quiet || fail "--label-binning none --threads $nt"
 done
-for head in complete single; do
-    cmp -s "$T/ew${head}1.model" "$T/ew${head}3.model" || fail "example-wise loss, $head heads: another model on 3 threads"
+for head in complete single none; do
+    cmp -s "$T/ew${head}1.model" "$T/ew${head}3.model" || fail "example-wise loss, $head: another model on 3 threads"
 done
+cmp -s "$T/ewcomplete1.model" "$T/ewnone1.model" && fail "--label-binning none: the same model as with binning"
 grep -q '^loss logistic-example-wise$' "$T/ewcomplete1.model" || fail "example-wise model: no loss line"
 grep -q '^labelvectors [1-9]' "$T/ewcomplete1.model" || fail "example-wise model: no label vectors"
 "$EPISTREAM" rules train --table "$T/r8.tsv" --labels y0,y1,y2 --max-rules 5 --loss logistic-non-decomposable \
@@ -203,6 +206,9 @@ rm -f "$T"/bad.*
 expect_fail "$T/err" "$EPISTREAM" rules train --table "$T/r8.tsv" --labels y0,y1,y2 --loss logistic-example-wise \
     --label-sampling round-robin --out "$T/bad"
 grep -q 'example-wise logistic loss takes no label sampling' "$T/err" || fail "example-wise + label sampling: $(cat "$T/err")"
+expect_fail "$T/err" "$EPISTREAM" rules train --table "$T/r8.tsv" --labels y0,y1,y2 --label-binning equal-width --out "$T/bad"
+grep -q 'equal-width label binning is offered for the example-wise logistic loss only' "$T/err" ||
+    fail "label binning with the label-wise loss: $(cat "$T/err")"
 expect_fail "$T/err" "$EPISTREAM" rules train --table "$T/r8.tsv" --labels y0,y1,y2 --loss logistic-examplewise --out "$T/bad"
 grep -q -- '--loss: expected logistic, squared-error or logistic-example-wise' "$T/err" || fail "--loss typo: $(cat "$T/err")"
 sed 's/^lv \([0-9]*\) \([01]\)/lv \1 2/' "$T/ewcomplete1.model" >"$T/ewbad.model"
@@ -286,27 +292,37 @@ for head in complete single; do
         { cat "$T/cmp.out" >&2; fail "emotions, $head heads: the rules differ from mlrl-boomer's"; }
     same_outputs "$head heads"
 done
-# the example-wise logistic loss (mlrl-boomer's logistic-non-decomposable, label_binning='none'):
-# complete heads: the first 50 rules are the same, or the first that differs does so at a tie
-# within rounding (its solver and BLAS are scipy's OpenBLAS, whose roundings differ; on this
+# the example-wise logistic loss (mlrl-boomer's logistic-non-decomposable).  Complete heads with
+# label_binning='none': the first 50 rules are the same, or the first that differs does so at a
+# tie within rounding (its solver and BLAS are scipy's OpenBLAS, whose roundings differ; on this
 # split rule 4 takes feature 28 where mlrl-boomer takes feature 63, both leaving out the same one
-# example: the same quality to 4e-16); single-label heads: the first 37 rules after the default
-# rule are the same (measured: rule 38 differs), and so are that model's scores, probabilities
-# (mlrl-boomer's marginalized ones) and binary predictions (the closest label vector)
+# example: the same quality to 4e-16).  Complete heads with its default label binning: the
+# default rule and the first 6 rules (rule 7: mlrl-boomer scores a split that epistream's walk
+# does not, doc/RULES.md).  Single-label heads, defaults: the first 50 rules, and that model's
+# scores, probabilities (mlrl-boomer's marginalized ones) and binary predictions (the closest
+# label vector)
 "$MLRL_PYTHON" "$ES_SRCDIR/tests/bench/rules_mlrl.py" fit "$T/emotions.train.arff" "$ML/emotions.xml" \
     feature_sampling=none max_rules=51 statistic_type=64-bit loss=logistic-non-decomposable label_binning=none \
     dump="$T/mlrl.rules" >/dev/null || fail "mlrl-boomer did not fit emotions (example-wise loss)"
 "$EPISTREAM" rules train --arff "$T/emotions.train.arff" --labels-xml "$ML/emotions.xml" --feature-sampling none \
-    --max-rules 51 --loss logistic-example-wise --out "$T/vs" --quiet || fail "rules train --loss logistic-example-wise"
+    --max-rules 51 --loss logistic-example-wise --label-binning none --out "$T/vs" --quiet ||
+    fail "rules train --loss logistic-example-wise --label-binning none"
 "$PY" "$ES_SRCDIR/tests/bench/rules_mlrl.py" tie "$T/vs.model" "$T/mlrl.rules" "$T/emotions.train.arff" \
     "$ML/emotions.xml" 51 >"$T/cmp.out" ||
     { cat "$T/cmp.out" >&2; fail "emotions, example-wise loss: the rules differ from mlrl-boomer's (not at a tie)"; }
 "$MLRL_PYTHON" "$ES_SRCDIR/tests/bench/rules_mlrl.py" fit "$T/emotions.train.arff" "$ML/emotions.xml" \
-    "$T/emotions.test.arff" feature_sampling=none max_rules=38 statistic_type=64-bit head_type=single \
-    loss=logistic-non-decomposable label_binning=none dump="$T/mlrl.rules" scores="$T/mlrl.scores" \
+    feature_sampling=none max_rules=7 statistic_type=64-bit loss=logistic-non-decomposable \
+    dump="$T/mlrl.rules" >/dev/null || fail "mlrl-boomer did not fit emotions (example-wise loss, binned)"
+"$EPISTREAM" rules train --arff "$T/emotions.train.arff" --labels-xml "$ML/emotions.xml" --feature-sampling none \
+    --max-rules 7 --loss logistic-example-wise --out "$T/vs" --quiet || fail "rules train --loss logistic-example-wise"
+"$PY" "$ES_SRCDIR/tests/bench/rules_mlrl.py" compare "$T/vs.model" "$T/mlrl.rules" >"$T/cmp.out" ||
+    { cat "$T/cmp.out" >&2; fail "emotions, example-wise loss, label binning: the rules differ from mlrl-boomer's"; }
+"$MLRL_PYTHON" "$ES_SRCDIR/tests/bench/rules_mlrl.py" fit "$T/emotions.train.arff" "$ML/emotions.xml" \
+    "$T/emotions.test.arff" feature_sampling=none max_rules=51 statistic_type=64-bit head_type=single \
+    loss=logistic-non-decomposable dump="$T/mlrl.rules" scores="$T/mlrl.scores" \
     proba="$T/mlrl.proba" >"$T/mlrl.out" || fail "mlrl-boomer did not fit emotions (example-wise loss, single)"
 "$EPISTREAM" rules train --arff "$T/emotions.train.arff" --labels-xml "$ML/emotions.xml" --feature-sampling none \
-    --max-rules 38 --head-type single --loss logistic-example-wise --out "$T/vs" --quiet || fail "rules train"
+    --max-rules 51 --head-type single --loss logistic-example-wise --out "$T/vs" --quiet || fail "rules train"
 "$PY" "$ES_SRCDIR/tests/bench/rules_mlrl.py" compare "$T/vs.model" "$T/mlrl.rules" >"$T/cmp.out" ||
     { cat "$T/cmp.out" >&2; fail "emotions, example-wise loss, single heads: the rules differ from mlrl-boomer's"; }
 same_outputs "example-wise loss"

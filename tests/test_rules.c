@@ -446,6 +446,24 @@ static void test_example_wise_loss(void **state)
     /* the solution solves the system */
     assert_true(fabs((H[0] + 1) * p[0] + H[1] * p[1] + G[0]) < 1e-15);
     assert_true(fabs(H[1] * p[0] + (H[2] + 1) * p[1] + G[1]) < 1e-15);
+    /* equal-width label binning: both criteria -G/(H_cc + 1) are positive, so one bin
+       of 2 labels: Gb = G0 + G1, Hb = H00 + H11 (the pair's H01 is dropped, as in
+       mlrl-boomer), l2 counted twice: p = -Gb / (Hb + 2), q = p Gb + Hb p^2/2 + p^2 */
+    es_rl_bins_t bins;
+    double crit[2], bg[2], bh[3], pbin[2];
+    uint32_t bidx[6];
+    bins = (es_rl_bins_t){crit, bg, bh, bidx, bidx + 2, bidx + 4};
+    double qb = es_rl_exw_head_binned(2, G, H, 1.0, pbin, &bins, a, ipiv, work, lwork);
+    double Gb = G[0] + G[1], Hb = H[0] + H[2], pe = -Gb / (Hb + 2.0);
+    assert_true(fabs(pbin[0] - pe) < 1e-15 && pbin[1] == pbin[0]);
+    assert_true(fabs(qb - (pe * Gb + 0.5 * Hb * pe * pe + pe * pe)) < 1e-15);
+    /* criteria of opposite signs: two bins of one label each, the plain solve */
+    const double G2[2] = {G[0], -G[1]};
+    const double H2[3] = {H[0], -H[1], H[2]};
+    double p2[2], pu[2];
+    double q2 = es_rl_exw_head_binned(2, G2, H2, 1.0, p2, &bins, a, ipiv, work, lwork);
+    double qu = es_rl_exw_head(2, G2, H2, 1.0, pu, a, ipiv, work, lwork);
+    assert_true(fabs(q2 - qu) < 1e-15 && fabs(p2[0] - pu[0]) < 1e-15 && fabs(p2[1] - pu[1]) < 1e-15);
     /* a singular system (l2 0, no curvature): never a candidate */
     const double G0[2] = {1.0, 1.0}, H0[3] = {0.0, 0.0, 0.0};
     assert_true(es_rl_exw_head(2, G0, H0, 0.0, p, a, ipiv, work, lwork) == INFINITY);

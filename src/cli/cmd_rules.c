@@ -53,6 +53,9 @@ static void train_usage(FILE *fp)
             "                       (mlrl-boomer's logistic-non-decomposable, also accepted:\n"
             "                       complete heads solve a K x K system with LAPACK; binary\n"
             "                       predictions pick the closest training label vector)\n"
+            "  --label-binning B    auto (default: equal-width for the example-wise loss's\n"
+            "                       complete heads, none otherwise, as mlrl-boomer), none or\n"
+            "                       equal-width (example-wise loss only)\n"
             "  --shrinkage X        learning rate in (0, 1] (default 0.3)\n"
             "  --l2 X               L2 regularization weight >= 0 (default 1.0)\n"
             "  --feature-sampling S without-replacement (default: floor(log2(F - 1) + 1) of the\n"
@@ -231,6 +234,15 @@ static int set_output(void *ctx, const char *arg)
 
 /* --label-sampling none | round-robin | without-replacement[{key=value,...}] with
  * mlrl-boomer's keys sample_size, min_samples, max_samples. */
+static int set_lbin(void *ctx, const char *arg)
+{
+    static const char *const names[] = {"auto", "none", "equal-width"};
+    int k;
+    if (pick("label-binning", arg, names, 3, &k)) return -1;
+    ((rules_args_t *)ctx)->o.label_binning = (es_rules_lbin_t)k;
+    return 0;
+}
+
 static int set_lsamp(void *ctx, const char *arg)
 {
     static const char *const names[] = {"none", "round-robin", "without-replacement"};
@@ -297,6 +309,7 @@ static const es_cli_opt_t train_opts[] = {
     ES_CLI_OPT_FUNC("feature-sampling", set_fsamp),
     ES_CLI_OPT_FUNC("instance-sampling", set_isamp),
     ES_CLI_OPT_FUNC("label-sampling", set_lsamp),
+    ES_CLI_OPT_FUNC("label-binning", set_lbin),
     ES_CLI_OPT_FUNC("time-limit", set_time_limit),
     ES_CLI_OPT_FUNC("holdout", set_holdout),
     ES_CLI_OPT_U64("seed", rules_args_t, seed),

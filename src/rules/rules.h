@@ -60,6 +60,9 @@ typedef enum {
 typedef enum { ES_RULES_HEAD_COMPLETE, ES_RULES_HEAD_SINGLE } es_rules_head_t;
 typedef enum { ES_RULES_FS_NONE, ES_RULES_FS_WITHOUT } es_rules_fsamp_t;
 typedef enum { ES_RULES_IS_NONE, ES_RULES_IS_WITH, ES_RULES_IS_WITHOUT } es_rules_isamp_t;
+/** Label binning (mlrl-boomer's label_binning): auto = equal-width for the example-wise
+ *  loss's complete heads (and its default rule), none otherwise, as mlrl-boomer's 'auto'. */
+typedef enum { ES_RULES_LB_AUTO, ES_RULES_LB_NONE, ES_RULES_LB_EQUAL_WIDTH } es_rules_lbin_t;
 /** Label sampling for each rule (mlrl-boomer's output_sampling). */
 typedef enum { ES_RULES_LS_NONE, ES_RULES_LS_ROUND_ROBIN, ES_RULES_LS_WITHOUT } es_rules_lsamp_t;
 
@@ -78,6 +81,8 @@ typedef struct {
     double feat_sample_size;      /* (0, 1) fraction of the features, 0 = the log2 rule */
     es_rules_isamp_t inst_samp;   /* default none */
     double inst_sample_size;      /* (0, 1], default 0.66 */
+    es_rules_lbin_t label_binning; /* default auto; equal-width needs the example-wise loss
+                                     (epistream bins no other heads) */
     es_rules_lsamp_t label_samp;  /* default none; round-robin: rule k (1 = the first after the
                                      default rule) predicts label (k - 1) mod L alone;
                                      without replacement: a sample of the labels per rule */

@@ -24,6 +24,13 @@ typedef struct {
     double *head;        /* the head's scores: n_hl values (complete) or 1 (single) */
 } es_rl_cand_t;
 
+/* Scratch of the example-wise loss's equal-width label binning (es_rl_exw_head_binned()):
+ * K each, bh K (K + 1) / 2. */
+typedef struct {
+    double *crit, *bg, *bh; /* the labels' criteria; the bins' gradients and packed Hessians */
+    uint32_t *bidx, *nel, *bmap; /* each label's bin; each bin's labels; bins without the empty */
+} es_rl_bins_t;
+
 /* Per-thread scratch: sums over the head's labels (gradients: n_hl values; Hessians:
  * ctx.nH values, the packed K x K matrix of the example-wise loss's complete heads). */
 typedef struct {
@@ -36,6 +43,7 @@ typedef struct {
     /* the example-wise loss's solve (dsysv_): the K x K matrix, its work array and pivots */
     double *a, *work;
     int *ipiv, lwork;
+    es_rl_bins_t bins; /* its label binning */
 } es_rl_scratch_t;
 
 /* The training context. */
@@ -61,6 +69,7 @@ typedef struct {
     uint32_t nH;      /* Hessians per example in h and in the sums: L, or L (L + 1) / 2 with exw */
     int exw;          /* the example-wise logistic loss with complete heads: h holds each example's
                          packed Hessian matrix (es_rl_exw_stats()) and heads are solved */
+    int lbin;         /* with exw: mlrl-boomer's equal-width label binning of those heads */
     double l2;        /* the float32 value, widened */
     float shrink;
     int loss;
@@ -153,6 +162,28 @@ int es_rl_exw_lwork(uint32_t K);
 double es_rl_exw_head(uint32_t K, const double *restrict G, const double *restrict H, double l2,
                       double *restrict p, double *restrict a, int *restrict ipiv,
                       double *restrict work, int lwork);
+
+/**
+ * The same head with mlrl-boomer 0.15.6's equal-width label binning (its
+ * label_binning='auto' for this loss; DenseNonDecomposableCompleteBinnedRuleEvaluation):
+ * each label's criterion -G/(H_cc + l2) (0 when not finite); the negative and the
+ * positive criteria each split into ceil(0.04f n) bins of equal width
+ * (at least 1), a label of criterion 0 in none (score 0); empty bins dropped;
+ * the bins' gradients summed, their Hessians summed from the labels' diagonals
+ * and from the off-diagonal entries of label pairs in different bins (pairs
+ * within a bin add nothing, as in mlrl-boomer); solved as above with l2 times
+ * the bin's label count (a float32 product) on the diagonal; quality with the
+ * regularisation term l2/2 sum count p^2.  Every label gets its bin's score.
+ * @return the quality (0 when every criterion is 0), or +INFINITY when
+ *         dsysv_ fails
+ */
+double es_rl_exw_head_binned(uint32_t K, const double *restrict G, const double *restrict H,
+                             double l2, double *restrict p, es_rl_bins_t *b, double *restrict a,
+                             int *restrict ipiv, double *restrict work, int lwork);
+
+/** The example-wise head of c's settings (binned or not) with s's scratch. */
+double es_rl_exw_eval(const es_rl_ctx_t *c, es_rl_scratch_t *s, const double *G, const double *H,
+                      double *p);
 
 /**
  * Search feature f for the best refinement of the current rule that beats

@@ -89,6 +89,116 @@ double es_rl_exw_head(uint32_t K, const double *restrict G, const double *restri
     return q;
 }
 
+/* mlrl-boomer's calculateBoundedFraction(n, 0.04f, 1, 0): ceil of a float32 product */
+static uint32_t n_bins(uint32_t n)
+{
+    uint32_t r = (uint32_t)ceilf(0.04f * (float)n);
+    return r < 1 ? 1 : r;
+}
+
+double es_rl_exw_head_binned(uint32_t K, const double *restrict G, const double *restrict H,
+                             double l2, double *restrict p, es_rl_bins_t *b, double *restrict a,
+                             int *restrict ipiv, double *restrict work, int lwork)
+{
+    double *crit = b->crit;
+    uint32_t nneg = 0, npos = 0;
+    double minn = 0.0, maxn = -INFINITY, minp = INFINITY, maxp = 0.0;
+    for (uint32_t k = 0; k < K; k++) {
+        double r = -G[k] / (H[es_rl_packed(k, k)] + l2);
+        double x = crit[k] = isfinite(r) ? r : 0.0;
+        if (x < 0) {
+            nneg++;
+            if (x < minn) minn = x;
+            if (x > maxn) maxn = x;
+        } else if (x > 0) {
+            npos++;
+            if (x < minp) minp = x;
+            if (x > maxp) maxp = x;
+        }
+    }
+    if (nneg) nneg = n_bins(nneg);
+    if (npos) npos = n_bins(npos);
+    uint32_t nb = nneg + npos, none = UINT32_MAX;
+    if (!nb) {
+        for (uint32_t k = 0; k < K; k++) p[k] = 0.0;
+        return 0.0;
+    }
+    double spn = minn < 0 ? (maxn - minn) / nneg : 0, spp = maxp > 0 ? (maxp - minp) / npos : 0;
+    for (uint32_t j = 0; j < nb; j++) b->nel[j] = 0;
+    for (uint32_t k = 0; k < K; k++) {
+        double x = crit[k], f;
+        uint32_t j;
+        if (x == 0) {
+            b->bidx[k] = none;
+            continue;
+        }
+        /* a NaN (0 / 0: equal criteria) converts to bin 0 in mlrl-boomer's build */
+        f = x < 0 ? floor((x - minn) / spn) : floor((x - minp) / spp);
+        j = f >= 0 && f < 4294967296.0 ? (uint32_t)f : 0;
+        if (x < 0 && j >= nneg) j = nneg - 1;
+        if (x > 0 && j >= npos) j = npos - 1;
+        if (x > 0) j += nneg;
+        b->nel[j]++;
+        b->bidx[k] = j;
+    }
+    uint32_t m = 0; /* drop the empty bins */
+    for (uint32_t j = 0; j < nb; j++) {
+        b->bmap[j] = m;
+        if (b->nel[j]) b->nel[m++] = b->nel[j];
+    }
+    nb = m;
+    double *bg = b->bg, *bh = b->bh;
+    for (uint32_t j = 0; j < nb; j++) bg[j] = 0.0;
+    for (size_t j = 0; j < (size_t)nb * (nb + 1) / 2; j++) bh[j] = 0.0;
+    for (uint32_t k = 0; k < K; k++) {
+        if (b->bidx[k] == none) continue;
+        uint32_t j = b->bidx[k] = b->bmap[b->bidx[k]];
+        bg[j] += G[k];
+        bh[es_rl_packed(j, j)] += H[es_rl_packed(k, k)];
+    }
+    for (uint32_t i = 1; i < K; i++) {
+        uint32_t bi = b->bidx[i];
+        if (bi == none) continue;
+        for (uint32_t j = 0; j < i; j++) {
+            uint32_t bj = b->bidx[j];
+            if (bj == none || bj == bi) continue;
+            bh[bi < bj ? es_rl_packed(bi, bj) : es_rl_packed(bj, bi)] += H[es_rl_packed(j, i)];
+        }
+    }
+    /* the system over the bins; l2 weighted by each bin's label count (always added) */
+    const double *h = bh;
+    for (uint32_t c = 0; c < nb; c++)
+        for (uint32_t r = 0; r <= c; r++) a[(size_t)c * nb + r] = *h++;
+    for (uint32_t j = 0; j < nb; j++) a[(size_t)j * nb + j] += (double)((float)b->nel[j] * (float)l2);
+    double *pb = b->crit; /* the criteria are no longer needed */
+    for (uint32_t j = 0; j < nb; j++) pb[j] = -bg[j];
+    int n = (int)nb, nrhs = 1, info = 0;
+    dsysv_("U", &n, &nrhs, a, &n, ipiv, pb, &n, work, &lwork, &info);
+    if (info != 0) return INFINITY;
+    double pg = 0.0, php = 0.0, pp = 0.0;
+    for (uint32_t j = 0; j < nb; j++) pg += pb[j] * bg[j];
+    for (uint32_t r = 0; r < nb; r++) {
+        double y = 0.0;
+        for (uint32_t c = 0; c < nb; c++) y += bh[r <= c ? es_rl_packed(r, c) : es_rl_packed(c, r)] * pb[c];
+        php += pb[r] * y;
+    }
+    double q = pg + 0.5 * php;
+    if (l2 > 0) {
+        for (uint32_t j = 0; j < nb; j++) pp += (pb[j] * pb[j]) * (double)b->nel[j];
+        q += 0.5 * l2 * pp;
+    }
+    for (uint32_t k = 0; k < K; k++) p[k] = b->bidx[k] == none ? 0.0 : pb[b->bidx[k]];
+    return q;
+}
+
+double es_rl_exw_eval(const es_rl_ctx_t *c, es_rl_scratch_t *s, const double *G, const double *H,
+                      double *p)
+{
+    if (c->lbin)
+        return es_rl_exw_head_binned(c->L, G, H, c->l2, p, &s->bins, s->a, s->ipiv, s->work, s->lwork);
+    return es_rl_exw_head(c->L, G, H, c->l2, p, s->a, s->ipiv, s->work, s->lwork);
+}
+
 /* Add example i (weight w) to the sums.  Each label is its own sum, so the
  * vector loops add in the scalar order. */
 static inline void add_ex(const es_rl_ctx_t *c, uint32_t i, double *restrict sg,
@@ -151,8 +261,7 @@ static void candidate(walk_t *wk, const double *G, const double *H, int uncov, u
         g = ug;
         h = uh;
     }
-    double q = c->exw ? es_rl_exw_head(n, g, h, c->l2, s->p, s->a, s->ipiv, s->work, s->lwork)
-                      : es_rl_eval(c, g, h, s->p, s->qk, &lab);
+    double q = c->exw ? es_rl_exw_eval(c, s, g, h, s->p) : es_rl_eval(c, g, h, s->p, s->qk, &lab);
     if (!(q < wk->best_q)) return;
     es_rl_cand_t *o = wk->out;
     wk->best_q = q;

@@ -65,6 +65,9 @@ int es_rules_opt_check(const es_rules_opt_t *o)
         terr("the label sampling needs min_samples >= 1 and max_samples 0 (all) or >= "
              "min_samples, got %u and %u", o->label_min_samples, o->label_max_samples);
     else if ((unsigned)o->label_samp > ES_RULES_LS_WITHOUT) terr("unknown label sampling method");
+    else if ((unsigned)o->label_binning > ES_RULES_LB_EQUAL_WIDTH) terr("unknown label binning method");
+    else if (o->label_binning == ES_RULES_LB_EQUAL_WIDTH && o->loss != ES_RULES_LOSS_LOGISTIC_EXAMPLE_WISE)
+        terr("equal-width label binning is offered for the example-wise logistic loss only");
     else if (o->loss == ES_RULES_LOSS_LOGISTIC_EXAMPLE_WISE && o->label_samp != ES_RULES_LS_NONE)
         terr("the example-wise logistic loss takes no label sampling (mlrl-boomer's heads for it "
              "would be partial ones, which epistream does not offer)");
@@ -698,8 +701,7 @@ static void finish_rule(train_t *t)
             for (uint32_t k = 0; k < L; k++) s->sg[k] += gi[k];
             for (uint32_t k = 0; k < nH; k++) s->sh[k] += hx[k];
         }
-        if (!isfinite(es_rl_exw_head(L, s->sg, s->sh, c->l2, t->best_head, s->a, s->ipiv, s->work,
-                                     s->lwork)))
+        if (!isfinite(es_rl_exw_eval(c, s, s->sg, s->sh, t->best_head)))
             for (uint32_t k = 0; k < L; k++) t->best_head[k] = 0.0;
     } else if (t->has_zero_w) { /* mlrl-boomer's recalculate_predictions (over the training set) */
         double *G = t->scr[0].sg, *H = t->scr[0].sh;
@@ -931,6 +933,7 @@ int es_rules_train(const es_rules_data_t *d, const es_rules_opt_t *o, es_rules_m
     /* the example-wise loss's default rule solves a complete head, whatever the head type */
     c->exw = exwl;
     c->nH = exwl ? (uint32_t)((uint64_t)L * (L + 1) / 2) : L;
+    c->lbin = exwl && o->label_binning != ES_RULES_LB_NONE;
     size_t nH = c->nH;
     c->l2 = (double)(float)o->l2;
     c->shrink = (float)o->shrinkage;
@@ -994,10 +997,12 @@ int es_rules_train(const es_rules_data_t *d, const es_rules_opt_t *o, es_rules_m
         /* whole cache lines of its own: threads updating sums in one line would
            take it from each other at every example (false sharing) */
         s->lwork = exwl ? es_rl_exw_lwork(L) : 0;
-        size_t nK = exwl ? (size_t)L * L + (size_t)s->lwork : 0;
+        /* the solve's matrix and workspace; the binning's criteria, bin sums, bin indices */
+        size_t nK = exwl ? (size_t)L * L + (size_t)s->lwork + 2 * (size_t)L + nH : 0;
         size_t bytes = ((6 * (size_t)L + 4 * nH + nK) * sizeof *s->sg + 63) / 64 * 64;
         if (!(s->sg = aligned_alloc(64, bytes)) ||
-            (exwl && !(s->ipiv = malloc(L * sizeof *s->ipiv)))) {
+            (exwl && (!(s->ipiv = malloc(L * sizeof *s->ipiv)) ||
+                      !(s->bins.bidx = malloc(3 * (size_t)L * sizeof *s->bins.bidx))))) {
             ret = ES_ERR_NOMEM;
             goto out;
         }
@@ -1014,6 +1019,14 @@ int es_rules_train(const es_rules_data_t *d, const es_rules_opt_t *o, es_rules_m
         s->uh = q, q += nH;
         s->a = exwl ? q : NULL, q += exwl ? (size_t)L * L : 0;
         s->work = exwl ? q : NULL;
+        if (exwl) {
+            q += s->lwork;
+            s->bins.crit = q, q += L;
+            s->bins.bg = q, q += L;
+            s->bins.bh = q;
+            s->bins.nel = s->bins.bidx + L;
+            s->bins.bmap = s->bins.nel + L;
+        }
     }
     if ((ret = presort(c, nt))) goto out;
 
@@ -1027,9 +1040,7 @@ int es_rules_train(const es_rules_data_t *d, const es_rules_opt_t *o, es_rules_m
             for (uint32_t l = 0; l < L; l++) s->sg[l] += c->g[(size_t)i * L + l];
             for (size_t k = 0; k < nH; k++) s->sh[k] += c->h[(size_t)i * nH + k];
         }
-        if (!isfinite(es_rl_exw_head(L, s->sg, s->sh, c->l2, m->def, s->a, s->ipiv, s->work,
-                                     s->lwork)))
-            memset(m->def, 0, L * sizeof *m->def);
+        if (!isfinite(es_rl_exw_eval(c, s, s->sg, s->sh, m->def))) memset(m->def, 0, L * sizeof *m->def);
         /* single-label heads: from here on mlrl-boomer's statistics are decomposable (the
            gradients and the Hessians' diagonal, of every label at each update) */
         if (o->head == ES_RULES_HEAD_SINGLE) {
@@ -1104,6 +1115,7 @@ out:
         for (int k = 0; k < nt; k++) {
             free(t.scr[k].sg);
             free(t.scr[k].ipiv);
+            free(t.scr[k].bins.bidx);
         }
     free(t.scr);
     free(t.best_head);

@@ -169,7 +169,9 @@ def compare(args):
         # != 0 are > 0.5, == 0 and != 1 are <= 0.5 (the same examples)
         c1 = [(f, '>' if (op, v) in (('==', 1.0), ('!=', 0.0)) else '<=', 0.5)
               if op in ('==', '!=') else (f, op, v) for f, op, v in c1]
-        c1 = sorted(c1, key=lambda c: rank[c[1]])
+        # the same conditions as sets: two refinements that tie may be added in either order
+        c1 = sorted(c1, key=lambda c: (rank[c[1]], c[0], c[2]))
+        c2 = sorted(c2, key=lambda c: (rank[c[1]], c[0], c[2]))
         same_c = len(c1) == len(c2) and all(a[0] == b[0] and a[1] == b[1] and abs(a[2] - b[2]) <= 1e-6 * max(1, abs(b[2]))
                                             for a, b in zip(c1, c2))
         same_h = len(h1) == len(h2) and all(a[0] == b[0] and abs(a[1] - b[1]) <= 1e-9 for a, b in zip(h1, h2))

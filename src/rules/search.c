@@ -56,37 +56,48 @@ int es_rl_exw_lwork(uint32_t K)
     return info == 0 && ws >= 1.0 ? (int)ws : 1;
 }
 
-double es_rl_exw_head(uint32_t K, const double *restrict G, const double *restrict H, double l2,
-                      double *restrict p, double *restrict a, int *restrict ipiv,
-                      double *restrict work, int lwork)
+/* Solve (H + diag) p = -G with dsysv_ ('U'; H packed, n x n) and return the quality
+ * p.G + p.(H p)/2 + the regularisation term: the diagonal is l2 (when > 0) or, for
+ * label bins, l2 times each bin's label count cnt[k] (a float32 product, always
+ * added), and the term (l2/2) sum p^2 or (l2/2) sum cnt p^2, as mlrl-boomer's
+ * complete and binned evaluations.  (mlrl-boomer: ddot_ and dspmv_ of its BLAS,
+ * whose order of additions and fused multiply-adds differ; both sums here are in
+ * label order.)  @return +INFINITY when dsysv_ fails */
+static double solve(uint32_t n, const double *restrict G, const double *restrict H, double l2,
+                    const uint32_t *restrict cnt, double *restrict p, double *restrict a,
+                    int *restrict ipiv, double *restrict work, int lwork)
 {
-    /* the coefficients: the upper triangle, column-major, L2 on the diagonal (a float32
-       weight, as mlrl-boomer's; added only when > 0); the ordinates: -G */
     const double *h = H;
-    for (uint32_t c = 0; c < K; c++)
-        for (uint32_t r = 0; r <= c; r++) a[(size_t)c * K + r] = *h++;
-    if (l2 > 0)
-        for (uint32_t k = 0; k < K; k++) a[(size_t)k * K + k] += l2;
-    for (uint32_t k = 0; k < K; k++) p[k] = -G[k];
-    int n = (int)K, nrhs = 1, info = 0;
-    dsysv_("U", &n, &nrhs, a, &n, ipiv, p, &n, work, &lwork, &info);
+    for (uint32_t c = 0; c < n; c++)
+        for (uint32_t r = 0; r <= c; r++) a[(size_t)c * n + r] = *h++;
+    for (uint32_t k = 0; k < n; k++) {
+        if (cnt) a[(size_t)k * n + k] += (double)((float)cnt[k] * (float)l2);
+        else if (l2 > 0) a[(size_t)k * n + k] += l2;
+    }
+    for (uint32_t k = 0; k < n; k++) p[k] = -G[k];
+    int nn = (int)n, nrhs = 1, info = 0;
+    dsysv_("U", &nn, &nrhs, a, &nn, ipiv, p, &nn, work, &lwork, &info);
     if (info != 0) return INFINITY;
-    /* the quality: p.G + 0.5 p.(H p), then the regularisation term 0.5 l2 |p|^2
-       (mlrl-boomer: ddot_ and dspmv_ of its BLAS, whose order of additions and fused
-       multiply-adds differ; both sums here are in label order) */
     double pg = 0.0, php = 0.0, pp = 0.0;
-    for (uint32_t k = 0; k < K; k++) pg += p[k] * G[k];
-    for (uint32_t r = 0; r < K; r++) {
+    for (uint32_t k = 0; k < n; k++) pg += p[k] * G[k];
+    for (uint32_t r = 0; r < n; r++) {
         double y = 0.0;
-        for (uint32_t c = 0; c < K; c++) y += H[r <= c ? es_rl_packed(r, c) : es_rl_packed(c, r)] * p[c];
+        for (uint32_t c = 0; c < n; c++) y += H[r <= c ? es_rl_packed(r, c) : es_rl_packed(c, r)] * p[c];
         php += p[r] * y;
     }
     double q = pg + 0.5 * php;
     if (l2 > 0) {
-        for (uint32_t k = 0; k < K; k++) pp += p[k] * p[k];
+        for (uint32_t k = 0; k < n; k++) pp += cnt ? (p[k] * p[k]) * (double)cnt[k] : p[k] * p[k];
         q += 0.5 * l2 * pp;
     }
     return q;
+}
+
+double es_rl_exw_head(uint32_t K, const double *restrict G, const double *restrict H, double l2,
+                      double *restrict p, double *restrict a, int *restrict ipiv,
+                      double *restrict work, int lwork)
+{
+    return solve(K, G, H, l2, NULL, p, a, ipiv, work, lwork);
 }
 
 /* mlrl-boomer's calculateBoundedFraction(n, 0.04f, 1, 0): ceil of a float32 product */
@@ -165,28 +176,11 @@ double es_rl_exw_head_binned(uint32_t K, const double *restrict G, const double 
             bh[bi < bj ? es_rl_packed(bi, bj) : es_rl_packed(bj, bi)] += H[es_rl_packed(j, i)];
         }
     }
-    /* the system over the bins; l2 weighted by each bin's label count (always added) */
-    const double *h = bh;
-    for (uint32_t c = 0; c < nb; c++)
-        for (uint32_t r = 0; r <= c; r++) a[(size_t)c * nb + r] = *h++;
-    for (uint32_t j = 0; j < nb; j++) a[(size_t)j * nb + j] += (double)((float)b->nel[j] * (float)l2);
-    double *pb = b->crit; /* the criteria are no longer needed */
-    for (uint32_t j = 0; j < nb; j++) pb[j] = -bg[j];
-    int n = (int)nb, nrhs = 1, info = 0;
-    dsysv_("U", &n, &nrhs, a, &n, ipiv, pb, &n, work, &lwork, &info);
-    if (info != 0) return INFINITY;
-    double pg = 0.0, php = 0.0, pp = 0.0;
-    for (uint32_t j = 0; j < nb; j++) pg += pb[j] * bg[j];
-    for (uint32_t r = 0; r < nb; r++) {
-        double y = 0.0;
-        for (uint32_t c = 0; c < nb; c++) y += bh[r <= c ? es_rl_packed(r, c) : es_rl_packed(c, r)] * pb[c];
-        php += pb[r] * y;
-    }
-    double q = pg + 0.5 * php;
-    if (l2 > 0) {
-        for (uint32_t j = 0; j < nb; j++) pp += (pb[j] * pb[j]) * (double)b->nel[j];
-        q += 0.5 * l2 * pp;
-    }
+    /* the system over the bins; l2 weighted by each bin's label count; the criteria are
+       no longer needed and hold the bins' scores */
+    double *pb = b->crit;
+    double q = solve(nb, bg, bh, l2, b->nel, pb, a, ipiv, work, lwork);
+    if (!isfinite(q)) return q;
     for (uint32_t k = 0; k < K; k++) p[k] = b->bidx[k] == none ? 0.0 : pb[b->bidx[k]];
     return q;
 }

@@ -405,6 +405,104 @@ static void test_probabilities(void **state)
     assert_int_equal(es_rules_probabilities(&m, s, 6, p), ES_ERR_ARG);
 }
 
+/* The example-wise logistic loss on 2 labels, by hand (numpy agrees to 1e-16):
+ * example A, scores (0, 0), labels (1, 0): every x = -y' s is 0, Z = 1 + 1 + 1 = 3,
+ *   g = (-1/3, +1/3); the Hessian's diagonal (1/3)(2/3) = 2/9, off it
+ *   -y'0 y'1 e^0 / Z^2 = +1/9: packed (H00, H01, H11) = (2/9, 1/9, 2/9);
+ * example B, scores (0.5, -1), labels (1, 1): x = (-0.5, 1), Z = 1 + e^-0.5 + e,
+ *   g = (-e^-0.5 / Z, -e / Z) = (-0.14024438, -0.62853172), H00 = 0.1205759,
+ *   H11 = 0.2334796, H01 = -e^0.5 / Z^2 = -0.08814804.
+ * The complete head over both, l2 = 1: (H + I) p = -G with G = (-0.47357772,
+ * -0.29519839), H = ((0.34279812, 0.02296307), (., 0.45570182)):
+ *   p = (0.34930613, 0.19727752) (numpy.linalg.solve), quality
+ *   p.G + p.Hp/2 + |p|^2/2 = -0.11182980344041528.
+ * Single-label heads use the diagonal alone (packed = 0). */
+static void test_example_wise_loss(void **state)
+{
+    (void)state;
+    const double sa[] = {0.0, 0.0}, sb[] = {0.5, -1.0};
+    const uint8_t ya[] = {1, 0}, yb[] = {1, 1};
+    double ga[2], ha[3], gb[2], hb[3], hd[2];
+    es_rl_exw_stats(sa, ya, 2, ga, ha, 1);
+    assert_true(fabs(ga[0] + 1.0 / 3) < 1e-15 && fabs(ga[1] - 1.0 / 3) < 1e-15);
+    assert_true(fabs(ha[0] - 2.0 / 9) < 1e-15 && fabs(ha[1] - 1.0 / 9) < 1e-15 &&
+                fabs(ha[2] - 2.0 / 9) < 1e-15);
+    es_rl_exw_stats(sb, yb, 2, gb, hb, 1);
+    double z = 1 + exp(-0.5) + exp(1.0);
+    assert_true(fabs(gb[0] + exp(-0.5) / z) < 1e-15 && fabs(gb[1] + exp(1.0) / z) < 1e-15);
+    assert_true(fabs(hb[1] + exp(0.5) / (z * z)) < 1e-15);
+    assert_true(fabs(hb[0] - 0.1205759) < 1e-7 && fabs(hb[2] - 0.2334796) < 1e-7);
+    es_rl_exw_stats(sb, yb, 2, gb, hd, 0); /* the diagonal, as for single-label heads */
+    assert_true(hd[0] == hb[0] && hd[1] == hb[2]);
+    double G[2] = {ga[0] + gb[0], ga[1] + gb[1]}, H[3] = {ha[0] + hb[0], ha[1] + hb[1], ha[2] + hb[2]};
+    double p[2], a[4];
+    int ipiv[2], lwork = es_rl_exw_lwork(2);
+    assert_true(lwork >= 1);
+    double *work = malloc((size_t)lwork * sizeof *work);
+    assert_non_null(work);
+    double q = es_rl_exw_head(2, G, H, 1.0, p, a, ipiv, work, lwork);
+    assert_true(fabs(p[0] - 0.34930613) < 1e-8 && fabs(p[1] - 0.19727752) < 1e-8);
+    assert_true(fabs(q + 0.11182980344041528) < 1e-14);
+    /* the solution solves the system */
+    assert_true(fabs((H[0] + 1) * p[0] + H[1] * p[1] + G[0]) < 1e-15);
+    assert_true(fabs(H[1] * p[0] + (H[2] + 1) * p[1] + G[1]) < 1e-15);
+    /* equal-width label binning: both criteria -G/(H_cc + 1) are positive, so one bin
+       of 2 labels: Gb = G0 + G1, Hb = H00 + H11 (the pair's H01 is dropped, as in
+       mlrl-boomer), l2 counted twice: p = -Gb / (Hb + 2), q = p Gb + Hb p^2/2 + p^2 */
+    es_rl_bins_t bins;
+    double crit[2], bg[2], bh[3], pbin[2];
+    uint32_t bidx[6];
+    bins = (es_rl_bins_t){crit, bg, bh, bidx, bidx + 2, bidx + 4};
+    double qb = es_rl_exw_head_binned(2, G, H, 1.0, pbin, &bins, a, ipiv, work, lwork);
+    double Gb = G[0] + G[1], Hb = H[0] + H[2], pe = -Gb / (Hb + 2.0);
+    assert_true(fabs(pbin[0] - pe) < 1e-15 && pbin[1] == pbin[0]);
+    assert_true(fabs(qb - (pe * Gb + 0.5 * Hb * pe * pe + pe * pe)) < 1e-15);
+    /* criteria of opposite signs: two bins of one label each, the plain solve */
+    const double G2[2] = {G[0], -G[1]};
+    const double H2[3] = {H[0], -H[1], H[2]};
+    double p2[2], pu[2];
+    double q2 = es_rl_exw_head_binned(2, G2, H2, 1.0, p2, &bins, a, ipiv, work, lwork);
+    double qu = es_rl_exw_head(2, G2, H2, 1.0, pu, a, ipiv, work, lwork);
+    assert_true(fabs(q2 - qu) < 1e-15 && fabs(p2[0] - pu[0]) < 1e-15 && fabs(p2[1] - pu[1]) < 1e-15);
+    /* a singular system (l2 0, no curvature): never a candidate */
+    const double G0[2] = {1.0, 1.0}, H0[3] = {0.0, 0.0, 0.0};
+    assert_true(es_rl_exw_head(2, G0, H0, 0.0, p, a, ipiv, work, lwork) == INFINITY);
+    free(work);
+    /* the loss itself: log(1 + e^0 + e^0) at A; log(1 + e^-0.5 + e) at B */
+    assert_true(fabs(es_rules_example_loss(sa, ya, 2) - log(3.0)) < 1e-15);
+    assert_true(fabs(es_rules_example_loss(sb, yb, 2) - log(z)) < 1e-15);
+}
+
+/* The example-wise predictor: label vectors (1,0) x1, (0,1) x3, (1,1) x1.  Scores
+ * (2, -1): distances log(1 + e^-2 + e^-1) < log(1 + e^-2 + e) < log(1 + e^2 + e),
+ * so (1,0).  Scores (0, 0): every distance is log 3, the most frequent (0,1) wins.
+ * Marginalized probabilities at (0, 0): each joint 1/4, normalised 1/3; each label is
+ * in two of the vectors: 2/3. */
+static void test_example_wise_predict(void **state)
+{
+    (void)state;
+    es_rules_model_t m;
+    memset(&m, 0, sizeof m);
+    uint8_t lv[] = {1, 0, 0, 1, 1, 1};
+    uint32_t freq[] = {1, 3, 1};
+    m.loss = ES_RULES_LOSS_LOGISTIC_EXAMPLE_WISE;
+    m.n_lab = 2;
+    m.n_lv = 3;
+    m.lv = lv;
+    m.lv_freq = freq;
+    const double s[] = {2.0, -1.0, 0.0, 0.0};
+    uint8_t pr[4];
+    es_rules_predict_binary(&m, s, 2, pr);
+    assert_true(pr[0] == 1 && pr[1] == 0 && pr[2] == 0 && pr[3] == 1);
+    double p[4];
+    assert_int_equal(es_rules_probabilities(&m, s, 4, p), ES_OK);
+    assert_true(fabs(p[2] - 2.0 / 3) < 1e-15 && fabs(p[3] - 2.0 / 3) < 1e-15);
+    /* (2, -1): sigma(2) = a, sigma(-1) = b; joints a(1-b), (1-a)b, ab over their sum */
+    double A = 1 / (1 + exp(-2.0)), B = 1 / (1 + exp(1.0));
+    double j0 = A * (1 - B), j1 = (1 - A) * B, j2 = A * B, js = j0 + j1 + j2;
+    assert_true(fabs(p[0] - (j0 + j2) / js) < 1e-15 && fabs(p[1] - (j1 + j2) / js) < 1e-15);
+}
+
 /* mlrl-boomer's pre-pruning on hand-made holdout scores.  2 past, 2 recent, a
  * minimum improvement of 10 %: scores 10, 8 fill the recent buffer, 7 and 6.5
  * move 10 and 8 into the past; at 6.4 (5 rules) the best is 5 and the means
@@ -647,7 +745,8 @@ int main(void)
         cmocka_unit_test(test_nominal),       cmocka_unit_test(test_metrics),
         cmocka_unit_test(test_threads),       cmocka_unit_test(test_model_roundtrip),
         cmocka_unit_test(test_mulan_xml),     cmocka_unit_test(test_time_limit),
-        cmocka_unit_test(test_probabilities),
+        cmocka_unit_test(test_probabilities), cmocka_unit_test(test_example_wise_loss),
+        cmocka_unit_test(test_example_wise_predict),
         cmocka_unit_test(test_prune_criterion), cmocka_unit_test(test_holdout),
         cmocka_unit_test(test_label_sampling),
     };

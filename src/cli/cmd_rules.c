@@ -48,8 +48,14 @@ static void train_usage(FILE *fp)
             "                       is valid; which rule it stops at depends on the machine\n"
             "  --head-type H        complete (default: a score for every label) or single (one\n"
             "                       label a rule)\n"
-            "  --loss L             logistic (default; label-wise logistic loss) or\n"
-            "                       squared-error (label-wise)\n"
+            "  --loss L             logistic (default; label-wise logistic loss),\n"
+            "                       squared-error (label-wise) or logistic-example-wise\n"
+            "                       (mlrl-boomer's logistic-non-decomposable, also accepted:\n"
+            "                       complete heads solve a K x K system with LAPACK; binary\n"
+            "                       predictions pick the closest training label vector)\n"
+            "  --label-binning B    auto (default: equal-width for the example-wise loss's\n"
+            "                       complete heads, none otherwise, as mlrl-boomer), none or\n"
+            "                       equal-width (example-wise loss only)\n"
             "  --shrinkage X        learning rate in (0, 1] (default 0.3)\n"
             "  --l2 X               L2 regularization weight >= 0 (default 1.0)\n"
             "  --feature-sampling S without-replacement (default: floor(log2(F - 1) + 1) of the\n"
@@ -96,11 +102,13 @@ static void predict_usage(FILE *fp)
             "Options:\n"
             "  --model FILE         a model written by 'epistream rules train'\n"
             "  --output O           what OUT.pred.tsv holds: binary (default: 1 when the\n"
-            "                       label's score is > 0, else 0), scores (each label's score:\n"
-            "                       the default rule's plus the heads of the rules covering\n"
-            "                       the example; mlrl-boomer's decision_function) or\n"
+            "                       label's score is > 0, else 0; the example-wise loss: the\n"
+            "                       closest training label vector), scores (each label's\n"
+            "                       score: the default rule's plus the heads of the rules\n"
+            "                       covering the example; mlrl-boomer's decision_function) or\n"
             "                       probabilities (the logistic function of the scores, its\n"
-            "                       predict_proba; logistic loss only); numbers are written\n"
+            "                       predict_proba; the example-wise loss: its marginalized\n"
+            "                       ones; logistic losses only); numbers are written\n"
             "                       with 17 significant digits\n"
             "  --out OUT            writes OUT.pred.tsv (one row per example, one column per\n"
             "                       label) and, when the input has labels,\n"
@@ -191,9 +199,11 @@ static int set_head(void *ctx, const char *arg)
 
 static int set_loss(void *ctx, const char *arg)
 {
-    static const char *const names[] = {"logistic", "squared-error"};
+    /* the order of es_rules_loss_t; mlrl-boomer's name of the example-wise loss too */
+    static const char *const names[] = {"logistic", "squared-error", "logistic-example-wise"};
     int k;
-    if (pick("loss", arg, names, 2, &k)) return -1;
+    if (!strcmp(arg, "logistic-non-decomposable")) arg = "logistic-example-wise";
+    if (pick("loss", arg, names, 3, &k)) return -1;
     ((rules_args_t *)ctx)->o.loss = (es_rules_loss_t)k;
     return 0;
 }
@@ -224,6 +234,15 @@ static int set_output(void *ctx, const char *arg)
 
 /* --label-sampling none | round-robin | without-replacement[{key=value,...}] with
  * mlrl-boomer's keys sample_size, min_samples, max_samples. */
+static int set_lbin(void *ctx, const char *arg)
+{
+    static const char *const names[] = {"auto", "none", "equal-width"};
+    int k;
+    if (pick("label-binning", arg, names, 3, &k)) return -1;
+    ((rules_args_t *)ctx)->o.label_binning = (es_rules_lbin_t)k;
+    return 0;
+}
+
 static int set_lsamp(void *ctx, const char *arg)
 {
     static const char *const names[] = {"none", "round-robin", "without-replacement"};
@@ -290,6 +309,7 @@ static const es_cli_opt_t train_opts[] = {
     ES_CLI_OPT_FUNC("feature-sampling", set_fsamp),
     ES_CLI_OPT_FUNC("instance-sampling", set_isamp),
     ES_CLI_OPT_FUNC("label-sampling", set_lsamp),
+    ES_CLI_OPT_FUNC("label-binning", set_lbin),
     ES_CLI_OPT_FUNC("time-limit", set_time_limit),
     ES_CLI_OPT_FUNC("holdout", set_holdout),
     ES_CLI_OPT_U64("seed", rules_args_t, seed),
@@ -474,11 +494,11 @@ static int predict_run(rules_args_t *a)
     static const char *const suffixes[] = {".pred.tsv", ".metrics.tsv"};
     es_out_clear_tmp(a->out, suffixes, 2);
     if ((ret = es_rules_model_read(a->model, &m))) goto out;
-    if (a->output == OUT_PROBABILITIES && m.loss != ES_RULES_LOSS_LOGISTIC) {
+    if (a->output == OUT_PROBABILITIES && m.loss == ES_RULES_LOSS_SQUARED_ERROR) {
         fprintf(stderr,
                 "[E::rules] predict: --output probabilities needs a model trained with the "
-                "logistic loss, and %s has the %s loss (mlrl-boomer offers no probabilities for "
-                "it either); use --output scores or binary\n",
+                "logistic loss (label-wise or example-wise), and %s has the %s loss (mlrl-boomer "
+                "offers no probabilities for it either); use --output scores or binary\n",
                 a->model, es_rules_loss_name(m.loss));
         es_rules_model_free(&m);
         return ES_EXIT_USAGE;
@@ -491,7 +511,7 @@ static int predict_run(rules_args_t *a)
         goto out;
     }
     es_rules_predict_scores(&m, &d, s);
-    es_rules_binarize(s, cells, p);
+    es_rules_predict_binary(&m, s, d.n_ex, p);
     if (a->output == OUT_PROBABILITIES && (ret = es_rules_probabilities(&m, s, cells, s))) goto out;
     if ((ret = es_out_open(&o_pred, a->out, ".pred.tsv"))) goto out;
     for (uint32_t l = 0; l < m.n_lab; l++) fprintf(o_pred.fp, "%s%s", l ? "\t" : "", m.lab_name[l]);

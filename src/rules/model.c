@@ -5,7 +5,7 @@
  * The file, one record a line, names percent-encoded (bytes <= ' ', '%' and
  * DEL as %XX):
  *   epistream-rules-model 1
- *   loss logistic|squared-error
+ *   loss logistic|squared-error|logistic-example-wise
  *   head complete|single
  *   features F
  *   feature NAME numeric            (F lines; or: feature NAME nominal K V1 .. VK)
@@ -14,6 +14,8 @@
  *   default S1 .. SL
  *   rules R
  *   rule C H F1 OP1 T1 .. FC OPC TC L1 S1 .. LH SH   (R lines; OP <=, >, ==, !=)
+ *   labelvectors V                  (logistic-example-wise only: the training set's
+ *   lv FREQ B1B2..BL                 distinct label vectors, V lines, as L digits 0/1)
  *   end R
  * Doubles are written with 17 significant digits and thresholds (float32)
  * with 9, so a model read back predicts exactly as the one written. */
@@ -73,14 +75,88 @@ void es_rules_binarize(const double *s, size_t n, uint8_t *p)
     for (size_t k = 0; k < n; k++) p[k] = s[k] > 0.0;
 }
 
+double es_rules_example_loss(const double *s, const uint8_t *y, uint32_t n)
+{
+    double max = 0.0, sum;
+    for (uint32_t l = 0; l < n; l++) {
+        double x = y[l] ? -s[l] : s[l];
+        if (x > max) max = x;
+    }
+    sum = exp(0 - max);
+    for (uint32_t l = 0; l < n; l++) sum += exp((y[l] ? -s[l] : s[l]) - max);
+    return max + log(sum);
+}
+
+void es_rules_predict_binary(const es_rules_model_t *m, const double *s, uint32_t n_ex, uint8_t *p)
+{
+    uint32_t L = m->n_lab;
+    if (m->loss != ES_RULES_LOSS_LOGISTIC_EXAMPLE_WISE || !m->n_lv) {
+        es_rules_binarize(s, (size_t)n_ex * L, p);
+        return;
+    }
+#pragma omp parallel for schedule(static)
+    for (uint32_t i = 0; i < n_ex; i++) {
+        const double *si = s + (size_t)i * L;
+        uint32_t best = 0, bf = m->lv_freq[0];
+        double bd = es_rules_example_loss(si, m->lv, L);
+        for (uint32_t k = 1; k < m->n_lv; k++) {
+            double dk = es_rules_example_loss(si, m->lv + (size_t)k * L, L);
+            if (dk < bd || (dk == bd && m->lv_freq[k] > bf)) {
+                best = k;
+                bf = m->lv_freq[k];
+                bd = dk;
+            }
+        }
+        memcpy(p + (size_t)i * L, m->lv + (size_t)best * L, L);
+    }
+}
+
 int es_rules_probabilities(const es_rules_model_t *m, const double *s, size_t n, double *p)
 {
-    if (m->loss != ES_RULES_LOSS_LOGISTIC) {
+    if (m->loss == ES_RULES_LOSS_SQUARED_ERROR) {
         es_log(ES_LOG_ERROR, "es_rules_probabilities",
                "probabilities need a model trained with the logistic loss, this one has the %s "
                "loss (mlrl-boomer offers none for it either); use scores or binary predictions",
                es_rules_loss_name(m->loss));
         return ES_ERR_ARG;
+    }
+    if (m->loss == ES_RULES_LOSS_LOGISTIC_EXAMPLE_WISE && m->n_lv) {
+        /* mlrl-boomer's marginalized probabilities (its default for a non-decomposable loss):
+           each training label vector's joint probability by the chain rule of the
+           labels' logistic probabilities, normalised over the vectors; a label's
+           probability is the sum over the vectors that hold it */
+        uint32_t L = m->n_lab, V = m->n_lv;
+        double *joint = malloc(V * sizeof *joint), *row = malloc(L * sizeof *row);
+        if (!joint || !row) {
+            free(joint);
+            free(row);
+            es_log(ES_LOG_ERROR, "es_rules_probabilities", "out of memory (%u label vectors)", V);
+            return ES_ERR_NOMEM;
+        }
+        for (size_t i = 0; i + L <= n; i += L) {
+            double sum = 0.0;
+            for (uint32_t k = 0; k < V; k++) {
+                const uint8_t *y = m->lv + (size_t)k * L;
+                double jp = 1.0;
+                for (uint32_t l = 0; l < L; l++) {
+                    double mp = es_rl_logistic(s[i + l]);
+                    jp *= y[l] ? mp : 1 - mp;
+                }
+                joint[k] = jp;
+                sum += jp;
+            }
+            for (uint32_t l = 0; l < L; l++) row[l] = 0.0;
+            for (uint32_t k = 0; k < V; k++) {
+                double jp = joint[k] / sum;
+                if (!isfinite(jp)) jp = 0.0;
+                for (uint32_t l = 0; l < L; l++)
+                    if (m->lv[(size_t)k * L + l]) row[l] += jp;
+            }
+            memcpy(p + i, row, L * sizeof *row);
+        }
+        free(joint);
+        free(row);
+        return ES_OK;
     }
     for (size_t k = 0; k < n; k++) p[k] = es_rl_logistic(s[k]);
     return ES_OK;
@@ -132,6 +208,14 @@ int es_rules_model_write(const es_rules_model_t *m, FILE *fp)
         }
         for (uint32_t k = 0; k < ru->n_head; k++) fprintf(fp, " %u %.17g", ru->lab[k], ru->score[k]);
         fputc('\n', fp);
+    }
+    if (m->loss == ES_RULES_LOSS_LOGISTIC_EXAMPLE_WISE) {
+        fprintf(fp, "labelvectors %u\n", m->n_lv);
+        for (uint32_t k = 0; k < m->n_lv; k++) {
+            fprintf(fp, "lv %u ", m->lv_freq[k]);
+            for (uint32_t l = 0; l < m->n_lab; l++) fputc('0' + m->lv[(size_t)k * m->n_lab + l], fp);
+            fputc('\n', fp);
+        }
     }
     fprintf(fp, "end %u\n", m->n_rules);
     return ferror(fp) ? ES_ERR_IO : ES_OK;
@@ -379,6 +463,7 @@ static int read_body(mrd_t *r, es_rules_model_t *m)
     t = token(r);
     if (t && !strcmp(t, "logistic")) m->loss = ES_RULES_LOSS_LOGISTIC;
     else if (t && !strcmp(t, "squared-error")) m->loss = ES_RULES_LOSS_SQUARED_ERROR;
+    else if (t && !strcmp(t, "logistic-example-wise")) m->loss = ES_RULES_LOSS_LOGISTIC_EXAMPLE_WISE;
     else {
         rerr(r, "unknown loss '%.40s'", t ? t : "");
         return ES_ERR_FORMAT;
@@ -454,6 +539,31 @@ static int read_body(mrd_t *r, es_rules_model_t *m)
         ret = read_rule(r, m, &m->rule[k]);
         m->n_rules = k + 1; /* freed with the model, complete or not */
         if (ret) return ret;
+    }
+    if (m->loss == ES_RULES_LOSS_LOGISTIC_EXAMPLE_WISE) {
+        uint32_t nv;
+        if (expect_key(r, "labelvectors") || u32_tok(r, "label vectors", MAX_COUNT, &nv) ||
+            line_done(r))
+            return ES_ERR_FORMAT;
+        if (!nv) {
+            rerr(r, "an example-wise logistic model needs at least one label vector");
+            return ES_ERR_FORMAT;
+        }
+        if (!(m->lv = malloc((size_t)nv * nl)) || !(m->lv_freq = malloc(nv * sizeof *m->lv_freq)))
+            return ES_ERR_NOMEM;
+        m->n_lv = nv;
+        for (uint32_t k = 0; k < nv; k++) {
+            if (expect_key(r, "lv") || u32_tok(r, "label vector frequency", MAX_COUNT, &m->lv_freq[k]))
+                return ES_ERR_FORMAT;
+            t = token(r);
+            if (!t || strlen(t) != nl || strspn(t, "01") != nl || !m->lv_freq[k]) {
+                rerr(r, "expected a frequency >= 1 and %u digits 0/1 (a label vector), found '%.40s'",
+                     nl, t ? t : "(end of line)");
+                return ES_ERR_FORMAT;
+            }
+            for (uint32_t l = 0; l < nl; l++) m->lv[(size_t)k * nl + l] = (uint8_t)(t[l] - '0');
+            if (line_done(r)) return ES_ERR_FORMAT;
+        }
     }
     if (expect_key(r, "end") || u32_tok(r, "end", MAX_COUNT, &ne) || line_done(r))
         return ES_ERR_FORMAT;

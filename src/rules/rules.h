@@ -50,10 +50,19 @@ int es_rules_data_from_table(es_ntable_t *t, const char *path, char *const *lab_
 
 /* ---- options and training (src/rules/train.c, search.c) ------------------------ */
 
-typedef enum { ES_RULES_LOSS_LOGISTIC, ES_RULES_LOSS_SQUARED_ERROR } es_rules_loss_t;
+/** Losses: label-wise logistic, label-wise squared error (mlrl-boomer's logistic-decomposable,
+ *  squared-error-decomposable) and example-wise logistic (its logistic-non-decomposable). */
+typedef enum {
+    ES_RULES_LOSS_LOGISTIC,
+    ES_RULES_LOSS_SQUARED_ERROR,
+    ES_RULES_LOSS_LOGISTIC_EXAMPLE_WISE
+} es_rules_loss_t;
 typedef enum { ES_RULES_HEAD_COMPLETE, ES_RULES_HEAD_SINGLE } es_rules_head_t;
 typedef enum { ES_RULES_FS_NONE, ES_RULES_FS_WITHOUT } es_rules_fsamp_t;
 typedef enum { ES_RULES_IS_NONE, ES_RULES_IS_WITH, ES_RULES_IS_WITHOUT } es_rules_isamp_t;
+/** Label binning (mlrl-boomer's label_binning): auto = equal-width for the example-wise
+ *  loss's complete heads (and its default rule), none otherwise, as mlrl-boomer's 'auto'. */
+typedef enum { ES_RULES_LB_AUTO, ES_RULES_LB_NONE, ES_RULES_LB_EQUAL_WIDTH } es_rules_lbin_t;
 /** Label sampling for each rule (mlrl-boomer's output_sampling). */
 typedef enum { ES_RULES_LS_NONE, ES_RULES_LS_ROUND_ROBIN, ES_RULES_LS_WITHOUT } es_rules_lsamp_t;
 
@@ -61,7 +70,9 @@ typedef enum { ES_RULES_LS_NONE, ES_RULES_LS_ROUND_ROBIN, ES_RULES_LS_WITHOUT } 
 typedef void (*es_rules_progress_fn)(void *ctx, uint32_t done, uint32_t total);
 
 typedef struct {
-    es_rules_loss_t loss;         /* default logistic (label-wise) */
+    es_rules_loss_t loss;         /* default logistic (label-wise); the example-wise logistic
+                                     loss takes no label sampling (mlrl-boomer's would need a
+                                     partial head) */
     es_rules_head_t head;         /* default complete */
     uint32_t max_rules;           /* default 1000, the default rule included; >= 1 */
     double shrinkage;             /* (0, 1], default 0.3; used as a float32, as mlrl-boomer */
@@ -70,6 +81,8 @@ typedef struct {
     double feat_sample_size;      /* (0, 1) fraction of the features, 0 = the log2 rule */
     es_rules_isamp_t inst_samp;   /* default none */
     double inst_sample_size;      /* (0, 1], default 0.66 */
+    es_rules_lbin_t label_binning; /* default auto; equal-width needs the example-wise loss
+                                     (epistream bins no other heads) */
     es_rules_lsamp_t label_samp;  /* default none; round-robin: rule k (1 = the first after the
                                      default rule) predicts label (k - 1) mod L alone;
                                      without replacement: a sample of the labels per rule */
@@ -136,6 +149,12 @@ typedef struct {
     uint32_t n_rules, cap_rules;
     es_rules_rule_t *rule;
     es_rules_stop_t stop; /* set by es_rules_train(); not saved (a read model has MAX_RULES) */
+    /* the example-wise logistic loss: the distinct label vectors of the training set in order
+       of first appearance (n_lv x n_lab, row-major) and how often each appears, which its
+       binary predictions choose from; NULL / 0 for the other losses */
+    uint32_t n_lv;
+    uint8_t *lv;
+    uint32_t *lv_freq;
 } es_rules_model_t;
 
 /**
@@ -158,11 +177,31 @@ void es_rules_predict_scores(const es_rules_model_t *m, const es_rules_data_t *d
 void es_rules_binarize(const double *s, size_t n, uint8_t *p);
 
 /**
+ * Binary predictions of n_ex examples from their scores s (n_ex x n_lab), as
+ * mlrl-boomer's predict() with its defaults: label-wise sign
+ * (es_rules_binarize()) for the label-wise losses; for the example-wise
+ * logistic loss its example-wise predictor: the training set's label vector
+ * closest to the scores, the distance being the example-wise logistic loss of
+ * the scores for that vector (ties: the more frequent one, then the first
+ * seen).  p: n_ex x n_lab.
+ */
+void es_rules_predict_binary(const es_rules_model_t *m, const double *s, uint32_t n_ex, uint8_t *p);
+
+/** The example-wise logistic loss of n scores s for the label vector y:
+ *  log(1 + sum_l exp(-y'_l s_l)), y'_l = +-1, computed as mlrl-boomer does
+ *  (max + log(sum exp(x - max)), max over 0 and every x). */
+double es_rules_example_loss(const double *s, const uint8_t *y, uint32_t n);
+
+/**
  * Marginal probabilities from the n scores s of a model with the logistic loss:
  * p[k] = 1 / (1 + exp(-s[k])), computed as mlrl-boomer's logistic function
  * (from exp(-|s|), so it never overflows), which is its predict_proba() with
- * the default settings (no calibration model).  s and p may be the same array.
- * @return ES_OK, or ES_ERR_ARG (logged) for a squared-error model: mlrl-boomer
+ * the default settings (no calibration model).  For the example-wise logistic
+ * loss, its default marginalized probabilities: the joint probability of each
+ * training label vector (the product of the labels' logistic probabilities or
+ * their complements), normalised over the vectors, summed per label; n is then
+ * a multiple of n_lab (rows of scores).  s and p may be the same array.
+ * @return ES_OK, ES_ERR_NOMEM, or ES_ERR_ARG (logged) for a squared-error model: mlrl-boomer
  *         offers no probabilities for that loss either
  */
 int es_rules_probabilities(const es_rules_model_t *m, const double *s, size_t n, double *p);

@@ -24,12 +24,26 @@ typedef struct {
     double *head;        /* the head's scores: n_hl values (complete) or 1 (single) */
 } es_rl_cand_t;
 
-/* Per-thread scratch: sums over the head's labels. */
+/* Scratch of the example-wise loss's equal-width label binning (es_rl_exw_head_binned()):
+ * K each, bh K (K + 1) / 2. */
+typedef struct {
+    double *crit, *bg, *bh; /* the labels' criteria; the bins' gradients and packed Hessians */
+    uint32_t *bidx, *nel, *bmap; /* each label's bin; each bin's labels; bins without the empty */
+} es_rl_bins_t;
+
+/* Per-thread scratch: sums over the head's labels (gradients: n_hl values; Hessians:
+ * ctx.nH values, the packed K x K matrix of the example-wise loss's complete heads). */
 typedef struct {
     double *sg, *sh; /* the subset */
     double *ag, *ah; /* accumulated (values < 0) */
     double *tg, *th; /* this feature's total (the rule's covered, less missing) */
-    double *p;       /* 4 L: the candidate's scores, uncovered sums (2 L), label qualities */
+    double *p;       /* the candidate's scores (L) */
+    double *ug, *uh; /* the uncovered sums */
+    double *qk;      /* label qualities (L) */
+    /* the example-wise loss's solve (dsysv_): the K x K matrix, its work array and pivots */
+    double *a, *work;
+    int *ipiv, lwork;
+    es_rl_bins_t bins; /* its label binning */
 } es_rl_scratch_t;
 
 /* The training context. */
@@ -52,6 +66,10 @@ typedef struct {
     double *tot_g, *tot_h; /* weighted sums over the covered examples, per head label */
     uint32_t *hl, n_hl;    /* the head's labels (complete: all; single: all, then one) */
     int single;
+    uint32_t nH;      /* Hessians per example in h and in the sums: L, or L (L + 1) / 2 with exw */
+    int exw;          /* the example-wise logistic loss with complete heads: h holds each example's
+                         packed Hessian matrix (es_rl_exw_stats()) and heads are solved */
+    int lbin;         /* with exw: mlrl-boomer's equal-width label binning of those heads */
     double l2;        /* the float32 value, widened */
     float shrink;
     int loss;
@@ -110,6 +128,62 @@ static inline double es_rl_quality(double p, double g, double h, double l2)
  */
 double es_rl_eval(const es_rl_ctx_t *c, const double *restrict G, const double *restrict H,
                   double *restrict p, double *restrict qk, uint32_t *lab);
+
+/* ---- the example-wise logistic loss (statistics: train.c; heads: search.c) ------- */
+
+/* The packed upper triangle of a K x K matrix, column by column (LAPACK's and
+ * mlrl-boomer's 'U' packing): element (r, c), r <= c, at c (c + 1) / 2 + r. */
+static inline size_t es_rl_packed(uint32_t r, uint32_t c) { return (size_t)c * (c + 1) / 2 + r; }
+
+/**
+ * The gradients and Hessians of mlrl-boomer 0.15.6's example-wise logistic
+ * loss log(1 + sum_c exp(x_c)), x_c = -y'_c s_c (y'_c = +-1), at the L scores
+ * s of one example with labels y, by its formulas (the exp-normalize trick):
+ * g[c] = -y'_c exp(x_c) / Z, Z = 1 + sum exp(x); the Hessian's diagonal
+ * t (1 - t), t = exp(x_c) / Z; off the diagonal -y'_c y'_r exp(x_c + x_r) / Z^2.
+ * packed: h gets the packed upper triangle (L (L + 1) / 2 values, es_rl_packed());
+ * else h gets the diagonal (L values: mlrl-boomer's statistics converted to
+ * decomposable ones for single-label heads).
+ */
+void es_rl_exw_stats(const double *restrict s, const uint8_t *restrict y, uint32_t L,
+                     double *restrict g, double *restrict h, int packed);
+
+/** The workspace dsysv_ asks for, for K x K systems (at least 1). */
+int es_rl_exw_lwork(uint32_t K);
+
+/**
+ * A complete head from sums G (K) and packed Hessians H (K (K + 1) / 2), as
+ * mlrl-boomer's DenseNonDecomposableCompleteRuleEvaluation: solve
+ * (H + l2 I) p = -G with LAPACK's dsysv_ ('U'), then the quality
+ * p.G + p.H p / 2 + l2 |p|^2 / 2.  a (K x K), ipiv (K), work (lwork) scratch.
+ * @return the quality, or +INFINITY when dsysv_ fails (a singular matrix:
+ *         mlrl-boomer throws; here the candidate is never taken)
+ */
+double es_rl_exw_head(uint32_t K, const double *restrict G, const double *restrict H, double l2,
+                      double *restrict p, double *restrict a, int *restrict ipiv,
+                      double *restrict work, int lwork);
+
+/**
+ * The same head with mlrl-boomer 0.15.6's equal-width label binning (its
+ * label_binning='auto' for this loss; DenseNonDecomposableCompleteBinnedRuleEvaluation):
+ * each label's criterion -G/(H_cc + l2) (0 when not finite); the negative and the
+ * positive criteria each split into ceil(0.04f n) bins of equal width
+ * (at least 1), a label of criterion 0 in none (score 0); empty bins dropped;
+ * the bins' gradients summed, their Hessians summed from the labels' diagonals
+ * and from the off-diagonal entries of label pairs in different bins (pairs
+ * within a bin add nothing, as in mlrl-boomer); solved as above with l2 times
+ * the bin's label count (a float32 product) on the diagonal; quality with the
+ * regularisation term l2/2 sum count p^2.  Every label gets its bin's score.
+ * @return the quality (0 when every criterion is 0), or +INFINITY when
+ *         dsysv_ fails
+ */
+double es_rl_exw_head_binned(uint32_t K, const double *restrict G, const double *restrict H,
+                             double l2, double *restrict p, es_rl_bins_t *b, double *restrict a,
+                             int *restrict ipiv, double *restrict work, int lwork);
+
+/** The example-wise head of c's settings (binned or not) with s's scratch. */
+double es_rl_exw_eval(const es_rl_ctx_t *c, es_rl_scratch_t *s, const double *G, const double *H,
+                      double *p);
 
 /**
  * Search feature f for the best refinement of the current rule that beats

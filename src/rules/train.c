@@ -54,7 +54,7 @@ int es_rules_opt_check(const es_rules_opt_t *o)
              o->feat_sample_size);
     else if (!(o->inst_sample_size > 0.0 && o->inst_sample_size <= 1.0))
         terr("the instance sample size must be in (0, 1], got %g", o->inst_sample_size);
-    else if ((unsigned)o->loss > ES_RULES_LOSS_SQUARED_ERROR || (unsigned)o->head > ES_RULES_HEAD_SINGLE ||
+    else if ((unsigned)o->loss > ES_RULES_LOSS_LOGISTIC_EXAMPLE_WISE || (unsigned)o->head > ES_RULES_HEAD_SINGLE ||
              (unsigned)o->feat_samp > ES_RULES_FS_WITHOUT || (unsigned)o->inst_samp > ES_RULES_IS_WITHOUT)
         terr("unknown loss, head type or sampling method");
     else if (o->threads < 0) terr("the number of threads must be >= 0 (0: all)");
@@ -65,6 +65,12 @@ int es_rules_opt_check(const es_rules_opt_t *o)
         terr("the label sampling needs min_samples >= 1 and max_samples 0 (all) or >= "
              "min_samples, got %u and %u", o->label_min_samples, o->label_max_samples);
     else if ((unsigned)o->label_samp > ES_RULES_LS_WITHOUT) terr("unknown label sampling method");
+    else if ((unsigned)o->label_binning > ES_RULES_LB_EQUAL_WIDTH) terr("unknown label binning method");
+    else if (o->label_binning == ES_RULES_LB_EQUAL_WIDTH && o->loss != ES_RULES_LOSS_LOGISTIC_EXAMPLE_WISE)
+        terr("equal-width label binning is offered for the example-wise logistic loss only");
+    else if (o->loss == ES_RULES_LOSS_LOGISTIC_EXAMPLE_WISE && o->label_samp != ES_RULES_LS_NONE)
+        terr("the example-wise logistic loss takes no label sampling (mlrl-boomer's heads for it "
+             "would be partial ones, which epistream does not offer)");
     else if (!(o->holdout >= 0.0 && o->holdout < 1.0))
         terr("the holdout set size must be in (0, 1) (0: none), got %g", o->holdout);
     else if (!(o->time_limit >= 0.0 && isfinite(o->time_limit)))
@@ -75,7 +81,9 @@ int es_rules_opt_check(const es_rules_opt_t *o)
 
 const char *es_rules_loss_name(es_rules_loss_t l)
 {
-    return l == ES_RULES_LOSS_SQUARED_ERROR ? "squared-error" : "logistic";
+    return l == ES_RULES_LOSS_SQUARED_ERROR               ? "squared-error"
+           : l == ES_RULES_LOSS_LOGISTIC_EXAMPLE_WISE ? "logistic-example-wise"
+                                                       : "logistic";
 }
 
 const char *es_rules_head_name(es_rules_head_t h)
@@ -230,6 +238,61 @@ static void update_stat(es_rl_ctx_t *c, size_t il, uint8_t y)
     }
 }
 
+/* x / d, or 0 when that is not finite (mlrl-boomer's divideOrZero) */
+static inline double div0(double x, double d)
+{
+    double r = x / d;
+    return isfinite(r) ? r : 0.0;
+}
+
+void es_rl_exw_stats(const double *restrict s, const uint8_t *restrict y, uint32_t L,
+                     double *restrict g, double *restrict h, int packed)
+{
+    /* x_c = -y'_c s_c, kept in g for now; the largest and the second largest (both >= 0,
+       for the 1 = exp(0) in the sum) */
+    double max = 0.0, max2 = 0.0;
+    for (uint32_t c = 0; c < L; c++) {
+        double x = y[c] ? -s[c] : s[c];
+        g[c] = x;
+        if (x > max) {
+            max2 = max;
+            max = x;
+        } else if (x > max2) {
+            max2 = x;
+        }
+    }
+    /* exp(x_c + x_r) off the diagonal is at most exp(max + max2) */
+    max2 += max;
+    double sum = exp(0.0 - max), zero = exp(0.0 - max2), sum2 = zero;
+    for (uint32_t c = 0; c < L; c++) {
+        sum += exp(g[c] - max);
+        if (packed) sum2 += exp(g[c] - max2);
+    }
+    zero = div0(zero, sum2);
+    double *hp = h;
+    for (uint32_t c = 0; c < L; c++) {
+        double inv = y[c] ? -1.0 : 1.0, x = s[c] * inv;
+        if (packed)
+            for (uint32_t r = 0; r < c; r++) {
+                double e2 = y[r] ? 1.0 : -1.0, x2 = s[r] * -e2;
+                *hp++ = inv * e2 * div0(exp(x + x2 - max2), sum2) * zero;
+            }
+        double t = div0(exp(x - max), sum);
+        g[c] = inv * t;
+        if (packed) *hp++ = t * (1 - t);
+        else h[c] = t * (1 - t);
+    }
+}
+
+/* The statistics of example i (every label) at its scores, with the example-wise loss:
+ * packed Hessians while c->exw, else their diagonal. */
+static void update_example(es_rl_ctx_t *c, uint32_t i)
+{
+    size_t L = c->L;
+    es_rl_exw_stats(c->score + i * L, c->d->y + i * L, c->L, c->g + i * L,
+                    c->h + (size_t)i * c->nH, c->exw);
+}
+
 /* ---- the model under construction ---------------------------------------------- */
 
 void es_rules_model_free(es_rules_model_t *m)
@@ -245,6 +308,8 @@ void es_rules_model_free(es_rules_model_t *m)
     es_rl_free_names(m->lab_name, m->n_lab);
     es_rl_free_values(m->values, m->n_values, m->n_feat);
     free(m->def);
+    free(m->lv);
+    free(m->lv_freq);
     memset(m, 0, sizeof *m);
 }
 
@@ -500,11 +565,21 @@ static void totals(train_t *t, const uint32_t *ids, uint32_t m, int sign)
     uint32_t nh = c->n_hl;
     const uint32_t *hl = c->hl;
     double *tg = c->tot_g, *th = c->tot_h;
-    if (sign > 0)
-        for (uint32_t k = 0; k < nh; k++) tg[k] = th[k] = 0.0;
+    uint32_t nH = c->exw ? c->nH : nh;
+    if (sign > 0) {
+        for (uint32_t k = 0; k < nh; k++) tg[k] = 0.0;
+        for (uint32_t k = 0; k < nH; k++) th[k] = 0.0;
+    }
     for (uint32_t j = 0; j < m; j++) {
         uint32_t i = ids[j];
         if (!c->w[i]) continue;
+        if (c->exw) { /* every label's gradient, the packed Hessians */
+            const double *gi = c->g + (size_t)i * c->L, *hx = c->h + (size_t)i * nH;
+            double w = sign > 0 ? (double)c->w[i] : -(double)c->w[i];
+            for (uint32_t k = 0; k < nh; k++) tg[k] += gi[k] * w;
+            for (uint32_t k = 0; k < nH; k++) th[k] += hx[k] * w;
+            continue;
+        }
         const double *gi = c->g + (size_t)i * c->L, *hi = c->h + (size_t)i * c->L;
         double w = (double)c->w[i];
         if (sign > 0)
@@ -615,7 +690,20 @@ static void finish_rule(train_t *t)
         return;
     }
     uint32_t nh = c->single ? 1 : c->n_hl;
-    if (t->has_zero_w) { /* mlrl-boomer's recalculate_predictions (over the training set) */
+    if (t->has_zero_w && c->exw) { /* the same, with the example-wise loss's solve */
+        es_rl_scratch_t *s = &t->scr[0];
+        uint32_t nH = c->nH;
+        memset(s->sg, 0, L * sizeof *s->sg);
+        memset(s->sh, 0, nH * sizeof *s->sh);
+        for (uint32_t i = 0; i < n; i++) {
+            if (!c->cov[i] || (t->hold && t->hold[i])) continue;
+            const double *gi = c->g + (size_t)i * L, *hx = c->h + (size_t)i * nH;
+            for (uint32_t k = 0; k < L; k++) s->sg[k] += gi[k];
+            for (uint32_t k = 0; k < nH; k++) s->sh[k] += hx[k];
+        }
+        if (!isfinite(es_rl_exw_eval(c, s, s->sg, s->sh, t->best_head)))
+            for (uint32_t k = 0; k < L; k++) t->best_head[k] = 0.0;
+    } else if (t->has_zero_w) { /* mlrl-boomer's recalculate_predictions (over the training set) */
         double *G = t->scr[0].sg, *H = t->scr[0].sh;
         memset(G, 0, nh * sizeof *G);
         memset(H, 0, nh * sizeof *H);
@@ -670,6 +758,11 @@ static void apply_rule(train_t *t, uint32_t i)
     if (!c->cov[i]) return;
     const es_rules_rule_t *r = &t->m->rule[t->m->n_rules - 1];
     size_t L = c->L;
+    if (c->loss == ES_RULES_LOSS_LOGISTIC_EXAMPLE_WISE) { /* every label's statistics change */
+        for (uint32_t k = 0; k < r->n_head; k++) c->score[(size_t)i * L + r->lab[k]] += r->score[k];
+        update_example(c, i);
+        return;
+    }
     for (uint32_t k = 0; k < r->n_head; k++) {
         size_t il = (size_t)i * L + r->lab[k];
         c->score[il] += r->score[k];
@@ -698,7 +791,8 @@ static void apply_job(void *arg, uint32_t k, void *scratch, int slot)
 /* The mean loss of the held-out examples at their current scores (the scale does
  * not matter to the stopping test: it compares ratios and minima): label-wise
  * logistic log(1 + exp(-x)) for a relevant label, log(1 + exp(x)) otherwise, or
- * the squared error; summed in example and label order. */
+ * the squared error, summed in example and label order; or the example-wise
+ * logistic loss of each example (mean over the examples). */
 static double holdout_loss(const train_t *t)
 {
     const es_rl_ctx_t *c = &t->c;
@@ -708,6 +802,10 @@ static double holdout_loss(const train_t *t)
     for (uint32_t i = 0; i < c->n; i++) {
         if (!t->hold[i]) continue;
         nh++;
+        if (c->loss == ES_RULES_LOSS_LOGISTIC_EXAMPLE_WISE) {
+            s += es_rules_example_loss(c->score + i * L, c->d->y + i * L, c->L);
+            continue;
+        }
         for (size_t l = 0; l < L; l++) {
             size_t il = (size_t)i * L + l;
             double x = c->score[il];
@@ -721,7 +819,7 @@ static double holdout_loss(const train_t *t)
             }
         }
     }
-    return s / ((double)nh * (double)L);
+    return s / ((double)nh * (c->loss == ES_RULES_LOSS_LOGISTIC_EXAMPLE_WISE ? 1.0 : (double)L));
 }
 
 /* Drop the model's rules after the first keep - 1 (keep counts the default rule). */
@@ -779,6 +877,28 @@ static void grow_rules(train_t *t)
     }
 }
 
+/* The distinct label vectors of the training set in order of first appearance and
+ * their frequencies (mlrl-boomer's LabelVectorSet), for the example-wise predictor. */
+static int label_vectors(es_rules_model_t *m, const es_rules_data_t *d)
+{
+    uint32_t n = d->n_ex, L = d->n_lab, nv = 0;
+    if (!(m->lv = malloc((size_t)n * L)) || !(m->lv_freq = malloc(n * sizeof *m->lv_freq)))
+        return ES_ERR_NOMEM;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint8_t *y = d->y + (size_t)i * L;
+        uint32_t k = 0;
+        while (k < nv && memcmp(m->lv + (size_t)k * L, y, L)) k++;
+        if (k < nv) {
+            m->lv_freq[k]++;
+            continue;
+        }
+        memcpy(m->lv + (size_t)nv * L, y, L);
+        m->lv_freq[nv++] = 1;
+    }
+    m->n_lv = nv;
+    return ES_OK;
+}
+
 /* ---- the training --------------------------------------------------------------- */
 
 int es_rules_train(const es_rules_data_t *d, const es_rules_opt_t *o, es_rules_model_t *m)
@@ -809,6 +929,12 @@ int es_rules_train(const es_rules_data_t *d, const es_rules_opt_t *o, es_rules_m
     c->F = F;
     c->L = L;
     c->loss = o->loss;
+    int exwl = o->loss == ES_RULES_LOSS_LOGISTIC_EXAMPLE_WISE;
+    /* the example-wise loss's default rule solves a complete head, whatever the head type */
+    c->exw = exwl;
+    c->nH = exwl ? (uint32_t)((uint64_t)L * (L + 1) / 2) : L;
+    c->lbin = exwl && o->label_binning != ES_RULES_LB_NONE;
+    size_t nH = c->nH;
     c->l2 = (double)(float)o->l2;
     c->shrink = (float)o->shrinkage;
     t.o = o;
@@ -819,9 +945,9 @@ int es_rules_train(const es_rules_data_t *d, const es_rules_opt_t *o, es_rules_m
     size_t n_jobs_max = (size_t)F + (n + APPLY_CHUNK - 1) / APPLY_CHUNK;
     if ((ret = model_init(m, d, o))) goto out;
     if (!(c->score = calloc(nl, sizeof *c->score)) || !(c->g = malloc(nl * sizeof *c->g)) ||
-        !(c->h = malloc(nl * sizeof *c->h)) || !(c->w = malloc(n * sizeof *c->w)) ||
+        !(c->h = malloc((size_t)n * nH * sizeof *c->h)) || !(c->w = malloc(n * sizeof *c->w)) ||
         !(c->cov = malloc(2 * (size_t)n + F)) || !(c->tot_g = malloc(L * sizeof *c->tot_g)) ||
-        !(c->tot_h = malloc(L * sizeof *c->tot_h)) || !(c->hl = malloc(L * sizeof *c->hl)) ||
+        !(c->tot_h = malloc(nH * sizeof *c->tot_h)) || !(c->hl = malloc(L * sizeof *c->hl)) ||
         !(t.fperm = malloc(((size_t)F + n) * sizeof *t.fperm)) ||
         !(t.fsel = malloc(F * sizeof *t.fsel)) ||
         !(t.res = calloc((size_t)nt * F, sizeof *t.res)) ||
@@ -870,23 +996,62 @@ int es_rules_train(const es_rules_data_t *d, const es_rules_opt_t *o, es_rules_m
         es_rl_scratch_t *s = &t.scr[k];
         /* whole cache lines of its own: threads updating sums in one line would
            take it from each other at every example (false sharing) */
-        size_t bytes = (10 * (size_t)L * sizeof *s->sg + 63) / 64 * 64;
-        if (!(s->sg = aligned_alloc(64, bytes))) {
+        s->lwork = exwl ? es_rl_exw_lwork(L) : 0;
+        /* the solve's matrix and workspace; the binning's criteria, bin sums, bin indices */
+        size_t nK = exwl ? (size_t)L * L + (size_t)s->lwork + 2 * (size_t)L + nH : 0;
+        size_t bytes = ((6 * (size_t)L + 4 * nH + nK) * sizeof *s->sg + 63) / 64 * 64;
+        if (!(s->sg = aligned_alloc(64, bytes)) ||
+            (exwl && (!(s->ipiv = malloc(L * sizeof *s->ipiv)) ||
+                      !(s->bins.bidx = malloc(3 * (size_t)L * sizeof *s->bins.bidx))))) {
             ret = ES_ERR_NOMEM;
             goto out;
         }
-        s->sh = s->sg + L;
-        s->ag = s->sg + 2 * (size_t)L;
-        s->ah = s->sg + 3 * (size_t)L;
-        s->tg = s->sg + 4 * (size_t)L;
-        s->th = s->sg + 5 * (size_t)L;
-        s->p = s->sg + 6 * (size_t)L; /* 4 L: scores, uncovered sums, label qualities */
+        double *q = s->sg;
+        s->sg = q, q += L;
+        s->ag = q, q += L;
+        s->tg = q, q += L;
+        s->ug = q, q += L;
+        s->p = q, q += L;
+        s->qk = q, q += L;
+        s->sh = q, q += nH;
+        s->ah = q, q += nH;
+        s->th = q, q += nH;
+        s->uh = q, q += nH;
+        s->a = exwl ? q : NULL, q += exwl ? (size_t)L * L : 0;
+        s->work = exwl ? q : NULL;
+        if (exwl) {
+            q += s->lwork;
+            s->bins.crit = q, q += L;
+            s->bins.bg = q, q += L;
+            s->bins.bh = q;
+            s->bins.nel = s->bins.bidx + L;
+            s->bins.bmap = s->bins.nel + L;
+        }
     }
     if ((ret = presort(c, nt))) goto out;
 
     /* the default rule: a complete head over every example at score 0, not shrunk */
-    for (size_t il = 0; il < nl; il++) update_stat(c, il, d->y[il]);
-    {
+    if (exwl) {
+        es_rl_scratch_t *s = &t.scr[0];
+        for (uint32_t i = 0; i < n; i++) update_example(c, i);
+        memset(s->sg, 0, L * sizeof *s->sg);
+        memset(s->sh, 0, nH * sizeof *s->sh);
+        for (uint32_t i = 0; i < n; i++) {
+            for (uint32_t l = 0; l < L; l++) s->sg[l] += c->g[(size_t)i * L + l];
+            for (size_t k = 0; k < nH; k++) s->sh[k] += c->h[(size_t)i * nH + k];
+        }
+        if (!isfinite(es_rl_exw_eval(c, s, s->sg, s->sh, m->def))) memset(m->def, 0, L * sizeof *m->def);
+        /* single-label heads: from here on mlrl-boomer's statistics are decomposable (the
+           gradients and the Hessians' diagonal, of every label at each update) */
+        if (o->head == ES_RULES_HEAD_SINGLE) {
+            c->exw = 0;
+            c->nH = L;
+        }
+        for (size_t il = 0; il < nl; il++) c->score[il] = m->def[il % L];
+        for (uint32_t i = 0; i < n; i++) update_example(c, i);
+        if ((ret = label_vectors(m, d))) goto out;
+    } else {
+        for (size_t il = 0; il < nl; il++) update_stat(c, il, d->y[il]);
         double *G = t.scr[0].sg, *H = t.scr[0].sh;
         memset(G, 0, L * sizeof *G);
         memset(H, 0, L * sizeof *H);
@@ -947,7 +1112,11 @@ out:
     if (ret == ES_ERR_NOMEM) terr("out of memory (%u examples, %u features, %u labels)", n, F, L);
     if (ret) es_rules_model_free(m);
     if (t.scr)
-        for (int k = 0; k < nt; k++) free(t.scr[k].sg);
+        for (int k = 0; k < nt; k++) {
+            free(t.scr[k].sg);
+            free(t.scr[k].ipiv);
+            free(t.scr[k].bins.bidx);
+        }
     free(t.scr);
     free(t.best_head);
     free(t.res_head);

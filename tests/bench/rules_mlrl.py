@@ -15,7 +15,13 @@ Needs Python >= 3.12 with mlrl-boomer 0.15.6 (doc/RULES.md says how).
       compare the first N rules (default all) of an epistream model with a dump:
       conditions equal (as sets grouped by comparator: mlrl-boomer's order),
       thresholds to 1e-6, heads to 1e-9; prints each
-      difference, exits 1 when there is one."""
+      difference, exits 1 when there is one.
+  rules_mlrl.py tie OURS.model MLRL.rules TRAIN.arff LABELS.xml [N]
+      the example-wise logistic loss, complete heads, no sampling, L2 1: the
+      first N rules are the same, or the first rule that differs does so at a
+      tie: replaying epistream's refinements of that rule, the first condition
+      that mlrl-boomer's rule lacks scores within 1e-12 (relative) of the best of
+      mlrl-boomer's conditions at that point.  Exits 1 otherwise."""
 import sys
 import time
 
@@ -163,7 +169,9 @@ def compare(args):
         # != 0 are > 0.5, == 0 and != 1 are <= 0.5 (the same examples)
         c1 = [(f, '>' if (op, v) in (('==', 1.0), ('!=', 0.0)) else '<=', 0.5)
               if op in ('==', '!=') else (f, op, v) for f, op, v in c1]
-        c1 = sorted(c1, key=lambda c: rank[c[1]])
+        # the same conditions as sets: two refinements that tie may be added in either order
+        c1 = sorted(c1, key=lambda c: (rank[c[1]], c[0], c[2]))
+        c2 = sorted(c2, key=lambda c: (rank[c[1]], c[0], c[2]))
         same_c = len(c1) == len(c2) and all(a[0] == b[0] and a[1] == b[1] and abs(a[2] - b[2]) <= 1e-6 * max(1, abs(b[2]))
                                             for a, b in zip(c1, c2))
         same_h = len(h1) == len(h2) and all(a[0] == b[0] and abs(a[1] - b[1]) <= 1e-9 for a, b in zip(h1, h2))
@@ -176,5 +184,83 @@ def compare(args):
     return 1 if bad else 0
 
 
+def read_ours_ordered(path):
+    """epistream's rules with their conditions in the order they were added."""
+    rules = []
+    with open(path) as f:
+        for line in f:
+            t = line.split()
+            if t and t[0] == 'rule':
+                nc, nh = int(t[1]), int(t[2])
+                c = [(int(t[3 + 3 * k]), t[4 + 3 * k], float(t[5 + 3 * k])) for k in range(nc)]
+                o = 3 + 3 * nc
+                rules.append((c, [(int(t[o + 2 * k]), float(t[o + 2 * k + 1])) for k in range(nh)]))
+    return rules
+
+
+def tie(args):
+    ours, theirs = read_ours(args[0]), read_dump(args[1])
+    n = int(args[4]) if len(args) > 4 else min(len(ours), len(theirs))
+    labs = labels_xml(args[3])
+    x, y, _ = read_arff(args[2], labs)
+    ne, nl = y.shape
+    sgn = np.where(y == 1, 1.0, -1.0)
+
+    def same(a, b):
+        return a[0] == b[0] and a[1] == b[1] and abs(a[2] - b[2]) <= 1e-6 * max(1, abs(b[2]))
+
+    def cov(conds):
+        m = np.ones(ne, bool)
+        for f, op, t in conds:
+            m &= (x[:, f] <= np.float32(t)) if op == '<=' else (x[:, f] > np.float32(t))
+        return m
+
+    def quality(g, h, m):
+        G, H = g[m].sum(0), h[m].sum(0)
+        p = np.linalg.solve(H + np.eye(nl), -G)
+        return p @ G + 0.5 * p @ H @ p + 0.5 * p @ p
+
+    r = 0
+    for r in range(min(n, len(ours), len(theirs))):
+        (c1, h1), (c2, h2) = ours[r], theirs[r]
+        k1 = sorted(c1, key=lambda c: {'<=': 0, '>': 1}[c[1]])
+        if not (len(k1) == len(c2) and all(same(a, b) for a, b in zip(k1, c2)) and len(h1) == len(h2)
+                and all(a[0] == b[0] and abs(a[1] - b[1]) <= 1e-9 for a, b in zip(h1, h2))):
+            break
+    else:
+        print(f'the first {n} rules are the same')
+        return 0
+    if r == 0:
+        print('the default rules differ')
+        return 1
+    ordered = read_ours_ordered(args[0])
+    score = np.tile(np.array([v for _, v in ours[0][1]]), (ne, 1))
+    for c, h in ordered[:r - 1]:
+        m = cov(c)
+        for lab, v in h:
+            score[m, lab] += v
+    e = np.exp(-sgn * score)
+    z = 1 + e.sum(1, keepdims=True)
+    g = -sgn * e / z
+    h = np.einsum('il,lk->ilk', e / z, np.eye(nl)) - np.einsum('il,ik->ilk', sgn * e, sgn * e) / z[:, :, None] ** 2
+    conds = ordered[r - 1][0]
+    for k, c in enumerate(conds):
+        q_ours = quality(g, h, cov(conds[:k + 1]))
+        alts = [d for d in theirs[r][0] if not any(same(d, e2) for e2 in conds[:k])]
+        if not alts:
+            break
+        q_alt, d = min((quality(g, h, cov(conds[:k] + [d])), d) for d in alts)
+        if same(c, d) or (q_alt > q_ours and not abs(q_ours - q_alt) <= 1e-12 * abs(q_ours)):
+            continue  # mlrl-boomer's best next condition is epistream's, or none is better
+        tied = abs(q_ours - q_alt) <= 1e-12 * abs(q_ours)
+        print(f'rule {r} (the default rule is 0), condition {k + 1}: epistream {c} scores '
+              f'{q_ours!r}, mlrl-boomer\'s {d} {q_alt!r}: '
+              f'{"a tie within rounding" if tied else "NOT a tie"}')
+        return 0 if tied else 1
+    print(f'rule {r}: the conditions are the same, the heads differ')
+    return 1
+
+
 if __name__ == '__main__':
-    sys.exit(fit(sys.argv[2:]) if sys.argv[1] == 'fit' else compare(sys.argv[2:]))
+    cmd = sys.argv[1]
+    sys.exit(fit(sys.argv[2:]) if cmd == 'fit' else tie(sys.argv[2:]) if cmd == 'tie' else compare(sys.argv[2:]))

@@ -133,28 +133,15 @@ typedef struct {
     int quiet, verbose;
 } rules_args_t;
 
-static int set_double_in(const char *name, const char *arg, double lo, double hi, int lo_open,
-                         double *out)
-{
-    double v;
-    if (es_cli_double(name, arg, &v)) return -1;
-    if ((lo_open ? !(v > lo) : !(v >= lo)) || !(v <= hi)) {
-        fprintf(stderr, "[E::options] --%s: expected a number in %c%g, %g], got '%s'\n", name,
-                lo_open ? '(' : '[', lo, hi, arg);
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
 
 static int set_shrinkage(void *ctx, const char *arg)
 {
-    return set_double_in("shrinkage", arg, 0.0, 1.0, 1, &((rules_args_t *)ctx)->o.shrinkage);
+    return es_cli_double_in("shrinkage", arg, 0.0, 1.0, 1, &((rules_args_t *)ctx)->o.shrinkage);
 }
 
 static int set_l2(void *ctx, const char *arg)
 {
-    return set_double_in("l2", arg, 0.0, 1e30, 0, &((rules_args_t *)ctx)->o.l2);
+    return es_cli_double_in("l2", arg, 0.0, 1e30, 0, &((rules_args_t *)ctx)->o.l2);
 }
 
 static int set_holdout(void *ctx, const char *arg)
@@ -171,7 +158,7 @@ static int set_holdout(void *ctx, const char *arg)
 
 static int set_time_limit(void *ctx, const char *arg)
 {
-    return set_double_in("time-limit", arg, 0.0, 1e9, 0, &((rules_args_t *)ctx)->o.time_limit);
+    return es_cli_double_in("time-limit", arg, 0.0, 1e9, 0, &((rules_args_t *)ctx)->o.time_limit);
 }
 
 /* s among names[0..n): its index into *out.  @return 0 or -1 after a message */
@@ -276,7 +263,7 @@ static int set_lsamp(void *ctx, const char *arg)
             return -1;
         }
         if (!strcmp(kv, "sample_size")) {
-            if (set_double_in("label-sampling sample_size", v, 0.0, 1.0, 1, &o->label_sample_size))
+            if (es_cli_double_in("label-sampling sample_size", v, 0.0, 1.0, 1, &o->label_sample_size))
                 return -1;
         } else if (es_cli_u32(!strcmp(kv, "min_samples") ? "label-sampling min_samples"
                                                          : "label-sampling max_samples",

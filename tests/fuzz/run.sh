@@ -42,13 +42,15 @@ for d in src src/util formats src/data src/count src/stats src/tile src/backend 
     src/sim src/rules src/nsga src/cli gpu gpu/nsga; do INC="$INC -I$SRC/$d"; done
 # shellcheck disable=SC2086  # $INC and pkg-config's output: several words
 HTS=$(pkg-config --cflags --libs htslib 2>/dev/null || echo -lhts)
+# LAPACK (the rule learner's example-wise loss solves with it), as configure found it
+LAPACK=$(sed -n 's/^LAPACK_LIBS = //p' "$B/Makefile")
 
 rc=0
 printf '%-8s %12s %10s %s\n' harness executions exec/s result
 for h in $HARNESSES; do
     # shellcheck disable=SC2086
     "$CC" -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,$SAN -fno-sanitize-recover=undefined \
-        -std=gnu11 $INC "$SRC/tests/fuzz/fuzz_$h.c" "$B/libepistream.a" $HTS -lm -lpthread \
+        -std=gnu11 $INC "$SRC/tests/fuzz/fuzz_$h.c" "$B/libepistream.a" $HTS $LAPACK -lm -lpthread \
         -o "$B/fuzz_$h" 2>"$B/logs/build_$h.log" ||
         { echo "fuzz: building fuzz_$h failed (see $B/logs/build_$h.log)" >&2; rc=1; continue; }
     mkdir -p "$B/corpus/$h"

@@ -387,10 +387,7 @@ static int screened_run(es_scan_ctx_t *ctx)
         assert_int_equal(es_ctx_tile_done(ctx, &w[0]), ES_OK);
         assert_true(nc < n || n < 40); /* the screen drops most pairs of a real tile */
     }
-    for (int h = 0; h < nw; h++) {
-        es_ctx_merge_top(ctx, &w[h]);
-        es_worker_free(&w[h]);
-    }
+    for (int h = 0; h < nw; h++) es_worker_free(&w[h]);
     free(pairs);
     free(best);
     return ES_OK;

@@ -77,7 +77,6 @@ static int cpu_run(es_scan_ctx_t *ctx)
                 cpu_tile(ctx, &w, impl, bi, bj);
                 if (es_ctx_tile_done(ctx, &w)) break;
             }
-            es_ctx_merge_top(ctx, &w);
         }
         es_worker_free(&w);
     }
@@ -313,7 +312,6 @@ static int cpu_run3(es_scan3_ctx_t *ctx)
                 else cpu3_tile(ctx, &w, &s, impl, a, b, c);
                 if (es_ctx3_tile_done(ctx, &w)) break;
             }
-            es_ctx3_merge_top(ctx, &w);
         }
         cpu3_scratch_free(&s);
         es_worker3_free(&w);

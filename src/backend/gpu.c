@@ -345,8 +345,6 @@ static int dev_loop(es_scan_ctx_t *ctx, gpu_dev_t *d)
     if (!ret && es_gpu_screen_stats(g, scr) == ES_OK && scr[0])
         es_info("GPU %d: screen passed %llu pairs; %llu of %llu CTAs scored their survivors from the queue", dev,
                 scr[2], scr[1], scr[0]);
-    if (!ret)
-        for (int h = 0; h < nw; h++) es_ctx_merge_top(ctx, &w[h]);
     return ret;
 }
 
@@ -670,7 +668,6 @@ static int dev3_loop(es_scan3_ctx_t *ctx, gpu3_dev_t *d)
     es_info("GPU %d: %llu tiles, %.3f s on the device; %llu candidate triples scored exactly on the host; "
             "%.3f s waiting for the device, %.3f s scoring", d->dev, (unsigned long long)tiles,
             es_gpu3_kernel_seconds(d->g), (unsigned long long)cands, t_wait, t_score);
-    if (!ret) es_ctx3_merge_top(ctx, &d->w);
     return ret;
 }
 

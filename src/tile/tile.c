@@ -473,13 +473,6 @@ out:
     return ret;
 }
 
-void es_ctx_merge_top(es_scan_ctx_t *ctx, es_worker_t *w)
-{
-    pthread_mutex_lock(&ctx->lock);
-    es_topk_merge(ctx->top, &w->top);
-    pthread_mutex_unlock(&ctx->lock);
-}
-
 void es_ctx_fail(es_scan_ctx_t *ctx, int err)
 {
     pthread_mutex_lock(&ctx->lock);

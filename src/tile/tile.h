@@ -236,11 +236,6 @@ void es_worker_count_tile(const es_scan_ctx_t *ctx, es_worker_t *w);
  *  @return ES_OK, or an error that stops the scan. */
 int es_ctx_tile_done(es_scan_ctx_t *ctx, es_worker_t *w);
 
-/** Merge a worker's heap into the scan's top-k (thread-safe).  (A finished
- *  tile's heap is merged by es_ctx_tile_done(); what is left is a tile's
- *  that was not finished, which the top-k must not take: this is for a
- *  worker whose last tile is done, and then merges nothing.) */
-void es_ctx_merge_top(es_scan_ctx_t *ctx, es_worker_t *w);
 
 /** Add the pairs that sparse tile owners counted per block (blk_ntot) to
  *  the N_TOT of every variant of those blocks; once, when the run ends. */
@@ -370,7 +365,6 @@ void es_worker3_offer_run(const es_scan3_ctx_t *ctx, es_worker3_t *w, uint32_t i
                           const uint32_t *n);
 /** Hand a finished tile to the driver.  @return ES_OK or an error that stops the scan. */
 int es_ctx3_tile_done(es_scan3_ctx_t *ctx, es_worker3_t *w);
-void es_ctx3_merge_top(es_scan3_ctx_t *ctx, es_worker3_t *w);
 void es_ctx3_fail(es_scan3_ctx_t *ctx, int err);
 /** After the run: the seeded mode's significant triples, sorted, to the callback. */
 int es_ctx3_finish(es_scan3_ctx_t *ctx);

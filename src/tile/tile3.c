@@ -399,13 +399,6 @@ int es_ctx3_tile_done(es_scan3_ctx_t *ctx, es_worker3_t *w)
     return ret;
 }
 
-void es_ctx3_merge_top(es_scan3_ctx_t *ctx, es_worker3_t *w)
-{
-    pthread_mutex_lock(&ctx->lock);
-    es_topk3_merge(ctx->top, &w->top);
-    pthread_mutex_unlock(&ctx->lock);
-}
-
 void es_ctx3_fail(es_scan3_ctx_t *ctx, int err)
 {
     pthread_mutex_lock(&ctx->lock);

@@ -108,7 +108,10 @@ static double t_logsf_pos(double t, double df)
     double r = df / t / t; /* df / t^2 without overflowing t^2 */
     double a = df / 2, b = 0.5;
     double x = r / (1 + r), y = 1 / (1 + r);
-    double lx = log(r) - log1p(r), ly = -log1p(r);
+    /* ln x = ln(r / (1 + r)) and ln(1 - x) = -ln(1 + r), each in the form without
+     * cancellation: for large r, ln r - ln(1 + r) would lose the digits that a = df/2 then
+     * multiplies */
+    double lx = r >= 1 ? -log1p(1 / r) : log(r) - log1p(r), ly = -log1p(r);
     if (r == 0) lx = log(df) - 2 * log(t); /* r underflowed: t beyond 1e154 */
     if (x < (a + 1) / (a + b + 2)) return -M_LN2 + log_ibeta_cf(a, b, x, lx, ly);
     /* I_x(a, b) = 1 - I_y(b, a) */

@@ -34,12 +34,15 @@ static int weigh(es_reg_ws_t *ws)
         /* mu and 1 - mu each without cancellation */
         double e = exp(-fabs(eta));
         double mu_small = e / (1 + e); /* the smaller of mu, 1 - mu */
-        double mu = eta >= 0 ? 1 - mu_small : mu_small;
         double w = mu_small * (1 - mu_small);
         if (!(w > 1e-300)) return 1;
+        /* y - mu formed without rounding mu to 1 first: beyond eta = 37, 1 - mu would be 0, the
+         * step would vanish and a separated fit would look converged */
+        int y1 = ws->y0[i] == 1.0;
+        double resid = eta >= 0 ? (y1 ? mu_small : -(1 - mu_small)) : (y1 ? 1 - mu_small : -mu_small);
         double sw = sqrt(w);
         for (uint32_t j = 0; j < p; j++) ws->A[(size_t)j * m + i] = sw * ws->X0[(size_t)j * m + i];
-        ws->A[(size_t)p * m + i] = sw * eta + (ws->y0[i] - mu) / sw;
+        ws->A[(size_t)p * m + i] = sw * eta + resid / sw;
     }
     return 0;
 }

@@ -57,15 +57,6 @@ static int covar_value(const char *s, double *v)
     return 0;
 }
 
-/* Count the fields of [ls, le) without changing it. */
-static int count_fields(const char *ls, const char *le)
-{
-    int nf = 0;
-    for (const char *c = ls; c < le; c++)
-        if (!es_is_blank(*c) && (c == ls || es_is_blank(c[-1]))) nf++;
-    return nf;
-}
-
 /* A --covar-name item [s, s + len): a header name, else a 1-based number.  @return the 0-based
  * column, -1 when it is neither, -2 for a number out of range. */
 static int resolve(const char *s, size_t len, char *const *names, int nc)
@@ -177,7 +168,7 @@ int es_covar_read(const char *path, const char *names, uint32_t n_samples,
     for (uint64_t line = 1; (ls = es_next_line(&q, end, &le)) != NULL; line++) {
         if (nf_expect == 0) {
             /* the first non-blank line: the field count, and the names if it is a header */
-            int nf = count_fields(ls, le);
+            int nf = es_count_fields(ls, le);
             if (nf == 0) continue;
             if (!(f = malloc((size_t)nf * sizeof *f))) {
                 ret = ES_ERR_NOMEM;

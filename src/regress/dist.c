@@ -70,11 +70,23 @@ static double lbeta(double a, double b)
 #define CF_EPS 1e-15
 #define CF_MAX_ITER 1000000
 
+/* One term of Lentz's evaluation: C and D updated for the partial numerator num (every
+ * partial denominator is 1).  @return the factor the fraction's value is multiplied by. */
+static double lentz_step(double *c, double *d, double num)
+{
+    *d = 1.0 + num * *d;
+    *c = 1.0 + num / *c;
+    if (fabs(*d) < CF_TINY) *d = CF_TINY;
+    if (fabs(*c) < CF_TINY) *c = CF_TINY;
+    *d = 1.0 / *d;
+    return *d * *c;
+}
+
 /* ln I_x(a, b) by the continued fraction; x is the small side (x < (a + 1) / (a + b + 2)).
  * lx = ln x, ly = ln(1 - x). */
 static double log_ibeta_cf(double a, double b, double x, double lx, double ly)
 {
-    /* Lentz: f = 1 / (1 + d1 / (1 + d2 / (1 + ...))), d_{2m+1} = -(a+m)(a+b+m) x / ((a+2m)(a+2m+1)),
+    /* f = 1 / (1 + d1 / (1 + d2 / (1 + ...))), d_{2m+1} = -(a+m)(a+b+m) x / ((a+2m)(a+2m+1)),
      * d_{2m} = m (b-m) x / ((a+2m-1)(a+2m)) */
     double c = 1.0, d = 1.0 - (a + b) * x / (a + 1.0);
     if (fabs(d) < CF_TINY) d = CF_TINY;
@@ -82,20 +94,8 @@ static double log_ibeta_cf(double a, double b, double x, double lx, double ly)
     double f = d;
     for (int m = 1; m <= CF_MAX_ITER; m++) {
         double m2 = 2.0 * m;
-        double num = m * (b - m) * x / ((a + m2 - 1.0) * (a + m2));
-        d = 1.0 + num * d;
-        c = 1.0 + num / c;
-        if (fabs(d) < CF_TINY) d = CF_TINY;
-        if (fabs(c) < CF_TINY) c = CF_TINY;
-        d = 1.0 / d;
-        f *= d * c;
-        num = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1.0));
-        d = 1.0 + num * d;
-        c = 1.0 + num / c;
-        if (fabs(d) < CF_TINY) d = CF_TINY;
-        if (fabs(c) < CF_TINY) c = CF_TINY;
-        d = 1.0 / d;
-        double step = d * c;
+        f *= lentz_step(&c, &d, m * (b - m) * x / ((a + m2 - 1.0) * (a + m2)));
+        double step = lentz_step(&c, &d, -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1.0)));
         f *= step;
         if (fabs(step - 1.0) < CF_EPS) break;
     }

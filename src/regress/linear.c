@@ -89,8 +89,10 @@ int es_reg_ws_reserve(es_reg_ws_t *ws, size_t rows, size_t cols)
 /* ---- the design ---------------------------------------------------------------------------- */
 
 int es_reg_design(es_reg_ws_t *ws, const double *y, const double *a, const double *b,
-                  const double *C, uint32_t n, uint32_t k)
+                  const double *C, uint32_t n, uint32_t k, const es_reg_result_t *res)
 {
+    if (!ws || !y || !a || !b || (k && !C) || !res || n > INT_MAX || k > ES_REG_MAX_COVARIATES)
+        return ES_ERR_ARG;
     uint32_t p = 4 + k, m = 0;
     int ret = es_reg_ws_reserve(ws, n, (size_t)p + 1);
     if (ret != ES_OK) return ret;
@@ -176,9 +178,7 @@ const char *es_reg_status_str(es_reg_status_t st)
 int es_reg_linear(es_reg_ws_t *ws, const double *y, const double *a, const double *b,
                   const double *C, uint32_t n, uint32_t k, es_reg_result_t *res)
 {
-    if (!ws || !y || !a || !b || (k && !C) || !res) return ES_ERR_ARG;
-    if (n > INT_MAX || k > 1000000) return ES_ERR_ARG;
-    int ret = es_reg_design(ws, y, a, b, C, n, k);
+    int ret = es_reg_design(ws, y, a, b, C, n, k, res);
     if (ret != ES_OK) return ret;
     uint32_t m = ws->m, p = ws->p;
     if (m < (uint64_t)p + 1) {
@@ -218,7 +218,7 @@ int es_reg_linear(es_reg_ws_t *ws, const double *y, const double *a, const doubl
 
 int es_reg_residualize(const double *y, const double *C, uint32_t n, uint32_t k, double *out)
 {
-    if (!y || (k && !C) || !out || n > INT_MAX || k > 1000000) {
+    if (!y || (k && !C) || !out || n > INT_MAX || k > ES_REG_MAX_COVARIATES) {
         es_error("invalid arguments (a NULL array, or %u samples x %u covariates)", n, k);
         return ES_ERR_ARG;
     }

@@ -50,9 +50,7 @@ static int weigh(es_reg_ws_t *ws)
 int es_reg_logistic(es_reg_ws_t *ws, const double *y, const double *a, const double *b,
                     const double *C, uint32_t n, uint32_t k, es_reg_result_t *res)
 {
-    if (!ws || !y || !a || !b || (k && !C) || !res) return ES_ERR_ARG;
-    if (n > INT_MAX || k > 1000000) return ES_ERR_ARG;
-    int ret = es_reg_design(ws, y, a, b, C, n, k);
+    int ret = es_reg_design(ws, y, a, b, C, n, k, res);
     if (ret != ES_OK) return ret;
     uint32_t m = ws->m, p = ws->p;
     uint32_t n1 = 0;

@@ -31,10 +31,15 @@ struct es_reg_ws {
 /* Size ws for rows x cols (cols = p + 1).  @return ES_OK or ES_ERR_NOMEM */
 int es_reg_ws_reserve(es_reg_ws_t *ws, size_t rows, size_t cols);
 
-/* The complete samples of (y, a, b, C) into ws->row, ws->y0 and the design ws->X0
- * (column order: 1, a, b, C_1..C_k, a*b).  Sets ws->m and ws->p.  @return ES_OK or ES_ERR_NOMEM */
+/* Check the arguments of a fit (res: where its result will go) and put the complete samples of
+ * (y, a, b, C) into ws->row, ws->y0 and the design ws->X0 (column order: 1, a, b, C_1..C_k,
+ * a*b).  Sets ws->m and ws->p.  @return ES_OK, ES_ERR_ARG (a NULL pointer, n or k too large)
+ * or ES_ERR_NOMEM */
 int es_reg_design(es_reg_ws_t *ws, const double *y, const double *a, const double *b,
-                  const double *C, uint32_t n, uint32_t k);
+                  const double *C, uint32_t n, uint32_t k, const es_reg_result_t *res);
+
+/* covariates a fit takes at most (so that 4 + k and the workspace sizes cannot overflow) */
+#define ES_REG_MAX_COVARIATES 100000u
 
 /* QR (LAPACK dgeqrf) of ws->A, m x cols, after recording the column norms.
  * @return 0, or 1 when one of the first cols - 1 columns is rank deficient

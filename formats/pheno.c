@@ -167,13 +167,9 @@ int es_pheno_read_coded(const char *path, const char *pheno_name, int coding01,
     for (uint64_t line = 1; (ls = es_next_line(&q, end, &le)) != NULL; line++) {
         if (nf_expect == 0) {
             /* First non-blank line: learn the layout, the field count and the header. */
-            int nf = es_count_fields(ls, le);
+            int nf;
+            if ((ret = es_split_fields_alloc(ls, le, &f, &nf)) != ES_OK) goto out;
             if (nf == 0) continue;
-            if (!(f = malloc((size_t)nf * sizeof *f))) {
-                ret = ES_ERR_NOMEM;
-                goto out;
-            }
-            es_split_fields(ls, le, f, nf);
             id_cols = header_id_cols(f, nf);
             has_header = id_cols != 0;
             if (!has_header) {

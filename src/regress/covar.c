@@ -168,13 +168,9 @@ int es_covar_read(const char *path, const char *names, uint32_t n_samples,
     for (uint64_t line = 1; (ls = es_next_line(&q, end, &le)) != NULL; line++) {
         if (nf_expect == 0) {
             /* the first non-blank line: the field count, and the names if it is a header */
-            int nf = es_count_fields(ls, le);
+            int nf;
+            if ((ret = es_split_fields_alloc(ls, le, &f, &nf)) != ES_OK) goto out;
             if (nf == 0) continue;
-            if (!(f = malloc((size_t)nf * sizeof *f))) {
-                ret = ES_ERR_NOMEM;
-                goto out;
-            }
-            es_split_fields(ls, le, f, nf);
             has_header = nf >= 2 && (strcasecmp(f[0], "FID") == 0 || strcasecmp(f[0], "#FID") == 0) &&
                          strcasecmp(f[1], "IID") == 0;
             if (nf < 3) {

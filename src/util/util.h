@@ -146,15 +146,10 @@ static inline int es_is_blank(char c)
     return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
-/** @return the number of blank-separated fields of [ls, le), without changing it (to size the
- *  array es_split_fields() fills). */
-static inline int es_count_fields(const char *ls, const char *le)
-{
-    int nf = 0;
-    for (const char *c = ls; c < le; c++)
-        if (!es_is_blank(*c) && (c == ls || es_is_blank(c[-1]))) nf++;
-    return nf;
-}
+/** Split the line [ls, le) (*le a NUL) in place into a new array of its fields: *f (free with
+ *  free()) gets the *nf field starts, *f NULL when the line is blank.
+ *  @return ES_OK or ES_ERR_NOMEM */
+int es_split_fields_alloc(char *ls, char *le, char ***f, int *nf);
 
 /** Cut the next line off [*q, end) of a buffer from es_text_read():
  *  NUL-terminates it (*end must already be a NUL) and advances *q.

@@ -24,7 +24,7 @@
 #include "dist_internal.h"
 
 #define STATE_MAGIC "EPSTATE1"
-#define STATE_VERSION 1u
+#define STATE_VERSION 2u
 
 struct es_dist {
     int order;
@@ -478,7 +478,7 @@ static size_t rec_size(const es_dist_t *d) { return d->order == 2 ? ES_SIG_REC2 
 static int side_put(es_dist_t *d, const void *rec, int three)
 {
     es_wb_t b = {0};
-    uint8_t mem[ES_SIG_REC3];
+    uint8_t mem[ES_SIG_REC_MAX];
     b.p = mem;
     b.cap = sizeof mem;
     if (three) es_wb_triple(&b, rec);
@@ -510,7 +510,7 @@ typedef struct {
     FILE *fp;
     const char *path;
     uint64_t left;
-    uint8_t rec[ES_SIG_REC3];
+    uint8_t rec[ES_SIG_REC_MAX];
     es_pair_t p;
     es_triple_t t;
 } side_rd_t;

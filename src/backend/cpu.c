@@ -66,13 +66,19 @@ static void cpu_tile(es_scan_ctx_t *ctx, es_worker_t *w, const es_popcount_impl_
  * integer sums could move its coefficient by more than ES_QT_REL_TOL is
  * scored again on sums in double. */
 typedef struct {
+    const es_qt_block_t *all; /* every block laid out once (when they fit in CPU_QT_ALL bytes), or NULL */
     es_qt_block_t blk[2];
     uint32_t which[2]; /* the tile block each holds (UINT32_MAX: none) */
     uint64_t exact;    /* pairs rescored on double sums */
+    es_qt_scratch_t sc;
 } cpu_qt_t;
+
+/* Up to this many bytes, every block is laid out once, before the tiles. */
+#define CPU_QT_ALL ((size_t)1 << 30)
 
 static const es_qt_block_t *qt_side(es_scan_ctx_t *ctx, cpu_qt_t *q, uint32_t b, int side, uint32_t keep)
 {
+    if (q->all) return &q->all[b];
     if (q->which[side] == b) return &q->blk[side];
     if (q->which[side ^ 1] == b && b != keep) { /* swap in the other side's copy */
         es_qt_block_t t = q->blk[side];
@@ -106,7 +112,7 @@ static void cpu_tile_qt(es_scan_ctx_t *ctx, es_worker_t *w, const es_popcount_im
         for (uint32_t b0 = bi == bj ? a + 1 : 0; b0 < pb->count; b0 += CPU_RUN) {
             uint32_t nb = pb->count - b0 < CPU_RUN ? pb->count - b0 : CPU_RUN;
             es_count_block(impl, pa, a, pb, b0, nb, t);
-            es_qt_sums_run(A, a, B, b0, nb, ctx->qt, s);
+            es_qt_sums_run(A, a, B, b0, nb, ctx->qt, &q->sc, s);
             for (uint32_t k = 0; k < nb; k++) {
                 es_qt_dsums_t d;
                 es_stat_result_t r;
@@ -134,10 +140,28 @@ static int cpu_run(es_scan_ctx_t *ctx)
     es_info("CPU backend: %d thread(s), %s popcount (the fastest here at this sample count)%s%s",
             ctx->n_threads, impl->name, ctx->qt ? ", phenotype sums: " : "", ctx->qt ? es_qt_kernel_name() : "");
     _Atomic uint64_t exact = 0;
+    es_qt_block_t *all = NULL;
+    if (ctx->qt) {
+        size_t rows = ctx->stat == ES_STAT_LINEAR4 ? 2 : 1;
+        size_t bytes = (size_t)ctx->m * ctx->qt->slots * (rows * (ES_QT_SLICES + 1) + 1);
+        if (bytes <= CPU_QT_ALL && (all = calloc(ctx->n_blocks, sizeof *all))) {
+            _Atomic int bad = 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(ctx->n_threads)
+            for (uint32_t b = 0; b < ctx->n_blocks; b++)
+                if (es_qt_block_fill(&all[b], &ctx->blocks[b], 0, ctx->blocks[b].count, ctx->qt,
+                                     ctx->stat == ES_STAT_LINEAR4))
+                    bad = 1;
+            if (bad) {
+                for (uint32_t b = 0; b < ctx->n_blocks; b++) es_qt_block_free(&all[b]);
+                free(all);
+                all = NULL; /* then per tile */
+            }
+        }
+    }
 #pragma omp parallel num_threads(ctx->n_threads)
     {
         es_worker_t w;
-        cpu_qt_t q = {.which = {UINT32_MAX, UINT32_MAX}};
+        cpu_qt_t q = {.all = all, .which = {UINT32_MAX, UINT32_MAX}};
         int ret = es_worker_init(&w, ctx);
         if (ret) {
             es_ctx_fail(ctx, ret);
@@ -150,9 +174,14 @@ static int cpu_run(es_scan_ctx_t *ctx)
             }
         }
         exact += q.exact;
+        es_qt_scratch_free(&q.sc);
         es_qt_block_free(&q.blk[0]);
         es_qt_block_free(&q.blk[1]);
         es_worker_free(&w);
+    }
+    if (all) {
+        for (uint32_t b = 0; b < ctx->n_blocks; b++) es_qt_block_free(&all[b]);
+        free(all);
     }
     if (exact)
         es_info("%llu pair(s) scored on sums in double: their fixed-point sums could have moved BETA_INT "

@@ -234,11 +234,14 @@ typedef struct {
     uint32_t len;        /* bytes per sample row (slots) */
     int cells;           /* 0: the a*q row per variant (linear); 1: the q[a=1], q[a=2] rows (cells) */
     uint8_t *code;       /* [count][len] 0, 1, 2 copies of A1, 3 missing (pad: 0) */
+    uint8_t *code_t;     /* the same slot-major: [len][tstride], tstride = count rounded up to 64 */
+    uint32_t tstride;
     uint8_t *ar;         /* [count][rows][ES_QT_SLICES][len] the byte slices */
     int8_t *br;          /* [count][rows][len] b (linear) or [b=1], [b=2] (cells); 0 when missing */
     int64_t (*tot)[4];   /* over the variant's called samples: sum q[g=1], q[g=2], q, q2 */
     uint32_t *moff;      /* count + 1 */
     uint32_t *mpos;      /* missing slots, mpos[moff[v] .. moff[v+1]) */
+    int64_t (*mq)[2];    /* q and q2 of each of those slots */
     size_t mcap;
 } es_qt_block_t;
 
@@ -249,13 +252,24 @@ int es_qt_block_fill(es_qt_block_t *b, const es_planes_t *pl, uint32_t v0, uint3
                      const es_qt_y_t *y, int cells);
 void es_qt_block_free(es_qt_block_t *b);
 
+/** A thread's scratch for es_qt_sums_run() (zero it first; free with
+ *  es_qt_scratch_free()): the first variant's row of what the partners'
+ *  missing calls take from the sums, kept while it is the same variant. */
+typedef struct {
+    const es_qt_block_t *blk;
+    uint32_t a;
+    size_t cap;
+    int64_t (*fa)[4];
+} es_qt_scratch_t;
+void es_qt_scratch_free(es_qt_scratch_t *sc);
+
 /** Sums of variant a of A with variants b0 .. b0+nb-1 of B (out[k]: pair
  *  (a, b0 + k)); A and B laid out alike.  es_qt_sums_run_scalar() is the
  *  oracle of the tests. */
 void es_qt_sums_run(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b0, uint32_t nb,
-                    const es_qt_y_t *y, es_qt_sums_t *out);
+                    const es_qt_y_t *y, es_qt_scratch_t *sc, es_qt_sums_t *out);
 void es_qt_sums_run_scalar(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b0,
-                           uint32_t nb, const es_qt_y_t *y, es_qt_sums_t *out);
+                           uint32_t nb, const es_qt_y_t *y, es_qt_scratch_t *sc, es_qt_sums_t *out);
 /** The sums of pair (a of A, b of B) in double, one sample after the other
  *  in plane order (quantum 0): what a pair whose integer sums are not
  *  precise enough for its coefficient is scored with. */

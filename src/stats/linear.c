@@ -176,8 +176,8 @@ int es_stat_linear(const es_table2_t *t, const es_qt_dsums_t *d, es_stat_result_
     *beta = c[3];
     r->stat = zsq;
     r->df = 1;
-    r->p = es_chi2_sf(zsq, 1);
-    r->log10p = es_chi2_log10sf(zsq, 1);
+    r->p = NAN; /* es_stat_linear_p(), for the pairs that need it */
+    r->log10p = NAN;
     /* what rounding each phenotype value by at most d->quantum can move b3:
      * b3 = sum_i w_i y_i with w_i = row 3 of (X'X)^-1 X', constant per cell */
     double bound = 0;
@@ -188,6 +188,12 @@ int es_stat_linear(const es_table2_t *t, const es_qt_dsums_t *d, es_stat_result_
         }
     bound *= d->quantum;
     return bound > ES_QT_REL_TOL * fabs(c[3]);
+}
+
+void es_stat_linear_p(es_stat_result_t *r)
+{
+    r->p = es_chi2_sf(r->stat, 1);
+    r->log10p = es_chi2_log10sf(r->stat, 1);
 }
 
 /* ---- the F distribution's upper tail ------------------------------------- */

@@ -110,11 +110,13 @@ void es_qt_dsums(const es_qt_sums_t *s, const es_qt_y_t *y, es_qt_dsums_t *d);
  *  what is written (es_stat_linear() says when a pair needs its exact sums). */
 #define ES_QT_REL_TOL 1e-6
 /** PLINK 1.9 --epistasis for a quantitative trait: r->stat = z^2 of the
- *  interaction term (df 1, p from the chi-square), *beta = its coefficient;
- *  a failed fit (PLINK's rules) is stat 0, p 1, df 0, beta NaN.  @return 1 when
+ *  interaction term (df 1; p and log10p NaN: es_stat_linear_p() sets them,
+ *  from the chi-square), *beta = its coefficient; a failed fit (PLINK's
+ *  rules) is stat 0, p 1, df 0, beta NaN.  @return 1 when
  *  the sums' rounding could move beta by more than ES_QT_REL_TOL of it (the
  *  caller recomputes the sums in double), else 0. */
 int es_stat_linear(const es_table2_t *t, const es_qt_dsums_t *d, es_stat_result_t *r, double *beta);
+void es_stat_linear_p(es_stat_result_t *r);
 /** The 4-df genotypic interaction F test: stat F, df its numerator df
  *  (non-empty cells - additive parameters), p from F(df, n - cells). */
 void es_stat_linear4(const es_table2_t *t, const es_qt_dsums_t *d, es_stat_result_t *r);

@@ -390,8 +390,20 @@ void es_worker_offer_result(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i
         w->tsum[sj].n_tot--;
     }
     es_pair_t p = {.i = i, .j = j, .n = n, .stat = r->stat, .p = r->p, .log10p = r->log10p, .df = r->df, .beta = beta};
-    int sig = ctx->do_sig && r->p <= ctx->p_threshold;
-    worker_keep(w, si, sj, &p, sig, es_topk_would_accept(&w->top, r->stat), ctx->higher_is_better);
+    int hib = ctx->higher_is_better;
+    int to_top = es_topk_would_accept(&w->top, r->stat);
+    if (isnan(p.p)) { /* linear: the p-value of the pairs that go somewhere */
+        int maybe_sig = ctx->do_sig && r->df <= ES_MAX_DF && r->stat >= ctx->sig_crit[r->df];
+        if (!maybe_sig && !to_top && !summary_better(&w->tsum[si], r->stat, j, hib) &&
+            !summary_better(&w->tsum[sj], r->stat, i, hib))
+            return; /* nothing it could change */
+        es_stat_result_t rp = *r;
+        es_stat_linear_p(&rp);
+        p.p = rp.p;
+        p.log10p = rp.log10p;
+    }
+    int sig = ctx->do_sig && p.p <= ctx->p_threshold;
+    worker_keep(w, si, sj, &p, sig, to_top, hib);
 }
 
 void es_worker_offer(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j,

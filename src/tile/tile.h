@@ -222,7 +222,9 @@ void es_worker_offer(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint3
 /** Keep one pair (global indices i < j) scored elsewhere (a quantitative
  *  trait's tests): its full result, the samples in its table and the
  *  interaction coefficient (NaN: none).  A failed fit (df 0) counts among
- *  the tile's pairs but not in the variants' N_TOT, as PLINK counts. */
+ *  the tile's pairs but not in the variants' N_TOT, as PLINK counts.  A p
+ *  that is NaN (linear: es_stat_linear_p()) is computed only for the pairs
+ *  that may be significant or enter the top-k or a summary. */
 void es_worker_offer_result(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j,
                             const es_stat_result_t *r, uint32_t n, double beta);
 /** Score a pair that a device screen passed on: as es_worker_offer(), except

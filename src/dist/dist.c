@@ -79,7 +79,8 @@ static void fp_str(fp_t *f, const char *s) { fp_add(f, s ? s : "", (s ? strlen(s
 
 static void fp_u64(fp_t *f, uint64_t v) { fp_add(f, &v, sizeof v); }
 
-/* The data: the variants, the samples and their classes, the .bed's size,
+/* The data: the variants, the samples and their classes (a quantitative
+ * trait: their values), the .bed's size,
  * and every variant's genotype counts per class (from the packed blocks). */
 static void fingerprint(es_dist_t *d, const es_planes_t *blocks, uint32_t n_planes)
 {
@@ -106,6 +107,7 @@ static void fingerprint(es_dist_t *d, const es_planes_t *blocks, uint32_t n_plan
         es_dataset_sample(ds, q, &fid, &iid);
         fp_str(&f, fid);
         fp_str(&f, iid);
+        if (ds->qt) fp_add(&f, &ds->qt_y[q], sizeof ds->qt_y[q]); /* a quantitative trait's value */
     }
     fp_u64(&f, ds->plink->bed_size);
     fp_u64(&f, n_planes);

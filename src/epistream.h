@@ -211,7 +211,9 @@ typedef enum {
     ES_STAT_K2,        /**< K2 score (lower is better), no p-value */
     ES_STAT_LINEAR,    /**< quantitative trait: the A x B term of Y ~ A + B + AB by least
                             squares, (beta / se)^2 and its p as PLINK 1.9 --epistasis */
-    ES_STAT_LINEAR4    /**< quantitative trait: the 4-df genotypic interaction F test */
+    ES_STAT_LINEAR4,   /**< quantitative trait: the 4-df genotypic interaction F test */
+    ES_STAT_LOGISTIC   /**< case/control: the A x B term of a logistic regression on A, B and
+                            AB, Wald z^2 and p as PLINK 1.9 --epistasis (beta: log odds ratio) */
 } es_stat_t;
 
 /** Which compute devices a scan uses. */
@@ -281,8 +283,8 @@ typedef struct {
     double stat;   /**< the statistic */
     double p;      /**< p-value (NaN when the statistic has none) */
     double log10p; /**< -log10 p, accurate where p underflows (NaN when none) */
-    double beta;   /**< ES_STAT_LINEAR: the interaction coefficient (NaN otherwise, or
-                        when the fit failed) */
+    double beta;   /**< ES_STAT_LINEAR, ES_STAT_LOGISTIC: the interaction coefficient
+                        (logistic: a log odds ratio; NaN otherwise, or when the fit failed) */
 } es_pair_t;
 
 /** One scored variant triple (i < j < k, 0-based dataset indices). */

@@ -8,7 +8,8 @@
 # byte-identical.  Data: 800 samples x 150 variants with 2% missing calls and a phenotype
 # file (values 0 and negative included, -9 and NA missing); and rare variants with missing
 # calls, where PLINK's failure rules (VIF, collinearity, n <= 4) leave pairs without a fit.
-# Then the output bytes for 1 and 2 threads, another tile size and the scalar kernel, and
+# --stat logistic against PLINK's case/control --epistasis the same way.  Then the output bytes for 1
+# and 2 threads, another tile size and the scalar kernel, and
 # linear4's F test against numpy's least squares.
 . "$(dirname "$0")/lib.sh"
 need_cmd plink1.9
@@ -57,6 +58,30 @@ check d
 qt_pheno "$T/r.fam" "$T/r.pheno" 2
 check r
 grep -q " nan " "$T/r.es.epi.qt" || fail "r: expected failed fits on rare variants"
+
+# --stat logistic on case/control: PLINK's --epistasis logistic regression (its .epi.cc with OR_INT),
+# on common variants and on rare ones where the fits fail or stop at PLINK's 15th iteration
+check_logistic() {
+    plink1.9 --bfile "$T/$1" --epistasis --epi1 1 --allow-no-sex --keep-allele-order --threads 2 \
+        --out "$T/$1.plink" >"$T/$1.plink.out" 2>&1 || { cat "$T/$1.plink.out" >&2; fail "plink1.9 --epistasis on $1"; }
+    "$EPISTREAM" scan --bfile "$T/$1" --stat logistic --format plink --epi1 1 --top 1000000 --threads 2 --quiet \
+        --out "$T/$1.es" >"$T/$1.es.out" 2>&1 || { cat "$T/$1.es.out" >&2; fail "scan --stat logistic on $1"; }
+    echo "$1 (logistic):"
+    "$PY" "$CHECK" "$T/$1.plink.epi.cc" "$T/$1.es.epi.cc" "$T/$1.es.top.tsv" logistic ||
+        fail "$1: logistic interaction test differs from PLINK 1.9 --epistasis"
+    # the summary: the same counts and best partners; BEST_CHISQ (4 digits) from a single-precision fit
+    awk 'NR == FNR { for (k = 1; k <= NF; k++) a[FNR, k] = $k; n = FNR; next }
+         { for (k = 1; k <= NF; k++) if ($k != a[FNR, k] && !(k == 6 && FNR > 1 && ($k - a[FNR, k]) ^ 2 <= (1e-3 * $k) ^ 2)) {
+               print "line " FNR " column " k ": " a[FNR, k] " vs PLINK " $k; bad = 1 } }
+         END { exit bad || n != FNR }' "$T/$1.es.epi.cc.summary" "$T/$1.plink.epi.cc.summary" ||
+        fail "$1: logistic .epi.cc.summary differs from PLINK's"
+}
+"$EPISTREAM" sim --samples 1000 --variants 120 --missing 0.01 --seed 4 --out "$T/c" >"$T/sim.out" 2>&1 ||
+    { cat "$T/sim.out" >&2; fail "epistream sim (case/control)"; }
+check_logistic c
+"$EPISTREAM" sim --samples 300 --variants 60 --missing 0.05 --maf-min 0.01 --maf-max 0.08 --seed 5 --out "$T/rc" \
+    >"$T/sim.out" 2>&1 || { cat "$T/sim.out" >&2; fail "epistream sim (rare case/control)"; }
+check_logistic rc
 
 # the same bytes for any thread count, tile size and dot kernel
 for run in "1 0 avx512vnni" "2 7 avx2" "2 16 scalar"; do

@@ -27,7 +27,10 @@ static void scan_usage(FILE *fp)
             "  --stat S             boost (default; PLINK --fast-epistasis boost), chi2\n"
             "                       (the default with --order 3), mi, ig (information gain\n"
             "                       over the better single variant; p-value df 6, fewer\n"
-            "                       with empty genotype levels), k2; for a quantitative\n"
+            "                       with empty genotype levels), k2, logistic (PLINK 1.9\n"
+            "                       --epistasis: the A x B term of a logistic regression,\n"
+            "                       Wald (beta/se)^2, column BETA_INT, the log odds\n"
+            "                       ratio; CPU only); for a quantitative\n"
             "                       trait: linear (the default there; PLINK 1.9 --epistasis:\n"
             "                       the A x B term of Y ~ A + B + AB, STAT (beta/se)^2, P\n"
             "                       from chi-square 1 df, column BETA_INT) or linear4 (the\n"
@@ -619,13 +622,14 @@ static int scan_run(scan_args_t *a, const char *cmdline)
     a->ci.in.qt = a->qt ? ES_QT_YES : ES_QT_AUTO;
     ret = es_dataset_open(&ds, &a->ci.in);
     if (ret) goto out;
-    if (es_dataset_is_qt(ds)) {
-        /* a quantitative trait: linear by default, and PLINK --epistasis's
-         * list threshold (1e-4) under --format plink */
-        if (!a->stat_given) a->opt.stat = ES_STAT_LINEAR;
-        if (a->epi1_default) a->list_thr = 1e-4;
+    if (es_dataset_is_qt(ds) && !a->stat_given) { /* a quantitative trait: linear by default */
+        a->opt.stat = ES_STAT_LINEAR;
+        es_info("quantitative trait: --stat linear");
+    }
+    if ((es_dataset_is_qt(ds) || a->opt.stat == ES_STAT_LOGISTIC) && a->epi1_default) {
+        /* PLINK --epistasis's list threshold under --format plink */
+        a->list_thr = 1e-4;
         a->opt.p_threshold = a->list_thr > a->epi2 ? a->list_thr : a->epi2;
-        es_info("quantitative trait: --stat %s", es_stat_name(a->opt.stat));
     }
     const char *epi = es_dataset_is_qt(ds) ? ".epi.qt" : ".epi.cc";
     const char *epi_sum = es_dataset_is_qt(ds) ? ".epi.qt.summary" : ".epi.cc.summary";
@@ -682,7 +686,7 @@ static int scan_run(scan_args_t *a, const char *cmdline)
         if ((ret = es_out_open(&o_sig, out, plink_fmt ? epi : ".sig.tsv"))) goto out;
         sw.o = &o_sig;
         if ((ret = es_pair_writer_init(&sw.pw, o_sig.fp, ds, plink_w))) goto out;
-        if (opt->stat == ES_STAT_LINEAR) es_pair_writer_beta(&sw.pw);
+        if (opt->stat == ES_STAT_LINEAR || opt->stat == ES_STAT_LOGISTIC) es_pair_writer_beta(&sw.pw, opt->stat);
         if (a->tables && (ret = es_pair_writer_tables(&sw.pw))) goto out;
         if ((ret = es_pair_writer_header(&sw.pw))) goto out;
     }
@@ -706,7 +710,7 @@ static int scan_run(scan_args_t *a, const char *cmdline)
     size_t n_top = es_scan_top_count(scan);
     es_pair_writer_t tw;
     if ((ret = es_pair_writer_init(&tw, o_top.fp, ds, 0))) goto out;
-    if (opt->stat == ES_STAT_LINEAR) es_pair_writer_beta(&tw);
+    if (opt->stat == ES_STAT_LINEAR || opt->stat == ES_STAT_LOGISTIC) es_pair_writer_beta(&tw, opt->stat);
     if (a->tables) ret = es_pair_writer_tables(&tw);
     if (!ret) ret = es_pair_writer_header(&tw);
     for (size_t k = 0; k < n_top && !ret; k++) ret = es_pair_writer_put(&tw, &top[k]);

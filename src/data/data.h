@@ -34,6 +34,13 @@ struct es_dataset_t {
  *  es_plink_write().  @return as es_plink_write() */
 int es_dataset_write_plink(const es_dataset_t *ds, const char *prefix);
 
+/** Leave out of the analysis the samples in it whose keep[s] is 0 (per
+ *  input sample; e.g. a missing covariate), as if they had no phenotype;
+ *  *dropped: how many.  @return ES_OK, ES_ERR_DATA (what is left cannot be
+ *  analysed: too few samples, or no case or no control; `why` names the
+ *  reason in the message) or ES_ERR_NOMEM. */
+int es_dataset_keep_samples(es_dataset_t *ds, const uint8_t *keep, const char *why, uint32_t *dropped);
+
 /* ---- packed planes (src/pack.c) ----------------------------------------- */
 
 /** Samples are reordered cases first; each class is zero-padded to a

@@ -130,6 +130,32 @@ static int assign_slots(es_dataset_t *ds)
     return ES_OK;
 }
 
+int es_dataset_keep_samples(es_dataset_t *ds, const uint8_t *keep, const char *why, uint32_t *dropped)
+{
+    uint32_t n = ds->plink->n_samples, drop = 0, n_case = 0, n_ctrl = 0;
+    for (uint32_t s = 0; s < n; s++) {
+        if (ds->status[s] >= 0 && !keep[s]) {
+            ds->status[s] = -1;
+            drop++;
+        }
+        n_case += ds->status[s] == 1;
+        n_ctrl += ds->status[s] == 0;
+    }
+    *dropped = drop;
+    if (ds->qt ? n_ctrl < 5 : n_case == 0 || n_ctrl == 0) {
+        if (ds->qt)
+            es_error("%s: %u sample(s) left with a quantitative phenotype (%u left out); the regression tests "
+                     "need at least 5", why, n_ctrl, drop);
+        else
+            es_error("%s: %u case(s) and %u control(s) left (%u left out); a case/control scan needs both", why,
+                     n_case, n_ctrl, drop);
+        return ES_ERR_DATA;
+    }
+    ds->n_case = n_case;
+    ds->n_ctrl = n_ctrl;
+    return assign_slots(ds);
+}
+
 int es_dataset_set_pad(es_dataset_t *ds, uint32_t bits)
 {
     if (!ds || !bits || bits % 64 || ES_PAD_BITS % bits) {

@@ -50,7 +50,7 @@ int es_pair_writer_init(es_pair_writer_t *pw, FILE *fp, const es_dataset_t *ds, 
 /* append a string literal at s */
 #define PUT(s, lit) ((s) = (char *)memcpy((s), (lit), sizeof(lit) - 1) + sizeof(lit) - 1)
 
-void es_pair_writer_beta(es_pair_writer_t *pw) { pw->beta = 1; }
+void es_pair_writer_beta(es_pair_writer_t *pw, es_stat_t stat) { pw->beta = stat == ES_STAT_LOGISTIC ? 2 : 1; }
 
 int es_pair_writer_header(es_pair_writer_t *pw)
 {
@@ -65,7 +65,9 @@ int es_pair_writer_header(es_pair_writer_t *pw)
         s = es_fmt_str_w(s + 6, "SNP2", pw->w);
         static const char tail[] = "         STAT   DF            P \n";
         static const char tail_qt[] = "     BETA_INT         STAT            P \n";
-        if (pw->beta) PUT(s, tail_qt);
+        static const char tail_or[] = "       OR_INT         STAT            P \n";
+        if (pw->beta == 2) PUT(s, tail_or);
+        else if (pw->beta) PUT(s, tail_qt);
         else PUT(s, tail);
     } else {
         static const char h2[] = "CHR1\tSNP1\tPOS1\tCHR2\tSNP2\tPOS2\t";
@@ -262,7 +264,7 @@ int es_pair_writer_put(es_pair_writer_t *pw, const es_pair_t *p)
         if (failed) {
             PUT(s, "         nan          nan          nan \n");
         } else {
-            s = es_fmt_g_w(s, p->beta, 12, 6);
+            s = es_fmt_g_w(s, pw->beta == 2 ? exp(p->beta) : p->beta, 12, 6);
             *s++ = ' ';
             s = es_fmt_g_w(s, p->stat, 12, 6);
             *s++ = ' ';

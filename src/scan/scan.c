@@ -49,10 +49,15 @@ int es_scan_create(es_scan_t **out, es_dataset_t *ds, const es_opt_t *opt)
         es_error("--order 3 has no quantitative-trait test yet (linear and linear4 are tests of pairs)");
         return ES_ERR_UNSUPPORTED;
     }
-    if (ds->qt && opt->device == ES_DEVICE_GPU) {
-        es_error("--device gpu: the quantitative-trait tests run on the CPU only so far; use --device cpu "
-                 "or auto");
+    int cpu_only = ds->qt || opt->stat == ES_STAT_LOGISTIC;
+    if (cpu_only && opt->device == ES_DEVICE_GPU) {
+        es_error("--device gpu: --stat %s runs on the CPU only so far; use --device cpu or auto",
+                 es_stat_name(opt->stat));
         return ES_ERR_UNSUPPORTED;
+    }
+    if (opt->stat == ES_STAT_LOGISTIC && opt->order == 3) {
+        es_error("--stat logistic is a test of pairs; with --order 3 use chi2, mi, ig or k2");
+        return ES_ERR_ARG;
     }
     if (!ds->qt && (ds->n_case == 0 || ds->n_ctrl == 0)) {
         es_error("%s: %u cases and %u controls among the samples in the analysis; a "
@@ -70,10 +75,10 @@ int es_scan_create(es_scan_t **out, es_dataset_t *ds, const es_opt_t *opt)
                       .n_samples = (uint64_t)ds->n_case + ds->n_ctrl,
                       .pairs = opt->order == 3 ? m * (m - 1) / 2 * (m - 2) / 3 : m * (m - 1) / 2,
                       .threads = opt->threads};
-    if (ds->qt) {
+    if (cpu_only) {
         es_opt_t cpu = *opt;
         cpu.device = ES_DEVICE_CPU;
-        if (opt->device == ES_DEVICE_AUTO) es_info("--device auto: the quantitative-trait tests run on the CPU");
+        if (opt->device == ES_DEVICE_AUTO) es_info("--device auto: --stat %s runs on the CPU", es_stat_name(opt->stat));
         s->backend = es_backend_select_work(&cpu, &work, &ret);
     } else {
         s->backend = es_backend_select_work(opt, &work, &ret);

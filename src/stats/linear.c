@@ -356,3 +356,150 @@ void es_stat_linear4(const es_table2_t *t, const es_qt_dsums_t *d, es_stat_resul
     r->stat = f;
     r->p = es_f_sf(f, df1, df2, &r->log10p);
 }
+
+/* ---- logistic: PLINK 1.9 --epistasis for case/control ----------------------------
+ * logit P(case) = b0 + b1 A + b2 B + b3 AB by maximum likelihood.  The design
+ * takes one value per genotype cell, so the likelihood is that of the nine
+ * cells' case and control counts: Newton's method on them (4 parameters,
+ * nine cells an iteration) gives the same estimate as a fit over the samples.
+ * PLINK fits in single precision and stops at a summed step below 1e-4;
+ * this fit follows its stopping and failure rules in double, then polishes
+ * the estimate to a step below 1e-12.
+ * Failure rules as PLINK's: n <= 4, an empty 2x2 square of genotype cells
+ * around an empty (1,1) cell, a singular information matrix, a variance below
+ * 1e-20, two estimates correlated above 0.99999. */
+
+/* Solve the symmetric positive definite 4x4 system h x = g in place (x in g)
+ * and leave h's inverse in inv (NULL: not needed).  1 when h is not
+ * positive definite. */
+static int spd4_solve(const double h[16], double g[4], double inv[16])
+{
+    double l[16] = {0};
+    for (int j = 0; j < 4; j++) {
+        double s = h[j * 4 + j];
+        for (int k = 0; k < j; k++) s -= l[j * 4 + k] * l[j * 4 + k];
+        if (!(s > 0)) return 1;
+        l[j * 4 + j] = sqrt(s);
+        for (int i = j + 1; i < 4; i++) {
+            double u = h[i * 4 + j];
+            for (int k = 0; k < j; k++) u -= l[i * 4 + k] * l[j * 4 + k];
+            l[i * 4 + j] = u / l[j * 4 + j];
+        }
+    }
+    for (int c = -1; c < (inv ? 4 : 0); c++) {
+        double x[4];
+        for (int i = 0; i < 4; i++) x[i] = c < 0 ? g[i] : (double)(i == c);
+        for (int i = 0; i < 4; i++) {
+            for (int k = 0; k < i; k++) x[i] -= l[i * 4 + k] * x[k];
+            x[i] /= l[i * 4 + i];
+        }
+        for (int i = 3; i >= 0; i--) {
+            for (int k = i + 1; k < 4; k++) x[i] -= l[k * 4 + i] * x[k];
+            x[i] /= l[i * 4 + i];
+        }
+        for (int i = 0; i < 4; i++) {
+            if (c < 0) g[i] = x[i];
+            else inv[i * 4 + c] = x[i];
+        }
+    }
+    return 0;
+}
+
+/* the information matrix and the score at b over the nine cells */
+static void logit_step(const es_table2_t *t, const double b[4], double h[16], double g[4])
+{
+    memset(h, 0, 16 * sizeof *h);
+    memset(g, 0, 4 * sizeof *g);
+    for (int c = 0; c < 9; c++) {
+        double n1 = t->n[1][c], n = t->n[0][c] + n1;
+        if (n == 0) continue;
+        int a = c / 3, bb = c % 3;
+        double x[4] = {1, a, bb, a * bb};
+        double eta = b[0] + b[1] * x[1] + b[2] * x[2] + b[3] * x[3];
+        double p = 1 / (1 + exp(-eta)), w = n * p * (1 - p), res = n1 - n * p;
+        for (int i = 0; i < 4; i++) {
+            g[i] += res * x[i];
+            for (int j = 0; j < 4; j++) h[i * 4 + j] += w * x[i] * x[j];
+        }
+    }
+}
+
+void es_stat_logistic(const es_table2_t *t, es_stat_result_t *r, double *beta)
+{
+    r->stat = 0;
+    r->df = 0;
+    r->p = NAN;
+    r->log10p = NAN;
+    *beta = NAN;
+    uint64_t n = 0;
+    int present[9];
+    for (int c = 0; c < 9; c++) {
+        present[c] = t->n[0][c] + t->n[1][c] > 0;
+        n += t->n[0][c] + t->n[1][c];
+    }
+    if (n <= 4) return;
+    /* PLINK: not of full rank when the (1,1) cell is empty and so is one of
+     * the 2x2 squares of cells around it */
+    if (!present[4] && ((!present[0] && !present[1] && !present[3]) || (!present[1] && !present[2] && !present[5]) ||
+                        (!present[3] && !present[6] && !present[7]) || (!present[5] && !present[7] && !present[8])))
+        return;
+    /* PLINK's stopping and failure rules (plink_glm.c, logistic_regression),
+     * on the summed absolute step: after 4 iterations a step above 20 and
+     * twice the smallest so far, or from the 8th one within 1e-3 of 1,
+     * fails; the 15th iteration ends the fit (failed if a coefficient is
+     * above 8e3); a step below 1e-4 ends it (failed above 6e4), and then
+     * Newton goes on in double to a step below 1e-12 */
+    double b[4] = {0, 0, 0, 0}, h[16], g[4], inv[16], min_step = 1e9;
+    for (int it = 1;; it++) {
+        logit_step(t, b, h, g);
+        if (spd4_solve(h, g, NULL)) return;
+        double step = 0, big = 0;
+        for (int i = 0; i < 4; i++) {
+            b[i] += g[i];
+            step += fabs(g[i]);
+            if (fabs(b[i]) > big) big = fabs(b[i]);
+        }
+        if (step != step) return;
+        if (step < min_step) min_step = step;
+        if (it > 4) {
+            if ((step > 20 && step > 2 * min_step) || (it >= 8 && fabs(1 - step) < 1e-3)) return;
+            if (it >= 15) {
+                if (big > 8e3) return;
+                break;
+            }
+        }
+        if (step < 1e-4) {
+            if (big > 6e4) return;
+            for (int k = 0; k < 20 && step >= 1e-12; k++) { /* polish */
+                double b2[4], h2[16];
+                memcpy(b2, b, sizeof b2);
+                logit_step(t, b2, h2, g);
+                if (spd4_solve(h2, g, NULL)) break;
+                step = 0;
+                for (int i = 0; i < 4; i++) {
+                    b2[i] += g[i];
+                    step += fabs(g[i]);
+                }
+                if (!isfinite(step)) break;
+                memcpy(b, b2, sizeof b2);
+                memcpy(h, h2, sizeof h2);
+            }
+            break;
+        }
+    }
+    /* the variances from the information matrix of the last step, taken at
+     * the estimate before it (as PLINK takes them; the same at convergence,
+     * not where the cells separate the classes and the fit stopped at 15) */
+    if (spd4_solve(h, g, inv)) return;
+    double sd[4];
+    for (int i = 0; i < 4; i++) {
+        if (!(inv[i * 5] >= 1e-20) || !isfinite(inv[i * 5])) return;
+        sd[i] = sqrt(inv[i * 5]);
+    }
+    for (int i = 1; i < 4; i++)
+        for (int j = 0; j < i; j++)
+            if (inv[i * 4 + j] > 0.99999 * sd[i] * sd[j]) return;
+    r->stat = b[3] * b[3] / inv[15];
+    r->df = 1;
+    *beta = b[3];
+}

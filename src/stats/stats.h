@@ -117,6 +117,11 @@ void es_qt_dsums(const es_qt_sums_t *s, const es_qt_y_t *y, es_qt_dsums_t *d);
  *  caller recomputes the sums in double), else 0. */
 int es_stat_linear(const es_table2_t *t, const es_qt_dsums_t *d, es_stat_result_t *r, double *beta);
 void es_stat_linear_p(es_stat_result_t *r);
+/** PLINK 1.9 --epistasis for case/control: the A x B term of a logistic
+ *  regression on A, B and AB, fitted on the table's nine cells; stat = its
+ *  Wald z^2 (df 1; p, log10p NaN), *beta = the coefficient (log odds ratio);
+ *  a failed fit (PLINK's rules) is stat 0, df 0, beta NaN. */
+void es_stat_logistic(const es_table2_t *t, es_stat_result_t *r, double *beta);
 /** The 4-df genotypic interaction F test: stat F, df its numerator df
  *  (non-empty cells - additive parameters), p from F(df, n - cells). */
 void es_stat_linear4(const es_table2_t *t, const es_qt_dsums_t *d, es_stat_result_t *r);

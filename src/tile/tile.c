@@ -376,6 +376,14 @@ static inline void worker_score(const es_scan_ctx_t *ctx, es_worker_t *w, uint32
         uint32_t n = 0;
         for (int k = 0; k < 9; k++) n += t->n[0][k] + t->n[1][k];
         p.n = n;
+        if (ctx->stat == ES_STAT_LOGISTIC) { /* the coefficient of the pairs written (the fit again) */
+            es_stat_result_t rb;
+            es_stat_logistic(t, &rb, &p.beta);
+        }
+    }
+    if (ctx->stat == ES_STAT_LOGISTIC && r.df == 0 && count) { /* a failed fit: PLINK's N_TOT leaves it out */
+        sa->n_tot--;
+        sb->n_tot--;
     }
     worker_keep(w, si, sj, &p, sig, to_top, hib);
 }

@@ -244,23 +244,29 @@ static int push_hit(rp_hit_t **h, size_t *n, size_t *cap, const rp_hit_t *x)
     return ES_OK;
 }
 
-int es_rp_sig_keep(rp_data_t *d, const rp_hit_t *x, int known, size_t *cap, size_t *qcap)
+/* Grow *a (element size sz) to hold n + 1. */
+static int grow(void **a, size_t n, size_t *cap, size_t sz)
+{
+    if (n < *cap) return ES_OK;
+    size_t c = *cap ? *cap * 2 : 64;
+    void *na = realloc(*a, c * sz);
+    if (!na) return ES_ERR_NOMEM;
+    *a = na;
+    *cap = c;
+    return ES_OK;
+}
+
+int es_rp_sig_keep(rp_data_t *d, rp_sig_state_t *st, const rp_hit_t *x, int known)
 {
     d->n_sig_lines++;
     /* a list screened by a bound (PLINK's BOOST) also lists pairs whose exact
      * p fails its threshold: not the tail the QQ plot draws */
     if (!isnan(x->p) && x->p > d->list_cut) d->n_qq_above++;
     else if (!isnan(x->log10p)) {
-        if (d->n_qq == *qcap) {
-            size_t c = *qcap ? *qcap * 2 : 4096;
-            double *nq = realloc(d->qq, c * sizeof *nq);
-            if (!nq) return ES_ERR_NOMEM;
-            d->qq = nq;
-            *qcap = c;
-        }
+        if (grow((void **)&d->qq, d->n_qq, &st->qcap, sizeof *d->qq)) return ES_ERR_NOMEM;
         d->qq[d->n_qq++] = x->log10p;
     }
-    return known ? push_hit(&d->sig, &d->n_sig, cap, x) : ES_OK;
+    return known ? push_hit(&d->sig, &d->n_sig, &st->cap, x) : ES_OK;
 }
 
 /* .top.tsv, read whole (its fields stay for the page's table) */
@@ -293,21 +299,17 @@ static int read_top(rp_data_t *d, const char *path, char *text, size_t len)
     return ES_OK;
 }
 
-/* .sig.tsv, line by line (it can be far larger than memory): every line
- * checked; its -log10 p kept for the QQ plot (8 bytes a line); a line kept
- * whole only when there is no top list, or when its variants are all among
- * the top list's (the heat map's cells). */
-static int read_sig(rp_data_t *d, const char *path)
+int es_rp_stream(rp_data_t *d, const char *path, rp_line_fn fn, void *ctx)
 {
     FILE *fp = fopen(path, "r");
     if (!fp) {
         es_error("%s: cannot open: %s", path, strerror(errno));
         return ES_ERR_IO;
     }
-    char *line = NULL, *f[MAX_COLS];
-    size_t lcap = 0, ln = 0, cap = 0, qcap = 0;
+    char *line = NULL;
+    size_t lcap = 0, ln = 0;
     ssize_t got;
-    int ncol = 0, ret = ES_OK, known, add = !d->have_top;
+    int ret = ES_OK;
     while ((got = getline(&line, &lcap, fp)) >= 0) {
         ln++;
         char *le = line + got;
@@ -317,16 +319,7 @@ static int read_sig(rp_data_t *d, const char *path)
             ret = ES_ERR_FORMAT;
             break;
         }
-        int nf = split_tabs(line, le, f, MAX_COLS);
-        if (ln == 1) {
-            ncol = nf;
-            if ((ret = hits_header(d, path, f, ncol))) break;
-            continue;
-        }
-        if (nf == 1 && !*f[0]) continue;
-        rp_hit_t x;
-        if ((ret = hits_line(d, path, ln, f, nf, ncol, add, &x, &known))) break;
-        if ((ret = es_rp_sig_keep(d, &x, known, &cap, &qcap))) break;
+        if ((ret = fn(d, ctx, path, ln, line, le))) break;
     }
     if (!ret && ferror(fp)) {
         es_error("%s: read failed: %s", path, strerror(errno));
@@ -339,6 +332,34 @@ static int read_sig(rp_data_t *d, const char *path)
     free(line);
     fclose(fp);
     return ret;
+}
+
+/* .sig.tsv's reading state: the list's, and its header's width */
+typedef struct {
+    rp_sig_state_t st;
+    int ncol;
+} sig_ctx_t;
+
+static int sig_line(rp_data_t *d, void *ctx, const char *path, size_t ln, char *line, char *le)
+{
+    sig_ctx_t *c = ctx;
+    char *f[MAX_COLS];
+    int nf = split_tabs(line, le, f, MAX_COLS), known, ret;
+    if (ln == 1) return hits_header(d, path, f, c->ncol = nf);
+    if (nf == 1 && !*f[0]) return ES_OK;
+    rp_hit_t x;
+    if ((ret = hits_line(d, path, ln, f, nf, c->ncol, c->st.add, &x, &known))) return ret;
+    return es_rp_sig_keep(d, &c->st, &x, known);
+}
+
+/* .sig.tsv, line by line (it can be far larger than memory): every line
+ * checked; its -log10 p kept for the QQ plot (8 bytes a line); a line kept
+ * whole only when there is no top list, or when its variants are all among
+ * the top list's (the heat map's cells). */
+static int read_sig(rp_data_t *d, const char *path)
+{
+    sig_ctx_t c = {{!d->have_top, 0, 0}, 0};
+    return es_rp_stream(d, path, sig_line, &c);
 }
 
 /* The column named name in the header f[0..n), or -1. */
@@ -541,18 +562,6 @@ static int read_rows(rp_data_t *d, rows_t *r, const char *path, char *text, size
         es_error("%s: empty (not even a header line)", path);
         return ES_ERR_FORMAT;
     }
-    return ES_OK;
-}
-
-/* Grow *a (element size sz) to hold n + 1. */
-static int grow(void **a, size_t n, size_t *cap, size_t sz)
-{
-    if (n < *cap) return ES_OK;
-    size_t c = *cap ? *cap * 2 : 64;
-    void *na = realloc(*a, c * sz);
-    if (!na) return ES_ERR_NOMEM;
-    *a = na;
-    *cap = c;
     return ES_OK;
 }
 

@@ -11,7 +11,6 @@
  * stops the report with the file, the line and the ID (the .bim is the wrong
  * one, and every plot drawn from it would be wrong). */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -267,8 +266,10 @@ static int list_line(rp_data_t *d, const layout_t *L, const char *path, size_t l
         return ES_ERR_FORMAT;
     }
     int64_t df = es_rp_plink_df(L->test);
-    if (L->cdf >= 0 && (es_rp_parse_pos(f[L->cdf], &df) || df > 4)) {
-        es_error("%s line %zu: DF '%s' is not 0 to 4", path, ln, f[L->cdf]);
+    /* BOOST's df is 4 at most; epistream's other statistics in its layout have more */
+    int64_t max_df = d->pk.test == RP_PK_OTHER ? 1000 : 4;
+    if (L->cdf >= 0 && (es_rp_parse_pos(f[L->cdf], &df) || df > max_df)) {
+        es_error("%s line %zu: DF '%s' is not 0 to %d", path, ln, f[L->cdf], (int)max_df);
         return ES_ERR_FORMAT;
     }
     x->df = L->cdf >= 0 ? (int)df : -1;
@@ -354,63 +355,45 @@ out:
     return ret;
 }
 
+/* the list's reading state: the list's, and its header's layout */
+typedef struct {
+    rp_sig_state_t st;
+    layout_t L;
+} list_ctx_t;
+
+static int list_row(rp_data_t *d, void *ctx, const char *path, size_t ln, char *line, char *le)
+{
+    list_ctx_t *c = ctx;
+    char *f[PK_MAX_COLS];
+    int nf = es_split_fields(line, le, f, PK_MAX_COLS), known, ret;
+    if (ln == 1) {
+        if (list_header(f, nf, &c->L)) {
+            es_error("%s line 1: expected the header of PLINK's epistasis list, CHR1 SNP1 CHR2 SNP2 "
+                     "then STAT DF P (--fast-epistasis boost), STAT P (--fast-epistasis), OR_INT "
+                     "STAT P or BETA_INT STAT P (--epistasis)", path);
+            return ES_ERR_FORMAT;
+        }
+        if (d->order == 3) {
+            es_error("%s: a 2-way list, but the run's other list is 3-way", path);
+            return ES_ERR_FORMAT;
+        }
+        d->order = 2;
+        /* epistream's other statistics write BOOST's layout */
+        if (d->pk.test != RP_PK_OTHER || c->L.test != RP_PK_BOOST) d->pk.test = c->L.test;
+        d->has_p = 1;
+        return ES_OK;
+    }
+    if (!nf) return ES_OK; /* a blank line */
+    rp_hit_t x;
+    if ((ret = list_line(d, &c->L, path, ln, f, nf, c->st.add, &x, &known))) return ret;
+    return es_rp_sig_keep(d, &c->st, &x, known);
+}
+
 int es_rp_plink_list(rp_data_t *d, const char *path)
 {
-    FILE *fp = fopen(path, "r");
-    if (!fp) {
-        es_error("%s: cannot open: %s", path, strerror(errno));
-        return ES_ERR_IO;
-    }
-    char *line = NULL, *f[PK_MAX_COLS];
-    size_t lcap = 0, ln = 0, cap = 0, qcap = 0;
-    ssize_t got;
-    int ret = ES_OK, known, add = !d->have_top;
-    layout_t L = {RP_PK_NONE, 0, -1, -1, -1, -1};
-    while ((got = getline(&line, &lcap, fp)) >= 0) {
-        ln++;
-        char *le = line + got;
-        if (memchr(line, '\0', (size_t)got)) {
-            es_error("%s line %zu: a NUL byte (not a text file)", path, ln);
-            ret = ES_ERR_FORMAT;
-            break;
-        }
-        if (le > line && le[-1] == '\n') *--le = '\0';
-        int nf = es_split_fields(line, le, f, PK_MAX_COLS);
-        if (ln == 1) {
-            if (list_header(f, nf, &L)) {
-                es_error("%s line 1: expected the header of PLINK's epistasis list, CHR1 SNP1 CHR2 SNP2 "
-                         "then STAT DF P (--fast-epistasis boost), STAT P (--fast-epistasis), OR_INT "
-                         "STAT P or BETA_INT STAT P (--epistasis)", path);
-                ret = ES_ERR_FORMAT;
-                break;
-            }
-            if (d->order == 3) {
-                es_error("%s: a 2-way list, but the run's other list is 3-way", path);
-                ret = ES_ERR_FORMAT;
-                break;
-            }
-            d->order = 2;
-            /* epistream's other statistics write BOOST's layout */
-            if (d->pk.test != RP_PK_OTHER || L.test != RP_PK_BOOST) d->pk.test = L.test;
-            d->has_p = 1;
-            continue;
-        }
-        if (!nf) continue; /* a blank line */
-        rp_hit_t x;
-        if ((ret = list_line(d, &L, path, ln, f, nf, add, &x, &known))) break;
-        if ((ret = es_rp_sig_keep(d, &x, known, &cap, &qcap))) break;
-    }
-    if (!ret && ferror(fp)) {
-        es_error("%s: read failed: %s", path, strerror(errno));
-        ret = ES_ERR_IO;
-    }
-    if (!ret && ln == 0) {
-        es_error("%s: empty (not even a header line)", path);
-        ret = ES_ERR_FORMAT;
-    }
-    free(line);
-    fclose(fp);
-    if (!ret && !d->have_top) ret = list_table(d, &L);
+    list_ctx_t c = {{!d->have_top, 0, 0}, {RP_PK_NONE, 0, -1, -1, -1, -1}};
+    int ret = es_rp_stream(d, path, list_row, &c);
+    if (!ret && !d->have_top) ret = list_table(d, &c.L);
     return ret;
 }
 

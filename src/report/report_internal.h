@@ -188,10 +188,24 @@ int es_rp_parse_pos(const char *s, int64_t *out);
 int es_rp_var_get(rp_data_t *d, const char *chr, const char *id, int64_t pos, uint32_t *idx);
 /** The index of variant (chr, id, pos).  @return 0, or -1 when it is not indexed */
 int es_rp_var_find(const rp_data_t *d, const char *chr, const char *id, int64_t pos, uint32_t *idx);
+/** One line [line, le) of a file read line by line (line 1: its header),
+ *  NUL-terminated, without its newline.  @return ES_OK or an error (logged) */
+typedef int (*rp_line_fn)(rp_data_t *d, void *ctx, const char *path, size_t ln, char *line, char *le);
+/** Read path line by line through fn (a file far larger than memory: a
+ *  significant list).  A NUL byte, a read error or an empty file is an error
+ *  naming the file (and the line).  @return ES_OK or an error (logged) */
+int es_rp_stream(rp_data_t *d, const char *path, rp_line_fn fn, void *ctx);
+/** A significant list being read: add (its variants are indexed, as there
+ *  is no top list; else a line of other variants is not kept), and the
+ *  capacities of d->sig and d->qq. */
+typedef struct {
+    int add;
+    size_t cap, qcap;
+} rp_sig_state_t;
 /** A checked line x of the significant list: counted, its -log10 p kept for
- *  the QQ plot (p <= d->list_cut), the line kept when known.  *cap, *qcap:
- *  the capacities of d->sig and d->qq.  @return ES_OK or ES_ERR_NOMEM */
-int es_rp_sig_keep(rp_data_t *d, const rp_hit_t *x, int known, size_t *cap, size_t *qcap);
+ *  the QQ plot (p <= d->list_cut), the line kept when known.
+ *  @return ES_OK or ES_ERR_NOMEM */
+int es_rp_sig_keep(rp_data_t *d, rp_sig_state_t *st, const rp_hit_t *x, int known);
 
 /* ---- PLINK's files (read_plink.c) ------------------------------------------------ */
 

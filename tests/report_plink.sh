@@ -67,6 +67,7 @@ EOF
     "$E" report "$r" --quiet || fail "report (html) of plink1.9's $run"
     h="$r.report/report.html"
     [ "$(count '<svg ' "$h")" = 4 ] || fail "$run: $(count '<svg ' "$h") inline SVGs"
+    ! grep -q 'Not drawn' "$h" || fail "$run: a plot PLINK's run does not have is said to be missing"
     grep -q '<pre id="log">PLINK v1.90' "$h" || fail "$run: PLINK's log not shown as it is"
     grep -q "$run$list (and its summary) names variants by chromosome and ID only: their positions are those of $T/fx/[a-z]*.bim (named by the run&#39;s log)" "$h" ||
         fail "$run: the page does not say where the positions come from"

@@ -214,6 +214,8 @@ static void plan(const rp_data_t *d, rp_fig_t *fig, notes_t *nt)
     /* the genome's plots and the ranking belong to scans and selections */
     int genome = d->have_top || d->have_sig || d->have_sum || d->have_sel;
     for (int k = RP_PLOT_INTERACTION; k <= RP_PLOT_RANKING; k++) fig[k].hide = !genome;
+    /* plink1.9's own run has no selection to miss */
+    if (d->pk.log && !d->have_sel) fig[RP_PLOT_RANKING].hide = 1;
     /* mdfs */
     f = &fig[RP_PLOT_MDFS];
     f->hide = !d->have_mdfs;

@@ -184,6 +184,12 @@ grep -q 'id="top-table"' "$T/es.report/report.html" || fail "--format plink: no 
 ! grep -q 'id="list-table"' "$T/es.report/report.html" || fail "--format plink: a list table beside the top table"
 grep -q "es.epi.cc (and its summary) names variants by chromosome and ID only: their positions are those of $T/s.bim (named by the run&#39;s log)" \
     "$T/es.report/report.html" || fail "--format plink: the page does not name the .bim"
+# a scan of a VCF names no .bim: say what to give
+mkdir "$T/vcfrun"
+for f in "$T"/es.*; do [ -f "$f" ] && cp "$f" "$T/vcfrun/"; done
+awk -v v="$T/in.vcf.gz" 'BEGIN { FS = OFS = "\t" } $1 == "bfile" { $1 = "vcf"; $2 = v } { print }' "$T/es.log" >"$T/vcfrun/es.log"
+expect_fail "$T/e.txt" "$E" report "$T/vcfrun/es"
+grep -q "the run read a VCF ($T/in.vcf.gz): give report --bim FILE" "$T/e.txt" || fail "a VCF run: $(cat "$T/e.txt")"
 # another --stat than boost: its BEST_CHISQ is no chi-square of known df
 "$E" scan --bfile "$T/s" --format plink --stat mi --p-threshold 0.05 --quiet --out "$T/mi" || fail "scan --format plink --stat mi"
 "$E" report "$T/mi" --quiet || fail "report of --format plink --stat mi"

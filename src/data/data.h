@@ -17,6 +17,11 @@ struct es_dataset_t {
                         * -2 removed by --keep/--remove or --mind */
     uint32_t n_case, n_ctrl;
     int require_pheno; /* es_input_opt_t.require_pheno: decides which samples are used */
+    /* a quantitative trait (es_input_opt_t.qt): every sample with a value is
+     * in class 0 (status 0, n_case 0), qt_y[s] its value per input sample
+     * (NaN: none); NULL for case/control */
+    int qt;
+    double *qt_y;
     /* slot[s]: destination bit of .fam sample s in the packed planes
      * (cases at 0..n_case-1, controls at w_case*64 + 0..n_ctrl-1), or -1 */
     int64_t *slot;

@@ -195,6 +195,23 @@ grep -q "the run read a VCF ($T/in.vcf.gz): give report --bim FILE" "$T/e.txt" |
 "$E" report "$T/mi" --quiet || fail "report of --format plink --stat mi"
 grep -q 'Not drawn: .*mi.epi.cc.summary gives each variant&#39;s best statistic (BEST_CHISQ) of --stat mi' \
     "$T/mi.report/report.html" || fail "--stat mi: the per-variant plot's absence not explained"
+# a quantitative trait: scan --stat linear writes PLINK's .epi.qt (BETA_INT STAT P), linear4 BOOST's layout
+awk '{ $6 = sprintf("%.3f", ((NR * 37) % 101) / 10.0); print }' "$T/s.fam" >"$T/q.fam"
+cp "$T/s.bed" "$T/q.bed"
+cp "$T/s.bim" "$T/q.bim"
+"$E" scan --bfile "$T/q" --stat linear --format plink --p-threshold 0.05 --top 10 --quiet --out "$T/ql" ||
+    fail "scan --stat linear --format plink"
+[ "$(head -1 "$T/ql.epi.qt" | tr -s ' ' | sed 's/^ //')" = "CHR1 SNP1 CHR2 SNP2 BETA_INT STAT P " ] ||
+    fail "scan --stat linear --format plink: $(head -1 "$T/ql.epi.qt")"
+"$E" report "$T/ql" --format svg --out "$T/ql.svg" --quiet || fail "report of an .epi.qt of scan"
+n=$(awk 'NR > 1 && NF && $NF != "NA" && $NF != "nan"' "$T/ql.epi.qt" | wc -l | tr -d ' ')
+[ "$(count 'fill-opacity:0.8;' "$T/ql.svg/qq.svg")" = "$n" ] || fail "scan's .epi.qt: QQ points"
+[ "$(count 'fill-opacity:0.8;' "$T/ql.svg/manhattan.svg")" = 30 ] || fail "scan's .epi.qt: per-variant points"
+grep -q "chi-square tail (1 df) of its best pair" "$T/ql.svg/manhattan.svg" || fail "scan's .epi.qt: not 1 df"
+"$E" scan --bfile "$T/q" --stat linear4 --format plink --p-threshold 0.05 --top 10 --quiet --out "$T/ql4" ||
+    fail "scan --stat linear4 --format plink"
+"$E" report "$T/ql4" --quiet || fail "report of scan --stat linear4 --format plink"
+grep -q 'Not drawn: .*BEST_CHISQ) of --stat linear4' "$T/ql4.report/report.html" || fail "linear4: no reason for no per-variant plot"
 "$E" scan --bfile "$T/s" --format plink --top 5 --report --quiet --out "$T/sr" || fail "scan --format plink --report"
 [ "$(count '<svg ' "$T/sr.report/report.html")" -ge 3 ] || fail "scan --format plink --report: plots missing"
 # an empty list (nothing at --p-threshold): the top list still draws

@@ -773,8 +773,8 @@ int es_rp_read(rp_data_t *d, const char *prefix, const char *bim)
         if (v && !parse_count(v, &d->n_tests)) d->tests_key = test_keys[k];
     }
     if (d->pk.log) es_rp_plink_log(d);
-    else if (d->stat && (plink_list || plink_sum)) /* scan --format plink: the statistic of its .epi.cc */
-        d->pk.test = !strcmp(d->stat, "boost") ? RP_PK_BOOST : RP_PK_OTHER;
+    else if (d->stat && (plink_list || plink_sum)) /* scan --format plink: the statistic of its list */
+        d->pk.test = !strcmp(d->stat, "boost") ? RP_PK_BOOST : !strcmp(d->stat, "linear") ? RP_PK_LINEAR : RP_PK_OTHER;
     if (plink_list || plink_sum) {
         char why[600];
         snprintf(why, sizeof why, "%s names variants by chromosome and ID only", path[plink_list ? sig : sum]);

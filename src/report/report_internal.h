@@ -82,8 +82,8 @@ typedef enum {
     RP_PK_FAST,     /* STAT P: --fast-epistasis (1 df) */
     RP_PK_LOGISTIC, /* OR_INT STAT P: --epistasis on case/control (1 df) */
     RP_PK_LINEAR,   /* BETA_INT STAT P: --epistasis on a quantitative trait (1 df) */
-    RP_PK_OTHER     /* STAT DF P of scan --format plink --stat chi2, mi or ig: BEST_CHISQ is
-                     * not BOOST's, and has no p-value the summary can give */
+    RP_PK_OTHER     /* STAT DF P of scan --format plink --stat chi2, mi, ig or linear4:
+                     * BEST_CHISQ is no chi-square of known df, so the summary gives no p */
 } rp_pk_test_t;
 
 typedef struct {

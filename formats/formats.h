@@ -70,6 +70,15 @@ typedef struct {
  * @return ES_OK, ES_ERR_IO, ES_ERR_FORMAT or ES_ERR_NOMEM
  */
 int es_plink_open(es_fileset_t **out, const char *prefix);
+/**
+ * Read a .bim alone (the file at path, any name): the variant columns of a
+ * fileset, validated as es_plink_open() validates them, with no .fam and no
+ * .bed (n_samples 0, bed_map NULL) -- for readers that only need the
+ * variants' chromosomes and positions (the report of a PLINK-format run).
+ * @param out receives the fileset; free with es_fileset_close()
+ * @return ES_OK, ES_ERR_IO, ES_ERR_FORMAT or ES_ERR_NOMEM
+ */
+int es_bim_open(es_fileset_t **out, const char *path);
 /** Warn once, naming the first, when variant IDs repeat (PLINK accepts them
  *  and so do we: each is its own variant).  line_of: the .bim line of each
  *  variant, or NULL to locate them by CHR:POS (a VCF).

@@ -550,6 +550,24 @@ out:
     return ret;
 }
 
+int es_bim_open(es_fileset_t **out, const char *path)
+{
+    int ret = ES_OK;
+    es_fileset_t *p = NULL;
+    *out = NULL;
+    if (!(p = calloc(1, sizeof *p)) || !(p->bim_path = strdup(path))) {
+        ret = ES_ERR_NOMEM;
+        goto out;
+    }
+    if ((ret = parse_bim(p)) != ES_OK) goto out;
+    *out = p;
+    p = NULL;
+out:
+    if (ret == ES_ERR_NOMEM) es_error("out of memory reading %s", path);
+    es_fileset_close(p);
+    return ret;
+}
+
 void es_fileset_close(es_fileset_t *p)
 {
     if (!p) return;

@@ -42,6 +42,8 @@ typedef struct {
     /* column 6 under PLINK's --1 (0 control, 1 case): 0, 1, -1 missing (-9,
      * NA), -3 another value (missing too; dataset.c warns) */
     int8_t *fam_pheno01;
+    /* column 6 as a quantitative value (NaN: -9, NA, nan); NULL for VCF input */
+    double *fam_qt;
     int8_t *fam_sex;      /* column 5: 1 male, 2 female, 0 unknown (anything else) */
     uint8_t *fam_founder; /* 1 when columns 3 and 4 are both "0" (PLINK's founders) */
     /* (the three are NULL for VCF input: founders of unknown sex, no column 6) */
@@ -68,6 +70,15 @@ typedef struct {
  * @return ES_OK, ES_ERR_IO, ES_ERR_FORMAT or ES_ERR_NOMEM
  */
 int es_plink_open(es_fileset_t **out, const char *prefix);
+/**
+ * Read a .bim alone (the file at path, any name): the variant columns of a
+ * fileset, validated as es_plink_open() validates them, with no .fam and no
+ * .bed (n_samples 0, bed_map NULL) -- for readers that only need the
+ * variants' chromosomes and positions (the report of a PLINK-format run).
+ * @param out receives the fileset; free with es_fileset_close()
+ * @return ES_OK, ES_ERR_IO, ES_ERR_FORMAT or ES_ERR_NOMEM
+ */
+int es_bim_open(es_fileset_t **out, const char *path);
 /** Warn once, naming the first, when variant IDs repeat (PLINK accepts them
  *  and so do we: each is its own variant).  line_of: the .bim line of each
  *  variant, or NULL to locate them by CHR:POS (a VCF).
@@ -159,6 +170,15 @@ int es_pheno_read(const char *path, const char *pheno_name, const es_fileset_t *
  */
 int es_pheno_read_coded(const char *path, const char *pheno_name, int coding01,
                         const es_fileset_t *p, int8_t *status);
+
+/**
+ * es_pheno_read_coded() that also reads the column as numbers, for a
+ * quantitative trait: qt[s] receives sample s's value (NaN: -9, NA, nan, or no
+ * line); a value that is not a number is an error.  *quant is set to 1 when
+ * some value is not case/control coding (its status is then -1), else 0.
+ */
+int es_pheno_read_values(const char *path, const char *pheno_name, int coding01,
+                         const es_fileset_t *p, int8_t *status, double *qt, int *quant);
 
 /* ---- sample and variant filters (filter.c) --------------------------------- */
 

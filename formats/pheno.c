@@ -131,8 +131,28 @@ int es_pheno_read(const char *path, const char *pheno_name, const es_fileset_t *
     return es_pheno_read_coded(path, pheno_name, 0, p, status);
 }
 
+/* The reader behind both entry points.  qt == NULL: case/control only (a
+ * value that is not one is an error); else qt[s] also receives every value
+ * as a number (NaN: -9, NA, nan, or no line) and *quant is set when a value
+ * is not case/control coding (status -1 for it). */
+static int pheno_read(const char *path, const char *pheno_name, int coding01, const es_fileset_t *p,
+                      int8_t *status, double *qt, int *quant);
+
 int es_pheno_read_coded(const char *path, const char *pheno_name, int coding01,
                         const es_fileset_t *p, int8_t *status)
+{
+    return pheno_read(path, pheno_name, coding01, p, status, NULL, NULL);
+}
+
+int es_pheno_read_values(const char *path, const char *pheno_name, int coding01,
+                         const es_fileset_t *p, int8_t *status, double *qt, int *quant)
+{
+    *quant = 0;
+    return pheno_read(path, pheno_name, coding01, p, status, qt, quant);
+}
+
+static int pheno_read(const char *path, const char *pheno_name, int coding01, const es_fileset_t *p,
+                      int8_t *status, double *qt, int *quant)
 {
     int ret = ES_OK;
     char *text = NULL;
@@ -156,6 +176,8 @@ int es_pheno_read_coded(const char *path, const char *pheno_name, int coding01,
         goto out;
     }
     for (uint32_t s = 0; s < p->n_samples; s++) status[s] = -1;
+    if (qt)
+        for (uint32_t s = 0; s < p->n_samples; s++) qt[s] = NAN;
     if ((ret = es_text_read(path, "phenotype file", &text, &len)) != ES_OK) goto out;
     if (!(seen = calloc(p->n_samples ? p->n_samples : 1, 1))) {
         ret = ES_ERR_NOMEM;
@@ -218,6 +240,25 @@ int es_pheno_read_coded(const char *path, const char *pheno_name, int coding01,
             other_val = val;
             line_other = line;
         }
+        double value = NAN;
+        if (qt && strcasecmp(val, "NA") != 0 && strcasecmp(val, "nan") != 0) {
+            char *e;
+            errno = 0;
+            value = strtod(val, &e);
+            if (e == val || *e != '\0' || errno == ERANGE || !isfinite(value)) {
+                es_error("%s: line %" PRIu64 ", column %d%s%s%s: phenotype '%s' is not a number%s", path, line,
+                         id_cols + col + 1, col_name ? " (" : "", col_name ? col_name : "", col_name ? ")" : "", val,
+                         guessed_iid ? "; every line has 2 fields, so the file was read as 'IID value'" : "");
+                ret = ES_ERR_FORMAT;
+                goto out;
+            }
+            if (value == -9.0) value = NAN; /* PLINK's missing phenotype */
+            if (pc == -1) {
+                *quant = 1;
+                pc = 0;
+                code = -1;
+            }
+        }
         if (pc == -1) {
             es_error("%s: line %" PRIu64 ", column %d%s%s%s: phenotype '%s' is not 1 (control), "
                      "2 (case) or 0/-9/NA (missing)%s", path, line, id_cols + col + 1,
@@ -258,6 +299,7 @@ int es_pheno_read_coded(const char *path, const char *pheno_name, int coding01,
         for (; s != ES_NO_ITEM; s = ix.next[s]) {
             seen[s] = 1;
             status[s] = code;
+            if (qt) qt[s] = value;
         }
     }
     if (nf_expect == 0) {

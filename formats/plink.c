@@ -179,6 +179,15 @@ static int8_t fam_pheno01_code(const char *s)
     return v == 0.0 ? 0 : v == 1.0 ? 1 : v == -9.0 ? -1 : -3;
 }
 
+/* .fam column 6 as a quantitative value: NaN for PLINK's missing -9 and for
+ * NA/nan (a value that is no number was refused by fam_pheno_code). */
+static double fam_qt_value(const char *s)
+{
+    double v;
+    if (parse_double(s, &v) != 0 || v == -9.0) return NAN;
+    return v;
+}
+
 /* .fam column 5 as PLINK reads it: exactly "1" male, "2" female, else unknown. */
 static int8_t fam_sex_code(const char *s)
 {
@@ -198,10 +207,11 @@ static int parse_fam(es_fileset_t *p)
     p->iid = malloc(cap * sizeof *p->iid);
     p->fam_pheno = malloc(cap * sizeof *p->fam_pheno);
     p->fam_pheno01 = malloc(cap * sizeof *p->fam_pheno01);
+    p->fam_qt = malloc(cap * sizeof *p->fam_qt);
     p->fam_sex = malloc(cap * sizeof *p->fam_sex);
     p->fam_founder = malloc(cap * sizeof *p->fam_founder);
     line_of = malloc(cap * sizeof *line_of);
-    if (!p->fid || !p->iid || !p->fam_pheno || !p->fam_pheno01 || !p->fam_sex ||
+    if (!p->fid || !p->iid || !p->fam_pheno || !p->fam_pheno01 || !p->fam_qt || !p->fam_sex ||
         !p->fam_founder || !line_of) {
         ret = ES_ERR_NOMEM;
         goto out;
@@ -230,6 +240,7 @@ static int parse_fam(es_fileset_t *p)
             goto out;
         }
         p->fam_pheno01[n] = fam_pheno01_code(f[5]);
+        p->fam_qt[n] = fam_qt_value(f[5]);
         p->fam_sex[n] = fam_sex_code(f[4]);
         /* a founder has no parent in the file: PLINK asks for both IDs "0" */
         p->fam_founder[n] = strcmp(f[2], "0") == 0 && strcmp(f[3], "0") == 0;
@@ -539,6 +550,24 @@ out:
     return ret;
 }
 
+int es_bim_open(es_fileset_t **out, const char *path)
+{
+    int ret = ES_OK;
+    es_fileset_t *p = NULL;
+    *out = NULL;
+    if (!(p = calloc(1, sizeof *p)) || !(p->bim_path = strdup(path))) {
+        ret = ES_ERR_NOMEM;
+        goto out;
+    }
+    if ((ret = parse_bim(p)) != ES_OK) goto out;
+    *out = p;
+    p = NULL;
+out:
+    if (ret == ES_ERR_NOMEM) es_error("out of memory reading %s", path);
+    es_fileset_close(p);
+    return ret;
+}
+
 void es_fileset_close(es_fileset_t *p)
 {
     if (!p) return;
@@ -565,6 +594,7 @@ void es_fileset_close(es_fileset_t *p)
     free(p->iid);
     free(p->fam_pheno);
     free(p->fam_pheno01);
+    free(p->fam_qt);
     free(p->fam_sex);
     free(p->fam_founder);
     free(p);

@@ -102,6 +102,9 @@ typedef enum {
 /** Called now and then with progress (pairs done of total; bytes read of a file's size). */
 typedef void (*es_progress_cb)(uint64_t done, uint64_t total, double seconds, void *userdata);
 
+/** Whether a phenotype may be a quantitative trait (es_input_opt_t.qt). */
+typedef enum { ES_QT_NO = 0, ES_QT_AUTO, ES_QT_YES } es_qt_mode_t;
+
 /** Where the genotypes come from and which samples and variants are used. */
 typedef struct {
     const char *bfile;      /**< PLINK 1 fileset prefix, or NULL */
@@ -141,6 +144,9 @@ typedef struct {
                                  .fam column 6 and in pheno; 0 (default): 1 control, 2 case */
     es_vcf_multiallelic_t vcf_multiallelic; /**< VCF records with more than two alleles:
                                  split (default) or skipped */
+    es_qt_mode_t qt;        /**< quantitative phenotypes: refused (ES_QT_NO, default), taken
+                                 when a value is not case/control coding (ES_QT_AUTO), or
+                                 always (ES_QT_YES, PLINK's values 1/2 read as numbers) */
 } es_input_opt_t;
 
 /** Fill opt with the defaults (no input, no selection: maf 0, geno 1, mind 1, hwe 0). */
@@ -169,8 +175,14 @@ uint32_t es_dataset_n_variants(const es_dataset_t *ds);
 uint32_t es_dataset_n_samples_total(const es_dataset_t *ds);
 /** @return number of cases (phenotype 2). */
 uint32_t es_dataset_n_cases(const es_dataset_t *ds);
-/** @return number of controls (phenotype 1). */
+/** @return number of controls (phenotype 1); for a quantitative trait, the
+ *  samples with a value. */
 uint32_t es_dataset_n_controls(const es_dataset_t *ds);
+/** @return 1 if the phenotype is a quantitative trait (es_input_opt_t.qt). */
+int es_dataset_is_qt(const es_dataset_t *ds);
+/** @return input sample s's quantitative phenotype (NaN: none, or not a
+ *  quantitative trait). */
+double es_dataset_qt_value(const es_dataset_t *ds, uint32_t s);
 /** IDs of input sample s (0-based, < n_samples_total). */
 void es_dataset_sample(const es_dataset_t *ds, uint32_t s, const char **fid, const char **iid);
 /** @return 1 if input sample s is in the analysis (selected, with a phenotype
@@ -196,7 +208,12 @@ typedef enum {
     ES_STAT_CHI2,      /**< Pearson chi-square of the 2x9 table */
     ES_STAT_MI,        /**< I(Y; A,B) in bits */
     ES_STAT_IG,        /**< I(Y;A,B) - max(I(Y;A), I(Y;B)) in bits */
-    ES_STAT_K2         /**< K2 score (lower is better), no p-value */
+    ES_STAT_K2,        /**< K2 score (lower is better), no p-value */
+    ES_STAT_LINEAR,    /**< quantitative trait: the A x B term of Y ~ A + B + AB by least
+                            squares, (beta / se)^2 and its p as PLINK 1.9 --epistasis */
+    ES_STAT_LINEAR4,   /**< quantitative trait: the 4-df genotypic interaction F test */
+    ES_STAT_LOGISTIC   /**< case/control: the A x B term of a logistic regression on A, B and
+                            AB, Wald z^2 and p as PLINK 1.9 --epistasis (beta: log odds ratio) */
 } es_stat_t;
 
 /** Which compute devices a scan uses. */
@@ -253,6 +270,8 @@ const char *es_stat_name(es_stat_t stat);
 int es_stat_higher_is_better(es_stat_t stat);
 /** @return 1 if the statistic has a p-value. */
 int es_stat_has_p(es_stat_t stat);
+/** @return 1 if the statistic tests a quantitative trait (linear, linear4). */
+int es_stat_is_qt(es_stat_t stat);
 
 /* ---- scans ------------------------------------------------------------- */
 
@@ -264,6 +283,8 @@ typedef struct {
     double stat;   /**< the statistic */
     double p;      /**< p-value (NaN when the statistic has none) */
     double log10p; /**< -log10 p, accurate where p underflows (NaN when none) */
+    double beta;   /**< ES_STAT_LINEAR, ES_STAT_LOGISTIC: the interaction coefficient
+                        (logistic: a log odds ratio; NaN otherwise, or when the fit failed) */
 } es_pair_t;
 
 /** One scored variant triple (i < j < k, 0-based dataset indices). */

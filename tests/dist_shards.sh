@@ -87,4 +87,24 @@ expect_fail "$T/e7" "$EPISTREAM" scan --bfile "$D" --device cpu --shard 4/3 --ou
 grep -q "1 <= I <= N" "$T/e7" || { cat "$T/e7"; fail "--shard 4/3 accepted"; }
 expect_fail "$T/e8" "$EPISTREAM" merge --out "$T/x" "$T/nonexistent.state"
 grep -q "nonexistent.state: cannot open" "$T/e8" || { cat "$T/e8"; fail "a missing file not named"; }
+# a quantitative trait (--stat linear, BETA_INT in the state): shards, their merge and a killed
+# and resumed run give the one run's bytes; a shard of another phenotype is refused
+awk 'BEGIN { print "FID IID QT" } { print $1, $2, (NR * 0.37) % 5 }' "$D.fam" >"$T/qt.pheno"
+awk 'NR == 1 { print "FID IID QT" } NR > 1 { print $1, $2, $3 + 1 }' "$T/qt.pheno" >"$T/qt2.pheno"
+Q="--bfile $D --pheno $T/qt.pheno --p-threshold 0.01 --device cpu --block 64 --quiet"
+"$EPISTREAM" scan $Q --out "$T/q1" || fail "quantitative scan"
+grep -q "BETA_INT" "$T/q1.top.tsv" || fail "no BETA_INT column"
+for i in 1 2 3; do "$EPISTREAM" scan $Q --shard $i/3 --out "$T/qs" || fail "quantitative shard $i"; done
+"$EPISTREAM" merge --quiet --out "$T/qm" "$T/qs.shard-1-of-3.state" "$T/qs.shard-2-of-3.state" \
+    "$T/qs.shard-3-of-3.state" || fail "merge quantitative shards"
+same "$T/q1" "$T/qm" "quantitative shards merged" top.tsv sig.tsv summary.tsv
+EPISTREAM_TEST_KILL_CHECKPOINT=5 "$EPISTREAM" scan $Q --checkpoint "$T/qc.state" --checkpoint-every 0 \
+    --out "$T/qk" 2>/dev/null && fail "the kill hook did not fire (quantitative)"
+"$EPISTREAM" scan $Q --checkpoint "$T/qc.state" --resume --out "$T/qk" || fail "resume a quantitative scan"
+same "$T/q1" "$T/qk" "a quantitative scan killed and resumed" top.tsv sig.tsv summary.tsv
+"$EPISTREAM" scan --bfile "$D" --pheno "$T/qt2.pheno" --p-threshold 0.01 --device cpu --block 64 --quiet \
+    --shard 2/3 --out "$T/qo" || fail "a shard of another phenotype"
+expect_fail "$T/e9" "$EPISTREAM" merge --out "$T/x" "$T/qs.shard-1-of-3.state" "$T/qo.shard-2-of-3.state" \
+    "$T/qs.shard-3-of-3.state"
+grep -q "a shard of a scan of other data" "$T/e9" || { cat "$T/e9"; fail "a shard of another phenotype not refused"; }
 exit 0

@@ -1,10 +1,11 @@
 #!/bin/sh
 # layout.sh -- the module map of doc/ARCHITECTURE.md, checked: every source
 # file includes only its own module's headers and those of modules below it
-# (util < formats, regress (util and formats only) < sim < data < count < stats < tile < gpu < backend < dist < scan <
-# select < report < cli; rules: util and formats only, below cli; mdfs:
-# util, formats, data, count and stats, below cli; nsga: util, formats, data, select and its
-# own GPU door gpu/nsga/nsga_gpu.h, below cli), a private *_internal.h only inside its module,
+# (util < formats, sim < data < count < stats < tile < gpu < backend < dist < scan <
+# select < report < cli; regress: util and formats only, below data; rules: util and
+# formats only, below cli; mdfs: util, formats, data, count and stats, below cli; nsga:
+# util, formats, data, select and its own GPU door gpu/nsga/nsga_gpu.h, below cli), a
+# private *_internal.h only inside its module,
 # the GPU door (gpu/gpu.h) only from the backend, and no C file but src/backend/registry.c
 # mentions HAVE_CUDA.
 . "$(dirname "$0")/lib.sh"

@@ -123,8 +123,11 @@ scan_fail quant "$T/quant.fam" "--pheno"
 # ---- phenotype file ----
 P=$T/ph.txt
 mk pheno
+printf 'FID IID T2D\nF1 I1 1\nF2 I2 x\n' >"$P"
+run_fail pheno "$P" "'x' is not" --pheno "$P"
+# a value other than 1, 2, 0, -9, NA: a quantitative trait (PLINK's rule), too few samples here
 printf 'FID IID T2D\nF1 I1 1\nF2 I2 3\n' >"$P"
-run_fail pheno "$P" "'3'" --pheno "$P"
+scan_fail pheno "$P" "need at least 5" --pheno "$P"
 printf 'FID IID T2D cad\nF1 I1 1 2\nF2 I2 2 1\n' >"$P"
 run_fail pheno "$P" "available: T2D, cad" --pheno "$P" --pheno-name ibd
 printf 'F1 I1 1 2\nF2 I2 2\n' >"$P"

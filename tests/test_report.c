@@ -2,7 +2,8 @@
  * html.c): the QQ band against scipy.stats.beta.ppf (values printed by scipy
  * 1.x, -log10 of the 97.5 % and 2.5 % quantiles of Beta(i, m - i + 1)), lambda
  * against scipy.stats.chi2.isf, and the escaping of hostile IDs for HTML and
- * inline SVG (built with or without cairo: none of this draws). */
+ * inline SVG, and PLINK's epistasis files as read_plink.c reads them (values
+ * against scipy.stats.chi2) (built with or without cairo: none of this draws). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <setjmp.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -134,6 +136,121 @@ static void test_svg(void **state)
     free(out);
 }
 
+/* ---- PLINK's files (read_plink.c): values against scipy.stats.chi2 ---------------- */
+
+static void put(const char *dir, const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs(text, fp);
+    fclose(fp);
+}
+
+/* relative to a reference (absolute below 1) */
+static int near(double x, double want, double tol)
+{
+    return fabs(x - want) <= tol * (fabs(want) > 1 ? fabs(want) : 1);
+}
+
+static const rp_var_t *var_named(const rp_data_t *d, const char *id)
+{
+    for (size_t v = 0; v < d->n_var; v++)
+        if (!strcmp(d->var[v].id, id)) return &d->var[v];
+    fail_msg("variant %s not read", id);
+    return NULL;
+}
+
+static void test_plink(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/es_test_report.XXXXXX", prefix[600], log[2048], bim[600];
+    assert_non_null(mkdtemp(dir));
+    /* X is 23 in PLINK's files; the .bim's relative path is found in PLINK's working directory */
+    put(dir, "data.bim", "1\ta\t0\t100\tA\tG\n1\tb\t0\t200\tA\tG\nX\tc\t0\t300\tA\tG\n2\td\t0\t50\tA\tG\n");
+    snprintf(log, sizeof log,
+             "PLINK v1.90b6.26 64-bit (2 Apr 2022)\nOptions in effect:\n  --bfile data\n  --epi1 1e-3\n"
+             "  --fast-epistasis boost\n  --out run\n\nWorking directory: %s\n"
+             "6 valid tests performed, summary written to run.epi.cc.summary .\n", dir);
+    put(dir, "run.log", log);
+    put(dir, "run.epi.cc",
+        "CHR1 SNP1 CHR2 SNP2         STAT   DF            P \n"
+        "   1    a   23    c         2000    4            0 \n"
+        "   1    b    2    d        19.14    4    0.0007452 \n"
+        "   2    d   23    c         18.6    4      0.00101 \n"
+        "   1    a    1    b          nan    0           NA \n");
+    put(dir, "run.epi.cc.summary",
+        " CHR SNP N_SIG N_TOT PROP BEST_CHISQ BEST_CHR BEST_SNP \n"
+        "   1   a     1     2  0.5      25.37       23        c \n"
+        "   1   b     0     3    0      19.14        2        d \n"
+        "  23   c     0     3    0         NA       NA       NA \n"
+        "   2   d     1     3 0.3333     1500        1        b \n");
+    snprintf(prefix, sizeof prefix, "%s/run", dir);
+    rp_data_t d;
+    assert_int_equal(es_rp_read(&d, prefix, NULL), ES_OK);
+    assert_int_equal(d.pk.test, RP_PK_BOOST);
+    assert_int_equal(d.n_tests, 6);
+    assert_true(d.list_thr == 1e-3);
+    assert_int_equal(d.n_sig_lines, 4);
+    assert_int_equal(d.n_sig, 4);
+    assert_int_equal(d.n_qq_above, 1); /* 0.00101 > --epi1: BOOST's screen let it through */
+    assert_int_equal(d.n_qq, 2);        /* and the failed test has no p */
+    const rp_var_t *a = &d.var[d.sig[0].v[0]], *c = &d.var[d.sig[0].v[1]];
+    assert_string_equal(a->id, "a");
+    assert_int_equal(a->pos, 100);
+    assert_string_equal(c->chr, "X");
+    assert_int_equal(c->pos, 300);
+    /* P printed as 0: from STAT, chi-square 4 df; -log10 sf(2000) = 1000 - ln 1001, / ln 10 */
+    assert_true(near(d.sig[0].log10p, 431.29404782577245, 1e-9));
+    assert_true(near(d.sig[1].log10p, -log10(0.0007452), 1e-12));
+    assert_int_equal(d.sig[1].df, 4);
+    assert_true(isnan(d.sig[3].log10p));
+    /* the summary: -log10 chi2.sf(BEST_CHISQ, 4) (scipy; 1500 from the closed form) */
+    assert_true(near(var_named(&d, "a")->best, 4.372780701196607, 1e-9));
+    assert_true(near(var_named(&d, "b")->best, 3.132123204506694, 1e-9));
+    assert_true(isnan(var_named(&d, "c")->best));
+    assert_true(near(var_named(&d, "d")->best, 322.84522149043465, 1e-9));
+    assert_int_equal(d.pk.tab.n_rows, 5); /* the header and the 4 lines, best P first */
+    assert_string_equal(d.pk.tab.cell[9 + 1], "a");
+    assert_string_equal(d.pk.tab.cell[9 + 8], "0");
+    assert_string_equal(d.pk.tab.cell[4 * 9 + 8], "NA");
+    es_rp_free(&d);
+
+    /* --epistasis on a quantitative trait, no log: the .bim given; 1 df */
+    put(dir, "qt.epi.qt",
+        "CHR1 SNP1 CHR2 SNP2     BETA_INT         STAT            P \n"
+        "   1    a    2    d    -0.449951      11.6905    0.0006283 \n");
+    put(dir, "qt.epi.qt.summary",
+        " CHR SNP N_SIG N_TOT PROP BEST_CHISQ BEST_CHR BEST_SNP \n"
+        "   1   a     1     3 0.3333    11.69       2        d \n"
+        "   2   d     0     3    0        9.1       1        a \n");
+    snprintf(prefix, sizeof prefix, "%s/qt", dir);
+    snprintf(bim, sizeof bim, "%s/data.bim", dir);
+    assert_int_equal(es_rp_read(&d, prefix, NULL), ES_ERR_DATA); /* no log names a .bim */
+    assert_int_equal(es_rp_read(&d, prefix, bim), ES_OK);
+    assert_int_equal(d.pk.test, RP_PK_LINEAR);
+    assert_true(d.sig[0].coef == -0.449951);
+    assert_true(isnan(d.list_thr)); /* no log: every listed p is drawn */
+    assert_int_equal(d.n_qq, 1);
+    assert_true(near(var_named(&d, "a")->best, 3.2017852558352677, 1e-9));
+    assert_true(near(var_named(&d, "d")->best, 2.5924230179916394, 1e-9));
+    assert_string_equal(d.pk.tab.cell[6], "BETA_INT");
+    assert_string_equal(d.pk.tab.cell[9 + 6], "-0.449951");
+    es_rp_free(&d);
+
+    /* an ID the .bim does not have */
+    put(dir, "qt.epi.qt", "CHR1 SNP1 CHR2 SNP2 BETA_INT STAT P\n1 a 2 zz 0.1 1 0.3\n");
+    assert_int_equal(es_rp_read(&d, prefix, bim), ES_ERR_FORMAT);
+    static const char *const files[] = {"data.bim", "run.log", "run.epi.cc", "run.epi.cc.summary", "qt.epi.qt",
+                                        "qt.epi.qt.summary"};
+    for (size_t k = 0; k < sizeof files / sizeof *files; k++) {
+        snprintf(prefix, sizeof prefix, "%s/%s", dir, files[k]);
+        remove(prefix);
+    }
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -141,6 +258,7 @@ int main(void)
         cmocka_unit_test(test_lambda),
         cmocka_unit_test(test_escape),
         cmocka_unit_test(test_svg),
+        cmocka_unit_test(test_plink),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

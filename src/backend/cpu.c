@@ -1,6 +1,7 @@
 /* backend_cpu.c -- the CPU backend: OpenMP threads take tiles from the scan's
  * queue (self-scheduling, so uneven tiles balance), count each pair's table with
  * the fastest popcount kernel this CPU has, and score it. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,27 +60,132 @@ static void cpu_tile(es_scan_ctx_t *ctx, es_worker_t *w, const es_popcount_impl_
     }
 }
 
+/* A quantitative trait: each run of partners also gets its phenotype sums
+ * (es_qt_sums_run, on the blocks laid out once per tile side and kept while
+ * the next tile shares it), and is scored by the linear tests.  A pair whose
+ * integer sums could move its coefficient by more than ES_QT_REL_TOL is
+ * scored again on sums in double. */
+typedef struct {
+    const es_qt_block_t *all; /* every block laid out once (when they fit in CPU_QT_ALL bytes), or NULL */
+    es_qt_block_t blk[2];
+    uint32_t which[2]; /* the tile block each holds (UINT32_MAX: none) */
+    uint64_t exact;    /* pairs rescored on double sums */
+    es_qt_scratch_t sc;
+} cpu_qt_t;
+
+/* Up to this many bytes, every block is laid out once, before the tiles. */
+#define CPU_QT_ALL ((size_t)1 << 30)
+
+static const es_qt_block_t *qt_side(es_scan_ctx_t *ctx, cpu_qt_t *q, uint32_t b, int side, uint32_t keep)
+{
+    if (q->all) return &q->all[b];
+    if (q->which[side] == b) return &q->blk[side];
+    if (q->which[side ^ 1] == b && b != keep) { /* swap in the other side's copy */
+        es_qt_block_t t = q->blk[side];
+        q->blk[side] = q->blk[side ^ 1];
+        q->blk[side ^ 1] = t;
+        q->which[side ^ 1] = q->which[side];
+        q->which[side] = b;
+        return &q->blk[side];
+    }
+    int ret = es_qt_block_fill(&q->blk[side], &ctx->blocks[b], 0, ctx->blocks[b].count, ctx->qt,
+                               ctx->stat == ES_STAT_LINEAR4);
+    if (ret) {
+        q->which[side] = UINT32_MAX;
+        es_ctx_fail(ctx, ret);
+        return NULL;
+    }
+    q->which[side] = b;
+    return &q->blk[side];
+}
+
+static void cpu_tile_qt(es_scan_ctx_t *ctx, es_worker_t *w, const es_popcount_impl_t *impl, cpu_qt_t *q,
+                        uint32_t bi, uint32_t bj)
+{
+    const es_planes_t *pa = &ctx->blocks[bi], *pb = &ctx->blocks[bj];
+    const es_qt_block_t *A = qt_side(ctx, q, bi, 0, bj);
+    const es_qt_block_t *B = bi == bj ? A : qt_side(ctx, q, bj, 1, bi);
+    if (!A || !B) return;
+    es_table2_t t[CPU_RUN];
+    es_qt_sums_t s[CPU_RUN];
+    for (uint32_t a = 0; a < pa->count; a++) {
+        for (uint32_t b0 = bi == bj ? a + 1 : 0; b0 < pb->count; b0 += CPU_RUN) {
+            uint32_t nb = pb->count - b0 < CPU_RUN ? pb->count - b0 : CPU_RUN;
+            es_count_block(impl, pa, a, pb, b0, nb, t);
+            es_qt_sums_run(A, a, B, b0, nb, ctx->qt, &q->sc, s);
+            for (uint32_t k = 0; k < nb; k++) {
+                es_qt_dsums_t d;
+                es_stat_result_t r;
+                double beta = NAN;
+                es_qt_dsums(&s[k], ctx->qt, &d);
+                if (ctx->stat == ES_STAT_LINEAR4) {
+                    es_stat_linear4(&t[k], &d, &r);
+                } else if (es_stat_linear(&t[k], &d, &r, &beta)) {
+                    es_qt_dsums_exact(A, a, B, b0 + k, ctx->qt, &d);
+                    es_stat_linear(&t[k], &d, &r, &beta);
+                    q->exact++;
+                }
+                uint32_t n = 0;
+                for (int c = 0; c < 9; c++) n += t[k].n[0][c];
+                es_worker_offer_result(ctx, w, pa->first + a, pb->first + b0 + k, &r, n, beta);
+            }
+        }
+    }
+}
+
 static int cpu_run(es_scan_ctx_t *ctx)
 {
     const es_popcount_impl_t *impl = es_count_pick(ctx->n_blocks ? &ctx->blocks[0] : NULL);
     snprintf(ctx->scan->device_info, sizeof ctx->scan->device_info, "%s", impl->name);
-    es_info("CPU backend: %d thread(s), %s popcount (the fastest here at this sample count)",
-            ctx->n_threads, impl->name);
+    es_info("CPU backend: %d thread(s), %s popcount (the fastest here at this sample count)%s%s",
+            ctx->n_threads, impl->name, ctx->qt ? ", phenotype sums: " : "", ctx->qt ? es_qt_kernel_name() : "");
+    _Atomic uint64_t exact = 0;
+    es_qt_block_t *all = NULL;
+    if (ctx->qt) {
+        size_t rows = ctx->stat == ES_STAT_LINEAR4 ? 2 : 1;
+        size_t bytes = (size_t)ctx->m * ctx->qt->slots * (rows * (ES_QT_SLICES + 1) + 1);
+        if (bytes <= CPU_QT_ALL && (all = calloc(ctx->n_blocks, sizeof *all))) {
+            _Atomic int bad = 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(ctx->n_threads)
+            for (uint32_t b = 0; b < ctx->n_blocks; b++)
+                if (es_qt_block_fill(&all[b], &ctx->blocks[b], 0, ctx->blocks[b].count, ctx->qt,
+                                     ctx->stat == ES_STAT_LINEAR4))
+                    bad = 1;
+            if (bad) {
+                for (uint32_t b = 0; b < ctx->n_blocks; b++) es_qt_block_free(&all[b]);
+                free(all);
+                all = NULL; /* then per tile */
+            }
+        }
+    }
 #pragma omp parallel num_threads(ctx->n_threads)
     {
         es_worker_t w;
+        cpu_qt_t q = {.all = all, .which = {UINT32_MAX, UINT32_MAX}};
         int ret = es_worker_init(&w, ctx);
         if (ret) {
             es_ctx_fail(ctx, ret);
         } else {
             uint32_t bi, bj;
             while (es_ctx_next_tile(ctx, &w, &bi, &bj) == 0) {
-                cpu_tile(ctx, &w, impl, bi, bj);
+                if (ctx->qt) cpu_tile_qt(ctx, &w, impl, &q, bi, bj);
+                else cpu_tile(ctx, &w, impl, bi, bj);
                 if (es_ctx_tile_done(ctx, &w)) break;
             }
         }
+        exact += q.exact;
+        es_qt_scratch_free(&q.sc);
+        es_qt_block_free(&q.blk[0]);
+        es_qt_block_free(&q.blk[1]);
         es_worker_free(&w);
     }
+    if (all) {
+        for (uint32_t b = 0; b < ctx->n_blocks; b++) es_qt_block_free(&all[b]);
+        free(all);
+    }
+    if (exact)
+        es_info("%llu pair(s) scored on sums in double: their fixed-point sums could have moved BETA_INT "
+                "by more than %g of it", (unsigned long long)exact, ES_QT_REL_TOL);
     return ES_OK;
 }
 

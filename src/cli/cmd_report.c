@@ -10,6 +10,7 @@ static void report_usage(FILE *fp)
 {
     fprintf(fp,
             "Usage: epistream report PREFIX [--out DIR] [--format html|svg|png|pdf]\n"
+            "                        [--bfile PREFIX | --bim FILE]\n"
             "\n"
             "Draws the results of the run written under PREFIX (by scan, select, rules, mdfs\n"
             "or nsga): whatever exists of PREFIX.top.tsv and PREFIX.sig.tsv (2-way or 3-way),\n"
@@ -18,6 +19,18 @@ static void report_usage(FILE *fp)
             "PREFIX.mdfs.tsv and PREFIX.relevant.tsv (mdfs: the variables' information gain,\n"
             "ranked, the relevant ones marked; a table), PREFIX.front.tsv and PREFIX.hv.tsv\n"
             "(nsga: the Pareto front, the hypervolume by generation; a table).\n"
+            "PLINK's epistasis results are read too, as plink1.9 and scan --format plink\n"
+            "write them: PREFIX.epi.cc (--fast-epistasis boost: STAT DF P; --fast-epistasis:\n"
+            "STAT P; --epistasis: OR_INT STAT P) or PREFIX.epi.qt (--epistasis on a\n"
+            "quantitative trait: BETA_INT STAT P), in place of PREFIX.sig.tsv, and\n"
+            "PREFIX.epi.cc.summary or PREFIX.epi.qt.summary, in place of PREFIX.summary.tsv\n"
+            "(each variant's BEST_CHISQ drawn as the p-value of its test's df: 4 for BOOST, 1\n"
+            "for the others; none for scan --format plink --stat chi2, mi, ig or linear4);\n"
+            "PLINK's PREFIX.log gives the count of valid tests and --epi1.  These files name\n"
+            "variants by chromosome and ID only: positions come from the .bim the run's log\n"
+            "names (PLINK's --bfile or --bim, epistream's bfile) or from --bfile/--bim; an ID\n"
+            "that is not in it, or on another chromosome there, is an error naming the file,\n"
+            "line and ID.\n"
             "The plots: the interaction plot (chromosomes in order, an arc between the\n"
             "variants of each of the best 300 pairs, coloured by -log10 p), the per-variant\n"
             "plot of the summary (best -log10 p by position, the Bonferroni line for the\n"
@@ -35,6 +48,9 @@ static void report_usage(FILE *fp)
             "                 SVG, the top results and the selection as sortable tables; no\n"
             "                 network access); svg, png or pdf: one file per plot drawn\n"
             "                 (interaction, manhattan, qq, heatmap, ranking)\n"
+            "  --bfile PREFIX the .bim of PLINK-format results is PREFIX.bim\n"
+            "  --bim FILE     the .bim of PLINK-format results (default: the one the run's\n"
+            "                 log names)\n"
             "  --quiet        only errors on stderr\n"
             "  -h, --help     this help\n"
             "%s",
@@ -44,13 +60,15 @@ static void report_usage(FILE *fp)
 }
 
 typedef struct {
-    const char *out, *format;
+    const char *out, *format, *bfile, *bim;
     int quiet;
 } report_args_t;
 
 static const es_cli_opt_t report_opts[] = {
     ES_CLI_OPT_STR("out", report_args_t, out),
     ES_CLI_OPT_STR("format", report_args_t, format),
+    ES_CLI_OPT_STR("bfile", report_args_t, bfile),
+    ES_CLI_OPT_STR("bim", report_args_t, bim),
     ES_CLI_OPT_FLAG("quiet", report_args_t, quiet),
 };
 
@@ -78,6 +96,14 @@ int es_cmd_report(int argc, char **argv)
         fprintf(stderr, "[E::options] report: --out is empty\n");
         return ES_EXIT_USAGE;
     }
+    if (a.bfile && a.bim) {
+        fprintf(stderr, "[E::options] report: give --bfile PREFIX or --bim FILE, not both\n");
+        return ES_EXIT_USAGE;
+    }
+    if ((a.bfile && !*a.bfile) || (a.bim && !*a.bim)) {
+        fprintf(stderr, "[E::options] report: --%s is empty\n", a.bfile ? "bfile" : "bim");
+        return ES_EXIT_USAGE;
+    }
     if (!es_report_available()) {
         fprintf(stderr, "[E::report] this epistream was built without cairo, which 'report' "
                         "draws with: install cairo (Debian: libcairo2-dev), then configure and "
@@ -90,8 +116,18 @@ int es_cmd_report(int argc, char **argv)
         fprintf(stderr, "[E::report] out of memory\n");
         return ES_EXIT_ERROR;
     }
+    char *bim = NULL;
+    if (a.bfile) {
+        size_t bl = strlen(a.bfile) + sizeof ".bim";
+        if (!(bim = malloc(bl))) {
+            fprintf(stderr, "[E::report] out of memory\n");
+            free(dir);
+            return ES_EXIT_ERROR;
+        }
+        snprintf(bim, bl, "%s.bim", a.bfile);
+    }
     size_t n = 0;
-    int ret = es_report_write(prefix, a.out ? a.out : dir, fmt, &n);
+    int ret = es_report_write_bim(prefix, bim ? bim : a.bim, a.out ? a.out : dir, fmt, &n);
     if (ret) {
         if (ret == ES_ERR_NOMEM) fprintf(stderr, "[E::report] failed: %s\n", es_strerror(ret));
     } else if (!a.quiet) {
@@ -99,5 +135,6 @@ int es_cmd_report(int argc, char **argv)
                 a.out ? a.out : dir, fmt == ES_REPORT_HTML ? "/report.html" : "");
     }
     free(dir);
+    free(bim);
     return ret ? ES_EXIT_ERROR : ES_EXIT_OK;
 }

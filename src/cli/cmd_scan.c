@@ -19,7 +19,7 @@ static void scan_usage(FILE *fp)
             "Usage: epistream scan (--bfile PREFIX | --vcf FILE --pheno FILE) --out PREFIX [options]\n"
             "\n"
             "Exhaustive scan of all variant pairs (or, with --order 3, triples) of a\n"
-            "case/control dataset.\n"
+            "case/control dataset, or the pairs of a quantitative trait.\n"
             "\n");
     es_cli_input_usage(fp, 1);
     fprintf(fp,
@@ -27,7 +27,16 @@ static void scan_usage(FILE *fp)
             "  --stat S             boost (default; PLINK --fast-epistasis boost), chi2\n"
             "                       (the default with --order 3), mi, ig (information gain\n"
             "                       over the better single variant; p-value df 6, fewer\n"
-            "                       with empty genotype levels), k2\n"
+            "                       with empty genotype levels), k2, logistic (PLINK 1.9\n"
+            "                       --epistasis: the A x B term of a logistic regression,\n"
+            "                       Wald (beta/se)^2, column BETA_INT, the log odds\n"
+            "                       ratio; CPU only); for a quantitative\n"
+            "                       trait: linear (the default there; PLINK 1.9 --epistasis:\n"
+            "                       the A x B term of Y ~ A + B + AB, STAT (beta/se)^2, P\n"
+            "                       from chi-square 1 df, column BETA_INT) or linear4 (the\n"
+            "                       4-df genotypic interaction F test)\n"
+            "  --qt                 the phenotype is a quantitative trait even when coded\n"
+            "                       1/2 (without it: when any value is not 1, 2, 0, -9, NA)\n"
             "  --order N            2 (default): variant pairs; 3: variant triples, each\n"
             "                       with its 2x27 table (chi2, mi, ig, k2; not boost).\n"
             "                       Exhaustive 3-way is for up to about 10^4 variants (M\n"
@@ -186,7 +195,10 @@ typedef struct {
     int tables;      /* --tables */
     const char *pairs_from; /* --pairs-from */
     int epi_given;   /* --epi1 or --epi2 given */
-    int stat_given;  /* --stat given (else boost, or chi2 with --order 3) */
+    int stat_given;  /* --stat given (else boost, or chi2 with --order 3, or linear for a
+                      * quantitative trait) */
+    int epi1_default; /* --format plink set the list's threshold to PLINK's boost default */
+    int qt;          /* --qt: the phenotype is a quantitative trait, even if coded 1/2 */
     int report;      /* --report: PREFIX.report/report.html after the run */
     char *shard_path; /* --shard: PREFIX.shard-I-of-N.state */
 } scan_args_t;
@@ -228,8 +240,13 @@ static void write_log(FILE *fp, const char *cmdline, const scan_args_t *a,
     }
     fprintf(fp, "phenotype\t%s\n", in->pheno ? in->pheno : "(.fam column 6)");
     fprintf(fp, "samples_total\t%u\n", es_dataset_n_samples_total(ds));
-    fprintf(fp, "cases\t%u\n", es_dataset_n_cases(ds));
-    fprintf(fp, "controls\t%u\n", es_dataset_n_controls(ds));
+    if (es_dataset_is_qt(ds)) {
+        fprintf(fp, "quantitative_trait\tyes\n");
+        fprintf(fp, "samples_with_phenotype\t%u\n", es_dataset_n_controls(ds));
+    } else {
+        fprintf(fp, "cases\t%u\n", es_dataset_n_cases(ds));
+        fprintf(fp, "controls\t%u\n", es_dataset_n_controls(ds));
+    }
     fprintf(fp, "samples_left_out\t%u\n",
             es_dataset_n_samples_total(ds) - es_dataset_n_cases(ds) - es_dataset_n_controls(ds));
     if (a->plink_compat) {
@@ -262,8 +279,9 @@ static void write_log(FILE *fp, const char *cmdline, const scan_args_t *a,
         es_select_write_log(fp, rf->method, rf->k, &rf->info);
     }
     fprintf(fp, "output\t%s.top.tsv\n", out);
-    if (a->list_thr >= 0) fprintf(fp, "output\t%s%s\n", out, a->plink_fmt ? ".epi.cc" : ".sig.tsv");
-    fprintf(fp, "output\t%s%s\n", out, a->plink_fmt ? ".epi.cc.summary" : ".summary.tsv");
+    const char *epi = es_dataset_is_qt(ds) ? ".epi.qt" : ".epi.cc";
+    if (a->list_thr >= 0) fprintf(fp, "output\t%s%s\n", out, a->plink_fmt ? epi : ".sig.tsv");
+    fprintf(fp, "output\t%s%s%s\n", out, a->plink_fmt ? epi : ".summary.tsv", a->plink_fmt ? ".summary" : "");
     if (rf->k) fprintf(fp, "output\t%s.select.tsv\n", out);
 }
 
@@ -431,6 +449,7 @@ static const es_cli_opt_t scan_opts[] = {
     ES_CLI_OPT_STR("pairs-from", scan_args_t, pairs_from),
     ES_CLI_OPT_U32("pairs-top", scan_args_t, opt.pairs_top, 1, 10000000u),
     ES_CLI_OPT_FLAG("tables", scan_args_t, tables),
+    ES_CLI_OPT_FLAG("qt", scan_args_t, qt),
     ES_CLI_OPT_FLAG("report", scan_args_t, report),
     ES_CLI_OPT_STR("checkpoint", scan_args_t, opt.checkpoint),
     ES_CLI_OPT_FUNC("checkpoint-every", set_checkpoint_every),
@@ -520,6 +539,7 @@ static int scan_parse(int argc, char **argv, scan_args_t *a)
     /* PLINK's defaults: the .epi.cc list at 5e-6 (--fast-epistasis boost),
      * N_SIG at 0.01 */
     if (a->plink_fmt) {
+        a->epi1_default = a->list_thr < 0;
         if (a->list_thr < 0) a->list_thr = 5e-6;
         if (a->epi2 < 0) a->epi2 = 0.01;
         if (!es_stat_has_p(opt->stat)) {
@@ -548,8 +568,8 @@ static int scan_parse(int argc, char **argv, scan_args_t *a)
 /* Every file a scan may write under its prefix: a run removes the .tmp files
  * of all of them that a killed run left, and after it succeeded the ones it
  * did not write (an earlier run's, which would not match). */
-static const char *const scan_suffixes[] = {".top.tsv",     ".epi.cc",     ".epi.cc.summary",
-                                            ".sig.tsv",     ".summary.tsv", ".select.tsv",
+static const char *const scan_suffixes[] = {".top.tsv",     ".epi.cc",      ".epi.cc.summary", ".epi.qt",
+                                            ".epi.qt.summary", ".sig.tsv", ".summary.tsv",  ".select.tsv",
                                             ".log"};
 #define N_SCAN_SUFFIXES (sizeof scan_suffixes / sizeof *scan_suffixes)
 
@@ -599,8 +619,20 @@ static int scan_run(scan_args_t *a, const char *cmdline)
     o_sig = o_sum = o_log = o_sel = o_top;
     double t0 = es_time_now();
 
+    a->ci.in.qt = a->qt ? ES_QT_YES : ES_QT_AUTO;
     ret = es_dataset_open(&ds, &a->ci.in);
     if (ret) goto out;
+    if (es_dataset_is_qt(ds) && !a->stat_given) { /* a quantitative trait: linear by default */
+        a->opt.stat = ES_STAT_LINEAR;
+        es_info("quantitative trait: --stat linear");
+    }
+    if ((es_dataset_is_qt(ds) || a->opt.stat == ES_STAT_LOGISTIC) && a->epi1_default) {
+        /* PLINK --epistasis's list threshold under --format plink */
+        a->list_thr = 1e-4;
+        a->opt.p_threshold = a->list_thr > a->epi2 ? a->list_thr : a->epi2;
+    }
+    const char *epi = es_dataset_is_qt(ds) ? ".epi.qt" : ".epi.cc";
+    const char *epi_sum = es_dataset_is_qt(ds) ? ".epi.qt.summary" : ".epi.cc.summary";
     /* PLINK pads IDs to a width it takes before skipping variants */
     int plink_w = plink_fmt ? es_plink_snp_width(ds) : 0;
     if (a->plink_compat) {
@@ -641,7 +673,7 @@ static int scan_run(scan_args_t *a, const char *cmdline)
     /* create every output before the (long) scan so a bad --out fails at once */
     es_out_clear_tmp(out, scan_suffixes, N_SCAN_SUFFIXES);
     if ((ret = es_out_open(&o_top, out, ".top.tsv"))) goto out;
-    if ((ret = es_out_open(&o_sum, out, plink_fmt ? ".epi.cc.summary" : ".summary.tsv"))) goto out;
+    if ((ret = es_out_open(&o_sum, out, plink_fmt ? epi_sum : ".summary.tsv"))) goto out;
     if ((ret = es_out_open(&o_log, out, ".log"))) goto out;
     if (rf->k && (ret = es_out_open(&o_sel, out, ".select.tsv"))) goto out;
     sw.list_thr = a->list_thr;
@@ -651,9 +683,10 @@ static int scan_run(scan_args_t *a, const char *cmdline)
         goto out;
     }
     if (a->list_thr >= 0) {
-        if ((ret = es_out_open(&o_sig, out, plink_fmt ? ".epi.cc" : ".sig.tsv"))) goto out;
+        if ((ret = es_out_open(&o_sig, out, plink_fmt ? epi : ".sig.tsv"))) goto out;
         sw.o = &o_sig;
         if ((ret = es_pair_writer_init(&sw.pw, o_sig.fp, ds, plink_w))) goto out;
+        if (opt->stat == ES_STAT_LINEAR || opt->stat == ES_STAT_LOGISTIC) es_pair_writer_beta(&sw.pw, opt->stat);
         if (a->tables && (ret = es_pair_writer_tables(&sw.pw))) goto out;
         if ((ret = es_pair_writer_header(&sw.pw))) goto out;
     }
@@ -677,6 +710,7 @@ static int scan_run(scan_args_t *a, const char *cmdline)
     size_t n_top = es_scan_top_count(scan);
     es_pair_writer_t tw;
     if ((ret = es_pair_writer_init(&tw, o_top.fp, ds, 0))) goto out;
+    if (opt->stat == ES_STAT_LINEAR || opt->stat == ES_STAT_LOGISTIC) es_pair_writer_beta(&tw, opt->stat);
     if (a->tables) ret = es_pair_writer_tables(&tw);
     if (!ret) ret = es_pair_writer_header(&tw);
     for (size_t k = 0; k < n_top && !ret; k++) ret = es_pair_writer_put(&tw, &top[k]);
@@ -713,7 +747,7 @@ static int scan_run(scan_args_t *a, const char *cmdline)
         fprintf(stderr, "[scan] %s pairs in %.2f s (%.3g pairs/s); results in %s%s\n",
                 es_fmt_count(es_scan_pairs_done(scan), num), ts,
                 ts > 0 ? (double)es_scan_pairs_done(scan) / ts : 0.0, out,
-                plink_fmt ? ".epi.cc" : ".top.tsv");
+                plink_fmt ? epi : ".top.tsv");
         if (rf->k)
             fprintf(stderr, "[scan] %s picked %u of the %u variants of the top pairs; results in "
                             "%s.select.tsv\n",

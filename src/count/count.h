@@ -181,4 +181,101 @@ int es_count_triple(const es_planes_t *pa, uint32_t a, const es_planes_t *pb, ui
 void es_count_triple_naive(const uint8_t *ga, const uint8_t *gb, const uint8_t *gc,
                            const int8_t *status, uint32_t n, es_table3_t *t);
 
+/* ---- quantitative traits (src/count/qt.c) ---------------------------------
+ * A pair's linear interaction test needs, besides its 3x3 table, sums of the
+ * phenotype over the pair's cells.  The phenotype is held in fixed point,
+ * q = round((y - y0) * scale) < 2^ES_QT_BITS with y0 the smallest value, so
+ * that every sum is an exact integer: the same on every device, in any order
+ * (doc/QT.md says what the rounding can move and how that is bounded).  The
+ * products a * q, (a = 0, 1, 2 copies of A1) split into ES_QT_SLICES bytes,
+ * are dotted with the other variant's codes 8 bits at a time (AVX512-VNNI
+ * u8 x s8 products, AVX2 maddubs, or the scalar twin): sum_k 256^k dot(slice_k, b). */
+#define ES_QT_BITS 39
+#define ES_QT_SLICES 5
+
+/** The fixed-point phenotype, per plane slot of class 0 (0 in the pad). */
+typedef struct {
+    uint32_t slots;   /* plane bits of the class (words * 64) */
+    uint32_t n;       /* samples */
+    double y0;        /* the smallest value */
+    double scale;     /* q = round((y - y0) * scale) */
+    double scale2;    /* q2 = round((y - y0)^2 * scale2) < 2^ES_QT_BITS */
+    uint64_t *q, *q2;
+    double *yd;       /* y - y0 in double (the exact sums) */
+} es_qt_y_t;
+
+/** Build the fixed-point phenotype of a quantitative-trait dataset.
+ *  @return ES_OK, ES_ERR_DATA (not a quantitative trait, or every value
+ *  equal) or ES_ERR_NOMEM */
+int es_qt_y_init(es_qt_y_t *y, const es_dataset_t *ds);
+void es_qt_y_free(es_qt_y_t *y);
+
+/** Integer sums of one pair over the samples called at both variants (in
+ *  units of 1/scale; syy of 1/scale2): a, b the genotypes of the first and
+ *  second variant. */
+typedef struct {
+    int64_t sy, syy;      /* sum of q, of q2 */
+    int64_t ra[2], cb[2]; /* sum of q over a = 1, 2 and over b = 1, 2 */
+    int64_t saby;         /* sum of a b q */
+    int64_t cell[4];      /* cells only: sum of q over (a, b) = (1,1), (1,2), (2,1), (2,2) */
+} es_qt_sums_t;
+
+/** The same sums in double, in the phenotype's units (y minus y0). */
+typedef struct {
+    double sy, syy, say, sby, saby; /* sums of y, y^2, a y, b y, a b y (y minus its smallest value) */
+    double ra[2], cb[2];            /* sum of y over a = 1, 2 and b = 1, 2 */
+    double cell[4];                 /* linear4: sum of y over (a, b) = (1,1), (1,2), (2,1), (2,2) */
+    double quantum;                 /* the most a value of y may be off (half a fixed-point step; 0: exact) */
+} es_qt_dsums_t;
+
+/** A block of variants laid out for the QT kernels. */
+typedef struct {
+    uint32_t count, cap; /* variants filled, allocated */
+    uint32_t len;        /* bytes per sample row (slots) */
+    int cells;           /* 0: the a*q row per variant (linear); 1: the q[a=1], q[a=2] rows (cells) */
+    uint8_t *code;       /* [count][len] 0, 1, 2 copies of A1, 3 missing (pad: 0) */
+    uint8_t *code_t;     /* the same slot-major: [len][tstride], tstride = count rounded up to 64 */
+    uint32_t tstride;
+    uint8_t *ar;         /* [count][rows][ES_QT_SLICES][len] the byte slices */
+    int8_t *br;          /* [count][rows][len] b (linear) or [b=1], [b=2] (cells); 0 when missing */
+    int64_t (*tot)[4];   /* over the variant's called samples: sum q[g=1], q[g=2], q, q2 */
+    uint32_t *moff;      /* count + 1 */
+    uint32_t *mpos;      /* missing slots, mpos[moff[v] .. moff[v+1]) */
+    int64_t (*mq)[2];    /* q and q2 of each of those slots */
+    size_t mcap;
+} es_qt_block_t;
+
+/** Lay out variants [v0, v0 + count) of pl (v0 relative to pl) in b; cells
+ *  selects the rows the cell sums need.  b is reused (grown as needed);
+ *  zero it before the first call.  @return ES_OK or ES_ERR_NOMEM */
+int es_qt_block_fill(es_qt_block_t *b, const es_planes_t *pl, uint32_t v0, uint32_t count,
+                     const es_qt_y_t *y, int cells);
+void es_qt_block_free(es_qt_block_t *b);
+
+/** A thread's scratch for es_qt_sums_run() (zero it first; free with
+ *  es_qt_scratch_free()): the first variant's row of what the partners'
+ *  missing calls take from the sums, kept while it is the same variant. */
+typedef struct {
+    const es_qt_block_t *blk;
+    uint32_t a;
+    size_t cap;
+    int64_t (*fa)[4];
+} es_qt_scratch_t;
+void es_qt_scratch_free(es_qt_scratch_t *sc);
+
+/** Sums of variant a of A with variants b0 .. b0+nb-1 of B (out[k]: pair
+ *  (a, b0 + k)); A and B laid out alike.  es_qt_sums_run_scalar() is the
+ *  oracle of the tests. */
+void es_qt_sums_run(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b0, uint32_t nb,
+                    const es_qt_y_t *y, es_qt_scratch_t *sc, es_qt_sums_t *out);
+void es_qt_sums_run_scalar(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b0,
+                           uint32_t nb, const es_qt_y_t *y, es_qt_scratch_t *sc, es_qt_sums_t *out);
+/** The sums of pair (a of A, b of B) in double, one sample after the other
+ *  in plane order (quantum 0): what a pair whose integer sums are not
+ *  precise enough for its coefficient is scored with. */
+void es_qt_dsums_exact(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b,
+                       const es_qt_y_t *y, es_qt_dsums_t *d);
+/** The dot kernel in use: "avx512vnni", "avx2" or "scalar" (EPISTREAM_QT_KERNEL forces one). */
+const char *es_qt_kernel_name(void);
+
 #endif /* ES_COUNT_H */

@@ -17,6 +17,11 @@ struct es_dataset_t {
                         * -2 removed by --keep/--remove or --mind */
     uint32_t n_case, n_ctrl;
     int require_pheno; /* es_input_opt_t.require_pheno: decides which samples are used */
+    /* a quantitative trait (es_input_opt_t.qt): every sample with a value is
+     * in class 0 (status 0, n_case 0), qt_y[s] its value per input sample
+     * (NaN: none); NULL for case/control */
+    int qt;
+    double *qt_y;
     /* slot[s]: destination bit of .fam sample s in the packed planes
      * (cases at 0..n_case-1, controls at w_case*64 + 0..n_ctrl-1), or -1 */
     int64_t *slot;
@@ -28,6 +33,13 @@ struct es_dataset_t {
  *  --remove) and the kept variants of ds as PREFIX.bed/.bim/.fam with
  *  es_plink_write().  @return as es_plink_write() */
 int es_dataset_write_plink(const es_dataset_t *ds, const char *prefix);
+
+/** Leave out of the analysis the samples in it whose keep[s] is 0 (per
+ *  input sample; e.g. a missing covariate), as if they had no phenotype;
+ *  *dropped: how many.  @return ES_OK, ES_ERR_DATA (what is left cannot be
+ *  analysed: too few samples, or no case or no control; `why` names the
+ *  reason in the message) or ES_ERR_NOMEM. */
+int es_dataset_keep_samples(es_dataset_t *ds, const uint8_t *keep, const char *why, uint32_t *dropped);
 
 /* ---- packed planes (src/pack.c) ----------------------------------------- */
 

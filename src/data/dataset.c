@@ -10,6 +10,7 @@
  * es_dataset_decode() is the plain reference decoder used by tests and
  * tools, not by the scan's hot path (src/pack.c). */
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,9 +53,12 @@ static int fam_status_01(es_dataset_t *ds)
 
 /* Status from the phenotype file, .fam column 6, or nothing (a VCF without
  * --pheno, allowed only when no phenotype is required). */
+static int assign_status_qt(es_dataset_t *ds, const es_input_opt_t *opt);
+
 static int assign_status(es_dataset_t *ds, const es_input_opt_t *opt)
 {
     const es_fileset_t *p = ds->plink;
+    if (opt->qt != ES_QT_NO && (opt->pheno || !opt->vcf)) return assign_status_qt(ds, opt);
     if (opt->pheno)
         return es_pheno_read_coded(opt->pheno, opt->pheno_name, opt->pheno_01 != 0, p,
                                    ds->status);
@@ -65,8 +69,9 @@ static int assign_status(es_dataset_t *ds, const es_input_opt_t *opt)
     if (opt->pheno_01) return fam_status_01(ds);
     if (p->fam_pheno_quantitative) {
         if (opt->require_pheno) {
-            es_error("%s: phenotype in .fam column 6 is not case/control (1/2); give --pheno",
-                     p->fam_path);
+            es_error("%s: phenotype in .fam column 6 is not case/control (1/2): a quantitative "
+                 "trait, which `epistream scan` analyses (--stat linear); give --pheno for a "
+                 "case/control one", p->fam_path);
             return ES_ERR_DATA;
         }
         es_warn("%s: phenotype in .fam column 6 is not case/control (1/2); every sample is "
@@ -75,6 +80,37 @@ static int assign_status(es_dataset_t *ds, const es_input_opt_t *opt)
         return ES_OK;
     }
     memcpy(ds->status, p->fam_pheno, p->n_samples);
+    return ES_OK;
+}
+
+/* A phenotype that may be quantitative (ES_QT_AUTO: when a value is not
+ * case/control coding; ES_QT_YES: always): the values go to ds->qt_y, and
+ * every sample with one is in class 0 (status 0), so the planes hold one
+ * class.  A case/control phenotype under ES_QT_AUTO is coded as before. */
+static int assign_status_qt(es_dataset_t *ds, const es_input_opt_t *opt)
+{
+    const es_fileset_t *p = ds->plink;
+    int quant = 0, ret;
+    if (!(ds->qt_y = malloc((p->n_samples ? p->n_samples : 1) * sizeof *ds->qt_y))) return ES_ERR_NOMEM;
+    if (opt->pheno) {
+        ret = es_pheno_read_values(opt->pheno, opt->pheno_name, opt->pheno_01 != 0, p, ds->status, ds->qt_y,
+                                   &quant);
+        if (ret != ES_OK) return ret;
+    } else {
+        quant = p->fam_pheno_quantitative;
+        for (uint32_t s = 0; s < p->n_samples; s++) ds->qt_y[s] = p->fam_qt[s];
+        if (!quant) {
+            if (opt->pheno_01) fam_status_01(ds);
+            else memcpy(ds->status, p->fam_pheno, p->n_samples);
+        }
+    }
+    if (!quant && opt->qt != ES_QT_YES) { /* case/control after all */
+        free(ds->qt_y);
+        ds->qt_y = NULL;
+        return ES_OK;
+    }
+    ds->qt = 1;
+    for (uint32_t s = 0; s < p->n_samples; s++) ds->status[s] = isnan(ds->qt_y[s]) ? -1 : 0;
     return ES_OK;
 }
 
@@ -92,6 +128,32 @@ static int assign_slots(es_dataset_t *ds)
         else ds->slot[s] = -1;
     }
     return ES_OK;
+}
+
+int es_dataset_keep_samples(es_dataset_t *ds, const uint8_t *keep, const char *why, uint32_t *dropped)
+{
+    uint32_t n = ds->plink->n_samples, drop = 0, n_case = 0, n_ctrl = 0;
+    for (uint32_t s = 0; s < n; s++) {
+        if (ds->status[s] >= 0 && !keep[s]) {
+            ds->status[s] = -1;
+            drop++;
+        }
+        n_case += ds->status[s] == 1;
+        n_ctrl += ds->status[s] == 0;
+    }
+    *dropped = drop;
+    if (ds->qt ? n_ctrl < 5 : n_case == 0 || n_ctrl == 0) {
+        if (ds->qt)
+            es_error("%s: %u sample(s) left with a quantitative phenotype (%u left out); the regression tests "
+                     "need at least 5", why, n_ctrl, drop);
+        else
+            es_error("%s: %u case(s) and %u control(s) left (%u left out); a case/control scan needs both", why,
+                     n_case, n_ctrl, drop);
+        return ES_ERR_DATA;
+    }
+    ds->n_case = n_case;
+    ds->n_ctrl = n_ctrl;
+    return assign_slots(ds);
 }
 
 int es_dataset_set_pad(es_dataset_t *ds, uint32_t bits)
@@ -433,7 +495,30 @@ int es_dataset_open(es_dataset_t **out, const es_input_opt_t *opt)
     ds->n_case = n_case;
     ds->n_ctrl = n_ctrl;
     uint32_t n_miss = p->n_samples - n_case - n_ctrl - n_removed;
-    if (opt->require_pheno && (n_case == 0 || n_ctrl == 0)) {
+    if (ds->qt && n_ctrl >= 5) {
+        double lo = INFINITY, hi = -INFINITY;
+        for (uint32_t s = 0; s < p->n_samples; s++)
+            if (ds->status[s] == 0) {
+                lo = ds->qt_y[s] < lo ? ds->qt_y[s] : lo;
+                hi = ds->qt_y[s] > hi ? ds->qt_y[s] : hi;
+            }
+        if (!(hi > lo)) {
+            es_error("%s: every sample has the same quantitative phenotype (%g): nothing to test (a "
+                     "case/control phenotype is 1/2 in .fam column 6; or give --pheno)",
+                     opt->pheno ? opt->pheno : sample_src, lo);
+            ret = ES_ERR_DATA;
+            goto out;
+        }
+    }
+    if (ds->qt && n_ctrl < 5) {
+        es_error("%s: %s of the %s samples of %s %s a quantitative phenotype; the regression tests "
+                 "need at least 5",
+                 opt->pheno ? opt->pheno : sample_src, es_fmt_count(n_ctrl, b1), es_fmt_count(p->n_samples, b2),
+                 sample_src, n_ctrl == 1 ? "has" : "have");
+        ret = ES_ERR_DATA;
+        goto out;
+    }
+    if (opt->require_pheno && !ds->qt && (n_case == 0 || n_ctrl == 0)) {
         const char *src = opt->pheno ? opt->pheno : sample_src;
         uint32_t other = n_case == 0 ? n_ctrl : n_case;
         char rm[64] = "";
@@ -469,6 +554,11 @@ int es_dataset_open(es_dataset_t **out, const es_input_opt_t *opt)
         snprintf(vars, sizeof vars, "%s variants (of %s)", es_fmt_count(p->n_variants, b1),
                  es_fmt_count(n_var_in, b2));
     if (n_removed) snprintf(rm, sizeof rm, ", %s removed", es_fmt_count(n_removed, b6));
+    if (ds->qt)
+        es_info("%s: %s, %s samples: %s with a quantitative phenotype, %s without%s (from %s)", name, vars,
+                es_fmt_count(p->n_samples, b3), es_fmt_count(n_ctrl, b4), es_fmt_count(n_miss, b2), rm,
+                opt->pheno ? opt->pheno : sample_src);
+    else
     es_info("%s: %s, %s samples: %s cases, %s controls, %s without phenotype%s (from %s)", name,
             vars, es_fmt_count(p->n_samples, b3), es_fmt_count(n_case, b4),
             es_fmt_count(n_ctrl, b5), es_fmt_count(n_miss, b2), rm,
@@ -508,6 +598,7 @@ void es_dataset_destroy(es_dataset_t *ds)
     }
     es_fileset_close(ds->plink);
     free(ds->status);
+    free(ds->qt_y);
     free(ds->slot);
     free(ds);
 }
@@ -530,6 +621,16 @@ uint32_t es_dataset_n_cases(const es_dataset_t *ds)
 uint32_t es_dataset_n_controls(const es_dataset_t *ds)
 {
     return ds ? ds->n_ctrl : 0;
+}
+
+int es_dataset_is_qt(const es_dataset_t *ds)
+{
+    return ds && ds->qt;
+}
+
+double es_dataset_qt_value(const es_dataset_t *ds, uint32_t s)
+{
+    return ds && ds->qt && s < ds->plink->n_samples ? ds->qt_y[s] : NAN;
 }
 
 void es_dataset_sample(const es_dataset_t *ds, uint32_t s, const char **fid, const char **iid)

@@ -24,7 +24,7 @@
 #include "dist_internal.h"
 
 #define STATE_MAGIC "EPSTATE1"
-#define STATE_VERSION 1u
+#define STATE_VERSION 2u
 
 struct es_dist {
     int order;
@@ -79,7 +79,8 @@ static void fp_str(fp_t *f, const char *s) { fp_add(f, s ? s : "", (s ? strlen(s
 
 static void fp_u64(fp_t *f, uint64_t v) { fp_add(f, &v, sizeof v); }
 
-/* The data: the variants, the samples and their classes, the .bed's size,
+/* The data: the variants, the samples and their classes (a quantitative
+ * trait: their values), the .bed's size,
  * and every variant's genotype counts per class (from the packed blocks). */
 static void fingerprint(es_dist_t *d, const es_planes_t *blocks, uint32_t n_planes)
 {
@@ -106,6 +107,7 @@ static void fingerprint(es_dist_t *d, const es_planes_t *blocks, uint32_t n_plan
         es_dataset_sample(ds, q, &fid, &iid);
         fp_str(&f, fid);
         fp_str(&f, iid);
+        if (ds->qt) fp_add(&f, &ds->qt_y[q], sizeof ds->qt_y[q]); /* a quantitative trait's value */
     }
     fp_u64(&f, ds->plink->bed_size);
     fp_u64(&f, n_planes);
@@ -478,7 +480,7 @@ static size_t rec_size(const es_dist_t *d) { return d->order == 2 ? ES_SIG_REC2 
 static int side_put(es_dist_t *d, const void *rec, int three)
 {
     es_wb_t b = {0};
-    uint8_t mem[ES_SIG_REC3];
+    uint8_t mem[ES_SIG_REC_MAX];
     b.p = mem;
     b.cap = sizeof mem;
     if (three) es_wb_triple(&b, rec);
@@ -510,7 +512,7 @@ typedef struct {
     FILE *fp;
     const char *path;
     uint64_t left;
-    uint8_t rec[ES_SIG_REC3];
+    uint8_t rec[ES_SIG_REC_MAX];
     es_pair_t p;
     es_triple_t t;
 } side_rd_t;

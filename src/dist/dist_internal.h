@@ -48,8 +48,9 @@ void es_wb_sum3(es_wb_t *b, const es_sum3_t *s);
 void es_rb_sum3(es_rb_t *r, es_sum3_t *s);
 
 /* bytes of one record in a side file of significant pairs or triples */
-#define ES_SIG_REC2 40
+#define ES_SIG_REC2 48
 #define ES_SIG_REC3 44
+#define ES_SIG_REC_MAX 48 /* the larger of the two */
 
 /* FNV-1a, 64 bits, continued from h */
 uint64_t es_fnv(uint64_t h, const void *data, size_t n);

@@ -70,6 +70,7 @@ void es_wb_pair(es_wb_t *b, const es_pair_t *p)
     es_wb_f64(b, p->stat);
     es_wb_f64(b, p->p);
     es_wb_f64(b, p->log10p);
+    es_wb_f64(b, p->beta);
 }
 
 void es_wb_triple(es_wb_t *b, const es_triple_t *t)
@@ -139,6 +140,7 @@ void es_rb_pair(es_rb_t *r, es_pair_t *p)
     p->stat = es_rb_f64(r);
     p->p = es_rb_f64(r);
     p->log10p = es_rb_f64(r);
+    p->beta = es_rb_f64(r);
 }
 
 void es_rb_triple(es_rb_t *r, es_triple_t *t)

@@ -127,7 +127,7 @@ static void put_table(FILE *fp, const char *id, const rp_table_t *t, const char 
     fprintf(fp, "<p>%zu line%s of <code>", t->n_total, t->n_total == 1 ? "" : "s");
     es_rp_html_escape(fp, file);
     fputs("</code>", fp);
-    if (shown < t->n_total) fprintf(fp, " (the first %zu shown)", shown);
+    if (shown < t->n_total) fprintf(fp, " (the %s %zu shown)", t->best ? "smallest P's" : "first", shown);
     fputs("; click a column to sort.</p>\n<div class=\"wrap\"><table class=\"sortable\" id=\"", fp);
     fputs(id, fp);
     fputs("\"><thead><tr>", fp);
@@ -174,7 +174,15 @@ int es_rp_html(FILE *fp, const rp_data_t *d, const rp_fig_t *fig, size_t n_fig,
     fputs("</code></h1>\n", fp);
     /* the run */
     fputs("<h2 id=\"run\">Run</h2>\n", fp);
-    if (d->have_log) {
+    if (d->have_log && d->pk.log) {
+        /* PLINK's log: its lines as they are */
+        fputs("<pre id=\"log\">", fp);
+        for (size_t k = 0; k < d->n_log; k++) {
+            es_rp_html_escape(fp, d->log_key[k]);
+            fputc('\n', fp);
+        }
+        fputs("</pre>\n", fp);
+    } else if (d->have_log) {
         fputs("<table id=\"log\"><tbody>\n", fp);
         for (size_t k = 0; k < d->n_log; k++) {
             fputs("<tr><th>", fp);
@@ -225,6 +233,7 @@ int es_rp_html(FILE *fp, const rp_data_t *d, const rp_fig_t *fig, size_t n_fig,
         snprintf(file, sizeof file, "%s%s", d->prefix, RP_SUF_TOP);
         put_table(fp, "top-table", &d->top_tab, file);
     }
+    table_section(fp, d, "listed", "Listed pairs", "list-table", &d->pk.tab, d->sig_suf);
     table_section(fp, d, "selected", "Selected features", "select-table", &d->sel_tab, RP_SUF_SEL);
     table_section(fp, d, "mdfs-table", "MDFS: variables", "mdfs-vars", &d->mdfs_tab, RP_SUF_MDFS);
     table_section(fp, d, "front-table", "NSGA-II: the Pareto front", "front-individuals", &d->front_tab,

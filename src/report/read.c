@@ -30,7 +30,7 @@ static int split_tabs(char *p, char *end, char **f, int max)
     return n;
 }
 
-static int parse_num(const char *s, double *out)
+int es_rp_parse_num(const char *s, double *out)
 {
     if (!strcmp(s, "NA")) {
         *out = NAN;
@@ -44,7 +44,7 @@ static int parse_num(const char *s, double *out)
     return 0;
 }
 
-static int parse_pos(const char *s, int64_t *out)
+int es_rp_parse_pos(const char *s, int64_t *out)
 {
     char *e;
     errno = 0;
@@ -81,8 +81,7 @@ static int rehash(rp_data_t *d, size_t cap)
     return ES_OK;
 }
 
-/* The index of variant (chr, id, pos).  @return 0, or -1 when it is not indexed */
-static int var_find(const rp_data_t *d, const char *chr, const char *id, int64_t pos, uint32_t *idx)
+int es_rp_var_find(const rp_data_t *d, const char *chr, const char *id, int64_t pos, uint32_t *idx)
 {
     if (!d->hash_cap) return -1;
     size_t s = hash_var(chr, id, pos) & (d->hash_cap - 1);
@@ -96,8 +95,7 @@ static int var_find(const rp_data_t *d, const char *chr, const char *id, int64_t
     return -1;
 }
 
-/* The index of variant (chr, id, pos), added when new.  @return ES_OK or ES_ERR_NOMEM */
-static int var_get(rp_data_t *d, const char *chr, const char *id, int64_t pos, uint32_t *idx)
+int es_rp_var_get(rp_data_t *d, const char *chr, const char *id, int64_t pos, uint32_t *idx)
 {
     if ((d->n_var + 1) * 2 > d->hash_cap && rehash(d, d->hash_cap ? d->hash_cap * 2 : 1024))
         return ES_ERR_NOMEM;
@@ -198,10 +196,12 @@ static int hits_line(rp_data_t *d, const char *path, size_t ln, char **f, int nf
         return ES_ERR_FORMAT;
     }
     memset(x, 0, sizeof *x);
+    x->coef = NAN;
+    x->df = -1;
     *known = 1;
     for (int k = 0; k < order; k++) {
         int64_t pos;
-        if (parse_pos(f[3 * k + 2], &pos)) {
+        if (es_rp_parse_pos(f[3 * k + 2], &pos)) {
             es_error("%s line %zu: POS%d '%s' is not a position", path, ln, k + 1, f[3 * k + 2]);
             return ES_ERR_FORMAT;
         }
@@ -210,15 +210,15 @@ static int hits_line(rp_data_t *d, const char *path, size_t ln, char **f, int nf
             return ES_ERR_FORMAT;
         }
         if (add) {
-            int ret = var_get(d, f[3 * k], f[3 * k + 1], pos, &x->v[k]);
+            int ret = es_rp_var_get(d, f[3 * k], f[3 * k + 1], pos, &x->v[k]);
             if (ret) return ret;
-        } else if (*known && var_find(d, f[3 * k], f[3 * k + 1], pos, &x->v[k])) {
+        } else if (*known && es_rp_var_find(d, f[3 * k], f[3 * k + 1], pos, &x->v[k])) {
             *known = 0;
         }
     }
     double *num[3] = {&x->stat, &x->p, &x->log10p};
     for (int c = 0; c < 3; c++) {
-        if (parse_num(f[3 * order + c], num[c])) {
+        if (es_rp_parse_num(f[3 * order + c], num[c])) {
             es_error("%s line %zu: %s '%s' is not a number or NA", path, ln, stat_cols[c],
                      f[3 * order + c]);
             return ES_ERR_FORMAT;
@@ -242,6 +242,31 @@ static int push_hit(rp_hit_t **h, size_t *n, size_t *cap, const rp_hit_t *x)
     }
     (*h)[(*n)++] = *x;
     return ES_OK;
+}
+
+/* Grow *a (element size sz) to hold n + 1. */
+static int grow(void **a, size_t n, size_t *cap, size_t sz)
+{
+    if (n < *cap) return ES_OK;
+    size_t c = *cap ? *cap * 2 : 64;
+    void *na = realloc(*a, c * sz);
+    if (!na) return ES_ERR_NOMEM;
+    *a = na;
+    *cap = c;
+    return ES_OK;
+}
+
+int es_rp_sig_keep(rp_data_t *d, rp_sig_state_t *st, const rp_hit_t *x, int known)
+{
+    d->n_sig_lines++;
+    /* a list screened by a bound (PLINK's BOOST) also lists pairs whose exact
+     * p fails its threshold: not the tail the QQ plot draws */
+    if (!isnan(x->p) && x->p > d->list_cut) d->n_qq_above++;
+    else if (!isnan(x->log10p)) {
+        if (grow((void **)&d->qq, d->n_qq, &st->qcap, sizeof *d->qq)) return ES_ERR_NOMEM;
+        d->qq[d->n_qq++] = x->log10p;
+    }
+    return known ? push_hit(&d->sig, &d->n_sig, &st->cap, x) : ES_OK;
 }
 
 /* .top.tsv, read whole (its fields stay for the page's table) */
@@ -274,21 +299,17 @@ static int read_top(rp_data_t *d, const char *path, char *text, size_t len)
     return ES_OK;
 }
 
-/* .sig.tsv, line by line (it can be far larger than memory): every line
- * checked; its -log10 p kept for the QQ plot (8 bytes a line); a line kept
- * whole only when there is no top list, or when its variants are all among
- * the top list's (the heat map's cells). */
-static int read_sig(rp_data_t *d, const char *path)
+int es_rp_stream(rp_data_t *d, const char *path, rp_line_fn fn, void *ctx)
 {
     FILE *fp = fopen(path, "r");
     if (!fp) {
         es_error("%s: cannot open: %s", path, strerror(errno));
         return ES_ERR_IO;
     }
-    char *line = NULL, *f[MAX_COLS];
-    size_t lcap = 0, ln = 0, cap = 0, qcap = 0;
+    char *line = NULL;
+    size_t lcap = 0, ln = 0;
     ssize_t got;
-    int ncol = 0, ret = ES_OK, known, add = !d->have_top;
+    int ret = ES_OK;
     while ((got = getline(&line, &lcap, fp)) >= 0) {
         ln++;
         char *le = line + got;
@@ -298,29 +319,7 @@ static int read_sig(rp_data_t *d, const char *path)
             ret = ES_ERR_FORMAT;
             break;
         }
-        int nf = split_tabs(line, le, f, MAX_COLS);
-        if (ln == 1) {
-            ncol = nf;
-            if ((ret = hits_header(d, path, f, ncol))) break;
-            continue;
-        }
-        if (nf == 1 && !*f[0]) continue;
-        rp_hit_t x;
-        if ((ret = hits_line(d, path, ln, f, nf, ncol, add, &x, &known))) break;
-        d->n_sig_lines++;
-        if (!isnan(x.log10p)) {
-            if (d->n_qq == qcap) {
-                qcap = qcap ? qcap * 2 : 4096;
-                double *nq = realloc(d->qq, qcap * sizeof *nq);
-                if (!nq) {
-                    ret = ES_ERR_NOMEM;
-                    break;
-                }
-                d->qq = nq;
-            }
-            d->qq[d->n_qq++] = x.log10p;
-        }
-        if (known && (ret = push_hit(&d->sig, &d->n_sig, &cap, &x))) break;
+        if ((ret = fn(d, ctx, path, ln, line, le))) break;
     }
     if (!ret && ferror(fp)) {
         es_error("%s: read failed: %s", path, strerror(errno));
@@ -333,6 +332,34 @@ static int read_sig(rp_data_t *d, const char *path)
     free(line);
     fclose(fp);
     return ret;
+}
+
+/* .sig.tsv's reading state: the list's, and its header's width */
+typedef struct {
+    rp_sig_state_t st;
+    int ncol;
+} sig_ctx_t;
+
+static int sig_line(rp_data_t *d, void *ctx, const char *path, size_t ln, char *line, char *le)
+{
+    sig_ctx_t *c = ctx;
+    char *f[MAX_COLS];
+    int nf = split_tabs(line, le, f, MAX_COLS), known, ret;
+    if (ln == 1) return hits_header(d, path, f, c->ncol = nf);
+    if (nf == 1 && !*f[0]) return ES_OK;
+    rp_hit_t x;
+    if ((ret = hits_line(d, path, ln, f, nf, c->ncol, c->st.add, &x, &known))) return ret;
+    return es_rp_sig_keep(d, &c->st, &x, known);
+}
+
+/* .sig.tsv, line by line (it can be far larger than memory): every line
+ * checked; its -log10 p kept for the QQ plot (8 bytes a line); a line kept
+ * whole only when there is no top list, or when its variants are all among
+ * the top list's (the heat map's cells). */
+static int read_sig(rp_data_t *d, const char *path)
+{
+    sig_ctx_t c = {{!d->have_top, 0, 0}, 0};
+    return es_rp_stream(d, path, sig_line, &c);
 }
 
 /* The column named name in the header f[0..n), or -1. */
@@ -373,11 +400,11 @@ static int read_summary(rp_data_t *d, const char *path, char *text, size_t len)
         }
         int64_t pos;
         double st, p;
-        if (parse_pos(f[cpos], &pos)) {
+        if (es_rp_parse_pos(f[cpos], &pos)) {
             es_error("%s line %zu: POS '%s' is not a position", path, ln, f[cpos]);
             return ES_ERR_FORMAT;
         }
-        if (parse_num(f[cstat], &st) || parse_num(f[cp], &p) || (!isnan(p) && (p < 0 || p > 1))) {
+        if (es_rp_parse_num(f[cstat], &st) || es_rp_parse_num(f[cp], &p) || (!isnan(p) && (p < 0 || p > 1))) {
             es_error("%s line %zu: BEST_STAT '%s' or BEST_P '%s' is not a number, a p-value or NA",
                      path, ln, f[cstat], f[cp]);
             return ES_ERR_FORMAT;
@@ -387,7 +414,7 @@ static int read_summary(rp_data_t *d, const char *path, char *text, size_t len)
             return ES_ERR_FORMAT;
         }
         uint32_t v;
-        int ret = var_get(d, f[cchr], f[csnp], pos, &v);
+        int ret = es_rp_var_get(d, f[cchr], f[csnp], pos, &v);
         if (ret) return ret;
         rp_var_t *x = &d->var[v];
         x->in_summary = 1;
@@ -421,6 +448,8 @@ static int read_log(rp_data_t *d, const char *path, char *text, size_t len)
 {
     char *q = text, *end = text + len, *le, *line;
     size_t cap = 0;
+    /* PLINK's log: lines of text, kept as keys without values */
+    d->pk.log = !strncmp(text, "PLINK v", 7);
     while ((line = es_next_line(&q, end, &le))) {
         if (le > line && le[-1] == '\r') *--le = '\0';
         if (le == line) continue;
@@ -433,7 +462,7 @@ static int read_log(rp_data_t *d, const char *path, char *text, size_t len)
             if (!nv) return ES_ERR_NOMEM;
             d->log_val = nv;
         }
-        char *t = strchr(line, '\t');
+        char *t = d->pk.log ? NULL : strchr(line, '\t');
         if (t) *t = '\0';
         d->log_key[d->n_log] = line;
         d->log_val[d->n_log++] = t ? t + 1 : "";
@@ -536,18 +565,6 @@ static int read_rows(rp_data_t *d, rows_t *r, const char *path, char *text, size
     return ES_OK;
 }
 
-/* Grow *a (element size sz) to hold n + 1. */
-static int grow(void **a, size_t n, size_t *cap, size_t sz)
-{
-    if (n < *cap) return ES_OK;
-    size_t c = *cap ? *cap * 2 : 64;
-    void *na = realloc(*a, c * sz);
-    if (!na) return ES_ERR_NOMEM;
-    *a = na;
-    *cap = c;
-    return ES_OK;
-}
-
 static int bad_row(const rows_t *r, const char *path, size_t ln)
 {
     es_error("%s line %zu: expected %s", path, ln, r->expect);
@@ -557,7 +574,7 @@ static int bad_row(const rows_t *r, const char *path, size_t ln)
 /* A p-value field: a number in [0, 1] or NA. */
 static int parse_p(const char *s, double *out)
 {
-    return parse_num(s, out) || (!isnan(*out) && (*out < 0 || *out > 1));
+    return es_rp_parse_num(s, out) || (!isnan(*out) && (*out < 0 || *out > 1));
 }
 
 /* .select.tsv: RANK FEATURE SCORE RELEVANCE */
@@ -565,8 +582,8 @@ static int select_row(rp_data_t *d, rows_t *r, const char *path, size_t ln, char
 {
     rp_sel_t s;
     int64_t rank;
-    if (parse_pos(f[0], &rank) || rank < 1 || rank > UINT32_MAX || parse_num(f[2], &s.score) ||
-        parse_num(f[3], &s.relevance))
+    if (es_rp_parse_pos(f[0], &rank) || rank < 1 || rank > UINT32_MAX || es_rp_parse_num(f[2], &s.score) ||
+        es_rp_parse_num(f[3], &s.relevance))
         return bad_row(r, path, ln);
     s.rank = (uint32_t)rank;
     s.feature = f[1];
@@ -587,7 +604,7 @@ static int metrics_row(rp_data_t *d, rows_t *r, const char *path, size_t ln, cha
 {
     (void)d;
     double v;
-    return !*f[0] || parse_num(f[1], &v) ? bad_row(r, path, ln) : ES_OK;
+    return !*f[0] || es_rp_parse_num(f[1], &v) ? bad_row(r, path, ln) : ES_OK;
 }
 
 static int read_metrics(rp_data_t *d, const char *path, char *text, size_t len)
@@ -602,7 +619,7 @@ static int read_metrics(rp_data_t *d, const char *path, char *text, size_t len)
 static int mdfs_row(rp_data_t *d, rows_t *r, const char *path, size_t ln, char **f)
 {
     rp_mdfs_t x = {0};
-    if (!*f[0] || parse_num(f[1], &x.ig) || isnan(x.ig) || parse_p(f[3], &x.p) || parse_p(f[4], &x.adj_p))
+    if (!*f[0] || es_rp_parse_num(f[1], &x.ig) || isnan(x.ig) || parse_p(f[3], &x.p) || parse_p(f[4], &x.adj_p))
         return bad_row(r, path, ln);
     if (r->flag) {
         size_t k = 0;
@@ -633,7 +650,7 @@ static int front_row(rp_data_t *d, rows_t *r, const char *path, size_t ln, char 
 {
     rp_front_t x;
     int64_t n;
-    if (parse_pos(f[0], &n) || n > UINT32_MAX || parse_num(f[1], &x.f1) || parse_num(f[2], &x.f2) ||
+    if (es_rp_parse_pos(f[0], &n) || n > UINT32_MAX || es_rp_parse_num(f[1], &x.f1) || es_rp_parse_num(f[2], &x.f2) ||
         isnan(x.f1) || isnan(x.f2))
         return bad_row(r, path, ln);
     x.n_features = (uint32_t)n;
@@ -655,7 +672,7 @@ static int hv_row(rp_data_t *d, rows_t *r, const char *path, size_t ln, char **f
 {
     int64_t g;
     double v;
-    if (parse_pos(f[0], &g) || g != (int64_t)d->n_hv || parse_num(f[1], &v) || isnan(v)) {
+    if (es_rp_parse_pos(f[0], &g) || g != (int64_t)d->n_hv || es_rp_parse_num(f[1], &v) || isnan(v)) {
         es_error("%s line %zu: expected GENERATION HV (generation %zu, a number)", path, ln, d->n_hv);
         return ES_ERR_FORMAT;
     }
@@ -671,28 +688,65 @@ static int read_hv(rp_data_t *d, const char *path, char *text, size_t len)
     return read_rows(d, &r, path, text, len);
 }
 
-int es_rp_read(rp_data_t *d, const char *prefix)
+/* The files of a run, in the order they are read: the log first (it names
+ * the statistic, the tests and the .bim) */
+enum {
+    F_LOG, F_TOP, F_SIG, F_SUM, F_SEL, F_RULES, F_METRICS, F_MDFS, F_RELEVANT, F_FRONT, F_HV,
+    F_EPI_CC, F_EPI_CC_SUM, F_EPI_QT, F_EPI_QT_SUM
+};
+
+/* Which of epistream's and PLINK's lists and summaries the run has: at most
+ * one of each.  @return ES_OK or ES_ERR_FORMAT */
+static int pick_lists(rp_data_t *d, char *const *path, int *sig, int *sum)
 {
-    static const char *const suf[RP_N_FILES] = {RP_SUF_LOG,     RP_SUF_TOP,  RP_SUF_SIG,      RP_SUF_SUM,
-                                                RP_SUF_SEL,     RP_SUF_RULES, RP_SUF_METRICS, RP_SUF_MDFS,
-                                                RP_SUF_RELEVANT, RP_SUF_FRONT, RP_SUF_HV};
+    static const int lists[] = {F_SIG, F_EPI_CC, F_EPI_QT}, sums[] = {F_SUM, F_EPI_CC_SUM, F_EPI_QT_SUM};
+    const int *set[2] = {lists, sums};
+    int *pick[2] = {sig, sum};
+    for (int w = 0; w < 2; w++) {
+        *pick[w] = -1;
+        for (int k = 0; k < 3; k++) {
+            if (!d->buf[set[w][k]]) continue;
+            if (*pick[w] >= 0) {
+                es_error("both %s and %s exist: they are the results of two runs; give the "
+                         "report one run's prefix", path[*pick[w]], path[set[w][k]]);
+                return ES_ERR_FORMAT;
+            }
+            *pick[w] = set[w][k];
+        }
+    }
+    return ES_OK;
+}
+
+int es_rp_read(rp_data_t *d, const char *prefix, const char *bim)
+{
+    static const char *const suf[RP_N_FILES] = {
+        RP_SUF_LOG,      RP_SUF_TOP,   RP_SUF_SIG,    RP_SUF_SUM,       RP_SUF_SEL,
+        RP_SUF_RULES,    RP_SUF_METRICS, RP_SUF_MDFS, RP_SUF_RELEVANT,  RP_SUF_FRONT,
+        RP_SUF_HV,       RP_SUF_EPI_CC, RP_SUF_EPI_CC_SUM, RP_SUF_EPI_QT, RP_SUF_EPI_QT_SUM};
     memset(d, 0, sizeof *d);
     d->prefix = prefix;
+    d->list_thr = d->list_cut = NAN;
     char *path[RP_N_FILES] = {NULL};
     size_t len[RP_N_FILES] = {0};
-    int ret = ES_OK;
+    int ret = ES_OK, sig, sum;
     for (int k = 0; k < RP_N_FILES; k++)
-        if ((ret = read_opt(prefix, suf[k], &path[k], &d->buf[k], &len[k], k != 2))) goto out;
-    d->have_log = d->buf[0] != NULL;
-    d->have_top = d->buf[1] != NULL;
-    d->have_sig = d->buf[2] != NULL;
-    d->have_sum = d->buf[3] != NULL;
-    d->have_sel = d->buf[4] != NULL;
-    d->have_rules = d->buf[5] != NULL;
-    d->have_metrics = d->buf[6] != NULL;
-    d->have_mdfs = d->buf[7] != NULL;
-    d->have_front = d->buf[9] != NULL;
-    d->have_hv = d->buf[10] != NULL;
+        if ((ret = read_opt(prefix, suf[k], &path[k], &d->buf[k], &len[k],
+                            k != F_SIG && k != F_EPI_CC && k != F_EPI_QT)))
+            goto out;
+    if ((ret = pick_lists(d, path, &sig, &sum))) goto out;
+    d->sig_suf = suf[sig >= 0 ? sig : F_SIG];
+    d->sum_suf = suf[sum >= 0 ? sum : F_SUM];
+    int plink_list = sig == F_EPI_CC || sig == F_EPI_QT, plink_sum = sum == F_EPI_CC_SUM || sum == F_EPI_QT_SUM;
+    d->have_log = d->buf[F_LOG] != NULL;
+    d->have_top = d->buf[F_TOP] != NULL;
+    d->have_sig = sig >= 0;
+    d->have_sum = sum >= 0;
+    d->have_sel = d->buf[F_SEL] != NULL;
+    d->have_rules = d->buf[F_RULES] != NULL;
+    d->have_metrics = d->buf[F_METRICS] != NULL;
+    d->have_mdfs = d->buf[F_MDFS] != NULL;
+    d->have_front = d->buf[F_FRONT] != NULL;
+    d->have_hv = d->buf[F_HV] != NULL;
     if (!d->have_top && !d->have_sig && !d->have_sum && !d->have_sel && !d->have_rules && !d->have_metrics &&
         !d->have_mdfs && !d->have_front && !d->have_hv) {
         /* a file of the run given instead of its prefix */
@@ -703,13 +757,13 @@ int es_rp_read(rp_data_t *d, const char *prefix)
             if (pl > sl && !strcmp(prefix + pl - sl, suf[k])) hint = " (give the run's PREFIX, without the file's suffix)";
         }
         es_error("no results of a run under '%s': none of %s%s, %s%s, %s%s, %s%s, %s%s, %s%s, %s%s, %s%s, "
-                 "%s%s exists%s", prefix, prefix, RP_SUF_TOP, prefix, RP_SUF_SIG, prefix, RP_SUF_SUM, prefix,
-                 RP_SUF_SEL, prefix, RP_SUF_RULES, prefix, RP_SUF_METRICS, prefix, RP_SUF_MDFS, prefix,
-                 RP_SUF_FRONT, prefix, RP_SUF_HV, hint);
+                 "%s%s, %s%s, %s%s exists%s", prefix, prefix, RP_SUF_TOP, prefix, RP_SUF_SIG, prefix, RP_SUF_SUM,
+                 prefix, RP_SUF_SEL, prefix, RP_SUF_RULES, prefix, RP_SUF_METRICS, prefix, RP_SUF_MDFS, prefix,
+                 RP_SUF_FRONT, prefix, RP_SUF_HV, prefix, RP_SUF_EPI_CC, prefix, RP_SUF_EPI_QT, hint);
         ret = ES_ERR_DATA;
         goto out;
     }
-    if (d->have_log && (ret = read_log(d, path[0], d->buf[0], len[0]))) goto out;
+    if (d->have_log && (ret = read_log(d, path[F_LOG], d->buf[F_LOG], len[F_LOG]))) goto out;
     d->stat = es_rp_log(d, "statistic");
     d->has_p = !d->stat || strcmp(d->stat, "k2") != 0;
     /* the run's number of tests: boost's valid ones, else every pair (triple) */
@@ -718,8 +772,17 @@ int es_rp_read(rp_data_t *d, const char *prefix)
         const char *v = es_rp_log(d, test_keys[k]);
         if (v && !parse_count(v, &d->n_tests)) d->tests_key = test_keys[k];
     }
-    if (d->have_top && (ret = read_top(d, path[1], d->buf[1], len[1]))) goto out;
-    if (d->have_sig && (ret = read_sig(d, path[2]))) goto out;
+    if (d->pk.log) es_rp_plink_log(d);
+    else if (d->stat && (plink_list || plink_sum)) /* scan --format plink: the statistic of its list */
+        d->pk.test = !strcmp(d->stat, "boost") ? RP_PK_BOOST : !strcmp(d->stat, "linear") ? RP_PK_LINEAR : RP_PK_OTHER;
+    if (plink_list || plink_sum) {
+        char why[600];
+        snprintf(why, sizeof why, "%s names variants by chromosome and ID only", path[plink_list ? sig : sum]);
+        if ((ret = es_rp_plink_bim(d, bim, why))) goto out;
+    }
+    if (d->have_top && (ret = read_top(d, path[F_TOP], d->buf[F_TOP], len[F_TOP]))) goto out;
+    if (sig == F_SIG && (ret = read_sig(d, path[F_SIG]))) goto out;
+    if (plink_list && (ret = es_rp_plink_list(d, path[sig]))) goto out;
     /* the QQ plot's values: the significant list's (a complete tail), else the top list's */
     d->qq_from_sig = d->n_qq > 0;
     if (!d->n_qq) {
@@ -733,25 +796,27 @@ int es_rp_read(rp_data_t *d, const char *prefix)
     }
     es_rp_sort_desc(d->qq, d->n_qq);
     /* a log without a statistic line: k2 is the one whose P column is all NA */
-    if (!d->stat && (d->n_top || d->n_sig)) {
+    if (!d->stat && !d->pk.test && (d->n_top || d->n_sig)) {
         int any_p = 0;
         for (size_t k = 0; k < d->n_top && !any_p; k++) any_p = !isnan(d->top[k].p);
         any_p = any_p || d->n_qq > 0;
         d->has_p = any_p;
     }
-    if (d->have_sum && (ret = read_summary(d, path[3], d->buf[3], len[3]))) goto out;
-    if (d->have_sel && (ret = read_select(d, path[4], d->buf[4], len[4]))) goto out;
-    if (d->have_rules && (ret = read_rules(d, path[5], d->buf[5], len[5]))) goto out;
-    if (d->have_metrics && (ret = read_metrics(d, path[6], d->buf[6], len[6]))) goto out;
-    if (d->have_mdfs && (ret = read_mdfs(d, path[7], d->buf[7], len[7], 0))) goto out;
-    if (d->buf[8] && !d->have_mdfs) {
-        es_error("%s: there is no %s%s to go with it", path[8], prefix, RP_SUF_MDFS);
+    if (sum == F_SUM && (ret = read_summary(d, path[F_SUM], d->buf[F_SUM], len[F_SUM]))) goto out;
+    if (plink_sum && (ret = es_rp_plink_summary(d, path[sum], d->buf[sum], len[sum]))) goto out;
+    if (d->have_sel && (ret = read_select(d, path[F_SEL], d->buf[F_SEL], len[F_SEL]))) goto out;
+    if (d->have_rules && (ret = read_rules(d, path[F_RULES], d->buf[F_RULES], len[F_RULES]))) goto out;
+    if (d->have_metrics && (ret = read_metrics(d, path[F_METRICS], d->buf[F_METRICS], len[F_METRICS]))) goto out;
+    if (d->have_mdfs && (ret = read_mdfs(d, path[F_MDFS], d->buf[F_MDFS], len[F_MDFS], 0))) goto out;
+    if (d->buf[F_RELEVANT] && !d->have_mdfs) {
+        es_error("%s: there is no %s%s to go with it", path[F_RELEVANT], prefix, RP_SUF_MDFS);
         ret = ES_ERR_FORMAT;
         goto out;
     }
-    if (d->buf[8] && (ret = read_mdfs(d, path[8], d->buf[8], len[8], 1))) goto out;
-    if (d->have_front && (ret = read_front(d, path[9], d->buf[9], len[9]))) goto out;
-    if (d->have_hv && (ret = read_hv(d, path[10], d->buf[10], len[10]))) goto out;
+    if (d->buf[F_RELEVANT] && (ret = read_mdfs(d, path[F_RELEVANT], d->buf[F_RELEVANT], len[F_RELEVANT], 1)))
+        goto out;
+    if (d->have_front && (ret = read_front(d, path[F_FRONT], d->buf[F_FRONT], len[F_FRONT]))) goto out;
+    if (d->have_hv && (ret = read_hv(d, path[F_HV], d->buf[F_HV], len[F_HV]))) goto out;
     ret = es_rp_layout(d);
 out:
     for (int k = 0; k < RP_N_FILES; k++) free(path[k]);
@@ -780,6 +845,7 @@ void es_rp_free(rp_data_t *d)
     free(d->hash);
     free(d->sel);
     free(d->chr);
+    es_rp_plink_free(&d->pk);
     memset(d, 0, sizeof *d);
 }
 

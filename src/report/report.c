@@ -69,8 +69,20 @@ static void plan(const rp_data_t *d, rp_fig_t *fig, notes_t *nt)
     const char *val = d->has_p ? "-log10 p" : "-K2 score";
     size_t nv_top = count_value(d, d->top, d->n_top), nv_sig = count_value(d, d->sig, d->n_sig);
     /* the arcs and the heat map: the top list's best, else (no top list) the significant list's */
-    const char *src = d->n_top ? RP_SUF_TOP : RP_SUF_SIG;
+    const char *src = d->n_top ? RP_SUF_TOP : d->sig_suf;
     size_t nsrc = d->n_top ? nv_top : nv_sig;
+    if (d->pk.bim)
+        note(nt, "%s%s%s names variants by chromosome and ID only: their positions are those of "
+                 "%s (%s).%s%s",
+             P, d->have_sig && strcmp(d->sig_suf, RP_SUF_SIG) ? d->sig_suf : d->sum_suf,
+             d->have_sig && strcmp(d->sig_suf, RP_SUF_SIG) && d->have_sum ? " (and its summary)" : "",
+             d->pk.bim_path, d->pk.bim_from, d->pk.test ? " The test: " : "",
+             d->pk.test ? es_rp_plink_test_name(d->pk.test) : "");
+    if (d->n_qq_above)
+        note(nt, "%zu listed pairs of %s%s have P above the list's threshold %g (PLINK's BOOST lists "
+                 "the pairs its screening statistic passes, then prints their exact P): they are in "
+                 "the table and on the interaction plot and heat map, not on the QQ plot.",
+             d->n_qq_above, P, d->sig_suf, d->list_thr);
     if (!d->has_p)
         note(nt, "The statistic is k2, which has no p-value: the plots show the K2 score (lower is "
                  "better; arcs and heat map are coloured by -K2), the per-variant plot has no "
@@ -79,7 +91,7 @@ static void plan(const rp_data_t *d, rp_fig_t *fig, notes_t *nt)
     rp_fig_t *f = &fig[RP_PLOT_INTERACTION];
     if (!d->have_top && !d->have_sig)
         snprintf(f->why, sizeof f->why, "neither %s%s nor %s%s exists.", P, RP_SUF_TOP, P,
-                 RP_SUF_SIG);
+                 d->sig_suf);
     else if (!nsrc)
         snprintf(f->why, sizeof f->why, "the run listed no %s with a %s.", what,
                  d->has_p ? "p-value" : "score");
@@ -95,9 +107,17 @@ static void plan(const rp_data_t *d, rp_fig_t *fig, notes_t *nt)
     f = &fig[RP_PLOT_MANHATTAN];
     size_t n_sum = 0;
     for (size_t v = 0; v < d->n_var; v++) n_sum += d->var[v].in_summary && !isnan(d->var[v].best);
+    int pk_sum = d->have_sum && strcmp(d->sum_suf, RP_SUF_SUM) != 0;
     if (!d->have_sum)
-        snprintf(f->why, sizeof f->why, "%s%s does not exist (a --format plink run writes "
-                 ".epi.cc.summary, which has no positions or p-values).", P, RP_SUF_SUM);
+        snprintf(f->why, sizeof f->why, "neither %s%s nor PLINK's %s%s exists.", P, RP_SUF_SUM, P,
+                 RP_SUF_EPI_CC_SUM);
+    else if (pk_sum && d->pk.test == RP_PK_OTHER)
+        snprintf(f->why, sizeof f->why, "%s%s gives each variant's best statistic (BEST_CHISQ) of "
+                 "--stat %s, which is not a chi-square of known df: no p-value can be drawn "
+                 "(scan --format tsv writes BEST_P).", P, d->sum_suf, d->stat ? d->stat : "?");
+    else if (pk_sum && !d->pk.test)
+        snprintf(f->why, sizeof f->why, "the test behind %s%s is unknown (no pair list, no log), so "
+                 "its BEST_CHISQ has no df and no p-value.", P, d->sum_suf);
     else if (!n_sum)
         snprintf(f->why, sizeof f->why, "no variant of %s%s has a value.", P, RP_SUF_SUM);
     else {
@@ -109,11 +129,20 @@ static void plan(const rp_data_t *d, rp_fig_t *fig, notes_t *nt)
         else if (d->has_p)
             snprintf(line, sizeof line, " No significance line: the number of tests is unknown "
                      "(no %s%s).", P, RP_SUF_LOG);
+        char from[700];
+        if (pk_sum)
+            snprintf(from, sizeof from, "at its position in %s, at -log10 of the chi-square tail (%d df) "
+                     "of its best pair's statistic (BEST_CHISQ, as PLINK prints it: 4 significant "
+                     "digits%s)", d->pk.bim_path, es_rp_plink_df(d->pk.test),
+                     d->pk.test == RP_PK_BOOST ? "; a best pair whose table had empty cells has fewer "
+                                                 "df, and is drawn a little low" : "");
+        else
+            snprintf(from, sizeof from, "at its position, at the %s of its best %s (BEST_%s)",
+                     d->has_p ? "-log10" : "K2 score", d->order == 3 ? "triple" : "pair",
+                     d->has_p ? "P" : "STAT");
         snprintf(f->desc, sizeof f->desc,
-                 "Each of the %zu variants of %s%s at its position, at the %s of its best %s "
-                 "(BEST_%s); chromosomes in alternating bands.%s%s",
-                 n_sum, P, RP_SUF_SUM, d->has_p ? "-log10" : "K2 score", d->order == 3 ? "triple" : "pair",
-                 d->has_p ? "P" : "STAT", line,
+                 "Each of the %zu variants of %s%s %s; chromosomes in alternating bands.%s%s",
+                 n_sum, P, d->sum_suf, from, line,
                  n_sum > RP_POINTS_ALL ? " The points are one image at twice the plot's "
                                          "resolution (there are too many to draw one by one)." : "");
     }
@@ -123,14 +152,20 @@ static void plan(const rp_data_t *d, rp_fig_t *fig, notes_t *nt)
     if (!d->has_p) snprintf(f->why, sizeof f->why, "k2 has no p-values.");
     else if (!d->n_qq)
         snprintf(f->why, sizeof f->why, "no p-value was written (%s%s, %s%s).", P, RP_SUF_TOP, P,
-                 RP_SUF_SIG);
+                 d->sig_suf);
     else {
         size_t n = d->n_qq;
         uint64_t m = d->n_tests >= n ? d->n_tests : n;
-        const char *which = np_sig ? "every test with p <= the run's --p-threshold, a complete "
-                                     "tail of the run's p-values"
-                                   : "the top list, ranked by the statistic: when the tests' df "
-                                     "differ it is only approximately the run's smallest p-values";
+        char which[400];
+        if (np_sig && !isnan(d->list_thr))
+            snprintf(which, sizeof which, "every listed test with P <= %g, PLINK's --epi1, a complete "
+                     "tail of the run's p-values%s", d->list_thr,
+                     d->n_qq_above ? "; the listed pairs above it, which BOOST's screen let through, "
+                                     "are left out" : "");
+        else
+            snprintf(which, sizeof which, "%s", np_sig ? "every test with p <= the run's --p-threshold, a "
+                     "complete tail of the run's p-values" : "the top list, ranked by the statistic: "
+                     "when the tests' df differ it is only approximately the run's smallest p-values");
         char mline[300];
         if (d->n_tests >= n)
             snprintf(mline, sizeof mline, "M = %llu, the run's tests (%s in the log)",
@@ -143,19 +178,19 @@ static void plan(const rp_data_t *d, rp_fig_t *fig, notes_t *nt)
                  "the i-th smallest of M uniform p-values, -log10(i / (M + 1)), %s. The grey band "
                  "is the pointwise 95%% interval of that order statistic, Beta(i, M - i + 1); the "
                  "red line is y = x.",
-                 n, P, np_sig ? RP_SUF_SIG : RP_SUF_TOP, which, mline);
+                 n, P, np_sig ? d->sig_suf : RP_SUF_TOP, which, mline);
         if (d->n_tests && n >= d->n_tests / 2 + 1)
             note(nt, "lambda (the genomic inflation factor, on the QQ plot) = the chi-square (1 df) "
                      "quantile of the median p-value of all %llu tests / 0.4549; the median is "
                      "known because %s%s holds the %zu smallest p-values, at least half of them.",
-                 (unsigned long long)d->n_tests, P, np_sig ? RP_SUF_SIG : RP_SUF_TOP, n);
+                 (unsigned long long)d->n_tests, P, np_sig ? d->sig_suf : RP_SUF_TOP, n);
         else
             note(nt, "lambda (the genomic inflation factor) is not shown: it is defined by the "
                      "median p-value of all the run's tests, and the written lists hold only the "
-                     "smallest ones (%zu of %llu). A run with --p-threshold 1 lists every test "
+                     "smallest ones (%zu of %llu). A run with %s 1 lists every test "
                      "and gets it. The summary's best p per variant is the minimum over that "
                      "variant's tests, not a sample of them, so it cannot stand in.",
-                 n, (unsigned long long)m);
+                 n, (unsigned long long)m, d->pk.log ? "--epi1" : "--p-threshold");
     }
     /* heat map */
     f = &fig[RP_PLOT_HEATMAP];
@@ -165,7 +200,7 @@ static void plan(const rp_data_t *d, rp_fig_t *fig, notes_t *nt)
                  "The first %d distinct variants of the best %s of %s%s, in genome order; a cell is "
                  "the best %s of the listed %s (%s%s and %s%s) that hold both variants; light "
                  "grey: none listed.",
-                 RP_HEAT_MAX, what, P, src, val, what, P, RP_SUF_TOP, P, RP_SUF_SIG);
+                 RP_HEAT_MAX, what, P, src, val, what, P, RP_SUF_TOP, P, d->sig_suf);
     /* ranking */
     f = &fig[RP_PLOT_RANKING];
     if (!d->have_sel) snprintf(f->why, sizeof f->why, "%s%s does not exist (a run without "
@@ -179,6 +214,8 @@ static void plan(const rp_data_t *d, rp_fig_t *fig, notes_t *nt)
     /* the genome's plots and the ranking belong to scans and selections */
     int genome = d->have_top || d->have_sig || d->have_sum || d->have_sel;
     for (int k = RP_PLOT_INTERACTION; k <= RP_PLOT_RANKING; k++) fig[k].hide = !genome;
+    /* plink1.9's own run has no selection to miss */
+    if (d->pk.log && !d->have_sel) fig[RP_PLOT_RANKING].hide = 1;
     /* mdfs */
     f = &fig[RP_PLOT_MDFS];
     f->hide = !d->have_mdfs;
@@ -219,6 +256,12 @@ static void undo_dir(const char *dir, int created)
 
 int es_report_write(const char *prefix, const char *dir, es_report_format_t fmt, size_t *written)
 {
+    return es_report_write_bim(prefix, NULL, dir, fmt, written);
+}
+
+int es_report_write_bim(const char *prefix, const char *bim, const char *dir, es_report_format_t fmt,
+                        size_t *written)
+{
     static const char *const stem[RP_N_PLOTS] = {"interaction", "manhattan", "qq", "heatmap",
                                                   "ranking", "mdfs", "front", "hypervolume"};
     static const char *const title[RP_N_PLOTS] = {"Interaction plot", "Per-variant plot",
@@ -233,7 +276,7 @@ int es_report_write(const char *prefix, const char *dir, es_report_format_t fmt,
         return ES_ERR_UNSUPPORTED;
     }
     rp_data_t d;
-    int ret = es_rp_read(&d, prefix);
+    int ret = es_rp_read(&d, prefix, bim);
     if (ret) return ret;
     rp_fig_t fig[RP_N_PLOTS];
     memset(fig, 0, sizeof fig);

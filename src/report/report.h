@@ -1,6 +1,7 @@
 /* report.h -- `epistream report`: the pictures and the page of a finished run.
  * Reads what a run wrote under its prefix (.top.tsv and .sig.tsv of a 2-way or
- * 3-way scan, .summary.tsv, .log, .select.tsv), draws the interaction plot, the
+ * 3-way scan, .summary.tsv, .log, .select.tsv; PLINK's .epi.cc / .epi.qt and
+ * their .summary, placed through a .bim), draws the interaction plot, the
  * per-variant (Manhattan-style) plot, the QQ plot, the heat map of the top
  * variants and the selection's ranking curve through cairo, and writes them as
  * one self-contained HTML page (inline SVG) or as SVG, PNG or PDF files.
@@ -44,5 +45,18 @@ char *es_report_default_dir(const char *prefix);
  *         without cairo) or ES_ERR_NOMEM
  */
 int es_report_write(const char *prefix, const char *dir, es_report_format_t fmt, size_t *written);
+
+/**
+ * es_report_write() with the .bim that places the variants of PLINK-format
+ * results (PREFIX.epi.cc, .epi.qt and their .summary, as plink1.9 and scan
+ * --format plink write them), which name variants by chromosome and ID
+ * only.  bim NULL: the one the run's log names (PLINK's --bfile or --bim,
+ * relative to its working directory; epistream's bfile).  Such a variant
+ * missing from the .bim, or on another chromosome there, is ES_ERR_FORMAT
+ * (its file, line and ID named); no .bim to be found is ES_ERR_DATA or
+ * ES_ERR_IO, saying what to give.
+ */
+int es_report_write_bim(const char *prefix, const char *bim, const char *dir, es_report_format_t fmt,
+                        size_t *written);
 
 #endif

@@ -10,12 +10,13 @@
 #include <stdio.h>
 
 #include "epistream.h"
+#include "formats.h"
 #include "report.h"
 
 /* ---- the run, as read (read.c) ----------------------------------------------- */
 
 /** The files of a run the report reads (read.c's list). */
-#define RP_N_FILES 11
+#define RP_N_FILES 15
 
 /** A variant named in any of the run's files (chr, id, pos as written). */
 typedef struct {
@@ -25,10 +26,13 @@ typedef struct {
     int in_summary;
 } rp_var_t;
 
-/** A line of .top.tsv or .sig.tsv: a pair or a triple. */
+/** A line of .top.tsv or .sig.tsv (a pair or a triple), or of PLINK's
+ *  .epi.cc / .epi.qt (a pair). */
 typedef struct {
     uint32_t v[3];              /* rp_data_t.var indices; v[2] only for triples */
     double stat, p, log10p;     /* NAN where NA */
+    double coef;                /* PLINK's OR_INT or BETA_INT; NAN in other lists */
+    int df;                     /* PLINK's DF column (BOOST); -1 where there is none */
 } rp_hit_t;
 
 /** A line of .select.tsv. */
@@ -64,8 +68,36 @@ typedef struct {
     const char **cell; /* n_rows x n_cols field pointers */
     size_t n_rows, n_total;
     int n_cols;
+    int best;          /* the rows are the smallest P of the file's, not its first */
 } rp_table_t;
 #define RP_TABLE_MAX 1000
+
+/** PLINK's epistasis files (.epi.cc / .epi.qt and their .summary, as
+ *  plink1.9 --fast-epistasis / --epistasis and scan --format plink write
+ *  them): they name variants by chromosome code and ID only, so positions
+ *  come from a .bim (read_plink.c). */
+typedef enum {
+    RP_PK_NONE,
+    RP_PK_BOOST,    /* STAT DF P: --fast-epistasis boost (and scan --format plink) */
+    RP_PK_FAST,     /* STAT P: --fast-epistasis (1 df) */
+    RP_PK_LOGISTIC, /* OR_INT STAT P: --epistasis on case/control (1 df) */
+    RP_PK_LINEAR,   /* BETA_INT STAT P: --epistasis on a quantitative trait (1 df) */
+    RP_PK_OTHER     /* STAT DF P of scan --format plink --stat chi2, mi, ig or linear4:
+                     * BEST_CHISQ is no chi-square of known df, so the summary gives no p */
+} rp_pk_test_t;
+
+typedef struct {
+    rp_pk_test_t test;      /* from the list's header, else from the log */
+    int log;                /* the run's .log is PLINK's (lines, not key<TAB>value) */
+    const char *log_bfile, *log_bim, *log_wd; /* PLINK's log: --bfile, --bim, working directory */
+    char *bim_path;         /* the .bim that placed the variants */
+    const char *bim_from;   /* where its path came from ("--bim", the log, ...) */
+    es_fileset_t *bim;      /* the .bim alone (es_bim_open()) */
+    es_strindex_t ix;       /* bim IDs -> variants */
+    uint32_t *var_of;       /* bim variant -> rp_data_t.var index + 1 (0: not yet) */
+    char *arena;            /* the text of the list's table cells */
+    rp_table_t tab;         /* the list's best lines (no .top.tsv) */
+} rp_plink_t;
 
 typedef struct {
     const char *prefix;
@@ -106,6 +138,13 @@ typedef struct {
     size_t n_hv;
     rp_chr_t *chr;
     size_t n_chr;
+    /* the run's significant list and summary: epistream's .sig.tsv and
+     * .summary.tsv, or PLINK's (read_plink.c) */
+    const char *sig_suf, *sum_suf;
+    double list_thr;         /* PLINK's list's threshold (--epi1); NAN unknown */
+    double list_cut;         /* list_thr as PLINK prints P (4 digits): a P above it is above list_thr */
+    size_t n_qq_above;       /* listed p-values above list_thr, left out of the QQ plot */
+    rp_plink_t pk;
 } rp_data_t;
 
 /** The file names the report reads, relative to PREFIX. */
@@ -122,9 +161,11 @@ typedef struct {
 #define RP_SUF_HV ".hv.tsv"
 
 /** Read what exists of PREFIX's files into d (free with es_rp_free()).
+ *  bim: the .bim that places the variants of PLINK-format files (NULL: the
+ *  one the run's log names).
  *  @return ES_OK, ES_ERR_IO, ES_ERR_FORMAT (file and line logged),
  *          ES_ERR_DATA (no result file) or ES_ERR_NOMEM */
-int es_rp_read(rp_data_t *d, const char *prefix);
+int es_rp_read(rp_data_t *d, const char *prefix, const char *bim);
 void es_rp_free(rp_data_t *d);
 /** Lay the chromosomes of every variant out on [0, 1] in natural order
  *  (1, 2, ..., 22, X, Y, XY, MT, then others by name), each as wide as its
@@ -136,6 +177,63 @@ double es_rp_x(const rp_data_t *d, uint32_t v);
 size_t es_rp_chr_of(const rp_data_t *d, uint32_t v);
 /** The log's value for key, or NULL. */
 const char *es_rp_log(const rp_data_t *d, const char *key);
+
+/* read.c's pieces that read_plink.c reads with */
+
+/** A number, or NA (NAN; so are nan and inf).  @return 0, or -1 */
+int es_rp_parse_num(const char *s, double *out);
+/** A count or position: digits only.  @return 0, or -1 */
+int es_rp_parse_pos(const char *s, int64_t *out);
+/** The index of variant (chr, id, pos), added when new.  @return ES_OK or ES_ERR_NOMEM */
+int es_rp_var_get(rp_data_t *d, const char *chr, const char *id, int64_t pos, uint32_t *idx);
+/** The index of variant (chr, id, pos).  @return 0, or -1 when it is not indexed */
+int es_rp_var_find(const rp_data_t *d, const char *chr, const char *id, int64_t pos, uint32_t *idx);
+/** One line [line, le) of a file read line by line (line 1: its header),
+ *  NUL-terminated, without its newline.  @return ES_OK or an error (logged) */
+typedef int (*rp_line_fn)(rp_data_t *d, void *ctx, const char *path, size_t ln, char *line, char *le);
+/** Read path line by line through fn (a file far larger than memory: a
+ *  significant list).  A NUL byte, a read error or an empty file is an error
+ *  naming the file (and the line).  @return ES_OK or an error (logged) */
+int es_rp_stream(rp_data_t *d, const char *path, rp_line_fn fn, void *ctx);
+/** A significant list being read: add (its variants are indexed, as there
+ *  is no top list; else a line of other variants is not kept), and the
+ *  capacities of d->sig and d->qq. */
+typedef struct {
+    int add;
+    size_t cap, qcap;
+} rp_sig_state_t;
+/** A checked line x of the significant list: counted, its -log10 p kept for
+ *  the QQ plot (p <= d->list_cut), the line kept when known.
+ *  @return ES_OK or ES_ERR_NOMEM */
+int es_rp_sig_keep(rp_data_t *d, rp_sig_state_t *st, const rp_hit_t *x, int known);
+
+/* ---- PLINK's files (read_plink.c) ------------------------------------------------ */
+
+/** The file names of PLINK's epistasis results, relative to PREFIX. */
+#define RP_SUF_EPI_CC ".epi.cc"
+#define RP_SUF_EPI_CC_SUM ".epi.cc.summary"
+#define RP_SUF_EPI_QT ".epi.qt"
+#define RP_SUF_EPI_QT_SUM ".epi.qt.summary"
+
+/** The log's lines as PLINK writes them: its test, its .bim, its count of
+ *  valid tests and its --epi1 into d (after read.c has split the lines). */
+void es_rp_plink_log(rp_data_t *d);
+/** Open the .bim that places PLINK-format files' variants: bim when given,
+ *  else the one the run's log names (PLINK: --bfile/--bim, relative to its
+ *  working directory; epistream: bfile).  @return ES_OK, ES_ERR_IO,
+ *  ES_ERR_FORMAT (its path or its lines named) or ES_ERR_NOMEM */
+int es_rp_plink_bim(rp_data_t *d, const char *bim, const char *why);
+/** PLINK's pair list at path (.epi.cc, .epi.qt), line by line: each line
+ *  checked, its variants placed through the .bim, kept as .sig.tsv's lines
+ *  are; without a .top.tsv, its best lines kept for the page's table. */
+int es_rp_plink_list(rp_data_t *d, const char *path);
+/** PLINK's summary (.epi.cc.summary, .epi.qt.summary): each variant's
+ *  -log10 p of BEST_CHISQ at the test's df. */
+int es_rp_plink_summary(rp_data_t *d, const char *path, char *text, size_t len);
+/** The test's name, for the page; its df (BOOST 4, the others 1). */
+const char *es_rp_plink_test_name(rp_pk_test_t t);
+int es_rp_plink_df(rp_pk_test_t t);
+void es_rp_plink_free(rp_plink_t *pk);
 
 /* ---- what the plots show (qq.c) -------------------------------------------- */
 

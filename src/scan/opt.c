@@ -83,7 +83,7 @@ bad:
 
 int es_opt_check(const es_opt_t *opt)
 {
-    if ((unsigned)opt->stat > ES_STAT_K2) {
+    if ((unsigned)opt->stat > ES_STAT_LOGISTIC) {
         es_error("unknown statistic code %d", (int)opt->stat);
         return ES_ERR_ARG;
     }

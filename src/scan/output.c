@@ -50,6 +50,8 @@ int es_pair_writer_init(es_pair_writer_t *pw, FILE *fp, const es_dataset_t *ds, 
 /* append a string literal at s */
 #define PUT(s, lit) ((s) = (char *)memcpy((s), (lit), sizeof(lit) - 1) + sizeof(lit) - 1)
 
+void es_pair_writer_beta(es_pair_writer_t *pw, es_stat_t stat) { pw->beta = stat == ES_STAT_LOGISTIC ? 2 : 1; }
+
 int es_pair_writer_header(es_pair_writer_t *pw)
 {
     char *d = es_wbuf_reserve(&pw->wb, (size_t)2 * (size_t)pw->w + 128 + 54 * 10);
@@ -62,8 +64,11 @@ int es_pair_writer_header(es_pair_writer_t *pw)
         memcpy(s, " CHR2 ", 6);
         s = es_fmt_str_w(s + 6, "SNP2", pw->w);
         static const char tail[] = "         STAT   DF            P \n";
-        memcpy(s, tail, sizeof tail - 1);
-        s += sizeof tail - 1;
+        static const char tail_qt[] = "     BETA_INT         STAT            P \n";
+        static const char tail_or[] = "       OR_INT         STAT            P \n";
+        if (pw->beta == 2) PUT(s, tail_or);
+        else if (pw->beta) PUT(s, tail_qt);
+        else PUT(s, tail);
     } else {
         static const char h2[] = "CHR1\tSNP1\tPOS1\tCHR2\tSNP2\tPOS2\t";
         static const char h3[] = "CHR1\tSNP1\tPOS1\tCHR2\tSNP2\tPOS2\tCHR3\tSNP3\tPOS3\t";
@@ -71,6 +76,7 @@ int es_pair_writer_header(es_pair_writer_t *pw)
         if (pw->order == 3) PUT(s, h3);
         else PUT(s, h2);
         PUT(s, t);
+        if (pw->beta) PUT(s, "\tBETA_INT");
         if (pw->tables) {
             /* CTRL_000 .. CASE_222 (order 3), CTRL_00 .. CASE_22 (order 2) */
             int ncell = pw->order == 3 ? 27 : 9;
@@ -252,7 +258,21 @@ int es_pair_writer_put(es_pair_writer_t *pw, const es_pair_t *p)
     char *s = d;
     memcpy(s, pw->pre, pw->pre_n);
     s = variant_cols(pw, s + pw->pre_n, p->j);
-    if (pw->plink) {
+    if (pw->plink && pw->beta) {
+        /* PLINK's .epi.qt: "%12.6g %12.6g %12.4g \n"; a failed fit as PLINK
+         * writes it under --epi1 1 */
+        if (failed) {
+            PUT(s, "         nan          nan          nan \n");
+        } else {
+            s = es_fmt_g_w(s, pw->beta == 2 ? exp(p->beta) : p->beta, 12, 6);
+            *s++ = ' ';
+            s = es_fmt_g_w(s, p->stat, 12, 6);
+            *s++ = ' ';
+            s = es_fmt_g_w(s, p->p, 12, 4);
+            *s++ = ' ';
+            *s++ = '\n';
+        }
+    } else if (pw->plink) {
         /* "%12.6g %4d %12.4g \n"; a failed test as PLINK writes it */
         if (failed) {
             PUT(s, "         nan    0           NA \n");
@@ -267,6 +287,11 @@ int es_pair_writer_put(es_pair_writer_t *pw, const es_pair_t *p)
         }
     } else {
         s = tsv_stat_cols(s, p->stat, p->p, p->log10p, p->n, p->df, failed);
+        if (pw->beta) {
+            *s++ = '\t';
+            if (isnan(p->beta)) PUT(s, "NA");
+            else s = es_fmt_g(s, p->beta, 10);
+        }
         if (pw->tables) {
             uint32_t cells[18];
             recount(pw, p->i, p->j, UINT32_MAX, cells);

@@ -32,6 +32,7 @@ typedef struct {
     const char *chr_raw, *chr_code; /* PLINK: the last chromosome and its code */
     int order;         /* 2: pair lines, 3: triple lines (TSV only; set before the header) */
     int tables;        /* --tables: each line's cell counts (es_pair_writer_tables()) */
+    int beta;          /* a BETA_INT column (es_pair_writer_beta()): 1 linear, 2 logistic */
     uint8_t *rc_g[3];  /* --tables: decoded calls of the line's variants */
     uint32_t rc_var[3];
 } es_pair_writer_t;
@@ -46,6 +47,11 @@ int es_pair_writer_header(es_pair_writer_t *pw);
  *  third variant's genotype fastest), recounted from the dataset's calls.
  *  @return ES_OK or ES_ERR_NOMEM. */
 int es_pair_writer_tables(es_pair_writer_t *pw);
+/** Add the interaction coefficient (--stat linear or logistic; before the
+ *  header): TSV column BETA_INT after DF (logistic: the log odds ratio);
+ *  PLINK lines become PLINK 1.9 --epistasis's ("%4s %*s %4s %*s %12.6g %12.6g
+ *  %12.4g \n": BETA_INT STAT P in .epi.qt, OR_INT STAT P in .epi.cc). */
+void es_pair_writer_beta(es_pair_writer_t *pw, es_stat_t stat);
 /** One triple line (order 3: "CHR1 SNP1 POS1 CHR2 SNP2 POS2 CHR3 SNP3 POS3"
  *  then the pair lines' STAT P LOG10P N DF).  @return ES_OK or ES_ERR_IO. */
 int es_pair_writer_put3(es_pair_writer_t *pw, const es_triple_t *t);

@@ -35,7 +35,31 @@ int es_scan_create(es_scan_t **out, es_dataset_t *ds, const es_opt_t *opt)
     /* a dataset opened with require_pheno = 0 may have no case or no
      * control: the pair tables would be empty of one class (or of both, and
      * the block size a division by zero) */
-    if (ds->n_case == 0 || ds->n_ctrl == 0) {
+    if (es_stat_is_qt(opt->stat) != ds->qt) {
+        if (ds->qt)
+            es_error("%s: the phenotype is quantitative; --stat %s tests a case/control one (use --stat "
+                     "linear or linear4)", ds->plink->fam_path, es_stat_name(opt->stat));
+        else
+            es_error("--stat %s tests a quantitative trait, and the phenotype is case/control (%u cases, "
+                     "%u controls); give a quantitative phenotype (--pheno, or --qt to read 1/2 as numbers)",
+                     es_stat_name(opt->stat), ds->n_case, ds->n_ctrl);
+        return ES_ERR_ARG;
+    }
+    if (ds->qt && opt->order == 3) {
+        es_error("--order 3 has no quantitative-trait test yet (linear and linear4 are tests of pairs)");
+        return ES_ERR_UNSUPPORTED;
+    }
+    int cpu_only = ds->qt || opt->stat == ES_STAT_LOGISTIC;
+    if (cpu_only && opt->device == ES_DEVICE_GPU) {
+        es_error("--device gpu: --stat %s runs on the CPU only so far; use --device cpu or auto",
+                 es_stat_name(opt->stat));
+        return ES_ERR_UNSUPPORTED;
+    }
+    if (opt->stat == ES_STAT_LOGISTIC && opt->order == 3) {
+        es_error("--stat logistic is a test of pairs; with --order 3 use chi2, mi, ig or k2");
+        return ES_ERR_ARG;
+    }
+    if (!ds->qt && (ds->n_case == 0 || ds->n_ctrl == 0)) {
         es_error("%s: %u cases and %u controls among the samples in the analysis; a "
                  "case/control scan needs both", ds->plink->fam_path, ds->n_case, ds->n_ctrl);
         return ES_ERR_DATA;
@@ -51,7 +75,14 @@ int es_scan_create(es_scan_t **out, es_dataset_t *ds, const es_opt_t *opt)
                       .n_samples = (uint64_t)ds->n_case + ds->n_ctrl,
                       .pairs = opt->order == 3 ? m * (m - 1) / 2 * (m - 2) / 3 : m * (m - 1) / 2,
                       .threads = opt->threads};
-    s->backend = es_backend_select_work(opt, &work, &ret);
+    if (cpu_only) {
+        es_opt_t cpu = *opt;
+        cpu.device = ES_DEVICE_CPU;
+        if (opt->device == ES_DEVICE_AUTO) es_info("--device auto: --stat %s runs on the CPU", es_stat_name(opt->stat));
+        s->backend = es_backend_select_work(&cpu, &work, &ret);
+    } else {
+        s->backend = es_backend_select_work(opt, &work, &ret);
+    }
     if (!s->backend) goto out;
     if (opt->order == 3) {
         if (!s->backend->run3) {
@@ -324,6 +355,11 @@ int es_scan_run(es_scan_t *s)
     /* pad the planes only as much as the backend's kernels need */
     ret = es_dataset_set_pad(s->ds, s->backend->pad_bits ? s->backend->pad_bits : ES_PAD_BITS);
     if (ret) goto out;
+    if (s->ds->qt) {
+        es_qt_y_free(&s->qt_y);
+        if ((ret = es_qt_y_init(&s->qt_y, s->ds))) goto out;
+        ctx.qt = &s->qt_y;
+    }
     uint32_t n_planes = es_dataset_any_missing(s->ds) ? 3 : 2;
     if (s->opt.block_variants) ctx.block = s->opt.block_variants;
     else if (s->backend->auto_block) ctx.block = s->backend->auto_block(&ctx, bytes_per_variant(s->ds, n_planes));
@@ -404,5 +440,6 @@ void es_scan_destroy(es_scan_t *scan)
     es_topk3_free(&scan->top3);
     free(scan->summary3);
     free(scan->seeds);
+    es_qt_y_free(&scan->qt_y);
     free(scan);
 }

@@ -365,6 +365,12 @@ void es_stat_value(es_stat_t s, const es_table2_t *t, es_stat_result_t *r)
     case ES_STAT_MI: r->stat = es_stat_mi(t, &r->df); break;
     case ES_STAT_IG: r->stat = es_stat_ig(t, &r->df); break;
     case ES_STAT_K2: r->stat = es_stat_k2(t); break;
+    case ES_STAT_LOGISTIC: {
+        double beta;
+        es_stat_logistic(t, r, &beta);
+        r->p = r->log10p = NAN;
+        break;
+    }
     default: r->stat = NAN; break;
     }
 }
@@ -374,6 +380,7 @@ double es_stat_g(es_stat_t s, const es_table2_t *t, double stat)
     margins_t m;
     switch (s) {
     case ES_STAT_BOOST:
+    case ES_STAT_LOGISTIC:
     case ES_STAT_CHI2: return stat;
     case ES_STAT_MI:
     case ES_STAT_IG:
@@ -404,7 +411,8 @@ void es_stat_compute(es_stat_t s, const es_table2_t *t, es_stat_result_t *r)
 
 static const char *const stat_names[] = {
     [ES_STAT_BOOST] = "boost", [ES_STAT_CHI2] = "chi2", [ES_STAT_MI] = "mi",
-    [ES_STAT_IG] = "ig",       [ES_STAT_K2] = "k2",
+    [ES_STAT_IG] = "ig",       [ES_STAT_K2] = "k2",     [ES_STAT_LINEAR] = "linear",
+    [ES_STAT_LINEAR4] = "linear4", [ES_STAT_LOGISTIC] = "logistic",
 };
 #define ES_N_STATS ((int)(sizeof stat_names / sizeof stat_names[0]))
 
@@ -420,7 +428,7 @@ int es_stat_parse(const char *name, es_stat_t *out)
             return ES_OK;
         }
     }
-    es_error("unknown statistic '%s' (expected boost, chi2, mi, ig or k2)", name);
+    es_error("unknown statistic '%s' (expected boost, chi2, mi, ig, k2, logistic, or for a quantitative trait linear or linear4)", name);
     return ES_ERR_ARG;
 }
 
@@ -433,3 +441,5 @@ const char *es_stat_name(es_stat_t stat)
 int es_stat_higher_is_better(es_stat_t stat) { return stat != ES_STAT_K2; }
 
 int es_stat_has_p(es_stat_t stat) { return stat != ES_STAT_K2; }
+
+int es_stat_is_qt(es_stat_t stat) { return stat == ES_STAT_LINEAR || stat == ES_STAT_LINEAR4; }

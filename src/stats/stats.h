@@ -101,4 +101,31 @@ double es_chi2_sf(double x, int df);
 /** -log10 of es_chi2_sf(x, df), accurate far beyond the double range of p. */
 double es_chi2_log10sf(double x, int df);
 
+/* ---- quantitative traits (src/stats/linear.c) --------------------------------
+ * The tests of a pair from its 3x3 table (class 0 of an es_table2_t: a
+ * quantitative trait has one class) and its phenotype sums in double. */
+/** The integer sums in the phenotype's units. */
+void es_qt_dsums(const es_qt_sums_t *s, const es_qt_y_t *y, es_qt_dsums_t *d);
+/** The rounding of y may move BETA_INT by at most this much, relatively, in
+ *  what is written (es_stat_linear() says when a pair needs its exact sums). */
+#define ES_QT_REL_TOL 1e-6
+/** PLINK 1.9 --epistasis for a quantitative trait: r->stat = z^2 of the
+ *  interaction term (df 1; p and log10p NaN: es_stat_linear_p() sets them,
+ *  from the chi-square), *beta = its coefficient; a failed fit (PLINK's
+ *  rules) is stat 0, p 1, df 0, beta NaN.  @return 1 when
+ *  the sums' rounding could move beta by more than ES_QT_REL_TOL of it (the
+ *  caller recomputes the sums in double), else 0. */
+int es_stat_linear(const es_table2_t *t, const es_qt_dsums_t *d, es_stat_result_t *r, double *beta);
+void es_stat_linear_p(es_stat_result_t *r);
+/** PLINK 1.9 --epistasis for case/control: the A x B term of a logistic
+ *  regression on A, B and AB, fitted on the table's nine cells; stat = its
+ *  Wald z^2 (df 1; p, log10p NaN), *beta = the coefficient (log odds ratio);
+ *  a failed fit (PLINK's rules) is stat 0, df 0, beta NaN. */
+void es_stat_logistic(const es_table2_t *t, es_stat_result_t *r, double *beta);
+/** The 4-df genotypic interaction F test: stat F, df its numerator df
+ *  (non-empty cells - additive parameters), p from F(df, n - cells). */
+void es_stat_linear4(const es_table2_t *t, const es_qt_dsums_t *d, es_stat_result_t *r);
+/** P(F > f) for F ~ F(d1, d2), and -log10 of it in *log10p (may be NULL). */
+double es_f_sf(double f, double d1, double d2, double *log10p);
+
 #endif /* ES_STATS_H */

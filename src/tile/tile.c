@@ -305,15 +305,14 @@ static inline double prune_below(const es_scan_ctx_t *ctx, const es_worker_t *w,
     return lim;
 }
 
-/* Score one pair; `count`: also count it in the tile (n_tot, tile_pairs). */
-static inline void worker_score(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j,
-                                const es_table2_t *t, int count)
+/* The tile's summary slots of pair (i, j), marked as touched in a sparse
+ * worker; `count`: the pair is counted in the tile (n_tot, tile_pairs). */
+static inline void worker_slots(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j, int count,
+                                size_t *si_out, size_t *sj_out)
 {
     uint32_t base_i = w->bi * ctx->block, base_j = w->bj * ctx->block;
     size_t si = i - base_i;
     size_t sj = (w->bi == w->bj ? 0 : ctx->block) + (j - base_j);
-    es_summary_t *sa = &w->tsum[si], *sb = &w->tsum[sj];
-    int hib = ctx->higher_is_better;
     if (w->tmark) {
         if (!w->tmark[si]) {
             w->tmark[si] = 1;
@@ -326,9 +325,32 @@ static inline void worker_score(const es_scan_ctx_t *ctx, es_worker_t *w, uint32
     }
     if (count) {
         w->tile_pairs++;
-        sa->n_tot++;
-        sb->n_tot++;
+        w->tsum[si].n_tot++;
+        w->tsum[sj].n_tot++;
     }
+    *si_out = si;
+    *sj_out = sj;
+}
+
+/* Keep a scored pair where it belongs: the significant list, the tile's
+ * top-k and both variants' summaries. */
+static inline void worker_keep(es_worker_t *w, size_t si, size_t sj, const es_pair_t *p, int sig, int to_top,
+                               int hib)
+{
+    if (sig && sig_append(w, p) != ES_OK) w->err = ES_ERR_NOMEM;
+    if (to_top) es_topk_push(&w->top, p);
+    summary_update(&w->tsum[si], p->stat, p->p, p->j, sig, hib);
+    summary_update(&w->tsum[sj], p->stat, p->p, p->i, sig, hib);
+}
+
+/* Score one pair; `count`: also count it in the tile (n_tot, tile_pairs). */
+static inline void worker_score(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j,
+                                const es_table2_t *t, int count)
+{
+    size_t si, sj;
+    worker_slots(ctx, w, i, j, count, &si, &sj);
+    es_summary_t *sa = &w->tsum[si], *sb = &w->tsum[sj];
+    int hib = ctx->higher_is_better;
     /* BOOST's exact fit is iterative; two bounds are cheap and never below
      * it (the [AB][K] G, then the Kirkwood one), so a pair whose bound cannot
      * reach the top-k, either variant's best or the significance threshold is
@@ -349,16 +371,47 @@ static inline void worker_score(const es_scan_ctx_t *ctx, es_worker_t *w, uint32
     int to_top = es_topk_would_accept(&w->top, r.stat);
     int to_a = summary_better(sa, r.stat, j, hib), to_b = summary_better(sb, r.stat, i, hib);
     if (!have_p && (to_top || to_a || to_b)) es_stat_pvalue(ctx->stat, t, &r);
-    es_pair_t p = {.i = i, .j = j, .stat = r.stat, .p = r.p, .log10p = r.log10p, .df = r.df};
+    es_pair_t p = {.i = i, .j = j, .stat = r.stat, .p = r.p, .log10p = r.log10p, .df = r.df, .beta = NAN};
     if (to_top || sig) {
         uint32_t n = 0;
         for (int k = 0; k < 9; k++) n += t->n[0][k] + t->n[1][k];
         p.n = n;
+        if (ctx->stat == ES_STAT_LOGISTIC) { /* the coefficient of the pairs written (the fit again) */
+            es_stat_result_t rb;
+            es_stat_logistic(t, &rb, &p.beta);
+        }
     }
-    if (sig && sig_append(w, &p) != ES_OK) w->err = ES_ERR_NOMEM;
-    if (to_top) es_topk_push(&w->top, &p);
-    summary_update(sa, r.stat, r.p, j, sig, hib);
-    summary_update(sb, r.stat, r.p, i, sig, hib);
+    if (ctx->stat == ES_STAT_LOGISTIC && r.df == 0 && count) { /* a failed fit: PLINK's N_TOT leaves it out */
+        sa->n_tot--;
+        sb->n_tot--;
+    }
+    worker_keep(w, si, sj, &p, sig, to_top, hib);
+}
+
+void es_worker_offer_result(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j,
+                            const es_stat_result_t *r, uint32_t n, double beta)
+{
+    size_t si, sj;
+    worker_slots(ctx, w, i, j, 1, &si, &sj);
+    if (r->df == 0) { /* a failed fit is no test: PLINK leaves it out of N_TOT */
+        w->tsum[si].n_tot--;
+        w->tsum[sj].n_tot--;
+    }
+    es_pair_t p = {.i = i, .j = j, .n = n, .stat = r->stat, .p = r->p, .log10p = r->log10p, .df = r->df, .beta = beta};
+    int hib = ctx->higher_is_better;
+    int to_top = es_topk_would_accept(&w->top, r->stat);
+    if (isnan(p.p)) { /* linear: the p-value of the pairs that go somewhere */
+        int maybe_sig = ctx->do_sig && r->df <= ES_MAX_DF && r->stat >= ctx->sig_crit[r->df];
+        if (!maybe_sig && !to_top && !summary_better(&w->tsum[si], r->stat, j, hib) &&
+            !summary_better(&w->tsum[sj], r->stat, i, hib))
+            return; /* nothing it could change */
+        es_stat_result_t rp = *r;
+        es_stat_linear_p(&rp);
+        p.p = rp.p;
+        p.log10p = rp.log10p;
+    }
+    int sig = ctx->do_sig && p.p <= ctx->p_threshold;
+    worker_keep(w, si, sj, &p, sig, to_top, hib);
 }
 
 void es_worker_offer(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j,

@@ -105,6 +105,7 @@ struct es_scan_t {
     size_t n_seeds;
     es_topk3_t top3;
     es_summary3_t *summary3;
+    es_qt_y_t qt_y; /* a quantitative trait's fixed-point phenotype (set by the run) */
 };
 
 /* Finished-but-not-yet-emitted significant pairs of one row panel of tiles. */
@@ -122,6 +123,7 @@ typedef struct es_scan_ctx {
     es_scan_t *scan;
     const es_dataset_t *ds;
     es_stat_t stat;
+    const es_qt_y_t *qt; /* a quantitative trait's fixed-point phenotype (linear, linear4), or NULL */
     int higher_is_better;
     int do_sig;         /* p_threshold given */
     double p_threshold;
@@ -217,6 +219,14 @@ void es_worker_begin_tile(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t bi,
 void es_worker_offer(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j,
                      const es_table2_t *t);
 
+/** Keep one pair (global indices i < j) scored elsewhere (a quantitative
+ *  trait's tests): its full result, the samples in its table and the
+ *  interaction coefficient (NaN: none).  A failed fit (df 0) counts among
+ *  the tile's pairs but not in the variants' N_TOT, as PLINK counts.  A p
+ *  that is NaN (linear: es_stat_linear_p()) is computed only for the pairs
+ *  that may be significant or enter the top-k or a summary. */
+void es_worker_offer_result(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j,
+                            const es_stat_result_t *r, uint32_t n, double beta);
 /** Score a pair that a device screen passed on: as es_worker_offer(), except
  *  that the pair is not counted; es_worker_count_tile() counts every pair of
  *  the tile (those screened out could matter to nothing but the counts). */

@@ -20,6 +20,8 @@ static void probe(void)
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
         __builtin_cpu_supports("avx512vpopcntdq"))
         f |= ES_CPU_AVX512;
+    if ((f & ES_CPU_AVX512) && __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512vl"))
+        f |= ES_CPU_AVX512VNNI;
 #if defined(__x86_64__)
     /* AMD family 15h (Bulldozer) and 17h (Zen 1/2) run PEXT in microcode:
      * BMI2 is only worth using where it is fast. */

@@ -113,13 +113,15 @@ enum {
     ES_CPU_POPCNT = 1u << 0,
     ES_CPU_AVX2 = 1u << 1,     /* with POPCNT */
     ES_CPU_AVX512 = 1u << 2,   /* F, BW and VPOPCNTDQ */
-    ES_CPU_FAST_BMI2 = 1u << 3 /* BMI2 with a fast PEXT (x86-64; not AMD 15h/17h) */
+    ES_CPU_FAST_BMI2 = 1u << 3, /* BMI2 with a fast PEXT (x86-64; not AMD 15h/17h) */
+    ES_CPU_AVX512VNNI = 1u << 4 /* ES_CPU_AVX512, AVX512-VL and AVX512-VNNI (u8 x s8 dot products) */
 };
 
 /* Function attributes of the variants (x86 only; use under #if ES_CPU_X86). */
 #define ES_TARGET_POPCNT __attribute__((target("popcnt")))
 #define ES_TARGET_AVX2 __attribute__((target("avx2,popcnt")))
 #define ES_TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx512vpopcntdq,popcnt")))
+#define ES_TARGET_VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
 #define ES_TARGET_BMI2 __attribute__((target("popcnt,bmi,bmi2")))
 
 /** @return 1 if this CPU has every feature in the mask (probed once, thread-safe). */

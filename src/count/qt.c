@@ -1,0 +1,629 @@
+/* qt.c -- the sums a quantitative trait's pair tests need, in exact integers.
+ *
+ * The phenotype is held in fixed point (count.h): q = round((y - y0) * scale)
+ * with y0 the smallest value and scale a power of two such that q < 2^39.
+ * Every sum below is then an exact integer, so it is the same on every
+ * device, for any thread count or tile size; what the rounding of y to q can
+ * move in a statistic is bounded per pair (src/stats/linear.c, doc/QT.md).
+ *
+ * A pair (a, b) needs the sum of a*b*q over its samples (linear), or the four
+ * interior cell sums of q (linear4): dot products of a byte-sliced a*q (or
+ * q[a=1], q[a=2]) with b (or [b=1], [b=2]) as signed bytes.  Each slice is
+ * dotted 64 samples at a time (AVX512-VNNI vpdpbusd: u8 x s8 into 32-bit
+ * lanes), then sum_k 256^k dot_k.  Everything else (sums over the pair's
+ * called samples) is a variant total minus the other variant's missing
+ * calls, looked up one by one. */
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "count.h"
+
+#if ES_CPU_X86
+#include <immintrin.h>
+#endif
+
+/* ---- the fixed-point phenotype ------------------------------------------- */
+
+/* 2^e for the largest e with r * 2^e <= 2^bits - 1 (r > 0). */
+static double pow2_scale(double r, int bits)
+{
+    int e;
+    frexp(r, &e); /* r < 2^e */
+    return ldexp(1.0, bits - e - 1 >= -1074 ? bits - e : -1074);
+}
+
+int es_qt_y_init(es_qt_y_t *y, const es_dataset_t *ds)
+{
+    memset(y, 0, sizeof *y);
+    if (!ds->qt) {
+        es_error("not a quantitative trait");
+        return ES_ERR_DATA;
+    }
+    uint32_t ns = ds->plink->n_samples;
+    double lo = INFINITY, hi = -INFINITY;
+    for (uint32_t s = 0; s < ns; s++) {
+        if (ds->status[s] != 0) continue;
+        double v = ds->qt_y[s];
+        if (v < lo) lo = v;
+        if (v > hi) hi = v;
+        y->n++;
+    }
+    if (!y->n || !(hi > lo)) {
+        es_error("every sample has the same quantitative phenotype (%g): nothing to test", lo);
+        return ES_ERR_DATA;
+    }
+    y->slots = es_class_words(ds, ds->n_ctrl) * 64u;
+    y->y0 = lo;
+    y->scale = pow2_scale(hi - lo, ES_QT_BITS);
+    y->scale2 = pow2_scale((hi - lo) * (hi - lo), ES_QT_BITS);
+    y->q = calloc(y->slots ? y->slots : 1, sizeof *y->q);
+    y->q2 = calloc(y->slots ? y->slots : 1, sizeof *y->q2);
+    y->yd = calloc(y->slots ? y->slots : 1, sizeof *y->yd);
+    if (!y->q || !y->q2 || !y->yd) {
+        es_qt_y_free(y);
+        es_error("cannot allocate the phenotype of %u samples", ns);
+        return ES_ERR_NOMEM;
+    }
+    for (uint32_t s = 0; s < ns; s++) {
+        if (ds->status[s] != 0 || ds->slot[s] < 0) continue;
+        double d = ds->qt_y[s] - lo;
+        y->yd[ds->slot[s]] = d;
+        y->q[ds->slot[s]] = (uint64_t)llround(d * y->scale);
+        y->q2[ds->slot[s]] = (uint64_t)llround(d * d * y->scale2);
+    }
+    return ES_OK;
+}
+
+void es_qt_y_free(es_qt_y_t *y)
+{
+    free(y->q);
+    free(y->q2);
+    free(y->yd);
+    memset(y, 0, sizeof *y);
+}
+
+/* ---- blocks ------------------------------------------------------------ */
+
+void es_qt_block_free(es_qt_block_t *b)
+{
+    free(b->code);
+    free(b->code_t);
+    free(b->ar);
+    free(b->br);
+    free(b->tot);
+    free(b->moff);
+    free(b->mpos);
+    free(b->mq);
+    memset(b, 0, sizeof *b);
+}
+
+static int block_reserve(es_qt_block_t *b, uint32_t count, uint32_t len, int cells)
+{
+    if (b->cap >= count && b->len == len && b->cells == cells) return ES_OK;
+    es_qt_block_free(b);
+    size_t rows = cells ? 2 : 1;
+    b->code = malloc((size_t)count * len + 64); /* + 64: the gathers read 4 bytes at a slot */
+    b->tstride = (count + 63) / 64 * 64;
+    b->code_t = aligned_alloc(64, (size_t)b->tstride * len);
+    b->ar = aligned_alloc(64, (size_t)count * rows * ES_QT_SLICES * len);
+    b->br = aligned_alloc(64, (size_t)count * rows * len);
+    b->tot = malloc((size_t)count * sizeof *b->tot);
+    b->moff = malloc(((size_t)count + 1) * sizeof *b->moff);
+    if (!b->code || !b->code_t || !b->ar || !b->br || !b->tot || !b->moff) {
+        es_qt_block_free(b);
+        es_error("cannot allocate the phenotype rows of %u variants", count);
+        return ES_ERR_NOMEM;
+    }
+    b->cap = count;
+    b->len = len;
+    b->cells = cells;
+    return ES_OK;
+}
+
+int es_qt_block_fill(es_qt_block_t *b, const es_planes_t *pl, uint32_t v0, uint32_t count,
+                     const es_qt_y_t *y, int cells)
+{
+    uint32_t len = y->slots;
+    int ret = block_reserve(b, count, len, cells);
+    if (ret) return ret;
+    size_t rows = cells ? 2 : 1;
+    uint32_t nm = 0;
+    b->count = count;
+    for (uint32_t v = 0; v < count; v++) {
+        const uint64_t *p1 = es_plane(pl, v0 + v, 0), *p2 = es_plane(pl, v0 + v, 1);
+        const uint64_t *pv = pl->n_planes == 3 ? es_plane(pl, v0 + v, 2) : NULL;
+        uint8_t *code = b->code + (size_t)v * len;
+        uint8_t *ar = b->ar + (size_t)v * rows * ES_QT_SLICES * len;
+        int8_t *br = b->br + (size_t)v * rows * len;
+        int64_t t1 = 0, t2 = 0, tq = 0, tq2 = 0;
+        b->moff[v] = nm;
+        for (uint32_t s = 0; s < len; s++) {
+            uint32_t w = s / 64, bit = s % 64;
+            unsigned g = (unsigned)((p1[w] >> bit) & 1) + (unsigned)((p2[w] >> bit) & 1);
+            if (pv && s < y->n && !((pv[w] >> bit) & 1)) g = 3;
+            code[s] = (uint8_t)g;
+            b->code_t[(size_t)s * b->tstride + v] = (uint8_t)g;
+            uint64_t q = y->q[s];
+            if (g == 3) {
+                if (nm == b->mcap) {
+                    size_t cap = b->mcap ? 2 * b->mcap : 1024;
+                    uint32_t *np = realloc(b->mpos, cap * sizeof *np);
+                    if (np) b->mpos = np;
+                    int64_t (*nq)[2] = np ? realloc(b->mq, cap * sizeof *nq) : NULL;
+                    if (!nq) {
+                        es_error("cannot allocate the missing calls of a block");
+                        return ES_ERR_NOMEM;
+                    }
+                    b->mq = nq;
+                    b->mcap = cap;
+                }
+                b->mq[nm][0] = (int64_t)q;
+                b->mq[nm][1] = (int64_t)y->q2[s];
+                b->mpos[nm++] = s;
+            } else {
+                tq += (int64_t)q;
+                tq2 += (int64_t)y->q2[s];
+                if (g == 1) t1 += (int64_t)q;
+                if (g == 2) t2 += (int64_t)q;
+            }
+            uint64_t x0, x1 = 0;
+            if (cells) {
+                x0 = g == 1 ? q : 0;
+                x1 = g == 2 ? q : 0;
+                br[s] = (int8_t)(g == 1);
+                br[len + s] = (int8_t)(g == 2);
+            } else {
+                x0 = g < 3 ? g * q : 0;
+                br[s] = (int8_t)(g < 3 ? g : 0);
+            }
+            for (int k = 0; k < ES_QT_SLICES; k++) {
+                ar[(size_t)k * len + s] = (uint8_t)(x0 >> (8 * k));
+                if (cells) ar[(size_t)(ES_QT_SLICES + k) * len + s] = (uint8_t)(x1 >> (8 * k));
+            }
+        }
+        b->tot[v][0] = t1;
+        b->tot[v][1] = t2;
+        b->tot[v][2] = tq;
+        b->tot[v][3] = tq2;
+    }
+    b->moff[count] = nm;
+    for (uint32_t s = 0; s < len; s++) memset(b->code_t + (size_t)s * b->tstride + count, 0, b->tstride - count);
+    return ES_OK;
+}
+
+/* ---- dot kernels: out[k] = sum_s 256^slice ... of a5 (ES_QT_SLICES rows of
+ * len bytes) with b + k * bstride, k < nb ------------------------------------ */
+
+typedef void (*dot5_fn)(const uint8_t *a5, size_t len, const int8_t *b, size_t bstride, uint32_t nb,
+                        int64_t *out);
+
+static void dot5_scalar(const uint8_t *a5, size_t len, const int8_t *b, size_t bstride, uint32_t nb,
+                        int64_t *out)
+{
+    for (uint32_t k = 0; k < nb; k++) {
+        const int8_t *bk = b + (size_t)k * bstride;
+        int64_t sum = 0;
+        for (int sl = ES_QT_SLICES - 1; sl >= 0; sl--) {
+            const uint8_t *a = a5 + (size_t)sl * len;
+            int64_t d = 0;
+            for (size_t s = 0; s < len; s++) d += (int64_t)a[s] * bk[s];
+            sum = sum * 256 + d;
+        }
+        out[k] = sum;
+    }
+}
+
+#if ES_CPU_X86
+/* 32-bit lanes to one 64-bit sum (lanes may hold up to 2^31 each) */
+static inline ES_TARGET_VNNI __attribute__((always_inline)) int64_t hsum512(__m512i v)
+{
+    __m512i lo = _mm512_cvtepi32_epi64(_mm512_castsi512_si256(v));
+    __m512i hi = _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(v, 1));
+    return _mm512_reduce_add_epi64(_mm512_add_epi64(lo, hi));
+}
+
+/* one slice sum: sum_k 256^k of five lanes-accumulators */
+static inline ES_TARGET_VNNI __attribute__((always_inline)) int64_t join5(__m512i c0, __m512i c1, __m512i c2,
+                                                                         __m512i c3, __m512i c4)
+{
+    return (((hsum512(c4) * 256 + hsum512(c3)) * 256 + hsum512(c2)) * 256 + hsum512(c1)) * 256 + hsum512(c0);
+}
+
+/* four partners at a time: 20 accumulators in registers (named: GCC keeps an
+ * array of them in memory), the five slices loaded once per 64 samples for
+ * all four */
+#define DP4(k, av)                                                                                                     \
+    do {                                                                                                               \
+        c##k##0 = _mm512_dpbusd_epi32(c##k##0, av, b0);                                                                \
+        c##k##1 = _mm512_dpbusd_epi32(c##k##1, av, b1);                                                                \
+        c##k##2 = _mm512_dpbusd_epi32(c##k##2, av, b2);                                                                \
+        c##k##3 = _mm512_dpbusd_epi32(c##k##3, av, b3);                                                                \
+    } while (0)
+
+static ES_TARGET_VNNI void dot5_vnni(const uint8_t *a5, size_t len, const int8_t *b, size_t bstride, uint32_t nb,
+                                     int64_t *out)
+{
+    const uint8_t *s0 = a5, *s1 = a5 + len, *s2 = a5 + 2 * len, *s3 = a5 + 3 * len, *s4 = a5 + 4 * len;
+    uint32_t k = 0;
+    for (; k + 4 <= nb; k += 4) {
+        const int8_t *p0 = b + (size_t)k * bstride, *p1 = p0 + bstride, *p2 = p1 + bstride, *p3 = p2 + bstride;
+        __m512i z = _mm512_setzero_si512();
+        __m512i c00 = z, c01 = z, c02 = z, c03 = z, c10 = z, c11 = z, c12 = z, c13 = z, c20 = z, c21 = z, c22 = z,
+                c23 = z, c30 = z, c31 = z, c32 = z, c33 = z, c40 = z, c41 = z, c42 = z, c43 = z;
+        for (size_t s = 0; s < len; s += 64) {
+            __m512i b0 = _mm512_loadu_si512((const void *)(p0 + s)), b1 = _mm512_loadu_si512((const void *)(p1 + s));
+            __m512i b2 = _mm512_loadu_si512((const void *)(p2 + s)), b3 = _mm512_loadu_si512((const void *)(p3 + s));
+            DP4(0, _mm512_loadu_si512((const void *)(s0 + s)));
+            DP4(1, _mm512_loadu_si512((const void *)(s1 + s)));
+            DP4(2, _mm512_loadu_si512((const void *)(s2 + s)));
+            DP4(3, _mm512_loadu_si512((const void *)(s3 + s)));
+            DP4(4, _mm512_loadu_si512((const void *)(s4 + s)));
+        }
+        out[k] = join5(c00, c10, c20, c30, c40);
+        out[k + 1] = join5(c01, c11, c21, c31, c41);
+        out[k + 2] = join5(c02, c12, c22, c32, c42);
+        out[k + 3] = join5(c03, c13, c23, c33, c43);
+    }
+    for (; k < nb; k++) {
+        const int8_t *bk = b + (size_t)k * bstride;
+        __m512i z = _mm512_setzero_si512(), c0 = z, c1 = z, c2 = z, c3 = z, c4 = z;
+        for (size_t s = 0; s < len; s += 64) {
+            __m512i bv = _mm512_loadu_si512((const void *)(bk + s));
+            c0 = _mm512_dpbusd_epi32(c0, _mm512_loadu_si512((const void *)(s0 + s)), bv);
+            c1 = _mm512_dpbusd_epi32(c1, _mm512_loadu_si512((const void *)(s1 + s)), bv);
+            c2 = _mm512_dpbusd_epi32(c2, _mm512_loadu_si512((const void *)(s2 + s)), bv);
+            c3 = _mm512_dpbusd_epi32(c3, _mm512_loadu_si512((const void *)(s3 + s)), bv);
+            c4 = _mm512_dpbusd_epi32(c4, _mm512_loadu_si512((const void *)(s4 + s)), bv);
+        }
+        out[k] = join5(c0, c1, c2, c3, c4);
+    }
+}
+#undef DP4
+
+static inline ES_TARGET_AVX2 __attribute__((always_inline)) int64_t hsum256(__m256i v)
+{
+    __m256i lo = _mm256_cvtepi32_epi64(_mm256_castsi256_si128(v));
+    __m256i hi = _mm256_cvtepi32_epi64(_mm256_extracti128_si256(v, 1));
+    __m256i s = _mm256_add_epi64(lo, hi);
+    __m128i t = _mm_add_epi64(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
+    return _mm_cvtsi128_si64(t) + _mm_extract_epi64(t, 1);
+}
+
+/* two partners at a time; maddubs pairs (at most 2 * 255 * 2, no saturation)
+ * widened to 32 bits by madd with ones */
+static ES_TARGET_AVX2 void dot5_avx2(const uint8_t *a5, size_t len, const int8_t *b, size_t bstride, uint32_t nb,
+                                     int64_t *out)
+{
+    const __m256i ones = _mm256_set1_epi16(1);
+    for (uint32_t k = 0; k < nb; k += 2) {
+        int two = k + 1 < nb;
+        const int8_t *b0 = b + (size_t)k * bstride, *b1 = two ? b0 + bstride : b0;
+        __m256i acc[ES_QT_SLICES][2];
+        for (int sl = 0; sl < ES_QT_SLICES; sl++) acc[sl][0] = acc[sl][1] = _mm256_setzero_si256();
+        for (size_t s = 0; s < len; s += 32) {
+            __m256i v0 = _mm256_loadu_si256((const __m256i *)(b0 + s));
+            __m256i v1 = _mm256_loadu_si256((const __m256i *)(b1 + s));
+            for (int sl = 0; sl < ES_QT_SLICES; sl++) {
+                __m256i av = _mm256_loadu_si256((const __m256i *)(a5 + (size_t)sl * len + s));
+                acc[sl][0] = _mm256_add_epi32(acc[sl][0], _mm256_madd_epi16(_mm256_maddubs_epi16(av, v0), ones));
+                acc[sl][1] = _mm256_add_epi32(acc[sl][1], _mm256_madd_epi16(_mm256_maddubs_epi16(av, v1), ones));
+            }
+        }
+        for (int t = 0; t < 1 + two; t++) {
+            int64_t sum = 0;
+            for (int sl = ES_QT_SLICES - 1; sl >= 0; sl--) sum = sum * 256 + hsum256(acc[sl][t]);
+            out[k + t] = sum;
+        }
+    }
+}
+#endif
+
+/* ---- the missing calls of one variant against the other's codes:
+ * out[0..3] = sums over the listed slots where `code` is 1, 2, called (!= 3)
+ * of q, and where called of q2 (mq holds q, q2 of each slot) ------------- */
+
+typedef void (*miss_fn)(const uint32_t *pos, const int64_t (*mq)[2], uint32_t n, const uint8_t *code,
+                        int64_t out[4]);
+
+static void miss_scalar(const uint32_t *pos, const int64_t (*mq)[2], uint32_t n, const uint8_t *code,
+                        int64_t out[4])
+{
+    int64_t s1 = 0, s2 = 0, sc = 0, sc2 = 0;
+    for (uint32_t m = 0; m < n; m++) {
+        unsigned g = code[pos[m]];
+        int64_t q = mq[m][0], q2 = mq[m][1];
+        int64_t c = -(int64_t)(g != 3), o = -(int64_t)(g == 1), t = -(int64_t)(g == 2);
+        s1 += q & o;
+        s2 += q & t;
+        sc += q & c;
+        sc2 += q2 & c;
+    }
+    out[0] = s1;
+    out[1] = s2;
+    out[2] = sc;
+    out[3] = sc2;
+}
+
+#if ES_CPU_X86
+/* the lanes of four (q, q2) pairs: each of the 4 mask bits twice */
+static inline __mmask8 dup2(unsigned k4)
+{
+    unsigned r = 0;
+    for (int j = 0; j < 4; j++)
+        if (k4 >> j & 1) r |= 3u << (2 * j);
+    return (__mmask8)r;
+}
+
+/* eight slots a step: their codes gathered (4 bytes each, the low one
+ * kept), q and q2 added under the masks */
+static ES_TARGET_VNNI void miss_avx512(const uint32_t *pos, const int64_t (*mq)[2], uint32_t n, const uint8_t *code,
+                                       int64_t out[4])
+{
+    __m512i s1 = _mm512_setzero_si512(), s2 = s1, sc = s1, sc2 = s1;
+    const __m512i idx_q = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0), idx_q2 = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
+    const __m256i lowb = _mm256_set1_epi32(0xff);
+    for (uint32_t m = 0; m < n; m += 8) {
+        __mmask8 k = n - m >= 8 ? 0xff : (__mmask8)((1u << (n - m)) - 1);
+        __m256i ix = _mm256_maskz_loadu_epi32(k, pos + m);
+        __m256i g = _mm256_and_si256(_mm256_mmask_i32gather_epi32(_mm256_setzero_si256(), k, ix, code, 1), lowb);
+        __mmask8 k1 = _mm256_mask_cmpeq_epi32_mask(k, g, _mm256_set1_epi32(1));
+        __mmask8 k2 = _mm256_mask_cmpeq_epi32_mask(k, g, _mm256_set1_epi32(2));
+        __mmask8 kc = _mm256_mask_cmpneq_epi32_mask(k, g, _mm256_set1_epi32(3));
+        __m512i lo = _mm512_maskz_loadu_epi64(dup2(k & 15), (const int64_t *)mq[m]);
+        __m512i hi = _mm512_maskz_loadu_epi64(dup2(k >> 4), (const int64_t *)mq[m] + 8);
+        __m512i q = _mm512_permutex2var_epi64(lo, idx_q, hi), q2 = _mm512_permutex2var_epi64(lo, idx_q2, hi);
+        s1 = _mm512_mask_add_epi64(s1, k1, s1, q);
+        s2 = _mm512_mask_add_epi64(s2, k2, s2, q);
+        sc = _mm512_mask_add_epi64(sc, kc, sc, q);
+        sc2 = _mm512_mask_add_epi64(sc2, kc, sc2, q2);
+    }
+    out[0] = _mm512_reduce_add_epi64(s1);
+    out[1] = _mm512_reduce_add_epi64(s2);
+    out[2] = _mm512_reduce_add_epi64(sc);
+    out[3] = _mm512_reduce_add_epi64(sc2);
+}
+#endif
+
+/* ---- the first variant's missing calls against a run of n <= 64 partners:
+ * out[k][g - 1] = sum of q over those slots where partner k has g = 1, 2
+ * (ct: the partners' codes slot-major, row stride ts) ---------------------- */
+
+typedef void (*missrun_fn)(const uint32_t *pos, const int64_t (*mq)[2], uint32_t nm, const uint8_t *ct,
+                           size_t ts, uint32_t n, int64_t (*out)[2]);
+
+static void missrun_scalar(const uint32_t *pos, const int64_t (*mq)[2], uint32_t nm, const uint8_t *ct, size_t ts,
+                           uint32_t n, int64_t (*out)[2])
+{
+    for (uint32_t k = 0; k < n; k++) out[k][0] = out[k][1] = 0;
+    for (uint32_t m = 0; m < nm; m++) {
+        const uint8_t *c = ct + (size_t)pos[m] * ts;
+        int64_t q = mq[m][0];
+        for (uint32_t k = 0; k < n; k++) {
+            out[k][0] += q & -(int64_t)(c[k] == 1);
+            out[k][1] += q & -(int64_t)(c[k] == 2);
+        }
+    }
+}
+
+#if ES_CPU_X86
+/* 64 partners' codes at a slot in one load; q added under the g = 1 and
+ * g = 2 masks, eight partners per accumulator */
+static ES_TARGET_VNNI void missrun_avx512(const uint32_t *pos, const int64_t (*mq)[2], uint32_t nm, const uint8_t *ct,
+                                          size_t ts, uint32_t n, int64_t (*out)[2])
+{
+    __m512i a1[8], a2[8];
+    for (int j = 0; j < 8; j++) a1[j] = a2[j] = _mm512_setzero_si512();
+    const __m512i one = _mm512_set1_epi8(1), two = _mm512_set1_epi8(2);
+    __mmask64 kn = n >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << n) - 1;
+    for (uint32_t m = 0; m < nm; m++) {
+        __m512i c = _mm512_maskz_loadu_epi8(kn, (const void *)(ct + (size_t)pos[m] * ts));
+        __mmask64 k1 = _mm512_cmpeq_epi8_mask(c, one), k2 = _mm512_cmpeq_epi8_mask(c, two);
+        __m512i q = _mm512_set1_epi64(mq[m][0]);
+        for (int j = 0; j < 8; j++) {
+            a1[j] = _mm512_mask_add_epi64(a1[j], (__mmask8)(k1 >> (8 * j)), a1[j], q);
+            a2[j] = _mm512_mask_add_epi64(a2[j], (__mmask8)(k2 >> (8 * j)), a2[j], q);
+        }
+    }
+    int64_t t1[64], t2[64];
+    for (int j = 0; j < 8; j++) {
+        _mm512_storeu_si512((void *)(t1 + 8 * j), a1[j]);
+        _mm512_storeu_si512((void *)(t2 + 8 * j), a2[j]);
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        out[k][0] = t1[k];
+        out[k][1] = t2[k];
+    }
+}
+#endif
+
+#if ES_CPU_X86
+/* one 32-byte load and add a call, two chains */
+static ES_TARGET_AVX2 void miss_dense_avx2(const uint32_t *pos, uint32_t n, const int64_t (*fa)[4], int64_t out[4])
+{
+    __m256i s0 = _mm256_setzero_si256(), s1 = s0;
+    uint32_t m = 0;
+    for (; m + 2 <= n; m += 2) {
+        s0 = _mm256_add_epi64(s0, _mm256_load_si256((const __m256i *)fa[pos[m]]));
+        s1 = _mm256_add_epi64(s1, _mm256_load_si256((const __m256i *)fa[pos[m + 1]]));
+    }
+    if (m < n) s0 = _mm256_add_epi64(s0, _mm256_load_si256((const __m256i *)fa[pos[m]]));
+    _mm256_storeu_si256((__m256i *)out, _mm256_add_epi64(s0, s1));
+}
+#endif
+
+static void miss_dense(const uint32_t *pos, uint32_t n, const int64_t (*fa)[4], int64_t out[4])
+{
+    int64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    for (uint32_t m = 0; m < n; m++) {
+        const int64_t *f = fa[pos[m]];
+        s0 += f[0];
+        s1 += f[1];
+        s2 += f[2];
+        s3 += f[3];
+    }
+    out[0] = s0;
+    out[1] = s1;
+    out[2] = s2;
+    out[3] = s3;
+}
+
+typedef struct {
+    const char *name;
+    dot5_fn dot5;
+    miss_fn miss;
+    missrun_fn missrun;
+    void (*dense)(const uint32_t *pos, uint32_t n, const int64_t (*fa)[4], int64_t out[4]);
+} qt_kernel_t;
+
+static const qt_kernel_t k_scalar = {"scalar", dot5_scalar, miss_scalar, missrun_scalar, miss_dense};
+#if ES_CPU_X86
+static const qt_kernel_t k_vnni = {"avx512vnni", dot5_vnni, miss_avx512, missrun_avx512, miss_dense_avx2};
+static const qt_kernel_t k_avx2 = {"avx2", dot5_avx2, miss_scalar, missrun_scalar, miss_dense_avx2};
+#endif
+
+static const qt_kernel_t *kernel_best;
+static pthread_once_t kernel_once = PTHREAD_ONCE_INIT;
+
+/* the fastest this CPU has, or the one EPISTREAM_QT_KERNEL names (when the CPU has it) */
+static void kernel_init(void)
+{
+    const char *force = es_env_variant("EPISTREAM_QT_KERNEL");
+    kernel_best = &k_scalar;
+#if ES_CPU_X86
+    if ((!force || !strcmp(force, "avx512vnni")) && es_cpu_has(ES_CPU_AVX512VNNI)) kernel_best = &k_vnni;
+    else if ((!force || !strcmp(force, "avx2")) && es_cpu_has(ES_CPU_AVX2)) kernel_best = &k_avx2;
+#endif
+    (void)force;
+}
+
+const char *es_qt_kernel_name(void)
+{
+    pthread_once(&kernel_once, kernel_init);
+    return kernel_best->name;
+}
+
+/* ---- a run of pairs ------------------------------------------------------- */
+
+#define RUN_CHUNK 64
+
+void es_qt_scratch_free(es_qt_scratch_t *sc)
+{
+    free(sc->fa);
+    memset(sc, 0, sizeof *sc);
+}
+
+/* sc->fa[s] = q [a = 1], q [a = 2], q [called], q2 [called] at slot s of
+ * variant a of A: what a partner's missing call at s takes from the pair's
+ * sums, one 32-byte load a call.  Kept while the next run has the same a. */
+static int scratch_row(es_qt_scratch_t *sc, const es_qt_block_t *A, uint32_t a, const es_qt_y_t *y)
+{
+    if (sc->blk == A && sc->a == a && sc->fa) return ES_OK;
+    if (sc->cap < A->len) {
+        free(sc->fa);
+        sc->fa = aligned_alloc(64, (size_t)A->len * sizeof *sc->fa);
+        if (!sc->fa) {
+            sc->cap = 0;
+            return ES_ERR_NOMEM;
+        }
+        sc->cap = A->len;
+    }
+    const uint8_t *ca = A->code + (size_t)a * A->len;
+    for (uint32_t s = 0; s < A->len; s++) {
+        unsigned g = ca[s];
+        int64_t q = (int64_t)y->q[s], called = -(int64_t)(g != 3);
+        sc->fa[s][0] = g == 1 ? q : 0;
+        sc->fa[s][1] = g == 2 ? q : 0;
+        sc->fa[s][2] = q & called;
+        sc->fa[s][3] = (int64_t)y->q2[s] & called;
+    }
+    sc->blk = A;
+    sc->a = a;
+    return ES_OK;
+}
+
+
+static void sums_run(const qt_kernel_t *kn, const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b0,
+                     uint32_t nb, const es_qt_y_t *y, es_qt_scratch_t *sc, es_qt_sums_t *out)
+{
+    /* without the scratch row (no memory for it), the codes are looked up one by one */
+    int dense = B->moff[B->count] > 0 && scratch_row(sc, A, a, y) == ES_OK;
+    size_t len = A->len, rows = A->cells ? 2 : 1;
+    const uint8_t *ar = A->ar + (size_t)a * rows * ES_QT_SLICES * len;
+    const uint8_t *ca = A->code + (size_t)a * len;
+    int64_t d[4][RUN_CHUNK], ma[RUN_CHUNK][2];
+    uint32_t am0 = A->moff[a], anm = A->moff[a + 1] - am0;
+    for (uint32_t c0 = 0; c0 < nb; c0 += RUN_CHUNK) {
+        uint32_t n = nb - c0 < RUN_CHUNK ? nb - c0 : RUN_CHUNK;
+        const int8_t *br = B->br + (size_t)(b0 + c0) * rows * len;
+        if (A->cells) {
+            for (int r = 0; r < 2; r++) {
+                kn->dot5(ar + (size_t)r * ES_QT_SLICES * len, len, br, 2 * len, n, d[2 * r]);
+                kn->dot5(ar + (size_t)r * ES_QT_SLICES * len, len, br + len, 2 * len, n, d[2 * r + 1]);
+            }
+        } else {
+            kn->dot5(ar, len, br, len, n, d[0]);
+        }
+        /* a's missing calls where a partner is called leave the pair */
+        if (anm) kn->missrun(A->mpos + am0, (const int64_t(*)[2])A->mq + am0, anm, B->code_t + b0 + c0, B->tstride, n, ma);
+        else memset(ma, 0, (size_t)n * sizeof *ma);
+        for (uint32_t k = 0; k < n; k++) {
+            uint32_t b = b0 + c0 + k;
+            es_qt_sums_t *o = &out[c0 + k];
+            int64_t mb[4];
+            /* b's missing calls where a is called leave the pair */
+            if (dense) kn->dense(B->mpos + B->moff[b], B->moff[b + 1] - B->moff[b], (const int64_t(*)[4])sc->fa, mb);
+            else kn->miss(B->mpos + B->moff[b], (const int64_t(*)[2])B->mq + B->moff[b], B->moff[b + 1] - B->moff[b], ca, mb);
+            int64_t ra1 = A->tot[a][0] - mb[0], ra2 = A->tot[a][1] - mb[1];
+            int64_t sy = A->tot[a][2] - mb[2], syy = A->tot[a][3] - mb[3];
+            int64_t cb1 = B->tot[b][0] - ma[k][0], cb2 = B->tot[b][1] - ma[k][1];
+            o->sy = sy;
+            o->syy = syy;
+            o->ra[0] = ra1;
+            o->ra[1] = ra2;
+            o->cb[0] = cb1;
+            o->cb[1] = cb2;
+            if (A->cells) {
+                for (int c = 0; c < 4; c++) o->cell[c] = d[c][k];
+                o->saby = d[0][k] + 2 * (d[1][k] + d[2][k]) + 4 * d[3][k];
+            } else {
+                o->saby = d[0][k];
+                memset(o->cell, 0, sizeof o->cell);
+            }
+        }
+    }
+}
+
+void es_qt_sums_run(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b0, uint32_t nb,
+                    const es_qt_y_t *y, es_qt_scratch_t *sc, es_qt_sums_t *out)
+{
+    pthread_once(&kernel_once, kernel_init);
+    sums_run(kernel_best, A, a, B, b0, nb, y, sc, out);
+}
+
+void es_qt_sums_run_scalar(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b0,
+                           uint32_t nb, const es_qt_y_t *y, es_qt_scratch_t *sc, es_qt_sums_t *out)
+{
+    sums_run(&k_scalar, A, a, B, b0, nb, y, sc, out);
+}
+
+void es_qt_dsums_exact(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b,
+                       const es_qt_y_t *y, es_qt_dsums_t *d)
+{
+    const uint8_t *ca = A->code + (size_t)a * A->len, *cb = B->code + (size_t)b * B->len;
+    memset(d, 0, sizeof *d);
+    for (uint32_t s = 0; s < A->len; s++) {
+        unsigned ga = ca[s], gb = cb[s];
+        if (ga == 3 || gb == 3) continue;
+        double v = y->yd[s];
+        d->sy += v;
+        d->syy += v * v;
+        d->say += ga * v;
+        d->sby += gb * v;
+        d->saby += ga * gb * v;
+        if (ga) d->ra[ga - 1] += v;
+        if (gb) d->cb[gb - 1] += v;
+        if (ga && gb) d->cell[(ga - 1) * 2 + (gb - 1)] += v;
+    }
+}

@@ -1,0 +1,270 @@
+/* test_qt.c -- the quantitative-trait sums and tests against plain loops.
+ *
+ * Planes of one class are built by hand from random genotypes (missing calls
+ * at several rates, sample counts that are not multiples of 64, monomorphic
+ * and all-missing variants) with a random fixed-point phenotype.  Every pair's
+ * integer sums from es_qt_sums_run() (the kernel this CPU picks) and from the
+ * scalar twin must equal per-sample sums, in the linear and the cell layouts;
+ * es_qt_dsums_exact() must give the same sums in double; es_stat_linear()
+ * must give the z^2 and coefficient of a least-squares fit solved here by
+ * Gauss-Jordan elimination; es_f_sf() must meet known F tails. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "select.h"
+#include "testutil.h"
+
+typedef struct {
+    es_planes_t pl;
+    es_qt_y_t y;
+    uint8_t *g; /* g[v * n + s]: 0..2, 3 missing */
+    uint32_t m, n;
+} fake_t;
+
+static void fake_make(fake_t *f, uint32_t m, uint32_t n, double miss, uint64_t seed)
+{
+    uint64_t rng = seed;
+    memset(f, 0, sizeof *f);
+    f->m = m;
+    f->n = n;
+    uint32_t words = (n + 255) / 256 * 4;
+    f->pl.count = m;
+    f->pl.n_ctrl = n;
+    f->pl.w_ctrl = f->pl.words = words;
+    f->pl.n_planes = 3;
+    f->pl.planes = calloc((size_t)m * 3 * words, sizeof(uint64_t));
+    f->g = malloc((size_t)m * n);
+    assert_non_null(f->pl.planes);
+    assert_non_null(f->g);
+    for (uint32_t v = 0; v < m; v++) {
+        double maf = 0.05 + 0.4 * (double)(tu_rand(&rng) >> 11) / 9007199254740992.0;
+        for (uint32_t s = 0; s < n; s++) {
+            uint8_t g = 0;
+            if (v % 7 == 3) g = 1;                /* monomorphic */
+            else if (v % 11 == 5 && miss > 0) g = 3; /* all missing */
+            else if (miss > 0 && (double)(tu_rand(&rng) >> 11) / 9007199254740992.0 < miss) g = 3;
+            else
+                for (int k = 0; k < 2; k++) g += (double)(tu_rand(&rng) >> 11) / 9007199254740992.0 < maf;
+            f->g[(size_t)v * n + s] = g;
+            uint64_t *p = f->pl.planes + (size_t)v * 3 * words;
+            uint64_t bit = (uint64_t)1 << (s % 64);
+            if (g != 3) {
+                p[2 * words + s / 64] |= bit;
+                if (g >= 1) p[s / 64] |= bit;
+                if (g == 2) p[words + s / 64] |= bit;
+            }
+        }
+    }
+    f->y.slots = words * 64;
+    f->y.n = n;
+    f->y.scale = ldexp(1.0, 30);
+    f->y.scale2 = ldexp(1.0, 20);
+    f->y.q = calloc(f->y.slots, sizeof *f->y.q);
+    f->y.q2 = calloc(f->y.slots, sizeof *f->y.q2);
+    f->y.yd = calloc(f->y.slots, sizeof *f->y.yd);
+    for (uint32_t s = 0; s < n; s++) {
+        f->y.q[s] = tu_rand(&rng) >> (64 - ES_QT_BITS); /* up to 2^39 - 1 */
+        f->y.q2[s] = tu_rand(&rng) >> (64 - ES_QT_BITS);
+        f->y.yd[s] = (double)f->y.q[s] / f->y.scale;
+    }
+}
+
+static void fake_free(fake_t *f)
+{
+    free(f->pl.planes);
+    free(f->g);
+    es_qt_y_free(&f->y);
+}
+
+/* the sums of pair (a, b) one sample at a time */
+static void naive(const fake_t *f, uint32_t a, uint32_t b, es_qt_sums_t *o)
+{
+    memset(o, 0, sizeof *o);
+    for (uint32_t s = 0; s < f->n; s++) {
+        unsigned ga = f->g[(size_t)a * f->n + s], gb = f->g[(size_t)b * f->n + s];
+        if (ga == 3 || gb == 3) continue;
+        int64_t q = (int64_t)f->y.q[s];
+        o->sy += q;
+        o->syy += (int64_t)f->y.q2[s];
+        o->saby += (int64_t)(ga * gb) * q;
+        if (ga) o->ra[ga - 1] += q;
+        if (gb) o->cb[gb - 1] += q;
+        if (ga && gb) o->cell[(ga - 1) * 2 + (gb - 1)] += q;
+    }
+}
+
+static void check_sums(double miss, uint32_t n, int cells)
+{
+    fake_t f;
+    fake_make(&f, 40, n, miss, 7 + n);
+    es_qt_block_t blk;
+    memset(&blk, 0, sizeof blk);
+    assert_int_equal(es_qt_block_fill(&blk, &f.pl, 0, f.m, &f.y, cells), ES_OK);
+    es_qt_scratch_t sc, sc2;
+    memset(&sc, 0, sizeof sc);
+    memset(&sc2, 0, sizeof sc2);
+    es_qt_sums_t got[40], ref[40];
+    for (uint32_t a = 0; a < f.m; a++) {
+        uint32_t b0 = a + 1, nb = f.m - b0;
+        if (!nb) continue;
+        es_qt_sums_run(&blk, a, &blk, b0, nb, &f.y, &sc, got);
+        es_qt_sums_run_scalar(&blk, a, &blk, b0, nb, &f.y, &sc2, ref);
+        for (uint32_t k = 0; k < nb; k++) {
+            es_qt_sums_t want;
+            naive(&f, a, b0 + k, &want);
+            if (!cells) memset(want.cell, 0, sizeof want.cell);
+            assert_memory_equal(&ref[k], &want, sizeof want);
+            assert_memory_equal(&got[k], &want, sizeof want);
+            es_qt_dsums_t d;
+            es_qt_dsums_exact(&blk, a, &blk, b0 + k, &f.y, &d);
+            assert_true(fabs(d.sy - (double)want.sy / f.y.scale) <= 1e-9 * (1 + fabs(d.sy)));
+            assert_true(fabs(d.saby - (double)want.saby / f.y.scale) <= 1e-9 * (1 + fabs(d.saby)));
+        }
+    }
+    es_qt_scratch_free(&sc);
+    es_qt_scratch_free(&sc2);
+    es_qt_block_free(&blk);
+    fake_free(&f);
+}
+
+static void test_sums_linear(void **state)
+{
+    (void)state;
+    check_sums(0, 300, 0);
+    check_sums(0.02, 300, 0);
+    check_sums(0.3, 77, 0);
+}
+
+static void test_sums_cells(void **state)
+{
+    (void)state;
+    check_sums(0, 513, 1);
+    check_sums(0.05, 200, 1);
+}
+
+/* Solve the 4x4 system m x = r by Gauss-Jordan with partial pivoting. */
+static void solve4(double m[4][5])
+{
+    for (int c = 0; c < 4; c++) {
+        int p = c;
+        for (int r = c + 1; r < 4; r++)
+            if (fabs(m[r][c]) > fabs(m[p][c])) p = r;
+        for (int k = 0; k < 5; k++) {
+            double t = m[c][k];
+            m[c][k] = m[p][k];
+            m[p][k] = t;
+        }
+        for (int r = 0; r < 4; r++) {
+            if (r == c) continue;
+            double f = m[r][c] / m[c][c];
+            for (int k = 0; k < 5; k++) m[r][k] -= f * m[c][k];
+        }
+    }
+}
+
+/* es_stat_linear against least squares on the samples: beta = (X'X)^-1 X'y,
+ * se^2 = RSS / (n - 4) [(X'X)^-1]_33 (the inverse's last column from a
+ * second solve) */
+static void test_linear_vs_lsq(void **state)
+{
+    (void)state;
+    fake_t f;
+    fake_make(&f, 12, 400, 0.01, 99);
+    int checked = 0;
+    for (uint32_t a = 0; a < f.m; a++)
+        for (uint32_t b = a + 1; b < f.m; b++) {
+            es_table2_t t;
+            memset(&t, 0, sizeof t);
+            double xtx[4][4] = {{0}}, xty[4] = {0};
+            es_qt_dsums_t d;
+            memset(&d, 0, sizeof d);
+            for (uint32_t s = 0; s < f.n; s++) {
+                unsigned ga = f.g[a * f.n + s], gb = f.g[b * f.n + s];
+                if (ga == 3 || gb == 3) continue;
+                t.n[0][ga * 3 + gb]++;
+                double x[4] = {1, ga, gb, ga * gb}, y = f.y.yd[s];
+                for (int i = 0; i < 4; i++) {
+                    xty[i] += x[i] * y;
+                    for (int j = 0; j < 4; j++) xtx[i][j] += x[i] * x[j];
+                }
+                d.sy += y;
+                d.syy += y * y;
+                d.say += ga * y;
+                d.sby += gb * y;
+                d.saby += ga * gb * y;
+            }
+            es_stat_result_t r;
+            double beta;
+            es_stat_linear(&t, &d, &r, &beta);
+            if (r.df == 0) continue; /* a failed fit (monomorphic, ...) */
+            double m1[4][5], m2[4][5];
+            for (int i = 0; i < 4; i++) {
+                for (int j = 0; j < 4; j++) m1[i][j] = m2[i][j] = xtx[i][j];
+                m1[i][4] = xty[i];
+                m2[i][4] = i == 3;
+            }
+            solve4(m1);
+            solve4(m2);
+            double bhat[4], n = 0, rss = 0;
+            for (int i = 0; i < 4; i++) bhat[i] = m1[i][4] / m1[i][i];
+            for (uint32_t s = 0; s < f.n; s++) {
+                unsigned ga = f.g[a * f.n + s], gb = f.g[b * f.n + s];
+                if (ga == 3 || gb == 3) continue;
+                double e = f.y.yd[s] - (bhat[0] + bhat[1] * ga + bhat[2] * gb + bhat[3] * ga * gb);
+                rss += e * e;
+                n++;
+            }
+            double v33 = m2[3][4] / m2[3][3];
+            double z2 = bhat[3] * bhat[3] / (rss / (n - 4) * v33);
+            assert_true(fabs(beta - bhat[3]) <= 1e-7 * fabs(bhat[3]) + 1e-12);
+            assert_true(fabs(r.stat - z2) <= 1e-6 * z2 + 1e-12);
+            es_stat_linear_p(&r);
+            assert_true(fabs(r.p - erfc(sqrt(z2 / 2))) <= 1e-6 * r.p);
+            checked++;
+        }
+    assert_true(checked > 20);
+    fake_free(&f);
+}
+
+/* F tails from scipy.stats.f.sf(f, d1, d2) */
+static void test_f_sf(void **state)
+{
+    (void)state;
+    static const struct {
+        double f, d1, d2, p;
+    } k[] = {
+        {1.0, 4, 100, 0.41131379866639306},
+        {3.5, 4, 1000, 0.007565434654198345},
+        {25.0, 2, 50, 2.9802322387695312e-08},
+        {0.2, 1, 10, 0.6642514717311352},
+    };
+    for (size_t i = 0; i < sizeof k / sizeof *k; i++) {
+        double l10;
+        double p = es_f_sf(k[i].f, k[i].d1, k[i].d2, &l10);
+        assert_true(fabs(p - k[i].p) <= 1e-9 * k[i].p);
+        assert_true(fabs(l10 + log10(k[i].p)) <= 1e-9);
+    }
+    double l10;
+    assert_true(es_f_sf(0, 4, 10, &l10) == 1 && l10 == 0);
+    /* far in the tail: p underflows, -log10 p does not */
+    es_f_sf(1e6, 4, 10000, &l10);
+    assert_true(isfinite(l10) && l10 > 300);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sums_linear),
+        cmocka_unit_test(test_sums_cells),
+        cmocka_unit_test(test_linear_vs_lsq),
+        cmocka_unit_test(test_f_sf),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -525,6 +525,15 @@ static void test_tails(void **state)
         double series = 1 - 1 / z2 + 3 / z4 - 15 / (z4 * z2) + 105 / (z4 * z4);
         near(es_reg_norm_logsf(z), -z2 / 2 - log(z * sqrt(2 * M_PI)) + log(series), 1e-14);
     }
+    /* the incomplete beta: I_x(a, 1) = x^a, I_x(1, b) = 1 - (1 - x)^b, I_x(a, b) + I_y(b, a) = 1 */
+    for (double x = 0.001; x < 1; x += 0.0977) {
+        near(exp(es_reg_log_ibeta(3.5, 1, x, 1 - x)), pow(x, 3.5), 1e-13);
+        near(exp(es_reg_log_ibeta(1, 40, x, 1 - x)), -expm1(40 * log1p(-x)), 1e-12);
+        near(exp(es_reg_log_ibeta(2.5, 7, x, 1 - x)) + exp(es_reg_log_ibeta(7, 2.5, 1 - x, x)), 1,
+             1e-13);
+    }
+    assert_true(es_reg_log_ibeta(2, 3, 0, 1) == -INFINITY && es_reg_log_ibeta(2, 3, 1, 0) == 0);
+    assert_true(isnan(es_reg_log_ibeta(0, 3, 0.5, 0.5)));
     /* continuity where the method changes (z = 35) */
     near(es_reg_norm_logsf(35 - 1e-9), es_reg_norm_logsf(35), 1e-9);
     assert_true(isnan(es_reg_t_sf(1, 0)) && isnan(es_reg_t_sf(NAN, 3)));

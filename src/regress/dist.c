@@ -102,6 +102,16 @@ static double log_ibeta_cf(double a, double b, double x, double lx, double ly)
     return a * lx + b * ly - lbeta(a, b) - log(a) + log(f);
 }
 
+double es_reg_log_ibeta(double a, double b, double x, double y)
+{
+    if (!(a > 0 && b > 0) || !(x >= 0 && y >= 0) || isnan(x + y)) return NAN;
+    if (x == 0) return -INFINITY;
+    if (y == 0) return 0.0;
+    double lx = log(x), ly = log(y);
+    if (x < (a + 1) / (a + b + 2)) return log_ibeta_cf(a, b, x, lx, ly);
+    return log1p(-exp(log_ibeta_cf(b, a, y, ly, lx)));
+}
+
 /* ln P(T > t) for t > 0 */
 static double t_logsf_pos(double t, double df)
 {

@@ -140,6 +140,10 @@ const char *es_reg_status_str(es_reg_status_t st);
 double es_reg_t_sf(double t, double df);
 /** ln P(T > t), finite where es_reg_t_sf() underflows. */
 double es_reg_t_logsf(double t, double df);
+/** ln I_x(a, b), the regularised incomplete beta function (a, b > 0), from x and y = 1 - x,
+ *  which the caller forms without cancellation (e.g. x = d/(d + t^2), y = t^2/(d + t^2)): the
+ *  F and t tails are I_x of such ratios.  Thread-safe (no lgamma()). */
+double es_reg_log_ibeta(double a, double b, double x, double y);
 /** ln P(Z > z) for the standard normal, finite for every finite z. */
 double es_reg_norm_logsf(double z);
 

@@ -270,6 +270,15 @@ void es_qt_sums_run(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, 
                     const es_qt_y_t *y, es_qt_scratch_t *sc, es_qt_sums_t *out);
 void es_qt_sums_run_scalar(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b0,
                            uint32_t nb, const es_qt_y_t *y, es_qt_scratch_t *sc, es_qt_sums_t *out);
+/** es_qt_sums_run() of a linear layout (cells 0) with saby from the top
+ *  ES_QT_SLICES - 3 byte slices of a q only: saby = sum b floor(a q / 2^24),
+ *  so the pair's sum of a b q is 2^24 saby + es_qt_saby_lo() and lies in
+ *  [2^24 saby, 2^24 saby + (2^24 - 1) sum_{a > 0} b] (the rest exact);
+ *  scalar: the scalar kernels (the tests' oracle). */
+void es_qt_sums_run_hi(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b0, uint32_t nb,
+                       const es_qt_y_t *y, es_qt_scratch_t *sc, es_qt_sums_t *out, int scalar);
+/** The rest of pair (a, b)'s sum of a b q: sum b (a q mod 2^24). */
+int64_t es_qt_saby_lo(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b, int scalar);
 /** The sums of pair (a of A, b of B) in double, one sample after the other
  *  in plane order (quantum 0): what a pair whose integer sums are not
  *  precise enough for its coefficient is scored with. */

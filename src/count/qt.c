@@ -199,13 +199,14 @@ int es_qt_block_fill(es_qt_block_t *b, const es_planes_t *pl, uint32_t v0, uint3
 typedef void (*dot5_fn)(const uint8_t *a5, size_t len, const int8_t *b, size_t bstride, uint32_t nb,
                         int64_t *out);
 
-static void dot5_scalar(const uint8_t *a5, size_t len, const int8_t *b, size_t bstride, uint32_t nb,
+/* slices sl0 .. sl0 + nsl - 1 only: sum_k 256^k dot(slice sl0 + k, b) */
+static void dotn_scalar(const uint8_t *a5, size_t len, int sl0, int nsl, const int8_t *b, size_t bstride, uint32_t nb,
                         int64_t *out)
 {
     for (uint32_t k = 0; k < nb; k++) {
         const int8_t *bk = b + (size_t)k * bstride;
         int64_t sum = 0;
-        for (int sl = ES_QT_SLICES - 1; sl >= 0; sl--) {
+        for (int sl = sl0 + nsl - 1; sl >= sl0; sl--) {
             const uint8_t *a = a5 + (size_t)sl * len;
             int64_t d = 0;
             for (size_t s = 0; s < len; s++) d += (int64_t)a[s] * bk[s];
@@ -213,6 +214,26 @@ static void dot5_scalar(const uint8_t *a5, size_t len, const int8_t *b, size_t b
         }
         out[k] = sum;
     }
+}
+
+static void dot5_scalar(const uint8_t *a5, size_t len, const int8_t *b, size_t bstride, uint32_t nb, int64_t *out)
+{
+    dotn_scalar(a5, len, 0, ES_QT_SLICES, b, bstride, nb, out);
+}
+
+/* The top two slices (the bound's, es_qt_sums_run_hi) and the other three
+ * (es_qt_saby_lo) */
+#define QT_HI0 3
+#define QT_HI ((int)ES_QT_SLICES - QT_HI0)
+
+static void dothi_scalar(const uint8_t *a5, size_t len, const int8_t *b, size_t bstride, uint32_t nb, int64_t *out)
+{
+    dotn_scalar(a5, len, QT_HI0, QT_HI, b, bstride, nb, out);
+}
+
+static void dotlo_scalar(const uint8_t *a5, size_t len, const int8_t *b, size_t bstride, uint32_t nb, int64_t *out)
+{
+    dotn_scalar(a5, len, 0, QT_HI0, b, bstride, nb, out);
 }
 
 #if ES_CPU_X86
@@ -280,6 +301,57 @@ static ES_TARGET_VNNI void dot5_vnni(const uint8_t *a5, size_t len, const int8_t
         out[k] = join5(c0, c1, c2, c3, c4);
     }
 }
+
+/* the top two slices, four partners at a time (8 accumulators) */
+static ES_TARGET_VNNI void dothi_vnni(const uint8_t *a5, size_t len, const int8_t *b, size_t bstride, uint32_t nb,
+                                      int64_t *out)
+{
+    const uint8_t *s3 = a5 + (size_t)QT_HI0 * len, *s4 = s3 + len;
+    uint32_t k = 0;
+    for (; k + 4 <= nb; k += 4) {
+        const int8_t *p0 = b + (size_t)k * bstride, *p1 = p0 + bstride, *p2 = p1 + bstride, *p3 = p2 + bstride;
+        __m512i z = _mm512_setzero_si512();
+        __m512i c30 = z, c31 = z, c32 = z, c33 = z, c40 = z, c41 = z, c42 = z, c43 = z;
+        for (size_t s = 0; s < len; s += 64) {
+            __m512i b0 = _mm512_loadu_si512((const void *)(p0 + s)), b1 = _mm512_loadu_si512((const void *)(p1 + s));
+            __m512i b2 = _mm512_loadu_si512((const void *)(p2 + s)), b3 = _mm512_loadu_si512((const void *)(p3 + s));
+            DP4(3, _mm512_loadu_si512((const void *)(s3 + s)));
+            DP4(4, _mm512_loadu_si512((const void *)(s4 + s)));
+        }
+        out[k] = hsum512(c40) * 256 + hsum512(c30);
+        out[k + 1] = hsum512(c41) * 256 + hsum512(c31);
+        out[k + 2] = hsum512(c42) * 256 + hsum512(c32);
+        out[k + 3] = hsum512(c43) * 256 + hsum512(c33);
+    }
+    for (; k < nb; k++) {
+        const int8_t *bk = b + (size_t)k * bstride;
+        __m512i c3 = _mm512_setzero_si512(), c4 = c3;
+        for (size_t s = 0; s < len; s += 64) {
+            __m512i bv = _mm512_loadu_si512((const void *)(bk + s));
+            c3 = _mm512_dpbusd_epi32(c3, _mm512_loadu_si512((const void *)(s3 + s)), bv);
+            c4 = _mm512_dpbusd_epi32(c4, _mm512_loadu_si512((const void *)(s4 + s)), bv);
+        }
+        out[k] = hsum512(c4) * 256 + hsum512(c3);
+    }
+}
+
+/* the three low slices of single partners (the pairs the bound keeps) */
+static ES_TARGET_VNNI void dotlo_vnni(const uint8_t *a5, size_t len, const int8_t *b, size_t bstride, uint32_t nb,
+                                      int64_t *out)
+{
+    const uint8_t *s0 = a5, *s1 = a5 + len, *s2 = a5 + 2 * len;
+    for (uint32_t k = 0; k < nb; k++) {
+        const int8_t *bk = b + (size_t)k * bstride;
+        __m512i c0 = _mm512_setzero_si512(), c1 = c0, c2 = c0;
+        for (size_t s = 0; s < len; s += 64) {
+            __m512i bv = _mm512_loadu_si512((const void *)(bk + s));
+            c0 = _mm512_dpbusd_epi32(c0, _mm512_loadu_si512((const void *)(s0 + s)), bv);
+            c1 = _mm512_dpbusd_epi32(c1, _mm512_loadu_si512((const void *)(s1 + s)), bv);
+            c2 = _mm512_dpbusd_epi32(c2, _mm512_loadu_si512((const void *)(s2 + s)), bv);
+        }
+        out[k] = (hsum512(c2) * 256 + hsum512(c1)) * 256 + hsum512(c0);
+    }
+}
 #undef DP4
 
 static inline ES_TARGET_AVX2 __attribute__((always_inline)) int64_t hsum256(__m256i v)
@@ -291,32 +363,50 @@ static inline ES_TARGET_AVX2 __attribute__((always_inline)) int64_t hsum256(__m2
     return _mm_cvtsi128_si64(t) + _mm_extract_epi64(t, 1);
 }
 
-/* two partners at a time; maddubs pairs (at most 2 * 255 * 2, no saturation)
- * widened to 32 bits by madd with ones */
-static ES_TARGET_AVX2 void dot5_avx2(const uint8_t *a5, size_t len, const int8_t *b, size_t bstride, uint32_t nb,
-                                     int64_t *out)
+/* two partners at a time, slices sl0 .. sl0 + nsl - 1; maddubs pairs (at
+ * most 2 * 255 * 2, no saturation) widened to 32 bits by madd with ones */
+static ES_TARGET_AVX2 void dotn_avx2(const uint8_t *a5, size_t len, int sl0, int nsl, const int8_t *b, size_t bstride,
+                                     uint32_t nb, int64_t *out)
 {
     const __m256i ones = _mm256_set1_epi16(1);
     for (uint32_t k = 0; k < nb; k += 2) {
         int two = k + 1 < nb;
         const int8_t *b0 = b + (size_t)k * bstride, *b1 = two ? b0 + bstride : b0;
         __m256i acc[ES_QT_SLICES][2];
-        for (int sl = 0; sl < ES_QT_SLICES; sl++) acc[sl][0] = acc[sl][1] = _mm256_setzero_si256();
+        for (int sl = 0; sl < nsl; sl++) acc[sl][0] = acc[sl][1] = _mm256_setzero_si256();
         for (size_t s = 0; s < len; s += 32) {
             __m256i v0 = _mm256_loadu_si256((const __m256i *)(b0 + s));
             __m256i v1 = _mm256_loadu_si256((const __m256i *)(b1 + s));
-            for (int sl = 0; sl < ES_QT_SLICES; sl++) {
-                __m256i av = _mm256_loadu_si256((const __m256i *)(a5 + (size_t)sl * len + s));
+            for (int sl = 0; sl < nsl; sl++) {
+                __m256i av = _mm256_loadu_si256((const __m256i *)(a5 + (size_t)(sl0 + sl) * len + s));
                 acc[sl][0] = _mm256_add_epi32(acc[sl][0], _mm256_madd_epi16(_mm256_maddubs_epi16(av, v0), ones));
                 acc[sl][1] = _mm256_add_epi32(acc[sl][1], _mm256_madd_epi16(_mm256_maddubs_epi16(av, v1), ones));
             }
         }
         for (int t = 0; t < 1 + two; t++) {
             int64_t sum = 0;
-            for (int sl = ES_QT_SLICES - 1; sl >= 0; sl--) sum = sum * 256 + hsum256(acc[sl][t]);
+            for (int sl = nsl - 1; sl >= 0; sl--) sum = sum * 256 + hsum256(acc[sl][t]);
             out[k + t] = sum;
         }
     }
+}
+
+static ES_TARGET_AVX2 void dot5_avx2(const uint8_t *a5, size_t len, const int8_t *b, size_t bstride, uint32_t nb,
+                                     int64_t *out)
+{
+    dotn_avx2(a5, len, 0, ES_QT_SLICES, b, bstride, nb, out);
+}
+
+static ES_TARGET_AVX2 void dothi_avx2(const uint8_t *a5, size_t len, const int8_t *b, size_t bstride, uint32_t nb,
+                                      int64_t *out)
+{
+    dotn_avx2(a5, len, QT_HI0, QT_HI, b, bstride, nb, out);
+}
+
+static ES_TARGET_AVX2 void dotlo_avx2(const uint8_t *a5, size_t len, const int8_t *b, size_t bstride, uint32_t nb,
+                                      int64_t *out)
+{
+    dotn_avx2(a5, len, 0, QT_HI0, b, bstride, nb, out);
 }
 #endif
 
@@ -472,15 +562,16 @@ static void miss_dense(const uint32_t *pos, uint32_t n, const int64_t (*fa)[4], 
 typedef struct {
     const char *name;
     dot5_fn dot5;
+    dot5_fn dothi, dotlo; /* the top QT_HI slices, the others */
     miss_fn miss;
     missrun_fn missrun;
     void (*dense)(const uint32_t *pos, uint32_t n, const int64_t (*fa)[4], int64_t out[4]);
 } qt_kernel_t;
 
-static const qt_kernel_t k_scalar = {"scalar", dot5_scalar, miss_scalar, missrun_scalar, miss_dense};
+static const qt_kernel_t k_scalar = {"scalar", dot5_scalar, dothi_scalar, dotlo_scalar, miss_scalar, missrun_scalar, miss_dense};
 #if ES_CPU_X86
-static const qt_kernel_t k_vnni = {"avx512vnni", dot5_vnni, miss_avx512, missrun_avx512, miss_dense_avx2};
-static const qt_kernel_t k_avx2 = {"avx2", dot5_avx2, miss_scalar, missrun_scalar, miss_dense_avx2};
+static const qt_kernel_t k_vnni = {"avx512vnni", dot5_vnni, dothi_vnni, dotlo_vnni, miss_avx512, missrun_avx512, miss_dense_avx2};
+static const qt_kernel_t k_avx2 = {"avx2", dot5_avx2, dothi_avx2, dotlo_avx2, miss_scalar, missrun_scalar, miss_dense_avx2};
 #endif
 
 static const qt_kernel_t *kernel_best;
@@ -544,8 +635,9 @@ static int scratch_row(es_qt_scratch_t *sc, const es_qt_block_t *A, uint32_t a, 
 }
 
 
+/* hi: saby of the top QT_HI slices only (linear) */
 static void sums_run(const qt_kernel_t *kn, const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b0,
-                     uint32_t nb, const es_qt_y_t *y, es_qt_scratch_t *sc, es_qt_sums_t *out)
+                     uint32_t nb, const es_qt_y_t *y, es_qt_scratch_t *sc, es_qt_sums_t *out, int hi)
 {
     /* without the scratch row (no memory for it), the codes are looked up one by one */
     int dense = B->moff[B->count] > 0 && scratch_row(sc, A, a, y) == ES_OK;
@@ -562,6 +654,8 @@ static void sums_run(const qt_kernel_t *kn, const es_qt_block_t *A, uint32_t a, 
                 kn->dot5(ar + (size_t)r * ES_QT_SLICES * len, len, br, 2 * len, n, d[2 * r]);
                 kn->dot5(ar + (size_t)r * ES_QT_SLICES * len, len, br + len, 2 * len, n, d[2 * r + 1]);
             }
+        } else if (hi) {
+            kn->dothi(ar, len, br, len, n, d[0]);
         } else {
             kn->dot5(ar, len, br, len, n, d[0]);
         }
@@ -599,13 +693,29 @@ void es_qt_sums_run(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, 
                     const es_qt_y_t *y, es_qt_scratch_t *sc, es_qt_sums_t *out)
 {
     pthread_once(&kernel_once, kernel_init);
-    sums_run(kernel_best, A, a, B, b0, nb, y, sc, out);
+    sums_run(kernel_best, A, a, B, b0, nb, y, sc, out, 0);
+}
+
+void es_qt_sums_run_hi(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b0, uint32_t nb,
+                       const es_qt_y_t *y, es_qt_scratch_t *sc, es_qt_sums_t *out, int scalar)
+{
+    pthread_once(&kernel_once, kernel_init);
+    sums_run(scalar ? &k_scalar : kernel_best, A, a, B, b0, nb, y, sc, out, !A->cells);
+}
+
+int64_t es_qt_saby_lo(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b, int scalar)
+{
+    pthread_once(&kernel_once, kernel_init);
+    int64_t lo;
+    (scalar ? &k_scalar : kernel_best)
+        ->dotlo(A->ar + (size_t)a * ES_QT_SLICES * A->len, A->len, B->br + (size_t)b * B->len, B->len, 1, &lo);
+    return lo;
 }
 
 void es_qt_sums_run_scalar(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b0,
                            uint32_t nb, const es_qt_y_t *y, es_qt_scratch_t *sc, es_qt_sums_t *out)
 {
-    sums_run(&k_scalar, A, a, B, b0, nb, y, sc, out);
+    sums_run(&k_scalar, A, a, B, b0, nb, y, sc, out, 0);
 }
 
 void es_qt_dsums_exact(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b,

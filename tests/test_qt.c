@@ -100,6 +100,16 @@ static void naive(const fake_t *f, uint32_t a, uint32_t b, es_qt_sums_t *o)
     }
 }
 
+/* the 3x3 table of pair (a, b) */
+static void tab_of(const fake_t *f, uint32_t a, uint32_t b, es_table2_t *t)
+{
+    memset(t, 0, sizeof *t);
+    for (uint32_t s = 0; s < f->n; s++) {
+        unsigned ga = f->g[(size_t)a * f->n + s], gb = f->g[(size_t)b * f->n + s];
+        if (ga != 3 && gb != 3) t->n[0][ga * 3 + gb]++;
+    }
+}
+
 static void check_sums(double miss, uint32_t n, int cells)
 {
     fake_t f;
@@ -122,6 +132,22 @@ static void check_sums(double miss, uint32_t n, int cells)
             if (!cells) memset(want.cell, 0, sizeof want.cell);
             assert_memory_equal(&ref[k], &want, sizeof want);
             assert_memory_equal(&got[k], &want, sizeof want);
+            if (!cells) { /* the top two slices and the rest (the bound's split) */
+                for (int sc_only = 0; sc_only < 2; sc_only++) {
+                    es_qt_sums_t h[40];
+                    es_qt_sums_run_hi(&blk, a, &blk, b0, nb, &f.y, sc_only ? &sc2 : &sc, h, sc_only);
+                    es_qt_sums_t hk = h[k];
+                    int64_t x0 = hk.saby * ((int64_t)1 << 24);
+                    assert_true(x0 + es_qt_saby_lo(&blk, a, &blk, b0 + k, sc_only) == want.saby);
+                    hk.saby = want.saby;
+                    assert_memory_equal(&hk, &want, sizeof want);
+                    es_table2_t t;
+                    tab_of(&f, a, b0 + k, &t);
+                    const uint32_t *c = t.n[0];
+                    int64_t wb = (int64_t)(c[4] + 2 * c[5] + c[7] + 2 * c[8]);
+                    assert_true(want.saby >= x0 && want.saby <= x0 + wb * ((1 << 24) - 1));
+                }
+            }
             es_qt_dsums_t d;
             es_qt_dsums_exact(&blk, a, &blk, b0 + k, &f.y, &d);
             assert_true(fabs(d.sy - (double)want.sy / f.y.scale) <= 1e-9 * (1 + fabs(d.sy)));
@@ -233,6 +259,162 @@ static void test_linear_vs_lsq(void **state)
     fake_free(&f);
 }
 
+/* ---- the bound of the pruning (es_stat_linear_bound, es_stat_linear_batch) ----
+ * Random and extreme pairs: tiny n, rare and near-fixed genotypes, genotypes
+ * equal or mirrored, phenotypes near-constant, exactly fitted by the model
+ * (the residual-variance rule), heavy-tailed, far from 0; and intervals of
+ * the ABy sum from a point to wider than the data.  Wherever a pair is
+ * certified, the exact fit at the interval's ends and at points inside must
+ * neither fail nor ask for the exact sums, and its z^2 must be <= the
+ * bound; the table's failure decisions of the batch (AVX-512 and scalar)
+ * must be es_stat_linear_prep()'s. */
+
+static double unif(uint64_t *r) { return (double)(tu_rand(r) >> 11) / 9007199254740992.0; }
+
+static double gauss(uint64_t *r)
+{
+    double u = unif(r) + 1e-300, v = unif(r);
+    return sqrt(-2 * log(u)) * cos(6.283185307179586 * v);
+}
+
+/* draw pair number `it`: table t, sums d (as es_qt_dsums makes them, ABy
+ * sum exact), and the scale of its fixed point in *scale */
+static void draw_pair(uint64_t *r, int it, es_table2_t *t, es_qt_dsums_t *d)
+{
+    static const uint32_t ns[] = {5, 6, 7, 9, 12, 20, 40, 100, 300, 2000};
+    uint32_t n = ns[tu_randn(r, 10)];
+    int gmode = (int)tu_randn(r, 7), ymode = it % 7;
+    double pa = unif(r) * 0.5, pb = unif(r) * 0.5;
+    if (gmode == 1) pa = pb = 0.002 + 0.02 * unif(r); /* rare */
+    if (gmode == 2) pa = 0.97 + 0.03 * unif(r);       /* A1 the major allele */
+    uint8_t ga[2000], gb[2000];
+    double y[2000], lo = INFINITY, hi = -INFINITY;
+    double b0 = gauss(r) * 100, b1 = gauss(r), b2 = gauss(r), b3 = tu_randn(r, 3) ? gauss(r) : 0;
+    for (uint32_t s = 0; s < n; s++) {
+        uint8_t a = (uint8_t)((unif(r) < pa) + (unif(r) < pa)), b = (uint8_t)((unif(r) < pb) + (unif(r) < pb));
+        if (gmode == 3) b = a;                           /* identical */
+        if (gmode == 4) b = (uint8_t)(2 - a);            /* mirrored */
+        if (gmode == 5 && unif(r) < 0.9) b = a;          /* nearly identical */
+        if (gmode == 6) a = (uint8_t)(s % 3 ? 1 : a);    /* nearly fixed */
+        ga[s] = a;
+        gb[s] = b;
+        double fit = b0 + b1 * a + b2 * b + b3 * a * b, v;
+        switch (ymode) {
+        case 0: v = gauss(r); break;
+        case 1: v = 5 + (s == 0 ? 1e-9 : 0); break;              /* constant but one */
+        case 2: v = fit; break;                                   /* fitted exactly */
+        case 3: v = fit + 1e-9 * gauss(r); break;                 /* nearly so */
+        case 4: v = gauss(r) / (unif(r) + 1e-3); break;           /* heavy tail */
+        case 5: v = 1e6 + gauss(r) + b3 * a * b; break;           /* far from 0 */
+        default: v = (double)tu_randn(r, 3) + 0.5 * a * b; break; /* few values */
+        }
+        y[s] = v;
+        if (v < lo) lo = v;
+        if (v > hi) hi = v;
+    }
+    if (!(hi > lo)) hi = lo + 1;
+    /* the scan's fixed point: q < 2^39, q2 < 2^39 */
+    int e;
+    frexp(hi - lo, &e);
+    es_qt_y_t qy;
+    memset(&qy, 0, sizeof qy);
+    qy.scale = ldexp(1.0, ES_QT_BITS - e);
+    frexp((hi - lo) * (hi - lo), &e);
+    qy.scale2 = ldexp(1.0, ES_QT_BITS - e);
+    es_qt_sums_t q;
+    memset(&q, 0, sizeof q);
+    memset(t, 0, sizeof *t);
+    for (uint32_t s = 0; s < n; s++) {
+        int64_t v = llround((y[s] - lo) * qy.scale), v2 = llround((y[s] - lo) * (y[s] - lo) * qy.scale2);
+        t->n[0][ga[s] * 3 + gb[s]]++;
+        q.sy += v;
+        q.syy += v2;
+        q.saby += ga[s] * gb[s] * v;
+        if (ga[s]) q.ra[ga[s] - 1] += v;
+        if (gb[s]) q.cb[gb[s] - 1] += v;
+    }
+    es_qt_dsums(&q, &qy, d);
+}
+
+/* the exact fit at ABy sum x must be certified's: no failure, no request
+ * for the exact sums, z^2 <= zb */
+static void check_at(const es_table2_t *t, const es_qt_dsums_t *d, double x, double zb, double *worst)
+{
+    es_qt_dsums_t dx = *d;
+    dx.saby = x;
+    es_stat_result_t r;
+    double beta;
+    assert_int_equal(es_stat_linear(t, &dx, &r, &beta), 0);
+    assert_int_equal(r.df, 1);
+    assert_true(r.stat <= zb);
+    if (zb > 0 && r.stat / zb > *worst) *worst = r.stat / zb;
+}
+
+static void test_linear_bound(void **state)
+{
+    (void)state;
+    uint64_t rng = 2121;
+    enum { RUN = 61 };
+    int n_fail = 0, n_cert = 0, n_unsure = 0, n_pairs = 0;
+    double worst = 0; /* the largest exact z^2 / bound seen */
+    for (int round = 0; round < 1500; round++) {
+        es_table2_t t[RUN];
+        es_qt_dsums_t d[RUN], dx[RUN];
+        double x1[RUN];
+        for (int k = 0; k < RUN; k++) {
+            draw_pair(&rng, round * RUN + k, &t[k], &d[k]);
+            /* an interval of the ABy sum around the exact one: a point, the
+             * scan's width, or wide (crossing c3 = 0 in some) */
+            double x = d[k].saby, w = fabs(x) + 1;
+            int mode = (int)tu_randn(&rng, 4);
+            double below = mode == 0 ? 0 : mode == 1 ? 1e-7 * w * unif(&rng) : mode == 2 ? 1e-3 * w * unif(&rng)
+                                                                                         : w * unif(&rng);
+            double above = mode == 0 ? 0 : below * 2 * unif(&rng);
+            dx[k] = d[k];
+            dx[k].saby = x - below;
+            x1[k] = x + above;
+        }
+        uint8_t fail[RUN], cert[RUN], fail_s[RUN], cert_s[RUN];
+        double zb[RUN], zb_s[RUN];
+        es_stat_linear_batch(t, dx, x1, RUN, fail, cert, zb);
+        es_stat_linear_batch_scalar(t, dx, x1, RUN, fail_s, cert_s, zb_s);
+        for (int k = 0; k < RUN; k++) {
+            n_pairs++;
+            es_linear_prep_t p;
+            int pf = es_stat_linear_prep(&t[k], &p);
+            assert_int_equal(fail[k], pf);
+            assert_int_equal(fail_s[k], pf);
+            es_stat_result_t r;
+            double beta;
+            es_stat_linear(&t[k], &d[k], &r, &beta);
+            if (pf) { /* the table's rules: the fit fails, whatever the sums */
+                assert_int_equal(r.df, 0);
+                n_fail++;
+                continue;
+            }
+            for (int v = 0; v < 2; v++) {
+                if (!(v ? cert_s[k] : cert[k])) continue;
+                double b = v ? zb_s[k] : zb[k];
+                check_at(&t[k], &dx[k], dx[k].saby, b, &worst);
+                check_at(&t[k], &dx[k], x1[k], b, &worst);
+                check_at(&t[k], &dx[k], d[k].saby, b, &worst);
+                for (int i = 0; i < 3; i++) check_at(&t[k], &dx[k], dx[k].saby + (x1[k] - dx[k].saby) * unif(&rng), b, &worst);
+            }
+            /* the two computations differ in their last bits at most */
+            if (cert[k] && cert_s[k]) assert_true(fabs(zb[k] - zb_s[k]) <= 1e-9 * zb_s[k] + 1e-300);
+            n_cert += cert_s[k];
+            n_unsure += !cert_s[k];
+        }
+    }
+    print_message("bound: %d pairs, %d fail on the table, %d certified, %d not; largest z2 / bound %.9f\n", n_pairs,
+                  n_fail, n_cert, n_unsure, worst);
+    /* every kind was met, and the bound is tight where the interval is a point */
+    assert_true(n_fail > n_pairs / 20);
+    assert_true(n_cert > n_pairs / 20);
+    assert_true(n_unsure > n_pairs / 50);
+    assert_true(worst > 0.999);
+}
+
 /* F tails from scipy.stats.f.sf(f, d1, d2) */
 static void test_f_sf(void **state)
 {
@@ -264,6 +446,7 @@ int main(void)
         cmocka_unit_test(test_sums_linear),
         cmocka_unit_test(test_sums_cells),
         cmocka_unit_test(test_linear_vs_lsq),
+        cmocka_unit_test(test_linear_bound),
         cmocka_unit_test(test_f_sf),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

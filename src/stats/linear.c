@@ -51,33 +51,10 @@ void es_qt_dsums(const es_qt_sums_t *s, const es_qt_y_t *y, es_qt_dsums_t *d)
 static int invert4(double *m)
 {
     double a = m[0], b = m[1], c = m[2], d = m[3], e = m[5], f = m[6], g = m[7], h = m[10], i = m[11], j = m[15];
-    /* 2x2 minors of rows 2, 3 (columns k, l) */
-    double m23_23 = h * j - i * i, m23_13 = f * j - g * i, m23_12 = f * i - g * h;
-    double m23_03 = c * j - d * i, m23_02 = c * i - d * h, m23_01 = c * g - d * f;
-    double c00 = e * m23_23 - f * m23_13 + g * m23_12;
-    double c01 = -(b * m23_23 - f * m23_03 + g * m23_02);
-    double c02 = b * m23_13 - e * m23_03 + g * m23_01;
-    double c03 = -(b * m23_12 - e * m23_02 + f * m23_01);
-    double det = a * c00 + b * c01 + c * c02 + d * c03;
+    ES_INVERT4_COFACTORS(double, a, b, c, d, e, f, g, h, i, j);
     if (fabs(det) < PLINK_EPSILON) return 1;
-    double c11 = a * m23_23 - c * m23_03 + d * m23_02;
-    double c12 = -(a * m23_13 - b * m23_03 + d * m23_01);
-    double c13 = a * m23_12 - b * m23_02 + c * m23_01;
-    /* the other three cofactors from 3x3 determinants */
-    double k22 = a * (e * j - g * g) - b * (b * j - g * d) + d * (b * g - e * d);
-    double k23 = -(a * (e * i - g * f) - b * (b * i - g * c) + d * (b * f - e * c));
-    double k33 = a * (e * h - f * f) - b * (b * h - f * c) + c * (b * f - e * c);
     double r = 1.0 / det;
-    m[0] = c00 * r;
-    m[1] = m[4] = c01 * r;
-    m[2] = m[8] = c02 * r;
-    m[3] = m[12] = c03 * r;
-    m[5] = c11 * r;
-    m[6] = m[9] = c12 * r;
-    m[7] = m[13] = c13 * r;
-    m[10] = k22 * r;
-    m[11] = m[14] = k23 * r;
-    m[15] = k33 * r;
+    ES_INVERT4_STORE(m, r);
     return 0;
 }
 
@@ -90,28 +67,14 @@ static void fail(es_stat_result_t *r, double *beta)
     *beta = NAN;
 }
 
-int es_stat_linear(const es_table2_t *t, const es_qt_dsums_t *d, es_stat_result_t *r, double *beta)
+int es_stat_linear_prep(const es_table2_t *t, es_linear_prep_t *p)
 {
-    const uint32_t *n = t->n[0];
-    uint64_t ct = 0, sa = 0, saa = 0, sb = 0, sbb = 0;
-    for (int a = 0; a < 3; a++)
-        for (int b = 0; b < 3; b++) {
-            uint64_t c = n[a * 3 + b];
-            ct += c;
-            sa += c * (uint64_t)a;
-            saa += c * (uint64_t)(a * a);
-            sb += c * (uint64_t)b;
-            sbb += c * (uint64_t)(b * b);
-        }
-    uint64_t c11 = n[4], c12 = n[5], c21 = n[7], c22 = n[8];
-    uint64_t sab = c11 + 2 * (c12 + c21) + 4 * c22;
-    uint64_t saab = c11 + 2 * c12 + 4 * c21 + 8 * c22;
-    uint64_t sabb = c11 + 4 * c12 + 2 * c21 + 8 * c22;
-    uint64_t saabb = c11 + 4 * (c12 + c21) + 16 * c22;
-    if (ct <= 4) {
-        fail(r, beta);
-        return 0;
-    }
+    uint64_t ts[9];
+    es_linear_table_sums(t->n[0], ts);
+    uint64_t ct = ts[0], sa = ts[1], saa = ts[2], sb = ts[3], sbb = ts[4], sab = ts[5], saab = ts[6], sabb = ts[7],
+             saabb = ts[8];
+    p->ct = ct;
+    if (ct <= 4) return 1;
     /* the VIF check of PLINK (glm_check_vif with 4 parameters) */
     double nd = (double)ct, inv_n = 1.0 / nd, inv_n1 = 1.0 / (double)(ct - 1);
     double sad = (double)sa, sbd = (double)sb, sabd = (double)sab;
@@ -119,57 +82,86 @@ int es_stat_linear(const es_table2_t *t, const es_qt_dsums_t *d, es_stat_result_
     double va = (double)saa - sad * sad * inv_n;
     double vb = (double)sbb - sbd * mb;
     double vab = (double)saabb - sabd * mab;
-    if (va <= 0 || vb <= 0 || vab <= 0) {
-        fail(r, beta);
-        return 0;
-    }
+    if (va <= 0 || vb <= 0 || vab <= 0) return 1;
     va = 1.0 / sqrt(va * inv_n1);
     vb = 1.0 / sqrt(vb * inv_n1);
     vab = 1.0 / sqrt(vab * inv_n1);
     double r12 = (sabd - sad * mb) * inv_n1 * va * vb;
     double r13 = ((double)saab - sad * mab) * inv_n1 * va * vab;
     double r23 = ((double)sabb - sbd * mab) * inv_n1 * vb * vab;
-    if (r12 > 0.999 || r13 > 0.999 || r23 > 0.999) {
-        fail(r, beta);
-        return 0;
-    }
+    if (r12 > 0.999 || r13 > 0.999 || r23 > 0.999) return 1;
     double q12 = r12 * r12, q13 = r13 * r13, q23 = r23 * r23;
     double det = 1 + 2 * r12 * r13 * r23 - q12 - q13 - q23;
-    if (fabs(det) < PLINK_EPSILON) {
-        fail(r, beta);
-        return 0;
-    }
+    if (fabs(det) < PLINK_EPSILON) return 1;
     double lim = 1 - PLINK_VIF * det;
-    if ((det > 0 && (lim > q12 || lim > q13 || lim > q23)) || (det < 0 && (lim < q12 || lim < q13 || lim < q23))) {
-        fail(r, beta);
-        return 0;
-    }
-    double m[16] = {nd, sad, sbd, sabd, sad, (double)saa, sabd, (double)saab,
+    if ((det > 0 && (lim > q12 || lim > q13 || lim > q23)) || (det < 0 && (lim < q12 || lim < q13 || lim < q23)))
+        return 1;
+    double *m = p->m;
+    double g[16] = {nd, sad, sbd, sabd, sad, (double)saa, sabd, (double)saab,
                     sbd, sabd, (double)sbb, (double)sabb, sabd, (double)saab, (double)sabb, (double)saabb};
-    if (invert4(m)) {
-        fail(r, beta);
-        return 0;
-    }
+    memcpy(p->g, g, sizeof g);
+    memcpy(m, g, sizeof g);
+    if (invert4(m)) return 1;
     double sd[4];
     for (int k = 0; k < 4; k++) sd[k] = sqrt(m[k * 5]);
     for (int k = 1; k < 4; k++)
         for (int l = 0; l < k; l++)
-            if (m[k * 4 + l] > 0.99999 * sd[k] * sd[l]) {
-                fail(r, beta);
-                return 0;
-            }
+            if (m[k * 4 + l] > 0.99999 * sd[k] * sd[l]) return 1;
     double min_sigma = m[5] > m[10] ? m[5] : m[10];
     if (m[15] > min_sigma) min_sigma = m[15];
-    min_sigma = 1e-20 / min_sigma;
-    double xy[4] = {d->sy, d->say, d->sby, d->saby}, c[4];
+    p->min_sigma = 1e-20 / min_sigma;
+    return 0;
+}
+
+/* c = (X'X)^-1 X'y */
+static inline void linear_coef(const double *m, const double xy[4], double c[4])
+{
     for (int k = 0; k < 4; k++) c[k] = xy[0] * m[k * 4] + xy[1] * m[k * 4 + 1] + xy[2] * m[k * 4 + 2] + xy[3] * m[k * 4 + 3];
-    double sigma = c[0] * c[0] * nd + c[1] * c[1] * (double)saa + c[2] * c[2] * (double)sbb +
-                   c[3] * c[3] * (double)saabb + d->syy +
-                   2 * (c[0] * (c[1] * sad + c[2] * sbd + c[3] * sabd - d->sy) +
-                        c[1] * (c[2] * sabd + c[3] * (double)saab - d->say) + c[2] * (c[3] * (double)sabb - d->sby) -
-                        c[3] * d->saby);
-    sigma /= (double)(ct - 4);
-    if (sigma < min_sigma) {
+}
+
+/* PLINK's expansion of the residual sum of squares at coefficients c
+ * (g = X'X), and in *tabs the same sum with every term taken positive (the
+ * scale of its rounding error; the sums of y are >= 0) */
+static inline double linear_rss(const double *g, const double c[4], const es_qt_dsums_t *d, double saby,
+                                double *tabs)
+{
+    double nd = g[0], sad = g[1], sbd = g[2], sabd = g[3], saa = g[5], saab = g[7], sbb = g[10], sabb = g[11],
+           saabb = g[15];
+    if (tabs) {
+        double a0 = fabs(c[0]), a1 = fabs(c[1]), a2 = fabs(c[2]), a3 = fabs(c[3]);
+        *tabs = a0 * a0 * nd + a1 * a1 * saa + a2 * a2 * sbb + a3 * a3 * saabb + d->syy +
+                2 * (a0 * (a1 * sad + a2 * sbd + a3 * sabd + d->sy) + a1 * (a2 * sabd + a3 * saab + d->say) +
+                     a2 * (a3 * sabb + d->sby) + a3 * saby);
+    }
+    return c[0] * c[0] * nd + c[1] * c[1] * saa + c[2] * c[2] * sbb + c[3] * c[3] * saabb + d->syy +
+           2 * (c[0] * (c[1] * sad + c[2] * sbd + c[3] * sabd - d->sy) + c[1] * (c[2] * sabd + c[3] * saab - d->say) +
+                c[2] * (c[3] * sabb - d->sby) - c[3] * saby);
+}
+
+/* What rounding each phenotype value by at most one quantum can move b3,
+ * in quanta: b3 = sum_i w_i y_i with w_i = row 3 of (X'X)^-1 X', constant
+ * per cell */
+static inline double linear_rounding(const es_table2_t *t, const double *m)
+{
+    const uint32_t *n = t->n[0];
+    double bound = 0;
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++) {
+            double w = m[12] + m[13] * a + m[14] * b + m[15] * a * b;
+            bound += (double)n[a * 3 + b] * fabs(w);
+        }
+    return bound;
+}
+
+int es_stat_linear_fit(const es_table2_t *t, const es_linear_prep_t *p, const es_qt_dsums_t *d, es_stat_result_t *r,
+                       double *beta)
+{
+    const double *m = p->m;
+    double xy[4] = {d->sy, d->say, d->sby, d->saby}, c[4];
+    linear_coef(m, xy, c);
+    double sigma = linear_rss(p->g, c, d, d->saby, NULL);
+    sigma /= (double)(p->ct - 4);
+    if (sigma < p->min_sigma) {
         fail(r, beta);
         return 0;
     }
@@ -179,16 +171,80 @@ int es_stat_linear(const es_table2_t *t, const es_qt_dsums_t *d, es_stat_result_
     r->df = 1;
     r->p = NAN; /* es_stat_linear_p(), for the pairs that need it */
     r->log10p = NAN;
-    /* what rounding each phenotype value by at most d->quantum can move b3:
-     * b3 = sum_i w_i y_i with w_i = row 3 of (X'X)^-1 X', constant per cell */
-    double bound = 0;
-    for (int a = 0; a < 3; a++)
-        for (int b = 0; b < 3; b++) {
-            double w = m[12] + m[13] * a + m[14] * b + m[15] * a * b;
-            bound += (double)n[a * 3 + b] * fabs(w);
-        }
-    bound *= d->quantum;
+    double bound = linear_rounding(t, m) * d->quantum;
     return bound > ES_QT_REL_TOL * fabs(c[3]);
+}
+
+/* Why the bound is sound.  With the table's rules passed (prep), the fit
+ * of sums d whose ABy sum x is only known to lie in [x0, x1] (its lower
+ * byte slices not summed) computes, as es_stat_linear_fit() does,
+ *     c(x) = m xy(x),   RSS(x) = PLINK's expansion at c(x),
+ *     z2(x) = c3(x)^2 / (m33 RSS(x) / (n - 4)).
+ * In real arithmetic c is linear in x, so c3(x)^2 is convex and its largest
+ * value on [x0, x1] is at an end; and RSS(x) = Syy - S(x)^2 / Sxx (S the
+ * residual cross product of AB and y given 1, A, B; c3 = S / Sxx), a
+ * concave quadratic, so its smallest value on [x0, x1] is at an end.  Hence
+ *     z2(x) <= max_end c3^2 / (m33 min_end RSS / (n - 4))
+ * and both extremes are at the same end (the one with the larger |S|):
+ * this is the larger of z2 at the two ends, and z2 = (n - 4) S^2 / (Sxx Syy
+ * - S^2) is increasing in |S|.  (With m the computed inverse rather than
+ * the exact one, RSS(x) is the quadratic xy' m G m xy - 2 xy' m xy + syy,
+ * whose x^2 coefficient (mGm)_33 - 2 m_33 is -m_33 up to the inverse's
+ * relative error, which the table's rules keep far below 1: still concave.)
+ *
+ * Rounding, and why the margins suffice.  The double the fit is given for
+ * x lies in [fl(x0), fl(x1)] (rounding is monotone; the scale is a power
+ * of two), so only the arithmetic after it differs from the ends':
+ * - c3 is four products and three sums, off by at most 4 eps sum_k
+ *   |m_3k xy_k| (eps = 2^-53) at x and at either end; 1e-12 of that sum is
+ *   added to the largest |c3| (and taken from the smallest).
+ * - RSS is 24 operations on terms whose absolute values sum to T (tabs),
+ *   off by at most about 24 eps T; c, being off by O(eps) relative to its
+ *   terms, moves it by as much again to first order.  1e-8 T (n - 4)^-1 is
+ *   taken from the smallest sigma: over 10^6 times that error.
+ * - z2 itself is two more roundings; the bound is then inflated by 1e-9
+ *   relative, and an exact z2 of 0 needs no absolute slack (c3's slack
+ *   above makes the bound positive whenever c3 can be non-zero).
+ * The same margins certify the two other things a dropped pair must not
+ * hide: sigma >= min_sigma (PLINK's residual-variance rule: else the pair
+ * fails, and a failed pair leaves N_TOT), and no request for the exact
+ * sums (the rounding bound below ES_QT_REL_TOL |c3| for every c3 in the
+ * interval, which needs c3 of one sign on it).  0 when either cannot be
+ * certified: the caller then sums every slice and fits. */
+int es_stat_linear_bound(const es_table2_t *t, const es_linear_prep_t *p, const es_qt_dsums_t *d, double saby1,
+                         double *zsq)
+{
+    const double *m = p->m;
+    if (!(m[15] > 0)) return 0;
+    double dn = (double)(p->ct - 4), c3[2], sig[2], tabs[2];
+    double xs[2] = {d->saby, saby1};
+    for (int e = 0; e < 2; e++) {
+        double xy[4] = {d->sy, d->say, d->sby, xs[e]}, c[4];
+        linear_coef(m, xy, c);
+        c3[e] = c[3];
+        sig[e] = linear_rss(p->g, c, d, xs[e], &tabs[e]) / dn;
+    }
+    double cabs = fabs(m[12] * d->sy) + fabs(m[13] * d->say) + fabs(m[14] * d->sby) + fabs(m[15] * saby1);
+    double slack = 1e-12 * cabs;
+    double tmax = tabs[0] > tabs[1] ? tabs[0] : tabs[1];
+    double sig_lo = (sig[0] < sig[1] ? sig[0] : sig[1]) - 1e-8 * tmax / dn;
+    if (!(sig_lo >= p->min_sigma * (1 + 1e-12)) || !(sig_lo > 0)) return 0;
+    double a0 = fabs(c3[0]), a1 = fabs(c3[1]);
+    double cmin = (c3[0] > 0) == (c3[1] > 0) && c3[0] != 0 && c3[1] != 0 ? (a0 < a1 ? a0 : a1) - slack : 0;
+    if (!(linear_rounding(t, m) * d->quantum * (1 + 1e-12) < ES_QT_REL_TOL * cmin * (1 - 1e-12))) return 0;
+    double cmax = (a0 > a1 ? a0 : a1) + slack;
+    *zsq = cmax * cmax / (m[15] * sig_lo) * (1 + 1e-9);
+    return isfinite(*zsq);
+}
+
+int es_stat_linear(const es_table2_t *t, const es_qt_dsums_t *d, es_stat_result_t *r, double *beta)
+{
+    es_linear_prep_t p;
+    if (es_stat_linear_prep(t, &p)) {
+        fail(r, beta);
+        return 0;
+    }
+    return es_stat_linear_fit(t, &p, d, r, beta);
 }
 
 void es_stat_linear_p(es_stat_result_t *r)

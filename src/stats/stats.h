@@ -117,6 +117,38 @@ void es_qt_dsums(const es_qt_sums_t *s, const es_qt_y_t *y, es_qt_dsums_t *d);
  *  caller recomputes the sums in double), else 0. */
 int es_stat_linear(const es_table2_t *t, const es_qt_dsums_t *d, es_stat_result_t *r, double *beta);
 void es_stat_linear_p(es_stat_result_t *r);
+/** What es_stat_linear() takes from the table alone: X'X, its inverse and
+ *  the residual-variance floor of PLINK's rules. */
+typedef struct {
+    double g[16], m[16]; /* X'X and (X'X)^-1 (1, A, B, AB; row-major) */
+    double min_sigma;    /* a residual variance below this fails the fit */
+    uint64_t ct;         /* samples in the table */
+} es_linear_prep_t;
+/** es_stat_linear()'s failure rules that depend on the table alone (n <= 4,
+ *  a zero variance, a correlation above 0.999, the VIF check, a singular
+ *  X'X, estimates correlated above 0.99999), with the same arithmetic.
+ *  @return 1 when the fit fails on them, else 0 and p filled. */
+int es_stat_linear_prep(const es_table2_t *t, es_linear_prep_t *p);
+/** es_stat_linear() after es_stat_linear_prep() returned 0 (the same
+ *  result, bit for bit, and the same return value). */
+int es_stat_linear_fit(const es_table2_t *t, const es_linear_prep_t *p, const es_qt_dsums_t *d, es_stat_result_t *r,
+                       double *beta);
+/** A bound on es_stat_linear()'s z^2 for every sum of a b y in [d->saby,
+ *  saby1] (the other sums as in d), after es_stat_linear_prep() returned 0.
+ *  @return 1 when *zsq is such a bound and, for every such sum, the fit
+ *  neither fails (the residual-variance rule) nor asks for the exact sums;
+ *  0 when that cannot be certified (the caller fits the exact sums). */
+int es_stat_linear_bound(const es_table2_t *t, const es_linear_prep_t *p, const es_qt_dsums_t *d, double saby1,
+                         double *zsq);
+/** A run of n pairs (src/stats/linear_batch.c): fail[k] = es_stat_linear_prep()
+ *  of t[k] (bit for bit), and where it is 0, cert[k] and zsq[k] as
+ *  es_stat_linear_bound() of d[k] and saby1[k] (the same guarantee, its
+ *  last bits may differ).  Eight pairs a vector where the CPU has AVX-512;
+ *  es_stat_linear_batch_scalar() is the twin. */
+void es_stat_linear_batch(const es_table2_t *t, const es_qt_dsums_t *d, const double *saby1, uint32_t n,
+                          uint8_t *fail, uint8_t *cert, double *zsq);
+void es_stat_linear_batch_scalar(const es_table2_t *t, const es_qt_dsums_t *d, const double *saby1, uint32_t n,
+                                 uint8_t *fail, uint8_t *cert, double *zsq);
 /** PLINK 1.9 --epistasis for case/control: the A x B term of a logistic
  *  regression on A, B and AB, fitted on the table's nine cells; stat = its
  *  Wald z^2 (df 1; p, log10p NaN), *beta = the coefficient (log odds ratio);

@@ -94,6 +94,8 @@ awk 'NR == 1 { print "FID IID QT" } NR > 1 { print $1, $2, $3 + 1 }' "$T/qt.phen
 Q="--bfile $D --pheno $T/qt.pheno --p-threshold 0.01 --device cpu --block 64 --quiet"
 "$EPISTREAM" scan $Q --out "$T/q1" || fail "quantitative scan"
 grep -q "BETA_INT" "$T/q1.top.tsv" || fail "no BETA_INT column"
+EPISTREAM_QT_BOUND=0 "$EPISTREAM" scan $Q --out "$T/q0" || fail "quantitative scan without the bound"
+same "$T/q1" "$T/q0" "a quantitative scan without the bound" top.tsv sig.tsv summary.tsv
 for i in 1 2 3; do "$EPISTREAM" scan $Q --shard $i/3 --out "$T/qs" || fail "quantitative shard $i"; done
 "$EPISTREAM" merge --quiet --out "$T/qm" "$T/qs.shard-1-of-3.state" "$T/qs.shard-2-of-3.state" \
     "$T/qs.shard-3-of-3.state" || fail "merge quantitative shards"

@@ -70,6 +70,8 @@ typedef struct {
     es_qt_block_t blk[2];
     uint32_t which[2]; /* the tile block each holds (UINT32_MAX: none) */
     uint64_t exact;    /* pairs rescored on double sums */
+    uint64_t pruned;   /* linear: pairs dropped on their bound */
+    int bound;         /* linear: prune on the bound (EPISTREAM_QT_BOUND=0: not) */
     es_qt_scratch_t sc;
 } cpu_qt_t;
 
@@ -99,6 +101,71 @@ static const es_qt_block_t *qt_side(es_scan_ctx_t *ctx, cpu_qt_t *q, uint32_t b,
     return &q->blk[side];
 }
 
+/* Score pair (a of A, b of B) from its full sums and keep it. */
+static void qt_score(es_scan_ctx_t *ctx, es_worker_t *w, cpu_qt_t *q, const es_qt_block_t *A, uint32_t a,
+                     const es_qt_block_t *B, uint32_t b, uint32_t i, uint32_t j, const es_table2_t *t,
+                     const es_qt_sums_t *s, const es_linear_prep_t *prep)
+{
+    es_qt_dsums_t d;
+    es_stat_result_t r;
+    double beta = NAN;
+    es_qt_dsums(s, ctx->qt, &d);
+    if (ctx->stat == ES_STAT_LINEAR4) {
+        es_stat_linear4(t, &d, &r);
+    } else if (prep ? es_stat_linear_fit(t, prep, &d, &r, &beta) : es_stat_linear(t, &d, &r, &beta)) {
+        es_qt_dsums_exact(A, a, B, b, ctx->qt, &d);
+        es_stat_linear(t, &d, &r, &beta);
+        q->exact++;
+    }
+    uint32_t n = 0;
+    for (int c = 0; c < 9; c++) n += t->n[0][c];
+    es_worker_offer_result(ctx, w, i, j, &r, n, beta);
+}
+
+/* linear: the sums with the top two byte slices of a q only, which put the
+ * pair's sum of a b q in an interval of width 2^24 sum_{a>0} b; a pair whose
+ * z^2 bound on it (es_stat_linear_bound) is below what it could matter for
+ * (es_worker_prune_below) is counted and dropped; the failure rules of the
+ * table (es_stat_linear_prep) are evaluated for every pair, as the exact
+ * fit does, since a failed fit leaves N_TOT.  The others get the three low
+ * slices and the exact fit. */
+static void cpu_run_linear(es_scan_ctx_t *ctx, es_worker_t *w, cpu_qt_t *q, const es_qt_block_t *A, uint32_t a,
+                           const es_qt_block_t *B, uint32_t b0, uint32_t nb, uint32_t i, uint32_t j0,
+                           const es_table2_t *t, es_qt_sums_t *s)
+{
+    es_qt_sums_run_hi(A, a, B, b0, nb, ctx->qt, &q->sc, s, 0);
+    es_qt_dsums_t d[CPU_RUN];
+    int64_t hi[CPU_RUN];
+    double x1[CPU_RUN], zb[CPU_RUN];
+    uint8_t fail[CPU_RUN], cert[CPU_RUN];
+    for (uint32_t k = 0; k < nb; k++) {
+        const uint32_t *n = t[k].n[0];
+        int64_t wb = (int64_t)(n[4] + 2 * n[5] + n[7] + 2 * n[8]);
+        hi[k] = s[k].saby;
+        s[k].saby = hi[k] << 24;
+        es_qt_dsums(&s[k], ctx->qt, &d[k]);
+        /* as es_qt_dsums converts (1 / scale is a power of two) */
+        x1[k] = (double)((hi[k] << 24) + wb * ((1 << 24) - 1)) * (1.0 / ctx->qt->scale);
+    }
+    es_stat_linear_batch(t, d, x1, nb, fail, cert, zb);
+    for (uint32_t k = 0; k < nb; k++) {
+        if (fail[k]) { /* fails on the table: no sum needed */
+            es_stat_result_t r = {.stat = 0, .p = 1, .log10p = 0, .df = 0};
+            uint32_t ct = 0;
+            for (int c = 0; c < 9; c++) ct += t[k].n[0][c];
+            es_worker_offer_result(ctx, w, i, j0 + k, &r, ct, NAN);
+            continue;
+        }
+        if (cert[k] && zb[k] < es_worker_prune_below(ctx, w, i, j0 + k)) {
+            es_worker_offer_pruned(ctx, w, i, j0 + k);
+            q->pruned++;
+            continue;
+        }
+        s[k].saby = (hi[k] << 24) + es_qt_saby_lo(A, a, B, b0 + k, 0);
+        qt_score(ctx, w, q, A, a, B, b0 + k, i, j0 + k, &t[k], &s[k], NULL);
+    }
+}
+
 static void cpu_tile_qt(es_scan_ctx_t *ctx, es_worker_t *w, const es_popcount_impl_t *impl, cpu_qt_t *q,
                         uint32_t bi, uint32_t bj)
 {
@@ -112,23 +179,13 @@ static void cpu_tile_qt(es_scan_ctx_t *ctx, es_worker_t *w, const es_popcount_im
         for (uint32_t b0 = bi == bj ? a + 1 : 0; b0 < pb->count; b0 += CPU_RUN) {
             uint32_t nb = pb->count - b0 < CPU_RUN ? pb->count - b0 : CPU_RUN;
             es_count_block(impl, pa, a, pb, b0, nb, t);
-            es_qt_sums_run(A, a, B, b0, nb, ctx->qt, &q->sc, s);
-            for (uint32_t k = 0; k < nb; k++) {
-                es_qt_dsums_t d;
-                es_stat_result_t r;
-                double beta = NAN;
-                es_qt_dsums(&s[k], ctx->qt, &d);
-                if (ctx->stat == ES_STAT_LINEAR4) {
-                    es_stat_linear4(&t[k], &d, &r);
-                } else if (es_stat_linear(&t[k], &d, &r, &beta)) {
-                    es_qt_dsums_exact(A, a, B, b0 + k, ctx->qt, &d);
-                    es_stat_linear(&t[k], &d, &r, &beta);
-                    q->exact++;
-                }
-                uint32_t n = 0;
-                for (int c = 0; c < 9; c++) n += t[k].n[0][c];
-                es_worker_offer_result(ctx, w, pa->first + a, pb->first + b0 + k, &r, n, beta);
+            if (ctx->stat == ES_STAT_LINEAR && q->bound) {
+                cpu_run_linear(ctx, w, q, A, a, B, b0, nb, pa->first + a, pb->first + b0, t, s);
+                continue;
             }
+            es_qt_sums_run(A, a, B, b0, nb, ctx->qt, &q->sc, s);
+            for (uint32_t k = 0; k < nb; k++)
+                qt_score(ctx, w, q, A, a, B, b0 + k, pa->first + a, pb->first + b0 + k, &t[k], &s[k], NULL);
         }
     }
 }
@@ -139,7 +196,9 @@ static int cpu_run(es_scan_ctx_t *ctx)
     snprintf(ctx->scan->device_info, sizeof ctx->scan->device_info, "%s", impl->name);
     es_info("CPU backend: %d thread(s), %s popcount (the fastest here at this sample count)%s%s",
             ctx->n_threads, impl->name, ctx->qt ? ", phenotype sums: " : "", ctx->qt ? es_qt_kernel_name() : "");
-    _Atomic uint64_t exact = 0;
+    _Atomic uint64_t exact = 0, pruned = 0;
+    const char *nobound = es_env_variant("EPISTREAM_QT_BOUND");
+    int bound = !(nobound && !strcmp(nobound, "0"));
     es_qt_block_t *all = NULL;
     if (ctx->qt) {
         size_t rows = ctx->stat == ES_STAT_LINEAR4 ? 2 : 1;
@@ -161,7 +220,7 @@ static int cpu_run(es_scan_ctx_t *ctx)
 #pragma omp parallel num_threads(ctx->n_threads)
     {
         es_worker_t w;
-        cpu_qt_t q = {.all = all, .which = {UINT32_MAX, UINT32_MAX}};
+        cpu_qt_t q = {.all = all, .which = {UINT32_MAX, UINT32_MAX}, .bound = bound};
         int ret = es_worker_init(&w, ctx);
         if (ret) {
             es_ctx_fail(ctx, ret);
@@ -174,6 +233,7 @@ static int cpu_run(es_scan_ctx_t *ctx)
             }
         }
         exact += q.exact;
+        pruned += q.pruned;
         es_qt_scratch_free(&q.sc);
         es_qt_block_free(&q.blk[0]);
         es_qt_block_free(&q.blk[1]);
@@ -183,6 +243,9 @@ static int cpu_run(es_scan_ctx_t *ctx)
         for (uint32_t b = 0; b < ctx->n_blocks; b++) es_qt_block_free(&all[b]);
         free(all);
     }
+    if (pruned)
+        es_info("%llu pair(s) dropped on a bound of their statistic (the top two byte slices of the "
+                "phenotype sums)", (unsigned long long)pruned);
     if (exact)
         es_info("%llu pair(s) scored on sums in double: their fixed-point sums could have moved BETA_INT "
                 "by more than %g of it", (unsigned long long)exact, ES_QT_REL_TOL);

@@ -76,10 +76,10 @@ int es_worker_init(es_worker_t *w, const es_scan_ctx_t *ctx)
     int ret = es_topk_init(&w->top, ctx->scan->opt.top_k, ctx->higher_is_better);
     if (ret) return ret;
     w->tsum = malloc(2 * (size_t)ctx->block * sizeof *w->tsum);
-    /* BOOST prunes against the variants' best so far (es_ctx_next_tile) */
-    if (ctx->stat == ES_STAT_BOOST && ctx->higher_is_better)
-        w->known = malloc(2 * (size_t)ctx->block * sizeof *w->known);
-    if (!w->tsum || (ctx->stat == ES_STAT_BOOST && ctx->higher_is_better && !w->known)) {
+    /* BOOST and linear prune against the variants' best so far (es_ctx_next_tile) */
+    int known = (ctx->stat == ES_STAT_BOOST || ctx->stat == ES_STAT_LINEAR) && ctx->higher_is_better;
+    if (known) w->known = malloc(2 * (size_t)ctx->block * sizeof *w->known);
+    if (!w->tsum || (known && !w->known)) {
         free(w->tsum);
         free(w->known);
         es_topk_free(&w->top);
@@ -412,6 +412,18 @@ void es_worker_offer_result(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i
     }
     int sig = ctx->do_sig && p.p <= ctx->p_threshold;
     worker_keep(w, si, sj, &p, sig, to_top, hib);
+}
+
+double es_worker_prune_below(const es_scan_ctx_t *ctx, const es_worker_t *w, uint32_t i, uint32_t j)
+{
+    size_t si = i - w->bi * ctx->block, sj = (w->bi == w->bj ? 0 : ctx->block) + (j - w->bj * ctx->block);
+    return prune_below(ctx, w, si, sj);
+}
+
+void es_worker_offer_pruned(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j)
+{
+    size_t si, sj;
+    worker_slots(ctx, w, i, j, 1, &si, &sj);
 }
 
 void es_worker_offer(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j,

@@ -174,7 +174,7 @@ struct es_worker {
     es_pair_t *sig;         /* significant pairs of the current tile */
     size_t sig_n, sig_cap;
     es_summary_t *tsum;     /* summary of the current tile's variants (2 * block) */
-    double *known;          /* BOOST: the tile's variants' best in the merged summary when
+    double *known;          /* BOOST, linear: the tile's variants' best in the merged summary when
                              * the tile began (2 * block), a floor for pruning */
     int known_ok;           /* known holds the current tile's (es_ctx_next_tile) */
     /* sparse workers (es_worker_set_sparse): the tsum slots scored since the
@@ -227,6 +227,16 @@ void es_worker_offer(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint3
  *  that may be significant or enter the top-k or a summary. */
 void es_worker_offer_result(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j,
                             const es_stat_result_t *r, uint32_t n, double beta);
+/** A statistic below which pair (i, j) of the current tile can change
+ *  nothing but the counts: not the top-k (its k-th best, or the scan's), not
+ *  either variant's best (in the tile and, for BOOST and linear, in the
+ *  scan's summary when the tile came from es_ctx_next_tile()), and not the
+ *  significant list (the smallest critical value); -inf while the top-k is
+ *  not full.  Higher-is-better statistics. */
+double es_worker_prune_below(const es_scan_ctx_t *ctx, const es_worker_t *w, uint32_t i, uint32_t j);
+/** Count pair (i, j) of the current tile, a test that did not fail (N_TOT),
+ *  whose statistic is below es_worker_prune_below(): nothing else to keep. */
+void es_worker_offer_pruned(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j);
 /** Score a pair that a device screen passed on: as es_worker_offer(), except
  *  that the pair is not counted; es_worker_count_tile() counts every pair of
  *  the tile (those screened out could matter to nothing but the counts). */

@@ -71,7 +71,7 @@ typedef struct {
     uint32_t which[2]; /* the tile block each holds (UINT32_MAX: none) */
     uint64_t exact;    /* pairs rescored on double sums */
     uint64_t pruned;   /* linear: pairs dropped on their bound */
-    int bound;         /* linear: prune on the bound (EPISTREAM_QT_BOUND=0: not) */
+    int bound;         /* linear: prune on the bound (EPISTREAM_QT_BOUND=0: not; 2: with the scalar batch) */
     es_qt_scratch_t sc;
 } cpu_qt_t;
 
@@ -147,7 +147,8 @@ static void cpu_run_linear(es_scan_ctx_t *ctx, es_worker_t *w, cpu_qt_t *q, cons
         /* as es_qt_dsums converts (1 / scale is a power of two) */
         x1[k] = (double)((hi[k] << 24) + wb * ((1 << 24) - 1)) * (1.0 / ctx->qt->scale);
     }
-    es_stat_linear_batch(t, d, x1, nb, fail, cert, zb);
+    if (q->bound > 1) es_stat_linear_batch_scalar(t, d, x1, nb, fail, cert, zb);
+    else es_stat_linear_batch(t, d, x1, nb, fail, cert, zb);
     for (uint32_t k = 0; k < nb; k++) {
         if (fail[k]) { /* fails on the table: no sum needed */
             es_stat_result_t r = {.stat = 0, .p = 1, .log10p = 0, .df = 0};
@@ -199,6 +200,7 @@ static int cpu_run(es_scan_ctx_t *ctx)
     _Atomic uint64_t exact = 0, pruned = 0;
     const char *nobound = es_env_variant("EPISTREAM_QT_BOUND");
     int bound = !(nobound && !strcmp(nobound, "0"));
+    if (bound && !strcmp(es_qt_kernel_name(), "scalar")) bound = 2; /* the scalar twins throughout */
     es_qt_block_t *all = NULL;
     if (ctx->qt) {
         size_t rows = ctx->stat == ES_STAT_LINEAR4 ? 2 : 1;

@@ -650,11 +650,29 @@ static ES_TARGET_AVX512 void count_run_avx512(const es_popcount_impl_t *impl, co
     _Alignas(64) uint64_t prod[ES_RUN2][8];
     uint64_t four = 0; /* bit k: pair k is counted from the four products */
     if (tb && tb->of != pb) tb = NULL;
+    /* four_products() of the run, sixteen partners a vector: with lists,
+     * both variants listed (no missing call counts as listed); without,
+     * neither with a missing call */
+    const int listed = pa->miss_off && pb->miss_off;
+    if (listed ? es_planes_sparse(pa, a) : !pa->miss_ct[a]) {
+        for (uint32_t k = 0; k < nb; k += 16) {
+            __mmask16 v = (__mmask16)(nb - k >= 16 ? 0xffff : (1u << (nb - k)) - 1);
+            __m512i ct = _mm512_maskz_loadu_epi32(v, pb->miss_ct + b0 + k);
+            __mmask16 ok;
+            if (listed) {
+                __m512i lo = _mm512_maskz_loadu_epi32(v, pb->miss_off + b0 + k);
+                __m512i hi = _mm512_maskz_loadu_epi32(v, pb->miss_off + b0 + k + 1);
+                ok = _mm512_mask_cmpeq_epi32_mask(v, _mm512_sub_epi32(hi, lo), ct);
+            } else {
+                ok = _mm512_mask_cmpeq_epi32_mask(v, ct, _mm512_setzero_si512());
+            }
+            four |= (uint64_t)ok << k;
+        }
+    }
     for (uint32_t k = 0; k < nb; k++) {
         const uint32_t b = b0 + k;
-        if (four_products(pa, a, pb, b)) {
+        if (four >> k & 1) {
             if (!tb) fused4(a1, a2, es_plane(pb, b, 0), es_plane(pb, b, 1), nc, off, nt, prod[k]);
-            four |= 1ull << k;
         } else {
             es_table2_t t = {{{0}}}; /* written by count_avx512 (cppcheck cannot tell) */
             count_avx512(impl, pa, a, pb, b, &t);

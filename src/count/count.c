@@ -487,6 +487,7 @@ static ES_TARGET_AVX512 void count_block_avx512(const es_popcount_impl_t *impl, 
 
 #define R_GATHER32(m, idx, base) \
     _mm512_cvtepu32_epi64(_mm512_mask_i64gather_epi32(_mm256_setzero_si256(), (m), (idx), (const void *)(base), 4))
+#define R_LOAD32(m, p) _mm512_cvtepu32_epi64(_mm512_castsi512_si256(_mm512_maskz_loadu_epi32((__mmask16)(m), (p))))
 #define R_GATHER64(m, idx, base) \
     _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), (m), (idx), (const void *)(base), 8)
 
@@ -512,8 +513,9 @@ ES_AVX512_INLINE void run_group_avx512(const es_planes_t *pa, uint32_t a, const 
     __m512i g1[2] = {zero, zero}, g2[2] = {zero, zero};
     const __m512i cut = _mm512_set1_epi64((long long)pa->w_case * 64);
     if (pb->miss_off) {
-        const __m512i off = R_GATHER32(m, bidx, pb->miss_off);
-        const __m512i cnt = _mm512_sub_epi64(R_GATHER32(m, _mm512_add_epi64(bidx, one), pb->miss_off), off);
+        /* the partners' list offsets are consecutive: loads, not gathers */
+        const __m512i off = R_LOAD32(m, pb->miss_off + b0 + k0);
+        const __m512i cnt = _mm512_sub_epi64(R_LOAD32(m, pb->miss_off + b0 + k0 + 1), off);
         const long long most = _mm512_reduce_max_epi64(cnt);
         const uint64_t *a1 = es_plane(pa, a, 0), *a2 = es_plane(pa, a, 1);
         const uint64_t *av = pa->n_planes == 3 ? es_plane(pa, a, 2) : NULL;
@@ -591,8 +593,14 @@ ES_AVX512_INLINE void run_group_avx512(const es_planes_t *pa, uint32_t a, const 
         __m512i c1 = y ? f1[1] : _mm512_sub_epi64(f1[0], f1[1]), c2 = y ? f2[1] : _mm512_sub_epi64(f2[0], f2[1]);
         __m512i cv = y ? fv[1] : _mm512_sub_epi64(fv[0], fv[1]);
         __m512i d1 = y ? g1[1] : _mm512_sub_epi64(g1[0], g1[1]), d2 = y ? g2[1] : _mm512_sub_epi64(g2[0], g2[1]);
-        __m512i gb1 = R_GATHER32(m, _mm512_add_epi64(g6, _mm512_set1_epi64(3 * y + 1)), gbase);
-        __m512i gb2 = R_GATHER32(m, _mm512_add_epi64(g6, _mm512_set1_epi64(3 * y + 2)), gbase);
+        __m512i gb1, gb2;
+        if (tb) {
+            gb1 = R_LOAD32(m, tb->gc + (size_t)(2 * y) * tb->stride + b0 + k0);
+            gb2 = R_LOAD32(m, tb->gc + (size_t)(2 * y + 1) * tb->stride + b0 + k0);
+        } else {
+            gb1 = R_GATHER32(m, _mm512_add_epi64(g6, _mm512_set1_epi64(3 * y + 1)), gbase);
+            gb2 = R_GATHER32(m, _mm512_add_epi64(g6, _mm512_set1_epi64(3 * y + 2)), gbase);
+        }
         x[y][A1V] = _mm512_sub_epi64(_mm512_set1_epi64((long long)ga[y][1] + ga[y][2]), c1);
         x[y][A2V] = _mm512_sub_epi64(_mm512_set1_epi64((long long)ga[y][2]), c2);
         x[y][VB1] = _mm512_sub_epi64(_mm512_add_epi64(gb1, gb2), d1);
@@ -695,6 +703,7 @@ static ES_TARGET_AVX512 void count_run_avx512(const es_popcount_impl_t *impl, co
 }
 
 #undef R_GATHER32
+#undef R_LOAD32
 #undef R_GATHER64
 
 /* ---- AVX2, fused ---------------------------------------------------------------
@@ -790,14 +799,23 @@ int es_planes_tr_fill(es_planes_tr_t *t, const es_planes_t *pl)
     /* eight columns past the last variant: a run's last vector of partners
      * may start at it */
     const uint32_t stride = (pl->count + 7 + 7) & ~7u;
-    const size_t need = 2 * (size_t)pl->words * stride;
+    const size_t need = 2 * (size_t)pl->words * stride, need_gc = 4 * (size_t)stride;
     t->of = NULL;
-    if (need > t->cap) {
+    if (need > t->cap || need_gc > t->cap_gc) {
         free(t->w);
+        free(t->gc);
         t->w = aligned_alloc(64, (need * sizeof *t->w + 63) & ~(size_t)63);
-        t->cap = t->w ? need : 0;
-        if (!t->w) return ES_ERR_NOMEM;
+        t->gc = aligned_alloc(64, (need_gc * sizeof *t->gc + 63) & ~(size_t)63);
+        t->cap = t->w && t->gc ? need : 0;
+        t->cap_gc = t->w && t->gc ? need_gc : 0;
+        if (!t->w || !t->gc) return ES_ERR_NOMEM;
     }
+    for (uint32_t y = 0; y < 2; y++)
+        for (uint32_t g = 1; g <= 2; g++) {
+            uint32_t *row = t->gc + (size_t)(2 * y + g - 1) * stride;
+            for (uint32_t v = 0; v < pl->count; v++) row[v] = pl->gcount[v][y][g];
+            memset(row + pl->count, 0, (stride - pl->count) * sizeof *row);
+        }
     t->stride = stride;
     t->words = pl->words;
     t->count = pl->count;
@@ -825,6 +843,7 @@ int es_count_run_uses_tr(const es_popcount_impl_t *impl)
 void es_planes_tr_free(es_planes_tr_t *t)
 {
     free(t->w);
+    free(t->gc);
     memset(t, 0, sizeof *t);
 }
 

@@ -73,13 +73,15 @@ typedef struct {
 
 /** A block's P1 and P2 planes with its variants side by side: word w of
  *  plane p of variant v at w[((size_t)p * words + w) * stride + v], columns
- *  count .. stride-1 zero.  es_count_run() reads eight partners' words in one
+ *  count .. stride-1 zero, and the genotype counts the margins read, laid
+ *  out the same way.  es_count_run() reads eight partners' words in one
  *  vector from it, so their products need no horizontal sums.  Owned by the
  *  caller (one per thread): fill with es_planes_tr_fill(), free with
  *  es_planes_tr_free(). */
 typedef struct {
     uint64_t *w;
-    size_t cap;                      /* uint64_t allocated */
+    uint32_t *gc;                    /* gcount[v][y][g], g = 1, 2, at gc[(2 * y + g - 1) * stride + v] */
+    size_t cap, cap_gc;              /* elements allocated */
     uint32_t stride, words, count;
     const es_planes_t *of;           /* the planes it holds (NULL: none) */
 } es_planes_tr_t;

@@ -677,10 +677,14 @@ static ES_TARGET_AVX512 void count_run_avx512(const es_popcount_impl_t *impl, co
             four |= (uint64_t)ok << k;
         }
     }
-    for (uint32_t k = 0; k < nb; k++) {
-        const uint32_t b = b0 + k;
+    /* pairs from the four products: each pair's sums here without tb (with
+     * tb, eight at a time below); the others (a missing call not listed)
+     * pair by pair */
+    const uint64_t run = nb == 64 ? ~0ull : (1ull << nb) - 1;
+    for (uint64_t left = tb ? ~four & run : run; left; left &= left - 1) {
+        const uint32_t k = (uint32_t)__builtin_ctzll(left), b = b0 + k;
         if (four >> k & 1) {
-            if (!tb) fused4(a1, a2, es_plane(pb, b, 0), es_plane(pb, b, 1), nc, off, nt, prod[k]);
+            fused4(a1, a2, es_plane(pb, b, 0), es_plane(pb, b, 1), nc, off, nt, prod[k]);
         } else {
             es_table2_t t = {{{0}}}; /* written by count_avx512 (cppcheck cannot tell) */
             count_avx512(impl, pa, a, pb, b, &t);

@@ -480,8 +480,9 @@ static ES_TARGET_AVX512 void count_block_avx512(const es_popcount_impl_t *impl, 
  * cells) cost more than the products when done pair by pair, most of all the
  * corrections, whose loops follow each variant's list of missing calls and
  * mispredict.  Here they run on eight pairs a vector: lane l is partner
- * b0 + k0 + l, the partners' genotype counts and missing calls are gathered,
- * and a lane's corrections loop to the longest list of the eight, masked.
+ * b0 + k0 + l, the partners' genotype counts and list offsets are loaded
+ * (from the side-by-side layout; gathered without it), and a lane's
+ * corrections loop to the longest list of the eight, masked.
  * The arithmetic is margins_sparse()'s and derive()'s, in exact integers, so
  * the tables are es_count_pair()'s. */
 
@@ -522,7 +523,7 @@ ES_AVX512_INLINE void run_group_avx512(const es_planes_t *pa, uint32_t a, const 
         /* planes of at most 16 words (N up to about 1,000) are held in two
          * registers each and read by permutes instead of gathers */
         const int held = pa->words <= 16;
-        __m512i r1[2] = {zero, zero}, r2[2] = {zero, zero}, rv[2] = {one, one};
+        __m512i r1[2] = {zero, zero}, r2[2] = {zero, zero}, rv[2] = {zero, zero};
         if (held) {
             const __mmask8 lo = (__mmask8)(pa->words >= 8 ? 0xff : (1u << pa->words) - 1);
             const __mmask8 hi = (__mmask8)(pa->words >= 16 ? 0xff : pa->words > 8 ? (1u << (pa->words - 8)) - 1 : 0);
@@ -539,7 +540,7 @@ ES_AVX512_INLINE void run_group_avx512(const es_planes_t *pa, uint32_t a, const 
             if (held) {
                 w1 = _mm512_permutex2var_epi64(r1[0], w, r1[1]);
                 w2 = _mm512_permutex2var_epi64(r2[0], w, r2[1]);
-                wv = _mm512_permutex2var_epi64(rv[0], w, rv[1]);
+                wv = av ? _mm512_permutex2var_epi64(rv[0], w, rv[1]) : one;
             } else {
                 w1 = R_GATHER64(act, w, a1);
                 w2 = R_GATHER64(act, w, a2);
@@ -547,8 +548,7 @@ ES_AVX512_INLINE void run_group_avx512(const es_planes_t *pa, uint32_t a, const 
             }
             __m512i t1 = _mm512_and_si512(_mm512_srlv_epi64(w1, sh), one);
             __m512i t2 = _mm512_and_si512(_mm512_srlv_epi64(w2, sh), one);
-            /* without a V plane a is called at every slot: (1 >> sh) & 1 would
-             * not say so, hence the select */
+            /* without a V plane a is called at every slot */
             __m512i tv = av ? _mm512_and_si512(_mm512_srlv_epi64(wv, sh), one) : one;
             f1[0] = _mm512_mask_add_epi64(f1[0], act, f1[0], t1);
             f1[1] = _mm512_mask_add_epi64(f1[1], cs, f1[1], t1);

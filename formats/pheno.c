@@ -126,15 +126,6 @@ static int header_id_cols(char **f, int nf)
     return 0;
 }
 
-/* Count the fields of [ls, le) without changing it (to size f[]). */
-static int count_fields(const char *ls, const char *le)
-{
-    int nf = 0;
-    for (const char *c = ls; c < le; c++)
-        if (!es_is_blank(*c) && (c == ls || es_is_blank(c[-1]))) nf++;
-    return nf;
-}
-
 int es_pheno_read(const char *path, const char *pheno_name, const es_fileset_t *p, int8_t *status)
 {
     return es_pheno_read_coded(path, pheno_name, 0, p, status);
@@ -198,13 +189,9 @@ static int pheno_read(const char *path, const char *pheno_name, int coding01, co
     for (uint64_t line = 1; (ls = es_next_line(&q, end, &le)) != NULL; line++) {
         if (nf_expect == 0) {
             /* First non-blank line: learn the layout, the field count and the header. */
-            int nf = count_fields(ls, le);
+            int nf;
+            if ((ret = es_split_fields_alloc(ls, le, &f, &nf)) != ES_OK) goto out;
             if (nf == 0) continue;
-            if (!(f = malloc((size_t)nf * sizeof *f))) {
-                ret = ES_ERR_NOMEM;
-                goto out;
-            }
-            es_split_fields(ls, le, f, nf);
             id_cols = header_id_cols(f, nf);
             has_header = id_cols != 0;
             if (!has_header) {

@@ -396,6 +396,10 @@ typedef struct {
     double missing;      /**< probability that a call is missing (default 0) */
     double maf_min, maf_max; /**< minor allele frequencies drawn uniformly (0.05, 0.5) */
     uint64_t seed;       /**< random seed (default 1) */
+    int qt;              /**< 1: a quantitative trait instead of case/control (default 0);
+                              effect is then the interaction coefficient (see es_sim_write()) */
+    uint32_t n_covariates; /**< covariates written to PREFIX.covar (default 0): PC1 (ancestry,
+                              a confounder), AGE, SEX, PC2, PC3, ... */
 } es_sim_opt_t;
 
 /** Fill opt with the simulator defaults. */
@@ -406,6 +410,11 @@ void es_sim_opt_init(es_sim_opt_t *opt);
  * have a purely epistatic effect: no marginal effect of either variant.  The
  * planted triples have a purely 3-way one: no single variant and no pair of a
  * triple carries any signal.  Needs n_variants >= 2 n_pairs + 3 n_triples.
+ * With qt, the trait is y = effect * sum over pairs of (a - E a)(b - E b) (+ effect * (+-1/2) per
+ * triple) + covariate effects + N(0, 1), written to .fam column 6 and PREFIX.pheno.  With
+ * n_covariates, PREFIX.covar holds them and PREFIX.confounded lists the variants whose allele
+ * frequency follows the ancestry PC1, which also shifts the trait (or the log odds of being a
+ * case), so that they show spurious association unless PC1 is adjusted for (sim.c's comment).
  * @return ES_OK, ES_ERR_ARG, ES_ERR_IO or ES_ERR_NOMEM
  */
 int es_sim_write(const es_sim_opt_t *opt, const char *prefix);

@@ -7,7 +7,7 @@
 # fuzzes them with libFuzzer.
 . "$(dirname "$0")/lib.sh"
 H=$(dirname "$EPISTREAM")/tests/fuzz
-for h in plink vcf pheno table libsvm rules nsga; do
+for h in plink vcf pheno table libsvm rules nsga covar; do
     [ -x "$H/fuzz_$h" ] || fail "$H/fuzz_$h not built"
     "$H/fuzz_$h" "$ES_SRCDIR/tests/fuzz/corpus/$h" >"$T/$h.out" 2>&1 ||
         { cat "$T/$h.out" >&2; fail "fuzz_$h: a corpus input failed"; }

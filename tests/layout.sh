@@ -2,9 +2,10 @@
 # layout.sh -- the module map of doc/ARCHITECTURE.md, checked: every source
 # file includes only its own module's headers and those of modules below it
 # (util < formats, sim < data < count < stats < tile < gpu < backend < dist < scan <
-# select < report < cli; rules: util and formats only, below cli; mdfs:
-# util, formats, data, count and stats, below cli; nsga: util, formats, data, select and its
-# own GPU door gpu/nsga/nsga_gpu.h, below cli), a private *_internal.h only inside its module,
+# select < report < cli; regress: util and formats only, below data; rules: util and
+# formats only, below cli; mdfs: util, formats, data, count and stats, below cli; nsga:
+# util, formats, data, select and its own GPU door gpu/nsga/nsga_gpu.h, below cli), a
+# private *_internal.h only inside its module,
 # the GPU door (gpu/gpu.h) only from the backend, and no C file but src/backend/registry.c
 # mentions HAVE_CUDA.
 . "$(dirname "$0")/lib.sh"
@@ -37,6 +38,8 @@ bad=$(
         rank["nsga"] = rank["select"]
         own["mdfs.h"] = "mdfs"; own["mdfs_internal.h"] = "mdfs"
         rank["mdfs"] = rank["select"]
+        own["regress.h"] = "regress"; own["regress_internal.h"] = "regress"
+        rank["regress"] = rank["formats"]
     }
     {
         file = $0; sub(/:.*/, "", file)
@@ -61,6 +64,10 @@ bad=$(
             print file ": the nsga module includes " hdr " of " hm " (util, formats, data, select, nsga_gpu.h)"; next
         }
         if (hdr == "nsga_gpu.h" && mod != "nsga" && mod != "gpu") { print file ": nsga_gpu.h outside src/nsga"; next }
+        # the regressions use util and formats only, so every module from data up may use them
+        if (mod == "regress" && hm != "util" && hm != "formats" && hm != "regress") {
+            print file ": the regress module includes " hdr " of " hm " (util and formats only)"; next
+        }
         # the rule learner uses util and formats only (doc/ARCHITECTURE.md)
         if (mod == "rules" && hm != "util" && hm != "formats" && hm != "rules") {
             print file ": the rules module includes " hdr " of " hm " (util and formats only)"; next

@@ -7,7 +7,7 @@
 need_cmd valgrind
 B=$(dirname "$EPISTREAM")
 VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite"
-for t in test_plink test_pheno test_select test_vcf test_rules; do
+for t in test_plink test_pheno test_select test_vcf test_rules test_regress test_qt; do
     $VG "$B/tests/$t" >"$T/$t.out" 2>&1
     rc=$?
     [ $rc -eq 99 ] && { cat "$T/$t.out"; fail "valgrind errors in $t"; }
@@ -17,6 +17,17 @@ done
 $VG "$EPISTREAM" info --bfile "$T/d" >/dev/null 2>"$T/vg.out" || { cat "$T/vg.out"; fail "info"; }
 $VG "$EPISTREAM" scan --bfile "$T/d" --threads 2 --p-threshold 0.5 --quiet --out "$T/o" 2>"$T/vg.out" \
     || { cat "$T/vg.out"; fail "scan"; }
+# a quantitative trait from a phenotype file, with covariates (one sample without them), and a
+# covariate file with a non-number
+"$EPISTREAM" sim --qt --covariates 2 --samples 101 --variants 20 --missing 0.05 --out "$T/q" >/dev/null || fail "sim --qt"
+awk 'NR == 4 { $3 = "NA" } { print }' "$T/q.covar" >"$T/q2.covar"
+$VG "$EPISTREAM" scan --bfile "$T/q" --pheno "$T/q.pheno" --covar "$T/q2.covar" --threads 2 --p-threshold 0.5 --quiet \
+    --out "$T/qo" 2>"$T/vg.out" || { cat "$T/vg.out"; fail "scan --covar (quantitative)"; }
+$VG "$EPISTREAM" scan --bfile "$T/q" --pheno "$T/q.pheno" --stat linear4 --threads 2 --quiet --out "$T/q4" \
+    2>"$T/vg.out" || { cat "$T/vg.out"; fail "scan --stat linear4"; }
+awk 'NR == 3 { $3 = "x" } { print }' "$T/q.covar" >"$T/q3.covar"
+$VG "$EPISTREAM" scan --bfile "$T/q" --pheno "$T/q.pheno" --covar "$T/q3.covar" --quiet --out "$T/qx" >"$T/vg.out" 2>&1
+[ $? -eq 1 ] || { cat "$T/vg.out"; fail "a malformed covariate file under valgrind"; }
 # malformed: truncated .bed and a broken .bim line must fail cleanly, without memory errors
 cp "$T/d.bim" "$T/t.bim"; cp "$T/d.fam" "$T/t.fam"
 head -c 200 "$T/d.bed" >"$T/t.bed"

@@ -37,6 +37,17 @@ static void scan_usage(FILE *fp)
             "                       4-df genotypic interaction F test)\n"
             "  --qt                 the phenotype is a quantitative trait even when coded\n"
             "                       1/2 (without it: when any value is not 1, 2, 0, -9, NA)\n"
+            "  --covar FILE         covariates (PLINK's 'FID IID c1 c2 ...', optional header;\n"
+            "                       -9/NA missing: such samples are left out): every pair is\n"
+            "                       screened (a quantitative trait: --stat linear on the\n"
+            "                       trait residualised on the covariates; case/control: the\n"
+            "                       chosen statistic), then y ~ A + B + AB + covariates is\n"
+            "                       fitted exactly (least squares; logistic for case/control)\n"
+            "                       for the --exact-top best; .top.tsv lists the --top best by\n"
+            "                       its P with columns BETA_INT SE_INT P_INT\n"
+            "  --covar-name LIST    the covariates to use: names, NAME1-NAME2 ranges or\n"
+            "                       1-based column numbers (default: all)\n"
+            "  --exact-top K        pairs of the screen the exact model fits (default --top)\n"
             "  --order N            2 (default): variant pairs; 3: variant triples, each\n"
             "                       with its 2x27 table (chi2, mi, ig, k2; not boost).\n"
             "                       Exhaustive 3-way is for up to about 10^4 variants (M\n"
@@ -199,6 +210,10 @@ typedef struct {
                       * quantitative trait) */
     int epi1_default; /* --format plink set the list's threshold to PLINK's boost default */
     int qt;          /* --qt: the phenotype is a quantitative trait, even if coded 1/2 */
+    const char *covar;      /* --covar FILE */
+    const char *covar_name; /* --covar-name LIST */
+    uint32_t exact_top;     /* --exact-top K (0: --top) */
+    uint32_t top_out;       /* --top as given (with --covar the screen keeps more) */
     int report;      /* --report: PREFIX.report/report.html after the run */
     char *shard_path; /* --shard: PREFIX.shard-I-of-N.state */
 } scan_args_t;
@@ -207,7 +222,27 @@ typedef struct {
 typedef struct {
     uint32_t skip_mono, skip_haploid; /* --plink-compat */
     uint64_t failed;                  /* failed tests (boost) */
+    /* --covar */
+    uint32_t covar_dropped;           /* samples without every covariate */
+    size_t n_adjusted, adjust_failed; /* pairs the exact model fitted, fits that failed */
+    double t_adjust;
 } scan_notes_t;
+
+/* --covar: read the covariates, leave out the samples that miss one, and
+ * (a quantitative trait) keep the trait and screen its residuals. */
+static int covar_prepare(const scan_args_t *a, es_dataset_t *ds, es_covar_t *cv, double **trait, scan_notes_t *notes)
+{
+    const es_fileset_t *p = ds->plink;
+    int ret = es_covar_read(a->covar, a->covar_name, p->n_samples, p->fid, p->iid, cv);
+    if (ret) return ret;
+    if ((ret = es_scan_covar_samples(ds, cv, a->covar, &notes->covar_dropped))) return ret;
+    if (notes->covar_dropped)
+        es_warn("%s: %u sample(s) without every covariate left out of the analysis", a->covar, notes->covar_dropped);
+    if (!es_dataset_is_qt(ds)) return ES_OK;
+    if (!(*trait = malloc((p->n_samples ? p->n_samples : 1) * sizeof **trait))) return ES_ERR_NOMEM;
+    for (uint32_t s = 0; s < p->n_samples; s++) (*trait)[s] = es_dataset_qt_value(ds, s);
+    return es_scan_covar_residualize(ds, cv);
+}
 
 static void write_log(FILE *fp, const char *cmdline, const scan_args_t *a,
                       const es_dataset_t *ds, const es_scan_t *scan, const scan_notes_t *notes,
@@ -255,7 +290,18 @@ static void write_log(FILE *fp, const char *cmdline, const scan_args_t *a,
     }
     fprintf(fp, "variants\t%u\n", es_dataset_n_variants(ds));
     fprintf(fp, "statistic\t%s\n", es_stat_name(opt->stat));
-    fprintf(fp, "top_k\t%u\n", opt->top_k);
+    if (a->covar) {
+        fprintf(fp, "covariates\t%s\n", a->covar);
+        fprintf(fp, "covariate_names\t%s\n", a->covar_name ? a->covar_name : "(all)");
+        fprintf(fp, "samples_without_covariates\t%u\n", notes->covar_dropped);
+        fprintf(fp, "screen\t%s\n", es_dataset_is_qt(ds) ? "linear on the trait residualised on the covariates"
+                                                          : es_stat_name(opt->stat));
+        fprintf(fp, "exact_model\t%s with the covariates\n", es_dataset_is_qt(ds) ? "least squares" : "logistic");
+        fprintf(fp, "exact_top\t%zu\n", notes->n_adjusted);
+        fprintf(fp, "exact_fits_failed\t%zu\n", notes->adjust_failed);
+        fprintf(fp, "seconds_exact\t%.3f\n", notes->t_adjust);
+    }
+    fprintf(fp, "top_k\t%u\n", a->top_out);
     if (a->list_thr >= 0) fprintf(fp, "p_threshold\t%g\n", a->list_thr);
     if (a->epi2 >= 0) fprintf(fp, "n_sig_threshold\t%g\n", a->epi2);
     fprintf(fp, "backend\t%s\n", es_scan_backend_name(scan));
@@ -450,6 +496,9 @@ static const es_cli_opt_t scan_opts[] = {
     ES_CLI_OPT_U32("pairs-top", scan_args_t, opt.pairs_top, 1, 10000000u),
     ES_CLI_OPT_FLAG("tables", scan_args_t, tables),
     ES_CLI_OPT_FLAG("qt", scan_args_t, qt),
+    ES_CLI_OPT_STR("covar", scan_args_t, covar),
+    ES_CLI_OPT_STR("covar-name", scan_args_t, covar_name),
+    ES_CLI_OPT_U32("exact-top", scan_args_t, exact_top, 1, 10000000u),
     ES_CLI_OPT_FLAG("report", scan_args_t, report),
     ES_CLI_OPT_STR("checkpoint", scan_args_t, opt.checkpoint),
     ES_CLI_OPT_FUNC("checkpoint-every", set_checkpoint_every),
@@ -529,6 +578,28 @@ static int scan_parse(int argc, char **argv, scan_args_t *a)
         fprintf(stderr, "[E::options] scan: %s seeds a 3-way scan; it needs --order 3\n",
                 a->pairs_from ? "--pairs-from" : "--pairs-top");
         return ES_EXIT_USAGE;
+    }
+    if ((a->covar_name || a->exact_top) && !a->covar) {
+        fprintf(stderr, "[E::options] scan: %s needs --covar FILE\n", a->covar_name ? "--covar-name" : "--exact-top");
+        return ES_EXIT_USAGE;
+    }
+    if (a->covar && (a->plink_fmt || a->plink_compat || opt->order == 3 || a->tables)) {
+        fprintf(stderr, "[E::options] scan: --covar fits the best pairs of a 2-way scan again with the "
+                        "covariates; not with %s\n",
+                a->plink_fmt || a->plink_compat ? "--format plink (PLINK's --epistasis has no covariates)"
+                : opt->order == 3                ? "--order 3"
+                                                 : "--tables");
+        return ES_EXIT_USAGE;
+    }
+    a->top_out = opt->top_k;
+    if (a->covar) {
+        if (!a->exact_top) a->exact_top = opt->top_k;
+        if (a->exact_top < opt->top_k) {
+            fprintf(stderr, "[E::options] scan: --exact-top %u is below --top %u (the pairs written are the "
+                            "--top best of the --exact-top the exact model fits)\n", a->exact_top, opt->top_k);
+            return ES_EXIT_USAGE;
+        }
+        opt->top_k = a->exact_top; /* the screen keeps the survivors */
     }
     if (a->tables && (a->plink_fmt || a->plink_compat)) {
         fprintf(stderr, "[E::options] scan: --tables adds columns to the TSV files; not with "
@@ -611,6 +682,11 @@ static int scan_run(scan_args_t *a, const char *cmdline)
     es_out_t o_top, o_sig, o_sum, o_log, o_sel;
     uint32_t *survivors = NULL;
     uint64_t *failed = NULL;
+    es_covar_t cv;
+    double *trait = NULL;        /* --covar, a quantitative trait: its values before residualising */
+    es_reg_result_t *adj = NULL; /* --covar: the exact model of the screen's best pairs */
+    size_t *order = NULL;
+    memset(&cv, 0, sizeof cv);
     scan_notes_t notes;
     sig_writer_t sw;
     memset(&notes, 0, sizeof notes);
@@ -633,6 +709,7 @@ static int scan_run(scan_args_t *a, const char *cmdline)
     }
     const char *epi = es_dataset_is_qt(ds) ? ".epi.qt" : ".epi.cc";
     const char *epi_sum = es_dataset_is_qt(ds) ? ".epi.qt.summary" : ".epi.cc.summary";
+    if (a->covar && (ret = covar_prepare(a, ds, &cv, &trait, &notes))) goto out;
     /* PLINK pads IDs to a width it takes before skipping variants */
     int plink_w = plink_fmt ? es_plink_snp_width(ds) : 0;
     if (a->plink_compat) {
@@ -686,7 +763,8 @@ static int scan_run(scan_args_t *a, const char *cmdline)
         if ((ret = es_out_open(&o_sig, out, plink_fmt ? epi : ".sig.tsv"))) goto out;
         sw.o = &o_sig;
         if ((ret = es_pair_writer_init(&sw.pw, o_sig.fp, ds, plink_w))) goto out;
-        if (opt->stat == ES_STAT_LINEAR || opt->stat == ES_STAT_LOGISTIC) es_pair_writer_beta(&sw.pw, opt->stat);
+        if (!a->covar && (opt->stat == ES_STAT_LINEAR || opt->stat == ES_STAT_LOGISTIC))
+            es_pair_writer_beta(&sw.pw, opt->stat);
         if (a->tables && (ret = es_pair_writer_tables(&sw.pw))) goto out;
         if ((ret = es_pair_writer_header(&sw.pw))) goto out;
     }
@@ -707,13 +785,35 @@ static int scan_run(scan_args_t *a, const char *cmdline)
     }
 
     const es_pair_t *top = es_scan_top(scan);
-    size_t n_top = es_scan_top_count(scan);
+    size_t n_top = es_scan_top_count(scan), n_write = n_top;
+    if (a->covar) {
+        /* the exact model for the screen's --exact-top best, then its --top best */
+        if (!(adj = calloc(n_top ? n_top : 1, sizeof *adj)) || !(order = malloc((n_top ? n_top : 1) * sizeof *order))) {
+            ret = ES_ERR_NOMEM;
+            goto out;
+        }
+        double ta = es_time_now();
+        if ((ret = es_scan_adjust(ds, &cv, trait, top, n_top, opt->threads, adj))) goto out;
+        notes.t_adjust = es_time_now() - ta;
+        es_adjust_order(adj, n_top, order);
+        for (size_t k = 0; k < n_top; k++) notes.adjust_failed += adj[k].status != ES_REG_OK;
+        notes.n_adjusted = n_top;
+        if (n_write > a->top_out) n_write = a->top_out;
+    }
     es_pair_writer_t tw;
     if ((ret = es_pair_writer_init(&tw, o_top.fp, ds, 0))) goto out;
-    if (opt->stat == ES_STAT_LINEAR || opt->stat == ES_STAT_LOGISTIC) es_pair_writer_beta(&tw, opt->stat);
+    if (a->covar) es_pair_writer_adjusted(&tw);
+    else if (opt->stat == ES_STAT_LINEAR || opt->stat == ES_STAT_LOGISTIC) es_pair_writer_beta(&tw, opt->stat);
     if (a->tables) ret = es_pair_writer_tables(&tw);
     if (!ret) ret = es_pair_writer_header(&tw);
-    for (size_t k = 0; k < n_top && !ret; k++) ret = es_pair_writer_put(&tw, &top[k]);
+    for (size_t k = 0; k < n_write && !ret; k++) {
+        if (a->covar) {
+            const es_reg_result_t *x = &adj[order[k]];
+            ret = es_pair_writer_put_adjusted(&tw, &top[order[k]], x->status == ES_REG_OK, x->beta, x->se, x->p);
+        } else {
+            ret = es_pair_writer_put(&tw, &top[k]);
+        }
+    }
     if (!ret) ret = es_pair_writer_finish(&tw);
     es_pair_writer_free(&tw);
     if (ret) goto out;
@@ -774,6 +874,10 @@ out:
     free(sw.n_sig2);
     free(failed);
     free(survivors);
+    free(adj);
+    free(order);
+    free(trait);
+    es_covar_free(&cv);
     es_scan_destroy(scan);
     es_dataset_destroy(ds);
     return ret ? ES_EXIT_ERROR : ES_EXIT_OK;

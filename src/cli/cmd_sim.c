@@ -1,4 +1,5 @@
-/* cmd_sim.c -- `epistream sim`: simulated case/control data with planted pairs and triples. */
+/* cmd_sim.c -- `epistream sim`: simulated case/control or quantitative data with planted pairs
+ * and triples, and covariates that confound. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,7 +16,8 @@ static void sim_usage(FILE *fp)
             "planted triples with neither a marginal nor a 2-way effect, and the planted\n"
             "truth to PREFIX.truth (a header and a row per pair; with --triples, a second\n"
             "header SNP1 SNP2 SNP3 INDEX1 INDEX2 INDEX3 MAF1 MAF2 MAF3 EFFECT SCALE and a\n"
-            "row per triple).\n"
+            "row per triple).  --qt makes the trait quantitative; --covariates K adds\n"
+            "covariates that confound.\n"
             "\n"
             "  --samples N      samples (>= 2)\n"
             "  --variants M     variants (>= 2 x pairs + 3 x triples)\n"
@@ -26,7 +28,20 @@ static void sim_usage(FILE *fp)
             "                   heterozygosity indicators, so no variant and no pair of them\n"
             "                   carries any signal; only the triple does\n"
             "  --effect OR      interaction odds ratio of each planted pair, and of each\n"
-            "                   triple between XOR 1 and XOR 0 (default 2.0)\n"
+            "                   triple between XOR 1 and XOR 0 (default 2.0); with --qt the\n"
+            "                   interaction coefficient instead (trait units, noise SD 1)\n"
+            "  --qt             a quantitative trait, no ascertainment: y = EFFECT x sum over\n"
+            "                   pairs of (a - E a)(b - E b) (no marginal effect; the a*b\n"
+            "                   coefficient of y ~ 1 + a + b + a*b is EFFECT) + EFFECT x (+-1/2)\n"
+            "                   per triple + covariate effects + N(0,1); written to .fam\n"
+            "                   column 6 and PREFIX.pheno (FID IID QT)\n"
+            "  --covariates K   write K covariates to PREFIX.covar (FID IID PC1 AGE SEX PC2\n"
+            "                   ...; default 0).  PC1 = ancestry, AGE ~ 50 + 10 N(0,1), SEX 1/2\n"
+            "                   (the .fam's too), PC2... noise; they shift the trait (or the\n"
+            "                   log odds of being a case) by 0.5 PC1 + 0.02 (AGE - 50)\n"
+            "                   + 0.3 (SEX - 1.5), and one non-planted variant in ten, listed\n"
+            "                   in PREFIX.confounded, has an allele frequency that follows\n"
+            "                   PC1: it confounds unless PC1 is a covariate\n"
             "  --missing F      probability that a genotype call is missing (default 0)\n"
             "  --maf-min X      smallest minor allele frequency (default 0.05)\n"
             "  --maf-max X      largest minor allele frequency (default 0.5; the MAF range\n"
@@ -73,6 +88,8 @@ static const es_cli_opt_t sim_opts[] = {
     ES_CLI_OPT_DOUBLE("maf-min", sim_args_t, so.maf_min),
     ES_CLI_OPT_DOUBLE("maf-max", sim_args_t, so.maf_max),
     ES_CLI_OPT_U64("seed", sim_args_t, so.seed),
+    ES_CLI_OPT_FLAG("qt", sim_args_t, so.qt),
+    ES_CLI_OPT_U32("covariates", sim_args_t, so.n_covariates, 0, 1000),
     ES_CLI_OPT_STR("out", sim_args_t, out),
 };
 

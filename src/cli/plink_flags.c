@@ -73,9 +73,10 @@ static const struct {
      "count every sample"},
     {"pheno-merge all-pheno make-pheno tail-pheno loop-assoc pheno-col-nums",
      "one case/control phenotype a run: --pheno FILE with --pheno-name COL or --mpheno N"},
-    {"covar covar-name covar-number covar-col-nums condition condition-list no-const-covar "
-     "allow-no-covars write-covar dummy-coding gxe",
-     "covariates are not supported: the scan tests case/control interactions without them"},
+    {"covar-number covar-col-nums condition condition-list no-const-covar allow-no-covars "
+     "write-covar dummy-coding gxe",
+     "'epistream scan' takes covariates as --covar FILE [--covar-name LIST] (names, ranges or "
+     "column numbers)"},
     {"must-have-sex check-sex impute-sex update-sex",
      "sex leaves no sample out of a scan (as PLINK with --allow-no-sex)"},
     {"allow-no-samples allow-no-vars",
@@ -86,8 +87,9 @@ static const struct {
      "'epistream scan' computes BOOST as PLINK's --fast-epistasis boost does (--stat "
      "boost, the default)"},
     {"epistasis twolocus epistasis-summary-merge",
-     "'epistream scan' is the interaction scan (--stat boost, chi2, mi, ig or k2); PLINK's "
-     "regression --epistasis is not"},
+     "'epistream scan' is the interaction scan: PLINK's --epistasis is --stat linear (a "
+     "quantitative trait) or --stat logistic (case/control), --fast-epistasis boost is --stat "
+     "boost"},
     {"epi1 epi2 plink-compat",
      "^scan has it (PLINK's .epi.cc list, its summary's N_SIG, PLINK's skips)"},
     {"set set-names set-max set-p set-r2 set-test-lambda set-table make-set "

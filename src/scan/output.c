@@ -77,6 +77,7 @@ int es_pair_writer_header(es_pair_writer_t *pw)
         else PUT(s, h2);
         PUT(s, t);
         if (pw->beta) PUT(s, "\tBETA_INT");
+        if (pw->adjusted) PUT(s, "\tBETA_INT\tSE_INT\tP_INT");
         if (pw->tables) {
             /* CTRL_000 .. CASE_222 (order 3), CTRL_00 .. CASE_22 (order 2) */
             int ncell = pw->order == 3 ? 27 : 9;
@@ -299,6 +300,32 @@ int es_pair_writer_put(es_pair_writer_t *pw, const es_pair_t *p)
         }
         *s++ = '\n';
     }
+    pw->wb.n += (size_t)(s - d);
+    return ES_OK;
+}
+
+void es_pair_writer_adjusted(es_pair_writer_t *pw) { pw->adjusted = 1; }
+
+int es_pair_writer_put_adjusted(es_pair_writer_t *pw, const es_pair_t *p, int ok, double beta, double se,
+                                double pval)
+{
+    int ret = es_pair_writer_put(pw, p);
+    if (ret) return ret;
+    pw->wb.n--; /* the line's newline: the exact model's columns go before it */
+    char *d = es_wbuf_reserve(&pw->wb, 96);
+    if (!d) return ES_ERR_IO;
+    char *s = d;
+    if (ok) {
+        *s++ = '\t';
+        s = es_fmt_g(s, beta, 10);
+        *s++ = '\t';
+        s = es_fmt_g(s, se, 10);
+        *s++ = '\t';
+        s = es_fmt_g(s, pval, 10);
+    } else {
+        PUT(s, "\tNA\tNA\tNA");
+    }
+    *s++ = '\n';
     pw->wb.n += (size_t)(s - d);
     return ES_OK;
 }

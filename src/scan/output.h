@@ -33,6 +33,7 @@ typedef struct {
     int order;         /* 2: pair lines, 3: triple lines (TSV only; set before the header) */
     int tables;        /* --tables: each line's cell counts (es_pair_writer_tables()) */
     int beta;          /* a BETA_INT column (es_pair_writer_beta()): 1 linear, 2 logistic */
+    int adjusted;      /* BETA_INT SE_INT P_INT of the exact model with covariates */
     uint8_t *rc_g[3];  /* --tables: decoded calls of the line's variants */
     uint32_t rc_var[3];
 } es_pair_writer_t;
@@ -52,6 +53,12 @@ int es_pair_writer_tables(es_pair_writer_t *pw);
  *  PLINK lines become PLINK 1.9 --epistasis's ("%4s %*s %4s %*s %12.6g %12.6g
  *  %12.4g \n": BETA_INT STAT P in .epi.qt, OR_INT STAT P in .epi.cc). */
 void es_pair_writer_beta(es_pair_writer_t *pw, es_stat_t stat);
+/** Add the exact model's columns (--covar; TSV only; before the header):
+ *  BETA_INT SE_INT P_INT after DF, written by es_pair_writer_put_adjusted(). */
+void es_pair_writer_adjusted(es_pair_writer_t *pw);
+/** One pair line with the exact model's estimate (ok 0: a failed fit, NA). */
+int es_pair_writer_put_adjusted(es_pair_writer_t *pw, const es_pair_t *p, int ok, double beta, double se,
+                                double pval);
 /** One triple line (order 3: "CHR1 SNP1 POS1 CHR2 SNP2 POS2 CHR3 SNP3 POS3"
  *  then the pair lines' STAT P LOG10P N DF).  @return ES_OK or ES_ERR_IO. */
 int es_pair_writer_put3(es_pair_writer_t *pw, const es_triple_t *t);

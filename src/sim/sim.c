@@ -38,6 +38,29 @@
  * and is independent of status.  Missing calls come from another per-variant stream, so the same
  * seed with a different --missing gives the same genotypes with holes.
  *
+ * Quantitative trait (--qt).  No ascertainment: .fam sample s is population individual s, and
+ *
+ *     y = effect * sum_k c_a c_b  +  effect * sum_t (XOR_t - 1/2)  +  covariate effects  +  e,
+ *
+ * e ~ N(0, 1), c = x - E[x] the centred dosage (E[x] from the sampled genotype frequencies, as
+ * above).  E[c_a c_b | x_a] = c_a E[c_b] = 0: the pair term has no marginal effect, and in the
+ * regression y ~ 1 + a + b + a*b its coefficient of a*b is exactly effect (a*b = c_a c_b plus
+ * terms in a, b and 1).  A triple adds effect/2 when its heterozygosity XOR is 1 and -effect/2
+ * when 0.  y goes to .fam column 6 and PREFIX.pheno (%.9g).
+ *
+ * Covariates (--covariates K).  Population individual k has an ancestry u ~ U(0, 1) and, in this
+ * order, PC1 = sqrt(12) (u - 1/2) (mean 0, variance 1), AGE ~ 50 + 10 N(0, 1), SEX 1 or 2 (the
+ * .fam's sex then agrees), PC2, PC3, ... ~ N(0, 1) with no effect; all drawn from a stream keyed
+ * by k.  The written ones act on the trait (QT, per unit) or on the log odds of being a case
+ * (case/control: logit P = logit(the risk above) + the same sum):
+ *
+ *     0.5 PC1 + 0.02 (AGE - 50) + 0.3 (SEX - 1.5)
+ *
+ * They confound: one in ten of the non-planted variants (chosen by a hash of seed and variant,
+ * listed in PREFIX.confounded) has A1 frequency p (1/2 + u) for an individual of ancestry u
+ * (mean p), so its genotypes follow PC1, and PC1 moves the trait: without adjusting for PC1
+ * they show marginal association (and pairs of them can show up), with it they do not.
+ *
  * The .bed is streamed in chunks of variants generated in parallel (OpenMP) and written in order:
  * memory is O(N + chunk), and the bytes do not depend on the thread count.  All four files are
  * written as PREFIX.*.tmp and renamed only when everything succeeded.
@@ -62,7 +85,10 @@ enum {
     SIM_TAG_PLANT,    /* per variant: key of the planted-genotype hash */
     SIM_TAG_STATUS,   /* status draws of population individuals */
     SIM_TAG_PICK,     /* choice and grouping of the planted variants */
-    SIM_TAG_FAM       /* .fam order and sex */
+    SIM_TAG_FAM,      /* .fam order and sex */
+    SIM_TAG_COVAR,    /* per population individual: ancestry and covariates */
+    SIM_TAG_CONF,     /* per variant: whether its frequency follows ancestry */
+    SIM_TAG_NOISE     /* per population individual: the trait's noise */
 };
 
 /* splitmix64 output function: a bijective 64-bit mixer */
@@ -200,6 +226,7 @@ typedef struct {
     sim_meta_t ma, mb;
     uint64_t ka, kb;    /* planted-genotype hash keys */
     double f[9];        /* interaction part of the penetrance, f[xa * 3 + xb] */
+    double cen[2];      /* E[x_a], E[x_b] under the sampled genotype frequencies */
 } sim_pair_t;
 
 typedef struct {
@@ -246,6 +273,7 @@ static void sim_pair_table(sim_pair_t *pr, double beta)
         w[q][1] = (double)(m[q]->t12 - m[q]->t2) / SIM_TWO32;
         w[q][0] = 1.0 - (double)m[q]->t12 / SIM_TWO32;
         double mean = w[q][1] + 2 * w[q][2];
+        pr->cen[q] = mean;
         for (int x = 0; x < 3; x++) c[q][x] = x - mean;
     }
     for (int x = 0; x < 3; x++)
@@ -335,6 +363,7 @@ static int sim_pick(const es_sim_opt_t *opt, sim_plan_t *plan)
     }
     qsort(plan->triples, opt->n_triples, sizeof *plan->triples, sim_cmp_triple);
     /* every genotype combination is possible, so hi and lo are the attainable extremes */
+    if (opt->qt) goto out; /* additive trait: nothing to keep in [0, 1] */
     if (hi > 0.5) plan->scale = 0.5 / hi;
     if (lo < -0.5 && 0.5 / -lo < plan->scale) plan->scale = 0.5 / -lo;
     if (plan->scale < 1.0)
@@ -350,6 +379,56 @@ out:
 /* ---- case-control sampling -------------------------------------------------- */
 
 #define SIM_DRAW_BATCH 16384
+
+/* ---- covariates ------------------------------------------------------------------ */
+
+/* their effects, on the trait (QT) or the log odds (case/control): see the file comment */
+#define SIM_B_PC1 0.5
+#define SIM_B_AGE 0.02
+#define SIM_B_SEX 0.3
+#define SIM_CONF_FRACTION 0.1
+
+/* a standard normal draw (Box-Muller; one of the pair) */
+static double sim_gauss(sim_rng_t *r)
+{
+    double u1 = ((double)(sim_next(r) >> 11) + 0.5) * 0x1.0p-53; /* (0, 1) */
+    double u2 = sim_unif(sim_next(r));
+    return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+}
+
+/* The first k covariates of population individual `ind` into cov (k may be 0).  @return its
+ * ancestry u. */
+static double sim_covars(const es_sim_opt_t *opt, uint64_t ind, double *cov, uint32_t k)
+{
+    sim_rng_t r;
+    sim_rng_seed(&r, sim_key(opt->seed, SIM_TAG_COVAR, ind));
+    double u = sim_unif(sim_next(&r));
+    double age = 50 + 10 * sim_gauss(&r);
+    double sex = (double)(1 + (sim_next(&r) >> 63));
+    for (uint32_t j = 0; j < k; j++)
+        cov[j] = j == 0 ? sqrt(12.0) * (u - 0.5) : j == 1 ? age : j == 2 ? sex : sim_gauss(&r);
+    return u;
+}
+
+/* the written covariates' effect for individual ind */
+static double sim_cov_effect(const es_sim_opt_t *opt, uint64_t ind)
+{
+    double cov[3];
+    uint32_t k = opt->n_covariates < 3 ? opt->n_covariates : 3;
+    sim_covars(opt, ind, cov, k);
+    double e = 0;
+    if (k >= 1) e += SIM_B_PC1 * cov[0];
+    if (k >= 2) e += SIM_B_AGE * (cov[1] - 50);
+    if (k >= 3) e += SIM_B_SEX * (cov[2] - 1.5);
+    return e;
+}
+
+/* whether non-planted variant v's A1 frequency follows ancestry */
+static int sim_confounded(const es_sim_opt_t *opt, uint32_t v)
+{
+    return opt->n_covariates > 0 &&
+           sim_unif(sim_key(opt->seed, SIM_TAG_CONF, v)) < SIM_CONF_FRACTION;
+}
 
 /* P(case) of population individual k under the plan */
 static double sim_risk(const es_sim_opt_t *opt, const sim_plan_t *plan, uint64_t k)
@@ -367,7 +446,40 @@ static double sim_risk(const es_sim_opt_t *opt, const sim_plan_t *plan, uint64_t
         for (int q = 0; q < 3; q++) z ^= sim_copies(sim_planted_u(tr->key[q], k), &plan->half) == 1;
         risk += z ? plan->tri_d : -plan->tri_d;
     }
-    return 0.5 + plan->scale * risk;
+    double r = 0.5 + plan->scale * risk;
+    if (!opt->n_covariates) return r;
+    /* the covariates shift the log odds; clamp so that a risk of exactly 0 or 1 stays finite */
+    if (r < 1e-12) r = 1e-12;
+    if (r > 1 - 1e-12) r = 1 - 1e-12;
+    return 1 / (1 + exp(-(log(r / (1 - r)) + sim_cov_effect(opt, k))));
+}
+
+/* QT: .fam sample s is population individual s; its trait into y[s] */
+static void sim_trait(const es_sim_opt_t *opt, const sim_plan_t *plan, uint64_t *idx, double *y)
+{
+    uint32_t n = opt->n_samples;
+#pragma omp parallel for schedule(static)
+    for (uint32_t s = 0; s < n; s++) {
+        uint64_t k = s;
+        double v = 0;
+        idx[s] = k;
+        for (uint32_t p = 0; p < opt->n_pairs; p++) {
+            const sim_pair_t *pr = &plan->pairs[p];
+            int xa = sim_copies(sim_planted_u(pr->ka, k), &pr->ma);
+            int xb = sim_copies(sim_planted_u(pr->kb, k), &pr->mb);
+            v += opt->effect * (xa - pr->cen[0]) * (xb - pr->cen[1]);
+        }
+        for (uint32_t t = 0; t < opt->n_triples; t++) {
+            const sim_triple_t *tr = &plan->triples[t];
+            int z = 0;
+            for (int q = 0; q < 3; q++) z ^= sim_copies(sim_planted_u(tr->key[q], k), &plan->half) == 1;
+            v += opt->effect * (z ? 0.5 : -0.5);
+        }
+        if (opt->n_covariates) v += sim_cov_effect(opt, k);
+        sim_rng_t r;
+        sim_rng_seed(&r, sim_key(opt->seed, SIM_TAG_NOISE, k));
+        y[s] = v + sim_gauss(&r);
+    }
 }
 
 /* Draw population individuals until floor(N/2) cases and the rest controls are kept; place them
@@ -420,13 +532,26 @@ out:
 
 /* ---- genotype rows ---------------------------------------------------------- */
 
-/* One .bed row of variant v.  planted: NULL, or the hash key of a planted variant. */
+/* One .bed row of variant v.  planted: NULL, or the hash key of a planted variant.  anc: NULL,
+ * or the ancestry of each .fam sample, which a confounded variant's frequency follows. */
 static void sim_row(const es_sim_opt_t *opt, uint32_t v, const sim_meta_t *m,
-                    const uint64_t *planted_key, const uint64_t *idx, uint8_t *row)
+                    const uint64_t *planted_key, const uint64_t *idx, const double *anc,
+                    uint8_t *row)
 {
     uint32_t n = opt->n_samples, full = n / 4, rest = n % 4;
     uint64_t t2 = m->t2, t12 = m->t12;
-    if (!planted_key) {
+    if (!planted_key && anc && sim_confounded(opt, v)) {
+        sim_rng_t g;
+        sim_rng_seed(&g, sim_key(opt->seed, SIM_TAG_GENO, v));
+        memset(row, 0, full + (rest != 0));
+        for (uint32_t s = 0; s < n; s++) {
+            double p = m->maf * (0.5 + anc[s]);
+            uint64_t u = sim_next(&g) >> 32;
+            unsigned code = sim_code(u, (uint64_t)(p * p * SIM_TWO32 + 0.5),
+                                     (uint64_t)(p * (2.0 - p) * SIM_TWO32 + 0.5));
+            row[s >> 2] |= (uint8_t)(code << (2 * (s & 3)));
+        }
+    } else if (!planted_key) {
         sim_rng_t g;
         sim_rng_seed(&g, sim_key(opt->seed, SIM_TAG_GENO, v));
         for (uint32_t b = 0; b < full; b++) {
@@ -470,8 +595,10 @@ static void sim_row(const es_sim_opt_t *opt, uint32_t v, const sim_meta_t *m,
 
 /* ---- files ---------------------------------------------------------------------- */
 
-enum { SIM_BED, SIM_BIM, SIM_FAM, SIM_TRUTH, SIM_NFILES };
-static const char *const sim_ext[SIM_NFILES] = {".bed", ".bim", ".fam", ".truth"};
+/* the first four always; .pheno with --qt; .covar and .confounded with covariates */
+enum { SIM_BED, SIM_BIM, SIM_FAM, SIM_TRUTH, SIM_PHENO, SIM_COVAR, SIM_CONF, SIM_NFILES };
+static const char *const sim_ext[SIM_NFILES] = {".bed", ".bim", ".fam", ".truth",
+                                                ".pheno", ".covar", ".confounded"};
 
 static int sim_write_fail(const char *path)
 {
@@ -479,17 +606,61 @@ static int sim_write_fail(const char *path)
     return ES_ERR_IO;
 }
 
-static int sim_write_fam(const es_sim_opt_t *opt, const uint8_t *status, FILE *f,
-                         const char *path)
+/* Case/control: status; QT: y (column 6, %.9g).  With a SEX covariate the .fam's sex is it. */
+static int sim_write_fam(const es_sim_opt_t *opt, const uint8_t *status, const double *y,
+                         const uint64_t *idx, FILE *f, const char *path)
 {
     sim_rng_t r;
     sim_rng_seed(&r, sim_key(opt->seed, SIM_TAG_FAM, 1));
     for (uint32_t s = 0; s < opt->n_samples; s++) {
         int sex = 1 + (int)sim_below(sim_next(&r), 2);
-        if (fprintf(f, "ind%u ind%u 0 0 %d %d\n", s + 1, s + 1, sex, status[s] ? 2 : 1) < 0)
-            return sim_write_fail(path);
+        if (opt->n_covariates >= 3) {
+            double cov[3];
+            sim_covars(opt, idx[s], cov, 3);
+            sex = (int)cov[2];
+        }
+        int w = y ? fprintf(f, "ind%u ind%u 0 0 %d %.9g\n", s + 1, s + 1, sex, y[s])
+                  : fprintf(f, "ind%u ind%u 0 0 %d %d\n", s + 1, s + 1, sex, status[s] ? 2 : 1);
+        if (w < 0) return sim_write_fail(path);
     }
     return ES_OK;
+}
+
+/* PREFIX.pheno: "FID IID QT" and a line per sample */
+static int sim_write_pheno(const es_sim_opt_t *opt, const double *y, FILE *f, const char *path)
+{
+    if (fputs("FID IID QT\n", f) < 0) return sim_write_fail(path);
+    for (uint32_t s = 0; s < opt->n_samples; s++)
+        if (fprintf(f, "ind%u ind%u %.9g\n", s + 1, s + 1, y[s]) < 0) return sim_write_fail(path);
+    return ES_OK;
+}
+
+/* PREFIX.covar: "FID IID PC1 AGE SEX PC2 ..." and a line per sample */
+static int sim_write_covar(const es_sim_opt_t *opt, const uint64_t *idx, FILE *f, const char *path)
+{
+    uint32_t k = opt->n_covariates;
+    double *cov = malloc(k * sizeof *cov);
+    if (!cov) {
+        es_error("out of memory");
+        return ES_ERR_NOMEM;
+    }
+    int ret = ES_OK;
+    if (fputs("FID IID", f) < 0) ret = sim_write_fail(path);
+    for (uint32_t j = 0; j < k && ret == ES_OK; j++) {
+        int w = j == 0 ? fputs(" PC1", f) : j == 1 ? fputs(" AGE", f) : j == 2 ? fputs(" SEX", f)
+                                                                      : fprintf(f, " PC%u", j - 1);
+        if (w < 0) ret = sim_write_fail(path);
+    }
+    if (ret == ES_OK && fputc('\n', f) == EOF) ret = sim_write_fail(path);
+    for (uint32_t s = 0; s < opt->n_samples && ret == ES_OK; s++) {
+        sim_covars(opt, idx[s], cov, k);
+        if (fprintf(f, "ind%u ind%u", s + 1, s + 1) < 0) ret = sim_write_fail(path);
+        for (uint32_t j = 0; j < k && ret == ES_OK; j++)
+            if (fprintf(f, " %.9g", cov[j]) < 0) ret = sim_write_fail(path);
+        if (ret == ES_OK && fputc('\n', f) == EOF) ret = sim_write_fail(path);
+    }
+    free(cov);
+    return ret;
 }
 
 /* The pairs' header and rows; then, only when triples were planted (so that a pairs-only file is
@@ -527,11 +698,30 @@ static int sim_cmp_u64(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
+/* the first position in the sorted planted list pv[0..np) whose variant is >= v */
+static uint32_t sim_planted_pos(const uint64_t *pv, uint32_t np, uint32_t v)
+{
+    uint32_t lo = 0, hi = np;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (pv[mid] >> 1 < v) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+static int sim_planted(const uint64_t *pv, uint32_t np, uint32_t v)
+{
+    uint32_t lo = sim_planted_pos(pv, np, v);
+    return lo < np && pv[lo] >> 1 == v;
+}
+
 /* bytes of .bed generated per chunk (then written in order) */
 #define SIM_CHUNK_BYTES (64u << 20)
 
 static int sim_write_bed_bim(const es_sim_opt_t *opt, const sim_plan_t *plan, const uint64_t *idx,
-                             FILE *bed, const char *bed_path, FILE *bim, const char *bim_path)
+                             const double *anc, FILE *bed, const char *bed_path, FILE *bim,
+                             const char *bim_path, FILE *conf, const char *conf_path)
 {
     int ret = ES_OK;
     uint32_t m = opt->n_variants, np = 2 * opt->n_pairs + 3 * opt->n_triples;
@@ -569,17 +759,11 @@ static int sim_write_bed_bim(const es_sim_opt_t *opt, const sim_plan_t *plan, co
 #pragma omp parallel for schedule(dynamic, 1)
         for (uint32_t i = 0; i < count; i++) {
             uint32_t v = first + i;
-            /* binary search of the planted list */
-            uint32_t lo = 0, hi = np;
-            while (lo < hi) {
-                uint32_t mid = lo + (hi - lo) / 2;
-                if (pv[mid] >> 1 < v) lo = mid + 1;
-                else hi = mid;
-            }
+            uint32_t lo = sim_planted_pos(pv, np, v);
             int planted = lo < np && pv[lo] >> 1 == v;
             const uint64_t *key = planted ? &pkey[lo] : NULL;
             sim_meta(opt, v, planted && (pv[lo] & 1), &meta[i]);
-            sim_row(opt, v, &meta[i], key, idx, buf + (size_t)i * bpv);
+            sim_row(opt, v, &meta[i], key, idx, anc, buf + (size_t)i * bpv);
         }
         if (fwrite(buf, bpv, count, bed) != count) {
             ret = sim_write_fail(bed_path);
@@ -592,6 +776,11 @@ static int sim_write_bed_bim(const es_sim_opt_t *opt, const sim_plan_t *plan, co
             if (fprintf(bim, "%d\tsnp%u\t0\t%lld\t%c\t%c\n", chr, first + i + 1, (long long)pos,
                         meta[i].a1, meta[i].a2) < 0) {
                 ret = sim_write_fail(bim_path);
+                goto out;
+            }
+            if (conf && !sim_planted(pv, np, first + i) && sim_confounded(opt, first + i) &&
+                fprintf(conf, "snp%u\n", first + i + 1) < 0) {
+                ret = sim_write_fail(conf_path);
                 goto out;
             }
         }
@@ -618,7 +807,11 @@ void es_sim_opt_init(es_sim_opt_t *opt)
     opt->maf_min = 0.05;
     opt->maf_max = 0.5;
     opt->seed = 1;
+    opt->qt = 0;
+    opt->n_covariates = 0;
 }
+
+#define SIM_MAX_COVARIATES 1000u
 
 static int sim_opt_check(const es_sim_opt_t *opt)
 {
@@ -641,8 +834,16 @@ static int sim_opt_check(const es_sim_opt_t *opt)
                      opt->n_variants);
         return ES_ERR_ARG;
     }
-    if (!(opt->effect > 0) || !isfinite(opt->effect)) {
+    if (opt->qt && !isfinite(opt->effect)) {
+        es_error("the interaction coefficient must be a finite number (got %g)", opt->effect);
+        return ES_ERR_ARG;
+    }
+    if (!opt->qt && (!(opt->effect > 0) || !isfinite(opt->effect))) {
         es_error("the interaction odds ratio must be a finite number > 0 (got %g)", opt->effect);
+        return ES_ERR_ARG;
+    }
+    if (opt->n_covariates > SIM_MAX_COVARIATES) {
+        es_error("at most %u covariates (got %u)", SIM_MAX_COVARIATES, opt->n_covariates);
         return ES_ERR_ARG;
     }
     if (!(opt->missing >= 0 && opt->missing < 1)) {
@@ -665,12 +866,16 @@ int es_sim_write(const es_sim_opt_t *opt, const char *prefix)
     sim_plan_t plan = {NULL, NULL, {0}, 0.0, 1.0};
     uint64_t *idx = NULL;
     uint8_t *status = NULL;
+    double *y = NULL, *anc = NULL; /* the QT; each sample's ancestry (with covariates) */
+    int want[SIM_NFILES] = {1, 1, 1, 1, 0, 0, 0};
 
     if (!opt || !prefix || !*prefix) {
         es_error("no options or no output prefix");
         return ES_ERR_ARG;
     }
     if ((ret = sim_opt_check(opt)) != ES_OK) return ret;
+    want[SIM_PHENO] = opt->qt != 0;
+    want[SIM_COVAR] = want[SIM_CONF] = opt->n_covariates > 0;
 
     size_t plen = strlen(prefix);
     for (int i = 0; i < SIM_NFILES; i++) {
@@ -694,10 +899,19 @@ int es_sim_write(const es_sim_opt_t *opt, const char *prefix)
         ret = ES_ERR_NOMEM;
         goto out;
     }
+    if ((opt->qt && !(y = malloc((size_t)opt->n_samples * sizeof *y))) ||
+        (opt->n_covariates && !(anc = malloc((size_t)opt->n_samples * sizeof *anc)))) {
+        es_error("cannot allocate the trait and covariates of %u samples", opt->n_samples);
+        ret = ES_ERR_NOMEM;
+        goto out;
+    }
     if ((ret = sim_pick(opt, &plan)) != ES_OK) goto out;
-    if ((ret = sim_sample(opt, &plan, idx, status)) != ES_OK) goto out;
+    if (opt->qt) sim_trait(opt, &plan, idx, y);
+    else if ((ret = sim_sample(opt, &plan, idx, status)) != ES_OK) goto out;
+    for (uint32_t s = 0; anc && s < opt->n_samples; s++) anc[s] = sim_covars(opt, idx[s], NULL, 0);
 
     for (int i = 0; i < SIM_NFILES; i++) {
+        if (!want[i]) continue;
         f[i] = fopen(tmp[i], i == SIM_BED ? "wb" : "w");
         if (!f[i]) {
             es_error("cannot create %s: %s", tmp[i], strerror(errno));
@@ -705,12 +919,15 @@ int es_sim_write(const es_sim_opt_t *opt, const char *prefix)
             goto out;
         }
     }
-    if ((ret = sim_write_fam(opt, status, f[SIM_FAM], tmp[SIM_FAM])) != ES_OK) goto out;
+    if ((ret = sim_write_fam(opt, status, y, idx, f[SIM_FAM], tmp[SIM_FAM])) != ES_OK) goto out;
     if ((ret = sim_write_truth(opt, &plan, f[SIM_TRUTH], tmp[SIM_TRUTH])) != ES_OK) goto out;
-    if ((ret = sim_write_bed_bim(opt, &plan, idx, f[SIM_BED], tmp[SIM_BED], f[SIM_BIM],
-                                 tmp[SIM_BIM])) != ES_OK)
+    if (y && (ret = sim_write_pheno(opt, y, f[SIM_PHENO], tmp[SIM_PHENO])) != ES_OK) goto out;
+    if (anc && (ret = sim_write_covar(opt, idx, f[SIM_COVAR], tmp[SIM_COVAR])) != ES_OK) goto out;
+    if ((ret = sim_write_bed_bim(opt, &plan, idx, anc, f[SIM_BED], tmp[SIM_BED], f[SIM_BIM],
+                                 tmp[SIM_BIM], f[SIM_CONF], tmp[SIM_CONF])) != ES_OK)
         goto out;
     for (int i = 0; i < SIM_NFILES; i++) {
+        if (!want[i]) continue;
         FILE *fi = f[i];
         f[i] = NULL;
         if (fclose(fi) != 0) {
@@ -719,6 +936,7 @@ int es_sim_write(const es_sim_opt_t *opt, const char *prefix)
         }
     }
     for (; renamed < SIM_NFILES; renamed++) {
+        if (!want[renamed]) continue;
         if (rename(tmp[renamed], path[renamed]) != 0) {
             es_error("cannot rename %s to %s: %s", tmp[renamed], path[renamed], strerror(errno));
             ret = ES_ERR_IO;
@@ -730,8 +948,11 @@ out:
         if (f[i]) fclose(f[i]);
         if (ret != ES_OK) {
             /* leave nothing half-written: neither temporaries nor a partial renamed set */
-            if (tmp[i]) remove(tmp[i]);
-            if (i < renamed && path[i]) remove(path[i]);
+            if (want[i] && tmp[i]) remove(tmp[i]);
+            if (i < renamed && want[i] && path[i]) remove(path[i]);
+        } else if (!want[i] && remove(path[i]) == 0) {
+            /* an earlier run's file that this run's data would contradict */
+            es_warn("removed %s, written by an earlier run with other options", path[i]);
         }
         free(path[i]);
         free(tmp[i]);
@@ -740,5 +961,7 @@ out:
     free(plan.triples);
     free(idx);
     free(status);
+    free(y);
+    free(anc);
     return ret;
 }

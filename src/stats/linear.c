@@ -22,6 +22,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "regress.h"
 #include "stats.h"
 #include "stats_internal.h"
 
@@ -198,55 +199,14 @@ void es_stat_linear_p(es_stat_result_t *r)
 
 /* ---- the F distribution's upper tail ------------------------------------- */
 
-/* ln of the continued fraction of the incomplete beta I_x(a, b) (Lentz),
- * valid for x < (a + 1) / (a + b + 2) */
-static double betacf(double a, double b, double x)
-{
-    const double tiny = 1e-300;
-    double c = 1, dd = 1 - (a + b) * x / (a + 1);
-    if (fabs(dd) < tiny) dd = tiny;
-    dd = 1 / dd;
-    double h = dd;
-    for (int m = 1; m <= 10000; m++) {
-        double m2 = 2.0 * m;
-        double num = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
-        dd = 1 + num * dd;
-        if (fabs(dd) < tiny) dd = tiny;
-        c = 1 + num / c;
-        if (fabs(c) < tiny) c = tiny;
-        dd = 1 / dd;
-        h *= dd * c;
-        num = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
-        dd = 1 + num * dd;
-        if (fabs(dd) < tiny) dd = tiny;
-        c = 1 + num / c;
-        if (fabs(c) < tiny) c = tiny;
-        dd = 1 / dd;
-        double del = dd * c;
-        h *= del;
-        if (fabs(del - 1) < 1e-16) break;
-    }
-    return log(h);
-}
-
-/* ln I_x(a, b) where it is small (x below the mean), else via 1 - I_{1-x}(b, a) */
-static double ln_betai(double a, double b, double x)
-{
-    if (x <= 0) return -INFINITY;
-    if (x >= 1) return 0;
-    double lnpre = lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x);
-    if (x < (a + 1) / (a + b + 2)) return lnpre - log(a) + betacf(a, b, x);
-    double other = exp(lnpre - log(b) + betacf(b, a, 1 - x));
-    return log1p(-other);
-}
-
 double es_f_sf(double f, double d1, double d2, double *log10p)
 {
     if (!(f > 0)) {
         if (log10p) *log10p = 0;
         return 1;
     }
-    double ln = ln_betai(d2 / 2, d1 / 2, d2 / (d2 + d1 * f));
+    /* P(F > f) = I_x(d2/2, d1/2) at x = d2 / (d2 + d1 f), 1 - x formed without cancellation */
+    double ln = es_reg_log_ibeta(d2 / 2, d1 / 2, d2 / (d2 + d1 * f), d1 * f / (d2 + d1 * f));
     if (log10p) *log10p = -ln / M_LN10;
     return exp(ln);
 }

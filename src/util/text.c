@@ -164,3 +164,22 @@ void es_strindex_free(es_strindex_t *ix)
     ix->tab = NULL;
     ix->next = NULL;
 }
+
+/* the number of blank-separated fields of [ls, le) */
+static int count_fields(const char *ls, const char *le)
+{
+    int nf = 0;
+    for (const char *c = ls; c < le; c++)
+        if (!es_is_blank(*c) && (c == ls || es_is_blank(c[-1]))) nf++;
+    return nf;
+}
+
+int es_split_fields_alloc(char *ls, char *le, char ***f, int *nf)
+{
+    *f = NULL;
+    *nf = count_fields(ls, le);
+    if (*nf == 0) return ES_OK;
+    if (!(*f = malloc((size_t)*nf * sizeof **f))) return ES_ERR_NOMEM;
+    es_split_fields(ls, le, *f, *nf);
+    return ES_OK;
+}

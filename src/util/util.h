@@ -148,6 +148,11 @@ static inline int es_is_blank(char c)
     return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
+/** Split the line [ls, le) (*le a NUL) in place into a new array of its fields: *f (free with
+ *  free()) gets the *nf field starts, *f NULL when the line is blank.
+ *  @return ES_OK or ES_ERR_NOMEM */
+int es_split_fields_alloc(char *ls, char *le, char ***f, int *nf);
+
 /** Cut the next line off [*q, end) of a buffer from es_text_read():
  *  NUL-terminates it (*end must already be a NUL) and advances *q.
  *  @return the line start, or NULL at the end of the text */

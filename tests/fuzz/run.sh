@@ -2,7 +2,7 @@
 # tests/fuzz/run.sh [SECONDS [HARNESS...]] -- build the reader fuzz harnesses
 # with clang's libFuzzer, AddressSanitizer and UndefinedBehaviorSanitizer and
 # run each for SECONDS (default 30) from its seeds in tests/fuzz/corpus/NAME.
-# Harnesses: plink vcf pheno table libsvm rules nsga (default: all).  Built in
+# Harnesses: plink vcf pheno table libsvm rules nsga covar (default: all).  Built in
 # $ES_FUZZ_BUILD (default build-fuzz/ in the source tree); new inputs go to
 # its corpus/NAME, findings (crash-*, leak-*, timeout-*, oom-*) to
 # its findings/, each run's log to its logs/.  Prints one line per harness with
@@ -13,7 +13,7 @@ set -u
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 SECS=${1:-30}
 [ $# -gt 0 ] && shift
-HARNESSES=${*:-plink vcf pheno table libsvm rules nsga}
+HARNESSES=${*:-plink vcf pheno table libsvm rules nsga covar}
 B=${ES_FUZZ_BUILD:-$SRC/build-fuzz}
 CC=${FUZZ_CC:-clang}
 SAN="address,undefined"
@@ -39,7 +39,7 @@ make -C "$B" -j"$(nproc)" libepistream.a ES_CFLAGS="-Wall -Wextra -Wno-unused-pa
     >"$B/logs/make.log" 2>&1 || { echo "fuzz: building the library failed (see $B/logs/make.log)" >&2; exit 1; }
 INC=""
 for d in src src/util formats src/data src/count src/stats src/tile src/backend src/scan src/select \
-    src/sim src/rules src/nsga src/cli gpu gpu/nsga; do INC="$INC -I$SRC/$d"; done
+    src/sim src/regress src/rules src/nsga src/cli gpu gpu/nsga; do INC="$INC -I$SRC/$d"; done
 # shellcheck disable=SC2086  # $INC and pkg-config's output: several words
 HTS=$(pkg-config --cflags --libs htslib 2>/dev/null || echo -lhts)
 # LAPACK (the rule learner's example-wise loss solves with it), as configure found it

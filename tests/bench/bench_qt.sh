@@ -1,0 +1,103 @@
+#!/bin/sh
+# bench_qt.sh -- quantitative-trait scans against PLINK 1.9 --epistasis (issue 21's CPU target).
+#
+# Simulates N=2,000 samples x M=5,000 variants (1 % missing calls) with a quantitative trait, one
+# planted interacting pair and 3 covariates (epistream sim --qt --covariates 3), then, on the same
+# files and threads, each under /usr/bin/time:
+#   plink     plink1.9 --epistasis --keep-allele-order --epi1 1e-4 (PLINK's linear test; it has
+#             no covariates there)
+#   linear    epistream scan --stat linear, the same test (and the same list, compared)
+#   covar     epistream scan --stat linear --covar PREFIX.covar: the screen on the trait
+#             residualised on the covariates, then the exact model with the covariates for the
+#             --exact-top survivors
+#   linear4   epistream scan --stat linear4
+# Each epistream figure is the fastest of BENCH_REPEAT runs (default 3; PLINK runs once: it takes
+# a minute).  Speed is pairs/s; ratios are to PLINK in the same run.  The PLINK list and
+# epistream's must be the same pairs (P printed with 4 digits may differ in the last one: PLINK's
+# normal-CDF approximation, doc/QT.md).
+#
+# Environment: EPISTREAM (binary; default build/epistream), PLINK (plink1.9; "none" skips it),
+# BENCH_THREADS (2), BENCH_REPEAT (3), BENCH_N (2000), BENCH_M (5000), BENCH_KEEP=1.
+set -u
+T=${BENCH_THREADS:-2}
+R=${BENCH_REPEAT:-3}
+N=${BENCH_N:-2000}
+M=${BENCH_M:-5000}
+PLINK=${PLINK:-plink1.9}
+EPISTREAM=${EPISTREAM:-build/epistream}
+die() { echo "bench_qt: $*" >&2; exit 1; }
+[ -x "$EPISTREAM" ] || die "no epistream binary at '$EPISTREAM' (set EPISTREAM)"
+[ -x /usr/bin/time ] || die "/usr/bin/time (GNU time) is needed"
+HAVE_PLINK=1
+if [ "$PLINK" = none ] || ! command -v "$PLINK" >/dev/null 2>&1; then
+    HAVE_PLINK=0
+    echo "note: no PLINK ($PLINK), epistream only"
+fi
+W=$(mktemp -d "${TMPDIR:-/tmp}/es_qt.XXXXXX") || die "cannot make a work directory"
+if [ "${BENCH_KEEP:-0}" = 1 ]; then echo "work directory kept: $W"; else trap 'rm -rf "$W"' EXIT; fi
+trap 'exit 130' INT TERM
+
+echo "== bench_qt: quantitative-trait scans vs PLINK 1.9 --epistasis"
+echo "date      $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+echo "cpu       $(lscpu 2>/dev/null | sed -n 's/^Model name:[[:space:]]*//p' | head -1)," \
+     "$(nproc) logical CPUs; threads $T; fastest of $R; load $(cut -d' ' -f1-3 /proc/loadavg)"
+"$EPISTREAM" sim --qt --covariates 3 --samples "$N" --variants "$M" --missing 0.01 --seed 21 \
+    --out "$W/d" >"$W/sim.out" 2>&1 || { cat "$W/sim.out"; die "epistream sim"; }
+PAIRS=$(awk -v m="$M" 'BEGIN { printf "%.0f", m * (m - 1) / 2 }')
+echo "data      N=$N x M=$M, $PAIRS pairs, quantitative trait, 3 covariates (PC1 confounds)"
+
+# run NAME CMD...: the fastest wall time of R runs (1 for plink) into $W/NAME.sec
+run() {
+    name=$1
+    shift
+    reps=$R
+    [ "$name" = plink ] && reps=1
+    best=
+    i=0
+    while [ $i -lt $reps ]; do
+        /usr/bin/time -f '%e %M' -o "$W/$name.time" "$@" >"$W/$name.out" 2>&1 ||
+            { cat "$W/$name.out"; die "$name failed"; }
+        s=$(cut -d' ' -f1 "$W/$name.time")
+        if [ -z "$best" ] || awk -v a="$s" -v b="$best" 'BEGIN { exit !(a < b) }'; then
+            best=$s
+            cut -d' ' -f2 "$W/$name.time" >"$W/$name.kb"
+        fi
+        i=$((i + 1))
+    done
+    echo "$best" >"$W/$name.sec"
+}
+
+if [ $HAVE_PLINK = 1 ]; then
+    run plink "$PLINK" --bfile "$W/d" --pheno "$W/d.pheno" --epistasis --epi1 1e-4 --keep-allele-order \
+        --allow-no-sex --threads "$T" --out "$W/p"
+fi
+run linear "$EPISTREAM" scan --bfile "$W/d" --pheno "$W/d.pheno" --stat linear --format plink --epi1 1e-4 \
+    --threads "$T" --quiet --out "$W/e"
+run covar "$EPISTREAM" scan --bfile "$W/d" --pheno "$W/d.pheno" --covar "$W/d.covar" --stat linear \
+    --threads "$T" --quiet --out "$W/c"
+run linear4 "$EPISTREAM" scan --bfile "$W/d" --pheno "$W/d.pheno" --stat linear4 --threads "$T" --quiet \
+    --out "$W/l4"
+
+printf '\n%-9s %10s %12s %10s %10s\n' run seconds pairs/s "x PLINK" "max MiB"
+for name in plink linear covar linear4; do
+    [ -f "$W/$name.sec" ] || continue
+    s=$(cat "$W/$name.sec")
+    kb=$(cat "$W/$name.kb")
+    ratio=-
+    [ -f "$W/plink.sec" ] && ratio=$(awk -v p="$(cat "$W/plink.sec")" -v s="$s" 'BEGIN { printf "%.1f", p / s }')
+    awk -v n="$name" -v s="$s" -v pairs="$PAIRS" -v r="$ratio" -v kb="$kb" \
+        'BEGIN { printf "%-9s %10.2f %12.3g %10s %10.0f\n", n, s, pairs / s, r, kb / 1024 }'
+done
+if [ $HAVE_PLINK = 1 ]; then
+    # the same pairs listed, the same BETA_INT and STAT
+    awk 'NR > 1 { print $2, $4, $5, $6 }' "$W/p.epi.qt" >"$W/p.cols"
+    awk 'NR > 1 { print $2, $4, $5, $6 }' "$W/e.epi.qt" >"$W/e.cols"
+    if cmp -s "$W/p.cols" "$W/e.cols"; then
+        echo "list      the same $(wc -l <"$W/e.cols") pairs as PLINK's, BETA_INT and STAT as printed"
+    else
+        echo "list      DIFFERS from PLINK's (pairs, BETA_INT or STAT)"
+    fi
+fi
+planted=$(awk 'NR == 2 { print $1 " " $2 }' "$W/d.truth")
+echo "planted   $planted; top pair: linear $(awk 'NR == 2 { print $2, $5 }' "$W/e.top.tsv"), covariates $(awk 'NR == 2 { print $2, $5 }' "$W/c.top.tsv")"
+grep -h "exact_top\|recall" "$W/c.log" 2>/dev/null | sed 's/^/covar     /'

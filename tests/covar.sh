@@ -65,5 +65,7 @@ grep -q "no covariates" "$T/e3" || { cat "$T/e3"; fail "--covar with --format pl
 expect_fail "$T/e4" "$EPISTREAM" scan --bfile "$T/q" --pheno "$T/q.pheno" --covar "$T/q.covar" --top 50 \
     --exact-top 10 --out "$T/x"
 grep -q "below --top" "$T/e4" || { cat "$T/e4"; fail "--exact-top below --top accepted"; }
+expect_fail "$T/e5" "$EPISTREAM" scan --bfile "$T/q" --pheno "$T/q.pheno" --refine mrmr:5 --out "$T/x"
+grep -q "quantitative trait" "$T/e5" || { cat "$T/e5"; fail "--refine on a quantitative trait accepted"; }
 [ ! -e "$T/x.top.tsv" ] || fail "a refused run wrote outputs"
 exit 0

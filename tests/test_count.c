@@ -244,6 +244,7 @@ static void check_pairs(const fake_t *f, const es_planes_t *blk, int n_blk)
         }
     /* es_count_block: each variant against every run of partners of each block */
     es_table2_t *tabs = malloc((f->m + 1) * sizeof *tabs), want;
+    es_table2_soa_t soa;
     assert_non_null(tabs);
     for (size_t k = 0; impls[k]; k++)
         for (int ia = 0; ia < n_blk; ia++)
@@ -265,6 +266,24 @@ static void check_pairs(const fake_t *f, const es_planes_t *blk, int n_blk)
                                 fail_msg("%s n=%u es_count_block (%u,%u) differs", impls[k]->name,
                                          f->n, ga, gb);
                         }
+                        /* es_count_run: the same tables, cell by cell, in runs of ES_RUN2,
+                         * with and without pb laid out side by side */
+                        es_planes_tr_t tr = {0};
+                        assert_int_equal(es_planes_tr_fill(&tr, pb), ES_OK);
+                        for (int use_tr = 0; use_tr < 2; use_tr++)
+                        for (uint32_t r0 = 0; r0 < nb; r0 += ES_RUN2) {
+                            uint32_t nr = nb - r0 < ES_RUN2 ? nb - r0 : ES_RUN2;
+                            es_table2_t got;
+                            memset(&soa, 0xa5, sizeof soa);
+                            es_count_run(impls[k], pa, a, pb, use_tr ? &tr : NULL, b0 + r0, nr, &soa);
+                            for (uint32_t j = 0; j < nr; j++) {
+                                es_table2_from_soa(&soa, j, &got);
+                                if (memcmp(&got, &tabs[r0 + j], sizeof got))
+                                    fail_msg("%s n=%u es_count_run%s (%u,%u) differs", impls[k]->name, f->n,
+                                             use_tr ? " side by side" : "", pa->first + a, pb->first + b0 + r0 + j);
+                            }
+                        }
+                        es_planes_tr_free(&tr);
                         /* nothing written past the run */
                         const unsigned char *past = (const unsigned char *)&tabs[nb];
                         for (size_t c = 0; c < sizeof *tabs; c++)

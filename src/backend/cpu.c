@@ -43,19 +43,26 @@ static double cpu_cost(const es_work_t *w)
 
 /* Partners are counted in runs so the tables of one variant against many stay
  * in L1 while they are scored. */
-#define CPU_RUN 64
+#define CPU_RUN ES_RUN2
 
 static void cpu_tile(es_scan_ctx_t *ctx, es_worker_t *w, const es_popcount_impl_t *impl,
-                     uint32_t bi, uint32_t bj)
+                     es_planes_tr_t *tr, uint32_t bi, uint32_t bj)
 {
     const es_planes_t *pa = &ctx->blocks[bi], *pb = &ctx->blocks[bj];
-    es_table2_t t[CPU_RUN];
+    /* the partners' block side by side, for the kernels that read it (laid
+     * out once a tile: a small fraction of the tile's counting) */
+    const es_planes_tr_t *tb = NULL;
+    if (es_count_run_uses_tr(impl) && (tr->of == pb || es_planes_tr_fill(tr, pb) == ES_OK)) tb = tr;
+    es_table2_soa_t t;
+    double mib[CPU_RUN];
+    const int boost = ctx->stat == ES_STAT_BOOST;
     for (uint32_t a = 0; a < pa->count; a++) {
         for (uint32_t b0 = bi == bj ? a + 1 : 0; b0 < pb->count; b0 += CPU_RUN) {
             uint32_t nb = pb->count - b0 < CPU_RUN ? pb->count - b0 : CPU_RUN;
-            es_count_block(impl, pa, a, pb, b0, nb, t);
-            for (uint32_t k = 0; k < nb; k++)
-                es_worker_offer(ctx, w, pa->first + a, pb->first + b0 + k, &t[k]);
+            es_count_run(impl, pa, a, pb, tb, b0, nb, &t);
+            /* BOOST screens the run with its cheapest bound, eight pairs a vector */
+            if (boost) es_stat_boost_bound_mi_run(&t, nb, mib);
+            es_worker_offer_run(ctx, w, pa->first + a, pb->first + b0, nb, &t, boost ? mib : NULL);
         }
     }
 }
@@ -223,6 +230,7 @@ static int cpu_run(es_scan_ctx_t *ctx)
     {
         es_worker_t w;
         cpu_qt_t q = {.all = all, .which = {UINT32_MAX, UINT32_MAX}, .bound = bound};
+        es_planes_tr_t tr = {0};
         int ret = es_worker_init(&w, ctx);
         if (ret) {
             es_ctx_fail(ctx, ret);
@@ -230,7 +238,7 @@ static int cpu_run(es_scan_ctx_t *ctx)
             uint32_t bi, bj;
             while (es_ctx_next_tile(ctx, &w, &bi, &bj) == 0) {
                 if (ctx->qt) cpu_tile_qt(ctx, &w, impl, &q, bi, bj);
-                else cpu_tile(ctx, &w, impl, bi, bj);
+                else cpu_tile(ctx, &w, impl, &tr, bi, bj);
                 if (es_ctx_tile_done(ctx, &w)) break;
             }
         }
@@ -239,6 +247,7 @@ static int cpu_run(es_scan_ctx_t *ctx)
         es_qt_scratch_free(&q.sc);
         es_qt_block_free(&q.blk[0]);
         es_qt_block_free(&q.blk[1]);
+        es_planes_tr_free(&tr);
         es_worker_free(&w);
     }
     if (all) {

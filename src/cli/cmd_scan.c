@@ -34,7 +34,8 @@ static void scan_usage(FILE *fp)
             "                       trait: linear (the default there; PLINK 1.9 --epistasis:\n"
             "                       the A x B term of Y ~ A + B + AB, STAT (beta/se)^2, P\n"
             "                       from chi-square 1 df, column BETA_INT) or linear4 (the\n"
-            "                       4-df genotypic interaction F test)\n"
+            "                       4-df genotypic interaction F test); --refine needs a\n"
+            "                       case/control class\n"
             "  --qt                 the phenotype is a quantitative trait even when coded\n"
             "                       1/2 (without it: when any value is not 1, 2, 0, -9, NA)\n"
             "  --covar FILE         covariates (PLINK's 'FID IID c1 c2 ...', optional header;\n"
@@ -698,6 +699,12 @@ static int scan_run(scan_args_t *a, const char *cmdline)
     a->ci.in.qt = a->qt ? ES_QT_YES : ES_QT_AUTO;
     ret = es_dataset_open(&ds, &a->ci.in);
     if (ret) goto out;
+    if (es_dataset_is_qt(ds) && rf->k) {
+        es_error("--refine selects variants by mutual information with a case/control class; the phenotype "
+                 "is a quantitative trait");
+        ret = ES_ERR_ARG;
+        goto out;
+    }
     if (es_dataset_is_qt(ds) && !a->stat_given) { /* a quantitative trait: linear by default */
         a->opt.stat = ES_STAT_LINEAR;
         es_info("quantitative trait: --stat linear");
@@ -830,7 +837,18 @@ static int scan_run(scan_args_t *a, const char *cmdline)
     }
     if (rf->k) {
         /* survivors: the distinct variants of the top pairs, by variant index */
-        if ((ret = es_select_pair_variants(ds, top, n_top, &survivors, &rf->n_var))) goto out;
+        /* with --covar: the pairs written (the exact model's best), not every survivor of the screen */
+        es_pair_t *written = NULL;
+        if (a->covar) {
+            if (!(written = malloc((n_write ? n_write : 1) * sizeof *written))) {
+                ret = ES_ERR_NOMEM;
+                goto out;
+            }
+            for (size_t k = 0; k < n_write; k++) written[k] = top[order[k]];
+        }
+        ret = es_select_pair_variants(ds, written ? written : top, a->covar ? n_write : n_top, &survivors, &rf->n_var);
+        free(written);
+        if (ret) goto out;
         if ((ret = refine_run(opt, rf, ds, survivors, o_sel.fp))) goto out;
     }
     write_log(o_log.fp, cmdline, a, ds, scan, &notes, rf, t_open, es_time_now() - t0);

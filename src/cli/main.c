@@ -11,7 +11,7 @@ static const struct {
     int (*run)(int argc, char **argv);
     const char *help;
 } commands[] = {
-    {"scan", es_cmd_scan, "2-way (or --order 3: 3-way) interaction scan of a PLINK fileset or VCF/BCF"},
+    {"scan", es_cmd_scan, "2-way (or --order 3: 3-way) interaction scan of a PLINK fileset or VCF/BCF\n           (case/control, or a quantitative trait with covariates)"},
     {"merge", es_cmd_merge, "join the shards of a scan (scan --shard I/N) into its outputs"},
     {"convert", es_cmd_convert, "VCF/BCF (or a selection of a fileset) to a PLINK .bed/.bim/.fam"},
     {"select", es_cmd_select, "mutual-information feature selection (mRMR, JMI, DISR, CMIM, ...)"},
@@ -19,7 +19,7 @@ static const struct {
     {"mdfs", es_cmd_mdfs, "multidimensional feature selection (MDFS): IG over k-tuples, p-values"},
     {"rules", es_cmd_rules, "learn boosted multi-label rules (BOOMER) or predict with them"},
     {"report", es_cmd_report, "plots and a self-contained HTML page of a finished run's results"},
-    {"sim", es_cmd_sim, "simulate a case/control PLINK fileset with planted pairs or triples"},
+    {"sim", es_cmd_sim, "simulate a PLINK fileset (case/control or --qt) with planted pairs or triples"},
     {"info", es_cmd_info, "describe a dataset (samples, cases/controls, MAF, missingness)"},
 };
 #define N_COMMANDS (sizeof commands / sizeof *commands)

@@ -474,6 +474,242 @@ static ES_TARGET_AVX512 void count_block_avx512(const es_popcount_impl_t *impl, 
         count_avx512(impl, pa, a, pb, b0 + k, t + k);
 }
 
+/* ---- AVX-512, a run cell by cell ----------------------------------------------
+ * Per pair, the four products need one pass over two vectors a class; what
+ * follows them (the margins, their corrections at missing calls, the nine
+ * cells) cost more than the products when done pair by pair, most of all the
+ * corrections, whose loops follow each variant's list of missing calls and
+ * mispredict.  Here they run on eight pairs a vector: lane l is partner
+ * b0 + k0 + l, the partners' genotype counts and list offsets are loaded
+ * (from the side-by-side layout; gathered without it), and a lane's
+ * corrections loop to the longest list of the eight, masked.
+ * The arithmetic is margins_sparse()'s and derive()'s, in exact integers, so
+ * the tables are es_count_pair()'s. */
+
+#define R_GATHER32(m, idx, base) \
+    _mm512_cvtepu32_epi64(_mm512_mask_i64gather_epi32(_mm256_setzero_si256(), (m), (idx), (const void *)(base), 4))
+#define R_LOAD32(m, p) _mm512_cvtepu32_epi64(_mm512_castsi512_si256(_mm512_maskz_loadu_epi32((__mmask16)(m), (p))))
+#define R_GATHER64(m, idx, base) \
+    _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), (m), (idx), (const void *)(base), 8)
+
+/* Lanes m of group k0 of the run: the pairs counted from the four products
+ * (prod: cases' X11 X12 X21 X22, then the controls', a lane a pair), written
+ * to s; tb: pb side by side, or NULL. */
+ES_AVX512_INLINE void run_group_avx512(const es_planes_t *pa, uint32_t a, const es_planes_t *pb,
+                                       const es_planes_tr_t *tb, uint32_t b0, uint32_t k0, __mmask8 m,
+                                       const __m512i prod[8], es_table2_soa_t *s)
+{
+    const __m512i lane = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m512i zero = _mm512_setzero_si512(), one = _mm512_set1_epi64(1), six3 = _mm512_set1_epi64(63);
+    const __m512i bidx = _mm512_add_epi64(_mm512_set1_epi64((long long)(b0 + k0)), lane);
+    /* x[y][...]: the nine sums of class y (enum order), eight pairs a vector */
+    __m512i x[2][9];
+    for (int p = 0; p < 4; p++) {
+        x[1][p] = prod[p];
+        x[0][p] = prod[4 + p];
+    }
+    /* corrections: f* a's planes at b's missing calls, g* b's planes at a's
+     * ([0] all classes, [1] cases) */
+    __m512i f1[2] = {zero, zero}, f2[2] = {zero, zero}, fv[2] = {zero, zero};
+    __m512i g1[2] = {zero, zero}, g2[2] = {zero, zero};
+    const __m512i cut = _mm512_set1_epi64((long long)pa->w_case * 64);
+    if (pb->miss_off) {
+        /* the partners' list offsets are consecutive: loads, not gathers */
+        const __m512i off = R_LOAD32(m, pb->miss_off + b0 + k0);
+        const __m512i cnt = _mm512_sub_epi64(R_LOAD32(m, pb->miss_off + b0 + k0 + 1), off);
+        const long long most = _mm512_reduce_max_epi64(cnt);
+        const uint64_t *a1 = es_plane(pa, a, 0), *a2 = es_plane(pa, a, 1);
+        const uint64_t *av = pa->n_planes == 3 ? es_plane(pa, a, 2) : NULL;
+        /* planes of at most 16 words (N up to about 1,000) are held in two
+         * registers each and read by permutes instead of gathers */
+        const int held = pa->words <= 16;
+        __m512i r1[2] = {zero, zero}, r2[2] = {zero, zero}, rv[2] = {zero, zero};
+        if (held) {
+            const __mmask8 lo = (__mmask8)(pa->words >= 8 ? 0xff : (1u << pa->words) - 1);
+            const __mmask8 hi = (__mmask8)(pa->words >= 16 ? 0xff : pa->words > 8 ? (1u << (pa->words - 8)) - 1 : 0);
+            r1[0] = _mm512_maskz_loadu_epi64(lo, a1), r1[1] = _mm512_maskz_loadu_epi64(hi, a1 + 8);
+            r2[0] = _mm512_maskz_loadu_epi64(lo, a2), r2[1] = _mm512_maskz_loadu_epi64(hi, a2 + 8);
+            if (av) rv[0] = _mm512_maskz_loadu_epi64(lo, av), rv[1] = _mm512_maskz_loadu_epi64(hi, av + 8);
+        }
+        for (long long j = 0; j < most; j++) {
+            __mmask8 act = _mm512_mask_cmpgt_epi64_mask(m, cnt, _mm512_set1_epi64(j));
+            __m512i pos = R_GATHER32(act, _mm512_add_epi64(off, _mm512_set1_epi64(j)), pb->miss_pos);
+            __m512i w = _mm512_srli_epi64(pos, 6), sh = _mm512_and_si512(pos, six3);
+            __mmask8 cs = _mm512_mask_cmplt_epu64_mask(act, pos, cut);
+            __m512i w1, w2, wv;
+            if (held) {
+                w1 = _mm512_permutex2var_epi64(r1[0], w, r1[1]);
+                w2 = _mm512_permutex2var_epi64(r2[0], w, r2[1]);
+                wv = av ? _mm512_permutex2var_epi64(rv[0], w, rv[1]) : one;
+            } else {
+                w1 = R_GATHER64(act, w, a1);
+                w2 = R_GATHER64(act, w, a2);
+                wv = av ? R_GATHER64(act, w, av) : one;
+            }
+            __m512i t1 = _mm512_and_si512(_mm512_srlv_epi64(w1, sh), one);
+            __m512i t2 = _mm512_and_si512(_mm512_srlv_epi64(w2, sh), one);
+            /* without a V plane a is called at every slot */
+            __m512i tv = av ? _mm512_and_si512(_mm512_srlv_epi64(wv, sh), one) : one;
+            f1[0] = _mm512_mask_add_epi64(f1[0], act, f1[0], t1);
+            f1[1] = _mm512_mask_add_epi64(f1[1], cs, f1[1], t1);
+            f2[0] = _mm512_mask_add_epi64(f2[0], act, f2[0], t2);
+            f2[1] = _mm512_mask_add_epi64(f2[1], cs, f2[1], t2);
+            fv[0] = _mm512_mask_add_epi64(fv[0], act, fv[0], tv);
+            fv[1] = _mm512_mask_add_epi64(fv[1], cs, fv[1], tv);
+        }
+    }
+    if (pa->miss_off && pa->miss_off[a] != pa->miss_off[a + 1]) {
+        /* 32 x 32 -> 64-bit products (no AVX512-DQ needed) */
+        const __m512i row = _mm512_mul_epu32(bidx, _mm512_set1_epi64((long long)pb->n_planes * pb->words));
+        const uint32_t cutp = pa->w_case * 64;
+        for (uint32_t q = pa->miss_off[a]; q < pa->miss_off[a + 1]; q++) {
+            const uint32_t pos = pa->miss_pos[q];
+            const int y = pos < cutp;
+            const __m512i idx = _mm512_add_epi64(row, _mm512_set1_epi64(pos >> 6)), sh = _mm512_set1_epi64(pos & 63);
+            __m512i v1, v2;
+            if (tb) { /* the partners' words side by side: plain loads */
+                const uint64_t *c = tb->w + (size_t)(pos >> 6) * tb->stride + b0 + k0;
+                v1 = _mm512_maskz_loadu_epi64(m, c);
+                v2 = _mm512_maskz_loadu_epi64(m, c + (size_t)tb->words * tb->stride);
+            } else {
+                v1 = R_GATHER64(m, idx, pb->planes);
+                v2 = R_GATHER64(m, idx, pb->planes + pb->words);
+            }
+            __m512i t1 = _mm512_and_si512(_mm512_srlv_epi64(v1, sh), one);
+            __m512i t2 = _mm512_and_si512(_mm512_srlv_epi64(v2, sh), one);
+            g1[0] = _mm512_add_epi64(g1[0], t1);
+            g2[0] = _mm512_add_epi64(g2[0], t2);
+            if (y) {
+                g1[1] = _mm512_add_epi64(g1[1], t1);
+                g2[1] = _mm512_add_epi64(g2[1], t2);
+            }
+        }
+    }
+    const uint32_t(*ga)[3] = pa->gcount[a];
+    const uint32_t *gbase = &pb->gcount[0][0][0];
+    const __m512i g6 = _mm512_mul_epu32(bidx, _mm512_set1_epi64(6));
+    for (int y = 0; y < 2; y++) {
+        /* the class's share: cases as counted, controls the rest */
+        __m512i c1 = y ? f1[1] : _mm512_sub_epi64(f1[0], f1[1]), c2 = y ? f2[1] : _mm512_sub_epi64(f2[0], f2[1]);
+        __m512i cv = y ? fv[1] : _mm512_sub_epi64(fv[0], fv[1]);
+        __m512i d1 = y ? g1[1] : _mm512_sub_epi64(g1[0], g1[1]), d2 = y ? g2[1] : _mm512_sub_epi64(g2[0], g2[1]);
+        __m512i gb1, gb2;
+        if (tb) {
+            gb1 = R_LOAD32(m, tb->gc + (size_t)(2 * y) * tb->stride + b0 + k0);
+            gb2 = R_LOAD32(m, tb->gc + (size_t)(2 * y + 1) * tb->stride + b0 + k0);
+        } else {
+            gb1 = R_GATHER32(m, _mm512_add_epi64(g6, _mm512_set1_epi64(3 * y + 1)), gbase);
+            gb2 = R_GATHER32(m, _mm512_add_epi64(g6, _mm512_set1_epi64(3 * y + 2)), gbase);
+        }
+        x[y][A1V] = _mm512_sub_epi64(_mm512_set1_epi64((long long)ga[y][1] + ga[y][2]), c1);
+        x[y][A2V] = _mm512_sub_epi64(_mm512_set1_epi64((long long)ga[y][2]), c2);
+        x[y][VB1] = _mm512_sub_epi64(_mm512_add_epi64(gb1, gb2), d1);
+        x[y][VB2] = _mm512_sub_epi64(gb2, d2);
+        x[y][VV] = _mm512_sub_epi64(_mm512_set1_epi64((long long)ga[y][0] + ga[y][1] + ga[y][2]), cv);
+        /* derive(), a lane a pair */
+        const __m512i *v = x[y];
+        __m512i n[9];
+        n[8] = v[X22];
+        n[7] = _mm512_sub_epi64(v[X21], v[X22]);
+        n[5] = _mm512_sub_epi64(v[X12], v[X22]);
+        n[4] = _mm512_add_epi64(_mm512_sub_epi64(_mm512_sub_epi64(v[X11], v[X12]), v[X21]), v[X22]);
+        n[6] = _mm512_sub_epi64(v[A2V], v[X21]);
+        n[3] = _mm512_add_epi64(_mm512_sub_epi64(_mm512_sub_epi64(v[A1V], v[A2V]), v[X11]), v[X21]);
+        n[2] = _mm512_sub_epi64(v[VB2], v[X12]);
+        n[1] = _mm512_add_epi64(_mm512_sub_epi64(_mm512_sub_epi64(v[VB1], v[VB2]), v[X11]), v[X12]);
+        n[0] = _mm512_add_epi64(_mm512_sub_epi64(_mm512_sub_epi64(v[VV], v[A1V]), v[VB1]), v[X11]);
+        for (int c = 0; c < 9; c++)
+            _mm512_mask_storeu_epi32(&s->n[y][c][k0], (__mmask16)m, _mm512_castsi256_si512(_mm512_cvtepi64_epi32(n[c])));
+    }
+}
+
+/* The four products of eight partners side by side (tb): a's words broadcast
+ * against one vector of their words, so lane l sums pair l's products and no
+ * horizontal sum is needed.  p[0..3]: cases' X11 X12 X21 X22, p[4..7] the
+ * controls'. */
+ES_AVX512_INLINE void products8_tr(const uint64_t *restrict a1, const uint64_t *restrict a2,
+                                   const es_planes_tr_t *tb, uint32_t col, size_t nc, size_t off, size_t nt,
+                                   __m512i p[8])
+{
+    const size_t st = tb->stride, p2 = (size_t)tb->words * st;
+    const uint64_t *c = tb->w + col;
+    for (int y = 0; y < 2; y++) {
+        __m512i s0 = _mm512_setzero_si512(), s1 = s0, s2 = s0, s3 = s0;
+        const size_t lo = y ? off : 0, hi = y ? off + nt : nc;
+        for (size_t w = lo; w < hi; w++) {
+            __m512i y1 = _mm512_loadu_si512((const void *)(c + w * st));
+            __m512i y2 = _mm512_loadu_si512((const void *)(c + p2 + w * st));
+            __m512i x1 = _mm512_set1_epi64((long long)a1[w]), x2 = _mm512_set1_epi64((long long)a2[w]);
+            F_ACC(s0, x1, y1);
+            F_ACC(s1, x1, y2);
+            F_ACC(s2, x2, y1);
+            F_ACC(s3, x2, y2);
+        }
+        p[4 * y] = s0, p[4 * y + 1] = s1, p[4 * y + 2] = s2, p[4 * y + 3] = s3;
+    }
+}
+
+static ES_TARGET_AVX512 void count_run_avx512(const es_popcount_impl_t *impl, const es_planes_t *pa, uint32_t a,
+                                              const es_planes_t *pb, const es_planes_tr_t *tb, uint32_t b0,
+                                              uint32_t nb, es_table2_soa_t *s)
+{
+    const size_t off = pa->w_case, nc = class_words(pa->n_case), nt = class_words(pa->n_ctrl);
+    const uint64_t *a1 = es_plane(pa, a, 0), *a2 = es_plane(pa, a, 1);
+    _Alignas(64) uint64_t prod[ES_RUN2][8];
+    uint64_t four = 0; /* bit k: pair k is counted from the four products */
+    if (tb && tb->of != pb) tb = NULL;
+    /* four_products() of the run, sixteen partners a vector: with lists,
+     * both variants listed (no missing call counts as listed); without,
+     * neither with a missing call */
+    const int listed = pa->miss_off && pb->miss_off;
+    if (listed ? es_planes_sparse(pa, a) : !pa->miss_ct[a]) {
+        for (uint32_t k = 0; k < nb; k += 16) {
+            __mmask16 v = (__mmask16)(nb - k >= 16 ? 0xffff : (1u << (nb - k)) - 1);
+            __m512i ct = _mm512_maskz_loadu_epi32(v, pb->miss_ct + b0 + k);
+            __mmask16 ok;
+            if (listed) {
+                __m512i lo = _mm512_maskz_loadu_epi32(v, pb->miss_off + b0 + k);
+                __m512i hi = _mm512_maskz_loadu_epi32(v, pb->miss_off + b0 + k + 1);
+                ok = _mm512_mask_cmpeq_epi32_mask(v, _mm512_sub_epi32(hi, lo), ct);
+            } else {
+                ok = _mm512_mask_cmpeq_epi32_mask(v, ct, _mm512_setzero_si512());
+            }
+            four |= (uint64_t)ok << k;
+        }
+    }
+    /* pairs from the four products: each pair's sums here without tb (with
+     * tb, eight at a time below); the others (a missing call not listed)
+     * pair by pair */
+    const uint64_t run = nb == 64 ? ~0ull : (1ull << nb) - 1;
+    for (uint64_t left = tb ? ~four & run : run; left; left &= left - 1) {
+        const uint32_t k = (uint32_t)__builtin_ctzll(left), b = b0 + k;
+        if (four >> k & 1) {
+            fused4(a1, a2, es_plane(pb, b, 0), es_plane(pb, b, 1), nc, off, nt, prod[k]);
+        } else {
+            es_table2_t t = {{{0}}}; /* written by count_avx512 (cppcheck cannot tell) */
+            count_avx512(impl, pa, a, pb, b, &t);
+            for (int y = 0; y < 2; y++)
+                for (int c = 0; c < 9; c++) s->n[y][c][k] = t.n[y][c];
+        }
+    }
+    const __m512i pidx = _mm512_slli_epi64(_mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7), 3);
+    for (uint32_t k0 = 0; k0 < nb; k0 += 8) {
+        __mmask8 m = (__mmask8)(four >> k0);
+        if (!m) continue;
+        __m512i p[8];
+        if (tb) {
+            products8_tr(a1, a2, tb, b0 + k0, nc, off, nt, p);
+        } else { /* each pair's eight sums (fused4), lane by lane */
+            for (int q = 0; q < 8; q++) p[q] = R_GATHER64(m, pidx, &prod[k0][q]);
+        }
+        run_group_avx512(pa, a, pb, tb, b0, k0, m, p, s);
+    }
+}
+
+#undef R_GATHER32
+#undef R_LOAD32
+#undef R_GATHER64
+
 /* ---- AVX2, fused ---------------------------------------------------------------
  * The nibble-lookup popcount of popcount.c, both classes and all four
  * products of a pair in one pass with one horizontal sum at the end.  It
@@ -562,6 +798,79 @@ void es_count_block(const es_popcount_impl_t *impl, const es_planes_t *pa, uint3
         count_generic(impl, pa, a, pb, b0 + k, t + k);
 }
 
+int es_planes_tr_fill(es_planes_tr_t *t, const es_planes_t *pl)
+{
+    /* eight columns past the last variant: a run's last vector of partners
+     * may start at it */
+    const uint32_t stride = (pl->count + 7 + 7) & ~7u;
+    const size_t need = 2 * (size_t)pl->words * stride, need_gc = 4 * (size_t)stride;
+    t->of = NULL;
+    if (need > t->cap || need_gc > t->cap_gc) {
+        free(t->w);
+        free(t->gc);
+        t->w = aligned_alloc(64, (need * sizeof *t->w + 63) & ~(size_t)63);
+        t->gc = aligned_alloc(64, (need_gc * sizeof *t->gc + 63) & ~(size_t)63);
+        t->cap = t->w && t->gc ? need : 0;
+        t->cap_gc = t->w && t->gc ? need_gc : 0;
+        if (!t->w || !t->gc) return ES_ERR_NOMEM;
+    }
+    for (uint32_t y = 0; y < 2; y++)
+        for (uint32_t g = 1; g <= 2; g++) {
+            uint32_t *row = t->gc + (size_t)(2 * y + g - 1) * stride;
+            for (uint32_t v = 0; v < pl->count; v++) row[v] = pl->gcount[v][y][g];
+            memset(row + pl->count, 0, (stride - pl->count) * sizeof *row);
+        }
+    t->stride = stride;
+    t->words = pl->words;
+    t->count = pl->count;
+    for (uint32_t p = 0; p < 2; p++)
+        for (uint32_t w = 0; w < pl->words; w++) {
+            uint64_t *row = t->w + ((size_t)p * pl->words + w) * stride;
+            for (uint32_t v = 0; v < pl->count; v++) row[v] = es_plane(pl, v, p)[w];
+            memset(row + pl->count, 0, (stride - pl->count) * sizeof *row);
+        }
+    t->of = pl;
+    return ES_OK;
+}
+
+int es_count_run_uses_tr(const es_popcount_impl_t *impl)
+{
+#if ES_CPU_X86
+    pthread_once(&fused_once, fused_init);
+    return impl == fused_impl;
+#else
+    (void)impl;
+    return 0;
+#endif
+}
+
+void es_planes_tr_free(es_planes_tr_t *t)
+{
+    free(t->w);
+    free(t->gc);
+    memset(t, 0, sizeof *t);
+}
+
+void es_count_run(const es_popcount_impl_t *impl, const es_planes_t *pa, uint32_t a,
+                  const es_planes_t *pb, const es_planes_tr_t *tb, uint32_t b0, uint32_t nb,
+                  es_table2_soa_t *s)
+{
+#if ES_CPU_X86
+    pthread_once(&fused_once, fused_init);
+    if (impl == fused_impl) {
+        count_run_avx512(impl, pa, a, pb, tb, b0, nb, s);
+        return;
+    }
+#else
+    (void)tb;
+#endif
+    es_table2_t t[ES_RUN2];
+    es_count_block(impl, pa, a, pb, b0, nb, t);
+    for (uint32_t k = 0; k < nb; k++)
+        for (int y = 0; y < 2; y++)
+            for (int c = 0; c < 9; c++) s->n[y][c][k] = t[k].n[y][c];
+}
+
 void es_count_pair_naive(const uint8_t *ga, const uint8_t *gb, const int8_t *status, uint32_t n,
                          es_table2_t *t)
 {
@@ -585,12 +894,16 @@ void es_count_pair_naive(const uint8_t *ga, const uint8_t *gb, const int8_t *sta
 #define PICK_A 8u   /* variants of the block ... */
 #define PICK_B 256u /* ... against this many partners */
 
-static double pick_time(const es_popcount_impl_t *impl, const es_planes_t *pl, es_table2_t *t)
+static double pick_time(const es_popcount_impl_t *impl, const es_planes_t *pl, const es_planes_tr_t *tr,
+                        es_table2_soa_t *t)
 {
     uint32_t na = pl->count < PICK_A ? pl->count : PICK_A;
     uint32_t nb = pl->count < PICK_B ? pl->count : PICK_B;
     double t0 = es_time_now();
-    for (uint32_t a = 0; a < na; a++) es_count_block(impl, pl, a, pl, 0, nb, t);
+    /* in runs, as the scan counts (es_count_run) */
+    for (uint32_t a = 0; a < na; a++)
+        for (uint32_t b0 = 0; b0 < nb; b0 += ES_RUN2)
+            es_count_run(impl, pl, a, pl, tr, b0, nb - b0 < ES_RUN2 ? nb - b0 : ES_RUN2, t);
     return es_time_now() - t0;
 }
 
@@ -599,18 +912,22 @@ const es_popcount_impl_t *es_count_pick(const es_planes_t *pl)
     const es_popcount_impl_t *best = es_popcount_best();
     if (es_env_variant("EPISTREAM_POPCOUNT") || !pl || !pl->count) return best;
     const es_popcount_impl_t *const *all = es_popcount_all();
-    es_table2_t *t = malloc(PICK_B * sizeof *t);
+    es_table2_soa_t *t = aligned_alloc(64, sizeof *t);
     if (!t) return best;
+    /* the side-by-side layout the scan gives the kernels that read it */
+    es_planes_tr_t tr = {0};
+    int have_tr = es_planes_tr_fill(&tr, pl) == ES_OK;
     double tbest = INFINITY;
     /* every kernel but the scalar twin (all[0]), which only runs where it is alone */
     for (size_t k = 1; all[k]; k++) {
         double tmin = INFINITY;
         for (int r = 0; r < 3; r++) {
-            double dt = pick_time(all[k], pl, t);
+            double dt = pick_time(all[k], pl, have_tr ? &tr : NULL, t);
             if (dt < tmin) tmin = dt;
         }
         if (tmin < tbest) best = all[k], tbest = tmin;
     }
+    es_planes_tr_free(&tr);
     free(t);
     return best;
 }

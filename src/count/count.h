@@ -61,6 +61,59 @@ void es_count_pair(const es_popcount_impl_t *impl, const es_planes_t *pa, uint32
 void es_count_block(const es_popcount_impl_t *impl, const es_planes_t *pa, uint32_t a,
                     const es_planes_t *pb, uint32_t b0, uint32_t nb, es_table2_t *t);
 
+/** Pairs of one es_count_run() at most (the CPU scan's run of partners). */
+#define ES_RUN2 64
+
+/** The tables of a run of pairs, cell by cell: n[y][c][k] is cell (y, c) of
+ *  pair k (the layout the batched BOOST bound reads, a vector of pairs per
+ *  cell). */
+typedef struct {
+    _Alignas(64) uint32_t n[2][9][ES_RUN2];
+} es_table2_soa_t;
+
+/** A block's P1 and P2 planes with its variants side by side: word w of
+ *  plane p of variant v at w[((size_t)p * words + w) * stride + v], columns
+ *  count .. stride-1 zero, and the genotype counts the margins read, laid
+ *  out the same way.  es_count_run() reads eight partners' words in one
+ *  vector from it, so their products need no horizontal sums.  Owned by the
+ *  caller (one per thread): fill with es_planes_tr_fill(), free with
+ *  es_planes_tr_free(). */
+typedef struct {
+    uint64_t *w;
+    uint32_t *gc;                    /* gcount[v][y][g], g = 1, 2, at gc[(2 * y + g - 1) * stride + v] */
+    size_t cap, cap_gc;              /* elements allocated */
+    uint32_t stride, words, count;
+    const es_planes_t *of;           /* the planes it holds (NULL: none) */
+} es_planes_tr_t;
+
+/** Lay out pl's planes in t (the buffer grows as needed).
+ *  @return 0, or ES_ERR_NOMEM (t then holds nothing). */
+int es_planes_tr_fill(es_planes_tr_t *t, const es_planes_t *pl);
+/** Free t's buffer (the struct itself is the caller's). */
+void es_planes_tr_free(es_planes_tr_t *t);
+/** @return 1 if es_count_run() with impl reads a side-by-side layout
+ *  (AVX-512), 0 if it would ignore one. */
+int es_count_run_uses_tr(const es_popcount_impl_t *impl);
+
+/**
+ * es_count_block() written cell by cell: pair k (0 <= k < nb <= ES_RUN2) is
+ * (a, b0+k), its table exactly es_count_pair()'s.  With AVX-512 the products
+ * (from tb, pb laid out by es_planes_tr_fill(), when given), the margins, the
+ * corrections at listed missing calls and the derivation of the cells run
+ * eight pairs a vector; other kernels count through es_count_block().
+ * @param tb pb side by side, or NULL
+ */
+void es_count_run(const es_popcount_impl_t *impl, const es_planes_t *pa, uint32_t a,
+                  const es_planes_t *pb, const es_planes_tr_t *tb, uint32_t b0, uint32_t nb,
+                  es_table2_soa_t *s);
+
+/** Pair k of a cell-by-cell run as a table. */
+static inline void es_table2_from_soa(const es_table2_soa_t *s, uint32_t k, es_table2_t *t)
+{
+    for (int y = 0; y < 2; y++)
+        for (int c = 0; c < 9; c++) t->n[y][c] = s->n[y][c][k];
+}
+
 /**
  * The fastest kernel for planes like pl on this CPU, measured on pl's first
  * variants (about a millisecond); es_popcount_best() when EPISTREAM_POPCOUNT

@@ -98,7 +98,7 @@ int es_scan_adjust(const es_dataset_t *ds, const es_covar_t *cv, const double *t
 #ifdef _OPENMP
     if (threads <= 0) threads = omp_get_max_threads();
 #else
-    threads = 1;
+    (void)threads; /* one thread */
 #endif
     int err = ES_OK;
 #pragma omp parallel num_threads(threads)

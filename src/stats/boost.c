@@ -45,6 +45,10 @@
 
 #include "stats_internal.h"
 
+#if ES_CPU_X86
+#include <immintrin.h>
+#endif
+
 typedef double v2d __attribute__((vector_size(16)));
 typedef long long v2l __attribute__((vector_size(16)));
 
@@ -328,4 +332,94 @@ double es_stat_boost_bound(const es_table2_t *t)
     for (int i = 0; i < 9; i++)
         total += (uint64_t)t->n[0][i] + t->n[1][i];
     return total < ES_STATS_TAB ? ksa_bound(t, 1) : ksa_bound(t, 0);
+}
+
+/* ---- the [AB][K] bound of a run of pairs --------------------------------------
+ * The CPU scan counts a variant against a run of partners cell by cell
+ * (es_count_run) and screens the run with this bound before anything else
+ * reads a table.  With AVX-512, eight pairs a vector: each lane performs
+ * mi_bound()'s operations in its order (table lookups as gathers, no fused
+ * multiply-adds), so the values are bit for bit es_stat_boost_bound_mi()'s. */
+
+#if ES_CPU_X86
+#define MI_LOAD8(m, p) _mm512_castsi512_si256(_mm512_maskz_loadu_epi32((__mmask16)(m), (p)))
+#define MI_LOOKUP(i) _mm512_i32gather_pd((i), es_stats_nlogn_tab, 8)
+
+/* Pairs q0 .. q0+7 of the run (lanes past nq read as empty tables, their
+ * values unused).  @return the lanes whose tables are too large for the
+ * lookups (total >= ES_STATS_TAB), left for the scalar function. */
+ES_TARGET_AVX512 static __mmask8 mi_bound8(const es_table2_soa_t *s, uint32_t q0, uint32_t nq, double *out)
+{
+    uint32_t left = nq - q0;
+    __mmask8 m = left >= 8 ? (__mmask8)0xff : (__mmask8)((1u << left) - 1);
+    __m256i k0 = _mm256_setzero_si256(), k1 = k0;
+    __m256i cas[9], ctl[9];
+    for (int c = 0; c < 9; c++) {
+        cas[c] = MI_LOAD8(m, &s->n[1][c][q0]);
+        ctl[c] = MI_LOAD8(m, &s->n[0][c][q0]);
+        k0 = _mm256_add_epi32(k0, cas[c]);
+        k1 = _mm256_add_epi32(k1, ctl[c]);
+    }
+    __m256i tot = _mm256_add_epi32(k0, k1);
+    /* unsigned compare: lanes at or above the table go to the scalar path */
+    __mmask8 big_lanes = (__mmask8)(_mm512_cmpge_epu32_mask(_mm512_castsi256_si512(tot),
+                                                             _mm512_set1_epi32(ES_STATS_TAB)) & m);
+    if (big_lanes) {
+        /* keep the gathers in the table: such lanes look up 0 */
+        const __m256i keep = _mm256_set1_epi32(-1);
+        __m256i ok = _mm512_castsi512_si256(_mm512_maskz_mov_epi32((__mmask16)(m & ~big_lanes),
+                                                                   _mm512_castsi256_si512(keep)));
+        for (int c = 0; c < 9; c++) {
+            cas[c] = _mm256_and_si256(cas[c], ok);
+            ctl[c] = _mm256_and_si256(ctl[c], ok);
+        }
+        k0 = _mm256_and_si256(k0, ok);
+        k1 = _mm256_and_si256(k1, ok);
+        tot = _mm256_and_si256(tot, ok);
+    }
+    __m512d c0 = _mm512_setzero_pd(), c1 = c0, c2 = c0;
+    for (int i = 0; i < 9; i += 3) {
+        c0 = _mm512_add_pd(c0, _mm512_sub_pd(_mm512_add_pd(MI_LOOKUP(cas[i]), MI_LOOKUP(ctl[i])),
+                                             MI_LOOKUP(_mm256_add_epi32(cas[i], ctl[i]))));
+        c1 = _mm512_add_pd(c1, _mm512_sub_pd(_mm512_add_pd(MI_LOOKUP(cas[i + 1]), MI_LOOKUP(ctl[i + 1])),
+                                             MI_LOOKUP(_mm256_add_epi32(cas[i + 1], ctl[i + 1]))));
+        c2 = _mm512_add_pd(c2, _mm512_sub_pd(_mm512_add_pd(MI_LOOKUP(cas[i + 2]), MI_LOOKUP(ctl[i + 2])),
+                                             MI_LOOKUP(_mm256_add_epi32(cas[i + 2], ctl[i + 2]))));
+    }
+    __m512d big = MI_LOOKUP(tot);
+    __m512d cls = _mm512_sub_pd(big, _mm512_add_pd(MI_LOOKUP(k0), MI_LOOKUP(k1)));
+    __m512d g = _mm512_mul_pd(_mm512_set1_pd(2.0), _mm512_add_pd(_mm512_add_pd(c0, c1), _mm512_add_pd(c2, cls)));
+    __m512d n = _mm512_cvtepu32_pd(tot);
+    __m512d r = _mm512_add_pd(_mm512_add_pd(g, _mm512_mul_pd(_mm512_set1_pd(1e-9), _mm512_add_pd(big, n))),
+                              _mm512_set1_pd(1e-9));
+    _mm512_mask_storeu_pd(out + q0, m, r);
+    return big_lanes;
+}
+#undef MI_LOAD8
+#undef MI_LOOKUP
+#endif
+
+void es_stat_boost_bound_mi_run(const es_table2_soa_t *s, uint32_t nq, double *out)
+{
+    es_stats_tables_init();
+    uint32_t q = 0;
+#if ES_CPU_X86
+    if (es_cpu_has(ES_CPU_AVX512)) {
+        for (; q < nq; q += 8) {
+            __mmask8 rest = mi_bound8(s, q, nq, out);
+            for (uint32_t l = 0; rest; l++, rest >>= 1) {
+                if (!(rest & 1)) continue;
+                es_table2_t t;
+                es_table2_from_soa(s, q + l, &t);
+                out[q + l] = es_stat_boost_bound_mi(&t);
+            }
+        }
+        return;
+    }
+#endif
+    for (; q < nq; q++) {
+        es_table2_t t;
+        es_table2_from_soa(s, q, &t);
+        out[q] = es_stat_boost_bound_mi(&t);
+    }
 }

@@ -43,6 +43,9 @@ double es_stat_boost(const es_table2_t *t);
 double es_stat_boost_bound(const es_table2_t *t); /* cheap, always >= es_stat_boost(t) */
 /* cheaper, looser: G of [AB][K], always >= es_stat_boost(t) (boost.c says why) */
 double es_stat_boost_bound_mi(const es_table2_t *t);
+/* es_stat_boost_bound_mi() of pairs 0 .. nq-1 of a cell-by-cell run (out[q]),
+ * bit for bit (eight pairs a vector with AVX-512) */
+void es_stat_boost_bound_mi_run(const es_table2_soa_t *s, uint32_t nq, double *out);
 double es_stat_chi2(const es_table2_t *t, int *df);
 double es_stat_mi(const es_table2_t *t, int *df);  /* bits */
 /* bits; df of its G-test: non-empty columns - non-empty levels of the

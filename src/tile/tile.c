@@ -343,22 +343,53 @@ static inline void worker_keep(es_worker_t *w, size_t si, size_t sj, const es_pa
     summary_update(&w->tsum[sj], p->stat, p->p, p->i, sig, hib);
 }
 
-/* Score one pair; `count`: also count it in the tile (n_tot, tile_pairs). */
+/* The table of a pair: given, or pair k of a cell-by-cell run, converted
+ * only when something reads it. */
+typedef struct {
+    const es_table2_t *t;
+    const es_table2_soa_t *soa;
+    uint32_t k;
+    es_table2_t buf;
+} pair_tab_t;
+
+static inline const es_table2_t *pair_tab(pair_tab_t *pt)
+{
+    if (!pt->t) {
+        es_table2_from_soa(pt->soa, pt->k, &pt->buf);
+        pt->t = &pt->buf;
+    }
+    return pt->t;
+}
+
+static inline void worker_score_tab(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j,
+                                    const es_table2_t *t, size_t si, size_t sj, int count);
+
+/* Score one pair; `count`: also count it in the tile (n_tot, tile_pairs);
+ * mib: its es_stat_boost_bound_mi() when the caller has it (BOOST), else
+ * NaN. */
 static inline void worker_score(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j,
-                                const es_table2_t *t, int count)
+                                pair_tab_t *pt, int count, double mib)
 {
     size_t si, sj;
     worker_slots(ctx, w, i, j, count, &si, &sj);
-    es_summary_t *sa = &w->tsum[si], *sb = &w->tsum[sj];
-    int hib = ctx->higher_is_better;
     /* BOOST's exact fit is iterative; two bounds are cheap and never below
      * it (the [AB][K] G, then the Kirkwood one), so a pair whose bound cannot
      * reach the top-k, either variant's best or the significance threshold is
      * counted and dropped without the fit. */
     if (ctx->stat == ES_STAT_BOOST) {
         double lim = prune_below(ctx, w, si, sj);
-        if (es_stat_boost_bound_mi(t) < lim || es_stat_boost_bound(t) < lim) return;
+        if (isnan(mib)) mib = es_stat_boost_bound_mi(pair_tab(pt));
+        if (mib < lim || es_stat_boost_bound(pair_tab(pt)) < lim) return;
     }
+    worker_score_tab(ctx, w, i, j, pair_tab(pt), si, sj, count);
+}
+
+/* The rest of worker_score(): the statistic, and where the pair goes. */
+static inline void worker_score_tab(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j,
+                                    const es_table2_t *t, size_t si, size_t sj, int count)
+{
+    es_summary_t *sa = &w->tsum[si], *sb = &w->tsum[sj];
+    int hib = ctx->higher_is_better;
     es_stat_result_t r;
     es_stat_value(ctx->stat, t, &r);
     int have_p = 0, sig = 0;
@@ -429,13 +460,60 @@ void es_worker_offer_pruned(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i
 void es_worker_offer(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j,
                      const es_table2_t *t)
 {
-    worker_score(ctx, w, i, j, t, 1);
+    pair_tab_t pt = {.t = t};
+    worker_score(ctx, w, i, j, &pt, 1, NAN);
+}
+
+/* prune_below()'s limit without the partner's part: min(significance, k-th
+ * best, a's best), or -inf where the top-k is not full yet. */
+static inline double run_limit(const es_scan_ctx_t *ctx, const es_worker_t *w, size_t si)
+{
+    double lim = ctx->sig_min, kth;
+    if (!es_topk_kth(&w->top, &kth)) return -INFINITY;
+    if (kth < lim) lim = kth;
+    const es_summary_t *a = &w->tsum[si];
+    double la = a->best_partner == UINT32_MAX ? -INFINITY : a->best_stat;
+    if (w->known && w->known_ok && w->known[si] > la) la = w->known[si];
+    return la < lim ? la : lim;
+}
+
+void es_worker_offer_run(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j0, uint32_t nb,
+                         const es_table2_soa_t *s, const double *mib)
+{
+    if (!mib || w->tmark || ctx->stat != ES_STAT_BOOST) {
+        for (uint32_t k = 0; k < nb; k++) {
+            pair_tab_t pt = {.soa = s, .k = k};
+            worker_score(ctx, w, i, j0 + k, &pt, 1, mib ? mib[k] : NAN);
+        }
+        return;
+    }
+    /* BOOST in a dense worker: the pairs counted for the run at once, and
+     * each pair's limit as prune_below() takes it, from the run's part
+     * (refreshed after every pair that passes, the only ones that can move
+     * it) and the partner's best */
+    size_t si = i - (size_t)w->bi * ctx->block;
+    size_t sj0 = (w->bi == w->bj ? 0 : ctx->block) + (j0 - (size_t)w->bj * ctx->block);
+    w->tile_pairs += nb;
+    w->tsum[si].n_tot += nb;
+    const int known = w->known && w->known_ok;
+    double lim0 = run_limit(ctx, w, si);
+    for (uint32_t k = 0; k < nb; k++) {
+        es_summary_t *b = &w->tsum[sj0 + k];
+        b->n_tot++;
+        double lb = b->best_partner == UINT32_MAX ? -INFINITY : b->best_stat;
+        if (known && w->known[sj0 + k] > lb) lb = w->known[sj0 + k];
+        if (mib[k] < (lb < lim0 ? lb : lim0)) continue;
+        pair_tab_t pt = {.soa = s, .k = k};
+        worker_score(ctx, w, i, j0 + k, &pt, 0, mib[k]);
+        lim0 = run_limit(ctx, w, si);
+    }
 }
 
 void es_worker_offer_screened(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j,
                               const es_table2_t *t)
 {
-    worker_score(ctx, w, i, j, t, 0);
+    pair_tab_t pt = {.t = t};
+    worker_score(ctx, w, i, j, &pt, 0, NAN);
 }
 
 static int pair_ij_cmp(const void *a, const void *b)

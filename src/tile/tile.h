@@ -219,6 +219,13 @@ void es_worker_begin_tile(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t bi,
 void es_worker_offer(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j,
                      const es_table2_t *t);
 
+/** Score pairs (i, j0 + k), k < nb, from a cell-by-cell run of tables
+ *  (es_count_run()), as es_worker_offer() scores each; mib: their
+ *  es_stat_boost_bound_mi() (es_stat_boost_bound_mi_run()) for BOOST, or
+ *  NULL.  A pair the bound screens out is never converted to a table. */
+void es_worker_offer_run(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j0, uint32_t nb,
+                         const es_table2_soa_t *s, const double *mib);
+
 /** Keep one pair (global indices i < j) scored elsewhere (a quantitative
  *  trait's tests): its full result, the samples in its table and the
  *  interaction coefficient (NaN: none).  A failed fit (df 0) counts among

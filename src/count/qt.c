@@ -104,7 +104,7 @@ static int block_reserve(es_qt_block_t *b, uint32_t count, uint32_t len, int cel
     if (b->cap >= count && b->len == len && b->cells == cells) return ES_OK;
     es_qt_block_free(b);
     size_t rows = cells ? 2 : 1;
-    b->code = malloc((size_t)count * len + 64); /* + 64: the gathers read 4 bytes at a slot */
+    b->code = malloc((size_t)count * len);
     b->tstride = (count + 63) / 64 * 64;
     b->code_t = aligned_alloc(64, (size_t)b->tstride * len);
     b->ar = aligned_alloc(64, (size_t)count * rows * ES_QT_SLICES * len);
@@ -412,10 +412,8 @@ static ES_TARGET_AVX2 void dotlo_avx2(const uint8_t *a5, size_t len, const int8_
 
 /* ---- the missing calls of one variant against the other's codes:
  * out[0..3] = sums over the listed slots where `code` is 1, 2, called (!= 3)
- * of q, and where called of q2 (mq holds q, q2 of each slot) ------------- */
-
-typedef void (*miss_fn)(const uint32_t *pos, const int64_t (*mq)[2], uint32_t n, const uint8_t *code,
-                        int64_t out[4]);
+ * of q, and where called of q2 (mq holds q, q2 of each slot); only where the
+ * dense row of the first variant could not be allocated (miss_dense) ----- */
 
 static void miss_scalar(const uint32_t *pos, const int64_t (*mq)[2], uint32_t n, const uint8_t *code,
                         int64_t out[4])
@@ -436,45 +434,6 @@ static void miss_scalar(const uint32_t *pos, const int64_t (*mq)[2], uint32_t n,
     out[3] = sc2;
 }
 
-#if ES_CPU_X86
-/* the lanes of four (q, q2) pairs: each of the 4 mask bits twice */
-static inline __mmask8 dup2(unsigned k4)
-{
-    unsigned r = 0;
-    for (int j = 0; j < 4; j++)
-        if (k4 >> j & 1) r |= 3u << (2 * j);
-    return (__mmask8)r;
-}
-
-/* eight slots a step: their codes gathered (4 bytes each, the low one
- * kept), q and q2 added under the masks */
-static ES_TARGET_VNNI void miss_avx512(const uint32_t *pos, const int64_t (*mq)[2], uint32_t n, const uint8_t *code,
-                                       int64_t out[4])
-{
-    __m512i s1 = _mm512_setzero_si512(), s2 = s1, sc = s1, sc2 = s1;
-    const __m512i idx_q = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0), idx_q2 = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
-    const __m256i lowb = _mm256_set1_epi32(0xff);
-    for (uint32_t m = 0; m < n; m += 8) {
-        __mmask8 k = n - m >= 8 ? 0xff : (__mmask8)((1u << (n - m)) - 1);
-        __m256i ix = _mm256_maskz_loadu_epi32(k, pos + m);
-        __m256i g = _mm256_and_si256(_mm256_mmask_i32gather_epi32(_mm256_setzero_si256(), k, ix, code, 1), lowb);
-        __mmask8 k1 = _mm256_mask_cmpeq_epi32_mask(k, g, _mm256_set1_epi32(1));
-        __mmask8 k2 = _mm256_mask_cmpeq_epi32_mask(k, g, _mm256_set1_epi32(2));
-        __mmask8 kc = _mm256_mask_cmpneq_epi32_mask(k, g, _mm256_set1_epi32(3));
-        __m512i lo = _mm512_maskz_loadu_epi64(dup2(k & 15), (const int64_t *)mq[m]);
-        __m512i hi = _mm512_maskz_loadu_epi64(dup2(k >> 4), (const int64_t *)mq[m] + 8);
-        __m512i q = _mm512_permutex2var_epi64(lo, idx_q, hi), q2 = _mm512_permutex2var_epi64(lo, idx_q2, hi);
-        s1 = _mm512_mask_add_epi64(s1, k1, s1, q);
-        s2 = _mm512_mask_add_epi64(s2, k2, s2, q);
-        sc = _mm512_mask_add_epi64(sc, kc, sc, q);
-        sc2 = _mm512_mask_add_epi64(sc2, kc, sc2, q2);
-    }
-    out[0] = _mm512_reduce_add_epi64(s1);
-    out[1] = _mm512_reduce_add_epi64(s2);
-    out[2] = _mm512_reduce_add_epi64(sc);
-    out[3] = _mm512_reduce_add_epi64(sc2);
-}
-#endif
 
 /* ---- the first variant's missing calls against a run of n <= 64 partners:
  * out[k][g - 1] = sum of q over those slots where partner k has g = 1, 2
@@ -563,15 +522,14 @@ typedef struct {
     const char *name;
     dot5_fn dot5;
     dot5_fn dothi, dotlo; /* the top QT_HI slices, the others */
-    miss_fn miss;
     missrun_fn missrun;
     void (*dense)(const uint32_t *pos, uint32_t n, const int64_t (*fa)[4], int64_t out[4]);
 } qt_kernel_t;
 
-static const qt_kernel_t k_scalar = {"scalar", dot5_scalar, dothi_scalar, dotlo_scalar, miss_scalar, missrun_scalar, miss_dense};
+static const qt_kernel_t k_scalar = {"scalar", dot5_scalar, dothi_scalar, dotlo_scalar, missrun_scalar, miss_dense};
 #if ES_CPU_X86
-static const qt_kernel_t k_vnni = {"avx512vnni", dot5_vnni, dothi_vnni, dotlo_vnni, miss_avx512, missrun_avx512, miss_dense_avx2};
-static const qt_kernel_t k_avx2 = {"avx2", dot5_avx2, dothi_avx2, dotlo_avx2, miss_scalar, missrun_scalar, miss_dense_avx2};
+static const qt_kernel_t k_vnni = {"avx512vnni", dot5_vnni, dothi_vnni, dotlo_vnni, missrun_avx512, miss_dense_avx2};
+static const qt_kernel_t k_avx2 = {"avx2", dot5_avx2, dothi_avx2, dotlo_avx2, missrun_scalar, miss_dense_avx2};
 #endif
 
 static const qt_kernel_t *kernel_best;
@@ -668,7 +626,7 @@ static void sums_run(const qt_kernel_t *kn, const es_qt_block_t *A, uint32_t a, 
             int64_t mb[4];
             /* b's missing calls where a is called leave the pair */
             if (dense) kn->dense(B->mpos + B->moff[b], B->moff[b + 1] - B->moff[b], (const int64_t(*)[4])sc->fa, mb);
-            else kn->miss(B->mpos + B->moff[b], (const int64_t(*)[2])B->mq + B->moff[b], B->moff[b + 1] - B->moff[b], ca, mb);
+            else miss_scalar(B->mpos + B->moff[b], (const int64_t(*)[2])B->mq + B->moff[b], B->moff[b + 1] - B->moff[b], ca, mb);
             int64_t ra1 = A->tot[a][0] - mb[0], ra2 = A->tot[a][1] - mb[1];
             int64_t sy = A->tot[a][2] - mb[2], syy = A->tot[a][3] - mb[3];
             int64_t cb1 = B->tot[b][0] - ma[k][0], cb2 = B->tot[b][1] - ma[k][1];

@@ -19,25 +19,8 @@ T=${BENCH_THREADS:-2}
 R=${BENCH_REPEAT:-1}
 M=${BENCH_M:-28501}
 SETS=${BENCH_SETS:-forex small scaling}
-PLINK=${PLINK:-plink1.9}
-EPISTREAM=${EPISTREAM:-build/epistream}
-die() { echo "bench_cohort: $*" >&2; exit 1; }
-[ -x "$EPISTREAM" ] || die "no epistream binary at '$EPISTREAM' (set EPISTREAM)"
-[ -x /usr/bin/time ] || die "/usr/bin/time (GNU time) is needed"
-HAVE_PLINK=1
-if [ "$PLINK" = none ] || ! command -v "$PLINK" >/dev/null 2>&1; then
-    HAVE_PLINK=0
-    echo "note: no PLINK ($PLINK), epistream only"
-fi
-
-W=$(mktemp -d "${TMPDIR:-/tmp}/es_cohort.XXXXXX") || die "cannot make a work directory"
-if [ "${BENCH_KEEP:-0}" = 1 ]; then echo "work directory kept: $W"; else trap 'rm -rf "$W"' EXIT; fi
-trap 'exit 130' INT TERM
-
-echo "== bench_cohort: the CPU scan on cohort shapes vs PLINK 1.9"
-echo "date      $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
-echo "cpu       $(lscpu 2>/dev/null | sed -n 's/^Model name:[[:space:]]*//p' | head -1)," \
-     "$(nproc) logical CPUs; threads $T; fastest of $R"
+. "$(dirname "$0")/plink_bench.sh"
+bench_setup bench_cohort "the CPU scan on cohort shapes vs PLINK 1.9"
 echo "epistream $("$EPISTREAM" --version 2>&1 | head -1)"
 [ $HAVE_PLINK = 1 ] && echo "plink     $("$PLINK" --version 2>&1 | head -1)"
 

@@ -23,24 +23,8 @@ T=${BENCH_THREADS:-2}
 R=${BENCH_REPEAT:-3}
 N=${BENCH_N:-2000}
 M=${BENCH_M:-5000}
-PLINK=${PLINK:-plink1.9}
-EPISTREAM=${EPISTREAM:-build/epistream}
-die() { echo "bench_qt: $*" >&2; exit 1; }
-[ -x "$EPISTREAM" ] || die "no epistream binary at '$EPISTREAM' (set EPISTREAM)"
-[ -x /usr/bin/time ] || die "/usr/bin/time (GNU time) is needed"
-HAVE_PLINK=1
-if [ "$PLINK" = none ] || ! command -v "$PLINK" >/dev/null 2>&1; then
-    HAVE_PLINK=0
-    echo "note: no PLINK ($PLINK), epistream only"
-fi
-W=$(mktemp -d "${TMPDIR:-/tmp}/es_qt.XXXXXX") || die "cannot make a work directory"
-if [ "${BENCH_KEEP:-0}" = 1 ]; then echo "work directory kept: $W"; else trap 'rm -rf "$W"' EXIT; fi
-trap 'exit 130' INT TERM
-
-echo "== bench_qt: quantitative-trait scans vs PLINK 1.9 --epistasis"
-echo "date      $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
-echo "cpu       $(lscpu 2>/dev/null | sed -n 's/^Model name:[[:space:]]*//p' | head -1)," \
-     "$(nproc) logical CPUs; threads $T; fastest of $R; load $(cut -d' ' -f1-3 /proc/loadavg)"
+. "$(dirname "$0")/plink_bench.sh"
+bench_setup bench_qt "quantitative-trait scans vs PLINK 1.9 --epistasis"
 "$EPISTREAM" sim --qt --covariates 3 --samples "$N" --variants "$M" --missing 0.01 --seed 21 \
     --out "$W/d" >"$W/sim.out" 2>&1 || { cat "$W/sim.out"; die "epistream sim"; }
 PAIRS=$(awk -v m="$M" 'BEGIN { printf "%.0f", m * (m - 1) / 2 }')

@@ -802,7 +802,7 @@ static int scan_run(scan_args_t *a, const char *cmdline)
         double ta = es_time_now();
         if ((ret = es_scan_adjust(ds, &cv, trait, top, n_top, opt->threads, adj))) goto out;
         notes.t_adjust = es_time_now() - ta;
-        es_adjust_order(adj, n_top, order);
+        if ((ret = es_adjust_order(adj, n_top, order))) goto out;
         for (size_t k = 0; k < n_top; k++) notes.adjust_failed += adj[k].status != ES_REG_OK;
         notes.n_adjusted = n_top;
         if (n_write > a->top_out) n_write = a->top_out;

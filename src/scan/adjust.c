@@ -141,23 +141,27 @@ int es_scan_adjust(const es_dataset_t *ds, const es_covar_t *cv, const double *t
 
 /* the exact fits, best first: a fit before a failed one, then by -log10 P,
  * then by the screen's rank (their index) */
-static const es_reg_result_t *order_by;
+typedef struct {
+    int ok;
+    double log10p;
+    size_t k;
+} adj_key_t;
 
 static int adj_cmp(const void *x, const void *y)
 {
-    size_t i = *(const size_t *)x, j = *(const size_t *)y;
-    const es_reg_result_t *a = &order_by[i], *b = &order_by[j];
-    int oa = a->status == ES_REG_OK, ob = b->status == ES_REG_OK;
-    if (oa != ob) return ob - oa;
-    if (oa && a->log10p != b->log10p) return a->log10p > b->log10p ? -1 : 1;
-    return i < j ? -1 : i > j;
+    const adj_key_t *a = x, *b = y;
+    if (a->ok != b->ok) return b->ok - a->ok;
+    if (a->ok && a->log10p != b->log10p) return a->log10p > b->log10p ? -1 : 1;
+    return a->k < b->k ? -1 : a->k > b->k;
 }
 
-void es_adjust_order(const es_reg_result_t *fits, size_t n, size_t *order)
+int es_adjust_order(const es_reg_result_t *fits, size_t n, size_t *order)
 {
-    for (size_t k = 0; k < n; k++) order[k] = k;
-    /* qsort has no context argument in C11: one caller at a time (the CLI's) */
-    order_by = fits;
-    qsort(order, n, sizeof *order, adj_cmp);
-    order_by = NULL;
+    adj_key_t *key = malloc((n ? n : 1) * sizeof *key);
+    if (!key) return ES_ERR_NOMEM;
+    for (size_t k = 0; k < n; k++) key[k] = (adj_key_t){fits[k].status == ES_REG_OK, fits[k].log10p, k};
+    qsort(key, n, sizeof *key, adj_cmp);
+    for (size_t k = 0; k < n; k++) order[k] = key[k].k;
+    free(key);
+    return ES_OK;
 }

@@ -38,7 +38,8 @@ int es_scan_covar_residualize(es_dataset_t *ds, const es_covar_t *cv);
 int es_scan_adjust(const es_dataset_t *ds, const es_covar_t *cv, const double *trait, const es_pair_t *pairs,
                    size_t n_pairs, int threads, es_reg_result_t *out);
 /** order[0 .. n): the indices of fits, best first: fitted before failed,
- *  then by -log10 P, ties by index (the screen's rank).  Not reentrant. */
-void es_adjust_order(const es_reg_result_t *fits, size_t n, size_t *order);
+ *  then by -log10 P, ties by index (the screen's rank).  @return ES_OK or
+ *  ES_ERR_NOMEM */
+int es_adjust_order(const es_reg_result_t *fits, size_t n, size_t *order);
 
 #endif /* ES_SCAN_H */

@@ -2,7 +2,7 @@
 # deps.sh -- install what building and testing epistream needs on Debian/Ubuntu:
 # the toolchain, htslib, cmocka and LAPACK (required), cairo (what `epistream report`
 # draws with; without it the build says so and report refuses), then the
-# oracles and checkers the tests compare against (plink1.9, bcftools, tabix,
+# oracles and checkers the tests compare against (plink1.9, plink2, bcftools, tabix,
 # numpy, scipy, plinkio, valgrind, cppcheck; chromium, the headless browser
 # that opens the report page; best effort: a test whose oracle is missing is
 # skipped), Open MPI (scans across ranks: configure finds it; tests/dist_mpi.sh
@@ -21,7 +21,7 @@ apt_install() {
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "$@" >/dev/null
 }
 required=$(missing build-essential autoconf automake libtool pkg-config libhts-dev libcmocka-dev libcairo2-dev liblapack-dev)
-optional=$(missing plink1.9 bcftools tabix python3 python3-numpy python3-scipy valgrind cppcheck clang libclang-rt-dev chromium libopenmpi-dev openmpi-bin)
+optional=$(missing plink1.9 plink2 bcftools tabix python3 python3-numpy python3-scipy valgrind cppcheck clang libclang-rt-dev chromium libopenmpi-dev openmpi-bin)
 if [ -n "$required$optional" ]; then
     $SUDO apt-get update -qq
     [ -z "$required" ] || apt_install $required

@@ -623,6 +623,28 @@ static int keyword(const char *p, const char *kw)
                                           p[n] == '{' || p[n] == '\'' || p[n] == '"');
 }
 
+/* The name at p (after blanks): quoted (backslash escapes, unescaped in place)
+ * or a word; [*ns, *ne) (empty when missing or not closed).  @return past it */
+static char *arff_name(char *p, char **ns, char **ne)
+{
+    while (*p == ' ' || *p == '\t') p++;
+    *ns = *ne = p;
+    if (*p == '\'' || *p == '"') {
+        char q = *p++;
+        *ns = *ne = p;
+        for (; *p && *p != q; p++) {
+            if (*p == '\\' && p[1]) p++;
+            *(*ne)++ = *p;
+        }
+        if (!*p) *ns = *ne; /* not closed: no name */
+        else p++;
+    } else {
+        while (*p && *p != ' ' && *p != '\t' && *p != '{') p++;
+        *ne = p;
+    }
+    return p;
+}
+
 /* "@attribute NAME TYPE" into a new column. */
 static int arff_attribute(tstore_t *st, char *p, uint64_t ln, uint32_t *cap)
 {
@@ -639,22 +661,7 @@ static int arff_attribute(tstore_t *st, char *p, uint64_t ln, uint32_t *cap)
     }
     tcol_t *col = &st->col[st->n_cols];
     memset(col, 0, sizeof *col);
-    while (p < end && (*p == ' ' || *p == '\t')) p++;
-    /* the name: quoted (backslash escapes) or a word */
-    ns = ne = p;
-    if (*p == '\'' || *p == '"') {
-        char q = *p++;
-        ns = ne = p;
-        for (; *p && *p != q; p++) {
-            if (*p == '\\' && p[1]) p++;
-            *ne++ = *p;
-        }
-        if (!*p) ns = ne; /* not closed: no name */
-        else p++;
-    } else {
-        while (*p && *p != ' ' && *p != '\t' && *p != '{') p++;
-        ne = p;
-    }
+    p = arff_name(p, &ns, &ne);
     if (ne == ns) {
         terror("%s: line %" PRIu64 ": @attribute: expected a name and a type", st->path, ln);
         return ES_ERR_FORMAT;
@@ -732,7 +739,13 @@ static int read_arff(tstore_t *st, rdr_t *r, const es_table_opt_t *opt)
         char *p = line;
         while (*p == ' ' || *p == '\t') p++;
         if (!*p || *p == '%') continue;
-        if (keyword(p, "@relation")) continue;
+        if (keyword(p, "@relation")) {
+            char *ns, *ne;
+            arff_name(p + 9, &ns, &ne);
+            free(st->relation);
+            if (!(st->relation = strndup(ns, (size_t)(ne - ns)))) return ES_ERR_NOMEM;
+            continue;
+        }
         if (keyword(p, "@attribute")) {
             if ((ret = arff_attribute(st, p, ln, &cap))) return ret;
             continue;
@@ -894,6 +907,7 @@ void es_ntable_free(es_ntable_t *t)
         }
     }
     free(t->names);
+    free(t->relation);
     free(t->values);
     free(t->n_values);
     free(t->kind);
@@ -908,6 +922,8 @@ static int ntable_from_store(tstore_t *st, es_ntable_t *t)
     uint32_t nc = st->n_cols, n = (uint32_t)st->n_rows;
     t->n_rows = n;
     t->n_cols = nc;
+    t->relation = st->relation;
+    st->relation = NULL;
     if (!(t->v = malloc((size_t)n * nc * sizeof *t->v)) ||
         !(t->names = calloc(nc, sizeof *t->names)) || !(t->kind = calloc(nc, sizeof *t->kind)) ||
         !(t->n_values = calloc(nc, sizeof *t->n_values)) ||

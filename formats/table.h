@@ -79,6 +79,8 @@ typedef struct {
     es_ncol_kind_t *kind;    /* n_cols */
     uint32_t *n_values;      /* n_cols: ES_NCOL_NOMINAL: the declared values; else 0 */
     char ***values;          /* n_cols: ES_NCOL_NOMINAL: the declared values in order; else NULL */
+    char *relation;          /* ARFF: the @relation name, unquoted (MEKA puts its options,
+                                "-C n", there); else NULL */
 } es_ntable_t;
 
 /**
@@ -91,6 +93,19 @@ typedef struct {
  *         (each logged, naming the file)
  */
 int es_ntable_read(const char *path, es_ntable_t *out);
+
+/**
+ * Read a multi-label LIBSVM file ("L1,L2,... I:V I:V ..." a line: labels are
+ * 0-based numbers, comma-separated, or absent; indices 1-based and increasing;
+ * a '#' starts a comment) into a numeric table: the features f1..fD (D = the
+ * largest index, at least min_feat; a value left out is 0), then the labels
+ * label0..label(L-1) as 0/1 columns (L = the largest label + 1, at least
+ * min_lab).  *n_lab = L.  On error *out is zeroed; else free it with
+ * es_ntable_free().
+ * @return ES_OK, ES_ERR_IO, ES_ERR_FORMAT (line and token named) or ES_ERR_NOMEM
+ */
+int es_ntable_read_libsvm(const char *path, uint32_t min_feat, uint32_t min_lab, es_ntable_t *out,
+                          uint32_t *n_lab);
 
 /** Free what a table holds and zero it (safe on a zeroed table). */
 void es_ntable_free(es_ntable_t *t);

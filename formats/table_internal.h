@@ -112,6 +112,7 @@ typedef struct {
     int raw;                    /* es_ntable_read: every column kept as read, no class */
     uint32_t *feat, n_feat; /* the feature columns, ascending (pick_features in table.c) */
     uint64_t header_line;
+    char *relation;   /* ARFF: the @relation name (unquoted), or NULL */
     tcol_t *col;
     tblk_t *blk;
     size_t n_blk, cap_blk;

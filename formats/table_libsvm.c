@@ -7,6 +7,7 @@
 #include <float.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -295,5 +296,219 @@ int es_tbl_read_libsvm(tstore_t *st, rdr_t *r, const es_table_opt_t *opt)
 out:
     free(tmp);
     sparse_free(&sp);
+    return ret;
+}
+
+/* ---- multi-label LIBSVM, as read (es_ntable_read_libsvm) ----------------------- */
+
+/* One "i:v" token at p (NUL-terminated): 1-based index and value.
+ * @return 0, or -1 when malformed */
+static int ml_pair(const char *p, uint64_t *idx, float *val)
+{
+    char *e;
+    if (*p < '0' || *p > '9') return -1;
+    unsigned long long i = strtoull(p, &e, 10);
+    if (*e != ':' || i == 0 || i > IDX_MASK) return -1;
+    p = e + 1;
+    double v = strtod(p, &e);
+    if (e == p || *e || !isfinite(v) || fabs(v) > FLT_MAX) return -1;
+    *idx = i;
+    *val = (float)v;
+    return 0;
+}
+
+/* The labels of a line: a comma-separated list of integers 0.. (no blanks),
+ * or nothing.  Bit per label into lab[0..max_lab] when lab is not NULL.
+ * @return the largest label + 1, 0 for none, or -1 when malformed */
+static int64_t ml_labels(const char *p, uint8_t *lab)
+{
+    int64_t top = 0;
+    while (*p) {
+        char *e;
+        if (*p < '0' || *p > '9') return -1;
+        unsigned long long k = strtoull(p, &e, 10);
+        if (k >= 65536 || (*e && *e != ',') || (*e == ',' && !e[1])) return -1;
+        if (lab) lab[k] = 1;
+        if ((int64_t)k + 1 > top) top = (int64_t)k + 1;
+        p = *e ? e + 1 : e;
+    }
+    return top;
+}
+
+/* The next blank-separated token of [*p, e), NUL-terminated in place.
+ * @return its start, or NULL at the end */
+static char *ml_token(char **p, char *e)
+{
+    while (*p < e && is_ls_blank(**p)) (*p)++;
+    if (*p == e) return NULL;
+    char *tok = *p;
+    while (*p < e && !is_ls_blank(**p)) (*p)++;
+    if (*p < e) *(*p)++ = '\0';
+    return tok;
+}
+
+/* The next line of [*q, end) copied, NUL-terminated and cut at a '#', into
+ * *buf (grown as needed; the text is left intact for the second pass).
+ * @return 1, 0 at the end, or -1 out of memory */
+static int ml_line(const char **q, const char *end, char **buf, size_t *cap, size_t *len)
+{
+    if (*q >= end) return 0;
+    const char *ls = *q, *nl = memchr(ls, '\n', (size_t)(end - ls)), *le = nl ? nl : end;
+    *q = le + (le < end);
+    const char *h = memchr(ls, '#', (size_t)(le - ls));
+    if (h) le = h;
+    size_t ll = (size_t)(le - ls);
+    if (ll + 1 > *cap) {
+        char *b = realloc(*buf, ll + 1);
+        if (!b) return -1;
+        *buf = b;
+        *cap = ll + 1;
+    }
+    memcpy(*buf, ls, ll);
+    (*buf)[ll] = '\0';
+    *len = ll;
+    return 1;
+}
+
+int es_ntable_read_libsvm(const char *path, uint32_t min_feat, uint32_t min_lab, es_ntable_t *out,
+                          uint32_t *n_lab)
+{
+    char *text = NULL, *copy = NULL;
+    const char *q, *end;
+    size_t len, cap_copy = 0, ll;
+    uint64_t n_rows = 0, n_vals = 0, ln = 0, max_idx = min_feat;
+    int64_t max_lab = min_lab;
+    int ret;
+    memset(out, 0, sizeof *out);
+    *n_lab = 0;
+    if ((ret = es_text_read(path, "LIBSVM file", &text, &len))) return ret;
+    /* pass 1: check every line, the width and the rows */
+    end = text + len;
+    q = text;
+    for (int k; (k = ml_line(&q, end, &copy, &cap_copy, &ll));) {
+        if (k < 0) {
+            ret = ES_ERR_NOMEM;
+            goto out;
+        }
+        ln++;
+        char *p = copy, *e = copy + ll, *tok = ml_token(&p, e);
+        if (!tok) continue; /* blank or comment only */
+        n_rows++;
+        uint64_t prev = 0, idx;
+        float val;
+        if (!strchr(tok, ':')) {
+            int64_t top = ml_labels(tok, NULL);
+            if (top < 0) {
+                es_log(ES_LOG_ERROR, "es_ntable_read_libsvm",
+                       "%s: line %" PRIu64 ": labels '%.40s': expected comma-separated label "
+                       "numbers 0..65535 (e.g. 0,3,7)", path, ln, tok);
+                ret = ES_ERR_FORMAT;
+                goto out;
+            }
+            if (top > max_lab) max_lab = top;
+            tok = NULL;
+        }
+        for (;;) {
+            if (!tok && !(tok = ml_token(&p, e))) break;
+            if (ml_pair(tok, &idx, &val)) {
+                es_log(ES_LOG_ERROR, "es_ntable_read_libsvm",
+                       "%s: line %" PRIu64 ": '%.40s': expected INDEX:VALUE with an index >= 1 and a "
+                       "finite number", path, ln, tok);
+                ret = ES_ERR_FORMAT;
+                goto out;
+            }
+            if (idx <= prev) {
+                es_log(ES_LOG_ERROR, "es_ntable_read_libsvm",
+                       "%s: line %" PRIu64 ": index %" PRIu64 " after %" PRIu64
+                       ": indices must increase along a line", path, ln, idx, prev);
+                ret = ES_ERR_FORMAT;
+                goto out;
+            }
+            prev = idx;
+            if (idx > max_idx) max_idx = idx;
+            n_vals++;
+            tok = NULL;
+        }
+    }
+    if (!n_rows) {
+        es_log(ES_LOG_ERROR, "es_ntable_read_libsvm", "%s: no data lines", path);
+        ret = ES_ERR_FORMAT;
+        goto out;
+    }
+    if (!max_idx) {
+        es_log(ES_LOG_ERROR, "es_ntable_read_libsvm", "%s: no feature (INDEX:VALUE) on any line", path);
+        ret = ES_ERR_FORMAT;
+        goto out;
+    }
+    if (n_rows > UINT32_MAX ||
+        (max_idx > min_feat && max_idx > DENSE_FREE_COLS &&
+         max_idx > (n_vals + n_rows) * DENSE_PER_VALUE) ||
+        (n_rows * (max_idx + (uint64_t)max_lab) > DENSE_FREE_CELLS &&
+         n_rows * (max_idx + (uint64_t)max_lab) > (n_vals + n_rows) * DENSE_PER_VALUE)) {
+        es_log(ES_LOG_ERROR, "es_ntable_read_libsvm",
+               "%s: %" PRIu64 " rows x %" PRIu64 " features is too sparse to hold densely (%" PRIu64
+               " values)", path, n_rows, max_idx, n_vals);
+        ret = ES_ERR_FORMAT;
+        goto out;
+    }
+    uint32_t nf = (uint32_t)max_idx, nl = (uint32_t)max_lab, nc = nf + nl, n = (uint32_t)n_rows;
+    out->n_rows = n;
+    out->n_cols = nc;
+    if (!(out->v = calloc((size_t)n * nc, sizeof *out->v)) ||
+        !(out->names = calloc(nc, sizeof *out->names)) || !(out->kind = calloc(nc, sizeof *out->kind)) ||
+        !(out->n_values = calloc(nc, sizeof *out->n_values)) ||
+        !(out->values = calloc(nc, sizeof *out->values))) {
+        ret = ES_ERR_NOMEM;
+        goto out;
+    }
+    for (uint32_t c = 0; c < nc; c++) {
+        char name[32];
+        if (c < nf) snprintf(name, sizeof name, "f%u", c + 1);
+        else snprintf(name, sizeof name, "label%u", c - nf);
+        if (!(out->names[c] = strdup(name))) {
+            ret = ES_ERR_NOMEM;
+            goto out;
+        }
+        out->kind[c] = ES_NCOL_NUMERIC;
+    }
+    /* pass 2: the values (a value left out is 0, as LIBSVM's sparse rows mean) */
+    uint8_t *lab = calloc(nl ? nl : 1, 1);
+    if (!lab) {
+        ret = ES_ERR_NOMEM;
+        goto out;
+    }
+    q = text;
+    uint32_t r = 0;
+    for (int k; (k = ml_line(&q, end, &copy, &cap_copy, &ll));) {
+        if (k < 0) {
+            free(lab);
+            ret = ES_ERR_NOMEM;
+            goto out;
+        }
+        char *p = copy, *e = copy + ll, *tok = ml_token(&p, e);
+        if (!tok) continue;
+        if (!strchr(tok, ':')) {
+            memset(lab, 0, nl ? nl : 1);
+            ml_labels(tok, lab);
+            for (uint32_t l = 0; l < nl; l++) out->v[(size_t)(nf + l) * n + r] = lab[l];
+            tok = NULL;
+        }
+        for (;;) {
+            if (!tok && !(tok = ml_token(&p, e))) break;
+            uint64_t idx;
+            float val;
+            ml_pair(tok, &idx, &val);
+            out->v[(size_t)(idx - 1) * n + r] = val;
+            tok = NULL;
+        }
+        r++;
+    }
+    free(lab);
+    *n_lab = nl;
+out:
+    if (ret == ES_ERR_NOMEM) es_log(ES_LOG_ERROR, "es_ntable_read_libsvm", "%s: out of memory", path);
+    if (ret) es_ntable_free(out);
+    free(copy);
+    free(text);
     return ret;
 }

@@ -449,6 +449,7 @@ void es_tbl_store_free(tstore_t *st)
     }
     free(st->col);
     free(st->feat);
+    free(st->relation);
     for (size_t b = 0; b < st->n_blk; b++) free(st->blk[b].v);
     free(st->blk);
     free(st->nonint);

@@ -48,6 +48,27 @@ $VG "$EPISTREAM" rules train --table "$T/r.tsv" --labels y1,y2 --max-rules 20 --
     --instance-sampling with-replacement --quiet --out "$T/r" 2>"$T/vg.out" || { cat "$T/vg.out"; fail "rules train"; }
 $VG "$EPISTREAM" rules predict --model "$T/r.model" --table "$T/r.tsv" --quiet --out "$T/r" 2>"$T/vg.out" ||
     { cat "$T/vg.out"; fail "rules predict"; }
+# the rule learner's other readers: multi-label LIBSVM (a good and a bad file), MEKA's -C,
+# genotypes with phenotype labels
+printf '0,2 1:0.5 3:1\n 2:1\n1 1:-1 2:0.25\n2 3:2\n0 1:1\n1,2 2:3 3:1\n' >"$T/r.svm"
+$VG "$EPISTREAM" rules train --libsvm "$T/r.svm" --max-rules 5 --quiet --out "$T/rs" 2>"$T/vg.out" ||
+    { cat "$T/vg.out"; fail "rules train --libsvm"; }
+printf '0 1:0.5\n1 2:1 1:1\n' >"$T/bad.svm"
+$VG "$EPISTREAM" rules train --libsvm "$T/bad.svm" --quiet --out "$T/rb" >"$T/vg.out" 2>&1
+[ $? -eq 1 ] || { cat "$T/vg.out"; fail "bad LIBSVM under valgrind"; }
+printf "@relation 'm: -C 1'\n@attribute y {0,1}\n@attribute a numeric\n@data\n" >"$T/m.arff"
+for i in $(seq 30); do echo "$((i % 2)),$((i % 5))" >>"$T/m.arff"; done
+$VG "$EPISTREAM" rules train --arff "$T/m.arff" --max-rules 5 --quiet --out "$T/rm" 2>"$T/vg.out" ||
+    { cat "$T/vg.out"; fail "rules train MEKA -C"; }
+awk 'NR <= 40 { print $2 }' "$ES_SRCDIR/examples/data/example.bim" >"$T/vars.txt"
+awk 'BEGIN { print "FID IID a b" } { print $1, $2, 1 + NR % 2, (NR % 9 ? 1 + NR % 3 % 2 : -9) }' \
+    "$ES_SRCDIR/examples/data/example.fam" >"$T/lab.txt"
+$VG "$EPISTREAM" rules train --bfile "$ES_SRCDIR/examples/data/example" --pheno "$T/lab.txt" \
+    --pheno-name a,b --from "$T/vars.txt" --max-rules 5 --quiet --out "$T/rg" 2>"$T/vg.out" ||
+    { cat "$T/vg.out"; fail "rules train --bfile"; }
+$VG "$EPISTREAM" rules predict --model "$T/rg.model" --bfile "$ES_SRCDIR/examples/data/example" \
+    --pheno "$T/lab.txt" --pheno-name a,b --quiet --out "$T/rg" 2>"$T/vg.out" ||
+    { cat "$T/vg.out"; fail "rules predict --bfile"; }
 head -c 150 "$T/r.model" >"$T/cut.model"
 $VG "$EPISTREAM" rules predict --model "$T/cut.model" --table "$T/r.tsv" --quiet --out "$T/r2" >"$T/vg.out" 2>&1
 [ $? -eq 1 ] || { cat "$T/vg.out"; fail "truncated model under valgrind"; }

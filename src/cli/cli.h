@@ -132,6 +132,12 @@ es_cli_group_t es_cli_range_group(es_cli_input_t *ci);
 int es_cli_input_check(const es_cli_input_t *ci, const char *cmd);
 /** Print the input/selection part of a subcommand's usage. */
 void es_cli_input_usage(FILE *fp, int need_pheno);
+/** The variants a --from FILE names (nsga, rules): those of a scan's pair list
+ *  (.top.tsv/.sig.tsv/.epi.cc, es_select_read_pairs(): distinct, ascending), or
+ *  the FEATURE column of a .select.tsv in its order; *var is malloc'd.
+ *  @return ES_OK, ES_ERR_DATA (an ID not in ds, or twice), the readers' errors */
+int es_cli_variants_from(const es_dataset_t *ds, const char *path, uint32_t **var, uint32_t *n_var);
+
 /** A progress line ("[read] bytes ...") while a VCF/BCF is read, when on
  *  (the command's progress: not --quiet, stderr a terminal). */
 void es_cli_input_progress(es_cli_input_t *ci, int on);

@@ -221,61 +221,6 @@ static void write_log(FILE *fp, const char *cmdline, const nsga_args_t *a, const
     fprintf(fp, "seconds_read\t%.3f\nseconds_total\t%.3f\n", t_read, t_read + r->seconds_total);
 }
 
-/* The variants named in a .select.tsv (FEATURE = variant ID), or those of a
- * scan's pair list. */
-static int variants_from(const es_dataset_t *ds, const char *path, uint32_t **var, uint32_t *n_var)
-{
-    FILE *fp = fopen(path, "r");
-    char head[4096];
-    int is_pairs = 0;
-    if (fp) {
-        if (fgets(head, sizeof head, fp)) is_pairs = strstr(head, "SNP1") != NULL;
-        fclose(fp);
-    }
-    if (is_pairs) return es_select_read_pairs(ds, path, var, n_var);
-    char **names = NULL;
-    uint32_t n = 0, nv = es_dataset_n_variants(ds);
-    int ret = es_nsga_read_names(path, &names, &n);
-    if (ret) return ret;
-    char **ids = malloc((nv ? nv : 1) * sizeof *ids);
-    es_strindex_t ix;
-    memset(&ix, 0, sizeof ix);
-    *var = malloc((n ? n : 1) * sizeof **var);
-    if (!ids || !*var) {
-        ret = ES_ERR_NOMEM;
-        goto out;
-    }
-    for (uint32_t v = 0; v < nv; v++) ids[v] = (char *)es_dataset_variant(ds, v).id;
-    if ((ret = es_strindex_build(&ix, (const char *const *)ids, NULL, nv))) goto out;
-    for (uint32_t k = 0; k < n; k++) {
-        uint32_t v = es_strindex_find(&ix, names[k], NULL);
-        if (v == ES_NO_ITEM) {
-            es_error("%s: variant '%s' is not in the input (after its selection options)", path,
-                     names[k]);
-            ret = ES_ERR_DATA;
-            goto out;
-        }
-        for (uint32_t q = 0; q < k; q++)
-            if ((*var)[q] == v) {
-                es_error("%s: variant '%s' listed twice", path, names[k]);
-                ret = ES_ERR_DATA;
-                goto out;
-            }
-        (*var)[k] = v;
-    }
-    *n_var = n;
-out:
-    es_strindex_free(&ix);
-    free(ids);
-    for (uint32_t k = 0; k < n; k++) free(names[k]);
-    free(names);
-    if (ret) {
-        free(*var);
-        *var = NULL;
-    }
-    return ret;
-}
-
 static int nsga_run(nsga_args_t *a, int argc, char **argv)
 {
     const char *why = NULL;
@@ -337,7 +282,7 @@ static int nsga_run(nsga_args_t *a, int argc, char **argv)
         if ((ret = es_nsga_data_from_table(a->table, &a->lo, &d))) goto out;
     } else {
         if ((ret = es_dataset_open(&ds, &a->ci.in))) goto out;
-        if ((ret = variants_from(ds, a->from, &var, &n_var))) goto out;
+        if ((ret = es_cli_variants_from(ds, a->from, &var, &n_var))) goto out;
         if ((ret = es_nsga_data_from_variants(ds, var, n_var, &a->lo, &d))) goto out;
     }
     t_read = es_time_now() - t0;

@@ -21,19 +21,37 @@ static void input_usage(FILE *fp)
     fprintf(fp,
             "Input (one of):\n"
             "  --arff FILE          ARFF (dense or sparse rows; numeric and nominal attributes)\n"
-            "  --labels-xml FILE    with --arff: the Mulan XML file naming the label attributes\n"
+            "  --labels-xml FILE    with --arff: the Mulan XML file naming the label attributes;\n"
+            "                       without it, MEKA's \"-C n\" in the @relation name says\n"
+            "                       which they are (n: the first n attributes, -n: the last n)\n"
             "  --table FILE         CSV/TSV with a header line (delimiter tab, comma or ';')\n"
             "  --labels COLS        with --table: the label columns, names or 1-based numbers,\n"
             "                       comma-separated; labels hold 0/1; every other column is a\n"
-            "                       feature (missing values: empty, ?, NA, nan)\n");
+            "                       feature (missing values: empty, ?, NA, nan)\n"
+            "  --libsvm FILE        multi-label LIBSVM: \"L1,L2,... I:V I:V ...\" a line (labels\n"
+            "                       0-based numbers, or none; a value left out is 0); features\n"
+            "                       f1..fD, labels label0..label(L-1)\n"
+            "  --bfile PREFIX | --vcf FILE   genotypes: the features are variants (copies of\n"
+            "                       A1: 0, 1, 2; a missing call a missing value), the labels\n"
+            "                       case/control phenotypes (1/2, or 0/1 with --1), one row per\n"
+            "                       sample; samples without every label are left out\n"
+            "  --pheno FILE         with --bfile/--vcf: the phenotype file of the labels\n"
+            "  --pheno-name A,B,... the phenotype columns that are the labels (default: one\n"
+            "                       label, 'pheno': .fam column 6, or --pheno's first column)\n"
+            "  --from FILE          train with --bfile/--vcf: the variants to learn from: a\n"
+            "                       scan's .top.tsv/.sig.tsv (the variants of its pairs or\n"
+            "                       triples) or a .select.tsv (predict takes the model's)\n"
+            "  (--keep, --remove, --extract, --exclude, --chr, --maf, --geno, --mind, --hwe,\n"
+            "  --1 and the other input options of scan apply to --bfile/--vcf)\n");
 }
 
 static void train_usage(FILE *fp)
 {
     fprintf(fp,
-            "Usage: epistream rules train (--arff FILE --labels-xml FILE | --table FILE --labels "
-            "COLS)\n"
-            "                             --out PREFIX [options]\n"
+            "Usage: epistream rules train (--arff FILE [--labels-xml FILE] | --table FILE --labels "
+            "COLS |\n"
+            "                             --libsvm FILE | --bfile PREFIX --from FILE ...) --out "
+            "PREFIX [options]\n"
             "\n"
             "Learns gradient-boosted multi-label rules (BOOMER; the semantics of mlrl-boomer\n"
             "0.15.6, defaults those of its BoomerClassifier(): doc/RULES.md).\n"
@@ -89,13 +107,17 @@ static void predict_usage(FILE *fp)
     fprintf(fp,
             "Usage: epistream rules predict --model PREFIX.model (--arff FILE [--labels-xml "
             "FILE] |\n"
-            "                               --table FILE [--labels COLS]) --out OUT [options]\n"
+            "                               --table FILE [--labels COLS] | --libsvm FILE |\n"
+            "                               --bfile PREFIX ...) --out OUT [options]\n"
             "\n"
             "Predicts every label of every example (by default 1 when its score is > 0; see\n"
             "--output).  The input must have the model's features in the model's order; its\n"
-            "labels (the columns named by --labels-xml or --labels, else those named as the\n"
-            "model's labels, when it has them all) are left out of the features and, when\n"
-            "present, scored.\n"
+            "labels (the columns named by --labels-xml, MEKA's -C or --labels, else those\n"
+            "named as the model's labels, when it has them all) are left out of the features\n"
+            "and, when present, scored.  With --bfile/--vcf the features are the model's\n"
+            "variants, found by ID; the labels are read when --pheno-name is given, or\n"
+            "--pheno holds the model's label columns, or the model's one label is 'pheno'\n"
+            "and the samples have a phenotype; OUT.pred.tsv then starts with FID and IID.\n"
             "\n");
     input_usage(fp);
     fprintf(fp,
@@ -125,7 +147,8 @@ static void predict_usage(FILE *fp)
 enum { OUT_BINARY, OUT_SCORES, OUT_PROBABILITIES };
 
 typedef struct {
-    const char *arff, *labels_xml, *table, *labels, *out, *model;
+    const char *arff, *labels_xml, *table, *labels, *libsvm, *from, *out, *model;
+    es_cli_input_t ci; /* --bfile/--vcf and their options */
     int output; /* OUT_BINARY ... */
     es_rules_opt_t o;
     uint32_t threads;
@@ -281,6 +304,8 @@ static const es_cli_opt_t input_opts[] = {
     ES_CLI_OPT_STR("labels-xml", rules_args_t, labels_xml),
     ES_CLI_OPT_STR("table", rules_args_t, table),
     ES_CLI_OPT_STR("labels", rules_args_t, labels),
+    ES_CLI_OPT_STR("libsvm", rules_args_t, libsvm),
+    ES_CLI_OPT_STR("from", rules_args_t, from),
     ES_CLI_OPT_STR("out", rules_args_t, out),
     ES_CLI_OPT_U32("threads", rules_args_t, threads, 0, 4096),
     ES_CLI_OPT_FLAG("quiet", rules_args_t, quiet),
@@ -308,43 +333,179 @@ static const es_cli_opt_t predict_opts[] = {
 };
 
 /* The input's checks shared by train and predict.  @return 0 or -1 after a message */
-static int check_input(const rules_args_t *a, const char *cmd, int need_labels)
+static int check_input(const rules_args_t *a, const char *cmd, int train)
 {
     const char *why = NULL;
+    int geno = a->ci.in.bfile || a->ci.in.vcf;
+    int n_in = !!a->arff + !!a->table + !!a->libsvm + geno;
     if (!a->out || !*a->out) why = "--out is required";
-    else if (!a->arff == !a->table) why = "give either --arff or --table";
-    else if (a->arff && a->labels) why = "--labels goes with --table (with --arff use --labels-xml)";
-    else if (a->table && a->labels_xml) why = "--labels-xml goes with --arff (with --table use --labels)";
-    else if (need_labels && a->arff && !a->labels_xml)
-        why = "--arff needs --labels-xml FILE (the Mulan file naming the labels)";
-    else if (need_labels && a->table && !a->labels) why = "--table needs --labels COLS";
+    else if (n_in != 1) why = "give one input: --arff, --table, --libsvm, or --bfile/--vcf";
+    else if (a->labels && !a->table) why = "--labels goes with --table (with --arff use --labels-xml)";
+    else if (a->labels_xml && !a->arff) why = "--labels-xml goes with --arff (with --table use --labels)";
+    else if (train && a->table && !a->labels) why = "--table needs --labels COLS";
     else if (a->labels && (!*a->labels || a->labels[0] == ',' ||
                            a->labels[strlen(a->labels) - 1] == ',' || strstr(a->labels, ",,")))
         why = "--labels: expected column names or 1-based numbers separated by commas";
+    else if (a->from && !geno) why = "--from goes with --bfile/--vcf (the variants to learn from)";
+    else if (train && geno && !a->from) why = "--bfile/--vcf need --from FILE (the variants to learn from)";
+    else if (!train && a->from) why = "predict takes the model's variants: no --from";
+    else if (!geno && (a->ci.in.pheno || a->ci.pheno_name || a->ci.mpheno || a->ci.in.keep ||
+                       a->ci.in.remove || a->ci.in.extract || a->ci.in.exclude || a->ci.in.chr ||
+                       a->ci.in.n_regions || a->ci.in.maf > 0 || a->ci.in.geno < 1 ||
+                       a->ci.in.mind < 1 || a->ci.in.hwe > 0 || a->ci.in.snps))
+        why = "the phenotype and selection options go with --bfile/--vcf";
+    else if (a->ci.mpheno) why = "name the label columns with --pheno-name A,B,...";
+    else if (a->ci.pheno_name && (!*a->ci.pheno_name || a->ci.pheno_name[0] == ',' ||
+                                  a->ci.pheno_name[strlen(a->ci.pheno_name) - 1] == ',' ||
+                                  strstr(a->ci.pheno_name, ",,")))
+        why = "--pheno-name: expected column names or numbers separated by commas";
     if (why) {
         fprintf(stderr, "[E::options] %s: %s\n", cmd, why);
         return -1;
     }
+    if (geno && es_cli_input_check(&a->ci, cmd)) return -1;
     return es_cli_out_prefix(cmd, a->out);
 }
 
-/* Read the input into d (want_*: a model's names, for predict). */
-static int read_input(const rules_args_t *a, const es_rules_model_t *m, es_rules_data_t *d)
+/* Split a comma-separated list into malloc'd strings.  @return 0 or -1 (no memory) */
+static int split_list(const char *s, char ***out, uint32_t *n)
+{
+    uint32_t k = 1;
+    for (const char *p = s; *p; p++) k += *p == ',';
+    char **v = calloc(k, sizeof *v);
+    if (!v) return -1;
+    *out = v;
+    *n = 0;
+    for (;;) {
+        size_t len = strcspn(s, ",");
+        if (!(v[(*n)++] = strndup(s, len))) return -1;
+        s += len;
+        if (!*s++) return 0;
+    }
+}
+
+static void free_list(char **v, uint32_t n)
+{
+    for (uint32_t k = 0; v && k < n; k++) free(v[k]);
+    free(v);
+}
+
+/* Genotype input: the dataset, the variants (train: --from; predict: the
+ * model's, by ID), the labels, into a table for es_rules_data_from_table().
+ * *ds and *rows (the rows' input samples) stay for the caller.  @return ES_* */
+static int geno_table(rules_args_t *a, const es_rules_model_t *m, es_dataset_t **ds,
+                      es_ntable_t *t, char ***lab, uint32_t *n_lab, uint32_t **rows)
+{
+    uint32_t *var = NULL, n_var = 0, dropped = 0;
+    int lab_default = 0, ret;
+    es_input_opt_t in = a->ci.in;
+    es_strindex_t ix;
+    char **ids = NULL;
+    memset(&ix, 0, sizeof ix);
+    in.require_pheno = 0;
+    in.pheno_name = NULL;
+    /* the labels */
+    if (a->ci.pheno_name) {
+        if (split_list(a->ci.pheno_name, lab, n_lab)) return ES_ERR_NOMEM;
+    } else if (!m) {
+        lab_default = 1;
+    } else if (m->n_lab == 1 && !strcmp(m->lab_name[0], "pheno")) {
+        lab_default = 2; /* when the samples have a phenotype */
+    } else if (a->ci.in.pheno) {
+        if (!(*lab = calloc(m->n_lab, sizeof **lab))) return ES_ERR_NOMEM;
+        for (uint32_t l = 0; l < m->n_lab; l++)
+            if (!((*lab)[(*n_lab)++] = strdup(m->lab_name[l]))) return ES_ERR_NOMEM;
+    }
+    if (lab_default) in.pheno_name = NULL;
+    else if (*n_lab) in.pheno_name = (*lab)[0]; /* its coding checked while opening */
+    if ((ret = es_dataset_open(ds, &in))) return ret;
+    uint32_t nv = es_dataset_n_variants(*ds), n_all = es_dataset_n_samples_total(*ds);
+    if (lab_default == 2) {
+        lab_default = 0;
+        for (uint32_t s = 0; s < n_all && !lab_default; s++)
+            lab_default = es_dataset_sample_used(*ds, s) && (*ds)->status[s] >= 0;
+    }
+    if (!m) {
+        if ((ret = es_cli_variants_from(*ds, a->from, &var, &n_var))) goto out;
+    } else {
+        const char *path = a->ci.in.bfile ? a->ci.in.bfile : a->ci.in.vcf;
+        if (!(ids = malloc((nv ? nv : 1) * sizeof *ids)) ||
+            !(var = malloc((m->n_feat ? m->n_feat : 1) * sizeof *var))) {
+            ret = ES_ERR_NOMEM;
+            goto out;
+        }
+        for (uint32_t v = 0; v < nv; v++) ids[v] = (char *)es_dataset_variant(*ds, v).id;
+        if ((ret = es_strindex_build(&ix, (const char *const *)ids, NULL, nv))) goto out;
+        for (uint32_t f = 0; f < m->n_feat; f++) {
+            uint32_t v = es_strindex_find(&ix, m->feat_name[f], NULL);
+            if (v == ES_NO_ITEM) {
+                es_error("%s: the model's feature '%s' is not a variant of the input (after its "
+                         "selection options)", path, m->feat_name[f]);
+                ret = ES_ERR_DATA;
+                goto out;
+            }
+            var[n_var++] = v;
+        }
+    }
+    ret = es_rules_table_from_genotypes(*ds, var, n_var, a->ci.in.pheno, a->ci.in.pheno_01, *lab,
+                                        *n_lab, lab_default, t, rows, &dropped);
+    if (!ret && dropped)
+        es_warn("%u samples left out: a label (phenotype) is missing", dropped);
+    if (!ret && lab_default) {
+        free_list(*lab, *n_lab);
+        *n_lab = 1;
+        if (!(*lab = calloc(1, sizeof **lab))) ret = ES_ERR_NOMEM;
+        else if (!((*lab)[0] = strdup("pheno"))) ret = ES_ERR_NOMEM;
+    }
+out:
+    es_strindex_free(&ix);
+    free(ids);
+    free(var);
+    return ret;
+}
+
+/* Read the input into d (m: a model, for predict).  With genotypes, *ds and
+ * *rows (the rows' input samples) are set for the caller to free. */
+static int read_input(rules_args_t *a, const es_rules_model_t *m, es_rules_data_t *d,
+                      es_dataset_t **ds, uint32_t **rows)
 {
     es_ntable_t t;
-    char **xml = NULL;
-    uint32_t n_xml = 0;
+    char **lab = NULL;
+    uint32_t n_lab = 0;
     int ret;
-    const char *path = a->arff ? a->arff : a->table;
-    if (a->labels_xml && (ret = es_mulan_labels_read(a->labels_xml, &xml, &n_xml))) return ret;
-    if (!(ret = es_ntable_read(path, &t))) {
-        ret = es_rules_data_from_table(&t, path, xml, n_xml, a->labels_xml, a->labels, m ? m->lab_name : NULL,
-                                       m ? m->n_lab : 0, m ? m->feat_name : NULL,
-                                       m ? m->n_feat : 0, d);
-        es_ntable_free(&t);
+    const char *path = a->arff ? a->arff : a->table ? a->table : a->libsvm ? a->libsvm
+                       : a->ci.in.bfile ? a->ci.in.bfile : a->ci.in.vcf;
+    const char *lab_file = a->labels_xml;
+    memset(&t, 0, sizeof t);
+    if (a->ci.in.bfile || a->ci.in.vcf) {
+        ret = geno_table(a, m, ds, &t, &lab, &n_lab, rows);
+        lab_file = "--pheno-name";
+    } else if (a->libsvm) {
+        ret = es_ntable_read_libsvm(path, m ? m->n_feat : 0, m ? m->n_lab : 0, &t, &n_lab);
+        if (!ret && !(lab = calloc(n_lab ? n_lab : 1, sizeof *lab))) ret = ES_ERR_NOMEM;
+        for (uint32_t l = 0; !ret && l < n_lab; l++)
+            if (!(lab[l] = strdup(t.names[t.n_cols - n_lab + l]))) ret = ES_ERR_NOMEM;
+        lab_file = "the LIBSVM labels";
+    } else {
+        if (a->labels_xml && (ret = es_mulan_labels_read(a->labels_xml, &lab, &n_lab))) return ret;
+        ret = es_ntable_read(path, &t);
+        if (!ret && a->arff && !a->labels_xml) {
+            ret = es_rules_meka_labels(&t, path, &lab, &n_lab);
+            if (!ret && !n_lab && !m) {
+                es_error("%s: which attributes are labels? give --labels-xml FILE (Mulan) or put "
+                         "MEKA's \"-C n\" in the @relation name", path);
+                ret = ES_ERR_FORMAT;
+            }
+            lab_file = "MEKA's -C";
+        }
     }
-    for (uint32_t k = 0; k < n_xml; k++) free(xml[k]);
-    free(xml);
+    if (!ret) {
+        ret = es_rules_data_from_table(&t, path, n_lab ? lab : NULL, n_lab, lab_file, a->labels,
+                                       m ? m->lab_name : NULL, m ? m->n_lab : 0,
+                                       m ? m->feat_name : NULL, m ? m->n_feat : 0, d);
+    }
+    es_ntable_free(&t);
+    free_list(lab, n_lab);
     if (!ret && m && d->y && d->n_lab != m->n_lab) {
         es_error("%s: %u labels but the model has %u", path, d->n_lab, m->n_lab);
         ret = ES_ERR_FORMAT;
@@ -402,6 +563,8 @@ static int train_run(rules_args_t *a)
     es_rules_data_t d;
     es_rules_model_t m;
     es_out_t o_model, o_txt;
+    es_dataset_t *ds = NULL;
+    uint32_t *rows = NULL;
     progress_t pr = {es_time_now(), 0.0, 0};
     int ret;
     memset(&d, 0, sizeof d);
@@ -413,7 +576,7 @@ static int train_run(rules_args_t *a)
     es_out_clear_tmp(a->out, suffixes, 2);
     if ((ret = es_out_open(&o_model, a->out, ".model"))) goto out;
     if ((ret = es_out_open(&o_txt, a->out, ".rules.txt"))) goto out;
-    if ((ret = read_input(a, NULL, &d))) goto out;
+    if ((ret = read_input(a, NULL, &d, &ds, &rows))) goto out;
     if (!a->quiet && isatty(2)) {
         a->o.progress = progress;
         a->o.progress_ctx = &pr;
@@ -450,6 +613,8 @@ out:
     }
     es_rules_model_free(&m);
     es_rules_data_free(&d);
+    es_dataset_destroy(ds);
+    free(rows);
     return ret ? ES_EXIT_ERROR : ES_EXIT_OK;
 }
 
@@ -471,6 +636,8 @@ static int predict_run(rules_args_t *a)
     es_rules_data_t d;
     es_rules_model_t m;
     es_out_t o_pred, o_met;
+    es_dataset_t *ds = NULL;
+    uint32_t *rows = NULL;
     double *s = NULL;
     uint8_t *p = NULL;
     int ret;
@@ -490,7 +657,7 @@ static int predict_run(rules_args_t *a)
         es_rules_model_free(&m);
         return ES_EXIT_USAGE;
     }
-    if ((ret = read_input(a, &m, &d))) goto out;
+    if ((ret = read_input(a, &m, &d, &ds, &rows))) goto out;
     size_t cells = (size_t)d.n_ex * m.n_lab;
     if (!(s = malloc((cells ? cells : 1) * sizeof *s)) || !(p = malloc(cells ? cells : 1))) {
         es_error("out of memory for %u x %u predictions", d.n_ex, m.n_lab);
@@ -501,9 +668,15 @@ static int predict_run(rules_args_t *a)
     es_rules_predict_binary(&m, s, d.n_ex, p);
     if (a->output == OUT_PROBABILITIES && (ret = es_rules_probabilities(&m, s, cells, s))) goto out;
     if ((ret = es_out_open(&o_pred, a->out, ".pred.tsv"))) goto out;
+    if (rows) fputs("FID\tIID\t", o_pred.fp); /* genotypes: the samples' IDs first */
     for (uint32_t l = 0; l < m.n_lab; l++) fprintf(o_pred.fp, "%s%s", l ? "\t" : "", m.lab_name[l]);
     fputc('\n', o_pred.fp);
     for (uint32_t i = 0; i < d.n_ex; i++) {
+        if (rows) {
+            const char *fid, *iid;
+            es_dataset_sample(ds, rows[i], &fid, &iid);
+            fprintf(o_pred.fp, "%s\t%s\t", fid, iid);
+        }
         for (uint32_t l = 0; l < m.n_lab; l++) {
             size_t il = (size_t)i * m.n_lab + l;
             if (l) fputc('\t', o_pred.fp);
@@ -552,6 +725,8 @@ out:
     free(p);
     es_rules_model_free(&m);
     es_rules_data_free(&d);
+    es_dataset_destroy(ds);
+    free(rows);
     return ret ? ES_EXIT_ERROR : ES_EXIT_OK;
 }
 
@@ -577,17 +752,19 @@ int es_cmd_rules(int argc, char **argv)
     }
     rules_args_t a;
     memset(&a, 0, sizeof a);
+    es_cli_input_init(&a.ci);
     es_rules_opt_init(&a.o);
     a.seed = a.o.seed;
     if (!strcmp(sub, "train")) {
-        const es_cli_group_t groups[] = {ES_CLI_GROUP(input_opts, &a), ES_CLI_GROUP(train_opts, &a)};
-        int r = es_cli_parse("rules train", argc - 1, argv + 1, groups, 2, train_usage);
+        const es_cli_group_t groups[] = {ES_CLI_GROUP(input_opts, &a), es_cli_input_group(&a.ci),
+                                         ES_CLI_GROUP(train_opts, &a)};
+        int r = es_cli_parse("rules train", argc - 1, argv + 1, groups, 3, train_usage);
         return r >= 0 ? r : train_run(&a);
     }
     if (!strcmp(sub, "predict")) {
-        const es_cli_group_t groups[] = {ES_CLI_GROUP(input_opts, &a),
+        const es_cli_group_t groups[] = {ES_CLI_GROUP(input_opts, &a), es_cli_input_group(&a.ci),
                                          ES_CLI_GROUP(predict_opts, &a)};
-        int r = es_cli_parse("rules predict", argc - 1, argv + 1, groups, 2, predict_usage);
+        int r = es_cli_parse("rules predict", argc - 1, argv + 1, groups, 3, predict_usage);
         return r >= 0 ? r : predict_run(&a);
     }
     fprintf(stderr, "[E::rules] unknown subcommand '%s': expected 'train' or 'predict'\n", sub);

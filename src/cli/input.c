@@ -2,9 +2,12 @@
  * and select, so every subcommand reads data the same way; PLINK 1.9's
  * filters and codings among them keep PLINK's names and meaning. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "nsga.h"
+#include "select.h"
 
 /* PLINK 1.9 takes --mind, --geno and --maf without a value (0.1, 0.1, 0.01);
  * here the value is required, so a following option was taken for it. */
@@ -270,4 +273,59 @@ void es_cli_input_progress(es_cli_input_t *ci, int on)
 {
     ci->in.progress = on && ci->in.vcf ? read_progress : NULL;
     ci->in.progress_ud = NULL;
+}
+
+/* The variants named in a .select.tsv (FEATURE = variant ID) or a list of IDs,
+ * or those of a scan's pair or triple list (nsga and rules --from). */
+int es_cli_variants_from(const es_dataset_t *ds, const char *path, uint32_t **var, uint32_t *n_var)
+{
+    FILE *fp = fopen(path, "r");
+    char head[4096];
+    int is_pairs = 0;
+    if (fp) {
+        if (fgets(head, sizeof head, fp)) is_pairs = strstr(head, "SNP1") != NULL;
+        fclose(fp);
+    }
+    if (is_pairs) return es_select_read_pairs(ds, path, var, n_var);
+    char **names = NULL;
+    uint32_t n = 0, nv = es_dataset_n_variants(ds);
+    int ret = es_nsga_read_names(path, &names, &n);
+    if (ret) return ret;
+    char **ids = malloc((nv ? nv : 1) * sizeof *ids);
+    es_strindex_t ix;
+    memset(&ix, 0, sizeof ix);
+    *var = malloc((n ? n : 1) * sizeof **var);
+    if (!ids || !*var) {
+        ret = ES_ERR_NOMEM;
+        goto out;
+    }
+    for (uint32_t v = 0; v < nv; v++) ids[v] = (char *)es_dataset_variant(ds, v).id;
+    if ((ret = es_strindex_build(&ix, (const char *const *)ids, NULL, nv))) goto out;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t v = es_strindex_find(&ix, names[k], NULL);
+        if (v == ES_NO_ITEM) {
+            es_error("%s: variant '%s' is not in the input (after its selection options)", path,
+                     names[k]);
+            ret = ES_ERR_DATA;
+            goto out;
+        }
+        for (uint32_t q = 0; q < k; q++)
+            if ((*var)[q] == v) {
+                es_error("%s: variant '%s' listed twice", path, names[k]);
+                ret = ES_ERR_DATA;
+                goto out;
+            }
+        (*var)[k] = v;
+    }
+    *n_var = n;
+out:
+    es_strindex_free(&ix);
+    free(ids);
+    for (uint32_t k = 0; k < n; k++) free(names[k]);
+    free(names);
+    if (ret) {
+        free(*var);
+        *var = NULL;
+    }
+    return ret;
 }

@@ -104,6 +104,56 @@ static int64_t pick_labels(const es_ntable_t *t, const char *path, char *const *
     return n;
 }
 
+int es_rules_meka_labels(const es_ntable_t *t, const char *path, char ***names, uint32_t *n)
+{
+    *names = NULL;
+    *n = 0;
+    const char *r = t->relation, *c = NULL;
+    /* "-C" as a word of the relation name (MEKA reads its options there), then a number */
+    for (const char *p = r; p && (p = strstr(p, "-C")); p += 2)
+        if ((p == r || p[-1] == ' ' || p[-1] == '\t' || p[-1] == ':') &&
+            (p[2] == ' ' || p[2] == '\t')) {
+            c = p + 2;
+            break;
+        }
+    if (!c) return ES_OK;
+    while (*c == ' ' || *c == '\t') c++;
+    char *e;
+    long k = strtol(c, &e, 10);
+    if (e == c || (*e && *e != ' ' && *e != '\t')) {
+        derror("%s: @relation '%s': MEKA's -C needs a number of label attributes (n: the first n, "
+               "-n: the last n)", path, r);
+        return ES_ERR_FORMAT;
+    }
+    uint32_t nc = t->n_cols, m = 0;
+    if (k >= -(long)UINT32_MAX && k <= (long)UINT32_MAX) m = (uint32_t)(k < 0 ? -k : k);
+    if (m == 0 || m >= nc) {
+        derror("%s: @relation '%s': -C %ld: the labels must be 1 to %u of its %u attributes (at "
+               "least one feature left)", path, r, k, nc ? nc - 1 : 0, nc);
+        return ES_ERR_FORMAT;
+    }
+    uint32_t first = k > 0 ? 0 : nc - m;
+    char **v = calloc(m, sizeof *v);
+    if (!v) return ES_ERR_NOMEM;
+    for (uint32_t j = 0; j < m; j++) {
+        const char *name = t->names[first + j];
+        for (uint32_t q = 0; q < nc; q++)
+            if (q != first + j && !strcmp(t->names[q], name)) {
+                derror("%s: label attribute %u ('%s') is not the only attribute of that name", path,
+                       first + j + 1, name);
+                es_rl_free_names(v, m);
+                return ES_ERR_FORMAT;
+            }
+        if (!(v[j] = strdup(name))) {
+            es_rl_free_names(v, m);
+            return ES_ERR_NOMEM;
+        }
+    }
+    *names = v;
+    *n = m;
+    return ES_OK;
+}
+
 int es_rules_data_from_table(es_ntable_t *t, const char *path, char *const *lab_names,
                              uint32_t n_lab_names, const char *lab_file, const char *lab_cols,
                              char *const *want_lab, uint32_t n_want_lab,

@@ -1,7 +1,8 @@
 /* rules.h -- gradient-boosted multi-label rules (BOOMER, Rapp et al. 2020) with
  * mlrl-boomer 0.15.6's semantics: the data a learner sees, the options, the
  * training, the model (predict, save, load, print) and the multi-label
- * metrics.  Internal module (not installed); uses util and formats only.
+ * metrics.  Internal module (not installed); uses util, formats and, for
+ * genotype input, the dataset (data).
  * doc/RULES.md writes down every rule of the algorithm and where this code
  * differs from mlrl-boomer. */
 #ifndef ES_RULES_H
@@ -10,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "epistream.h"
 #include "table.h"
 #include "util.h"
 
@@ -31,6 +33,16 @@ typedef struct {
 void es_rules_data_free(es_rules_data_t *d);
 
 /**
+ * MEKA's label attributes: when t's ARFF @relation name holds "-C n" (n > 0:
+ * the first n attributes are the labels; n < 0: the last -n), *names gets
+ * their names (n malloc'd strings in a malloc'd array) for
+ * es_rules_data_from_table()'s lab_names; without "-C", *n = 0.
+ * @return ES_OK, ES_ERR_FORMAT (a bad -C; a label name shared by another
+ *         attribute) or ES_ERR_NOMEM
+ */
+int es_rules_meka_labels(const es_ntable_t *t, const char *path, char ***names, uint32_t *n);
+
+/**
  * Split a table into features and labels.  The labels are the columns
  * named in lab_names (Mulan XML, read from lab_file) or listed in lab_cols (comma-separated
  * names or 1-based numbers, CSV/TSV); with neither, the columns named as
@@ -47,6 +59,23 @@ int es_rules_data_from_table(es_ntable_t *t, const char *path, char *const *lab_
                              uint32_t n_lab_names, const char *lab_file, const char *lab_cols,
                              char *const *want_lab, uint32_t n_want_lab,
                              char *const *want_feat, uint32_t n_want_feat, es_rules_data_t *d);
+
+/**
+ * Genotypes as a table for es_rules_data_from_table(): one column per variant
+ * var[0..n_var) of ds, named by its ID (copies of A1 0/1/2, a missing call a
+ * missing value), then the labels as 0/1 columns: with lab_default, one label
+ * named "pheno", the dataset's own case/control phenotype; else lab[0..n_lab)
+ * read by name from the phenotype file `pheno` (case/control coding, coding01 as
+ * PLINK's --1).  Rows: the samples in the analysis that have every label, in
+ * input order; (*rows)[i] is row i's input sample (malloc'd), *n_dropped the
+ * samples in the analysis left out for a missing label.
+ * @return ES_OK, ES_ERR_DATA (no sample left; a label named as a feature
+ *         variant), the phenotype reader's errors, or ES_ERR_NOMEM
+ */
+int es_rules_table_from_genotypes(const es_dataset_t *ds, const uint32_t *var, uint32_t n_var,
+                                  const char *pheno, int coding01, char *const *lab,
+                                  uint32_t n_lab, int lab_default, es_ntable_t *t,
+                                  uint32_t **rows, uint32_t *n_dropped);
 
 /* ---- options and training (src/rules/train.c, search.c) ------------------------ */
 

@@ -7,7 +7,7 @@
  * initial centroid), the population once per generation, and a chunk is a
  * range of it.  Every value is the CPU's (src/nsga/eval_cpu.c) bit for bit:
  * a squared distance is the sum over the selected features in ascending
- * order of __fmul_rn/__fadd_rn (never contracted into a multiply-add), in
+ * order of __fsub_rn then __fmaf_rn(e, e, s) (the CPU's fmaf / vfmadd), in
  * one thread; sums over samples (centroids, objectives) are doubles added in
  * slot order by one thread; sqrtf and the divisions are IEEE (no fast-math).
  * Names private to this file use gkn_. */
@@ -76,7 +76,7 @@ __device__ float gkn_dist_slots(const gkn_args &a, const uint32_t *idx, uint32_t
     for (uint32_t t = 0; t < m; t++) {
         const float *col = a.xc + (size_t)idx[t] * a.ns;
         float e = __fsub_rn(col[j], col[i]);
-        s = __fadd_rn(s, __fmul_rn(e, e));
+        s = __fmaf_rn(e, e, s);
     }
     return s;
 }
@@ -88,7 +88,7 @@ __device__ float gkn_dist_cent(const gkn_args &a, const uint32_t *idx, uint32_t 
     float s = 0.0f;
     for (uint32_t t = 0; t < m; t++) {
         float e = __fsub_rn(a.xc[(size_t)idx[t] * a.ns + j], c[t]);
-        s = __fadd_rn(s, __fmul_rn(e, e));
+        s = __fmaf_rn(e, e, s);
     }
     return s;
 }
@@ -288,7 +288,7 @@ __global__ void gkn_kmeans(gkn_args a)
                 float q = 0.0f;
                 for (uint32_t t = 0; t < m; t++) {
                     float e = __fsub_rn(cent[(size_t)c * m + t], cent[(size_t)l * m + t]);
-                    q = __fadd_rn(q, __fmul_rn(e, e));
+                    q = __fmaf_rn(e, e, q);
                 }
                 inter += sqrtf(q);
             }

@@ -2,9 +2,10 @@
  * nearest-centroid cross-validated errors, ZDT1 (tests).
  *
  * Why the kernels are shaped so: every squared distance is a sum over the
- * selected features in ascending order, in float, with no fused multiply-add
- * (the build's -ffp-contract=off), each lane of a vector holding a different
- * sample.  The GPU kernel (gpu/nsga/fitness.cu) computes each distance the
+ * selected features in ascending order, in float, each term one explicit
+ * fused multiply-add of the difference (fmaf, vfmadd; nothing else is
+ * contracted: the build's -ffp-contract=off), each lane of a vector holding a
+ * different sample.  The GPU kernel (gpu/nsga/fitness.cu) computes each distance the
  * same way in one thread, so the CPU's scalar twin, its AVX-512 kernel and the
  * GPU produce the same floats, and the same fronts whatever the split of the
  * population between devices.  Sums over samples (centroids, objectives) are
@@ -71,18 +72,17 @@ static void dist_scalar(const float *const *cols, uint32_t m, const float *restr
         float v = x[t];
         for (uint32_t j = a; j < b; j++) {
             float e = col[j] - v;
-            dist[j] = dist[j] + e * e;
+            dist[j] = fmaf(e, e, dist[j]);
         }
     }
 }
 
 #if ES_CPU_X86
 /* The squared distances of slots [j, j + 64) to x in registers, each lane's
- * sum in the scalar order (no FMA: separate multiply and add), stored at
- * dist + j.  @return their lane minima */
-__attribute__((target("avx512f"))) static inline __m512 dist64(const float *const *cols, uint32_t m,
-                                                               const float *x, uint32_t j,
-                                                               float *dist)
+ * sum in the scalar order (one fused multiply-add a term, as fmaf), stored at
+ * dist + j. */
+__attribute__((target("avx512f"))) static inline void dist64(const float *const *cols, uint32_t m,
+                                                             const float *x, uint32_t j, float *dist)
 {
     __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
     for (uint32_t t = 0; t < m; t++) {
@@ -92,40 +92,62 @@ __attribute__((target("avx512f"))) static inline __m512 dist64(const float *cons
         __m512 e1 = _mm512_sub_ps(_mm512_load_ps(col + 16), v);
         __m512 e2 = _mm512_sub_ps(_mm512_load_ps(col + 32), v);
         __m512 e3 = _mm512_sub_ps(_mm512_load_ps(col + 48), v);
-        s0 = _mm512_add_ps(s0, _mm512_mul_ps(e0, e0));
-        s1 = _mm512_add_ps(s1, _mm512_mul_ps(e1, e1));
-        s2 = _mm512_add_ps(s2, _mm512_mul_ps(e2, e2));
-        s3 = _mm512_add_ps(s3, _mm512_mul_ps(e3, e3));
+        s0 = _mm512_fmadd_ps(e0, e0, s0);
+        s1 = _mm512_fmadd_ps(e1, e1, s1);
+        s2 = _mm512_fmadd_ps(e2, e2, s2);
+        s3 = _mm512_fmadd_ps(e3, e3, s3);
     }
     _mm512_store_ps(dist + j, s0);
     _mm512_store_ps(dist + j + 16, s1);
     _mm512_store_ps(dist + j + 32, s2);
     _mm512_store_ps(dist + j + 48, s3);
-    return _mm512_min_ps(_mm512_min_ps(s0, s1), _mm512_min_ps(s2, s3));
 }
 
-/* The same for slots [j, j + 16). */
-__attribute__((target("avx512f"))) static inline __m512 dist16(const float *const *cols, uint32_t m,
-                                                               const float *x, uint32_t j,
-                                                               float *dist)
+/* The same for slots [j, j + 16 nb), nb = 1, 2 or 3, with nb independent sums
+ * (so that a run's tail is not one dependent chain of multiply-adds). */
+__attribute__((target("avx512f"))) static inline void dist_tail(const float *const *cols, uint32_t m,
+                                                                const float *x, uint32_t j, uint32_t nb,
+                                                                float *dist)
 {
-    __m512 s0 = _mm512_setzero_ps();
-    for (uint32_t t = 0; t < m; t++) {
-        __m512 e0 = _mm512_sub_ps(_mm512_load_ps(cols[t] + j), _mm512_set1_ps(x[t]));
-        s0 = _mm512_add_ps(s0, _mm512_mul_ps(e0, e0));
-    }
+    __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0;
+    if (nb == 3)
+        for (uint32_t t = 0; t < m; t++) {
+            const float *col = cols[t] + j;
+            __m512 v = _mm512_set1_ps(x[t]);
+            __m512 e0 = _mm512_sub_ps(_mm512_load_ps(col), v);
+            __m512 e1 = _mm512_sub_ps(_mm512_load_ps(col + 16), v);
+            __m512 e2 = _mm512_sub_ps(_mm512_load_ps(col + 32), v);
+            s0 = _mm512_fmadd_ps(e0, e0, s0);
+            s1 = _mm512_fmadd_ps(e1, e1, s1);
+            s2 = _mm512_fmadd_ps(e2, e2, s2);
+        }
+    else if (nb == 2)
+        for (uint32_t t = 0; t < m; t++) {
+            const float *col = cols[t] + j;
+            __m512 v = _mm512_set1_ps(x[t]);
+            __m512 e0 = _mm512_sub_ps(_mm512_load_ps(col), v);
+            __m512 e1 = _mm512_sub_ps(_mm512_load_ps(col + 16), v);
+            s0 = _mm512_fmadd_ps(e0, e0, s0);
+            s1 = _mm512_fmadd_ps(e1, e1, s1);
+        }
+    else
+        for (uint32_t t = 0; t < m; t++) {
+            __m512 e0 = _mm512_sub_ps(_mm512_load_ps(cols[t] + j), _mm512_set1_ps(x[t]));
+            s0 = _mm512_fmadd_ps(e0, e0, s0);
+        }
     _mm512_store_ps(dist + j, s0);
-    return s0;
+    if (nb > 1) _mm512_store_ps(dist + j + 16, s1);
+    if (nb > 2) _mm512_store_ps(dist + j + 32, s2);
 }
 
-/* dist_scalar()'s values, 64 then 16 slots at a time. */
+/* dist_scalar()'s values, 64 slots at a time, then the last 16, 32 or 48. */
 __attribute__((target("avx512f"))) static void
 dist_avx512(const float *const *cols, uint32_t m, const float *restrict x, uint32_t a, uint32_t b,
             float *restrict dist)
 {
     uint32_t j = a;
     for (; j + 64 <= b; j += 64) dist64(cols, m, x, j, dist);
-    for (; j < b; j += 16) dist16(cols, m, x, j, dist);
+    if (j < b) dist_tail(cols, m, x, j, (b - j) / 16, dist);
 }
 #endif
 
@@ -212,16 +234,19 @@ __attribute__((target("avx512f"))) static void scan_avx512(const es_nsga_data_t 
                                                            float *bd, uint32_t *bo, uint16_t *bc,
                                                            uint32_t k)
 {
-    /* the distances (dist_avx512's sums) and the lane minima in one pass */
+    /* the distances of the other folds' slots (two runs of whole vectors: the
+       folds are laid out one after another), then the lane minima of the live ones */
     float *dist = s->dist;
+    uint32_t ns = d->n_slots, a = d->fold_off[fo], b = d->fold_off[fo + 1];
+    if (a > 0) dist_avx512(s->col, m, xi, 0, a, dist);
+    if (b < ns) dist_avx512(s->col, m, xi, b, ns, dist);
     __m512 vmin = _mm512_set1_ps(INFINITY);
     for (uint32_t g = 0; g < d->n_folds; g++) {
         if (g == fo) continue;
-        uint32_t j = d->fold_off[g], j1 = j + d->fold_n[g];
-        for (; j + 64 <= j1; j += 64) vmin = _mm512_min_ps(vmin, dist64(s->col, m, xi, j, dist));
-        for (; j < j1; j += 16) {
+        uint32_t j1 = d->fold_off[g] + d->fold_n[g];
+        for (uint32_t j = d->fold_off[g]; j < j1; j += 16) {
             __mmask16 live = j1 - j >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (j1 - j)) - 1);
-            vmin = _mm512_mask_min_ps(vmin, live, vmin, dist16(s->col, m, xi, j, dist));
+            vmin = _mm512_mask_min_ps(vmin, live, vmin, _mm512_load_ps(dist + j));
         }
     }
     /* the k-th smallest lane minimum: the one with fewer than k below it and at
@@ -405,7 +430,7 @@ static void kmeans(const es_ns_problem_t *pb, es_ns_scratch_t *s, uint32_t m, di
             float q = 0.0f;
             for (uint32_t t = 0; t < m; t++) {
                 float e = s->cent[(size_t)c * m + t] - s->cent[(size_t)l * m + t];
-                q = q + e * e;
+                q = fmaf(e, e, q);
             }
             inter += sqrtf(q);
         }

@@ -81,15 +81,57 @@ __device__ float gkn_dist_slots(const gkn_args &a, const uint32_t *idx, uint32_t
     return s;
 }
 
-/* the same from slot j to a centroid c (m values) */
-__device__ float gkn_dist_cent(const gkn_args &a, const uint32_t *idx, uint32_t m, uint32_t j,
-                               const float *c)
+/* Slot j's squared distances to the centroids c0 .. c0 + nc - 1 (nc <= GKN_CGROUP) in one pass
+ * over the features: each sample value read once, nc independent sums, each the sum over the
+ * selected features in ascending order of gkn_dist_slots (the CPU's floats). */
+constexpr uint32_t GKN_CGROUP = 8;
+__device__ void gkn_dist_cents(const gkn_args &a, const uint32_t *idx, uint32_t m, uint32_t j,
+                               const float *cent, uint32_t c0, uint32_t nc, float *dv)
 {
-    float s = 0.0f;
+    float s[GKN_CGROUP];
+#pragma unroll
+    for (uint32_t c = 0; c < GKN_CGROUP; c++) s[c] = 0.0f;
+    const float *cb = cent + (size_t)c0 * m;
     for (uint32_t t = 0; t < m; t++) {
-        float e = __fsub_rn(a.xc[(size_t)idx[t] * a.ns + j], c[t]);
-        s = __fmaf_rn(e, e, s);
+        float x = a.xc[(size_t)idx[t] * a.ns + j];
+#pragma unroll
+        for (uint32_t c = 0; c < GKN_CGROUP; c++)
+            if (c < nc) {
+                float e = __fsub_rn(x, cb[(size_t)c * m + t]);
+                s[c] = __fmaf_rn(e, e, s[c]);
+            }
     }
+#pragma unroll
+    for (uint32_t c = 0; c < GKN_CGROUP; c++)
+        if (c < nc) dv[c] = s[c];
+}
+
+/* The mean of feature idx[t] over the slots j < n with key[j] == c, a double sum in slot
+ * order, read from the row-major copy (the threads of a warp take neighbouring features of
+ * one sample: nearby addresses); *n_c the slots counted.  Skips fold `skip` (none: n_folds). */
+__device__ double gkn_mean_rows(const gkn_args &a, uint32_t f, const uint16_t *key, uint16_t c,
+                                uint32_t skip, uint32_t *n_c)
+{
+    double s = 0.0;
+    uint32_t n = 0;
+    if (a.n_folds == 0) {
+        for (uint32_t j = 0; j < a.n; j++)
+            if (key[j] == c) {
+                s += a.xr[(size_t)j * a.p + f];
+                n++;
+            }
+    } else {
+        for (uint32_t g = 0; g < a.n_folds; g++) {
+            if (g == skip) continue;
+            uint32_t j1 = a.fold_off[g] + a.fold_n[g];
+            for (uint32_t j = a.fold_off[g]; j < j1; j++)
+                if (key[j] == c) {
+                    s += a.xr[(size_t)j * a.p + f];
+                    n++;
+                }
+        }
+    }
+    *n_c = n;
     return s;
 }
 
@@ -185,34 +227,24 @@ __global__ void gkn_nc(gkn_args a)
     for (uint32_t fo = 0; fo < a.n_folds; fo++) {
         /* each (class, feature) mean over the other folds, a double sum in slot order */
         for (uint32_t ct = threadIdx.x; ct < nc * m; ct += blockDim.x) {
-            uint32_t c = ct / m, t = ct % m;
-            const float *col = a.xc + (size_t)idx[t] * a.ns;
-            double s = 0.0;
-            uint32_t n_c = 0;
-            for (uint32_t g = 0; g < a.n_folds; g++) {
-                if (g == fo) continue;
-                uint32_t j1 = a.fold_off[g] + a.fold_n[g];
-                for (uint32_t j = a.fold_off[g]; j < j1; j++)
-                    if (a.y[j] == c) {
-                        s += col[j];
-                        n_c++;
-                    }
-            }
+            uint32_t c = ct / m, t = ct % m, n_c;
+            double s = gkn_mean_rows(a, idx[t], a.y, (uint16_t)c, fo, &n_c);
             cent[(size_t)c * m + t] = n_c ? (float)(s / n_c) : 0.0f;
             if (t == 0) cnt[c] = n_c;
         }
         __syncthreads();
         uint32_t a0 = a.fold_off[fo], a1 = a0 + a.fold_n[fo];
         for (uint32_t i = a0 + threadIdx.x; i < a1; i += blockDim.x) {
-            float best = INFINITY;
+            float best = INFINITY, dv[GKN_CGROUP];
             uint32_t pred = 0;
-            for (uint32_t c = 0; c < nc; c++) {
-                if (!cnt[c]) continue;
-                float dv = gkn_dist_cent(a, idx, m, i, cent + (size_t)c * m);
-                if (dv < best) {
-                    best = dv;
-                    pred = c;
-                }
+            for (uint32_t c0 = 0; c0 < nc; c0 += GKN_CGROUP) {
+                uint32_t g = nc - c0 < GKN_CGROUP ? nc - c0 : GKN_CGROUP;
+                gkn_dist_cents(a, idx, m, i, cent, c0, g, dv);
+                for (uint32_t c = 0; c < g; c++)
+                    if (cnt[c0 + c] && dv[c] < best) {
+                        best = dv[c];
+                        pred = c0 + c;
+                    }
             }
             err += pred != a.y[i];
         }
@@ -227,14 +259,16 @@ __device__ uint32_t gkn_km_assign(const gkn_args &a, const uint32_t *idx, uint32
 {
     uint32_t changed = 0;
     for (uint32_t j = threadIdx.x; j < a.ns; j += blockDim.x) {
-        float bv = INFINITY;
+        float bv = INFINITY, dv[GKN_CGROUP];
         uint16_t bc = 0;
-        for (uint32_t c = 0; c < a.clusters; c++) {
-            float dv = gkn_dist_cent(a, idx, m, j, cent + (size_t)c * m);
-            if (dv < bv) {
-                bv = dv;
-                bc = (uint16_t)c;
-            }
+        for (uint32_t c0 = 0; c0 < a.clusters; c0 += GKN_CGROUP) {
+            uint32_t g = a.clusters - c0 < GKN_CGROUP ? a.clusters - c0 : GKN_CGROUP;
+            gkn_dist_cents(a, idx, m, j, cent, c0, g, dv);
+            for (uint32_t c = 0; c < g; c++)
+                if (dv[c] < bv) {
+                    bv = dv[c];
+                    bc = (uint16_t)(c0 + c);
+                }
         }
         if (j < a.n) changed += assign[j] != bc;
         best[j] = bv;
@@ -266,15 +300,8 @@ __global__ void gkn_kmeans(gkn_args a)
     gkn_km_assign(a, idx, m, cent, best, assign);
     for (uint32_t it = 0; it < a.kmeans_iter; it++) {
         for (uint32_t ct = threadIdx.x; ct < kc * m; ct += blockDim.x) {
-            uint32_t c = ct / m, t = ct % m;
-            const float *col = a.xc + (size_t)idx[t] * a.ns;
-            double s = 0.0;
-            uint32_t n_c = 0;
-            for (uint32_t j = 0; j < a.n; j++)
-                if (assign[j] == c) {
-                    s += col[j];
-                    n_c++;
-                }
+            uint32_t c = ct / m, t = ct % m, n_c;
+            double s = gkn_mean_rows(a, idx[t], assign, (uint16_t)c, 0, &n_c);
             if (n_c) cent[ct] = (float)(s / n_c);
         }
         __syncthreads();

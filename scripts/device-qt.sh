@@ -15,7 +15,7 @@ if [ "${SANITIZE:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then
         --device gpu --block 96 --p-threshold 0.05 --quiet --out /tmp/csq.g 2>&1 | tail -3
     echo "rc=$?"
     echo "== compute-sanitizer memcheck: test_gpu_qt (sums)"
-    compute-sanitizer --tool memcheck --error-exitcode 9 "$B/tests/test_gpu_qt" 2>&1 | tail -4
+    TEST_GPU_QT_PAIRS=700 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/tests/test_gpu_qt" 2>&1 | tail -4
 fi
 if [ "${BENCH:-1}" = 1 ]; then
     echo "== bench_qt_gpu"

@@ -70,6 +70,7 @@ struct gq_params {
     double tau_host, sig_min;
     uint32_t top_k;
     int update_hist, emit_all;
+    int no_emit;               /* thresholds only (a diagonal tile's first pass) */
     unsigned long long *thr;   /* per variant: key of the best lower bound (0: none) */
     uint32_t *hist, *tau_bin;  /* [0] the top-k level's bin, [1] the highest bin used */
     es_gpu_qt_cand_t *cand;
@@ -208,19 +209,19 @@ __global__ void __launch_bounds__(GQ_THREADS, 1) gq_tile(const gq_params P)
                 uint32_t c = *(const uint32_t *)&s.a[row][col];
                 uint32_t h13 = *(const uint32_t *)&s.h[0][col], h14 = *(const uint32_t *)&s.h[1][col];
                 uint32_t h23 = *(const uint32_t *)&s.h[2][col], h24 = *(const uint32_t *)&s.h[3][col];
-                uint32_t m1 = __vcmpeq4(c, 0x01010101u), m2 = __vcmpeq4(c, 0x02020202u);
+                /* codes are 0, 1, 2: bit 0 is [a = 1], bit 1 is [a = 2]; x 255 makes byte masks */
+                uint32_t a1 = c & 0x01010101u, a2 = (c >> 1) & 0x01010101u, m1 = a1 * 0xffu, m2 = a2 * 0xffu;
                 fa[0][i] = (h13 & m1) | (h23 & m2);
                 fa[1][i] = (h14 & m1) | (h24 & m2);
-                fa[2][i] = m1 & 0x01010101u;
-                fa[3][i] = m2 & 0x01010101u;
+                fa[2][i] = a1;
+                fa[3][i] = a2;
             }
 #pragma unroll
             for (int ng = 0; ng < GQ_NG; ng++) {
                 int row = wb + 8 * ng + g;
                 uint32_t c0 = *(const uint32_t *)&s.b[row][kk + 4 * t];
                 uint32_t c1 = *(const uint32_t *)&s.b[row][kk + 16 + 4 * t];
-                uint32_t o0 = __vcmpeq4(c0, 0x01010101u) & 0x01010101u;
-                uint32_t o1 = __vcmpeq4(c1, 0x01010101u) & 0x01010101u;
+                uint32_t o0 = c0 & 0x01010101u, o1 = c1 & 0x01010101u;
 #pragma unroll
                 for (int ka = 0; ka < 4; ka++) {
                     gq_mma(acc[ka][ng][0], fa[ka], c0, c1);
@@ -334,6 +335,7 @@ __global__ void __launch_bounds__(GQ_THREADS, 1) gq_tile(const gq_params P)
     __syncthreads();
 
     /* phase C: emit what may matter */
+    if (P.no_emit) return;
     const double tau = S.tau < P.sig_min ? S.tau : P.sig_min;
 #pragma unroll
     for (int r = 0; r < 2; r++)
@@ -627,8 +629,21 @@ extern "C" int es_gpu_qt_tile(es_gpu_qt_t *g, const es_gpu_qt_block_t *a, const 
     dim3 grid((b->count + GQ_TB - 1) / GQ_TB, (a->count + GQ_TA - 1) / GQ_TA);
     if (!grid.x || !grid.y) return ES_OK;
     CHECK(cudaEventRecord(g->e0, g->s));
+    /* A diagonal tile is where its variants first meet (the queue hands
+     * them out first): without thresholds, the CTAs of its first waves
+     * would send back nearly every pair.  A first pass that only publishes
+     * the lower bounds (per variant, and to the top-k histogram) lets the
+     * second send back little more than each variant's best. */
+    int warm = P.diag && !P.emit_all;
+    if (warm) {
+        P.no_emit = 1;
+        P.update_hist = 1;
+        gq_tile<<<grid, GQ_THREADS, 0, g->s>>>(P);
+        CHECK(cudaGetLastError());
+        P.no_emit = 0;
+    }
     for (int pass = 0;; pass++) {
-        P.update_hist = pass == 0; /* a re-run's pairs are in the histogram already */
+        P.update_hist = pass == 0 && !warm; /* a re-run's pairs are in the histogram already */
         P.cand = g->d_cand;
         P.cap = g->cap;
         CHECK(cudaMemsetAsync(g->d_n, 0, 4, g->s));

@@ -121,6 +121,11 @@ static double open_left(int dev)
  *     a triple plus 5.4 ps per 1,024 samples (the mma kernel on the H200,
  *     bench_triple_gpu, doc/BENCHMARKS.md; with missing calls the popc
  *     kernel is several times slower, which this does not model). */
+/*   - a quantitative trait's linear scan (gpu/pair/qt.cu): GPU_QT_PAIR_S a
+ *     pair plus GPU_QT_SAMPLE_S a pair and sample (bench_qt_gpu on the
+ *     H200, the scan's rate with its host scoring, doc/BENCHMARKS.md). */
+#define GPU_QT_PAIR_S 2e-10
+#define GPU_QT_SAMPLE_S 1e-13
 #define GPU3_SETUP_S 0.15
 #define GPU3_TRIPLE_S 54e-12
 #define GPU3_SAMPLE_S 5.3e-15
@@ -128,6 +133,7 @@ static double gpu_cost(const es_work_t *w)
 {
     const double n = (double)w->n_samples, f = (double)w->features, r = (double)w->rounds;
     double t = open_left(w->dev);
+    if (w->op == ES_OP_PAIR_SCAN && w->qt) return t + 0.1 + (double)w->pairs * (GPU_QT_PAIR_S + n * GPU_QT_SAMPLE_S);
     if (w->op == ES_OP_PAIR_SCAN) return t + 0.1 + (double)w->pairs * n / 4e13;
     if (w->op == ES_OP_TRIPLE_SCAN) return t + GPU3_SETUP_S + (double)w->pairs * (GPU3_TRIPLE_S + n * GPU3_SAMPLE_S);
     if (w->op == ES_OP_MI_ROWS) return t + 0.01 + f * n / 3e9 + r * (1e-4 + f * n / 1e13 + f * 3e-8);
@@ -369,6 +375,10 @@ typedef struct {
     uint32_t (*cnt)[2]; /* per variant: codes 1 and 2 */
     int64_t (*tot)[2];  /* per variant: sum of q over them */
     int64_t sy, syy;
+    /* es_qt_dsums_exact()'s sums that do not depend on the partner (no
+     * call is missing): sum of g y per variant, sum of y and y^2, each
+     * added in slot order as it adds them */
+    double *sgy, dsy, dsyy;
 } qt_host_t;
 
 /* Genotype code of slot s of variant v of pl (0, 1, 2; no call is missing). */
@@ -383,10 +393,14 @@ static int qt_host_init(const es_scan_ctx_t *ctx, qt_host_t *h)
     memset(h, 0, sizeof *h);
     h->cnt = malloc((size_t)ctx->m * sizeof *h->cnt);
     h->tot = malloc((size_t)ctx->m * sizeof *h->tot);
-    if (!h->cnt || !h->tot) return ES_ERR_NOMEM;
+    h->sgy = malloc((size_t)ctx->m * sizeof *h->sgy);
+    if (!h->cnt || !h->tot || !h->sgy) return ES_ERR_NOMEM;
     for (uint32_t s = 0; s < y->slots; s++) {
+        double v = y->yd[s];
         h->sy += (int64_t)y->q[s];
         h->syy += (int64_t)y->q2[s];
+        h->dsy += v;
+        h->dsyy += v * v;
     }
 #pragma omp parallel for schedule(dynamic, 1) num_threads(ctx->n_threads)
     for (uint32_t b = 0; b < ctx->n_blocks; b++) {
@@ -395,12 +409,15 @@ static int qt_host_init(const es_scan_ctx_t *ctx, qt_host_t *h)
             const uint64_t *p1 = es_plane(pl, v, 0), *p2 = es_plane(pl, v, 1);
             int64_t t[3] = {0, 0, 0};
             uint32_t c[3] = {0, 0, 0};
+            double sg = 0; /* a term g y of 0 would add +0: skipped */
             for (uint32_t s = 0; s < y->slots; s++) {
                 uint8_t g = qt_code(p1, p2, s);
                 t[g] += (int64_t)y->q[s];
                 c[g]++;
+                if (g) sg += g * y->yd[s];
             }
             uint32_t gv = pl->first + v;
+            h->sgy[gv] = sg;
             h->cnt[gv][0] = c[1];
             h->cnt[gv][1] = c[2];
             h->tot[gv][0] = t[1];
@@ -414,6 +431,7 @@ static void qt_host_free(qt_host_t *h)
 {
     free(h->cnt);
     free(h->tot);
+    free(h->sgy);
 }
 
 /* Block b's codes into buf (count * slots bytes) and its descriptor. */
@@ -436,22 +454,36 @@ static void qt_block(const es_scan_ctx_t *ctx, const qt_host_t *h, uint32_t b, u
     }
 }
 
-/* One variant's codes as a one-row es_qt_block_t (es_qt_dsums_exact reads code and len). */
-static void qt_row(const es_scan_ctx_t *ctx, uint32_t v, uint8_t *buf, es_qt_block_t *out)
+/* es_qt_dsums_exact() of pair (i, j) without a missing call: the same
+ * doubles, added in the same slot order (the sums are of values >= 0, so
+ * the terms of 0 it adds change nothing), the partner-free ones from h and
+ * the sum of a b y over the slots where both are called non-zero, 64 slots
+ * a word. */
+static void qt_dsums_exact(const es_scan_ctx_t *ctx, const qt_host_t *h, uint32_t i, uint32_t j, es_qt_dsums_t *d)
 {
-    const es_planes_t *pl = &ctx->blocks[v / ctx->block];
-    uint32_t len = ctx->qt->slots, lv = v - pl->first;
-    const uint64_t *p1 = es_plane(pl, lv, 0), *p2 = es_plane(pl, lv, 1);
-    for (uint32_t s = 0; s < len; s++) buf[s] = qt_code(p1, p2, s);
-    memset(out, 0, sizeof *out);
-    out->code = buf;
-    out->len = len;
-    out->count = 1;
+    const es_planes_t *pa = &ctx->blocks[i / ctx->block], *pb = &ctx->blocks[j / ctx->block];
+    const uint64_t *a1 = es_plane(pa, i - pa->first, 0), *a2 = es_plane(pa, i - pa->first, 1);
+    const uint64_t *b1 = es_plane(pb, j - pb->first, 0), *b2 = es_plane(pb, j - pb->first, 1);
+    const double *yd = ctx->qt->yd;
+    double saby = 0;
+    for (uint32_t w = 0; w < ctx->qt->slots / 64; w++) {
+        for (uint64_t m = a1[w] & b1[w]; m; m &= m - 1) {
+            unsigned bit = (unsigned)__builtin_ctzll(m), s = w * 64 + bit;
+            unsigned ga = 1 + (unsigned)((a2[w] >> bit) & 1), gb = 1 + (unsigned)((b2[w] >> bit) & 1);
+            saby += ga * gb * yd[s];
+        }
+    }
+    memset(d, 0, sizeof *d);
+    d->sy = h->dsy;
+    d->syy = h->dsyy;
+    d->say = h->sgy[i];
+    d->sby = h->sgy[j];
+    d->saby = saby;
 }
 
 /* Score a candidate as cpu.c's qt_score() does, from its exact sums. */
 static void qt_score_cand(es_scan_ctx_t *ctx, es_worker_t *w, const qt_host_t *h, const es_gpu_qt_cand_t *c,
-                          uint8_t *row_a, uint8_t *row_b, uint64_t *exact)
+                          uint64_t *exact)
 {
     es_table2_t t;
     memset(&t, 0, sizeof t);
@@ -470,10 +502,7 @@ static void qt_score_cand(es_scan_ctx_t *ctx, es_worker_t *w, const qt_host_t *h
     double beta = NAN;
     es_qt_dsums(&s, ctx->qt, &d);
     if (es_stat_linear(&t, &d, &r, &beta)) {
-        es_qt_block_t A, B;
-        qt_row(ctx, c->i, row_a, &A);
-        qt_row(ctx, c->j, row_b, &B);
-        es_qt_dsums_exact(&A, 0, &B, 0, ctx->qt, &d);
+        qt_dsums_exact(ctx, h, c->i, c->j, &d);
         es_stat_linear(&t, &d, &r, &beta);
         (*exact)++;
     }
@@ -487,7 +516,6 @@ typedef struct {
     es_gpu_qt_t *g;
     es_worker_t w[64];
     uint8_t *buf[2];   /* two blocks' codes */
-    uint8_t *rows;     /* 2 rows per helper (the exact double sums) */
     char desc[320];
 } gpu_qt_dev_t;
 
@@ -496,10 +524,12 @@ static int qt_dev_loop(es_scan_ctx_t *ctx, gpu_qt_dev_t *d, const qt_host_t *h)
     int ret = ES_OK;
     uint64_t cands = 0, tiles = 0, exact = 0;
     double t_score = 0.0;
-    const size_t len = ctx->qt->slots;
+    const char *tr = getenv("EPISTREAM_GPU_TRACE");
+    const int trace = tr && *tr && strcmp(tr, "0") != 0;
     for (;;) {
         uint32_t bi, bj;
         if (es_ctx_claim_tile(ctx, &bi, &bj)) break;
+        double k0 = es_gpu_qt_seconds(d->g);
         es_gpu_qt_block_t a, b;
         qt_block(ctx, h, bi, es_gpu_qt_cached(d->g, bi) ? NULL : d->buf[0], &a);
         qt_block(ctx, h, bj, bi == bj || es_gpu_qt_cached(d->g, bj) ? NULL : d->buf[1], &b);
@@ -520,9 +550,7 @@ static int qt_dev_loop(es_scan_ctx_t *ctx, gpu_qt_dev_t *d, const qt_host_t *h)
 #pragma omp parallel for num_threads(nw) schedule(static, 1) reduction(+ : ex)
         for (int k = 0; k < nw; k++) {
             size_t lo = n * (size_t)k / (size_t)nw, hi = n * (size_t)(k + 1) / (size_t)nw;
-            for (size_t q = lo; q < hi; q++)
-                qt_score_cand(ctx, &d->w[k], h, &c[q], d->rows + 2 * len * (size_t)k, d->rows + (2 * (size_t)k + 1) * len,
-                              &ex);
+            for (size_t q = lo; q < hi; q++) qt_score_cand(ctx, &d->w[k], h, &c[q], &ex);
         }
         for (int k = 1; k < nw; k++) es_worker_merge(ctx, &d->w[0], &d->w[k]);
         es_worker_count_tile(ctx, &d->w[0]);
@@ -531,6 +559,10 @@ static int qt_dev_loop(es_scan_ctx_t *ctx, gpu_qt_dev_t *d, const qt_host_t *h)
         cands += n;
         exact += ex;
         tiles++;
+        if (trace)
+            fprintf(stderr, "[gpu-trace] dev %d tile %u,%u: kernels %.3f ms, %zu candidates (%llu on double sums), "
+                    "scored in %.3f ms\n", d->dev, bi, bj, (es_gpu_qt_seconds(d->g) - k0) * 1e3, n,
+                    (unsigned long long)ex, (es_time_now() - t0) * 1e3);
         if (ret) break;
     }
     es_info("GPU %d: %llu tiles, %.3f s in the quantitative-trait kernels; %llu candidate pairs scored exactly on "
@@ -598,8 +630,7 @@ static int gpu_run_qt(es_scan_ctx_t *ctx)
         size_t bytes = (size_t)ctx->block * cfg.slots;
         d->buf[0] = malloc(bytes);
         d->buf[1] = malloc(bytes);
-        d->rows = malloc((size_t)2 * helpers * cfg.slots);
-        int err = d->buf[0] && d->buf[1] && d->rows ? ES_OK : ES_ERR_NOMEM;
+        int err = d->buf[0] && d->buf[1] ? ES_OK : ES_ERR_NOMEM;
         while (d->nw < helpers && !err) {
             err = es_worker_init(&d->w[d->nw], ctx);
             if (err) break;
@@ -632,7 +663,6 @@ static int gpu_run_qt(es_scan_ctx_t *ctx)
         for (int w = 0; w < d->nw; w++) es_worker_free(&d->w[w]);
         free(d->buf[0]);
         free(d->buf[1]);
-        free(d->rows);
     }
     free(dv);
     qt_host_free(&h);

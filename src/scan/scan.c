@@ -83,7 +83,8 @@ int es_scan_create(es_scan_t **out, es_dataset_t *ds, const es_opt_t *opt)
     es_work_t work = {.op = opt->order == 3 ? ES_OP_TRIPLE_SCAN : ES_OP_PAIR_SCAN,
                       .n_samples = (uint64_t)ds->n_case + ds->n_ctrl,
                       .pairs = opt->order == 3 ? m * (m - 1) / 2 * (m - 2) / 3 : m * (m - 1) / 2,
-                      .threads = opt->threads};
+                      .threads = opt->threads,
+                      .qt = ds->qt};
     if (cpu_only) {
         es_opt_t cpu = *opt;
         cpu.device = ES_DEVICE_CPU;

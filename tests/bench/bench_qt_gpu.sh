@@ -4,7 +4,7 @@
 # at N = 8,192 within 4x of the case/control boost rate).
 #
 # For each N in BENCH_NS (default "1024 8192"): epistream sim --qt, N samples x BENCH_M variants
-# (default 40,000; no missing call: the GPU's QT kernel needs every call), then
+# (default 100,000; no missing call: the GPU's QT kernel needs every call), then
 #   qt-gpu    scan --stat linear --device gpu  (the trait as simulated)
 #   boost-gpu scan --stat boost  --device gpu  (the same .bed; cases: the samples above the median)
 #   qt-cpu    scan --stat linear --device cpu  on the first BENCH_MCPU variants (default 6,000)
@@ -18,7 +18,7 @@
 set -u
 EPISTREAM=${EPISTREAM:-build/epistream}
 NS=${BENCH_NS:-"1024 8192"}
-M=${BENCH_M:-40000}
+M=${BENCH_M:-100000}
 MCPU=${BENCH_MCPU:-6000}
 TH=${BENCH_THREADS:-$(nproc)}
 R=${BENCH_REPEAT:-2}
@@ -56,7 +56,9 @@ for N in $NS; do
     awk -v med="$(cat "$W/med$N")" 'NR == 1 { print "FID IID CC"; next } { print $1, $2, ($3 > med) ? 2 : 1 }' \
         "$W/d$N.pheno" >"$W/cc$N.pheno"
     head -n "$MCPU" "$W/d$N.bim" | awk '{ print $2 }' >"$W/cpu$N.snps"
+    export EPISTREAM_GPU_TRACE=1 # one line a tile (the first ones are printed below)
     best qt-gpu$N --bfile "$W/d$N" --pheno "$W/d$N.pheno" --stat linear --device gpu
+    unset EPISTREAM_GPU_TRACE
     best boost-gpu$N --bfile "$W/d$N" --pheno "$W/cc$N.pheno" --stat boost --device gpu
     best qt-cpu$N --bfile "$W/d$N" --pheno "$W/d$N.pheno" --stat linear --device cpu --extract "$W/cpu$N.snps"
     kern=$(awk '/in the quantitative-trait kernels/ { for (i = 1; i <= NF; i++) if ($i == "tiles,") { s = $(i + 1); print s } }' \
@@ -71,6 +73,7 @@ for N in $NS; do
     done
     awk -v q="$(cat "$W/qt-gpu$N.pps")" -v b="$(cat "$W/boost-gpu$N.pps")" -v c="$(cat "$W/qt-cpu$N.pps")" -v n="$N" \
         'BEGIN { printf "N=%s: boost/qt on the GPU %.2fx (target <= 4 at N=8192); qt GPU/CPU %.1fx\n", n, b / q, q / c }'
+    grep -h "gpu-trace" "$W/qt-gpu$N.best.out" | head -6 | sed 's/^/  /'
     grep -h "candidate pairs scored\|dropped on a bound\|scored on sums in double" "$W/qt-gpu$N.best.out" "$W/qt-cpu$N.best.out" |
         sed 's/^/  /'
 done

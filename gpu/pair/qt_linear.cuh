@@ -160,7 +160,10 @@ __device__ __forceinline__ double gq_rounding(const uint32_t *n, const double *m
 }
 
 /* es_stat_linear_bound(): 1 (certified) with *zsq >= the exact fit's z^2 for
- * every ABy sum in [d.saby, saby1]; and *zlo <= it (the same margins,
+ * every ABy sum in [d.saby, saby1] (bit for bit the CPU's); 2 where the CPU
+ * would not certify the pair only because its fit might ask for the double
+ * sums, with *zsq >= either fit's z^2 and neither failing (so such a pair
+ * may be dropped too); and, where 1, *zlo <= it (the same margins,
  * taken the other way, at the end with the smaller |c3|: z^2 = (n - 4) S^2
  * / (Sxx Syy - S^2) grows with |S| = |c3| Sxx, and c3 keeps its sign on the
  * interval of a certified pair). */
@@ -185,8 +188,25 @@ __device__ __forceinline__ int gq_bound(const uint32_t *n, const gq_prep &p, con
     if (!(sig_lo >= p.min_sigma * (1 + 1e-12)) || !(sig_lo > 0)) return 0;
     double a0 = fabs(c3[0]), a1 = fabs(c3[1]);
     double cmin = (c3[0] > 0) == (c3[1] > 0) && c3[0] != 0 && c3[1] != 0 ? (a0 < a1 ? a0 : a1) - slack : 0;
-    if (!(gq_rounding(n, m) * d.quantum * (1 + 1e-12) < GQ_REL_TOL * cmin * (1 - 1e-12))) return 0;
     double cmax = (a0 > a1 ? a0 : a1) + slack;
+    double rb = gq_rounding(n, m) * d.quantum;
+    if (!(rb * (1 + 1e-12) < GQ_REL_TOL * cmin * (1 - 1e-12))) {
+        /* Not the CPU's certificate: the host may score this pair on the
+         * double sums of y (es_qt_dsums_exact) instead.  Both fits are then
+         * bounded (GQ_RELAXED, doc/QT.md): y is within one quantum of q /
+         * scale at every sample, so c3 moves by at most rb = quantum sum
+         * n_c |w_c| and the residual norm sqrt(RSS) by at most quantum
+         * sqrt(n) (a projection does not lengthen); the double sums add
+         * n terms >= 0 each (relative error <= n eps), covered by the slack
+         * below for c3 and by the 1e-8 T margin of sig_lo for RSS. */
+        double sq = sqrt(sig_lo) - d.quantum * sqrt((double)p.ct / dn) * (1 + 1e-9);
+        double s2 = (sq * sq - 2e-8 * tmax / dn) * (1 - 1e-9);
+        if (!(sq > 0) || !(s2 > 0) || !(s2 >= p.min_sigma * (1 + 1e-9))) return 0;
+        double cr = cmax + rb * (1 + 1e-9) + (1e-12 + 8e-16 * (double)p.ct) * 2 * cabs;
+        *zsq = cr * cr / (m[15] * s2) * (1 + 1e-9);
+        *zlo = 0; /* which fit the host runs is not known: no lower bound */
+        return isfinite(*zsq) ? 2 : 0;
+    }
     *zsq = cmax * cmax / (m[15] * sig_lo) * (1 + 1e-9);
     /* the lower bound: the end with the smaller |c3|, its sigma raised by the margin */
     double sig_at = (a0 < a1 ? sig[0] : sig[1]) + 1e-8 * tmax / dn;

@@ -123,9 +123,10 @@ static double open_left(int dev)
  *     kernel is several times slower, which this does not model). */
 /*   - a quantitative trait's linear scan (gpu/pair/qt.cu): GPU_QT_PAIR_S a
  *     pair plus GPU_QT_SAMPLE_S a pair and sample (bench_qt_gpu on the
- *     H200, the scan's rate with its host scoring, doc/BENCHMARKS.md). */
-#define GPU_QT_PAIR_S 2e-10
-#define GPU_QT_SAMPLE_S 1e-13
+ *     H200, the scan's rate with its host scoring: 4.1e9 pairs/s at
+ *     N = 1,024, 1.3e9 at 8,192; doc/BENCHMARKS.md). */
+#define GPU_QT_PAIR_S 1.7e-10
+#define GPU_QT_SAMPLE_S 7.1e-14
 #define GPU3_SETUP_S 0.15
 #define GPU3_TRIPLE_S 54e-12
 #define GPU3_SAMPLE_S 5.3e-15

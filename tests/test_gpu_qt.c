@@ -30,14 +30,6 @@
 #include "gpu_test.h"
 #include "testutil.h"
 
-static double unif(uint64_t *r) { return (double)(tu_rand(r) >> 11) / 9007199254740992.0; }
-
-static double gauss(uint64_t *r)
-{
-    double u = unif(r) + 1e-300, v = unif(r);
-    return sqrt(-2 * log(u)) * cos(6.283185307179586 * v);
-}
-
 /* ---- sums ------------------------------------------------------------------ */
 
 static void check_tile(uint32_t n, uint32_t na, uint32_t nb, int diag, uint64_t seed)
@@ -139,43 +131,9 @@ static void test_sums(void **state)
 static void draw(uint64_t *r, int it, es_gpu_qt_pair_t *p, double *scale, double *scale2, int64_t *saby,
                  es_qt_dsums_t *dd)
 {
-    static const uint32_t ns[] = {5, 6, 7, 9, 12, 20, 40, 100, 300, 2000};
-    uint32_t n = ns[tu_randn(r, 10)];
-    int gmode = (int)tu_randn(r, 7), ymode = it % 7;
-    double pa = unif(r) * 0.5, pb = unif(r) * 0.5;
-    if (gmode == 1) pa = pb = 0.002 + 0.02 * unif(r);
-    if (gmode == 2) pa = 0.97 + 0.03 * unif(r);
     uint8_t ga[2000], gb[2000];
-    double y[2000], lo = INFINITY, hi = -INFINITY;
-    double b0 = gauss(r) * 100, b1 = gauss(r), b2 = gauss(r), b3 = tu_randn(r, 3) ? gauss(r) : 0;
-    for (uint32_t s = 0; s < n; s++) {
-        uint8_t a = (uint8_t)((unif(r) < pa) + (unif(r) < pa)), b = (uint8_t)((unif(r) < pb) + (unif(r) < pb));
-        if (gmode == 3) b = a;
-        if (gmode == 4) b = (uint8_t)(2 - a);
-        if (gmode == 5 && unif(r) < 0.9) b = a;
-        if (gmode == 6) a = (uint8_t)(s % 3 ? 1 : a);
-        ga[s] = a;
-        gb[s] = b;
-        double fit = b0 + b1 * a + b2 * b + b3 * a * b, v;
-        switch (ymode) {
-        case 0: v = gauss(r); break;
-        case 1: v = 5 + (s == 0 ? 1e-9 : 0); break;
-        case 2: v = fit; break;
-        case 3: v = fit + 1e-9 * gauss(r); break;
-        case 4: v = gauss(r) / (unif(r) + 1e-3); break;
-        case 5: v = 1e6 + gauss(r) + b3 * a * b; break;
-        default: v = (double)tu_randn(r, 3) + 0.5 * a * b; break;
-        }
-        y[s] = v;
-        if (v < lo) lo = v;
-        if (v > hi) hi = v;
-    }
-    if (!(hi > lo)) hi = lo + 1;
-    int e;
-    frexp(hi - lo, &e);
-    *scale = ldexp(1.0, ES_QT_BITS - e);
-    frexp((hi - lo) * (hi - lo), &e);
-    *scale2 = ldexp(1.0, ES_QT_BITS - e);
+    double y[2000], lo;
+    uint32_t n = tu_qt_draw(r, it, ga, gb, y, &lo, scale, scale2);
     memset(p, 0, sizeof *p);
     *saby = 0;
     memset(dd, 0, sizeof *dd); /* es_qt_dsums_exact()'s sums, in its order */
@@ -274,7 +232,7 @@ static void test_decisions(void **state)
             /* the exact fit anywhere on the interval is within [zlo, zsq] */
             for (int i = 0; i < 5; i++) {
                 es_qt_dsums_t dx = d[k];
-                dx.saby = i == 0 ? d[k].saby : i == 1 ? x1[k] : d[k].saby + (x1[k] - d[k].saby) * unif(&rng);
+                dx.saby = i == 0 ? d[k].saby : i == 1 ? x1[k] : d[k].saby + (x1[k] - d[k].saby) * tu_unif(&rng);
                 es_stat_result_t r;
                 double beta;
                 assert_int_equal(es_stat_linear(&t[k], &dx, &r, &beta), 0);

@@ -279,18 +279,27 @@ typedef struct {
     char desc[320];
 } gpu_dev_t;
 
-static int dev_open(es_scan_ctx_t *ctx, gpu_dev_t *d, int n_helpers, const es_gpu_config_t *cfg)
+/* A device thread's helper workers w[0 .. *nw) (1 to 64 of them), which
+ * score its tiles' candidates.  A tile's candidates touch few of its
+ * variants: w[0], which owns the tile, and the helpers that score part of
+ * it merge only what they touch (sparse workers), and the tile's pairs are
+ * counted per block.  *nw: the workers to free, whatever the return. */
+static int helpers_init(es_scan_ctx_t *ctx, es_worker_t *w, int n, int *nw)
 {
     int ret = ES_OK;
-    if (n_helpers < 1) n_helpers = 1;
-    if (n_helpers > 64) n_helpers = 64;
-    for (d->nw = 0; d->nw < n_helpers && !ret; d->nw++) {
-        ret = es_worker_init(&d->w[d->nw], ctx);
-        /* a tile's candidates touch few of its variants: w[0], which owns the
-         * tile, and the helpers that score part of it merge only what they
-         * touch, and the tile's pairs are counted per block */
-        if (!ret) ret = es_worker_set_sparse(&d->w[d->nw], ctx);
+    if (n < 1) n = 1;
+    if (n > 64) n = 64;
+    for (*nw = 0; *nw < n;) {
+        if ((ret = es_worker_init(&w[*nw], ctx))) break;
+        (*nw)++;
+        if ((ret = es_worker_set_sparse(&w[*nw - 1], ctx))) break;
     }
+    return ret;
+}
+
+static int dev_open(es_scan_ctx_t *ctx, gpu_dev_t *d, int n_helpers, const es_gpu_config_t *cfg)
+{
+    int ret = helpers_init(ctx, d->w, n_helpers, &d->nw);
     if (ret) return ret;
     double t_open = es_time_now();
     ret = es_gpu_open(d->dev, cfg, &d->g);
@@ -615,8 +624,6 @@ static int gpu_run_qt(es_scan_ctx_t *ctx)
         return ES_ERR_NOMEM;
     }
     int helpers = ctx->n_threads / n_dev;
-    if (helpers < 1) helpers = 1;
-    if (helpers > 64) helpers = 64;
 #ifdef _OPENMP
     omp_set_max_active_levels(2);
 #endif
@@ -632,11 +639,7 @@ static int gpu_run_qt(es_scan_ctx_t *ctx)
         d->buf[0] = malloc(bytes);
         d->buf[1] = malloc(bytes);
         int err = d->buf[0] && d->buf[1] ? ES_OK : ES_ERR_NOMEM;
-        while (d->nw < helpers && !err) {
-            err = es_worker_init(&d->w[d->nw], ctx);
-            if (err) break;
-            err = es_worker_set_sparse(&d->w[d->nw++], ctx);
-        }
+        if (!err) err = helpers_init(ctx, d->w, helpers, &d->nw);
         if (!err) {
             prepared(d->dev);
             double t_open = es_time_now();

@@ -101,6 +101,70 @@ int es_gpu_collect(es_gpu_t *g, const es_gpu_cand_t **cand, size_t *n, uint32_t 
 int es_gpu_in_flight(const es_gpu_t *g);
 
 
+/* ---- the quantitative-trait pair engine (gpu/pair/qt.cu) ---------------- */
+
+/** A pair of a quantitative-trait scan (`--stat linear`) that the device's
+ *  bound could not drop: its indices, its 3x3 genotype table n[a*3+b] and
+ *  its exact sum of a*b*q (the fixed-point phenotype q of count.h's
+ *  es_qt_y_t).  Every other sum of the pair is a per-variant total (no
+ *  call is missing on this path), so the host scores it exactly as the CPU
+ *  backend does. */
+typedef struct {
+    uint32_t i, j;
+    uint32_t n[9];
+    int64_t saby;
+} es_gpu_qt_cand_t;
+
+/** What the QT engine needs to know about the scan (fixed for the run). */
+typedef struct {
+    uint32_t n_variants; /**< dataset variants (per-variant thresholds) */
+    uint32_t block;      /**< variants per block at most */
+    uint32_t slots;      /**< sample slots per variant row (a multiple of 64) */
+    uint32_t n;          /**< samples (slots [0, n) hold them; no call missing) */
+    const uint64_t *q;   /**< the fixed-point phenotype, `slots` values < 2^39 (copied by open) */
+    int64_t sy, syy;     /**< sum of q, of q2 over the samples */
+    double scale, scale2; /**< the fixed point's (es_qt_y_t) */
+    uint32_t top_k;
+    /** z^2 at or above which a pair may be significant: INFINITY, no test
+     *  (never below the scan's smallest critical value) */
+    double sig_min;
+    size_t mem_limit;    /**< device bytes to use at most; 0: what is free */
+    int emit_all;        /**< tests: every pair of a tile comes back (no screen) */
+} es_gpu_qt_config_t;
+
+/** One block of variants for the QT engine: genotype codes (0, 1, 2 copies
+ *  of A1; no missing call) of `count` variants, `slots` bytes each, and per
+ *  variant its counts of codes 1 and 2 and its sums of q over them. */
+typedef struct {
+    uint32_t index;        /**< block number */
+    uint32_t first, count; /**< variants */
+    const uint8_t *code;   /**< count * slots */
+    const uint32_t (*cnt)[2];
+    const int64_t (*tot)[2];
+} es_gpu_qt_block_t;
+
+typedef struct es_gpu_qt es_gpu_qt_t;
+
+/** Open device dev for a QT scan.  Close with es_gpu_qt_close().
+ *  @return ES_OK, ES_ERR_GPU, ES_ERR_NOMEM, ES_ERR_UNSUPPORTED (before
+ *  sm_80: the kernel is integer mma.sync), ES_ERR_ARG. */
+int es_gpu_qt_open(int dev, const es_gpu_qt_config_t *cfg, es_gpu_qt_t **out);
+void es_gpu_qt_close(es_gpu_qt_t *g);
+/** Count and screen the tile of blocks a, b (a->index <= b->index; a == b:
+ *  pairs i < j) with the host's exact k-th best `tau` (-INFINITY: none);
+ *  *cand (valid until the next call on g) receives the pairs that may
+ *  matter, with their exact sums.  Blocks stay cached on the device while
+ *  they fit; `a` and `b` are read only when not cached (the caller may then
+ *  fill them lazily: es_gpu_qt_cached() says).  @return ES_OK, ES_ERR_GPU,
+ *  ES_ERR_NOMEM. */
+int es_gpu_qt_tile(es_gpu_qt_t *g, const es_gpu_qt_block_t *a, const es_gpu_qt_block_t *b, double tau,
+                   const es_gpu_qt_cand_t **cand, size_t *n);
+/** Is block `index` on the device now (es_gpu_qt_tile() will not read it)? */
+int es_gpu_qt_cached(const es_gpu_qt_t *g, uint32_t index);
+/** Seconds in the tile kernels so far (event-timed). */
+double es_gpu_qt_seconds(const es_gpu_qt_t *g);
+
+
 /* ---- the triple-scan engine (gpu/triple/engine.cu) ---------------------- */
 
 /** A triple whose statistic may matter, with its exact 2x27 table

@@ -316,3 +316,53 @@ int es_gpu3_bounds(int dev, int stat, const uint32_t *tables, size_t n, const do
     (void)out;
     return ES_ERR_UNSUPPORTED;
 }
+
+int es_gpu_qt_open(int dev, const es_gpu_qt_config_t *cfg, es_gpu_qt_t **out)
+{
+    (void)dev;
+    (void)cfg;
+    *out = NULL;
+    return ES_ERR_UNSUPPORTED;
+}
+
+void es_gpu_qt_close(es_gpu_qt_t *g) { (void)g; }
+
+int es_gpu_qt_tile(es_gpu_qt_t *g, const es_gpu_qt_block_t *a, const es_gpu_qt_block_t *b, double tau,
+                   const es_gpu_qt_cand_t **cand, size_t *n)
+{
+    (void)g;
+    (void)a;
+    (void)b;
+    (void)tau;
+    *cand = NULL;
+    *n = 0;
+    return ES_ERR_UNSUPPORTED;
+}
+
+int es_gpu_qt_cached(const es_gpu_qt_t *g, uint32_t index)
+{
+    (void)g;
+    (void)index;
+    return 0;
+}
+
+double es_gpu_qt_seconds(const es_gpu_qt_t *g)
+{
+    (void)g;
+    return 0.0;
+}
+
+int es_gpu_qt_bound_test(int dev, const es_gpu_qt_pair_t *p, size_t n, double scale, double scale2, uint8_t *fail,
+                         uint8_t *cert, double *zsq, double *zlo)
+{
+    (void)dev;
+    (void)p;
+    (void)n;
+    (void)scale;
+    (void)scale2;
+    (void)fail;
+    (void)cert;
+    (void)zsq;
+    (void)zlo;
+    return ES_ERR_UNSUPPORTED;
+}

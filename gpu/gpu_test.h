@@ -112,6 +112,23 @@ int es_gpu3_count_tables(int dev, int kernel, const es_gpu3_config_t *cfg, const
 int es_gpu3_bounds(int dev, int stat, const uint32_t *tables, size_t n, const double *lnfact,
                    uint32_t n_lnfact, float *out);
 
+/** One pair for es_gpu_qt_bound_test(): its 3x3 table and its integer
+ *  sums with ABq known only to lie in [hi * 2^24, hi * 2^24 + (2^24 - 1) *
+ *  sum_{a>0} b] (as src/backend/cpu.c's bound takes them). */
+typedef struct {
+    uint32_t n[9];
+    int64_t sy, syy, ra[2], cb[2], hi;
+} es_gpu_qt_pair_t;
+
+/** The QT engine's per-pair decisions on the device (gpu/pair/qt_linear.cuh)
+ *  for n pairs, in the phenotype units of scale, scale2: fail[k] the
+ *  table's failure rules (es_stat_linear_prep), cert[k] and zsq[k] the
+ *  bound (es_stat_linear_bound), zlo[k] a lower bound of z^2 where cert
+ *  (tests: compared bit for bit with the CPU's twins).
+ *  @return ES_OK, ES_ERR_GPU, ES_ERR_UNSUPPORTED (no device). */
+int es_gpu_qt_bound_test(int dev, const es_gpu_qt_pair_t *p, size_t n, double scale, double scale2, uint8_t *fail,
+                         uint8_t *cert, double *zsq, double *zlo);
+
 #ifdef __cplusplus
 }
 #endif

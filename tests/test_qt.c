@@ -269,58 +269,15 @@ static void test_linear_vs_lsq(void **state)
  * bound; the table's failure decisions of the batch (AVX-512 and scalar)
  * must be es_stat_linear_prep()'s. */
 
-static double unif(uint64_t *r) { return (double)(tu_rand(r) >> 11) / 9007199254740992.0; }
-
-static double gauss(uint64_t *r)
-{
-    double u = unif(r) + 1e-300, v = unif(r);
-    return sqrt(-2 * log(u)) * cos(6.283185307179586 * v);
-}
-
-/* draw pair number `it`: table t, sums d (as es_qt_dsums makes them, ABy
- * sum exact), and the scale of its fixed point in *scale */
+/* draw pair number `it` (tu_qt_draw): table t and sums d (as es_qt_dsums
+ * makes them, ABy sum exact) */
 static void draw_pair(uint64_t *r, int it, es_table2_t *t, es_qt_dsums_t *d)
 {
-    static const uint32_t ns[] = {5, 6, 7, 9, 12, 20, 40, 100, 300, 2000};
-    uint32_t n = ns[tu_randn(r, 10)];
-    int gmode = (int)tu_randn(r, 7), ymode = it % 7;
-    double pa = unif(r) * 0.5, pb = unif(r) * 0.5;
-    if (gmode == 1) pa = pb = 0.002 + 0.02 * unif(r); /* rare */
-    if (gmode == 2) pa = 0.97 + 0.03 * unif(r);       /* A1 the major allele */
     uint8_t ga[2000], gb[2000];
-    double y[2000], lo = INFINITY, hi = -INFINITY;
-    double b0 = gauss(r) * 100, b1 = gauss(r), b2 = gauss(r), b3 = tu_randn(r, 3) ? gauss(r) : 0;
-    for (uint32_t s = 0; s < n; s++) {
-        uint8_t a = (uint8_t)((unif(r) < pa) + (unif(r) < pa)), b = (uint8_t)((unif(r) < pb) + (unif(r) < pb));
-        if (gmode == 3) b = a;                           /* identical */
-        if (gmode == 4) b = (uint8_t)(2 - a);            /* mirrored */
-        if (gmode == 5 && unif(r) < 0.9) b = a;          /* nearly identical */
-        if (gmode == 6) a = (uint8_t)(s % 3 ? 1 : a);    /* nearly fixed */
-        ga[s] = a;
-        gb[s] = b;
-        double fit = b0 + b1 * a + b2 * b + b3 * a * b, v;
-        switch (ymode) {
-        case 0: v = gauss(r); break;
-        case 1: v = 5 + (s == 0 ? 1e-9 : 0); break;              /* constant but one */
-        case 2: v = fit; break;                                   /* fitted exactly */
-        case 3: v = fit + 1e-9 * gauss(r); break;                 /* nearly so */
-        case 4: v = gauss(r) / (unif(r) + 1e-3); break;           /* heavy tail */
-        case 5: v = 1e6 + gauss(r) + b3 * a * b; break;           /* far from 0 */
-        default: v = (double)tu_randn(r, 3) + 0.5 * a * b; break; /* few values */
-        }
-        y[s] = v;
-        if (v < lo) lo = v;
-        if (v > hi) hi = v;
-    }
-    if (!(hi > lo)) hi = lo + 1;
-    /* the scan's fixed point: q < 2^39, q2 < 2^39 */
-    int e;
-    frexp(hi - lo, &e);
+    double y[2000], lo;
     es_qt_y_t qy;
     memset(&qy, 0, sizeof qy);
-    qy.scale = ldexp(1.0, ES_QT_BITS - e);
-    frexp((hi - lo) * (hi - lo), &e);
-    qy.scale2 = ldexp(1.0, ES_QT_BITS - e);
+    uint32_t n = tu_qt_draw(r, it, ga, gb, y, &lo, &qy.scale, &qy.scale2);
     es_qt_sums_t q;
     memset(&q, 0, sizeof q);
     memset(t, 0, sizeof *t);
@@ -367,9 +324,9 @@ static void test_linear_bound(void **state)
              * scan's width, or wide (crossing c3 = 0 in some) */
             double x = d[k].saby, w = fabs(x) + 1;
             int mode = (int)tu_randn(&rng, 4);
-            double below = mode == 0 ? 0 : mode == 1 ? 1e-7 * w * unif(&rng) : mode == 2 ? 1e-3 * w * unif(&rng)
-                                                                                         : w * unif(&rng);
-            double above = mode == 0 ? 0 : below * 2 * unif(&rng);
+            double below = mode == 0 ? 0 : mode == 1 ? 1e-7 * w * tu_unif(&rng) : mode == 2 ? 1e-3 * w * tu_unif(&rng)
+                                                                                         : w * tu_unif(&rng);
+            double above = mode == 0 ? 0 : below * 2 * tu_unif(&rng);
             dx[k] = d[k];
             dx[k].saby = x - below;
             x1[k] = x + above;
@@ -398,7 +355,7 @@ static void test_linear_bound(void **state)
                 check_at(&t[k], &dx[k], dx[k].saby, b, &worst);
                 check_at(&t[k], &dx[k], x1[k], b, &worst);
                 check_at(&t[k], &dx[k], d[k].saby, b, &worst);
-                for (int i = 0; i < 3; i++) check_at(&t[k], &dx[k], dx[k].saby + (x1[k] - dx[k].saby) * unif(&rng), b, &worst);
+                for (int i = 0; i < 3; i++) check_at(&t[k], &dx[k], dx[k].saby + (x1[k] - dx[k].saby) * tu_unif(&rng), b, &worst);
             }
             /* the two computations differ in their last bits at most */
             if (cert[k] && cert_s[k]) assert_true(fabs(zb[k] - zb_s[k]) <= 1e-9 * zb_s[k] + 1e-300);

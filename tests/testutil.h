@@ -7,6 +7,7 @@
 #define ES_TESTUTIL_H
 
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -351,6 +352,66 @@ static inline void tu_dtable_init(es_dtable_t *d, uint32_t n, uint32_t nf, uint3
     assert_non_null(d->x);
     assert_non_null(d->y);
     assert_non_null(d->n_states);
+}
+#endif
+
+/* ---- adversarial pairs for the linear tests' bounds (test_qt.c, test_gpu_qt.c) ---- */
+#ifdef ES_COUNT_H
+static inline double tu_unif(uint64_t *r) { return (double)(tu_rand(r) >> 11) / 9007199254740992.0; }
+
+static inline double tu_gauss(uint64_t *r)
+{
+    double u = tu_unif(r) + 1e-300, v = tu_unif(r);
+    return sqrt(-2 * log(u)) * cos(6.283185307179586 * v);
+}
+
+/* Pair number `it`: genotypes ga, gb and phenotype y of its n samples
+ * (returned; at most 2,000): tiny n, rare and near-fixed genotypes, equal or
+ * mirrored ones; phenotypes (kind it % 7) normal, constant but one, exactly
+ * and nearly fitted by the model, heavy-tailed, far from 0, few values.
+ * *lo, *hi: y's range (hi > lo), and the fixed point's scales of a scan. */
+static inline uint32_t tu_qt_draw(uint64_t *r, int it, uint8_t *ga, uint8_t *gb, double *y, double *lo,
+                                  double *scale, double *scale2)
+{
+    static const uint32_t ns[] = {5, 6, 7, 9, 12, 20, 40, 100, 300, 2000};
+    uint32_t n = ns[tu_randn(r, 10)];
+    int gmode = (int)tu_randn(r, 7), ymode = it % 7;
+    double pa = tu_unif(r) * 0.5, pb = tu_unif(r) * 0.5;
+    if (gmode == 1) pa = pb = 0.002 + 0.02 * tu_unif(r); /* rare */
+    if (gmode == 2) pa = 0.97 + 0.03 * tu_unif(r);       /* A1 the major allele */
+    double l = INFINITY, hi = -INFINITY;
+    double b0 = tu_gauss(r) * 100, b1 = tu_gauss(r), b2 = tu_gauss(r), b3 = tu_randn(r, 3) ? tu_gauss(r) : 0;
+    for (uint32_t s = 0; s < n; s++) {
+        uint8_t a = (uint8_t)((tu_unif(r) < pa) + (tu_unif(r) < pa)), b = (uint8_t)((tu_unif(r) < pb) + (tu_unif(r) < pb));
+        if (gmode == 3) b = a;                           /* identical */
+        if (gmode == 4) b = (uint8_t)(2 - a);            /* mirrored */
+        if (gmode == 5 && tu_unif(r) < 0.9) b = a;       /* nearly identical */
+        if (gmode == 6) a = (uint8_t)(s % 3 ? 1 : a);    /* nearly fixed */
+        ga[s] = a;
+        gb[s] = b;
+        double fit = b0 + b1 * a + b2 * b + b3 * a * b, v;
+        switch (ymode) {
+        case 0: v = tu_gauss(r); break;
+        case 1: v = 5 + (s == 0 ? 1e-9 : 0); break;                 /* constant but one */
+        case 2: v = fit; break;                                      /* fitted exactly */
+        case 3: v = fit + 1e-9 * tu_gauss(r); break;                 /* nearly so */
+        case 4: v = tu_gauss(r) / (tu_unif(r) + 1e-3); break;        /* heavy tail */
+        case 5: v = 1e6 + tu_gauss(r) + b3 * a * b; break;           /* far from 0 */
+        default: v = (double)tu_randn(r, 3) + 0.5 * a * b; break;    /* few values */
+        }
+        y[s] = v;
+        if (v < l) l = v;
+        if (v > hi) hi = v;
+    }
+    if (!(hi > l)) hi = l + 1;
+    /* the scan's fixed point: q < 2^39, q2 < 2^39 */
+    int e;
+    frexp(hi - l, &e);
+    *scale = ldexp(1.0, ES_QT_BITS - e);
+    frexp((hi - l) * (hi - l), &e);
+    *scale2 = ldexp(1.0, ES_QT_BITS - e);
+    *lo = l;
+    return n;
 }
 #endif
 

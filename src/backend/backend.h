@@ -36,6 +36,7 @@ typedef struct {
     uint64_t rounds;   /**< MI: rounds counted, the relevance pass included */
     uint64_t cells;    /**< MI: table cells per candidate and round (states x conditioning cells) */
     int threads;       /**< CPU threads the work may use (0: all) */
+    int qt;            /**< ES_OP_PAIR_SCAN: a quantitative trait's linear test */
     int dev;           /**< the GPU it would run on (auto: 0) */
 } es_work_t;
 

@@ -35,6 +35,10 @@ static double cpu_cost(const es_work_t *w)
         return (double)w->pairs * (150e-9 + 25e-12 * (double)w->n_samples) / (th > 1 ? 0.8 * th : 1.0);
     if (w->op == ES_OP_PAIR_SCAN) {
         double eff = th > 1 ? 0.7 * th : 1.0;
+        /* a quantitative trait (linear, pruned): 100 ns + 68 ps a sample a
+         * pair and thread (bench_qt_gpu on the H200 host's 16 threads:
+         * 6.6e7 pairs/s at N = 1,024, 1.7e7 at 8,192) */
+        if (w->qt) return (double)w->pairs * (100e-9 + 68e-12 * (double)w->n_samples) / eff;
         return (double)w->pairs * (70e-9 + 7e-12 * (double)w->n_samples) / eff;
     }
     double per = 1.2e-9 * (double)w->n_samples + 1e-9 * (double)w->cells;

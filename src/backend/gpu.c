@@ -121,6 +121,12 @@ static double open_left(int dev)
  *     a triple plus 5.4 ps per 1,024 samples (the mma kernel on the H200,
  *     bench_triple_gpu, doc/BENCHMARKS.md; with missing calls the popc
  *     kernel is several times slower, which this does not model). */
+/*   - a quantitative trait's linear scan (gpu/pair/qt.cu): GPU_QT_PAIR_S a
+ *     pair plus GPU_QT_SAMPLE_S a pair and sample (bench_qt_gpu on the
+ *     H200, the scan's rate with its host scoring: 4.1e9 pairs/s at
+ *     N = 1,024, 1.3e9 at 8,192; doc/BENCHMARKS.md). */
+#define GPU_QT_PAIR_S 1.7e-10
+#define GPU_QT_SAMPLE_S 7.1e-14
 #define GPU3_SETUP_S 0.15
 #define GPU3_TRIPLE_S 54e-12
 #define GPU3_SAMPLE_S 5.3e-15
@@ -128,6 +134,7 @@ static double gpu_cost(const es_work_t *w)
 {
     const double n = (double)w->n_samples, f = (double)w->features, r = (double)w->rounds;
     double t = open_left(w->dev);
+    if (w->op == ES_OP_PAIR_SCAN && w->qt) return t + 0.1 + (double)w->pairs * (GPU_QT_PAIR_S + n * GPU_QT_SAMPLE_S);
     if (w->op == ES_OP_PAIR_SCAN) return t + 0.1 + (double)w->pairs * n / 4e13;
     if (w->op == ES_OP_TRIPLE_SCAN) return t + GPU3_SETUP_S + (double)w->pairs * (GPU3_TRIPLE_S + n * GPU3_SAMPLE_S);
     if (w->op == ES_OP_MI_ROWS) return t + 0.01 + f * n / 3e9 + r * (1e-4 + f * n / 1e13 + f * 3e-8);
@@ -272,18 +279,27 @@ typedef struct {
     char desc[320];
 } gpu_dev_t;
 
-static int dev_open(es_scan_ctx_t *ctx, gpu_dev_t *d, int n_helpers, const es_gpu_config_t *cfg)
+/* A device thread's helper workers w[0 .. *nw) (1 to 64 of them), which
+ * score its tiles' candidates.  A tile's candidates touch few of its
+ * variants: w[0], which owns the tile, and the helpers that score part of
+ * it merge only what they touch (sparse workers), and the tile's pairs are
+ * counted per block.  *nw: the workers to free, whatever the return. */
+static int helpers_init(es_scan_ctx_t *ctx, es_worker_t *w, int n, int *nw)
 {
     int ret = ES_OK;
-    if (n_helpers < 1) n_helpers = 1;
-    if (n_helpers > 64) n_helpers = 64;
-    for (d->nw = 0; d->nw < n_helpers && !ret; d->nw++) {
-        ret = es_worker_init(&d->w[d->nw], ctx);
-        /* a tile's candidates touch few of its variants: w[0], which owns the
-         * tile, and the helpers that score part of it merge only what they
-         * touch, and the tile's pairs are counted per block */
-        if (!ret) ret = es_worker_set_sparse(&d->w[d->nw], ctx);
+    if (n < 1) n = 1;
+    if (n > 64) n = 64;
+    for (*nw = 0; *nw < n;) {
+        if ((ret = es_worker_init(&w[*nw], ctx))) break;
+        (*nw)++;
+        if ((ret = es_worker_set_sparse(&w[*nw - 1], ctx))) break;
     }
+    return ret;
+}
+
+static int dev_open(es_scan_ctx_t *ctx, gpu_dev_t *d, int n_helpers, const es_gpu_config_t *cfg)
+{
+    int ret = helpers_init(ctx, d->w, n_helpers, &d->nw);
     if (ret) return ret;
     double t_open = es_time_now();
     ret = es_gpu_open(d->dev, cfg, &d->g);
@@ -356,9 +372,311 @@ static void dev_close(gpu_dev_t *d)
     d->nw = 0;
 }
 
+/* ---- a quantitative trait (--stat linear, no call missing) ------------------------
+ * The device counts each tile's tables and phenotype sums and drops the
+ * pairs its bound proves irrelevant (gpu/pair/qt.cu); the rest come back
+ * with their exact integer sums and are scored here by the CPU backend's own
+ * calls (es_stat_linear, and the double sums where the fixed point could
+ * move BETA_INT by more than ES_QT_REL_TOL), so the outputs are the CPU's
+ * bytes.  The device blocks are the variants' genotype codes, built here
+ * from the planes when a block is not on the device yet. */
+
+typedef struct {
+    uint32_t (*cnt)[2]; /* per variant: codes 1 and 2 */
+    int64_t (*tot)[2];  /* per variant: sum of q over them */
+    int64_t sy, syy;
+    /* es_qt_dsums_exact()'s sums that do not depend on the partner (no
+     * call is missing): sum of g y per variant, sum of y and y^2, each
+     * added in slot order as it adds them */
+    double *sgy, dsy, dsyy;
+} qt_host_t;
+
+/* Genotype code of slot s of variant v of pl (0, 1, 2; no call is missing). */
+static inline uint8_t qt_code(const uint64_t *p1, const uint64_t *p2, uint32_t s)
+{
+    return (uint8_t)(((p1[s / 64] >> (s % 64)) & 1) + ((p2[s / 64] >> (s % 64)) & 1));
+}
+
+static int qt_host_init(const es_scan_ctx_t *ctx, qt_host_t *h)
+{
+    const es_qt_y_t *y = ctx->qt;
+    memset(h, 0, sizeof *h);
+    h->cnt = malloc((size_t)ctx->m * sizeof *h->cnt);
+    h->tot = malloc((size_t)ctx->m * sizeof *h->tot);
+    h->sgy = malloc((size_t)ctx->m * sizeof *h->sgy);
+    if (!h->cnt || !h->tot || !h->sgy) return ES_ERR_NOMEM;
+    for (uint32_t s = 0; s < y->slots; s++) {
+        double v = y->yd[s];
+        h->sy += (int64_t)y->q[s];
+        h->syy += (int64_t)y->q2[s];
+        h->dsy += v;
+        h->dsyy += v * v;
+    }
+#pragma omp parallel for schedule(dynamic, 1) num_threads(ctx->n_threads)
+    for (uint32_t b = 0; b < ctx->n_blocks; b++) {
+        const es_planes_t *pl = &ctx->blocks[b];
+        for (uint32_t v = 0; v < pl->count; v++) {
+            const uint64_t *p1 = es_plane(pl, v, 0), *p2 = es_plane(pl, v, 1);
+            int64_t t[3] = {0, 0, 0};
+            uint32_t c[3] = {0, 0, 0};
+            double sg = 0; /* a term g y of 0 would add +0: skipped */
+            for (uint32_t s = 0; s < y->slots; s++) {
+                uint8_t g = qt_code(p1, p2, s);
+                t[g] += (int64_t)y->q[s];
+                c[g]++;
+                if (g) sg += g * y->yd[s];
+            }
+            uint32_t gv = pl->first + v;
+            h->sgy[gv] = sg;
+            h->cnt[gv][0] = c[1];
+            h->cnt[gv][1] = c[2];
+            h->tot[gv][0] = t[1];
+            h->tot[gv][1] = t[2];
+        }
+    }
+    return ES_OK;
+}
+
+static void qt_host_free(qt_host_t *h)
+{
+    free(h->cnt);
+    free(h->tot);
+    free(h->sgy);
+}
+
+/* Block b's codes into buf (count * slots bytes) and its descriptor. */
+static void qt_block(const es_scan_ctx_t *ctx, const qt_host_t *h, uint32_t b, uint8_t *buf, es_gpu_qt_block_t *out)
+{
+    const es_planes_t *pl = &ctx->blocks[b];
+    uint32_t len = ctx->qt->slots;
+    out->index = b;
+    out->first = pl->first;
+    out->count = pl->count;
+    out->code = buf;
+    out->cnt = (const uint32_t(*)[2])h->cnt + pl->first;
+    out->tot = (const int64_t(*)[2])h->tot + pl->first;
+    if (!buf) return;
+#pragma omp parallel for schedule(static) num_threads(ctx->n_threads)
+    for (uint32_t v = 0; v < pl->count; v++) {
+        const uint64_t *p1 = es_plane(pl, v, 0), *p2 = es_plane(pl, v, 1);
+        uint8_t *c = buf + (size_t)v * len;
+        for (uint32_t s = 0; s < len; s++) c[s] = qt_code(p1, p2, s);
+    }
+}
+
+/* es_qt_dsums_exact() of pair (i, j) without a missing call: the same
+ * doubles, added in the same slot order (the sums are of values >= 0, so
+ * the terms of 0 it adds change nothing), the partner-free ones from h and
+ * the sum of a b y over the slots where both are called non-zero, 64 slots
+ * a word. */
+static void qt_dsums_exact(const es_scan_ctx_t *ctx, const qt_host_t *h, uint32_t i, uint32_t j, es_qt_dsums_t *d)
+{
+    const es_planes_t *pa = &ctx->blocks[i / ctx->block], *pb = &ctx->blocks[j / ctx->block];
+    const uint64_t *a1 = es_plane(pa, i - pa->first, 0), *a2 = es_plane(pa, i - pa->first, 1);
+    const uint64_t *b1 = es_plane(pb, j - pb->first, 0), *b2 = es_plane(pb, j - pb->first, 1);
+    const double *yd = ctx->qt->yd;
+    double saby = 0;
+    for (uint32_t w = 0; w < ctx->qt->slots / 64; w++) {
+        for (uint64_t m = a1[w] & b1[w]; m; m &= m - 1) {
+            unsigned bit = (unsigned)__builtin_ctzll(m), s = w * 64 + bit;
+            unsigned ga = 1 + (unsigned)((a2[w] >> bit) & 1), gb = 1 + (unsigned)((b2[w] >> bit) & 1);
+            saby += ga * gb * yd[s];
+        }
+    }
+    memset(d, 0, sizeof *d);
+    d->sy = h->dsy;
+    d->syy = h->dsyy;
+    d->say = h->sgy[i];
+    d->sby = h->sgy[j];
+    d->saby = saby;
+}
+
+/* Score a candidate as cpu.c's qt_score() does, from its exact sums. */
+static void qt_score_cand(es_scan_ctx_t *ctx, es_worker_t *w, const qt_host_t *h, const es_gpu_qt_cand_t *c,
+                          uint64_t *exact)
+{
+    es_table2_t t;
+    memset(&t, 0, sizeof t);
+    memcpy(t.n[0], c->n, sizeof c->n);
+    es_qt_sums_t s;
+    memset(&s, 0, sizeof s);
+    s.sy = h->sy;
+    s.syy = h->syy;
+    s.ra[0] = h->tot[c->i][0];
+    s.ra[1] = h->tot[c->i][1];
+    s.cb[0] = h->tot[c->j][0];
+    s.cb[1] = h->tot[c->j][1];
+    s.saby = c->saby;
+    es_qt_dsums_t d;
+    es_stat_result_t r;
+    double beta = NAN;
+    es_qt_dsums(&s, ctx->qt, &d);
+    if (es_stat_linear(&t, &d, &r, &beta)) {
+        qt_dsums_exact(ctx, h, c->i, c->j, &d);
+        es_stat_linear(&t, &d, &r, &beta);
+        (*exact)++;
+    }
+    uint32_t n = 0;
+    for (int k = 0; k < 9; k++) n += t.n[0][k];
+    es_worker_offer_result_screened(ctx, w, c->i, c->j, &r, n, beta);
+}
+
+typedef struct {
+    int dev, nw, err;
+    es_gpu_qt_t *g;
+    es_worker_t w[64];
+    uint8_t *buf[2];   /* two blocks' codes */
+    char desc[320];
+} gpu_qt_dev_t;
+
+static int qt_dev_loop(es_scan_ctx_t *ctx, gpu_qt_dev_t *d, const qt_host_t *h)
+{
+    int ret = ES_OK;
+    uint64_t cands = 0, tiles = 0, exact = 0;
+    double t_score = 0.0;
+    const char *tr = getenv("EPISTREAM_GPU_TRACE");
+    const int trace = tr && *tr && strcmp(tr, "0") != 0;
+    for (;;) {
+        uint32_t bi, bj;
+        if (es_ctx_claim_tile(ctx, &bi, &bj)) break;
+        double k0 = es_gpu_qt_seconds(d->g);
+        es_gpu_qt_block_t a, b;
+        qt_block(ctx, h, bi, es_gpu_qt_cached(d->g, bi) ? NULL : d->buf[0], &a);
+        qt_block(ctx, h, bj, bi == bj || es_gpu_qt_cached(d->g, bj) ? NULL : d->buf[1], &b);
+        if (bi == bj) b.code = a.code;
+        double tau = -INFINITY;
+        for (int k = 0; k < d->nw; k++) {
+            double s;
+            if (es_topk_kth(&d->w[k].top, &s) && s > tau) tau = s;
+        }
+        const es_gpu_qt_cand_t *c;
+        size_t n;
+        ret = es_gpu_qt_tile(d->g, &a, &b, tau, &c, &n);
+        if (ret) break;
+        double t0 = es_time_now();
+        int nw = n < 2048 ? 1 : d->nw;
+        for (int k = 0; k < nw; k++) es_worker_begin_tile(ctx, &d->w[k], bi, bj);
+        uint64_t ex = 0;
+#pragma omp parallel for num_threads(nw) schedule(static, 1) reduction(+ : ex)
+        for (int k = 0; k < nw; k++) {
+            size_t lo = n * (size_t)k / (size_t)nw, hi = n * (size_t)(k + 1) / (size_t)nw;
+            for (size_t q = lo; q < hi; q++) qt_score_cand(ctx, &d->w[k], h, &c[q], &ex);
+        }
+        for (int k = 1; k < nw; k++) es_worker_merge(ctx, &d->w[0], &d->w[k]);
+        es_worker_count_tile(ctx, &d->w[0]);
+        ret = es_ctx_tile_done(ctx, &d->w[0]);
+        t_score += es_time_now() - t0;
+        cands += n;
+        exact += ex;
+        tiles++;
+        if (trace)
+            fprintf(stderr, "[gpu-trace] dev %d tile %u,%u: kernels %.3f ms, %zu candidates (%llu on double sums), "
+                    "scored in %.3f ms\n", d->dev, bi, bj, (es_gpu_qt_seconds(d->g) - k0) * 1e3, n,
+                    (unsigned long long)ex, (es_time_now() - t0) * 1e3);
+        if (ret) break;
+    }
+    es_info("GPU %d: %llu tiles, %.3f s in the quantitative-trait kernels; %llu candidate pairs scored exactly on "
+            "%d host thread(s) in %.3f s", d->dev, (unsigned long long)tiles, es_gpu_qt_seconds(d->g),
+            (unsigned long long)cands, d->nw, t_score);
+    if (exact)
+        es_info("GPU %d: %llu pair(s) scored on sums in double: their fixed-point sums could have moved BETA_INT "
+                "by more than %g of it", d->dev, (unsigned long long)exact, ES_QT_REL_TOL);
+    return ret;
+}
+
+static int gpu_run_qt(es_scan_ctx_t *ctx)
+{
+    const es_opt_t *opt = &ctx->scan->opt;
+    int devs[64], n_dev = pick_devices(opt, devs);
+    if (!n_dev) {
+        es_error("no GPU to scan on");
+        return ES_ERR_UNSUPPORTED;
+    }
+    if (!ctx->n_blocks) return ES_OK;
+    if (ctx->stat != ES_STAT_LINEAR || ctx->blocks[0].n_planes != 2) {
+        es_error("the GPU's quantitative-trait path is --stat linear without missing calls");
+        return ES_ERR_UNSUPPORTED;
+    }
+    ctx->diag_first = 1;
+    qt_host_t h;
+    int ret = qt_host_init(ctx, &h);
+    if (ret) {
+        qt_host_free(&h);
+        return ret;
+    }
+    es_gpu_qt_config_t cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.n_variants = ctx->m;
+    cfg.block = ctx->block;
+    cfg.slots = ctx->qt->slots;
+    cfg.n = ctx->qt->n;
+    cfg.q = ctx->qt->q;
+    cfg.sy = h.sy;
+    cfg.syy = h.syy;
+    cfg.scale = ctx->qt->scale;
+    cfg.scale2 = ctx->qt->scale2;
+    cfg.top_k = opt->top_k;
+    cfg.sig_min = ctx->do_sig ? ctx->sig_min : INFINITY;
+    cfg.mem_limit = opt->gpu_mem;
+    gpu_qt_dev_t *dv = calloc((size_t)n_dev, sizeof *dv);
+    if (!dv) {
+        qt_host_free(&h);
+        return ES_ERR_NOMEM;
+    }
+    int helpers = ctx->n_threads / n_dev;
+#ifdef _OPENMP
+    omp_set_max_active_levels(2);
+#endif
+#pragma omp parallel num_threads(n_dev)
+    {
+        int k = 0;
+#ifdef _OPENMP
+        k = omp_get_thread_num();
+#endif
+        gpu_qt_dev_t *d = &dv[k];
+        d->dev = devs[k];
+        size_t bytes = (size_t)ctx->block * cfg.slots;
+        d->buf[0] = malloc(bytes);
+        d->buf[1] = malloc(bytes);
+        int err = d->buf[0] && d->buf[1] ? ES_OK : ES_ERR_NOMEM;
+        if (!err) err = helpers_init(ctx, d->w, helpers, &d->nw);
+        if (!err) {
+            prepared(d->dev);
+            double t_open = es_time_now();
+            err = es_gpu_qt_open(d->dev, &cfg, &d->g);
+            if (!err) {
+                char name[200];
+                if (es_gpu_device_describe(d->dev, name, sizeof name)) snprintf(name, sizeof name, "device %d", d->dev);
+                snprintf(d->desc, sizeof d->desc, "%d %s (quantitative-trait mma kernel)", d->dev, name);
+                es_info("GPU %s, opened in %.3f s", d->desc, es_time_now() - t_open);
+            }
+        }
+        if (!err) err = qt_dev_loop(ctx, d, &h);
+        if (err) es_ctx_fail(ctx, err);
+        d->err = err;
+    }
+    {
+        const char *desc[64] = {NULL};
+        for (int k = 0; k < n_dev; k++) desc[k] = dv[k].desc;
+        device_info_set(ctx->scan, n_dev, desc);
+    }
+    for (int k = 0; k < n_dev; k++) {
+        gpu_qt_dev_t *d = &dv[k];
+        if (!ret && d->err) ret = d->err;
+        es_gpu_qt_close(d->g);
+        for (int w = 0; w < d->nw; w++) es_worker_free(&d->w[w]);
+        free(d->buf[0]);
+        free(d->buf[1]);
+    }
+    free(dv);
+    qt_host_free(&h);
+    return ret;
+}
+
 static int gpu_run(es_scan_ctx_t *ctx)
 {
     const es_opt_t *opt = &ctx->scan->opt;
+    if (ctx->qt) return gpu_run_qt(ctx);
     int devs[64], n_dev = pick_devices(opt, devs);
     if (!n_dev) {
         es_error("no GPU to scan on");

@@ -49,11 +49,20 @@ int es_scan_create(es_scan_t **out, es_dataset_t *ds, const es_opt_t *opt)
         es_error("--order 3 has no quantitative-trait test yet (linear and linear4 are tests of pairs)");
         return ES_ERR_UNSUPPORTED;
     }
-    int cpu_only = ds->qt || opt->stat == ES_STAT_LOGISTIC;
+    /* the GPU's quantitative-trait kernel: --stat linear where no call is
+     * missing (it takes every sum but one from per-variant totals) */
+    int qt_gpu = ds->qt && opt->stat == ES_STAT_LINEAR && opt->order == 2 && opt->device != ES_DEVICE_CPU &&
+                 !es_dataset_any_missing(ds);
+    int cpu_only = (ds->qt && !qt_gpu) || opt->stat == ES_STAT_LOGISTIC;
     if (cpu_only && opt->device == ES_DEVICE_GPU) {
-        es_error("--device gpu: --stat %s runs on the CPU only so far; use --device cpu or auto",
-                 es_stat_name(opt->stat));
-        return ES_ERR_UNSUPPORTED;
+        if (ds->qt && opt->stat == ES_STAT_LINEAR) {
+            es_warn("--device gpu: %s has missing calls, and the GPU's quantitative-trait kernel needs every "
+                    "call present; the scan runs on the CPU (the same results)", ds->plink->bed_path);
+        } else {
+            es_error("--device gpu: --stat %s runs on the CPU only so far; use --device cpu or auto",
+                     es_stat_name(opt->stat));
+            return ES_ERR_UNSUPPORTED;
+        }
     }
     if (opt->stat == ES_STAT_LOGISTIC && opt->order == 3) {
         es_error("--stat logistic is a test of pairs; with --order 3 use chi2, mi, ig or k2");
@@ -74,11 +83,14 @@ int es_scan_create(es_scan_t **out, es_dataset_t *ds, const es_opt_t *opt)
     es_work_t work = {.op = opt->order == 3 ? ES_OP_TRIPLE_SCAN : ES_OP_PAIR_SCAN,
                       .n_samples = (uint64_t)ds->n_case + ds->n_ctrl,
                       .pairs = opt->order == 3 ? m * (m - 1) / 2 * (m - 2) / 3 : m * (m - 1) / 2,
-                      .threads = opt->threads};
+                      .threads = opt->threads,
+                      .qt = ds->qt};
     if (cpu_only) {
         es_opt_t cpu = *opt;
         cpu.device = ES_DEVICE_CPU;
-        if (opt->device == ES_DEVICE_AUTO) es_info("--device auto: --stat %s runs on the CPU", es_stat_name(opt->stat));
+        if (opt->device == ES_DEVICE_AUTO)
+            es_info("--device auto: --stat %s%s runs on the CPU", es_stat_name(opt->stat),
+                    ds->qt && opt->stat == ES_STAT_LINEAR ? " with missing calls" : "");
         s->backend = es_backend_select_work(&cpu, &work, &ret);
     } else {
         s->backend = es_backend_select_work(opt, &work, &ret);

@@ -419,11 +419,11 @@ static inline void worker_score_tab(const es_scan_ctx_t *ctx, es_worker_t *w, ui
     worker_keep(w, si, sj, &p, sig, to_top, hib);
 }
 
-void es_worker_offer_result(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j,
-                            const es_stat_result_t *r, uint32_t n, double beta)
+static void offer_result(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j, const es_stat_result_t *r,
+                         uint32_t n, double beta, int count)
 {
     size_t si, sj;
-    worker_slots(ctx, w, i, j, 1, &si, &sj);
+    worker_slots(ctx, w, i, j, count, &si, &sj);
     if (r->df == 0) { /* a failed fit is no test: PLINK leaves it out of N_TOT */
         w->tsum[si].n_tot--;
         w->tsum[sj].n_tot--;
@@ -443,6 +443,18 @@ void es_worker_offer_result(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i
     }
     int sig = ctx->do_sig && p.p <= ctx->p_threshold;
     worker_keep(w, si, sj, &p, sig, to_top, hib);
+}
+
+void es_worker_offer_result(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j,
+                            const es_stat_result_t *r, uint32_t n, double beta)
+{
+    offer_result(ctx, w, i, j, r, n, beta, 1);
+}
+
+void es_worker_offer_result_screened(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j,
+                                     const es_stat_result_t *r, uint32_t n, double beta)
+{
+    offer_result(ctx, w, i, j, r, n, beta, 0);
 }
 
 double es_worker_prune_below(const es_scan_ctx_t *ctx, const es_worker_t *w, uint32_t i, uint32_t j)

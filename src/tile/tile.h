@@ -234,6 +234,11 @@ void es_worker_offer_run(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, u
  *  that may be significant or enter the top-k or a summary. */
 void es_worker_offer_result(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j,
                             const es_stat_result_t *r, uint32_t n, double beta);
+/** es_worker_offer_result() of a pair that a device screen passed on: not
+ *  counted among the tile's pairs (es_worker_count_tile() counts them all);
+ *  a failed fit still leaves the variants' N_TOT. */
+void es_worker_offer_result_screened(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j,
+                                     const es_stat_result_t *r, uint32_t n, double beta);
 /** A statistic below which pair (i, j) of the current tile can change
  *  nothing but the counts: not the top-k (its k-th best, or the scan's), not
  *  either variant's best (in the tile and, for BOOST and linear, in the

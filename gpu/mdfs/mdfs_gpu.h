@@ -51,7 +51,7 @@ typedef struct es_gkm es_gkm_t;
 int es_gkm_device_count(int *n);
 
 /** Whether the device engine takes this shape; else why (a static string). */
-const char *es_gkm_unsupported(uint32_t k, uint32_t m, uint32_t n_vars, uint32_t n_obj);
+const char *es_gkm_unsupported(uint32_t k, uint32_t m, uint32_t n_vars, uint32_t n_con, uint32_t n_obj);
 
 /** Open device dev for a run.  @return ES_OK, ES_ERR_GPU, ES_ERR_NOMEM or
  *  ES_ERR_UNSUPPORTED (built without CUDA, or a shape es_gkm_unsupported names) */

@@ -8,11 +8,12 @@ int es_gkm_device_count(int *n)
     return es_gpu_device_count(n); /* gpu_stub.c's: none */
 }
 
-const char *es_gkm_unsupported(uint32_t k, uint32_t m, uint32_t n_vars, uint32_t n_obj)
+const char *es_gkm_unsupported(uint32_t k, uint32_t m, uint32_t n_vars, uint32_t n_con, uint32_t n_obj)
 {
     (void)k;
     (void)m;
     (void)n_vars;
+    (void)n_con;
     (void)n_obj;
     return "this build has no CUDA";
 }

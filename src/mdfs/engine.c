@@ -639,7 +639,7 @@ static int gpus_open(const ctx_t *c, const es_mdfs_opt_t *o, gpus_t *gd, char *n
     if (es_gkm_device_count(&nd) || !nd) why = "no GPU is visible";
     else if (c->k != 2 && c->k != 3) why = "the GPU counts --dim 2 and 3 only";
     else if (o->n_tuples) why = "--tuples is counted on the CPU only";
-    else why = es_gkm_unsupported(c->k, c->m, c->n_vars, c->n_obj);
+    else why = es_gkm_unsupported(c->k, c->m, c->n_vars, c->n_con, c->n_obj);
     if (!why && o->device == ES_MDFS_DEV_AUTO) {
         double a = 1.0, b = 1.0;
         for (uint32_t j = 0; j < c->k; j++) a = a * (double)(c->n_vars - j) / (double)(j + 1);
@@ -681,8 +681,14 @@ static int gpus_open(const ctx_t *c, const es_mdfs_opt_t *o, gpus_t *gd, char *n
         if (ret || !gd->keys[i]) {
             gd->n = i + 1;
             gpus_close(gd);
-            es_error("GPU %d: %s", devs[i], es_strerror(ret ? ret : ES_ERR_NOMEM));
-            return ret ? ret : ES_ERR_NOMEM;
+            ret = ret ? ret : ES_ERR_NOMEM;
+            if (o->device == ES_MDFS_DEV_AUTO) {
+                es_warn("GPU %d: %s: counting on the CPU", devs[i], es_strerror(ret));
+                name[0] = 0;
+                return ES_OK;
+            }
+            es_error("GPU %d: %s", devs[i], es_strerror(ret));
+            return ret;
         }
         gd->n = i + 1;
         if (at < len) at += (size_t)snprintf(name + at, len - at, "%s%s", i ? "; " : "", es_gkm_name(gd->g[i]));

@@ -3,7 +3,8 @@
 # --device cpu (.mdfs.tsv, .relevant.tsv): --dim 2 and 3, --divisions 1, 2, 3
 # (the register kernels) and 5 (any m), several discretisations, contrast
 # variables, exact ties (a duplicated column), a constant column, the summed
-# margins (EPISTREAM_MDFS_MARGINS=sum), the CPU fallback of a discretisation
+# margins (EPISTREAM_MDFS_MARGINS=sum), the host's rescoring given every
+# tuple (run without a GPU too), the CPU fallback of a discretisation
 # whose near-maximum tuples overflow the GPU's buffer, two GPUs where present,
 # genotypes; and the clear errors of what the GPU does not take.  Skipped
 # where there is no GPU.
@@ -16,6 +17,19 @@ awk 'BEGIN { s = 11; printf "v0"; for (j = 1; j < 36; j++) printf ",v%d", j; pri
         s = (s * 1103515245 + 12345) % 2147483648; e = s / 2147483648 - 0.5
         for (j = 0; j < 34; j++) printf "%s%.5f", j ? "," : "", x[j]
         printf ",1.5,%.5f,%d\n", x[0], (x[1] * x[2] * 4 + x[3] + e * 0.6 > 0) } }' >"$T/d.csv"
+
+# first, without a GPU: the host's rescoring of returned tuples, given every
+# tuple (EPISTREAM_MDFS_RESCORE=all), is the CPU engine's result bit for bit
+for a in "2 2" "2 5" "3 1" "3 2" "3 3" "3 5" "3 2 sum"; do
+    set -- $a
+    m=${3:-}
+    EPISTREAM_MDFS_MARGINS=$m "$EPISTREAM" mdfs --table "$T/d.csv" --dim $1 --divisions $2 --discretizations 2 \
+        --range 0.5 --contrast 40 --device cpu --out "$T/rs" --quiet || fail "rescore: cpu $a"
+    EPISTREAM_MDFS_MARGINS=$m EPISTREAM_MDFS_RESCORE=all "$EPISTREAM" mdfs --table "$T/d.csv" --dim $1 \
+        --divisions $2 --discretizations 2 --range 0.5 --contrast 40 --device cpu --out "$T/rs2" --quiet ||
+        fail "rescore: all $a"
+    cmp -s "$T/rs.mdfs.tsv" "$T/rs2.mdfs.tsv" || { diff "$T/rs.mdfs.tsv" "$T/rs2.mdfs.tsv" | head >&2; fail "rescoring every tuple differs from the CPU engine: $a"; }
+done
 
 if ! "$EPISTREAM" mdfs --table "$T/d.csv" --dim 2 --device gpu --range 0.5 --out "$T/probe" --quiet \
     2>"$T/err"; then

@@ -613,6 +613,27 @@ static void rescore(const ctx_t *c, thr_t *t, const uint32_t *slot)
     }
 }
 
+/* Every tuple through rescore() (EPISTREAM_MDFS_RESCORE=all, k = 2, 3: a
+ * test, without a GPU, that the rescoring gives the CPU engine's result). */
+static void rescore_all(const ctx_t *c, thr_t *th)
+{
+    const uint32_t nv = c->n_vars, ns = c->n_vars + c->n_con;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (uint32_t a = 0; a < nv; a++) {
+        int tid = 0;
+#ifdef _OPENMP
+        tid = omp_get_thread_num();
+#endif
+        uint32_t slot[3] = {a, 0, 0};
+        for (uint32_t b = a + 1; b < (c->k == 3 ? nv : a + 2); b++)
+            for (uint32_t s = (c->k == 3 ? b : a) + 1; s < ns; s++) {
+                if (c->k == 3) slot[1] = b, slot[2] = s;
+                else slot[1] = s;
+                rescore(c, &th[tid], slot);
+            }
+    }
+}
+
 #define GPU_MAX 64
 
 /* The GPUs of a run. */
@@ -855,6 +876,8 @@ int es_mdfs_max_ig(const es_mdfs_opt_t *o, uint32_t n_obj, uint32_t n_vars, uint
     if ((ret = gpus_open(&c, o, &gd, r->device, sizeof r->device))) goto out;
     if (!gd.n) snprintf(r->device, sizeof r->device, "cpu (%s)", kname);
     const double t_count = es_time_now();
+    const char *rv = es_env_variant("EPISTREAM_MDFS_RESCORE");
+    const int rescore_test = rv && !strcmp(rv, "all");
     for (uint32_t disc = 0; disc < (uint32_t)o->discretizations; disc++) {
         if ((ret = disc_fn(dctx, disc, d, cd))) goto out;
         fill_planes(&c, d, cd, pos);
@@ -870,6 +893,9 @@ int es_mdfs_max_ig(const es_mdfs_opt_t *o, uint32_t n_obj, uint32_t n_vars, uint
                 cpu_disc(&c, th);
             }
             if (ret) goto out;
+        } else if (rescore_test && (c.k == 2 || c.k == 3)) {
+            if (c.k == 2) precompute_hm(&c, th);
+            rescore_all(&c, th);
         } else {
             precompute_hm(&c, th);
             cpu_disc(&c, th);

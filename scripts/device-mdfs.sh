@@ -30,7 +30,7 @@ if [ "${MDFS_BENCH:-1}" = 1 ]; then
     echo "| dim | objects | divisions | CPU threads | CPU vars | CPU tuples/s | GPU vars | GPU tuples/s | GPU kernels tuples/s | rescored | GPU/CPU | GPU / 1.35e9 | kernels / 1.35e9 | CPU = GPU |"
     echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     # DIM OBJECTS VARS_GPU VARS_CPU DIVISIONS
-    for a in ${MDFS_CASES:-"2 1000 40000 8000 2" "2 10000 12000 3000 2" "3 1000 1200 300 2" "3 10000 400 120 2" "2 1000 20000 4000 1" "3 1000 1000 250 3"}; do
+    for a in ${MDFS_CASES:-"2 1000 100000 20000 2" "2 10000 30000 5000 2" "3 1000 2000 700 2" "3 10000 1000 300 2" "2 1000 100000 20000 1" "3 1000 1000 500 3" "3 1000 400 200 5"}; do
         # shellcheck disable=SC2086
         timeout 120 "$B/tests/bench/bench_mdfs_gpu" $a 2>>"$O/bench_mdfs_gpu.err" || echo "| $a: failed (rc $?) |"
     done

@@ -7,11 +7,12 @@
  * k-tuple (k = 2, 3) of the variables and of every (k-1)-tuple with each
  * contrast variable, and the IG of each of its variables in double
  * precision: an approximation of the host's value (another summation order),
- * within es_gkm_margin() of it.  Pass 1 (es_gkm_max) keeps each variable's
- * maximum; pass 2 (es_gkm_candidates) returns every tuple in which some
- * variable's IG is within 2 margins of that variable's maximum (over every
- * device), so the host recomputes those few exactly and reduces them in its
- * total order: the result is the CPU engine's, byte for byte.  Several
+ * within es_gkm_margin() of it.  es_gkm_max keeps each variable's maximum and
+ * the tuples within two margins of the maximum so far; es_gkm_candidates
+ * returns those of them within two margins of the final maxima (every
+ * device's merged), so every tuple whose exact IG is a variable's maximum is
+ * among them: the host recomputes those few exactly and reduces them in its
+ * total order, and the result is the CPU engine's, byte for byte.  Several
  * devices share the first variables (device i of n takes a = i, i + n, ...). */
 #ifndef ES_MDFS_GPU_H
 #define ES_MDFS_GPU_H
@@ -33,11 +34,11 @@ typedef struct {
     uint32_t cls[2];     /**< objects a class */
     const double *F[2][2]; /**< [full / margin][class][0 .. cls[y]]: c log2 c of a cell */
     const double *G[2];    /**< [full / margin][0 .. cls[0] + cls[1]] */
-    uint64_t max_cand;   /**< candidate tuples pass 2 may return (0: a default) */
+    uint64_t max_cand;   /**< tuples the device keeps and returns (0: 4,194,304) */
     uint32_t part, parts; /**< this device's share of the first variables */
 } es_gkm_config_t;
 
-/** A tuple pass 2 returns: its variables t[0] < t[1] (< t[2]) as slots, the
+/** A tuple returned: its variables t[0] < t[1] (< t[2]) as slots, the
  *  last either a variable (< n_vars) or n_vars + a contrast variable; for
  *  k = 2, t[1] is the last and t[2] is unused. */
 typedef struct {
@@ -63,13 +64,16 @@ int es_gkm_open(int dev, const es_gkm_config_t *cfg, es_gkm_t **out);
  *  pseudocounts (n_vars).  @return ES_OK or ES_ERR_GPU */
 int es_gkm_upload(es_gkm_t *g, const uint64_t *planes, const uint32_t *bin_ct, const double *hm1);
 
-/** Pass 1: this device's maxima, as es_gkm_key() keys, into keys[n_vars +
- *  n_con] (the contrast variables last).  @return ES_OK or ES_ERR_GPU */
+/** This device's maxima, as es_gkm_key() keys, into keys[n_vars + n_con]
+ *  (the contrast variables last); the tuples near the maxima so far are kept
+ *  on the device.  @return ES_OK or ES_ERR_GPU */
 int es_gkm_max(es_gkm_t *g, uint64_t *keys);
 
-/** Pass 2 against the maxima keys (every device's merged): *cand (owned by
- *  g, valid until the next call) and *n.  @return ES_OK, ES_ERR_GPU, or
- *  ES_ERR_UNSUPPORTED when more than max_cand tuples qualify (nothing returned) */
+/** The tuples within two margins of the maxima keys (every device's merged):
+ *  *cand (owned by g, valid until the next call) and *n; when es_gkm_max kept
+ *  more than max_cand, a pass against keys finds them again.  @return ES_OK,
+ *  ES_ERR_GPU, or ES_ERR_UNSUPPORTED when more than max_cand qualify then
+ *  (nothing returned) */
 int es_gkm_candidates(es_gkm_t *g, const uint64_t *keys, const es_gkm_cand_t **cand, uint64_t *n);
 
 /** The tolerance of the device's IGs (each within it of the host's). */
@@ -78,7 +82,8 @@ double es_gkm_margin(const es_gkm_t *g);
 /** "gpu:0 NVIDIA H200, sm_90, 132 SMs" */
 const char *es_gkm_name(const es_gkm_t *g);
 
-/** Seconds the kernels of the last es_gkm_max / es_gkm_candidates took. */
+/** Seconds the kernels of the last es_gkm_max / es_gkm_candidates took (0
+ *  for es_gkm_candidates without a pass). */
 double es_gkm_kernel_seconds(const es_gkm_t *g);
 
 void es_gkm_close(es_gkm_t *g);

@@ -1,26 +1,32 @@
 /* screen.cu -- the MDFS tuple screen on a GPU (the door: mdfs_gpu.h).
  *
- * One thread block takes one prefix (k = 2: a variable a; k = 3: a pair
- * a < b) and a chunk of last variables (the variables after the prefix's
- * last, then every contrast variable).  The prefix's m^(k-1) AND vectors and
- * their class counts are built in shared memory; each thread counts its last
- * variable's m - 1 stored bins against every prefix cell with AND + popcount
- * (the last bin is the prefix cell's count less the others, as on the CPU),
- * class 0 in words [0, w0), class 1 after, and sums the Hc of the table in
- * double from the host's own c log2 c tables.  With few classes (m <= 4) the
- * words run outside and every count stays in a register; otherwise the
- * prefix cells run outside (any m up to 16).
+ * One thread block takes one prefix (k = 2: a variable a; k = 3: a pair a < b,
+ * from this device's list) and a chunk of 256 last variables (the variables
+ * after the prefix's last, then every contrast variable).  The prefix's
+ * m^(k-1) AND vectors and their class counts are built in shared memory;
+ * each thread counts its last variable's m - 1 stored bins against the prefix
+ * cells with AND + popcount, class 0 in words [0, w0), class 1 after, and
+ * sums the Hc of the table in double from the host's own c log2 c tables.
+ * With few classes (m <= 4) the words run outside, every count stays in a
+ * register, and only the cells whose variables are all below their last bin
+ * are counted: the rest come from the last variable's bin counts (k = 2) and
+ * the pairs' counts (k = 3), as on the CPU the last bin comes from the
+ * prefix cell's count.  Otherwise the prefix cells run outside (any m up to
+ * 16) and every cell is counted.
  *
  * The IG of the last variable is Hc(prefix) - Hc(table); of a prefix
  * variable, Hc(the table without it) - Hc(table): for k = 2 a single
- * variable's Hc (the host's), for k = 3 a pair's, computed here first for
- * every pair by the k = 2 kernel in its "margins" mode.  These doubles sum in
- * another order than the host's, so they are within a margin of its values,
- * never compared to them: pass 1 keeps each variable's maximum (an
- * order-preserving 64-bit key and atomicMax, after a plain read that skips
- * most of them); pass 2 returns every tuple in which a variable's IG is
- * within two margins of its maximum, for the host to recompute exactly.
- * Names private to this file use gkm_. */
+ * variable's Hc (the host's), for k = 3 a pair's, computed first for every
+ * pair (and its counted cells kept) by the k = 2 kernel in its "pairs" mode.
+ * These doubles sum in another order than the host's, so they are within a
+ * margin of its values and never compared to them.  A pre-pass over the first
+ * 1/32 of the prefixes seeds each variable's maximum (an order-preserving
+ * 64-bit key and atomicMax, after a plain read that skips most of them); the
+ * main pass keeps the maxima and returns every tuple in which a variable's
+ * IG is within two margins of its maximum so far, with its IGs; the host
+ * keeps those within two margins of the final maxima (every device's) and
+ * recomputes them exactly.  When the buffer overflows, a pass against the
+ * final maxima returns the tuples again.  Names private to this file use gkm_. */
 #include <cmath>
 #include <cstdint>
 #include <cstdio>

@@ -5,9 +5,9 @@
  * variables, Holm or Benjamini-Hochberg adjustment.  The semantics are the
  * MDFS package's (PyPI mdfs 1.5.2, doc/MDFS.md); its discretisation and its
  * contrast variables are reproduced bit for bit on the same seed.
- * Internal (not installed); depends on src/util and src/stats (the
- * chi-square tail) and its GPU door gpu/mdfs/mdfs_gpu.h.  Threading: es_mdfs_run() and es_mdfs_max_ig() use the
- * OpenMP threads in effect and allocate their own per-thread state; the
+ * Internal (not installed); depends on src/util, src/stats (the chi-square
+ * tail) and its GPU door gpu/mdfs/mdfs_gpu.h.  Threading: es_mdfs_run() and
+ * es_mdfs_max_ig() use the OpenMP threads in effect and allocate their own per-thread state; the
  * other functions are thread-safe (no shared state). */
 #ifndef ES_MDFS_H
 #define ES_MDFS_H

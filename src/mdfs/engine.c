@@ -504,6 +504,30 @@ static void pre_walk(const ctx_t *c, thr_t *t, uint32_t *tuple, uint32_t l)
     }
 }
 
+/* The calling thread's number (0 without OpenMP). */
+static int thread_id(void)
+{
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
+/* fn(tuple, 1) for every first variable v (level 1 built), the variables
+ * shared out to the threads one at a time. */
+static void each_first(const ctx_t *c, thr_t *th, void (*fn)(const ctx_t *, thr_t *, uint32_t *, uint32_t))
+{
+#pragma omp parallel for schedule(dynamic, 1)
+    for (uint32_t v = 0; v < c->n_vars; v++) {
+        thr_t *t = &th[thread_id()];
+        uint32_t tuple[ES_MDFS_MAX_DIM];
+        tuple[0] = v;
+        build_level(c, t, 1, v);
+        fn(c, t, tuple, 1);
+    }
+}
+
 /* c->hm for this discretisation (see ctx_t). */
 static void precompute_hm(ctx_t *c, thr_t *th)
 {
@@ -513,18 +537,7 @@ static void precompute_hm(ctx_t *c, thr_t *th)
         for (uint32_t v = 0; v < nv; v++) c->hm[v] = hc_cells(c, 1, c->bin_ct + (size_t)v * m * 2, m);
         return;
     }
-#pragma omp parallel for schedule(dynamic, 1)
-    for (uint32_t v = 0; v < nv; v++) {
-        int tid = 0;
-#ifdef _OPENMP
-        tid = omp_get_thread_num();
-#endif
-        thr_t *t = &th[tid];
-        uint32_t tuple[ES_MDFS_MAX_DIM];
-        tuple[0] = v;
-        build_level(c, t, 1, v);
-        pre_walk(c, t, tuple, 1);
-    }
+    each_first(c, th, pre_walk);
 }
 
 /* One discretisation on the CPU: every tuple (planes and hm ready). */
@@ -534,27 +547,10 @@ static void cpu_disc(const ctx_t *c, thr_t *th)
         /* single variables: the groups of eight (then the contrast ones) shared out */
         const uint32_t ng = c->n_vars8 / 8, ngc = (c->n_con + 7) / 8;
 #pragma omp parallel for schedule(dynamic, 4)
-        for (uint32_t g = 0; g < ng + ngc; g++) {
-            int tid = 0;
-#ifdef _OPENMP
-            tid = omp_get_thread_num();
-#endif
-            inner1(c, &th[tid], g, ng);
-        }
+        for (uint32_t g = 0; g < ng + ngc; g++) inner1(c, &th[thread_id()], g, ng);
         return;
     }
-#pragma omp parallel for schedule(dynamic, 1)
-    for (uint32_t v = 0; v < c->n_vars; v++) {
-        int tid = 0;
-#ifdef _OPENMP
-        tid = omp_get_thread_num();
-#endif
-        thr_t *t = &th[tid];
-        uint32_t tuple[ES_MDFS_MAX_DIM];
-        tuple[0] = v;
-        build_level(c, t, 1, v);
-        walk(c, t, tuple, 1);
-    }
+    each_first(c, th, walk);
 }
 
 /* ---- the GPU screen (gpu/mdfs/) and the exact IGs of what it returns ------ */
@@ -620,10 +616,7 @@ static void rescore_all(const ctx_t *c, thr_t *th)
     const uint32_t nv = c->n_vars, ns = c->n_vars + c->n_con;
 #pragma omp parallel for schedule(dynamic, 1)
     for (uint32_t a = 0; a < nv; a++) {
-        int tid = 0;
-#ifdef _OPENMP
-        tid = omp_get_thread_num();
-#endif
+        const int tid = thread_id();
         uint32_t slot[3] = {a, 0, 0};
         for (uint32_t b = a + 1; b < (c->k == 3 ? nv : a + 2); b++)
             for (uint32_t s = (c->k == 3 ? b : a) + 1; s < ns; s++) {
@@ -759,13 +752,7 @@ static int gpu_disc(const ctx_t *c, thr_t *th, gpus_t *gd, es_mdfs_result_t *r)
         const int64_t n = (int64_t)nc[i];
         r->rescored += (uint64_t)n;
 #pragma omp parallel for schedule(dynamic, 8)
-        for (int64_t q = 0; q < n; q++) {
-            int tid = 0;
-#ifdef _OPENMP
-            tid = omp_get_thread_num();
-#endif
-            rescore(c, &th[tid], cd[q].t);
-        }
+        for (int64_t q = 0; q < n; q++) rescore(c, &th[thread_id()], cd[q].t);
     }
     return ES_OK;
 }

@@ -98,18 +98,6 @@ __device__ __forceinline__ void gkm_offer(unsigned long long *k, double x)
     if (v > gkm_load(k)) atomicMax(k, v);
 }
 
-/* A carry-save adder: h:l = a + b + c (bitwise, h the carries). */
-#define gkm_csa(h, l, a, b, c)                                                                 \
-    do {                                                                                       \
-        const uint64_t u_ = (a) ^ (b), b_ = (b), c_ = (c);                                     \
-        h = ((a) & b_) | (u_ & c_);                                                            \
-        l = u_ ^ c_;                                                                           \
-    } while (0)
-
-/* Harley-Seal counting where its carried state fits the registers: at most
- * nine counters (prefix cells counted x stored bins). */
-#define GKM_HS(K, NB) ((K) == 2 ? (NB) * (NB) <= 9 : (NB) * (NB) * (NB) <= 8)
-
 /* The block's prefix: a, b (k = 3) or a (k = 2, b = a); false when empty. */
 template <int K>
 __device__ __forceinline__ bool gkm_prefix(const gkm_args &p, uint32_t &a, uint32_t &b)
@@ -198,45 +186,7 @@ __device__ __forceinline__ double gkm_table(const gkm_args &p, int lev, const ui
 #pragma unroll
         for (int y = 0; y < 2; y++) {
             const uint32_t w_lo = y ? w0 : 0, w_hi = y ? W : w0;
-            uint32_t w = w_lo;
-            if constexpr (GKM_HS(K, NB)) {
-                /* four words at a time through a carry-save adder tree
-                 * (Harley-Seal): one popcount of the fours a counter, the
-                 * ones and twos carried to the end of the class */
-                uint64_t ones[NP][NB], twos[NP][NB];
-#pragma unroll
-                for (uint32_t i = 0; i < NP; i++)
-#pragma unroll
-                    for (uint32_t j = 0; j < NB_U; j++) ones[i][j] = twos[i][j] = 0;
-                for (; w + 4 <= w_hi; w += 4) {
-                    uint64_t x[4][NB];
-#pragma unroll
-                    for (uint32_t k = 0; k < 4; k++)
-#pragma unroll
-                        for (uint32_t j = 0; j < NB_U; j++) x[k][j] = __ldg(ls + ((size_t)j * W + w + k) * NS);
-#pragma unroll
-                    for (uint32_t i = 0; i < NP; i++) {
-                        if (K == 2 ? i >= NB_U : (i / M >= NB_U || i % M >= NB_U)) continue;
-                        uint64_t q[4];
-#pragma unroll
-                        for (uint32_t k = 0; k < 4; k++) q[k] = pre[(size_t)i * W + w + k];
-#pragma unroll
-                        for (uint32_t j = 0; j < NB_U; j++) {
-                            uint64_t ta, tb, f;
-                            gkm_csa(ta, ones[i][j], ones[i][j], q[0] & x[0][j], q[1] & x[1][j]);
-                            gkm_csa(tb, ones[i][j], ones[i][j], q[2] & x[2][j], q[3] & x[3][j]);
-                            gkm_csa(f, twos[i][j], twos[i][j], ta, tb);
-                            c[y][i][j] += 4 * __popcll(f);
-                        }
-                    }
-                }
-#pragma unroll
-                for (uint32_t i = 0; i < NP; i++)
-#pragma unroll
-                    for (uint32_t j = 0; j < NB_U; j++)
-                        c[y][i][j] += 2 * __popcll(twos[i][j]) + __popcll(ones[i][j]);
-            }
-            for (; w < w_hi; w++) {
+            for (uint32_t w = w_lo; w < w_hi; w++) {
                 uint64_t x[NB];
 #pragma unroll
                 for (uint32_t j = 0; j < NB_U; j++) x[j] = __ldg(ls + ((size_t)j * W + w) * NS);

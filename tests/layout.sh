@@ -4,7 +4,8 @@
 # (util < formats, sim < data < count < stats < tile < gpu < backend < dist < scan <
 # select < report < cli; regress: util and formats only, below data; rules: util,
 # formats and data only, below cli; mdfs: util, formats, data, count and stats, below cli; nsga:
-# util, formats, data, select and its own GPU door gpu/nsga/nsga_gpu.h, below cli), a
+# util, formats, data, select and its own GPU door gpu/nsga/nsga_gpu.h, below cli; mdfs
+# also its GPU door gpu/mdfs/mdfs_gpu.h), a
 # private *_internal.h only inside its module,
 # the GPU door (gpu/gpu.h) only from the backend, and no C file but src/backend/registry.c
 # mentions HAVE_CUDA.
@@ -36,7 +37,7 @@ bad=$(
         rank["rules"] = rank["select"]
         own["nsga.h"] = "nsga"; own["nsga_internal.h"] = "nsga"; own["nsga_gpu.h"] = "gpu"
         rank["nsga"] = rank["select"]
-        own["mdfs.h"] = "mdfs"; own["mdfs_internal.h"] = "mdfs"
+        own["mdfs.h"] = "mdfs"; own["mdfs_internal.h"] = "mdfs"; own["mdfs_gpu.h"] = "gpu"
         rank["mdfs"] = rank["select"]
         own["regress.h"] = "regress"; own["regress_internal.h"] = "regress"
         rank["regress"] = rank["formats"]
@@ -74,9 +75,10 @@ bad=$(
         }
         # the MDFS engine: util, formats, data, count and stats only
         if (mod == "mdfs" && hm != "util" && hm != "formats" && hm != "data" && hm != "count" &&
-            hm != "stats" && hm != "mdfs") {
-            print file ": the mdfs module includes " hdr " of " hm " (util, formats, data, count, stats only)"; next
+            hm != "stats" && hm != "mdfs" && hdr != "mdfs_gpu.h") {
+            print file ": the mdfs module includes " hdr " of " hm " (util, formats, data, count, stats, mdfs_gpu.h only)"; next
         }
+        if (hdr == "mdfs_gpu.h" && mod != "mdfs" && mod != "gpu") { print file ": mdfs_gpu.h outside src/mdfs"; next }
         if (rank[hm] > rank[mod]) print file " (" mod ") includes " hdr " of " hm ", a module above it"
     }'
     for f in $(grep -l 'HAVE_CUDA' src/*/*.c src/*/*.h formats/*.c formats/*.h gpu/*.c gpu/*.h 2>/dev/null); do

@@ -63,6 +63,12 @@ static void mdfs_usage(FILE *fp)
             "  --level L            relevance level of the adjusted p-values (default 0.05)\n"
             "  --tuples N           also write the N best (tuple, variable) IGs\n"
             "  --threads T          CPU threads (default: all); the output is the same\n"
+            "  --device D           auto (default: the GPUs for --dim 2 and 3 when there is\n"
+            "                       enough work, else the CPU; --verbose says which and why),\n"
+            "                       cpu, gpu (every visible GPU) or gpu:N[,N...]; the GPUs\n"
+            "                       screen the tuples and the CPU recomputes those near each\n"
+            "                       variable's maximum exactly: the same bytes on every\n"
+            "                       device (--tuples: CPU only)\n"
             "Output:\n"
             "  --out PREFIX         PREFIX.mdfs.tsv (VARIABLE MAX_IG TUPLE P ADJ_P, one row per\n"
             "                       variable in input order), PREFIX.relevant.tsv (the same\n"
@@ -80,6 +86,7 @@ typedef struct {
     es_mdfs_opt_t o;
     uint32_t threads;
     int quiet, verbose;
+    es_opt_t dev_opt; /* --device, parsed as the scan's */
 } mdfs_args_t;
 
 static int set_range(void *ctx, const char *arg)
@@ -121,6 +128,11 @@ static int set_contrast(void *ctx, const char *arg)
     return 0;
 }
 
+static int set_device(void *ctx, const char *arg)
+{
+    return es_device_parse(arg, &((mdfs_args_t *)ctx)->dev_opt) ? -1 : 0;
+}
+
 static const es_cli_opt_t mdfs_opts[] = {
     ES_CLI_OPT_STR("table", mdfs_args_t, table),
     ES_CLI_OPT_STR("class", mdfs_args_t, class_col),
@@ -137,6 +149,7 @@ static const es_cli_opt_t mdfs_opts[] = {
     ES_CLI_OPT_FUNC("level", set_level),
     ES_CLI_OPT_U64("tuples", mdfs_args_t, o.n_tuples),
     ES_CLI_OPT_U32("threads", mdfs_args_t, threads, 0, 4096),
+    ES_CLI_OPT_FUNC("device", set_device),
     ES_CLI_OPT_STR("out", mdfs_args_t, out),
     ES_CLI_OPT_FLAG("quiet", mdfs_args_t, quiet),
     ES_CLI_OPT_FLAG("verbose", mdfs_args_t, verbose),
@@ -454,6 +467,7 @@ int es_cmd_mdfs(int argc, char **argv)
     memset(&a, 0, sizeof a);
     es_cli_input_init(&a.ci);
     es_mdfs_opt_init(&a.o);
+    a.dev_opt.device = ES_DEVICE_AUTO;
     const es_cli_group_t groups[] = {es_cli_input_group(&a.ci), ES_CLI_GROUP(mdfs_opts, &a)};
     int rc = es_cli_parse("mdfs", argc, argv, groups, 2, mdfs_usage);
     if (rc >= 0) return rc;
@@ -481,6 +495,10 @@ int es_cmd_mdfs(int argc, char **argv)
         a.o.divisions = 2;
         a.o.discrete = 1;
     }
+    a.o.device = a.dev_opt.device == ES_DEVICE_CPU   ? ES_MDFS_DEV_CPU
+                 : a.dev_opt.device == ES_DEVICE_GPU ? ES_MDFS_DEV_GPU
+                                                     : ES_MDFS_DEV_AUTO;
+    a.o.gpu_mask = a.dev_opt.gpu_mask;
     es_log_set_level(a.quiet ? ES_LOG_ERROR : a.verbose ? ES_LOG_INFO : ES_LOG_WARN);
 #ifdef _OPENMP
     if (a.threads) omp_set_num_threads((int)a.threads);

@@ -24,6 +24,7 @@
  * discretisation, then the lexicographically lower tuple), so the result does
  * not depend on the thread count. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +33,7 @@
 #endif
 
 #include "mdfs.h"
+#include "mdfs_gpu.h"
 #include "mdfs_internal.h"
 #include "util.h"
 
@@ -502,6 +504,30 @@ static void pre_walk(const ctx_t *c, thr_t *t, uint32_t *tuple, uint32_t l)
     }
 }
 
+/* The calling thread's number (0 without OpenMP). */
+static int thread_id(void)
+{
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
+/* fn(tuple, 1) for every first variable v (level 1 built), the variables
+ * shared out to the threads one at a time. */
+static void each_first(const ctx_t *c, thr_t *th, void (*fn)(const ctx_t *, thr_t *, uint32_t *, uint32_t))
+{
+#pragma omp parallel for schedule(dynamic, 1)
+    for (uint32_t v = 0; v < c->n_vars; v++) {
+        thr_t *t = &th[thread_id()];
+        uint32_t tuple[ES_MDFS_MAX_DIM];
+        tuple[0] = v;
+        build_level(c, t, 1, v);
+        fn(c, t, tuple, 1);
+    }
+}
+
 /* c->hm for this discretisation (see ctx_t). */
 static void precompute_hm(ctx_t *c, thr_t *th)
 {
@@ -511,18 +537,224 @@ static void precompute_hm(ctx_t *c, thr_t *th)
         for (uint32_t v = 0; v < nv; v++) c->hm[v] = hc_cells(c, 1, c->bin_ct + (size_t)v * m * 2, m);
         return;
     }
-#pragma omp parallel for schedule(dynamic, 1)
-    for (uint32_t v = 0; v < nv; v++) {
-        int tid = 0;
-#ifdef _OPENMP
-        tid = omp_get_thread_num();
-#endif
-        thr_t *t = &th[tid];
-        uint32_t tuple[ES_MDFS_MAX_DIM];
-        tuple[0] = v;
-        build_level(c, t, 1, v);
-        pre_walk(c, t, tuple, 1);
+    each_first(c, th, pre_walk);
+}
+
+/* One discretisation on the CPU: every tuple (planes and hm ready). */
+static void cpu_disc(const ctx_t *c, thr_t *th)
+{
+    if (c->k == 1) {
+        /* single variables: the groups of eight (then the contrast ones) shared out */
+        const uint32_t ng = c->n_vars8 / 8, ngc = (c->n_con + 7) / 8;
+#pragma omp parallel for schedule(dynamic, 4)
+        for (uint32_t g = 0; g < ng + ngc; g++) inner1(c, &th[thread_id()], g, ng);
+        return;
     }
+    each_first(c, th, walk);
+}
+
+/* ---- the GPU screen (gpu/mdfs/) and the exact IGs of what it returns ------ */
+
+/* Hc (margin pseudocounts) of the pair x < w, as pre_walk() stores it in c->hm. */
+static double pair_hm(const ctx_t *c, thr_t *t, uint32_t x, uint32_t w)
+{
+    build_level(c, t, 1, x);
+    count_group(c, t, 1, w / 8);
+    assemble(c, t, 1, w % 8);
+    return hc_cells(c, 1, t->cells, c->m * c->m);
+}
+
+/* The IGs of one tuple the GPU returned (k = 2, 3; its last slot a variable
+ * or n_vars + a contrast variable), computed as inner() computes them, the
+ * same functions in the same order, and offered as it offers them. */
+static void rescore(const ctx_t *c, thr_t *t, const uint32_t *slot)
+{
+    const uint32_t k = c->k, m = c->m, s = slot[k - 1];
+    uint32_t tuple[ES_MDFS_MAX_DIM] = {0};
+    for (uint32_t j = 0; j < k; j++) tuple[j] = slot[j];
+    const int con = s >= c->n_vars;
+    /* Hc of the tuple without its variable q < k - 1 (the hm path) */
+    double hw[ES_MDFS_MAX_DIM] = {0.0};
+    if (!con && c->hm) {
+        if (k == 2) {
+            hw[0] = c->hm[s];
+        } else {
+            hw[0] = pair_hm(c, t, tuple[1], s);
+            hw[1] = pair_hm(c, t, tuple[0], s);
+        }
+    }
+    for (uint32_t l = 1; l < k; l++) build_level(c, t, l, tuple[l - 1]);
+    uint32_t n_pre = 1;
+    for (uint32_t j = 1; j < k; j++) n_pre *= m;
+    const double h_pre = hc_cells(c, 1, t->lct[k - 1], n_pre);
+    if (con) {
+        const uint32_t q = s - c->n_vars;
+        count_group(c, t, k - 1, c->n_vars8 / 8 + q / 8);
+        const double h_empty = (double)(n_pre - t->nnz) * c->m * c->h0;
+        const double ig = h_pre - hc_lane(c, t, k - 1, q % 8, h_empty);
+        if (ig > t->cbest[q]) t->cbest[q] = ig;
+        return;
+    }
+    count_group(c, t, k - 1, s / 8);
+    const double h_empty = (double)(n_pre - t->nnz) * c->m * c->h0;
+    if (c->hm) {
+        const double h = hc_lane(c, t, k - 1, s % 8, h_empty);
+        offer_var(c, t, tuple, k - 1, h_pre - h);
+        for (uint32_t q = 0; q + 1 < k; q++) offer_var(c, t, tuple, q, hw[q] - h);
+    } else {
+        assemble(c, t, k - 1, s % 8);
+        const double h = hc_cells(c, 0, t->cells, n_pre * m);
+        offer_var(c, t, tuple, k - 1, h_pre - h);
+        for (uint32_t q = 0; q + 1 < k; q++) offer_var(c, t, tuple, q, hc_without(c, t, q) - h);
+    }
+}
+
+/* Every tuple through rescore() (EPISTREAM_MDFS_RESCORE=all, k = 2, 3: a
+ * test, without a GPU, that the rescoring gives the CPU engine's result). */
+static void rescore_all(const ctx_t *c, thr_t *th)
+{
+    const uint32_t nv = c->n_vars, ns = c->n_vars + c->n_con;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (uint32_t a = 0; a < nv; a++) {
+        const int tid = thread_id();
+        uint32_t slot[3] = {a, 0, 0};
+        for (uint32_t b = a + 1; b < (c->k == 3 ? nv : a + 2); b++)
+            for (uint32_t s = (c->k == 3 ? b : a) + 1; s < ns; s++) {
+                if (c->k == 3) slot[1] = b, slot[2] = s;
+                else slot[1] = s;
+                rescore(c, &th[tid], slot);
+            }
+    }
+}
+
+#define GPU_MAX 64
+
+/* The GPUs of a run. */
+typedef struct {
+    es_gkm_t *g[GPU_MAX];
+    int n;
+    uint64_t *keys[GPU_MAX]; /* each device's maxima, then merged in keys[0] */
+} gpus_t;
+
+static void gpus_close(gpus_t *gd)
+{
+    for (int i = 0; i < gd->n; i++) es_gkm_close(gd->g[i]), free(gd->keys[i]);
+    memset(gd, 0, sizeof *gd);
+}
+
+/* The GPUs o asks for, or none (the CPU: why logged); ES_ERR_ARG when
+ * --device gpu cannot be honoured. */
+static int gpus_open(const ctx_t *c, const es_mdfs_opt_t *o, gpus_t *gd, char *name, size_t len)
+{
+    memset(gd, 0, sizeof *gd);
+    if (o->device == ES_MDFS_DEV_CPU) return ES_OK;
+    const char *why = NULL;
+    int nd = 0;
+    if (es_gkm_device_count(&nd) || !nd) why = "no GPU is visible";
+    else if (c->k != 2 && c->k != 3) why = "the GPU counts --dim 2 and 3 only";
+    else if (o->n_tuples) why = "--tuples is counted on the CPU only";
+    else why = es_gkm_unsupported(c->k, c->m, c->n_vars, c->n_con, c->n_obj);
+    if (!why && o->device == ES_MDFS_DEV_AUTO) {
+        double a = 1.0, b = 1.0;
+        for (uint32_t j = 0; j < c->k; j++) a = a * (double)(c->n_vars - j) / (double)(j + 1);
+        for (uint32_t j = 0; j + 1 < c->k; j++) b = b * (double)(c->n_vars - j) / (double)(j + 1);
+        if ((a + b * c->n_con) * c->n_obj < 1e9) why = "too few tuples to gain from a GPU";
+    }
+    if (why) {
+        if (o->device == ES_MDFS_DEV_GPU) {
+            es_error("--device gpu: %s", why);
+            return ES_ERR_ARG;
+        }
+        es_info("device: the CPU (%s)", why);
+        return ES_OK;
+    }
+    int devs[GPU_MAX], n = 0;
+    for (int d = 0; d < nd && d < GPU_MAX; d++)
+        if (!o->gpu_mask || (o->gpu_mask >> d & 1)) devs[n++] = d;
+    if (!n || (nd < 64 && (o->gpu_mask >> nd))) {
+        es_error("--device: no such GPU (%d visible)", nd);
+        return ES_ERR_ARG;
+    }
+    es_gkm_config_t cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.k = c->k, cfg.m = c->m, cfg.n_vars = c->n_vars, cfg.n_con = c->n_con;
+    cfg.w0 = c->w0, cfg.W = c->W, cfg.cls[0] = c->cls[0], cfg.cls[1] = c->cls[1];
+    for (int lev = 0; lev < 2; lev++) {
+        cfg.G[lev] = c->G[lev];
+        cfg.F[lev][0] = c->F[lev][0], cfg.F[lev][1] = c->F[lev][1];
+    }
+    const char *env = getenv("EPISTREAM_MDFS_GPU_CAND");
+    if (env && *env) cfg.max_cand = strtoull(env, NULL, 10);
+    cfg.parts = (uint32_t)n;
+    size_t at = 0;
+    name[0] = 0;
+    for (int i = 0; i < n; i++) {
+        cfg.part = (uint32_t)i;
+        int ret = es_gkm_open(devs[i], &cfg, &gd->g[i]);
+        gd->keys[i] = malloc(sizeof(uint64_t) * ((size_t)c->n_vars + c->n_con + 1));
+        if (ret || !gd->keys[i]) {
+            gd->n = i + 1;
+            gpus_close(gd);
+            ret = ret ? ret : ES_ERR_NOMEM;
+            if (o->device == ES_MDFS_DEV_AUTO) {
+                es_warn("GPU %d: %s: counting on the CPU", devs[i], es_strerror(ret));
+                name[0] = 0;
+                return ES_OK;
+            }
+            es_error("GPU %d: %s", devs[i], es_strerror(ret));
+            return ret;
+        }
+        gd->n = i + 1;
+        if (at < len) at += (size_t)snprintf(name + at, len - at, "%s%s", i ? "; " : "", es_gkm_name(gd->g[i]));
+    }
+    es_info("device: %s", name);
+    return ES_OK;
+}
+
+/* One discretisation on the GPUs: their maxima merged, the tuples near them
+ * rescored exactly.  ES_ERR_UNSUPPORTED: too many such tuples (nothing
+ * offered: the caller counts this discretisation on the CPU). */
+static int gpu_disc(const ctx_t *c, thr_t *th, gpus_t *gd, es_mdfs_result_t *r)
+{
+    const size_t NS = (size_t)c->n_vars + c->n_con;
+    int err = ES_OK;
+    double ks = 0.0;
+#pragma omp parallel for num_threads(gd->n) schedule(static, 1) reduction(max : ks)
+    for (int i = 0; i < gd->n; i++) {
+        int e = es_gkm_upload(gd->g[i], c->planes, c->bin_ct, c->hm);
+        if (!e) e = es_gkm_max(gd->g[i], gd->keys[i]);
+        if (e) {
+#pragma omp critical(mdfs_gpu_err)
+            err = e;
+        }
+        ks = es_gkm_kernel_seconds(gd->g[i]);
+    }
+    if (err) return err == ES_ERR_UNSUPPORTED ? ES_ERR_GPU : err;
+    for (int i = 1; i < gd->n; i++)
+        for (size_t v = 0; v < NS; v++)
+            if (gd->keys[i][v] > gd->keys[0][v]) gd->keys[0][v] = gd->keys[i][v];
+    const es_gkm_cand_t *cand[GPU_MAX];
+    uint64_t nc[GPU_MAX];
+    double ks2 = 0.0;
+#pragma omp parallel for num_threads(gd->n) schedule(static, 1) reduction(max : ks2)
+    for (int i = 0; i < gd->n; i++) {
+        int e = es_gkm_candidates(gd->g[i], gd->keys[0], &cand[i], &nc[i]);
+        if (e) {
+#pragma omp critical(mdfs_gpu_err)
+            err = e;
+        }
+        ks2 = es_gkm_kernel_seconds(gd->g[i]);
+    }
+    r->kernel_seconds += ks + ks2;
+    if (err) return err;
+    for (int i = 0; i < gd->n; i++) {
+        const es_gkm_cand_t *cd = cand[i];
+        const int64_t n = (int64_t)nc[i];
+        r->rescored += (uint64_t)n;
+#pragma omp parallel for schedule(dynamic, 8)
+        for (int64_t q = 0; q < n; q++) rescore(c, &th[thread_id()], cd[q].t);
+    }
+    return ES_OK;
 }
 
 int es_mdfs_max_ig(const es_mdfs_opt_t *o, uint32_t n_obj, uint32_t n_vars, uint32_t n_contrast,
@@ -536,6 +768,8 @@ int es_mdfs_max_ig(const es_mdfs_opt_t *o, uint32_t n_obj, uint32_t n_vars, uint
     uint8_t *d = NULL, *cd = NULL;
     uint32_t *pos = NULL;
     thr_t *th = NULL;
+    gpus_t gd;
+    memset(&gd, 0, sizeof gd);
     int nt = 1;
 #ifdef _OPENMP
     nt = omp_get_max_threads();
@@ -545,8 +779,8 @@ int es_mdfs_max_ig(const es_mdfs_opt_t *o, uint32_t n_obj, uint32_t n_vars, uint
     for (uint32_t i = 0; i < n_obj; i++) c.cls[y[i] != 0]++;
     c.w0 = (c.cls[0] + 63) / 64;
     c.W = c.w0 + (c.cls[1] + 63) / 64;
+    const char *kname;
     {
-        const char *kname;
         c.cells8 = es_mdfs_cells8_best(&kname);
         c.and_ct = es_mdfs_and_best();
         es_info("counting kernel: %s", kname);
@@ -626,37 +860,38 @@ int es_mdfs_max_ig(const es_mdfs_opt_t *o, uint32_t n_obj, uint32_t n_vars, uint
     }
     for (int i = 0; i < nt; i++)
         if ((ret = thr_alloc(&c, &th[i]))) goto out;
+    if ((ret = gpus_open(&c, o, &gd, r->device, sizeof r->device))) goto out;
+    if (!gd.n) snprintf(r->device, sizeof r->device, "cpu (%s)", kname);
+    const double t_count = es_time_now();
+    double disc_seconds = 0.0;
+    const char *rv = es_env_variant("EPISTREAM_MDFS_RESCORE");
+    const int rescore_test = rv && !strcmp(rv, "all");
     for (uint32_t disc = 0; disc < (uint32_t)o->discretizations; disc++) {
+        const double t_disc = es_time_now();
         if ((ret = disc_fn(dctx, disc, d, cd))) goto out;
+        disc_seconds += es_time_now() - t_disc;
         fill_planes(&c, d, cd, pos);
         c.disc = disc;
-        precompute_hm(&c, th);
-        if (c.k == 1) {
-            /* single variables: the groups of eight (then the contrast ones) shared out */
-            const uint32_t ng = c.n_vars8 / 8, ngc = (n_contrast + 7) / 8;
-#pragma omp parallel for schedule(dynamic, 4)
-            for (uint32_t g = 0; g < ng + ngc; g++) {
-                int tid = 0;
-#ifdef _OPENMP
-                tid = omp_get_thread_num();
-#endif
-                inner1(&c, &th[tid], g, ng);
+        if (gd.n) {
+            if (c.k == 2) precompute_hm(&c, th); /* each variable's Hc: cheap, and the device's too */
+            ret = gpu_disc(&c, th, &gd, r);
+            if (ret == ES_ERR_UNSUPPORTED) {
+                es_info("discretisation %u: more tuples near the maxima than the GPU returns: "
+                        "counted on the CPU", disc);
+                ret = ES_OK;
+                precompute_hm(&c, th);
+                cpu_disc(&c, th);
             }
+            if (ret) goto out;
+        } else if (rescore_test && (c.k == 2 || c.k == 3)) {
+            if (c.k == 2) precompute_hm(&c, th);
+            rescore_all(&c, th);
         } else {
-#pragma omp parallel for schedule(dynamic, 1)
-            for (uint32_t v = 0; v < n_vars; v++) {
-                int tid = 0;
-#ifdef _OPENMP
-                tid = omp_get_thread_num();
-#endif
-                thr_t *t = &th[tid];
-                uint32_t tuple[ES_MDFS_MAX_DIM];
-                tuple[0] = v;
-                build_level(&c, t, 1, v);
-                walk(&c, t, tuple, 1);
-            }
+            precompute_hm(&c, th);
+            cpu_disc(&c, th);
         }
     }
+    r->count_seconds = es_time_now() - t_count - disc_seconds;
     /* merge in a total order */
     for (uint32_t v = 0; v < n_vars; v++) {
         best_t b = th[0].best[v];
@@ -708,7 +943,18 @@ int es_mdfs_max_ig(const es_mdfs_opt_t *o, uint32_t n_obj, uint32_t n_vars, uint
         for (uint32_t j = 0; j + 1 < c.k; j++) b = b * (double)(n_vars - j) / (double)(j + 1);
         r->tuples_done = (uint64_t)((a + b * n_contrast) * o->discretizations + 0.5);
     }
+    {
+        const double td = (double)r->tuples_done, cs = r->count_seconds, ks = r->kernel_seconds;
+        if (gd.n)
+            es_info("counting: %.4g tuples in %.3f s (%.4g tuples/s) on %s; GPU kernels %.3f s "
+                    "(%.4g tuples/s, two passes), %llu tuples rescored", td, cs, cs > 0 ? td / cs : 0.0,
+                    r->device, ks, ks > 0 ? td / ks : 0.0, (unsigned long long)r->rescored);
+        else
+            es_info("counting: %.4g tuples in %.3f s (%.4g tuples/s) on %s", td, cs,
+                    cs > 0 ? td / cs : 0.0, r->device);
+    }
 out:
+    gpus_close(&gd);
     if (th)
         for (int i = 0; i < nt; i++) thr_free(&th[i]);
     free(th);

@@ -5,9 +5,9 @@
  * variables, Holm or Benjamini-Hochberg adjustment.  The semantics are the
  * MDFS package's (PyPI mdfs 1.5.2, doc/MDFS.md); its discretisation and its
  * contrast variables are reproduced bit for bit on the same seed.
- * Internal (not installed); depends on src/util and src/stats (the
- * chi-square tail).  Threading: es_mdfs_run() and es_mdfs_max_ig() use the
- * OpenMP threads in effect and allocate their own per-thread state; the
+ * Internal (not installed); depends on src/util, src/stats (the chi-square
+ * tail) and its GPU door gpu/mdfs/mdfs_gpu.h.  Threading: es_mdfs_run() and
+ * es_mdfs_max_ig() use the OpenMP threads in effect and allocate their own per-thread state; the
  * other functions are thread-safe (no shared state). */
 #ifndef ES_MDFS_H
 #define ES_MDFS_H
@@ -20,6 +20,9 @@
 
 #define ES_MDFS_MAX_DIM 5
 #define ES_MDFS_MAX_DIV 15
+
+/** Where the tuples are counted. */
+typedef enum { ES_MDFS_DEV_CPU = 0, ES_MDFS_DEV_GPU = 1, ES_MDFS_DEV_AUTO = 2 } es_mdfs_device_t;
 
 /** p-value adjustment. */
 typedef enum { ES_MDFS_HOLM = 0, ES_MDFS_BH = 1 } es_mdfs_adjust_t;
@@ -39,6 +42,9 @@ typedef struct {
     uint64_t n_tuples;   /* keep the N best (tuple, variable) IGs (default 0: none) */
     int discrete;        /* 1: the data are classes 0..divisions already (genotypes):
                             no discretisation, discretizations must be 1 */
+    es_mdfs_device_t device; /* default ES_MDFS_DEV_CPU; GPU: --dim 2 and 3 without
+                                --tuples (doc/MDFS.md), the same output bytes */
+    uint64_t gpu_mask;   /* GPUs, bit d for device d; 0: every visible one */
 } es_mdfs_opt_t;
 
 void es_mdfs_opt_init(es_mdfs_opt_t *o);
@@ -97,6 +103,10 @@ typedef struct {
     es_mdfs_tuple_t *tuples; /* the n_tuples best, IG descending (ties as above, then var) */
     uint64_t n_tuples;
     uint64_t tuples_done;    /* tuples counted (all discretisations, contrast ones included) */
+    char device[192];        /* where they were counted: "cpu (KERNEL)" or the GPUs' names */
+    double count_seconds;    /* the counting (every discretisation, after discretising) */
+    double kernel_seconds;   /* of which GPU kernels (the slowest device's, summed) */
+    uint64_t rescored;       /* tuples the GPU returned for the exact IGs */
 } es_mdfs_result_t;
 
 void es_mdfs_result_free(es_mdfs_result_t *r);

@@ -5,7 +5,8 @@
 # (tests/bench/bench_rules_gpu.c) on a large synthetic set.  Logs go to $OUT.
 #   TESTS=0      skip the test and compute-sanitizer
 #   BENCH="N F L CPU1_RULES CPUT_RULES GPU_RULES THREADS" (default
-#                "100000 500 100 2 5 50 16"); BENCH=0: no benchmark
+#                "100000 500 100 2 5 50 16"); BENCH=0: no benchmark; the GPU runs print
+#                where their time goes (EPISTREAM_RULES_GPU_TRACE=1)
 set -u
 . "$(dirname "$0")/device-env.sh"
 nproc
@@ -23,6 +24,6 @@ fi
 if [ "${BENCH:-}" != 0 ]; then
     echo "== bench_rules_gpu ${BENCH:-100000 500 100 2 5 50 16}"
     # shellcheck disable=SC2086
-    timeout "${BENCH_TIMEOUT:-240}" "$B/tests/bench/bench_rules_gpu" ${BENCH:-100000 500 100 2 5 50 16}
+    EPISTREAM_RULES_GPU_TRACE=1 timeout "${BENCH_TIMEOUT:-240}" "$B/tests/bench/bench_rules_gpu" ${BENCH:-100000 500 100 2 5 50 16}
     echo "rc=$?"
 fi

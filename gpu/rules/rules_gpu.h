@@ -75,7 +75,9 @@ int es_gkr_device_count(int *n);
 int es_gkr_open(int dev, const es_gkr_config_t *cfg, es_gkr_t **out);
 
 /** Upload the statistics (n x L, row-major) and the instance weights (n) of
- *  the next rule.  @return ES_OK or ES_ERR_GPU */
+ *  the next rule.  grad and hess must be the same arrays at every call until
+ *  es_gkr_close(): they are pinned (cudaHostRegister) at the first.
+ *  @return ES_OK or ES_ERR_GPU */
 int es_gkr_stats(es_gkr_t *g, const double *grad, const double *hess, const uint32_t *w);
 
 /**

@@ -36,6 +36,7 @@
  * step 8's sums, the CPU's bit for bit.  Features are searched in slices
  * whose chunk totals fit the scratch budget.  Names private to this file use
  * gkr_. */
+#include <chrono>
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
@@ -721,8 +722,18 @@ template <typename T> size_t gkr_score_smem()
 
 } // namespace
 
+static double gkr_now()
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
 struct es_gkr {
     int dev;
+    int trace;                       /* EPISTREAM_RULES_GPU_TRACE: the times below at close */
+    double t_stats, t_search, t_exact; /* seconds in es_gkr_stats, the slices, the exact sums */
+    unsigned long long n_search, n_rules;
+    const double *reg_g, *reg_h;     /* host arrays pinned with cudaHostRegister */
+    int pin_tried;
     cudaStream_t st;
     char name[128];
     uint32_t n, F, L, maxm, slice_f, maxch;
@@ -753,6 +764,13 @@ extern "C" void es_gkr_close(es_gkr_t *g)
 {
     if (!g) return;
     cudaSetDevice(g->dev);
+    if (g->trace)
+        fprintf(stderr, "[rules-gpu] %s: %llu rules, %llu searches: statistics upload %.3f s, "
+                "search kernels %.3f s (%.2f ms each), exact sums %.3f s\n", g->name, g->n_rules,
+                g->n_search, g->t_stats, g->t_search, g->n_search ? 1e3 * g->t_search / (double)g->n_search : 0.0,
+                g->t_exact);
+    if (g->reg_g) cudaHostUnregister((void *)g->reg_g);
+    if (g->reg_h) cudaHostUnregister((void *)g->reg_h);
     void *ptrs[] = {g->sorted, g->n_neg, g->miss, g->w,    g->hl,  g->fsel,   g->cex,  g->cpos,
                     g->cnt,    g->ccnt,  g->segcnt, g->soff, g->moff, g->sval, g->cval, g->gf,
                     g->hf,     g->cov,   g->g,    g->h,    g->tot, g->tg,     g->xg,   g->xh,
@@ -792,6 +810,7 @@ extern "C" int es_gkr_open(int dev, const es_gkr_config_t *cfg, es_gkr_t **out)
         return ES_ERR_GPU;
     }
     snprintf(g->name, sizeof g->name, "gpu:%d (%.64s, %d SMs)", dev, prop.name, prop.multiProcessorCount);
+    g->trace = getenv("EPISTREAM_RULES_GPU_TRACE") != nullptr;
     uint32_t n = g->n = cfg->n, F = g->F = cfg->F, L = g->L = cfg->L;
     g->f32 = cfg->float32 != 0;
     size_t ts = g->tot_sorted = cfg->soff[F], tm = cfg->moff[F];
@@ -874,7 +893,16 @@ extern "C" int es_gkr_open(int dev, const es_gkr_config_t *cfg, es_gkr_t **out)
 extern "C" int es_gkr_stats(es_gkr_t *g, const double *grad, const double *hess, const uint32_t *w)
 {
     size_t nl = (size_t)g->n * g->L;
+    double t0 = gkr_now();
     CHECK(cudaSetDevice(g->dev));
+    /* the same host arrays every rule: pinned once, so that the copies run at full speed
+       (when pinning fails, pageable copies do the same job) */
+    if (!g->pin_tried) {
+        g->pin_tried = 1;
+        if (cudaHostRegister((void *)grad, nl * 8, cudaHostRegisterDefault) == cudaSuccess) g->reg_g = grad;
+        if (cudaHostRegister((void *)hess, nl * 8, cudaHostRegisterDefault) == cudaSuccess) g->reg_h = hess;
+        (void)cudaGetLastError();
+    }
     CHECK(cudaMemcpyAsync(g->g, grad, nl * 8, cudaMemcpyHostToDevice, g->st));
     CHECK(cudaMemcpyAsync(g->h, hess, nl * 8, cudaMemcpyHostToDevice, g->st));
     CHECK(cudaMemcpyAsync(g->w, w, g->n * 4ull, cudaMemcpyHostToDevice, g->st));
@@ -884,6 +912,8 @@ extern "C" int es_gkr_stats(es_gkr_t *g, const double *grad, const double *hess,
         CHECK(cudaGetLastError());
     }
     CHECK(cudaStreamSynchronize(g->st));
+    g->n_rules++;
+    g->t_stats += gkr_now() - t0;
     return ES_OK;
 }
 
@@ -952,6 +982,8 @@ extern "C" int es_gkr_search(es_gkr_t *g, const es_gkr_refine_t *r, es_gkr_best_
     a.segcnt = g->segcnt;
     a.best = g->best;
     gkr_cand best{INFINITY, ~0ull};
+    double t0 = gkr_now();
+    g->n_search++;
     for (uint32_t k0 = 0; k0 < r->n_fs; k0 += g->slice_f) {
         a.k0 = k0;
         a.nk = r->n_fs - k0 < g->slice_f ? r->n_fs - k0 : g->slice_f;
@@ -960,6 +992,8 @@ extern "C" int es_gkr_search(es_gkr_t *g, const es_gkr_refine_t *r, es_gkr_best_
         if (ret) return ret;
         if (gkr_better(c.q, c.key, best.q, best.key)) best = c;
     }
+    double t1 = gkr_now();
+    g->t_search += t1 - t0;
     if (best.key == ~0ull || !(best.q < INFINITY)) return ES_OK;
     uint32_t k = (uint32_t)(best.key >> 35), part = (uint32_t)(best.key >> 33) & 3u;
     uint32_t wi = (uint32_t)(best.key >> 1) & 0xffffffffu, sub = (uint32_t)(best.key & 1);
@@ -974,6 +1008,7 @@ extern "C" int es_gkr_search(es_gkr_t *g, const es_gkr_refine_t *r, es_gkr_best_
     CHECK(cudaMemcpyAsync(H, g->xh, r->n_hl * 8ull, cudaMemcpyDeviceToHost, st));
     CHECK(cudaMemcpyAsync(&xo, g->xo, sizeof xo, cudaMemcpyDeviceToHost, st));
     CHECK(cudaStreamSynchronize(st));
+    g->t_exact += gkr_now() - t1;
     b->found = 1;
     b->k = k;
     b->part = part;

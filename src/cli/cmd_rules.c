@@ -76,6 +76,7 @@ static void train_usage(FILE *fp)
             "                       1, 1); mlrl-boomer's output_sampling\n"
             "  --seed N             random seed of the sampling and holdout (default 1)\n"
             "  --threads T          CPU threads (default: all); the model is the same for any\n"
+            "                       number\n"
             "  --device D           where the split search runs: cpu (default), gpu (GPU 0),\n"
             "                       gpu:N, or auto (the GPU when one is visible, the data are\n"
             "                       large (examples x features x labels >= 10^8) and it takes\n"

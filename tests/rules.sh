@@ -17,7 +17,8 @@
 #     logistic loss: the same model on 1 and 3 threads, predictions that are
 #     training label vectors, its refusals and a bad label vector line;
 #  4. malformed ARFF, XML and model files: a message naming the file, a
-#     non-zero exit, nothing written;
+#     non-zero exit, nothing written; --device auto|gpu: the CPU's model bytes, or
+#     a clear refusal (no GPU, the example-wise loss, a nominal feature);
 #  5. when MLRL_PYTHON names a Python with mlrl-boomer 0.15.6: its first 50
 #     rules on emotions (feature_sampling none, 64-bit statistics), complete and
 #     single-label heads, are epistream's (tests/bench/rules_mlrl.py compare), and
@@ -45,6 +46,32 @@ for seed in 3 8; do
         done
     done
 done
+
+# ---- --device: auto on small data is the CPU; gpu gives the CPU's bytes (where a GPU is
+# visible) or refuses clearly, as it refuses the example-wise loss and nominal features ----------
+"$EPISTREAM" rules train --table "$T/r8.tsv" --labels y0,y1,y2 --max-rules 30 --out "$T/dc" --quiet ||
+    fail "rules train --device cpu"
+"$EPISTREAM" rules train --table "$T/r8.tsv" --labels y0,y1,y2 --max-rules 30 --device auto --out "$T/da" --quiet ||
+    fail "rules train --device auto"
+cmp -s "$T/dc.model" "$T/da.model" || fail "--device auto: another model than the CPU's"
+if "$EPISTREAM" rules train --table "$T/r8.tsv" --labels y0,y1,y2 --max-rules 30 --device gpu --out "$T/dg" \
+    --quiet 2>"$T/dg.err"; then
+    cmp -s "$T/dc.model" "$T/dg.model" || fail "--device gpu: another model than the CPU's"
+else
+    grep -q "no CUDA device 0" "$T/dg.err" || { cat "$T/dg.err" >&2; fail "--device gpu without a GPU: no clear error"; }
+    [ ! -e "$T/dg.model" ] || fail "--device gpu failed but wrote a model"
+fi
+"$EPISTREAM" rules train --table "$T/r8.tsv" --labels y0,y1,y2 --device gpu --loss logistic-example-wise \
+    --out "$T/dx" --quiet 2>"$T/dx.err" && fail "--device gpu took the example-wise loss"
+grep -q "label-wise losses only" "$T/dx.err" || { cat "$T/dx.err" >&2; fail "--device gpu, example-wise loss: no clear error"; }
+[ ! -e "$T/dx.model" ] || fail "--device gpu refused but wrote a model"
+printf '@relation nom\n@attribute a numeric\n@attribute colour {red,green}\n@attribute y {0,1}\n@data\n1,red,1\n2,green,0\n3,red,1\n' >"$T/nom.arff"
+printf '<?xml version="1.0"?>\n<labels xmlns="http://mulan.sourceforge.net/labels"><label name="y"></label></labels>\n' >"$T/nom.xml"
+"$EPISTREAM" rules train --arff "$T/nom.arff" --labels-xml "$T/nom.xml" --device gpu --out "$T/dn" --quiet \
+    2>"$T/dn.err" && fail "--device gpu took a nominal feature"
+grep -q "feature 'colour' is nominal" "$T/dn.err" || { cat "$T/dn.err" >&2; fail "--device gpu, nominal feature: no clear error"; }
+"$EPISTREAM" rules train --table "$T/r8.tsv" --labels y0,y1,y2 --device gpu:x --out "$T/dn" --quiet 2>/dev/null
+[ $? -eq 2 ] || fail "--device gpu:x: not a usage error"
 
 # ---- the same model when threads lose their CPU: 4 threads beside a busy loop, so that on a
 # small machine workers are descheduled mid-search and their searches run again -----------------

@@ -94,6 +94,16 @@ static void train_usage(FILE *fp)
             "                       1, 1); mlrl-boomer's output_sampling\n"
             "  --seed N             random seed of the sampling and holdout (default 1)\n"
             "  --threads T          CPU threads (default: all); the model is the same for any\n"
+            "                       number\n"
+            "  --device D           where the split search runs: cpu (default), gpu (GPU 0),\n"
+            "                       gpu:N, or auto (the GPU when one is visible, the data are\n"
+            "                       large (examples x features x labels >= 10^8) and it takes\n"
+            "                       them, else the CPU).  The GPU takes numerical features and\n"
+            "                       the label-wise losses; its model is the CPU's, byte for\n"
+            "                       byte, unless two best candidates are tied within rounding\n"
+            "  --gpu-float32        the GPU scores the candidates in float32 (faster; the\n"
+            "                       chosen rule's head is float64 in any case; near-equal\n"
+            "                       candidates may be picked in another order than float64's)\n"
             "Output:\n"
             "  --out PREFIX         writes PREFIX.model (the model, for rules predict) and\n"
             "                       PREFIX.rules.txt (one rule a line, the default rule first)\n"
@@ -176,6 +186,24 @@ static int set_holdout(void *ctx, const char *arg)
         return -1;
     }
     ((rules_args_t *)ctx)->o.holdout = v;
+    return 0;
+}
+
+/* --device cpu | gpu | gpu:N | auto */
+static int set_device(void *ctx, const char *arg)
+{
+    es_rules_opt_t *o = &((rules_args_t *)ctx)->o;
+    char *end = NULL;
+    if (!strcmp(arg, "cpu")) o->device = ES_RULES_DEV_CPU;
+    else if (!strcmp(arg, "auto")) o->device = ES_RULES_DEV_AUTO;
+    else if (!strcmp(arg, "gpu")) o->device = ES_RULES_DEV_GPU, o->gpu = 0;
+    else if (!strncmp(arg, "gpu:", 4) && arg[4] >= '0' && arg[4] <= '9' &&
+             (o->gpu = (int)strtol(arg + 4, &end, 10), *end == '\0') && o->gpu < 1024)
+        o->device = ES_RULES_DEV_GPU;
+    else {
+        fprintf(stderr, "[E::options] --device: expected cpu, gpu, gpu:N or auto, got '%s'\n", arg);
+        return -1;
+    }
     return 0;
 }
 
@@ -325,6 +353,8 @@ static const es_cli_opt_t train_opts[] = {
     ES_CLI_OPT_FUNC("time-limit", set_time_limit),
     ES_CLI_OPT_FUNC("holdout", set_holdout),
     ES_CLI_OPT_U64("seed", rules_args_t, seed),
+    ES_CLI_OPT_FUNC("device", set_device),
+    ES_CLI_OPT_FLAG("gpu-float32", rules_args_t, o.gpu_float32),
 };
 
 static const es_cli_opt_t predict_opts[] = {
@@ -596,8 +626,11 @@ static int train_run(rules_args_t *a)
     if (!a->quiet)
         fprintf(stderr,
                 "[rules] %u rules (the default rule included) from %u examples, %u features, %u "
-                "labels in %.2f s (fit %.2f s, %.2f s CPU)%s; %s.model, %s.rules.txt\n",
+                "labels in %.2f s (fit %.2f s, %.2f s CPU%s)%s; %s.model, %s.rules.txt\n",
                 m.n_rules + 1, d.n_ex, d.n_feat, d.n_lab, es_time_now() - t0, t_fit, c_fit,
+                m.on_gpu ? (a->o.gpu_float32 ? ", split search on the GPU in float32"
+                                             : ", split search on the GPU")
+                         : "",
                 m.stop == ES_RULES_STOP_TIME_LIMIT ? ", stopped early by --time-limit"
                 : m.stop == ES_RULES_STOP_EARLY    ? ", early stopping on the --holdout set"
                                                    : "",

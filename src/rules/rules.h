@@ -95,6 +95,11 @@ typedef enum { ES_RULES_LB_AUTO, ES_RULES_LB_NONE, ES_RULES_LB_EQUAL_WIDTH } es_
 /** Label sampling for each rule (mlrl-boomer's output_sampling). */
 typedef enum { ES_RULES_LS_NONE, ES_RULES_LS_ROUND_ROBIN, ES_RULES_LS_WITHOUT } es_rules_lsamp_t;
 
+/** Where the split search runs: the CPU threads (default), a GPU (gpu/rules/: numerical
+ *  features and the label-wise losses only), or auto (the GPU when one is visible and the
+ *  data and options are ones it takes, else the CPU). */
+typedef enum { ES_RULES_DEV_CPU, ES_RULES_DEV_GPU, ES_RULES_DEV_AUTO } es_rules_dev_t;
+
 /** Progress: called by the training thread after each rule (rules learned, of at most). */
 typedef void (*es_rules_progress_fn)(void *ctx, uint32_t done, uint32_t total);
 
@@ -128,6 +133,10 @@ typedef struct {
                                      (default) */
     uint64_t seed;                /* default 1 (mlrl-boomer's random_state default) */
     int threads;                  /* 0 = all (OpenMP's default) */
+    es_rules_dev_t device;        /* default cpu */
+    int gpu;                      /* the CUDA device of --device gpu:N (default 0) */
+    int gpu_float32;              /* the GPU scores candidates in float32 (its chosen
+                                     candidate's sums and head stay float64) */
     es_rules_progress_fn progress; /* may be NULL */
     void *progress_ctx;
 } es_rules_opt_t;
@@ -178,6 +187,7 @@ typedef struct {
     uint32_t n_rules, cap_rules;
     es_rules_rule_t *rule;
     es_rules_stop_t stop; /* set by es_rules_train(); not saved (a read model has MAX_RULES) */
+    int on_gpu;           /* set by es_rules_train(): the split search ran on a GPU; not saved */
     /* the example-wise logistic loss: the distinct label vectors of the training set in order
        of first appearance (n_lv x n_lab, row-major) and how often each appears, which its
        binary predictions choose from; NULL / 0 for the other losses */

@@ -185,6 +185,10 @@ double es_rl_exw_head_binned(uint32_t K, const double *restrict G, const double 
 double es_rl_exw_eval(const es_rl_ctx_t *c, es_rl_scratch_t *s, const double *G, const double *H,
                       double *p);
 
+/** Feature f's total over the head's labels into s->tg, s->th: the rule's covered
+ *  examples less those missing f (subtracted one after the other). */
+void es_rl_feature_total(const es_rl_ctx_t *c, es_rl_scratch_t *s, uint32_t f);
+
 /**
  * Search feature f for the best refinement of the current rule that beats
  * quality best_q (strictly), as mlrl-boomer 0.15.6 walks a numerical or a

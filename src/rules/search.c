@@ -271,9 +271,7 @@ static void candidate(walk_t *wk, const double *G, const double *H, int uncov, u
     memcpy(o->head, s->p, (c->single ? 1 : n) * sizeof *o->head);
 }
 
-/* Sums of this feature's total: the rule's covered examples less those
- * missing this feature. */
-static void feature_total(const es_rl_ctx_t *c, es_rl_scratch_t *s, uint32_t f)
+void es_rl_feature_total(const es_rl_ctx_t *c, es_rl_scratch_t *s, uint32_t f)
 {
     uint32_t n = c->n_hl;
     uint32_t nH = c->exw ? c->nH : n;
@@ -491,7 +489,7 @@ void es_rl_search(const es_rl_ctx_t *c, es_rl_scratch_t *s, uint32_t f, double b
 {
     walk_t wk = {c, s, out, best_q};
     out->found = 0;
-    feature_total(c, s, f);
+    es_rl_feature_total(c, s, f);
     if (c->d->n_values[f]) search_nominal(&wk, f);
     else search_numeric(&wk, f);
 }

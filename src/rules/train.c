@@ -19,6 +19,7 @@
 #include <omp.h>
 #endif
 
+#include "rules_gpu.h"
 #include "rules_internal.h"
 
 #define terr(...) es_log(ES_LOG_ERROR, "es_rules_train", __VA_ARGS__)
@@ -73,6 +74,7 @@ int es_rules_opt_check(const es_rules_opt_t *o)
              "would be partial ones, which epistream does not offer)");
     else if (!(o->holdout >= 0.0 && o->holdout < 1.0))
         terr("the holdout set size must be in (0, 1) (0: none), got %g", o->holdout);
+    else if ((unsigned)o->device > ES_RULES_DEV_AUTO || o->gpu < 0) terr("unknown device");
     else if (!(o->time_limit >= 0.0 && isfinite(o->time_limit)))
         terr("the time limit must be a number of seconds >= 0 (0: none), got %g", o->time_limit);
     else return ES_OK;
@@ -442,6 +444,7 @@ typedef struct {
     uint32_t rule_no;              /* the rule being grown: 1 = the first after the default */
     uint32_t *lperm;               /* label sampling: L slots */
     uint32_t early_at;             /* the rule count whose test stopped the training */
+    es_gkr_t *gpu;                 /* the GPU's split search; NULL: the CPU's */
 } train_t;
 
 static void totals(train_t *t, const uint32_t *ids, uint32_t m, int sign);
@@ -595,6 +598,8 @@ static void totals(train_t *t, const uint32_t *ids, uint32_t m, int sign)
     }
 }
 
+static void apply_best(train_t *t, uint32_t bk, const es_rl_cand_t *r);
+
 /* Reduce the features' candidates in order; apply the best as a condition.
  * Sets t->more. */
 static void reduce_and_apply(train_t *t)
@@ -615,6 +620,15 @@ static void reduce_and_apply(train_t *t)
         t->more = 0;
         return;
     }
+    apply_best(t, (uint32_t)bk, r);
+}
+
+/* Apply candidate r of feature fsel[bk] (the refinement's best) as a condition.
+ * Sets t->more. */
+static void apply_best(train_t *t, uint32_t bk, const es_rl_cand_t *r)
+{
+    es_rl_ctx_t *c = &t->c;
+    double bq = r->q;
     uint32_t f = t->fsel[bk], nh = c->single ? 1 : c->n_hl;
     t->best_q = bq;
     t->best = *r;
@@ -770,6 +784,111 @@ static void apply_rule(train_t *t, uint32_t i)
     }
 }
 
+/* The refinement's search on the GPU: it picks the candidate (gpu/rules/search.cu) and
+ * returns the sums of its scanned subset in search.c's order of additions; the head and
+ * the quality are computed here from them as search.c's candidate() computes them, so
+ * the rule is the CPU's bit for bit whenever the GPU picked the CPU's candidate. */
+static void gpu_refine(train_t *t)
+{
+    es_rl_ctx_t *c = &t->c;
+    es_rl_scratch_t *s = &t->scr[0];
+    es_gkr_refine_t rq = {c->cov, c->n_nz, c->hl, c->n_hl, c->single, c->tot_g, c->tot_h,
+                          c->l2, t->fsel, t->n_fs};
+    es_gkr_best_t b;
+    if (es_gkr_search(t->gpu, &rq, &b, s->sg, s->sh)) {
+        t->err = ES_ERR_GPU;
+        t->more = 0;
+        return;
+    }
+    if (!b.found) {
+        t->more = 0;
+        return;
+    }
+    uint32_t f = t->fsel[b.k], n = c->n_hl, lab = 0;
+    const double *G = s->sg, *H = s->sh;
+    if (b.sub) { /* the inverse: the feature's total less the subset */
+        es_rl_feature_total(c, s, f);
+        for (uint32_t k = 0; k < n; k++) {
+            s->ug[k] = s->tg[k] - G[k];
+            s->uh[k] = s->th[k] - H[k];
+        }
+        G = s->ug;
+        H = s->uh;
+    }
+    es_rl_cand_t *x = &t->res[0];
+    double q = es_rl_eval(c, G, H, s->p, s->qk, &lab);
+    if (!(q < t->best_q)) { /* what the GPU saw as better is not, summed in the CPU's order */
+        t->more = 0;
+        return;
+    }
+    uint32_t m = (uint32_t)(c->soff[f + 1] - c->soff[f]), n_sub = b.n_sub;
+    x->found = 1;
+    x->q = q;
+    x->inverse = (uint8_t)b.sub;
+    x->n_cov = b.sub ? c->n_nz - n_sub : n_sub;
+    x->lab = lab;
+    if (b.part == 1) { /* values >= 0, descending: "> t" covers the walk's subset */
+        x->op = b.sub ? ES_RULES_LE : ES_RULES_GT;
+        x->thr = es_rl_mean(b.v1, b.v0);
+        x->lo = b.pos + 1;
+        x->hi = m;
+    } else { /* values < 0 ascending, or the boundary at 0: "<= t" covers it */
+        x->op = b.sub ? ES_RULES_GT : ES_RULES_LE;
+        x->thr = es_rl_mean(b.v0, b.v1);
+        x->lo = 0;
+        x->hi = b.part == 0 ? b.pos : c->n_neg[f];
+    }
+    memcpy(x->head, s->p, (c->single ? 1 : n) * sizeof *x->head);
+    apply_best(t, b.k, x);
+}
+
+/* The GPU's split search, when o->device asks for it and it can take the data: @return
+ * ES_OK with t->gpu open or NULL (auto, or nothing to do), or an error (logged) */
+static int gpu_open(train_t *t, const es_rules_opt_t *o)
+{
+    es_rl_ctx_t *c = &t->c;
+    const es_rules_data_t *d = c->d;
+    int n_dev = 0, need = o->device == ES_RULES_DEV_GPU;
+    const char *why = NULL;
+    char buf[256];
+    if (o->device == ES_RULES_DEV_CPU) return ES_OK;
+    if (o->loss == ES_RULES_LOSS_LOGISTIC_EXAMPLE_WISE)
+        why = "the GPU's split search takes the label-wise losses only (logistic, squared-error)";
+    for (uint32_t f = 0; !why && f < c->F; f++)
+        if (d->n_values[f]) {
+            snprintf(buf, sizeof buf, "the GPU's split search takes numerical features only, and "
+                     "feature '%s' is nominal", d->feat_name[f]);
+            why = buf;
+        }
+    if (!why && (es_gkr_device_count(&n_dev) || o->gpu >= n_dev)) {
+        snprintf(buf, sizeof buf, "no CUDA device %d (%d visible%s)", o->gpu, n_dev,
+                 n_dev ? "" : "; this build or machine has none");
+        why = buf;
+    }
+    /* auto: the GPU pays from about 10^8 example-feature-label cells */
+    if (!why && !need && (double)c->n * c->F * c->L < 1e8) why = "the data are small (auto)";
+    if (why) {
+        if (need) {
+            terr("--device gpu: %s; use --device cpu", why);
+            return ES_ERR_UNSUPPORTED;
+        }
+        es_log(ES_LOG_INFO, "es_rules_train", "--device auto: the CPU (%s)", why);
+        return ES_OK;
+    }
+    /* EPISTREAM_RULES_GPU_SLICE: the scratch budget in bytes (tests: 1 = a feature a slice) */
+    const char *env = getenv("EPISTREAM_RULES_GPU_SLICE");
+    es_gkr_config_t cfg = {c->n, c->F, c->L, c->sorted, c->sval, c->soff, c->n_neg,
+                           c->miss, c->moff, o->gpu_float32, env ? (size_t)strtoull(env, NULL, 10) : 0};
+    int ret = es_gkr_open(o->gpu, &cfg, &t->gpu);
+    if (ret) {
+        terr("--device %s: the GPU could not be opened (%s)", need ? "gpu" : "auto", es_strerror(ret));
+        return ret;
+    }
+    es_log(ES_LOG_INFO, "es_rules_train", "split search on %s%s", es_gkr_name(t->gpu),
+           o->gpu_float32 ? ", candidates scored in float32" : "");
+    return ES_OK;
+}
+
 /* The jobs the workers share: a feature's search, a chunk of examples' update. */
 #define APPLY_CHUNK 256u
 
@@ -862,8 +981,16 @@ static void grow_rules(train_t *t)
         }
         t->rule_no = r;
         begin_rule(t);
+        if (t->gpu && es_gkr_stats(t->gpu, t->c.g, t->c.h, t->c.w)) {
+            t->err = ES_ERR_GPU;
+            t->more = 0;
+        }
         while (t->more) {
             sample_features(t);
+            if (t->gpu) {
+                gpu_refine(t);
+                continue;
+            }
             es_rl_pool_run(t->pool, t->n_fs, search_job, t, 1, &t->scr[0]);
             reduce_and_apply(t);
         }
@@ -1029,6 +1156,8 @@ int es_rules_train(const es_rules_data_t *d, const es_rules_opt_t *o, es_rules_m
         }
     }
     if ((ret = presort(c, nt))) goto out;
+    if ((ret = gpu_open(&t, o))) goto out;
+    m->on_gpu = t.gpu != NULL;
 
     /* the default rule: a complete head over every example at score 0, not shrunk */
     if (exwl) {
@@ -1117,6 +1246,7 @@ out:
             free(t.scr[k].ipiv);
             free(t.scr[k].bins.bidx);
         }
+    es_gkr_close(t.gpu);
     free(t.scr);
     free(t.best_head);
     free(t.res_head);

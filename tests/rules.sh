@@ -16,6 +16,7 @@
 #     --label-sampling round-robin and without-replacement heads; the example-wise
 #     logistic loss: the same model on 1 and 3 threads, predictions that are
 #     training label vectors, its refusals and a bad label vector line;
+#     --feature-binning: the same model on 1 and 3 threads, its refusals;
 #  4. malformed ARFF, XML and model files: a message naming the file, a
 #     non-zero exit, nothing written;
 #  5. when MLRL_PYTHON names a Python with mlrl-boomer 0.15.6: its first 50
@@ -25,7 +26,8 @@
 #     its first 50 rules with output_sampling='round-robin'; with the example-wise
 #     logistic loss (label_binning='none'), the rules up to the first tie broken
 #     differently (complete heads), the first 37 (single-label heads) and that
-#     model's scores, probabilities and binary predictions.
+#     model's scores, probabilities and binary predictions; with feature_binning
+#     equal-width and equal-frequency (several bin options), the first 50 rules.
 . "$(dirname "$0")/lib.sh"
 need_python numpy
 REF=$ES_SRCDIR/tests/oracle/rules_ref.py
@@ -168,6 +170,29 @@ expect_fail "$T/err" "$EPISTREAM" rules train --table "$T/r3.tsv" --labels y0 --
     --label-sampling 'without-replacement{min_samples=3,max_samples=2}'
 grep -q 'min_samples >= 1 and max_samples 0 (all) or >= min_samples, got 3 and 2' "$T/err" ||
     fail "--label-sampling min 3 max 2: $(cat "$T/err")"
+
+# ---- --feature-binning: the same model on 1 and 3 threads (with instance sampling and missing
+# values), not the exact search's, refusals ------------------------------------------------
+for b in equal-width 'equal-frequency{bin_ratio=0.1,min_bins=3,max_bins=20}'; do
+    for nt in 1 3; do
+        "$EPISTREAM" rules train --table "$T/r8.tsv" --labels y0,y1,y2 --max-rules 60 --feature-binning "$b" \
+            --instance-sampling without-replacement --threads $nt --out "$T/fb$nt" --quiet ||
+            fail "rules train --feature-binning $b --threads $nt"
+    done
+    cmp -s "$T/fb1.model" "$T/fb3.model" || fail "--feature-binning $b: another model on 3 threads"
+done
+"$EPISTREAM" rules train --table "$T/r8.tsv" --labels y0,y1,y2 --max-rules 60 \
+    --instance-sampling without-replacement --threads 1 --out "$T/fbnone" --quiet || fail "rules train (exact)"
+cmp -s "$T/fb1.model" "$T/fbnone.model" && fail "--feature-binning: the exact search's model"
+for v in bins 'equal-width{bin_ratio=1}' 'equal-width{min_bins=1}' 'equal-width{foo=1}' 'none{bin_ratio=0.5}' \
+    'equal-width{bin_ratio=0.5'; do
+    expect_fail "$T/err" "$EPISTREAM" rules train --table "$T/r3.tsv" --labels y0 --feature-binning "$v" --out "$T/bad"
+    grep -q -- "--feature-binning" "$T/err" || fail "--feature-binning $v: $(cat "$T/err")"
+done
+expect_fail "$T/err" "$EPISTREAM" rules train --table "$T/r3.tsv" --labels y0 --out "$T/bad" \
+    --feature-binning 'equal-width{min_bins=5,max_bins=3}'
+grep -q 'min_bins >= 2 and max_bins 0 (no maximum) or >= min_bins, got 5 and 3' "$T/err" ||
+    fail "--feature-binning min 5 max 3: $(cat "$T/err")"
 
 # ---- --loss logistic-example-wise: the same model on 1 and 3 threads, its outputs, its file --
 for nt in 1 3; do
@@ -330,6 +355,19 @@ hl=$(awk '$1 == "hamming_loss" { printf "%.2f", $2 }' "$T/vsp.metrics.tsv")
 sa=$(awk '$1 == "subset_accuracy" { printf "%.2f", $2 }' "$T/vsp.metrics.tsv")
 grep -q "^hamming_loss $hl\$" "$T/mlrl.out" && grep -q "^subset_accuracy $sa\$" "$T/mlrl.out" ||
     fail "emotions, example-wise loss: binary predictions ($hl %, $sa %) differ from mlrl-boomer's: $(cat "$T/mlrl.out")"
+# the histogram split search: equal-width and equal-frequency bins, mlrl-boomer's default options
+# and others, complete and single-label heads: the same 50 rules
+for b in equal-width equal-frequency 'equal-width{bin_ratio=0.1}' 'equal-frequency{bin_ratio=0.05,max_bins=8}'; do
+    for head in complete single; do
+        "$MLRL_PYTHON" "$ES_SRCDIR/tests/bench/rules_mlrl.py" fit "$T/emotions.train.arff" "$ML/emotions.xml" \
+            feature_sampling=none max_rules=51 statistic_type=64-bit head_type=$head feature_binning="$b" \
+            dump="$T/mlrl.rules" >/dev/null || fail "mlrl-boomer did not fit emotions (feature_binning=$b)"
+        "$EPISTREAM" rules train --arff "$T/emotions.train.arff" --labels-xml "$ML/emotions.xml" --feature-sampling none \
+            --max-rules 51 --head-type $head --feature-binning "$b" --out "$T/vs" --quiet || fail "rules train"
+        "$PY" "$ES_SRCDIR/tests/bench/rules_mlrl.py" compare "$T/vs.model" "$T/mlrl.rules" >"$T/cmp.out" ||
+            { cat "$T/cmp.out" >&2; fail "emotions, $head heads, --feature-binning $b: the rules differ from mlrl-boomer's"; }
+    done
+done
 for head in complete single; do
     "$MLRL_PYTHON" "$ES_SRCDIR/tests/bench/rules_mlrl.py" fit "$T/emotions.train.arff" "$ML/emotions.xml" \
         feature_sampling=none max_rules=51 statistic_type=64-bit head_type=$head output_sampling=round-robin \

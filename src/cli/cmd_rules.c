@@ -78,6 +78,11 @@ static void train_usage(FILE *fp)
             "  --l2 X               L2 regularization weight >= 0 (default 1.0)\n"
             "  --feature-sampling S without-replacement (default: floor(log2(F - 1) + 1) of the\n"
             "                       F features for each refinement) or none\n"
+            "  --feature-binning B  none (default: the exact split search), equal-width or\n"
+            "                       equal-frequency[{bin_ratio=X,min_bins=N,max_bins=N}]: the\n"
+            "                       histogram search of the numeric features over ceil(X n)\n"
+            "                       bins (defaults 0.33, 2, 0 = no maximum; mlrl-boomer's\n"
+            "                       feature_binning)\n"
             "  --instance-sampling S none (default), with-replacement or without-replacement\n"
             "                       (66%% of the examples for each rule)\n"
             "  --holdout FRACTION   hold out this fraction of the examples (at random, e.g.\n"
@@ -253,29 +258,78 @@ static int set_lbin(void *ctx, const char *arg)
     return 0;
 }
 
+/* mlrl-boomer's brace syntax NAME[{key=value,...}]: NAME among names into *k, the
+ * text between the braces into *brace (NULL without), which only names[0..] from
+ * first_opt may have (usage shows the form).  @return 0 or -1 after a message */
+static int brace_value(const char *opt, const char *arg, const char *const *names, int n,
+                       int first_opt, const char *usage, char *buf, size_t size, int *k, char **brace)
+{
+    if (strlen(arg) >= size) {
+        fprintf(stderr, "[E::options] --%s: '%.40s...' is too long\n", opt, arg);
+        return -1;
+    }
+    strcpy(buf, arg);
+    if ((*brace = strchr(buf, '{'))) *(*brace)++ = '\0';
+    if (pick(opt, buf, names, n, k)) return -1;
+    if (!*brace) return 0;
+    size_t len = strlen(*brace);
+    if (*k < first_opt || !len || (*brace)[len - 1] != '}') {
+        fprintf(stderr, "[E::options] --%s: options go as %s; got '%s'\n", opt, usage, arg);
+        return -1;
+    }
+    (*brace)[len - 1] = '\0';
+    return 0;
+}
+
+/* --feature-binning none | equal-width | equal-frequency [{bin_ratio=X,min_bins=N,max_bins=N}] */
+static int set_fbin(void *ctx, const char *arg)
+{
+    static const char *const names[] = {"none", "equal-width", "equal-frequency"};
+    es_rules_opt_t *o = &((rules_args_t *)ctx)->o;
+    char buf[256], *brace;
+    int k;
+    if (brace_value("feature-binning", arg, names, 3, ES_RULES_FB_EQUAL_WIDTH,
+                    "equal-width{bin_ratio=X,min_bins=N,max_bins=N} (or equal-frequency{...})", buf,
+                    sizeof buf, &k, &brace))
+        return -1;
+    o->feat_binning = (es_rules_fbin_t)k;
+    if (!brace) return 0;
+    for (char *save = NULL, *kv = strtok_r(brace, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+        char *v = strchr(kv, '=');
+        if (v) *v++ = '\0';
+        if (!v || (strcmp(kv, "bin_ratio") && strcmp(kv, "min_bins") && strcmp(kv, "max_bins"))) {
+            fprintf(stderr,
+                    "[E::options] --feature-binning: expected bin_ratio=X, min_bins=N or max_bins=N, "
+                    "got '%s'\n", kv);
+            return -1;
+        }
+        if (!strcmp(kv, "bin_ratio")) {
+            if (es_cli_double_in("feature-binning bin_ratio", v, 0.0, 1.0, 1, &o->bin_ratio)) return -1;
+            if (o->bin_ratio >= 1.0) {
+                fprintf(stderr, "[E::options] --feature-binning: bin_ratio must be in (0, 1), got '%s'\n", v);
+                return -1;
+            }
+        } else if (es_cli_u32(!strcmp(kv, "min_bins") ? "feature-binning min_bins" : "feature-binning max_bins",
+                              v, !strcmp(kv, "min_bins") ? 2 : 0, UINT32_MAX,
+                              !strcmp(kv, "min_bins") ? &o->min_bins : &o->max_bins)) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static int set_lsamp(void *ctx, const char *arg)
 {
     static const char *const names[] = {"none", "round-robin", "without-replacement"};
     es_rules_opt_t *o = &((rules_args_t *)ctx)->o;
     char buf[256], *brace;
     int k;
-    if (strlen(arg) >= sizeof buf) {
-        fprintf(stderr, "[E::options] --label-sampling: '%.40s...' is too long\n", arg);
+    if (brace_value("label-sampling", arg, names, 3, ES_RULES_LS_WITHOUT,
+                    "without-replacement{sample_size=X,min_samples=N,max_samples=N} (without-replacement "
+                    "only)", buf, sizeof buf, &k, &brace))
         return -1;
-    }
-    strcpy(buf, arg);
-    if ((brace = strchr(buf, '{'))) *brace++ = '\0';
-    if (pick("label-sampling", buf, names, 3, &k)) return -1;
     o->label_samp = (es_rules_lsamp_t)k;
     if (!brace) return 0;
-    size_t len = strlen(brace);
-    if (k != ES_RULES_LS_WITHOUT || !len || brace[len - 1] != '}') {
-        fprintf(stderr,
-                "[E::options] --label-sampling: options go with without-replacement only, as "
-                "without-replacement{sample_size=X,min_samples=N,max_samples=N}; got '%s'\n", arg);
-        return -1;
-    }
-    brace[len - 1] = '\0';
     for (char *save = NULL, *kv = strtok_r(brace, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
         char *v = strchr(kv, '=');
         if (v) *v++ = '\0';
@@ -322,6 +376,7 @@ static const es_cli_opt_t train_opts[] = {
     ES_CLI_OPT_FUNC("instance-sampling", set_isamp),
     ES_CLI_OPT_FUNC("label-sampling", set_lsamp),
     ES_CLI_OPT_FUNC("label-binning", set_lbin),
+    ES_CLI_OPT_FUNC("feature-binning", set_fbin),
     ES_CLI_OPT_FUNC("time-limit", set_time_limit),
     ES_CLI_OPT_FUNC("holdout", set_holdout),
     ES_CLI_OPT_U64("seed", rules_args_t, seed),

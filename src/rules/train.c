@@ -33,6 +33,10 @@ void es_rules_opt_init(es_rules_opt_t *o)
     o->l2 = 1.0;
     o->feat_samp = ES_RULES_FS_WITHOUT;
     o->feat_sample_size = 0.0;
+    o->feat_binning = ES_RULES_FB_NONE;
+    o->bin_ratio = 0.33;
+    o->min_bins = 2;
+    o->max_bins = 0;
     o->inst_samp = ES_RULES_IS_NONE;
     o->inst_sample_size = 0.66;
     o->label_samp = ES_RULES_LS_NONE;
@@ -71,6 +75,12 @@ int es_rules_opt_check(const es_rules_opt_t *o)
     else if (o->loss == ES_RULES_LOSS_LOGISTIC_EXAMPLE_WISE && o->label_samp != ES_RULES_LS_NONE)
         terr("the example-wise logistic loss takes no label sampling (mlrl-boomer's heads for it "
              "would be partial ones, which epistream does not offer)");
+    else if ((unsigned)o->feat_binning > ES_RULES_FB_EQUAL_FREQUENCY) terr("unknown feature binning method");
+    else if (!(o->bin_ratio > 0.0 && o->bin_ratio < 1.0))
+        terr("the feature binning's bin_ratio must be in (0, 1), got %g", o->bin_ratio);
+    else if (o->min_bins < 2 || (o->max_bins && o->max_bins < o->min_bins))
+        terr("the feature binning needs min_bins >= 2 and max_bins 0 (no maximum) or >= min_bins, "
+             "got %u and %u", o->min_bins, o->max_bins);
     else if (!(o->holdout >= 0.0 && o->holdout < 1.0))
         terr("the holdout set size must be in (0, 1) (0: none), got %g", o->holdout);
     else if (!(o->time_limit >= 0.0 && isfinite(o->time_limit)))
@@ -514,6 +524,8 @@ static void begin_rule(train_t *t)
         for (uint32_t i = 0; i < n; i++) t->has_zero_w |= !c->w[i];
     }
     memset(c->cov, 1, n);
+    c->n_cond = 0;
+    if (c->bn) es_rl_binned_reset(c);
     c->n_nz = 0;
     c->single = t->o->head == ES_RULES_HEAD_SINGLE;
     sample_labels(t);
@@ -648,7 +660,20 @@ static void reduce_and_apply(train_t *t)
     const uint32_t *idx = c->sorted + c->soff[f];
     uint32_t n = c->n;
     uint32_t m = 0, *ids = t->ids;
-    if (!r->inverse) {
+    if (c->bn && !c->d->n_values[f]) { /* a binned feature: its bins say which examples */
+        m = es_rl_binned_apply(c, f, r, ids, c->cov + n);
+        if (!r->inverse) {
+            totals(t, ids, m, 1);
+        } else {
+            for (uint64_t j = c->moff[f]; j < c->moff[f + 1]; j++) {
+                uint32_t i = c->miss[j];
+                if (!c->cov[i]) continue;
+                c->cov[i] = 0;
+                ids[m++] = i;
+            }
+            totals(t, ids, m, -1);
+        }
+    } else if (!r->inverse) {
         uint8_t *keep = c->cov + n; /* spare bytes */
         memset(keep, 0, n);
         for (uint32_t j = r->lo; j < r->hi; j++) {
@@ -779,6 +804,14 @@ static void search_job(void *arg, uint32_t k, void *scratch, int slot)
     es_rl_search(&t->c, scratch, t->fsel[k], t->best_q, &t->res[(size_t)slot * t->c.F + k]);
 }
 
+static void refresh_job(void *arg, uint32_t k, void *scratch, int slot)
+{
+    train_t *t = arg;
+    (void)scratch;
+    (void)slot;
+    es_rl_binned_refresh(&t->c, t->fsel[k]);
+}
+
 static void apply_job(void *arg, uint32_t k, void *scratch, int slot)
 {
     train_t *t = arg;
@@ -864,6 +897,10 @@ static void grow_rules(train_t *t)
         begin_rule(t);
         while (t->more) {
             sample_features(t);
+            if (t->c.bn) { /* the sampled features' bins filtered to the coverage first */
+                t->c.n_cond = t->n_cond;
+                es_rl_pool_run(t->pool, t->n_fs, refresh_job, t, 0, &t->scr[0]);
+            }
             es_rl_pool_run(t->pool, t->n_fs, search_job, t, 1, &t->scr[0]);
             reduce_and_apply(t);
         }
@@ -1029,6 +1066,7 @@ int es_rules_train(const es_rules_data_t *d, const es_rules_opt_t *o, es_rules_m
         }
     }
     if ((ret = presort(c, nt))) goto out;
+    if (o->feat_binning != ES_RULES_FB_NONE && (ret = es_rl_binned_init(c, o))) goto out;
 
     /* the default rule: a complete head over every example at score 0, not shrunk */
     if (exwl) {
@@ -1145,5 +1183,6 @@ out:
     free(c->soff);
     free(c->moff);
     free(c->n_neg);
+    es_rl_binned_free(c);
     return ret;
 }

@@ -17,6 +17,9 @@
 #     logistic loss: the same model on 1 and 3 threads, predictions that are
 #     training label vectors, its refusals and a bad label vector line;
 #     --feature-binning: the same model on 1 and 3 threads, its refusals;
+#     --rule-pruning irep: the same model on 1 and 3 threads, the first rule a
+#     pruned prefix, one condition a rule with a holdout set alone, no change
+#     without sampling, its refusals;
 #  4. malformed ARFF, XML and model files: a message naming the file, a
 #     non-zero exit, nothing written;
 #  5. when MLRL_PYTHON names a Python with mlrl-boomer 0.15.6: its first 50
@@ -27,7 +30,9 @@
 #     logistic loss (label_binning='none'), the rules up to the first tie broken
 #     differently (complete heads), the first 37 (single-label heads) and that
 #     model's scores, probabilities and binary predictions; with feature_binning
-#     equal-width and equal-frequency (several bin options), the first 50 rules.
+#     equal-width and equal-frequency (several bin options), the first 50 rules
+#     (ties aside); with rule_pruning='irep' and a holdout set, single-condition
+#     rules as epistream's.
 . "$(dirname "$0")/lib.sh"
 need_python numpy
 REF=$ES_SRCDIR/tests/oracle/rules_ref.py
@@ -194,6 +199,39 @@ expect_fail "$T/err" "$EPISTREAM" rules train --table "$T/r3.tsv" --labels y0 --
 grep -q 'min_bins >= 2 and max_bins 0 (no maximum) or >= min_bins, got 5 and 3' "$T/err" ||
     fail "--feature-binning min 5 max 3: $(cat "$T/err")"
 
+# ---- --rule-pruning irep: the same model on 1 and 3 threads; the first rule (the same instance
+# sample and growth as without pruning) is a prefix of the unpruned one, and shorter on this data;
+# with a holdout set and no instance sampling the prune set is empty and every rule keeps only its
+# first condition (mlrl-boomer's semantics: part 5 checks that mlrl-boomer does the same) ------
+for nt in 1 3; do
+    "$EPISTREAM" rules train --table "$T/r8.tsv" --labels y0,y1,y2 --max-rules 60 --rule-pruning irep \
+        --instance-sampling without-replacement --feature-binning equal-width --threads $nt --out "$T/ir$nt" --quiet ||
+        fail "rules train --rule-pruning irep --threads $nt"
+done
+cmp -s "$T/ir1.model" "$T/ir3.model" || fail "--rule-pruning irep: another model on 3 threads"
+"$EPISTREAM" rules train --table "$T/r8.tsv" --labels y0,y1,y2 --max-rules 2 --instance-sampling without-replacement \
+    --feature-binning equal-width --threads 1 --out "$T/irn" --quiet || fail "rules train (not pruned)"
+p=$(awk '$1 == "rule" { print; exit }' "$T/ir1.model") u=$(awk '$1 == "rule" { print; exit }' "$T/irn.model")
+set -- $p
+pc=$2
+set -- $u
+uc=$2
+[ "$pc" -lt "$uc" ] || fail "--rule-pruning irep: the first rule was not pruned ($pc of $uc conditions)"
+[ "$(echo "$p" | cut -d' ' -f4-$((3 + 3 * pc)))" = "$(echo "$u" | cut -d' ' -f4-$((3 + 3 * pc)))" ] ||
+    fail "--rule-pruning irep: the pruned rule is not a prefix of the grown one: $p / $u"
+"$EPISTREAM" rules train --table "$T/r8.tsv" --labels y0,y1,y2 --max-rules 40 --rule-pruning irep --holdout 0.3 \
+    --out "$T/irh" --quiet || fail "rules train --rule-pruning irep --holdout"
+awk '$1 == "rule" && $2 != 1 { exit 1 }' "$T/irh.model" || fail "--rule-pruning irep --holdout: a rule with more than one condition"
+"$EPISTREAM" rules train --table "$T/r8.tsv" --labels y0,y1,y2 --max-rules 40 --rule-pruning irep --out "$T/ir0" --quiet ||
+    fail "rules train --rule-pruning irep without sampling"
+"$EPISTREAM" rules train --table "$T/r8.tsv" --labels y0,y1,y2 --max-rules 40 --out "$T/ir00" --quiet || fail "rules train"
+cmp -s "$T/ir0.model" "$T/ir00.model" || fail "--rule-pruning irep without instance sampling or holdout: not the unpruned model"
+expect_fail "$T/err" "$EPISTREAM" rules train --table "$T/r8.tsv" --labels y0,y1,y2 --rule-pruning irep \
+    --loss logistic-example-wise --out "$T/bad"
+grep -q 'IREP rule pruning is offered for the label-wise losses only' "$T/err" || fail "irep + example-wise loss: $(cat "$T/err")"
+expect_fail "$T/err" "$EPISTREAM" rules train --table "$T/r8.tsv" --labels y0 --rule-pruning rep --out "$T/bad"
+grep -q -- '--rule-pruning: expected none or irep' "$T/err" || fail "--rule-pruning rep: $(cat "$T/err")"
+
 # ---- --loss logistic-example-wise: the same model on 1 and 3 threads, its outputs, its file --
 for nt in 1 3; do
     for head in complete single; do
@@ -356,7 +394,9 @@ sa=$(awk '$1 == "subset_accuracy" { printf "%.2f", $2 }' "$T/vsp.metrics.tsv")
 grep -q "^hamming_loss $hl\$" "$T/mlrl.out" && grep -q "^subset_accuracy $sa\$" "$T/mlrl.out" ||
     fail "emotions, example-wise loss: binary predictions ($hl %, $sa %) differ from mlrl-boomer's: $(cat "$T/mlrl.out")"
 # the histogram split search: equal-width and equal-frequency bins, mlrl-boomer's default options
-# and others, complete and single-label heads: the same 50 rules
+# and others, complete and single-label heads: the first 50 rules have the same heads, and the
+# same conditions except at ties (conditions removing the same examples, which the rounding of
+# sums in another order decides: rules_mlrl.py compare --ties)
 for b in equal-width equal-frequency 'equal-width{bin_ratio=0.1}' 'equal-frequency{bin_ratio=0.05,max_bins=8}'; do
     for head in complete single; do
         "$MLRL_PYTHON" "$ES_SRCDIR/tests/bench/rules_mlrl.py" fit "$T/emotions.train.arff" "$ML/emotions.xml" \
@@ -364,10 +404,18 @@ for b in equal-width equal-frequency 'equal-width{bin_ratio=0.1}' 'equal-frequen
             dump="$T/mlrl.rules" >/dev/null || fail "mlrl-boomer did not fit emotions (feature_binning=$b)"
         "$EPISTREAM" rules train --arff "$T/emotions.train.arff" --labels-xml "$ML/emotions.xml" --feature-sampling none \
             --max-rules 51 --head-type $head --feature-binning "$b" --out "$T/vs" --quiet || fail "rules train"
-        "$PY" "$ES_SRCDIR/tests/bench/rules_mlrl.py" compare "$T/vs.model" "$T/mlrl.rules" >"$T/cmp.out" ||
+        "$PY" "$ES_SRCDIR/tests/bench/rules_mlrl.py" compare "$T/vs.model" "$T/mlrl.rules" --ties >"$T/cmp.out" ||
             { cat "$T/cmp.out" >&2; fail "emotions, $head heads, --feature-binning $b: the rules differ from mlrl-boomer's"; }
+        tail -1 "$T/cmp.out" | sed "s/^/--feature-binning $b, $head heads: /"
     done
 done
+# IREP with a holdout set and no instance sampling: mlrl-boomer too keeps only each rule's first
+# condition (its prune set, the training examples the instance sampling left out, is empty)
+"$MLRL_PYTHON" "$ES_SRCDIR/tests/bench/rules_mlrl.py" fit "$T/emotions.train.arff" "$ML/emotions.xml" \
+    max_rules=30 statistic_type=64-bit rule_pruning=irep holdout=random dump="$T/mlrl.rules" >/dev/null ||
+    fail "mlrl-boomer did not fit emotions (rule_pruning=irep, holdout=random)"
+awk -F'|' 'NR > 1 { n = split($1, w, " "); if (n != 3) exit 1 }' "$T/mlrl.rules" ||
+    fail "mlrl-boomer's rules with IREP and a holdout set have more than one condition: the semantics changed"
 for head in complete single; do
     "$MLRL_PYTHON" "$ES_SRCDIR/tests/bench/rules_mlrl.py" fit "$T/emotions.train.arff" "$ML/emotions.xml" \
         feature_sampling=none max_rules=51 statistic_type=64-bit head_type=$head output_sampling=round-robin \

@@ -85,6 +85,10 @@ static void train_usage(FILE *fp)
             "                       feature_binning)\n"
             "  --instance-sampling S none (default), with-replacement or without-replacement\n"
             "                       (66%% of the examples for each rule)\n"
+            "  --rule-pruning P     none (default) or irep: each rule cut back to the prefix of\n"
+            "                       its conditions that does best on the training examples the\n"
+            "                       instance sampling left out (mlrl-boomer's rule_pruning;\n"
+            "                       with --instance-sampling or --holdout; label-wise losses)\n"
             "  --holdout FRACTION   hold out this fraction of the examples (at random, e.g.\n"
             "                       0.33) and stop early when the loss on them stops improving\n"
             "                       (mlrl-boomer's holdout='random' with its default\n"
@@ -241,6 +245,15 @@ static int set_isamp(void *ctx, const char *arg)
     return 0;
 }
 
+static int set_rprune(void *ctx, const char *arg)
+{
+    static const char *const names[] = {"none", "irep"};
+    int k;
+    if (pick("rule-pruning", arg, names, 2, &k)) return -1;
+    ((rules_args_t *)ctx)->o.rule_pruning = (es_rules_rprune_t)k;
+    return 0;
+}
+
 static int set_output(void *ctx, const char *arg)
 {
     static const char *const names[] = {"binary", "scores", "probabilities"};
@@ -377,6 +390,7 @@ static const es_cli_opt_t train_opts[] = {
     ES_CLI_OPT_FUNC("label-sampling", set_lsamp),
     ES_CLI_OPT_FUNC("label-binning", set_lbin),
     ES_CLI_OPT_FUNC("feature-binning", set_fbin),
+    ES_CLI_OPT_FUNC("rule-pruning", set_rprune),
     ES_CLI_OPT_FUNC("time-limit", set_time_limit),
     ES_CLI_OPT_FUNC("holdout", set_holdout),
     ES_CLI_OPT_U64("seed", rules_args_t, seed),

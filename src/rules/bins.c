@@ -137,7 +137,7 @@ static int bin_frequency(es_rl_bvec_t *v, store_t *st, const float *val, const u
     }
     if (S == UINT32_MAX) S = b;
     if (!b) return ES_OK;
-    st->thr[b] = INFINITY; /* the last bin's threshold (mlrl-boomer leaves it unset) */
+    st->thr[b] = INFINITY; /* the last bin's threshold: never read (mlrl-boomer has none) */
     st->ptr[b + 1] = m;
     *v = (es_rl_bvec_t){b + 1, S, 0, st->thr, st->ptr, st->idx};
     return ES_OK;
@@ -169,7 +169,7 @@ int es_rl_binned_init(es_rl_ctx_t *c, const es_rules_opt_t *o)
         if (ret) return ret;
         if (v->equal) continue;
         uint32_t nb = v->nb, ni = v->ptr[nb];
-        if (!(st->fthr = calloc(nb, sizeof *st->fthr)) || !(st->fptr = malloc((nb + 1) * sizeof *st->fptr)) ||
+        if (!(st->fthr = malloc(nb * sizeof *st->fthr)) || !(st->fptr = malloc((nb + 1) * sizeof *st->fptr)) ||
             !(st->fidx = malloc((ni ? ni : 1) * sizeof *st->fidx)))
             return ES_ERR_NOMEM;
     }
@@ -211,10 +211,10 @@ void es_rl_binned_reset(es_rl_ctx_t *c)
 /* Filter the bins of v to the covered examples (mlrl-boomer's
  * createFilteredBinnedFeatureVectorDecorator): bins left without a covered example are
  * dropped; the sparse index starts at v's and moves to each kept bin whose new position
- * is at or beyond it (so it ends on the last kept bin when there are more than it, and
- * stays where it was otherwise, possibly beyond the bins); each kept bin keeps its
- * threshold.  Written into st's filtered arrays, which v may already be (a bin is read
- * before its place is written: in place is safe). */
+ * is at or beyond it, and is then lowered to the last bin when beyond it (its
+ * AllocatedBinnedFeatureVector::resize): so it always ends on the last kept bin; each
+ * kept bin keeps its threshold.  Written into st's filtered arrays, which v may already
+ * be (a bin is read before its place is written: in place is safe). */
 static void filter_covered(es_rl_bvec_t *out, const es_rl_bvec_t *v, store_t *st, const uint8_t *cov)
 {
     uint32_t nb = 0, ni = 0, S = v->S;
@@ -233,6 +233,7 @@ static void filter_covered(es_rl_bvec_t *out, const es_rl_bvec_t *v, store_t *st
         }
     }
     st->fptr[nb] = ni;
+    if (nb && S >= nb) S = nb - 1;
     *out = (es_rl_bvec_t){nb, S, ni == 0, st->fthr, st->fptr, st->fidx};
 }
 
@@ -247,12 +248,11 @@ void es_rl_binned_refresh(es_rl_ctx_t *c, uint32_t f)
 }
 
 /* Add bin k's examples with a weight to the sums; @return how many (mlrl-boomer's
- * addAllToSubset).  Bins past the end (a sparse index beyond them) are empty. */
+ * addAllToSubset). */
 static uint32_t add_bin(es_rl_walk_t *wk, const es_rl_bvec_t *v, int64_t k)
 {
     const es_rl_ctx_t *c = wk->c;
     es_rl_scratch_t *s = wk->s;
-    if (k < 0 || k >= (int64_t)v->nb) return 0;
     uint32_t n = 0;
     for (uint32_t j = v->ptr[k]; j < v->ptr[k + 1]; j++) {
         uint32_t i = v->idx[j];
@@ -261,14 +261,6 @@ static uint32_t add_bin(es_rl_walk_t *wk, const es_rl_bvec_t *v, int64_t k)
         n++;
     }
     return n;
-}
-
-/* v's threshold k; a position past its bins (a sparse index beyond them) reads what the
- * filtered array holds there (a value mlrl-boomer reads from memory it did not set; here
- * the same for every run: an earlier filtering's, or 0). */
-static float thr_at(const es_rl_bvec_t *v, int64_t k)
-{
-    return v->thr[k];
 }
 
 void es_rl_search_binned(es_rl_walk_t *wk, uint32_t f)
@@ -285,10 +277,8 @@ void es_rl_search_binned(es_rl_walk_t *wk, uint32_t f)
     /* bins below the sparse one, ascending; the first one opens the subset */
     if (i < S) ncov += add_bin(wk, v, i);
     if (ncov > 0) {
-        /* past the last bin every candidate repeats the one at nb (never strictly better) */
-        int64_t end = S < (int64_t)nb + 1 ? S : (int64_t)nb + 1;
-        for (i = 1; i < end; i++) {
-            float t = thr_at(v, i - 1);
+        for (i = 1; i < S; i++) {
+            float t = v->thr[i - 1];
             es_rl_candidate(wk, s->sg, s->sh, 0, ES_RULES_LE, 0, t, 0, (uint32_t)i, ncov);
             if (nnz - ncov >= 1)
                 es_rl_candidate(wk, s->sg, s->sh, 1, ES_RULES_GT, 1, t, 0, (uint32_t)i, nnz - ncov);
@@ -307,7 +297,7 @@ void es_rl_search_binned(es_rl_walk_t *wk, uint32_t f)
     if (i > S) ncov += add_bin(wk, v, i);
     if (ncov > 0)
         for (i = i - 1; i > S; i--) {
-            float t = thr_at(v, i);
+            float t = v->thr[i];
             es_rl_candidate(wk, s->sg, s->sh, 0, ES_RULES_GT, 0, t, (uint32_t)i + 1, nb, ncov);
             if (nnz - ncov >= 1)
                 es_rl_candidate(wk, s->sg, s->sh, 1, ES_RULES_LE, 1, t, (uint32_t)i + 1, nb, nnz - ncov);
@@ -316,10 +306,10 @@ void es_rl_search_binned(es_rl_walk_t *wk, uint32_t f)
     /* every bin above the sparse one; mlrl-boomer then scores the same sums again as the
        inverse (<=) condition, which can never be strictly better: left out */
     if (ncov >= 1)
-        es_rl_candidate(wk, s->sg, s->sh, 0, ES_RULES_GT, 0, thr_at(v, S), (uint32_t)S + 1, nb, ncov);
+        es_rl_candidate(wk, s->sg, s->sh, 0, ES_RULES_GT, 0, v->thr[S], (uint32_t)S + 1, nb, ncov);
     /* every bin below the sparse one, from the kept sums */
     if (less > 0 && less < nnz) {
-        float t = thr_at(v, S - 1);
+        float t = v->thr[S - 1];
         es_rl_candidate(wk, s->ag, s->ah, 0, ES_RULES_LE, 0, t, 0, (uint32_t)S, less);
         es_rl_candidate(wk, s->ag, s->ah, 1, ES_RULES_GT, 1, t, 0, (uint32_t)S, nnz - less);
     }

@@ -294,11 +294,53 @@ static int brace_value(const char *opt, const char *arg, const char *const *name
     return 0;
 }
 
+/* One key of a brace option: a fraction in (0, 1] (or (0, 1) with hi_open) into *d, or a
+ * count >= umin into *u. */
+typedef struct {
+    const char *key;
+    double *d;
+    int hi_open;
+    uint32_t *u, umin;
+} brace_key_t;
+
+/* The key=value,... text of a brace option, each key among keys[0..n).  @return 0 or -1
+ * after a message */
+static int brace_keys(const char *opt, char *brace, const brace_key_t *keys, int n)
+{
+    for (char *save = NULL, *kv = strtok_r(brace, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+        char *v = strchr(kv, '='), name[64];
+        int k = 0;
+        if (v) *v++ = '\0';
+        while (v && k < n && strcmp(kv, keys[k].key)) k++;
+        if (!v || k == n) {
+            fprintf(stderr, "[E::options] --%s: expected ", opt);
+            for (int j = 0; j < n; j++)
+                fprintf(stderr, "%s%s=%s", j ? (j + 1 == n ? " or " : ", ") : "", keys[j].key, keys[j].d ? "X" : "N");
+            fprintf(stderr, ", got '%s'\n", kv);
+            return -1;
+        }
+        snprintf(name, sizeof name, "%s %s", opt, kv);
+        if (keys[k].d) {
+            if (es_cli_double_in(name, v, 0.0, 1.0, 1, keys[k].d)) return -1;
+            if (keys[k].hi_open && *keys[k].d >= 1.0) {
+                fprintf(stderr, "[E::options] --%s: %s must be in (0, 1), got '%s'\n", opt, kv, v);
+                return -1;
+            }
+        } else if (es_cli_u32(name, v, keys[k].umin, UINT32_MAX, keys[k].u)) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* --feature-binning none | equal-width | equal-frequency [{bin_ratio=X,min_bins=N,max_bins=N}] */
 static int set_fbin(void *ctx, const char *arg)
 {
     static const char *const names[] = {"none", "equal-width", "equal-frequency"};
     es_rules_opt_t *o = &((rules_args_t *)ctx)->o;
+    const brace_key_t keys[] = {{"bin_ratio", &o->bin_ratio, 1, NULL, 0},
+                                {"min_bins", NULL, 0, &o->min_bins, 2},
+                                {"max_bins", NULL, 0, &o->max_bins, 0}};
     char buf[256], *brace;
     int k;
     if (brace_value("feature-binning", arg, names, 3, ES_RULES_FB_EQUAL_WIDTH,
@@ -306,35 +348,18 @@ static int set_fbin(void *ctx, const char *arg)
                     sizeof buf, &k, &brace))
         return -1;
     o->feat_binning = (es_rules_fbin_t)k;
-    if (!brace) return 0;
-    for (char *save = NULL, *kv = strtok_r(brace, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
-        char *v = strchr(kv, '=');
-        if (v) *v++ = '\0';
-        if (!v || (strcmp(kv, "bin_ratio") && strcmp(kv, "min_bins") && strcmp(kv, "max_bins"))) {
-            fprintf(stderr,
-                    "[E::options] --feature-binning: expected bin_ratio=X, min_bins=N or max_bins=N, "
-                    "got '%s'\n", kv);
-            return -1;
-        }
-        if (!strcmp(kv, "bin_ratio")) {
-            if (es_cli_double_in("feature-binning bin_ratio", v, 0.0, 1.0, 1, &o->bin_ratio)) return -1;
-            if (o->bin_ratio >= 1.0) {
-                fprintf(stderr, "[E::options] --feature-binning: bin_ratio must be in (0, 1), got '%s'\n", v);
-                return -1;
-            }
-        } else if (es_cli_u32(!strcmp(kv, "min_bins") ? "feature-binning min_bins" : "feature-binning max_bins",
-                              v, !strcmp(kv, "min_bins") ? 2 : 0, UINT32_MAX,
-                              !strcmp(kv, "min_bins") ? &o->min_bins : &o->max_bins)) {
-            return -1;
-        }
-    }
-    return 0;
+    return brace ? brace_keys("feature-binning", brace, keys, 3) : 0;
 }
 
+/* --label-sampling none | round-robin | without-replacement[{sample_size=X,min_samples=N,
+ * max_samples=N}] */
 static int set_lsamp(void *ctx, const char *arg)
 {
     static const char *const names[] = {"none", "round-robin", "without-replacement"};
     es_rules_opt_t *o = &((rules_args_t *)ctx)->o;
+    const brace_key_t keys[] = {{"sample_size", &o->label_sample_size, 0, NULL, 0},
+                                {"min_samples", NULL, 0, &o->label_min_samples, 1},
+                                {"max_samples", NULL, 0, &o->label_max_samples, 0}};
     char buf[256], *brace;
     int k;
     if (brace_value("label-sampling", arg, names, 3, ES_RULES_LS_WITHOUT,
@@ -342,28 +367,7 @@ static int set_lsamp(void *ctx, const char *arg)
                     "only)", buf, sizeof buf, &k, &brace))
         return -1;
     o->label_samp = (es_rules_lsamp_t)k;
-    if (!brace) return 0;
-    for (char *save = NULL, *kv = strtok_r(brace, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
-        char *v = strchr(kv, '=');
-        if (v) *v++ = '\0';
-        if (!v || (strcmp(kv, "sample_size") && strcmp(kv, "min_samples") && strcmp(kv, "max_samples"))) {
-            fprintf(stderr,
-                    "[E::options] --label-sampling: expected sample_size=X, min_samples=N or "
-                    "max_samples=N, got '%s'\n", kv);
-            return -1;
-        }
-        if (!strcmp(kv, "sample_size")) {
-            if (es_cli_double_in("label-sampling sample_size", v, 0.0, 1.0, 1, &o->label_sample_size))
-                return -1;
-        } else if (es_cli_u32(!strcmp(kv, "min_samples") ? "label-sampling min_samples"
-                                                         : "label-sampling max_samples",
-                              v, !strcmp(kv, "min_samples"), UINT32_MAX,
-                              !strcmp(kv, "min_samples") ? &o->label_min_samples
-                                                         : &o->label_max_samples)) {
-            return -1;
-        }
-    }
-    return 0;
+    return brace ? brace_keys("label-sampling", brace, keys, 3) : 0;
 }
 
 static const es_cli_opt_t input_opts[] = {

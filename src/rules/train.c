@@ -680,13 +680,8 @@ static void reduce_and_apply(train_t *t)
     if (t->n_cond == t->cap_cond) {
         uint32_t nc = t->cap_cond ? 2 * t->cap_cond : 8;
         es_rules_cond_t *x = realloc(t->cond, nc * sizeof *x);
-        if (!x) {
-            t->err = ES_ERR_NOMEM;
-            t->more = 0;
-            return;
-        }
-        t->cond = x;
-        es_rl_cand_t *y = realloc(t->crng, nc * sizeof *y);
+        if (x) t->cond = x;
+        es_rl_cand_t *y = x ? realloc(t->crng, nc * sizeof *y) : NULL;
         if (!y) {
             t->err = ES_ERR_NOMEM;
             t->more = 0;

@@ -596,6 +596,49 @@ static void test_prune_criterion(void **state)
     es_rl_prune_free(&p);
 }
 
+/* IREP (--rule-pruning irep): without instance sampling or a holdout set nothing is pruned
+ * (the same model); with a holdout set alone the prune set (training examples the sampling
+ * left out) is empty, every quality 0, and every rule keeps its first condition; with
+ * instance sampling the rules are shorter on average than without pruning and the model
+ * is the same on 1 and 3 threads (also with binned features). */
+static void test_rule_pruning(void **state)
+{
+    (void)state;
+    es_rules_data_t d;
+    es_rules_opt_t o;
+    es_rules_model_t m;
+    random_setup(&d, &o, 5, 60);
+    char *plain = train_text(&d, &o);
+    o.rule_pruning = ES_RULES_RP_IREP;
+    char *pruned = train_text(&d, &o);
+    assert_string_equal(plain, pruned);
+    free(plain);
+    free(pruned);
+    o.holdout = 0.3;
+    train(&d, &o, &m);
+    assert_true(m.n_rules > 10);
+    for (uint32_t r = 0; r < m.n_rules; r++) assert_int_equal(m.rule[r].n_cond, 1);
+    es_rules_model_free(&m);
+    o.holdout = 0.0;
+    o.inst_samp = ES_RULES_IS_WITHOUT;
+    double nc[2];
+    for (int k = 0; k < 2; k++) {
+        o.rule_pruning = k ? ES_RULES_RP_IREP : ES_RULES_RP_NONE;
+        train_1_3(&d, &o, &m);
+        uint32_t sum = 0;
+        for (uint32_t r = 0; r < m.n_rules; r++) sum += m.rule[r].n_cond;
+        nc[k] = (double)sum / m.n_rules;
+        es_rules_model_free(&m);
+    }
+    assert_true(nc[1] < nc[0]);
+    o.feat_binning = ES_RULES_FB_EQUAL_FREQUENCY;
+    train_1_3(&d, &o, &m);
+    es_rules_model_free(&m);
+    o.loss = ES_RULES_LOSS_LOGISTIC_EXAMPLE_WISE;
+    assert_int_equal(es_rules_opt_check(&o), ES_ERR_ARG);
+    es_rules_data_free(&d);
+}
+
 /* --holdout: 1,000 rules on 134 of 200 noisy examples overfit, so the holdout
  * loss stops improving and the training stops early, keeping at least the 101
  * rules the buffers need; the default rule is over every example (as
@@ -807,6 +850,7 @@ int main(void)
         cmocka_unit_test(test_example_wise_predict),
         cmocka_unit_test(test_prune_criterion), cmocka_unit_test(test_holdout),
         cmocka_unit_test(test_label_sampling), cmocka_unit_test(test_feature_binning),
+        cmocka_unit_test(test_rule_pruning),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

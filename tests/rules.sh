@@ -166,15 +166,21 @@ for nt in 1 2; do
 done
 cmp -s "$T/lw1.model" "$T/lw2.model" || fail "--label-sampling: the model depends on the thread count"
 awk '$1 == "rule" && $3 != 2 { exit 1 }' "$T/lw1.model" || fail "--label-sampling sample_size=0.5: not 2 of 3 labels a rule"
-for v in rr 'round-robin{x=1}' 'without-replacement{sample_size=2}' 'without-replacement{foo=1}' \
-    'without-replacement{min_samples=0}' 'without-replacement{sample_size=0.5'; do
-    expect_fail "$T/err" "$EPISTREAM" rules train --table "$T/r3.tsv" --labels y0 --label-sampling "$v" --out "$T/bad"
-    grep -q -- "--label-sampling" "$T/err" || fail "--label-sampling $v: $(cat "$T/err")"
-done
-expect_fail "$T/err" "$EPISTREAM" rules train --table "$T/r3.tsv" --labels y0 --out "$T/bad" \
-    --label-sampling 'without-replacement{min_samples=3,max_samples=2}'
-grep -q 'min_samples >= 1 and max_samples 0 (all) or >= min_samples, got 3 and 2' "$T/err" ||
-    fail "--label-sampling min 3 max 2: $(cat "$T/err")"
+# refused OPTION MESSAGE VALUE...: train refuses each value with a message naming --OPTION, and the
+# last one with MESSAGE (a grep pattern)
+refused() {
+    opt=$1 msg=$2
+    shift 2
+    for v in "$@"; do
+        expect_fail "$T/err" "$EPISTREAM" rules train --table "$T/r3.tsv" --labels y0 --"$opt" "$v" --out "$T/bad"
+        grep -q -- "--$opt\|$msg" "$T/err" || fail "--$opt $v: $(cat "$T/err")"
+    done
+    grep -q -- "$msg" "$T/err" || fail "--$opt $v: $(cat "$T/err")"
+}
+refused label-sampling 'min_samples >= 1 and max_samples 0 (all) or >= min_samples, got 3 and 2' rr \
+    'round-robin{x=1}' 'without-replacement{sample_size=2}' 'without-replacement{foo=1}' \
+    'without-replacement{min_samples=0}' 'without-replacement{sample_size=0.5' \
+    'without-replacement{min_samples=3,max_samples=2}'
 
 # ---- --feature-binning: the same model on 1 and 3 threads (with instance sampling and missing
 # values), not the exact search's, refusals ------------------------------------------------
@@ -189,15 +195,9 @@ done
 "$EPISTREAM" rules train --table "$T/r8.tsv" --labels y0,y1,y2 --max-rules 60 \
     --instance-sampling without-replacement --threads 1 --out "$T/fbnone" --quiet || fail "rules train (exact)"
 cmp -s "$T/fb1.model" "$T/fbnone.model" && fail "--feature-binning: the exact search's model"
-for v in bins 'equal-width{bin_ratio=1}' 'equal-width{min_bins=1}' 'equal-width{foo=1}' 'none{bin_ratio=0.5}' \
-    'equal-width{bin_ratio=0.5'; do
-    expect_fail "$T/err" "$EPISTREAM" rules train --table "$T/r3.tsv" --labels y0 --feature-binning "$v" --out "$T/bad"
-    grep -q -- "--feature-binning" "$T/err" || fail "--feature-binning $v: $(cat "$T/err")"
-done
-expect_fail "$T/err" "$EPISTREAM" rules train --table "$T/r3.tsv" --labels y0 --out "$T/bad" \
-    --feature-binning 'equal-width{min_bins=5,max_bins=3}'
-grep -q 'min_bins >= 2 and max_bins 0 (no maximum) or >= min_bins, got 5 and 3' "$T/err" ||
-    fail "--feature-binning min 5 max 3: $(cat "$T/err")"
+refused feature-binning 'min_bins >= 2 and max_bins 0 (no maximum) or >= min_bins, got 5 and 3' bins \
+    'equal-width{bin_ratio=1}' 'equal-width{min_bins=1}' 'equal-width{foo=1}' 'none{bin_ratio=0.5}' \
+    'equal-width{bin_ratio=0.5' 'equal-width{min_bins=5,max_bins=3}'
 
 # ---- --rule-pruning irep: the same model on 1 and 3 threads; the first rule (the same instance
 # sample and growth as without pruning) is a prefix of the unpruned one, and shorter on this data;

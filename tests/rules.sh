@@ -409,6 +409,32 @@ for b in equal-width equal-frequency 'equal-width{bin_ratio=0.1}' 'equal-frequen
         tail -1 "$T/cmp.out" | sed "s/^/--feature-binning $b, $head heads: /"
     done
 done
+# the same on random data with negative values and missing ones (3 %), as ARFF for both sides
+"$PY" "$REF" gen 8 300 8 3 "$T/m8.tsv" || fail "rules_ref.py gen"
+"$PY" - "$T/m8.tsv" "$T/m8" <<'EOF' || fail "m8.tsv as ARFF"
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1]), delimiter='\t'))
+with open(sys.argv[2] + '.arff', 'w') as f:
+    f.write('@relation m8\n')
+    for c in rows[0]:
+        f.write(f'@attribute {c} ' + ('{0,1}' if c.startswith('y') else 'numeric') + '\n')
+    f.write('@data\n')
+    for r in rows[1:]:
+        f.write(','.join(v if v else '?' for v in r) + '\n')
+with open(sys.argv[2] + '.xml', 'w') as f:
+    f.write('<labels>' + ''.join(f'<label name="{c}"/>' for c in rows[0] if c.startswith('y')) + '</labels>\n')
+EOF
+grep -q '?' "$T/m8.arff" || fail "m8.arff has no missing value"
+for b in equal-width equal-frequency; do
+    "$MLRL_PYTHON" "$ES_SRCDIR/tests/bench/rules_mlrl.py" fit "$T/m8.arff" "$T/m8.xml" feature_sampling=none \
+        max_rules=51 statistic_type=64-bit feature_binning=$b dump="$T/mlrl.rules" >/dev/null ||
+        fail "mlrl-boomer did not fit m8.arff (feature_binning=$b)"
+    "$EPISTREAM" rules train --arff "$T/m8.arff" --labels-xml "$T/m8.xml" --feature-sampling none --max-rules 51 \
+        --feature-binning $b --out "$T/vs" --quiet || fail "rules train m8.arff --feature-binning $b"
+    "$PY" "$ES_SRCDIR/tests/bench/rules_mlrl.py" compare "$T/vs.model" "$T/mlrl.rules" --ties >"$T/cmp.out" ||
+        { cat "$T/cmp.out" >&2; fail "m8.arff, --feature-binning $b: the rules differ from mlrl-boomer's"; }
+    tail -1 "$T/cmp.out" | sed "s/^/m8.arff (missing values), --feature-binning $b: /"
+done
 # IREP with a holdout set and no instance sampling: mlrl-boomer too keeps only each rule's first
 # condition (its prune set, the training examples the instance sampling left out, is empty)
 "$MLRL_PYTHON" "$ES_SRCDIR/tests/bench/rules_mlrl.py" fit "$T/emotions.train.arff" "$ML/emotions.xml" \

@@ -203,6 +203,15 @@ double es_rl_exw_head_binned(uint32_t K, const double *restrict G, const double 
 double es_rl_exw_eval(const es_rl_ctx_t *c, es_rl_scratch_t *s, const double *G, const double *H,
                       double *p);
 
+/**
+ * Search feature f for the best refinement of the current rule that beats
+ * quality best_q (strictly), as mlrl-boomer 0.15.6 walks a numerical or a
+ * nominal feature (doc/RULES.md).  Reads c, writes s and *out (out->head
+ * must hold n_hl doubles).  Thread-safe for distinct s and out.
+ */
+void es_rl_search(const es_rl_ctx_t *c, es_rl_scratch_t *s, uint32_t f, double best_q,
+                  es_rl_cand_t *out);
+
 /* What a search carries from candidate to candidate (search.c, bins.c). */
 typedef struct {
     const es_rl_ctx_t *c;
@@ -270,15 +279,6 @@ void es_rl_search_binned(es_rl_walk_t *wk, uint32_t f);
  *  the caller's), then f's bins restricted to the condition's side.  @return how many */
 uint32_t es_rl_binned_apply(es_rl_ctx_t *c, uint32_t f, const es_rl_cand_t *r, uint32_t *ids,
                             uint8_t *scratch);
-
-/**
- * Search feature f for the best refinement of the current rule that beats
- * quality best_q (strictly), as mlrl-boomer 0.15.6 walks a numerical or a
- * nominal feature (doc/RULES.md).  Reads c, writes s and *out (out->head
- * must hold n_hl doubles).  Thread-safe for distinct s and out.
- */
-void es_rl_search(const es_rl_ctx_t *c, es_rl_scratch_t *s, uint32_t f, double best_q,
-                  es_rl_cand_t *out);
 
 /* ---- early stopping (train.c): mlrl-boomer's global pre-pruning ---------------------- */
 

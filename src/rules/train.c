@@ -573,6 +573,45 @@ static void sample_features(train_t *t)
         if (mark[f]) t->fsel[t->n_fs++] = f;
 }
 
+/* Apply condition r on feature f to the coverage; the examples whose coverage changes go
+ * to ids (in the order mlrl-boomer updates the totals with them): positions [lo, hi) of
+ * f's sorted order (or of its bins) are the covered examples, or, inverse, those examples
+ * and the ones missing f leave the coverage.  @return how many */
+static uint32_t cover(train_t *t, uint32_t f, const es_rl_cand_t *r, uint32_t *ids)
+{
+    es_rl_ctx_t *c = &t->c;
+    const uint32_t *idx = c->sorted + c->soff[f];
+    uint32_t n = c->n, m = 0;
+    if (c->bn && !c->d->n_values[f]) { /* a binned feature: its bins say which examples */
+        m = es_rl_binned_apply(c, f, r, ids, c->cov + n);
+    } else if (!r->inverse) {
+        uint8_t *keep = c->cov + n; /* spare bytes */
+        memset(keep, 0, n);
+        for (uint32_t j = r->lo; j < r->hi; j++) {
+            uint32_t i = idx[j];
+            if (!c->cov[i]) continue;
+            keep[i] = 1;
+            ids[m++] = i;
+        }
+        memcpy(c->cov, keep, n);
+    } else {
+        for (uint32_t j = r->lo; j < r->hi; j++) {
+            uint32_t i = idx[j];
+            if (!c->cov[i]) continue;
+            c->cov[i] = 0;
+            ids[m++] = i;
+        }
+    }
+    if (r->inverse)
+        for (uint64_t j = c->moff[f]; j < c->moff[f + 1]; j++) {
+            uint32_t i = c->miss[j];
+            if (!c->cov[i]) continue;
+            c->cov[i] = 0;
+            ids[m++] = i;
+        }
+    return m;
+}
+
 /* The totals over the head's labels: set to the weighted sums over the
  * examples ids[0..m) (sign > 0), or less them (sign < 0), each label summed
  * in the order of ids (mlrl-boomer's).  On the training thread: as jobs of 8
@@ -611,45 +650,6 @@ static void totals(train_t *t, const uint32_t *ids, uint32_t m, int sign)
                 th[k] -= hi[hl[k]] * w;
             }
     }
-}
-
-/* Apply condition r on feature f to the coverage; the examples whose coverage changes go
- * to ids (in the order mlrl-boomer updates the totals with them): positions [lo, hi) of
- * f's sorted order (or of its bins) are the covered examples, or, inverse, those examples
- * and the ones missing f leave the coverage.  @return how many */
-static uint32_t cover(train_t *t, uint32_t f, const es_rl_cand_t *r, uint32_t *ids)
-{
-    es_rl_ctx_t *c = &t->c;
-    const uint32_t *idx = c->sorted + c->soff[f];
-    uint32_t n = c->n, m = 0;
-    if (c->bn && !c->d->n_values[f]) { /* a binned feature: its bins say which examples */
-        m = es_rl_binned_apply(c, f, r, ids, c->cov + n);
-    } else if (!r->inverse) {
-        uint8_t *keep = c->cov + n; /* spare bytes */
-        memset(keep, 0, n);
-        for (uint32_t j = r->lo; j < r->hi; j++) {
-            uint32_t i = idx[j];
-            if (!c->cov[i]) continue;
-            keep[i] = 1;
-            ids[m++] = i;
-        }
-        memcpy(c->cov, keep, n);
-    } else {
-        for (uint32_t j = r->lo; j < r->hi; j++) {
-            uint32_t i = idx[j];
-            if (!c->cov[i]) continue;
-            c->cov[i] = 0;
-            ids[m++] = i;
-        }
-    }
-    if (r->inverse)
-        for (uint64_t j = c->moff[f]; j < c->moff[f + 1]; j++) {
-            uint32_t i = c->miss[j];
-            if (!c->cov[i]) continue;
-            c->cov[i] = 0;
-            ids[m++] = i;
-        }
-    return m;
 }
 
 /* Reduce the features' candidates in order; apply the best as a condition.

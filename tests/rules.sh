@@ -64,6 +64,13 @@ for k in 1 2 3; do
     "$EPISTREAM" rules train --table "$T/r8.tsv" --labels y0,y1,y2 --max-rules 300 --threads 1 \
         --instance-sampling without-replacement --seed 1 --out "$T/s1i" --quiet || fail "rules train --threads 1"
     cmp -s "$T/s4.model" "$T/s1i.model" || fail "4 threads beside a busy loop: another model than 1 thread's"
+    # binned searches read bins that each refinement rewrites: none may outlive its refinement
+    for nt in 4 1; do
+        "$EPISTREAM" rules train --table "$T/r8.tsv" --labels y0,y1,y2 --max-rules 300 --threads $nt \
+            --feature-binning equal-frequency --feature-sampling none --out "$T/b$nt" --quiet ||
+            fail "rules train --feature-binning --threads $nt beside a busy loop"
+    done
+    cmp -s "$T/b4.model" "$T/b1.model" || fail "binned, 4 threads beside a busy loop: another model than 1 thread's"
 done
 kill $spin 2>/dev/null
 wait $spin 2>/dev/null

@@ -8,9 +8,11 @@
  * Each numeric feature is binned once, from its sorted values (train.c's presort).
  * Each rule starts from those bins; a search after a condition was added filters the
  * feature's bins to the covered examples first (es_rl_binned_refresh(), run for the
- * sampled features as a batch of the pool before their searches, so that the searches,
- * which a slow worker's may be run twice, only read); a condition on a feature
- * restricts its bins to the condition's side (es_rl_binned_apply()). */
+ * sampled features as a batch of the pool before their searches, so that the searches
+ * only read); a condition on a feature restricts its bins to the condition's side
+ * (es_rl_binned_apply()).  The bins change from one refinement to the next, so the
+ * training waits for every binned search (train.c): none is run twice, and no late
+ * copy of one reads bins being rewritten. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

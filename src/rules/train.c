@@ -967,7 +967,11 @@ static void grow_rules(train_t *t)
                 t->c.n_cond = t->n_cond;
                 es_rl_pool_run(t->pool, t->n_fs, refresh_job, t, 0, &t->scr[0]);
             }
-            es_rl_pool_run(t->pool, t->n_fs, search_job, t, 1, &t->scr[0]);
+            /* a search held too long by a worker is run again here, and the worker's copy
+               finishes whenever it does: harmless where a search only reads what stays, but
+               the bins are rewritten by the next refinement, so binned searches are all
+               waited for */
+            es_rl_pool_run(t->pool, t->n_fs, search_job, t, !t->c.bn, &t->scr[0]);
             reduce_and_apply(t);
         }
         finish_rule(t);

@@ -16,6 +16,10 @@
 #     --label-sampling round-robin and without-replacement heads; the example-wise
 #     logistic loss: the same model on 1 and 3 threads, predictions that are
 #     training label vectors, its refusals and a bad label vector line;
+#     --feature-binning: the same model on 1 and 3 threads, its refusals;
+#     --rule-pruning irep: the same model on 1 and 3 threads, the first rule a
+#     pruned prefix, one condition a rule with a holdout set alone, no change
+#     without sampling, its refusals;
 #  4. malformed ARFF, XML and model files: a message naming the file, a
 #     non-zero exit, nothing written; --device auto|gpu: the CPU's model bytes, or
 #     a clear refusal (no GPU, the example-wise loss, a nominal feature);
@@ -26,7 +30,10 @@
 #     its first 50 rules with output_sampling='round-robin'; with the example-wise
 #     logistic loss (label_binning='none'), the rules up to the first tie broken
 #     differently (complete heads), the first 37 (single-label heads) and that
-#     model's scores, probabilities and binary predictions.
+#     model's scores, probabilities and binary predictions; with feature_binning
+#     equal-width and equal-frequency (several bin options), the first 50 rules
+#     (ties aside); with rule_pruning='irep' and a holdout set, single-condition
+#     rules as epistream's.
 . "$(dirname "$0")/lib.sh"
 need_python numpy
 REF=$ES_SRCDIR/tests/oracle/rules_ref.py
@@ -65,6 +72,12 @@ fi
     --out "$T/dx" --quiet 2>"$T/dx.err" && fail "--device gpu took the example-wise loss"
 grep -q "label-wise losses only" "$T/dx.err" || { cat "$T/dx.err" >&2; fail "--device gpu, example-wise loss: no clear error"; }
 [ ! -e "$T/dx.model" ] || fail "--device gpu refused but wrote a model"
+for opt in "--feature-binning equal-width" "--rule-pruning irep --instance-sampling without-replacement"; do
+    "$EPISTREAM" rules train --table "$T/r8.tsv" --labels y0,y1,y2 --device gpu $opt \
+        --out "$T/dy" --quiet 2>"$T/dy.err" && fail "--device gpu took $opt"
+    grep -q "no --feature-binning\|no --rule-pruning" "$T/dy.err" || { cat "$T/dy.err" >&2; fail "--device gpu $opt: no clear error"; }
+    [ ! -e "$T/dy.model" ] || fail "--device gpu $opt refused but wrote a model"
+done
 printf '@relation nom\n@attribute a numeric\n@attribute colour {red,green}\n@attribute y {0,1}\n@data\n1,red,1\n2,green,0\n3,red,1\n' >"$T/nom.arff"
 printf '<?xml version="1.0"?>\n<labels xmlns="http://mulan.sourceforge.net/labels"><label name="y"></label></labels>\n' >"$T/nom.xml"
 "$EPISTREAM" rules train --arff "$T/nom.arff" --labels-xml "$T/nom.xml" --device gpu --out "$T/dn" --quiet \
@@ -84,6 +97,13 @@ for k in 1 2 3; do
     "$EPISTREAM" rules train --table "$T/r8.tsv" --labels y0,y1,y2 --max-rules 300 --threads 1 \
         --instance-sampling without-replacement --seed 1 --out "$T/s1i" --quiet || fail "rules train --threads 1"
     cmp -s "$T/s4.model" "$T/s1i.model" || fail "4 threads beside a busy loop: another model than 1 thread's"
+    # binned searches read bins that each refinement rewrites: none may outlive its refinement
+    for nt in 4 1; do
+        "$EPISTREAM" rules train --table "$T/r8.tsv" --labels y0,y1,y2 --max-rules 300 --threads $nt \
+            --feature-binning equal-frequency --feature-sampling none --out "$T/b$nt" --quiet ||
+            fail "rules train --feature-binning --threads $nt beside a busy loop"
+    done
+    cmp -s "$T/b4.model" "$T/b1.model" || fail "binned, 4 threads beside a busy loop: another model than 1 thread's"
 done
 kill $spin 2>/dev/null
 wait $spin 2>/dev/null
@@ -186,15 +206,71 @@ for nt in 1 2; do
 done
 cmp -s "$T/lw1.model" "$T/lw2.model" || fail "--label-sampling: the model depends on the thread count"
 awk '$1 == "rule" && $3 != 2 { exit 1 }' "$T/lw1.model" || fail "--label-sampling sample_size=0.5: not 2 of 3 labels a rule"
-for v in rr 'round-robin{x=1}' 'without-replacement{sample_size=2}' 'without-replacement{foo=1}' \
-    'without-replacement{min_samples=0}' 'without-replacement{sample_size=0.5'; do
-    expect_fail "$T/err" "$EPISTREAM" rules train --table "$T/r3.tsv" --labels y0 --label-sampling "$v" --out "$T/bad"
-    grep -q -- "--label-sampling" "$T/err" || fail "--label-sampling $v: $(cat "$T/err")"
+# refused OPTION MESSAGE VALUE...: train refuses each value with a message naming --OPTION, and the
+# last one with MESSAGE (a grep pattern)
+refused() {
+    opt=$1 msg=$2
+    shift 2
+    for v in "$@"; do
+        expect_fail "$T/err" "$EPISTREAM" rules train --table "$T/r3.tsv" --labels y0 --"$opt" "$v" --out "$T/bad"
+        grep -q -- "--$opt\|$msg" "$T/err" || fail "--$opt $v: $(cat "$T/err")"
+    done
+    grep -q -- "$msg" "$T/err" || fail "--$opt $v: $(cat "$T/err")"
+}
+refused label-sampling 'min_samples >= 1 and max_samples 0 (all) or >= min_samples, got 3 and 2' rr \
+    'round-robin{x=1}' 'without-replacement{sample_size=2}' 'without-replacement{foo=1}' \
+    'without-replacement{min_samples=0}' 'without-replacement{sample_size=0.5' \
+    'without-replacement{min_samples=3,max_samples=2}'
+
+# ---- --feature-binning: the same model on 1 and 3 threads (with instance sampling and missing
+# values), not the exact search's, refusals ------------------------------------------------
+for b in equal-width 'equal-frequency{bin_ratio=0.1,min_bins=3,max_bins=20}'; do
+    for nt in 1 3; do
+        "$EPISTREAM" rules train --table "$T/r8.tsv" --labels y0,y1,y2 --max-rules 60 --feature-binning "$b" \
+            --instance-sampling without-replacement --threads $nt --out "$T/fb$nt" --quiet ||
+            fail "rules train --feature-binning $b --threads $nt"
+    done
+    cmp -s "$T/fb1.model" "$T/fb3.model" || fail "--feature-binning $b: another model on 3 threads"
 done
-expect_fail "$T/err" "$EPISTREAM" rules train --table "$T/r3.tsv" --labels y0 --out "$T/bad" \
-    --label-sampling 'without-replacement{min_samples=3,max_samples=2}'
-grep -q 'min_samples >= 1 and max_samples 0 (all) or >= min_samples, got 3 and 2' "$T/err" ||
-    fail "--label-sampling min 3 max 2: $(cat "$T/err")"
+"$EPISTREAM" rules train --table "$T/r8.tsv" --labels y0,y1,y2 --max-rules 60 \
+    --instance-sampling without-replacement --threads 1 --out "$T/fbnone" --quiet || fail "rules train (exact)"
+cmp -s "$T/fb1.model" "$T/fbnone.model" && fail "--feature-binning: the exact search's model"
+refused feature-binning 'min_bins >= 2 and max_bins 0 (no maximum) or >= min_bins, got 5 and 3' bins \
+    'equal-width{bin_ratio=1}' 'equal-width{min_bins=1}' 'equal-width{foo=1}' 'none{bin_ratio=0.5}' \
+    'equal-width{bin_ratio=0.5' 'equal-width{min_bins=5,max_bins=3}'
+
+# ---- --rule-pruning irep: the same model on 1 and 3 threads; the first rule (the same instance
+# sample and growth as without pruning) is a prefix of the unpruned one, and shorter on this data;
+# with a holdout set and no instance sampling the prune set is empty and every rule keeps only its
+# first condition (mlrl-boomer's semantics: part 5 checks that mlrl-boomer does the same) ------
+for nt in 1 3; do
+    "$EPISTREAM" rules train --table "$T/r8.tsv" --labels y0,y1,y2 --max-rules 60 --rule-pruning irep \
+        --instance-sampling without-replacement --feature-binning equal-width --threads $nt --out "$T/ir$nt" --quiet ||
+        fail "rules train --rule-pruning irep --threads $nt"
+done
+cmp -s "$T/ir1.model" "$T/ir3.model" || fail "--rule-pruning irep: another model on 3 threads"
+"$EPISTREAM" rules train --table "$T/r8.tsv" --labels y0,y1,y2 --max-rules 2 --instance-sampling without-replacement \
+    --feature-binning equal-width --threads 1 --out "$T/irn" --quiet || fail "rules train (not pruned)"
+p=$(awk '$1 == "rule" { print; exit }' "$T/ir1.model") u=$(awk '$1 == "rule" { print; exit }' "$T/irn.model")
+set -- $p
+pc=$2
+set -- $u
+uc=$2
+[ "$pc" -lt "$uc" ] || fail "--rule-pruning irep: the first rule was not pruned ($pc of $uc conditions)"
+[ "$(echo "$p" | cut -d' ' -f4-$((3 + 3 * pc)))" = "$(echo "$u" | cut -d' ' -f4-$((3 + 3 * pc)))" ] ||
+    fail "--rule-pruning irep: the pruned rule is not a prefix of the grown one: $p / $u"
+"$EPISTREAM" rules train --table "$T/r8.tsv" --labels y0,y1,y2 --max-rules 40 --rule-pruning irep --holdout 0.3 \
+    --out "$T/irh" --quiet || fail "rules train --rule-pruning irep --holdout"
+awk '$1 == "rule" && $2 != 1 { exit 1 }' "$T/irh.model" || fail "--rule-pruning irep --holdout: a rule with more than one condition"
+"$EPISTREAM" rules train --table "$T/r8.tsv" --labels y0,y1,y2 --max-rules 40 --rule-pruning irep --out "$T/ir0" --quiet ||
+    fail "rules train --rule-pruning irep without sampling"
+"$EPISTREAM" rules train --table "$T/r8.tsv" --labels y0,y1,y2 --max-rules 40 --out "$T/ir00" --quiet || fail "rules train"
+cmp -s "$T/ir0.model" "$T/ir00.model" || fail "--rule-pruning irep without instance sampling or holdout: not the unpruned model"
+expect_fail "$T/err" "$EPISTREAM" rules train --table "$T/r8.tsv" --labels y0,y1,y2 --rule-pruning irep \
+    --loss logistic-example-wise --out "$T/bad"
+grep -q 'IREP rule pruning is offered for the label-wise losses only' "$T/err" || fail "irep + example-wise loss: $(cat "$T/err")"
+expect_fail "$T/err" "$EPISTREAM" rules train --table "$T/r8.tsv" --labels y0 --rule-pruning rep --out "$T/bad"
+grep -q -- '--rule-pruning: expected none or irep' "$T/err" || fail "--rule-pruning rep: $(cat "$T/err")"
 
 # ---- --loss logistic-example-wise: the same model on 1 and 3 threads, its outputs, its file --
 for nt in 1 3; do
@@ -357,6 +433,55 @@ hl=$(awk '$1 == "hamming_loss" { printf "%.2f", $2 }' "$T/vsp.metrics.tsv")
 sa=$(awk '$1 == "subset_accuracy" { printf "%.2f", $2 }' "$T/vsp.metrics.tsv")
 grep -q "^hamming_loss $hl\$" "$T/mlrl.out" && grep -q "^subset_accuracy $sa\$" "$T/mlrl.out" ||
     fail "emotions, example-wise loss: binary predictions ($hl %, $sa %) differ from mlrl-boomer's: $(cat "$T/mlrl.out")"
+# the histogram split search: equal-width and equal-frequency bins, mlrl-boomer's default options
+# and others, complete and single-label heads: the first 50 rules have the same heads, and the
+# same conditions except at ties (conditions removing the same examples, which the rounding of
+# sums in another order decides: rules_mlrl.py compare --ties)
+for b in equal-width equal-frequency 'equal-width{bin_ratio=0.1}' 'equal-frequency{bin_ratio=0.05,max_bins=8}'; do
+    for head in complete single; do
+        "$MLRL_PYTHON" "$ES_SRCDIR/tests/bench/rules_mlrl.py" fit "$T/emotions.train.arff" "$ML/emotions.xml" \
+            feature_sampling=none max_rules=51 statistic_type=64-bit head_type=$head feature_binning="$b" \
+            dump="$T/mlrl.rules" >/dev/null || fail "mlrl-boomer did not fit emotions (feature_binning=$b)"
+        "$EPISTREAM" rules train --arff "$T/emotions.train.arff" --labels-xml "$ML/emotions.xml" --feature-sampling none \
+            --max-rules 51 --head-type $head --feature-binning "$b" --out "$T/vs" --quiet || fail "rules train"
+        "$PY" "$ES_SRCDIR/tests/bench/rules_mlrl.py" compare "$T/vs.model" "$T/mlrl.rules" --ties >"$T/cmp.out" ||
+            { cat "$T/cmp.out" >&2; fail "emotions, $head heads, --feature-binning $b: the rules differ from mlrl-boomer's"; }
+        tail -1 "$T/cmp.out" | sed "s/^/--feature-binning $b, $head heads: /"
+    done
+done
+# the same on random data with negative values and missing ones (3 %), as ARFF for both sides
+"$PY" "$REF" gen 8 300 8 3 "$T/m8.tsv" || fail "rules_ref.py gen"
+"$PY" - "$T/m8.tsv" "$T/m8" <<'EOF' || fail "m8.tsv as ARFF"
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1]), delimiter='\t'))
+with open(sys.argv[2] + '.arff', 'w') as f:
+    f.write('@relation m8\n')
+    for c in rows[0]:
+        f.write(f'@attribute {c} ' + ('{0,1}' if c.startswith('y') else 'numeric') + '\n')
+    f.write('@data\n')
+    for r in rows[1:]:
+        f.write(','.join(v if v else '?' for v in r) + '\n')
+with open(sys.argv[2] + '.xml', 'w') as f:
+    f.write('<labels>' + ''.join(f'<label name="{c}"/>' for c in rows[0] if c.startswith('y')) + '</labels>\n')
+EOF
+grep -q '?' "$T/m8.arff" || fail "m8.arff has no missing value"
+for b in equal-width equal-frequency; do
+    "$MLRL_PYTHON" "$ES_SRCDIR/tests/bench/rules_mlrl.py" fit "$T/m8.arff" "$T/m8.xml" feature_sampling=none \
+        max_rules=51 statistic_type=64-bit feature_binning=$b dump="$T/mlrl.rules" >/dev/null ||
+        fail "mlrl-boomer did not fit m8.arff (feature_binning=$b)"
+    "$EPISTREAM" rules train --arff "$T/m8.arff" --labels-xml "$T/m8.xml" --feature-sampling none --max-rules 51 \
+        --feature-binning $b --out "$T/vs" --quiet || fail "rules train m8.arff --feature-binning $b"
+    "$PY" "$ES_SRCDIR/tests/bench/rules_mlrl.py" compare "$T/vs.model" "$T/mlrl.rules" --ties >"$T/cmp.out" ||
+        { cat "$T/cmp.out" >&2; fail "m8.arff, --feature-binning $b: the rules differ from mlrl-boomer's"; }
+    tail -1 "$T/cmp.out" | sed "s/^/m8.arff (missing values), --feature-binning $b: /"
+done
+# IREP with a holdout set and no instance sampling: mlrl-boomer too keeps only each rule's first
+# condition (its prune set, the training examples the instance sampling left out, is empty)
+"$MLRL_PYTHON" "$ES_SRCDIR/tests/bench/rules_mlrl.py" fit "$T/emotions.train.arff" "$ML/emotions.xml" \
+    max_rules=30 statistic_type=64-bit rule_pruning=irep holdout=random dump="$T/mlrl.rules" >/dev/null ||
+    fail "mlrl-boomer did not fit emotions (rule_pruning=irep, holdout=random)"
+awk -F'|' 'NR > 1 { n = split($1, w, " "); if (n != 3) exit 1 }' "$T/mlrl.rules" ||
+    fail "mlrl-boomer's rules with IREP and a holdout set have more than one condition: the semantics changed"
 for head in complete single; do
     "$MLRL_PYTHON" "$ES_SRCDIR/tests/bench/rules_mlrl.py" fit "$T/emotions.train.arff" "$ML/emotions.xml" \
         feature_sampling=none max_rules=51 statistic_type=64-bit head_type=$head output_sampling=round-robin \

@@ -217,6 +217,64 @@ static void test_nominal(void **state)
     free(dir);
 }
 
+/* Histogram split search (--feature-binning), squared error, x = 1,2,3,4,5,7 with targets
+ * -1,-1,-1,1,1,1 (g = 1,1,1,-1,-1,-1, h = 1; the default rule 0).  The exact search takes
+ * "x > 3.5" (G = -3, H = 3: q = -9/8).
+ * Equal-width, bin_ratio 0.5: ceil(0.5 * 6) = 3 bins of width (7 - 1) / 3 = 2: {1,2}, {3,4},
+ * {5,7}, thresholds 1 + 2k = 3, 5, 7; the value 0 is below the minimum, so the sparse bin
+ * (walked by neither walk) is the last.  Ascending: "x <= 3" (G = 2, H = 2: q = -2/3,
+ * p = -2/3) and its complement (q = -4/10); then the bins below the sparse one, "x <= 5"
+ * (q = -4/10) and "x > 5" (G = -2, H = 2: q = -2/3, a tie, later: loses).  So "x <= 3".
+ * Equal-frequency, the same ratio: 3 bins of ceil(6 / 3) = 2 values, thresholds the means
+ * 2.5 and 4.5; every value is >= 0, so the sparse bin is the first.  Descending: "x > 4.5"
+ * ({5,7}: q = -2/3, p = 2/3), its complement (G = 2, H = 4: q = -4/10), then "x > 2.5"
+ * (G = -2, H = 4: q = -4/10).  So "x > 4.5". */
+static void test_feature_binning(void **state)
+{
+    (void)state;
+    const float x[] = {1, 2, 3, 4, 5, 7};
+    const uint8_t y[] = {0, 0, 0, 1, 1, 1};
+    es_rules_data_t d;
+    es_rules_model_t m;
+    es_rules_opt_t o;
+    make_data(&d, x, 6, 1, y, 1);
+    hand_opt(&o, ES_RULES_HEAD_COMPLETE);
+    train(&d, &o, &m);
+    assert_int_equal(m.rule[0].cond[0].op, ES_RULES_GT);
+    assert_true(m.rule[0].cond[0].thr == 3.5f);
+    es_rules_model_free(&m);
+
+    o.feat_binning = ES_RULES_FB_EQUAL_WIDTH;
+    o.bin_ratio = 0.5;
+    train(&d, &o, &m);
+    assert_int_equal(m.n_rules, 1);
+    assert_int_equal(m.rule[0].n_cond, 1);
+    assert_int_equal(m.rule[0].cond[0].op, ES_RULES_LE);
+    assert_true(m.rule[0].cond[0].thr == 3.0f);
+    assert_true(fabs(m.rule[0].score[0] + 2.0 / 3.0 * SHRINK) < 1e-15);
+    es_rules_model_free(&m);
+
+    o.feat_binning = ES_RULES_FB_EQUAL_FREQUENCY;
+    train(&d, &o, &m);
+    assert_int_equal(m.n_rules, 1);
+    assert_int_equal(m.rule[0].n_cond, 1);
+    assert_int_equal(m.rule[0].cond[0].op, ES_RULES_GT);
+    assert_true(m.rule[0].cond[0].thr == 4.5f);
+    assert_true(fabs(m.rule[0].score[0] - 2.0 / 3.0 * SHRINK) < 1e-15);
+    es_rules_model_free(&m);
+
+    /* bad parameters are refused */
+    o.min_bins = 1;
+    assert_int_equal(es_rules_train(&d, &o, &m), ES_ERR_ARG);
+    o.min_bins = 3;
+    o.max_bins = 2;
+    assert_int_equal(es_rules_train(&d, &o, &m), ES_ERR_ARG);
+    o.max_bins = 0;
+    o.bin_ratio = 1.0;
+    assert_int_equal(es_rules_train(&d, &o, &m), ES_ERR_ARG);
+    es_rules_data_free(&d);
+}
+
 /* y = (1,0) (0,1) (1,1), p = (1,0) (0,0) (1,0): 2 of 6 cells wrong; row 0 exact;
  * per-row F1 1, 0, 2/3; micro 2 tp, 0 fp, 2 fn: 4/6; macro (1 + 0) / 2.  An
  * empty row predicted empty counts F1 = 1 (zero_division=1). */
@@ -538,6 +596,49 @@ static void test_prune_criterion(void **state)
     es_rl_prune_free(&p);
 }
 
+/* IREP (--rule-pruning irep): without instance sampling or a holdout set nothing is pruned
+ * (the same model); with a holdout set alone the prune set (training examples the sampling
+ * left out) is empty, every quality 0, and every rule keeps its first condition; with
+ * instance sampling the rules are shorter on average than without pruning and the model
+ * is the same on 1 and 3 threads (also with binned features). */
+static void test_rule_pruning(void **state)
+{
+    (void)state;
+    es_rules_data_t d;
+    es_rules_opt_t o;
+    es_rules_model_t m;
+    random_setup(&d, &o, 5, 60);
+    char *plain = train_text(&d, &o);
+    o.rule_pruning = ES_RULES_RP_IREP;
+    char *pruned = train_text(&d, &o);
+    assert_string_equal(plain, pruned);
+    free(plain);
+    free(pruned);
+    o.holdout = 0.3;
+    train(&d, &o, &m);
+    assert_true(m.n_rules > 10);
+    for (uint32_t r = 0; r < m.n_rules; r++) assert_int_equal(m.rule[r].n_cond, 1);
+    es_rules_model_free(&m);
+    o.holdout = 0.0;
+    o.inst_samp = ES_RULES_IS_WITHOUT;
+    double nc[2];
+    for (int k = 0; k < 2; k++) {
+        o.rule_pruning = k ? ES_RULES_RP_IREP : ES_RULES_RP_NONE;
+        train_1_3(&d, &o, &m);
+        uint32_t sum = 0;
+        for (uint32_t r = 0; r < m.n_rules; r++) sum += m.rule[r].n_cond;
+        nc[k] = (double)sum / m.n_rules;
+        es_rules_model_free(&m);
+    }
+    assert_true(nc[1] < nc[0]);
+    o.feat_binning = ES_RULES_FB_EQUAL_FREQUENCY;
+    train_1_3(&d, &o, &m);
+    es_rules_model_free(&m);
+    o.loss = ES_RULES_LOSS_LOGISTIC_EXAMPLE_WISE;
+    assert_int_equal(es_rules_opt_check(&o), ES_ERR_ARG);
+    es_rules_data_free(&d);
+}
+
 /* --holdout: 1,000 rules on 134 of 200 noisy examples overfit, so the holdout
  * loss stops improving and the training stops early, keeping at least the 101
  * rules the buffers need; the default rule is over every example (as
@@ -748,7 +849,8 @@ int main(void)
         cmocka_unit_test(test_probabilities), cmocka_unit_test(test_example_wise_loss),
         cmocka_unit_test(test_example_wise_predict),
         cmocka_unit_test(test_prune_criterion), cmocka_unit_test(test_holdout),
-        cmocka_unit_test(test_label_sampling),
+        cmocka_unit_test(test_label_sampling), cmocka_unit_test(test_feature_binning),
+        cmocka_unit_test(test_rule_pruning),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -78,8 +78,17 @@ static void train_usage(FILE *fp)
             "  --l2 X               L2 regularization weight >= 0 (default 1.0)\n"
             "  --feature-sampling S without-replacement (default: floor(log2(F - 1) + 1) of the\n"
             "                       F features for each refinement) or none\n"
+            "  --feature-binning B  none (default: the exact split search), equal-width or\n"
+            "                       equal-frequency[{bin_ratio=X,min_bins=N,max_bins=N}]: the\n"
+            "                       histogram search of the numeric features over ceil(X n)\n"
+            "                       bins (defaults 0.33, 2, 0 = no maximum; mlrl-boomer's\n"
+            "                       feature_binning)\n"
             "  --instance-sampling S none (default), with-replacement or without-replacement\n"
             "                       (66%% of the examples for each rule)\n"
+            "  --rule-pruning P     none (default) or irep: each rule cut back to the prefix of\n"
+            "                       its conditions that does best on the training examples the\n"
+            "                       instance sampling left out (mlrl-boomer's rule_pruning;\n"
+            "                       with --instance-sampling or --holdout; label-wise losses)\n"
             "  --holdout FRACTION   hold out this fraction of the examples (at random, e.g.\n"
             "                       0.33) and stop early when the loss on them stops improving\n"
             "                       (mlrl-boomer's holdout='random' with its default\n"
@@ -99,7 +108,9 @@ static void train_usage(FILE *fp)
             "                       gpu:N, or auto (the GPU when one is visible, the data are\n"
             "                       large (examples x features x labels >= 10^8) and it takes\n"
             "                       them, else the CPU).  The GPU takes numerical features and\n"
-            "                       the label-wise losses; its model is the CPU's, byte for\n"
+            "                       the label-wise losses, the exact search (no\n"
+            "                       --feature-binning) and no --rule-pruning; its model is\n"
+            "                       the CPU's, byte for\n"
             "                       byte, unless two best candidates are tied within rounding\n"
             "  --gpu-float32        the GPU scores the candidates in float32 (faster; the\n"
             "                       chosen rule's head is float64 in any case; near-equal\n"
@@ -264,6 +275,15 @@ static int set_isamp(void *ctx, const char *arg)
     return 0;
 }
 
+static int set_rprune(void *ctx, const char *arg)
+{
+    static const char *const names[] = {"none", "irep"};
+    int k;
+    if (pick("rule-pruning", arg, names, 2, &k)) return -1;
+    ((rules_args_t *)ctx)->o.rule_pruning = (es_rules_rprune_t)k;
+    return 0;
+}
+
 static int set_output(void *ctx, const char *arg)
 {
     static const char *const names[] = {"binary", "scores", "probabilities"};
@@ -281,50 +301,103 @@ static int set_lbin(void *ctx, const char *arg)
     return 0;
 }
 
-static int set_lsamp(void *ctx, const char *arg)
+/* mlrl-boomer's brace syntax NAME[{key=value,...}]: NAME among names into *k, the
+ * text between the braces into *brace (NULL without), which only names[0..] from
+ * first_opt may have (usage shows the form).  @return 0 or -1 after a message */
+static int brace_value(const char *opt, const char *arg, const char *const *names, int n,
+                       int first_opt, const char *usage, char *buf, size_t size, int *k, char **brace)
 {
-    static const char *const names[] = {"none", "round-robin", "without-replacement"};
-    es_rules_opt_t *o = &((rules_args_t *)ctx)->o;
-    char buf[256], *brace;
-    int k;
-    if (strlen(arg) >= sizeof buf) {
-        fprintf(stderr, "[E::options] --label-sampling: '%.40s...' is too long\n", arg);
+    if (strlen(arg) >= size) {
+        fprintf(stderr, "[E::options] --%s: '%.40s...' is too long\n", opt, arg);
         return -1;
     }
     strcpy(buf, arg);
-    if ((brace = strchr(buf, '{'))) *brace++ = '\0';
-    if (pick("label-sampling", buf, names, 3, &k)) return -1;
-    o->label_samp = (es_rules_lsamp_t)k;
-    if (!brace) return 0;
-    size_t len = strlen(brace);
-    if (k != ES_RULES_LS_WITHOUT || !len || brace[len - 1] != '}') {
-        fprintf(stderr,
-                "[E::options] --label-sampling: options go with without-replacement only, as "
-                "without-replacement{sample_size=X,min_samples=N,max_samples=N}; got '%s'\n", arg);
+    if ((*brace = strchr(buf, '{'))) *(*brace)++ = '\0';
+    if (pick(opt, buf, names, n, k)) return -1;
+    if (!*brace) return 0;
+    size_t len = strlen(*brace);
+    if (*k < first_opt || !len || (*brace)[len - 1] != '}') {
+        fprintf(stderr, "[E::options] --%s: options go as %s; got '%s'\n", opt, usage, arg);
         return -1;
     }
-    brace[len - 1] = '\0';
+    (*brace)[len - 1] = '\0';
+    return 0;
+}
+
+/* One key of a brace option: a fraction in (0, 1] (or (0, 1) with hi_open) into *d, or a
+ * count >= umin into *u. */
+typedef struct {
+    const char *key;
+    double *d;
+    int hi_open;
+    uint32_t *u, umin;
+} brace_key_t;
+
+/* The key=value,... text of a brace option, each key among keys[0..n).  @return 0 or -1
+ * after a message */
+static int brace_keys(const char *opt, char *brace, const brace_key_t *keys, int n)
+{
     for (char *save = NULL, *kv = strtok_r(brace, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
-        char *v = strchr(kv, '=');
+        char *v = strchr(kv, '='), name[64];
+        int k = 0;
         if (v) *v++ = '\0';
-        if (!v || (strcmp(kv, "sample_size") && strcmp(kv, "min_samples") && strcmp(kv, "max_samples"))) {
-            fprintf(stderr,
-                    "[E::options] --label-sampling: expected sample_size=X, min_samples=N or "
-                    "max_samples=N, got '%s'\n", kv);
+        while (v && k < n && strcmp(kv, keys[k].key)) k++;
+        if (!v || k == n) {
+            fprintf(stderr, "[E::options] --%s: expected ", opt);
+            for (int j = 0; j < n; j++)
+                fprintf(stderr, "%s%s=%s", j ? (j + 1 == n ? " or " : ", ") : "", keys[j].key, keys[j].d ? "X" : "N");
+            fprintf(stderr, ", got '%s'\n", kv);
             return -1;
         }
-        if (!strcmp(kv, "sample_size")) {
-            if (es_cli_double_in("label-sampling sample_size", v, 0.0, 1.0, 1, &o->label_sample_size))
+        snprintf(name, sizeof name, "%s %s", opt, kv);
+        if (keys[k].d) {
+            if (es_cli_double_in(name, v, 0.0, 1.0, 1, keys[k].d)) return -1;
+            if (keys[k].hi_open && *keys[k].d >= 1.0) {
+                fprintf(stderr, "[E::options] --%s: %s must be in (0, 1), got '%s'\n", opt, kv, v);
                 return -1;
-        } else if (es_cli_u32(!strcmp(kv, "min_samples") ? "label-sampling min_samples"
-                                                         : "label-sampling max_samples",
-                              v, !strcmp(kv, "min_samples"), UINT32_MAX,
-                              !strcmp(kv, "min_samples") ? &o->label_min_samples
-                                                         : &o->label_max_samples)) {
+            }
+        } else if (es_cli_u32(name, v, keys[k].umin, UINT32_MAX, keys[k].u)) {
             return -1;
         }
     }
     return 0;
+}
+
+/* --feature-binning none | equal-width | equal-frequency [{bin_ratio=X,min_bins=N,max_bins=N}] */
+static int set_fbin(void *ctx, const char *arg)
+{
+    static const char *const names[] = {"none", "equal-width", "equal-frequency"};
+    es_rules_opt_t *o = &((rules_args_t *)ctx)->o;
+    const brace_key_t keys[] = {{"bin_ratio", &o->bin_ratio, 1, NULL, 0},
+                                {"min_bins", NULL, 0, &o->min_bins, 2},
+                                {"max_bins", NULL, 0, &o->max_bins, 0}};
+    char buf[256], *brace;
+    int k;
+    if (brace_value("feature-binning", arg, names, 3, ES_RULES_FB_EQUAL_WIDTH,
+                    "equal-width{bin_ratio=X,min_bins=N,max_bins=N} (or equal-frequency{...})", buf,
+                    sizeof buf, &k, &brace))
+        return -1;
+    o->feat_binning = (es_rules_fbin_t)k;
+    return brace ? brace_keys("feature-binning", brace, keys, 3) : 0;
+}
+
+/* --label-sampling none | round-robin | without-replacement[{sample_size=X,min_samples=N,
+ * max_samples=N}] */
+static int set_lsamp(void *ctx, const char *arg)
+{
+    static const char *const names[] = {"none", "round-robin", "without-replacement"};
+    es_rules_opt_t *o = &((rules_args_t *)ctx)->o;
+    const brace_key_t keys[] = {{"sample_size", &o->label_sample_size, 0, NULL, 0},
+                                {"min_samples", NULL, 0, &o->label_min_samples, 1},
+                                {"max_samples", NULL, 0, &o->label_max_samples, 0}};
+    char buf[256], *brace;
+    int k;
+    if (brace_value("label-sampling", arg, names, 3, ES_RULES_LS_WITHOUT,
+                    "without-replacement{sample_size=X,min_samples=N,max_samples=N} (without-replacement "
+                    "only)", buf, sizeof buf, &k, &brace))
+        return -1;
+    o->label_samp = (es_rules_lsamp_t)k;
+    return brace ? brace_keys("label-sampling", brace, keys, 3) : 0;
 }
 
 static const es_cli_opt_t input_opts[] = {
@@ -350,6 +423,8 @@ static const es_cli_opt_t train_opts[] = {
     ES_CLI_OPT_FUNC("instance-sampling", set_isamp),
     ES_CLI_OPT_FUNC("label-sampling", set_lsamp),
     ES_CLI_OPT_FUNC("label-binning", set_lbin),
+    ES_CLI_OPT_FUNC("feature-binning", set_fbin),
+    ES_CLI_OPT_FUNC("rule-pruning", set_rprune),
     ES_CLI_OPT_FUNC("time-limit", set_time_limit),
     ES_CLI_OPT_FUNC("holdout", set_holdout),
     ES_CLI_OPT_U64("seed", rules_args_t, seed),

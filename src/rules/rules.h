@@ -92,6 +92,12 @@ typedef enum { ES_RULES_IS_NONE, ES_RULES_IS_WITH, ES_RULES_IS_WITHOUT } es_rule
 /** Label binning (mlrl-boomer's label_binning): auto = equal-width for the example-wise
  *  loss's complete heads (and its default rule), none otherwise, as mlrl-boomer's 'auto'. */
 typedef enum { ES_RULES_LB_AUTO, ES_RULES_LB_NONE, ES_RULES_LB_EQUAL_WIDTH } es_rules_lbin_t;
+/** Feature binning (mlrl-boomer's feature_binning): the histogram split search of the numeric
+ *  features (src/rules/bins.c) instead of the exact one. */
+typedef enum { ES_RULES_FB_NONE, ES_RULES_FB_EQUAL_WIDTH, ES_RULES_FB_EQUAL_FREQUENCY } es_rules_fbin_t;
+/** Rule pruning (mlrl-boomer's rule_pruning): IREP on the examples the instance sampling
+ *  left out. */
+typedef enum { ES_RULES_RP_NONE, ES_RULES_RP_IREP } es_rules_rprune_t;
 /** Label sampling for each rule (mlrl-boomer's output_sampling). */
 typedef enum { ES_RULES_LS_NONE, ES_RULES_LS_ROUND_ROBIN, ES_RULES_LS_WITHOUT } es_rules_lsamp_t;
 
@@ -113,7 +119,15 @@ typedef struct {
     double l2;                    /* >= 0, default 1.0; used as a float32 */
     es_rules_fsamp_t feat_samp;   /* default without replacement: floor(log2(F - 1) + 1) */
     double feat_sample_size;      /* (0, 1) fraction of the features, 0 = the log2 rule */
+    es_rules_fbin_t feat_binning; /* default none (= mlrl-boomer's 'auto' below 200,000 examples) */
+    double bin_ratio;             /* (0, 1), default 0.33: ceil(bin_ratio n) bins, n the examples */
+    uint32_t min_bins;            /* >= 2, default 2 */
+    uint32_t max_bins;            /* 0 = no maximum (default), else >= min_bins */
     es_rules_isamp_t inst_samp;   /* default none */
+    es_rules_rprune_t rule_pruning; /* default none; irep prunes each rule on the training
+                                     examples that the instance sampling left out (so only
+                                     with instance sampling or a holdout set); label-wise
+                                     losses only */
     double inst_sample_size;      /* (0, 1], default 0.66 */
     es_rules_lbin_t label_binning; /* default auto; equal-width needs the example-wise loss
                                      (epistream bins no other heads) */

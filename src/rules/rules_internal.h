@@ -46,6 +46,22 @@ typedef struct {
     es_rl_bins_t bins; /* its label binning */
 } es_rl_scratch_t;
 
+/* A numeric feature's bins for the histogram split search (bins.c), as mlrl-boomer 0.15.6's
+ * BinnedFeatureVector: bin k holds the examples idx[ptr[k] .. ptr[k + 1]) and its upper
+ * threshold thr[k]; bin S (the "sparse bin") is walked by neither walk: its examples are the
+ * feature's covered total less the other bins (with equal-width bins it lists none: the bin
+ * of the value 0).  S may be >= nb after filtering (doc/RULES.md). */
+typedef struct {
+    uint32_t nb, S;
+    int equal;           /* no split left (mlrl-boomer's EqualFeatureVector) */
+    const float *thr;
+    const uint32_t *ptr; /* nb + 1 offsets into idx */
+    const uint32_t *idx;
+} es_rl_bvec_t;
+
+/* Every numeric feature's bins (built once) and the current rule's filtered copies. */
+typedef struct es_rl_binned es_rl_binned_t;
+
 /* The training context. */
 typedef struct {
     const es_rules_data_t *d;
@@ -70,6 +86,8 @@ typedef struct {
     int exw;          /* the example-wise logistic loss with complete heads: h holds each example's
                          packed Hessian matrix (es_rl_exw_stats()) and heads are solved */
     int lbin;         /* with exw: mlrl-boomer's equal-width label binning of those heads */
+    es_rl_binned_t *bn; /* --feature-binning: the numeric features' bins (NULL: exact search) */
+    uint32_t n_cond;  /* conditions of the rule so far (the binned vectors' filter state) */
     double l2;        /* the float32 value, widened */
     float shrink;
     int loss;
@@ -197,6 +215,74 @@ void es_rl_feature_total(const es_rl_ctx_t *c, es_rl_scratch_t *s, uint32_t f);
  */
 void es_rl_search(const es_rl_ctx_t *c, es_rl_scratch_t *s, uint32_t f, double best_q,
                   es_rl_cand_t *out);
+
+/* What a search carries from candidate to candidate (search.c, bins.c). */
+typedef struct {
+    const es_rl_ctx_t *c;
+    es_rl_scratch_t *s;
+    es_rl_cand_t *out;
+    double best_q;
+} es_rl_walk_t;
+
+/* Add example i (weight w) to the sums over the head's labels.  Each label is its own
+ * sum, so the vector loops add in the scalar order. */
+static inline void es_rl_add_ex(const es_rl_ctx_t *c, uint32_t i, double *restrict sg,
+                                double *restrict sh)
+{
+    const double *restrict gi = c->g + (size_t)i * c->L, *restrict hi = c->h + (size_t)i * c->L;
+    double w = (double)c->w[i];
+    uint32_t n = c->n_hl;
+    if (c->exw) { /* the gradients and the packed Hessians of every label */
+        const double *restrict hx = c->h + (size_t)i * c->nH;
+        uint32_t nH = c->nH;
+        for (uint32_t k = 0; k < n; k++) sg[k] += gi[k] * w;
+        for (uint32_t k = 0; k < nH; k++) sh[k] += hx[k] * w;
+    } else if (n == c->L) { /* every label: contiguous */
+        if (w == 1.0) {
+#pragma omp simd
+            for (uint32_t k = 0; k < n; k++) {
+                sg[k] += gi[k];
+                sh[k] += hi[k];
+            }
+        } else {
+#pragma omp simd
+            for (uint32_t k = 0; k < n; k++) {
+                sg[k] += gi[k] * w;
+                sh[k] += hi[k] * w;
+            }
+        }
+    } else {
+        for (uint32_t k = 0; k < n; k++) {
+            sg[k] += gi[c->hl[k]] * w;
+            sh[k] += hi[c->hl[k]] * w;
+        }
+    }
+}
+
+/** Score a candidate from sums (G, H) or, when uncov, from the feature's total (s->tg,
+ *  s->th) less them; keep it in wk->out when strictly better than wk->best_q. */
+void es_rl_candidate(es_rl_walk_t *wk, const double *G, const double *H, int uncov, uint8_t op,
+                     int inverse, float thr, uint32_t lo, uint32_t hi, uint32_t n_cov);
+
+/* ---- the histogram split search (bins.c) -------------------------------------------- */
+
+/** Bin every numeric feature of c (after presorting) as o says (mlrl-boomer's equal-width or
+ *  equal-frequency binning); c->bn.  @return ES_OK or ES_ERR_NOMEM */
+int es_rl_binned_init(es_rl_ctx_t *c, const es_rules_opt_t *o);
+void es_rl_binned_free(es_rl_ctx_t *c);
+/** A new rule: every feature back to its original bins. */
+void es_rl_binned_reset(es_rl_ctx_t *c);
+/** Before a search of feature f: its bins filtered to the covered examples when a condition
+ *  was added since (mlrl-boomer's cache of filtered feature vectors).  Only this feature's
+ *  state is written: the training thread runs it for the sampled features as a batch. */
+void es_rl_binned_refresh(es_rl_ctx_t *c, uint32_t f);
+/** The histogram search of feature f (after es_rl_feature_total()): mlrl-boomer's binned walk. */
+void es_rl_search_binned(es_rl_walk_t *wk, uint32_t f);
+/** The chosen refinement r of binned feature f: the examples whose coverage changes, into
+ *  ids (cov updated: kept set to 1 and the rest 0, or removed set to 0; the missing ones are
+ *  the caller's), then f's bins restricted to the condition's side.  @return how many */
+uint32_t es_rl_binned_apply(es_rl_ctx_t *c, uint32_t f, const es_rl_cand_t *r, uint32_t *ids,
+                            uint8_t *scratch);
 
 /* ---- early stopping (train.c): mlrl-boomer's global pre-pruning ---------------------- */
 

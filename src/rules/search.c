@@ -193,52 +193,11 @@ double es_rl_exw_eval(const es_rl_ctx_t *c, es_rl_scratch_t *s, const double *G,
     return es_rl_exw_head(c->L, G, H, c->l2, p, s->a, s->ipiv, s->work, s->lwork);
 }
 
-/* Add example i (weight w) to the sums.  Each label is its own sum, so the
- * vector loops add in the scalar order. */
-static inline void add_ex(const es_rl_ctx_t *c, uint32_t i, double *restrict sg,
-                          double *restrict sh)
-{
-    const double *restrict gi = c->g + (size_t)i * c->L, *restrict hi = c->h + (size_t)i * c->L;
-    double w = (double)c->w[i];
-    uint32_t n = c->n_hl;
-    if (c->exw) { /* the gradients and the packed Hessians of every label */
-        const double *restrict hx = c->h + (size_t)i * c->nH;
-        uint32_t nH = c->nH;
-        for (uint32_t k = 0; k < n; k++) sg[k] += gi[k] * w;
-        for (uint32_t k = 0; k < nH; k++) sh[k] += hx[k] * w;
-    } else if (n == c->L) { /* every label: contiguous */
-        if (w == 1.0) {
-#pragma omp simd
-            for (uint32_t k = 0; k < n; k++) {
-                sg[k] += gi[k];
-                sh[k] += hi[k];
-            }
-        } else {
-#pragma omp simd
-            for (uint32_t k = 0; k < n; k++) {
-                sg[k] += gi[k] * w;
-                sh[k] += hi[k] * w;
-            }
-        }
-    } else {
-        for (uint32_t k = 0; k < n; k++) {
-            sg[k] += gi[c->hl[k]] * w;
-            sh[k] += hi[c->hl[k]] * w;
-        }
-    }
-}
+typedef es_rl_walk_t walk_t;
+#define add_ex es_rl_add_ex
+#define candidate es_rl_candidate
 
-/* What a search carries from candidate to candidate. */
-typedef struct {
-    const es_rl_ctx_t *c;
-    es_rl_scratch_t *s;
-    es_rl_cand_t *out;
-    double best_q;
-} walk_t;
-
-/* Score a candidate from sums (G, H) or, when uncov, from the total less
- * them; keep it when strictly better. */
-static void candidate(walk_t *wk, const double *G, const double *H, int uncov, uint8_t op,
+void es_rl_candidate(walk_t *wk, const double *G, const double *H, int uncov, uint8_t op,
                       int inverse, float thr, uint32_t lo, uint32_t hi, uint32_t n_cov)
 {
     const es_rl_ctx_t *c = wk->c;
@@ -491,5 +450,6 @@ void es_rl_search(const es_rl_ctx_t *c, es_rl_scratch_t *s, uint32_t f, double b
     out->found = 0;
     es_rl_feature_total(c, s, f);
     if (c->d->n_values[f]) search_nominal(&wk, f);
+    else if (c->bn) es_rl_search_binned(&wk, f);
     else search_numeric(&wk, f);
 }

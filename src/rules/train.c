@@ -34,7 +34,12 @@ void es_rules_opt_init(es_rules_opt_t *o)
     o->l2 = 1.0;
     o->feat_samp = ES_RULES_FS_WITHOUT;
     o->feat_sample_size = 0.0;
+    o->feat_binning = ES_RULES_FB_NONE;
+    o->bin_ratio = 0.33;
+    o->min_bins = 2;
+    o->max_bins = 0;
     o->inst_samp = ES_RULES_IS_NONE;
+    o->rule_pruning = ES_RULES_RP_NONE;
     o->inst_sample_size = 0.66;
     o->label_samp = ES_RULES_LS_NONE;
     o->label_sample_size = 0.33;
@@ -72,6 +77,15 @@ int es_rules_opt_check(const es_rules_opt_t *o)
     else if (o->loss == ES_RULES_LOSS_LOGISTIC_EXAMPLE_WISE && o->label_samp != ES_RULES_LS_NONE)
         terr("the example-wise logistic loss takes no label sampling (mlrl-boomer's heads for it "
              "would be partial ones, which epistream does not offer)");
+    else if ((unsigned)o->feat_binning > ES_RULES_FB_EQUAL_FREQUENCY) terr("unknown feature binning method");
+    else if (!(o->bin_ratio > 0.0 && o->bin_ratio < 1.0))
+        terr("the feature binning's bin_ratio must be in (0, 1), got %g", o->bin_ratio);
+    else if (o->min_bins < 2 || (o->max_bins && o->max_bins < o->min_bins))
+        terr("the feature binning needs min_bins >= 2 and max_bins 0 (no maximum) or >= min_bins, "
+             "got %u and %u", o->min_bins, o->max_bins);
+    else if ((unsigned)o->rule_pruning > ES_RULES_RP_IREP) terr("unknown rule pruning method");
+    else if (o->rule_pruning == ES_RULES_RP_IREP && o->loss == ES_RULES_LOSS_LOGISTIC_EXAMPLE_WISE)
+        terr("IREP rule pruning is offered for the label-wise losses only");
     else if (!(o->holdout >= 0.0 && o->holdout < 1.0))
         terr("the holdout set size must be in (0, 1) (0: none), got %g", o->holdout);
     else if ((unsigned)o->device > ES_RULES_DEV_AUTO || o->gpu < 0) terr("unknown device");
@@ -429,6 +443,8 @@ typedef struct {
     es_rl_scratch_t *scr;          /* per thread */
     double best_q;
     es_rules_cond_t *cond;         /* the rule's conditions so far */
+    es_rl_cand_t *crng;            /* and what each covers (--rule-pruning replays them) */
+    uint8_t *bestcov;              /* --rule-pruning: the pruned rule's coverage (n) */
     uint32_t n_cond, cap_cond;
     es_rl_cand_t best;             /* its best refinement */
     double *best_head;
@@ -517,6 +533,8 @@ static void begin_rule(train_t *t)
         for (uint32_t i = 0; i < n; i++) t->has_zero_w |= !c->w[i];
     }
     memset(c->cov, 1, n);
+    c->n_cond = 0;
+    if (c->bn) es_rl_binned_reset(c);
     c->n_nz = 0;
     c->single = t->o->head == ES_RULES_HEAD_SINGLE;
     sample_labels(t);
@@ -556,6 +574,45 @@ static void sample_features(train_t *t)
     t->n_fs = 0;
     for (uint32_t f = 0; f < F; f++)
         if (mark[f]) t->fsel[t->n_fs++] = f;
+}
+
+/* Apply condition r on feature f to the coverage; the examples whose coverage changes go
+ * to ids (in the order mlrl-boomer updates the totals with them): positions [lo, hi) of
+ * f's sorted order (or of its bins) are the covered examples, or, inverse, those examples
+ * and the ones missing f leave the coverage.  @return how many */
+static uint32_t cover(train_t *t, uint32_t f, const es_rl_cand_t *r, uint32_t *ids)
+{
+    es_rl_ctx_t *c = &t->c;
+    const uint32_t *idx = c->sorted + c->soff[f];
+    uint32_t n = c->n, m = 0;
+    if (c->bn && !c->d->n_values[f]) { /* a binned feature: its bins say which examples */
+        m = es_rl_binned_apply(c, f, r, ids, c->cov + n);
+    } else if (!r->inverse) {
+        uint8_t *keep = c->cov + n; /* spare bytes */
+        memset(keep, 0, n);
+        for (uint32_t j = r->lo; j < r->hi; j++) {
+            uint32_t i = idx[j];
+            if (!c->cov[i]) continue;
+            keep[i] = 1;
+            ids[m++] = i;
+        }
+        memcpy(c->cov, keep, n);
+    } else {
+        for (uint32_t j = r->lo; j < r->hi; j++) {
+            uint32_t i = idx[j];
+            if (!c->cov[i]) continue;
+            c->cov[i] = 0;
+            ids[m++] = i;
+        }
+    }
+    if (r->inverse)
+        for (uint64_t j = c->moff[f]; j < c->moff[f + 1]; j++) {
+            uint32_t i = c->miss[j];
+            if (!c->cov[i]) continue;
+            c->cov[i] = 0;
+            ids[m++] = i;
+        }
+    return m;
 }
 
 /* The totals over the head's labels: set to the weighted sums over the
@@ -637,12 +694,14 @@ static void apply_best(train_t *t, uint32_t bk, const es_rl_cand_t *r)
     if (t->n_cond == t->cap_cond) {
         uint32_t nc = t->cap_cond ? 2 * t->cap_cond : 8;
         es_rules_cond_t *x = realloc(t->cond, nc * sizeof *x);
-        if (!x) {
+        if (x) t->cond = x;
+        es_rl_cand_t *y = x ? realloc(t->crng, nc * sizeof *y) : NULL;
+        if (!y) {
             t->err = ES_ERR_NOMEM;
             t->more = 0;
             return;
         }
-        t->cond = x;
+        t->crng = y;
         t->cap_cond = nc;
     }
     t->cond[t->n_cond++] = (es_rules_cond_t){f, r->op, r->thr};
@@ -656,40 +715,66 @@ static void apply_best(train_t *t, uint32_t bk, const es_rl_cand_t *r)
         c->tot_h[0] = h0;
     }
     /* the new coverage, and the totals updated as mlrl-boomer updates them (the same
-       order of additions): positions [lo, hi) of f's sorted order are the covered
-       examples (totals: their sum in that order), or, inverse, those examples and the
-       ones missing f leave the coverage (totals: less each of them) */
-    const uint32_t *idx = c->sorted + c->soff[f];
-    uint32_t n = c->n;
-    uint32_t m = 0, *ids = t->ids;
-    if (!r->inverse) {
-        uint8_t *keep = c->cov + n; /* spare bytes */
-        memset(keep, 0, n);
-        for (uint32_t j = r->lo; j < r->hi; j++) {
-            uint32_t i = idx[j];
-            if (!c->cov[i]) continue;
-            keep[i] = 1;
-            ids[m++] = i;
-        }
-        memcpy(c->cov, keep, n);
-        totals(t, ids, m, 1);
-    } else {
-        for (uint32_t j = r->lo; j < r->hi; j++) {
-            uint32_t i = idx[j];
-            if (!c->cov[i]) continue;
-            c->cov[i] = 0;
-            ids[m++] = i;
-        }
-        for (uint64_t j = c->moff[f]; j < c->moff[f + 1]; j++) {
-            uint32_t i = c->miss[j];
-            if (!c->cov[i]) continue;
-            c->cov[i] = 0;
-            ids[m++] = i;
-        }
-        totals(t, ids, m, -1);
-    }
+       order of additions) */
+    t->crng[t->n_cond - 1] = *r;
+    uint32_t m = cover(t, f, r, t->ids);
+    totals(t, t->ids, m, r->inverse ? -1 : 1);
     c->n_nz = r->n_cov;
     t->more = r->n_cov > 1; /* mlrl-boomer stops refining at min_coverage (1) */
+}
+
+/* ---- IREP rule pruning (mlrl-boomer's rule_pruning='irep', rule_pruning_irep.cpp) -------- */
+
+/* The quality of the rule's best head on the prune set, the training examples that the
+ * instance sampling left out (weight 0; mlrl-boomer's OutOfSampleWeightVector), covered by
+ * c->cov: their unweighted sums over the head's labels, scored as a refinement's head. */
+static double prune_quality(train_t *t)
+{
+    es_rl_ctx_t *c = &t->c;
+    es_rl_scratch_t *s = &t->scr[0];
+    uint32_t nh = c->n_hl, L = c->L, lab = 0;
+    memset(s->sg, 0, nh * sizeof *s->sg);
+    memset(s->sh, 0, nh * sizeof *s->sh);
+    for (uint32_t i = 0; i < c->n; i++) {
+        if (c->w[i] || !c->cov[i] || (t->hold && t->hold[i])) continue;
+        const double *gi = c->g + (size_t)i * L, *hi = c->h + (size_t)i * L;
+        for (uint32_t k = 0; k < nh; k++) {
+            s->sg[k] += gi[c->hl[k]];
+            s->sh[k] += hi[c->hl[k]];
+        }
+    }
+    return es_rl_eval(c, s->sg, s->sh, s->p, s->qk, &lab);
+}
+
+/* Prune the grown rule (more than one condition): its quality on the prune set, then
+ * that of its first k conditions for k = 1 .. n-1, replayed from the empty rule; the best
+ * wins, a later one only when strictly better, except that the first k to reach at least
+ * the full rule's quality wins (fewer conditions); the conditions after it are removed.
+ * t->bestcov gets the pruned rule's coverage (its head is recomputed over it); c->cov is
+ * left as the replay leaves it, the coverage of the first n-1 conditions, which is what
+ * mlrl-boomer 0.15.6 then adds the head to (its applyPrediction reads the feature
+ * subspace's coverage after the replay; doc/RULES.md). */
+static void irep(train_t *t)
+{
+    es_rl_ctx_t *c = &t->c;
+    uint32_t n = c->n, nc = t->n_cond, pruned = 0;
+    double best = prune_quality(t);
+    memcpy(t->bestcov, c->cov, n);
+    memset(c->cov, 1, n);
+    if (c->bn) es_rl_binned_reset(c);
+    for (uint32_t k = 1; k < nc; k++) {
+        uint32_t f = t->cond[k - 1].feat;
+        c->n_cond = k - 1;
+        if (c->bn) es_rl_binned_refresh(c, f);
+        cover(t, f, &t->crng[k - 1], t->ids);
+        double q = prune_quality(t);
+        if (q < best || (!pruned && !(best < q))) {
+            best = q;
+            memcpy(t->bestcov, c->cov, n);
+            pruned = nc - k;
+        }
+    }
+    t->n_cond -= pruned;
 }
 
 /* The head of the grown rule (recomputed over every covered example when the
@@ -704,6 +789,12 @@ static void finish_rule(train_t *t)
         return;
     }
     uint32_t nh = c->single ? 1 : c->n_hl;
+    /* the coverage the head is recomputed over: the pruned rule's */
+    const uint8_t *rcov = c->cov;
+    if (t->o->rule_pruning == ES_RULES_RP_IREP && t->has_zero_w && t->n_cond > 1) {
+        irep(t);
+        rcov = t->bestcov;
+    }
     if (t->has_zero_w && c->exw) { /* the same, with the example-wise loss's solve */
         es_rl_scratch_t *s = &t->scr[0];
         uint32_t nH = c->nH;
@@ -722,7 +813,7 @@ static void finish_rule(train_t *t)
         memset(G, 0, nh * sizeof *G);
         memset(H, 0, nh * sizeof *H);
         for (uint32_t i = 0; i < n; i++) {
-            if (!c->cov[i] || (t->hold && t->hold[i])) continue; /* training examples only */
+            if (!rcov[i] || (t->hold && t->hold[i])) continue; /* training examples only */
             for (uint32_t k = 0; k < nh; k++) {
                 uint32_t l = c->single ? t->best_lab : c->hl[k];
                 G[k] += c->g[(size_t)i * L + l];
@@ -854,6 +945,10 @@ static int gpu_open(train_t *t, const es_rules_opt_t *o)
     if (o->device == ES_RULES_DEV_CPU) return ES_OK;
     if (o->loss == ES_RULES_LOSS_LOGISTIC_EXAMPLE_WISE)
         why = "the GPU's split search takes the label-wise losses only (logistic, squared-error)";
+    else if (o->feat_binning != ES_RULES_FB_NONE)
+        why = "the GPU's split search is the exact one: no --feature-binning";
+    else if (o->rule_pruning != ES_RULES_RP_NONE)
+        why = "the GPU path does not prune rules: no --rule-pruning";
     for (uint32_t f = 0; !why && f < c->F; f++)
         if (d->n_values[f]) {
             snprintf(buf, sizeof buf, "the GPU's split search takes numerical features only, and "
@@ -896,6 +991,14 @@ static void search_job(void *arg, uint32_t k, void *scratch, int slot)
 {
     train_t *t = arg;
     es_rl_search(&t->c, scratch, t->fsel[k], t->best_q, &t->res[(size_t)slot * t->c.F + k]);
+}
+
+static void refresh_job(void *arg, uint32_t k, void *scratch, int slot)
+{
+    train_t *t = arg;
+    (void)scratch;
+    (void)slot;
+    es_rl_binned_refresh(&t->c, t->fsel[k]);
 }
 
 static void apply_job(void *arg, uint32_t k, void *scratch, int slot)
@@ -991,7 +1094,15 @@ static void grow_rules(train_t *t)
                 gpu_refine(t);
                 continue;
             }
-            es_rl_pool_run(t->pool, t->n_fs, search_job, t, 1, &t->scr[0]);
+            if (t->c.bn) { /* the sampled features' bins filtered to the coverage first */
+                t->c.n_cond = t->n_cond;
+                es_rl_pool_run(t->pool, t->n_fs, refresh_job, t, 0, &t->scr[0]);
+            }
+            /* a search held too long by a worker is run again here, and the worker's copy
+               finishes whenever it does: harmless where a search only reads what stays, but
+               the bins are rewritten by the next refinement, so binned searches are all
+               waited for */
+            es_rl_pool_run(t->pool, t->n_fs, search_job, t, !t->c.bn, &t->scr[0]);
             reduce_and_apply(t);
         }
         finish_rule(t);
@@ -1083,7 +1194,7 @@ int es_rules_train(const es_rules_data_t *d, const es_rules_opt_t *o, es_rules_m
         !(t.ids = malloc(n * sizeof *t.ids)) || !(t.all_ids = malloc(n * sizeof *t.all_ids)) ||
         !(t.best_head = malloc(L * sizeof *t.best_head)) ||
         !(t.train_ids = malloc(n * sizeof *t.train_ids)) ||
-        !(t.lperm = malloc(L * sizeof *t.lperm)) ||
+        !(t.lperm = malloc(L * sizeof *t.lperm)) || !(t.bestcov = malloc(n)) ||
         !(t.scr = calloc((size_t)nt, sizeof *t.scr))) {
         ret = ES_ERR_NOMEM;
         goto out;
@@ -1158,6 +1269,7 @@ int es_rules_train(const es_rules_data_t *d, const es_rules_opt_t *o, es_rules_m
     if ((ret = presort(c, nt))) goto out;
     if ((ret = gpu_open(&t, o))) goto out;
     m->on_gpu = t.gpu != NULL;
+    if (o->feat_binning != ES_RULES_FB_NONE && (ret = es_rl_binned_init(c, o))) goto out;
 
     /* the default rule: a complete head over every example at score 0, not shrunk */
     if (exwl) {
@@ -1261,6 +1373,8 @@ out:
     free(t.fsel);
     free(t.fperm);
     free(t.cond);
+    free(t.crng);
+    free(t.bestcov);
     free(c->score);
     free(c->g);
     free(c->h);
@@ -1275,5 +1389,6 @@ out:
     free(c->soff);
     free(c->moff);
     free(c->n_neg);
+    es_rl_binned_free(c);
     return ret;
 }

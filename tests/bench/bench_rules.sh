@@ -1,7 +1,9 @@
 #!/bin/sh
 # bench_rules.sh -- fit time of `epistream rules train` (default settings:
 # mlrl-boomer 0.15.6's BoomerClassifier()) on emotions and enron, split as
-# mlrl-boomer's testbed splits them, with 1 and 2 threads, and with 2 threads
+# mlrl-boomer's testbed splits them, and on the issue's synthetic set
+# (make_multilabel_classification(n_samples=20000, n_features=200, n_classes=50,
+# random_state=0), all rows; tests/bench/rules_synth.py), with 1 and 2 threads, and with 2 threads
 # while another program keeps one of the two cores busy; beside mlrl-boomer's
 # own fit times (1 thread, 2 threads, 2 threads and the busy core) when
 # MLRL_PYTHON names a Python with mlrl-boomer 0.15.6.  Prints
@@ -13,7 +15,11 @@
 #        ../shared/data/multilabel), SPLIT (a folder that already holds
 #        NAME.train.arff and NAME.test.arff; default: split here with python3 +
 #        numpy), MLRL_PYTHON, REPEAT, CORES (two CPU ids for the 2-thread runs,
-#        default "0 1"; the busy program runs on the second).
+#        default "0 1"; the busy program runs on the second), DATASETS (default
+#        "emotions enron synth"; synth needs python3 with scikit-learn), ARGS (more
+#        options for both sides' fits, e.g. ARGS=feature_binning=equal-width: each
+#        key=value is passed to BoomerClassifier and as --key-with-dashes value to
+#        epistream).
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 E=${1:-$top/build/epistream}
@@ -28,7 +34,15 @@ SPLIT=${SPLIT:-}
 if [ -z "$SPLIT" ]; then
     SPLIT=$T
     for n in emotions enron; do python3 "$top/tests/oracle/mulan_split.py" "$ML/$n.arff" "$T/$n" >/dev/null; done
+    python3 "$top/tests/bench/rules_synth.py" "$T/synth" || exit 1
 fi
+DATASETS=${DATASETS:-emotions enron synth}
+ARGS=${ARGS:-}
+eargs=
+for kv in $ARGS; do eargs="$eargs --$(echo "${kv%%=*}" | tr _ -) ${kv#*=}"; done
+xml() { # NAME: its Mulan label file
+    if [ -f "$SPLIT/$1.xml" ]; then echo "$SPLIT/$1.xml"; else echo "$ML/$1.xml"; fi
+}
 pin() { # CPUS CMD...: run CMD on those CPUs (taskset), or anywhere
     cpus=$1
     shift
@@ -39,8 +53,9 @@ pin() { # CPUS CMD...: run CMD on those CPUs (taskset), or anywhere
 fit() {
     best=
     for k in $(seq "$REPEAT"); do
-        pin "$3" "$E" rules train --arff "$SPLIT/$1.train.arff" --labels-xml "$ML/$1.xml" \
-            --threads "$2" --out "$T/m" 2>"$T/err" >/dev/null
+        # shellcheck disable=SC2086
+        pin "$3" "$E" rules train --arff "$SPLIT/$1.train.arff" --labels-xml "$(xml "$1")" \
+            --threads "$2" $eargs --out "$T/m" 2>"$T/err" >/dev/null
         s=$(sed -n 's/.*(fit \([0-9.]*\) s, .*/\1/p' "$T/err")
         [ -n "$s" ] || { cat "$T/err" >&2; exit 1; }
         if [ -f "$T/ref.$1.model" ]; then cmp -s "$T/m.model" "$T/ref.$1.model" || { echo "model differs" >&2; exit 1; }
@@ -55,7 +70,8 @@ mlrl() { # CPUS NAME [PARAM=VALUE...]: mlrl-boomer's best fit time on those CPUs
     shift 2
     best=
     for k in $(seq "$REPEAT"); do
-        s=$(pin "$cpus" "$MLRL_PYTHON" "$top/tests/bench/rules_mlrl.py" fit "$SPLIT/$n.train.arff" "$ML/$n.xml" "$@" |
+        # shellcheck disable=SC2086
+        s=$(pin "$cpus" "$MLRL_PYTHON" "$top/tests/bench/rules_mlrl.py" fit "$SPLIT/$n.train.arff" "$(xml "$n")" "$@" $ARGS |
             sed -n 's/^fit_seconds //p')
         best=$(awk -v a="$s" -v b="$best" 'BEGIN { print (b == "" || a < b) ? a : b }')
     done
@@ -64,9 +80,9 @@ mlrl() { # CPUS NAME [PARAM=VALUE...]: mlrl-boomer's best fit time on those CPUs
 
 printf '%-9s %6s %8s %6s | %9s %9s %7s %13s | %10s %10s %13s\n' dataset train features labels \
     "1 thread" "2 threads" ratio "2 thr + busy" "mlrl 1 thr" "mlrl 2 thr" "mlrl 2 + busy"
-for n in emotions enron; do
+for n in $DATASETS; do
     rm -f "$T/ref.$n.model"
-    shape=$("$E" rules train --arff "$SPLIT/$n.train.arff" --labels-xml "$ML/$n.xml" --max-rules 1 \
+    shape=$("$E" rules train --arff "$SPLIT/$n.train.arff" --labels-xml "$(xml "$n")" --max-rules 1 \
         --out "$T/s" 2>&1 | sed -n 's/.* from \([0-9]*\) examples, \([0-9]*\) features, \([0-9]*\) labels.*/\1 \2 \3/p')
     t1=$(fit "$n" 1 "$c0")
     t2=$(fit "$n" 2 "$c0,$c1")

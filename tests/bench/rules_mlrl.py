@@ -16,6 +16,12 @@ Needs Python >= 3.12 with mlrl-boomer 0.15.6 (doc/RULES.md says how).
       conditions equal (as sets grouped by comparator: mlrl-boomer's order),
       thresholds to 1e-6, heads to 1e-9; prints each
       difference, exits 1 when there is one.
+  rules_mlrl.py compare OURS.model MLRL.rules [N] --ties
+      the same, except that a rule whose conditions differ while its head is the same
+      (to 1e-9: the same sums of gradients and Hessians, so the same covered examples;
+      two conditions that remove the same examples tie, and the rounding of sums in
+      another order breaks the tie) counts as a tie, not a difference; prints how many
+      rules are the same and how many tie; exits 1 on a head that differs.
   rules_mlrl.py tie OURS.model MLRL.rules TRAIN.arff LABELS.xml [N]
       the example-wise logistic loss, complete heads, no sampling, L2 1: the
       first N rules are the same, or the first rule that differs does so at a
@@ -157,9 +163,11 @@ def read_dump(path):
 
 
 def compare(args):
+    ties = '--ties' in args
+    args = [a for a in args if a != '--ties']
     ours, theirs = read_ours(args[0]), read_dump(args[1])
     n = int(args[2]) if len(args) > 2 else min(len(ours), len(theirs))
-    bad = 0
+    bad = n_tie = 0
     for r in range(min(n, len(ours), len(theirs))):
         (c1, h1), (c2, h2) = ours[r], theirs[r]
         # mlrl-boomer keeps a rule's conditions grouped by comparator (<=, >, ==, !=), each
@@ -175,12 +183,19 @@ def compare(args):
         same_c = len(c1) == len(c2) and all(a[0] == b[0] and a[1] == b[1] and abs(a[2] - b[2]) <= 1e-6 * max(1, abs(b[2]))
                                             for a, b in zip(c1, c2))
         same_h = len(h1) == len(h2) and all(a[0] == b[0] and abs(a[1] - b[1]) <= 1e-9 for a, b in zip(h1, h2))
+        if ties and same_h and not same_c:
+            n_tie += 1
+            if n_tie <= 3:
+                print(f'rule {r}: a tie (the same head, other conditions)\n  epistream: {c1}\n  mlrl:      {c2}')
+            continue
         if not (same_c and same_h):
             bad += 1
             print(f'rule {r}: differs\n  epistream: {c1} | {h1}\n  mlrl:      {c2} | {h2}')
             if bad >= 3:
                 break
-    print(f'compared {min(n, len(ours), len(theirs))} rules (default rule first): {"same" if not bad else "DIFFERENT"}')
+    m = min(n, len(ours), len(theirs))
+    print(f'compared {m} rules (default rule first): {"same" if not bad else "DIFFERENT"}'
+          + (f'; {m - n_tie - bad} with the same conditions, {n_tie} ties' if ties else ''))
     return 1 if bad else 0
 
 

@@ -1,0 +1,17 @@
+#!/bin/sh
+# device-nsga.sh -- on the GPU machine: tests/bench/bench_nsga_gpu.sh (fronts on
+# cpu, gpu:0 and cpu,gpu:0 compared byte for byte; evaluations per second)
+# with the programs of .carry (scripts/device-build.sh) and the data sets in
+# DATA (default .carryz-final/data: bc.csv, digits.csv, eeg.csv as
+# bench_nsga_gpu.sh's header describes them, made beforehand where
+# scikit-learn is).
+. "$(dirname "$0")/device-env.sh"
+DATA=${DATA:-$top/.carryz-final/data}
+C=$O/nsgac
+rm -rf "$C" && mkdir -p "$C/bin" "$C/data" || exit 1
+ln -s "$B/epistream" "$B/tests/test_gpu_nsga" "$C/bin/"
+[ -x "$B/tests/test_nsga" ] && ln -s "$B/tests/test_nsga" "$C/bin/"
+ln -s "$top/.carry/lib" "$C/lib"
+cp "$DATA"/bc.csv "$DATA"/digits.csv "$DATA"/eeg.csv "$C/data/" || exit 1
+cp "$top/tests/bench/bench_nsga_gpu.sh" "$C/"
+sh "$C/bench_nsga_gpu.sh"

@@ -164,6 +164,11 @@ head -5 "$EX.fam" | cut -d' ' -f1,2 >"$T/keep"
 [ -s "$T/g1p.metrics.tsv" ] || fail "the .fam phenotype was not scored"
 
 # ---- 4. errors ---------------------------------------------------------------------
+# genotypes whose samples have no phenotype (.fam column 6 all missing): the label is asked for
+awk '{ $6 = -9; print }' "$EX.fam" >"$T/nopheno.fam"
+cp "$EX.bed" "$T/nopheno.bed"; cp "$EX.bim" "$T/nopheno.bim"
+expect_fail "$T/err" "$E" rules train --bfile "$T/nopheno" --from "$T/scan.top.tsv" --out "$T/bad"
+grep -q "give --pheno FILE" "$T/err" || { cat "$T/err"; fail "no phenotype: no clear error"; }
 printf '@relation x\n@attribute a numeric\n@attribute b numeric\n@data\n1,0\n' >"$T/noc.arff"
 for rel in "'x: -C 0'" "'x: -C 2'" "'x: -C -5'" "'x: -C two'"; do
     printf '@relation %s\n@attribute a numeric\n@attribute b {0,1}\n@data\n1,0\n2,1\n' "$rel" >"$T/badc.arff"

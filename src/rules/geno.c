@@ -44,7 +44,11 @@ int es_rules_table_from_genotypes(const es_dataset_t *ds, const uint32_t *var, u
         n += ok[s];
     }
     if (!n) {
-        derror("no sample in the analysis has %s", nl ? "every label" : "genotypes");
+        if (lab_default)
+            derror("no sample in the analysis has a case/control phenotype (the label 'pheno'): "
+                   "give --pheno FILE (a VCF has none; .fam column 6 may be all missing)");
+        else
+            derror("no sample in the analysis has every label (%s)", pheno ? pheno : "no --pheno");
         ret = ES_ERR_DATA;
         goto out;
     }

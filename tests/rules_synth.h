@@ -12,14 +12,7 @@
 #include <string.h>
 
 #include "rules.h"
-
-static inline uint64_t rs_next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
+#include "tu_rand.h"
 
 /* n examples, F features (every third one >= 0 only), L labels; miss: the fraction of
    missing values.  @return 0, or -1 out of memory */
@@ -39,21 +32,21 @@ static inline int rs_make(es_rules_data_t *d, uint32_t n, uint32_t F, uint32_t L
         snprintf(buf, sizeof buf, "f%u", f);
         if (!(d->feat_name[f] = strdup(buf))) return -1;
         for (uint32_t i = 0; i < n; i++) {
-            double u = (double)(rs_next(&s) >> 11) / 9007199254740992.0;
+            double u = (double)(tu_rand(&s) >> 11) / 9007199254740992.0;
             float v = (float)floor((f % 3 == 0 ? u * 8.0 : u * 8.0 - 3.0) * 64.0) / 64.0f;
-            if ((double)(rs_next(&s) >> 11) / 9007199254740992.0 < miss) v = NAN;
+            if ((double)(tu_rand(&s) >> 11) / 9007199254740992.0 < miss) v = NAN;
             d->x[(size_t)f * n + i] = v;
         }
     }
     for (uint32_t l = 0; l < L; l++) {
         snprintf(buf, sizeof buf, "y%u", l);
         if (!(d->lab_name[l] = strdup(buf))) return -1;
-        uint32_t f1 = (uint32_t)(rs_next(&s) % F), f2 = (uint32_t)(rs_next(&s) % F);
-        double t1 = (double)(rs_next(&s) % 512) / 64.0 - 2.0, t2 = (double)(rs_next(&s) % 512) / 64.0 - 2.0;
+        uint32_t f1 = (uint32_t)(tu_rand(&s) % F), f2 = (uint32_t)(tu_rand(&s) % F);
+        double t1 = (double)(tu_rand(&s) % 512) / 64.0 - 2.0, t2 = (double)(tu_rand(&s) % 512) / 64.0 - 2.0;
         for (uint32_t i = 0; i < n; i++) {
             float a = d->x[(size_t)f1 * n + i], b = d->x[(size_t)f2 * n + i];
             int v = (a > t1) ^ (b > t2 && l % 2);
-            if (rs_next(&s) % 10 == 0) v = !v;
+            if (tu_rand(&s) % 10 == 0) v = !v;
             d->y[(size_t)i * L + l] = (uint8_t)v;
         }
     }

@@ -15,14 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
-/* splitmix64: small, deterministic, good enough for test data */
-static inline uint64_t tu_rand(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
+#include "tu_rand.h" /* tu_rand(): splitmix64 */
+
 
 /* uniform in [0, n) */
 static inline uint32_t tu_randn(uint64_t *state, uint32_t n)

@@ -110,31 +110,20 @@ __attribute__((target("avx512f"))) static inline void dist_tail(const float *con
                                                                 float *dist)
 {
     __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0;
-    if (nb == 3)
-        for (uint32_t t = 0; t < m; t++) {
-            const float *col = cols[t] + j;
-            __m512 v = _mm512_set1_ps(x[t]);
-            __m512 e0 = _mm512_sub_ps(_mm512_load_ps(col), v);
+    for (uint32_t t = 0; t < m; t++) { /* nb is the same all along: the branches predict */
+        const float *col = cols[t] + j;
+        __m512 v = _mm512_set1_ps(x[t]);
+        __m512 e0 = _mm512_sub_ps(_mm512_load_ps(col), v);
+        s0 = _mm512_fmadd_ps(e0, e0, s0);
+        if (nb > 1) {
             __m512 e1 = _mm512_sub_ps(_mm512_load_ps(col + 16), v);
-            __m512 e2 = _mm512_sub_ps(_mm512_load_ps(col + 32), v);
-            s0 = _mm512_fmadd_ps(e0, e0, s0);
             s1 = _mm512_fmadd_ps(e1, e1, s1);
+        }
+        if (nb > 2) {
+            __m512 e2 = _mm512_sub_ps(_mm512_load_ps(col + 32), v);
             s2 = _mm512_fmadd_ps(e2, e2, s2);
         }
-    else if (nb == 2)
-        for (uint32_t t = 0; t < m; t++) {
-            const float *col = cols[t] + j;
-            __m512 v = _mm512_set1_ps(x[t]);
-            __m512 e0 = _mm512_sub_ps(_mm512_load_ps(col), v);
-            __m512 e1 = _mm512_sub_ps(_mm512_load_ps(col + 16), v);
-            s0 = _mm512_fmadd_ps(e0, e0, s0);
-            s1 = _mm512_fmadd_ps(e1, e1, s1);
-        }
-    else
-        for (uint32_t t = 0; t < m; t++) {
-            __m512 e0 = _mm512_sub_ps(_mm512_load_ps(cols[t] + j), _mm512_set1_ps(x[t]));
-            s0 = _mm512_fmadd_ps(e0, e0, s0);
-        }
+    }
     _mm512_store_ps(dist + j, s0);
     if (nb > 1) _mm512_store_ps(dist + j + 16, s1);
     if (nb > 2) _mm512_store_ps(dist + j + 32, s2);

@@ -9,34 +9,43 @@
 
 #include "tile.h"
 
+/* The statistic part of the total order: -1 when a ranks first, 1 when b
+ * does, 0 when equal.  NaN never ranks above a number (defensive:
+ * statistics are never NaN). */
+static int stat_rank(double a, double b, int higher_is_better)
+{
+    int an = isnan(a), bn = isnan(b);
+    if (an != bn) return an ? 1 : -1;
+    if (an || a == b) return 0;
+    return (higher_is_better ? a > b : a < b) ? -1 : 1;
+}
+
 int es_pair_rank_cmp(const es_pair_t *a, const es_pair_t *b, int higher_is_better)
 {
-    /* NaN never ranks above a number (defensive: statistics are never NaN) */
-    int an = isnan(a->stat), bn = isnan(b->stat);
-    if (an != bn) return an ? 1 : -1;
-    if (!an && a->stat != b->stat) {
-        int a_better = higher_is_better ? a->stat > b->stat : a->stat < b->stat;
-        return a_better ? -1 : 1;
-    }
+    int c = stat_rank(a->stat, b->stat, higher_is_better);
+    if (c) return c;
     if (a->i != b->i) return a->i < b->i ? -1 : 1;
     if (a->j != b->j) return a->j < b->j ? -1 : 1;
     return 0;
 }
 
-int es_topk_init(es_topk_t *t, size_t k, int higher_is_better)
-{
-    t->n = 0;
-    t->has_floor = 0;
-    t->floor = 0;
-    t->k = k;
-    t->higher_is_better = higher_is_better;
-    t->heap = k ? malloc(k * sizeof *t->heap) : NULL;
-    if (k && !t->heap) {
-        es_error("cannot allocate a top-%zu list", k);
-        return ES_ERR_NOMEM;
-    }
-    return ES_OK;
-}
+/* Both heaps' fields but the element type are the same: their set-up. */
+#define INIT_BODY(t, k_, hib)                                                                      \
+    do {                                                                                           \
+        (t)->n = 0;                                                                                \
+        (t)->has_floor = 0;                                                                        \
+        (t)->floor = 0;                                                                            \
+        (t)->k = (k_);                                                                             \
+        (t)->higher_is_better = (hib);                                                             \
+        (t)->heap = (k_) ? malloc((k_) * sizeof *(t)->heap) : NULL;                                \
+        if ((k_) && !(t)->heap) {                                                                  \
+            es_error("cannot allocate a top-%zu list", (size_t)(k_));                              \
+            return ES_ERR_NOMEM;                                                                   \
+        }                                                                                          \
+        return ES_OK;                                                                              \
+    } while (0)
+
+int es_topk_init(es_topk_t *t, size_t k, int higher_is_better) { INIT_BODY(t, k, higher_is_better); }
 
 void es_topk_free(es_topk_t *t)
 {
@@ -106,19 +115,15 @@ int es_topk3_kth(const es_topk3_t *t, double *out) { KTH_BODY(t, out); }
 void es_topk_clear(es_topk_t *t) { t->n = 0; }
 void es_topk3_clear(es_topk3_t *t) { t->n = 0; }
 
-void es_topk_set_floor(es_topk_t *t, const es_topk_t *full)
-{
-    if (!full->k || full->n < full->k) return;
-    t->floor = full->heap[0].stat;
-    t->has_floor = 1;
-}
+#define SET_FLOOR_BODY(t, full)                                                                    \
+    do {                                                                                           \
+        if (!(full)->k || (full)->n < (full)->k) return;                                           \
+        (t)->floor = (full)->heap[0].stat;                                                         \
+        (t)->has_floor = 1;                                                                        \
+    } while (0)
 
-void es_topk3_set_floor(es_topk3_t *t, const es_topk3_t *full)
-{
-    if (!full->k || full->n < full->k) return;
-    t->floor = full->heap[0].stat;
-    t->has_floor = 1;
-}
+void es_topk_set_floor(es_topk_t *t, const es_topk_t *full) { SET_FLOOR_BODY(t, full); }
+void es_topk3_set_floor(es_topk3_t *t, const es_topk3_t *full) { SET_FLOOR_BODY(t, full); }
 
 /* Could stat enter (equal statistics may, on the index tie-break)? */
 #define WOULD_ACCEPT_BODY(t, stat)                                                                 \
@@ -163,32 +168,15 @@ void es_topk_sort(es_topk_t *t)
 
 int es_triple_rank_cmp(const es_triple_t *a, const es_triple_t *b, int higher_is_better)
 {
-    int an = isnan(a->stat), bn = isnan(b->stat);
-    if (an != bn) return an ? 1 : -1;
-    if (!an && a->stat != b->stat) {
-        int a_better = higher_is_better ? a->stat > b->stat : a->stat < b->stat;
-        return a_better ? -1 : 1;
-    }
+    int c = stat_rank(a->stat, b->stat, higher_is_better);
+    if (c) return c;
     if (a->i != b->i) return a->i < b->i ? -1 : 1;
     if (a->j != b->j) return a->j < b->j ? -1 : 1;
     if (a->k != b->k) return a->k < b->k ? -1 : 1;
     return 0;
 }
 
-int es_topk3_init(es_topk3_t *t, size_t k, int higher_is_better)
-{
-    t->n = 0;
-    t->has_floor = 0;
-    t->floor = 0;
-    t->k = k;
-    t->higher_is_better = higher_is_better;
-    t->heap = k ? malloc(k * sizeof *t->heap) : NULL;
-    if (k && !t->heap) {
-        es_error("cannot allocate a top-%zu list", k);
-        return ES_ERR_NOMEM;
-    }
-    return ES_OK;
-}
+int es_topk3_init(es_topk3_t *t, size_t k, int higher_is_better) { INIT_BODY(t, k, higher_is_better); }
 
 void es_topk3_free(es_topk3_t *t)
 {

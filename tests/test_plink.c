@@ -349,6 +349,64 @@ static void test_any_missing(void **state)
     }
 }
 
+/* ---- es_dataset_levels: against the byte decoder ----------------------------- */
+
+static void test_levels(void **state)
+{
+    fx_t *fx = *state;
+    static const uint32_t ns[] = {3, 4, 5, 31, 32, 33, 64, 65, 100, 257};
+    static const uint32_t ms[] = {1, 7, 3000};
+    for (size_t a = 0; a < sizeof ns / sizeof ns[0]; a++) {
+        for (size_t b = 0; b < sizeof ms / sizeof ms[0]; b++) {
+            uint32_t n = ns[a], m = ms[b];
+            uint64_t seed = a * 131 + b + 7;
+            uint8_t *g = malloc((size_t)m * n), *dec = malloc(n);
+            int *ph = malloc(n * sizeof *ph);
+            uint32_t(*lev)[3] = malloc((size_t)m * sizeof *lev);
+            size_t *moff = malloc(((size_t)m + 1) * sizeof *moff);
+            assert_true(g && dec && ph && lev && moff);
+            /* a missing rate per variant from none to most */
+            for (uint32_t v = 0; v < m; v++) {
+                uint32_t rate = tu_randn(&seed, 4) * 30;
+                for (uint32_t s = 0; s < n; s++)
+                    g[(size_t)v * n + s] = tu_randn(&seed, 100) < rate ? 3 : (uint8_t)tu_randn(&seed, 3);
+            }
+            for (uint32_t s = 0; s < n; s++) ph[s] = (s & 1) ? 2 : 1;
+            ph[n - 1] = -9; /* left out: its calls are not counted */
+            if (n > 4) ph[2] = 0;
+            assert_int_equal(tu_write_bfile(fx->prefix, g, m, n, ph), 0);
+            es_dataset_t *ds = NULL;
+            assert_int_equal(es_dataset_open_bfile(&ds, fx->prefix, NULL, NULL), ES_OK);
+            uint32_t *mpos = NULL;
+            assert_int_equal(es_dataset_levels(ds, lev, moff, &mpos), ES_OK);
+            assert_int_equal(moff[0], 0);
+            for (uint32_t v = 0; v < m; v++) {
+                uint32_t want[3] = {0, 0, 0};
+                size_t k = moff[v];
+                assert_int_equal(es_dataset_decode(ds, v, dec), ES_OK);
+                for (uint32_t s = 0; s < n; s++) {
+                    if (!es_dataset_sample_used(ds, s)) continue;
+                    if (dec[s] < 3) {
+                        want[dec[s]]++;
+                    } else {
+                        assert_true(k < moff[v + 1]);
+                        assert_int_equal(mpos[k++], s);
+                    }
+                }
+                assert_int_equal(k, moff[v + 1]);
+                for (int c = 0; c < 3; c++) assert_int_equal(lev[v][c], want[c]);
+            }
+            es_dataset_destroy(ds);
+            free(mpos);
+            free(g);
+            free(dec);
+            free(ph);
+            free(lev);
+            free(moff);
+        }
+    }
+}
+
 /* ---- malformed input: missing files -------------------------------------- */
 
 static void test_missing_files(void **state)
@@ -621,6 +679,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_info_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_slots, setup, teardown),
         cmocka_unit_test_setup_teardown(test_any_missing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_levels, setup, teardown),
         cmocka_unit_test_setup_teardown(test_missing_files, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_args, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bed_magic, setup, teardown),

@@ -111,6 +111,13 @@ void es_planes_free(es_planes_t *pl);
 int es_pack(const es_dataset_t *ds, uint32_t first, uint32_t count, es_planes_t *pl);
 /** @return 1 if any kept sample has a missing call at any variant. */
 int es_dataset_any_missing(const es_dataset_t *ds);
+/** Every variant's genotype level counts over the used samples (lev[v][g]:
+ *  samples with g copies of A1) and its missing samples, in sample order:
+ *  (*mpos)[moff[v] .. moff[v + 1]) (moff: n_variants + 1 entries; *mpos
+ *  malloc'd, NULL when none is missing; the caller frees it).  Read from the
+ *  packed rows with popcounts, OpenMP-parallel over variants.
+ *  @return ES_OK, ES_ERR_NOMEM, or the fileset's error (es_fileset_check). */
+int es_dataset_levels(const es_dataset_t *ds, uint32_t (*lev)[3], size_t *moff, uint32_t **mpos);
 /** Most missing calls a variant may have for its positions to be listed:
  *  one per 64-bit word of its planes (1.6 % of the samples), where the
  *  correction costs about what the five extra products would. */

@@ -730,6 +730,81 @@ int es_dataset_any_missing(const es_dataset_t *ds)
     return found;
 }
 
+/* The used samples' even bits over a row's bytes (as es_dataset_any_missing
+ * builds them), in nw words.  NULL when out of memory. */
+static uint64_t *used_mask(const es_dataset_t *ds, size_t nw)
+{
+    uint64_t *kept = calloc(nw ? nw : 1, sizeof *kept);
+    if (!kept) return NULL;
+    uint8_t *kb = (uint8_t *)kept;
+    for (uint32_t s = 0; s < ds->plink->n_samples; s++)
+        if (es_dataset_sample_used(ds, s)) kb[s / 4] |= (uint8_t)(1u << (2 * (s % 4)));
+    return kept;
+}
+
+/* Word w of row (the last one zero-padded past the row's bytes). */
+static inline uint64_t row_word(const uint8_t *row, size_t w, size_t full_words, size_t tail)
+{
+    uint64_t x = 0;
+    memcpy(&x, row + 8 * w, w < full_words ? 8 : tail);
+    return x;
+}
+
+int es_dataset_levels(const es_dataset_t *ds, uint32_t (*lev)[3], size_t *moff, uint32_t **mpos)
+{
+    const es_fileset_t *p = ds->plink;
+    const size_t bpv = p->bytes_per_variant, full_words = bpv / 8, tail = bpv % 8;
+    const size_t nw = full_words + (tail != 0);
+    const int64_t nv = p->n_variants;
+    const uint64_t EVEN = 0x5555555555555555ull;
+    *mpos = NULL;
+    uint64_t *kept = used_mask(ds, nw);
+    if (!kept) return ES_ERR_NOMEM;
+    uint64_t n_used = 0;
+    for (size_t w = 0; w < nw; w++) n_used += (uint64_t)__builtin_popcountll(kept[w]);
+    /* codes: 11 -> 0 copies of A1, 10 -> 1, 00 -> 2, 01 missing */
+#pragma omp parallel for schedule(dynamic, MISSING_CHUNK) if (nv > 4 * MISSING_CHUNK)
+    for (int64_t v = 0; v < nv; v++) {
+        const uint8_t *row = es_fileset_row(p, (uint32_t)v);
+        uint64_t c0 = 0, c1 = 0, cm = 0;
+        for (size_t w = 0; w < nw; w++) {
+            uint64_t x = row_word(row, w, full_words, tail), lo = x & EVEN, hi = (x >> 1) & EVEN;
+            c0 += (uint64_t)__builtin_popcountll(lo & hi & kept[w]);
+            c1 += (uint64_t)__builtin_popcountll(~lo & hi & kept[w]);
+            cm += (uint64_t)__builtin_popcountll(lo & ~hi & kept[w]);
+        }
+        lev[v][0] = (uint32_t)c0;
+        lev[v][1] = (uint32_t)c1;
+        lev[v][2] = (uint32_t)(n_used - c0 - c1 - cm);
+        moff[v + 1] = (size_t)cm;
+    }
+    moff[0] = 0;
+    for (int64_t v = 0; v < nv; v++) moff[v + 1] += moff[v];
+    int ret = ES_OK;
+    if (moff[nv] && !(*mpos = malloc(moff[nv] * sizeof **mpos))) ret = ES_ERR_NOMEM;
+    if (ret == ES_OK && moff[nv]) {
+        uint32_t *out = *mpos;
+#pragma omp parallel for schedule(dynamic, MISSING_CHUNK) if (nv > 4 * MISSING_CHUNK)
+        for (int64_t v = 0; v < nv; v++) {
+            if (moff[v + 1] == moff[v]) continue;
+            const uint8_t *row = es_fileset_row(p, (uint32_t)v);
+            size_t k = moff[v];
+            for (size_t w = 0; w < nw; w++) {
+                uint64_t x = row_word(row, w, full_words, tail);
+                for (uint64_t m = x & ~(x >> 1) & kept[w]; m; m &= m - 1)
+                    out[k++] = (uint32_t)(w * 32 + (size_t)__builtin_ctzll(m) / 2);
+            }
+        }
+    }
+    free(kept);
+    if (ret == ES_OK) ret = es_fileset_check(p);
+    if (ret) {
+        free(*mpos);
+        *mpos = NULL;
+    }
+    return ret;
+}
+
 int es_dataset_write_plink(const es_dataset_t *ds, const char *prefix)
 {
     if (!ds) return ES_ERR_ARG;

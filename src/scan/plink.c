@@ -47,15 +47,17 @@ static int is_haploid(const char *chr)
 
 int es_plink_epi_skip(es_dataset_t *ds, uint32_t *n_mono, uint32_t *n_haploid)
 {
-    uint32_t m = es_dataset_n_variants(ds), n = es_dataset_n_samples_total(ds);
+    uint32_t m = es_dataset_n_variants(ds);
     int ret = ES_OK;
-    uint8_t *keep = malloc(m ? m : 1), *g = malloc(n ? n : 1), *used = malloc(n ? n : 1);
+    uint8_t *keep = malloc(m ? m : 1);
+    uint32_t(*lev)[3] = malloc((size_t)(m ? m : 1) * sizeof *lev), *mpos = NULL;
+    size_t *moff = malloc(((size_t)m + 1) * sizeof *moff);
     *n_mono = *n_haploid = 0;
-    if (!keep || !g || !used) {
+    if (!keep || !lev || !moff) {
         ret = ES_ERR_NOMEM;
         goto out;
     }
-    for (uint32_t s = 0; s < n; s++) used[s] = (uint8_t)es_dataset_sample_used(ds, s);
+    if ((ret = es_dataset_levels(ds, lev, moff, &mpos))) goto out;
     uint32_t kept = 0;
     for (uint32_t v = 0; v < m; v++) {
         keep[v] = 0;
@@ -63,11 +65,7 @@ int es_plink_epi_skip(es_dataset_t *ds, uint32_t *n_mono, uint32_t *n_haploid)
             (*n_haploid)++;
             continue;
         }
-        if ((ret = es_dataset_decode(ds, v, g))) goto out;
-        unsigned seen = 0;
-        for (uint32_t s = 0; s < n; s++)
-            if (used[s] && g[s] < 3) seen |= 1u << g[s];
-        if (seen == 0 || (seen & (seen - 1)) == 0) {
+        if ((lev[v][0] > 0) + (lev[v][1] > 0) + (lev[v][2] > 0) < 2) {
             (*n_mono)++;
             continue;
         }
@@ -84,8 +82,9 @@ int es_plink_epi_skip(es_dataset_t *ds, uint32_t *n_mono, uint32_t *n_haploid)
     if (kept < m) ret = es_filter_compact(ds->plink, keep);
 out:
     free(keep);
-    free(g);
-    free(used);
+    free(lev);
+    free(moff);
+    free(mpos);
     return ret;
 }
 
@@ -112,60 +111,37 @@ int es_plink_epi_failed(const es_dataset_t *ds, uint64_t *failed, uint64_t *tota
 {
     uint32_t m = es_dataset_n_variants(ds), n = es_dataset_n_samples_total(ds);
     int ret = ES_OK;
-    uint8_t *used = malloc(n ? n : 1), *gi = malloc(n ? n : 1), *gj = malloc(n ? n : 1);
-    uint32_t *moff = malloc(((size_t)m + 1) * sizeof *moff), *mpos = NULL;
+    uint8_t *gi = malloc(n ? n : 1), *gj = malloc(n ? n : 1);
+    size_t *moff = malloc(((size_t)m + 1) * sizeof *moff), max_miss = 0;
+    uint32_t *mpos = NULL;
     uint32_t(*lev)[3] = malloc((size_t)(m ? m : 1) * sizeof *lev);
     uint8_t *cand = calloc(m ? m : 1, 1);
-    size_t cap = 0, nm = 0, max_miss = 0;
     *total = 0;
-    if (!used || !gi || !gj || !moff || !lev || !cand) {
+    if (!gi || !gj || !moff || !lev || !cand) {
         ret = ES_ERR_NOMEM;
         goto out;
     }
     memset(failed, 0, (size_t)m * sizeof *failed);
-    for (uint32_t s = 0; s < n; s++) used[s] = (uint8_t)es_dataset_sample_used(ds, s);
     /* pass 1: level counts and missing samples of every variant */
-    for (uint32_t v = 0; v < m; v++) {
-        if ((ret = es_dataset_decode(ds, v, gi))) goto out;
-        moff[v] = (uint32_t)nm;
-        lev[v][0] = lev[v][1] = lev[v][2] = 0;
-        for (uint32_t s = 0; s < n; s++) {
-            if (!used[s]) continue;
-            if (gi[s] < 3) {
-                lev[v][gi[s]]++;
-                continue;
-            }
-            if (nm == cap) {
-                size_t nc = cap ? 2 * cap : 1024;
-                uint32_t *np = realloc(mpos, nc * sizeof *np);
-                if (!np) {
-                    ret = ES_ERR_NOMEM;
-                    goto out;
-                }
-                mpos = np;
-                cap = nc;
-            }
-            mpos[nm++] = s;
-        }
-        if (nm - moff[v] > max_miss) max_miss = nm - moff[v];
-    }
-    moff[m] = (uint32_t)nm;
+    if ((ret = es_dataset_levels(ds, lev, moff, &mpos))) goto out;
+    for (uint32_t v = 0; v < m; v++)
+        if (moff[v + 1] - moff[v] > max_miss) max_miss = moff[v + 1] - moff[v];
     for (uint32_t v = 0; v < m; v++) {
         uint32_t c0 = lev[v][0], c1 = lev[v][1], c2 = lev[v][2];
         uint32_t big = c0 > c1 ? (c0 > c2 ? c0 : c2) : (c1 > c2 ? c1 : c2);
         cand[v] = c0 + c1 + c2 - big <= max_miss;
     }
-    /* pass 2: every candidate against every partner */
+/* pass 2: every candidate against every partner */
     for (uint32_t i = 0; i < m; i++) {
         if (!cand[i]) continue;
         if ((ret = es_dataset_decode(ds, i, gi))) goto out;
         for (uint32_t j = 0; j < m; j++) {
-            if (j == i || !loses_levels(lev[i], gi, mpos + moff[j], moff[j + 1] - moff[j]))
+            if (j == i || !loses_levels(lev[i], gi, mpos + moff[j], (uint32_t)(moff[j + 1] - moff[j])))
                 continue;
             /* a candidate j before i has counted the pair if j fails too */
             if (j < i && cand[j]) {
                 if ((ret = es_dataset_decode(ds, j, gj))) goto out;
-                if (loses_levels(lev[j], gj, mpos + moff[i], moff[i + 1] - moff[i])) continue;
+                if (loses_levels(lev[j], gj, mpos + moff[i], (uint32_t)(moff[i + 1] - moff[i]))) continue;
             }
             failed[i]++;
             failed[j]++;
@@ -173,7 +149,6 @@ int es_plink_epi_failed(const es_dataset_t *ds, uint64_t *failed, uint64_t *tota
         }
     }
 out:
-    free(used);
     free(gi);
     free(gj);
     free(moff);

@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "output.h" /* es_plink_epi_failed */
 #include "select.h"
 #include "testutil.h"
 
@@ -407,6 +408,66 @@ static void test_levels(void **state)
     }
 }
 
+/* ---- es_plink_epi_failed: against the definition, pair by pair -------------- */
+
+/* Does variant a keep fewer than two genotype levels among the used samples
+ * called at both a and b? */
+static int bf_loses(const uint8_t *ga, const uint8_t *gb, const es_dataset_t *ds, uint32_t n)
+{
+    unsigned seen = 0;
+    for (uint32_t s = 0; s < n; s++)
+        if (es_dataset_sample_used(ds, s) && ga[s] < 3 && gb[s] < 3) seen |= 1u << ga[s];
+    return (seen & (seen - 1)) == 0;
+}
+
+static void test_epi_failed(void **state)
+{
+    fx_t *fx = *state;
+    uint64_t all_failed = 0, all_pairs = 0; /* the rounds must test both answers */
+    for (int round = 0; round < 12; round++) {
+        uint64_t seed = 1000 + (uint64_t)round;
+        uint32_t n = 8 + tu_randn(&seed, 60), m = 2 + tu_randn(&seed, 70);
+        uint8_t *g = malloc((size_t)m * n);
+        int *ph = malloc(n * sizeof *ph);
+        uint64_t *failed = malloc(m * sizeof *failed), *want = calloc(m, sizeof *want), total = 0, want_total = 0;
+        assert_true(g && ph && failed && want);
+        /* rare, monomorphic and common variants; missing rates from none to
+         * most, so that the minor levels of many fit inside others' gaps */
+        for (uint32_t v = 0; v < m; v++) {
+            uint32_t kind = tu_randn(&seed, 8), miss = tu_randn(&seed, 5) * 15;
+            for (uint32_t s = 0; s < n; s++) {
+                uint8_t x = kind == 0 ? 0 : kind <= 2 ? (tu_randn(&seed, 100) < 8) : (uint8_t)tu_randn(&seed, 3);
+                g[(size_t)v * n + s] = tu_randn(&seed, 100) < miss ? 3 : x;
+            }
+        }
+        for (uint32_t s = 0; s < n; s++) ph[s] = (s % 3) ? 2 : 1;
+        ph[0] = -9;
+        assert_int_equal(tu_write_bfile(fx->prefix, g, m, n, ph), 0);
+        es_dataset_t *ds = NULL;
+        assert_int_equal(es_dataset_open_bfile(&ds, fx->prefix, NULL, NULL), ES_OK);
+        assert_int_equal(es_plink_epi_failed(ds, failed, &total), ES_OK);
+        for (uint32_t i = 0; i < m; i++)
+            for (uint32_t j = i + 1; j < m; j++) {
+                const uint8_t *gi = g + (size_t)i * n, *gj = g + (size_t)j * n;
+                if (bf_loses(gi, gj, ds, n) || bf_loses(gj, gi, ds, n)) {
+                    want[i]++;
+                    want[j]++;
+                    want_total++;
+                }
+            }
+        assert_int_equal(total, want_total);
+        for (uint32_t v = 0; v < m; v++) assert_int_equal(failed[v], want[v]);
+        all_failed += total;
+        all_pairs += (uint64_t)m * (m - 1) / 2;
+        es_dataset_destroy(ds);
+        free(g);
+        free(ph);
+        free(failed);
+        free(want);
+    }
+    assert_true(all_failed > 0 && all_failed < all_pairs);
+}
+
 /* ---- malformed input: missing files -------------------------------------- */
 
 static void test_missing_files(void **state)
@@ -680,6 +741,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_slots, setup, teardown),
         cmocka_unit_test_setup_teardown(test_any_missing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_levels, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_epi_failed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_missing_files, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_args, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bed_magic, setup, teardown),

@@ -669,3 +669,7 @@ int gk_launch_wgmma(const gk_params &P, int np, void *stream)
 }
 
 int gk_wgmma_usable(int dev) { return wg_probe(dev) == ES_OK; }
+
+int gk_wg_maps_make(const gk_params &P, gk_wg_maps *M) { return wg_maps_build(P, M); }
+
+int gk_wg_maps_usable() { return wg_encoder() != NULL; }

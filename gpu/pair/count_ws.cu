@@ -71,6 +71,7 @@ static_assert(WS_SMEM <= 227 * 1024, "fits an SM's shared memory");
 static_assert(WS_CONS == GK_THREADS && WS_CONS == WS::THREADS, "the consumers store gk_lay_wg by threadIdx.x");
 using ws_grp = gk_grp_named<WS_EPI0, WS_EPI, 1>;
 
+#if GK_WG_SM90A
 /* Two planes: each consumer thread's fragment j holds the products of its
  * pair j (gk_wg_arow's row order), stored as they are (gk_lay_wg). */
 struct ws_store {
@@ -95,7 +96,6 @@ __device__ __forceinline__ int ws_next(const gk_params &P, int nx, int n, int t,
     return t;
 }
 
-#if GK_WG_SM90A
 template <int R>
 __device__ __forceinline__ void ws_reg_dec()
 {

@@ -42,6 +42,8 @@ if "$EPISTREAM" scan --bfile "$T/d" --device gpu --gpu-kernel wgmma --top 5 --qu
     wg="wgmma"
 else
     grep -q "needs a compute capability 9.0" "$T/err" || fail "--gpu-kernel wgmma: $(cat "$T/err")"
+    expect_fail "$T/err" "$EPISTREAM" scan --bfile "$T/d" --device gpu --gpu-kernel ws --top 5 --out "$T/bad"
+    grep -q "gpu-kernel ws needs a compute capability 9.0" "$T/err" || fail "--gpu-kernel ws: $(cat "$T/err")"
 fi
 
 for stat in boost chi2 mi ig k2; do

@@ -72,18 +72,6 @@ static_assert(WS_CONS == GK_THREADS && WS_CONS == WS::THREADS, "the consumers st
 using ws_grp = gk_grp_named<WS_EPI0, WS_EPI, 1>;
 
 #if GK_WG_SM90A
-/* Two planes: each consumer thread's fragment j holds the products of its
- * pair j (gk_wg_arow's row order), stored as they are (gk_lay_wg). */
-struct ws_store {
-    uint32_t *prod;
-    __device__ __forceinline__ void operator()(int row0, int col0, const int (&cc)[4], const int (&ct)[4])
-    {
-        (void)row0;
-        gk_wg_store(prod, col0 / 8, cc, ct);
-    }
-    __device__ __forceinline__ void finish() {}
-};
-
 /* The first of tiles t, t + step, ... that is not wholly below the
  * diagonal (n: none); its first variants in *a0, *b0. */
 __device__ __forceinline__ int ws_next(const gk_params &P, int nx, int n, int t, int step, int *a0, int *b0)
@@ -176,7 +164,7 @@ __global__ void __launch_bounds__(WS_THREADS, 1) k_ws(gk_params P, const __grid_
         const int wg = tid >> 7;
         uint32_t g = 0, k = 0;
         int a0, b0;
-        ws_store st{prod};
+        gk_wg_store_epi st{prod}; /* gk_lay_wg, as k_wgmma stores it */
         for (int t = ws_next(P, nx, n, (int)blockIdx.x, (int)gridDim.x, &a0, &b0); t < n;
              t = ws_next(P, nx, n, t + (int)gridDim.x, (int)gridDim.x, &a0, &b0), k++) {
             int acc0[ACC], acc1[ACC];

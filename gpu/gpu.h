@@ -30,8 +30,9 @@ typedef struct {
     uint32_t n[2][9];
 } es_gpu_cand_t;
 
-/** Counting kernel families. */
-enum { ES_GPU_KERNEL_AUTO = 0, ES_GPU_KERNEL_WGMMA, ES_GPU_KERNEL_MMA, ES_GPU_KERNEL_POPC };
+/** Counting kernel families (WS: the persistent warp-specialised Hopper
+ *  kernel of two-plane scans; three planes run the wgmma tiles). */
+enum { ES_GPU_KERNEL_AUTO = 0, ES_GPU_KERNEL_WGMMA, ES_GPU_KERNEL_MMA, ES_GPU_KERNEL_POPC, ES_GPU_KERNEL_WS };
 
 /** What a device needs to know about the scan (fixed for the whole run). */
 typedef struct {

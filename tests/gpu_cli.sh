@@ -42,6 +42,8 @@ if "$EPISTREAM" scan --bfile "$T/d" --device gpu --gpu-kernel wgmma --top 5 --qu
     wg="wgmma"
 else
     grep -q "needs a compute capability 9.0" "$T/err" || fail "--gpu-kernel wgmma: $(cat "$T/err")"
+    expect_fail "$T/err" "$EPISTREAM" scan --bfile "$T/d" --device gpu --gpu-kernel ws --top 5 --out "$T/bad"
+    grep -q "gpu-kernel ws needs a compute capability 9.0" "$T/err" || fail "--gpu-kernel ws: $(cat "$T/err")"
 fi
 
 for stat in boost chi2 mi ig k2; do
@@ -50,7 +52,8 @@ for stat in boost chi2 mi ig k2; do
     # shellcheck disable=SC2086
     "$EPISTREAM" scan --bfile "$T/d" --stat $stat --top 300 $pt --device cpu --quiet \
         --out "$T/cpu.$stat" || fail "cpu $stat"
-    for cfg in "mma 0" "popc 0" "mma 96" "popc 130" "mma 64 300K" ${wg:+"wgmma 0" "wgmma 130" "wgmma 64 300K"}; do
+    for cfg in "mma 0" "popc 0" "mma 96" "popc 130" "mma 64 300K" ${wg:+"wgmma 0" "wgmma 130" "wgmma 64 300K"} \
+        ${wg:+"ws 0" "ws 130" "ws 64 300K"}; do
         set -- $cfg
         o="$T/gpu.$stat.$1.$2"
         mem=""
@@ -71,8 +74,9 @@ done
 for stat in boost chi2 mi ig; do
     "$EPISTREAM" scan --bfile "$T/f" --stat $stat --top 200 --p-threshold 1e-4 --device cpu --quiet \
         --out "$T/fc.$stat" || fail "cpu $stat (no missing)"
-    # wgmma also with each TMA loader (EPISTREAM_GPU_LOAD)
-    for kl in mma popc ${wg:+wgmma wgmma:tma1 wgmma:tma2 wgmma:tma4}; do
+    # wgmma also with each TMA loader (EPISTREAM_GPU_LOAD); ws, the
+    # warp-specialised kernel, loads by TMA whatever the variable says
+    for kl in mma popc ${wg:+wgmma wgmma:tma1 wgmma:tma2 wgmma:tma4 ws}; do
         k=${kl%%:*} load=cp
         [ "$kl" = "$k" ] || load=${kl#*:}
         o="$T/fg.$stat.$k.$load"

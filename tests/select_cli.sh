@@ -216,6 +216,9 @@ for cmd in "select $TB --method mrmr --k 3" "scan --bfile $T/d --out $T/u"; do
     grep -q -- "--gpu-kernel mma goes with a GPU (--device gpu or auto); --device cpu runs on the CPU" \
         "$T/u.out" || fail "$cmd --gpu-kernel with --device cpu: $(cat "$T/u.out")"
     # shellcheck disable=SC2086
+    usage_err $cmd --device cpu --gpu-kernel ws
+    grep -q -- "--gpu-kernel ws goes with a GPU" "$T/u.out" || fail "$cmd --gpu-kernel ws: $(cat "$T/u.out")"
+    # shellcheck disable=SC2086
     usage_err $cmd --device gpu:63
     grep -q -E -- "--device gpu:63: (there is no such GPU \([0-9]+ visible: 0|no CUDA device is visible|epistream was built without CUDA)" \
         "$T/u.out" || fail "$cmd --device gpu:63: $(cat "$T/u.out")"

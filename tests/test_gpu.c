@@ -26,12 +26,15 @@
 #include "gpu_test.h"
 #include "testutil.h"
 
-static const int kernels[] = {ES_GPU_KERNEL_WGMMA, ES_GPU_KERNEL_MMA, ES_GPU_KERNEL_POPC};
-static const char *const kernel_names[] = {"wgmma", "mma", "popc"};
+static const int kernels[] = {ES_GPU_KERNEL_WGMMA, ES_GPU_KERNEL_WS, ES_GPU_KERNEL_MMA, ES_GPU_KERNEL_POPC};
+static const char *const kernel_names[] = {"wgmma", "ws", "mma", "popc"};
 static int have_wgmma; /* an sm_90 device and sm_90a code: set in main */
 
-/* Kernel k runs here (wgmma only on Hopper, with sm_90a code). */
-static int usable(size_t k) { return kernels[k] != ES_GPU_KERNEL_WGMMA || have_wgmma; }
+/* Kernel k runs here (wgmma and ws only on Hopper, with sm_90a code). */
+static int usable(size_t k)
+{
+    return (kernels[k] != ES_GPU_KERNEL_WGMMA && kernels[k] != ES_GPU_KERNEL_WS) || have_wgmma;
+}
 
 static void config_of(const es_planes_t *pl, es_gpu_config_t *c)
 {

@@ -78,17 +78,9 @@ int wg_probe(int dev)
 
 /* ---- the fused tile kernels ---------------------------------------------------- */
 
-/* Two planes: each thread's fragment j holds the products of its pair j
- * (gk_wg_arow's row order), stored as they are (gk_lay_wg). */
-struct epi2 {
-    uint32_t *prod;
-    __device__ __forceinline__ void operator()(int row0, int col0, const int (&cc)[4], const int (&ct)[4])
-    {
-        (void)row0;
-        gk_wg_store(prod, col0 / 8, cc, ct);
-    }
-    __device__ __forceinline__ void finish() {}
-};
+/* Two planes: each thread's fragment j holds the products of its pair j,
+ * stored as they are (gk_lay_wg). */
+using epi2 = gk_wg_store_epi;
 
 /* Three planes: variants straddle fragments, so products are staged by pair
  * (gk_lay_staged). */
@@ -669,3 +661,7 @@ int gk_launch_wgmma(const gk_params &P, int np, void *stream)
 }
 
 int gk_wgmma_usable(int dev) { return wg_probe(dev) == ES_OK; }
+
+int gk_wg_maps_make(const gk_params &P, gk_wg_maps *M) { return wg_maps_build(P, M); }
+
+int gk_wg_maps_usable() { return wg_encoder() != NULL; }

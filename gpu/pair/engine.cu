@@ -69,6 +69,7 @@ static int launch(es_gpu_t *g, const gk_params &P)
     switch (g->kernel) {
     case ES_GPU_KERNEL_POPC: return gk_launch_popc(P, np, g->s_comp);
     case ES_GPU_KERNEL_WGMMA: return gk_launch_wgmma(P, np, g->s_comp);
+    case ES_GPU_KERNEL_WS: return gk_launch_ws(P, np, g->s_comp);
     default: return gk_launch_mma(P, np, g->s_comp);
     }
 }
@@ -96,6 +97,15 @@ static int pick_kernel(int want, int dev, const cudaDeviceProp &p, int *out)
         if (cc != 90 || !gk_wgmma_usable(dev)) {
             fprintf(stderr, "[E::es_gpu_open] --gpu-kernel wgmma needs a compute capability 9.0 device "
                             "(H100/H200) and a build with sm_90a code; %s is %d.%d\n", p.name, p.major, p.minor);
+            return ES_ERR_UNSUPPORTED;
+        }
+        *out = want;
+        return ES_OK;
+    case ES_GPU_KERNEL_WS:
+        if (cc != 90 || !gk_ws_usable(dev)) {
+            fprintf(stderr, "[E::es_gpu_open] --gpu-kernel ws needs a compute capability 9.0 device "
+                            "(H100/H200), a build with sm_90a code and a driver that encodes tensor maps; "
+                            "%s is %d.%d\n", p.name, p.major, p.minor);
             return ES_ERR_UNSUPPORTED;
         }
         *out = want;
@@ -309,6 +319,7 @@ extern "C" const char *es_gpu_kernel_name(const es_gpu_t *g)
 {
     switch (g->kernel) {
     case ES_GPU_KERNEL_WGMMA: return "wgmma";
+    case ES_GPU_KERNEL_WS: return "ws";
     case ES_GPU_KERNEL_MMA: return "mma";
     case ES_GPU_KERNEL_POPC: return "popc";
     default: return "?";

@@ -35,6 +35,26 @@
 #include "layout.cuh"
 #include "screen.cuh"
 
+/* Which threads run an epilogue and how they meet.  gk_grp_cta: the whole
+ * CTA (the tile kernels); gk_grp_named<FIRST, N, BAR>: the N threads from
+ * FIRST (a multiple of 32), meeting at named barrier BAR -- the epilogue
+ * warpgroups of the warp-specialised kernel (count_ws.cu), while the other
+ * warps of the CTA go on with the next tile.  tid() is the thread's index in
+ * the group, size() the group's threads, sync() a barrier of the group that
+ * orders its shared memory accesses as __syncthreads does. */
+struct gk_grp_cta {
+    static __device__ __forceinline__ int tid() { return (int)threadIdx.x; }
+    static __device__ __forceinline__ int size() { return (int)blockDim.x; }
+    static __device__ __forceinline__ void sync() { __syncthreads(); }
+};
+template <int FIRST, int N, int BAR>
+struct gk_grp_named {
+    static_assert(FIRST % 32 == 0 && N % 32 == 0 && BAR > 0 && BAR < 16, "whole warps, a named barrier");
+    static __device__ __forceinline__ int tid() { return (int)threadIdx.x - FIRST; }
+    static __device__ __forceinline__ int size() { return N; }
+    static __device__ __forceinline__ void sync() { asm volatile("bar.sync %0, %1;\n" ::"n"(BAR), "n"(N) : "memory"); }
+};
+
 /* Shared memory of the epilogue besides the products. */
 template <int VM, int VN>
 struct gk_epi_smem {
@@ -90,12 +110,13 @@ __device__ __forceinline__ void gk_vpre_build(const uint32_t g[6], gk_vc &r, gk_
     }
 }
 
-/* n 16-byte words from global src to shared dst, by all threads of the CTA,
+/* n 16-byte words from global src to shared dst, by all threads of group G,
  * as asynchronous copies (sm_80+): they complete by gk_consts_wait() or any
  * cp.async.wait_group that retires a group committed after them. */
+template <class G = gk_grp_cta>
 __device__ __forceinline__ void gk_copy16(void *dst, const void *src, int n)
 {
-    for (int i = threadIdx.x; i < n; i += blockDim.x) {
+    for (int i = G::tid(); i < n; i += G::size()) {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
         asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((uint32_t)__cvta_generic_to_shared(
                          (int4 *)dst + i)),
@@ -120,24 +141,24 @@ __device__ __forceinline__ void gk_consts_wait()
 /* Per-variant constants of the CTA's rows and columns (copied from the
  * blocks' gk_vpre, asynchronously: one cp.async group, committed here, so
  * the main loop's first loads queue behind it instead of waiting) and their
- * thresholds.  Call by all threads before the main loop; the copies are
- * complete once a later cp.async group is waited for (or gk_consts_wait),
- * and the next __syncthreads publishes. */
-template <int STAT, int NP, int VM, int VN>
+ * thresholds.  Call by all threads of group G before the main loop; the
+ * copies are complete once a later cp.async group is waited for (or
+ * gk_consts_wait), and the group's next barrier publishes. */
+template <int STAT, int NP, int VM, int VN, class G = gk_grp_cta>
 __device__ __forceinline__ void gk_epi_load_consts(const gk_params &P, int a0, int b0,
                                                    gk_epi_smem<VM, VN> &S)
 {
     static_assert(sizeof(gk_vc) % 16 == 0 && sizeof(gk_srow) % 16 == 0 && sizeof(gk_scol) % 16 == 0, "int4 copies");
-    gk_copy16(S.va, P.prea.vrow + a0, VM * (int)sizeof(gk_vc) / 16);
-    gk_copy16(S.vb, P.preb.vcol + b0, VN * (int)sizeof(gk_vc) / 16);
+    gk_copy16<G>(S.va, P.prea.vrow + a0, VM * (int)sizeof(gk_vc) / 16);
+    gk_copy16<G>(S.vb, P.preb.vcol + b0, VN * (int)sizeof(gk_vc) / 16);
     if (NP == 2) {
-        gk_copy16(S.srow, P.prea.srow + a0, VM * (int)sizeof(gk_srow) / 16);
-        gk_copy16(S.scol, P.preb.scol + b0, VN * (int)sizeof(gk_scol) / 16);
+        gk_copy16<G>(S.srow, P.prea.srow + a0, VM * (int)sizeof(gk_srow) / 16);
+        gk_copy16<G>(S.scol, P.preb.scol + b0, VN * (int)sizeof(gk_scol) / 16);
     }
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
     asm volatile("cp.async.commit_group;\n" ::: "memory");
 #endif
-    for (int k = threadIdx.x; k < VM + VN; k += blockDim.x) {
+    for (int k = G::tid(); k < VM + VN; k += G::size()) {
         bool row = k < VM;
         int v = row ? k : k - VM;
         int gv = (row ? a0 : b0) + v;
@@ -154,7 +175,7 @@ __device__ __forceinline__ void gk_epi_load_consts(const gk_params &P, int a0, i
             S.collo[v] = 0u;
         }
     }
-    if (threadIdx.x == 0) {
+    if (G::tid() == 0) {
         if (NP == 2) {
             /* the class split: every variant's, no call being missing */
             const uint32_t *g = P.ga + (size_t)a0 * 6;
@@ -257,15 +278,15 @@ __device__ __forceinline__ void gk_epi_emit(const gk_params &P, const uint32_t *
 }
 
 /* The fused epilogue.  prod: the CTA tile's products in layout L; a0, b0:
- * first variant of the tile in each block.  Called by all threads of the CTA
- * after the products are in shared memory.
+ * first variant of the tile in each block.  Called by all threads of group G
+ * (by default the CTA) after the products are in shared memory.
  *
  * Phase S screens every pair (two planes, not K2); the survivors go to the
  * CTA's queue.  When they fit it (dense mode) phases A, B and D walk the
  * queue, one survivor per thread; otherwise (the first tiles of a scan, when
  * no threshold is known yet; three planes; K2) every thread walks its own
  * surviving pairs. */
-template <int STAT, class L, int VM, int VN>
+template <int STAT, class L, int VM, int VN, class G = gk_grp_cta>
 __device__ void gk_epilogue(const gk_params &P, const uint32_t *prod, int a0, int b0,
                             gk_epi_smem<VM, VN> &S)
 {
@@ -273,7 +294,7 @@ __device__ void gk_epilogue(const gk_params &P, const uint32_t *prod, int a0, in
     constexpr bool boost = STAT == GK_BOOST, screen = NP == 2 && STAT != GK_K2;
     static_assert(VM + VN <= GK_THREADS && VM < 255 && VN < 255, "phase B/C: a thread per row and column");
     static_assert(PPT <= 32 && GK_THREADS <= 256, "survivor masks and queue entries");
-    const int tid = threadIdx.x;
+    const int tid = G::tid();
     const bool act = tid < GK_THREADS; /* warp-uniform */
 
     /* phase S: the pairs that could matter (mask bit q: thread's pair q) */
@@ -322,7 +343,7 @@ __device__ void gk_epilogue(const gk_params &P, const uint32_t *prod, int a0, in
         base = __shfl_sync(0xffffffffu, base, 31) + inc - cnt;
         for (uint32_t m = mask; m; m &= m - 1, base++)
             if (base < GK_QCAP) S.qent[base] = ((uint32_t)(__ffs(m) - 1) << 8) | (uint32_t)tid;
-        __syncthreads();
+        G::sync();
         dense = S.nq <= GK_QCAP;
         if (tid == 0 && S.scr_on) {
             atomicAdd(&P.screen[0], 1ull);
@@ -393,7 +414,7 @@ __device__ void gk_epilogue(const gk_params &P, const uint32_t *prod, int a0, in
             if (!boost && rlo) atomicMax(&S.rowlo[cur], rlo);
         }
     }
-    __syncthreads();
+    G::sync();
 
     /* phase B (BOOST): the exact fit (IPF in double) of each row's and
      * column's most promising pair gives the lower bounds -- only where that
@@ -416,14 +437,14 @@ __device__ void gk_epilogue(const gk_params &P, const uint32_t *prod, int a0, in
                 gk_epi_fit_want<L, VM, VN>(P, prod, q, tid, a, b, gk_fkey(up[q]), a0, b0, S);
             }
         }
-        __syncthreads();
+        G::sync();
         if (tid < S.n_fit) {
             uint32_t who = S.fit_who[tid];
             uint32_t lo = gk_fkey((float)gk_boost_lo(S.fit_n[tid]) * (1.0f - 1e-6f));
             if (who & 0xffu) S.rowlo[(who & 0xffu) - 1u] = lo;
             if (who >> 8) S.collo[(who >> 8) - 1u] = lo;
         }
-        __syncthreads();
+        G::sync();
     }
 
     /* phase C: publish the lower bounds (per variant, and rows to the top-k
@@ -452,7 +473,7 @@ __device__ void gk_epilogue(const gk_params &P, const uint32_t *prod, int a0, in
         if (is_row) S.rowlo[r] = lo;
         else S.collo[r] = lo;
     }
-    __syncthreads();
+    G::sync();
     if (tid < 32) {
         uint32_t tb = *((volatile uint32_t *)&P.tau_bin[0]);
         if (S.hist_touched) {
@@ -487,7 +508,7 @@ __device__ void gk_epilogue(const gk_params &P, const uint32_t *prod, int a0, in
             S.tau = t > P.tau_host ? t : P.tau_host;
         }
     }
-    __syncthreads();
+    G::sync();
 
     /* phase D: emit the candidates */
     const uint32_t tau = S.tau;

@@ -35,5 +35,10 @@ int gk_launch_wgmma(const gk_params &P, int np, void *stream);
  * binary built with compute_90a), else 0. */
 int gk_wgmma_usable(int dev);
 int gk_launch_popc(const gk_params &P, int np, void *stream);
+/* The persistent warp-specialised kernel (count_ws.cu): two planes; three
+ * planes go to gk_launch_wgmma.  gk_ws_usable: 1 when device dev runs it
+ * (gk_wgmma_usable, and the driver encodes tensor maps). */
+int gk_launch_ws(const gk_params &P, int np, void *stream);
+int gk_ws_usable(int dev);
 
 #endif

@@ -124,6 +124,19 @@ __device__ __forceinline__ void gk_wg_store(uint32_t *prod, int q, const int cas
         make_uint4((uint32_t)ctrls[0], (uint32_t)ctrls[1], (uint32_t)ctrls[2], (uint32_t)ctrls[3]);
 }
 
+/* The wgmma tiles' epilogue functor for two planes (count_wgmma.cu,
+ * count_ws.cu): each thread's fragment j holds the products of its pair j
+ * (gk_wg_arow's row order), stored as they are by gk_wg_store. */
+struct gk_wg_store_epi {
+    uint32_t *prod;
+    __device__ __forceinline__ void operator()(int row0, int col0, const int (&cc)[4], const int (&ct)[4])
+    {
+        (void)row0;
+        gk_wg_store(prod, col0 / 8, cc, ct);
+    }
+    __device__ __forceinline__ void finish() {}
+};
+
 /* One m16n8 fragment of class c's products (mma C layout: c[0], c[1] at row
  * gid, columns 2 tig, 2 tig + 1; c[2], c[3] at row gid + 8) into the lane's
  * pair products x[c * 4 + p * 2 + q].  Rows of even gid are plane 0 of their

@@ -28,6 +28,12 @@ struct gk_wg_maps {
     CUtensorMap a[2], b[2];
 };
 
+/* The maps of P's blocks, encoded through the driver (count_wgmma.cu;
+ * shared with the warp-specialised kernel, count_ws.cu): 0, or the
+ * driver's CUresult.  gk_wg_maps_usable: 1 when the driver can encode them. */
+int gk_wg_maps_make(const gk_params &P, gk_wg_maps *M);
+int gk_wg_maps_usable();
+
 /* Cluster sizes (CTAs along the B side, sharing one A tile) of the TMA
  * loader: 1 (no multicast), 2 or 4. */
 #define GK_WG_CLUSTER_MAX 4

@@ -70,7 +70,7 @@ static void select_usage(FILE *fp)
             "                       which and why), cpu, gpu (GPU 0) or gpu:N; every device\n"
             "                       writes the same bytes\n"
             "  --gpu-kernel K       pair-engine kernel for <= 4-state features: auto, wgmma,\n"
-            "                       mma or popc (tests and benchmarks)\n"
+            "                       ws, mma or popc (tests and benchmarks)\n"
             "  --gpu-path P         auto (default: the pair engine when every feature has <= 4\n"
             "                       states and the class 2, else histogram kernels), hist or\n"
             "                       pairs (tests and benchmarks)\n"

@@ -29,14 +29,14 @@ void es_opt_init(es_opt_t *opt)
 
 int es_gpu_kernel_parse(const char *name, int *out)
 {
-    static const char *const names[] = {"auto", "wgmma", "mma", "popc"};
-    for (int k = 0; k < 4; k++) {
+    static const char *const names[] = {"auto", "wgmma", "mma", "popc", "ws"};
+    for (int k = 0; k < 5; k++) {
         if (!strcmp(name, names[k])) {
             *out = k;
             return ES_OK;
         }
     }
-    es_error("unknown GPU kernel '%s' (expected auto, wgmma, mma or popc)", name);
+    es_error("unknown GPU kernel '%s' (expected auto, wgmma, ws, mma or popc)", name);
     return ES_ERR_ARG;
 }
 
@@ -115,13 +115,13 @@ int es_opt_check(const es_opt_t *opt)
         es_error("unknown device code %d", (int)opt->device);
         return ES_ERR_ARG;
     }
-    if (opt->gpu_kernel < 0 || opt->gpu_kernel > 3) {
+    if (opt->gpu_kernel < 0 || opt->gpu_kernel > 4) {
         es_error("unknown GPU kernel code %d", opt->gpu_kernel);
         return ES_ERR_ARG;
     }
     /* the GPUs asked for exist, and --gpu-kernel has a GPU to choose for:
      * the registry's messages, the same for every command */
-    static const char *const kernels[] = {"auto", "wgmma", "mma", "popc"};
+    static const char *const kernels[] = {"auto", "wgmma", "mma", "popc", "ws"};
     char gpu_opt[32];
     snprintf(gpu_opt, sizeof gpu_opt, "--gpu-kernel %s", kernels[opt->gpu_kernel]);
     int ret = es_backend_check(opt->device, opt->gpu_mask, opt->gpu_kernel ? gpu_opt : NULL);

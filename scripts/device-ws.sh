@@ -1,0 +1,91 @@
+#!/bin/sh
+# device-ws.sh -- on the GPU machine (after scripts/device-build.sh here, with
+# .carry carried): the persistent warp-specialised kernel (--gpu-kernel ws,
+# gpu/pair/count_ws.cu) against the wgmma tiles in one run.  Every command
+# runs under a watchdog (a wrong mbarrier phase hangs a kernel).  Logs go to
+# $OUT when it is set.
+#   QUICK=1     a small ws scan against the CPU's bytes (first)
+#   BENCH=1     bench_gpu -k wgmma,ws at BENCH_N (1024,8192), BENCH_M (262144)
+#   TESTS=1     test_gpu (every kernel, ws included) and tests/gpu_cli.sh
+#   SANITIZE=1  compute-sanitizer memcheck (SAN_TOOLS) on a small ws scan
+#   PROFILE=0   ncu on one launch of each kernel (N = 8,192, boost)
+#   E2E=0       1e6 x 1e4 end to end with E2E_K (ws)
+set -u
+. "$(dirname "$0")/device-env.sh"
+T=${TMPDIR:-/tmp}
+wd() { # wd SECONDS cmd...: the command, killed when it overruns
+    s=$1
+    shift
+    timeout -k 5 "$s" "$@"
+    r=$?
+    [ $r = 124 ] || [ $r = 137 ] && echo "WATCHDOG: $* ran past ${s}s"
+    return $r
+}
+if [ "${QUICK:-1}" = 1 ]; then
+    echo "== quick: ws vs cpu bytes"
+    "$EPISTREAM" sim --samples 1501 --variants 3000 --pairs 3 --seed 7 --out "$T/q" >/dev/null 2>&1
+    for st in boost chi2 mi; do
+        wd 60 "$EPISTREAM" scan --bfile "$T/q" --stat $st --top 200 --p-threshold 1e-3 --device cpu --quiet \
+            --out "$T/q.cpu.$st"
+        for k in wgmma ws; do
+            wd 60 "$EPISTREAM" scan --bfile "$T/q" --stat $st --top 200 --p-threshold 1e-3 --device gpu \
+                --gpu-kernel $k --block 1024 --verbose --out "$T/q.$k.$st" 2>"$T/q.$k.$st.err"
+            echo "$st $k rc=$? $(grep -h -E 'kernel|screen' "$T/q.$k.$st.err" | head -2 | tr '\n' ' ')"
+            for f in top.tsv summary.tsv sig.tsv; do
+                cmp -s "$T/q.cpu.$st.$f" "$T/q.$k.$st.$f" && echo "  $f identical" || echo "  $f DIFFERS"
+            done
+        done
+    done
+fi
+if [ "${BENCH:-1}" = 1 ]; then
+    echo "== bench_gpu wgmma vs ws"
+    wd "${BENCH_T:-150}" "$B/tests/bench/bench_gpu" -n "${BENCH_N:-1024,8192}" -m "${BENCH_M:-262144}" \
+        -s "${BENCH_S:-boost,chi2}" -k "${BENCH_K:-wgmma,ws}" -c "${BENCH_C:-2048}" -d "$T" 2>&1 | tee "$O/bench_ws.txt"
+    awk '$3=="wgmma" && $5=="in-memory" {w[$1" "$4]=$7} $3=="ws" && $5=="in-memory" {s[$1" "$4]=$7}
+         END {for (k in s) if (k in w) printf "ratio ws/wgmma N=%s: %.3f\n", k, s[k] / w[k]}' "$O/bench_ws.txt"
+fi
+if [ "${TESTS:-1}" = 1 ]; then
+    echo "== test_gpu"
+    wd 150 "$B/tests/test_gpu" >"$O/test_gpu.out" 2>&1
+    echo "rc=$?"
+    tail -6 "$O/test_gpu.out"
+    echo "== gpu_cli.sh"
+    wd 200 sh "$top/tests/gpu_cli.sh" >"$O/gpu_cli.out" 2>&1
+    echo "rc=$?"
+    tail -4 "$O/gpu_cli.out"
+fi
+if [ "${SANITIZE:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then
+    "$EPISTREAM" sim --samples 999 --variants 300 --missing 0 --seed 3 --out "$T/cs0" >/dev/null 2>&1
+    for tool in ${SAN_TOOLS:-memcheck}; do
+        echo "== compute-sanitizer $tool ws"
+        wd 120 compute-sanitizer --tool "$tool" --error-exitcode 9 "$EPISTREAM" scan --bfile "$T/cs0" --device gpu \
+            --gpu-kernel ws --block 128 --p-threshold 0.05 --quiet --out "$T/cs.ws" >"$O/san.$tool.out" 2>&1
+        echo "rc=$?"
+        tail -3 "$O/san.$tool.out"
+    done
+fi
+if [ "${PROFILE:-0}" = 1 ] && command -v ncu >/dev/null; then
+    "$EPISTREAM" sim --samples 8192 --variants 16384 --seed 5 --out "$T/prof" >/dev/null 2>&1
+    for k in wgmma:k_wgmma ws:k_ws; do
+        echo "== ncu ${k%%:*} boost N=8192"
+        wd 90 ncu --clock-control none --kernel-name "regex:${k#*:}" --launch-skip 2 --launch-count 1 \
+            --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats \
+            --section InstructionStats --section SchedulerStats \
+            "$EPISTREAM" scan --bfile "$T/prof" --stat boost --device gpu --gpu-kernel "${k%%:*}" --block 8192 \
+            --quiet --out "$T/prof.${k%%:*}" >"$O/ncu.${k%%:*}.txt" 2>&1
+        grep -E "Duration|Registers Per|Achieved Occupancy|Issue Slots Busy|Executed Ipc Active|No Eligible|Warp Cycles Per Issued|Stall|One or More|Issued Warp" \
+            "$O/ncu.${k%%:*}.txt" | head -24
+    done
+fi
+if [ "${E2E:-0}" = 1 ]; then
+    echo "== end to end: 1,000,000 variants x 10,000 samples, --gpu-kernel ${E2E_K:-ws}"
+    s0=$(date +%s.%N)
+    wd 100 "$EPISTREAM" sim --samples 10000 --variants 1000000 --pairs 4 --seed 11 --out "$T/e2e" >/dev/null 2>&1
+    s1=$(date +%s.%N)
+    wd 100 "$EPISTREAM" scan --bfile "$T/e2e" --device gpu --gpu-kernel "${E2E_K:-ws}" --quiet --out "$T/e2e.gpu" \
+        2>"$O/e2e.err"
+    echo "rc=$?"
+    s2=$(date +%s.%N)
+    echo "sim $(awk "BEGIN{print $s1 - $s0}") s; scan (read .bed, pack, scan, write) $(awk "BEGIN{print $s2 - $s1}") s"
+    grep -E "^(backend|gpu|seconds|pairs|n_)" "$T/e2e.gpu.log" | head -20
+fi

@@ -10,7 +10,8 @@
  *   env BENCH_PAUSE: seconds to sleep before each fit (default 0), e.g. 0.3 under
  *   `chrt -f 1` (a real-time priority keeps the machine's other programs off the
  *   CPUs, but the kernel lets real-time threads run only 0.95 s of each second,
- *   so back-to-back fits would be stopped for 50 ms at random places)
+ *   so back-to-back fits would be stopped for 50 ms at random places);
+ *   BENCH_MAX_RULES: the number of rules (default 1000, the default rule included)
  *
  * XML: the Mulan label file (tests/oracle/mulan_split.py writes the testbed's
  * training split of emotions or enron; tests/bench/rules_synth.py the
@@ -58,6 +59,7 @@ int main(int argc, char **argv)
     if (rounds < 1) rounds = 1;
     const char *env = getenv("BENCH_PAUSE");
     double pause = env ? atof(env) : 0.0;
+    const char *mr = getenv("BENCH_MAX_RULES");
     struct timespec ps = {(time_t)pause, (long)((pause - (double)(time_t)pause) * 1e9)};
     char **lab = NULL;
     uint32_t n_lab = 0;
@@ -79,6 +81,7 @@ int main(int argc, char **argv)
             es_rules_model_t m;
             es_rules_opt_init(&o);
             o.threads = th[k];
+            if (mr) o.max_rules = (uint32_t)atoi(mr);
             if (pause > 0) nanosleep(&ps, NULL);
             double t0 = es_time_now();
             if (es_rules_train(&d, &o, &m)) {

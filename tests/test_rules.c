@@ -397,6 +397,78 @@ static void test_threads(void **state)
     es_rules_data_free(&d);
 }
 
+/* n random examples with F features and L labels (any F, L >= 1), names f0.., l0.. */
+static void wide_data(es_rules_data_t *d, uint32_t n, uint32_t F, uint32_t L, uint64_t seed)
+{
+    memset(d, 0, sizeof *d);
+    d->n_ex = n;
+    d->n_feat = F;
+    d->n_lab = L;
+    d->x = malloc((size_t)n * F * sizeof *d->x);
+    d->y = malloc((size_t)n * L);
+    d->feat_name = calloc(F, sizeof *d->feat_name);
+    d->lab_name = calloc(L, sizeof *d->lab_name);
+    d->n_values = calloc(F, sizeof *d->n_values);
+    d->values = calloc(F, sizeof *d->values);
+    assert_non_null(d->x);
+    assert_non_null(d->y);
+    char name[32];
+    for (uint32_t f = 0; f < F; f++) {
+        snprintf(name, sizeof name, "f%u", f);
+        d->feat_name[f] = strdup(name);
+        for (uint32_t i = 0; i < n; i++) {
+            double u = (double)(tu_rand(&seed) >> 11) / 9007199254740992.0;
+            d->x[(size_t)f * n + i] = tu_randn(&seed, 50) ? (float)(u * 4 - 2) : NAN;
+        }
+    }
+    for (uint32_t l = 0; l < L; l++) {
+        snprintf(name, sizeof name, "l%u", l);
+        d->lab_name[l] = strdup(name);
+        for (uint32_t i = 0; i < n; i++) {
+            float a = d->x[(size_t)(l % F) * n + i], b = d->x[(size_t)((l * 7 + 3) % F) * n + i];
+            d->y[(size_t)i * L + l] = (isnan(a) ? 0 : a) - (isnan(b) ? 0 : b) * 0.5f +
+                                          (float)tu_randn(&seed, 100) / 50.0f > 0.6f;
+        }
+    }
+}
+
+/* Many labels and examples, so that 2 and 3 threads sum the totals by blocks of labels
+ * (one a thread, train.c's totals()) where 1 thread sums them alone: the same model
+ * with complete heads, sampled labels (the totals of a subset of labels), single-label
+ * heads, instance sampling, and the example-wise loss (blocks of its packed Hessians). */
+static void test_threads_label_blocks(void **state)
+{
+    (void)state;
+    es_rules_data_t d;
+    wide_data(&d, 600, 12, 41, 2026);
+    for (int v = 0; v < 5; v++) {
+        char *ref = NULL;
+        for (int nt = 1; nt <= 3; nt++) {
+            es_rules_opt_t o;
+            es_rules_model_t m;
+            es_rules_opt_init(&o);
+            o.max_rules = v == 4 ? 8 : 30;
+            if (v == 1) o.label_samp = ES_RULES_LS_WITHOUT;
+            if (v == 2) o.head = ES_RULES_HEAD_SINGLE;
+            if (v == 3) o.inst_samp = ES_RULES_IS_WITHOUT;
+            if (v == 4) o.loss = ES_RULES_LOSS_LOGISTIC_EXAMPLE_WISE;
+            o.threads = nt;
+            assert_int_equal(es_rules_train(&d, &o, &m), ES_OK);
+            assert_int_equal(m.n_rules, o.max_rules - 1);
+            char *txt = model_text(&m);
+            if (nt == 1) {
+                ref = txt;
+            } else {
+                assert_string_equal(txt, ref);
+                free(txt);
+            }
+            es_rules_model_free(&m);
+        }
+        free(ref);
+    }
+    es_rules_data_free(&d);
+}
+
 /* --time-limit (mlrl-boomer's time_limit): the clock starts before the first rule
  * after the default rule and is read before each later rule, so a limit that
  * has passed by then stops after exactly one rule, and the model is usable;
@@ -845,6 +917,7 @@ int main(void)
         cmocka_unit_test(test_boundary_at_zero), cmocka_unit_test(test_single_head),
         cmocka_unit_test(test_nominal),       cmocka_unit_test(test_metrics),
         cmocka_unit_test(test_threads),       cmocka_unit_test(test_model_roundtrip),
+        cmocka_unit_test(test_threads_label_blocks),
         cmocka_unit_test(test_mulan_xml),     cmocka_unit_test(test_time_limit),
         cmocka_unit_test(test_probabilities), cmocka_unit_test(test_example_wise_loss),
         cmocka_unit_test(test_example_wise_predict),

@@ -22,12 +22,9 @@
 
 #define SHRINK ((double)0.3f) /* the default shrinkage, as a float32 */
 
-/* A one-feature table x with n examples and labels y (n x L, row-major). */
-static void make_data(es_rules_data_t *d, const float *x, uint32_t n, uint32_t F,
-                      const uint8_t *y, uint32_t L)
+/* d with room for n examples, F features and L labels (no names, no nominal values). */
+static void data_alloc(es_rules_data_t *d, uint32_t n, uint32_t F, uint32_t L)
 {
-    static char *fname[] = {"x", "x2", "x3", "x4", "x5", "x6", "x7", "x8"};
-    static char *lname[] = {"a", "b", "c", "d"};
     memset(d, 0, sizeof *d);
     d->n_ex = n;
     d->n_feat = F;
@@ -39,6 +36,16 @@ static void make_data(es_rules_data_t *d, const float *x, uint32_t n, uint32_t F
     d->n_values = calloc(F, sizeof *d->n_values);
     d->values = calloc(F, sizeof *d->values);
     assert_non_null(d->x);
+    assert_non_null(d->y);
+}
+
+/* A one-feature table x with n examples and labels y (n x L, row-major). */
+static void make_data(es_rules_data_t *d, const float *x, uint32_t n, uint32_t F,
+                      const uint8_t *y, uint32_t L)
+{
+    static char *fname[] = {"x", "x2", "x3", "x4", "x5", "x6", "x7", "x8"};
+    static char *lname[] = {"a", "b", "c", "d"};
+    data_alloc(d, n, F, L);
     memcpy(d->x, x, (size_t)n * F * sizeof *d->x);
     memcpy(d->y, y, (size_t)n * L);
     for (uint32_t f = 0; f < F; f++) d->feat_name[f] = strdup(fname[f]);
@@ -363,55 +370,50 @@ static char *train_text(const es_rules_data_t *d, es_rules_opt_t *o)
     return txt;
 }
 
+/* o on 1, 2 and 3 threads: n_rules rules (the default rule not counted), the same model. */
+static void same_on_threads(const es_rules_data_t *d, es_rules_opt_t *o, uint32_t n_rules)
+{
+    char *ref = NULL;
+    for (int nt = 1; nt <= 3; nt++) {
+        es_rules_model_t m;
+        o->threads = nt;
+        assert_int_equal(es_rules_train(d, o, &m), ES_OK);
+        assert_int_equal(m.n_rules, n_rules);
+        char *txt = model_text(&m);
+        if (nt == 1) {
+            ref = txt;
+        } else {
+            assert_string_equal(txt, ref);
+            free(txt);
+        }
+        es_rules_model_free(&m);
+    }
+    free(ref);
+}
+
 /* 1, 2 and 3 threads learn the same model, with every sampling on. */
 static void test_threads(void **state)
 {
     (void)state;
     es_rules_data_t d;
     random_data(&d, 300, 8, 3, 42);
-    char *ref = NULL;
-    for (int samp = 0; samp < 2; samp++)
-        for (int nt = 1; nt <= 3; nt++) {
-            es_rules_opt_t o;
-            es_rules_model_t m;
-            es_rules_opt_init(&o);
-            o.max_rules = 40;
-            if (samp) {
-                o.inst_samp = ES_RULES_IS_WITH;
-                o.head = ES_RULES_HEAD_SINGLE;
-            }
-            o.threads = nt;
-            assert_int_equal(es_rules_train(&d, &o, &m), ES_OK);
-            assert_int_equal(m.n_rules, 39);
-            char *txt = model_text(&m);
-            if (nt == 1) {
-                free(ref);
-                ref = txt;
-            } else {
-                assert_string_equal(txt, ref);
-                free(txt);
-            }
-            es_rules_model_free(&m);
+    for (int samp = 0; samp < 2; samp++) {
+        es_rules_opt_t o;
+        es_rules_opt_init(&o);
+        o.max_rules = 40;
+        if (samp) {
+            o.inst_samp = ES_RULES_IS_WITH;
+            o.head = ES_RULES_HEAD_SINGLE;
         }
-    free(ref);
+        same_on_threads(&d, &o, 39);
+    }
     es_rules_data_free(&d);
 }
 
 /* n random examples with F features and L labels (any F, L >= 1), names f0.., l0.. */
 static void wide_data(es_rules_data_t *d, uint32_t n, uint32_t F, uint32_t L, uint64_t seed)
 {
-    memset(d, 0, sizeof *d);
-    d->n_ex = n;
-    d->n_feat = F;
-    d->n_lab = L;
-    d->x = malloc((size_t)n * F * sizeof *d->x);
-    d->y = malloc((size_t)n * L);
-    d->feat_name = calloc(F, sizeof *d->feat_name);
-    d->lab_name = calloc(L, sizeof *d->lab_name);
-    d->n_values = calloc(F, sizeof *d->n_values);
-    d->values = calloc(F, sizeof *d->values);
-    assert_non_null(d->x);
-    assert_non_null(d->y);
+    data_alloc(d, n, F, L);
     char name[32];
     for (uint32_t f = 0; f < F; f++) {
         snprintf(name, sizeof name, "f%u", f);
@@ -442,29 +444,14 @@ static void test_threads_label_blocks(void **state)
     es_rules_data_t d;
     wide_data(&d, 600, 12, 41, 2026);
     for (int v = 0; v < 5; v++) {
-        char *ref = NULL;
-        for (int nt = 1; nt <= 3; nt++) {
-            es_rules_opt_t o;
-            es_rules_model_t m;
-            es_rules_opt_init(&o);
-            o.max_rules = v == 4 ? 8 : 30;
-            if (v == 1) o.label_samp = ES_RULES_LS_WITHOUT;
-            if (v == 2) o.head = ES_RULES_HEAD_SINGLE;
-            if (v == 3) o.inst_samp = ES_RULES_IS_WITHOUT;
-            if (v == 4) o.loss = ES_RULES_LOSS_LOGISTIC_EXAMPLE_WISE;
-            o.threads = nt;
-            assert_int_equal(es_rules_train(&d, &o, &m), ES_OK);
-            assert_int_equal(m.n_rules, o.max_rules - 1);
-            char *txt = model_text(&m);
-            if (nt == 1) {
-                ref = txt;
-            } else {
-                assert_string_equal(txt, ref);
-                free(txt);
-            }
-            es_rules_model_free(&m);
-        }
-        free(ref);
+        es_rules_opt_t o;
+        es_rules_opt_init(&o);
+        o.max_rules = v == 4 ? 8 : 30;
+        if (v == 1) o.label_samp = ES_RULES_LS_WITHOUT;
+        if (v == 2) o.head = ES_RULES_HEAD_SINGLE;
+        if (v == 3) o.inst_samp = ES_RULES_IS_WITHOUT;
+        if (v == 4) o.loss = ES_RULES_LOSS_LOGISTIC_EXAMPLE_WISE;
+        same_on_threads(&d, &o, o.max_rules - 1);
     }
     es_rules_data_free(&d);
 }

@@ -25,17 +25,9 @@
 
 #include "rules.h"
 #include "table.h"
+#include "model_bytes.h"
 
 #define MAX_T 8
-
-static char *bytes(const es_rules_model_t *m, size_t *len)
-{
-    char *buf = NULL;
-    FILE *fp = open_memstream(&buf, len);
-    if (!fp || es_rules_model_write(m, fp)) exit(1);
-    fclose(fp);
-    return buf;
-}
 
 static int cmp_d(const void *a, const void *b)
 {
@@ -90,7 +82,7 @@ int main(int argc, char **argv)
             }
             sec[(size_t)k * rounds + r] = es_time_now() - t0;
             size_t len;
-            char *b = bytes(&m, &len);
+            char *b = bench_model_bytes(&m, &len);
             if (!ref) {
                 ref = b;
                 ref_len = len;

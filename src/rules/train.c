@@ -439,10 +439,6 @@ typedef struct {
     rng_t rng;
     uint32_t *fperm, n_fs, *fsel;  /* feature sampling: the identity between draws, the sample */
     uint32_t *fswap;               /* the draws' swaps, undone after each sample */
-    uint64_t *fcost;               /* each feature's search, estimated (feature_costs()) */
-    uint32_t *gord;                /* every feature, costliest first (ties by index) */
-    uint32_t *jord, *jinv, *fpos;  /* search job j runs sampled feature jord[j]; jinv: the
-                                      inverse; fpos: F slots, a feature's place in fsel */
     es_rl_cand_t *res;             /* per thread, one slot per sampled feature: nt x F */
     double *res_head;              /* their heads: nt x F x L */
     es_rl_scratch_t *scr;          /* per thread */
@@ -555,86 +551,6 @@ static void begin_rule(train_t *t)
     t->more = 1;
 }
 
-/* ---- the order of the search jobs ------------------------------------------------ */
-
-typedef struct {
-    uint64_t cost;
-    uint32_t f;
-} fcost_t;
-
-static int cmp_fcost(const void *a, const void *b)
-{
-    const fcost_t *x = a, *y = b;
-    if (x->cost != y->cost) return x->cost > y->cost ? -1 : 1;
-    return (x->f > y->f) - (x->f < y->f);
-}
-
-/* Each feature's search cost, estimated in additions of one label's sums (t->fcost), and
- * every feature costliest first (t->gord): a nominal feature's walk reads its examples
- * three times and sums all but its largest value's group; a numerical one sums every
- * example; both subtract their missing examples from the totals.  @return ES_OK or
- * ES_ERR_NOMEM */
-static int feature_costs(train_t *t)
-{
-    const es_rl_ctx_t *c = &t->c;
-    uint32_t F = c->F;
-    uint64_t L = c->L;
-    fcost_t *fc = malloc((F ? F : 1) * sizeof *fc);
-    if (!fc) return ES_ERR_NOMEM;
-    for (uint32_t f = 0; f < F; f++) {
-        uint64_t o = c->soff[f], m = c->soff[f + 1] - o, miss = c->moff[f + 1] - c->moff[f];
-        uint64_t cost = miss * L;
-        if (c->d->n_values[f]) {
-            uint64_t most = 0;
-            for (uint64_t j = 0; j < m;) {
-                uint64_t e = j;
-                while (e < m && c->sval[o + e] == c->sval[o + j]) e++;
-                if (e - j > most) most = e - j;
-                j = e;
-            }
-            cost += 3 * m + (m - most) * L;
-        } else {
-            cost += 2 * m + m * L;
-        }
-        t->fcost[f] = cost;
-        fc[f] = (fcost_t){cost, f};
-    }
-    qsort(fc, F, sizeof *fc, cmp_fcost);
-    for (uint32_t x = 0; x < F; x++) t->gord[x] = fc[x].f;
-    free(fc);
-    return ES_OK;
-}
-
-/* The order of the sampled features' search jobs: the costliest first (ties by feature
- * index), so that the jobs left at the end of a batch are short and the threads finish
- * together.  It decides only who runs what when: every feature's result has its own slot
- * and the reduction is in feature order. */
-static void job_order(train_t *t)
-{
-    uint32_t ns = t->n_fs, *jord = t->jord;
-    const uint32_t *sel = t->fsel;
-    const uint64_t *cost = t->fcost;
-    if (ns <= 64) { /* an insertion sort of the sample */
-        for (uint32_t k = 0; k < ns; k++) {
-            uint64_t ck = cost[sel[k]];
-            uint32_t j = k;
-            for (; j > 0 && cost[sel[jord[j - 1]]] < ck; j--) jord[j] = jord[j - 1];
-            jord[j] = k;
-        }
-    } else { /* the sample's features in the global order */
-        uint8_t *mark = t->c.cov + t->c.n; /* F spare bytes after the coverage mask */
-        memset(mark, 0, t->c.F);
-        for (uint32_t k = 0; k < ns; k++) {
-            mark[sel[k]] = 1;
-            t->fpos[sel[k]] = k;
-        }
-        uint32_t j = 0;
-        for (uint32_t x = 0; x < t->c.F; x++)
-            if (mark[t->gord[x]]) jord[j++] = t->fpos[t->gord[x]];
-    }
-    for (uint32_t j = 0; j < ns; j++) t->jinv[jord[j]] = j;
-}
-
 /* The features of the next refinement, in ascending order.  t->fperm[0..F) is the
  * identity between calls: the partial shuffle's swaps are undone afterwards, so a
  * refinement costs the sample, not the features. */
@@ -644,7 +560,6 @@ static void sample_features(train_t *t)
     if (t->o->feat_samp == ES_RULES_FS_NONE) {
         t->n_fs = F;
         for (uint32_t f = 0; f < F; f++) t->fsel[f] = f;
-        if (t->jord[0] == t->jord[1]) job_order(t); /* once: the same every time */
         return;
     }
     uint32_t ns;
@@ -680,7 +595,6 @@ static void sample_features(train_t *t)
         p[k] = p[r];
         p[r] = x;
     }
-    job_order(t);
 }
 
 /* Apply condition r on feature f to the coverage; the examples whose coverage changes go
@@ -831,7 +745,7 @@ static void reduce_and_apply(train_t *t)
     double bq = t->best_q;
     const es_rl_cand_t *r = NULL;
     for (uint32_t k = 0; k < t->n_fs; k++) {
-        const es_rl_cand_t *x = &t->res[(size_t)es_rl_pool_slot(t->pool, t->jinv[k]) * c->F + k];
+        const es_rl_cand_t *x = &t->res[(size_t)es_rl_pool_slot(t->pool, k) * c->F + k];
         if (x->found && x->q < bq) {
             bq = x->q;
             bk = (int32_t)k;
@@ -1156,8 +1070,7 @@ static int gpu_open(train_t *t, const es_rules_opt_t *o)
 static void search_job(void *arg, uint32_t k, void *scratch, int slot)
 {
     train_t *t = arg;
-    uint32_t x = t->jord[k]; /* the sampled feature this job searches */
-    es_rl_search(&t->c, scratch, t->fsel[x], t->best_q, &t->res[(size_t)slot * t->c.F + x]);
+    es_rl_search(&t->c, scratch, t->fsel[k], t->best_q, &t->res[(size_t)slot * t->c.F + k]);
 }
 
 static void refresh_job(void *arg, uint32_t k, void *scratch, int slot)
@@ -1355,9 +1268,6 @@ int es_rules_train(const es_rules_data_t *d, const es_rules_opt_t *o, es_rules_m
         !(c->tot_h = malloc(nH * sizeof *c->tot_h)) || !(c->hl = malloc(L * sizeof *c->hl)) ||
         !(t.fperm = malloc(((size_t)F + n) * sizeof *t.fperm)) ||
         !(t.fsel = malloc(F * sizeof *t.fsel)) || !(t.fswap = malloc(F * sizeof *t.fswap)) ||
-        !(t.fcost = malloc(F * sizeof *t.fcost)) || !(t.gord = malloc(F * sizeof *t.gord)) ||
-        !(t.jord = calloc((size_t)F + 1, sizeof *t.jord)) ||
-        !(t.jinv = malloc(F * sizeof *t.jinv)) || !(t.fpos = malloc(F * sizeof *t.fpos)) ||
         !(t.res = calloc((size_t)nt * F, sizeof *t.res)) ||
         !(t.res_head = malloc((size_t)nt * F * L * sizeof *t.res_head)) ||
         !(t.fin = calloc(n_jobs_max, sizeof *t.fin)) ||
@@ -1438,7 +1348,6 @@ int es_rules_train(const es_rules_data_t *d, const es_rules_opt_t *o, es_rules_m
         }
     }
     if ((ret = presort(c, nt))) goto out;
-    if ((ret = feature_costs(&t))) goto out;
     if ((ret = gpu_open(&t, o))) goto out;
     m->on_gpu = t.gpu != NULL;
     if (o->feat_binning != ES_RULES_FB_NONE && (ret = es_rl_binned_init(c, o))) goto out;
@@ -1545,11 +1454,6 @@ out:
     free(t.res);
     free(t.fsel);
     free(t.fswap);
-    free(t.fcost);
-    free(t.gord);
-    free(t.jord);
-    free(t.jinv);
-    free(t.fpos);
     free(t.fperm);
     free(t.cond);
     free(t.crng);

@@ -370,11 +370,12 @@ static char *train_text(const es_rules_data_t *d, es_rules_opt_t *o)
     return txt;
 }
 
-/* o on 1, 2 and 3 threads: n_rules rules (the default rule not counted), the same model. */
-static void same_on_threads(const es_rules_data_t *d, es_rules_opt_t *o, uint32_t n_rules)
+/* o on 1 .. max_nt threads: n_rules rules (the default rule not counted), the same model. */
+static void same_on_threads(const es_rules_data_t *d, es_rules_opt_t *o, uint32_t n_rules,
+                            int max_nt)
 {
     char *ref = NULL;
-    for (int nt = 1; nt <= 3; nt++) {
+    for (int nt = 1; nt <= max_nt; nt++) {
         es_rules_model_t m;
         o->threads = nt;
         assert_int_equal(es_rules_train(d, o, &m), ES_OK);
@@ -405,7 +406,7 @@ static void test_threads(void **state)
             o.inst_samp = ES_RULES_IS_WITH;
             o.head = ES_RULES_HEAD_SINGLE;
         }
-        same_on_threads(&d, &o, 39);
+        same_on_threads(&d, &o, 39, 3);
     }
     es_rules_data_free(&d);
 }
@@ -434,7 +435,7 @@ static void wide_data(es_rules_data_t *d, uint32_t n, uint32_t F, uint32_t L, ui
     }
 }
 
-/* Many labels and examples, so that 2 and 3 threads sum the totals by blocks of labels
+/* Many labels and examples, so that 2 and more threads sum the totals by blocks of labels
  * (one a thread, train.c's totals()) where 1 thread sums them alone: the same model
  * with complete heads, sampled labels (the totals of a subset of labels), single-label
  * heads, instance sampling, and the example-wise loss (blocks of its packed Hessians). */
@@ -451,8 +452,16 @@ static void test_threads_label_blocks(void **state)
         if (v == 2) o.head = ES_RULES_HEAD_SINGLE;
         if (v == 3) o.inst_samp = ES_RULES_IS_WITHOUT;
         if (v == 4) o.loss = ES_RULES_LOSS_LOGISTIC_EXAMPLE_WISE;
-        same_on_threads(&d, &o, o.max_rules - 1);
+        same_on_threads(&d, &o, o.max_rules - 1, 3);
     }
+    es_rules_data_free(&d);
+    /* more blocks of labels (one a thread) than features and example chunks: 128 examples
+       (2 chunks), 1 feature, 64 labels on up to 5 threads (the pool's job stamps hold them) */
+    wide_data(&d, 128, 1, 64, 7);
+    es_rules_opt_t o;
+    es_rules_opt_init(&o);
+    o.max_rules = 5;
+    same_on_threads(&d, &o, 4, 5);
     es_rules_data_free(&d);
 }
 

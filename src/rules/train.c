@@ -1259,8 +1259,8 @@ int es_rules_train(const es_rules_data_t *d, const es_rules_opt_t *o, es_rules_m
     t.m = m;
     rng_seed(&t.rng, o->seed);
     size_t nl = (size_t)n * L;
-    /* the most jobs a batch has: features or example chunks */
-    size_t n_jobs_max = (size_t)F + (n + APPLY_CHUNK - 1) / APPLY_CHUNK;
+    /* the most jobs a batch has: features, example chunks or blocks of labels (one a thread) */
+    size_t n_jobs_max = (size_t)F + (n + APPLY_CHUNK - 1) / APPLY_CHUNK + (size_t)nt;
     if ((ret = model_init(m, d, o))) goto out;
     if (!(c->score = calloc(nl, sizeof *c->score)) || !(c->g = malloc(nl * sizeof *c->g)) ||
         !(c->h = malloc((size_t)n * nH * sizeof *c->h)) || !(c->w = malloc(n * sizeof *c->w)) ||

@@ -22,12 +22,9 @@
 
 #define SHRINK ((double)0.3f) /* the default shrinkage, as a float32 */
 
-/* A one-feature table x with n examples and labels y (n x L, row-major). */
-static void make_data(es_rules_data_t *d, const float *x, uint32_t n, uint32_t F,
-                      const uint8_t *y, uint32_t L)
+/* d with room for n examples, F features and L labels (no names, no nominal values). */
+static void data_alloc(es_rules_data_t *d, uint32_t n, uint32_t F, uint32_t L)
 {
-    static char *fname[] = {"x", "x2", "x3", "x4", "x5", "x6", "x7", "x8"};
-    static char *lname[] = {"a", "b", "c", "d"};
     memset(d, 0, sizeof *d);
     d->n_ex = n;
     d->n_feat = F;
@@ -39,6 +36,16 @@ static void make_data(es_rules_data_t *d, const float *x, uint32_t n, uint32_t F
     d->n_values = calloc(F, sizeof *d->n_values);
     d->values = calloc(F, sizeof *d->values);
     assert_non_null(d->x);
+    assert_non_null(d->y);
+}
+
+/* A one-feature table x with n examples and labels y (n x L, row-major). */
+static void make_data(es_rules_data_t *d, const float *x, uint32_t n, uint32_t F,
+                      const uint8_t *y, uint32_t L)
+{
+    static char *fname[] = {"x", "x2", "x3", "x4", "x5", "x6", "x7", "x8"};
+    static char *lname[] = {"a", "b", "c", "d"};
+    data_alloc(d, n, F, L);
     memcpy(d->x, x, (size_t)n * F * sizeof *d->x);
     memcpy(d->y, y, (size_t)n * L);
     for (uint32_t f = 0; f < F; f++) d->feat_name[f] = strdup(fname[f]);
@@ -363,37 +370,98 @@ static char *train_text(const es_rules_data_t *d, es_rules_opt_t *o)
     return txt;
 }
 
+/* o on 1 .. max_nt threads: n_rules rules (the default rule not counted), the same model. */
+static void same_on_threads(const es_rules_data_t *d, es_rules_opt_t *o, uint32_t n_rules,
+                            int max_nt)
+{
+    char *ref = NULL;
+    for (int nt = 1; nt <= max_nt; nt++) {
+        es_rules_model_t m;
+        o->threads = nt;
+        assert_int_equal(es_rules_train(d, o, &m), ES_OK);
+        assert_int_equal(m.n_rules, n_rules);
+        char *txt = model_text(&m);
+        if (nt == 1) {
+            ref = txt;
+        } else {
+            assert_string_equal(txt, ref);
+            free(txt);
+        }
+        es_rules_model_free(&m);
+    }
+    free(ref);
+}
+
 /* 1, 2 and 3 threads learn the same model, with every sampling on. */
 static void test_threads(void **state)
 {
     (void)state;
     es_rules_data_t d;
     random_data(&d, 300, 8, 3, 42);
-    char *ref = NULL;
-    for (int samp = 0; samp < 2; samp++)
-        for (int nt = 1; nt <= 3; nt++) {
-            es_rules_opt_t o;
-            es_rules_model_t m;
-            es_rules_opt_init(&o);
-            o.max_rules = 40;
-            if (samp) {
-                o.inst_samp = ES_RULES_IS_WITH;
-                o.head = ES_RULES_HEAD_SINGLE;
-            }
-            o.threads = nt;
-            assert_int_equal(es_rules_train(&d, &o, &m), ES_OK);
-            assert_int_equal(m.n_rules, 39);
-            char *txt = model_text(&m);
-            if (nt == 1) {
-                free(ref);
-                ref = txt;
-            } else {
-                assert_string_equal(txt, ref);
-                free(txt);
-            }
-            es_rules_model_free(&m);
+    for (int samp = 0; samp < 2; samp++) {
+        es_rules_opt_t o;
+        es_rules_opt_init(&o);
+        o.max_rules = 40;
+        if (samp) {
+            o.inst_samp = ES_RULES_IS_WITH;
+            o.head = ES_RULES_HEAD_SINGLE;
         }
-    free(ref);
+        same_on_threads(&d, &o, 39, 3);
+    }
+    es_rules_data_free(&d);
+}
+
+/* n random examples with F features and L labels (any F, L >= 1), names f0.., l0.. */
+static void wide_data(es_rules_data_t *d, uint32_t n, uint32_t F, uint32_t L, uint64_t seed)
+{
+    data_alloc(d, n, F, L);
+    char name[32];
+    for (uint32_t f = 0; f < F; f++) {
+        snprintf(name, sizeof name, "f%u", f);
+        d->feat_name[f] = strdup(name);
+        for (uint32_t i = 0; i < n; i++) {
+            double u = (double)(tu_rand(&seed) >> 11) / 9007199254740992.0;
+            d->x[(size_t)f * n + i] = tu_randn(&seed, 50) ? (float)(u * 4 - 2) : NAN;
+        }
+    }
+    for (uint32_t l = 0; l < L; l++) {
+        snprintf(name, sizeof name, "l%u", l);
+        d->lab_name[l] = strdup(name);
+        for (uint32_t i = 0; i < n; i++) {
+            float a = d->x[(size_t)(l % F) * n + i], b = d->x[(size_t)((l * 7 + 3) % F) * n + i];
+            d->y[(size_t)i * L + l] = (isnan(a) ? 0 : a) - (isnan(b) ? 0 : b) * 0.5f +
+                                          (float)tu_randn(&seed, 100) / 50.0f > 0.6f;
+        }
+    }
+}
+
+/* Many labels and examples, so that 2 and more threads sum the totals by blocks of labels
+ * (one a thread, train.c's totals()) where 1 thread sums them alone: the same model
+ * with complete heads, sampled labels (the totals of a subset of labels), single-label
+ * heads, instance sampling, and the example-wise loss (blocks of its packed Hessians). */
+static void test_threads_label_blocks(void **state)
+{
+    (void)state;
+    es_rules_data_t d;
+    wide_data(&d, 600, 12, 41, 2026);
+    for (int v = 0; v < 5; v++) {
+        es_rules_opt_t o;
+        es_rules_opt_init(&o);
+        o.max_rules = v == 4 ? 8 : 30;
+        if (v == 1) o.label_samp = ES_RULES_LS_WITHOUT;
+        if (v == 2) o.head = ES_RULES_HEAD_SINGLE;
+        if (v == 3) o.inst_samp = ES_RULES_IS_WITHOUT;
+        if (v == 4) o.loss = ES_RULES_LOSS_LOGISTIC_EXAMPLE_WISE;
+        same_on_threads(&d, &o, o.max_rules - 1, 3);
+    }
+    es_rules_data_free(&d);
+    /* more blocks of labels (one a thread) than features and example chunks: 128 examples
+       (2 chunks), 1 feature, 64 labels on up to 5 threads (the pool's job stamps hold them) */
+    wide_data(&d, 128, 1, 64, 7);
+    es_rules_opt_t o;
+    es_rules_opt_init(&o);
+    o.max_rules = 5;
+    same_on_threads(&d, &o, 4, 5);
     es_rules_data_free(&d);
 }
 
@@ -845,6 +913,7 @@ int main(void)
         cmocka_unit_test(test_boundary_at_zero), cmocka_unit_test(test_single_head),
         cmocka_unit_test(test_nominal),       cmocka_unit_test(test_metrics),
         cmocka_unit_test(test_threads),       cmocka_unit_test(test_model_roundtrip),
+        cmocka_unit_test(test_threads_label_blocks),
         cmocka_unit_test(test_mulan_xml),     cmocka_unit_test(test_time_limit),
         cmocka_unit_test(test_probabilities), cmocka_unit_test(test_example_wise_loss),
         cmocka_unit_test(test_example_wise_predict),

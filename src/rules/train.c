@@ -437,7 +437,8 @@ typedef struct {
     const es_rules_opt_t *o;
     es_rules_model_t *m;
     rng_t rng;
-    uint32_t *fperm, n_fs, *fsel;  /* feature sampling */
+    uint32_t *fperm, n_fs, *fsel;  /* feature sampling: the identity between draws, the sample */
+    uint32_t *fswap;               /* the draws' swaps, undone after each sample */
     es_rl_cand_t *res;             /* per thread, one slot per sampled feature: nt x F */
     double *res_head;              /* their heads: nt x F x L */
     es_rl_scratch_t *scr;          /* per thread */
@@ -454,6 +455,10 @@ typedef struct {
     es_rl_pool_t *pool;
     _Atomic uint64_t *fin;         /* the pool's job stamps */
     uint32_t *ids, *all_ids;       /* examples whose statistics change the totals; 0..n-1 */
+    const uint32_t *tot_ids;       /* the totals' batch: its examples, their number, the sign, */
+    uint32_t tot_n, tot_nb;        /* its blocks of labels */
+    int tot_sign;
+    int nt;                        /* threads */
     uint8_t *hold;                 /* --holdout: 1 for the held-out examples; NULL without */
     uint32_t *train_ids, n_train;  /* the training examples, ascending (all without holdout) */
     es_rl_prune_t prune;           /* early stopping, with a holdout set */
@@ -546,7 +551,9 @@ static void begin_rule(train_t *t)
     t->more = 1;
 }
 
-/* The features of the next refinement, in ascending order. */
+/* The features of the next refinement, in ascending order.  t->fperm[0..F) is the
+ * identity between calls: the partial shuffle's swaps are undone afterwards, so a
+ * refinement costs the sample, not the features. */
 static void sample_features(train_t *t)
 {
     uint32_t F = t->c.F;
@@ -560,20 +567,34 @@ static void sample_features(train_t *t)
     else ns = F > 1 ? (uint32_t)(log2((double)(F - 1)) + 1) : 1;
     if (ns < 1) ns = 1;
     if (ns > F) ns = F;
-    uint32_t *p = t->fperm;
-    for (uint32_t f = 0; f < F; f++) p[f] = f;
+    uint32_t *p = t->fperm, *sw = t->fswap, *sel = t->fsel;
     for (uint32_t k = 0; k < ns; k++) {
         uint32_t r = k + rng_below(&t->rng, F - k), x = p[k];
         p[k] = p[r];
         p[r] = x;
+        sw[k] = r;
     }
-    /* ascending: mark, then collect */
-    uint8_t *mark = t->c.cov + t->c.n; /* F spare bytes after the coverage mask */
-    memset(mark, 0, F);
-    for (uint32_t k = 0; k < ns; k++) mark[p[k]] = 1;
-    t->n_fs = 0;
-    for (uint32_t f = 0; f < F; f++)
-        if (mark[f]) t->fsel[t->n_fs++] = f;
+    /* ascending: an insertion sort of a small sample, else mark and collect */
+    if (ns <= 64) {
+        for (uint32_t k = 0; k < ns; k++) {
+            uint32_t v = p[k], j = k;
+            for (; j > 0 && sel[j - 1] > v; j--) sel[j] = sel[j - 1];
+            sel[j] = v;
+        }
+        t->n_fs = ns;
+    } else {
+        uint8_t *mark = t->c.cov + t->c.n; /* F spare bytes after the coverage mask */
+        memset(mark, 0, F);
+        for (uint32_t k = 0; k < ns; k++) mark[p[k]] = 1;
+        t->n_fs = 0;
+        for (uint32_t f = 0; f < F; f++)
+            if (mark[f]) sel[t->n_fs++] = f;
+    }
+    for (uint32_t k = ns; k-- > 0;) { /* the identity again */
+        uint32_t r = sw[k], x = p[k];
+        p[k] = p[r];
+        p[r] = x;
+    }
 }
 
 /* Apply condition r on feature f to the coverage; the examples whose coverage changes go
@@ -617,42 +638,100 @@ static uint32_t cover(train_t *t, uint32_t f, const es_rl_cand_t *r, uint32_t *i
 
 /* The totals over the head's labels: set to the weighted sums over the
  * examples ids[0..m) (sign > 0), or less them (sign < 0), each label summed
- * in the order of ids (mlrl-boomer's).  On the training thread: as jobs of 8
- * labels for the pool they made enron slower (the jobs are too short). */
-static void totals(train_t *t, const uint32_t *ids, uint32_t m, int sign)
+ * in the order of ids (mlrl-boomer's).  Each label is its own sum, so the
+ * labels split into blocks that threads sum apart with the same bits: a large
+ * update (the empty rule's totals over every example, a condition that keeps
+ * many) is one job per thread for the pool, each block summed in its thread's
+ * scratch and stored once (no cache line written by two threads); a small one
+ * stays on the training thread (a batch of jobs too short costs more than it
+ * saves, as blocks of 8 labels did on enron). */
+#define TOT_PAR_WORK 16384u /* examples x values from which the pool sums the totals */
+
+/* Sum the gradients [g0, g1) and the Hessians [h0, h1) of the totals (positions of
+ * the head's labels; Hessians of the packed matrix with exw) into tg, th, over the
+ * batch's examples t->tot_ids[0..tot_n) as totals() says; ag, ah: scratch of
+ * g1 - g0 and h1 - h0 values. */
+static void totals_range(train_t *t, uint32_t g0, uint32_t g1, uint32_t h0, uint32_t h1,
+                         double *restrict ag, double *restrict ah)
 {
-    es_rl_ctx_t *c = &t->c;
-    uint32_t nh = c->n_hl;
-    const uint32_t *hl = c->hl;
-    double *tg = c->tot_g, *th = c->tot_h;
-    uint32_t nH = c->exw ? c->nH : nh;
-    if (sign > 0) {
-        for (uint32_t k = 0; k < nh; k++) tg[k] = 0.0;
-        for (uint32_t k = 0; k < nH; k++) th[k] = 0.0;
-    }
+    const es_rl_ctx_t *c = &t->c;
+    const uint32_t *ids = t->tot_ids, *hl = c->hl;
+    uint32_t m = t->tot_n, ng = g1 - g0, nhs = h1 - h0;
+    int sign = t->tot_sign;
+    size_t L = c->L, rowH = c->exw ? c->nH : L;
+    /* the head's labels are every label, in order: contiguous (vector lanes, each label's
+       sum in the scalar order; -ffp-contract=off) */
+    int contig = c->exw || c->n_hl == L; /* an ascending sample of every label: all */
+    for (uint32_t k = 0; k < ng; k++) ag[k] = sign > 0 ? 0.0 : c->tot_g[g0 + k];
+    for (uint32_t k = 0; k < nhs; k++) ah[k] = sign > 0 ? 0.0 : c->tot_h[h0 + k];
     for (uint32_t j = 0; j < m; j++) {
         uint32_t i = ids[j];
         if (!c->w[i]) continue;
-        if (c->exw) { /* every label's gradient, the packed Hessians */
-            const double *gi = c->g + (size_t)i * c->L, *hx = c->h + (size_t)i * nH;
-            double w = sign > 0 ? (double)c->w[i] : -(double)c->w[i];
-            for (uint32_t k = 0; k < nh; k++) tg[k] += gi[k] * w;
-            for (uint32_t k = 0; k < nH; k++) th[k] += hx[k] * w;
-            continue;
-        }
-        const double *gi = c->g + (size_t)i * c->L, *hi = c->h + (size_t)i * c->L;
+        const double *restrict gi = c->g + i * L, *restrict hi = c->h + i * rowH;
         double w = (double)c->w[i];
-        if (sign > 0)
-            for (uint32_t k = 0; k < nh; k++) {
-                tg[k] += gi[hl[k]] * w;
-                th[k] += hi[hl[k]] * w;
+        if (contig) {
+            gi += g0;
+            hi += h0;
+            if (sign > 0) {
+#pragma omp simd
+                for (uint32_t k = 0; k < ng; k++) ag[k] += gi[k] * w;
+#pragma omp simd
+                for (uint32_t k = 0; k < nhs; k++) ah[k] += hi[k] * w;
+            } else {
+#pragma omp simd
+                for (uint32_t k = 0; k < ng; k++) ag[k] -= gi[k] * w;
+#pragma omp simd
+                for (uint32_t k = 0; k < nhs; k++) ah[k] -= hi[k] * w;
             }
-        else
-            for (uint32_t k = 0; k < nh; k++) {
-                tg[k] -= gi[hl[k]] * w;
-                th[k] -= hi[hl[k]] * w;
+        } else if (sign > 0) {
+            for (uint32_t k = 0; k < ng; k++) {
+                ag[k] += gi[hl[g0 + k]] * w;
+                ah[k] += hi[hl[g0 + k]] * w;
             }
+        } else {
+            for (uint32_t k = 0; k < ng; k++) {
+                ag[k] -= gi[hl[g0 + k]] * w;
+                ah[k] -= hi[hl[g0 + k]] * w;
+            }
+        }
     }
+    memcpy(c->tot_g + g0, ag, ng * sizeof *ag);
+    memcpy(c->tot_h + h0, ah, nhs * sizeof *ah);
+}
+
+/* Block k of t->tot_nb: its share of the gradients and of the Hessians. */
+static void totals_job(void *arg, uint32_t k, void *scratch, int slot)
+{
+    train_t *t = arg;
+    es_rl_scratch_t *s = scratch;
+    uint32_t nb = t->tot_nb, ng = t->c.n_hl, nH = t->c.exw ? t->c.nH : ng;
+    (void)slot;
+    /* blocks of whole cache lines of the totals (8 values), the last one shorter */
+    uint32_t bg = (ng + nb - 1) / nb, bh = (nH + nb - 1) / nb;
+    bg = (bg + 7) & ~7u;
+    bh = (bh + 7) & ~7u;
+    uint32_t g0 = k * bg < ng ? k * bg : ng, g1 = g0 + bg < ng ? g0 + bg : ng;
+    uint32_t h0 = k * bh < nH ? k * bh : nH, h1 = h0 + bh < nH ? h0 + bh : nH;
+    if (!t->c.exw) h0 = g0, h1 = g1; /* the Hessians of the same labels */
+    totals_range(t, g0, g1, h0, h1, s->sg, s->sh);
+}
+
+static void totals(train_t *t, const uint32_t *ids, uint32_t m, int sign)
+{
+    es_rl_ctx_t *c = &t->c;
+    uint32_t ng = c->n_hl, nH = c->exw ? c->nH : ng;
+    t->tot_ids = ids;
+    t->tot_n = m;
+    t->tot_sign = sign;
+    /* blocks of at least 8 values, one a thread */
+    uint32_t nb = (uint32_t)t->nt, most = (nH + 7) / 8;
+    if (nb > most) nb = most;
+    if (nb < 2 || (uint64_t)m * (ng + nH) < TOT_PAR_WORK) {
+        totals_range(t, 0, ng, 0, nH, t->scr[0].sg, t->scr[0].sh);
+        return;
+    }
+    t->tot_nb = nb;
+    es_rl_pool_run(t->pool, nb, totals_job, t, 0, &t->scr[0]);
 }
 
 static void apply_best(train_t *t, uint32_t bk, const es_rl_cand_t *r);
@@ -984,8 +1063,9 @@ static int gpu_open(train_t *t, const es_rules_opt_t *o)
     return ES_OK;
 }
 
-/* The jobs the workers share: a feature's search, a chunk of examples' update. */
-#define APPLY_CHUNK 256u
+/* The jobs the workers share: a feature's search, a chunk of examples' update (small
+ * enough that the chunks of a rule's covered examples spread evenly over the threads). */
+#define APPLY_CHUNK 64u
 
 static void search_job(void *arg, uint32_t k, void *scratch, int slot)
 {
@@ -1179,15 +1259,15 @@ int es_rules_train(const es_rules_data_t *d, const es_rules_opt_t *o, es_rules_m
     t.m = m;
     rng_seed(&t.rng, o->seed);
     size_t nl = (size_t)n * L;
-    /* the most jobs a batch has: features or example chunks */
-    size_t n_jobs_max = (size_t)F + (n + APPLY_CHUNK - 1) / APPLY_CHUNK;
+    /* the most jobs a batch has: features, example chunks or blocks of labels (one a thread) */
+    size_t n_jobs_max = (size_t)F + (n + APPLY_CHUNK - 1) / APPLY_CHUNK + (size_t)nt;
     if ((ret = model_init(m, d, o))) goto out;
     if (!(c->score = calloc(nl, sizeof *c->score)) || !(c->g = malloc(nl * sizeof *c->g)) ||
         !(c->h = malloc((size_t)n * nH * sizeof *c->h)) || !(c->w = malloc(n * sizeof *c->w)) ||
         !(c->cov = malloc(2 * (size_t)n + F)) || !(c->tot_g = malloc(L * sizeof *c->tot_g)) ||
         !(c->tot_h = malloc(nH * sizeof *c->tot_h)) || !(c->hl = malloc(L * sizeof *c->hl)) ||
         !(t.fperm = malloc(((size_t)F + n) * sizeof *t.fperm)) ||
-        !(t.fsel = malloc(F * sizeof *t.fsel)) ||
+        !(t.fsel = malloc(F * sizeof *t.fsel)) || !(t.fswap = malloc(F * sizeof *t.fswap)) ||
         !(t.res = calloc((size_t)nt * F, sizeof *t.res)) ||
         !(t.res_head = malloc((size_t)nt * F * L * sizeof *t.res_head)) ||
         !(t.fin = calloc(n_jobs_max, sizeof *t.fin)) ||
@@ -1229,6 +1309,7 @@ int es_rules_train(const es_rules_data_t *d, const es_rules_opt_t *o, es_rules_m
         /* mlrl-boomer 0.15.6's pre-pruning defaults */
         if ((ret = es_rl_prune_init(&t.prune, 100, 1, 1, 50, 50, 0.005))) goto out;
     }
+    for (uint32_t f = 0; f < F; f++) t.fperm[f] = f; /* the feature sampling's identity */
     for (size_t k = 0; k < (size_t)nt * F; k++) t.res[k].head = t.res_head + k * L;
     for (int k = 0; k < nt; k++) {
         es_rl_scratch_t *s = &t.scr[k];
@@ -1320,6 +1401,7 @@ int es_rules_train(const es_rules_data_t *d, const es_rules_opt_t *o, es_rules_m
     for (uint32_t i = 0; i < n; i++) t.all_ids[i] = i;
     pool.fin = t.fin;
     t.pool = &pool;
+    t.nt = nt;
 #pragma omp parallel num_threads(nt)
     {
 #ifdef _OPENMP
@@ -1371,6 +1453,7 @@ out:
     es_rl_prune_free(&t.prune);
     free(t.res);
     free(t.fsel);
+    free(t.fswap);
     free(t.fperm);
     free(t.cond);
     free(t.crng);

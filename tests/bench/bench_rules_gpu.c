@@ -22,15 +22,7 @@
 
 #include "rules.h"
 #include "../rules_synth.h"
-
-static char *bytes(const es_rules_model_t *m, size_t *len)
-{
-    char *buf = NULL;
-    FILE *fp = open_memstream(&buf, len);
-    if (!fp || es_rules_model_write(m, fp)) exit(1);
-    fclose(fp);
-    return buf;
-}
+#include "model_bytes.h"
 
 /* train with o; @return the fit seconds, the model in *m */
 static double fit(const es_rules_data_t *d, const es_rules_opt_t *o, es_rules_model_t *m)
@@ -46,7 +38,7 @@ static double fit(const es_rules_data_t *d, const es_rules_opt_t *o, es_rules_mo
 static int same(const es_rules_model_t *a, const es_rules_model_t *b)
 {
     size_t la, lb;
-    char *x = bytes(a, &la), *y = bytes(b, &lb);
+    char *x = bench_model_bytes(a, &la), *y = bench_model_bytes(b, &lb);
     int r = la == lb && !memcmp(x, y, la);
     free(x);
     free(y);

@@ -258,23 +258,16 @@ __host__ __device__ __forceinline__ float gk_rcp2(float x)
 #endif
 }
 
-/* float of x rounded up / down */
-__host__ __device__ __forceinline__ float gk_f_up(double x)
+/* float of x rounded up (up = 1) or down (up = 0) */
+__host__ __device__ __forceinline__ float gk_f_round(double x, int up)
 {
 #ifdef __CUDA_ARCH__
-    return __double2float_ru(x);
+    return up ? __double2float_ru(x) : __double2float_rd(x);
 #else
     float f = (float)x;
-    return (double)f < x ? nextafterf(f, INFINITY) : f;
-#endif
-}
-__host__ __device__ __forceinline__ float gk_f_dn(double x)
-{
-#ifdef __CUDA_ARCH__
-    return __double2float_rd(x);
-#else
-    float f = (float)x;
-    return (double)f > x ? nextafterf(f, -INFINITY) : f;
+    if (up && (double)f < x) f = nextafterf(f, INFINITY);
+    if (!up && (double)f > x) f = nextafterf(f, -INFINITY);
+    return f;
 #endif
 }
 
@@ -374,7 +367,7 @@ __host__ __device__ __forceinline__ void gk_srow2_build(const uint32_t g[6], dou
         else U = gk_screen_u(c[k], t[k] - c[k]);
         const double beta = t[k] > 0.0 ? (c[k] - w * t[k]) * (c[k] - w * t[k]) / t[k] : 0.0;
         if (STAT != GK_CHI2) B += U * beta;
-        uf[k] = gk_f_up(U * (1.0 + o) * (1.0 + 2e-6));
+        uf[k] = gk_f_round(U * (1.0 + o) * (1.0 + 2e-6), 1);
         usum += (double)uf[k];
     }
     R.U0 = uf[0];
@@ -399,8 +392,8 @@ __host__ __device__ __forceinline__ void gk_srow2_build(const uint32_t g[6], dou
         const double base = (s > 0.0 ? s : 0.0) + 1e-12 * mag + 1e-9;
         B -= base;
     }
-    R.B = gk_f_dn(B);
-    R.base = gk_f_up(1e-6 * fabs(B) + 4e-6 * N * usum + 1e-6);
+    R.B = gk_f_round(B, 0);
+    R.base = gk_f_round(1e-6 * fabs(B) + 4e-6 * N * usum + 1e-6, 1);
     /* as a column */
     C.Db2 = R.Da2;
     C.Db01 = R.Da01;

@@ -189,8 +189,10 @@ static void test_adversarial(void **state)
     assert_int_equal(failures, 0);
 }
 
-/* And tight enough to screen: near the null, boost's bound is about 1.4
- * times 2 N I(Y; B | A), which is about G. */
+/* And tight where it should be: chi2's bound is Pearson's X^2 itself (at
+ * the float class weight), plus margins of 1e-5 relative and 4e-6 N U per
+ * stratum absolute, so a wrong cell, weight or offset would show here as
+ * well as in the soundness checks. */
 static void test_tight(void **state)
 {
     (void)state;

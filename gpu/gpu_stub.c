@@ -162,6 +162,15 @@ int es_gpu_bounds(int dev, int stat, const es_gpu_cand_t *tables, size_t n, cons
     return ES_ERR_UNSUPPORTED;
 }
 
+int es_gpu_screen_host(int stat, const es_gpu_cand_t *tables, size_t n, float *out)
+{
+    (void)stat;
+    (void)tables;
+    (void)n;
+    (void)out;
+    return ES_ERR_UNSUPPORTED;
+}
+
 int es_gpu_mi_open(int dev, uint32_t n_samples, uint32_t n_features, unsigned bits, es_gpu_mi_pack_fn pack,
                    void *pack_arg, const uint32_t *n_states, const uint16_t *y, uint32_t n_classes,
                    const double *nl, uint32_t n_nl, es_gpu_mi_t **out)

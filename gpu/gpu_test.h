@@ -85,13 +85,22 @@ static inline uint32_t es_gpu_cand_max_total(const es_gpu_cand_t *tables, size_t
 /** The device's float bounds of the statistic stat (es_stat_t) for n given
  *  tables (tests: compared with the exact CPU value).  out: 8 floats per
  *  table: up, lo, gup with the two-plane per-variant constants, up, lo, gup
- *  with the per-pair margins (calls missing), the BOOST IPF lower bound, 0.
+ *  with the per-pair margins (calls missing), the BOOST IPF lower bound, and
+ *  the first-stage screen's bound in nats as es_gpu_screen_host() (0 for K2).
  *  lnfact: ln n! for n < n_lnfact, the caller's values (stats.h's
  *  es_lnfact(), as es_gpu_config_t.lnfact), at least
  *  es_gpu_cand_max_total() + 2 of them.
  *  @return ES_OK, ES_ERR_ARG (lnfact too short), ES_ERR_GPU. */
 int es_gpu_bounds(int dev, int stat, const es_gpu_cand_t *tables, size_t n, const double *lnfact,
                   uint32_t n_lnfact, float *out);
+
+/** The first-stage screen's upper bound (gpu/pair/screen.cuh,
+ *  gk_screen_sum2 with its margins) of stat (boost, chi2, mi or ig) for n
+ *  tables, in nats (boost: G / 2; chi2: X^2; mi, ig: N I in nats), computed
+ *  on the host with exact reciprocals where the device takes rcp.approx
+ *  (tests: never below the exact statistic).  Needs no GPU.
+ *  @return ES_OK, ES_ERR_ARG (stat), ES_ERR_UNSUPPORTED without CUDA. */
+int es_gpu_screen_host(int stat, const es_gpu_cand_t *tables, size_t n, float *out);
 
 /** The 2x27 tables of every (x, y, z), x of a, y of b, z of c, on the
  *  device with the given kernel and the counting path of the 3-way scan

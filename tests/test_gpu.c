@@ -6,9 +6,10 @@
  *    1024, with and without missing calls, a monomorphic and an all-missing
  *    variant, on off-diagonal and diagonal tiles;
  *  - bounds: the device's float bounds of every statistic (both the
- *    two-plane per-variant form and the per-pair form) hold the exact CPU
- *    value, on random, sparse, unbalanced, monomorphic and strongly
- *    associated tables, and are tight where they should be;
+ *    two-plane per-variant form and the per-pair form, and the first-stage
+ *    screen's) hold the exact CPU value, on random, sparse, unbalanced,
+ *    monomorphic and strongly associated tables, and are tight where they
+ *    should be;
  *  - scans: top-k, summary and significant pairs of --device gpu identical to
  *    --device cpu for every statistic and kernel, several tile sizes, and a
  *    block cache capped to two blocks (streaming). */
@@ -235,6 +236,17 @@ static void check_bounds(es_stat_t st, const es_table2_t *tab, const float *o, s
                         es_stat_name(st), f, b[0], b[1], score);
                 bound_fail(tab);
             }
+        }
+    }
+    /* the first-stage screen's bound (nats; the device's rcp.approx) */
+    if (st != ES_STAT_K2) {
+        double N = 0;
+        for (int y = 0; y < 2; y++)
+            for (int c = 0; c < 9; c++) N += tab->n[y][c];
+        double nats = st == ES_STAT_BOOST ? r.stat / 2.0 : st == ES_STAT_CHI2 ? r.stat : r.stat * N * M_LN2;
+        if (!((double)o[7] >= nats - 1e-9 * fabs(nats) - 1e-9)) {
+            fprintf(stderr, "table %zu stat %s: screen %.9g below exact %.12g nats\n", k, es_stat_name(st), o[7], nats);
+            bound_fail(tab);
         }
     }
     if (st == ES_STAT_BOOST && !((double)o[6] <= r.stat + tol)) {

@@ -60,6 +60,7 @@ struct es_gpu {
     double *d_lnf;    /* ln n! (K2 bounds) */
     flight_t fl[ES_GPU_FLIGHTS];
     double t_kernel; /* seconds in the tile kernels (event-timed) */
+    int screen1;     /* EPISTREAM_GPU_SCREEN=1: the older first-stage screen (comparisons) */
     int head, n_flight; /* oldest flight, tiles in flight */
 };
 
@@ -300,6 +301,8 @@ static int engine_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, 
     if (!g) return ES_ERR_NOMEM;
     g->dev = dev;
     g->cfg = *cfg;
+    const char *sv = getenv("EPISTREAM_GPU_SCREEN");
+    g->screen1 = sv && strcmp(sv, "1") == 0;
     g->cfg.lnfact = NULL; /* the caller's: read by gpu_open only */
     int ret = gpu_open(dev, cfg, cand_init, g);
     if (ret) {
@@ -341,7 +344,7 @@ extern "C" int es_gpu_in_flight(const es_gpu_t *g) { return g->n_flight; }
 /* A block's per-variant constants (gk_vpre_build), for n entries: its
  * count variants, then zero counts. */
 template <int STAT, int NP>
-__global__ void k_vpre(const uint32_t *gcount, uint32_t count, uint32_t n, gk_vpre out)
+__global__ void k_vpre(const uint32_t *gcount, uint32_t count, uint32_t n, int v1, gk_vpre out)
 {
     const uint32_t v = blockIdx.x * blockDim.x + threadIdx.x;
     if (v >= n) return;
@@ -350,7 +353,7 @@ __global__ void k_vpre(const uint32_t *gcount, uint32_t count, uint32_t n, gk_vp
     gk_vc r, c;
     gk_srow R = {};
     gk_scol C = {};
-    gk_vpre_build<STAT, NP>(gc, r, c, R, C);
+    gk_vpre_build<STAT, NP>(gc, v1, r, c, R, C);
     out.vrow[v] = r;
     out.vcol[v] = c;
     if (NP == 2) {
@@ -360,11 +363,12 @@ __global__ void k_vpre(const uint32_t *gcount, uint32_t count, uint32_t n, gk_vp
 }
 
 template <int STAT>
-static int launch_vpre(int np, const uint32_t *gcount, uint32_t count, uint32_t n, const gk_vpre &o, cudaStream_t st)
+static int launch_vpre(int np, const uint32_t *gcount, uint32_t count, uint32_t n, int v1, const gk_vpre &o,
+                       cudaStream_t st)
 {
     const unsigned blocks = (n + 127) / 128;
-    if (np == 2) k_vpre<STAT, 2><<<blocks, 128, 0, st>>>(gcount, count, n, o);
-    else k_vpre<STAT, 3><<<blocks, 128, 0, st>>>(gcount, count, n, o);
+    if (np == 2) k_vpre<STAT, 2><<<blocks, 128, 0, st>>>(gcount, count, n, v1, o);
+    else k_vpre<STAT, 3><<<blocks, 128, 0, st>>>(gcount, count, n, v1, o);
     return (int)cudaGetLastError();
 }
 
@@ -390,7 +394,7 @@ static int ensure_block(es_gpu_t *g, const es_gpu_block_t *b, int keep, int *out
     CHECK(cudaMemcpyAsync(s->planes, b->planes, bytes, cudaMemcpyHostToDevice, g->s_copy));
     CHECK(cudaMemcpyAsync(s->gcount, b->gcount, (size_t)b->count * 24, cudaMemcpyHostToDevice, g->s_copy));
     CHECK_LAUNCH(GK_STAT_DISPATCH((int)g->cfg.stat, launch_vpre, (int)g->cfg.n_planes, s->gcount, b->count,
-                                  g->cfg.block + GK_VPRE_PAD, s->pre, g->s_copy));
+                                  g->cfg.block + GK_VPRE_PAD, g->screen1, s->pre, g->s_copy));
     CHECK(cudaEventRecord(s->ready, g->s_copy));
     s->block = (long)b->index;
     s->lru = ++g->clock;
@@ -427,6 +431,7 @@ static void fill_params(es_gpu_t *g, gk_params *P, const slot_t *sa, const slot_
     P->tau_bin = g->d_tau;
     P->lnf = g->d_lnf;
     P->screen = g->d_screen;
+    P->screen1 = g->screen1;
 }
 
 /* Queue flight f's kernel.  prepass: run the tile first with no room for
@@ -577,6 +582,46 @@ extern "C" int es_gpu_count_tables(int dev, int kernel, const es_gpu_config_t *c
 
 /* ---- bounds of given tables (tests) --------------------------------------- */
 
+/* The first-stage screen's bound (gk_screen_sum2, margins included) of a
+ * table, in nats, as a tile computes it: its products, and the row's and
+ * column's constants from the table's margins (host: exact reciprocals). */
+template <int STAT>
+__host__ __device__ static float gk_screen_of_table(const uint32_t n[2][9])
+{
+    uint32_t ga[6], gb[6], x[8];
+    for (int y = 0; y < 2; y++) {
+        for (int k = 0; k < 3; k++) {
+            ga[y * 3 + k] = n[y][3 * k] + n[y][3 * k + 1] + n[y][3 * k + 2];
+            gb[y * 3 + k] = n[y][k] + n[y][k + 3] + n[y][k + 6];
+        }
+        /* products of the planes [g>=1], [g==2]: cases first */
+        uint32_t *p = x + (y == 1 ? 0 : 4);
+        p[0] = n[y][4] + n[y][5] + n[y][7] + n[y][8];
+        p[1] = n[y][5] + n[y][8];
+        p[2] = n[y][7] + n[y][8];
+        p[3] = n[y][8];
+    }
+    const double n0 = (double)ga[0] + ga[1] + ga[2], n1 = (double)ga[3] + ga[4] + ga[5];
+    gk_srow2 R, Rb;
+    gk_scol2 C, Ca;
+    gk_srow2_build<STAT>(ga, n0, n1, R, Ca);
+    gk_srow2_build<STAT>(gb, n0, n1, Rb, C);
+    return fmaf(gk_screen_sum2(x, R, C), 1.0f + 1e-5f, R.base);
+}
+
+template <int STAT>
+static void screen_host_k(const es_gpu_cand_t *t, size_t n, float *out)
+{
+    for (size_t k = 0; k < n; k++) out[k] = gk_screen_of_table<STAT>(t[k].n);
+}
+
+extern "C" int es_gpu_screen_host(int stat, const es_gpu_cand_t *tables, size_t n, float *out)
+{
+    if (stat < GK_BOOST || stat > GK_IG) return ES_ERR_ARG;
+    GK_STAT_DISPATCH(stat, screen_host_k, tables, n, out);
+    return ES_OK;
+}
+
 template <int STAT>
 __global__ void k_bounds(const es_gpu_cand_t *t, uint32_t n, gk_params P, float *out)
 {
@@ -604,7 +649,7 @@ __global__ void k_bounds(const es_gpu_cand_t *t, uint32_t n, gk_params P, float 
     o[4] = b3.lo;
     o[5] = b3.gup;
     o[6] = lo;
-    o[7] = 0.0f;
+    o[7] = STAT == GK_K2 ? 0.0f : gk_screen_of_table<STAT>(c);
 }
 
 template <int STAT>

@@ -69,6 +69,7 @@ struct gk_epi_smem {
     uint32_t tau0; /* the top-k level when the CTA started */
     float scr_sc, scr_gc, scr_abs; /* screen nats -> score, -> G; absolute margin */
     int scr_on;
+    int scr_v1; /* the older screen (gk_params.screen1) */
     int hist_touched;
     /* the screen's survivors: (q << 8) | owner thread, bit 31 set when the
      * pair is significant; qup: the key of its upper bound */
@@ -81,10 +82,11 @@ struct gk_epi_smem {
 };
 
 /* One variant's constants from its class x genotype counts g (zero past
- * the block): as a row and as a column, and (two planes) the screen's.
- * Called once per variant and block upload (k_vpre). */
+ * the block): as a row and as a column, and (two planes) the screen's (v1:
+ * the older form's).  Called once per variant and block upload (k_vpre). */
 template <int STAT, int NP>
-__device__ __forceinline__ void gk_vpre_build(const uint32_t g[6], gk_vc &r, gk_vc &c, gk_srow &R, gk_scol &C)
+__device__ __forceinline__ void gk_vpre_build(const uint32_t g[6], int v1, gk_vc &r, gk_vc &c, gk_srow &R,
+                                              gk_scol &C)
 {
     float cn[2][3], ny[2];
 #pragma unroll
@@ -96,18 +98,7 @@ __device__ __forceinline__ void gk_vpre_build(const uint32_t g[6], gk_vc &r, gk_
     ny[1] = cn[1][0] + cn[1][1] + cn[1][2];
     gk_vc_build<true>(cn, ny, false, r);
     gk_vc_build<true>(cn, ny, true, c);
-    if (NP == 2) {
-        gk_cc cc;
-        gk_cc_build<true>(ny[0], ny[1], cc);
-        gk_srow_build<STAT>(g, r.h, cc, R);
-        C.b1c = cn[1][1] + cn[1][2];
-        C.b2c = cn[1][2];
-        C.b01c = cn[1][1];
-        C.b1t = cn[0][1] + cn[0][2] + C.b1c;
-        C.b2t = cn[0][2] + C.b2c;
-        C.b01t = cn[0][1] + C.b01c;
-        C.pad[0] = C.pad[1] = 0.0f;
-    }
+    if (NP == 2) gk_screen_build<STAT>(g, cn, ny, r.h, v1, R, C);
 }
 
 /* n 16-byte words from global src to shared dst, by all threads of group G,
@@ -188,8 +179,10 @@ __device__ __forceinline__ void gk_epi_load_consts(const gk_params &P, int a0, i
             S.scr_sc = STAT == GK_BOOST ? 2.0f : STAT == GK_CHI2 ? 1.0f : 1.0f / (LN2 * fmaxf(cc.N, 1.0f));
             S.scr_gc = STAT == GK_CHI2 ? 1.0f : 2.0f;
             S.scr_abs = 2e-6f * cc.N + 1e-3f;
+            S.scr_v1 = P.screen1;
         } else {
             S.scr_on = 0;
+            S.scr_v1 = 0;
         }
         S.hist_touched = 0;
         S.n_fit = 0;
@@ -298,8 +291,9 @@ __device__ void gk_epilogue(const gk_params &P, const uint32_t *prod, int a0, in
     const bool act = tid < GK_THREADS; /* warp-uniform */
 
     /* phase S: the pairs that could matter (mask bit q: thread's pair q) */
-    uint32_t mask = 0;
-    {
+    /* (V: the screen's form, gk_screen_nats; one loop for each) */
+    auto phase_s = [&](auto V) -> uint32_t {
+        uint32_t mask = 0;
         const bool scr = screen && S.scr_on;
         gk_srow R;
         uint32_t mrow = 0u; /* the lower of the top-k level and the row's threshold */
@@ -318,16 +312,17 @@ __device__ void gk_epilogue(const gk_params &P, const uint32_t *prod, int a0, in
                  * past the block has zero products and zero constants) */
                 uint32_t x[8];
                 L::load(prod, q, tid, a, b, x);
-                const gk_scol &C = S.scol[b];
-                float nats = fmaf(gk_screen_sum(x, R, C), 1.0f + 1e-4f, R.base + S.scr_abs);
+                float nats = gk_screen_nats<decltype(V)::value>(x, R, S.scol[b], S.scr_abs);
                 const uint32_t ct = S.cthr[b], m = mrow < ct ? mrow : ct;
-                /* nats > 0 (a sum of products of like-signed factors plus a
-                 * positive margin), so its key is its bits with the top set */
+                /* nats > 0 (a sum that is never negative plus a positive
+                 * margin), so its key is its bits with the top set */
                 keep = keep && ((__float_as_uint(nats * S.scr_sc) | 0x80000000u) >= m || nats * S.scr_gc >= P.sig_min_g);
             }
             mask |= (uint32_t)keep << q;
         }
-    }
+        return mask;
+    };
+    const uint32_t mask = screen && S.scr_v1 ? phase_s(gk_screen_v<1>()) : phase_s(gk_screen_v<2>());
     bool dense = false;
     if (screen) {
         /* queue the survivors: one shared atomic per warp */

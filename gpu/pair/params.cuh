@@ -16,8 +16,8 @@
 #define GK_HIST_SHIFT 20
 
 struct gk_vc;
-struct gk_srow;
-struct gk_scol;
+union gk_srow;
+union gk_scol;
 
 /* A block's per-variant constants, built once when the block is uploaded
  * (k_vpre, engine.cu): entries for every variant of the block and zero-count
@@ -58,6 +58,7 @@ struct gk_params {
     uint32_t *n_cand;
     const double *lnf;        /* ln n! for every count a cell can hold, plus one (K2) */
     unsigned long long *screen; /* [0] CTAs screened, [1] of them on the queue, [2] survivors */
+    int screen1;              /* the older first-stage screen (EPISTREAM_GPU_SCREEN=1) */
 };
 
 /* Order-preserving float <-> uint32 keys. */

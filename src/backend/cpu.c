@@ -140,11 +140,19 @@ static void qt_score(es_scan_ctx_t *ctx, es_worker_t *w, cpu_qt_t *q, const es_q
  * table (es_stat_linear_prep) are evaluated for every pair, as the exact
  * fit does, since a failed fit leaves N_TOT.  The others get the three low
  * slices and the exact fit. */
-static void cpu_run_linear(es_scan_ctx_t *ctx, es_worker_t *w, cpu_qt_t *q, const es_qt_block_t *A, uint32_t a,
-                           const es_qt_block_t *B, uint32_t b0, uint32_t nb, uint32_t i, uint32_t j0,
-                           const es_table2_t *t, es_qt_sums_t *s)
+static void cpu_run_linear(es_scan_ctx_t *ctx, es_worker_t *w, cpu_qt_t *q, const es_popcount_impl_t *impl,
+                           const es_planes_t *pa, const es_planes_t *pb, const es_qt_block_t *A, uint32_t a,
+                           const es_qt_block_t *B, uint32_t b0, uint32_t nb, uint32_t i, uint32_t j0, es_table2_t *t,
+                           es_qt_sums_t *s)
 {
-    es_qt_sums_run_hi(A, a, B, b0, nb, ctx->qt, &q->sc, s, 0);
+    if (ctx->qt->slots < ES_QT_LISTED_SLOTS) { /* the table from the sums' matching of missing calls */
+        uint32_t mc[CPU_RUN][5];
+        es_qt_sums_run_listed(A, a, B, b0, nb, ctx->qt, &q->sc, s, mc, 0);
+        es_count_block_listed(impl, pa, a, pb, b0, nb, (const uint32_t(*)[5])mc, t);
+    } else {
+        es_count_block(impl, pa, a, pb, b0, nb, t);
+        es_qt_sums_run_hi(A, a, B, b0, nb, ctx->qt, &q->sc, s, 0);
+    }
     es_qt_dsums_t d[CPU_RUN];
     int64_t hi[CPU_RUN];
     double x1[CPU_RUN], zb[CPU_RUN];
@@ -190,11 +198,11 @@ static void cpu_tile_qt(es_scan_ctx_t *ctx, es_worker_t *w, const es_popcount_im
     for (uint32_t a = 0; a < pa->count; a++) {
         for (uint32_t b0 = bi == bj ? a + 1 : 0; b0 < pb->count; b0 += CPU_RUN) {
             uint32_t nb = pb->count - b0 < CPU_RUN ? pb->count - b0 : CPU_RUN;
-            es_count_block(impl, pa, a, pb, b0, nb, t);
             if (ctx->stat == ES_STAT_LINEAR && q->bound) {
-                cpu_run_linear(ctx, w, q, A, a, B, b0, nb, pa->first + a, pb->first + b0, t, s);
+                cpu_run_linear(ctx, w, q, impl, pa, pb, A, a, B, b0, nb, pa->first + a, pb->first + b0, t, s);
                 continue;
             }
+            es_count_block(impl, pa, a, pb, b0, nb, t);
             es_qt_sums_run(A, a, B, b0, nb, ctx->qt, &q->sc, s);
             for (uint32_t k = 0; k < nb; k++)
                 qt_score(ctx, w, q, A, a, B, b0 + k, pa->first + a, pb->first + b0 + k, &t[k], &s[k], NULL);

@@ -776,6 +776,85 @@ void es_count_pair(const es_popcount_impl_t *impl, const es_planes_t *pa, uint32
     count_generic(impl, pa, a, pb, b, t);
 }
 
+/* ---- one class, the missing calls matched by the caller --------------------
+ * A quantitative trait's planes hold one class (n_case 0), and its scan
+ * matches each pair's missing calls against the other variant anyway (the
+ * phenotype sums need them, src/count/qt.c): with those counts (mc) the
+ * table is the four P products plus the margins, with no per-pair walk
+ * through the lists (the sparse path's, which mispredicts). */
+
+static inline __attribute__((always_inline)) void listed_derive(const uint64_t p[4], const uint32_t (*ga)[3],
+                                                               const uint32_t (*gb)[3], const uint32_t mc[5],
+                                                               es_table2_t *t)
+{
+    uint64_t x[9];
+    x[X11] = p[0];
+    x[X12] = p[1];
+    x[X21] = p[2];
+    x[X22] = p[3];
+    x[A1V] = (uint64_t)ga[0][1] + ga[0][2] - mc[0];
+    x[A2V] = (uint64_t)ga[0][2] - mc[1];
+    x[VV] = (uint64_t)ga[0][0] + ga[0][1] + ga[0][2] - mc[2];
+    x[VB1] = (uint64_t)gb[0][1] + gb[0][2] - mc[3];
+    x[VB2] = (uint64_t)gb[0][2] - mc[4];
+    derive(x, t->n[0]);
+    memset(t->n[1], 0, sizeof t->n[1]);
+}
+
+#if ES_CPU_X86
+static ES_TARGET_AVX512 void listed_avx512(const es_planes_t *pa, uint32_t a, const es_planes_t *pb, uint32_t b0,
+                                           uint32_t nb, const uint32_t (*mc)[5], es_table2_t *t)
+{
+    const size_t off = pa->w_case, nt = class_words(pa->n_ctrl);
+    const uint64_t *a1 = es_plane(pa, a, 0), *a2 = es_plane(pa, a, 1);
+    for (uint32_t k = 0; k < nb; k++) {
+        uint64_t p[8];
+        fused4(a1, a2, es_plane(pb, b0 + k, 0), es_plane(pb, b0 + k, 1), 0, off, nt, p);
+        listed_derive(p + 4, pa->gcount[a], pb->gcount[b0 + k], mc[k], t + k);
+    }
+}
+
+static ES_TARGET_POPCNT void listed_popcnt(const es_planes_t *pa, uint32_t a, const es_planes_t *pb, uint32_t b0,
+                                           uint32_t nb, const uint32_t (*mc)[5], es_table2_t *t)
+{
+    const size_t off = pa->w_case, nt = class_words(pa->n_ctrl);
+    const uint64_t *a1 = es_plane(pa, a, 0) + off, *a2 = es_plane(pa, a, 1) + off;
+    for (uint32_t k = 0; k < nb; k++) {
+        uint64_t p[4] = {0, 0, 0, 0};
+        and4_body(a1, a2, es_plane(pb, b0 + k, 0) + off, es_plane(pb, b0 + k, 1) + off, nt, p);
+        listed_derive(p, pa->gcount[a], pb->gcount[b0 + k], mc[k], t + k);
+    }
+}
+#endif
+
+void es_count_block_listed(const es_popcount_impl_t *impl, const es_planes_t *pa, uint32_t a,
+                           const es_planes_t *pb, uint32_t b0, uint32_t nb, const uint32_t (*mc)[5],
+                           es_table2_t *t)
+{
+    if (pa->n_case) { /* two classes: not this function's */
+        es_count_block(impl, pa, a, pb, b0, nb, t);
+        return;
+    }
+#if ES_CPU_X86
+    pthread_once(&fused_once, fused_init);
+    if (impl == fused_impl) {
+        listed_avx512(pa, a, pb, b0, nb, mc, t);
+        return;
+    }
+    if (impl == popcnt_impl) {
+        listed_popcnt(pa, a, pb, b0, nb, mc, t);
+        return;
+    }
+#endif
+    const size_t off = pa->w_case, nt = class_words(pa->n_ctrl);
+    const uint64_t *a1 = es_plane(pa, a, 0) + off, *a2 = es_plane(pa, a, 1) + off;
+    for (uint32_t k = 0; k < nb; k++) {
+        uint64_t p[4] = {0, 0, 0, 0};
+        impl->and4(a1, a2, es_plane(pb, b0 + k, 0) + off, es_plane(pb, b0 + k, 1) + off, nt, p);
+        listed_derive(p, pa->gcount[a], pb->gcount[b0 + k], mc[k], t + k);
+    }
+}
+
 void es_count_block(const es_popcount_impl_t *impl, const es_planes_t *pa, uint32_t a,
                     const es_planes_t *pb, uint32_t b0, uint32_t nb, es_table2_t *t)
 {

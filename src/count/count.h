@@ -61,6 +61,18 @@ void es_count_pair(const es_popcount_impl_t *impl, const es_planes_t *pa, uint32
 void es_count_block(const es_popcount_impl_t *impl, const es_planes_t *pa, uint32_t a,
                     const es_planes_t *pb, uint32_t b0, uint32_t nb, es_table2_t *t);
 
+/**
+ * es_count_block() for planes of one class (n_case 0: a quantitative trait)
+ * whose missing calls the caller has matched against the partner: mc[k] =
+ * the numbers of b0+k's missing calls at which a has P1, P2, V set, then of
+ * a's missing calls at which b0+k has P1, P2 set (es_qt_sums_run_hi() counts
+ * them).  The tables are es_count_block()'s; with two classes it is
+ * es_count_block() (mc unused).
+ */
+void es_count_block_listed(const es_popcount_impl_t *impl, const es_planes_t *pa, uint32_t a,
+                           const es_planes_t *pb, uint32_t b0, uint32_t nb, const uint32_t (*mc)[5],
+                           es_table2_t *t);
+
 /** Pairs of one es_count_run() at most (the CPU scan's run of partners). */
 #define ES_RUN2 64
 
@@ -313,6 +325,7 @@ typedef struct {
     uint32_t a;
     size_t cap;
     int64_t (*fa)[4];
+    uint64_t *fb; /* per slot [P1] | [P2] << 21 | [V] << 42 of the first variant (the table's corrections) */
 } es_qt_scratch_t;
 void es_qt_scratch_free(es_qt_scratch_t *sc);
 
@@ -330,6 +343,15 @@ void es_qt_sums_run_scalar(const es_qt_block_t *A, uint32_t a, const es_qt_block
  *  scalar: the scalar kernels (the tests' oracle). */
 void es_qt_sums_run_hi(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b0, uint32_t nb,
                        const es_qt_y_t *y, es_qt_scratch_t *sc, es_qt_sums_t *out, int scalar);
+/** es_qt_sums_run_hi() that also counts, for es_count_block_listed(), each
+ *  pair's missing calls against the other variant: mc[k] = at b0+k's
+ *  missing calls, how many have a = 1 or 2 (P1), a = 2 (P2), a called (V);
+ *  at a's missing calls, how many have b0+k = 1 or 2, = 2.  Needs fewer
+ *  than 2^21 slots (ES_QT_LISTED_SLOTS). */
+void es_qt_sums_run_listed(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b0, uint32_t nb,
+                           const es_qt_y_t *y, es_qt_scratch_t *sc, es_qt_sums_t *out, uint32_t (*mc)[5],
+                           int scalar);
+#define ES_QT_LISTED_SLOTS ((uint32_t)1 << 21)
 /** The rest of pair (a, b)'s sum of a b q: sum b (a q mod 2^24). */
 int64_t es_qt_saby_lo(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b, int scalar);
 /** The sums of pair (a of A, b of B) in double, one sample after the other

@@ -410,15 +410,20 @@ static ES_TARGET_AVX2 void dotlo_avx2(const uint8_t *a5, size_t len, const int8_
 }
 #endif
 
+/* A slot's bits for the table's corrections (es_count_block_listed): P1
+ * ([g = 1 or 2]), P2 ([g = 2]) and V ([g called]) as three 21-bit counters */
+#define QT_FB(g) ((uint64_t)((g) == 1 || (g) == 2) | (uint64_t)((g) == 2) << 21 | (uint64_t)((g) != 3) << 42)
+
 /* ---- the missing calls of one variant against the other's codes:
  * out[0..3] = sums over the listed slots where `code` is 1, 2, called (!= 3)
  * of q, and where called of q2 (mq holds q, q2 of each slot); only where the
  * dense row of the first variant could not be allocated (miss_dense) ----- */
 
 static void miss_scalar(const uint32_t *pos, const int64_t (*mq)[2], uint32_t n, const uint8_t *code,
-                        int64_t out[4])
+                        int64_t out[4], uint64_t *bits)
 {
     int64_t s1 = 0, s2 = 0, sc = 0, sc2 = 0;
+    uint64_t bt = 0;
     for (uint32_t m = 0; m < n; m++) {
         unsigned g = code[pos[m]];
         int64_t q = mq[m][0], q2 = mq[m][1];
@@ -427,11 +432,13 @@ static void miss_scalar(const uint32_t *pos, const int64_t (*mq)[2], uint32_t n,
         s2 += q & t;
         sc += q & c;
         sc2 += q2 & c;
+        bt += QT_FB(g);
     }
     out[0] = s1;
     out[1] = s2;
     out[2] = sc;
     out[3] = sc2;
+    *bits = bt;
 }
 
 
@@ -440,18 +447,25 @@ static void miss_scalar(const uint32_t *pos, const int64_t (*mq)[2], uint32_t n,
  * (ct: the partners' codes slot-major, row stride ts) ---------------------- */
 
 typedef void (*missrun_fn)(const uint32_t *pos, const int64_t (*mq)[2], uint32_t nm, const uint8_t *ct,
-                           size_t ts, uint32_t n, int64_t (*out)[2]);
+                           size_t ts, uint32_t n, int64_t (*out)[2], uint32_t (*cnt)[2]);
 
+/* cnt (NULL: not wanted): cnt[k] = those slots where partner k has g = 1
+ * or 2, g = 2 */
 static void missrun_scalar(const uint32_t *pos, const int64_t (*mq)[2], uint32_t nm, const uint8_t *ct, size_t ts,
-                           uint32_t n, int64_t (*out)[2])
+                           uint32_t n, int64_t (*out)[2], uint32_t (*cnt)[2])
 {
     for (uint32_t k = 0; k < n; k++) out[k][0] = out[k][1] = 0;
+    for (uint32_t k = 0; cnt && k < n; k++) cnt[k][0] = cnt[k][1] = 0;
     for (uint32_t m = 0; m < nm; m++) {
         const uint8_t *c = ct + (size_t)pos[m] * ts;
         int64_t q = mq[m][0];
         for (uint32_t k = 0; k < n; k++) {
             out[k][0] += q & -(int64_t)(c[k] == 1);
             out[k][1] += q & -(int64_t)(c[k] == 2);
+        }
+        for (uint32_t k = 0; cnt && k < n; k++) {
+            cnt[k][0] += c[k] == 1 || c[k] == 2;
+            cnt[k][1] += c[k] == 2;
         }
     }
 }
@@ -460,12 +474,15 @@ static void missrun_scalar(const uint32_t *pos, const int64_t (*mq)[2], uint32_t
 /* 64 partners' codes at a slot in one load; q added under the g = 1 and
  * g = 2 masks, eight partners per accumulator */
 static ES_TARGET_VNNI void missrun_avx512(const uint32_t *pos, const int64_t (*mq)[2], uint32_t nm, const uint8_t *ct,
-                                          size_t ts, uint32_t n, int64_t (*out)[2])
+                                          size_t ts, uint32_t n, int64_t (*out)[2], uint32_t (*cnt)[2])
 {
     __m512i a1[8], a2[8];
     for (int j = 0; j < 8; j++) a1[j] = a2[j] = _mm512_setzero_si512();
     const __m512i one = _mm512_set1_epi8(1), two = _mm512_set1_epi8(2);
     __mmask64 kn = n >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << n) - 1;
+    /* the counts in bytes, folded every 255 slots */
+    __m512i n1 = _mm512_setzero_si512(), n2 = n1;
+    uint32_t t1c[64] = {0}, t2c[64] = {0};
     for (uint32_t m = 0; m < nm; m++) {
         __m512i c = _mm512_maskz_loadu_epi8(kn, (const void *)(ct + (size_t)pos[m] * ts));
         __mmask64 k1 = _mm512_cmpeq_epi8_mask(c, one), k2 = _mm512_cmpeq_epi8_mask(c, two);
@@ -473,6 +490,17 @@ static ES_TARGET_VNNI void missrun_avx512(const uint32_t *pos, const int64_t (*m
         for (int j = 0; j < 8; j++) {
             a1[j] = _mm512_mask_add_epi64(a1[j], (__mmask8)(k1 >> (8 * j)), a1[j], q);
             a2[j] = _mm512_mask_add_epi64(a2[j], (__mmask8)(k2 >> (8 * j)), a2[j], q);
+        }
+        if (cnt) {
+            n1 = _mm512_mask_add_epi8(n1, k1 | k2, n1, one);
+            n2 = _mm512_mask_add_epi8(n2, k2, n2, one);
+            if (m % 255 == 254 || m + 1 == nm) {
+                uint8_t b1[64], b2[64];
+                _mm512_storeu_si512((void *)b1, n1);
+                _mm512_storeu_si512((void *)b2, n2);
+                for (int k = 0; k < 64; k++) t1c[k] += b1[k], t2c[k] += b2[k];
+                n1 = n2 = _mm512_setzero_si512();
+            }
         }
     }
     int64_t t1[64], t2[64];
@@ -484,34 +512,56 @@ static ES_TARGET_VNNI void missrun_avx512(const uint32_t *pos, const int64_t (*m
         out[k][0] = t1[k];
         out[k][1] = t2[k];
     }
+    for (uint32_t k = 0; cnt && k < n; k++) {
+        cnt[k][0] = t1c[k];
+        cnt[k][1] = t2c[k];
+    }
 }
 #endif
 
 #if ES_CPU_X86
 /* one 32-byte load and add a call, two chains */
-static ES_TARGET_AVX2 void miss_dense_avx2(const uint32_t *pos, uint32_t n, const int64_t (*fa)[4], int64_t out[4])
+static ES_TARGET_AVX2 void miss_dense_avx2(const uint32_t *pos, uint32_t n, const int64_t (*fa)[4],
+                                           const uint64_t *fb, int64_t out[4], uint64_t *bits)
 {
     __m256i s0 = _mm256_setzero_si256(), s1 = s0;
+    uint64_t b0 = 0, b1 = 0;
     uint32_t m = 0;
-    for (; m + 2 <= n; m += 2) {
-        s0 = _mm256_add_epi64(s0, _mm256_load_si256((const __m256i *)fa[pos[m]]));
-        s1 = _mm256_add_epi64(s1, _mm256_load_si256((const __m256i *)fa[pos[m + 1]]));
+    if (fb) {
+        for (; m + 2 <= n; m += 2) {
+            s0 = _mm256_add_epi64(s0, _mm256_load_si256((const __m256i *)fa[pos[m]]));
+            s1 = _mm256_add_epi64(s1, _mm256_load_si256((const __m256i *)fa[pos[m + 1]]));
+            b0 += fb[pos[m]];
+            b1 += fb[pos[m + 1]];
+        }
+        if (m < n) b0 += fb[pos[m]];
+        *bits = b0 + b1;
+        m = n & ~1u;
+    } else {
+        for (; m + 2 <= n; m += 2) {
+            s0 = _mm256_add_epi64(s0, _mm256_load_si256((const __m256i *)fa[pos[m]]));
+            s1 = _mm256_add_epi64(s1, _mm256_load_si256((const __m256i *)fa[pos[m + 1]]));
+        }
     }
     if (m < n) s0 = _mm256_add_epi64(s0, _mm256_load_si256((const __m256i *)fa[pos[m]]));
     _mm256_storeu_si256((__m256i *)out, _mm256_add_epi64(s0, s1));
 }
 #endif
 
-static void miss_dense(const uint32_t *pos, uint32_t n, const int64_t (*fa)[4], int64_t out[4])
+static void miss_dense(const uint32_t *pos, uint32_t n, const int64_t (*fa)[4], const uint64_t *fb, int64_t out[4],
+                       uint64_t *bits)
 {
     int64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    uint64_t bt = 0;
     for (uint32_t m = 0; m < n; m++) {
         const int64_t *f = fa[pos[m]];
         s0 += f[0];
         s1 += f[1];
         s2 += f[2];
         s3 += f[3];
+        if (fb) bt += fb[pos[m]];
     }
+    if (fb) *bits = bt;
     out[0] = s0;
     out[1] = s1;
     out[2] = s2;
@@ -523,7 +573,8 @@ typedef struct {
     dot5_fn dot5;
     dot5_fn dothi, dotlo; /* the top QT_HI slices, the others */
     missrun_fn missrun;
-    void (*dense)(const uint32_t *pos, uint32_t n, const int64_t (*fa)[4], int64_t out[4]);
+    void (*dense)(const uint32_t *pos, uint32_t n, const int64_t (*fa)[4], const uint64_t *fb, int64_t out[4],
+                  uint64_t *bits);
 } qt_kernel_t;
 
 static const qt_kernel_t k_scalar = {"scalar", dot5_scalar, dothi_scalar, dotlo_scalar, missrun_scalar, miss_dense};
@@ -560,6 +611,7 @@ const char *es_qt_kernel_name(void)
 void es_qt_scratch_free(es_qt_scratch_t *sc)
 {
     free(sc->fa);
+    free(sc->fb);
     memset(sc, 0, sizeof *sc);
 }
 
@@ -571,8 +623,14 @@ static int scratch_row(es_qt_scratch_t *sc, const es_qt_block_t *A, uint32_t a, 
     if (sc->blk == A && sc->a == a && sc->fa) return ES_OK;
     if (sc->cap < A->len) {
         free(sc->fa);
+        free(sc->fb);
         sc->fa = aligned_alloc(64, (size_t)A->len * sizeof *sc->fa);
-        if (!sc->fa) {
+        sc->fb = malloc((size_t)A->len * sizeof *sc->fb);
+        if (!sc->fa || !sc->fb) {
+            free(sc->fa);
+            free(sc->fb);
+            sc->fa = NULL;
+            sc->fb = NULL;
             sc->cap = 0;
             return ES_ERR_NOMEM;
         }
@@ -586,6 +644,7 @@ static int scratch_row(es_qt_scratch_t *sc, const es_qt_block_t *A, uint32_t a, 
         sc->fa[s][1] = g == 2 ? q : 0;
         sc->fa[s][2] = q & called;
         sc->fa[s][3] = (int64_t)y->q2[s] & called;
+        sc->fb[s] = QT_FB(g);
     }
     sc->blk = A;
     sc->a = a;
@@ -595,7 +654,8 @@ static int scratch_row(es_qt_scratch_t *sc, const es_qt_block_t *A, uint32_t a, 
 
 /* hi: saby of the top QT_HI slices only (linear) */
 static void sums_run(const qt_kernel_t *kn, const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b0,
-                     uint32_t nb, const es_qt_y_t *y, es_qt_scratch_t *sc, es_qt_sums_t *out, int hi)
+                     uint32_t nb, const es_qt_y_t *y, es_qt_scratch_t *sc, es_qt_sums_t *out, int hi,
+                     uint32_t (*mc)[5])
 {
     /* without the scratch row (no memory for it), the codes are looked up one by one */
     int dense = B->moff[B->count] > 0 && scratch_row(sc, A, a, y) == ES_OK;
@@ -603,6 +663,7 @@ static void sums_run(const qt_kernel_t *kn, const es_qt_block_t *A, uint32_t a, 
     const uint8_t *ar = A->ar + (size_t)a * rows * ES_QT_SLICES * len;
     const uint8_t *ca = A->code + (size_t)a * len;
     int64_t d[4][RUN_CHUNK], ma[RUN_CHUNK][2];
+    uint32_t mcnt[RUN_CHUNK][2];
     uint32_t am0 = A->moff[a], anm = A->moff[a + 1] - am0;
     for (uint32_t c0 = 0; c0 < nb; c0 += RUN_CHUNK) {
         uint32_t n = nb - c0 < RUN_CHUNK ? nb - c0 : RUN_CHUNK;
@@ -618,15 +679,33 @@ static void sums_run(const qt_kernel_t *kn, const es_qt_block_t *A, uint32_t a, 
             kn->dot5(ar, len, br, len, n, d[0]);
         }
         /* a's missing calls where a partner is called leave the pair */
-        if (anm) kn->missrun(A->mpos + am0, (const int64_t(*)[2])A->mq + am0, anm, B->code_t + b0 + c0, B->tstride, n, ma);
-        else memset(ma, 0, (size_t)n * sizeof *ma);
+        if (anm) {
+            kn->missrun(A->mpos + am0, (const int64_t(*)[2])A->mq + am0, anm, B->code_t + b0 + c0, B->tstride, n, ma,
+                        mc ? mcnt : NULL);
+        } else {
+            memset(ma, 0, (size_t)n * sizeof *ma);
+            memset(mcnt, 0, (size_t)n * sizeof *mcnt);
+        }
         for (uint32_t k = 0; k < n; k++) {
             uint32_t b = b0 + c0 + k;
             es_qt_sums_t *o = &out[c0 + k];
             int64_t mb[4];
+            uint64_t bits = 0;
             /* b's missing calls where a is called leave the pair */
-            if (dense) kn->dense(B->mpos + B->moff[b], B->moff[b + 1] - B->moff[b], (const int64_t(*)[4])sc->fa, mb);
-            else miss_scalar(B->mpos + B->moff[b], (const int64_t(*)[2])B->mq + B->moff[b], B->moff[b + 1] - B->moff[b], ca, mb);
+            if (dense)
+                kn->dense(B->mpos + B->moff[b], B->moff[b + 1] - B->moff[b], (const int64_t(*)[4])sc->fa,
+                          mc ? sc->fb : NULL, mb, &bits);
+            else
+                miss_scalar(B->mpos + B->moff[b], (const int64_t(*)[2])B->mq + B->moff[b], B->moff[b + 1] - B->moff[b],
+                            ca, mb, &bits);
+            if (mc) {
+                uint32_t *m5 = mc[c0 + k];
+                m5[0] = (uint32_t)(bits & 0x1fffff);
+                m5[1] = (uint32_t)(bits >> 21 & 0x1fffff);
+                m5[2] = (uint32_t)(bits >> 42);
+                m5[3] = mcnt[k][0];
+                m5[4] = mcnt[k][1];
+            }
             int64_t ra1 = A->tot[a][0] - mb[0], ra2 = A->tot[a][1] - mb[1];
             int64_t sy = A->tot[a][2] - mb[2], syy = A->tot[a][3] - mb[3];
             int64_t cb1 = B->tot[b][0] - ma[k][0], cb2 = B->tot[b][1] - ma[k][1];
@@ -651,14 +730,22 @@ void es_qt_sums_run(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, 
                     const es_qt_y_t *y, es_qt_scratch_t *sc, es_qt_sums_t *out)
 {
     pthread_once(&kernel_once, kernel_init);
-    sums_run(kernel_best, A, a, B, b0, nb, y, sc, out, 0);
+    sums_run(kernel_best, A, a, B, b0, nb, y, sc, out, 0, NULL);
 }
 
 void es_qt_sums_run_hi(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b0, uint32_t nb,
                        const es_qt_y_t *y, es_qt_scratch_t *sc, es_qt_sums_t *out, int scalar)
 {
     pthread_once(&kernel_once, kernel_init);
-    sums_run(scalar ? &k_scalar : kernel_best, A, a, B, b0, nb, y, sc, out, !A->cells);
+    sums_run(scalar ? &k_scalar : kernel_best, A, a, B, b0, nb, y, sc, out, !A->cells, NULL);
+}
+
+void es_qt_sums_run_listed(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b0, uint32_t nb,
+                           const es_qt_y_t *y, es_qt_scratch_t *sc, es_qt_sums_t *out, uint32_t (*mc)[5],
+                           int scalar)
+{
+    pthread_once(&kernel_once, kernel_init);
+    sums_run(scalar ? &k_scalar : kernel_best, A, a, B, b0, nb, y, sc, out, !A->cells, mc);
 }
 
 int64_t es_qt_saby_lo(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b, int scalar)
@@ -673,7 +760,7 @@ int64_t es_qt_saby_lo(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B
 void es_qt_sums_run_scalar(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b0,
                            uint32_t nb, const es_qt_y_t *y, es_qt_scratch_t *sc, es_qt_sums_t *out)
 {
-    sums_run(&k_scalar, A, a, B, b0, nb, y, sc, out, 0);
+    sums_run(&k_scalar, A, a, B, b0, nb, y, sc, out, 0, NULL);
 }
 
 void es_qt_dsums_exact(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b,

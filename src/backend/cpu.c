@@ -93,6 +93,9 @@ static const es_qt_block_t *qt_side(es_scan_ctx_t *ctx, cpu_qt_t *q, uint32_t b,
 {
     if (q->all) return &q->all[b];
     if (q->which[side] == b) return &q->blk[side];
+    /* the scratch's rows are keyed by the block's address, which is about to
+     * hold another block */
+    for (int r = 0; r < ES_QT_ROWS; r++) q->sc.blk[r] = NULL;
     if (q->which[side ^ 1] == b && b != keep) { /* swap in the other side's copy */
         es_qt_block_t t = q->blk[side];
         q->blk[side] = q->blk[side ^ 1];
@@ -143,15 +146,15 @@ static void qt_score(es_scan_ctx_t *ctx, es_worker_t *w, cpu_qt_t *q, const es_q
 static void cpu_run_linear(es_scan_ctx_t *ctx, es_worker_t *w, cpu_qt_t *q, const es_popcount_impl_t *impl,
                            const es_planes_t *pa, const es_planes_t *pb, const es_qt_block_t *A, uint32_t a,
                            const es_qt_block_t *B, uint32_t b0, uint32_t nb, uint32_t i, uint32_t j0, es_table2_t *t,
-                           es_qt_sums_t *s)
+                           es_qt_sums_t *s, const int64_t *hin)
 {
     if (ctx->qt->slots < ES_QT_LISTED_SLOTS) { /* the table from the sums' matching of missing calls */
         uint32_t mc[CPU_RUN][5];
-        es_qt_sums_run_listed(A, a, B, b0, nb, ctx->qt, &q->sc, s, mc, 0);
+        es_qt_sums_run_listed(A, a, B, b0, nb, ctx->qt, &q->sc, s, mc, hin, 0);
         es_count_block_listed(impl, pa, a, pb, b0, nb, (const uint32_t(*)[5])mc, t);
     } else {
         es_count_block(impl, pa, a, pb, b0, nb, t);
-        es_qt_sums_run_hi(A, a, B, b0, nb, ctx->qt, &q->sc, s, 0);
+        es_qt_sums_run_listed(A, a, B, b0, nb, ctx->qt, &q->sc, s, NULL, hin, 0);
     }
     es_qt_dsums_t d[CPU_RUN];
     int64_t hi[CPU_RUN];
@@ -195,13 +198,30 @@ static void cpu_tile_qt(es_scan_ctx_t *ctx, es_worker_t *w, const es_popcount_im
     if (!A || !B) return;
     es_table2_t t[CPU_RUN];
     es_qt_sums_t s[CPU_RUN];
+    if (ctx->stat == ES_STAT_LINEAR && q->bound) {
+        /* the bound's dot products of ES_QT_ROWS first variants at once
+         * against a run of partners (each partner's row read once for
+         * them), then each first variant's run as below */
+        int64_t hi[ES_QT_ROWS][CPU_RUN];
+        const int diag = bi == bj;
+        for (uint32_t a0 = 0; a0 < pa->count; a0 += ES_QT_ROWS) {
+            uint32_t na = pa->count - a0 < ES_QT_ROWS ? pa->count - a0 : ES_QT_ROWS;
+            for (uint32_t r0 = diag ? a0 + 1 : 0; r0 < pb->count; r0 += CPU_RUN) {
+                uint32_t nr = pb->count - r0 < CPU_RUN ? pb->count - r0 : CPU_RUN;
+                es_qt_dothi_group(A, a0, na, B, r0, nr, &hi[0][0], CPU_RUN, 0);
+                for (uint32_t g = 0; g < na; g++) {
+                    uint32_t a = a0 + g, b0 = diag && a + 1 > r0 ? a + 1 : r0;
+                    if (b0 >= r0 + nr) continue;
+                    cpu_run_linear(ctx, w, q, impl, pa, pb, A, a, B, b0, r0 + nr - b0, pa->first + a, pb->first + b0,
+                                   t, s, hi[g] + (b0 - r0));
+                }
+            }
+        }
+        return;
+    }
     for (uint32_t a = 0; a < pa->count; a++) {
         for (uint32_t b0 = bi == bj ? a + 1 : 0; b0 < pb->count; b0 += CPU_RUN) {
             uint32_t nb = pb->count - b0 < CPU_RUN ? pb->count - b0 : CPU_RUN;
-            if (ctx->stat == ES_STAT_LINEAR && q->bound) {
-                cpu_run_linear(ctx, w, q, impl, pa, pb, A, a, B, b0, nb, pa->first + a, pb->first + b0, t, s);
-                continue;
-            }
             es_count_block(impl, pa, a, pb, b0, nb, t);
             es_qt_sums_run(A, a, B, b0, nb, ctx->qt, &q->sc, s);
             for (uint32_t k = 0; k < nb; k++)

@@ -319,12 +319,14 @@ void es_qt_block_free(es_qt_block_t *b);
 
 /** A thread's scratch for es_qt_sums_run() (zero it first; free with
  *  es_qt_scratch_free()): the first variant's row of what the partners'
- *  missing calls take from the sums, kept while it is the same variant. */
+ *  missing calls take from the sums, kept while it is the same variant (one
+ *  row for each of ES_QT_ROWS consecutive first variants, a % ES_QT_ROWS). */
+#define ES_QT_ROWS 4
 typedef struct {
-    const es_qt_block_t *blk;
-    uint32_t a;
-    size_t cap;
-    int64_t (*fa)[4];
+    const es_qt_block_t *blk[ES_QT_ROWS]; /* row r holds variant a[r] of blk[r] (NULL: none) */
+    uint32_t a[ES_QT_ROWS];
+    size_t cap;                           /* slots a row */
+    int64_t (*fa)[4];                     /* ES_QT_ROWS rows of cap slots */
     uint64_t *fb; /* per slot [P1] | [P2] << 21 | [V] << 42 of the first variant (the table's corrections) */
 } es_qt_scratch_t;
 void es_qt_scratch_free(es_qt_scratch_t *sc);
@@ -350,7 +352,14 @@ void es_qt_sums_run_hi(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *
  *  than 2^21 slots (ES_QT_LISTED_SLOTS). */
 void es_qt_sums_run_listed(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b0, uint32_t nb,
                            const es_qt_y_t *y, es_qt_scratch_t *sc, es_qt_sums_t *out, uint32_t (*mc)[5],
-                           int scalar);
+                           const int64_t *hi, int scalar);
+/** The saby of es_qt_sums_run_hi() (sum b floor(a q / 2^24)) of variants
+ *  a0 .. a0+na-1 of A (linear layout) against b0 .. b0+nb-1 of B:
+ *  out[g * ostride + k] for pair (a0 + g, b0 + k), four first variants at a
+ *  time, so that each partner's row is read once for the four.  What
+ *  es_qt_sums_run_listed() takes as `hi` (NULL there: it dots them itself). */
+void es_qt_dothi_group(const es_qt_block_t *A, uint32_t a0, uint32_t na, const es_qt_block_t *B, uint32_t b0,
+                       uint32_t nb, int64_t *out, size_t ostride, int scalar);
 #define ES_QT_LISTED_SLOTS ((uint32_t)1 << 21)
 /** The rest of pair (a, b)'s sum of a b q: sum b (a q mod 2^24). */
 int64_t es_qt_saby_lo(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b, int scalar);

@@ -354,6 +354,50 @@ static ES_TARGET_VNNI void dotlo_vnni(const uint8_t *a5, size_t len, const int8_
 }
 #undef DP4
 
+/* acc += a (u8) . b (s8) in asm: with the intrinsic, GCC 12 copies each
+ * accumulator to a scratch register and back around every vpdpbusd when
+ * many are live */
+#define DPB(acc, a, b) __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(a), "v"(b))
+
+/* The top two slices of four first variants (a4[g]: the five slices of
+ * variant g) against two partners at a time: 16 accumulators, so each
+ * partner's row (read from L2 for a block of partners) serves four first
+ * variants.  out[g * ostride + k]. */
+static ES_TARGET_VNNI void dothi4_vnni(const uint8_t *const a4[4], size_t len, const int8_t *b, size_t bstride,
+                                       uint32_t nb, int64_t *out, size_t ostride)
+{
+    const uint8_t *h0 = a4[0] + (size_t)QT_HI0 * len, *h1 = a4[1] + (size_t)QT_HI0 * len;
+    const uint8_t *h2 = a4[2] + (size_t)QT_HI0 * len, *h3 = a4[3] + (size_t)QT_HI0 * len;
+    uint32_t k = 0;
+    for (; k < nb; k += 2) {
+        const int8_t *p0 = b + (size_t)k * bstride, *p1 = k + 1 < nb ? p0 + bstride : p0;
+        __m512i z = _mm512_setzero_si512();
+        __m512i x00 = z, x01 = z, x10 = z, x11 = z, x20 = z, x21 = z, x30 = z, x31 = z; /* slice 3: [g][partner] */
+        __m512i y00 = z, y01 = z, y10 = z, y11 = z, y20 = z, y21 = z, y30 = z, y31 = z; /* slice 4 */
+        for (size_t s = 0; s < len; s += 64) {
+            __m512i b0 = _mm512_loadu_si512((const void *)(p0 + s)), b1 = _mm512_loadu_si512((const void *)(p1 + s));
+            __m512i l, h;
+            l = _mm512_loadu_si512((const void *)(h0 + s)); h = _mm512_loadu_si512((const void *)(h0 + len + s));
+            DPB(x00, l, b0); DPB(x01, l, b1); DPB(y00, h, b0); DPB(y01, h, b1);
+            l = _mm512_loadu_si512((const void *)(h1 + s)); h = _mm512_loadu_si512((const void *)(h1 + len + s));
+            DPB(x10, l, b0); DPB(x11, l, b1); DPB(y10, h, b0); DPB(y11, h, b1);
+            l = _mm512_loadu_si512((const void *)(h2 + s)); h = _mm512_loadu_si512((const void *)(h2 + len + s));
+            DPB(x20, l, b0); DPB(x21, l, b1); DPB(y20, h, b0); DPB(y21, h, b1);
+            l = _mm512_loadu_si512((const void *)(h3 + s)); h = _mm512_loadu_si512((const void *)(h3 + len + s));
+            DPB(x30, l, b0); DPB(x31, l, b1); DPB(y30, h, b0); DPB(y31, h, b1);
+        }
+        int64_t r[8] = {hsum512(y00) * 256 + hsum512(x00), hsum512(y01) * 256 + hsum512(x01),
+                        hsum512(y10) * 256 + hsum512(x10), hsum512(y11) * 256 + hsum512(x11),
+                        hsum512(y20) * 256 + hsum512(x20), hsum512(y21) * 256 + hsum512(x21),
+                        hsum512(y30) * 256 + hsum512(x30), hsum512(y31) * 256 + hsum512(x31)};
+        for (int g = 0; g < 4; g++) {
+            out[(size_t)g * ostride + k] = r[2 * g];
+            if (k + 1 < nb) out[(size_t)g * ostride + k + 1] = r[2 * g + 1];
+        }
+    }
+}
+#undef DPB
+
 static inline ES_TARGET_AVX2 __attribute__((always_inline)) int64_t hsum256(__m256i v)
 {
     __m256i lo = _mm256_cvtepi32_epi64(_mm256_castsi256_si128(v));
@@ -568,19 +612,24 @@ static void miss_dense(const uint32_t *pos, uint32_t n, const int64_t (*fa)[4], 
     out[3] = s3;
 }
 
+typedef void (*dothi4_fn)(const uint8_t *const a4[4], size_t len, const int8_t *b, size_t bstride, uint32_t nb,
+                          int64_t *out, size_t ostride);
+
 typedef struct {
     const char *name;
     dot5_fn dot5;
     dot5_fn dothi, dotlo; /* the top QT_HI slices, the others */
+    dothi4_fn dothi4;     /* dothi of four first variants at once (NULL: four dothi) */
     missrun_fn missrun;
     void (*dense)(const uint32_t *pos, uint32_t n, const int64_t (*fa)[4], const uint64_t *fb, int64_t out[4],
                   uint64_t *bits);
 } qt_kernel_t;
 
-static const qt_kernel_t k_scalar = {"scalar", dot5_scalar, dothi_scalar, dotlo_scalar, missrun_scalar, miss_dense};
+static const qt_kernel_t k_scalar = {"scalar", dot5_scalar, dothi_scalar, dotlo_scalar, NULL, missrun_scalar, miss_dense};
 #if ES_CPU_X86
-static const qt_kernel_t k_vnni = {"avx512vnni", dot5_vnni, dothi_vnni, dotlo_vnni, missrun_avx512, miss_dense_avx2};
-static const qt_kernel_t k_avx2 = {"avx2", dot5_avx2, dothi_avx2, dotlo_avx2, missrun_scalar, miss_dense_avx2};
+static const qt_kernel_t k_vnni = {"avx512vnni", dot5_vnni,      dothi_vnni,     dotlo_vnni,
+                                   dothi4_vnni,  missrun_avx512, miss_dense_avx2};
+static const qt_kernel_t k_avx2 = {"avx2", dot5_avx2, dothi_avx2, dotlo_avx2, NULL, missrun_scalar, miss_dense_avx2};
 #endif
 
 static const qt_kernel_t *kernel_best;
@@ -615,17 +664,20 @@ void es_qt_scratch_free(es_qt_scratch_t *sc)
     memset(sc, 0, sizeof *sc);
 }
 
-/* sc->fa[s] = q [a = 1], q [a = 2], q [called], q2 [called] at slot s of
+/* fa[s] = q [a = 1], q [a = 2], q [called], q2 [called] at slot s of
  * variant a of A: what a partner's missing call at s takes from the pair's
- * sums, one 32-byte load a call.  Kept while the next run has the same a. */
-static int scratch_row(es_qt_scratch_t *sc, const es_qt_block_t *A, uint32_t a, const es_qt_y_t *y)
+ * sums, one 32-byte load a call; fb[s] its bits (QT_FB).  Row a % ES_QT_ROWS
+ * of sc, kept while the next runs have the same a. */
+static int scratch_row(es_qt_scratch_t *sc, const es_qt_block_t *A, uint32_t a, const es_qt_y_t *y,
+                       const int64_t (**fa)[4], const uint64_t **fb)
 {
-    if (sc->blk == A && sc->a == a && sc->fa) return ES_OK;
+    uint32_t r = a % ES_QT_ROWS;
     if (sc->cap < A->len) {
         free(sc->fa);
         free(sc->fb);
-        sc->fa = aligned_alloc(64, (size_t)A->len * sizeof *sc->fa);
-        sc->fb = malloc((size_t)A->len * sizeof *sc->fb);
+        sc->fa = aligned_alloc(64, (size_t)ES_QT_ROWS * A->len * sizeof *sc->fa);
+        sc->fb = malloc((size_t)ES_QT_ROWS * A->len * sizeof *sc->fb);
+        for (int k = 0; k < ES_QT_ROWS; k++) sc->blk[k] = NULL;
         if (!sc->fa || !sc->fb) {
             free(sc->fa);
             free(sc->fb);
@@ -636,18 +688,23 @@ static int scratch_row(es_qt_scratch_t *sc, const es_qt_block_t *A, uint32_t a, 
         }
         sc->cap = A->len;
     }
+    int64_t(*ra)[4] = sc->fa + (size_t)r * sc->cap;
+    uint64_t *rb = sc->fb + (size_t)r * sc->cap;
+    *fa = (const int64_t(*)[4])ra;
+    *fb = rb;
+    if (sc->blk[r] == A && sc->a[r] == a) return ES_OK;
     const uint8_t *ca = A->code + (size_t)a * A->len;
     for (uint32_t s = 0; s < A->len; s++) {
         unsigned g = ca[s];
         int64_t q = (int64_t)y->q[s], called = -(int64_t)(g != 3);
-        sc->fa[s][0] = g == 1 ? q : 0;
-        sc->fa[s][1] = g == 2 ? q : 0;
-        sc->fa[s][2] = q & called;
-        sc->fa[s][3] = (int64_t)y->q2[s] & called;
-        sc->fb[s] = QT_FB(g);
+        ra[s][0] = g == 1 ? q : 0;
+        ra[s][1] = g == 2 ? q : 0;
+        ra[s][2] = q & called;
+        ra[s][3] = (int64_t)y->q2[s] & called;
+        rb[s] = QT_FB(g);
     }
-    sc->blk = A;
-    sc->a = a;
+    sc->blk[r] = A;
+    sc->a[r] = a;
     return ES_OK;
 }
 
@@ -655,10 +712,12 @@ static int scratch_row(es_qt_scratch_t *sc, const es_qt_block_t *A, uint32_t a, 
 /* hi: saby of the top QT_HI slices only (linear) */
 static void sums_run(const qt_kernel_t *kn, const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b0,
                      uint32_t nb, const es_qt_y_t *y, es_qt_scratch_t *sc, es_qt_sums_t *out, int hi,
-                     uint32_t (*mc)[5])
+                     uint32_t (*mc)[5], const int64_t *hi_in)
 {
     /* without the scratch row (no memory for it), the codes are looked up one by one */
-    int dense = B->moff[B->count] > 0 && scratch_row(sc, A, a, y) == ES_OK;
+    const int64_t(*fa)[4] = NULL;
+    const uint64_t *fb = NULL;
+    int dense = B->moff[B->count] > 0 && scratch_row(sc, A, a, y, &fa, &fb) == ES_OK;
     size_t len = A->len, rows = A->cells ? 2 : 1;
     const uint8_t *ar = A->ar + (size_t)a * rows * ES_QT_SLICES * len;
     const uint8_t *ca = A->code + (size_t)a * len;
@@ -673,6 +732,8 @@ static void sums_run(const qt_kernel_t *kn, const es_qt_block_t *A, uint32_t a, 
                 kn->dot5(ar + (size_t)r * ES_QT_SLICES * len, len, br, 2 * len, n, d[2 * r]);
                 kn->dot5(ar + (size_t)r * ES_QT_SLICES * len, len, br + len, 2 * len, n, d[2 * r + 1]);
             }
+        } else if (hi_in) {
+            memcpy(d[0], hi_in + c0, (size_t)n * sizeof *hi_in);
         } else if (hi) {
             kn->dothi(ar, len, br, len, n, d[0]);
         } else {
@@ -693,8 +754,7 @@ static void sums_run(const qt_kernel_t *kn, const es_qt_block_t *A, uint32_t a, 
             uint64_t bits = 0;
             /* b's missing calls where a is called leave the pair */
             if (dense)
-                kn->dense(B->mpos + B->moff[b], B->moff[b + 1] - B->moff[b], (const int64_t(*)[4])sc->fa,
-                          mc ? sc->fb : NULL, mb, &bits);
+                kn->dense(B->mpos + B->moff[b], B->moff[b + 1] - B->moff[b], fa, mc ? fb : NULL, mb, &bits);
             else
                 miss_scalar(B->mpos + B->moff[b], (const int64_t(*)[2])B->mq + B->moff[b], B->moff[b + 1] - B->moff[b],
                             ca, mb, &bits);
@@ -730,22 +790,39 @@ void es_qt_sums_run(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, 
                     const es_qt_y_t *y, es_qt_scratch_t *sc, es_qt_sums_t *out)
 {
     pthread_once(&kernel_once, kernel_init);
-    sums_run(kernel_best, A, a, B, b0, nb, y, sc, out, 0, NULL);
+    sums_run(kernel_best, A, a, B, b0, nb, y, sc, out, 0, NULL, NULL);
 }
 
 void es_qt_sums_run_hi(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b0, uint32_t nb,
                        const es_qt_y_t *y, es_qt_scratch_t *sc, es_qt_sums_t *out, int scalar)
 {
     pthread_once(&kernel_once, kernel_init);
-    sums_run(scalar ? &k_scalar : kernel_best, A, a, B, b0, nb, y, sc, out, !A->cells, NULL);
+    sums_run(scalar ? &k_scalar : kernel_best, A, a, B, b0, nb, y, sc, out, !A->cells, NULL, NULL);
 }
 
 void es_qt_sums_run_listed(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b0, uint32_t nb,
                            const es_qt_y_t *y, es_qt_scratch_t *sc, es_qt_sums_t *out, uint32_t (*mc)[5],
-                           int scalar)
+                           const int64_t *hi, int scalar)
 {
     pthread_once(&kernel_once, kernel_init);
-    sums_run(scalar ? &k_scalar : kernel_best, A, a, B, b0, nb, y, sc, out, !A->cells, mc);
+    sums_run(scalar ? &k_scalar : kernel_best, A, a, B, b0, nb, y, sc, out, !A->cells, mc, hi);
+}
+
+void es_qt_dothi_group(const es_qt_block_t *A, uint32_t a0, uint32_t na, const es_qt_block_t *B, uint32_t b0,
+                       uint32_t nb, int64_t *out, size_t ostride, int scalar)
+{
+    pthread_once(&kernel_once, kernel_init);
+    const qt_kernel_t *kn = scalar ? &k_scalar : kernel_best;
+    size_t len = A->len, row = (size_t)ES_QT_SLICES * len;
+    const int8_t *br = B->br + (size_t)b0 * len;
+    uint32_t g = 0;
+    if (kn->dothi4)
+        for (; g + 4 <= na; g += 4) {
+            const uint8_t *a4[4];
+            for (int k = 0; k < 4; k++) a4[k] = A->ar + (size_t)(a0 + g + k) * row;
+            kn->dothi4(a4, len, br, len, nb, out + (size_t)g * ostride, ostride);
+        }
+    for (; g < na; g++) kn->dothi(A->ar + (size_t)(a0 + g) * row, len, br, len, nb, out + (size_t)g * ostride);
 }
 
 int64_t es_qt_saby_lo(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b, int scalar)
@@ -760,7 +837,7 @@ int64_t es_qt_saby_lo(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B
 void es_qt_sums_run_scalar(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b0,
                            uint32_t nb, const es_qt_y_t *y, es_qt_scratch_t *sc, es_qt_sums_t *out)
 {
-    sums_run(&k_scalar, A, a, B, b0, nb, y, sc, out, 0, NULL);
+    sums_run(&k_scalar, A, a, B, b0, nb, y, sc, out, 0, NULL, NULL);
 }
 
 void es_qt_dsums_exact(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b,

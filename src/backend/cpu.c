@@ -84,6 +84,11 @@ typedef struct {
     uint64_t pruned;   /* linear: pairs dropped on their bound */
     int bound;         /* linear: prune on the bound (EPISTREAM_QT_BOUND=0: not; 2: with the scalar batch) */
     es_qt_scratch_t sc;
+    /* linear with the bound: a group's dot products, sums and missing-call
+     * counts, [g * CPU_RUN + k] for pair (a0 + g, r0 + k) */
+    int64_t *hig;
+    es_qt_sums_t *sg;
+    uint32_t (*mcg)[5];
 } cpu_qt_t;
 
 /* Up to this many bytes, every block is laid out once, before the tiles. */
@@ -96,6 +101,7 @@ static const es_qt_block_t *qt_side(es_scan_ctx_t *ctx, cpu_qt_t *q, uint32_t b,
     /* the scratch's rows are keyed by the block's address, which is about to
      * hold another block */
     for (int r = 0; r < ES_QT_ROWS; r++) q->sc.blk[r] = NULL;
+    q->sc.c8_blk = NULL;
     if (q->which[side ^ 1] == b && b != keep) { /* swap in the other side's copy */
         es_qt_block_t t = q->blk[side];
         q->blk[side] = q->blk[side ^ 1];
@@ -143,19 +149,10 @@ static void qt_score(es_scan_ctx_t *ctx, es_worker_t *w, cpu_qt_t *q, const es_q
  * table (es_stat_linear_prep) are evaluated for every pair, as the exact
  * fit does, since a failed fit leaves N_TOT.  The others get the three low
  * slices and the exact fit. */
-static void cpu_run_linear(es_scan_ctx_t *ctx, es_worker_t *w, cpu_qt_t *q, const es_popcount_impl_t *impl,
-                           const es_planes_t *pa, const es_planes_t *pb, const es_qt_block_t *A, uint32_t a,
-                           const es_qt_block_t *B, uint32_t b0, uint32_t nb, uint32_t i, uint32_t j0, es_table2_t *t,
-                           es_qt_sums_t *s, const int64_t *hin)
+static void cpu_run_linear(es_scan_ctx_t *ctx, es_worker_t *w, cpu_qt_t *q, const es_qt_block_t *A, uint32_t a,
+                           const es_qt_block_t *B, uint32_t b0, uint32_t nb, uint32_t i, uint32_t j0,
+                           const es_table2_t *t, es_qt_sums_t *s)
 {
-    if (ctx->qt->slots < ES_QT_LISTED_SLOTS) { /* the table from the sums' matching of missing calls */
-        uint32_t mc[CPU_RUN][5];
-        es_qt_sums_run_listed(A, a, B, b0, nb, ctx->qt, &q->sc, s, mc, hin, 0);
-        es_count_block_listed(impl, pa, a, pb, b0, nb, (const uint32_t(*)[5])mc, t);
-    } else {
-        es_count_block(impl, pa, a, pb, b0, nb, t);
-        es_qt_sums_run_listed(A, a, B, b0, nb, ctx->qt, &q->sc, s, NULL, hin, 0);
-    }
     es_qt_dsums_t d[CPU_RUN];
     int64_t hi[CPU_RUN];
     double x1[CPU_RUN], zb[CPU_RUN];
@@ -199,21 +196,31 @@ static void cpu_tile_qt(es_scan_ctx_t *ctx, es_worker_t *w, const es_popcount_im
     es_table2_t t[CPU_RUN];
     es_qt_sums_t s[CPU_RUN];
     if (ctx->stat == ES_STAT_LINEAR && q->bound) {
-        /* the bound's dot products of ES_QT_ROWS first variants at once
-         * against a run of partners (each partner's row read once for
-         * them), then each first variant's run as below */
-        int64_t hi[ES_QT_ROWS][CPU_RUN];
-        const int diag = bi == bj;
-        for (uint32_t a0 = 0; a0 < pa->count; a0 += ES_QT_ROWS) {
-            uint32_t na = pa->count - a0 < ES_QT_ROWS ? pa->count - a0 : ES_QT_ROWS;
+        /* ES_QT_GROUP first variants at once against a run of partners:
+         * the bound's dot products (each partner's row read once for four
+         * of them) and the phenotype sums (a partner's missing calls
+         * matched against eight of them a vector); then each first
+         * variant's table, bound and fits */
+        const int diag = bi == bj, listed = ctx->qt->slots < ES_QT_LISTED_SLOTS;
+        for (uint32_t a0 = 0; a0 < pa->count; a0 += ES_QT_GROUP) {
+            uint32_t na = pa->count - a0 < ES_QT_GROUP ? pa->count - a0 : ES_QT_GROUP;
             for (uint32_t r0 = diag ? a0 + 1 : 0; r0 < pb->count; r0 += CPU_RUN) {
                 uint32_t nr = pb->count - r0 < CPU_RUN ? pb->count - r0 : CPU_RUN;
-                es_qt_dothi_group(A, a0, na, B, r0, nr, &hi[0][0], CPU_RUN, 0);
+                es_qt_dothi_group(A, a0, na, B, r0, nr, q->hig, CPU_RUN, 0);
+                if (listed) es_qt_sums_group(A, a0, na, B, r0, nr, ctx->qt, &q->sc, q->hig, q->sg, q->mcg, CPU_RUN, 0);
                 for (uint32_t g = 0; g < na; g++) {
-                    uint32_t a = a0 + g, b0 = diag && a + 1 > r0 ? a + 1 : r0;
+                    uint32_t a = a0 + g, b0 = diag && a + 1 > r0 ? a + 1 : r0, nb = r0 + nr - b0;
                     if (b0 >= r0 + nr) continue;
-                    cpu_run_linear(ctx, w, q, impl, pa, pb, A, a, B, b0, r0 + nr - b0, pa->first + a, pb->first + b0,
-                                   t, s, hi[g] + (b0 - r0));
+                    size_t o = (size_t)g * CPU_RUN + (b0 - r0);
+                    es_qt_sums_t *sa = s;
+                    if (listed) { /* the table from the sums' matching of missing calls */
+                        es_count_block_listed(impl, pa, a, pb, b0, nb, (const uint32_t(*)[5])q->mcg + o, t);
+                        sa = q->sg + o;
+                    } else {
+                        es_count_block(impl, pa, a, pb, b0, nb, t);
+                        es_qt_sums_run_listed(A, a, B, b0, nb, ctx->qt, &q->sc, s, NULL, q->hig + o, 0);
+                    }
+                    cpu_run_linear(ctx, w, q, A, a, B, b0, nb, pa->first + a, pb->first + b0, t, sa);
                 }
             }
         }
@@ -264,6 +271,12 @@ static int cpu_run(es_scan_ctx_t *ctx)
         cpu_qt_t q = {.all = all, .which = {UINT32_MAX, UINT32_MAX}, .bound = bound};
         es_planes_tr_t tr = {0};
         int ret = es_worker_init(&w, ctx);
+        if (!ret && ctx->qt && bound) {
+            q.hig = malloc((size_t)ES_QT_GROUP * CPU_RUN * sizeof *q.hig);
+            q.sg = malloc((size_t)ES_QT_GROUP * CPU_RUN * sizeof *q.sg);
+            q.mcg = malloc((size_t)ES_QT_GROUP * CPU_RUN * sizeof *q.mcg);
+            if (!q.hig || !q.sg || !q.mcg) ret = ES_ERR_NOMEM;
+        }
         if (ret) {
             es_ctx_fail(ctx, ret);
         } else {
@@ -277,6 +290,9 @@ static int cpu_run(es_scan_ctx_t *ctx)
         exact += q.exact;
         pruned += q.pruned;
         es_qt_scratch_free(&q.sc);
+        free(q.hig);
+        free(q.sg);
+        free(q.mcg);
         es_qt_block_free(&q.blk[0]);
         es_qt_block_free(&q.blk[1]);
         es_planes_tr_free(&tr);

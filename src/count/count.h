@@ -328,6 +328,12 @@ typedef struct {
     size_t cap;                           /* slots a row */
     int64_t (*fa)[4];                     /* ES_QT_ROWS rows of cap slots */
     uint64_t *fb; /* per slot [P1] | [P2] << 21 | [V] << 42 of the first variant (the table's corrections) */
+    /* es_qt_sums_group(): the codes of ES_QT_GROUP first variants, eight
+     * bytes a slot (3 for lanes past the group), of c8_blk from c8_a0 */
+    uint64_t *c8;
+    size_t c8_cap;
+    const es_qt_block_t *c8_blk;
+    uint32_t c8_a0;
 } es_qt_scratch_t;
 void es_qt_scratch_free(es_qt_scratch_t *sc);
 
@@ -361,6 +367,17 @@ void es_qt_sums_run_listed(const es_qt_block_t *A, uint32_t a, const es_qt_block
 void es_qt_dothi_group(const es_qt_block_t *A, uint32_t a0, uint32_t na, const es_qt_block_t *B, uint32_t b0,
                        uint32_t nb, int64_t *out, size_t ostride, int scalar);
 #define ES_QT_LISTED_SLOTS ((uint32_t)1 << 21)
+/** First variants of one es_qt_sums_group() at most. */
+#define ES_QT_GROUP 8
+/** es_qt_sums_run_listed() of first variants a0 .. a0+na-1 (na <=
+ *  ES_QT_GROUP) against b0 .. b0+nb-1 (nb <= 64), with the dot products
+ *  given (hi[g * stride + k], from es_qt_dothi_group()): out[g * stride + k]
+ *  and mc[g * stride + k] for pair (a0 + g, b0 + k), the same values.  A
+ *  partner's missing calls are matched against the group's codes eight
+ *  first variants a vector. */
+void es_qt_sums_group(const es_qt_block_t *A, uint32_t a0, uint32_t na, const es_qt_block_t *B, uint32_t b0,
+                      uint32_t nb, const es_qt_y_t *y, es_qt_scratch_t *sc, const int64_t *hi, es_qt_sums_t *out,
+                      uint32_t (*mc)[5], size_t stride, int scalar);
 /** The rest of pair (a, b)'s sum of a b q: sum b (a q mod 2^24). */
 int64_t es_qt_saby_lo(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b, int scalar);
 /** The sums of pair (a of A, b of B) in double, one sample after the other

@@ -661,6 +661,7 @@ void es_qt_scratch_free(es_qt_scratch_t *sc)
 {
     free(sc->fa);
     free(sc->fb);
+    free(sc->c8);
     memset(sc, 0, sizeof *sc);
 }
 
@@ -806,6 +807,153 @@ void es_qt_sums_run_listed(const es_qt_block_t *A, uint32_t a, const es_qt_block
 {
     pthread_once(&kernel_once, kernel_init);
     sums_run(scalar ? &k_scalar : kernel_best, A, a, B, b0, nb, y, sc, out, !A->cells, mc, hi);
+}
+
+/* ---- a group of first variants against a run of partners ---------------- */
+
+/* out[0..4][g]: over the listed slots (a partner's missing calls), the sums
+ * of q where first variant g has 1, 2, is called, of q2 where it is called,
+ * and its QT_FB bits; c8[s]: the group's codes at slot s, a byte each */
+static void bmiss_group_scalar(const uint64_t *c8, const uint64_t *q, const uint64_t *q2, const uint32_t *pos,
+                               uint32_t n, int64_t out[5][ES_QT_GROUP])
+{
+    for (int g = 0; g < ES_QT_GROUP; g++) {
+        int64_t s1 = 0, s2 = 0, sc = 0, sc2 = 0;
+        uint64_t bt = 0;
+        for (uint32_t m = 0; m < n; m++) {
+            uint32_t p = pos[m];
+            unsigned c = (unsigned)(c8[p] >> (8 * g) & 0xff);
+            int64_t qq = (int64_t)q[p], called = -(int64_t)(c != 3);
+            s1 += c == 1 ? qq : 0;
+            s2 += c == 2 ? qq : 0;
+            sc += qq & called;
+            sc2 += (int64_t)q2[p] & called;
+            bt += QT_FB(c);
+        }
+        out[0][g] = s1;
+        out[1][g] = s2;
+        out[2][g] = sc;
+        out[3][g] = sc2;
+        out[4][g] = (int64_t)bt;
+    }
+}
+
+#if ES_CPU_X86
+static ES_TARGET_VNNI void bmiss_group_avx512(const uint64_t *c8, const uint64_t *q, const uint64_t *q2,
+                                              const uint32_t *pos, uint32_t n, int64_t out[5][ES_QT_GROUP])
+{
+    const __m512i one = _mm512_set1_epi64(1), two = _mm512_set1_epi64(2), three = _mm512_set1_epi64(3);
+    const __m512i f1 = one, f2 = _mm512_set1_epi64((int64_t)1 << 21), fv = _mm512_set1_epi64((int64_t)1 << 42);
+    __m512i s1 = _mm512_setzero_si512(), s2 = s1, sc = s1, sc2 = s1, bt = s1;
+    for (uint32_t m = 0; m < n; m++) {
+        uint32_t p = pos[m];
+        __m512i cv = _mm512_cvtepu8_epi64(_mm_loadl_epi64((const __m128i *)(c8 + p)));
+        __m512i qv = _mm512_set1_epi64((int64_t)q[p]), q2v = _mm512_set1_epi64((int64_t)q2[p]);
+        __mmask8 k1 = _mm512_cmpeq_epi64_mask(cv, one), k2 = _mm512_cmpeq_epi64_mask(cv, two);
+        __mmask8 kc = _mm512_cmpneq_epi64_mask(cv, three);
+        s1 = _mm512_mask_add_epi64(s1, k1, s1, qv);
+        s2 = _mm512_mask_add_epi64(s2, k2, s2, qv);
+        sc = _mm512_mask_add_epi64(sc, kc, sc, qv);
+        sc2 = _mm512_mask_add_epi64(sc2, kc, sc2, q2v);
+        bt = _mm512_mask_add_epi64(bt, k1 | k2, bt, f1);
+        bt = _mm512_mask_add_epi64(bt, k2, bt, f2);
+        bt = _mm512_mask_add_epi64(bt, kc, bt, fv);
+    }
+    _mm512_storeu_si512((void *)out[0], s1);
+    _mm512_storeu_si512((void *)out[1], s2);
+    _mm512_storeu_si512((void *)out[2], sc);
+    _mm512_storeu_si512((void *)out[3], sc2);
+    _mm512_storeu_si512((void *)out[4], bt);
+}
+#endif
+
+/* the group's codes a slot (lanes past na: 3, which adds nothing) */
+static int group_codes(es_qt_scratch_t *sc, const es_qt_block_t *A, uint32_t a0, uint32_t na)
+{
+    if (sc->c8_blk == A && sc->c8_a0 == a0) return ES_OK;
+    if (sc->c8_cap < A->len) {
+        free(sc->c8);
+        sc->c8 = malloc((size_t)A->len * sizeof *sc->c8);
+        sc->c8_blk = NULL;
+        sc->c8_cap = sc->c8 ? A->len : 0;
+        if (!sc->c8) return ES_ERR_NOMEM;
+    }
+    for (uint32_t s = 0; s < A->len; s++) {
+        const uint8_t *c = A->code_t + (size_t)s * A->tstride + a0;
+        uint64_t v = 0;
+        for (uint32_t g = 0; g < ES_QT_GROUP; g++) v |= (uint64_t)(g < na ? c[g] : 3) << (8 * g);
+        sc->c8[s] = v;
+    }
+    sc->c8_blk = A;
+    sc->c8_a0 = a0;
+    return ES_OK;
+}
+
+void es_qt_sums_group(const es_qt_block_t *A, uint32_t a0, uint32_t na, const es_qt_block_t *B, uint32_t b0,
+                      uint32_t nb, const es_qt_y_t *y, es_qt_scratch_t *sc, const int64_t *hi, es_qt_sums_t *out,
+                      uint32_t (*mc)[5], size_t stride, int scalar)
+{
+    pthread_once(&kernel_once, kernel_init);
+    const qt_kernel_t *kn = scalar ? &k_scalar : kernel_best;
+    if (B->moff[B->count] == 0 || group_codes(sc, A, a0, na) != ES_OK) {
+        /* no partner misses a call (or no memory for the codes): run by run */
+        for (uint32_t g = 0; g < na; g++)
+            sums_run(kn, A, a0 + g, B, b0, nb, y, sc, out + g * stride, !A->cells, mc + g * stride,
+                     hi + g * stride);
+        return;
+    }
+    /* the partners' codes at the group's missing calls, read below after
+     * the partners' own missing calls: fetched now (they are scattered
+     * over the block's slot-major codes, a cache miss each) */
+    for (uint32_t g = 0; g < na; g++)
+        for (uint32_t m = A->moff[a0 + g]; m < A->moff[a0 + g + 1]; m++)
+            __builtin_prefetch(B->code_t + (size_t)A->mpos[m] * B->tstride + b0);
+    void (*bmiss)(const uint64_t *, const uint64_t *, const uint64_t *, const uint32_t *, uint32_t,
+                  int64_t[5][ES_QT_GROUP]) = bmiss_group_scalar;
+#if ES_CPU_X86
+    if (kn == &k_vnni) bmiss = bmiss_group_avx512;
+#endif
+    int64_t ma[RUN_CHUNK][2];
+    uint32_t mcnt[RUN_CHUNK][2];
+    for (uint32_t k = 0; k < nb; k++) {
+        uint32_t b = b0 + k;
+        int64_t mb[5][ES_QT_GROUP];
+        bmiss(sc->c8, y->q, y->q2, B->mpos + B->moff[b], B->moff[b + 1] - B->moff[b], mb);
+        for (uint32_t g = 0; g < na; g++) {
+            uint32_t a = a0 + g;
+            es_qt_sums_t *o = &out[g * stride + k];
+            uint64_t bits = (uint64_t)mb[4][g];
+            o->sy = A->tot[a][2] - mb[2][g];
+            o->syy = A->tot[a][3] - mb[3][g];
+            o->ra[0] = A->tot[a][0] - mb[0][g];
+            o->ra[1] = A->tot[a][1] - mb[1][g];
+            o->saby = hi[g * stride + k];
+            memset(o->cell, 0, sizeof o->cell);
+            uint32_t *m5 = mc[g * stride + k];
+            m5[0] = (uint32_t)(bits & 0x1fffff);
+            m5[1] = (uint32_t)(bits >> 21 & 0x1fffff);
+            m5[2] = (uint32_t)(bits >> 42);
+        }
+    }
+    /* a's missing calls where a partner is called leave the pair */
+    for (uint32_t g = 0; g < na; g++) {
+        uint32_t a = a0 + g, am0 = A->moff[a], anm = A->moff[a + 1] - am0;
+        if (anm) {
+            kn->missrun(A->mpos + am0, (const int64_t(*)[2])A->mq + am0, anm, B->code_t + b0, B->tstride, nb, ma,
+                        mcnt);
+        } else {
+            memset(ma, 0, (size_t)nb * sizeof *ma);
+            memset(mcnt, 0, (size_t)nb * sizeof *mcnt);
+        }
+        for (uint32_t k = 0; k < nb; k++) {
+            uint32_t b = b0 + k;
+            es_qt_sums_t *o = &out[g * stride + k];
+            o->cb[0] = B->tot[b][0] - ma[k][0];
+            o->cb[1] = B->tot[b][1] - ma[k][1];
+            mc[g * stride + k][3] = mcnt[k][0];
+            mc[g * stride + k][4] = mcnt[k][1];
+        }
+    }
 }
 
 void es_qt_dothi_group(const es_qt_block_t *A, uint32_t a0, uint32_t na, const es_qt_block_t *B, uint32_t b0,

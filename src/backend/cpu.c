@@ -89,6 +89,7 @@ typedef struct {
     int64_t *hig;
     es_qt_sums_t *sg;
     uint32_t (*mcg)[5];
+    es_table2_t *tg;
 } cpu_qt_t;
 
 /* Up to this many bytes, every block is laid out once, before the tiles. */
@@ -207,20 +208,24 @@ static void cpu_tile_qt(es_scan_ctx_t *ctx, es_worker_t *w, const es_popcount_im
             for (uint32_t r0 = diag ? a0 + 1 : 0; r0 < pb->count; r0 += CPU_RUN) {
                 uint32_t nr = pb->count - r0 < CPU_RUN ? pb->count - r0 : CPU_RUN;
                 es_qt_dothi_group(A, a0, na, B, r0, nr, q->hig, CPU_RUN, 0);
-                if (listed) es_qt_sums_group(A, a0, na, B, r0, nr, ctx->qt, &q->sc, q->hig, q->sg, q->mcg, CPU_RUN, 0);
+                if (listed) {
+                    es_qt_sums_group(A, a0, na, B, r0, nr, ctx->qt, &q->sc, q->hig, q->sg, q->mcg, CPU_RUN, 0);
+                    es_count_group_listed(impl, pa, a0, na, pb, r0, nr, (const uint32_t(*)[5])q->mcg, CPU_RUN, q->tg);
+                }
                 for (uint32_t g = 0; g < na; g++) {
                     uint32_t a = a0 + g, b0 = diag && a + 1 > r0 ? a + 1 : r0, nb = r0 + nr - b0;
                     if (b0 >= r0 + nr) continue;
                     size_t o = (size_t)g * CPU_RUN + (b0 - r0);
                     es_qt_sums_t *sa = s;
+                    const es_table2_t *ta = t;
                     if (listed) { /* the table from the sums' matching of missing calls */
-                        es_count_block_listed(impl, pa, a, pb, b0, nb, (const uint32_t(*)[5])q->mcg + o, t);
                         sa = q->sg + o;
+                        ta = q->tg + o;
                     } else {
                         es_count_block(impl, pa, a, pb, b0, nb, t);
                         es_qt_sums_run_listed(A, a, B, b0, nb, ctx->qt, &q->sc, s, NULL, q->hig + o, 0);
                     }
-                    cpu_run_linear(ctx, w, q, A, a, B, b0, nb, pa->first + a, pb->first + b0, t, sa);
+                    cpu_run_linear(ctx, w, q, A, a, B, b0, nb, pa->first + a, pb->first + b0, ta, sa);
                 }
             }
         }
@@ -275,7 +280,8 @@ static int cpu_run(es_scan_ctx_t *ctx)
             q.hig = malloc((size_t)ES_QT_GROUP * CPU_RUN * sizeof *q.hig);
             q.sg = malloc((size_t)ES_QT_GROUP * CPU_RUN * sizeof *q.sg);
             q.mcg = malloc((size_t)ES_QT_GROUP * CPU_RUN * sizeof *q.mcg);
-            if (!q.hig || !q.sg || !q.mcg) ret = ES_ERR_NOMEM;
+            q.tg = malloc((size_t)ES_QT_GROUP * CPU_RUN * sizeof *q.tg);
+            if (!q.hig || !q.sg || !q.mcg || !q.tg) ret = ES_ERR_NOMEM;
         }
         if (ret) {
             es_ctx_fail(ctx, ret);
@@ -293,6 +299,7 @@ static int cpu_run(es_scan_ctx_t *ctx)
         free(q.hig);
         free(q.sg);
         free(q.mcg);
+        free(q.tg);
         es_qt_block_free(&q.blk[0]);
         es_qt_block_free(&q.blk[1]);
         es_planes_tr_free(&tr);

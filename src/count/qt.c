@@ -878,11 +878,15 @@ static int group_codes(es_qt_scratch_t *sc, const es_qt_block_t *A, uint32_t a0,
         sc->c8_cap = sc->c8 ? A->len : 0;
         if (!sc->c8) return ES_ERR_NOMEM;
     }
-    for (uint32_t s = 0; s < A->len; s++) {
-        const uint8_t *c = A->code_t + (size_t)s * A->tstride + a0;
-        uint64_t v = 0;
-        for (uint32_t g = 0; g < ES_QT_GROUP; g++) v |= (uint64_t)(g < na ? c[g] : 3) << (8 * g);
-        sc->c8[s] = v;
+    /* from the variant-major codes, row by row (the slot-major ones would
+     * take a cache line a slot) */
+    for (uint32_t s = 0; s < A->len; s++) sc->c8[s] = 0;
+    for (uint32_t g = 0; g < ES_QT_GROUP; g++) {
+        const uint8_t *c = A->code + (size_t)(a0 + g) * A->len;
+        if (g < na)
+            for (uint32_t s = 0; s < A->len; s++) sc->c8[s] |= (uint64_t)c[s] << (8 * g);
+        else
+            for (uint32_t s = 0; s < A->len; s++) sc->c8[s] |= (uint64_t)3 << (8 * g);
     }
     sc->c8_blk = A;
     sc->c8_a0 = a0;

@@ -122,6 +122,79 @@ static int block_reserve(es_qt_block_t *b, uint32_t count, uint32_t len, int cel
     return ES_OK;
 }
 
+/* append slot s to the block's missing calls */
+static int miss_push(es_qt_block_t *b, uint32_t *nm, uint32_t s, const es_qt_y_t *y)
+{
+    if (*nm == b->mcap) {
+        size_t cap = b->mcap ? 2 * b->mcap : 1024;
+        uint32_t *np = realloc(b->mpos, cap * sizeof *np);
+        if (np) b->mpos = np;
+        int64_t(*nq)[2] = np ? realloc(b->mq, cap * sizeof *nq) : NULL;
+        if (!nq) {
+            es_error("cannot allocate the missing calls of a block");
+            return ES_ERR_NOMEM;
+        }
+        b->mq = nq;
+        b->mcap = cap;
+    }
+    b->mq[*nm][0] = (int64_t)y->q[s];
+    b->mq[*nm][1] = (int64_t)y->q2[s];
+    b->mpos[(*nm)++] = s;
+    return ES_OK;
+}
+
+#if ES_CPU_X86
+/* A linear layout's row of one variant (the scalar loop below, 64 slots a
+ * step): the codes, b, the five slices of a q, the totals and the missing
+ * calls; not code_t. */
+static ES_TARGET_AVX512 int fill_linear_avx512(es_qt_block_t *b, uint32_t v, const uint64_t *p1, const uint64_t *p2,
+                                               const uint64_t *pv, const es_qt_y_t *y, uint32_t *nm)
+{
+    const uint32_t len = b->len;
+    uint8_t *code = b->code + (size_t)v * len;
+    uint8_t *ar = b->ar + (size_t)v * ES_QT_SLICES * len;
+    int8_t *br = b->br + (size_t)v * len;
+    const __m512i one = _mm512_set1_epi8(1), three = _mm512_set1_epi8(3);
+    __m512i tq = _mm512_setzero_si512(), tq2 = tq, t1 = tq, t2 = tq;
+    for (uint32_t w = 0; w < len / 64; w++) {
+        uint32_t s0 = w * 64;
+        /* missing: V clear at a slot below n (the pad is never missing) */
+        uint64_t valid = s0 + 64 <= y->n ? ~0ull : s0 >= y->n ? 0 : (1ull << (y->n - s0)) - 1;
+        uint64_t mm = pv ? ~pv[w] & valid : 0;
+        __m512i g = _mm512_add_epi8(_mm512_maskz_mov_epi8(p1[w], one), _mm512_maskz_mov_epi8(p2[w], one));
+        __m512i bv = _mm512_maskz_mov_epi8(~mm, g);
+        _mm512_storeu_si512((void *)(code + s0), _mm512_mask_mov_epi8(g, mm, three));
+        _mm512_storeu_si512((void *)(br + s0), bv);
+        const uint64_t called = ~mm;
+        for (; mm; mm &= mm - 1) { /* the missing calls, in slot order */
+            int ret = miss_push(b, nm, s0 + (uint32_t)__builtin_ctzll(mm), y);
+            if (ret) return ret;
+        }
+        for (uint32_t e = 0; e < 8; e++) {
+            uint32_t s = s0 + 8 * e;
+            __mmask8 k1 = (__mmask8)(p1[w] >> (8 * e)), k2 = (__mmask8)(p2[w] >> (8 * e));
+            __mmask8 kc = (__mmask8)(called >> (8 * e));
+            __m512i q = _mm512_loadu_si512((const void *)(y->q + s)), q2 = _mm512_loadu_si512((const void *)(y->q2 + s));
+            /* a q: P1 and P2 are clear at a missing call */
+            __m512i x = _mm512_maskz_mov_epi64(k1, q);
+            x = _mm512_mask_add_epi64(x, k2, x, q);
+            tq = _mm512_mask_add_epi64(tq, kc, tq, q);
+            tq2 = _mm512_mask_add_epi64(tq2, kc, tq2, q2);
+            t1 = _mm512_mask_add_epi64(t1, k1 & (__mmask8)~k2, t1, q);
+            t2 = _mm512_mask_add_epi64(t2, k2, t2, q);
+            for (int k = 0; k < ES_QT_SLICES; k++)
+                _mm_storel_epi64((__m128i *)(ar + (size_t)k * len + s),
+                                 _mm512_cvtepi64_epi8(_mm512_srli_epi64(x, 8 * k)));
+        }
+    }
+    b->tot[v][0] = _mm512_reduce_add_epi64(t1);
+    b->tot[v][1] = _mm512_reduce_add_epi64(t2);
+    b->tot[v][2] = _mm512_reduce_add_epi64(tq);
+    b->tot[v][3] = _mm512_reduce_add_epi64(tq2);
+    return ES_OK;
+}
+#endif
+
 int es_qt_block_fill(es_qt_block_t *b, const es_planes_t *pl, uint32_t v0, uint32_t count,
                      const es_qt_y_t *y, int cells)
 {
@@ -131,6 +204,11 @@ int es_qt_block_fill(es_qt_block_t *b, const es_planes_t *pl, uint32_t v0, uint3
     size_t rows = cells ? 2 : 1;
     uint32_t nm = 0;
     b->count = count;
+#if ES_CPU_X86
+    /* EPISTREAM_QT_KERNEL=scalar: the scalar loop (the tests' twin) */
+    const char *force = es_env_variant("EPISTREAM_QT_KERNEL");
+    const int fill_vector = es_cpu_has(ES_CPU_AVX512) && !(force && !strcmp(force, "scalar"));
+#endif
     for (uint32_t v = 0; v < count; v++) {
         const uint64_t *p1 = es_plane(pl, v0 + v, 0), *p2 = es_plane(pl, v0 + v, 1);
         const uint64_t *pv = pl->n_planes == 3 ? es_plane(pl, v0 + v, 2) : NULL;
@@ -139,6 +217,14 @@ int es_qt_block_fill(es_qt_block_t *b, const es_planes_t *pl, uint32_t v0, uint3
         int8_t *br = b->br + (size_t)v * rows * len;
         int64_t t1 = 0, t2 = 0, tq = 0, tq2 = 0;
         b->moff[v] = nm;
+#if ES_CPU_X86
+        if (!cells && len % 64 == 0 && fill_vector) {
+            int r = fill_linear_avx512(b, v, p1, p2, pv, y, &nm);
+            if (r) return r;
+            for (uint32_t s = 0; s < len; s++) b->code_t[(size_t)s * b->tstride + v] = code[s];
+            continue;
+        }
+#endif
         for (uint32_t s = 0; s < len; s++) {
             uint32_t w = s / 64, bit = s % 64;
             unsigned g = (unsigned)((p1[w] >> bit) & 1) + (unsigned)((p2[w] >> bit) & 1);
@@ -147,21 +233,8 @@ int es_qt_block_fill(es_qt_block_t *b, const es_planes_t *pl, uint32_t v0, uint3
             b->code_t[(size_t)s * b->tstride + v] = (uint8_t)g;
             uint64_t q = y->q[s];
             if (g == 3) {
-                if (nm == b->mcap) {
-                    size_t cap = b->mcap ? 2 * b->mcap : 1024;
-                    uint32_t *np = realloc(b->mpos, cap * sizeof *np);
-                    if (np) b->mpos = np;
-                    int64_t (*nq)[2] = np ? realloc(b->mq, cap * sizeof *nq) : NULL;
-                    if (!nq) {
-                        es_error("cannot allocate the missing calls of a block");
-                        return ES_ERR_NOMEM;
-                    }
-                    b->mq = nq;
-                    b->mcap = cap;
-                }
-                b->mq[nm][0] = (int64_t)q;
-                b->mq[nm][1] = (int64_t)y->q2[s];
-                b->mpos[nm++] = s;
+                int r = miss_push(b, &nm, s, y);
+                if (r) return r;
             } else {
                 tq += (int64_t)q;
                 tq2 += (int64_t)y->q2[s];

@@ -169,7 +169,14 @@ static void cpu_run_linear(es_scan_ctx_t *ctx, es_worker_t *w, cpu_qt_t *q, cons
     }
     if (q->bound > 1) es_stat_linear_batch_scalar(t, d, x1, nb, fail, cert, zb);
     else es_stat_linear_batch(t, d, x1, nb, fail, cert, zb);
+    /* the limits of the run as the worker stands, taken again after each
+     * pair kept (the only offers that raise them; stale ones are lower, so
+     * they only keep more) */
+    double lim[CPU_RUN];
+    uint8_t pr[CPU_RUN];
+    es_worker_prune_run(ctx, w, i, j0, nb, lim);
     for (uint32_t k = 0; k < nb; k++) {
+        pr[k] = 0;
         if (fail[k]) { /* fails on the table: no sum needed */
             es_stat_result_t r = {.stat = 0, .p = 1, .log10p = 0, .df = 0};
             uint32_t ct = 0;
@@ -177,14 +184,16 @@ static void cpu_run_linear(es_scan_ctx_t *ctx, es_worker_t *w, cpu_qt_t *q, cons
             es_worker_offer_result(ctx, w, i, j0 + k, &r, ct, NAN);
             continue;
         }
-        if (cert[k] && zb[k] < es_worker_prune_below(ctx, w, i, j0 + k)) {
-            es_worker_offer_pruned(ctx, w, i, j0 + k);
+        if (cert[k] && zb[k] < lim[k]) {
+            pr[k] = 1;
             q->pruned++;
             continue;
         }
         s[k].saby = (hi[k] << 24) + es_qt_saby_lo(A, a, B, b0 + k, 0);
         qt_score(ctx, w, q, A, a, B, b0 + k, i, j0 + k, &t[k], &s[k], NULL);
+        if (k + 1 < nb) es_worker_prune_run(ctx, w, i, j0 + k + 1, nb - k - 1, lim + k + 1);
     }
+    es_worker_count_pruned(ctx, w, i, j0, nb, pr);
 }
 
 static void cpu_tile_qt(es_scan_ctx_t *ctx, es_worker_t *w, const es_popcount_impl_t *impl, cpu_qt_t *q,

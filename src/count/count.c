@@ -802,18 +802,6 @@ static inline __attribute__((always_inline)) void listed_derive(const uint64_t p
 }
 
 #if ES_CPU_X86
-static ES_TARGET_AVX512 void listed_avx512(const es_planes_t *pa, uint32_t a, const es_planes_t *pb, uint32_t b0,
-                                           uint32_t nb, const uint32_t (*mc)[5], es_table2_t *t)
-{
-    const size_t off = pa->w_case, nt = class_words(pa->n_ctrl);
-    const uint64_t *a1 = es_plane(pa, a, 0), *a2 = es_plane(pa, a, 1);
-    for (uint32_t k = 0; k < nb; k++) {
-        uint64_t p[8];
-        fused4(a1, a2, es_plane(pb, b0 + k, 0), es_plane(pb, b0 + k, 1), 0, off, nt, p);
-        listed_derive(p + 4, pa->gcount[a], pb->gcount[b0 + k], mc[k], t + k);
-    }
-}
-
 static ES_TARGET_POPCNT void listed_popcnt(const es_planes_t *pa, uint32_t a, const es_planes_t *pb, uint32_t b0,
                                            uint32_t nb, const uint32_t (*mc)[5], es_table2_t *t)
 {
@@ -890,11 +878,8 @@ void es_count_block_listed(const es_popcount_impl_t *impl, const es_planes_t *pa
         return;
     }
 #if ES_CPU_X86
+    /* (AVX-512 runs whole groups: es_count_group_listed) */
     pthread_once(&fused_once, fused_init);
-    if (impl == fused_impl) {
-        listed_avx512(pa, a, pb, b0, nb, mc, t);
-        return;
-    }
     if (impl == popcnt_impl) {
         listed_popcnt(pa, a, pb, b0, nb, mc, t);
         return;

@@ -7,7 +7,10 @@
  * scalar twin must equal per-sample sums, in the linear and the cell layouts;
  * es_qt_dsums_exact() must give the same sums in double; es_stat_linear()
  * must give the z^2 and coefficient of a least-squares fit solved here by
- * Gauss-Jordan elimination; es_f_sf() must meet known F tails. */
+ * Gauss-Jordan elimination; es_f_sf() must meet known F tails.  The group
+ * kernels of the pruned scan (dot products, sums, missing-call counts and
+ * tables of eight first variants at once) and the vector layout fill must
+ * give the same values as the per-sample loops and the scalar fill. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -166,6 +169,99 @@ static void test_sums_linear(void **state)
     check_sums(0, 300, 0);
     check_sums(0.02, 300, 0);
     check_sums(0.3, 77, 0);
+}
+
+/* The group kernels of the pruned linear scan (es_qt_dothi_group,
+ * es_qt_sums_group, es_count_group_listed; the vector kernels and the scalar
+ * twins) against the per-sample sums and tables, and the vector fill of a
+ * linear layout against the scalar one, byte for byte. */
+static void check_group(double miss, uint32_t n, uint64_t seed)
+{
+    fake_t f;
+    fake_make(&f, 45, n, miss, seed);
+    /* what es_pack() gives the counting kernels: one class's genotype counts */
+    f.pl.gcount = calloc(f.m, sizeof *f.pl.gcount);
+    assert_non_null(f.pl.gcount);
+    for (uint32_t v = 0; v < f.m; v++)
+        for (uint32_t s = 0; s < n; s++) {
+            unsigned g = f.g[(size_t)v * n + s];
+            if (g != 3) f.pl.gcount[v][0][g]++;
+        }
+    es_qt_block_t blk, ref;
+    memset(&blk, 0, sizeof blk);
+    memset(&ref, 0, sizeof ref);
+    assert_int_equal(es_qt_block_fill(&blk, &f.pl, 0, f.m, &f.y, 0), ES_OK);
+    setenv("EPISTREAM_QT_KERNEL", "scalar", 1);
+    assert_int_equal(es_qt_block_fill(&ref, &f.pl, 0, f.m, &f.y, 0), ES_OK);
+    unsetenv("EPISTREAM_QT_KERNEL");
+    size_t len = blk.len;
+    assert_memory_equal(blk.code, ref.code, (size_t)f.m * len);
+    assert_memory_equal(blk.code_t, ref.code_t, (size_t)blk.tstride * len);
+    assert_memory_equal(blk.ar, ref.ar, (size_t)f.m * ES_QT_SLICES * len);
+    assert_memory_equal(blk.br, ref.br, (size_t)f.m * len);
+    assert_memory_equal(blk.tot, ref.tot, (size_t)f.m * sizeof *blk.tot);
+    assert_memory_equal(blk.moff, ref.moff, ((size_t)f.m + 1) * sizeof *blk.moff);
+    if (blk.moff[f.m]) {
+        assert_memory_equal(blk.mpos, ref.mpos, (size_t)blk.moff[f.m] * sizeof *blk.mpos);
+        assert_memory_equal(blk.mq, ref.mq, (size_t)blk.moff[f.m] * sizeof *blk.mq);
+    }
+    const size_t st = 64;
+    int64_t *hi = malloc(ES_QT_GROUP * st * sizeof *hi), *hs = malloc(ES_QT_GROUP * st * sizeof *hs);
+    es_qt_sums_t *sg = malloc(ES_QT_GROUP * st * sizeof *sg);
+    uint32_t(*mc)[5] = malloc(ES_QT_GROUP * st * sizeof *mc);
+    es_table2_t *tg = malloc(ES_QT_GROUP * st * sizeof *tg);
+    assert_true(hi && hs && sg && mc && tg);
+    const es_popcount_impl_t *impls[2] = {es_popcount_best(), &es_popcount_scalar};
+    for (int scalar = 0; scalar < 2; scalar++) {
+        es_qt_scratch_t sc;
+        memset(&sc, 0, sizeof sc);
+        for (uint32_t a0 = 0; a0 < f.m; a0 += 3) { /* groups of every size, overlapping */
+            uint32_t na = f.m - a0 < ES_QT_GROUP ? f.m - a0 : ES_QT_GROUP;
+            uint32_t b0 = a0 % 5, nb = f.m - b0;
+            es_qt_dothi_group(&blk, a0, na, &blk, b0, nb, hi, st, scalar);
+            es_qt_dothi_group(&blk, a0, na, &blk, b0, nb, hs, st, 1);
+            es_qt_sums_group(&blk, a0, na, &blk, b0, nb, &f.y, &sc, hi, sg, mc, st, scalar);
+            es_count_group_listed(impls[scalar], &f.pl, a0, na, &f.pl, b0, nb, (const uint32_t(*)[5])mc, st, tg);
+            for (uint32_t g = 0; g < na; g++) {
+                es_qt_sums_t h[64];
+                es_qt_sums_run_hi(&blk, a0 + g, &blk, b0, nb, &f.y, &sc, h, 1);
+                for (uint32_t k = 0; k < nb; k++) {
+                    size_t o = g * st + k;
+                    es_qt_sums_t want;
+                    naive(&f, a0 + g, b0 + k, &want);
+                    memset(want.cell, 0, sizeof want.cell);
+                    assert_true(hi[o] == h[k].saby && hs[o] == h[k].saby);
+                    es_qt_sums_t got = sg[o];
+                    assert_true(got.saby == hi[o]);
+                    got.saby = want.saby;
+                    assert_memory_equal(&got, &want, sizeof want);
+                    es_table2_t t;
+                    tab_of(&f, a0 + g, b0 + k, &t);
+                    assert_memory_equal(&tg[o], &t, sizeof t);
+                }
+            }
+        }
+        es_qt_scratch_free(&sc);
+    }
+    free(hi);
+    free(hs);
+    free(sg);
+    free(mc);
+    free(tg);
+    free(f.pl.gcount);
+    f.pl.gcount = NULL;
+    es_qt_block_free(&blk);
+    es_qt_block_free(&ref);
+    fake_free(&f);
+}
+
+static void test_group(void **state)
+{
+    (void)state;
+    check_group(0, 300, 11);
+    check_group(0.02, 300, 12);
+    check_group(0.3, 77, 13);
+    check_group(0.01, 2000, 14);
 }
 
 static void test_sums_cells(void **state)
@@ -402,6 +498,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sums_linear),
         cmocka_unit_test(test_sums_cells),
+        cmocka_unit_test(test_group),
         cmocka_unit_test(test_linear_vs_lsq),
         cmocka_unit_test(test_linear_bound),
         cmocka_unit_test(test_f_sf),

@@ -84,6 +84,12 @@ typedef struct {
     uint64_t pruned;   /* linear: pairs dropped on their bound */
     int bound;         /* linear: prune on the bound (EPISTREAM_QT_BOUND=0: not; 2: with the scalar batch) */
     es_qt_scratch_t sc;
+    /* linear with the bound: a group's dot products, sums and missing-call
+     * counts, [g * CPU_RUN + k] for pair (a0 + g, r0 + k) */
+    int64_t *hig;
+    es_qt_sums_t *sg;
+    uint32_t (*mcg)[5];
+    es_table2_t *tg;
 } cpu_qt_t;
 
 /* Up to this many bytes, every block is laid out once, before the tiles. */
@@ -93,6 +99,10 @@ static const es_qt_block_t *qt_side(es_scan_ctx_t *ctx, cpu_qt_t *q, uint32_t b,
 {
     if (q->all) return &q->all[b];
     if (q->which[side] == b) return &q->blk[side];
+    /* the scratch's rows are keyed by the block's address, which is about to
+     * hold another block */
+    for (int r = 0; r < ES_QT_ROWS; r++) q->sc.blk[r] = NULL;
+    q->sc.c8_blk = NULL;
     if (q->which[side ^ 1] == b && b != keep) { /* swap in the other side's copy */
         es_qt_block_t t = q->blk[side];
         q->blk[side] = q->blk[side ^ 1];
@@ -144,7 +154,6 @@ static void cpu_run_linear(es_scan_ctx_t *ctx, es_worker_t *w, cpu_qt_t *q, cons
                            const es_qt_block_t *B, uint32_t b0, uint32_t nb, uint32_t i, uint32_t j0,
                            const es_table2_t *t, es_qt_sums_t *s)
 {
-    es_qt_sums_run_hi(A, a, B, b0, nb, ctx->qt, &q->sc, s, 0);
     es_qt_dsums_t d[CPU_RUN];
     int64_t hi[CPU_RUN];
     double x1[CPU_RUN], zb[CPU_RUN];
@@ -160,7 +169,14 @@ static void cpu_run_linear(es_scan_ctx_t *ctx, es_worker_t *w, cpu_qt_t *q, cons
     }
     if (q->bound > 1) es_stat_linear_batch_scalar(t, d, x1, nb, fail, cert, zb);
     else es_stat_linear_batch(t, d, x1, nb, fail, cert, zb);
+    /* the limits of the run as the worker stands, taken again after each
+     * pair kept (the only offers that raise them; stale ones are lower, so
+     * they only keep more) */
+    double lim[CPU_RUN];
+    uint8_t pr[CPU_RUN];
+    es_worker_prune_run(ctx, w, i, j0, nb, lim);
     for (uint32_t k = 0; k < nb; k++) {
+        pr[k] = 0;
         if (fail[k]) { /* fails on the table: no sum needed */
             es_stat_result_t r = {.stat = 0, .p = 1, .log10p = 0, .df = 0};
             uint32_t ct = 0;
@@ -168,14 +184,16 @@ static void cpu_run_linear(es_scan_ctx_t *ctx, es_worker_t *w, cpu_qt_t *q, cons
             es_worker_offer_result(ctx, w, i, j0 + k, &r, ct, NAN);
             continue;
         }
-        if (cert[k] && zb[k] < es_worker_prune_below(ctx, w, i, j0 + k)) {
-            es_worker_offer_pruned(ctx, w, i, j0 + k);
+        if (cert[k] && zb[k] < lim[k]) {
+            pr[k] = 1;
             q->pruned++;
             continue;
         }
         s[k].saby = (hi[k] << 24) + es_qt_saby_lo(A, a, B, b0 + k, 0);
         qt_score(ctx, w, q, A, a, B, b0 + k, i, j0 + k, &t[k], &s[k], NULL);
+        if (k + 1 < nb) es_worker_prune_run(ctx, w, i, j0 + k + 1, nb - k - 1, lim + k + 1);
     }
+    es_worker_count_pruned(ctx, w, i, j0, nb, pr);
 }
 
 static void cpu_tile_qt(es_scan_ctx_t *ctx, es_worker_t *w, const es_popcount_impl_t *impl, cpu_qt_t *q,
@@ -187,14 +205,45 @@ static void cpu_tile_qt(es_scan_ctx_t *ctx, es_worker_t *w, const es_popcount_im
     if (!A || !B) return;
     es_table2_t t[CPU_RUN];
     es_qt_sums_t s[CPU_RUN];
+    if (ctx->stat == ES_STAT_LINEAR && q->bound) {
+        /* ES_QT_GROUP first variants at once against a run of partners:
+         * the bound's dot products (each partner's row read once for four
+         * of them) and the phenotype sums (a partner's missing calls
+         * matched against eight of them a vector); then each first
+         * variant's table, bound and fits */
+        const int diag = bi == bj, listed = ctx->qt->slots < ES_QT_LISTED_SLOTS;
+        for (uint32_t a0 = 0; a0 < pa->count; a0 += ES_QT_GROUP) {
+            uint32_t na = pa->count - a0 < ES_QT_GROUP ? pa->count - a0 : ES_QT_GROUP;
+            for (uint32_t r0 = diag ? a0 + 1 : 0; r0 < pb->count; r0 += CPU_RUN) {
+                uint32_t nr = pb->count - r0 < CPU_RUN ? pb->count - r0 : CPU_RUN;
+                es_qt_dothi_group(A, a0, na, B, r0, nr, q->hig, CPU_RUN, 0);
+                if (listed) {
+                    es_qt_sums_group(A, a0, na, B, r0, nr, ctx->qt, &q->sc, q->hig, q->sg, q->mcg, CPU_RUN, 0);
+                    es_count_group_listed(impl, pa, a0, na, pb, r0, nr, (const uint32_t(*)[5])q->mcg, CPU_RUN, q->tg);
+                }
+                for (uint32_t g = 0; g < na; g++) {
+                    uint32_t a = a0 + g, b0 = diag && a + 1 > r0 ? a + 1 : r0, nb = r0 + nr - b0;
+                    if (b0 >= r0 + nr) continue;
+                    size_t o = (size_t)g * CPU_RUN + (b0 - r0);
+                    es_qt_sums_t *sa = s;
+                    const es_table2_t *ta = t;
+                    if (listed) { /* the table from the sums' matching of missing calls */
+                        sa = q->sg + o;
+                        ta = q->tg + o;
+                    } else {
+                        es_count_block(impl, pa, a, pb, b0, nb, t);
+                        es_qt_sums_run_listed(A, a, B, b0, nb, ctx->qt, &q->sc, s, NULL, q->hig + o, 0);
+                    }
+                    cpu_run_linear(ctx, w, q, A, a, B, b0, nb, pa->first + a, pb->first + b0, ta, sa);
+                }
+            }
+        }
+        return;
+    }
     for (uint32_t a = 0; a < pa->count; a++) {
         for (uint32_t b0 = bi == bj ? a + 1 : 0; b0 < pb->count; b0 += CPU_RUN) {
             uint32_t nb = pb->count - b0 < CPU_RUN ? pb->count - b0 : CPU_RUN;
             es_count_block(impl, pa, a, pb, b0, nb, t);
-            if (ctx->stat == ES_STAT_LINEAR && q->bound) {
-                cpu_run_linear(ctx, w, q, A, a, B, b0, nb, pa->first + a, pb->first + b0, t, s);
-                continue;
-            }
             es_qt_sums_run(A, a, B, b0, nb, ctx->qt, &q->sc, s);
             for (uint32_t k = 0; k < nb; k++)
                 qt_score(ctx, w, q, A, a, B, b0 + k, pa->first + a, pb->first + b0 + k, &t[k], &s[k], NULL);
@@ -236,6 +285,13 @@ static int cpu_run(es_scan_ctx_t *ctx)
         cpu_qt_t q = {.all = all, .which = {UINT32_MAX, UINT32_MAX}, .bound = bound};
         es_planes_tr_t tr = {0};
         int ret = es_worker_init(&w, ctx);
+        if (!ret && ctx->qt && bound) {
+            q.hig = malloc((size_t)ES_QT_GROUP * CPU_RUN * sizeof *q.hig);
+            q.sg = malloc((size_t)ES_QT_GROUP * CPU_RUN * sizeof *q.sg);
+            q.mcg = malloc((size_t)ES_QT_GROUP * CPU_RUN * sizeof *q.mcg);
+            q.tg = malloc((size_t)ES_QT_GROUP * CPU_RUN * sizeof *q.tg);
+            if (!q.hig || !q.sg || !q.mcg || !q.tg) ret = ES_ERR_NOMEM;
+        }
         if (ret) {
             es_ctx_fail(ctx, ret);
         } else {
@@ -249,6 +305,10 @@ static int cpu_run(es_scan_ctx_t *ctx)
         exact += q.exact;
         pruned += q.pruned;
         es_qt_scratch_free(&q.sc);
+        free(q.hig);
+        free(q.sg);
+        free(q.mcg);
+        free(q.tg);
         es_qt_block_free(&q.blk[0]);
         es_qt_block_free(&q.blk[1]);
         es_planes_tr_free(&tr);

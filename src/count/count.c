@@ -776,6 +776,124 @@ void es_count_pair(const es_popcount_impl_t *impl, const es_planes_t *pa, uint32
     count_generic(impl, pa, a, pb, b, t);
 }
 
+/* ---- one class, the missing calls matched by the caller --------------------
+ * A quantitative trait's planes hold one class (n_case 0), and its scan
+ * matches each pair's missing calls against the other variant anyway (the
+ * phenotype sums need them, src/count/qt.c): with those counts (mc) the
+ * table is the four P products plus the margins, with no per-pair walk
+ * through the lists (the sparse path's, which mispredicts). */
+
+static inline __attribute__((always_inline)) void listed_derive(const uint64_t p[4], const uint32_t (*ga)[3],
+                                                               const uint32_t (*gb)[3], const uint32_t mc[5],
+                                                               es_table2_t *t)
+{
+    uint64_t x[9];
+    x[X11] = p[0];
+    x[X12] = p[1];
+    x[X21] = p[2];
+    x[X22] = p[3];
+    x[A1V] = (uint64_t)ga[0][1] + ga[0][2] - mc[0];
+    x[A2V] = (uint64_t)ga[0][2] - mc[1];
+    x[VV] = (uint64_t)ga[0][0] + ga[0][1] + ga[0][2] - mc[2];
+    x[VB1] = (uint64_t)gb[0][1] + gb[0][2] - mc[3];
+    x[VB2] = (uint64_t)gb[0][2] - mc[4];
+    derive(x, t->n[0]);
+    memset(t->n[1], 0, sizeof t->n[1]);
+}
+
+#if ES_CPU_X86
+static ES_TARGET_POPCNT void listed_popcnt(const es_planes_t *pa, uint32_t a, const es_planes_t *pb, uint32_t b0,
+                                           uint32_t nb, const uint32_t (*mc)[5], es_table2_t *t)
+{
+    const size_t off = pa->w_case, nt = class_words(pa->n_ctrl);
+    const uint64_t *a1 = es_plane(pa, a, 0) + off, *a2 = es_plane(pa, a, 1) + off;
+    for (uint32_t k = 0; k < nb; k++) {
+        uint64_t p[4] = {0, 0, 0, 0};
+        and4_body(a1, a2, es_plane(pb, b0 + k, 0) + off, es_plane(pb, b0 + k, 1) + off, nt, p);
+        listed_derive(p, pa->gcount[a], pb->gcount[b0 + k], mc[k], t + k);
+    }
+}
+#endif
+
+/* a group of first variants: each partner's planes read (from L2) once for
+ * the group, two first variants a pass */
+static ES_TARGET_AVX512 void listed_group_avx512(const es_planes_t *pa, uint32_t a0, uint32_t na,
+                                                 const es_planes_t *pb, uint32_t b0, uint32_t nb,
+                                                 const uint32_t (*mc)[5], size_t stride, es_table2_t *t)
+{
+    const size_t off = pa->w_case, nt = class_words(pa->n_ctrl);
+    for (uint32_t k = 0; k < nb; k++) {
+        const uint64_t *b1 = es_plane(pb, b0 + k, 0) + off, *b2 = es_plane(pb, b0 + k, 1) + off;
+        for (uint32_t g = 0; g < na; g += 2) {
+            const uint32_t h = g + 1 < na ? g + 1 : g;
+            const uint64_t *x1 = es_plane(pa, a0 + g, 0) + off, *x2 = es_plane(pa, a0 + g, 1) + off;
+            const uint64_t *u1 = es_plane(pa, a0 + h, 0) + off, *u2 = es_plane(pa, a0 + h, 1) + off;
+            __m512i s0 = _mm512_setzero_si512(), s1 = s0, s2 = s0, s3 = s0, c0 = s0, c1 = s0, c2 = s0, c3 = s0;
+            size_t lo = 0, hi = nt;
+#define STEPG(LD)                                                                                  \
+    do {                                                                                           \
+        __m512i y1 = LD(b1, i), y2 = LD(b2, i), v1 = LD(x1, i), v2 = LD(x2, i);                    \
+        F_ACC(s0, v1, y1);                                                                         \
+        F_ACC(s1, v1, y2);                                                                         \
+        F_ACC(s2, v2, y1);                                                                         \
+        F_ACC(s3, v2, y2);                                                                         \
+        v1 = LD(u1, i), v2 = LD(u2, i);                                                            \
+        F_ACC(c0, v1, y1);                                                                         \
+        F_ACC(c1, v1, y2);                                                                         \
+        F_ACC(c2, v2, y1);                                                                         \
+        F_ACC(c3, v2, y2);                                                                         \
+    } while (0)
+            CLASS_LOOP(STEPG);
+#undef STEPG
+            uint64_t p[8];
+            _mm512_storeu_si512((void *)p, hsum8(s0, s1, s2, s3, c0, c1, c2, c3));
+            listed_derive(p, pa->gcount[a0 + g], pb->gcount[b0 + k], mc[g * stride + k], &t[g * stride + k]);
+            if (h != g)
+                listed_derive(p + 4, pa->gcount[a0 + h], pb->gcount[b0 + k], mc[h * stride + k], &t[h * stride + k]);
+        }
+    }
+}
+
+void es_count_group_listed(const es_popcount_impl_t *impl, const es_planes_t *pa, uint32_t a0, uint32_t na,
+                           const es_planes_t *pb, uint32_t b0, uint32_t nb, const uint32_t (*mc)[5], size_t stride,
+                           es_table2_t *t)
+{
+#if ES_CPU_X86
+    pthread_once(&fused_once, fused_init);
+    if (impl == fused_impl && !pa->n_case) {
+        listed_group_avx512(pa, a0, na, pb, b0, nb, mc, stride, t);
+        return;
+    }
+#endif
+    for (uint32_t g = 0; g < na; g++)
+        es_count_block_listed(impl, pa, a0 + g, pb, b0, nb, mc + g * stride, t + g * stride);
+}
+
+void es_count_block_listed(const es_popcount_impl_t *impl, const es_planes_t *pa, uint32_t a,
+                           const es_planes_t *pb, uint32_t b0, uint32_t nb, const uint32_t (*mc)[5],
+                           es_table2_t *t)
+{
+    if (pa->n_case) { /* two classes: not this function's */
+        es_count_block(impl, pa, a, pb, b0, nb, t);
+        return;
+    }
+#if ES_CPU_X86
+    /* (AVX-512 runs whole groups: es_count_group_listed) */
+    pthread_once(&fused_once, fused_init);
+    if (impl == popcnt_impl) {
+        listed_popcnt(pa, a, pb, b0, nb, mc, t);
+        return;
+    }
+#endif
+    const size_t off = pa->w_case, nt = class_words(pa->n_ctrl);
+    const uint64_t *a1 = es_plane(pa, a, 0) + off, *a2 = es_plane(pa, a, 1) + off;
+    for (uint32_t k = 0; k < nb; k++) {
+        uint64_t p[4] = {0, 0, 0, 0};
+        impl->and4(a1, a2, es_plane(pb, b0 + k, 0) + off, es_plane(pb, b0 + k, 1) + off, nt, p);
+        listed_derive(p, pa->gcount[a], pb->gcount[b0 + k], mc[k], t + k);
+    }
+}
+
 void es_count_block(const es_popcount_impl_t *impl, const es_planes_t *pa, uint32_t a,
                     const es_planes_t *pb, uint32_t b0, uint32_t nb, es_table2_t *t)
 {

@@ -61,6 +61,26 @@ void es_count_pair(const es_popcount_impl_t *impl, const es_planes_t *pa, uint32
 void es_count_block(const es_popcount_impl_t *impl, const es_planes_t *pa, uint32_t a,
                     const es_planes_t *pb, uint32_t b0, uint32_t nb, es_table2_t *t);
 
+/**
+ * es_count_block() for planes of one class (n_case 0: a quantitative trait)
+ * whose missing calls the caller has matched against the partner: mc[k] =
+ * the numbers of b0+k's missing calls at which a has P1, P2, V set, then of
+ * a's missing calls at which b0+k has P1, P2 set (es_qt_sums_run_hi() counts
+ * them).  The tables are es_count_block()'s; with two classes it is
+ * es_count_block() (mc unused).
+ */
+void es_count_block_listed(const es_popcount_impl_t *impl, const es_planes_t *pa, uint32_t a,
+                           const es_planes_t *pb, uint32_t b0, uint32_t nb, const uint32_t (*mc)[5],
+                           es_table2_t *t);
+
+/** es_count_block_listed() of first variants a0 .. a0+na-1 against b0 ..
+ *  b0+nb-1: t[g * stride + k] the table of pair (a0 + g, b0 + k), from
+ *  mc[g * stride + k] (es_qt_sums_group()'s layout); each partner's planes
+ *  are read once for the group. */
+void es_count_group_listed(const es_popcount_impl_t *impl, const es_planes_t *pa, uint32_t a0, uint32_t na,
+                           const es_planes_t *pb, uint32_t b0, uint32_t nb, const uint32_t (*mc)[5], size_t stride,
+                           es_table2_t *t);
+
 /** Pairs of one es_count_run() at most (the CPU scan's run of partners). */
 #define ES_RUN2 64
 
@@ -307,12 +327,21 @@ void es_qt_block_free(es_qt_block_t *b);
 
 /** A thread's scratch for es_qt_sums_run() (zero it first; free with
  *  es_qt_scratch_free()): the first variant's row of what the partners'
- *  missing calls take from the sums, kept while it is the same variant. */
+ *  missing calls take from the sums, kept while it is the same variant (one
+ *  row for each of ES_QT_ROWS consecutive first variants, a % ES_QT_ROWS). */
+#define ES_QT_ROWS 4
 typedef struct {
-    const es_qt_block_t *blk;
-    uint32_t a;
-    size_t cap;
-    int64_t (*fa)[4];
+    const es_qt_block_t *blk[ES_QT_ROWS]; /* row r holds variant a[r] of blk[r] (NULL: none) */
+    uint32_t a[ES_QT_ROWS];
+    size_t cap;                           /* slots a row */
+    int64_t (*fa)[4];                     /* ES_QT_ROWS rows of cap slots */
+    uint64_t *fb; /* per slot [P1] | [P2] << 21 | [V] << 42 of the first variant (the table's corrections) */
+    /* es_qt_sums_group(): the codes of ES_QT_GROUP first variants, eight
+     * bytes a slot (3 for lanes past the group), of c8_blk from c8_a0 */
+    uint64_t *c8;
+    size_t c8_cap;
+    const es_qt_block_t *c8_blk;
+    uint32_t c8_a0;
 } es_qt_scratch_t;
 void es_qt_scratch_free(es_qt_scratch_t *sc);
 
@@ -330,6 +359,33 @@ void es_qt_sums_run_scalar(const es_qt_block_t *A, uint32_t a, const es_qt_block
  *  scalar: the scalar kernels (the tests' oracle). */
 void es_qt_sums_run_hi(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b0, uint32_t nb,
                        const es_qt_y_t *y, es_qt_scratch_t *sc, es_qt_sums_t *out, int scalar);
+/** es_qt_sums_run_hi() that also counts, for es_count_block_listed(), each
+ *  pair's missing calls against the other variant: mc[k] = at b0+k's
+ *  missing calls, how many have a = 1 or 2 (P1), a = 2 (P2), a called (V);
+ *  at a's missing calls, how many have b0+k = 1 or 2, = 2.  Needs fewer
+ *  than 2^21 slots (ES_QT_LISTED_SLOTS). */
+void es_qt_sums_run_listed(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b0, uint32_t nb,
+                           const es_qt_y_t *y, es_qt_scratch_t *sc, es_qt_sums_t *out, uint32_t (*mc)[5],
+                           const int64_t *hi, int scalar);
+/** The saby of es_qt_sums_run_hi() (sum b floor(a q / 2^24)) of variants
+ *  a0 .. a0+na-1 of A (linear layout) against b0 .. b0+nb-1 of B:
+ *  out[g * ostride + k] for pair (a0 + g, b0 + k), four first variants at a
+ *  time, so that each partner's row is read once for the four.  What
+ *  es_qt_sums_run_listed() takes as `hi` (NULL there: it dots them itself). */
+void es_qt_dothi_group(const es_qt_block_t *A, uint32_t a0, uint32_t na, const es_qt_block_t *B, uint32_t b0,
+                       uint32_t nb, int64_t *out, size_t ostride, int scalar);
+#define ES_QT_LISTED_SLOTS ((uint32_t)1 << 21)
+/** First variants of one es_qt_sums_group() at most. */
+#define ES_QT_GROUP 8
+/** es_qt_sums_run_listed() of first variants a0 .. a0+na-1 (na <=
+ *  ES_QT_GROUP) against b0 .. b0+nb-1 (nb <= 64), with the dot products
+ *  given (hi[g * stride + k], from es_qt_dothi_group()): out[g * stride + k]
+ *  and mc[g * stride + k] for pair (a0 + g, b0 + k), the same values.  A
+ *  partner's missing calls are matched against the group's codes eight
+ *  first variants a vector. */
+void es_qt_sums_group(const es_qt_block_t *A, uint32_t a0, uint32_t na, const es_qt_block_t *B, uint32_t b0,
+                      uint32_t nb, const es_qt_y_t *y, es_qt_scratch_t *sc, const int64_t *hi, es_qt_sums_t *out,
+                      uint32_t (*mc)[5], size_t stride, int scalar);
 /** The rest of pair (a, b)'s sum of a b q: sum b (a q mod 2^24). */
 int64_t es_qt_saby_lo(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b, int scalar);
 /** The sums of pair (a of A, b of B) in double, one sample after the other

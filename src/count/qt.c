@@ -122,6 +122,79 @@ static int block_reserve(es_qt_block_t *b, uint32_t count, uint32_t len, int cel
     return ES_OK;
 }
 
+/* append slot s to the block's missing calls */
+static int miss_push(es_qt_block_t *b, uint32_t *nm, uint32_t s, const es_qt_y_t *y)
+{
+    if (*nm == b->mcap) {
+        size_t cap = b->mcap ? 2 * b->mcap : 1024;
+        uint32_t *np = realloc(b->mpos, cap * sizeof *np);
+        if (np) b->mpos = np;
+        int64_t(*nq)[2] = np ? realloc(b->mq, cap * sizeof *nq) : NULL;
+        if (!nq) {
+            es_error("cannot allocate the missing calls of a block");
+            return ES_ERR_NOMEM;
+        }
+        b->mq = nq;
+        b->mcap = cap;
+    }
+    b->mq[*nm][0] = (int64_t)y->q[s];
+    b->mq[*nm][1] = (int64_t)y->q2[s];
+    b->mpos[(*nm)++] = s;
+    return ES_OK;
+}
+
+#if ES_CPU_X86
+/* A linear layout's row of one variant (the scalar loop below, 64 slots a
+ * step): the codes, b, the five slices of a q, the totals and the missing
+ * calls; not code_t. */
+static ES_TARGET_AVX512 int fill_linear_avx512(es_qt_block_t *b, uint32_t v, const uint64_t *p1, const uint64_t *p2,
+                                               const uint64_t *pv, const es_qt_y_t *y, uint32_t *nm)
+{
+    const uint32_t len = b->len;
+    uint8_t *code = b->code + (size_t)v * len;
+    uint8_t *ar = b->ar + (size_t)v * ES_QT_SLICES * len;
+    int8_t *br = b->br + (size_t)v * len;
+    const __m512i one = _mm512_set1_epi8(1), three = _mm512_set1_epi8(3);
+    __m512i tq = _mm512_setzero_si512(), tq2 = tq, t1 = tq, t2 = tq;
+    for (uint32_t w = 0; w < len / 64; w++) {
+        uint32_t s0 = w * 64;
+        /* missing: V clear at a slot below n (the pad is never missing) */
+        uint64_t valid = s0 + 64 <= y->n ? ~0ull : s0 >= y->n ? 0 : (1ull << (y->n - s0)) - 1;
+        uint64_t mm = pv ? ~pv[w] & valid : 0;
+        __m512i g = _mm512_add_epi8(_mm512_maskz_mov_epi8(p1[w], one), _mm512_maskz_mov_epi8(p2[w], one));
+        __m512i bv = _mm512_maskz_mov_epi8(~mm, g);
+        _mm512_storeu_si512((void *)(code + s0), _mm512_mask_mov_epi8(g, mm, three));
+        _mm512_storeu_si512((void *)(br + s0), bv);
+        const uint64_t called = ~mm;
+        for (; mm; mm &= mm - 1) { /* the missing calls, in slot order */
+            int ret = miss_push(b, nm, s0 + (uint32_t)__builtin_ctzll(mm), y);
+            if (ret) return ret;
+        }
+        for (uint32_t e = 0; e < 8; e++) {
+            uint32_t s = s0 + 8 * e;
+            __mmask8 k1 = (__mmask8)(p1[w] >> (8 * e)), k2 = (__mmask8)(p2[w] >> (8 * e));
+            __mmask8 kc = (__mmask8)(called >> (8 * e));
+            __m512i q = _mm512_loadu_si512((const void *)(y->q + s)), q2 = _mm512_loadu_si512((const void *)(y->q2 + s));
+            /* a q: P1 and P2 are clear at a missing call */
+            __m512i x = _mm512_maskz_mov_epi64(k1, q);
+            x = _mm512_mask_add_epi64(x, k2, x, q);
+            tq = _mm512_mask_add_epi64(tq, kc, tq, q);
+            tq2 = _mm512_mask_add_epi64(tq2, kc, tq2, q2);
+            t1 = _mm512_mask_add_epi64(t1, k1 & (__mmask8)~k2, t1, q);
+            t2 = _mm512_mask_add_epi64(t2, k2, t2, q);
+            for (int k = 0; k < ES_QT_SLICES; k++)
+                _mm_storel_epi64((__m128i *)(ar + (size_t)k * len + s),
+                                 _mm512_cvtepi64_epi8(_mm512_srli_epi64(x, 8 * k)));
+        }
+    }
+    b->tot[v][0] = _mm512_reduce_add_epi64(t1);
+    b->tot[v][1] = _mm512_reduce_add_epi64(t2);
+    b->tot[v][2] = _mm512_reduce_add_epi64(tq);
+    b->tot[v][3] = _mm512_reduce_add_epi64(tq2);
+    return ES_OK;
+}
+#endif
+
 int es_qt_block_fill(es_qt_block_t *b, const es_planes_t *pl, uint32_t v0, uint32_t count,
                      const es_qt_y_t *y, int cells)
 {
@@ -131,6 +204,11 @@ int es_qt_block_fill(es_qt_block_t *b, const es_planes_t *pl, uint32_t v0, uint3
     size_t rows = cells ? 2 : 1;
     uint32_t nm = 0;
     b->count = count;
+#if ES_CPU_X86
+    /* EPISTREAM_QT_KERNEL=scalar: the scalar loop (the tests' twin) */
+    const char *force = es_env_variant("EPISTREAM_QT_KERNEL");
+    const int fill_vector = es_cpu_has(ES_CPU_AVX512) && !(force && !strcmp(force, "scalar"));
+#endif
     for (uint32_t v = 0; v < count; v++) {
         const uint64_t *p1 = es_plane(pl, v0 + v, 0), *p2 = es_plane(pl, v0 + v, 1);
         const uint64_t *pv = pl->n_planes == 3 ? es_plane(pl, v0 + v, 2) : NULL;
@@ -139,6 +217,14 @@ int es_qt_block_fill(es_qt_block_t *b, const es_planes_t *pl, uint32_t v0, uint3
         int8_t *br = b->br + (size_t)v * rows * len;
         int64_t t1 = 0, t2 = 0, tq = 0, tq2 = 0;
         b->moff[v] = nm;
+#if ES_CPU_X86
+        if (!cells && len % 64 == 0 && fill_vector) {
+            int r = fill_linear_avx512(b, v, p1, p2, pv, y, &nm);
+            if (r) return r;
+            for (uint32_t s = 0; s < len; s++) b->code_t[(size_t)s * b->tstride + v] = code[s];
+            continue;
+        }
+#endif
         for (uint32_t s = 0; s < len; s++) {
             uint32_t w = s / 64, bit = s % 64;
             unsigned g = (unsigned)((p1[w] >> bit) & 1) + (unsigned)((p2[w] >> bit) & 1);
@@ -147,21 +233,8 @@ int es_qt_block_fill(es_qt_block_t *b, const es_planes_t *pl, uint32_t v0, uint3
             b->code_t[(size_t)s * b->tstride + v] = (uint8_t)g;
             uint64_t q = y->q[s];
             if (g == 3) {
-                if (nm == b->mcap) {
-                    size_t cap = b->mcap ? 2 * b->mcap : 1024;
-                    uint32_t *np = realloc(b->mpos, cap * sizeof *np);
-                    if (np) b->mpos = np;
-                    int64_t (*nq)[2] = np ? realloc(b->mq, cap * sizeof *nq) : NULL;
-                    if (!nq) {
-                        es_error("cannot allocate the missing calls of a block");
-                        return ES_ERR_NOMEM;
-                    }
-                    b->mq = nq;
-                    b->mcap = cap;
-                }
-                b->mq[nm][0] = (int64_t)q;
-                b->mq[nm][1] = (int64_t)y->q2[s];
-                b->mpos[nm++] = s;
+                int r = miss_push(b, &nm, s, y);
+                if (r) return r;
             } else {
                 tq += (int64_t)q;
                 tq2 += (int64_t)y->q2[s];
@@ -354,6 +427,50 @@ static ES_TARGET_VNNI void dotlo_vnni(const uint8_t *a5, size_t len, const int8_
 }
 #undef DP4
 
+/* acc += a (u8) . b (s8) in asm: with the intrinsic, GCC 12 copies each
+ * accumulator to a scratch register and back around every vpdpbusd when
+ * many are live */
+#define DPB(acc, a, b) __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(a), "v"(b))
+
+/* The top two slices of four first variants (a4[g]: the five slices of
+ * variant g) against two partners at a time: 16 accumulators, so each
+ * partner's row (read from L2 for a block of partners) serves four first
+ * variants.  out[g * ostride + k]. */
+static ES_TARGET_VNNI void dothi4_vnni(const uint8_t *const a4[4], size_t len, const int8_t *b, size_t bstride,
+                                       uint32_t nb, int64_t *out, size_t ostride)
+{
+    const uint8_t *h0 = a4[0] + (size_t)QT_HI0 * len, *h1 = a4[1] + (size_t)QT_HI0 * len;
+    const uint8_t *h2 = a4[2] + (size_t)QT_HI0 * len, *h3 = a4[3] + (size_t)QT_HI0 * len;
+    uint32_t k = 0;
+    for (; k < nb; k += 2) {
+        const int8_t *p0 = b + (size_t)k * bstride, *p1 = k + 1 < nb ? p0 + bstride : p0;
+        __m512i z = _mm512_setzero_si512();
+        __m512i x00 = z, x01 = z, x10 = z, x11 = z, x20 = z, x21 = z, x30 = z, x31 = z; /* slice 3: [g][partner] */
+        __m512i y00 = z, y01 = z, y10 = z, y11 = z, y20 = z, y21 = z, y30 = z, y31 = z; /* slice 4 */
+        for (size_t s = 0; s < len; s += 64) {
+            __m512i b0 = _mm512_loadu_si512((const void *)(p0 + s)), b1 = _mm512_loadu_si512((const void *)(p1 + s));
+            __m512i l, h;
+            l = _mm512_loadu_si512((const void *)(h0 + s)); h = _mm512_loadu_si512((const void *)(h0 + len + s));
+            DPB(x00, l, b0); DPB(x01, l, b1); DPB(y00, h, b0); DPB(y01, h, b1);
+            l = _mm512_loadu_si512((const void *)(h1 + s)); h = _mm512_loadu_si512((const void *)(h1 + len + s));
+            DPB(x10, l, b0); DPB(x11, l, b1); DPB(y10, h, b0); DPB(y11, h, b1);
+            l = _mm512_loadu_si512((const void *)(h2 + s)); h = _mm512_loadu_si512((const void *)(h2 + len + s));
+            DPB(x20, l, b0); DPB(x21, l, b1); DPB(y20, h, b0); DPB(y21, h, b1);
+            l = _mm512_loadu_si512((const void *)(h3 + s)); h = _mm512_loadu_si512((const void *)(h3 + len + s));
+            DPB(x30, l, b0); DPB(x31, l, b1); DPB(y30, h, b0); DPB(y31, h, b1);
+        }
+        int64_t r[8] = {hsum512(y00) * 256 + hsum512(x00), hsum512(y01) * 256 + hsum512(x01),
+                        hsum512(y10) * 256 + hsum512(x10), hsum512(y11) * 256 + hsum512(x11),
+                        hsum512(y20) * 256 + hsum512(x20), hsum512(y21) * 256 + hsum512(x21),
+                        hsum512(y30) * 256 + hsum512(x30), hsum512(y31) * 256 + hsum512(x31)};
+        for (int g = 0; g < 4; g++) {
+            out[(size_t)g * ostride + k] = r[2 * g];
+            if (k + 1 < nb) out[(size_t)g * ostride + k + 1] = r[2 * g + 1];
+        }
+    }
+}
+#undef DPB
+
 static inline ES_TARGET_AVX2 __attribute__((always_inline)) int64_t hsum256(__m256i v)
 {
     __m256i lo = _mm256_cvtepi32_epi64(_mm256_castsi256_si128(v));
@@ -410,15 +527,20 @@ static ES_TARGET_AVX2 void dotlo_avx2(const uint8_t *a5, size_t len, const int8_
 }
 #endif
 
+/* A slot's bits for the table's corrections (es_count_block_listed): P1
+ * ([g = 1 or 2]), P2 ([g = 2]) and V ([g called]) as three 21-bit counters */
+#define QT_FB(g) ((uint64_t)((g) == 1 || (g) == 2) | (uint64_t)((g) == 2) << 21 | (uint64_t)((g) != 3) << 42)
+
 /* ---- the missing calls of one variant against the other's codes:
  * out[0..3] = sums over the listed slots where `code` is 1, 2, called (!= 3)
  * of q, and where called of q2 (mq holds q, q2 of each slot); only where the
  * dense row of the first variant could not be allocated (miss_dense) ----- */
 
 static void miss_scalar(const uint32_t *pos, const int64_t (*mq)[2], uint32_t n, const uint8_t *code,
-                        int64_t out[4])
+                        int64_t out[4], uint64_t *bits)
 {
     int64_t s1 = 0, s2 = 0, sc = 0, sc2 = 0;
+    uint64_t bt = 0;
     for (uint32_t m = 0; m < n; m++) {
         unsigned g = code[pos[m]];
         int64_t q = mq[m][0], q2 = mq[m][1];
@@ -427,11 +549,13 @@ static void miss_scalar(const uint32_t *pos, const int64_t (*mq)[2], uint32_t n,
         s2 += q & t;
         sc += q & c;
         sc2 += q2 & c;
+        bt += QT_FB(g);
     }
     out[0] = s1;
     out[1] = s2;
     out[2] = sc;
     out[3] = sc2;
+    *bits = bt;
 }
 
 
@@ -440,18 +564,25 @@ static void miss_scalar(const uint32_t *pos, const int64_t (*mq)[2], uint32_t n,
  * (ct: the partners' codes slot-major, row stride ts) ---------------------- */
 
 typedef void (*missrun_fn)(const uint32_t *pos, const int64_t (*mq)[2], uint32_t nm, const uint8_t *ct,
-                           size_t ts, uint32_t n, int64_t (*out)[2]);
+                           size_t ts, uint32_t n, int64_t (*out)[2], uint32_t (*cnt)[2]);
 
+/* cnt (NULL: not wanted): cnt[k] = those slots where partner k has g = 1
+ * or 2, g = 2 */
 static void missrun_scalar(const uint32_t *pos, const int64_t (*mq)[2], uint32_t nm, const uint8_t *ct, size_t ts,
-                           uint32_t n, int64_t (*out)[2])
+                           uint32_t n, int64_t (*out)[2], uint32_t (*cnt)[2])
 {
     for (uint32_t k = 0; k < n; k++) out[k][0] = out[k][1] = 0;
+    for (uint32_t k = 0; cnt && k < n; k++) cnt[k][0] = cnt[k][1] = 0;
     for (uint32_t m = 0; m < nm; m++) {
         const uint8_t *c = ct + (size_t)pos[m] * ts;
         int64_t q = mq[m][0];
         for (uint32_t k = 0; k < n; k++) {
             out[k][0] += q & -(int64_t)(c[k] == 1);
             out[k][1] += q & -(int64_t)(c[k] == 2);
+        }
+        for (uint32_t k = 0; cnt && k < n; k++) {
+            cnt[k][0] += c[k] == 1 || c[k] == 2;
+            cnt[k][1] += c[k] == 2;
         }
     }
 }
@@ -460,12 +591,15 @@ static void missrun_scalar(const uint32_t *pos, const int64_t (*mq)[2], uint32_t
 /* 64 partners' codes at a slot in one load; q added under the g = 1 and
  * g = 2 masks, eight partners per accumulator */
 static ES_TARGET_VNNI void missrun_avx512(const uint32_t *pos, const int64_t (*mq)[2], uint32_t nm, const uint8_t *ct,
-                                          size_t ts, uint32_t n, int64_t (*out)[2])
+                                          size_t ts, uint32_t n, int64_t (*out)[2], uint32_t (*cnt)[2])
 {
     __m512i a1[8], a2[8];
     for (int j = 0; j < 8; j++) a1[j] = a2[j] = _mm512_setzero_si512();
     const __m512i one = _mm512_set1_epi8(1), two = _mm512_set1_epi8(2);
     __mmask64 kn = n >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << n) - 1;
+    /* the counts in bytes, folded every 255 slots */
+    __m512i n1 = _mm512_setzero_si512(), n2 = n1;
+    uint32_t t1c[64] = {0}, t2c[64] = {0};
     for (uint32_t m = 0; m < nm; m++) {
         __m512i c = _mm512_maskz_loadu_epi8(kn, (const void *)(ct + (size_t)pos[m] * ts));
         __mmask64 k1 = _mm512_cmpeq_epi8_mask(c, one), k2 = _mm512_cmpeq_epi8_mask(c, two);
@@ -473,6 +607,17 @@ static ES_TARGET_VNNI void missrun_avx512(const uint32_t *pos, const int64_t (*m
         for (int j = 0; j < 8; j++) {
             a1[j] = _mm512_mask_add_epi64(a1[j], (__mmask8)(k1 >> (8 * j)), a1[j], q);
             a2[j] = _mm512_mask_add_epi64(a2[j], (__mmask8)(k2 >> (8 * j)), a2[j], q);
+        }
+        if (cnt) {
+            n1 = _mm512_mask_add_epi8(n1, k1 | k2, n1, one);
+            n2 = _mm512_mask_add_epi8(n2, k2, n2, one);
+            if (m % 255 == 254 || m + 1 == nm) {
+                uint8_t b1[64], b2[64];
+                _mm512_storeu_si512((void *)b1, n1);
+                _mm512_storeu_si512((void *)b2, n2);
+                for (int k = 0; k < 64; k++) t1c[k] += b1[k], t2c[k] += b2[k];
+                n1 = n2 = _mm512_setzero_si512();
+            }
         }
     }
     int64_t t1[64], t2[64];
@@ -484,52 +629,80 @@ static ES_TARGET_VNNI void missrun_avx512(const uint32_t *pos, const int64_t (*m
         out[k][0] = t1[k];
         out[k][1] = t2[k];
     }
+    for (uint32_t k = 0; cnt && k < n; k++) {
+        cnt[k][0] = t1c[k];
+        cnt[k][1] = t2c[k];
+    }
 }
 #endif
 
 #if ES_CPU_X86
 /* one 32-byte load and add a call, two chains */
-static ES_TARGET_AVX2 void miss_dense_avx2(const uint32_t *pos, uint32_t n, const int64_t (*fa)[4], int64_t out[4])
+static ES_TARGET_AVX2 void miss_dense_avx2(const uint32_t *pos, uint32_t n, const int64_t (*fa)[4],
+                                           const uint64_t *fb, int64_t out[4], uint64_t *bits)
 {
     __m256i s0 = _mm256_setzero_si256(), s1 = s0;
+    uint64_t b0 = 0, b1 = 0;
     uint32_t m = 0;
-    for (; m + 2 <= n; m += 2) {
-        s0 = _mm256_add_epi64(s0, _mm256_load_si256((const __m256i *)fa[pos[m]]));
-        s1 = _mm256_add_epi64(s1, _mm256_load_si256((const __m256i *)fa[pos[m + 1]]));
+    if (fb) {
+        for (; m + 2 <= n; m += 2) {
+            s0 = _mm256_add_epi64(s0, _mm256_load_si256((const __m256i *)fa[pos[m]]));
+            s1 = _mm256_add_epi64(s1, _mm256_load_si256((const __m256i *)fa[pos[m + 1]]));
+            b0 += fb[pos[m]];
+            b1 += fb[pos[m + 1]];
+        }
+        if (m < n) b0 += fb[pos[m]];
+        *bits = b0 + b1;
+        m = n & ~1u;
+    } else {
+        for (; m + 2 <= n; m += 2) {
+            s0 = _mm256_add_epi64(s0, _mm256_load_si256((const __m256i *)fa[pos[m]]));
+            s1 = _mm256_add_epi64(s1, _mm256_load_si256((const __m256i *)fa[pos[m + 1]]));
+        }
     }
     if (m < n) s0 = _mm256_add_epi64(s0, _mm256_load_si256((const __m256i *)fa[pos[m]]));
     _mm256_storeu_si256((__m256i *)out, _mm256_add_epi64(s0, s1));
 }
 #endif
 
-static void miss_dense(const uint32_t *pos, uint32_t n, const int64_t (*fa)[4], int64_t out[4])
+static void miss_dense(const uint32_t *pos, uint32_t n, const int64_t (*fa)[4], const uint64_t *fb, int64_t out[4],
+                       uint64_t *bits)
 {
     int64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    uint64_t bt = 0;
     for (uint32_t m = 0; m < n; m++) {
         const int64_t *f = fa[pos[m]];
         s0 += f[0];
         s1 += f[1];
         s2 += f[2];
         s3 += f[3];
+        if (fb) bt += fb[pos[m]];
     }
+    if (fb) *bits = bt;
     out[0] = s0;
     out[1] = s1;
     out[2] = s2;
     out[3] = s3;
 }
 
+typedef void (*dothi4_fn)(const uint8_t *const a4[4], size_t len, const int8_t *b, size_t bstride, uint32_t nb,
+                          int64_t *out, size_t ostride);
+
 typedef struct {
     const char *name;
     dot5_fn dot5;
     dot5_fn dothi, dotlo; /* the top QT_HI slices, the others */
+    dothi4_fn dothi4;     /* dothi of four first variants at once (NULL: four dothi) */
     missrun_fn missrun;
-    void (*dense)(const uint32_t *pos, uint32_t n, const int64_t (*fa)[4], int64_t out[4]);
+    void (*dense)(const uint32_t *pos, uint32_t n, const int64_t (*fa)[4], const uint64_t *fb, int64_t out[4],
+                  uint64_t *bits);
 } qt_kernel_t;
 
-static const qt_kernel_t k_scalar = {"scalar", dot5_scalar, dothi_scalar, dotlo_scalar, missrun_scalar, miss_dense};
+static const qt_kernel_t k_scalar = {"scalar", dot5_scalar, dothi_scalar, dotlo_scalar, NULL, missrun_scalar, miss_dense};
 #if ES_CPU_X86
-static const qt_kernel_t k_vnni = {"avx512vnni", dot5_vnni, dothi_vnni, dotlo_vnni, missrun_avx512, miss_dense_avx2};
-static const qt_kernel_t k_avx2 = {"avx2", dot5_avx2, dothi_avx2, dotlo_avx2, missrun_scalar, miss_dense_avx2};
+static const qt_kernel_t k_vnni = {"avx512vnni", dot5_vnni,      dothi_vnni,     dotlo_vnni,
+                                   dothi4_vnni,  missrun_avx512, miss_dense_avx2};
+static const qt_kernel_t k_avx2 = {"avx2", dot5_avx2, dothi_avx2, dotlo_avx2, NULL, missrun_scalar, miss_dense_avx2};
 #endif
 
 static const qt_kernel_t *kernel_best;
@@ -560,49 +733,70 @@ const char *es_qt_kernel_name(void)
 void es_qt_scratch_free(es_qt_scratch_t *sc)
 {
     free(sc->fa);
+    free(sc->fb);
+    free(sc->c8);
     memset(sc, 0, sizeof *sc);
 }
 
-/* sc->fa[s] = q [a = 1], q [a = 2], q [called], q2 [called] at slot s of
+/* fa[s] = q [a = 1], q [a = 2], q [called], q2 [called] at slot s of
  * variant a of A: what a partner's missing call at s takes from the pair's
- * sums, one 32-byte load a call.  Kept while the next run has the same a. */
-static int scratch_row(es_qt_scratch_t *sc, const es_qt_block_t *A, uint32_t a, const es_qt_y_t *y)
+ * sums, one 32-byte load a call; fb[s] its bits (QT_FB).  Row a % ES_QT_ROWS
+ * of sc, kept while the next runs have the same a. */
+static int scratch_row(es_qt_scratch_t *sc, const es_qt_block_t *A, uint32_t a, const es_qt_y_t *y,
+                       const int64_t (**fa)[4], const uint64_t **fb)
 {
-    if (sc->blk == A && sc->a == a && sc->fa) return ES_OK;
+    uint32_t r = a % ES_QT_ROWS;
     if (sc->cap < A->len) {
         free(sc->fa);
-        sc->fa = aligned_alloc(64, (size_t)A->len * sizeof *sc->fa);
-        if (!sc->fa) {
+        free(sc->fb);
+        sc->fa = aligned_alloc(64, (size_t)ES_QT_ROWS * A->len * sizeof *sc->fa);
+        sc->fb = malloc((size_t)ES_QT_ROWS * A->len * sizeof *sc->fb);
+        for (int k = 0; k < ES_QT_ROWS; k++) sc->blk[k] = NULL;
+        if (!sc->fa || !sc->fb) {
+            free(sc->fa);
+            free(sc->fb);
+            sc->fa = NULL;
+            sc->fb = NULL;
             sc->cap = 0;
             return ES_ERR_NOMEM;
         }
         sc->cap = A->len;
     }
+    int64_t(*ra)[4] = sc->fa + (size_t)r * sc->cap;
+    uint64_t *rb = sc->fb + (size_t)r * sc->cap;
+    *fa = (const int64_t(*)[4])ra;
+    *fb = rb;
+    if (sc->blk[r] == A && sc->a[r] == a) return ES_OK;
     const uint8_t *ca = A->code + (size_t)a * A->len;
     for (uint32_t s = 0; s < A->len; s++) {
         unsigned g = ca[s];
         int64_t q = (int64_t)y->q[s], called = -(int64_t)(g != 3);
-        sc->fa[s][0] = g == 1 ? q : 0;
-        sc->fa[s][1] = g == 2 ? q : 0;
-        sc->fa[s][2] = q & called;
-        sc->fa[s][3] = (int64_t)y->q2[s] & called;
+        ra[s][0] = g == 1 ? q : 0;
+        ra[s][1] = g == 2 ? q : 0;
+        ra[s][2] = q & called;
+        ra[s][3] = (int64_t)y->q2[s] & called;
+        rb[s] = QT_FB(g);
     }
-    sc->blk = A;
-    sc->a = a;
+    sc->blk[r] = A;
+    sc->a[r] = a;
     return ES_OK;
 }
 
 
 /* hi: saby of the top QT_HI slices only (linear) */
 static void sums_run(const qt_kernel_t *kn, const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b0,
-                     uint32_t nb, const es_qt_y_t *y, es_qt_scratch_t *sc, es_qt_sums_t *out, int hi)
+                     uint32_t nb, const es_qt_y_t *y, es_qt_scratch_t *sc, es_qt_sums_t *out, int hi,
+                     uint32_t (*mc)[5], const int64_t *hi_in)
 {
     /* without the scratch row (no memory for it), the codes are looked up one by one */
-    int dense = B->moff[B->count] > 0 && scratch_row(sc, A, a, y) == ES_OK;
+    const int64_t(*fa)[4] = NULL;
+    const uint64_t *fb = NULL;
+    int dense = B->moff[B->count] > 0 && scratch_row(sc, A, a, y, &fa, &fb) == ES_OK;
     size_t len = A->len, rows = A->cells ? 2 : 1;
     const uint8_t *ar = A->ar + (size_t)a * rows * ES_QT_SLICES * len;
     const uint8_t *ca = A->code + (size_t)a * len;
     int64_t d[4][RUN_CHUNK], ma[RUN_CHUNK][2];
+    uint32_t mcnt[RUN_CHUNK][2];
     uint32_t am0 = A->moff[a], anm = A->moff[a + 1] - am0;
     for (uint32_t c0 = 0; c0 < nb; c0 += RUN_CHUNK) {
         uint32_t n = nb - c0 < RUN_CHUNK ? nb - c0 : RUN_CHUNK;
@@ -612,21 +806,40 @@ static void sums_run(const qt_kernel_t *kn, const es_qt_block_t *A, uint32_t a, 
                 kn->dot5(ar + (size_t)r * ES_QT_SLICES * len, len, br, 2 * len, n, d[2 * r]);
                 kn->dot5(ar + (size_t)r * ES_QT_SLICES * len, len, br + len, 2 * len, n, d[2 * r + 1]);
             }
+        } else if (hi_in) {
+            memcpy(d[0], hi_in + c0, (size_t)n * sizeof *hi_in);
         } else if (hi) {
             kn->dothi(ar, len, br, len, n, d[0]);
         } else {
             kn->dot5(ar, len, br, len, n, d[0]);
         }
         /* a's missing calls where a partner is called leave the pair */
-        if (anm) kn->missrun(A->mpos + am0, (const int64_t(*)[2])A->mq + am0, anm, B->code_t + b0 + c0, B->tstride, n, ma);
-        else memset(ma, 0, (size_t)n * sizeof *ma);
+        if (anm) {
+            kn->missrun(A->mpos + am0, (const int64_t(*)[2])A->mq + am0, anm, B->code_t + b0 + c0, B->tstride, n, ma,
+                        mc ? mcnt : NULL);
+        } else {
+            memset(ma, 0, (size_t)n * sizeof *ma);
+            memset(mcnt, 0, (size_t)n * sizeof *mcnt);
+        }
         for (uint32_t k = 0; k < n; k++) {
             uint32_t b = b0 + c0 + k;
             es_qt_sums_t *o = &out[c0 + k];
             int64_t mb[4];
+            uint64_t bits = 0;
             /* b's missing calls where a is called leave the pair */
-            if (dense) kn->dense(B->mpos + B->moff[b], B->moff[b + 1] - B->moff[b], (const int64_t(*)[4])sc->fa, mb);
-            else miss_scalar(B->mpos + B->moff[b], (const int64_t(*)[2])B->mq + B->moff[b], B->moff[b + 1] - B->moff[b], ca, mb);
+            if (dense)
+                kn->dense(B->mpos + B->moff[b], B->moff[b + 1] - B->moff[b], fa, mc ? fb : NULL, mb, &bits);
+            else
+                miss_scalar(B->mpos + B->moff[b], (const int64_t(*)[2])B->mq + B->moff[b], B->moff[b + 1] - B->moff[b],
+                            ca, mb, &bits);
+            if (mc) {
+                uint32_t *m5 = mc[c0 + k];
+                m5[0] = (uint32_t)(bits & 0x1fffff);
+                m5[1] = (uint32_t)(bits >> 21 & 0x1fffff);
+                m5[2] = (uint32_t)(bits >> 42);
+                m5[3] = mcnt[k][0];
+                m5[4] = mcnt[k][1];
+            }
             int64_t ra1 = A->tot[a][0] - mb[0], ra2 = A->tot[a][1] - mb[1];
             int64_t sy = A->tot[a][2] - mb[2], syy = A->tot[a][3] - mb[3];
             int64_t cb1 = B->tot[b][0] - ma[k][0], cb2 = B->tot[b][1] - ma[k][1];
@@ -651,14 +864,190 @@ void es_qt_sums_run(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, 
                     const es_qt_y_t *y, es_qt_scratch_t *sc, es_qt_sums_t *out)
 {
     pthread_once(&kernel_once, kernel_init);
-    sums_run(kernel_best, A, a, B, b0, nb, y, sc, out, 0);
+    sums_run(kernel_best, A, a, B, b0, nb, y, sc, out, 0, NULL, NULL);
 }
 
 void es_qt_sums_run_hi(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b0, uint32_t nb,
                        const es_qt_y_t *y, es_qt_scratch_t *sc, es_qt_sums_t *out, int scalar)
 {
     pthread_once(&kernel_once, kernel_init);
-    sums_run(scalar ? &k_scalar : kernel_best, A, a, B, b0, nb, y, sc, out, !A->cells);
+    sums_run(scalar ? &k_scalar : kernel_best, A, a, B, b0, nb, y, sc, out, !A->cells, NULL, NULL);
+}
+
+void es_qt_sums_run_listed(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b0, uint32_t nb,
+                           const es_qt_y_t *y, es_qt_scratch_t *sc, es_qt_sums_t *out, uint32_t (*mc)[5],
+                           const int64_t *hi, int scalar)
+{
+    pthread_once(&kernel_once, kernel_init);
+    sums_run(scalar ? &k_scalar : kernel_best, A, a, B, b0, nb, y, sc, out, !A->cells, mc, hi);
+}
+
+/* ---- a group of first variants against a run of partners ---------------- */
+
+/* out[0..4][g]: over the listed slots (a partner's missing calls), the sums
+ * of q where first variant g has 1, 2, is called, of q2 where it is called,
+ * and its QT_FB bits; c8[s]: the group's codes at slot s, a byte each */
+static void bmiss_group_scalar(const uint64_t *c8, const uint64_t *q, const uint64_t *q2, const uint32_t *pos,
+                               uint32_t n, int64_t out[5][ES_QT_GROUP])
+{
+    for (int g = 0; g < ES_QT_GROUP; g++) {
+        int64_t s1 = 0, s2 = 0, sc = 0, sc2 = 0;
+        uint64_t bt = 0;
+        for (uint32_t m = 0; m < n; m++) {
+            uint32_t p = pos[m];
+            unsigned c = (unsigned)(c8[p] >> (8 * g) & 0xff);
+            int64_t qq = (int64_t)q[p], called = -(int64_t)(c != 3);
+            s1 += c == 1 ? qq : 0;
+            s2 += c == 2 ? qq : 0;
+            sc += qq & called;
+            sc2 += (int64_t)q2[p] & called;
+            bt += QT_FB(c);
+        }
+        out[0][g] = s1;
+        out[1][g] = s2;
+        out[2][g] = sc;
+        out[3][g] = sc2;
+        out[4][g] = (int64_t)bt;
+    }
+}
+
+#if ES_CPU_X86
+static ES_TARGET_VNNI void bmiss_group_avx512(const uint64_t *c8, const uint64_t *q, const uint64_t *q2,
+                                              const uint32_t *pos, uint32_t n, int64_t out[5][ES_QT_GROUP])
+{
+    const __m512i one = _mm512_set1_epi64(1), two = _mm512_set1_epi64(2), three = _mm512_set1_epi64(3);
+    const __m512i f1 = one, f2 = _mm512_set1_epi64((int64_t)1 << 21), fv = _mm512_set1_epi64((int64_t)1 << 42);
+    __m512i s1 = _mm512_setzero_si512(), s2 = s1, sc = s1, sc2 = s1, bt = s1;
+    for (uint32_t m = 0; m < n; m++) {
+        uint32_t p = pos[m];
+        __m512i cv = _mm512_cvtepu8_epi64(_mm_loadl_epi64((const __m128i *)(c8 + p)));
+        __m512i qv = _mm512_set1_epi64((int64_t)q[p]), q2v = _mm512_set1_epi64((int64_t)q2[p]);
+        __mmask8 k1 = _mm512_cmpeq_epi64_mask(cv, one), k2 = _mm512_cmpeq_epi64_mask(cv, two);
+        __mmask8 kc = _mm512_cmpneq_epi64_mask(cv, three);
+        s1 = _mm512_mask_add_epi64(s1, k1, s1, qv);
+        s2 = _mm512_mask_add_epi64(s2, k2, s2, qv);
+        sc = _mm512_mask_add_epi64(sc, kc, sc, qv);
+        sc2 = _mm512_mask_add_epi64(sc2, kc, sc2, q2v);
+        bt = _mm512_mask_add_epi64(bt, k1 | k2, bt, f1);
+        bt = _mm512_mask_add_epi64(bt, k2, bt, f2);
+        bt = _mm512_mask_add_epi64(bt, kc, bt, fv);
+    }
+    _mm512_storeu_si512((void *)out[0], s1);
+    _mm512_storeu_si512((void *)out[1], s2);
+    _mm512_storeu_si512((void *)out[2], sc);
+    _mm512_storeu_si512((void *)out[3], sc2);
+    _mm512_storeu_si512((void *)out[4], bt);
+}
+#endif
+
+/* the group's codes a slot (lanes past na: 3, which adds nothing) */
+static int group_codes(es_qt_scratch_t *sc, const es_qt_block_t *A, uint32_t a0, uint32_t na)
+{
+    if (sc->c8_blk == A && sc->c8_a0 == a0) return ES_OK;
+    if (sc->c8_cap < A->len) {
+        free(sc->c8);
+        sc->c8 = malloc((size_t)A->len * sizeof *sc->c8);
+        sc->c8_blk = NULL;
+        sc->c8_cap = sc->c8 ? A->len : 0;
+        if (!sc->c8) return ES_ERR_NOMEM;
+    }
+    /* from the variant-major codes, row by row (the slot-major ones would
+     * take a cache line a slot) */
+    for (uint32_t s = 0; s < A->len; s++) sc->c8[s] = 0;
+    for (uint32_t g = 0; g < ES_QT_GROUP; g++) {
+        const uint8_t *c = A->code + (size_t)(a0 + g) * A->len;
+        if (g < na)
+            for (uint32_t s = 0; s < A->len; s++) sc->c8[s] |= (uint64_t)c[s] << (8 * g);
+        else
+            for (uint32_t s = 0; s < A->len; s++) sc->c8[s] |= (uint64_t)3 << (8 * g);
+    }
+    sc->c8_blk = A;
+    sc->c8_a0 = a0;
+    return ES_OK;
+}
+
+void es_qt_sums_group(const es_qt_block_t *A, uint32_t a0, uint32_t na, const es_qt_block_t *B, uint32_t b0,
+                      uint32_t nb, const es_qt_y_t *y, es_qt_scratch_t *sc, const int64_t *hi, es_qt_sums_t *out,
+                      uint32_t (*mc)[5], size_t stride, int scalar)
+{
+    pthread_once(&kernel_once, kernel_init);
+    const qt_kernel_t *kn = scalar ? &k_scalar : kernel_best;
+    if (B->moff[B->count] == 0 || group_codes(sc, A, a0, na) != ES_OK) {
+        /* no partner misses a call (or no memory for the codes): run by run */
+        for (uint32_t g = 0; g < na; g++)
+            sums_run(kn, A, a0 + g, B, b0, nb, y, sc, out + g * stride, !A->cells, mc + g * stride,
+                     hi + g * stride);
+        return;
+    }
+    /* the partners' codes at the group's missing calls, read below after
+     * the partners' own missing calls: fetched now (they are scattered
+     * over the block's slot-major codes, a cache miss each) */
+    for (uint32_t g = 0; g < na; g++)
+        for (uint32_t m = A->moff[a0 + g]; m < A->moff[a0 + g + 1]; m++)
+            __builtin_prefetch(B->code_t + (size_t)A->mpos[m] * B->tstride + b0);
+    void (*bmiss)(const uint64_t *, const uint64_t *, const uint64_t *, const uint32_t *, uint32_t,
+                  int64_t[5][ES_QT_GROUP]) = bmiss_group_scalar;
+#if ES_CPU_X86
+    if (kn == &k_vnni) bmiss = bmiss_group_avx512;
+#endif
+    int64_t ma[RUN_CHUNK][2];
+    uint32_t mcnt[RUN_CHUNK][2];
+    for (uint32_t k = 0; k < nb; k++) {
+        uint32_t b = b0 + k;
+        int64_t mb[5][ES_QT_GROUP];
+        bmiss(sc->c8, y->q, y->q2, B->mpos + B->moff[b], B->moff[b + 1] - B->moff[b], mb);
+        for (uint32_t g = 0; g < na; g++) {
+            uint32_t a = a0 + g;
+            es_qt_sums_t *o = &out[g * stride + k];
+            uint64_t bits = (uint64_t)mb[4][g];
+            o->sy = A->tot[a][2] - mb[2][g];
+            o->syy = A->tot[a][3] - mb[3][g];
+            o->ra[0] = A->tot[a][0] - mb[0][g];
+            o->ra[1] = A->tot[a][1] - mb[1][g];
+            o->saby = hi[g * stride + k];
+            memset(o->cell, 0, sizeof o->cell);
+            uint32_t *m5 = mc[g * stride + k];
+            m5[0] = (uint32_t)(bits & 0x1fffff);
+            m5[1] = (uint32_t)(bits >> 21 & 0x1fffff);
+            m5[2] = (uint32_t)(bits >> 42);
+        }
+    }
+    /* a's missing calls where a partner is called leave the pair */
+    for (uint32_t g = 0; g < na; g++) {
+        uint32_t a = a0 + g, am0 = A->moff[a], anm = A->moff[a + 1] - am0;
+        if (anm) {
+            kn->missrun(A->mpos + am0, (const int64_t(*)[2])A->mq + am0, anm, B->code_t + b0, B->tstride, nb, ma,
+                        mcnt);
+        } else {
+            memset(ma, 0, (size_t)nb * sizeof *ma);
+            memset(mcnt, 0, (size_t)nb * sizeof *mcnt);
+        }
+        for (uint32_t k = 0; k < nb; k++) {
+            uint32_t b = b0 + k;
+            es_qt_sums_t *o = &out[g * stride + k];
+            o->cb[0] = B->tot[b][0] - ma[k][0];
+            o->cb[1] = B->tot[b][1] - ma[k][1];
+            mc[g * stride + k][3] = mcnt[k][0];
+            mc[g * stride + k][4] = mcnt[k][1];
+        }
+    }
+}
+
+void es_qt_dothi_group(const es_qt_block_t *A, uint32_t a0, uint32_t na, const es_qt_block_t *B, uint32_t b0,
+                       uint32_t nb, int64_t *out, size_t ostride, int scalar)
+{
+    pthread_once(&kernel_once, kernel_init);
+    const qt_kernel_t *kn = scalar ? &k_scalar : kernel_best;
+    size_t len = A->len, row = (size_t)ES_QT_SLICES * len;
+    const int8_t *br = B->br + (size_t)b0 * len;
+    uint32_t g = 0;
+    if (kn->dothi4)
+        for (; g + 4 <= na; g += 4) {
+            const uint8_t *a4[4];
+            for (int k = 0; k < 4; k++) a4[k] = A->ar + (size_t)(a0 + g + k) * row;
+            kn->dothi4(a4, len, br, len, nb, out + (size_t)g * ostride, ostride);
+        }
+    for (; g < na; g++) kn->dothi(A->ar + (size_t)(a0 + g) * row, len, br, len, nb, out + (size_t)g * ostride);
 }
 
 int64_t es_qt_saby_lo(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b, int scalar)
@@ -673,7 +1062,7 @@ int64_t es_qt_saby_lo(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B
 void es_qt_sums_run_scalar(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b0,
                            uint32_t nb, const es_qt_y_t *y, es_qt_scratch_t *sc, es_qt_sums_t *out)
 {
-    sums_run(&k_scalar, A, a, B, b0, nb, y, sc, out, 0);
+    sums_run(&k_scalar, A, a, B, b0, nb, y, sc, out, 0, NULL, NULL);
 }
 
 void es_qt_dsums_exact(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b,

@@ -12,6 +12,7 @@
  * carries its own margins (linear.c says why they suffice).  The scalar
  * loop is the twin and the oracle (tests/test_qt.c). */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "stats.h"
@@ -38,18 +39,6 @@ void es_stat_linear_batch_scalar(const es_table2_t *t, const es_qt_dsums_t *d, c
 
 typedef __m512d vd;
 
-/* 8 lanes of a field */
-#define LANES(dst, expr)                                                                                               \
-    do {                                                                                                               \
-        double tmp_[8];                                                                                                \
-        for (int l_ = 0; l_ < 8; l_++) {                                                                               \
-            uint32_t k_ = k0 + l_ < n ? k0 + l_ : k0;                                                                  \
-            (void)k_;                                                                                                  \
-            tmp_[l_] = (expr);                                                                                         \
-        }                                                                                                              \
-        dst = _mm512_loadu_pd(tmp_);                                                                                   \
-    } while (0)
-
 static inline ES_TARGET_AVX512 __attribute__((always_inline)) __mmask8 gt(vd a, vd b)
 {
     return _mm512_cmp_pd_mask(a, b, _CMP_GT_OQ);
@@ -63,38 +52,34 @@ static inline ES_TARGET_AVX512 __attribute__((always_inline)) vd vabs(vd a)
 static ES_TARGET_AVX512 void batch_avx512(const es_table2_t *t, const es_qt_dsums_t *d, const double *saby1,
                                           uint32_t n, uint8_t *fail, uint8_t *cert, double *zsq)
 {
+    const __m512i lane = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
     for (uint32_t k0 = 0; k0 < n; k0 += 8) {
-        /* the table's integer sums, exact in double */
-        double ctd[8], sa_[8], saa_[8], sb_[8], sbb_[8], sab_[8], saab_[8], sabb_[8], saabb_[8], ct1[8], cell[9][8];
-        __mmask8 bad = 0;
-        for (int l = 0; l < 8; l++) {
-            uint32_t k = k0 + l < n ? k0 + l : k0;
-            const uint32_t *c = t[k].n[0];
-            uint64_t ts[9];
-            es_linear_table_sums(c, ts);
-            uint64_t ct = ts[0];
-            for (int e = 0; e < 9; e++) cell[e][l] = (double)c[e];
-            if (ct <= 4) {
-                bad |= (__mmask8)(1u << l);
-                ct = 6; /* any value: the lane fails */
-            }
-            ctd[l] = (double)ct;
-            ct1[l] = (double)(ct - 1);
-            sa_[l] = (double)ts[1];
-            saa_[l] = (double)ts[2];
-            sb_[l] = (double)ts[3];
-            sbb_[l] = (double)ts[4];
-            sab_[l] = (double)ts[5];
-            saab_[l] = (double)ts[6];
-            sabb_[l] = (double)ts[7];
-            saabb_[l] = (double)ts[8];
-        }
+        /* lanes past n repeat pair k0 (their results are not written) */
+        __mmask8 in = (__mmask8)(n - k0 >= 8 ? 0xff : (1u << (n - k0)) - 1);
+        __m512i idx = _mm512_mask_add_epi64(_mm512_set1_epi64(k0), in, _mm512_set1_epi64(k0), lane);
+        /* the table's cells and integer sums, exact in double (gathered:
+         * a vector loaded from eight scalar stores stalls) */
+        __m512i tix = _mm512_mul_epu32(idx, _mm512_set1_epi64(sizeof *t / 4));
+        const int *tb = (const int *)t;
+        vd cell[9];
+        for (int e = 0; e < 9; e++)
+            cell[e] = _mm512_cvtepu32_pd(
+                _mm512_i64gather_epi32(_mm512_add_epi64(tix, _mm512_set1_epi64(e)), tb, 4));
+        const vd two_ = _mm512_set1_pd(2.0), four_ = _mm512_set1_pd(4.0);
+        vd na1 = cell[3] + cell[4] + cell[5], na2 = cell[6] + cell[7] + cell[8];
+        vd nb1 = cell[1] + cell[4] + cell[7], nb2 = cell[2] + cell[5] + cell[8];
+        vd ctv = cell[0] + cell[1] + cell[2] + na1 + na2;
+        __mmask8 bad = _mm512_cmp_pd_mask(ctv, _mm512_set1_pd(4.0), _CMP_LE_OQ);
+        ctv = _mm512_mask_blend_pd(bad, ctv, _mm512_set1_pd(6.0)); /* any value: the lane fails */
+        vd n11 = cell[4], n12 = cell[5], n21 = cell[7], n22 = cell[8];
+        vd nd = ctv, sad = na1 + two_ * na2, sbd = nb1 + two_ * nb2;
+        vd sabd = n11 + two_ * (n12 + n21) + four_ * n22, saa = na1 + four_ * na2, sbb = nb1 + four_ * nb2;
+        vd saab = n11 + two_ * n12 + four_ * n21 + _mm512_set1_pd(8.0) * n22;
+        vd sabb = n11 + four_ * n12 + two_ * n21 + _mm512_set1_pd(8.0) * n22;
+        vd saabb = n11 + four_ * (n12 + n21) + _mm512_set1_pd(16.0) * n22;
         const vd one = _mm512_set1_pd(1.0), zero = _mm512_setzero_pd();
-        vd nd = _mm512_loadu_pd(ctd), sad = _mm512_loadu_pd(sa_), sbd = _mm512_loadu_pd(sb_);
-        vd sabd = _mm512_loadu_pd(sab_), saa = _mm512_loadu_pd(saa_), sbb = _mm512_loadu_pd(sbb_);
-        vd saab = _mm512_loadu_pd(saab_), sabb = _mm512_loadu_pd(sabb_), saabb = _mm512_loadu_pd(saabb_);
         /* es_stat_linear_prep, operation for operation */
-        vd inv_n = one / nd, inv_n1 = one / _mm512_loadu_pd(ct1);
+        vd inv_n = one / nd, inv_n1 = one / (nd - one);
         vd mb = sbd * inv_n, mab = sabd * inv_n;
         vd va = saa - sad * sad * inv_n;
         vd vb = sbb - sbd * mb;
@@ -133,14 +118,13 @@ static ES_TARGET_AVX512 void batch_avx512(const es_table2_t *t, const es_qt_dsum
         min_sigma = _mm512_max_pd(m[15], min_sigma);
         min_sigma = _mm512_set1_pd(1e-20) / min_sigma;
         /* es_stat_linear_bound, with its margins (not bit for bit) */
-        vd sy, say, sby, syy, x0, x1, quantum;
-        LANES(sy, d[k_].sy);
-        LANES(say, d[k_].say);
-        LANES(sby, d[k_].sby);
-        LANES(syy, d[k_].syy);
-        LANES(x0, d[k_].saby);
-        LANES(x1, saby1[k_]);
-        LANES(quantum, d[k_].quantum);
+        __m512i dix = _mm512_mul_epu32(idx, _mm512_set1_epi64(sizeof *d / 8));
+#define DGATHER(f) _mm512_i64gather_pd(_mm512_add_epi64(dix, _mm512_set1_epi64(offsetof(es_qt_dsums_t, f) / 8)), \
+                                       (const double *)d, 8)
+        vd sy = DGATHER(sy), say = DGATHER(say), sby = DGATHER(sby), syy = DGATHER(syy), x0 = DGATHER(saby);
+        vd quantum = DGATHER(quantum);
+#undef DGATHER
+        vd x1 = _mm512_i64gather_pd(idx, saby1, 8);
         __mmask8 ok = (__mmask8)~bad & gt(m[15], zero);
         vd dn = nd - _mm512_set1_pd(4.0), c3[2], sig[2], tabs[2];
         for (int s = 0; s < 2; s++) {
@@ -172,7 +156,7 @@ static ES_TARGET_AVX512 void batch_avx512(const es_table2_t *t, const es_qt_dsum
             for (int bi = 0; bi < 3; bi++) {
                 vd av = _mm512_set1_pd((double)ai), bv = _mm512_set1_pd((double)bi);
                 vd w = m[12] + m[13] * av + m[14] * bv + m[15] * av * bv;
-                rb = rb + _mm512_loadu_pd(cell[ai * 3 + bi]) * vabs(w);
+                rb = rb + cell[ai * 3 + bi] * vabs(w);
             }
         ok &= _mm512_cmp_pd_mask(rb * quantum * _mm512_set1_pd(1 + 1e-12),
                                  _mm512_set1_pd(ES_QT_REL_TOL) * cmin * _mm512_set1_pd(1 - 1e-12), _CMP_LT_OQ);

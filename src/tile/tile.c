@@ -521,6 +521,29 @@ void es_worker_offer_run(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, u
     }
 }
 
+void es_worker_prune_run(const es_scan_ctx_t *ctx, const es_worker_t *w, uint32_t i, uint32_t j0, uint32_t nb,
+                         double *lim)
+{
+    size_t si = i - (size_t)w->bi * ctx->block;
+    size_t sj0 = (w->bi == w->bj ? 0 : ctx->block) + (j0 - (size_t)w->bj * ctx->block);
+    const int known = w->known && w->known_ok;
+    double lim0 = run_limit(ctx, w, si);
+    for (uint32_t k = 0; k < nb; k++) {
+        const es_summary_t *b = &w->tsum[sj0 + k];
+        double lb = b->best_partner == UINT32_MAX ? -INFINITY : b->best_stat;
+        if (known && w->known[sj0 + k] > lb) lb = w->known[sj0 + k];
+        lim[k] = lb < lim0 ? lb : lim0;
+    }
+}
+
+void es_worker_count_pruned(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j0, uint32_t nb,
+                            const uint8_t *pruned)
+{
+    size_t si, sj;
+    for (uint32_t k = 0; k < nb; k++)
+        if (pruned[k]) worker_slots(ctx, w, i, j0 + k, 1, &si, &sj);
+}
+
 void es_worker_offer_screened(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j,
                               const es_table2_t *t)
 {

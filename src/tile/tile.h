@@ -246,6 +246,13 @@ void es_worker_offer_result_screened(const es_scan_ctx_t *ctx, es_worker_t *w, u
  *  significant list (the smallest critical value); -inf while the top-k is
  *  not full.  Higher-is-better statistics. */
 double es_worker_prune_below(const es_scan_ctx_t *ctx, const es_worker_t *w, uint32_t i, uint32_t j);
+/** es_worker_prune_below() of pairs (i, j0 + k), k < nb, into lim[k] at
+ *  once (as the worker stands: offers made after it can only raise them). */
+void es_worker_prune_run(const es_scan_ctx_t *ctx, const es_worker_t *w, uint32_t i, uint32_t j0, uint32_t nb,
+                         double *lim);
+/** es_worker_offer_pruned() of the pairs (i, j0 + k) with pruned[k] set. */
+void es_worker_count_pruned(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j0, uint32_t nb,
+                            const uint8_t *pruned);
 /** Count pair (i, j) of the current tile, a test that did not fail (N_TOT),
  *  whose statistic is below es_worker_prune_below(): nothing else to keep. */
 void es_worker_offer_pruned(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j);

@@ -398,10 +398,11 @@ static void *device_main(void *arg)
 }
 
 /* After a generation on the CPU and GPUs: when the CPU's last individual
- * ended after the GPUs' last chunk (the GPUs waited for it), the CPU threads
- * assume more time per individual from now on; when the CPU left work to the
- * GPUs and still ended first, a little less (never below what was measured). */
-static void adapt_margin(es_ns_sched_t *s)
+ * ended after the GPUs' last chunk (the GPUs waited for it, by more than 2 %
+ * of the generation), the CPU threads assume more time per individual from
+ * now on; when the CPU left work to the GPUs and still ended first, a little
+ * less (never below what was measured). */
+static void adapt_margin(es_ns_sched_t *s, double t_start)
 {
     double cpu_end = 0.0, gpu_end = 0.0;
     for (uint32_t k = 0; k < s->n_dev; k++) {
@@ -409,7 +410,7 @@ static void adapt_margin(es_ns_sched_t *s)
         if (v->gpu < 0) cpu_end = v->t_end;
         else if (v->t_end > gpu_end) gpu_end = v->t_end;
     }
-    if (cpu_end > 0 && gpu_end > 0 && cpu_end > gpu_end)
+    if (cpu_end > 0 && gpu_end > 0 && cpu_end - gpu_end > 0.02 * (gpu_end - t_start))
         s->margin = s->margin * 1.5 < 64.0 ? s->margin * 1.5 : 64.0;
     else if (atomic_load(&s->cpu_left))
         s->margin = s->margin * 0.9 > 1.0 ? s->margin * 0.9 : 1.0;
@@ -428,6 +429,7 @@ int es_ns_sched_eval(es_ns_sched_t *s, const uint64_t *masks, uint32_t n, const 
     atomic_store(&s->span, span_of(0, n));
     atomic_store(&s->active, s->n_gpu);
     atomic_store(&s->cpu_left, 0);
+    double t_start = es_time_now();
     job_t job[ES_NSGA_MAX_DEVICES];
     pthread_t th[ES_NSGA_MAX_DEVICES];
     int started[ES_NSGA_MAX_DEVICES] = {0};
@@ -445,7 +447,7 @@ int es_ns_sched_eval(es_ns_sched_t *s, const uint64_t *masks, uint32_t n, const 
     }
     for (uint32_t k = 0; k < s->n_dev; k++)
         if (s->dev[k].err) return s->dev[k].err;
-    if (s->cpu && s->n_gpu) adapt_margin(s);
+    if (s->cpu && s->n_gpu) adapt_margin(s, t_start);
     return ES_OK;
 }
 

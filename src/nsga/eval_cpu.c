@@ -252,21 +252,40 @@ static void scan_scalar(const es_nsga_data_t *d, es_ns_scratch_t *s, uint32_t m,
 }
 
 #if ES_CPU_X86
-/* The 16 lanes of v in ascending order: Batcher's bitonic network, each of
- * its 10 steps one permute, min, max and blend (no branch); mask: the lanes
- * that take the larger of the pair. */
-__attribute__((target("avx512f"))) static inline __m512 sort16(__m512 v)
+/* One step of the bitonic network: each lane and its partner w (a lane's
+ * partner differs from it in one bit) ordered, the lanes of upper taking the
+ * larger.  The values are squared distances: never negative, never NaN, so
+ * their bits order as unsigned integers, whose min and max take one cycle. */
+#define SORT16_STEP(v, w, upper)                                                                   \
+    v = _mm512_mask_blend_epi32((__mmask16)(upper), _mm512_min_epu32(v, w), _mm512_max_epu32(v, w))
+
+/* The 16 lanes of x in ascending order: Batcher's bitonic network, 10 steps
+ * of a shuffle, a min, a max and a blend, no branch (partners 1 and 2 lanes
+ * away by in-lane shuffles, 4 and 8 by 128-bit block shuffles). */
+__attribute__((target("avx512f"))) static inline __m512 sort16(__m512 x)
 {
-    static const uint8_t partner[10] = {1, 2, 1, 4, 2, 1, 8, 4, 2, 1};
-    static const uint16_t upper[10] = {0x6666, 0x3c3c, 0x5a5a, 0x0ff0, 0x33cc,
-                                       0x55aa, 0xff00, 0xf0f0, 0xcccc, 0xaaaa};
-    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    for (int st = 0; st < 10; st++) {
-        __m512 w = _mm512_permutexvar_ps(_mm512_xor_si512(lane, _mm512_set1_epi32(partner[st])), v);
-        v = _mm512_mask_blend_ps((__mmask16)upper[st], _mm512_min_ps(v, w), _mm512_max_ps(v, w));
-    }
-    return v;
+    __m512i v = _mm512_castps_si512(x);
+#define P1(v) _mm512_shuffle_epi32(v, (_MM_PERM_ENUM)0xb1)
+#define P2(v) _mm512_shuffle_epi32(v, (_MM_PERM_ENUM)0x4e)
+#define P4(v) _mm512_shuffle_i32x4(v, v, 0xb1)
+#define P8(v) _mm512_shuffle_i32x4(v, v, 0x4e)
+    SORT16_STEP(v, P1(v), 0x6666);
+    SORT16_STEP(v, P2(v), 0x3c3c);
+    SORT16_STEP(v, P1(v), 0x5a5a);
+    SORT16_STEP(v, P4(v), 0x0ff0);
+    SORT16_STEP(v, P2(v), 0x33cc);
+    SORT16_STEP(v, P1(v), 0x55aa);
+    SORT16_STEP(v, P8(v), 0xff00);
+    SORT16_STEP(v, P4(v), 0xf0f0);
+    SORT16_STEP(v, P2(v), 0xcccc);
+    SORT16_STEP(v, P1(v), 0xaaaa);
+#undef P1
+#undef P2
+#undef P4
+#undef P8
+    return _mm512_castsi512_ps(v);
 }
+#undef SORT16_STEP
 
 /* The same set (the k best under a total order do not depend on the order in
  * which they are found), with few offers.  The minimum of each of the 16

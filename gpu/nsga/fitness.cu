@@ -5,7 +5,9 @@
  * loops, where the threads of a warp read consecutive samples of one
  * feature; row-major for copying a sample's selected features into an
  * initial centroid), the population once per generation, and a chunk is a
- * range of it.  Every value is the CPU's (src/nsga/eval_cpu.c) bit for bit:
+ * range of it, at most as many blocks as the SMs hold at once (several
+ * individuals an SM, so that one block's loads hide behind another's).
+ * Every value is the CPU's (src/nsga/eval_cpu.c) bit for bit:
  * a squared distance is the sum over the selected features in ascending
  * order of __fsub_rn then __fmaf_rn(e, e, s) (the CPU's fmaf / vfmadd), in
  * one thread; sums over samples (centroids, objectives) are doubles added in

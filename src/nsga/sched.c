@@ -430,6 +430,8 @@ int es_ns_sched_eval(es_ns_sched_t *s, const uint64_t *masks, uint32_t n, const 
     atomic_store(&s->active, s->n_gpu);
     atomic_store(&s->cpu_left, 0);
     double t_start = es_time_now();
+    int rated = 1; /* every device's rate known: the schedule above applied all along */
+    for (uint32_t k = 0; k < s->n_dev; k++) rated &= atomic_load(&s->dev[k].rate) > 0;
     job_t job[ES_NSGA_MAX_DEVICES];
     pthread_t th[ES_NSGA_MAX_DEVICES];
     int started[ES_NSGA_MAX_DEVICES] = {0};
@@ -447,7 +449,7 @@ int es_ns_sched_eval(es_ns_sched_t *s, const uint64_t *masks, uint32_t n, const 
     }
     for (uint32_t k = 0; k < s->n_dev; k++)
         if (s->dev[k].err) return s->dev[k].err;
-    if (s->cpu && s->n_gpu) adapt_margin(s, t_start);
+    if (s->cpu && s->n_gpu && rated) adapt_margin(s, t_start);
     return ES_OK;
 }
 

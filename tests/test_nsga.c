@@ -182,13 +182,9 @@ static void test_kernels_scalar_simd(void **state)
         uint32_t n = 20 + (uint32_t)tu_randn(&rng, 150), p = 1 + (uint32_t)tu_randn(&rng, 70);
         char *path = random_table(n, p, 2 + (uint32_t)tu_randn(&rng, 3), &rng);
         for (int obj = 0; obj < 3; obj++) {
-            es_nsga_load_opt_t lo = {0};
-            lo.folds = obj ? 5 : 0;
             es_nsga_data_t d;
-            assert_int_equal(es_nsga_data_from_table(path, &lo, &d), ES_OK);
             es_nsga_opt_t o;
-            es_nsga_opt_init(&o);
-            o.obj = (es_nsga_obj_t)obj;
+            nsga_load_obj(path, obj, &d, &o);
             o.knn_k = 1 + (uint32_t)tu_randn(&rng, 7);
             uint32_t init[3] = {0, n / 2, n - 1};
             uint64_t m[2];
@@ -293,34 +289,15 @@ static void test_sim_gpu_same_front(void **state)
     char *path = random_table(120, 30, 2, &rng);
     setenv("EPISTREAM_NSGA_SIM_GPU", "1", 1);
     for (int obj = 0; obj < 3; obj++) {
-        es_nsga_load_opt_t lo = {0};
-        lo.folds = obj ? 5 : 0;
         es_nsga_data_t d;
-        assert_int_equal(es_nsga_data_from_table(path, &lo, &d), ES_OK);
         es_nsga_opt_t o;
-        es_nsga_opt_init(&o);
-        o.obj = (es_nsga_obj_t)obj;
+        nsga_load_obj(path, obj, &d, &o);
         o.population = 40;
         o.generations = 12;
         o.seed = 9;
         o.threads = 2;
         const char *dev[] = {"cpu", "gpu:0", "cpu,gpu:0", "gpu:0,gpu:1", "cpu,gpu:1,gpu:0"};
-        es_nsga_result_t r[5];
-        for (int k = 0; k < 5; k++) {
-            o.devices = dev[k];
-            assert_int_equal(es_nsga_run(&d, &o, &r[k]), ES_OK);
-            uint64_t sum = 0;
-            for (uint32_t q = 0; q < r[k].n_dev; q++) sum += r[k].dev[q].evaluations;
-            assert_int_equal(sum, (uint64_t)o.population * (o.generations + 1));
-            assert_int_equal(r[k].evaluations, sum);
-        }
-        for (int k = 1; k < 5; k++) {
-            assert_int_equal(r[0].n_front, r[k].n_front);
-            assert_memory_equal(r[0].front_mask, r[k].front_mask, (size_t)r[0].n_front * r[0].words * 8);
-            assert_memory_equal(r[0].front_f, r[k].front_f, (size_t)r[0].n_front * 2 * sizeof(double));
-            assert_memory_equal(r[0].hv, r[k].hv, r[0].n_hv * sizeof(double));
-        }
-        for (int k = 0; k < 5; k++) es_nsga_result_free(&r[k]);
+        nsga_same_runs(&d, &o, dev, 5);
         es_nsga_data_free(&d);
     }
     unsetenv("EPISTREAM_NSGA_SIM_GPU");

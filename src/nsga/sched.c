@@ -10,9 +10,8 @@
  * What a device claims is sized from the rates measured so far, in weight
  * per second (an individual's weight: its selected features plus a fixed
  * part, the cost of an evaluation growing with them):
- *  - a GPU claims its share of what is left (its rate over all the devices'
- *    together), at least a quarter of its full chunk (every SM holding as
- *    many blocks as fit) and at most that chunk;
+ *  - a GPU claims its full chunk (every SM holding as many blocks as fit) or
+ *    all that is left, as it would alone;
  *  - a CPU thread claims the back individual only when it expects to finish
  *    it before the GPUs, at their rate, would finish everything else left
  *    (their current chunks included): so the CPU only ever takes work off the
@@ -280,30 +279,26 @@ static int claim_back(es_ns_sched_t *s, const device_t *cpu, uint32_t *i)
     }
 }
 
-/* A GPU: claim the next chunk from the front, [*a, *b): its share of what is
- * left at the measured rates, between a quarter of its chunk and its chunk.
- * @return 0 when the GPU is done */
+/* A GPU: claim the next chunk from the front, [*a, *b): a full chunk, or
+ * all that is left (a launch of fewer blocks takes little less time: the
+ * CPU, not a smaller launch, trims the GPUs' tail).  @return 0 when the GPU
+ * is done */
 static int claim_front(es_ns_sched_t *s, device_t *v, uint32_t *a, uint32_t *b)
 {
     uint64_t sp = atomic_load(&s->span);
     for (;;) {
         uint32_t front = (uint32_t)sp, back = (uint32_t)(sp >> 32);
         if (back <= front) return 0;
-        uint32_t left = back - front, c = v->chunk;
-        double rv = atomic_load(&v->rate), all = 0.0, gpus = 0.0;
+        uint32_t left = back - front, c = v->chunk < left ? v->chunk : left;
+        double rv = atomic_load(&v->rate), gpus = 0.0;
         int known = rv > 0;
         for (uint32_t k = 0; k < s->n_dev; k++) {
             const device_t *u = &s->dev[k];
-            double r = atomic_load(&u->rate) * (u->gpu < 0 ? s->threads : 1);
+            if (u->gpu < 0 || u == v) continue;
+            double r = atomic_load(&u->rate);
             known &= r > 0;
-            all += r;
-            if (u->gpu >= 0 && u != v) gpus += r;
+            gpus += r;
         }
-        if (known && s->n_dev > 1) {
-            uint32_t share = (uint32_t)ceil(left * (rv / all)), least = (v->chunk + 3) / 4;
-            c = share < least ? least : share < c ? share : c;
-        }
-        if (c > left) c = left;
         if (known && gpus > 0) {
             /* the next chunk would outlast the other GPUs finishing everything left */
             double w = s->wsum[front + c] - s->wsum[front];

@@ -42,6 +42,7 @@ static inline void nsga_load_obj(const char *path, int obj, es_nsga_data_t *d, e
 static inline void nsga_same_runs(const es_nsga_data_t *d, es_nsga_opt_t *o, const char *const *dev, int n)
 {
     es_nsga_result_t r[8];
+    memset(r, 0, sizeof r);
     assert_true(n >= 1 && n <= 8);
     for (int k = 0; k < n; k++) {
         o->devices = dev[k];

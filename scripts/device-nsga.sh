@@ -1,10 +1,11 @@
 #!/bin/sh
-# device-nsga.sh -- on the GPU machine: tests/bench/bench_nsga_gpu.sh (fronts on
-# cpu, gpu:0 and cpu,gpu:0 compared byte for byte; evaluations per second)
-# with the programs of .carry (scripts/device-build.sh) and the data sets in
-# DATA (default .carryz-final/data: bc.csv, digits.csv, eeg.csv as
-# bench_nsga_gpu.sh's header describes them, made beforehand where
-# scikit-learn is).
+# device-nsga.sh -- on the GPU machine: tests/bench/bench_nsga_gpu.sh (test_nsga,
+# test_gpu_nsga and its memcheck; fronts on cpu, gpu:0 and cpu,gpu:0 compared
+# byte for byte; a table of evaluations per second, CPU+GPU against each alone
+# and K-means against the sequential path) with the programs of .carry
+# (scripts/device-build.sh) and the data sets in DATA (default
+# .carryz-final/data: bc.csv, digits.csv, eeg.csv as bench_nsga_gpu.sh's
+# header describes them, made beforehand where scikit-learn is).
 . "$(dirname "$0")/device-env.sh"
 DATA=${DATA:-$top/.carryz-final/data}
 C=$O/nsgac

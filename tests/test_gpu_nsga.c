@@ -35,13 +35,9 @@ static void test_values_bitwise(void **state)
         uint32_t n = 30 + (uint32_t)tu_randn(&rng, 300), p = 1 + (uint32_t)tu_randn(&rng, 150);
         char *path = random_table(n, p, 2 + (uint32_t)tu_randn(&rng, 3), &rng);
         for (int obj = 0; obj < 3; obj++) {
-            es_nsga_load_opt_t lo = {0};
-            lo.folds = obj ? 5 : 0;
             es_nsga_data_t d;
-            assert_int_equal(es_nsga_data_from_table(path, &lo, &d), ES_OK);
             es_nsga_opt_t o;
-            es_nsga_opt_init(&o);
-            o.obj = (es_nsga_obj_t)obj;
+            nsga_load_obj(path, obj, &d, &o);
             o.knn_k = 1 + (uint32_t)tu_randn(&rng, 9);
             uint32_t words = (p + 63) / 64, pop = 37, init[3] = {1, n / 3, n - 2};
             uint64_t *m = calloc((size_t)pop * words, 8);
@@ -84,31 +80,14 @@ static void test_runs_same_front(void **state)
     uint64_t rng = 77;
     char *path = random_table(200, 40, 3, &rng);
     for (int obj = 0; obj < 3; obj++) {
-        es_nsga_load_opt_t lo = {0};
-        lo.folds = obj ? 5 : 0;
         es_nsga_data_t d;
-        assert_int_equal(es_nsga_data_from_table(path, &lo, &d), ES_OK);
         es_nsga_opt_t o;
-        es_nsga_opt_init(&o);
-        o.obj = (es_nsga_obj_t)obj;
+        nsga_load_obj(path, obj, &d, &o);
         o.population = 64;
         o.generations = 10;
         o.seed = 5;
         const char *dev[] = {"cpu", "gpu:0", "cpu,gpu:0"};
-        es_nsga_result_t r[3];
-        for (int k = 0; k < 3; k++) {
-            o.devices = dev[k];
-            assert_int_equal(es_nsga_run(&d, &o, &r[k]), ES_OK);
-        }
-        for (int k = 1; k < 3; k++) {
-            assert_int_equal(r[0].n_front, r[k].n_front);
-            assert_memory_equal(r[0].front_mask, r[k].front_mask, (size_t)r[0].n_front * r[0].words * 8);
-            assert_memory_equal(r[0].front_f, r[k].front_f, (size_t)r[0].n_front * 2 * sizeof(double));
-            assert_memory_equal(r[0].hv, r[k].hv, r[0].n_hv * sizeof(double));
-        }
-        printf("obj %d: mixed run cpu %llu gpu %llu evaluations\n", obj,
-               (unsigned long long)r[2].dev[0].evaluations, (unsigned long long)r[2].dev[1].evaluations);
-        for (int k = 0; k < 3; k++) es_nsga_result_free(&r[k]);
+        nsga_same_runs(&d, &o, dev, 3);
         es_nsga_data_free(&d);
     }
     free(path);

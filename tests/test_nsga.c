@@ -3,7 +3,7 @@
  * the crowding distance (neighbours found by counting), the hypervolume (the
  * dominated cells of the coordinate grid); the fitness kernels' scalar twin
  * against the SIMD kernel on random data; whole runs the same for 1 and 3
- * threads. */
+ * threads and for every split between the CPU and simulated GPUs. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -182,13 +182,9 @@ static void test_kernels_scalar_simd(void **state)
         uint32_t n = 20 + (uint32_t)tu_randn(&rng, 150), p = 1 + (uint32_t)tu_randn(&rng, 70);
         char *path = random_table(n, p, 2 + (uint32_t)tu_randn(&rng, 3), &rng);
         for (int obj = 0; obj < 3; obj++) {
-            es_nsga_load_opt_t lo = {0};
-            lo.folds = obj ? 5 : 0;
             es_nsga_data_t d;
-            assert_int_equal(es_nsga_data_from_table(path, &lo, &d), ES_OK);
             es_nsga_opt_t o;
-            es_nsga_opt_init(&o);
-            o.obj = (es_nsga_obj_t)obj;
+            nsga_load_obj(path, obj, &d, &o);
             o.knn_k = 1 + (uint32_t)tu_randn(&rng, 7);
             uint32_t init[3] = {0, n / 2, n - 1};
             uint64_t m[2];
@@ -204,6 +200,48 @@ static void test_kernels_scalar_simd(void **state)
             }
             es_nsga_data_free(&d);
         }
+        drop_table(path);
+    }
+}
+
+/* k-NN with many ties (features of 3 values) and k up to 20: the SIMD scan's
+ * three ways to the k best (exactly k within the bound, up to 16 ranked in
+ * registers, offers past 16 or with k > 16) against the scalar twin. */
+static void test_knn_ties_scalar_simd(void **state)
+{
+    (void)state;
+    uint64_t rng = 7;
+    for (int rep = 0; rep < 4; rep++) {
+        uint32_t n = 40 + (uint32_t)tu_randn(&rng, 200), p = 2 + (uint32_t)tu_randn(&rng, 20);
+        char *dir = tu_mkdtemp(), *path = malloc(strlen(dir) + 16);
+        sprintf(path, "%s/ties.csv", dir);
+        free(dir);
+        FILE *fp = fopen(path, "w");
+        assert_non_null(fp);
+        for (uint32_t f = 0; f < p; f++) fprintf(fp, "x%u,", f);
+        fprintf(fp, "y\n");
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t y = (uint32_t)tu_randn(&rng, 3);
+            for (uint32_t f = 0; f < p; f++) fprintf(fp, "%u,", (unsigned)tu_randn(&rng, 3) + (f == 0 ? y : 0));
+            fprintf(fp, "%u\n", y);
+        }
+        fclose(fp);
+        es_nsga_load_opt_t lo = {0};
+        lo.folds = 5;
+        es_nsga_data_t d;
+        assert_int_equal(es_nsga_data_from_table(path, &lo, &d), ES_OK);
+        es_nsga_opt_t o;
+        es_nsga_opt_init(&o);
+        o.obj = ES_NSGA_KNN;
+        for (o.knn_k = 1; o.knn_k <= 20; o.knn_k++)
+            for (int k = 0; k < 10; k++) {
+                uint64_t m = (uint64_t)tu_randn(&rng, 1u << 30) & ((1ull << p) - 1);
+                double a[2], b[2];
+                assert_int_equal(es_nsga_eval_one(&d, &o, &m, NULL, 0, a), ES_OK);
+                assert_int_equal(es_nsga_eval_one(&d, &o, &m, NULL, 1, b), ES_OK);
+                assert_memory_equal(a, b, sizeof a);
+            }
+        es_nsga_data_free(&d);
         drop_table(path);
     }
 }
@@ -239,6 +277,33 @@ static void test_threads_same_front(void **state)
     drop_table(path);
 }
 
+/* The mixed schedule without a GPU: EPISTREAM_NSGA_SIM_GPU makes each gpu:N a
+ * host thread that claims chunks from the front as a GPU does, while the CPU
+ * pool's threads claim from the back by the measured rates.  Every split
+ * gives the front and hypervolumes of the CPU alone, and every individual is
+ * evaluated exactly once. */
+static void test_sim_gpu_same_front(void **state)
+{
+    (void)state;
+    uint64_t rng = 11;
+    char *path = random_table(120, 30, 2, &rng);
+    setenv("EPISTREAM_NSGA_SIM_GPU", "1", 1);
+    for (int obj = 0; obj < 3; obj++) {
+        es_nsga_data_t d;
+        es_nsga_opt_t o;
+        nsga_load_obj(path, obj, &d, &o);
+        o.population = 40;
+        o.generations = 12;
+        o.seed = 9;
+        o.threads = 2;
+        const char *dev[] = {"cpu", "gpu:0", "cpu,gpu:0", "gpu:0,gpu:1", "cpu,gpu:1,gpu:0"};
+        nsga_same_runs(&d, &o, dev, 5);
+        es_nsga_data_free(&d);
+    }
+    unsetenv("EPISTREAM_NSGA_SIM_GPU");
+    drop_table(path);
+}
+
 static void test_bad_options(void **state)
 {
     (void)state;
@@ -266,7 +331,9 @@ int main(void)
         cmocka_unit_test(test_crowding_brute),
         cmocka_unit_test(test_hv_brute),
         cmocka_unit_test(test_kernels_scalar_simd),
+        cmocka_unit_test(test_knn_ties_scalar_simd),
         cmocka_unit_test(test_threads_same_front),
+        cmocka_unit_test(test_sim_gpu_same_front),
         cmocka_unit_test(test_bad_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

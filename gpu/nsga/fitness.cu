@@ -5,7 +5,9 @@
  * loops, where the threads of a warp read consecutive samples of one
  * feature; row-major for copying a sample's selected features into an
  * initial centroid), the population once per generation, and a chunk is a
- * range of it.  Every value is the CPU's (src/nsga/eval_cpu.c) bit for bit:
+ * range of it, at most as many blocks as the SMs hold at once (several
+ * individuals an SM, so that one block's loads hide behind another's).
+ * Every value is the CPU's (src/nsga/eval_cpu.c) bit for bit:
  * a squared distance is the sum over the selected features in ascending
  * order of __fsub_rn then __fmaf_rn(e, e, s) (the CPU's fmaf / vfmadd), in
  * one thread; sums over samples (centroids, objectives) are doubles added in
@@ -48,24 +50,39 @@ struct gkn_args {
     double *f;       /* 2 per individual of the chunk */
 };
 
-/* The block's selected features into idx (in ascending order); @return m */
+/* The block's selected features into idx (in ascending order), every thread
+ * a word: its ones counted, the counts scanned over the block, each thread
+ * writing its features at its offset (the same list as one thread walking the
+ * words in order).  @return m (the same in every thread) */
 __device__ uint32_t gkn_gather(const gkn_args &a, const uint64_t *mask, uint32_t *idx)
 {
-    __shared__ uint32_t s_m;
-    if (threadIdx.x == 0) {
-        uint32_t m = 0;
-        for (uint32_t w = 0; w < a.words; w++) {
-            uint64_t v = mask[w];
-            while (v) {
-                int b = __ffsll((long long)v) - 1;
-                idx[m++] = w * 64 + (uint32_t)b;
-                v &= v - 1;
-            }
+    __shared__ uint32_t s_warp[GKN_THREADS / 32];
+    uint32_t lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5, base = 0;
+    for (uint32_t w0 = 0; w0 < a.words; w0 += blockDim.x) {
+        uint32_t w = w0 + threadIdx.x;
+        uint64_t v = w < a.words ? mask[w] : 0;
+        uint32_t c = (uint32_t)__popcll(v), x = c; /* x: the inclusive scan in the warp */
+        for (uint32_t o = 1; o < 32; o <<= 1) {
+            uint32_t y = __shfl_up_sync(0xffffffffu, x, o);
+            if (lane >= o) x += y;
         }
-        s_m = m;
+        if (lane == 31) s_warp[wid] = x;
+        __syncthreads();
+        uint32_t before = 0, total = 0;
+        for (uint32_t q = 0; q < nw; q++) {
+            uint32_t t = s_warp[q];
+            before += q < wid ? t : 0;
+            total += t;
+        }
+        uint32_t at = base + before + x - c;
+        while (v) {
+            idx[at++] = w * 64 + (uint32_t)(__ffsll((long long)v) - 1);
+            v &= v - 1;
+        }
+        base += total;
+        __syncthreads(); /* idx complete, s_warp free again */
     }
-    __syncthreads();
-    return s_m;
+    return base;
 }
 
 /* sum over t < m of (xc[idx[t]][j] - x(t))^2, t ascending; x(t) = xc[idx[t]][i] */
@@ -133,6 +150,36 @@ __device__ double gkn_mean_rows(const gkn_args &a, uint32_t f, const uint16_t *k
     }
     *n_c = n;
     return s;
+}
+
+/* Feature f's sums over the slots j < n for every cluster c < kc (kc <= GKN_KM_FEAT) in one
+ * pass over the samples: each cluster's sum the doubles of gkn_mean_rows(), added in the same
+ * slot order, so the same values, with one read of each sample instead of kc; the means into
+ * cent[c * m + t] (a cluster with no sample keeps its centroid). */
+constexpr uint32_t GKN_KM_FEAT = 4;
+__device__ void gkn_means_feature(const gkn_args &a, uint32_t f, const uint16_t *key, uint32_t kc,
+                                  float *cent, uint32_t m, uint32_t t)
+{
+    double s[GKN_KM_FEAT];
+    uint32_t n[GKN_KM_FEAT];
+#pragma unroll
+    for (uint32_t c = 0; c < GKN_KM_FEAT; c++) {
+        s[c] = 0.0;
+        n[c] = 0;
+    }
+    for (uint32_t j = 0; j < a.n; j++) {
+        uint32_t k = key[j];
+        float x = a.xr[(size_t)j * a.p + f];
+#pragma unroll
+        for (uint32_t c = 0; c < GKN_KM_FEAT; c++)
+            if (c == k) {
+                s[c] += x;
+                n[c]++;
+            }
+    }
+#pragma unroll
+    for (uint32_t c = 0; c < GKN_KM_FEAT; c++)
+        if (c < kc && n[c]) cent[(size_t)c * m + t] = (float)(s[c] / n[c]);
 }
 
 __device__ uint32_t gkn_block_sum(uint32_t v)
@@ -298,11 +345,19 @@ __global__ void gkn_kmeans(gkn_args a)
     for (uint32_t j = threadIdx.x; j < a.ns; j += blockDim.x) assign[j] = 0;
     __syncthreads();
     gkn_km_assign(a, idx, m, cent, best, assign);
+    /* the centroid update a thread per feature (every cluster in one pass) when that keeps
+       the block busy, else a thread per (cluster, feature): the same values either way */
+    bool by_feature = kc <= GKN_KM_FEAT && kc * m > blockDim.x && a.n_folds == 0;
     for (uint32_t it = 0; it < a.kmeans_iter; it++) {
-        for (uint32_t ct = threadIdx.x; ct < kc * m; ct += blockDim.x) {
-            uint32_t c = ct / m, t = ct % m, n_c;
-            double s = gkn_mean_rows(a, idx[t], assign, (uint16_t)c, 0, &n_c);
-            if (n_c) cent[ct] = (float)(s / n_c);
+        if (by_feature) {
+            for (uint32_t t = threadIdx.x; t < m; t += blockDim.x)
+                gkn_means_feature(a, idx[t], assign, kc, cent, m, t);
+        } else {
+            for (uint32_t ct = threadIdx.x; ct < kc * m; ct += blockDim.x) {
+                uint32_t c = ct / m, t = ct % m, n_c;
+                double s = gkn_mean_rows(a, idx[t], assign, (uint16_t)c, 0, &n_c);
+                if (n_c) cent[ct] = (float)(s / n_c);
+            }
         }
         __syncthreads();
         if (!gkn_km_assign(a, idx, m, cent, best, assign)) break;
@@ -328,7 +383,7 @@ __global__ void gkn_kmeans(gkn_args a)
 
 struct es_gkn {
     int dev, obj;
-    uint32_t sms, max_pop;
+    uint32_t sms, max_pop, chunk;
     gkn_args a;
     float *d_xc, *d_xr, *d_cent, *d_best;
     uint32_t *d_orig, *d_idx, *d_cnt, *d_init;
@@ -418,7 +473,16 @@ extern "C" int es_gkn_open(int dev, const es_gkn_config_t *cfg, es_gkn_t **out)
         return ES_ERR_GPU;
     }
     g->sms = (uint32_t)prop.multiProcessorCount;
-    snprintf(g->name, sizeof g->name, "gpu:%d (%.64s, %u SMs)", dev, prop.name, g->sms);
+    /* a chunk fills every SM with as many blocks as fit at once: one block an SM
+       left most of each SM's warp slots idle, and a block's loads waiting */
+    int per_sm = 0;
+    cudaError_t oe = cfg->obj == ES_GKN_KNN ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, gkn_knn, GKN_THREADS, 0)
+                     : cfg->obj == ES_GKN_NC ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, gkn_nc, GKN_THREADS, 0)
+                                             : cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, gkn_kmeans, GKN_THREADS, 0);
+    if (oe != cudaSuccess || per_sm < 1) per_sm = 1;
+    g->chunk = g->sms * (uint32_t)per_sm;
+    snprintf(g->name, sizeof g->name, "gpu:%d (%.64s, %u SMs, %d blocks an SM)", dev, prop.name, g->sms,
+             per_sm);
     if ((ret = gkn_alloc(g, cfg))) {
         es_gkn_close(g);
         return ret;
@@ -459,7 +523,7 @@ extern "C" int es_gkn_eval(es_gkn_t *g, uint32_t first, uint32_t count, double *
 
 extern "C" uint32_t es_gkn_chunk(const es_gkn_t *g)
 {
-    return g->sms ? g->sms : 1;
+    return g->chunk ? g->chunk : 1;
 }
 
 extern "C" const char *es_gkn_name(const es_gkn_t *g)

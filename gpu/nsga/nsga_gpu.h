@@ -52,7 +52,8 @@ int es_gkn_population(es_gkn_t *g, const uint64_t *masks, uint32_t n, const uint
 /** Evaluate individuals [first, first + count) of the population into
  *  f[0 .. 2 * count) and wait.  @return ES_OK or ES_ERR_GPU */
 int es_gkn_eval(es_gkn_t *g, uint32_t first, uint32_t count, double *f);
-/** Individuals a claim should take (a multiple of the SM count). */
+/** The most individuals a claim should take: the SMs times the thread blocks
+ *  of the objective's kernel one SM holds at once. */
 uint32_t es_gkn_chunk(const es_gkn_t *g);
 /** "gpu:0 NVIDIA H100 ..., 132 SMs" */
 const char *es_gkn_name(const es_gkn_t *g);

@@ -38,10 +38,13 @@ int es_ns_scratch_alloc(es_ns_scratch_t *s, const es_ns_problem_t *pb)
     s->assign = malloc((size_t)ns * sizeof *s->assign);
     s->prev = malloc((size_t)ns * sizeof *s->prev);
     s->cand = malloc(((size_t)ns + 16) * sizeof *s->cand);
-    if (!s->cand || !s->idx || !s->col || !s->dist || !s->cent || !s->sum || !s->cnt || !s->assign || !s->prev) {
+    s->pad = aligned_alloc(64, (size_t)ns * sizeof *s->pad);
+    if (!s->pad || !s->cand || !s->idx || !s->col || !s->dist || !s->cent || !s->sum || !s->cnt || !s->assign || !s->prev) {
         es_ns_scratch_free(s);
         return ES_ERR_NOMEM;
     }
+    for (uint32_t j = 0; j < ns; j++) /* no data (tests): no pad */
+        s->pad[j] = d->orig && j < d->n_slots && d->orig[j] == UINT32_MAX ? INFINITY : 0.0f;
     return ES_OK;
 }
 
@@ -56,6 +59,7 @@ void es_ns_scratch_free(es_ns_scratch_t *s)
     free(s->assign);
     free(s->prev);
     free(s->cand);
+    free(s->pad);
     memset(s, 0, sizeof *s);
 }
 
@@ -80,9 +84,12 @@ static void dist_scalar(const float *const *cols, uint32_t m, const float *restr
 #if ES_CPU_X86
 /* The squared distances of slots [j, j + 64) to x in registers, each lane's
  * sum in the scalar order (one fused multiply-add a term, as fmaf), stored at
- * dist + j. */
+ * dist + j.  With pad (the k-NN scan): each slot's pad[] added (+inf for a
+ * pad, 0 otherwise: x + 0 = x) before the store, and the lane minima folded
+ * into *vmin while the sums are in registers. */
 __attribute__((target("avx512f"))) static inline void dist64(const float *const *cols, uint32_t m,
-                                                             const float *x, uint32_t j, float *dist)
+                                                             const float *x, uint32_t j, float *dist,
+                                                             const float *pad, __m512 *vmin)
 {
     __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
     for (uint32_t t = 0; t < m; t++) {
@@ -97,6 +104,13 @@ __attribute__((target("avx512f"))) static inline void dist64(const float *const 
         s2 = _mm512_fmadd_ps(e2, e2, s2);
         s3 = _mm512_fmadd_ps(e3, e3, s3);
     }
+    if (pad) {
+        s0 = _mm512_add_ps(s0, _mm512_load_ps(pad + j));
+        s1 = _mm512_add_ps(s1, _mm512_load_ps(pad + j + 16));
+        s2 = _mm512_add_ps(s2, _mm512_load_ps(pad + j + 32));
+        s3 = _mm512_add_ps(s3, _mm512_load_ps(pad + j + 48));
+        *vmin = _mm512_min_ps(*vmin, _mm512_min_ps(_mm512_min_ps(s0, s1), _mm512_min_ps(s2, s3)));
+    }
     _mm512_store_ps(dist + j, s0);
     _mm512_store_ps(dist + j + 16, s1);
     _mm512_store_ps(dist + j + 32, s2);
@@ -107,7 +121,8 @@ __attribute__((target("avx512f"))) static inline void dist64(const float *const 
  * (so that a run's tail is not one dependent chain of multiply-adds). */
 __attribute__((target("avx512f"))) static inline void dist_tail(const float *const *cols, uint32_t m,
                                                                 const float *x, uint32_t j, uint32_t nb,
-                                                                float *dist)
+                                                                float *dist, const float *pad,
+                                                                __m512 *vmin)
 {
     __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0;
     for (uint32_t t = 0; t < m; t++) { /* nb is the same all along: the branches predict */
@@ -124,19 +139,44 @@ __attribute__((target("avx512f"))) static inline void dist_tail(const float *con
             s2 = _mm512_fmadd_ps(e2, e2, s2);
         }
     }
+    if (pad) {
+        s0 = _mm512_add_ps(s0, _mm512_load_ps(pad + j));
+        *vmin = _mm512_min_ps(*vmin, s0);
+    }
     _mm512_store_ps(dist + j, s0);
-    if (nb > 1) _mm512_store_ps(dist + j + 16, s1);
-    if (nb > 2) _mm512_store_ps(dist + j + 32, s2);
+    if (nb > 1) {
+        if (pad) {
+            s1 = _mm512_add_ps(s1, _mm512_load_ps(pad + j + 16));
+            *vmin = _mm512_min_ps(*vmin, s1);
+        }
+        _mm512_store_ps(dist + j + 16, s1);
+    }
+    if (nb > 2) {
+        if (pad) {
+            s2 = _mm512_add_ps(s2, _mm512_load_ps(pad + j + 32));
+            *vmin = _mm512_min_ps(*vmin, s2);
+        }
+        _mm512_store_ps(dist + j + 32, s2);
+    }
 }
 
-/* dist_scalar()'s values, 64 slots at a time, then the last 16, 32 or 48. */
+/* Slots [a, b), 64 at a time, then the last 16, 32 or 48 (pad, vmin: as dist64). */
+__attribute__((target("avx512f"))) static inline void dist_run(const float *const *cols, uint32_t m,
+                                                               const float *x, uint32_t a, uint32_t b,
+                                                               float *dist, const float *pad,
+                                                               __m512 *vmin)
+{
+    uint32_t j = a;
+    for (; j + 64 <= b; j += 64) dist64(cols, m, x, j, dist, pad, vmin);
+    if (j < b) dist_tail(cols, m, x, j, (b - j) / 16, dist, pad, vmin);
+}
+
+/* dist_scalar()'s values. */
 __attribute__((target("avx512f"))) static void
 dist_avx512(const float *const *cols, uint32_t m, const float *restrict x, uint32_t a, uint32_t b,
             float *restrict dist)
 {
-    uint32_t j = a;
-    for (; j + 64 <= b; j += 64) dist64(cols, m, x, j, dist);
-    if (j < b) dist_tail(cols, m, x, j, (b - j) / 16, dist);
+    dist_run(cols, m, x, a, b, dist, NULL, NULL);
 }
 #endif
 
@@ -212,11 +252,49 @@ static void scan_scalar(const es_nsga_data_t *d, es_ns_scratch_t *s, uint32_t m,
 }
 
 #if ES_CPU_X86
-/* The same set (the k best under a total order do not depend on the order of
- * the offers), with few offers: the minimum of each of the 16 lanes over all
- * blocks gives 16 distinct samples, the k-th smallest of which bounds the
- * k-th best from above; only the slots within the bound, gathered with
- * compress stores, are offered. */
+/* One step of the bitonic network: each lane and its partner w (a lane's
+ * partner differs from it in one bit) ordered, the lanes of upper taking the
+ * larger.  The values are squared distances: never negative, never NaN, so
+ * their bits order as unsigned integers, whose min and max take one cycle. */
+#define SORT16_STEP(v, w, upper)                                                                   \
+    v = _mm512_mask_blend_epi32((__mmask16)(upper), _mm512_min_epu32(v, w), _mm512_max_epu32(v, w))
+
+/* The 16 lanes of x in ascending order: Batcher's bitonic network, 10 steps
+ * of a shuffle, a min, a max and a blend, no branch (partners 1 and 2 lanes
+ * away by in-lane shuffles, 4 and 8 by 128-bit block shuffles). */
+__attribute__((target("avx512f"))) static inline __m512 sort16(__m512 x)
+{
+    __m512i v = _mm512_castps_si512(x);
+#define P1(v) _mm512_shuffle_epi32(v, (_MM_PERM_ENUM)0xb1)
+#define P2(v) _mm512_shuffle_epi32(v, (_MM_PERM_ENUM)0x4e)
+#define P4(v) _mm512_shuffle_i32x4(v, v, 0xb1)
+#define P8(v) _mm512_shuffle_i32x4(v, v, 0x4e)
+    SORT16_STEP(v, P1(v), 0x6666);
+    SORT16_STEP(v, P2(v), 0x3c3c);
+    SORT16_STEP(v, P1(v), 0x5a5a);
+    SORT16_STEP(v, P4(v), 0x0ff0);
+    SORT16_STEP(v, P2(v), 0x33cc);
+    SORT16_STEP(v, P1(v), 0x55aa);
+    SORT16_STEP(v, P8(v), 0xff00);
+    SORT16_STEP(v, P4(v), 0xf0f0);
+    SORT16_STEP(v, P2(v), 0xcccc);
+    SORT16_STEP(v, P1(v), 0xaaaa);
+#undef P1
+#undef P2
+#undef P4
+#undef P8
+    return _mm512_castsi512_ps(v);
+}
+#undef SORT16_STEP
+
+/* The same set (the k best under a total order do not depend on the order in
+ * which they are found), with few offers.  The minimum of each of the 16
+ * lanes over all blocks gives 16 distinct samples, the k-th smallest of which
+ * (the bound) is at or above the k-th best distance, so the slots within the
+ * bound hold the k best.  Mostly there are exactly k of them: they are the
+ * answer, with no offer and no sort.  Up to 16 are ranked at once in
+ * registers (distance, then input sample); more (ties, or k > 16) are offered
+ * one by one.  Pads are +inf (s->pad), so no block needs a mask. */
 __attribute__((target("avx512f"))) static void scan_avx512(const es_nsga_data_t *d,
                                                            es_ns_scratch_t *s, uint32_t m,
                                                            const float *xi, uint32_t fo,
@@ -224,45 +302,65 @@ __attribute__((target("avx512f"))) static void scan_avx512(const es_nsga_data_t 
                                                            uint32_t k)
 {
     /* the distances of the other folds' slots (two runs of whole vectors: the
-       folds are laid out one after another), then the lane minima of the live ones */
+       folds are laid out one after another) and their lane minima */
     float *dist = s->dist;
     uint32_t ns = d->n_slots, a = d->fold_off[fo], b = d->fold_off[fo + 1];
-    if (a > 0) dist_avx512(s->col, m, xi, 0, a, dist);
-    if (b < ns) dist_avx512(s->col, m, xi, b, ns, dist);
     __m512 vmin = _mm512_set1_ps(INFINITY);
-    for (uint32_t g = 0; g < d->n_folds; g++) {
-        if (g == fo) continue;
-        uint32_t j1 = d->fold_off[g] + d->fold_n[g];
-        for (uint32_t j = d->fold_off[g]; j < j1; j += 16) {
-            __mmask16 live = j1 - j >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (j1 - j)) - 1);
-            vmin = _mm512_mask_min_ps(vmin, live, vmin, _mm512_load_ps(dist + j));
-        }
-    }
-    /* the k-th smallest lane minimum: the one with fewer than k below it and at
-       least k at or below it (compares and counts, no branch to mispredict) */
-    float lm[16], bound = INFINITY;
-    _mm512_storeu_ps(lm, vmin);
-    for (uint32_t q = 0; q < 16 && k <= 16; q++) {
-        __m512 v = _mm512_set1_ps(lm[q]);
-        uint32_t lt = (uint32_t)__builtin_popcount(_mm512_cmp_ps_mask(vmin, v, _CMP_LT_OQ));
-        uint32_t le = (uint32_t)__builtin_popcount(_mm512_cmp_ps_mask(vmin, v, _CMP_LE_OQ));
-        bound = lt < k && k <= le ? lm[q] : bound;
-    }
+    if (a > 0) dist_run(s->col, m, xi, 0, a, dist, s->pad, &vmin);
+    if (b < ns) dist_run(s->col, m, xi, b, ns, dist, s->pad, &vmin);
+    /* the k-th smallest lane minimum, from the 16 sorted in registers */
+    float bound = k <= 16 ? _mm512_cvtss_f32(_mm512_permutexvar_ps(_mm512_set1_epi32((int)k - 1),
+                                                                     sort16(vmin)))
+                          : INFINITY;
+    /* the slots within the bound (a pad only with an infinite bound) */
     __m512 vb = _mm512_set1_ps(bound);
     const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     uint32_t nc = 0;
-    for (uint32_t g = 0; g < d->n_folds; g++) {
-        if (g == fo) continue;
-        uint32_t j1 = d->fold_off[g] + d->fold_n[g];
-        for (uint32_t j = d->fold_off[g]; j < j1; j += 16) {
-            __mmask16 live = j1 - j >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (j1 - j)) - 1);
-            __mmask16 hit = _mm512_mask_cmp_ps_mask(live, _mm512_load_ps(dist + j), vb, _CMP_LE_OQ);
+    for (int run = 0; run < 2; run++) {
+        uint32_t j0 = run ? b : 0, j1 = run ? ns : a;
+        for (uint32_t j = j0; j < j1; j += 16) {
+            __mmask16 hit = _mm512_cmp_ps_mask(_mm512_load_ps(dist + j), vb, _CMP_LE_OQ);
             /* compress in a register, store whole (a compress to memory is slow on
                some CPUs, Zen 4 among them), with no branch: cand has 16 spare entries */
             _mm512_storeu_si512(s->cand + nc, _mm512_maskz_compress_epi32(
                                                   hit, _mm512_add_epi32(lane, _mm512_set1_epi32((int)j))));
             nc += (uint32_t)__builtin_popcount(hit);
         }
+    }
+    if (nc == k && bound < INFINITY) { /* exactly the k best */
+        for (uint32_t q = 0; q < k; q++) {
+            uint32_t j = s->cand[q];
+            bd[q] = dist[j];
+            bo[q] = d->orig[j];
+            bc[q] = d->y[j];
+        }
+        return;
+    }
+    if (nc <= 16 && bound < INFINITY) {
+        /* rank each candidate: the candidates before it by (distance, input sample) */
+        __mmask16 valid = (__mmask16)((1u << nc) - 1);
+        __m512i vj = _mm512_maskz_loadu_epi32(valid, s->cand);
+        __m512 vd = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), valid, vj, dist, 4);
+        __m512i vo = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), valid, vj,
+                                                 (const int *)d->orig, 4);
+        __m512i rank = _mm512_setzero_si512();
+        const __m512i one = _mm512_set1_epi32(1);
+        for (uint32_t r = 0; r < nc; r++) {
+            uint32_t j = s->cand[r];
+            __m512 dr = _mm512_set1_ps(dist[j]);
+            __m512i orr = _mm512_set1_epi32((int)d->orig[j]);
+            __mmask16 after = _mm512_cmp_ps_mask(vd, dr, _CMP_GT_OQ) |
+                              (_mm512_cmp_ps_mask(vd, dr, _CMP_EQ_OQ) & _mm512_cmpgt_epu32_mask(vo, orr));
+            rank = _mm512_mask_add_epi32(rank, after, rank, one);
+        }
+        uint32_t sel = _mm512_mask_cmplt_epu32_mask(valid, rank, _mm512_set1_epi32((int)k)), q = 0;
+        for (; sel; sel &= sel - 1, q++) {
+            uint32_t j = s->cand[__builtin_ctz(sel)];
+            bd[q] = dist[j];
+            bo[q] = d->orig[j];
+            bc[q] = d->y[j];
+        }
+        return;
     }
     for (uint32_t q = 0; q < nc; q++) {
         uint32_t j = s->cand[q];

@@ -66,6 +66,7 @@ typedef struct {
     uint16_t *assign;/* n_slots: a slot's cluster or predicted class */
     uint16_t *prev;  /* n_slots: the previous assignment (K-means) */
     uint32_t *cand;  /* n_slots + 16: k-NN candidates */
+    float *pad;      /* n_slots: 0 for a sample's slot, +inf for a pad (k-NN) */
 } es_ns_scratch_t;
 
 int es_ns_scratch_alloc(es_ns_scratch_t *s, const es_ns_problem_t *pb);

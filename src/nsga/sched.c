@@ -1,18 +1,32 @@
 /* sched.c -- the population's evaluations spread over the devices by
  * dynamic self-scheduling (as in Escobar, Ortega et al.'s CPU+GPU NSGA-II):
  * one host thread per device (the CPU's thread pool counts as one device)
- * claims the next chunk of individuals from one atomic counter, so a faster
- * device simply takes more chunks.  The CPU pool's threads claim one
- * individual at a time (a chunk of one per thread); a GPU chunk one per SM, one individual per thread block, the population
- * uploaded once per generation.  Which device evaluated an individual never
- * changes its values.
+ * claims individuals from one shared span, so a faster device simply takes
+ * more.  Which device evaluated an individual never changes its values.
  *
- * The tail of a generation: a device that would still be busy with its next
- * chunk when the others, at the rates measured so far, would have finished
- * everything left, leaves the rest to them (a CPU chunk of a slow kernel
- * would otherwise hold a GPU's generation up).  It leaves by taking itself
- * off the count of active devices, which the last active device cannot
- * do, so every individual is always claimed. */
+ * The span [front, back) of unclaimed individuals is one 64-bit word, so one
+ * compare-and-swap claims from either end: the GPUs take chunks from the
+ * front, the CPU pool's threads one individual at a time from the back.
+ * What a device claims is sized from the rates measured so far, in weight
+ * per second (an individual's weight: its selected features plus a fixed
+ * part, the cost of an evaluation growing with them):
+ *  - a GPU claims its full chunk (every SM holding as many blocks as fit) or
+ *    all that is left, as it would alone;
+ *  - a CPU thread claims the back individual only when it expects to finish
+ *    it before the GPUs, at their rate, would finish everything else left
+ *    (their current chunks included): so the CPU only ever takes work off the
+ *    GPUs, never holds their generation up.  The expectation is scaled by a
+ *    margin that grows when a generation's CPU tail did outlast the GPUs and
+ *    shrinks back when it did not;
+ *  - GPUs among themselves: one whose next chunk would outlast the other
+ *    GPUs' finishing everything left leaves the rest to them (the last GPU
+ *    claiming never leaves), so every individual is always claimed.
+ * Without a GPU the CPU threads claim everything, one at a time.
+ *
+ * EPISTREAM_NSGA_SIM_GPU=1 (tests): every gpu:N is simulated by one host
+ * thread that claims chunks of 4 as a GPU does and evaluates them with the
+ * CPU kernel, so that the mixed schedule runs (and is tested) without a GPU. */
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -24,12 +38,22 @@
 
 #include "nsga_internal.h"
 
+/* An individual's weight: its features and this many more (the part of an
+   evaluation that does not grow with them). */
+#define W_FIXED 4.0
+/* A simulated GPU's chunk. */
+#define SIM_CHUNK 4
+
 typedef struct {
     int gpu;         /* -1: the CPU pool, else the CUDA device */
+    int sim;         /* a GPU simulated on a host thread (tests) */
     es_gkn_t *g;
-    uint32_t chunk;
-    uint32_t par;    /* individuals it evaluates at once */
-    _Atomic double rate; /* individuals per second at full width, measured (0: none yet) */
+    es_ns_scratch_t sim_scr;
+    uint32_t chunk;  /* the most individuals of one claim */
+    /* weight per second (the CPU pool: of one thread), measured, 0 none yet */
+    _Atomic double rate;
+    _Atomic double busy_until; /* a GPU: when its current chunk should be done */
+    double t_end;    /* when it finished its last work of the generation */
     es_nsga_devstat_t st;
     int err;
 } device_t;
@@ -38,16 +62,25 @@ struct es_ns_sched {
     es_ns_problem_t pb;
     uint32_t words;
     int threads;
-    uint32_t n_dev;
+    uint32_t n_dev, n_gpu;
+    int cpu;         /* the CPU pool is a device */
     device_t dev[ES_NSGA_MAX_DEVICES];
     es_ns_scratch_t *scr; /* one per CPU thread */
+    double *wsum;    /* max_pop + 1: wsum[i] the weight of individuals [0, i) */
+    double margin;   /* >= 1: how much longer than measured a CPU thread assumes it takes */
     /* the evaluation in progress */
     const uint64_t *masks;
     double *f;
     uint32_t n;
-    _Atomic uint32_t next;
-    _Atomic uint32_t active; /* devices still claiming */
+    _Atomic uint64_t span;   /* unclaimed: [low 32 bits, high 32 bits) */
+    _Atomic uint32_t active; /* GPUs still claiming */
+    _Atomic int cpu_left;    /* a CPU thread left work to the GPUs this generation */
 };
+
+static inline uint64_t span_of(uint32_t front, uint32_t back)
+{
+    return (uint64_t)back << 32 | front;
+}
 
 /* Parse "cpu,gpu:0,gpu:1" into s->dev (gpu = gpu:0). */
 static int parse_devices(es_ns_sched_t *s, const char *spec)
@@ -105,6 +138,7 @@ int es_ns_sched_open(es_ns_sched_t **out, const char *spec, int threads,
     if (!s) return ES_ERR_NOMEM;
     s->pb = *pb;
     s->words = words;
+    s->margin = 1.0;
 #ifdef _OPENMP
     s->threads = threads > 0 ? threads : omp_get_max_threads();
 #else
@@ -112,16 +146,21 @@ int es_ns_sched_open(es_ns_sched_t **out, const char *spec, int threads,
     (void)threads;
 #endif
     if ((ret = parse_devices(s, spec))) goto fail;
+    if (!(s->wsum = malloc(((size_t)max_pop + 1) * sizeof *s->wsum))) {
+        ret = ES_ERR_NOMEM;
+        goto fail;
+    }
+    for (uint32_t k = 0; k < s->n_dev; k++) {
+        s->n_gpu += s->dev[k].gpu >= 0;
+        s->cpu |= s->dev[k].gpu < 0;
+    }
 #ifdef _OPENMP
     /* by default each GPU's host thread keeps a core of its own: with every core
        in the CPU pool, a GPU thread waiting on its device was descheduled and
        CPU+GPU ran slower than either (H200 host, 32 cores, 2026-11-27) */
-    if (threads <= 0) {
-        int n_gpu = 0;
-        for (uint32_t k = 0; k < s->n_dev; k++) n_gpu += s->dev[k].gpu >= 0;
-        if (n_gpu && s->threads > n_gpu) s->threads -= n_gpu;
-    }
+    if (threads <= 0 && s->n_gpu && s->threads > (int)s->n_gpu) s->threads -= (int)s->n_gpu;
 #endif
+    const char *sim = es_env_variant("EPISTREAM_NSGA_SIM_GPU");
     for (uint32_t k = 0; k < s->n_dev; k++) {
         device_t *v = &s->dev[k];
         if (v->gpu < 0) {
@@ -131,7 +170,7 @@ int es_ns_sched_open(es_ns_sched_t **out, const char *spec, int threads,
             }
             for (int t = 0; t < s->threads; t++)
                 if ((ret = es_ns_scratch_alloc(&s->scr[t], pb))) goto fail;
-            v->chunk = v->par = (uint32_t)s->threads;
+            v->chunk = 1;
             snprintf(v->st.name, sizeof v->st.name, "cpu (%d thread%s, %s)", s->threads,
                      s->threads == 1 ? "" : "s", es_ns_cpu_kernel_name());
             continue;
@@ -140,6 +179,13 @@ int es_ns_sched_open(es_ns_sched_t **out, const char *spec, int threads,
             es_error("--devices: zdt1 is evaluated on the CPU only");
             ret = ES_ERR_ARG;
             goto fail;
+        }
+        if (sim && !strcmp(sim, "1")) {
+            v->sim = 1;
+            if ((ret = es_ns_scratch_alloc(&v->sim_scr, pb))) goto fail;
+            v->chunk = SIM_CHUNK;
+            snprintf(v->st.name, sizeof v->st.name, "gpu:%d (simulated on a host thread)", v->gpu);
+            continue;
         }
         int n_gpu = 0;
         if (es_gkn_device_count(&n_gpu) || v->gpu >= n_gpu) {
@@ -167,7 +213,7 @@ int es_ns_sched_open(es_ns_sched_t **out, const char *spec, int threads,
                                .max_pop = max_pop,
                                .words = words};
         if ((ret = es_gkn_open(v->gpu, &cfg, &v->g))) goto fail;
-        v->chunk = v->par = es_gkn_chunk(v->g);
+        v->chunk = es_gkn_chunk(v->g);
         snprintf(v->st.name, sizeof v->st.name, "%s", es_gkn_name(v->g));
     }
     *out = s;
@@ -180,75 +226,126 @@ fail:
 void es_ns_sched_close(es_ns_sched_t *s)
 {
     if (!s) return;
-    for (uint32_t k = 0; k < s->n_dev; k++) es_gkn_close(s->dev[k].g);
+    for (uint32_t k = 0; k < s->n_dev; k++) {
+        es_gkn_close(s->dev[k].g);
+        if (s->dev[k].sim) es_ns_scratch_free(&s->dev[k].sim_scr);
+    }
     if (s->scr)
         for (int t = 0; t < s->threads; t++) es_ns_scratch_free(&s->scr[t]);
     free(s->scr);
+    free(s->wsum);
     free(s);
 }
 
-/* Claim the next individuals, up to want of them, for v: [*a, *b).
- * @return 0 when the caller is done */
-static int claim(es_ns_sched_t *s, device_t *v, uint32_t want, uint32_t *a, uint32_t *b)
+/* The GPUs' expected finish of the work left, now + (the weight of [front,
+ * back) + what their current chunks still hold) / their rates together; 0
+ * while a GPU's rate is unknown. */
+static double gpus_finish(const es_ns_sched_t *s, double now, uint32_t front, uint32_t back)
 {
-    double others = 0.0, rate = atomic_load(&v->rate);
-    int known = rate > 0;
-    for (uint32_t k = 0; k < s->n_dev; k++)
-        if (&s->dev[k] != v) {
-            double r = atomic_load(&s->dev[k].rate);
-            others += r;
-            known &= r > 0;
-        }
-    uint32_t at = atomic_load(&s->next);
+    double r = 0.0, busy = 0.0;
+    for (uint32_t k = 0; k < s->n_dev; k++) {
+        const device_t *v = &s->dev[k];
+        if (v->gpu < 0) continue;
+        double rv = atomic_load(&v->rate), until = atomic_load(&v->busy_until);
+        if (rv <= 0) return 0.0;
+        r += rv;
+        if (until > now) busy += rv * (until - now);
+    }
+    return now + (s->wsum[back] - s->wsum[front] + busy) / r;
+}
+
+/* A CPU thread: claim the back individual *i unless, at the rates measured,
+ * the thread would still be busy with it when the GPUs had finished all the
+ * rest.  @return 0 when the thread is done for this generation */
+static int claim_back(es_ns_sched_t *s, const device_t *cpu, uint32_t *i)
+{
+    uint64_t sp = atomic_load(&s->span);
     for (;;) {
-        if (at >= s->n) return 0;
-        uint32_t left = s->n - at, c = want < left ? want : left;
-        if (known && s->n_dev > 1) {
-            /* v's next chunk takes ceil(c / par) rounds of par / rate seconds */
-            double t_v = (double)((c + v->par - 1) / v->par) * v->par / rate;
-            if (t_v > left / others) {
-                uint32_t act = atomic_load(&s->active);
-                if (act > 1 && atomic_compare_exchange_weak(&s->active, &act, act - 1)) return 0;
-                if (act > 1) continue; /* the count moved: look again */
+        uint32_t front = (uint32_t)sp, back = (uint32_t)(sp >> 32);
+        if (back <= front) return 0;
+        double r = atomic_load(&cpu->rate);
+        if (s->n_gpu && r > 0) {
+            double now = es_time_now(), t_gpu = gpus_finish(s, now, front, back - 1);
+            double w = s->wsum[back] - s->wsum[back - 1];
+            if (t_gpu > 0 && now + s->margin * w / r > t_gpu) {
+                atomic_store(&s->cpu_left, 1);
+                return 0;
             }
         }
-        if (atomic_compare_exchange_weak(&s->next, &at, at + c)) {
-            *a = at;
-            *b = at + c;
+        if (atomic_compare_exchange_weak(&s->span, &sp, span_of(front, back - 1))) {
+            *i = back - 1;
             return 1;
         }
     }
 }
 
-/* After a chunk of c individuals in secs: the device's rate, smoothed. */
-static void measured(device_t *v, uint32_t c, double secs)
+/* A GPU: claim the next chunk from the front, [*a, *b): a full chunk, or
+ * all that is left (a launch of fewer blocks takes little less time: the
+ * CPU, not a smaller launch, trims the GPUs' tail).  @return 0 when the GPU
+ * is done */
+static int claim_front(es_ns_sched_t *s, device_t *v, uint32_t *a, uint32_t *b)
+{
+    uint64_t sp = atomic_load(&s->span);
+    for (;;) {
+        uint32_t front = (uint32_t)sp, back = (uint32_t)(sp >> 32);
+        if (back <= front) return 0;
+        uint32_t left = back - front, c = v->chunk < left ? v->chunk : left;
+        double rv = atomic_load(&v->rate), gpus = 0.0;
+        int known = rv > 0;
+        for (uint32_t k = 0; k < s->n_dev; k++) {
+            const device_t *u = &s->dev[k];
+            if (u->gpu < 0 || u == v) continue;
+            double r = atomic_load(&u->rate);
+            known &= r > 0;
+            gpus += r;
+        }
+        if (known && gpus > 0) {
+            /* the next chunk would outlast the other GPUs finishing everything left */
+            double w = s->wsum[front + c] - s->wsum[front];
+            if (w / rv > (s->wsum[back] - s->wsum[front]) / gpus) {
+                uint32_t act = atomic_load(&s->active);
+                if (act > 1 && atomic_compare_exchange_weak(&s->active, &act, act - 1)) return 0;
+                if (act > 1) continue; /* the count moved: look again */
+            }
+        }
+        if (atomic_compare_exchange_weak(&s->span, &sp, span_of(front + c, back))) {
+            *a = front;
+            *b = front + c;
+            return 1;
+        }
+    }
+}
+
+/* A rate sample (weight w in secs), smoothed. */
+static void measured(device_t *v, double w, double secs)
 {
     if (secs <= 0) return;
-    /* a short chunk takes as long as a full one: the rate at full width */
-    double r = (double)((c + v->par - 1) / v->par) * v->par / secs, old = atomic_load(&v->rate);
+    double r = w / secs, old = atomic_load(&v->rate);
     atomic_store(&v->rate, old > 0 ? 0.5 * old + 0.5 * r : r);
 }
 
 /* The CPU pool: its threads, in one parallel region per generation, each
- * claim one individual at a time (the pool's chunk: one per thread) and
- * evaluate it; the pool's rate is measured at its full width. */
+ * claim one individual at a time from the back and evaluate it. */
 static void run_cpu(es_ns_sched_t *s, device_t *v)
 {
     uint64_t done = 0;
-#pragma omp parallel num_threads(s->threads) reduction(+ : done)
+    double t_end = 0.0;
+#pragma omp parallel num_threads(s->threads) reduction(+ : done) reduction(max : t_end)
     {
         int t = 0;
 #ifdef _OPENMP
         t = omp_get_thread_num();
 #endif
-        uint32_t a, b;
-        while (claim(s, v, 1, &a, &b)) {
+        uint32_t i;
+        while (claim_back(s, v, &i)) {
             double t0 = es_time_now();
-            es_ns_eval_cpu(&s->pb, s->masks + (size_t)a * s->words, &s->scr[t], 1, s->f + 2 * (size_t)a);
-            measured(v, 1, es_time_now() - t0);
+            es_ns_eval_cpu(&s->pb, s->masks + (size_t)i * s->words, &s->scr[t], 1, s->f + 2 * (size_t)i);
+            t_end = es_time_now();
+            measured(v, s->wsum[i + 1] - s->wsum[i], t_end - t0);
             done++;
         }
     }
+    v->t_end = t_end;
     v->st.evaluations += done;
     v->st.chunks += done;
 }
@@ -256,17 +353,24 @@ static void run_cpu(es_ns_sched_t *s, device_t *v)
 static void run_gpu(es_ns_sched_t *s, device_t *v)
 {
     uint32_t a, b;
-    if ((v->err = es_gkn_population(v->g, s->masks, s->n, s->pb.init))) {
+    if (!v->sim && (v->err = es_gkn_population(v->g, s->masks, s->n, s->pb.init))) {
         atomic_fetch_sub(&s->active, 1);
         return;
     }
-    while (claim(s, v, v->chunk, &a, &b)) {
-        double t0 = es_time_now();
-        if ((v->err = es_gkn_eval(v->g, a, b - a, s->f + 2 * (size_t)a))) {
+    while (claim_front(s, v, &a, &b)) {
+        double t0 = es_time_now(), w = s->wsum[b] - s->wsum[a], r = atomic_load(&v->rate);
+        atomic_store(&v->busy_until, r > 0 ? t0 + w / r : 0.0);
+        if (v->sim) {
+            for (uint32_t i = a; i < b; i++)
+                es_ns_eval_cpu(&s->pb, s->masks + (size_t)i * s->words, &v->sim_scr, 1,
+                               s->f + 2 * (size_t)i);
+        } else if ((v->err = es_gkn_eval(v->g, a, b - a, s->f + 2 * (size_t)a))) {
             atomic_fetch_sub(&s->active, 1);
             return;
         }
-        measured(v, b - a, es_time_now() - t0);
+        v->t_end = es_time_now();
+        measured(v, w, v->t_end - t0);
+        atomic_store(&v->busy_until, 0.0);
         v->st.evaluations += b - a;
         v->st.chunks++;
     }
@@ -281,10 +385,30 @@ static void *device_main(void *arg)
 {
     job_t *j = arg;
     double t0 = es_time_now();
+    j->v->t_end = 0.0;
     if (j->v->gpu < 0) run_cpu(j->s, j->v);
     else run_gpu(j->s, j->v);
     j->v->st.seconds += es_time_now() - t0;
     return NULL;
+}
+
+/* After a generation on the CPU and GPUs: when the CPU's last individual
+ * ended after the GPUs' last chunk (the GPUs waited for it, by more than 2 %
+ * of the generation), the CPU threads assume more time per individual from
+ * now on; when the CPU left work to the GPUs and still ended first, a little
+ * less (never below what was measured). */
+static void adapt_margin(es_ns_sched_t *s, double t_start)
+{
+    double cpu_end = 0.0, gpu_end = 0.0;
+    for (uint32_t k = 0; k < s->n_dev; k++) {
+        const device_t *v = &s->dev[k];
+        if (v->gpu < 0) cpu_end = v->t_end;
+        else if (v->t_end > gpu_end) gpu_end = v->t_end;
+    }
+    if (cpu_end > 0 && gpu_end > 0 && cpu_end - gpu_end > 0.02 * (gpu_end - t_start))
+        s->margin = s->margin * 1.5 < 64.0 ? s->margin * 1.5 : 64.0;
+    else if (atomic_load(&s->cpu_left))
+        s->margin = s->margin * 0.9 > 1.0 ? s->margin * 0.9 : 1.0;
 }
 
 int es_ns_sched_eval(es_ns_sched_t *s, const uint64_t *masks, uint32_t n, const uint32_t *init,
@@ -294,10 +418,15 @@ int es_ns_sched_eval(es_ns_sched_t *s, const uint64_t *masks, uint32_t n, const 
     s->f = f;
     s->n = n;
     s->pb.init = init;
-    atomic_store(&s->next, 0);
-    uint32_t claimers = 0; /* each CPU thread claims for itself */
-    for (uint32_t k = 0; k < s->n_dev; k++) claimers += s->dev[k].gpu < 0 ? (uint32_t)s->threads : 1;
-    atomic_store(&s->active, claimers);
+    s->wsum[0] = 0.0;
+    for (uint32_t i = 0; i < n; i++)
+        s->wsum[i + 1] = s->wsum[i] + W_FIXED + es_ns_ones(masks + (size_t)i * s->words, s->words);
+    atomic_store(&s->span, span_of(0, n));
+    atomic_store(&s->active, s->n_gpu);
+    atomic_store(&s->cpu_left, 0);
+    double t_start = es_time_now();
+    int rated = 1; /* every device's rate known: the schedule above applied all along */
+    for (uint32_t k = 0; k < s->n_dev; k++) rated &= atomic_load(&s->dev[k].rate) > 0;
     job_t job[ES_NSGA_MAX_DEVICES];
     pthread_t th[ES_NSGA_MAX_DEVICES];
     int started[ES_NSGA_MAX_DEVICES] = {0};
@@ -315,6 +444,7 @@ int es_ns_sched_eval(es_ns_sched_t *s, const uint64_t *masks, uint32_t n, const 
     }
     for (uint32_t k = 0; k < s->n_dev; k++)
         if (s->dev[k].err) return s->dev[k].err;
+    if (s->cpu && s->n_gpu && rated) adapt_margin(s, t_start);
     return ES_OK;
 }
 

@@ -16,7 +16,7 @@ for t in "$top"/tests/*.sh; do
     case "$t" in */lib.sh) continue;; esac
     # the readers' fuzz harnesses (10 MB each, CPU code only) are not carried:
     # .ci/run replays their corpus under the sanitizers
-    case "$t" in */fuzz_replay.sh) echo "not here: $t (CPU only, run by .ci/run)"; continue;; esac
+    case "$t" in */fuzz_replay.sh) echo "not here: $t (CPU only, run by .ci/run)" >&2; continue;; esac
     echo "$t"
 done >>"$list"
 if [ -n "${TESTS:-}" ]; then

@@ -284,6 +284,9 @@ static int gpu_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, es_
         CHECK(cudaEventCreateWithFlags(&s->ready, cudaEventDisableTiming));
         CHECK(cudaEventCreateWithFlags(&s->used, cudaEventDisableTiming));
     }
+    /* the memsets above ran on the legacy default stream, which the
+     * non-blocking streams do not wait for: let them finish first */
+    CHECK(cudaDeviceSynchronize());
     return ES_OK;
 }
 

@@ -520,6 +520,11 @@ static int qt_open(int dev, const es_gpu_qt_config_t *cfg, es_gpu_qt_t *g)
         s.cnt = (uint32_t(*)[2])(s.code + off);
         s.tot = (long long(*)[2])(s.code + off + (size_t)cfg->block * sizeof(uint32_t[2]));
     }
+    /* the memsets above ran on the legacy default stream, which g->s (non-
+     * blocking) does not wait for: a block's upload on g->s could land
+     * before its slot's clearing and be zeroed (seen with the GPU shared by
+     * other processes).  Let them finish first. */
+    CHECK(cudaDeviceSynchronize());
     return ES_OK;
 }
 

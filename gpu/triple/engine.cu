@@ -525,6 +525,12 @@ static int open_engine(int dev, const es_gpu3_config_t *cfg, uint32_t n_blocks, 
             goto fail;
         }
     }
+    /* the memset above ran on the legacy default stream, which the
+     * non-blocking streams do not wait for: let it finish first */
+    if (cudaDeviceSynchronize() != cudaSuccess) {
+        ret = ES_ERR_GPU;
+        goto fail;
+    }
     *out = g;
     return ES_OK;
 fail:

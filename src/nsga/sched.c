@@ -23,6 +23,13 @@
  *    claiming never leaves), so every individual is always claimed.
  * Without a GPU the CPU threads claim everything, one at a time.
  *
+ * With the CPU and GPUs, each generation also chooses whether the CPU takes
+ * part at all: a generation's whole rate (its weight over its wall time) is
+ * kept for each mode, smoothed, and the faster one runs, the other tried
+ * again every PROBE_EVERY generations.  So a population whose generation
+ * the GPUs finish in a few milliseconds, where the CPU threads' start and
+ * claims cost more than they take off the GPUs, runs on the GPUs alone.
+ *
  * EPISTREAM_NSGA_SIM_GPU=1 (tests): every gpu:N is simulated by one host
  * thread that claims chunks of 4 as a GPU does and evaluates them with the
  * CPU kernel, so that the mixed schedule runs (and is tested) without a GPU. */
@@ -43,6 +50,9 @@
 #define W_FIXED 4.0
 /* A simulated GPU's chunk. */
 #define SIM_CHUNK 4
+/* The slower of the two modes (with the CPU or GPUs alone) runs again every
+   this many generations, so that a change of speed is seen. */
+#define PROBE_EVERY 16
 
 typedef struct {
     int gpu;         /* -1: the CPU pool, else the CUDA device */
@@ -68,6 +78,8 @@ struct es_ns_sched {
     es_ns_scratch_t *scr; /* one per CPU thread */
     double *wsum;    /* max_pop + 1: wsum[i] the weight of individuals [0, i) */
     double margin;   /* >= 1: how much longer than measured a CPU thread assumes it takes */
+    double gen_rate[2]; /* weight per second of whole generations: [0] GPUs alone, [1] with the CPU */
+    uint64_t gens;   /* generations evaluated */
     /* the evaluation in progress */
     const uint64_t *masks;
     double *f;
@@ -427,24 +439,34 @@ int es_ns_sched_eval(es_ns_sched_t *s, const uint64_t *masks, uint32_t n, const 
     double t_start = es_time_now();
     int rated = 1; /* every device's rate known: the schedule above applied all along */
     for (uint32_t k = 0; k < s->n_dev; k++) rated &= atomic_load(&s->dev[k].rate) > 0;
+    /* the CPU with the GPUs, or the GPUs alone: each mode measured once,
+     * then the faster, the other again every PROBE_EVERY generations */
+    int mixed = s->cpu && s->n_gpu, with_cpu = 1;
+    if (mixed) {
+        if (s->gen_rate[1] <= 0) with_cpu = 1;
+        else if (s->gen_rate[0] <= 0) with_cpu = 0;
+        else with_cpu = (s->gen_rate[1] >= s->gen_rate[0]) != (s->gens % PROBE_EVERY == PROBE_EVERY - 1);
+    }
     job_t job[ES_NSGA_MAX_DEVICES];
     pthread_t th[ES_NSGA_MAX_DEVICES];
-    int started[ES_NSGA_MAX_DEVICES] = {0};
+    int started[ES_NSGA_MAX_DEVICES] = {0}, runs[ES_NSGA_MAX_DEVICES], n_run = 0;
+    for (uint32_t k = 0; k < s->n_dev; k++)
+        if (with_cpu || s->dev[k].gpu >= 0) runs[n_run++] = (int)k;
     for (uint32_t k = 0; k < ES_NSGA_MAX_DEVICES; k++) job[k] = (job_t){s, &s->dev[k]};
-    if (s->n_dev == 1) {
-        device_main(&job[0]);
-    } else {
-        /* device 0 runs on this thread, the others on their own */
-        for (uint32_t k = 1; k < s->n_dev; k++)
-            started[k] = !pthread_create(&th[k], NULL, device_main, &job[k]);
-        device_main(&job[0]);
-        for (uint32_t k = 1; k < s->n_dev; k++)
-            if (started[k]) pthread_join(th[k], NULL);
-            else device_main(&job[k]); /* no thread: run its share here */
-    }
+    /* the first device runs on this thread, the others on their own */
+    for (int r = 1; r < n_run; r++) started[r] = !pthread_create(&th[r], NULL, device_main, &job[runs[r]]);
+    device_main(&job[runs[0]]);
+    for (int r = 1; r < n_run; r++)
+        if (started[r]) pthread_join(th[r], NULL);
+        else device_main(&job[runs[r]]); /* no thread: run its share here */
     for (uint32_t k = 0; k < s->n_dev; k++)
         if (s->dev[k].err) return s->dev[k].err;
-    if (s->cpu && s->n_gpu && rated) adapt_margin(s, t_start);
+    if (mixed) {
+        double secs = es_time_now() - t_start, *gr = &s->gen_rate[with_cpu];
+        if (secs > 0) *gr = *gr > 0 ? 0.5 * *gr + 0.5 * s->wsum[n] / secs : s->wsum[n] / secs;
+        if (with_cpu && rated) adapt_margin(s, t_start);
+    }
+    s->gens++;
     return ES_OK;
 }
 

@@ -26,7 +26,9 @@
  * With the CPU and GPUs, each generation also chooses whether the CPU takes
  * part at all: a generation's whole rate (its weight over its wall time) is
  * kept for each mode, smoothed, and the faster one runs, the other tried
- * again every PROBE_EVERY generations.  So a population whose generation
+ * again after PROBE_FIRST generations, then after twice as many each time
+ * it is still the slower (back to PROBE_FIRST when it won).  So a
+ * population whose generation
  * the GPUs finish in a few milliseconds, where the CPU threads' start and
  * claims cost more than they take off the GPUs, runs on the GPUs alone.
  *
@@ -50,9 +52,10 @@
 #define W_FIXED 4.0
 /* A simulated GPU's chunk. */
 #define SIM_CHUNK 4
-/* The slower of the two modes (with the CPU or GPUs alone) runs again every
-   this many generations, so that a change of speed is seen. */
-#define PROBE_EVERY 16
+/* The slower of the two modes (with the CPU or GPUs alone) runs again after
+   this many generations (doubling while it stays the slower), so that a
+   change of speed is seen. */
+#define PROBE_FIRST 16
 
 typedef struct {
     int gpu;         /* -1: the CPU pool, else the CUDA device */
@@ -80,6 +83,7 @@ struct es_ns_sched {
     double margin;   /* >= 1: how much longer than measured a CPU thread assumes it takes */
     double gen_rate[2]; /* weight per second of whole generations: [0] GPUs alone, [1] with the CPU */
     uint64_t gens;   /* generations evaluated */
+    uint64_t probe_next, probe_gap; /* the next generation of the slower mode, and the gap to it */
     /* the evaluation in progress */
     const uint64_t *masks;
     double *f;
@@ -445,7 +449,7 @@ int es_ns_sched_eval(es_ns_sched_t *s, const uint64_t *masks, uint32_t n, const 
     if (mixed) {
         if (s->gen_rate[1] <= 0) with_cpu = 1;
         else if (s->gen_rate[0] <= 0) with_cpu = 0;
-        else with_cpu = (s->gen_rate[1] >= s->gen_rate[0]) != (s->gens % PROBE_EVERY == PROBE_EVERY - 1);
+        else with_cpu = (s->gen_rate[1] >= s->gen_rate[0]) != (s->gens == s->probe_next);
     }
     job_t job[ES_NSGA_MAX_DEVICES];
     pthread_t th[ES_NSGA_MAX_DEVICES];
@@ -463,8 +467,15 @@ int es_ns_sched_eval(es_ns_sched_t *s, const uint64_t *masks, uint32_t n, const 
         if (s->dev[k].err) return s->dev[k].err;
     if (mixed) {
         double secs = es_time_now() - t_start, *gr = &s->gen_rate[with_cpu];
+        int probe = s->gens == s->probe_next && s->gen_rate[0] > 0 && s->gen_rate[1] > 0;
         if (secs > 0) *gr = *gr > 0 ? 0.5 * *gr + 0.5 * s->wsum[n] / secs : s->wsum[n] / secs;
         if (with_cpu && rated) adapt_margin(s, t_start);
+        if (s->gen_rate[0] > 0 && s->gen_rate[1] > 0 && (probe || !s->probe_gap)) {
+            /* the probed mode still the slower: wait twice as long for the next */
+            int lost = (s->gen_rate[1] >= s->gen_rate[0]) != with_cpu;
+            s->probe_gap = !s->probe_gap || !lost ? PROBE_FIRST : 2 * s->probe_gap;
+            s->probe_next = s->gens + s->probe_gap;
+        }
     }
     s->gens++;
     return ES_OK;

@@ -95,11 +95,8 @@ static void test_runs_same_front(void **state)
 
 int main(void)
 {
-    int n = 0;
-    if (es_gpu_device_count(&n) != ES_OK || n == 0) {
-        printf("no GPU: skipped\n");
-        return 77;
-    }
+    int skip = tu_gpu_none();
+    if (skip) return skip;
     es_log_set_level(ES_LOG_ERROR);
     dir = tu_mkdtemp();
     const struct CMUnitTest tests[] = {

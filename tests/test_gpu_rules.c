@@ -23,6 +23,8 @@
 #include "gpu.h"
 #include "rules.h"
 #include "rules_synth.h"
+#include "backend.h" /* testutil.h's scan helpers need it */
+#include "testutil.h"
 
 /* The model file's bytes (free them). */
 static char *model_bytes(const es_rules_model_t *m, size_t *len)
@@ -167,11 +169,8 @@ static void test_float32(void **state)
 
 int main(void)
 {
-    int n = 0;
-    if (es_gpu_device_count(&n) != ES_OK || n == 0) {
-        printf("no GPU: skipped\n");
-        return 77;
-    }
+    int skip = tu_gpu_none();
+    if (skip) return skip;
     es_log_set_level(ES_LOG_ERROR);
     /* RULES_GPU_TEST: run the tests matching this pattern only (compute-sanitizer runs) */
     if (getenv("RULES_GPU_TEST")) cmocka_set_test_filter(getenv("RULES_GPU_TEST"));

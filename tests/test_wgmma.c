@@ -164,11 +164,8 @@ static void test_bad_args(void **state)
 
 int main(void)
 {
-    int n = 0;
-    if (es_gpu_device_count(&n) != ES_OK || n == 0) {
-        printf("no CUDA device visible: skipped\n");
-        return 77;
-    }
+    int skip = tu_gpu_none();
+    if (skip) return skip;
     uint64_t a[48] = {0};
     uint32_t out[8];
     int ret = es_gpu_b1_gemm_test(0, 2, a, 1, a, 1, 48, 16, 16, 32, out);

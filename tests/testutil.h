@@ -424,15 +424,21 @@ static inline void tu_gpu_block_of(const es_planes_t *pl, uint32_t index, es_gpu
 }
 #endif
 
-/* 0 when a CUDA device is visible (*have_wgmma: the sm_90a kernels run on
- * device 0), else 77 after a line saying why: the test's exit status. */
-static inline int tu_gpu_probe(int *have_wgmma)
+/* 0 when a CUDA device is visible, else 77 after a line saying so: the
+ * test's exit status. */
+static inline int tu_gpu_none(void)
 {
     int n = 0;
-    if (es_gpu_device_count(&n) != ES_OK || n == 0) {
-        printf("no CUDA device visible: skipped\n");
-        return 77;
-    }
+    if (es_gpu_device_count(&n) == ES_OK && n > 0) return 0;
+    printf("no CUDA device visible: skipped\n");
+    return 77;
+}
+
+/* tu_gpu_none(), and *have_wgmma: the sm_90a kernels run on device 0. */
+static inline int tu_gpu_probe(int *have_wgmma)
+{
+    int skip = tu_gpu_none();
+    if (skip) return skip;
     uint64_t z[4] = {0, 0, 0, 0};
     uint32_t prod[2] = {0, 0};
     *have_wgmma = es_gpu_b1_gemm_test(0, 2, z, 1, z, 1, 2, 0, 2, 0, prod) == ES_OK;

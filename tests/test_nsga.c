@@ -278,10 +278,12 @@ static void test_threads_same_front(void **state)
 }
 
 /* The mixed schedule without a GPU: EPISTREAM_NSGA_SIM_GPU makes each gpu:N a
- * host thread that claims chunks from the front as a GPU does, while the CPU
- * pool's threads claim from the back by the measured rates.  Every split
- * gives the front and hypervolumes of the CPU alone, and every individual is
- * evaluated exactly once. */
+ * host thread that evaluates what a GPU would: with one GPU the planned
+ * schedule's launch (the CPU threads taking the heaviest individuals the plan
+ * gives them), with several (or EPISTREAM_NSGA_SCHED=dynamic) chunks claimed
+ * from the front while the CPU pool's threads claim from the back by the
+ * measured rates.  Every split gives the front and hypervolumes of the CPU
+ * alone, and every individual is evaluated exactly once. */
 static void test_sim_gpu_same_front(void **state)
 {
     (void)state;
@@ -298,6 +300,18 @@ static void test_sim_gpu_same_front(void **state)
         o.threads = 2;
         const char *dev[] = {"cpu", "gpu:0", "cpu,gpu:0", "gpu:0,gpu:1", "cpu,gpu:1,gpu:0"};
         nsga_same_runs(&d, &o, dev, 5);
+        /* one GPU: the planned schedule (above), and the chunked one */
+        setenv("EPISTREAM_NSGA_SCHED", "dynamic", 1);
+        nsga_same_runs(&d, &o, dev, 3);
+        unsetenv("EPISTREAM_NSGA_SCHED");
+        /* the plan gives the CPU threads one individual each in the second generation
+           (their rate), so both devices evaluate */
+        es_nsga_result_t r;
+        o.devices = "cpu,gpu:0";
+        assert_int_equal(es_nsga_run(&d, &o, &r), ES_OK);
+        assert_int_equal(r.n_dev, 2);
+        assert_true(r.dev[0].evaluations >= 2 && r.dev[1].evaluations > 0);
+        es_nsga_result_free(&r);
         es_nsga_data_free(&d);
     }
     unsetenv("EPISTREAM_NSGA_SIM_GPU");

@@ -1,4 +1,7 @@
-/* sched.c -- the population's evaluations spread over the devices by
+/* sched.c -- the population's evaluations spread over the devices.  With
+ * one GPU (with or without the CPU) each generation is planned before it
+ * starts (eval_planned() below says how); with several GPUs, or
+ * EPISTREAM_NSGA_SCHED=dynamic, by
  * dynamic self-scheduling (as in Escobar, Ortega et al.'s CPU+GPU NSGA-II):
  * one host thread per device (the CPU's thread pool counts as one device)
  * claims individuals from one shared span, so a faster device simply takes
@@ -38,6 +41,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,6 +61,20 @@
    change of speed is seen. */
 #define PROBE_FIRST 16
 
+/* Where a generation's time went (EPISTREAM_NSGA_TIMING=1), summed over the run. */
+typedef struct {
+    uint64_t gens, gens_cpu, cpu_evals, gpu_evals, launches, wide;
+    double eval;      /* es_ns_sched_eval() as a whole */
+    double order;     /* weights, sort and the choice of the CPU's part */
+    double upload;    /* es_gkn_population() and the launch call */
+    double gpu;       /* a launch's start to its values back on the host */
+    double kernel;    /* the kernels alone (CUDA events) */
+    double wake;      /* the CPU region's start to its first claim */
+    double cpu_late;  /* the CPU's end after the GPU's (the GPU's host thread waiting) */
+    double gpu_late;  /* the GPU's end after the CPU's (the CPU threads idle) */
+    double scatter;   /* the GPU's values to their individuals */
+} timing_t;
+
 typedef struct {
     int gpu;         /* -1: the CPU pool, else the CUDA device */
     int sim;         /* a GPU simulated on a host thread (tests) */
@@ -67,6 +85,8 @@ typedef struct {
     _Atomic double rate;
     _Atomic double busy_until; /* a GPU: when its current chunk should be done */
     double t_end;    /* when it finished its last work of the generation */
+    double kernel;   /* a GPU: its kernels' time (CUDA events) */
+    uint64_t launches, wide;
     es_nsga_devstat_t st;
     int err;
 } device_t;
@@ -84,6 +104,19 @@ struct es_ns_sched {
     double gen_rate[2]; /* weight per second of whole generations: [0] GPUs alone, [1] with the CPU */
     uint64_t gens;   /* generations evaluated */
     uint64_t probe_next, probe_gap; /* the next generation of the slower mode, and the gap to it */
+    /* the planned schedule (one GPU, with or without the CPU) */
+    int planned;     /* 0: the chunked self-scheduling above (EPISTREAM_NSGA_SCHED=dynamic) */
+    int timing;      /* EPISTREAM_NSGA_TIMING=1: the breakdown on stderr at the end */
+    uint32_t *order; /* max_pop: the generation's individuals, heaviest first */
+    uint64_t *keys;  /* max_pop: sort keys */
+    double *gf;      /* 2 max_pop: the GPU's values in position order */
+    double *ow;      /* max_pop: the weights in that order */
+    double *load;    /* threads: the CPU threads' planned loads */
+    double g_fix;    /* a GPU launch's fixed cost (s) */
+    double g_one;    /* weight per second of the heaviest individual of a launch alone */
+    double g_all;    /* weight per second of a launch's whole weight */
+    double c_wake;   /* seconds from the CPU region's start to its first claim */
+    timing_t tm;
     /* the evaluation in progress */
     const uint64_t *masks;
     double *f;
@@ -176,15 +209,30 @@ int es_ns_sched_open(es_ns_sched_t **out, const char *spec, int threads,
        CPU+GPU ran slower than either (H200 host, 32 cores, 2026-11-27) */
     if (threads <= 0 && s->n_gpu && s->threads > (int)s->n_gpu) s->threads -= (int)s->n_gpu;
 #endif
-    const char *sim = es_env_variant("EPISTREAM_NSGA_SIM_GPU");
+    const char *sim = es_env_variant("EPISTREAM_NSGA_SIM_GPU"), *sv = es_env_variant("EPISTREAM_NSGA_SCHED"),
+               *tv = es_env_variant("EPISTREAM_NSGA_TIMING");
+    s->planned = s->n_gpu == 1 && !(sv && !strcmp(sv, "dynamic"));
+    s->timing = tv && !strcmp(tv, "1");
+    if (s->planned &&
+        (!(s->order = malloc((size_t)max_pop * sizeof *s->order)) ||
+         !(s->keys = malloc((size_t)max_pop * sizeof *s->keys)) ||
+         !(s->gf = malloc((size_t)max_pop * 2 * sizeof *s->gf)) ||
+         !(s->ow = malloc((size_t)max_pop * sizeof *s->ow)) ||
+         !(s->load = malloc(((size_t)s->threads + 1) * sizeof *s->load)))) {
+        ret = ES_ERR_NOMEM;
+        goto fail;
+    }
     for (uint32_t k = 0; k < s->n_dev; k++) {
         device_t *v = &s->dev[k];
         if (v->gpu < 0) {
-            if (!(s->scr = calloc((size_t)s->threads, sizeof *s->scr))) {
+            /* the planned schedule: the GPU's host thread joins the CPU threads once its
+               launch is done (one scratch more) */
+            int n_scr = s->threads + s->planned;
+            if (!(s->scr = calloc((size_t)n_scr, sizeof *s->scr))) {
                 ret = ES_ERR_NOMEM;
                 goto fail;
             }
-            for (int t = 0; t < s->threads; t++)
+            for (int t = 0; t < n_scr; t++)
                 if ((ret = es_ns_scratch_alloc(&s->scr[t], pb))) goto fail;
             v->chunk = 1;
             snprintf(v->st.name, sizeof v->st.name, "cpu (%d thread%s, %s)", s->threads,
@@ -230,7 +278,14 @@ int es_ns_sched_open(es_ns_sched_t **out, const char *spec, int threads,
                                .words = words};
         if ((ret = es_gkn_open(v->gpu, &cfg, &v->g))) goto fail;
         v->chunk = es_gkn_chunk(v->g);
+        s->g_fix = es_gkn_launch_overhead(v->g);
         snprintf(v->st.name, sizeof v->st.name, "%s", es_gkn_name(v->g));
+    }
+    if (s->planned && s->cpu) { /* the CPU threads started here, not in a generation */
+#pragma omp parallel num_threads(s->threads + 1)
+        {
+            (void)0;
+        }
     }
     *out = s;
     return ES_OK;
@@ -238,6 +293,8 @@ fail:
     es_ns_sched_close(s);
     return ret;
 }
+
+static void print_timing(const es_ns_sched_t *s);
 
 void es_ns_sched_close(es_ns_sched_t *s)
 {
@@ -247,9 +304,15 @@ void es_ns_sched_close(es_ns_sched_t *s)
         if (s->dev[k].sim) es_ns_scratch_free(&s->dev[k].sim_scr);
     }
     if (s->scr)
-        for (int t = 0; t < s->threads; t++) es_ns_scratch_free(&s->scr[t]);
+        for (int t = 0; t < s->threads + s->planned; t++) es_ns_scratch_free(&s->scr[t]);
+    if (s->timing) print_timing(s);
     free(s->scr);
     free(s->wsum);
+    free(s->order);
+    free(s->keys);
+    free(s->gf);
+    free(s->ow);
+    free(s->load);
     free(s);
 }
 
@@ -369,7 +432,7 @@ static void run_cpu(es_ns_sched_t *s, device_t *v)
 static void run_gpu(es_ns_sched_t *s, device_t *v)
 {
     uint32_t a, b;
-    if (!v->sim && (v->err = es_gkn_population(v->g, s->masks, s->n, s->pb.init))) {
+    if (!v->sim && (v->err = es_gkn_population(v->g, s->masks, s->n, s->pb.init, NULL))) {
         atomic_fetch_sub(&s->active, 1);
         return;
     }
@@ -383,6 +446,11 @@ static void run_gpu(es_ns_sched_t *s, device_t *v)
         } else if ((v->err = es_gkn_eval(v->g, a, b - a, s->f + 2 * (size_t)a))) {
             atomic_fetch_sub(&s->active, 1);
             return;
+        } else {
+            int wide;
+            v->kernel += es_gkn_kernel_seconds(v->g, &wide);
+            v->launches++;
+            v->wide += (uint64_t)wide;
         }
         v->t_end = es_time_now();
         measured(v, w, v->t_end - t0);
@@ -427,6 +495,240 @@ static void adapt_margin(es_ns_sched_t *s, double t_start)
         s->margin = s->margin * 0.9 > 1.0 ? s->margin * 0.9 : 1.0;
 }
 
+/* ---- the planned schedule: one GPU, with or without the CPU ---------------------------
+ *
+ * Chunks of self-scheduling cost a GPU a launch and a wait each, and a launch of fewer
+ * blocks than the SMs hold takes about as long as a full one: on one H200 a generation
+ * of the paper's shape takes the GPU 1-3 ms, and the CPU threads' claims between its
+ * chunks never shortened it (CPU+GPU ran at 0.91-0.99x the GPU alone).  So with one GPU
+ * each generation is planned before it starts, from the rates measured so far:
+ *  - the individuals are ordered heaviest first (weight: selected features + W_FIXED);
+ *  - the CPU threads take the c heaviest, the GPU the others in one launch (its blocks
+ *    heaviest first, so that a launch of more blocks than the SMs hold ends together);
+ *  - c minimises the later of the two ends: the CPU's, its threads taking the
+ *    individuals in order each as it is free (so its planned makespan is that list
+ *    schedule's, at the measured rate of a thread, times a margin that grows when the
+ *    CPU ended late and shrinks when it ended early, plus its threads' start); the
+ *    GPU's, a launch's fixed cost plus the longer of its heaviest individual at the
+ *    rate of one individual alone and its whole weight at the rate of a full device
+ *    (each rate re-measured on the launches where it was the longer).  c = 0 (the GPU
+ *    alone, no CPU thread woken) unless the plan ends at least 1 % sooner;
+ *  - the GPU's launch is started before the CPU threads, and its host thread, once the
+ *    values are back, takes the CPU's individuals that are still unclaimed.
+ * Which device evaluates an individual never changes its values: the plan moves time
+ * only.  The first generation runs on the GPU alone (its rates); the second, and every
+ * PROBE_CPU-th while the plan leaves the CPU out, gives each CPU thread one of the
+ * lightest individuals (the CPU's rate and start, at the cost of a wake-up). */
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The GPU's planned time for the weight w_all whose heaviest individual is w_one. */
+static double gpu_plan(const es_ns_sched_t *s, double w_one, double w_all)
+{
+    double a = w_one / s->g_one, b = w_all / s->g_all;
+    return s->g_fix + (a > b ? a : b);
+}
+
+/* How often (generations) the CPU threads are given the lightest individuals, one each,
+   while the plan leaves them out: their rate and start measured again at little cost
+   (the GPU's time is its heaviest individuals' or its whole weight's). */
+#define PROBE_CPU 16
+
+/* The CPU's part of the n individuals in s->order (weights w, heaviest first): positions
+ * [*lo, *hi), the heaviest c (*lo = 0) or, to measure the CPU, the lightest few. */
+static void plan_cpu(es_ns_sched_t *s, const device_t *cpu, const double *w, uint32_t n, uint32_t *lo,
+                     uint32_t *hi)
+{
+    *lo = *hi = 0;
+    if (!cpu || s->g_all <= 0) return;            /* the GPU's rates first */
+    double r = atomic_load(&cpu->rate);
+    uint32_t T = (uint32_t)s->threads, probe = T < n / 4 ? T : n / 4;
+    if (r <= 0 || s->gens >= s->probe_next) {     /* one light individual a thread */
+        *lo = n - probe;
+        *hi = n;
+        return;
+    }
+    double total = s->wsum[n], t_gpu = gpu_plan(s, w[0], total), best = 0.99 * t_gpu, mk = 0.0, wc = 0.0;
+    uint32_t c_best = 0;
+    for (uint32_t t = 0; t < T; t++) s->load[t] = 0.0;
+    for (uint32_t c = 1; c <= n; c++) {
+        uint32_t l = 0; /* the thread free first takes the next */
+        for (uint32_t t = 1; t < T; t++)
+            if (s->load[t] < s->load[l]) l = t;
+        s->load[l] += w[c - 1];
+        if (s->load[l] > mk) mk = s->load[l];
+        wc += w[c - 1];
+        double tc = s->c_wake + s->margin * mk / r;
+        if (tc >= best) break; /* only grows from here */
+        double tg = c < n ? gpu_plan(s, w[c], total - wc) : 0.0, t = tc > tg ? tc : tg;
+        if (t < best) {
+            best = t;
+            c_best = c;
+        }
+    }
+    *hi = c_best;
+}
+
+/* A GPU launch of weight w_all (heaviest w_one) took secs: the rate of the longer part
+ * of its plan re-measured (both the first time). */
+static void gpu_measured(es_ns_sched_t *s, double w_one, double w_all, double secs)
+{
+    double x = secs - s->g_fix;
+    if (x < 1e-7) x = 1e-7;
+    if (s->g_all <= 0) {
+        s->g_one = w_one / x;
+        s->g_all = w_all / x;
+    } else if (w_all / s->g_all >= w_one / s->g_one) s->g_all = 0.5 * s->g_all + 0.5 * w_all / x;
+    else s->g_one = 0.5 * s->g_one + 0.5 * w_one / x;
+}
+
+static int eval_planned(es_ns_sched_t *s, double t_start)
+{
+    uint32_t n = s->n;
+    device_t *gv = NULL, *cv = NULL;
+    for (uint32_t k = 0; k < s->n_dev; k++) {
+        if (s->dev[k].gpu < 0) cv = &s->dev[k];
+        else gv = &s->dev[k];
+    }
+    /* heaviest first, then by number: keys (UINT32_MAX - ones) << 32 | i */
+    for (uint32_t i = 0; i < n; i++)
+        s->keys[i] = (uint64_t)(UINT32_MAX - (uint32_t)(s->wsum[i + 1] - s->wsum[i] - W_FIXED)) << 32 | i;
+    qsort(s->keys, n, sizeof *s->keys, cmp_u64);
+    double *w = s->ow;
+    for (uint32_t q = 0; q < n; q++) {
+        s->order[q] = (uint32_t)s->keys[q];
+        w[q] = s->wsum[s->order[q] + 1] - s->wsum[s->order[q]];
+    }
+    uint32_t lo, hi; /* the CPU's positions; the GPU's: the others, [g0, g1) */
+    plan_cpu(s, cv, w, n, &lo, &hi);
+    uint32_t c = hi - lo, g0 = lo ? 0 : hi, g1 = lo ? lo : n;
+    if (cv && (c || s->gens >= s->probe_next)) s->probe_next = s->gens + PROBE_CPU;
+    double w_one = g1 > g0 ? w[g0] : 0.0, w_all = 0.0;
+    for (uint32_t q = g0; q < g1; q++) w_all += w[q];
+    double t_plan = es_time_now();
+    s->tm.order += t_plan - t_start;
+    /* the GPU's part, positions [c, n), started */
+    if (!gv->sim && ((gv->err = es_gkn_population(gv->g, s->masks, n, s->pb.init, s->order)) ||
+                     (gv->err = es_gkn_launch(gv->g, g0, g1 - g0))))
+        return gv->err;
+    double t_launch = es_time_now(), t_gpu_end = t_launch, t_cpu_end = 0.0, t_first = 0.0;
+    s->tm.upload += t_launch - t_plan;
+    _Atomic uint32_t next = lo;
+    uint64_t cpu_done = 0;
+    int err = ES_OK;
+    if (!c) { /* the GPU alone */
+        if (gv->sim) {
+            for (uint32_t q = 0; q < n; q++)
+                es_ns_eval_cpu(&s->pb, s->masks + (size_t)s->order[q] * s->words, &gv->sim_scr, 1,
+                               s->f + 2 * (size_t)s->order[q]);
+        } else err = es_gkn_wait(gv->g, s->gf);
+        t_gpu_end = es_time_now();
+    } else {
+        int T = s->threads;
+        double t_par = es_time_now();
+        t_first = 0.0;
+#pragma omp parallel num_threads(T + 1) reduction(+ : cpu_done) reduction(max : t_cpu_end)
+        {
+            int t = 0;
+#ifdef _OPENMP
+            t = omp_get_thread_num();
+#endif
+            if (t == T) { /* the GPU's host thread: its values back, then the CPU's leftovers */
+                int e = ES_OK;
+                if (gv->sim) {
+                    for (uint32_t q = g0; q < g1; q++)
+                        es_ns_eval_cpu(&s->pb, s->masks + (size_t)s->order[q] * s->words, &gv->sim_scr,
+                                       1, s->f + 2 * (size_t)s->order[q]);
+                } else e = es_gkn_wait(gv->g, s->gf);
+                t_gpu_end = es_time_now();
+                if (e) {
+#pragma omp critical(es_ns_err)
+                    err = e;
+                }
+            }
+            uint32_t q;
+            while ((q = atomic_fetch_add(&next, 1)) < hi) {
+                double t0 = es_time_now();
+                if (q == lo) t_first = t0;
+                uint32_t i = s->order[q];
+                es_ns_eval_cpu(&s->pb, s->masks + (size_t)i * s->words, &s->scr[t], 1, s->f + 2 * (size_t)i);
+                t_cpu_end = es_time_now();
+                if (t < T) measured(cv, w[q], t_cpu_end - t0);
+                cpu_done++;
+            }
+        }
+        double wake = t_first > t_par ? t_first - t_par : 0.0;
+        s->c_wake = s->c_wake > 0 ? 0.5 * s->c_wake + 0.5 * wake : wake;
+        s->tm.wake += wake;
+        cv->st.evaluations += cpu_done;
+        cv->st.chunks += cpu_done;
+        cv->st.seconds += t_cpu_end - t_par;
+        /* the margin: the GPU waited for the CPU (by more than 2 % of the generation), or
+           the CPU ended early (by more than 5 %) */
+        double gen = (t_gpu_end > t_cpu_end ? t_gpu_end : t_cpu_end) - t_start;
+        if (t_cpu_end > t_gpu_end) s->tm.cpu_late += t_cpu_end - t_gpu_end;
+        else s->tm.gpu_late += t_gpu_end - t_cpu_end;
+        if (t_cpu_end - t_gpu_end > 0.02 * gen) s->margin = s->margin * 1.3 < 16.0 ? s->margin * 1.3 : 16.0;
+        else if (!lo && t_gpu_end - t_cpu_end > 0.05 * gen) /* (a probe ends early by design) */
+            s->margin = s->margin * 0.9 > 0.5 ? s->margin * 0.9 : 0.5;
+        s->tm.gens_cpu++;
+        s->tm.cpu_evals += cpu_done;
+    }
+    if (err) return gv->err = err;
+    double t_sc = es_time_now();
+    if (!gv->sim && g1 > g0) {
+        for (uint32_t q = g0; q < g1; q++) {
+            uint32_t i = s->order[q];
+            s->f[2 * (size_t)i] = s->gf[2 * (size_t)(q - g0)];
+            s->f[2 * (size_t)i + 1] = s->gf[2 * (size_t)(q - g0) + 1];
+        }
+        int wide;
+        double k = es_gkn_kernel_seconds(gv->g, &wide);
+        s->tm.kernel += k;
+        s->tm.wide += (uint64_t)wide;
+        s->tm.launches++;
+    }
+    s->tm.scatter += es_time_now() - t_sc;
+    if (g1 > g0) {
+        gpu_measured(s, w_one, w_all, t_gpu_end - t_launch);
+        gv->st.evaluations += g1 - g0;
+        gv->st.chunks++;
+        gv->st.seconds += t_gpu_end - t_launch;
+        s->tm.gpu += t_gpu_end - t_launch;
+        s->tm.gpu_evals += g1 - g0;
+    }
+    return ES_OK;
+}
+
+static void print_timing(const es_ns_sched_t *s)
+{
+    const timing_t *m = &s->tm;
+    double g = m->gens ? (double)m->gens : 1.0;
+    uint64_t launches = m->launches, wide = m->wide;
+    double kernel = m->kernel;
+    for (uint32_t k = 0; k < s->n_dev; k++) {
+        launches += s->dev[k].launches;
+        wide += s->dev[k].wide;
+        kernel += s->dev[k].kernel;
+    }
+    fprintf(stderr,
+            "nsga-timing\tschedule %s\tgenerations %llu\twith_cpu %llu\tcpu_evals %llu\tgpu_evals %llu\t"
+            "launches %llu\twide %llu\tlaunch_fixed_us %.1f\n"
+            "nsga-timing-us-per-generation\teval %.1f\torder %.1f\tupload+launch %.1f\tgpu %.1f\tkernel %.1f\t"
+            "scatter %.1f\tcpu_wake %.1f\tcpu_late %.1f\tgpu_late %.1f\n",
+            s->planned ? "planned" : s->n_gpu ? "dynamic" : "cpu", (unsigned long long)m->gens, (unsigned long long)m->gens_cpu,
+            (unsigned long long)m->cpu_evals, (unsigned long long)m->gpu_evals, (unsigned long long)launches,
+            (unsigned long long)wide, 1e6 * s->g_fix, 1e6 * m->eval / g, 1e6 * m->order / g,
+            1e6 * m->upload / g, 1e6 * m->gpu / g, 1e6 * kernel / g, 1e6 * m->scatter / g,
+            m->gens_cpu ? 1e6 * m->wake / (double)m->gens_cpu : 0.0,
+            m->gens_cpu ? 1e6 * m->cpu_late / (double)m->gens_cpu : 0.0,
+            m->gens_cpu ? 1e6 * m->gpu_late / (double)m->gens_cpu : 0.0);
+}
+
 int es_ns_sched_eval(es_ns_sched_t *s, const uint64_t *masks, uint32_t n, const uint32_t *init,
                      double *f)
 {
@@ -437,10 +739,17 @@ int es_ns_sched_eval(es_ns_sched_t *s, const uint64_t *masks, uint32_t n, const 
     s->wsum[0] = 0.0;
     for (uint32_t i = 0; i < n; i++)
         s->wsum[i + 1] = s->wsum[i] + W_FIXED + es_ns_ones(masks + (size_t)i * s->words, s->words);
+    double t_start = es_time_now();
+    if (s->planned) {
+        int ret = eval_planned(s, t_start);
+        s->gens++;
+        s->tm.gens++;
+        s->tm.eval += es_time_now() - t_start;
+        return ret;
+    }
     atomic_store(&s->span, span_of(0, n));
     atomic_store(&s->active, s->n_gpu);
     atomic_store(&s->cpu_left, 0);
-    double t_start = es_time_now();
     int rated = 1; /* every device's rate known: the schedule above applied all along */
     for (uint32_t k = 0; k < s->n_dev; k++) rated &= atomic_load(&s->dev[k].rate) > 0;
     /* the CPU with the GPUs, or the GPUs alone: each mode measured once,
@@ -478,6 +787,8 @@ int es_ns_sched_eval(es_ns_sched_t *s, const uint64_t *masks, uint32_t n, const 
         }
     }
     s->gens++;
+    s->tm.gens++;
+    s->tm.eval += es_time_now() - t_start;
     return ES_OK;
 }
 

@@ -653,7 +653,7 @@ extern "C" int es_gkn_open(int dev, const es_gkn_config_t *cfg, es_gkn_t **out)
     }
     /* every kernel of the objective launched once on an empty mask (its module loaded
        here, not in the first generation), the second launch timed: a launch's fixed cost */
-    double *f0 = g->h_f;
+    double f0[2];
     if ((ret = es_gkn_population(g, nullptr, 0, nullptr, nullptr)) == ES_OK) {
         CHECK(cudaMemsetAsync(g->d_masks, 0, cfg->words * sizeof(uint64_t), g->st));
         for (int w = 0; w < (g->wide ? 2 : 1) && ret == ES_OK; w++) {

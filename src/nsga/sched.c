@@ -774,6 +774,7 @@ int es_ns_sched_eval(es_ns_sched_t *s, const uint64_t *masks, uint32_t n, const 
         else device_main(&job[runs[r]]); /* no thread: run its share here */
     for (uint32_t k = 0; k < s->n_dev; k++)
         if (s->dev[k].err) return s->dev[k].err;
+    s->tm.gens_cpu += (uint64_t)(with_cpu && s->cpu);
     if (mixed) {
         double secs = es_time_now() - t_start, *gr = &s->gen_rate[with_cpu];
         int probe = s->gens == s->probe_next && s->gen_rate[0] > 0 && s->gen_rate[1] > 0;

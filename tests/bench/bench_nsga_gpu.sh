@@ -32,7 +32,8 @@ reps=${BENCH_REPS:-2}
 t_begin=$(date +%s)
 nvidia-smi -L; echo "host CPUs: $(nproc)"
 [ -x $C/bin/test_nsga ] && { echo "== test_nsga"; timeout 100 $C/bin/test_nsga 2>&1 | tail -1; }
-echo "== test_gpu_nsga"; timeout 100 $C/bin/test_gpu_nsga 2>&1 | tail -4; echo "rc $?"
+echo "== test_gpu_nsga"; timeout 100 $C/bin/test_gpu_nsga >$W/test_gpu_nsga.out 2>&1; echo "rc $?"
+grep -v '^\[ \(RUN\|      OK\) \]' $W/test_gpu_nsga.out | tail -6
 
 # one NAME DEVICES ENV ARGS...: one run (ENV: "new" or "old"); the best
 # evaluations/s so far in $W/NAME.eps, that run's log and timing kept
@@ -64,7 +65,7 @@ mx() { awk -v a=$1 -v b=$2 'BEGIN { print (a + 0 > b + 0 ? a : b) }'; }
 # problem BASE REPS ARGS...: cpu, gpu and mixed, new and old, alternated
 problem() {
   b=$1 n=$2; shift 2
-  rm -f $W/${b}_*.eps
+  for x in cpu gpu mix gpuold mixold; do rm -f $W/${b}_$x.eps; done
   r=0
   while [ $r -lt $n ]; do
     for cfg in cpu:cpu:new gpu:gpu:0:new mix:cpu,gpu:0:new gpuold:gpu:0:old mixold:cpu,gpu:0:old; do
@@ -75,16 +76,6 @@ problem() {
   done
 }
 
-bc="--table $C/data/bc.csv --population 100 --generations 100 --seed 1"
-problem bc $reps $bc
-problem dg $reps --table $C/data/digits.csv --objectives nc-error,size --population 100 --generations 100 --seed 1
-for pop in 120 960 480; do
-  ee="--table $C/data/eeg.csv --objectives kmeans --population $pop --generations 50"
-  n=$reps; [ $pop = 480 ] || n=$((reps + 1))
-  [ $pop = 480 ] || one eeg${pop}_seq cpu new $E nsga $ee --threads 1
-  problem eeg$pop $n $ee
-done
-
 row() { # label base
   l=$1 b=$2
   c=$(eps ${b}_cpu) g=$(eps ${b}_gpu) m=$(eps ${b}_mix) go=$(eps ${b}_gpuold) mo=$(eps ${b}_mixold)
@@ -92,14 +83,29 @@ row() { # label base
     "$(ratio $mo $(mx $c $go))" "$g" "$m" "$(ratio $m $(mx $c $g))" "$(share ${b}_mix)" \
     "$(same ${b}_cpu ${b}_gpu ${b}_mix ${b}_gpuold ${b}_mixold)"
 }
+# each row as soon as its runs are done (the K-means rows first), none begun past
+# two thirds of the budget
+budget=${BENCH_BUDGET_S:-230}
 echo
 echo "| problem | 1 CPU thread | CPU threads | gpu:0 before | cpu,gpu:0 before | ratio before | gpu:0 | cpu,gpu:0 | mixed / faster alone | CPU share (mixed) | same fronts |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
-row "breast_cancer 5-NN, 100 x 100" bc
-row "digits nearest centroid, 100 x 100" dg
-row "178 x 3,600 K-means, 120 x 50" eeg120
-row "178 x 3,600 K-means, 480 x 50" eeg480
-row "178 x 3,600 K-means, 960 x 50" eeg960
+bc="--table $C/data/bc.csv --population 100 --generations 100 --seed 1"
+for pb in eeg120 eeg960 bc dg eeg480; do
+  [ $(( $(date +%s) - t_begin )) -lt $((budget * 2 / 3)) ] || { echo "| $pb | (skipped: time) |"; continue; }
+  case $pb in
+  bc) problem bc $reps $bc; row "breast_cancer 5-NN, 100 x 100" bc ;;
+  dg) problem dg $reps --table $C/data/digits.csv --objectives nc-error,size --population 100 --generations 100 --seed 1
+      row "digits nearest centroid, 100 x 100" dg ;;
+  eeg*)
+    pop=${pb#eeg}
+    ee="--table $C/data/eeg.csv --objectives kmeans --population $pop --generations 50"
+    n=$reps; [ $pop = 480 ] || n=$((reps + 1))
+    rm -f $W/eeg${pop}_seq.eps
+    [ $pop = 480 ] || one eeg${pop}_seq cpu new $E nsga $ee --threads 1
+    problem eeg$pop $n $ee
+    row "178 x 3,600 K-means, $pop x 50" eeg$pop ;;
+  esac
+done
 echo
 for pop in 120 960; do
   awk -v s=$(eps eeg${pop}_seq) -v g=$(eps eeg${pop}_gpu) -v m=$(eps eeg${pop}_mix) -v go=$(eps eeg${pop}_gpuold) -v p=$pop 'BEGIN {
@@ -122,7 +128,7 @@ if nvidia-smi -L | grep -q "GPU 1"; then
 fi
 
 # last, so that a short time limit still leaves the table
-left=$(( ${BENCH_BUDGET_S:-230} - ($(date +%s) - t_begin) ))
+left=$(( budget - ($(date +%s) - t_begin) ))
 if command -v compute-sanitizer >/dev/null 2>&1 && [ $left -gt 10 ]; then
   echo "== compute-sanitizer --tool memcheck test_gpu_nsga (at most $left s)"
   timeout $left compute-sanitizer --tool memcheck $C/bin/test_gpu_nsga 2>&1 | tail -4

@@ -655,7 +655,7 @@ extern "C" int es_gkn_open(int dev, const es_gkn_config_t *cfg, es_gkn_t **out)
        here, not in the first generation), the second launch timed: a launch's fixed cost */
     double f0[2];
     if ((ret = es_gkn_population(g, nullptr, 0, nullptr, nullptr)) == ES_OK) {
-        CHECK(cudaMemsetAsync(g->d_masks, 0, cfg->words * sizeof(uint64_t), g->st));
+        if (cudaMemsetAsync(g->d_masks, 0, cfg->words * sizeof(uint64_t), g->st) != cudaSuccess) ret = ES_ERR_GPU;
         for (int w = 0; w < (g->wide ? 2 : 1) && ret == ES_OK; w++) {
             int keep = g->wide;
             g->wide = w ? 2 : 0;

@@ -304,13 +304,12 @@ static void test_sim_gpu_same_front(void **state)
         setenv("EPISTREAM_NSGA_SCHED", "dynamic", 1);
         nsga_same_runs(&d, &o, dev, 3);
         unsetenv("EPISTREAM_NSGA_SCHED");
-        /* the plan gives the CPU threads one individual each in the second generation
-           (their rate), so both devices evaluate */
+        /* the simulated GPU is one host thread: the plan gives the two CPU threads a part */
         es_nsga_result_t r;
         o.devices = "cpu,gpu:0";
         assert_int_equal(es_nsga_run(&d, &o, &r), ES_OK);
         assert_int_equal(r.n_dev, 2);
-        assert_true(r.dev[0].evaluations >= 2 && r.dev[1].evaluations > 0);
+        assert_true(r.dev[0].evaluations > 0 && r.dev[1].evaluations > 0);
         es_nsga_result_free(&r);
         es_nsga_data_free(&d);
     }

@@ -113,8 +113,9 @@ struct es_ns_sched {
     double *ow;      /* max_pop: the weights in that order */
     double *load;    /* threads: the CPU threads' planned loads */
     double g_fix;    /* a GPU launch's fixed cost (s) */
-    double g_one;    /* weight per second of the heaviest individual of a launch alone */
-    double g_all;    /* weight per second of a launch's whole weight */
+    uint32_t g_sms;  /* a launch of at most this many individuals runs one an SM (0: none) */
+    double g_one;    /* weight per second of such a launch's heaviest individual (0: unknown) */
+    double g_all;    /* weight per second of a larger launch's whole weight (0: unknown) */
     double c_wake;   /* seconds from the CPU region's start to its first claim */
     timing_t tm;
     /* the evaluation in progress */
@@ -279,13 +280,41 @@ int es_ns_sched_open(es_ns_sched_t **out, const char *spec, int threads,
         if ((ret = es_gkn_open(v->gpu, &cfg, &v->g))) goto fail;
         v->chunk = es_gkn_chunk(v->g);
         s->g_fix = es_gkn_launch_overhead(v->g);
+        s->g_sms = es_gkn_sms(v->g);
         snprintf(v->st.name, sizeof v->st.name, "%s", es_gkn_name(v->g));
     }
-    if (s->planned && s->cpu) { /* the CPU threads started here, not in a generation */
+    if (s->planned && s->cpu) {
+        /* the CPU threads started here, not in a generation */
 #pragma omp parallel num_threads(s->threads + 1)
         {
             (void)0;
         }
+        /* and a thread's rate measured, the better of two evaluations of every other
+           feature (the plan's first guess, then measured on its own evaluations) */
+        uint32_t p = pb->d->p, *init = calloc(pb->clusters ? pb->clusters : 1, sizeof *init);
+        uint64_t *mask = calloc(words, sizeof *mask);
+        if (!init || !mask) {
+            free(init);
+            free(mask);
+            ret = ES_ERR_NOMEM;
+            goto fail;
+        }
+        for (uint32_t c = 0; c < pb->clusters; c++) init[c] = c;
+        for (uint32_t f = 0; f < p; f += 2) mask[f >> 6] |= 1ull << (f & 63);
+        es_ns_problem_t pc = *pb;
+        pc.init = init;
+        double fv[2], best = 0.0;
+        for (int k = 0; k < 2; k++) {
+            double t0 = es_time_now();
+            es_ns_eval_cpu(&pc, mask, &s->scr[0], 1, fv);
+            double secs = es_time_now() - t0;
+            if (!k || secs < best) best = secs;
+        }
+        for (uint32_t k = 0; k < s->n_dev; k++)
+            if (s->dev[k].gpu < 0 && best > 0) atomic_store(&s->dev[k].rate, (W_FIXED + (p + 1) / 2) / best);
+        s->margin = 1.25; /* a thread alone runs faster than with the others busy */
+        free(init);
+        free(mask);
     }
     *out = s;
     return ES_OK;
@@ -509,16 +538,19 @@ static void adapt_margin(es_ns_sched_t *s, double t_start)
  *    individuals in order each as it is free (so its planned makespan is that list
  *    schedule's, at the measured rate of a thread, times a margin that grows when the
  *    CPU ended late and shrinks when it ended early, plus its threads' start); the
- *    GPU's, a launch's fixed cost plus the longer of its heaviest individual at the
- *    rate of one individual alone and its whole weight at the rate of a full device
- *    (each rate re-measured on the launches where it was the longer).  c = 0 (the GPU
- *    alone, no CPU thread woken) unless the plan ends at least 1 % sooner;
+ *    GPU's, a launch's fixed cost plus, for a launch of at most one individual an SM,
+ *    its heaviest individual's time (H200, population 120: a generation takes the
+ *    GPU about as long as its heaviest individual), else its whole weight's, each at
+ *    the rate measured on the last launches of its kind.  c = 0 (the GPU alone, no CPU
+ *    thread woken) unless the plan ends at least 1 % sooner;
  *  - the GPU's launch is started before the CPU threads, and its host thread, once the
  *    values are back, takes the CPU's individuals that are still unclaimed.
  * Which device evaluates an individual never changes its values: the plan moves time
- * only.  The first generation runs on the GPU alone (its rates); the second, and every
- * PROBE_CPU-th while the plan leaves the CPU out, gives each CPU thread one of the
- * lightest individuals (the CPU's rate and start, at the cost of a wake-up). */
+ * only.  A CPU thread's rate is first measured when the devices open (two evaluations
+ * of half the features), the GPU's in the first generation, which it runs alone; every
+ * PROBE_CPU-th generation the plan leaves the CPU out, the CPU threads take some of the
+ * lightest individuals, each one they should finish in half the GPU's time (their rate
+ * and start measured again at no cost to the generation). */
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -526,33 +558,35 @@ static int cmp_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The GPU's planned time for the weight w_all whose heaviest individual is w_one. */
-static double gpu_plan(const es_ns_sched_t *s, double w_one, double w_all)
+/* The GPU's planned time for a launch of k individuals of weight w_all, the heaviest
+ * w_one: at most one an SM, the heaviest's time; more, the whole weight's (INFINITY while
+ * that rate is unknown). */
+static double gpu_plan(const es_ns_sched_t *s, uint32_t k, double w_one, double w_all)
 {
-    double a = w_one / s->g_one, b = w_all / s->g_all;
-    return s->g_fix + (a > b ? a : b);
+    if (k <= s->g_sms) return s->g_one > 0 ? s->g_fix + w_one / s->g_one : INFINITY;
+    return s->g_all > 0 ? s->g_fix + w_all / s->g_all : INFINITY;
 }
 
-/* How often (generations) the CPU threads are given the lightest individuals, one each,
-   while the plan leaves them out: their rate and start measured again at little cost
-   (the GPU's time is its heaviest individuals' or its whole weight's). */
+/* How often (generations) the CPU threads are given some of the lightest individuals
+   while the plan leaves them out: their rate and start measured again, only with what
+   they should finish in half the GPU's time (so at no cost to the generation). */
 #define PROBE_CPU 16
 
 /* The CPU's part of the n individuals in s->order (weights w, heaviest first): positions
- * [*lo, *hi), the heaviest c (*lo = 0) or, to measure the CPU, the lightest few. */
+ * [*lo, *hi), the heaviest c (*lo = 0) or, to measure the CPU again, the lightest few. */
 static void plan_cpu(es_ns_sched_t *s, const device_t *cpu, const double *w, uint32_t n, uint32_t *lo,
                      uint32_t *hi)
 {
     *lo = *hi = 0;
-    if (!cpu || s->g_all <= 0) return;            /* the GPU's rates first */
-    double r = atomic_load(&cpu->rate);
-    uint32_t T = (uint32_t)s->threads, probe = T < n / 4 ? T : n / 4;
-    if (r <= 0 || s->gens >= s->probe_next) {     /* one light individual a thread */
-        *lo = n - probe;
+    double total = s->wsum[n], t_gpu = gpu_plan(s, n, w[0], total), r = cpu ? atomic_load(&cpu->rate) : 0.0;
+    if (!cpu || !n || t_gpu == INFINITY) return; /* the GPU's rate first */
+    uint32_t T = (uint32_t)s->threads;
+    if (r <= 0) { /* (no rate from the start) one light individual a thread */
+        *lo = n - (T < n / 4 ? T : n / 4);
         *hi = n;
         return;
     }
-    double total = s->wsum[n], t_gpu = gpu_plan(s, w[0], total), best = 0.99 * t_gpu, mk = 0.0, wc = 0.0;
+    double best = 0.99 * t_gpu, mk = 0.0, wc = 0.0;
     uint32_t c_best = 0;
     for (uint32_t t = 0; t < T; t++) s->load[t] = 0.0;
     for (uint32_t c = 1; c <= n; c++) {
@@ -564,26 +598,31 @@ static void plan_cpu(es_ns_sched_t *s, const device_t *cpu, const double *w, uin
         wc += w[c - 1];
         double tc = s->c_wake + s->margin * mk / r;
         if (tc >= best) break; /* only grows from here */
-        double tg = c < n ? gpu_plan(s, w[c], total - wc) : 0.0, t = tc > tg ? tc : tg;
+        double tg = c < n ? gpu_plan(s, n - c, w[c], total - wc) : 0.0, t = tc > tg ? tc : tg;
         if (t < best) {
             best = t;
             c_best = c;
         }
     }
     *hi = c_best;
+    if (!c_best && s->gens >= s->probe_next) { /* the lightest, each well within the GPU's time */
+        uint32_t q = n;
+        while (q > 0 && n - q < T && s->c_wake + s->margin * w[q - 1] / r <= 0.5 * t_gpu) q--;
+        if (q < n) {
+            *lo = q;
+            *hi = n;
+        }
+    }
 }
 
-/* A GPU launch of weight w_all (heaviest w_one) took secs: the rate of the longer part
- * of its plan re-measured (both the first time). */
-static void gpu_measured(es_ns_sched_t *s, double w_one, double w_all, double secs)
+/* A GPU launch of k individuals of weight w_all (the heaviest w_one) took secs: the rate of
+ * its kind of launch measured again. */
+static void gpu_measured(es_ns_sched_t *s, uint32_t k, double w_one, double w_all, double secs)
 {
     double x = secs - s->g_fix;
     if (x < 1e-7) x = 1e-7;
-    if (s->g_all <= 0) {
-        s->g_one = w_one / x;
-        s->g_all = w_all / x;
-    } else if (w_all / s->g_all >= w_one / s->g_one) s->g_all = 0.5 * s->g_all + 0.5 * w_all / x;
-    else s->g_one = 0.5 * s->g_one + 0.5 * w_one / x;
+    if (k <= s->g_sms) s->g_one = s->g_one > 0 ? 0.5 * s->g_one + 0.5 * w_one / x : w_one / x;
+    else s->g_all = s->g_all > 0 ? 0.5 * s->g_all + 0.5 * w_all / x : w_all / x;
 }
 
 static int eval_planned(es_ns_sched_t *s, double t_start)
@@ -694,7 +733,7 @@ static int eval_planned(es_ns_sched_t *s, double t_start)
     }
     s->tm.scatter += es_time_now() - t_sc;
     if (g1 > g0) {
-        gpu_measured(s, w_one, w_all, t_gpu_end - t_launch);
+        gpu_measured(s, g1 - g0, w_one, w_all, t_gpu_end - t_launch);
         gv->st.evaluations += g1 - g0;
         gv->st.chunks++;
         gv->st.seconds += t_gpu_end - t_launch;

@@ -108,7 +108,8 @@ struct es_ns_sched {
     int planned;     /* 0: the chunked self-scheduling above (EPISTREAM_NSGA_SCHED=dynamic) */
     int timing;      /* EPISTREAM_NSGA_TIMING=1: the breakdown on stderr at the end */
     uint32_t *order; /* max_pop: the generation's individuals, heaviest first */
-    uint64_t *keys;  /* max_pop: sort keys */
+    uint32_t *ones;  /* max_pop: an individual's selected features */
+    uint32_t *bucket;/* p + 1: the counting sort's first position of each count */
     double *gf;      /* 2 max_pop: the GPU's values in position order */
     double *ow;      /* max_pop: the weights in that order */
     double *load;    /* threads: the CPU threads' planned loads */
@@ -216,7 +217,8 @@ int es_ns_sched_open(es_ns_sched_t **out, const char *spec, int threads,
     s->timing = tv && !strcmp(tv, "1");
     if (s->planned &&
         (!(s->order = malloc((size_t)max_pop * sizeof *s->order)) ||
-         !(s->keys = malloc((size_t)max_pop * sizeof *s->keys)) ||
+         !(s->ones = malloc((size_t)max_pop * sizeof *s->ones)) ||
+         !(s->bucket = malloc(((size_t)pb->d->p + 1) * sizeof *s->bucket)) ||
          !(s->gf = malloc((size_t)max_pop * 2 * sizeof *s->gf)) ||
          !(s->ow = malloc((size_t)max_pop * sizeof *s->ow)) ||
          !(s->load = malloc(((size_t)s->threads + 1) * sizeof *s->load)))) {
@@ -338,7 +340,8 @@ void es_ns_sched_close(es_ns_sched_t *s)
     free(s->scr);
     free(s->wsum);
     free(s->order);
-    free(s->keys);
+    free(s->ones);
+    free(s->bucket);
     free(s->gf);
     free(s->ow);
     free(s->load);
@@ -552,12 +555,6 @@ static void adapt_margin(es_ns_sched_t *s, double t_start)
  * lightest individuals, each one they should finish in half the GPU's time (their rate
  * and start measured again at no cost to the generation). */
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* The GPU's planned time for a launch of k individuals of weight w_all, the heaviest
  * w_one: at most one an SM, the heaviest's time; more, the whole weight's (INFINITY while
  * that rate is unknown). */
@@ -633,15 +630,22 @@ static int eval_planned(es_ns_sched_t *s, double t_start)
         if (s->dev[k].gpu < 0) cv = &s->dev[k];
         else gv = &s->dev[k];
     }
-    /* heaviest first, then by number: keys (UINT32_MAX - ones) << 32 | i */
-    for (uint32_t i = 0; i < n; i++)
-        s->keys[i] = (uint64_t)(UINT32_MAX - (uint32_t)(s->wsum[i + 1] - s->wsum[i] - W_FIXED)) << 32 | i;
-    qsort(s->keys, n, sizeof *s->keys, cmp_u64);
-    double *w = s->ow;
-    for (uint32_t q = 0; q < n; q++) {
-        s->order[q] = (uint32_t)s->keys[q];
-        w[q] = s->wsum[s->order[q] + 1] - s->wsum[s->order[q]];
+    /* heaviest first, then by number: a counting sort on the selected features */
+    uint32_t p = s->pb.d->p, *b = s->bucket;
+    memset(b, 0, ((size_t)p + 1) * sizeof *b);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t o = (uint32_t)(s->wsum[i + 1] - s->wsum[i] - W_FIXED);
+        s->ones[i] = o <= p ? o : p;
+        b[s->ones[i]]++;
     }
+    for (uint32_t o = p + 1, at = 0; o-- > 0;) { /* the first position of each count, most first */
+        uint32_t k = b[o];
+        b[o] = at;
+        at += k;
+    }
+    for (uint32_t i = 0; i < n; i++) s->order[b[s->ones[i]]++] = i;
+    double *w = s->ow;
+    for (uint32_t q = 0; q < n; q++) w[q] = s->wsum[s->order[q] + 1] - s->wsum[s->order[q]];
     uint32_t lo, hi; /* the CPU's positions; the GPU's: the others, [g0, g1) */
     plan_cpu(s, cv, w, n, &lo, &hi);
     uint32_t c = hi - lo, g0 = lo ? 0 : hi, g1 = lo ? lo : n;

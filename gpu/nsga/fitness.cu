@@ -305,6 +305,26 @@ __global__ void gkn_nc(gkn_args a)
     gkn_put_error(a, b, m, gkn_block_sum(err));
 }
 
+/* The K-means centroid update of the block's individual (every cluster's mean of each selected
+ * feature over its samples; an empty cluster keeps its centroid), then a block barrier: a
+ * thread per feature (every cluster in one pass) when that keeps the block busy, else a thread
+ * per (cluster, feature): the same values either way. */
+__device__ void gkn_km_update(const gkn_args &a, const uint32_t *idx, uint32_t m, const uint16_t *assign,
+                              float *cent)
+{
+    uint32_t kc = a.clusters;
+    if (kc <= GKN_KM_FEAT && kc * m > blockDim.x && a.n_folds == 0) {
+        for (uint32_t t = threadIdx.x; t < m; t += blockDim.x) gkn_means_feature(a, idx[t], assign, kc, cent, m, t);
+    } else {
+        for (uint32_t ct = threadIdx.x; ct < kc * m; ct += blockDim.x) {
+            uint32_t c = ct / m, t = ct - c * m, n_c;
+            double s = gkn_mean_rows(a, idx[t], assign, (uint16_t)c, 0, &n_c);
+            if (n_c) cent[ct] = (float)(s / n_c);
+        }
+    }
+    __syncthreads();
+}
+
 /* Every slot to its nearest centroid; @return (block-wide) the samples that moved */
 __device__ uint32_t gkn_km_assign(const gkn_args &a, const uint32_t *idx, uint32_t m,
                                   const float *cent, float *best, uint16_t *assign)
@@ -350,21 +370,8 @@ __global__ void gkn_kmeans(gkn_args a)
     for (uint32_t j = threadIdx.x; j < a.ns; j += blockDim.x) assign[j] = 0;
     __syncthreads();
     gkn_km_assign(a, idx, m, cent, best, assign);
-    /* the centroid update a thread per feature (every cluster in one pass) when that keeps
-       the block busy, else a thread per (cluster, feature): the same values either way */
-    bool by_feature = kc <= GKN_KM_FEAT && kc * m > blockDim.x && a.n_folds == 0;
     for (uint32_t it = 0; it < a.kmeans_iter; it++) {
-        if (by_feature) {
-            for (uint32_t t = threadIdx.x; t < m; t += blockDim.x)
-                gkn_means_feature(a, idx[t], assign, kc, cent, m, t);
-        } else {
-            for (uint32_t ct = threadIdx.x; ct < kc * m; ct += blockDim.x) {
-                uint32_t c = ct / m, t = ct % m, n_c;
-                double s = gkn_mean_rows(a, idx[t], assign, (uint16_t)c, 0, &n_c);
-                if (n_c) cent[ct] = (float)(s / n_c);
-            }
-        }
-        __syncthreads();
+        gkn_km_update(a, idx, m, assign, cent);
         if (!gkn_km_assign(a, idx, m, cent, best, assign)) break;
     }
     if (threadIdx.x == 0) {
@@ -469,19 +476,8 @@ __global__ void __launch_bounds__(GKN_WIDE, 1) gkn_kmeans_wide(gkn_args a)
     for (uint32_t j = threadIdx.x; j < ns; j += blockDim.x) assign[j] = 0;
     __syncthreads();
     gkn_kmw_assign(a, idx, m, cent, dist, best, assign);
-    bool by_feature = kc <= GKN_KM_FEAT && kc * m > blockDim.x && a.n_folds == 0;
     for (uint32_t it = 0; it < a.kmeans_iter; it++) {
-        if (by_feature) {
-            for (uint32_t t = threadIdx.x; t < m; t += blockDim.x)
-                gkn_means_feature(a, idx[t], assign, kc, cent, m, t);
-        } else {
-            for (uint32_t ct = threadIdx.x; ct < kc * m; ct += blockDim.x) {
-                uint32_t c = ct / m, t = ct - c * m, n_c;
-                double s = gkn_mean_rows(a, idx[t], assign, (uint16_t)c, 0, &n_c);
-                if (n_c) cent[ct] = (float)(s / n_c);
-            }
-        }
-        __syncthreads();
+        gkn_km_update(a, idx, m, assign, cent);
         if (!gkn_kmw_assign(a, idx, m, cent, dist, best, assign)) break;
     }
     /* the centroid pairs (c, l), c < l, in the order of the serial loops: a thread each */

@@ -8,11 +8,13 @@
 # (EPISTREAM_GPU_EXACT=0) and on, alternated; bench_gpu -x (each scan off,
 # then on, on the same data).  Logs go to $OUT when it is set; every part
 # prints as it ends, so a run cut short still reports what finished.
-#   PARTS="tests sanitize cands bench" (default: all, in that order)
+#   PARTS="bench cands tests sanitize" (default: all, in that order: the
+#   timings first, on an otherwise idle machine)
 #   CAND_M=262144 BENCH_N=1024,8192 BENCH_M=262144 BENCH_S=boost,chi2,mi
 set -u
 . "$(dirname "$0")/device-env.sh"
-PARTS=${PARTS:-tests sanitize cands bench}
+PARTS=${PARTS:-bench cands tests sanitize}
+TL=${TEST_LIMIT:-150} # seconds for the tests side by side
 t0=$(date +%s)
 stamp() { echo "   [$(($(date +%s) - t0)) s]"; }
 for part in $PARTS; do
@@ -21,9 +23,9 @@ for part in $PARTS; do
         echo "== test_screen (CPU: the bound, and the exact twin bit for bit against src/stats)"
         "$B/tests/test_screen" 2>&1 | tail -2
         echo "== test_gpu (device exact values within their margin; scans vs the CPU) || gpu_cli.sh (bytes)"
-        "$B/tests/test_gpu" >"$O/test_gpu.out" 2>&1 &
+        timeout "$TL" "$B/tests/test_gpu" >"$O/test_gpu.out" 2>&1 &
         p1=$!
-        sh "$top/tests/gpu_cli.sh" >"$O/gpu_cli.out" 2>&1 &
+        timeout "$TL" sh "$top/tests/gpu_cli.sh" >"$O/gpu_cli.out" 2>&1 &
         p2=$!
         wait $p1; echo "test_gpu rc=$?"; grep -E "^exact|PASSED|FAILED|rror" "$O/test_gpu.out" | head -12
         wait $p2; echo "gpu_cli.sh rc=$?"; tail -2 "$O/gpu_cli.out"

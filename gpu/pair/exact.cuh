@@ -226,20 +226,33 @@ GK_HD inline double gk_ex_nmi(const uint64_t *r0, const uint64_t *r1, int ncol, 
     return s + k;
 }
 
-GK_HD inline gk_exact_r gk_exact_mi(const uint32_t n[2][9], const double *T)
+/* mi's and ig's start: the margins and the table as two rows of 64-bit
+ * counts; 0 when the value is already in r (0: no test, df 0) or the table
+ * is past n ln n's (r.ok = 0). */
+GK_HD inline int gk_ex_info_rows(const uint32_t n[2][9], gk_ex_margins &m, uint64_t r0[9], uint64_t r1[9],
+                                 gk_exact_r &r)
 {
-    gk_exact_r r = {0.0, 0.0, 1};
-    const gk_ex_margins m = gk_ex_margins_of(n);
-    if (m.df <= 0) return r;
+    r.v = r.eps = 0.0;
+    r.ok = 1;
+    m = gk_ex_margins_of(n);
+    if (m.df <= 0) return 0;
     if (m.n >= GK_EX_NLOGN_TAB) {
         r.ok = 0;
-        return r;
+        return 0;
     }
-    uint64_t r0[9], r1[9];
     for (int c = 0; c < 9; c++) {
         r0[c] = n[0][c];
         r1[c] = n[1][c];
     }
+    return 1;
+}
+
+GK_HD inline gk_exact_r gk_exact_mi(const uint32_t n[2][9], const double *T)
+{
+    gk_exact_r r;
+    gk_ex_margins m;
+    uint64_t r0[9], r1[9];
+    if (!gk_ex_info_rows(n, m, r0, r1, r)) return r;
     double mag = 0.0;
     const double g = gk_ex_nmi(r0, r1, 9, m, T, &mag), d = (double)m.n * M_LN2;
     r.v = g > 0.0 ? g / d : 0.0;
@@ -247,26 +260,13 @@ GK_HD inline gk_exact_r gk_exact_mi(const uint32_t n[2][9], const double *T)
     return r;
 }
 
-GK_HD inline int gk_ex_levels3(const uint64_t *r0, const uint64_t *r1)
-{
-    return ((r0[0] | r1[0]) != 0) + ((r0[1] | r1[1]) != 0) + ((r0[2] | r1[2]) != 0);
-}
-
 /* es_stat_ig: I(Y; A,B) - max(I(Y; A), I(Y; B)) in bits (may be negative) */
 GK_HD inline gk_exact_r gk_exact_ig(const uint32_t n[2][9], const double *T)
 {
-    gk_exact_r r = {0.0, 0.0, 1};
-    const gk_ex_margins m = gk_ex_margins_of(n);
-    if (m.df <= 0) return r;
-    if (m.n >= GK_EX_NLOGN_TAB) {
-        r.ok = 0;
-        return r;
-    }
+    gk_exact_r r;
+    gk_ex_margins m;
     uint64_t r0[9], r1[9], a0[3], a1[3], b0[3], b1[3];
-    for (int c = 0; c < 9; c++) {
-        r0[c] = n[0][c];
-        r1[c] = n[1][c];
-    }
+    if (!gk_ex_info_rows(n, m, r0, r1, r)) return r;
     for (int i = 0; i < 3; i++) {
         a0[i] = r0[3 * i] + r0[3 * i + 1] + r0[3 * i + 2];
         a1[i] = r1[3 * i] + r1[3 * i + 1] + r1[3 * i + 2];

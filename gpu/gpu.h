@@ -53,6 +53,13 @@ typedef struct {
      *  device); the caller keeps and frees it. */
     const double *lnfact;
     uint32_t n_lnfact;   /**< entries of lnfact: ES_GPU_LNFACT_N(kw_case, kw_ctrl) */
+    /** mi and ig: n ln n for n < n_nlogn, the host's own table (stats.h's
+     *  es_nlogn_table(), ES_NLOGN_TAB entries), with which the device
+     *  computes the candidates' exact statistic bit for bit as the host
+     *  does (gpu/pair/exact.cuh); NULL: mi and ig candidates all go to the
+     *  host.  Read by es_gpu_open() alone (copied); the caller keeps it. */
+    const double *nlogn;
+    uint32_t n_nlogn;
 } es_gpu_config_t;
 
 /** Entries of es_gpu_config_t.lnfact a K2 scan needs: every count a cell can
@@ -77,10 +84,18 @@ void es_gpu_close(es_gpu_t *g);
 const char *es_gpu_kernel_name(const es_gpu_t *g);
 /** Seconds the device spent in tile kernels so far (event-timed). */
 double es_gpu_kernel_seconds(const es_gpu_t *g);
+/** Seconds in the second stage (the candidates' exact statistic) so far. */
+double es_gpu_exact_seconds(const es_gpu_t *g);
 /* The first-stage screen so far (two planes; every statistic but K2): out[0]
  * CTAs screened, out[1] of them whose survivors fit the queue, out[2] pairs
  * that passed.  Waits for the device.  @return ES_OK or ES_ERR_GPU. */
 int es_gpu_screen_stats(es_gpu_t *g, unsigned long long out[3]);
+/* The second stage so far (gpu/pair/exact.cu: the candidates' exact
+ * statistic on the device; boost, chi2, mi, ig): out[0] candidates the
+ * tile kernels emitted, out[1] of them decided on the device, out[2] of
+ * those dropped (the host scores out[0] - out[2]).  Waits for the device.
+ * @return ES_OK, ES_ERR_GPU. */
+int es_gpu_exact_stats(es_gpu_t *g, unsigned long long out[3]);
 /** Device blocks held at once (the streaming cache). */
 int es_gpu_cache_slots(const es_gpu_t *g);
 /** Pin host memory for asynchronous copies (all devices); failures are not

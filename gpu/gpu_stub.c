@@ -171,6 +171,40 @@ int es_gpu_screen_host(int stat, const es_gpu_cand_t *tables, size_t n, float *o
     return ES_ERR_UNSUPPORTED;
 }
 
+int es_gpu_exact(int dev, int stat, const es_gpu_cand_t *tables, size_t n, const double *nlogn, uint32_t n_nlogn,
+                 double *val, double *eps, int *ok)
+{
+    (void)dev;
+    return es_gpu_exact_host(stat, tables, n, nlogn, n_nlogn, val, eps, ok);
+}
+
+int es_gpu_exact_host(int stat, const es_gpu_cand_t *tables, size_t n, const double *nlogn, uint32_t n_nlogn,
+                      double *val, double *eps, int *ok)
+{
+    (void)stat;
+    (void)tables;
+    (void)n;
+    (void)nlogn;
+    (void)n_nlogn;
+    (void)val;
+    (void)eps;
+    (void)ok;
+    return ES_ERR_UNSUPPORTED;
+}
+
+double es_gpu_exact_seconds(const es_gpu_t *g)
+{
+    (void)g;
+    return 0.0;
+}
+
+int es_gpu_exact_stats(es_gpu_t *g, unsigned long long out[3])
+{
+    (void)g;
+    out[0] = out[1] = out[2] = 0;
+    return ES_ERR_UNSUPPORTED;
+}
+
 int es_gpu_mi_open(int dev, uint32_t n_samples, uint32_t n_features, unsigned bits, es_gpu_mi_pack_fn pack,
                    void *pack_arg, const uint32_t *n_states, const uint16_t *y, uint32_t n_classes,
                    const double *nl, uint32_t n_nl, es_gpu_mi_t **out)

@@ -102,6 +102,21 @@ int es_gpu_bounds(int dev, int stat, const es_gpu_cand_t *tables, size_t n, cons
  *  @return ES_OK, ES_ERR_ARG (stat), ES_ERR_UNSUPPORTED without CUDA. */
 int es_gpu_screen_host(int stat, const es_gpu_cand_t *tables, size_t n, float *out);
 
+/** The pair engine's exact statistic (gpu/pair/exact.cuh, the second stage
+ *  of exact.cu) of n tables for stat (boost, chi2, mi or ig): val[k], its
+ *  proven margin eps[k] (|val - the host's es_stat_value()| <= eps) and
+ *  ok[k] (0: not decided on the device; val and eps are then meaningless).
+ *  nlogn: the host's n ln n table (stats.h es_nlogn_table()), n_nlogn >=
+ *  ES_NLOGN_TAB entries, needed by mi and ig.  es_gpu_exact() runs it on
+ *  device dev; es_gpu_exact_host() runs the same code on the host, with the
+ *  host's log() (needs no GPU).
+ *  @return ES_OK, ES_ERR_ARG (stat, or no table for mi and ig), ES_ERR_GPU,
+ *          ES_ERR_UNSUPPORTED without CUDA. */
+int es_gpu_exact(int dev, int stat, const es_gpu_cand_t *tables, size_t n, const double *nlogn, uint32_t n_nlogn,
+                 double *val, double *eps, int *ok);
+int es_gpu_exact_host(int stat, const es_gpu_cand_t *tables, size_t n, const double *nlogn, uint32_t n_nlogn,
+                      double *val, double *eps, int *ok);
+
 /** The 2x27 tables of every (x, y, z), x of a, y of b, z of c, on the
  *  device with the given kernel and the counting path of the 3-way scan
  *  (tests: compared with es_count_triple()).  out: a->count * b->count *

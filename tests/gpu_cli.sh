@@ -2,7 +2,8 @@
 # gpu_cli.sh -- the GPU options of `epistream scan`: bad values are usage errors
 # everywhere; where a GPU is visible, --device gpu writes the very bytes of
 # --device cpu for every statistic and kernel, with any tile size, several
-# GPUs given explicitly, and a capped block cache (streaming).
+# GPUs given explicitly, and a capped block cache (streaming), with and
+# without the candidates' exact statistic on the device (EPISTREAM_GPU_EXACT).
 . "$(dirname "$0")/lib.sh"
 
 "$EPISTREAM" sim --samples 1501 --variants 420 --pairs 2 --missing 0.01 --seed 5 --out "$T/d" \
@@ -89,6 +90,28 @@ for stat in boost chi2 mi ig; do
         done
         q=$(sed -n 's/.*; \([0-9]*\) of [0-9]* CTAs scored their survivors from the queue.*/\1/p' "$o.err")
         [ -n "$q" ] && [ "$q" -gt 0 ] || fail "$stat $kl: the screen's queue was not used: $(grep screen "$o.err")"
+        # the second stage (gpu/pair/exact.cu) decided candidates on the device
+        d=$(sed -n 's/.*the exact statistic on the device ([0-9.]* s) decided \([0-9]*\) of.*/\1/p' "$o.err")
+        [ -n "$d" ] && [ "$d" -gt 0 ] || fail "$stat $kl: no candidate decided on the device: $(grep exact "$o.err")"
+        if [ $stat = boost ]; then
+            x=$(sed -n 's/.*candidates and dropped \([0-9]*\);.*/\1/p' "$o.err")
+            [ -n "$x" ] && [ "$x" -gt 0 ] || fail "$stat $kl: the device dropped no candidate: $(grep exact "$o.err")"
+        fi
+    done
+    # the second stage off (EPISTREAM_GPU_EXACT=0: every candidate to the
+    # host) and a small top-k, whose high level drops the most on the device
+    k=mma; [ -n "$wg" ] && k=wgmma
+    EPISTREAM_GPU_EXACT=0 "$EPISTREAM" scan --bfile "$T/f" --stat $stat --top 200 --p-threshold 1e-4 --device gpu:0 \
+        --gpu-kernel $k --block 1024 --verbose --out "$T/fx.$stat" 2>"$T/fx.$stat.err" || fail "gpu $stat, exact off"
+    grep -q "the exact statistic on the device" "$T/fx.$stat.err" && fail "$stat: EPISTREAM_GPU_EXACT=0 ran the stage"
+    for f in top.tsv summary.tsv sig.tsv; do
+        cmp -s "$T/fc.$stat.$f" "$T/fx.$stat.$f" || fail "$stat, EPISTREAM_GPU_EXACT=0: $f differs from --device cpu"
+    done
+    "$EPISTREAM" scan --bfile "$T/f" --stat $stat --top 3 --device cpu --quiet --out "$T/f3c.$stat" || fail "cpu top 3"
+    "$EPISTREAM" scan --bfile "$T/f" --stat $stat --top 3 --device gpu:0 --gpu-kernel $k --block 512 --quiet \
+        --out "$T/f3g.$stat" || fail "gpu $stat top 3"
+    for f in top.tsv summary.tsv; do
+        cmp -s "$T/f3c.$stat.$f" "$T/f3g.$stat.$f" || fail "$stat --top 3: $f differs from --device cpu"
     done
 done
 

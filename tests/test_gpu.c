@@ -10,6 +10,8 @@
  *    screen's) hold the exact CPU value, on random, sparse, unbalanced,
  *    monomorphic and strongly associated tables, and are tight where they
  *    should be;
+ *  - exact: the second stage's exact statistic on the device within its
+ *    proven margin of the host's (chi2, mi, ig: equal);
  *  - scans: top-k, summary and significant pairs of --device gpu identical to
  *    --device cpu for every statistic and kernel, several tile sizes, and a
  *    block cache capped to two blocks (streaming). */
@@ -301,6 +303,74 @@ static void test_bounds(void **state)
     free(o);
 }
 
+/* The second stage's exact statistic on the device (gpu/pair/exact.cuh):
+ * decided where its host twin decides (test_screen checks that twin bit for
+ * bit against es_stat_value()), and within its margin of the host's value;
+ * chi2, mi and ig read no logarithm there, so they are the host's bit for
+ * bit.  Random tables of test_bounds plus cohorts past the n ln n table
+ * (mi and ig undecided). */
+static void test_exact(void **state)
+{
+    (void)state;
+    enum { NT = 6000 };
+    es_gpu_cand_t *c = calloc(NT, sizeof *c);
+    double *v = calloc(NT, sizeof *v), *e = calloc(NT, sizeof *e), *hv = calloc(NT, sizeof *hv),
+           *he = calloc(NT, sizeof *he);
+    int *ok = calloc(NT, sizeof *ok), *hok = calloc(NT, sizeof *hok);
+    assert_true(c && v && e && hv && he && ok && hok);
+    for (size_t k = 0; k < NT; k++) {
+        es_table2_t t;
+        random_table(&t, (int)(k % 4));
+        if (k % 50 == 0) /* past ES_NLOGN_TAB samples */
+            for (int y = 0; y < 2; y++)
+                for (int i = 0; i < 9; i++) t.n[y][i] = t.n[y][i] * 7 + 3;
+        memcpy(c[k].n, t.n, sizeof c[k].n);
+    }
+    static const es_stat_t stats[] = {ES_STAT_BOOST, ES_STAT_CHI2, ES_STAT_MI, ES_STAT_IG};
+    int fails = 0;
+    for (size_t s = 0; s < 4; s++) {
+        const int st = (int)stats[s];
+        assert_int_equal(es_gpu_exact(0, st, c, NT, es_nlogn_table(), ES_NLOGN_TAB, v, e, ok), ES_OK);
+        assert_int_equal(es_gpu_exact_host(st, c, NT, es_nlogn_table(), ES_NLOGN_TAB, hv, he, hok), ES_OK);
+        size_t decided = 0, same = 0;
+        double worst = 0.0;
+        for (size_t k = 0; k < NT; k++) {
+            if (ok[k] != hok[k]) {
+                if (fails++ < 20) fprintf(stderr, "table %zu %s: decided %d on the device, %d on the host\n", k,
+                                          es_stat_name(stats[s]), ok[k], hok[k]);
+                continue;
+            }
+            if (!ok[k]) continue;
+            decided++;
+            es_stat_result_t r;
+            es_stat_value(stats[s], (const es_table2_t *)c[k].n, &r);
+            const double d = fabs(v[k] - r.stat);
+            same += v[k] == r.stat;
+            if (e[k] > 0.0 && d / e[k] > worst) worst = d / e[k];
+            const int exact_only = stats[s] != ES_STAT_BOOST; /* no logarithm on the device */
+            if (!(d <= e[k]) || (exact_only && d != 0.0)) {
+                if (fails++ < 20) fprintf(stderr, "table %zu %s: device %.17g, host %.17g, margin %.3g\n", k,
+                                          es_stat_name(stats[s]), v[k], r.stat, e[k]);
+            }
+        }
+        fprintf(stderr, "exact %s: %zu of %d decided, %zu bit for bit the host's, worst |difference| / margin %.3g\n",
+                es_stat_name(stats[s]), decided, NT, same, worst);
+        size_t want = NT; /* mi, ig: those below ES_NLOGN_TAB samples */
+        if (stats[s] == ES_STAT_MI || stats[s] == ES_STAT_IG)
+            for (size_t k = 0; k < NT; k++) want -= es_gpu_cand_max_total(&c[k], 1) >= ES_NLOGN_TAB;
+        if (stats[s] == ES_STAT_BOOST) assert_true(decided + 2 >= want); /* a slow fit is rare */
+        else assert_int_equal(decided, want);
+    }
+    assert_int_equal(fails, 0);
+    free(c);
+    free(v);
+    free(e);
+    free(hv);
+    free(he);
+    free(ok);
+    free(hok);
+}
+
 static void test_scans_complete(void **state)
 {
     (void)state;
@@ -338,6 +408,7 @@ int main(void)
     es_log_set_level(ES_LOG_ERROR);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bounds),
+        cmocka_unit_test(test_exact),
         cmocka_unit_test(test_counts),
         cmocka_unit_test(test_scans_complete),
         cmocka_unit_test(test_scans_missing),

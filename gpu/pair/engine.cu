@@ -16,6 +16,7 @@
 #include "boost_lo.cuh"
 #include "screen.cuh"
 #include "epilogue.cuh"
+#include "exact.cuh"
 #include "launch.cuh"
 #include "gpu_test.h"
 #include "cuda_check.h"
@@ -35,9 +36,10 @@ struct slot_t {
 
 struct flight_t {
     es_gpu_cand_t *d_cand, *h_cand;
-    uint32_t *d_n, *h_n;
+    es_gpu_cand_t *d_keep; /* the second stage's survivors (exact.cu) */
+    uint32_t *d_n, *h_n;   /* [0] the tile's candidates, [1] the survivors */
     uint32_t cap;
-    cudaEvent_t start, done;
+    cudaEvent_t start, mid, done; /* mid: between the tile kernel and the second stage */
     gk_params P;     /* to re-run the tile when the buffer overflowed */
     es_gpu_block_t a, b;
     uint32_t tau_key;
@@ -58,8 +60,14 @@ struct es_gpu {
     uint32_t *d_thr, *d_hist, *d_tau;
     unsigned long long *d_screen; /* gk_params.screen */
     double *d_lnf;    /* ln n! (K2 bounds) */
+    double *d_nlogn;  /* the host's n ln n (the second stage: mi, ig) */
+    unsigned long long *d_exact; /* gk_exact_params.count */
+    int exact;        /* the second stage runs (exact.cu; EPISTREAM_GPU_EXACT=0: off) */
+    int n_sm;
+    unsigned long long n_emitted; /* the tile kernels' candidates */
     flight_t fl[ES_GPU_FLIGHTS];
     double t_kernel; /* seconds in the tile kernels (event-timed) */
+    double t_exact; /* seconds in the second stage */
     int screen1;     /* EPISTREAM_GPU_SCREEN=1: the older first-stage screen (comparisons) */
     int head, n_flight; /* oldest flight, tiles in flight */
 };
@@ -126,9 +134,10 @@ static int pick_kernel(int want, int dev, const cudaDeviceProp &p, int *out)
     }
 }
 
-static int flight_alloc(flight_t *f, uint32_t cap)
+static int flight_alloc(flight_t *f, uint32_t cap, int exact)
 {
     CHECK(cudaMalloc(&f->d_cand, (size_t)cap * sizeof(es_gpu_cand_t)));
+    if (exact) CHECK(cudaMalloc(&f->d_keep, (size_t)cap * sizeof(es_gpu_cand_t)));
     CHECK(cudaMallocHost(&f->h_cand, (size_t)cap * sizeof(es_gpu_cand_t)));
     f->cap = cap;
     return ES_OK;
@@ -137,8 +146,10 @@ static int flight_alloc(flight_t *f, uint32_t cap)
 static void flight_free_bufs(flight_t *f)
 {
     if (f->d_cand) cudaFree(f->d_cand);
+    if (f->d_keep) cudaFree(f->d_keep);
     if (f->h_cand) cudaFreeHost(f->h_cand);
     f->d_cand = NULL;
+    f->d_keep = NULL;
     f->h_cand = NULL;
     f->cap = 0;
 }
@@ -162,12 +173,15 @@ extern "C" void es_gpu_close(es_gpu_t *g)
         if (g->fl[k].h_n) cudaFreeHost(g->fl[k].h_n);
         if (g->fl[k].done) cudaEventDestroy(g->fl[k].done);
         if (g->fl[k].start) cudaEventDestroy(g->fl[k].start);
+        if (g->fl[k].mid) cudaEventDestroy(g->fl[k].mid);
     }
     if (g->d_thr) cudaFree(g->d_thr);
     if (g->d_hist) cudaFree(g->d_hist);
     if (g->d_tau) cudaFree(g->d_tau);
     if (g->d_screen) cudaFree(g->d_screen);
     if (g->d_lnf) cudaFree(g->d_lnf);
+    if (g->d_nlogn) cudaFree(g->d_nlogn);
+    if (g->d_exact) cudaFree(g->d_exact);
     if (g->s_comp) cudaStreamDestroy(g->s_comp);
     if (g->s_copy) cudaStreamDestroy(g->s_copy);
     if (g->s_back) cudaStreamDestroy(g->s_back);
@@ -218,6 +232,7 @@ static int gpu_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, es_
     CHECK(cudaGetDeviceProperties(&p, dev));
     int ret = pick_kernel(cfg->kernel, dev, p, &g->kernel);
     if (ret) return ret;
+    g->n_sm = p.multiProcessorCount;
     CHECK(cudaStreamCreateWithFlags(&g->s_comp, cudaStreamNonBlocking));
     CHECK(cudaStreamCreateWithFlags(&g->s_copy, cudaStreamNonBlocking));
     CHECK(cudaStreamCreateWithFlags(&g->s_back, cudaStreamNonBlocking));
@@ -235,13 +250,22 @@ static int gpu_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, es_
         ret = lnf_upload(cfg->lnfact, ES_GPU_LNFACT_N(cfg->kw_case, cfg->kw_ctrl), &g->d_lnf);
         if (ret) return ret;
     }
+    if (g->exact) {
+        CHECK(cudaMalloc(&g->d_exact, 2 * sizeof *g->d_exact));
+        CHECK(cudaMemset(g->d_exact, 0, 2 * sizeof *g->d_exact));
+        if (cfg->stat == ES_STAT_MI || cfg->stat == ES_STAT_IG) {
+            ret = lnf_upload(cfg->nlogn, GK_EX_NLOGN_TAB, &g->d_nlogn);
+            if (ret) return ret;
+        }
+    }
     for (int k = 0; k < ES_GPU_FLIGHTS; k++) {
         flight_t *f = &g->fl[k];
-        ret = flight_alloc(f, cand_init);
+        ret = flight_alloc(f, cand_init, g->exact);
         if (ret) return ret;
-        CHECK(cudaMalloc(&f->d_n, 4));
-        CHECK(cudaMallocHost(&f->h_n, 4));
+        CHECK(cudaMalloc(&f->d_n, 8));
+        CHECK(cudaMallocHost(&f->h_n, 8));
         CHECK(cudaEventCreate(&f->start));
+        CHECK(cudaEventCreate(&f->mid));
         CHECK(cudaEventCreate(&f->done));
     }
     /* the block cache: what the limit (or the free memory, less a reserve)
@@ -290,7 +314,9 @@ static int gpu_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, es_
     return ES_OK;
 }
 
-static int engine_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, es_gpu_t **out)
+/* exact: the scan may run the second stage (exact.cu); rows of tables for
+ * selection and the tests' count_tables want every pair, and pass 0. */
+static int engine_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, int exact, es_gpu_t **out)
 {
     *out = NULL;
     if (cfg->n_planes != 2 && cfg->n_planes != 3) return ES_ERR_ARG;
@@ -306,7 +332,16 @@ static int engine_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, 
     g->cfg = *cfg;
     const char *sv = getenv("EPISTREAM_GPU_SCREEN");
     g->screen1 = sv && strcmp(sv, "1") == 0;
+    /* the second stage: statistics with a device twin (exact.cuh); mi and
+     * ig need the host's n ln n table; EPISTREAM_GPU_EXACT=0 turns it off
+     * (same-run comparisons; the same outputs) */
+    const char *ev = getenv("EPISTREAM_GPU_EXACT");
+    const int st = (int)cfg->stat;
+    g->exact = exact && !(ev && strcmp(ev, "0") == 0) && cfg->top_k != UINT32_MAX &&
+               (st == ES_STAT_BOOST || st == ES_STAT_CHI2 ||
+                ((st == ES_STAT_MI || st == ES_STAT_IG) && cfg->nlogn && cfg->n_nlogn >= GK_EX_NLOGN_TAB));
     g->cfg.lnfact = NULL; /* the caller's: read by gpu_open only */
+    g->cfg.nlogn = NULL;
     int ret = gpu_open(dev, cfg, cand_init, g);
     if (ret) {
         es_gpu_close(g);
@@ -318,7 +353,7 @@ static int engine_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, 
 
 extern "C" int es_gpu_open(int dev, const es_gpu_config_t *cfg, es_gpu_t **out)
 {
-    return engine_open(dev, cfg, GK_CAND_INIT, out);
+    return engine_open(dev, cfg, GK_CAND_INIT, 1, out);
 }
 
 extern "C" const char *es_gpu_kernel_name(const es_gpu_t *g)
@@ -333,6 +368,21 @@ extern "C" const char *es_gpu_kernel_name(const es_gpu_t *g)
 }
 
 extern "C" double es_gpu_kernel_seconds(const es_gpu_t *g) { return g->t_kernel; }
+extern "C" double es_gpu_exact_seconds(const es_gpu_t *g) { return g->t_exact; }
+
+extern "C" int es_gpu_exact_stats(es_gpu_t *g, unsigned long long out[3])
+{
+    out[0] = g->n_emitted;
+    out[1] = out[2] = 0;
+    if (!g->exact) return ES_OK;
+    unsigned long long c[2];
+    CHECK(cudaSetDevice(g->dev));
+    CHECK(cudaStreamSynchronize(g->s_comp));
+    CHECK(cudaMemcpy(c, g->d_exact, sizeof c, cudaMemcpyDeviceToHost));
+    out[1] = c[0];
+    out[2] = c[1];
+    return ES_OK;
+}
 
 extern "C" int es_gpu_screen_stats(es_gpu_t *g, unsigned long long out[3])
 {
@@ -449,7 +499,7 @@ static int run_flight(es_gpu_t *g, flight_t *f, int prepass)
     f->P.cand = f->d_cand;
     f->P.cap = f->cap;
     f->P.n_cand = f->d_n;
-    CHECK(cudaMemsetAsync(f->d_n, 0, 4, g->s_comp));
+    CHECK(cudaMemsetAsync(f->d_n, 0, 8, g->s_comp));
     CHECK(cudaEventRecord(f->start, g->s_comp));
     if (prepass) {
         gk_params Q = f->P;
@@ -460,7 +510,24 @@ static int run_flight(es_gpu_t *g, flight_t *f, int prepass)
         f->P.update_hist = 0;
     }
     CHECK_LAUNCH(launch(g, f->P));
-    CHECK(cudaMemcpyAsync(f->h_n, f->d_n, 4, cudaMemcpyDeviceToHost, g->s_comp));
+    if (g->exact) {
+        /* the second stage, against the thresholds after the whole tile */
+        gk_exact_params R;
+        R.in = f->d_cand;
+        R.n_in = f->d_n;
+        R.cap = f->cap;
+        R.out = f->d_keep;
+        R.n_out = f->d_n + 1;
+        R.thr = g->d_thr;
+        R.tau_bin = g->d_tau;
+        R.tau_host = f->P.tau_host;
+        R.sig_min_g = f->P.sig_min_g;
+        R.nlogn = g->d_nlogn;
+        R.count = g->d_exact;
+        CHECK(cudaEventRecord(f->mid, g->s_comp));
+        CHECK_LAUNCH(gk_launch_exact((int)g->cfg.stat, R, g->n_sm, g->s_comp));
+    }
+    CHECK(cudaMemcpyAsync(f->h_n, f->d_n, 8, cudaMemcpyDeviceToHost, g->s_comp));
     CHECK(cudaEventRecord(f->done, g->s_comp));
     return ES_OK;
 }
@@ -511,10 +578,17 @@ extern "C" int es_gpu_collect(es_gpu_t *g, const es_gpu_cand_t **cand, size_t *n
     CHECK(cudaSetDevice(g->dev));
     flight_t *f = &g->fl[g->head];
     CHECK(cudaEventSynchronize(f->done));
-    uint32_t cnt = *f->h_n;
+    uint32_t cnt = f->h_n[0];
     float ms = 0.0f;
-    CHECK(cudaEventElapsedTime(&ms, f->start, f->done));
-    g->t_kernel += ms * 1e-3;
+    if (g->exact) {
+        CHECK(cudaEventElapsedTime(&ms, f->start, f->mid));
+        g->t_kernel += ms * 1e-3;
+        CHECK(cudaEventElapsedTime(&ms, f->mid, f->done));
+        g->t_exact += ms * 1e-3;
+    } else {
+        CHECK(cudaEventElapsedTime(&ms, f->start, f->done));
+        g->t_kernel += ms * 1e-3;
+    }
     if (cnt > f->cap) {
         /* more candidates than room (early tiles of a scan, or a
          * --p-threshold that admits many pairs): grow and run the tile again,
@@ -523,21 +597,28 @@ extern "C" int es_gpu_collect(es_gpu_t *g, const es_gpu_cand_t **cand, size_t *n
         CHECK(cudaStreamSynchronize(g->s_comp));
         flight_free_bufs(f);
         uint32_t cap = cnt + cnt / 4 + 1024;
-        int ret = flight_alloc(f, cap);
+        int ret = flight_alloc(f, cap, g->exact);
         if (ret) return ret;
         ret = queue_tile(g, f, 0);
         if (ret) return ret;
         CHECK(cudaEventSynchronize(f->done));
-        cnt = *f->h_n;
+        cnt = f->h_n[0];
         if (cnt > f->cap) {
             fprintf(stderr, "[E::es_gpu_collect] candidate count grew on a re-run (%u > %u)\n", cnt, f->cap);
             return ES_ERR_GPU;
         }
     }
+    g->n_emitted += cnt;
+    /* the second stage's survivors, or every candidate */
+    const es_gpu_cand_t *src = f->d_cand;
+    if (g->exact) {
+        cnt = f->h_n[1];
+        src = f->d_keep;
+    }
     if (cnt) {
         /* s_comp already runs the next tile: copy on a stream of its own */
         CHECK(cudaStreamWaitEvent(g->s_back, f->done, 0));
-        CHECK(cudaMemcpyAsync(f->h_cand, f->d_cand, (size_t)cnt * sizeof(es_gpu_cand_t),
+        CHECK(cudaMemcpyAsync(f->h_cand, src, (size_t)cnt * sizeof(es_gpu_cand_t),
                               cudaMemcpyDeviceToHost, g->s_back));
         CHECK(cudaStreamSynchronize(g->s_back));
     }
@@ -727,7 +808,7 @@ extern "C" int es_gpu_rows_open(int dev, int kernel, const es_gpu_config_t *cfg,
     /* a round's tile is one row against the block: all.count tables, never
      * more, where a scan's flights start at GK_CAND_INIT (pinned: 21 MB
      * each, some 40 ms to allocate for the four) */
-    int ret = engine_open(dev, &c, all->count, &r->g);
+    int ret = engine_open(dev, &c, all->count, 0, &r->g);
     if (ret) {
         free(r);
         return ret;

@@ -41,4 +41,24 @@ int gk_launch_popc(const gk_params &P, int np, void *stream);
 int gk_launch_ws(const gk_params &P, int np, void *stream);
 int gk_ws_usable(int dev);
 
+/* The second stage (exact.cu): a tile's candidates scored with the exact
+ * statistic in double (exact.cuh), each variant's threshold raised to the
+ * lower bounds, and only the candidates that may still matter copied to out
+ * (in no particular order).  Run after the tile kernel on its stream. */
+struct gk_exact_params {
+    const es_gpu_cand_t *in;
+    const uint32_t *n_in;    /* the tile's candidates; nothing is done when > cap (re-run) */
+    uint32_t cap;
+    es_gpu_cand_t *out;      /* cap entries */
+    uint32_t *n_out;         /* zeroed before */
+    uint32_t *thr;           /* per-variant keys, global index */
+    const uint32_t *tau_bin; /* [0] the device's top-k bin */
+    uint32_t tau_host;       /* key of the host's exact k-th best */
+    float sig_min_g;
+    const double *nlogn;     /* n ln n below GK_EX_NLOGN_TAB, the host's (mi, ig) */
+    unsigned long long *count; /* [0] candidates decided here, [1] of them dropped */
+};
+/* stat: GK_BOOST, GK_CHI2, GK_MI or GK_IG.  @return 0, or a cudaError_t. */
+int gk_launch_exact(int stat, const gk_exact_params &R, int n_sm, void *stream);
+
 #endif

@@ -361,6 +361,10 @@ static int dev_loop(es_scan_ctx_t *ctx, gpu_dev_t *d)
     if (!ret && es_gpu_screen_stats(g, scr) == ES_OK && scr[0])
         es_info("GPU %d: screen passed %llu pairs; %llu of %llu CTAs scored their survivors from the queue", dev,
                 scr[2], scr[1], scr[0]);
+    unsigned long long ex[3];
+    if (!ret && es_gpu_exact_stats(g, ex) == ES_OK && ex[1])
+        es_info("GPU %d: the exact statistic on the device (%.3f s) decided %llu of %llu candidates and dropped "
+                "%llu; the host scored %llu", dev, es_gpu_exact_seconds(g), ex[1], ex[0], ex[2], ex[0] - ex[2]);
     return ret;
 }
 
@@ -712,6 +716,10 @@ static int gpu_run(es_scan_ctx_t *ctx)
         if (!(lnf = lnfact_table(cfg.n_lnfact))) return ES_ERR_NOMEM;
         cfg.lnfact = lnf;
     }
+    /* mi, ig: the host's n ln n table, with which the device scores the
+     * candidates exactly as the host does (gpu/pair/exact.cuh) */
+    cfg.nlogn = es_nlogn_table();
+    cfg.n_nlogn = ES_NLOGN_TAB;
 
     gpu_dev_t *dv = calloc((size_t)n_dev, sizeof *dv);
     if (!dv) {

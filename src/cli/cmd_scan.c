@@ -128,11 +128,14 @@ static void scan_usage(FILE *fp)
             "                       a build with cairo)\n"
             "  --quiet              only errors on stderr, no progress line\n"
             "  --verbose            informational messages on stderr (with a GPU: time in\n"
-            "                       the kernels, candidates, pairs passing the screen)\n"
+            "                       the kernels, candidates, pairs passing the screen,\n"
+            "                       candidates decided and dropped on the device)\n"
             "  -h, --help           this help\n"
             "Environment: EPISTREAM_GPU_TRACE=1 prints one line per GPU tile on stderr;\n"
             "  EPISTREAM_GPU_LOAD=cp|tma1|tma2|tma4 picks how H100/H200 tiles load their\n"
-            "  operands (default cp; for benchmarks, same results).\n");
+            "  operands (default cp; for benchmarks, same results); EPISTREAM_GPU_EXACT=0\n"
+            "  sends every candidate pair to the host instead of scoring them exactly on\n"
+            "  the device first (for comparisons, same results).\n");
 }
 
 /* The significant-pair stream: the list (.sig.tsv or .epi.cc, p <= list_thr)

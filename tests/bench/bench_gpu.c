@@ -1,7 +1,7 @@
 /* bench_gpu.c -- prints the GPU scan's rates as a table (not a test).
  *
  *   bench_gpu [-n N,N,...] [-m VARIANTS] [-s STATS] [-k KERNELS] [-c CPU_VARIANTS]
- *             [-t THREADS] [-d DIR]
+ *             [-t THREADS] [-d DIR] [-x] [-M]
  *
  * For each sample count N (half cases, no missing calls) a random .bed of
  * VARIANTS variants is written to DIR (default $TMPDIR or /tmp), then the
@@ -17,7 +17,10 @@
  * of the same data with every thread, for the ratio.  With boost, the scan is
  * run again with the block cache capped at 1/8 of the data (--gpu-mem; blocks
  * of VARIANTS/32 so that four fit), and its rate given as a fraction of the
- * in-memory one. */
+ * in-memory one (-M: not).  -x: each in-memory GPU scan is preceded by the
+ * same scan without the second stage (EPISTREAM_GPU_EXACT=0, mode
+ * 'no-exact': every candidate scored on the host), and the in-memory row
+ * ends with its rate relative to that one. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,9 +66,9 @@ int main(int argc, char **argv)
     char ns_buf[256] = "1024,4096,8192,16384", st_buf[128] = "boost,chi2,mi,ig,k2",
          kn_buf[128] = "mma,popc";
     uint32_t m = 65536, m_cpu = 4096;
-    int threads = 0, c;
+    int threads = 0, c, pair_old = 0, mem8 = 1;
     const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    while ((c = getopt(argc, argv, "n:m:s:k:c:t:d:")) != -1) {
+    while ((c = getopt(argc, argv, "n:m:s:k:c:t:d:xM")) != -1) {
         switch (c) {
         case 'n': snprintf(ns_buf, sizeof ns_buf, "%s", optarg); break;
         case 'm': m = (uint32_t)strtoul(optarg, NULL, 10); break;
@@ -74,6 +77,8 @@ int main(int argc, char **argv)
         case 'c': m_cpu = (uint32_t)strtoul(optarg, NULL, 10); break;
         case 't': threads = atoi(optarg); break;
         case 'd': dir = optarg; break;
+        case 'x': pair_old = 1; break;
+        case 'M': mem8 = 0; break;
         default: fprintf(stderr, "usage: see the top of bench_gpu.c\n"); return 2;
         }
     }
@@ -154,15 +159,26 @@ int main(int argc, char **argv)
             for (int k = 0; k < n_kn; k++) {
                 const int kernel = kern[k];
                 es_gpu_wgmma_loader(load[k]);
-                double secs = 0.0;
+                double secs = 0.0, old_rate = 0.0;
                 uint64_t pairs = 0;
+                if (pair_old) { /* the same scan, every candidate scored on the host */
+                    setenv("EPISTREAM_GPU_EXACT", "0", 1);
+                    int r = scan_once(ds, ES_DEVICE_GPU, kernel, stat, threads, 0, 0, &secs, &pairs);
+                    unsetenv("EPISTREAM_GPU_EXACT");
+                    if (r) return 1;
+                    old_rate = (double)pairs / secs;
+                    printf("%6u %8u %10s %6s %-10s %9.3f %11.4g %14.4g %7.1f%% %9.1f\n", n, m, kns[k], sts[s],
+                           "no-exact", secs, old_rate, old_rate * n, 100.0 * old_rate * 4.0 * n / ceil_bm,
+                           old_rate / cpu_rate);
+                }
                 if (scan_once(ds, ES_DEVICE_GPU, kernel, stat, threads, 0, 0, &secs, &pairs)) return 1;
                 double rate = (double)pairs / secs;
-                printf("%6u %8u %10s %6s %-10s %9.3f %11.4g %14.4g %7.1f%% %9.1f\n", n, m, kns[k], sts[s],
-                       "in-memory", secs, rate, rate * n, 100.0 * rate * 4.0 * n / ceil_bm,
-                       rate / cpu_rate);
+                printf("%6u %8u %10s %6s %-10s %9.3f %11.4g %14.4g %7.1f%% %9.1f", n, m, kns[k], sts[s],
+                       "in-memory", secs, rate, rate * n, 100.0 * rate * 4.0 * n / ceil_bm, rate / cpu_rate);
+                if (pair_old) printf("  (%.2fx no-exact)", rate / old_rate);
+                printf("\n");
                 fflush(stdout);
-                if (stat == ES_STAT_BOOST) {
+                if (stat == ES_STAT_BOOST && mem8) {
                     double s8 = 0.0;
                     uint64_t p8 = 0;
                     if (scan_once(ds, ES_DEVICE_GPU, kernel, stat, threads, data_bytes / 8, m / 32, &s8, &p8))

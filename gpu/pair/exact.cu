@@ -1,0 +1,200 @@
+/* exact.cu -- the pair engine's second stage: a tile's candidates scored
+ * on the device with the exact statistic (exact.cuh: the host's arithmetic
+ * in double, with a proven margin), so that the host scores only those that
+ * may still change an output.
+ *
+ * After the tile kernel, one thread per candidate computes v and its margin
+ * eps (|v - the host's value| <= eps), raises both variants' thresholds to
+ * the lower bound v - eps (a lower bound of a real pair's exact statistic,
+ * as every threshold is), and keeps the candidate when v + eps reaches any
+ * of: the top-k level (the device's histogram level or the host's exact k-th
+ * best, both lower bounds of the k-th best statistic), either variant's
+ * threshold as it now stands, or -- through G's upper bound -- the
+ * significance threshold.  A dropped candidate's exact statistic is below a
+ * real pair's of each of its variants (so it is neither variant's best,
+ * ties included), below the k-th best (not in the top-k) and not
+ * significant: it is in no output, and the host counts it in N_TOT with the
+ * rest of the tile.  Candidates the device cannot decide (exact.cuh) are
+ * kept.  Compiled with -fmad=false (exact.cuh's arithmetic must not be
+ * fused). */
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+#include <cuda_runtime.h>
+
+#include "epistream.h"
+#include "params.cuh"
+#include "exact.cuh"
+#include "launch.cuh"
+#include "gpu_test.h"
+#include "cuda_check.h"
+
+namespace {
+
+constexpr int RT = 128; /* threads a CTA */
+
+template <int STAT>
+__global__ void __launch_bounds__(RT) k_stage2(gk_exact_params R)
+{
+    const uint32_t n = *R.n_in;
+    if (n > R.cap) return; /* the buffer overflowed: the tile runs again */
+    const uint32_t tb = *((volatile const uint32_t *)&R.tau_bin[0]);
+    const uint32_t t0 = tb ? tb << GK_HIST_SHIFT : 0u;
+    const uint32_t tau = t0 > R.tau_host ? t0 : R.tau_host;
+    const int lane = threadIdx.x & 31;
+    uint32_t dec = 0, drop = 0;
+    /* the loop bound is a whole CTA's: every lane reaches the ballot */
+    for (uint32_t k0 = blockIdx.x * RT; k0 < n; k0 += gridDim.x * RT) {
+        const uint32_t k = k0 + threadIdx.x;
+        bool keep = false;
+        es_gpu_cand_t c = {};
+        if (k < n) {
+            c = R.in[k];
+            const gk_exact_r e = gk_exact<STAT>(c.n, R.nlogn);
+            keep = true;
+            if (e.ok && e.v == e.v && e.eps == e.eps) {
+                dec++;
+                const double hi = __dadd_ru(e.v, e.eps), lo = __dadd_rd(e.v, -e.eps);
+                const uint32_t ku = gk_fkey(__double2float_ru(hi)), kl = gk_fkey(__double2float_rd(lo));
+                uint32_t ti = atomicMax(&R.thr[c.i], kl), tj = atomicMax(&R.thr[c.j], kl);
+                ti = ti > kl ? ti : kl;
+                tj = tj > kl ? tj : kl;
+                keep = ku >= tau || ku >= ti || ku >= tj || gk_exact_gup<STAT>(c.n, hi) >= (double)R.sig_min_g;
+                drop += !keep;
+            }
+        }
+        const unsigned m = __ballot_sync(0xffffffffu, keep);
+        if (!m) continue;
+        const int leader = __ffs(m) - 1;
+        uint32_t base = 0;
+        if (lane == leader) base = atomicAdd(R.n_out, (uint32_t)__popc(m));
+        base = __shfl_sync(0xffffffffu, base, leader);
+        if (keep) R.out[base + __popc(m & ((1u << lane) - 1u))] = c;
+    }
+    /* the counts: one atomic a warp */
+    for (int o = 16; o; o >>= 1) {
+        dec += __shfl_down_sync(0xffffffffu, dec, o);
+        drop += __shfl_down_sync(0xffffffffu, drop, o);
+    }
+    if (lane == 0 && dec) {
+        atomicAdd(&R.count[0], (unsigned long long)dec);
+        atomicAdd(&R.count[1], (unsigned long long)drop);
+    }
+}
+
+template <int STAT>
+int launch_stage2(const gk_exact_params &R, unsigned blocks, cudaStream_t st)
+{
+    k_stage2<STAT><<<blocks, RT, 0, st>>>(R);
+    return (int)cudaGetLastError();
+}
+
+/* Test hook kernel: every table's exact value, margin and whether decided. */
+template <int STAT>
+__global__ void k_exact(const es_gpu_cand_t *t, uint32_t n, const double *T, double *v, double *eps, int *ok)
+{
+    const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= n) return;
+    const gk_exact_r e = gk_exact<STAT>(t[k].n, T);
+    v[k] = e.v;
+    eps[k] = e.eps;
+    ok[k] = e.ok;
+}
+
+template <int STAT>
+int launch_exact(const es_gpu_cand_t *t, uint32_t n, const double *T, double *v, double *eps, int *ok)
+{
+    k_exact<STAT><<<(n + 127) / 128, 128>>>(t, n, T, v, eps, ok);
+    return (int)cudaGetLastError();
+}
+
+template <int STAT>
+int exact_host(const es_gpu_cand_t *t, size_t n, const double *T, double *v, double *eps, int *ok)
+{
+    for (size_t k = 0; k < n; k++) {
+        const gk_exact_r e = gk_exact<STAT>(t[k].n, T);
+        v[k] = e.v;
+        eps[k] = e.eps;
+        ok[k] = e.ok;
+    }
+    return 0;
+}
+
+} // namespace
+
+int gk_launch_exact(int stat, const gk_exact_params &R, int n_sm, void *stream)
+{
+    /* a few CTAs an SM: a tile's candidates are a few thousand at most
+     * once thresholds are known, and the threads walk the rest */
+    const unsigned blocks = (unsigned)(n_sm > 0 ? n_sm : 1) * 4u;
+    const cudaStream_t st = (cudaStream_t)stream;
+    switch (stat) {
+    case GK_BOOST: return launch_stage2<GK_BOOST>(R, blocks, st);
+    case GK_CHI2: return launch_stage2<GK_CHI2>(R, blocks, st);
+    case GK_MI: return launch_stage2<GK_MI>(R, blocks, st);
+    case GK_IG: return launch_stage2<GK_IG>(R, blocks, st);
+    default: return (int)cudaErrorInvalidValue;
+    }
+}
+
+static int exact_stat_ok(int stat, const double *nlogn, uint32_t n_nlogn)
+{
+    if (stat != GK_BOOST && stat != GK_CHI2 && stat != GK_MI && stat != GK_IG) return 0;
+    if ((stat == GK_MI || stat == GK_IG) && (!nlogn || n_nlogn < GK_EX_NLOGN_TAB)) return 0;
+    return 1;
+}
+
+extern "C" int es_gpu_exact_host(int stat, const es_gpu_cand_t *tables, size_t n, const double *nlogn,
+                                 uint32_t n_nlogn, double *val, double *eps, int *ok)
+{
+    if (!exact_stat_ok(stat, nlogn, n_nlogn)) return ES_ERR_ARG;
+    switch (stat) {
+    case GK_BOOST: return exact_host<GK_BOOST>(tables, n, nlogn, val, eps, ok);
+    case GK_CHI2: return exact_host<GK_CHI2>(tables, n, nlogn, val, eps, ok);
+    case GK_MI: return exact_host<GK_MI>(tables, n, nlogn, val, eps, ok);
+    default: return exact_host<GK_IG>(tables, n, nlogn, val, eps, ok);
+    }
+}
+
+extern "C" int es_gpu_exact(int dev, int stat, const es_gpu_cand_t *tables, size_t n, const double *nlogn,
+                            uint32_t n_nlogn, double *val, double *eps, int *ok)
+{
+    if (!exact_stat_ok(stat, nlogn, n_nlogn)) return ES_ERR_ARG;
+    if (!n) return ES_OK;
+    CHECK(cudaSetDevice(dev));
+    es_gpu_cand_t *dt = NULL;
+    double *dT = NULL, *dv = NULL, *de = NULL;
+    int *dok = NULL, ret = ES_OK;
+    cudaError_t e = cudaMalloc(&dt, n * sizeof *dt);
+    if (e == cudaSuccess) e = cudaMalloc(&dv, n * sizeof *dv);
+    if (e == cudaSuccess) e = cudaMalloc(&de, n * sizeof *de);
+    if (e == cudaSuccess) e = cudaMalloc(&dok, n * sizeof *dok);
+    if (e == cudaSuccess && nlogn) e = cudaMalloc(&dT, (size_t)GK_EX_NLOGN_TAB * sizeof *dT);
+    if (e == cudaSuccess && nlogn)
+        e = cudaMemcpy(dT, nlogn, (size_t)GK_EX_NLOGN_TAB * sizeof *dT, cudaMemcpyHostToDevice);
+    if (e == cudaSuccess) e = cudaMemcpy(dt, tables, n * sizeof *dt, cudaMemcpyHostToDevice);
+    if (e == cudaSuccess) {
+        int r = 0;
+        switch (stat) {
+        case GK_BOOST: r = launch_exact<GK_BOOST>(dt, (uint32_t)n, dT, dv, de, dok); break;
+        case GK_CHI2: r = launch_exact<GK_CHI2>(dt, (uint32_t)n, dT, dv, de, dok); break;
+        case GK_MI: r = launch_exact<GK_MI>(dt, (uint32_t)n, dT, dv, de, dok); break;
+        default: r = launch_exact<GK_IG>(dt, (uint32_t)n, dT, dv, de, dok); break;
+        }
+        e = (cudaError_t)r;
+    }
+    if (e == cudaSuccess) e = cudaMemcpy(val, dv, n * sizeof *dv, cudaMemcpyDeviceToHost);
+    if (e == cudaSuccess) e = cudaMemcpy(eps, de, n * sizeof *de, cudaMemcpyDeviceToHost);
+    if (e == cudaSuccess) e = cudaMemcpy(ok, dok, n * sizeof *dok, cudaMemcpyDeviceToHost);
+    if (e != cudaSuccess) {
+        fprintf(stderr, "[E::es_gpu_exact] %s\n", cudaGetErrorString(e));
+        ret = ES_ERR_GPU;
+    }
+    cudaFree(dt);
+    cudaFree(dT);
+    cudaFree(dv);
+    cudaFree(de);
+    cudaFree(dok);
+    return ret;
+}

@@ -469,6 +469,128 @@ static void test_linear_bound(void **state)
 }
 
 /* F tails from scipy.stats.f.sf(f, d1, d2) */
+/* ---- the single-precision certificate of the table's rules ------------------
+ * es_stat_linear_sure() may say "sure" only where es_stat_linear_prep()
+ * passes in double, and its AVX-512 and scalar variants must agree.  Tables
+ * from families that reach every rule (identical, mirrored, nearly identical
+ * genotypes: r near 0.999; B nearly fixed at 1: A and AB collinear, the VIF
+ * and the determinant; A nearly fixed at 2: the intercept's estimate
+ * correlation; rare cells; n from 5 to past the certificate's 8,192), then
+ * walked cell by cell towards the nearest rule threshold (an adversary
+ * that keeps a step when it brings the exact rule quantities, computed here
+ * in long double from exact integers, closer to a threshold). */
+
+/* the distance of table c to the nearest of PLINK's table thresholds, from
+ * exact integer cross products (long double) */
+static long double rule_margin(const uint32_t *c)
+{
+    int64_t ct = 0, s[3] = {0}, q[3][3] = {{0}};
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++) {
+            int64_t v[3] = {a, b, a * b}, k = c[a * 3 + b];
+            ct += k;
+            for (int i = 0; i < 3; i++) {
+                s[i] += k * v[i];
+                for (int j = 0; j < 3; j++) q[i][j] += k * v[i] * v[j];
+            }
+        }
+    long double cc[3][3];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) cc[i][j] = (long double)(ct * q[i][j] - s[i] * s[j]);
+    if (ct <= 4 || !(cc[0][0] > 0 && cc[1][1] > 0 && cc[2][2] > 0)) return 0;
+    long double r12 = cc[0][1] / sqrtl(cc[0][0] * cc[1][1]), r13 = cc[0][2] / sqrtl(cc[0][0] * cc[2][2]);
+    long double r23 = cc[1][2] / sqrtl(cc[1][1] * cc[2][2]);
+    long double cdet = 1 + 2 * r12 * r13 * r23 - r12 * r12 - r13 * r13 - r23 * r23;
+    long double m = fabsl(cdet), rr[3] = {r12, r13, r23};
+    for (int i = 0; i < 3; i++) {
+        if (fabsl(0.999L - rr[i]) < m) m = fabsl(0.999L - rr[i]);
+        long double v = fabsl(50 * cdet + rr[i] * rr[i] - 1) / 50;
+        if (v < m) m = v;
+    }
+    return m;
+}
+
+/* a table of n samples from family f */
+static void sure_draw(uint64_t *r, int f, uint32_t n, uint32_t *c)
+{
+    double pa = 0.01 + 0.49 * tu_unif(r), pb = 0.01 + 0.49 * tu_unif(r), eps = pow(10, -4 + 3 * tu_unif(r));
+    if (f == 4) pa = pb = 0.001 + 0.01 * tu_unif(r);
+    memset(c, 0, 9 * sizeof *c);
+    for (uint32_t k = 0; k < n; k++) {
+        int a = (tu_unif(r) < pa) + (tu_unif(r) < pa), b = (tu_unif(r) < pb) + (tu_unif(r) < pb);
+        if (f == 1 && tu_unif(r) > eps) b = a;                      /* nearly identical */
+        if (f == 2 && tu_unif(r) > eps) b = 2 - a;                  /* nearly mirrored */
+        if (f == 3 && tu_unif(r) > eps * 30) b = 1;                 /* AB nearly A */
+        if (f == 5 && tu_unif(r) > eps * 30) a = 2;                 /* A nearly fixed at 2 */
+        if (f == 6) a = (int)tu_randn(r, 3), b = tu_unif(r) < 0.5 ? a : (int)tu_randn(r, 3);
+        c[a * 3 + b]++;
+    }
+}
+
+static void test_linear_sure(void **state)
+{
+    (void)state;
+    uint64_t rng = 2122;
+    enum { RUN = 64 };
+    static const uint32_t ns[] = {5, 6, 9, 20, 100, 700, 2000, 5000, 8191, 8192, 8193, 12000};
+    es_table2_t t[RUN];
+    memset(t, 0, sizeof t);
+    uint8_t sv[RUN], ss[RUN];
+    long double mg[RUN], closest = 1;
+    int k = 0, n_tab = 0, n_sure = 0, n_near = 0, n_near_sure = 0, n_common = 0, n_common_sure = 0;
+    for (int base = 0; base < 2100; base++) {
+        int f = base % 7;
+        uint32_t n = ns[tu_randn(&rng, 12)], c[9];
+        sure_draw(&rng, f, n, c);
+        long double cur = rule_margin(c);
+        for (int step = 0; step < 60; step++) {
+            if (step) { /* move up to 1 % of the samples between two cells; keep it if nearer a threshold */
+                uint32_t d[9], from = tu_randn(&rng, 9), to = tu_randn(&rng, 9), mv = 1 + tu_randn(&rng, 1 + n / 100);
+                memcpy(d, c, sizeof d);
+                if (d[from] < mv || from == to) continue;
+                d[from] -= mv;
+                d[to] += mv;
+                long double nm = rule_margin(d);
+                if (!(nm < cur) && tu_randn(&rng, 10)) continue;
+                memcpy(c, d, sizeof d);
+                cur = nm;
+            }
+            memcpy(t[k].n[0], c, sizeof c);
+            mg[k] = cur;
+            if (++k < RUN) continue;
+            es_stat_linear_sure(t, RUN, sv);
+            es_stat_linear_sure_scalar(t, RUN, ss);
+            for (int i = 0; i < RUN; i++) {
+                es_linear_prep_t p;
+                int fails = es_stat_linear_prep(&t[i], &p);
+                assert_int_equal(sv[i], ss[i]);
+                if (sv[i]) assert_int_equal(fails, 0); /* sure: the double rules pass */
+                uint32_t ct = 0;
+                for (int e = 0; e < 9; e++) ct += t[i].n[0][e];
+                if (ct > 8192) assert_int_equal(sv[i], 0);
+                n_tab++;
+                n_sure += sv[i];
+                if (mg[i] < 1e-2L) {
+                    n_near++;
+                    n_near_sure += sv[i];
+                    if (sv[i] && mg[i] < closest) closest = mg[i];
+                }
+                if (mg[i] > 0.05L && ct >= 100 && ct <= 8192 && !fails) {
+                    n_common++;
+                    n_common_sure += sv[i];
+                }
+            }
+            k = 0;
+        }
+    }
+    print_message("sure: %d tables, %d sure; %d within 1e-2 of a threshold (%d sure, the closest sure %.3Le); "
+                  "%d of %d passing tables of n >= 100 at least 0.05 from every threshold sure\n",
+                  n_tab, n_sure, n_near, n_near_sure, closest, n_common_sure, n_common);
+    /* the adversary got near the thresholds, and the certificate is not vacuous */
+    assert_true(n_near > n_tab / 10);
+    assert_true(n_common_sure > n_common * 9 / 10);
+}
+
 static void test_f_sf(void **state)
 {
     (void)state;
@@ -501,6 +623,7 @@ int main(void)
         cmocka_unit_test(test_group),
         cmocka_unit_test(test_linear_vs_lsq),
         cmocka_unit_test(test_linear_bound),
+        cmocka_unit_test(test_linear_sure),
         cmocka_unit_test(test_f_sf),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -33,6 +33,62 @@ void es_stat_linear_batch_scalar(const es_table2_t *t, const es_qt_dsums_t *d, c
     }
 }
 
+
+/* ---- the single-precision certificate of the table's rules ------------------
+ * es_stat_linear_prep()'s rules decided in float from exact integers, with
+ * margins that make "sure" (1) imply that the double rules pass: doc/QT.md,
+ * "The certificate in single precision", has the proof, whose constants are
+ * these.  0 is "not sure" (the double rules decide).  The AVX-512 variant
+ * does the same float operations in the same order, so the same decisions
+ * (tests/test_qt.c). */
+#define SURE_N_MAX 8192         /* n C_xx <= 2^30: the centred sums exact in int32 */
+#define SURE_R_MAX 0.99899f     /* 0.999 - 1e-5, below which every r in double is below 0.999 */
+#define SURE_CDET_MIN 1.1e-3f   /* det of the correlations, above 2^-30 and every slope pair's rule */
+#define SURE_VIF_MIN 1.004f     /* 50 det + r^2 >= 1 + 4e-3: PLINK's VIF check passes */
+#define SURE_CDET_SLACK 1e-4f   /* above the float det's error (< 1e-5) */
+#define SURE_D2_MAX 2e4f        /* the intercept's estimate correlations below 1 - 2.5e-5 */
+#define SURE_RHO_LIM 16609443.0f /* 0.99 * 2^24 (< its exact value): perm(X'X) / det(X'X) <= 2^24, the double
+                                  * inverse's entries within 3e-8 of their scale */
+
+/* The table sums and centred cross products of pair cells c[9] (int32,
+ * exact for n <= SURE_N_MAX); the order of operations is the vector's. */
+static inline int sure_scalar(const uint32_t *c)
+{
+    uint32_t ctu = c[0] + c[1] + c[2] + c[3] + c[4] + c[5] + c[6] + c[7] + c[8];
+    if (!(ctu > 4 && ctu <= SURE_N_MAX)) return 0;
+    int32_t n1 = (int32_t)(c[3] + c[4] + c[5]), n2 = (int32_t)(c[6] + c[7] + c[8]);
+    int32_t m1 = (int32_t)(c[1] + c[4] + c[7]), m2 = (int32_t)(c[2] + c[5] + c[8]);
+    int32_t c11 = (int32_t)c[4], c12 = (int32_t)c[5], c21 = (int32_t)c[7], c22 = (int32_t)c[8], ct = (int32_t)ctu;
+    int32_t sa = n1 + (n2 << 1), saa = n1 + (n2 << 2), sb = m1 + (m2 << 1), sbb = m1 + (m2 << 2);
+    int32_t sab = c11 + ((c12 + c21) << 1) + (c22 << 2);
+    int32_t saab = c11 + (c12 << 1) + (c21 << 2) + (c22 << 3);
+    int32_t sabb = c11 + (c12 << 2) + (c21 << 1) + (c22 << 3);
+    int32_t sxx = c11 + ((c12 + c21) << 2) + (c22 << 4);
+    int32_t caa = ct * saa - sa * sa, cbb = ct * sbb - sb * sb, cxx = ct * sxx - sab * sab;
+    int32_t cab = ct * sab - sa * sb, cax = ct * saab - sa * sab, cbx = ct * sabb - sb * sab;
+    if (!(caa > 0 && cbb > 0 && cxx > 0)) return 0;
+    float faa = (float)caa, fbb = (float)cbb, fxx = (float)cxx;
+    float ia = 1.0f / sqrtf(faa), ib = 1.0f / sqrtf(fbb), ix = 1.0f / sqrtf(fxx);
+    float r12 = (float)cab * ia * ib, r13 = (float)cax * ia * ix, r23 = (float)cbx * ib * ix;
+    if (!(r12 <= SURE_R_MAX && r13 <= SURE_R_MAX && r23 <= SURE_R_MAX)) return 0;
+    float q12 = r12 * r12, q13 = r13 * r13, q23 = r23 * r23;
+    float cdet = 1.0f + 2.0f * r12 * r13 * r23 - q12 - q13 - q23;
+    if (!(cdet >= SURE_CDET_MIN)) return 0;
+    float c50 = 50.0f * cdet;
+    if (!(c50 + q12 >= SURE_VIF_MIN && c50 + q13 >= SURE_VIF_MIN && c50 + q23 >= SURE_VIF_MIN)) return 0;
+    float clo = cdet - SURE_CDET_SLACK;
+    float wa = (float)sa * ia, wb = (float)sb * ib, wx = (float)sab * ix;
+    if (!((wa * wa + wb * wb + wx * wx) * 9.1f <= SURE_D2_MAX * clo)) return 0;
+    float rprod = (float)(ct + sa + sb + sab) * (float)(sa + saa + sab + saab) * (float)(sb + sab + sbb + sabb) *
+                  (float)(sab + saab + sabb + sxx);
+    return rprod * (float)(ct * ct) <= SURE_RHO_LIM * (faa * fbb * fxx * clo);
+}
+
+void es_stat_linear_sure_scalar(const es_table2_t *t, uint32_t n, uint8_t *sure)
+{
+    for (uint32_t k = 0; k < n; k++) sure[k] = (uint8_t)sure_scalar(t[k].n[0]);
+}
+
 #if ES_CPU_X86
 #define PLINK_EPSILON 0.000000000931322574615478515625
 #define PLINK_VIF 50.0
@@ -49,14 +105,88 @@ static inline ES_TARGET_AVX512 __attribute__((always_inline)) vd vabs(vd a)
     return _mm512_abs_pd(a);
 }
 
-static ES_TARGET_AVX512 void batch_avx512(const es_table2_t *t, const es_qt_dsums_t *d, const double *saby1,
-                                          uint32_t n, uint8_t *fail, uint8_t *cert, double *zsq)
+typedef __m512 vf;
+typedef __m512i vi;
+
+/* sure_scalar() of sixteen pairs: the same float operations in the same
+ * order (the int32 sums are exact either way) */
+static ES_TARGET_AVX512 __mmask16 sure16_avx512(const es_table2_t *t, vi tix)
 {
-    const __m512i lane = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
+    const int *tb = (const int *)t;
+    vi c[9];
+    for (int e = 0; e < 9; e++) c[e] = _mm512_i32gather_epi32(_mm512_add_epi32(tix, _mm512_set1_epi32(e)), tb, 4);
+#define ADD _mm512_add_epi32
+#define SHL _mm512_slli_epi32
+#define MUL _mm512_mullo_epi32
+    vi ct = ADD(ADD(ADD(ADD(ADD(ADD(ADD(ADD(c[0], c[1]), c[2]), c[3]), c[4]), c[5]), c[6]), c[7]), c[8]);
+    __mmask16 ok = _mm512_cmpgt_epu32_mask(ct, _mm512_set1_epi32(4)) &
+                   _mm512_cmple_epu32_mask(ct, _mm512_set1_epi32(SURE_N_MAX));
+    vi n1 = ADD(ADD(c[3], c[4]), c[5]), n2 = ADD(ADD(c[6], c[7]), c[8]);
+    vi m1 = ADD(ADD(c[1], c[4]), c[7]), m2 = ADD(ADD(c[2], c[5]), c[8]);
+    vi c11 = c[4], c12 = c[5], c21 = c[7], c22 = c[8];
+    vi sa = ADD(n1, SHL(n2, 1)), saa = ADD(n1, SHL(n2, 2)), sb = ADD(m1, SHL(m2, 1)), sbb = ADD(m1, SHL(m2, 2));
+    vi sab = ADD(ADD(c11, SHL(ADD(c12, c21), 1)), SHL(c22, 2));
+    vi saab = ADD(ADD(ADD(c11, SHL(c12, 1)), SHL(c21, 2)), SHL(c22, 3));
+    vi sabb = ADD(ADD(ADD(c11, SHL(c12, 2)), SHL(c21, 1)), SHL(c22, 3));
+    vi sxx = ADD(ADD(c11, SHL(ADD(c12, c21), 2)), SHL(c22, 4));
+    vi caa = _mm512_sub_epi32(MUL(ct, saa), MUL(sa, sa)), cbb = _mm512_sub_epi32(MUL(ct, sbb), MUL(sb, sb));
+    vi cxx = _mm512_sub_epi32(MUL(ct, sxx), MUL(sab, sab));
+    vi cab = _mm512_sub_epi32(MUL(ct, sab), MUL(sa, sb)), cax = _mm512_sub_epi32(MUL(ct, saab), MUL(sa, sab));
+    vi cbx = _mm512_sub_epi32(MUL(ct, sabb), MUL(sb, sab));
+    const vi zi = _mm512_setzero_si512();
+    ok &= _mm512_cmpgt_epi32_mask(caa, zi) & _mm512_cmpgt_epi32_mask(cbb, zi) & _mm512_cmpgt_epi32_mask(cxx, zi);
+    if (!ok) return 0;
+    vf faa = _mm512_cvtepi32_ps(caa), fbb = _mm512_cvtepi32_ps(cbb), fxx = _mm512_cvtepi32_ps(cxx);
+    const vf one = _mm512_set1_ps(1.0f);
+    vf ia = one / _mm512_sqrt_ps(faa), ib = one / _mm512_sqrt_ps(fbb), ix = one / _mm512_sqrt_ps(fxx);
+    vf r12 = _mm512_cvtepi32_ps(cab) * ia * ib, r13 = _mm512_cvtepi32_ps(cax) * ia * ix;
+    vf r23 = _mm512_cvtepi32_ps(cbx) * ib * ix;
+    const vf rmax = _mm512_set1_ps(SURE_R_MAX);
+    ok &= _mm512_cmp_ps_mask(r12, rmax, _CMP_LE_OQ) & _mm512_cmp_ps_mask(r13, rmax, _CMP_LE_OQ) &
+          _mm512_cmp_ps_mask(r23, rmax, _CMP_LE_OQ);
+    vf q12 = r12 * r12, q13 = r13 * r13, q23 = r23 * r23;
+    vf cdet = one + _mm512_set1_ps(2.0f) * r12 * r13 * r23 - q12 - q13 - q23;
+    ok &= _mm512_cmp_ps_mask(cdet, _mm512_set1_ps(SURE_CDET_MIN), _CMP_GE_OQ);
+    vf c50 = _mm512_set1_ps(50.0f) * cdet;
+    const vf vmin = _mm512_set1_ps(SURE_VIF_MIN);
+    ok &= _mm512_cmp_ps_mask(c50 + q12, vmin, _CMP_GE_OQ) & _mm512_cmp_ps_mask(c50 + q13, vmin, _CMP_GE_OQ) &
+          _mm512_cmp_ps_mask(c50 + q23, vmin, _CMP_GE_OQ);
+    vf clo = cdet - _mm512_set1_ps(SURE_CDET_SLACK);
+    vf wa = _mm512_cvtepi32_ps(sa) * ia, wb = _mm512_cvtepi32_ps(sb) * ib, wx = _mm512_cvtepi32_ps(sab) * ix;
+    ok &= _mm512_cmp_ps_mask((wa * wa + wb * wb + wx * wx) * _mm512_set1_ps(9.1f), _mm512_set1_ps(SURE_D2_MAX) * clo,
+                             _CMP_LE_OQ);
+    vf rprod = _mm512_cvtepi32_ps(ADD(ADD(ADD(ct, sa), sb), sab)) * _mm512_cvtepi32_ps(ADD(ADD(ADD(sa, saa), sab), saab)) *
+               _mm512_cvtepi32_ps(ADD(ADD(ADD(sb, sab), sbb), sabb)) *
+               _mm512_cvtepi32_ps(ADD(ADD(ADD(sab, saab), sabb), sxx));
+    ok &= _mm512_cmp_ps_mask(rprod * _mm512_cvtepi32_ps(MUL(ct, ct)), _mm512_set1_ps(SURE_RHO_LIM) * (faa * fbb * fxx * clo),
+                             _CMP_LE_OQ);
+#undef ADD
+#undef SHL
+#undef MUL
+    return ok;
+}
+
+static ES_TARGET_AVX512 void sure_avx512(const es_table2_t *t, uint32_t n, uint8_t *sure)
+{
+    const vi lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    for (uint32_t k0 = 0; k0 < n; k0 += 16) {
+        __mmask16 in = (__mmask16)(n - k0 >= 16 ? 0xffff : (1u << (n - k0)) - 1);
+        vi idx = _mm512_mask_add_epi32(_mm512_set1_epi32((int)k0), in, _mm512_set1_epi32((int)k0), lane);
+        __mmask16 ok = sure16_avx512(t, _mm512_mullo_epi32(idx, _mm512_set1_epi32(sizeof *t / 4))) & in;
+        for (uint32_t l = 0; l < 16 && k0 + l < n; l++) sure[k0 + l] = (uint8_t)(ok >> l & 1);
+    }
+}
+
+/* Pairs list[0 .. n-1], eight a vector (the list padded to a multiple of
+ * eight with its first entry).  full: es_stat_linear_prep()'s rules in
+ * double; else the pairs are sure to pass them (sure16_avx512) and only
+ * the inverse is computed, by the same operations (so the same bits). */
+static inline ES_TARGET_AVX512 __attribute__((always_inline)) void
+batch_list(const es_table2_t *t, const es_qt_dsums_t *d, const double *saby1, const uint32_t *list, uint32_t n,
+           uint8_t *fail, uint8_t *cert, double *zsq, int full)
+{
     for (uint32_t k0 = 0; k0 < n; k0 += 8) {
-        /* lanes past n repeat pair k0 (their results are not written) */
-        __mmask8 in = (__mmask8)(n - k0 >= 8 ? 0xff : (1u << (n - k0)) - 1);
-        __m512i idx = _mm512_mask_add_epi64(_mm512_set1_epi64(k0), in, _mm512_set1_epi64(k0), lane);
+        __m512i idx = _mm512_cvtepu32_epi64(_mm256_loadu_si256((const __m256i *)(list + k0)));
         /* the table's cells and integer sums, exact in double (gathered:
          * a vector loaded from eight scalar stores stalls) */
         __m512i tix = _mm512_mul_epu32(idx, _mm512_set1_epi64(sizeof *t / 4));
@@ -79,6 +209,7 @@ static ES_TARGET_AVX512 void batch_avx512(const es_table2_t *t, const es_qt_dsum
         vd saabb = n11 + four_ * (n12 + n21) + _mm512_set1_pd(16.0) * n22;
         const vd one = _mm512_set1_pd(1.0), zero = _mm512_setzero_pd();
         /* es_stat_linear_prep, operation for operation */
+        if (full) {
         vd inv_n = one / nd, inv_n1 = one / (nd - one);
         vd mb = sbd * inv_n, mab = sabd * inv_n;
         vd va = saa - sad * sad * inv_n;
@@ -102,18 +233,21 @@ static ES_TARGET_AVX512 void batch_avx512(const es_table2_t *t, const es_qt_dsum
         __mmask8 pos = gt(cdet, zero), neg = _mm512_cmp_pd_mask(cdet, zero, _CMP_LT_OQ);
         bad |= pos & (gt(lim, q12) | gt(lim, q13) | gt(lim, q23));
         bad |= neg & (gt(q12, lim) | gt(q13, lim) | gt(q23, lim));
+        }
         /* invert4 on X'X */
         vd a = nd, b = sad, c = sbd, dd = sabd, e = saa, f = sabd, g = saab, h = sbb, i = sabb, j = saabb;
         ES_INVERT4_COFACTORS(vd, a, b, c, dd, e, f, g, h, i, j);
-        bad |= _mm512_cmp_pd_mask(vabs(det), peps, _CMP_LT_OQ);
         vd r = one / det;
         vd m[16];
         ES_INVERT4_STORE(m, r);
-        vd sd[4];
-        for (int q = 0; q < 4; q++) sd[q] = _mm512_sqrt_pd(m[q * 5]);
-        const vd c99999 = _mm512_set1_pd(0.99999);
-        for (int q = 1; q < 4; q++)
-            for (int l = 0; l < q; l++) bad |= gt(m[q * 4 + l], c99999 * sd[q] * sd[l]);
+        if (full) {
+            bad |= _mm512_cmp_pd_mask(vabs(det), _mm512_set1_pd(PLINK_EPSILON), _CMP_LT_OQ);
+            vd sd[4];
+            for (int q = 0; q < 4; q++) sd[q] = _mm512_sqrt_pd(m[q * 5]);
+            const vd c99999 = _mm512_set1_pd(0.99999);
+            for (int q = 1; q < 4; q++)
+                for (int l = 0; l < q; l++) bad |= gt(m[q * 4 + l], c99999 * sd[q] * sd[l]);
+        }
         vd min_sigma = _mm512_max_pd(m[5], m[10]);
         min_sigma = _mm512_max_pd(m[15], min_sigma);
         min_sigma = _mm512_set1_pd(1e-20) / min_sigma;
@@ -165,14 +299,55 @@ static ES_TARGET_AVX512 void batch_avx512(const es_table2_t *t, const es_qt_dsum
         ok &= _mm512_cmp_pd_mask(vabs(z), _mm512_set1_pd(INFINITY), _CMP_LT_OQ);
         double zo[8];
         _mm512_storeu_pd(zo, z);
-        for (int l = 0; l < 8 && k0 + l < n; l++) {
-            fail[k0 + l] = (uint8_t)(bad >> l & 1);
-            cert[k0 + l] = (uint8_t)(ok >> l & 1);
-            zsq[k0 + l] = zo[l];
+        for (uint32_t l = 0; l < 8 && k0 + l < n; l++) {
+            uint32_t k = list[k0 + l];
+            fail[k] = (uint8_t)(bad >> l & 1);
+            cert[k] = (uint8_t)(ok >> l & 1);
+            zsq[k] = zo[l];
         }
     }
 }
+
+/* The pairs sure to pass the table's rules (sure16_avx512, sixteen a
+ * vector in float) take only the inverse and the bound in double; the
+ * others es_stat_linear_prep()'s rules too. */
+static ES_TARGET_AVX512 void batch_avx512(const es_table2_t *t, const es_qt_dsums_t *d, const double *saby1,
+                                          uint32_t n, uint8_t *fail, uint8_t *cert, double *zsq)
+{
+    enum { CHUNK = 64 };
+    const vi lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    for (uint32_t c0 = 0; c0 < n; c0 += CHUNK) {
+        uint32_t nc = n - c0 < CHUNK ? n - c0 : CHUNK, ns = 0, nu = 0;
+        uint32_t sure[CHUNK + 8], unsure[CHUNK + 8];
+        for (uint32_t k0 = 0; k0 < nc; k0 += 16) {
+            __mmask16 in = (__mmask16)(nc - k0 >= 16 ? 0xffff : (1u << (nc - k0)) - 1);
+            vi idx = _mm512_add_epi32(_mm512_set1_epi32((int)(c0 + k0)), lane);
+            idx = _mm512_mask_blend_epi32(in, _mm512_set1_epi32((int)(c0 + k0)), idx);
+            __mmask16 ok = sure16_avx512(t, _mm512_mullo_epi32(idx, _mm512_set1_epi32(sizeof *t / 4))) & in;
+            /* the lists, in order */
+            _mm512_mask_compressstoreu_epi32(sure + ns, ok, idx);
+            _mm512_mask_compressstoreu_epi32(unsure + nu, (__mmask16)(in & ~ok), idx);
+            ns += (uint32_t)__builtin_popcount(ok);
+            nu += (uint32_t)__builtin_popcount((unsigned)(in & ~ok));
+        }
+        for (uint32_t k = ns; k < ns + 8; k++) sure[k] = sure[0];
+        for (uint32_t k = nu; k < nu + 8; k++) unsure[k] = unsure[0];
+        if (ns) batch_list(t, d, saby1, sure, ns, fail, cert, zsq, 0);
+        if (nu) batch_list(t, d, saby1, unsure, nu, fail, cert, zsq, 1);
+    }
+}
 #endif
+
+void es_stat_linear_sure(const es_table2_t *t, uint32_t n, uint8_t *sure)
+{
+#if ES_CPU_X86
+    if (es_cpu_has(ES_CPU_AVX512)) {
+        sure_avx512(t, n, sure);
+        return;
+    }
+#endif
+    es_stat_linear_sure_scalar(t, n, sure);
+}
 
 void es_stat_linear_batch(const es_table2_t *t, const es_qt_dsums_t *d, const double *saby1, uint32_t n,
                           uint8_t *fail, uint8_t *cert, double *zsq)

@@ -152,13 +152,18 @@ void es_stat_linear_batch(const es_table2_t *t, const es_qt_dsums_t *d, const do
                           uint8_t *fail, uint8_t *cert, double *zsq);
 void es_stat_linear_batch_scalar(const es_table2_t *t, const es_qt_dsums_t *d, const double *saby1, uint32_t n,
                                  uint8_t *fail, uint8_t *cert, double *zsq);
-/** The certificate of the batch (src/stats/linear_batch.c): sure[k] = 1
- *  only where es_stat_linear_prep() of t[k] passes (returns 0), decided in
- *  single precision from exact integers with proven margins (doc/QT.md);
- *  0 where it cannot tell.  Sixteen pairs a vector where the CPU has
- *  AVX-512, the same decisions as es_stat_linear_sure_scalar(). */
-void es_stat_linear_sure(const es_table2_t *t, uint32_t n, uint8_t *sure);
-void es_stat_linear_sure_scalar(const es_table2_t *t, uint32_t n, uint8_t *sure);
+/** The certificate of the batch (src/stats/linear_batch.c), in single
+ *  precision from exact integers with proven margins (doc/QT.md): sure[k] =
+ *  1 only where es_stat_linear_prep() of t[k] passes (returns 0); cert[k] =
+ *  1 (then sure[k] = 1) only where, for every sum of a b y in [d[k].saby,
+ *  saby1[k]], es_stat_linear() neither fails nor asks for the exact sums
+ *  and its z^2 is at most zsq[k] (0 where not certified).  0 where it
+ *  cannot tell.  Sixteen pairs a vector where the CPU has AVX-512, the same
+ *  decisions and bounds as es_stat_linear_sure_scalar(). */
+void es_stat_linear_sure(const es_table2_t *t, const es_qt_dsums_t *d, const double *saby1, uint32_t n, uint8_t *sure,
+                         uint8_t *cert, double *zsq);
+void es_stat_linear_sure_scalar(const es_table2_t *t, const es_qt_dsums_t *d, const double *saby1, uint32_t n,
+                                uint8_t *sure, uint8_t *cert, double *zsq);
 /** PLINK 1.9 --epistasis for case/control: the A x B term of a logistic
  *  regression on A, B and AB, fitted on the table's nine cells; stat = its
  *  Wald z^2 (df 1; p, log10p NaN), *beta = the coefficient (log odds ratio);

@@ -163,7 +163,7 @@ static void cpu_run_linear(es_scan_ctx_t *ctx, es_worker_t *w, cpu_qt_t *q, cons
         int64_t wb = (int64_t)(n[4] + 2 * n[5] + n[7] + 2 * n[8]);
         hi[k] = s[k].saby;
         s[k].saby = hi[k] << 24;
-        es_qt_dsums(&s[k], ctx->qt, &d[k]);
+        es_qt_dsums_linear(&s[k], ctx->qt, &d[k]);
         /* as es_qt_dsums converts (1 / scale is a power of two) */
         x1[k] = (double)((hi[k] << 24) + wb * ((1 << 24) - 1)) * (1.0 / ctx->qt->scale);
     }

@@ -128,23 +128,22 @@ static inline int sure_scalar(const uint32_t *c, const es_qt_dsums_t *d, double 
     float d0 = cdet - (qa + (ta * a13 + tb * a23) * t0 + t0 * v0) - ed;
     float d1 = cdet - (qa + (ta * a13 + tb * a23) * t1 + t1 * v1) - ed;
     float h0 = fabsf(v0) + ev, h1 = fabsf(v1) + ev, l0 = fabsf(v0) - ev, l1 = fabsf(v1) - ev;
-    float n4 = nf - 4.0f, a33l = a33 * 0.99f;
-    float z0 = n4 * h0 * h0 / (a33l * d0), z1 = n4 * h1 * h1 / (a33l * d1);
+    float n4 = nf - 4.0f, rd = 1.0f / (a33 * 0.99f * d0 * d1);
+    float z0 = n4 * h0 * h0 * d1 * rd, z1 = n4 * h1 * h1 * d0 * rd;
     float zmax = z0 > z1 ? z0 : z1, dmin = d0 < d1 ? d0 : d1, vmin = l0 < l1 ? l0 : l1;
     int same = (v0 > 0.0f && v1 > 0.0f) || (v0 < 0.0f && v1 < 0.0f);
     /* the double fit against the exact one (ρ <= 2^24) */
-    float cdl = cdet * 0.99f, cdh = cdet * 1.01f, d2 = 9.0f * ss / cdl;
-    float w = (sqrtf((1.0f + d2) / nf) * fy + 3.0f * sqrtf(nf / cdl) * (ia * fa + ib * fb + ix * fx1)) * 1.01f;
-    float sig = cyy * 0.99f * dmin / (nf * n4 * cdh);
-    float q2 = 4.0f * (1.0f + d2 + 9.0f * (3.0f + ss) / cdl);
-    float beta = 1.2e-15f * (w * w * (q2 + 2.0f) + fyy) * nf * cdh / (cyy * 0.99f * dmin);
-    float dz2 = 8.5e-16f * w * w / sig;
-    float z = (zmax * 1.001f + dz2 * 1001.0f) * 1.0001f / (1.0f - beta);
-    float m33 = nf * a33 * 0.99f / (cdh * fxx);
-    float lhs = nf * sqrtf(a33 * 1.01f * cdh) * 0x1p-40f * 1.0001f;
-    float rhs = 0.999999e-6f * (vmin * ry * 0.99f - 2.9e-8f * 1.01f * sqrtf(nf * a33 * 1.01f * cdh) * w);
-    if (!(same && vmin > 0.0f && d0 > 0.0f && d1 > 0.0f && beta <= 1e-3f && sig * (1.0f - beta) * m33 >= thr &&
-          lhs <= rhs && z < INFINITY))
+    float cdh = cdet * 1.01f, icd = 1.0f / (cdet * 0.99f), d2 = 9.0f * ss * icd, sn = sqrtf(nf);
+    float w = (sqrtf(1.0f + d2) / sn * fy + 3.0f * sn * sqrtf(icd) * (ia * fa + ib * fb + ix * fx1)) * 1.01f;
+    float sig = cyy * 0.99f * dmin, isig = nf * n4 * cdh / sig; /* sig / (n (n - 4) cdh): sigma's lower bound */
+    float q2 = 4.0f * (1.0f + d2 + 9.0f * (3.0f + ss) * icd);
+    float beta = 1.2e-15f * (w * w * (q2 + 2.0f) + fyy) * isig / n4;
+    float z = (zmax * 1.001f + 8.5e-16f * w * w * isig * 1001.0f) * 1.0001f * (1.0f + 1.002f * beta);
+    float pa = a33 * 1.01f * cdh, sp = sqrtf(pa);
+    float lhs = nf * sp * 0x1p-40f * 1.0001f;
+    float rhs = 0.999999e-6f * (vmin * ry * 0.99f - 2.9e-8f * 1.01f * sn * sp * w);
+    if (!(same && vmin > 0.0f && d0 > 0.0f && d1 > 0.0f && beta <= 1e-3f &&
+          sig * (1.0f - beta) * a33 * 0.99f >= thr * 1.00001f * n4 * cdh * cdh * fxx && lhs <= rhs && z < INFINITY))
         return 1;
     *zsq = z;
     return 2;
@@ -296,25 +295,24 @@ static ES_TARGET_AVX512 __mmask16 sure16_avx512(const es_table2_t *t, const es_q
     vf d1 = cdet - (qa + (ta * a13 + tb * a23) * t1 + t1 * v1) - ed;
     vf h0 = _mm512_abs_ps(v0) + ev, h1 = _mm512_abs_ps(v1) + ev, l0 = _mm512_abs_ps(v0) - ev,
        l1 = _mm512_abs_ps(v1) - ev;
-    vf n4 = nf - F(4.0f), a33l = a33 * F(0.99f);
-    vf z0 = n4 * h0 * h0 / (a33l * d0), z1 = n4 * h1 * h1 / (a33l * d1);
+    vf n4 = nf - F(4.0f), rd = one / (a33 * F(0.99f) * d0 * d1);
+    vf z0 = n4 * h0 * h0 * d1 * rd, z1 = n4 * h1 * h1 * d0 * rd;
     vf zmax = _mm512_max_ps(z0, z1), dmin = _mm512_min_ps(d0, d1), vmn = _mm512_min_ps(l0, l1);
     const vf zf = _mm512_setzero_ps();
     __mmask16 same = (GT(v0, zf) & GT(v1, zf)) | (LT(v0, zf) & LT(v1, zf));
-    vf cdl = cdet * F(0.99f), cdh = cdet * F(1.01f), d2 = F(9.0f) * ss / cdl;
-    vf w = (_mm512_sqrt_ps((one + d2) / nf) * fy + F(3.0f) * _mm512_sqrt_ps(nf / cdl) * (ia * fa + ib * fb + ix * fx1)) *
+    vf cdh = cdet * F(1.01f), icd = one / (cdet * F(0.99f)), d2 = F(9.0f) * ss * icd, sn = _mm512_sqrt_ps(nf);
+    vf w = (_mm512_sqrt_ps(one + d2) / sn * fy + F(3.0f) * sn * _mm512_sqrt_ps(icd) * (ia * fa + ib * fb + ix * fx1)) *
            F(1.01f);
-    vf sig = cyy * F(0.99f) * dmin / (nf * n4 * cdh);
-    vf q2 = F(4.0f) * (one + d2 + F(9.0f) * (F(3.0f) + ss) / cdl);
-    vf beta = F(1.2e-15f) * (w * w * (q2 + F(2.0f)) + fyy) * nf * cdh / (cyy * F(0.99f) * dmin);
-    vf dz2 = F(8.5e-16f) * w * w / sig;
-    vf z = (zmax * F(1.001f) + dz2 * F(1001.0f)) * F(1.0001f) / (one - beta);
-    vf m33 = nf * a33 * F(0.99f) / (cdh * fxx);
-    vf lhs = nf * _mm512_sqrt_ps(a33 * F(1.01f) * cdh) * F(0x1p-40f) * F(1.0001f);
-    vf rhs = F(0.999999e-6f) *
-             (vmn * ry * F(0.99f) - F(2.9e-8f) * F(1.01f) * _mm512_sqrt_ps(nf * a33 * F(1.01f) * cdh) * w);
-    ok2 &= same & GT(vmn, zf) & GT(d0, zf) & GT(d1, zf) & LE(beta, F(1e-3f)) & GE(sig * (one - beta) * m33, thr) &
-           LE(lhs, rhs) & LT(z, F(INFINITY));
+    vf sig = cyy * F(0.99f) * dmin, isig = nf * n4 * cdh / sig;
+    vf q2 = F(4.0f) * (one + d2 + F(9.0f) * (F(3.0f) + ss) * icd);
+    vf beta = F(1.2e-15f) * (w * w * (q2 + F(2.0f)) + fyy) * isig / n4;
+    vf z = (zmax * F(1.001f) + F(8.5e-16f) * w * w * isig * F(1001.0f)) * F(1.0001f) * (one + F(1.002f) * beta);
+    vf pa = a33 * F(1.01f) * cdh, sp = _mm512_sqrt_ps(pa);
+    vf lhs = nf * sp * F(0x1p-40f) * F(1.0001f);
+    vf rhs = F(0.999999e-6f) * (vmn * ry * F(0.99f) - F(2.9e-8f) * F(1.01f) * sn * sp * w);
+    ok2 &= same & GT(vmn, zf) & GT(d0, zf) & GT(d1, zf) & LE(beta, F(1e-3f)) &
+           GE(sig * (one - beta) * a33 * F(0.99f), thr * F(1.00001f) * n4 * cdh * cdh * fxx) & LE(lhs, rhs) &
+           LT(z, F(INFINITY));
     *cert = ok2;
     *zsq = z;
 #undef ADD

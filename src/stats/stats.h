@@ -109,6 +109,9 @@ double es_chi2_log10sf(double x, int df);
  * quantitative trait has one class) and its phenotype sums in double. */
 /** The integer sums in the phenotype's units. */
 void es_qt_dsums(const es_qt_sums_t *s, const es_qt_y_t *y, es_qt_dsums_t *d);
+/** es_qt_dsums() of the fields `--stat linear` reads (sy, syy, say, sby,
+ *  saby, quantum: the same values); the others are left as they are. */
+void es_qt_dsums_linear(const es_qt_sums_t *s, const es_qt_y_t *y, es_qt_dsums_t *d);
 /** The rounding of y may move BETA_INT by at most this much, relatively, in
  *  what is written (es_stat_linear() says when a pair needs its exact sums). */
 #define ES_QT_REL_TOL 1e-6

@@ -46,17 +46,6 @@ void es_qt_dsums(const es_qt_sums_t *s, const es_qt_y_t *y, es_qt_dsums_t *d)
     d->quantum = 0.5 * u;
 }
 
-void es_qt_dsums_linear(const es_qt_sums_t *s, const es_qt_y_t *y, es_qt_dsums_t *d)
-{
-    double u = 1.0 / y->scale, u2 = 1.0 / y->scale2;
-    d->sy = (double)s->sy * u;
-    d->syy = (double)s->syy * u2;
-    d->say = (double)(s->ra[0] + 2 * s->ra[1]) * u;
-    d->sby = (double)(s->cb[0] + 2 * s->cb[1]) * u;
-    d->saby = (double)s->saby * u;
-    d->quantum = 0.5 * u;
-}
-
 /* Inverse of a symmetric 4x4 matrix (row-major, in place) by the adjugate;
  * 1 when |det| < PLINK's EPSILON (the system is treated as singular). */
 static int invert4(double *m)

@@ -110,8 +110,17 @@ double es_chi2_log10sf(double x, int df);
 /** The integer sums in the phenotype's units. */
 void es_qt_dsums(const es_qt_sums_t *s, const es_qt_y_t *y, es_qt_dsums_t *d);
 /** es_qt_dsums() of the fields `--stat linear` reads (sy, syy, say, sby,
- *  saby, quantum: the same values); the others are left as they are. */
-void es_qt_dsums_linear(const es_qt_sums_t *s, const es_qt_y_t *y, es_qt_dsums_t *d);
+ *  saby, quantum: the same values, given u = 1 / y->scale and u2 = 1 /
+ *  y->scale2); the others are left as they are. */
+static inline void es_qt_dsums_linear(const es_qt_sums_t *s, double u, double u2, es_qt_dsums_t *d)
+{
+    d->sy = (double)s->sy * u;
+    d->syy = (double)s->syy * u2;
+    d->say = (double)(s->ra[0] + 2 * s->ra[1]) * u;
+    d->sby = (double)(s->cb[0] + 2 * s->cb[1]) * u;
+    d->saby = (double)s->saby * u;
+    d->quantum = 0.5 * u;
+}
 /** The rounding of y may move BETA_INT by at most this much, relatively, in
  *  what is written (es_stat_linear() says when a pair needs its exact sums). */
 #define ES_QT_REL_TOL 1e-6

@@ -432,6 +432,9 @@ static void test_linear_bound(void **state)
         double zb[RUN], zb_s[RUN];
         es_stat_linear_batch(t, dx, x1, RUN, fail, cert, zb);
         es_stat_linear_batch_scalar(t, dx, x1, RUN, fail_s, cert_s, zb_s);
+        uint8_t fail_t[RUN], cert_t[RUN];
+        double zb_t[RUN];
+        es_stat_linear_batch_twin(t, dx, x1, RUN, fail_t, cert_t, zb_t);
         /* the single-precision certificate: the vector's decisions and
          * bounds are the scalar twin's, bit for bit; a sure pair passes the
          * table's rules; a certified one's fit neither fails nor asks for
@@ -460,6 +463,7 @@ static void test_linear_bound(void **state)
             int pf = es_stat_linear_prep(&t[k], &p);
             assert_int_equal(fail[k], pf);
             assert_int_equal(fail_s[k], pf);
+            assert_int_equal(fail_t[k], pf);
             es_stat_result_t r;
             double beta;
             es_stat_linear(&t[k], &d[k], &r, &beta);
@@ -488,6 +492,11 @@ static void test_linear_bound(void **state)
                 }
             }
             if (cv[k]) assert_true(cert[k]);
+            /* the batch without AVX-512 */
+            assert_int_equal(fail_t[k], fail[k]);
+            assert_int_equal(cert_t[k], cert[k]);
+            if (cv[k]) assert_memory_equal(&zb_t[k], &zb[k], sizeof zb[k]);
+            else if (cert[k]) assert_true(fabs(zb_t[k] - zb[k]) <= 1e-9 * zb[k] + 1e-300);
             n_cert += cert_s[k];
             n_unsure += !cert_s[k];
         }

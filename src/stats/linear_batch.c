@@ -1,16 +1,25 @@
 /* linear_batch.c -- es_stat_linear_prep() and es_stat_linear_bound() for a
  * run of pairs at once (the pruning of `scan --stat linear`, src/backend/cpu.c).
  *
- * The AVX-512 variant does, eight pairs a vector, the same IEEE operations
- * in the same order as the scalar functions in linear.c (no fused
- * multiply-add: the build has -ffp-contract=off; max_pd(a, b) is `a > b ?
+ * First, in single precision (es_stat_linear_sure: sixteen pairs a vector
+ * with AVX-512, the scalar twin otherwise, the same float operations in the
+ * same order), a certificate with proven margins (doc/QT.md, "Pruning",
+ * step 4): a pair "sure" to pass PLINK's table rules, and "certified" when
+ * the double fit on the whole interval neither fails nor asks for the
+ * exact sums and its z^2 is below a float bound.  A certified pair is done;
+ * the others take the double path below.
+ *
+ * The double path: the AVX-512 variant does, eight pairs a vector, the same
+ * IEEE operations in the same order as the scalar functions in linear.c (no
+ * fused multiply-add: the build has -ffp-contract=off; max_pd(a, b) is `a > b ?
  * a : b`), so each lane's X'X inverse and each failure decision are the
  * scalar's, bit for bit: the rules are all evaluated and or-ed, where the
  * scalar code returns at the first that fails (a pair that fails one rule
- * fails either way; one that passes all computed the same values).  Only
- * the bound may differ from es_stat_linear_bound() in its last bits: it
- * carries its own margins (linear.c says why they suffice).  The scalar
- * loop is the twin and the oracle (tests/test_qt.c). */
+ * fails either way; one that passes all computed the same values); a sure
+ * pair skips the rules.  Only the bound may differ from
+ * es_stat_linear_bound() in its last bits: it carries its own margins
+ * (linear.c says why they suffice).  es_stat_linear_batch_scalar(), the
+ * double path alone, is the oracle (tests/test_qt.c). */
 #include <float.h>
 #include <math.h>
 #include <stddef.h>
@@ -539,5 +548,20 @@ void es_stat_linear_batch(const es_table2_t *t, const es_qt_dsums_t *d, const do
         return;
     }
 #endif
-    es_stat_linear_batch_scalar(t, d, saby1, n, fail, cert, zsq);
+    es_stat_linear_batch_twin(t, d, saby1, n, fail, cert, zsq);
+}
+
+void es_stat_linear_batch_twin(const es_table2_t *t, const es_qt_dsums_t *d, const double *saby1, uint32_t n,
+                               uint8_t *fail, uint8_t *cert, double *zsq)
+{
+    for (uint32_t k = 0; k < n; k++) {
+        float z = 0;
+        if (sure_scalar(t[k].n[0], &d[k], saby1[k], &z) == 2) {
+            fail[k] = 0;
+            cert[k] = 1;
+            zsq[k] = z;
+        } else {
+            es_stat_linear_batch_scalar(&t[k], &d[k], &saby1[k], 1, &fail[k], &cert[k], &zsq[k]);
+        }
+    }
 }

@@ -156,14 +156,22 @@ int es_stat_linear_fit(const es_table2_t *t, const es_linear_prep_t *p, const es
 int es_stat_linear_bound(const es_table2_t *t, const es_linear_prep_t *p, const es_qt_dsums_t *d, double saby1,
                          double *zsq);
 /** A run of n pairs (src/stats/linear_batch.c): fail[k] = es_stat_linear_prep()
- *  of t[k] (bit for bit), and where it is 0, cert[k] and zsq[k] as
- *  es_stat_linear_bound() of d[k] and saby1[k] (the same guarantee, its
- *  last bits may differ).  Eight pairs a vector where the CPU has AVX-512;
- *  es_stat_linear_batch_scalar() is the twin. */
+ *  of t[k] (bit for bit), and where it is 0, cert[k] and zsq[k] with
+ *  es_stat_linear_bound()'s guarantee for d[k] and saby1[k]: the float
+ *  certificate's (es_stat_linear_sure) where it certifies, else the double
+ *  bound (its last bits may differ from es_stat_linear_bound's).  Sixteen
+ *  (float) and eight (double) pairs a vector where the CPU has AVX-512;
+ *  es_stat_linear_batch_scalar() is the double path alone, the oracle. */
 void es_stat_linear_batch(const es_table2_t *t, const es_qt_dsums_t *d, const double *saby1, uint32_t n,
                           uint8_t *fail, uint8_t *cert, double *zsq);
 void es_stat_linear_batch_scalar(const es_table2_t *t, const es_qt_dsums_t *d, const double *saby1, uint32_t n,
                                  uint8_t *fail, uint8_t *cert, double *zsq);
+/** es_stat_linear_batch() without AVX-512: the float certificate's scalar
+ *  twin, then the double path alone for the pairs it leaves (the same
+ *  decisions as the AVX-512 variant; its bounds are the same bits where the
+ *  float certificate gives them). */
+void es_stat_linear_batch_twin(const es_table2_t *t, const es_qt_dsums_t *d, const double *saby1, uint32_t n,
+                               uint8_t *fail, uint8_t *cert, double *zsq);
 /** The certificate of the batch (src/stats/linear_batch.c), in single
  *  precision from exact integers with proven margins (doc/QT.md): sure[k] =
  *  1 only where es_stat_linear_prep() of t[k] passes (returns 0); cert[k] =

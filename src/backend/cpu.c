@@ -158,14 +158,15 @@ static void cpu_run_linear(es_scan_ctx_t *ctx, es_worker_t *w, cpu_qt_t *q, cons
     int64_t hi[CPU_RUN];
     double x1[CPU_RUN], zb[CPU_RUN];
     uint8_t fail[CPU_RUN], cert[CPU_RUN];
+    const double u = 1.0 / ctx->qt->scale, u2 = 1.0 / ctx->qt->scale2;
     for (uint32_t k = 0; k < nb; k++) {
         const uint32_t *n = t[k].n[0];
         int64_t wb = (int64_t)(n[4] + 2 * n[5] + n[7] + 2 * n[8]);
         hi[k] = s[k].saby;
         s[k].saby = hi[k] << 24;
-        es_qt_dsums(&s[k], ctx->qt, &d[k]);
+        es_qt_dsums_linear(&s[k], u, u2, &d[k]);
         /* as es_qt_dsums converts (1 / scale is a power of two) */
-        x1[k] = (double)((hi[k] << 24) + wb * ((1 << 24) - 1)) * (1.0 / ctx->qt->scale);
+        x1[k] = (double)((hi[k] << 24) + wb * ((1 << 24) - 1)) * u;
     }
     if (q->bound > 1) es_stat_linear_batch_scalar(t, d, x1, nb, fail, cert, zb);
     else es_stat_linear_batch(t, d, x1, nb, fail, cert, zb);

@@ -109,6 +109,18 @@ double es_chi2_log10sf(double x, int df);
  * quantitative trait has one class) and its phenotype sums in double. */
 /** The integer sums in the phenotype's units. */
 void es_qt_dsums(const es_qt_sums_t *s, const es_qt_y_t *y, es_qt_dsums_t *d);
+/** es_qt_dsums() of the fields `--stat linear` reads (sy, syy, say, sby,
+ *  saby, quantum: the same values, given u = 1 / y->scale and u2 = 1 /
+ *  y->scale2); the others are left as they are. */
+static inline void es_qt_dsums_linear(const es_qt_sums_t *s, double u, double u2, es_qt_dsums_t *d)
+{
+    d->sy = (double)s->sy * u;
+    d->syy = (double)s->syy * u2;
+    d->say = (double)(s->ra[0] + 2 * s->ra[1]) * u;
+    d->sby = (double)(s->cb[0] + 2 * s->cb[1]) * u;
+    d->saby = (double)s->saby * u;
+    d->quantum = 0.5 * u;
+}
 /** The rounding of y may move BETA_INT by at most this much, relatively, in
  *  what is written (es_stat_linear() says when a pair needs its exact sums). */
 #define ES_QT_REL_TOL 1e-6
@@ -144,14 +156,34 @@ int es_stat_linear_fit(const es_table2_t *t, const es_linear_prep_t *p, const es
 int es_stat_linear_bound(const es_table2_t *t, const es_linear_prep_t *p, const es_qt_dsums_t *d, double saby1,
                          double *zsq);
 /** A run of n pairs (src/stats/linear_batch.c): fail[k] = es_stat_linear_prep()
- *  of t[k] (bit for bit), and where it is 0, cert[k] and zsq[k] as
- *  es_stat_linear_bound() of d[k] and saby1[k] (the same guarantee, its
- *  last bits may differ).  Eight pairs a vector where the CPU has AVX-512;
- *  es_stat_linear_batch_scalar() is the twin. */
+ *  of t[k] (bit for bit), and where it is 0, cert[k] and zsq[k] with
+ *  es_stat_linear_bound()'s guarantee for d[k] and saby1[k]: the float
+ *  certificate's (es_stat_linear_sure) where it certifies, else the double
+ *  bound (its last bits may differ from es_stat_linear_bound's).  Sixteen
+ *  (float) and eight (double) pairs a vector where the CPU has AVX-512;
+ *  es_stat_linear_batch_scalar() is the double path alone, the oracle. */
 void es_stat_linear_batch(const es_table2_t *t, const es_qt_dsums_t *d, const double *saby1, uint32_t n,
                           uint8_t *fail, uint8_t *cert, double *zsq);
 void es_stat_linear_batch_scalar(const es_table2_t *t, const es_qt_dsums_t *d, const double *saby1, uint32_t n,
                                  uint8_t *fail, uint8_t *cert, double *zsq);
+/** es_stat_linear_batch() without AVX-512: the float certificate's scalar
+ *  twin, then the double path alone for the pairs it leaves (the same
+ *  decisions as the AVX-512 variant; its bounds are the same bits where the
+ *  float certificate gives them). */
+void es_stat_linear_batch_twin(const es_table2_t *t, const es_qt_dsums_t *d, const double *saby1, uint32_t n,
+                               uint8_t *fail, uint8_t *cert, double *zsq);
+/** The certificate of the batch (src/stats/linear_batch.c), in single
+ *  precision from exact integers with proven margins (doc/QT.md): sure[k] =
+ *  1 only where es_stat_linear_prep() of t[k] passes (returns 0); cert[k] =
+ *  1 (then sure[k] = 1) only where, for every sum of a b y in [d[k].saby,
+ *  saby1[k]], es_stat_linear() neither fails nor asks for the exact sums
+ *  and its z^2 is at most zsq[k] (0 where not certified).  0 where it
+ *  cannot tell.  Sixteen pairs a vector where the CPU has AVX-512, the same
+ *  decisions and bounds as es_stat_linear_sure_scalar(). */
+void es_stat_linear_sure(const es_table2_t *t, const es_qt_dsums_t *d, const double *saby1, uint32_t n, uint8_t *sure,
+                         uint8_t *cert, double *zsq);
+void es_stat_linear_sure_scalar(const es_table2_t *t, const es_qt_dsums_t *d, const double *saby1, uint32_t n,
+                                uint8_t *sure, uint8_t *cert, double *zsq);
 /** PLINK 1.9 --epistasis for case/control: the A x B term of a logistic
  *  regression on A, B and AB, fitted on the table's nine cells; stat = its
  *  Wald z^2 (df 1; p, log10p NaN), *beta = the coefficient (log odds ratio);

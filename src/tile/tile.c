@@ -540,8 +540,21 @@ void es_worker_count_pruned(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i
                             const uint8_t *pruned)
 {
     size_t si, sj;
-    for (uint32_t k = 0; k < nb; k++)
-        if (pruned[k]) worker_slots(ctx, w, i, j0 + k, 1, &si, &sj);
+    if (w->tmark) {
+        for (uint32_t k = 0; k < nb; k++)
+            if (pruned[k]) worker_slots(ctx, w, i, j0 + k, 1, &si, &sj);
+        return;
+    }
+    /* a dense worker: worker_slots()'s counts, without a branch a pair */
+    si = i - (size_t)w->bi * ctx->block;
+    size_t sj0 = (w->bi == w->bj ? 0 : ctx->block) + (j0 - (size_t)w->bj * ctx->block);
+    uint64_t c = 0;
+    for (uint32_t k = 0; k < nb; k++) {
+        c += pruned[k];
+        w->tsum[sj0 + k].n_tot += pruned[k];
+    }
+    w->tile_pairs += c;
+    w->tsum[si].n_tot += c;
 }
 
 void es_worker_offer_screened(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j,

@@ -361,6 +361,18 @@ double es_gpu_qt_seconds(const es_gpu_qt_t *g)
     return 0.0;
 }
 
+double es_gpu_qt_count_seconds(const es_gpu_qt_t *g)
+{
+    (void)g;
+    return 0.0;
+}
+
+double es_gpu_qt_upload_seconds(const es_gpu_qt_t *g)
+{
+    (void)g;
+    return 0.0;
+}
+
 int es_gpu_qt_bound_test(int dev, const es_gpu_qt_pair_t *p, size_t n, double scale, double scale2, uint8_t *fail,
                          uint8_t *cert, double *zsq, double *zlo)
 {

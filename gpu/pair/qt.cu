@@ -26,6 +26,7 @@
  * the kept pairs' a*b*q exactly (int64, CUDA cores); the host scores them
  * with the CPU's code, so the outputs are the CPU backend's bytes.
  * Every runtime call goes through CHECK (returns ES_ERR_GPU). */
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -44,7 +45,7 @@
 #define GQ_LDS (GQ_KC + 16)     /* shared row stride: fragment loads without bank conflicts */
 #define GQ_WA 2                 /* warps along A */
 #define GQ_WB 4                 /* warps along B */
-#define GQ_NG 2                 /* 8-variant groups of B a warp */
+#define GQ_NG 2                 /* 8-variant groups of B a warp (the rows loop's B ldmatrix loads two) */
 #define GQ_TA (16 * GQ_WA)      /* A variants a CTA: 32 */
 #define GQ_TB (8 * GQ_NG * GQ_WB) /* B variants a CTA: 64 */
 #define GQ_BINS 2048            /* the top-k histogram: non-negative float keys >> 20 */
@@ -75,6 +76,8 @@ struct gq_params {
     uint32_t *hist, *tau_bin;  /* [0] the top-k level's bin, [1] the highest bin used */
     es_gpu_qt_cand_t *cand;
     uint32_t cap, *n_cand;
+    int4 *prod;                /* the split kernels' products (gq_count, gq_epi) */
+    uint32_t y0;               /* the band's first CTA row */
 };
 
 } // namespace
@@ -85,6 +88,15 @@ __device__ __forceinline__ void gq_mma(int *c, const uint32_t *a, uint32_t b0, u
                  "{%0,%1,%2,%3};\n"
                  : "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+/* four 8x8 b16 matrices (lanes 8j..8j+7 give matrix j's row addresses) */
+__device__ __forceinline__ void gq_ldsm4(uint32_t *r, const void *smem)
+{
+    unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(s));
 }
 
 __device__ __forceinline__ void gq_cp16(void *smem, const void *gmem, bool ok)
@@ -111,12 +123,17 @@ struct __align__(16) gq_stage {
     uint8_t h[4][GQ_KC];
 };
 
-struct gq_smem {
-    gq_stage st[2];
+/* a CTA's thresholds (the epilogue's) */
+struct gq_thr {
     unsigned long long rowlo[GQ_TA], collo[GQ_TB];
     double rowthr[GQ_TA], colthr[GQ_TB];
     double tau;
-    int any;
+};
+
+struct __align__(16) gq_smem {
+    gq_stage st[2];
+    uint8_t x[2][GQ_TA][GQ_LDS]; /* the rows main loop: the stage's bytes 3 and 4 of a*q */
+    gq_thr t;
 };
 
 /* The pair's table and sums from its products: P[kind A][kind B] with A
@@ -147,16 +164,20 @@ __device__ __forceinline__ void gq_pair_of(const gq_params &P, uint32_t ia, uint
     x1 = (double)((hi << 24) + wb * ((1 << 24) - 1)) * P.u;
 }
 
-__global__ void __launch_bounds__(GQ_THREADS, 1) gq_tile(const gq_params P)
+/* The main loop: acc[ka][kb] (c-fragments of 16 A x 8 B variants, GQ_NG
+ * groups of B) gets the products of A kind ka (byte 3 and byte 4 of a*q,
+ * [a = 1], [a = 2]) with B kind kb (b, [b = 1]); (0, 1) and (1, 1) stay 0.
+ * ROWS = false builds each A fragment from the codes and the per-sample
+ * bytes of q as it is loaded (every warp along B again: the fused kernel's
+ * way); ROWS = true builds the stage's byte-3 and byte-4 rows of its 32 A
+ * variants once into shared memory, and every fragment is an ldmatrix. */
+template <bool ROWS>
+__device__ __forceinline__ void gq_mainloop(const gq_params &P, gq_smem &S, uint32_t a0, uint32_t b0,
+                                            int acc[4][GQ_NG][2][4])
 {
-    __shared__ gq_smem S;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int g = lane >> 2, t = lane & 3;
     const int wa = (warp % GQ_WA) * 16, wb = (warp / GQ_WA) * (8 * GQ_NG);
-    const uint32_t a0 = blockIdx.y * GQ_TA, b0 = blockIdx.x * GQ_TB;
-    if (P.diag && a0 >= b0 + GQ_TB - 1) return; /* every pair a >= b */
-
-    int acc[4][GQ_NG][2][4];
 #pragma unroll
     for (int i = 0; i < 4; i++)
 #pragma unroll
@@ -200,27 +221,72 @@ __global__ void __launch_bounds__(GQ_THREADS, 1) gq_tile(const gq_params P)
         }
         __syncthreads();
         const gq_stage &s = S.st[kc & 1];
+        if (ROWS) { /* the 32 A rows' bytes 3 and 4 of a*q: 16 samples a thread */
+            int r = tid >> 3, c = (tid & 7) * 16;
+            const uint4 cv = *(const uint4 *)&s.a[r][c];
+            const uint4 h13 = *(const uint4 *)&s.h[0][c], h14 = *(const uint4 *)&s.h[1][c];
+            const uint4 h23 = *(const uint4 *)&s.h[2][c], h24 = *(const uint4 *)&s.h[3][c];
+            const uint32_t cw[4] = {cv.x, cv.y, cv.z, cv.w};
+            const uint32_t w13[4] = {h13.x, h13.y, h13.z, h13.w}, w14[4] = {h14.x, h14.y, h14.z, h14.w};
+            const uint32_t w23[4] = {h23.x, h23.y, h23.z, h23.w}, w24[4] = {h24.x, h24.y, h24.z, h24.w};
+            uint32_t x3[4], x4[4];
+#pragma unroll
+            for (int w = 0; w < 4; w++) {
+                uint32_t m1 = (cw[w] & 0x01010101u) * 0xffu, m2 = ((cw[w] >> 1) & 0x01010101u) * 0xffu;
+                x3[w] = (w13[w] & m1) | (w23[w] & m2);
+                x4[w] = (w14[w] & m1) | (w24[w] & m2);
+            }
+            *(uint4 *)&S.x[0][r][c] = make_uint4(x3[0], x3[1], x3[2], x3[3]);
+            *(uint4 *)&S.x[1][r][c] = make_uint4(x4[0], x4[1], x4[2], x4[3]);
+            __syncthreads();
+        }
 #pragma unroll
         for (int kk = 0; kk < GQ_KC; kk += 32) {
             uint32_t fa[4][4];
+            if (ROWS) {
+                /* ldmatrix x4: lanes 8j..8j+7 address matrix j's rows (j = 0..3:
+                 * rows 0-7 / 8-15 of the warp's 16, samples kk / kk + 16) */
+                const int row = wa + (lane & 7) + ((lane >> 3) & 1) * 8, col = kk + (lane >> 4) * 16;
+                uint32_t c[4];
+                gq_ldsm4(fa[0], &S.x[0][row][col]);
+                gq_ldsm4(fa[1], &S.x[1][row][col]);
+                gq_ldsm4(c, &s.a[row][col]);
 #pragma unroll
-            for (int i = 0; i < 4; i++) {
-                int row = wa + g + (i & 1) * 8, col = kk + (i >> 1) * 16 + 4 * t;
-                uint32_t c = *(const uint32_t *)&s.a[row][col];
-                uint32_t h13 = *(const uint32_t *)&s.h[0][col], h14 = *(const uint32_t *)&s.h[1][col];
-                uint32_t h23 = *(const uint32_t *)&s.h[2][col], h24 = *(const uint32_t *)&s.h[3][col];
-                /* codes are 0, 1, 2: bit 0 is [a = 1], bit 1 is [a = 2]; x 255 makes byte masks */
-                uint32_t a1 = c & 0x01010101u, a2 = (c >> 1) & 0x01010101u, m1 = a1 * 0xffu, m2 = a2 * 0xffu;
-                fa[0][i] = (h13 & m1) | (h23 & m2);
-                fa[1][i] = (h14 & m1) | (h24 & m2);
-                fa[2][i] = a1;
-                fa[3][i] = a2;
+                for (int i = 0; i < 4; i++) {
+                    fa[2][i] = c[i] & 0x01010101u;
+                    fa[3][i] = (c[i] >> 1) & 0x01010101u;
+                }
+            } else {
+#pragma unroll
+                for (int i = 0; i < 4; i++) {
+                    int row = wa + g + (i & 1) * 8, col = kk + (i >> 1) * 16 + 4 * t;
+                    uint32_t c = *(const uint32_t *)&s.a[row][col];
+                    uint32_t h13 = *(const uint32_t *)&s.h[0][col], h14 = *(const uint32_t *)&s.h[1][col];
+                    uint32_t h23 = *(const uint32_t *)&s.h[2][col], h24 = *(const uint32_t *)&s.h[3][col];
+                    /* codes are 0, 1, 2: bit 0 is [a = 1], bit 1 is [a = 2]; x 255 makes byte masks */
+                    uint32_t a1 = c & 0x01010101u, a2 = (c >> 1) & 0x01010101u, m1 = a1 * 0xffu, m2 = a2 * 0xffu;
+                    fa[0][i] = (h13 & m1) | (h23 & m2);
+                    fa[1][i] = (h14 & m1) | (h24 & m2);
+                    fa[2][i] = a1;
+                    fa[3][i] = a2;
+                }
+            }
+            uint32_t fb[2 * GQ_NG];
+            if (ROWS) {
+                /* matrices: group 0 samples kk, kk + 16; group 1 the same */
+                const int row = wb + (lane & 7) + (lane >> 4) * 8, col = kk + ((lane >> 3) & 1) * 16;
+                gq_ldsm4(fb, &s.b[row][col]);
+            } else {
+#pragma unroll
+                for (int ng = 0; ng < GQ_NG; ng++) {
+                    int row = wb + 8 * ng + g;
+                    fb[2 * ng] = *(const uint32_t *)&s.b[row][kk + 4 * t];
+                    fb[2 * ng + 1] = *(const uint32_t *)&s.b[row][kk + 16 + 4 * t];
+                }
             }
 #pragma unroll
             for (int ng = 0; ng < GQ_NG; ng++) {
-                int row = wb + 8 * ng + g;
-                uint32_t c0 = *(const uint32_t *)&s.b[row][kk + 4 * t];
-                uint32_t c1 = *(const uint32_t *)&s.b[row][kk + 16 + 4 * t];
+                uint32_t c0 = fb[2 * ng], c1 = fb[2 * ng + 1];
                 uint32_t o0 = c0 & 0x01010101u, o1 = c1 & 0x01010101u;
 #pragma unroll
                 for (int ka = 0; ka < 4; ka++) {
@@ -231,10 +297,19 @@ __global__ void __launch_bounds__(GQ_THREADS, 1) gq_tile(const gq_params P)
         }
         __syncthreads();
     }
+}
 
+/* The pairs' decisions, the thresholds, and the kept pairs out (T: the
+ * CTA's shared thresholds). */
+__device__ __forceinline__ void gq_epilogue(const gq_params &P, gq_thr &T, uint32_t a0, uint32_t b0,
+                                            const int acc[4][GQ_NG][2][4])
+{
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int g = lane >> 2, t = lane & 3;
+    const int wa = (warp % GQ_WA) * 16, wb = (warp / GQ_WA) * (8 * GQ_NG);
     /* phase A: each pair's decisions and bounds */
-    if (tid < GQ_TA) S.rowlo[tid] = 0;
-    if (tid < GQ_TB) S.collo[tid] = 0;
+    if (tid < GQ_TA) T.rowlo[tid] = 0;
+    if (tid < GQ_TB) T.collo[tid] = 0;
     __syncthreads();
     double zb[2][GQ_NG][2];
     uint32_t keep = 0; /* bit: the pair is kept whatever the thresholds */
@@ -272,9 +347,9 @@ __global__ void __launch_bounds__(GQ_THREADS, 1) gq_tile(const gq_params P)
                 zb[r][ng][e] = z;
                 unsigned long long k = gq_key(lo);
                 if (k > rbest) rbest = k;
-                atomicMax(&S.collo[lb], k);
+                atomicMax(&T.collo[lb], k);
             }
-        if (rbest) atomicMax(&S.rowlo[wa + g + 8 * r], rbest);
+        if (rbest) atomicMax(&T.rowlo[wa + g + 8 * r], rbest);
     }
     __syncthreads();
 
@@ -283,7 +358,7 @@ __global__ void __launch_bounds__(GQ_THREADS, 1) gq_tile(const gq_params P)
     if (tid < GQ_TA + GQ_TB) {
         bool is_row = tid < GQ_TA;
         int r = is_row ? tid : tid - GQ_TA;
-        unsigned long long k = is_row ? S.rowlo[r] : S.collo[r];
+        unsigned long long k = is_row ? T.rowlo[r] : T.collo[r];
         uint32_t v = is_row ? a0 + r : b0 + r;
         bool ok = v < (is_row ? P.A.count : P.B.count);
         double thr = -INFINITY;
@@ -292,15 +367,15 @@ __global__ void __launch_bounds__(GQ_THREADS, 1) gq_tile(const gq_params P)
             unsigned long long old = k ? atomicMax(gp, k) : *(volatile unsigned long long *)gp;
             if (old > k) k = old;
             thr = gq_unkey(k);
-            if (is_row && P.update_hist && S.rowlo[r]) {
-                float f = __double2float_rd(gq_unkey(S.rowlo[r]));
+            if (is_row && P.update_hist && T.rowlo[r]) {
+                float f = __double2float_rd(gq_unkey(T.rowlo[r]));
                 uint32_t bin = __float_as_uint(f) >> 20;
                 atomicAdd(&P.hist[bin], 1u);
                 atomicMax(&P.tau_bin[1], bin);
             }
         }
-        if (is_row) S.rowthr[r] = thr;
-        else S.colthr[r] = thr;
+        if (is_row) T.rowthr[r] = thr;
+        else T.colthr[r] = thr;
     }
     __threadfence();
     __syncthreads();
@@ -329,14 +404,14 @@ __global__ void __launch_bounds__(GQ_THREADS, 1) gq_tile(const gq_params P)
         }
         if (lane == 0) {
             double lvl = tb ? (double)__uint_as_float(tb << 20) : -INFINITY;
-            S.tau = lvl > P.tau_host ? lvl : P.tau_host;
+            T.tau = lvl > P.tau_host ? lvl : P.tau_host;
         }
     }
     __syncthreads();
 
     /* phase C: emit what may matter */
     if (P.no_emit) return;
-    const double tau = S.tau < P.sig_min ? S.tau : P.sig_min;
+    const double tau = T.tau < P.sig_min ? T.tau : P.sig_min;
 #pragma unroll
     for (int r = 0; r < 2; r++)
 #pragma unroll
@@ -347,8 +422,8 @@ __global__ void __launch_bounds__(GQ_THREADS, 1) gq_tile(const gq_params P)
                 if (!((valid >> bit) & 1u)) continue;
                 const uint32_t la = wa + g + 8 * r, lb = wb + 8 * ng + 2 * t + e;
                 double lim = tau;
-                if (S.rowthr[la] < lim) lim = S.rowthr[la];
-                if (S.colthr[lb] < lim) lim = S.colthr[lb];
+                if (T.rowthr[la] < lim) lim = T.rowthr[la];
+                if (T.colthr[lb] < lim) lim = T.colthr[lb];
                 if (!P.emit_all && !((keep >> bit) & 1u) && zb[r][ng][e] < lim) continue;
                 uint32_t pos = atomicAdd(P.n_cand, 1u);
                 if (pos >= P.cap) continue;
@@ -364,6 +439,79 @@ __global__ void __launch_bounds__(GQ_THREADS, 1) gq_tile(const gq_params P)
                 o.saby = hi;
                 P.cand[pos] = o;
             }
+}
+
+
+/* This CTA's tile corner (rows from P.y0: a tile may run in bands of CTA
+ * rows); 0 when it holds no pair (a diagonal tile's pairs are a < b). */
+__device__ __forceinline__ int gq_corner(const gq_params &P, uint32_t *a0, uint32_t *b0)
+{
+    *a0 = (blockIdx.y + P.y0) * GQ_TA;
+    *b0 = blockIdx.x * GQ_TB;
+    return !(P.diag && *a0 >= *b0 + GQ_TB - 1);
+}
+
+/* The fused kernel (EPISTREAM_GPU_QT_KERNEL=fused): main loop and epilogue in
+ * one, one CTA an SM (the epilogue's registers). */
+__global__ void __launch_bounds__(GQ_THREADS, 1) gq_tile(const gq_params P)
+{
+    __shared__ gq_smem S;
+    uint32_t a0, b0;
+    if (!gq_corner(P, &a0, &b0)) return;
+    int acc[4][GQ_NG][2][4];
+    gq_mainloop<false>(P, S, a0, b0, acc);
+    gq_epilogue(P, S.t, a0, b0, acc);
+}
+
+/* The products of a CTA's pairs, as its threads hold them: GQ_PROD int4 a
+ * thread, thread-minor (each a warp's coalesced 512 bytes). */
+#define GQ_PROD (6 * GQ_NG)
+__device__ __forceinline__ int4 *gq_prod_of(const gq_params &P)
+{
+    return P.prod + (size_t)(blockIdx.y * gridDim.x + blockIdx.x) * GQ_PROD * GQ_THREADS + threadIdx.x;
+}
+
+/* The split's first kernel: the main loop alone, CTAS CTAs an SM (2: 101
+ * to 106 registers; 3: 80, with 20 to 60 bytes of spills); its six
+ * products a pair to P.prod (24 bytes a pair, through L2). */
+template <bool ROWS, int CTAS>
+__global__ void __launch_bounds__(GQ_THREADS, CTAS) gq_count(const gq_params P)
+{
+    __shared__ gq_smem S;
+    uint32_t a0, b0;
+    if (!gq_corner(P, &a0, &b0)) return;
+    int acc[4][GQ_NG][2][4];
+    gq_mainloop<ROWS>(P, S, a0, b0, acc);
+    int4 *o = gq_prod_of(P);
+#pragma unroll
+    for (int ng = 0; ng < GQ_NG; ng++) {
+        const int *v[6] = {acc[0][ng][0], acc[1][ng][0], acc[2][ng][0], acc[2][ng][1], acc[3][ng][0], acc[3][ng][1]};
+#pragma unroll
+        for (int k = 0; k < 6; k++) o[(ng * 6 + k) * GQ_THREADS] = make_int4(v[k][0], v[k][1], v[k][2], v[k][3]);
+    }
+}
+
+/* The split's second kernel: the epilogue of gq_count's products (run
+ * twice on a diagonal tile: thresholds, then the pairs). */
+__global__ void __launch_bounds__(GQ_THREADS, 1) gq_epi(const gq_params P)
+{
+    __shared__ gq_thr T;
+    uint32_t a0, b0;
+    if (!gq_corner(P, &a0, &b0)) return;
+    int acc[4][GQ_NG][2][4];
+    const int4 *o = gq_prod_of(P);
+#pragma unroll
+    for (int ng = 0; ng < GQ_NG; ng++) {
+        int *v[6] = {acc[0][ng][0], acc[1][ng][0], acc[2][ng][0], acc[2][ng][1], acc[3][ng][0], acc[3][ng][1]};
+#pragma unroll
+        for (int k = 0; k < 6; k++) {
+            int4 x = o[(ng * 6 + k) * GQ_THREADS];
+            v[k][0] = x.x, v[k][1] = x.y, v[k][2] = x.z, v[k][3] = x.w;
+        }
+#pragma unroll
+        for (int l = 0; l < 4; l++) acc[0][ng][1][l] = acc[1][ng][1][l] = 0;
+    }
+    gq_epilogue(P, T, a0, b0, acc);
 }
 
 /* The candidates' exact sums of a*b*q: one warp a candidate. */
@@ -390,7 +538,32 @@ __global__ void gq_exact(es_gpu_qt_cand_t *cand, uint32_t n, gq_block A, gq_bloc
     if (lane == 0) cand[w].saby = (int64_t)s;
 }
 
+/* A block's codes from its bit planes: 16 samples a thread, a variant a
+ * grid column (code = bit of P1 + bit of P2 at slots < slots, else 0). */
+__global__ void gq_expand(uint8_t *code, uint32_t ld, const uint64_t *planes, uint32_t words, uint32_t slots)
+{
+    const uint32_t v = blockIdx.x, s0 = (blockIdx.y * blockDim.x + threadIdx.x) * 16;
+    if (s0 >= ld) return;
+    uint32_t b1 = 0, b2 = 0;
+    if (s0 < slots) {
+        const uint64_t *p = planes + (size_t)v * 2 * words + s0 / 64;
+        b1 = (uint32_t)(p[0] >> (s0 % 64)) & 0xffffu;
+        b2 = (uint32_t)(p[words] >> (s0 % 64)) & 0xffffu;
+    }
+    uint32_t w[4];
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        uint32_t x = 0;
+#pragma unroll
+        for (int j = 0; j < 4; j++) x |= (((b1 >> (4 * k + j)) & 1u) + ((b2 >> (4 * k + j)) & 1u)) << (8 * j);
+        w[k] = x;
+    }
+    *(uint4 *)(code + (size_t)v * ld + s0) = make_uint4(w[0], w[1], w[2], w[3]);
+}
+
 /* ---- the engine ---------------------------------------------------------------- */
+
+enum { GQ_FUSED, GQ_SPLIT, GQ_ROWS, GQ_ROWS3 };
 
 namespace {
 struct gq_slot {
@@ -416,8 +589,13 @@ struct es_gpu_qt {
     uint32_t *d_hist, *d_tau, *d_n, *h_n;
     es_gpu_qt_cand_t *d_cand, *h_cand;
     uint32_t cap;
-    cudaEvent_t e0, e1;
-    double t_kernel;
+    int kernel;                /* GQ_FUSED, GQ_SPLIT, GQ_ROWS */
+    int4 *d_prod;              /* the split kernels' products: prod_rows CTA rows of a tile */
+    uint32_t prod_rows;
+    cudaEvent_t e0, e1, em;
+    double t_kernel, t_count, t_upload;
+    uint64_t *d_planes;        /* a block's planes on their way to codes */
+    size_t planes_cap;         /* bytes */
 };
 
 extern "C" void es_gpu_qt_close(es_gpu_qt_t *g)
@@ -435,10 +613,13 @@ extern "C" void es_gpu_qt_close(es_gpu_qt_t *g)
     cudaFree(g->d_tau);
     cudaFree(g->d_n);
     cudaFree(g->d_cand);
+    cudaFree(g->d_prod);
+    cudaFree(g->d_planes);
     if (g->h_n) cudaFreeHost(g->h_n);
     if (g->h_cand) cudaFreeHost(g->h_cand);
     if (g->e0) cudaEventDestroy(g->e0);
     if (g->e1) cudaEventDestroy(g->e1);
+    if (g->em) cudaEventDestroy(g->em);
     if (g->s) cudaStreamDestroy(g->s);
     free(g);
 }
@@ -463,6 +644,20 @@ static int qt_open(int dev, const es_gpu_qt_config_t *cfg, es_gpu_qt_t *g)
     CHECK(cudaStreamCreateWithFlags(&g->s, cudaStreamNonBlocking));
     CHECK(cudaEventCreate(&g->e0));
     CHECK(cudaEventCreate(&g->e1));
+    CHECK(cudaEventCreate(&g->em));
+    /* the kernels: the split with the rows main loop unless EPISTREAM_GPU_QT_KERNEL says
+     * fused (one kernel, the first one's), split (the fused kernel's main loop, split)
+     * or rows3 (the rows main loop at three CTAs an SM) */
+    g->kernel = GQ_ROWS;
+    if (const char *k = getenv("EPISTREAM_GPU_QT_KERNEL")) {
+        if (!strcmp(k, "fused")) g->kernel = GQ_FUSED;
+        else if (!strcmp(k, "split")) g->kernel = GQ_SPLIT;
+        else if (!strcmp(k, "rows3")) g->kernel = GQ_ROWS3;
+        else if (strcmp(k, "rows") && *k) {
+            fprintf(stderr, "[E::es_gpu_qt_open] EPISTREAM_GPU_QT_KERNEL=%s: not fused, split, rows or rows3\n", k);
+            return ES_ERR_ARG;
+        }
+    }
     /* the per-sample bytes of q: bytes 3 and 4 of q (a = 1) and of 2q (a = 2) */
     {
         uint8_t *h = (uint8_t *)calloc((size_t)4 * g->ld, 1);
@@ -498,6 +693,18 @@ static int qt_open(int dev, const es_gpu_qt_config_t *cfg, es_gpu_qt_t *g)
     CHECK(cudaMemGetInfo(&fr, &tot));
     size_t avail = cfg->mem_limit && cfg->mem_limit < fr ? cfg->mem_limit : fr;
     avail = avail > ((size_t)512 << 20) ? avail - ((size_t)512 << 20) : avail / 2; /* room for candidates */
+    if (g->kernel != GQ_FUSED) {
+        /* the products of a whole tile's CTAs when they take at most an eighth
+         * of what is left and 2 GiB; else bands of CTA rows */
+        size_t row = (size_t)((cfg->block + GQ_TB - 1) / GQ_TB) * GQ_PROD * GQ_THREADS * sizeof(int4);
+        uint32_t rows = (cfg->block + GQ_TA - 1) / GQ_TA;
+        size_t cap = avail / 8 < ((size_t)2 << 30) ? avail / 8 : ((size_t)2 << 30);
+        g->prod_rows = cap / row < rows ? (uint32_t)(cap / row) : rows;
+        if (cfg->band_rows && cfg->band_rows < g->prod_rows) g->prod_rows = cfg->band_rows;
+        if (!g->prod_rows) g->prod_rows = 1;
+        CHECK(cudaMalloc(&g->d_prod, row * g->prod_rows));
+        avail -= avail > row * g->prod_rows ? row * g->prod_rows : avail;
+    }
     size_t sb = slot_bytes(cfg->block, g->ld);
     uint32_t n_blocks = cfg->block ? (cfg->n_variants + cfg->block - 1) / cfg->block : 1;
     size_t fit = avail / sb;
@@ -560,6 +767,8 @@ extern "C" int es_gpu_qt_cached(const es_gpu_qt_t *g, uint32_t index)
 }
 
 extern "C" double es_gpu_qt_seconds(const es_gpu_qt_t *g) { return g ? g->t_kernel : 0.0; }
+extern "C" double es_gpu_qt_count_seconds(const es_gpu_qt_t *g) { return g ? g->t_count : 0.0; }
+extern "C" double es_gpu_qt_upload_seconds(const es_gpu_qt_t *g) { return g ? g->t_upload : 0.0; }
 
 /* The slot of block b, uploaded when it is not cached (the least recently
  * used slot that `pin` is not). */
@@ -577,11 +786,30 @@ static int slot_of(es_gpu_qt_t *g, const es_gpu_qt_block_t *b, int pin, int *out
     gq_slot &s = g->slots[lru];
     s.block = -1;
     if (b->count > g->cfg.block) return ES_ERR_ARG;
-    CHECK(cudaMemcpy2DAsync(s.code, g->ld, b->code, g->cfg.slots, g->cfg.slots, b->count, cudaMemcpyHostToDevice,
-                            g->s));
+    if (!b->code && (!b->planes || (uint64_t)b->words * 64 < g->cfg.slots)) return ES_ERR_ARG;
+    auto t0 = std::chrono::steady_clock::now();
+    if (b->code) {
+        CHECK(cudaMemcpy2DAsync(s.code, g->ld, b->code, g->cfg.slots, g->cfg.slots, b->count, cudaMemcpyHostToDevice,
+                                g->s));
+    } else if (b->count) {
+        size_t bytes = (size_t)b->count * 2 * b->words * 8;
+        if (bytes > g->planes_cap) {
+            CHECK(cudaStreamSynchronize(g->s));
+            cudaFree(g->d_planes);
+            g->d_planes = NULL;
+            g->planes_cap = 0;
+            CHECK(cudaMalloc(&g->d_planes, bytes));
+            g->planes_cap = bytes;
+        }
+        CHECK(cudaMemcpyAsync(g->d_planes, b->planes, bytes, cudaMemcpyHostToDevice, g->s));
+        dim3 grid(b->count, (g->ld / 16 + 127) / 128);
+        gq_expand<<<grid, 128, 0, g->s>>>(s.code, g->ld, g->d_planes, b->words, g->cfg.slots);
+        CHECK(cudaGetLastError());
+    }
     CHECK(cudaMemcpyAsync(s.cnt, b->cnt, (size_t)b->count * sizeof(uint32_t[2]), cudaMemcpyHostToDevice, g->s));
     CHECK(cudaMemcpyAsync(s.tot, b->tot, (size_t)b->count * sizeof(long long[2]), cudaMemcpyHostToDevice, g->s));
     CHECK(cudaStreamSynchronize(g->s)); /* the caller may reuse its buffers */
+    g->t_upload += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     s.block = (long)b->index;
     s.lru = ++g->clock;
     *out = lru;
@@ -638,22 +866,33 @@ extern "C" int es_gpu_qt_tile(es_gpu_qt_t *g, const es_gpu_qt_block_t *a, const 
      * them out first): without thresholds, the CTAs of its first waves
      * would send back nearly every pair.  A first pass that only publishes
      * the lower bounds (per variant, and to the top-k histogram) lets the
-     * second send back little more than each variant's best. */
-    int warm = P.diag && !P.emit_all;
-    if (warm) {
-        P.no_emit = 1;
-        P.update_hist = 1;
-        gq_tile<<<grid, GQ_THREADS, 0, g->s>>>(P);
-        CHECK(cudaGetLastError());
-        P.no_emit = 0;
-    }
+     * second send back little more than each variant's best.  The split
+     * kernels count once and run the epilogue twice; the fused kernel
+     * counts twice.  A tile too large for the products buffer runs in
+     * bands of CTA rows, each band's passes in turn. */
+    const int warm = P.diag && !P.emit_all;
+    const uint32_t band = g->kernel == GQ_FUSED ? grid.y : g->prod_rows;
+    P.prod = g->d_prod;
     for (int pass = 0;; pass++) {
-        P.update_hist = pass == 0 && !warm; /* a re-run's pairs are in the histogram already */
         P.cand = g->d_cand;
         P.cap = g->cap;
         CHECK(cudaMemsetAsync(g->d_n, 0, 4, g->s));
-        gq_tile<<<grid, GQ_THREADS, 0, g->s>>>(P);
-        CHECK(cudaGetLastError());
+        for (uint32_t y0 = 0; y0 < grid.y; y0 += band) {
+            dim3 gb(grid.x, grid.y - y0 < band ? grid.y - y0 : band);
+            P.y0 = y0;
+            if (g->kernel == GQ_ROWS) gq_count<true, 2><<<gb, GQ_THREADS, 0, g->s>>>(P);
+            else if (g->kernel == GQ_ROWS3) gq_count<true, 3><<<gb, GQ_THREADS, 0, g->s>>>(P);
+            else if (g->kernel == GQ_SPLIT) gq_count<false, 2><<<gb, GQ_THREADS, 0, g->s>>>(P);
+            CHECK(cudaGetLastError());
+            if (y0 == 0 && pass == 0 && band >= grid.y) CHECK(cudaEventRecord(g->em, g->s));
+            for (int w = warm && pass == 0; w >= 0; w--) {
+                P.no_emit = w;
+                P.update_hist = pass == 0 && (w || !warm); /* a re-run's pairs are in the histogram already */
+                if (g->kernel == GQ_FUSED) gq_tile<<<gb, GQ_THREADS, 0, g->s>>>(P);
+                else gq_epi<<<gb, GQ_THREADS, 0, g->s>>>(P);
+                CHECK(cudaGetLastError());
+            }
+        }
         CHECK(cudaMemcpyAsync(g->h_n, g->d_n, 4, cudaMemcpyDeviceToHost, g->s));
         CHECK(cudaStreamSynchronize(g->s));
         if (*g->h_n <= g->cap) break;
@@ -682,6 +921,10 @@ extern "C" int es_gpu_qt_tile(es_gpu_qt_t *g, const es_gpu_qt_block_t *a, const 
     float ms = 0;
     CHECK(cudaEventElapsedTime(&ms, g->e0, g->e1));
     g->t_kernel += ms * 1e-3;
+    if (g->kernel != GQ_FUSED && band >= grid.y) { /* one band: the counting kernel's own time */
+        CHECK(cudaEventElapsedTime(&ms, g->e0, g->em));
+        g->t_count += ms * 1e-3;
+    }
     *cand = g->h_cand;
     *n = nc;
     return ES_OK;

@@ -391,12 +391,6 @@ typedef struct {
     double *sgy, dsy, dsyy;
 } qt_host_t;
 
-/* Genotype code of slot s of variant v of pl (0, 1, 2; no call is missing). */
-static inline uint8_t qt_code(const uint64_t *p1, const uint64_t *p2, uint32_t s)
-{
-    return (uint8_t)(((p1[s / 64] >> (s % 64)) & 1) + ((p2[s / 64] >> (s % 64)) & 1));
-}
-
 static int qt_host_init(const es_scan_ctx_t *ctx, qt_host_t *h)
 {
     const es_qt_y_t *y = ctx->qt;
@@ -419,12 +413,16 @@ static int qt_host_init(const es_scan_ctx_t *ctx, qt_host_t *h)
             const uint64_t *p1 = es_plane(pl, v, 0), *p2 = es_plane(pl, v, 1);
             int64_t t[3] = {0, 0, 0};
             uint32_t c[3] = {0, 0, 0};
-            double sg = 0; /* a term g y of 0 would add +0: skipped */
-            for (uint32_t s = 0; s < y->slots; s++) {
-                uint8_t g = qt_code(p1, p2, s);
-                t[g] += (int64_t)y->q[s];
-                c[g]++;
-                if (g) sg += g * y->yd[s];
+            double sg = 0; /* slot order; a term g y of 0 would add +0: skipped */
+            for (uint32_t w = 0; w < y->slots / 64; w++) {
+                /* the called slots (code = bit of P1 + bit of P2 > 0) */
+                for (uint64_t m = p1[w] | p2[w]; m; m &= m - 1) {
+                    unsigned bit = (unsigned)__builtin_ctzll(m), s = w * 64 + bit;
+                    uint8_t g = (uint8_t)(((p1[w] >> bit) & 1) + ((p2[w] >> bit) & 1));
+                    t[g] += (int64_t)y->q[s];
+                    c[g]++;
+                    sg += g * y->yd[s];
+                }
             }
             uint32_t gv = pl->first + v;
             h->sgy[gv] = sg;
@@ -444,24 +442,18 @@ static void qt_host_free(qt_host_t *h)
     free(h->sgy);
 }
 
-/* Block b's codes into buf (count * slots bytes) and its descriptor. */
-static void qt_block(const es_scan_ctx_t *ctx, const qt_host_t *h, uint32_t b, uint8_t *buf, es_gpu_qt_block_t *out)
+/* Block b's descriptor: its planes, which the device makes codes. */
+static void qt_block(const es_scan_ctx_t *ctx, const qt_host_t *h, uint32_t b, es_gpu_qt_block_t *out)
 {
     const es_planes_t *pl = &ctx->blocks[b];
-    uint32_t len = ctx->qt->slots;
+    memset(out, 0, sizeof *out);
     out->index = b;
     out->first = pl->first;
     out->count = pl->count;
-    out->code = buf;
+    out->planes = pl->planes;
+    out->words = pl->words;
     out->cnt = (const uint32_t(*)[2])h->cnt + pl->first;
     out->tot = (const int64_t(*)[2])h->tot + pl->first;
-    if (!buf) return;
-#pragma omp parallel for schedule(static) num_threads(ctx->n_threads)
-    for (uint32_t v = 0; v < pl->count; v++) {
-        const uint64_t *p1 = es_plane(pl, v, 0), *p2 = es_plane(pl, v, 1);
-        uint8_t *c = buf + (size_t)v * len;
-        for (uint32_t s = 0; s < len; s++) c[s] = qt_code(p1, p2, s);
-    }
 }
 
 /* es_qt_dsums_exact() of pair (i, j) without a missing call: the same
@@ -525,7 +517,6 @@ typedef struct {
     int dev, nw, err;
     es_gpu_qt_t *g;
     es_worker_t w[64];
-    uint8_t *buf[2];   /* two blocks' codes */
     char desc[320];
 } gpu_qt_dev_t;
 
@@ -541,9 +532,8 @@ static int qt_dev_loop(es_scan_ctx_t *ctx, gpu_qt_dev_t *d, const qt_host_t *h)
         if (es_ctx_claim_tile(ctx, &bi, &bj)) break;
         double k0 = es_gpu_qt_seconds(d->g);
         es_gpu_qt_block_t a, b;
-        qt_block(ctx, h, bi, es_gpu_qt_cached(d->g, bi) ? NULL : d->buf[0], &a);
-        qt_block(ctx, h, bj, bi == bj || es_gpu_qt_cached(d->g, bj) ? NULL : d->buf[1], &b);
-        if (bi == bj) b.code = a.code;
+        qt_block(ctx, h, bi, &a);
+        qt_block(ctx, h, bj, &b);
         double tau = -INFINITY;
         for (int k = 0; k < d->nw; k++) {
             double s;
@@ -575,9 +565,10 @@ static int qt_dev_loop(es_scan_ctx_t *ctx, gpu_qt_dev_t *d, const qt_host_t *h)
                     (unsigned long long)ex, (es_time_now() - t0) * 1e3);
         if (ret) break;
     }
-    es_info("GPU %d: %llu tiles, %.3f s in the quantitative-trait kernels; %llu candidate pairs scored exactly on "
-            "%d host thread(s) in %.3f s", d->dev, (unsigned long long)tiles, es_gpu_qt_seconds(d->g),
-            (unsigned long long)cands, d->nw, t_score);
+    es_info("GPU %d: %llu tiles, %.3f s in the quantitative-trait kernels (counting %.3f s), %.3f s uploading "
+            "blocks; %llu candidate pairs scored exactly on %d host thread(s) in %.3f s", d->dev,
+            (unsigned long long)tiles, es_gpu_qt_seconds(d->g), es_gpu_qt_count_seconds(d->g),
+            es_gpu_qt_upload_seconds(d->g), (unsigned long long)cands, d->nw, t_score);
     if (exact)
         es_info("GPU %d: %llu pair(s) scored on sums in double: their fixed-point sums could have moved BETA_INT "
                 "by more than %g of it", d->dev, (unsigned long long)exact, ES_QT_REL_TOL);
@@ -599,11 +590,13 @@ static int gpu_run_qt(es_scan_ctx_t *ctx)
     }
     ctx->diag_first = 1;
     qt_host_t h;
+    double t_init = es_time_now();
     int ret = qt_host_init(ctx, &h);
     if (ret) {
         qt_host_free(&h);
         return ret;
     }
+    es_info("the variants' sums of the trait in %.3f s", es_time_now() - t_init);
     es_gpu_qt_config_t cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.n_variants = ctx->m;
@@ -635,11 +628,7 @@ static int gpu_run_qt(es_scan_ctx_t *ctx)
 #endif
         gpu_qt_dev_t *d = &dv[k];
         d->dev = devs[k];
-        size_t bytes = (size_t)ctx->block * cfg.slots;
-        d->buf[0] = malloc(bytes);
-        d->buf[1] = malloc(bytes);
-        int err = d->buf[0] && d->buf[1] ? ES_OK : ES_ERR_NOMEM;
-        if (!err) err = helpers_init(ctx, d->w, helpers, &d->nw);
+        int err = helpers_init(ctx, d->w, helpers, &d->nw);
         if (!err) {
             prepared(d->dev);
             double t_open = es_time_now();
@@ -665,8 +654,6 @@ static int gpu_run_qt(es_scan_ctx_t *ctx)
         if (!ret && d->err) ret = d->err;
         es_gpu_qt_close(d->g);
         for (int w = 0; w < d->nw; w++) es_worker_free(&d->w[w]);
-        free(d->buf[0]);
-        free(d->buf[1]);
     }
     free(dv);
     qt_host_free(&h);

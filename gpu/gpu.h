@@ -167,6 +167,14 @@ void es_gpu_qt_close(es_gpu_qt_t *g);
  *  ES_ERR_NOMEM. */
 int es_gpu_qt_tile(es_gpu_qt_t *g, const es_gpu_qt_block_t *a, const es_gpu_qt_block_t *b, double tau,
                    const es_gpu_qt_cand_t **cand, size_t *n);
+/** es_gpu_qt_tile() in two halves, so that the host can score one tile's
+ *  candidates while the device counts the next: start uploads the blocks
+ *  and queues the tile's kernels; finish waits for them and gives the
+ *  candidates (valid until the finish after the next: two buffers
+ *  alternate).  One tile pending at a time.  @return as es_gpu_qt_tile();
+ *  ES_ERR_ARG: start with a tile pending, finish with none. */
+int es_gpu_qt_start(es_gpu_qt_t *g, const es_gpu_qt_block_t *a, const es_gpu_qt_block_t *b, double tau);
+int es_gpu_qt_finish(es_gpu_qt_t *g, const es_gpu_qt_cand_t **cand, size_t *n);
 /** Is block `index` on the device now (es_gpu_qt_tile() will not read it)? */
 int es_gpu_qt_cached(const es_gpu_qt_t *g, uint32_t index);
 /** Seconds in the tile kernels so far (event-timed). */

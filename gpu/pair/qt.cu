@@ -50,6 +50,8 @@
 #define GQ_TB (8 * GQ_NG * GQ_WB) /* B variants a CTA: 64 */
 #define GQ_BINS 2048            /* the top-k histogram: non-negative float keys >> 20 */
 #define GQ_CAND_INIT (1u << 20)
+#define GQ_CAND_FAST 16384      /* candidates copied back with a tile's pass (<= GQ_CAND_INIT) */
+#define GQ_EXACT_BLOCKS 1024    /* gq_exact's grid: 8,192 warps */
 
 namespace {
 
@@ -76,7 +78,7 @@ struct gq_params {
     uint32_t *hist, *tau_bin;  /* [0] the top-k level's bin, [1] the highest bin used */
     es_gpu_qt_cand_t *cand;
     uint32_t cap, *n_cand;
-    int4 *prod;                /* the split kernels' products (gq_count, gq_epi) */
+    int *prod;                 /* the products of gq_count for gq_epi */
     uint32_t y0;               /* the band's first CTA row */
 };
 
@@ -133,7 +135,6 @@ struct gq_thr {
 struct __align__(16) gq_smem {
     gq_stage st[2];
     uint8_t x[2][GQ_TA][GQ_LDS]; /* the rows main loop: the stage's bytes 3 and 4 of a*q */
-    gq_thr t;
 };
 
 /* The pair's table and sums from its products: P[kind A][kind B] with A
@@ -168,7 +169,7 @@ __device__ __forceinline__ void gq_pair_of(const gq_params &P, uint32_t ia, uint
  * groups of B) gets the products of A kind ka (byte 3 and byte 4 of a*q,
  * [a = 1], [a = 2]) with B kind kb (b, [b = 1]); (0, 1) and (1, 1) stay 0.
  * ROWS = false builds each A fragment from the codes and the per-sample
- * bytes of q as it is loaded (every warp along B again: the fused kernel's
+ * bytes of q as it is loaded (every warp along B again: the first kernel's
  * way); ROWS = true builds the stage's byte-3 and byte-4 rows of its 32 A
  * variants once into shared memory, and every fragment is an ldmatrix. */
 template <bool ROWS>
@@ -299,58 +300,111 @@ __device__ __forceinline__ void gq_mainloop(const gq_params &P, gq_smem &S, uint
     }
 }
 
-/* The pairs' decisions, the thresholds, and the kept pairs out (T: the
- * CTA's shared thresholds). */
-__device__ __forceinline__ void gq_epilogue(const gq_params &P, gq_thr &T, uint32_t a0, uint32_t b0,
-                                            const int acc[4][GQ_NG][2][4])
+/* This CTA's tile corner (rows from P.y0: a tile may run in bands of CTA
+ * rows); 0 when it holds no pair (a diagonal tile's pairs are a < b). */
+__device__ __forceinline__ int gq_corner(const gq_params &P, uint32_t *a0, uint32_t *b0)
 {
+    *a0 = (blockIdx.y + P.y0) * GQ_TA;
+    *b0 = blockIdx.x * GQ_TB;
+    return !(P.diag && *a0 >= *b0 + GQ_TB - 1);
+}
+
+/* The products of a CTA's pairs: GQ_PROD ints a thread, thread-minor (a
+ * warp's loads and stores are 128 coalesced bytes); the thread's pair (r,
+ * ng, e) has its six at [((ng * 6 + k) * 4 + 2 r + e) * GQ_THREADS], k =
+ * byte 3 . b, byte 4 . b, [a=1] . b, [a=1] . [b=1], [a=2] . b, [a=2] . [b=1]. */
+#define GQ_PROD (24 * GQ_NG)
+__device__ __forceinline__ int *gq_prod_of(const gq_params &P)
+{
+    return P.prod + (size_t)(blockIdx.y * gridDim.x + blockIdx.x) * GQ_PROD * GQ_THREADS + threadIdx.x;
+}
+
+/* The first kernel: the main loop, two CTAs an SM (101 to 106 registers);
+ * its six products a pair to P.prod (24 bytes a pair, through L2). */
+template <bool ROWS>
+__global__ void __launch_bounds__(GQ_THREADS, 2) gq_count(const gq_params P)
+{
+    __shared__ gq_smem S;
+    uint32_t a0, b0;
+    if (!gq_corner(P, &a0, &b0)) return;
+    int acc[4][GQ_NG][2][4];
+    gq_mainloop<ROWS>(P, S, a0, b0, acc);
+    int *o = gq_prod_of(P);
+#pragma unroll
+    for (int ng = 0; ng < GQ_NG; ng++) {
+        const int *v[6] = {acc[0][ng][0], acc[1][ng][0], acc[2][ng][0], acc[2][ng][1], acc[3][ng][0], acc[3][ng][1]};
+#pragma unroll
+        for (int k = 0; k < 6; k++)
+#pragma unroll
+            for (int c = 0; c < 4; c++) o[((ng * 6 + k) * 4 + c) * GQ_THREADS] = v[k][c];
+    }
+}
+
+/* pair (ng, c = 2 r + e)'s table and sums from its products */
+__device__ __forceinline__ void gq_pair_at(const gq_params &P, const int *o, int ng, int c, uint32_t ia, uint32_t ib,
+                                           uint32_t n[9], long long &hi, gq_dsums &d, double &x1)
+{
+    int v[6];
+#pragma unroll
+    for (int k = 0; k < 6; k++) v[k] = o[((ng * 6 + k) * 4 + c) * GQ_THREADS];
+    gq_pair_of(P, ia, ib, v[0], v[1], v[2], v[3], v[5], v[4], n, hi, d, x1);
+}
+
+/* The second kernel: each pair's decisions and bound, the thresholds, and
+ * the pairs that may matter out (run twice on a diagonal tile: thresholds,
+ * then the pairs).  A thread's eight pairs one after the other, their
+ * products loaded as they are needed: CTAS CTAs an SM hide the latencies
+ * of the double-precision rules and bound (2: 128 registers, 4 bytes of
+ * spills; 3: 80 registers, 308 bytes). */
+template <int CTAS>
+__global__ void __launch_bounds__(GQ_THREADS, CTAS) gq_epi(const gq_params P)
+{
+    __shared__ gq_thr T;
+    __shared__ double zb[4 * GQ_NG][GQ_THREADS]; /* the pairs' bounds (INFINITY: none) */
+    uint32_t a0, b0;
+    if (!gq_corner(P, &a0, &b0)) return;
+    const int *o = gq_prod_of(P);
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int g = lane >> 2, t = lane & 3;
     const int wa = (warp % GQ_WA) * 16, wb = (warp / GQ_WA) * (8 * GQ_NG);
-    /* phase A: each pair's decisions and bounds */
+    /* phase A: each pair's decisions and bounds; bit = (r GQ_NG + ng) 2 + e */
     if (tid < GQ_TA) T.rowlo[tid] = 0;
     if (tid < GQ_TB) T.collo[tid] = 0;
     __syncthreads();
-    double zb[2][GQ_NG][2];
     uint32_t keep = 0; /* bit: the pair is kept whatever the thresholds */
     uint32_t valid = 0;
-#pragma unroll
-    for (int r = 0; r < 2; r++) {
-        unsigned long long rbest = 0;
-#pragma unroll
-        for (int ng = 0; ng < GQ_NG; ng++)
-#pragma unroll
-            for (int e = 0; e < 2; e++) {
-                const int bit = (r * GQ_NG + ng) * 2 + e;
-                const uint32_t la = wa + g + 8 * r, lb = wb + 8 * ng + 2 * t + e;
-                const uint32_t ia = a0 + la, ib = b0 + lb;
-                zb[r][ng][e] = INFINITY;
-                if (ia >= P.A.count || ib >= P.B.count || (P.diag && ia >= ib)) continue;
-                valid |= 1u << bit;
-                const int c = 2 * r + e;
-                uint32_t n[9];
-                long long hi;
-                gq_dsums d;
-                double x1;
-                gq_pair_of(P, ia, ib, acc[0][ng][0][c], acc[1][ng][0][c], acc[2][ng][0][c], acc[2][ng][1][c],
-                           acc[3][ng][1][c], acc[3][ng][0][c], n, hi, d, x1);
-                gq_prep p;
-                if (gq_prep_of(n, p)) {
-                    keep |= 1u << bit;
-                    continue;
-                }
-                double z, lo;
-                if (!gq_bound(n, p, d, x1, &z, &lo)) {
-                    keep |= 1u << bit;
-                    continue;
-                }
-                zb[r][ng][e] = z;
-                unsigned long long k = gq_key(lo);
-                if (k > rbest) rbest = k;
-                atomicMax(&T.collo[lb], k);
-            }
-        if (rbest) atomicMax(&T.rowlo[wa + g + 8 * r], rbest);
+    unsigned long long rbest0 = 0, rbest1 = 0; /* r = 0, 1 */
+#pragma unroll 1
+    for (int bit = 0; bit < 4 * GQ_NG; bit++) {
+        const int r = bit / (2 * GQ_NG), ng = (bit >> 1) % GQ_NG, e = bit & 1;
+        const uint32_t la = wa + g + 8 * r, lb = wb + 8 * ng + 2 * t + e;
+        const uint32_t ia = a0 + la, ib = b0 + lb;
+        zb[bit][tid] = INFINITY;
+        if (ia >= P.A.count || ib >= P.B.count || (P.diag && ia >= ib)) continue;
+        valid |= 1u << bit;
+        uint32_t n[9];
+        long long hi;
+        gq_dsums d;
+        double x1;
+        gq_pair_at(P, o, ng, 2 * r + e, ia, ib, n, hi, d, x1);
+        gq_prep p;
+        if (gq_prep_of(n, p)) {
+            keep |= 1u << bit;
+            continue;
+        }
+        double z, lo;
+        if (!gq_bound(n, p, d, x1, &z, &lo)) {
+            keep |= 1u << bit;
+            continue;
+        }
+        zb[bit][tid] = z;
+        unsigned long long k = gq_key(lo);
+        if (r) rbest1 = k > rbest1 ? k : rbest1;
+        else rbest0 = k > rbest0 ? k : rbest0;
+        atomicMax(&T.collo[lb], k);
     }
+    if (rbest0) atomicMax(&T.rowlo[wa + g], rbest0);
+    if (rbest1) atomicMax(&T.rowlo[wa + g + 8], rbest1);
     __syncthreads();
 
     /* phase B: publish the lower bounds (per variant; rows to the top-k
@@ -410,116 +464,38 @@ __device__ __forceinline__ void gq_epilogue(const gq_params &P, gq_thr &T, uint3
     __syncthreads();
 
     /* phase C: emit what may matter */
+
+    /* phase C: emit what may matter */
     if (P.no_emit) return;
     const double tau = T.tau < P.sig_min ? T.tau : P.sig_min;
-#pragma unroll
-    for (int r = 0; r < 2; r++)
-#pragma unroll
-        for (int ng = 0; ng < GQ_NG; ng++)
-#pragma unroll
-            for (int e = 0; e < 2; e++) {
-                const int bit = (r * GQ_NG + ng) * 2 + e;
-                if (!((valid >> bit) & 1u)) continue;
-                const uint32_t la = wa + g + 8 * r, lb = wb + 8 * ng + 2 * t + e;
-                double lim = tau;
-                if (T.rowthr[la] < lim) lim = T.rowthr[la];
-                if (T.colthr[lb] < lim) lim = T.colthr[lb];
-                if (!P.emit_all && !((keep >> bit) & 1u) && zb[r][ng][e] < lim) continue;
-                uint32_t pos = atomicAdd(P.n_cand, 1u);
-                if (pos >= P.cap) continue;
-                const int c = 2 * r + e;
-                es_gpu_qt_cand_t o;
-                long long hi;
-                gq_dsums d;
-                double x1;
-                gq_pair_of(P, a0 + la, b0 + lb, acc[0][ng][0][c], acc[1][ng][0][c], acc[2][ng][0][c],
-                           acc[2][ng][1][c], acc[3][ng][1][c], acc[3][ng][0][c], o.n, hi, d, x1);
-                o.i = P.A.first + a0 + la;
-                o.j = P.B.first + b0 + lb;
-                o.saby = hi;
-                P.cand[pos] = o;
-            }
-}
-
-
-/* This CTA's tile corner (rows from P.y0: a tile may run in bands of CTA
- * rows); 0 when it holds no pair (a diagonal tile's pairs are a < b). */
-__device__ __forceinline__ int gq_corner(const gq_params &P, uint32_t *a0, uint32_t *b0)
-{
-    *a0 = (blockIdx.y + P.y0) * GQ_TA;
-    *b0 = blockIdx.x * GQ_TB;
-    return !(P.diag && *a0 >= *b0 + GQ_TB - 1);
-}
-
-/* The fused kernel (EPISTREAM_GPU_QT_KERNEL=fused): main loop and epilogue in
- * one, one CTA an SM (the epilogue's registers). */
-__global__ void __launch_bounds__(GQ_THREADS, 1) gq_tile(const gq_params P)
-{
-    __shared__ gq_smem S;
-    uint32_t a0, b0;
-    if (!gq_corner(P, &a0, &b0)) return;
-    int acc[4][GQ_NG][2][4];
-    gq_mainloop<false>(P, S, a0, b0, acc);
-    gq_epilogue(P, S.t, a0, b0, acc);
-}
-
-/* The products of a CTA's pairs, as its threads hold them: GQ_PROD int4 a
- * thread, thread-minor (each a warp's coalesced 512 bytes). */
-#define GQ_PROD (6 * GQ_NG)
-__device__ __forceinline__ int4 *gq_prod_of(const gq_params &P)
-{
-    return P.prod + (size_t)(blockIdx.y * gridDim.x + blockIdx.x) * GQ_PROD * GQ_THREADS + threadIdx.x;
-}
-
-/* The split's first kernel: the main loop alone, CTAS CTAs an SM (2: 101
- * to 106 registers; 3: 80, with 20 to 60 bytes of spills); its six
- * products a pair to P.prod (24 bytes a pair, through L2). */
-template <bool ROWS, int CTAS>
-__global__ void __launch_bounds__(GQ_THREADS, CTAS) gq_count(const gq_params P)
-{
-    __shared__ gq_smem S;
-    uint32_t a0, b0;
-    if (!gq_corner(P, &a0, &b0)) return;
-    int acc[4][GQ_NG][2][4];
-    gq_mainloop<ROWS>(P, S, a0, b0, acc);
-    int4 *o = gq_prod_of(P);
-#pragma unroll
-    for (int ng = 0; ng < GQ_NG; ng++) {
-        const int *v[6] = {acc[0][ng][0], acc[1][ng][0], acc[2][ng][0], acc[2][ng][1], acc[3][ng][0], acc[3][ng][1]};
-#pragma unroll
-        for (int k = 0; k < 6; k++) o[(ng * 6 + k) * GQ_THREADS] = make_int4(v[k][0], v[k][1], v[k][2], v[k][3]);
+#pragma unroll 1
+    for (int bit = 0; bit < 4 * GQ_NG; bit++) {
+        if (!((valid >> bit) & 1u)) continue;
+        const int r = bit / (2 * GQ_NG), ng = (bit >> 1) % GQ_NG, e = bit & 1;
+        const uint32_t la = wa + g + 8 * r, lb = wb + 8 * ng + 2 * t + e;
+        double lim = tau;
+        if (T.rowthr[la] < lim) lim = T.rowthr[la];
+        if (T.colthr[lb] < lim) lim = T.colthr[lb];
+        if (!P.emit_all && !((keep >> bit) & 1u) && zb[bit][tid] < lim) continue;
+        uint32_t pos = atomicAdd(P.n_cand, 1u);
+        if (pos >= P.cap) continue;
+        es_gpu_qt_cand_t c;
+        long long hi;
+        gq_dsums d;
+        double x1;
+        gq_pair_at(P, o, ng, 2 * r + e, a0 + la, b0 + lb, c.n, hi, d, x1);
+        c.i = P.A.first + a0 + la;
+        c.j = P.B.first + b0 + lb;
+        c.saby = hi;
+        P.cand[pos] = c;
     }
-}
-
-/* The split's second kernel: the epilogue of gq_count's products (run
- * twice on a diagonal tile: thresholds, then the pairs). */
-__global__ void __launch_bounds__(GQ_THREADS, 1) gq_epi(const gq_params P)
-{
-    __shared__ gq_thr T;
-    uint32_t a0, b0;
-    if (!gq_corner(P, &a0, &b0)) return;
-    int acc[4][GQ_NG][2][4];
-    const int4 *o = gq_prod_of(P);
-#pragma unroll
-    for (int ng = 0; ng < GQ_NG; ng++) {
-        int *v[6] = {acc[0][ng][0], acc[1][ng][0], acc[2][ng][0], acc[2][ng][1], acc[3][ng][0], acc[3][ng][1]};
-#pragma unroll
-        for (int k = 0; k < 6; k++) {
-            int4 x = o[(ng * 6 + k) * GQ_THREADS];
-            v[k][0] = x.x, v[k][1] = x.y, v[k][2] = x.z, v[k][3] = x.w;
-        }
-#pragma unroll
-        for (int l = 0; l < 4; l++) acc[0][ng][1][l] = acc[1][ng][1][l] = 0;
-    }
-    gq_epilogue(P, T, a0, b0, acc);
 }
 
 /* The candidates' exact sums of a*b*q: one warp a candidate. */
-__global__ void gq_exact(es_gpu_qt_cand_t *cand, uint32_t n, gq_block A, gq_block B, uint32_t ld,
-                         const unsigned long long *q)
+/* candidate w's sum, by the lanes of one warp */
+__device__ __forceinline__ void gq_exact1(es_gpu_qt_cand_t *cand, uint32_t w, uint32_t lane, const gq_block &A,
+                                          const gq_block &B, uint32_t ld, const unsigned long long *q)
 {
-    uint32_t w = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
-    if (w >= n) return;
     const uint8_t *ca = A.code + (size_t)(cand[w].i - A.first) * ld, *cb = B.code + (size_t)(cand[w].j - B.first) * ld;
     unsigned long long s = 0;
     for (uint32_t k = lane * 16; k < ld; k += 32 * 16) {
@@ -536,6 +512,14 @@ __global__ void gq_exact(es_gpu_qt_cand_t *cand, uint32_t n, gq_block A, gq_bloc
 #pragma unroll
     for (int o = 16; o; o >>= 1) s += __shfl_down_sync(0xffffffffu, s, o);
     if (lane == 0) cand[w].saby = (int64_t)s;
+}
+
+__global__ void gq_exact(es_gpu_qt_cand_t *cand, const uint32_t *n_cand, uint32_t cap, gq_block A, gq_block B,
+                         uint32_t ld, const unsigned long long *q)
+{
+    const uint32_t n = *n_cand < cap ? *n_cand : cap, lane = threadIdx.x & 31;
+    for (uint32_t w = (blockIdx.x * blockDim.x + threadIdx.x) >> 5; w < n; w += (gridDim.x * blockDim.x) >> 5)
+        gq_exact1(cand, w, lane, A, B, ld, q);
 }
 
 /* A block's codes from its bit planes: 16 samples a thread, a variant a
@@ -563,7 +547,7 @@ __global__ void gq_expand(uint8_t *code, uint32_t ld, const uint64_t *planes, ui
 
 /* ---- the engine ---------------------------------------------------------------- */
 
-enum { GQ_FUSED, GQ_SPLIT, GQ_ROWS, GQ_ROWS3 };
+enum { GQ_SPLIT, GQ_ROWS };
 
 namespace {
 struct gq_slot {
@@ -587,10 +571,16 @@ struct es_gpu_qt {
     unsigned long long clock;
     unsigned long long *d_thr;
     uint32_t *d_hist, *d_tau, *d_n, *h_n;
-    es_gpu_qt_cand_t *d_cand, *h_cand;
-    uint32_t cap;
-    int kernel;                /* GQ_FUSED, GQ_SPLIT, GQ_ROWS */
-    int4 *d_prod;              /* the split kernels' products: prod_rows CTA rows of a tile */
+    es_gpu_qt_cand_t *d_cand, *h_cand[2]; /* host: two tiles' (one scored while the next runs) */
+    uint32_t cap;              /* d_cand's */
+    size_t h_cap[2];
+    int hb;                    /* the host buffer of the pending tile */
+    int pending;               /* a tile started, not finished */
+    gq_params pend;
+    dim3 pend_grid;
+    int kernel;                /* GQ_ROWS, GQ_SPLIT */
+    int epi_ctas;              /* gq_epi's CTAs an SM: 1, 2, 3 */
+    int *d_prod;               /* gq_count's products: prod_rows CTA rows of a tile */
     uint32_t prod_rows;
     cudaEvent_t e0, e1, em;
     double t_kernel, t_count, t_upload;
@@ -616,7 +606,8 @@ extern "C" void es_gpu_qt_close(es_gpu_qt_t *g)
     cudaFree(g->d_prod);
     cudaFree(g->d_planes);
     if (g->h_n) cudaFreeHost(g->h_n);
-    if (g->h_cand) cudaFreeHost(g->h_cand);
+    for (int b = 0; b < 2; b++)
+        if (g->h_cand[b]) cudaFreeHost(g->h_cand[b]);
     if (g->e0) cudaEventDestroy(g->e0);
     if (g->e1) cudaEventDestroy(g->e1);
     if (g->em) cudaEventDestroy(g->em);
@@ -645,16 +636,24 @@ static int qt_open(int dev, const es_gpu_qt_config_t *cfg, es_gpu_qt_t *g)
     CHECK(cudaEventCreate(&g->e0));
     CHECK(cudaEventCreate(&g->e1));
     CHECK(cudaEventCreate(&g->em));
-    /* the kernels: the split with the rows main loop unless EPISTREAM_GPU_QT_KERNEL says
-     * fused (one kernel, the first one's), split (the fused kernel's main loop, split)
-     * or rows3 (the rows main loop at three CTAs an SM) */
+    /* the kernels: the rows main loop and the epilogue at two CTAs an SM
+     * unless EPISTREAM_GPU_QT_KERNEL says split (the A fragments built as
+     * they are loaded) and/or /1 or /3 (the epilogue's CTAs an SM): for
+     * comparisons */
     g->kernel = GQ_ROWS;
+    g->epi_ctas = 2;
     if (const char *k = getenv("EPISTREAM_GPU_QT_KERNEL")) {
-        if (!strcmp(k, "fused")) g->kernel = GQ_FUSED;
-        else if (!strcmp(k, "split")) g->kernel = GQ_SPLIT;
-        else if (!strcmp(k, "rows3")) g->kernel = GQ_ROWS3;
-        else if (strcmp(k, "rows") && *k) {
-            fprintf(stderr, "[E::es_gpu_qt_open] EPISTREAM_GPU_QT_KERNEL=%s: not fused, split, rows or rows3\n", k);
+        size_t l = strcspn(k, "/");
+        int ok = 1;
+        if (l == 5 && !strncmp(k, "split", 5)) g->kernel = GQ_SPLIT;
+        else if (l && !(l == 4 && !strncmp(k, "rows", 4))) ok = 0;
+        if (k[l]) {
+            if (k[l + 1] >= '1' && k[l + 1] <= '3' && !k[l + 2]) g->epi_ctas = k[l + 1] - '0';
+            else ok = 0;
+        }
+        if (!ok) {
+            fprintf(stderr, "[E::es_gpu_qt_open] EPISTREAM_GPU_QT_KERNEL=%s: not rows or split, then /1, /2 "
+                            "or /3\n", k);
             return ES_ERR_ARG;
         }
     }
@@ -687,16 +686,19 @@ static int qt_open(int dev, const es_gpu_qt_config_t *cfg, es_gpu_qt_t *g)
     CHECK(cudaMallocHost(&g->h_n, 4));
     g->cap = GQ_CAND_INIT;
     CHECK(cudaMalloc(&g->d_cand, (size_t)g->cap * sizeof(es_gpu_qt_cand_t)));
-    CHECK(cudaMallocHost(&g->h_cand, (size_t)g->cap * sizeof(es_gpu_qt_cand_t)));
+    for (int b = 0; b < 2; b++) {
+        CHECK(cudaMallocHost(&g->h_cand[b], (size_t)g->cap * sizeof(es_gpu_qt_cand_t)));
+        g->h_cap[b] = g->cap;
+    }
     /* the block cache: every block when they fit, else as many as do (at least two) */
     size_t fr = 0, tot = 0;
     CHECK(cudaMemGetInfo(&fr, &tot));
     size_t avail = cfg->mem_limit && cfg->mem_limit < fr ? cfg->mem_limit : fr;
     avail = avail > ((size_t)512 << 20) ? avail - ((size_t)512 << 20) : avail / 2; /* room for candidates */
-    if (g->kernel != GQ_FUSED) {
+    {
         /* the products of a whole tile's CTAs when they take at most an eighth
          * of what is left and 2 GiB; else bands of CTA rows */
-        size_t row = (size_t)((cfg->block + GQ_TB - 1) / GQ_TB) * GQ_PROD * GQ_THREADS * sizeof(int4);
+        size_t row = (size_t)((cfg->block + GQ_TB - 1) / GQ_TB) * GQ_PROD * GQ_THREADS * sizeof(int);
         uint32_t rows = (cfg->block + GQ_TA - 1) / GQ_TA;
         size_t cap = avail / 8 < ((size_t)2 << 30) ? avail / 8 : ((size_t)2 << 30);
         g->prod_rows = cap / row < rows ? (uint32_t)(cap / row) : rows;
@@ -827,11 +829,64 @@ static gq_block dev_block(const es_gpu_qt_t *g, int slot, const es_gpu_qt_block_
     return o;
 }
 
-extern "C" int es_gpu_qt_tile(es_gpu_qt_t *g, const es_gpu_qt_block_t *a, const es_gpu_qt_block_t *b, double tau,
-                              const es_gpu_qt_cand_t **cand, size_t *n)
+/* One pass of the tile in g->pend (count, epilogue; both on a diagonal
+ * tile's first), every band, its candidates' exact sums, and the copy of
+ * their number back. */
+static int tile_pass(es_gpu_qt_t *g, int pass)
 {
-    *cand = NULL;
-    *n = 0;
+    gq_params P = g->pend;
+    const dim3 grid = g->pend_grid;
+    /* A diagonal tile is where its variants first meet (the queue hands
+     * them out first): without thresholds, the CTAs of its first waves
+     * would send back nearly every pair.  A first pass that only publishes
+     * the lower bounds (per variant, and to the top-k histogram) lets the
+     * second send back little more than each variant's best: the
+     * products are counted once, the epilogue runs twice.  A tile too
+     * large for the products buffer runs in bands of CTA rows, each band's
+     * passes in turn. */
+    const int warm = P.diag && !P.emit_all;
+    const uint32_t band = g->prod_rows;
+    P.prod = g->d_prod;
+    P.cand = g->d_cand;
+    P.cap = g->cap;
+    CHECK(cudaMemsetAsync(g->d_n, 0, 4, g->s));
+    for (uint32_t y0 = 0; y0 < grid.y; y0 += band) {
+        dim3 gb(grid.x, grid.y - y0 < band ? grid.y - y0 : band);
+        P.y0 = y0;
+        if (g->kernel == GQ_ROWS) gq_count<true><<<gb, GQ_THREADS, 0, g->s>>>(P);
+        else gq_count<false><<<gb, GQ_THREADS, 0, g->s>>>(P);
+        CHECK(cudaGetLastError());
+        if (y0 == 0 && pass == 0 && band >= grid.y) CHECK(cudaEventRecord(g->em, g->s));
+        for (int w = warm && pass == 0; w >= 0; w--) {
+            P.no_emit = w;
+            P.update_hist = pass == 0 && (w || !warm); /* a re-run's pairs are in the histogram already */
+            if (g->epi_ctas == 1) gq_epi<1><<<gb, GQ_THREADS, 0, g->s>>>(P);
+            else if (g->epi_ctas == 3) gq_epi<3><<<gb, GQ_THREADS, 0, g->s>>>(P);
+            else gq_epi<2><<<gb, GQ_THREADS, 0, g->s>>>(P);
+            CHECK(cudaGetLastError());
+        }
+    }
+    gq_exact<<<GQ_EXACT_BLOCKS, 256, 0, g->s>>>(g->d_cand, g->d_n, g->cap, P.A, P.B, g->ld, g->d_q);
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpyAsync(g->h_n, g->d_n, 4, cudaMemcpyDeviceToHost, g->s));
+    return ES_OK;
+}
+
+/* host candidate buffer b holding n at least */
+static int host_room(es_gpu_qt_t *g, int b, size_t n)
+{
+    if (n <= g->h_cap[b]) return ES_OK;
+    cudaFreeHost(g->h_cand[b]);
+    g->h_cand[b] = NULL;
+    g->h_cap[b] = 0;
+    CHECK(cudaMallocHost(&g->h_cand[b], n * sizeof(es_gpu_qt_cand_t)));
+    g->h_cap[b] = n;
+    return ES_OK;
+}
+
+extern "C" int es_gpu_qt_start(es_gpu_qt_t *g, const es_gpu_qt_block_t *a, const es_gpu_qt_block_t *b, double tau)
+{
+    if (g->pending) return ES_ERR_ARG;
     CHECK(cudaSetDevice(g->dev));
     int sa, sb, pb = -1;
     for (int i = 0; i < g->n_slots; i++)
@@ -839,7 +894,7 @@ extern "C" int es_gpu_qt_tile(es_gpu_qt_t *g, const es_gpu_qt_block_t *a, const 
     int ret = slot_of(g, a, pb, &sa);
     if (!ret) ret = slot_of(g, b, sa, &sb);
     if (ret) return ret;
-    gq_params P;
+    gq_params &P = g->pend;
     memset(&P, 0, sizeof P);
     P.A = dev_block(g, sa, a);
     P.B = dev_block(g, sb, b);
@@ -859,75 +914,88 @@ extern "C" int es_gpu_qt_tile(es_gpu_qt_t *g, const es_gpu_qt_block_t *a, const 
     P.hist = g->d_hist;
     P.tau_bin = g->d_tau;
     P.n_cand = g->d_n;
-    dim3 grid((b->count + GQ_TB - 1) / GQ_TB, (a->count + GQ_TA - 1) / GQ_TA);
-    if (!grid.x || !grid.y) return ES_OK;
+    g->pend_grid = dim3((b->count + GQ_TB - 1) / GQ_TB, (a->count + GQ_TA - 1) / GQ_TA);
+    g->pending = 1;
+    *g->h_n = 0;
+    if (!g->pend_grid.x || !g->pend_grid.y) return ES_OK;
     CHECK(cudaEventRecord(g->e0, g->s));
-    /* A diagonal tile is where its variants first meet (the queue hands
-     * them out first): without thresholds, the CTAs of its first waves
-     * would send back nearly every pair.  A first pass that only publishes
-     * the lower bounds (per variant, and to the top-k histogram) lets the
-     * second send back little more than each variant's best.  The split
-     * kernels count once and run the epilogue twice; the fused kernel
-     * counts twice.  A tile too large for the products buffer runs in
-     * bands of CTA rows, each band's passes in turn. */
-    const int warm = P.diag && !P.emit_all;
-    const uint32_t band = g->kernel == GQ_FUSED ? grid.y : g->prod_rows;
-    P.prod = g->d_prod;
-    for (int pass = 0;; pass++) {
-        P.cand = g->d_cand;
-        P.cap = g->cap;
-        CHECK(cudaMemsetAsync(g->d_n, 0, 4, g->s));
-        for (uint32_t y0 = 0; y0 < grid.y; y0 += band) {
-            dim3 gb(grid.x, grid.y - y0 < band ? grid.y - y0 : band);
-            P.y0 = y0;
-            if (g->kernel == GQ_ROWS) gq_count<true, 2><<<gb, GQ_THREADS, 0, g->s>>>(P);
-            else if (g->kernel == GQ_ROWS3) gq_count<true, 3><<<gb, GQ_THREADS, 0, g->s>>>(P);
-            else if (g->kernel == GQ_SPLIT) gq_count<false, 2><<<gb, GQ_THREADS, 0, g->s>>>(P);
-            CHECK(cudaGetLastError());
-            if (y0 == 0 && pass == 0 && band >= grid.y) CHECK(cudaEventRecord(g->em, g->s));
-            for (int w = warm && pass == 0; w >= 0; w--) {
-                P.no_emit = w;
-                P.update_hist = pass == 0 && (w || !warm); /* a re-run's pairs are in the histogram already */
-                if (g->kernel == GQ_FUSED) gq_tile<<<gb, GQ_THREADS, 0, g->s>>>(P);
-                else gq_epi<<<gb, GQ_THREADS, 0, g->s>>>(P);
-                CHECK(cudaGetLastError());
-            }
-        }
-        CHECK(cudaMemcpyAsync(g->h_n, g->d_n, 4, cudaMemcpyDeviceToHost, g->s));
-        CHECK(cudaStreamSynchronize(g->s));
-        if (*g->h_n <= g->cap) break;
-        /* more candidates than room: grow, and count the tile again (the
-         * thresholds only rose, so no pair that mattered is lost) */
-        uint32_t want = *g->h_n + *g->h_n / 4;
-        cudaFree(g->d_cand);
-        cudaFreeHost(g->h_cand);
-        g->d_cand = NULL;
-        g->h_cand = NULL;
-        g->cap = 0;
-        CHECK(cudaMalloc(&g->d_cand, (size_t)want * sizeof(es_gpu_qt_cand_t)));
-        CHECK(cudaMallocHost(&g->h_cand, (size_t)want * sizeof(es_gpu_qt_cand_t)));
-        g->cap = want;
-    }
-    uint32_t nc = *g->h_n;
-    if (nc) {
-        unsigned blocks = (unsigned)(((size_t)nc * 32 + 255) / 256);
-        gq_exact<<<blocks, 256, 0, g->s>>>(g->d_cand, nc, P.A, P.B, g->ld, g->d_q);
-        CHECK(cudaGetLastError());
-        CHECK(cudaMemcpyAsync(g->h_cand, g->d_cand, (size_t)nc * sizeof(es_gpu_qt_cand_t), cudaMemcpyDeviceToHost,
-                              g->s));
-    }
+    ret = tile_pass(g, 0);
+    if (ret) return ret;
+    /* the first candidates come back with the pass (the rest, if any, in
+     * es_gpu_qt_finish()) */
+    CHECK(cudaMemcpyAsync(g->h_cand[g->hb], g->d_cand, (size_t)GQ_CAND_FAST * sizeof(es_gpu_qt_cand_t),
+                          cudaMemcpyDeviceToHost, g->s));
     CHECK(cudaEventRecord(g->e1, g->s));
+    return ES_OK;
+}
+
+extern "C" int es_gpu_qt_finish(es_gpu_qt_t *g, const es_gpu_qt_cand_t **cand, size_t *n)
+{
+    *cand = NULL;
+    *n = 0;
+    if (!g->pending) return ES_ERR_ARG;
+    g->pending = 0;
+    if (!g->pend_grid.x || !g->pend_grid.y) return ES_OK;
+    CHECK(cudaSetDevice(g->dev));
     CHECK(cudaStreamSynchronize(g->s));
     float ms = 0;
     CHECK(cudaEventElapsedTime(&ms, g->e0, g->e1));
     g->t_kernel += ms * 1e-3;
-    if (g->kernel != GQ_FUSED && band >= grid.y) { /* one band: the counting kernel's own time */
+    if (g->prod_rows >= g->pend_grid.y) { /* one band: the counting kernel's own time */
         CHECK(cudaEventElapsedTime(&ms, g->e0, g->em));
         g->t_count += ms * 1e-3;
     }
-    *cand = g->h_cand;
+    const int hb = g->hb;
+    uint32_t nc = *g->h_n;
+    if (nc <= GQ_CAND_FAST) { /* all back already */
+        *cand = g->h_cand[hb];
+        *n = nc;
+        g->hb ^= 1; /* the next tile's candidates go to the other buffer */
+        return ES_OK;
+    }
+    CHECK(cudaEventRecord(g->e0, g->s));
+    int grew = 0;
+    for (int pass = 1; *g->h_n > g->cap; pass++) {
+        /* more candidates than room: grow, and count the tile again (the
+         * thresholds only rose, so no pair that mattered is lost) */
+        uint32_t want = *g->h_n + *g->h_n / 4;
+        cudaFree(g->d_cand);
+        g->d_cand = NULL;
+        g->cap = 0;
+        CHECK(cudaMalloc(&g->d_cand, (size_t)want * sizeof(es_gpu_qt_cand_t)));
+        g->cap = want;
+        int ret = tile_pass(g, pass);
+        if (ret) return ret;
+        CHECK(cudaStreamSynchronize(g->s));
+        grew = 1;
+    }
+    nc = *g->h_n;
+    int ret = host_room(g, hb, nc);
+    if (ret) return ret;
+    size_t done = grew ? 0 : GQ_CAND_FAST;
+    CHECK(cudaMemcpyAsync(g->h_cand[hb] + done, g->d_cand + done, (size_t)(nc - done) * sizeof(es_gpu_qt_cand_t),
+                          cudaMemcpyDeviceToHost, g->s));
+    CHECK(cudaEventRecord(g->e1, g->s));
+    CHECK(cudaStreamSynchronize(g->s));
+    CHECK(cudaEventElapsedTime(&ms, g->e0, g->e1));
+    g->t_kernel += ms * 1e-3;
+    *cand = g->h_cand[hb];
     *n = nc;
+    g->hb ^= 1; /* the next tile's candidates go to the other buffer */
     return ES_OK;
+}
+
+extern "C" int es_gpu_qt_tile(es_gpu_qt_t *g, const es_gpu_qt_block_t *a, const es_gpu_qt_block_t *b, double tau,
+                              const es_gpu_qt_cand_t **cand, size_t *n)
+{
+    *cand = NULL;
+    *n = 0;
+    int ret = es_gpu_qt_start(g, a, b, tau);
+    if (ret) {
+        g->pending = 0;
+        return ret;
+    }
+    return es_gpu_qt_finish(g, cand, n);
 }
 
 /* ---- the test hook: the per-pair decisions alone ------------------------------- */

@@ -132,7 +132,10 @@ static void scan_usage(FILE *fp)
             "  -h, --help           this help\n"
             "Environment: EPISTREAM_GPU_TRACE=1 prints one line per GPU tile on stderr;\n"
             "  EPISTREAM_GPU_LOAD=cp|tma1|tma2|tma4 picks how H100/H200 tiles load their\n"
-            "  operands (default cp; for benchmarks, same results).\n");
+            "  operands (default cp; for benchmarks, same results);\n"
+            "  EPISTREAM_GPU_QT_KERNEL=rows|split[/1|/2|/3] picks the --stat linear GPU\n"
+            "  kernels and EPISTREAM_GPU_QT_SERIAL=1 scores each of their tiles before the\n"
+            "  next starts (for benchmarks, same results).\n");
 }
 
 /* The significant-pair stream: the list (.sig.tsv or .epi.cc, p <= list_thr)

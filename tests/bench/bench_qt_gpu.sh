@@ -13,8 +13,8 @@
 # pairs/s x N; "kernel" is the QT engine's own kernel-time rate, "count" its counting kernel's
 # (the split kernels).  Ratios: boost / qt on the GPU (the target: <= 4 at N = 8,192) and
 # qt-gpu / qt-cpu.  BENCH_QT_KERNELS (default: the engine's default) runs qt-gpu once for each
-# EPISTREAM_GPU_QT_KERNEL named (fused, split, rows, rows3: gpu/pair/qt.cu), in the same run; the
-# ratios are of the first.
+# EPISTREAM_GPU_QT_KERNEL named (rows, split, either with /1, /2 or /3: gpu/pair/qt.cu; "serial":
+# EPISTREAM_GPU_QT_SERIAL=1), in the same run; the ratios are of the first.
 #
 # Environment: EPISTREAM (default build/epistream), BENCH_NS, BENCH_M, BENCH_MCPU, BENCH_THREADS,
 # BENCH_REPEAT, BENCH_QT_KERNELS, BENCH_KEEP=1 (keep the work folder).
@@ -62,9 +62,13 @@ for N in $NS; do
     head -n "$MCPU" "$W/d$N.bim" | awk '{ print $2 }' >"$W/cpu$N.snps"
     export EPISTREAM_GPU_TRACE=1 # one line a tile (the first ones are printed below)
     for k in $KS; do
-        if [ "$k" = default ]; then unset EPISTREAM_GPU_QT_KERNEL; else export EPISTREAM_GPU_QT_KERNEL="$k"; fi
-        best qt-gpu-$k$N --bfile "$W/d$N" --pheno "$W/d$N.pheno" --stat linear --device gpu
-        unset EPISTREAM_GPU_QT_KERNEL
+        case $k in
+        default) ;;
+        serial) export EPISTREAM_GPU_QT_SERIAL=1 ;;
+        *) export EPISTREAM_GPU_QT_KERNEL="$k" ;;
+        esac
+        best "qt-gpu-$(echo "$k" | tr / -)$N" --bfile "$W/d$N" --pheno "$W/d$N.pheno" --stat linear --device gpu
+        unset EPISTREAM_GPU_QT_KERNEL EPISTREAM_GPU_QT_SERIAL
     done
     unset EPISTREAM_GPU_TRACE
     best boost-gpu$N --bfile "$W/d$N" --pheno "$W/cc$N.pheno" --stat boost --device gpu
@@ -76,7 +80,7 @@ for N in $NS; do
         awk -v p="$pairs" -v s="${s:-0}" 'BEGIN { if (s > 0) printf "%.3g", p / s; else print "-" }'
     }
     k1=
-    for run in $(for k in $KS; do echo qt-gpu-$k; done) boost-gpu qt-cpu; do
+    for run in $(for k in $KS; do echo "qt-gpu-$k" | tr / -; done) boost-gpu qt-cpu; do
         pps=$(cat "$W/$run$N.pps")
         kr=-
         cr=-
@@ -90,7 +94,7 @@ for N in $NS; do
     awk -v q="$(cat "$W/$k1$N.pps")" -v b="$(cat "$W/boost-gpu$N.pps")" -v c="$(cat "$W/qt-cpu$N.pps")" -v n="$N" -v k="$k1" \
         'BEGIN { printf "N=%s: boost/qt on the GPU %.2fx (%s; target <= 4 at N=8192); qt GPU/CPU %.1fx\n", n, b / q, k, q / c }'
     grep -h "gpu-trace" "$W/$k1$N.best.out" | head -4 | sed 's/^/  /'
-    grep -h "sums of the trait\|candidate pairs scored\|dropped on a bound\|scored on sums in double" "$W/$k1$N.best.out" "$W/qt-cpu$N.best.out" |
+    grep -h "opened in\|sums of the trait\|candidate pairs scored\|dropped on a bound\|scored on sums in double" "$W/$k1$N.best.out" "$W/qt-cpu$N.best.out" |
         sed 's/^/  /'
     grep -h "seconds_" "$W/$k1$N.log" | tr '\n' ' ' | sed 's/^/  /'
     echo

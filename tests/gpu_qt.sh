@@ -56,8 +56,8 @@ same d all --top 100000 --p-threshold 1
 same rare top --top 30 --p-threshold 0.05
 same rare plink --format plink --epi1 1 --top 100000
 same cov covar --covar "$T/cov.covar" --top 20 --exact-top 40 --p-threshold 1e-2
-# the other kernels (EPISTREAM_GPU_QT_KERNEL; the default is rows/2)
-for k in split/1 rows/3; do
+# the other kernels (EPISTREAM_GPU_QT_KERNEL; the default is rows/3)
+for k in split/1 rows/2; do
     export EPISTREAM_GPU_QT_KERNEL=$k
     same d "k${k%/*}${k#*/}" --top 50 --p-threshold 1e-2 --block 96
     same rare "k${k%/*}${k#*/}" --top 30 --p-threshold 0.05

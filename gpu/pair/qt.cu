@@ -4,17 +4,20 @@
  * What a pair needs (src/count/qt.c, doc/QT.md): its 3x3 genotype table and
  * the sum of a*b*q over the samples (q the phenotype in 39-bit fixed point);
  * every other sum is a per-variant total when no call is missing.  The
- * kernel gets them from integer tensor cores (mma.sync m16n8k32 u8 x s8 into
- * s32, sm_80+): the rows of an A variant are the top two bytes of a*q
- * (bits 24..39: the CPU bound's slices) and the indicators [a = 1], [a = 2];
- * the rows of a B variant are b and [b = 1].  Their products give
+ * counting kernel (gq_count) gets them from integer tensor cores (mma.sync
+ * m16n8k32 u8 x s8 into s32, sm_80+): the rows of an A variant are the top
+ * two bytes of a*q (bits 24..39: the CPU bound's slices) and the indicators
+ * [a = 1], [a = 2]; the rows of a B variant are b and [b = 1].  Their
+ * products give
  *     D  = sum b floor(a q / 2^24)        (256 * (byte 4 . b) + byte 3 . b)
  *     n11 = [a=1].[b=1], n12 = ([a=1].b - n11) / 2, likewise n21, n22,
- * and the rest of the table from the variants' genotype counts.  The rows
- * are not stored: each is made from the codes (one byte a sample) and four
- * per-sample byte tables of q as the fragments are loaded.
+ * and the rest of the table from the variants' genotype counts.  Blocks are
+ * uploaded as their bit planes and made codes (one byte a sample) by
+ * gq_expand; the byte rows of a*q are built per stage in shared memory from
+ * the codes and four per-sample byte tables of q.  The six products of each
+ * pair go to device memory (24 bytes), for the epilogue kernel (gq_epi).
  *
- * Each pair's failure rules and its z^2 bound on the interval [2^24 D,
+ * There, each pair's failure rules and its z^2 bound on the interval [2^24 D,
  * 2^24 D + (2^24 - 1) sum_{a>0} b] are then the CPU's, bit for bit
  * (qt_linear.cuh; this file is compiled with -fmad=false).  A pair is kept
  * when it fails on its table, is not certified, or its bound reaches the
@@ -22,9 +25,11 @@
  * best so far -- thresholds that are lower bounds of exact z^2 of real,
  * certified pairs (per variant, device-wide, atomicMax; the top-k level
  * from a histogram of one lower bound per CTA row, as the case/control
- * engine keeps it), and the host's exact k-th best.  A second kernel sums
- * the kept pairs' a*b*q exactly (int64, CUDA cores); the host scores them
- * with the CPU's code, so the outputs are the CPU backend's bytes.
+ * engine keeps it), and the host's exact k-th best.  A third kernel
+ * (gq_exact) sums the kept pairs' a*b*q exactly (int64, CUDA cores); the
+ * host scores them with the CPU's code, so the outputs are the CPU
+ * backend's bytes -- while the device runs the next tile
+ * (es_gpu_qt_start / es_gpu_qt_finish).
  * Every runtime call goes through CHECK (returns ES_ERR_GPU). */
 #include <chrono>
 #include <cmath>

@@ -146,15 +146,22 @@ typedef struct {
     double sig_min;
     size_t mem_limit;    /**< device bytes to use at most; 0: what is free */
     int emit_all;        /**< tests: every pair of a tile comes back (no screen) */
+    uint32_t band_rows;  /**< tests: CTA rows of a tile a band at most (0: as memory allows) */
 } es_gpu_qt_config_t;
 
 /** One block of variants for the QT engine: genotype codes (0, 1, 2 copies
  *  of A1; no missing call) of `count` variants, `slots` bytes each, and per
- *  variant its counts of codes 1 and 2 and its sums of q over them. */
+ *  variant its counts of codes 1 and 2 and its sums of q over them.  The
+ *  codes come as bytes (`code`) or, where `code` is NULL, as the block's two
+ *  bit planes (`planes`, es_planes_t's layout: plane p of variant v at
+ *  planes + (2 v + p) * words; code = bit of P1 + bit of P2, slots < `slots`),
+ *  a quarter of the bytes to upload, made codes on the device. */
 typedef struct {
     uint32_t index;        /**< block number */
     uint32_t first, count; /**< variants */
-    const uint8_t *code;   /**< count * slots */
+    const uint8_t *code;   /**< count * slots, or NULL */
+    const uint64_t *planes; /**< where code is NULL: count * 2 * words */
+    uint32_t words;        /**< words a plane (>= slots / 64) */
     const uint32_t (*cnt)[2];
     const int64_t (*tot)[2];
 } es_gpu_qt_block_t;
@@ -175,10 +182,23 @@ void es_gpu_qt_close(es_gpu_qt_t *g);
  *  ES_ERR_NOMEM. */
 int es_gpu_qt_tile(es_gpu_qt_t *g, const es_gpu_qt_block_t *a, const es_gpu_qt_block_t *b, double tau,
                    const es_gpu_qt_cand_t **cand, size_t *n);
+/** es_gpu_qt_tile() in two halves, so that the host can score one tile's
+ *  candidates while the device counts the next: start uploads the blocks
+ *  and queues the tile's kernels; finish waits for them and gives the
+ *  candidates (valid until the finish after the next: two buffers
+ *  alternate).  One tile pending at a time.  @return as es_gpu_qt_tile();
+ *  ES_ERR_ARG: start with a tile pending, finish with none. */
+int es_gpu_qt_start(es_gpu_qt_t *g, const es_gpu_qt_block_t *a, const es_gpu_qt_block_t *b, double tau);
+int es_gpu_qt_finish(es_gpu_qt_t *g, const es_gpu_qt_cand_t **cand, size_t *n);
 /** Is block `index` on the device now (es_gpu_qt_tile() will not read it)? */
 int es_gpu_qt_cached(const es_gpu_qt_t *g, uint32_t index);
 /** Seconds in the tile kernels so far (event-timed). */
 double es_gpu_qt_seconds(const es_gpu_qt_t *g);
+/** Of those, the seconds in the counting kernel (the split kernels, tiles
+ *  that ran in one band; 0 with EPISTREAM_GPU_QT_KERNEL=fused). */
+double es_gpu_qt_count_seconds(const es_gpu_qt_t *g);
+/** Seconds uploading blocks (codes, or planes made codes on the device). */
+double es_gpu_qt_upload_seconds(const es_gpu_qt_t *g);
 
 
 /* ---- the triple-scan engine (gpu/triple/engine.cu) ---------------------- */

@@ -382,6 +382,23 @@ int es_gpu_qt_tile(es_gpu_qt_t *g, const es_gpu_qt_block_t *a, const es_gpu_qt_b
     return ES_ERR_UNSUPPORTED;
 }
 
+int es_gpu_qt_start(es_gpu_qt_t *g, const es_gpu_qt_block_t *a, const es_gpu_qt_block_t *b, double tau)
+{
+    (void)g;
+    (void)a;
+    (void)b;
+    (void)tau;
+    return ES_ERR_UNSUPPORTED;
+}
+
+int es_gpu_qt_finish(es_gpu_qt_t *g, const es_gpu_qt_cand_t **cand, size_t *n)
+{
+    (void)g;
+    *cand = NULL;
+    *n = 0;
+    return ES_ERR_UNSUPPORTED;
+}
+
 int es_gpu_qt_cached(const es_gpu_qt_t *g, uint32_t index)
 {
     (void)g;
@@ -390,6 +407,18 @@ int es_gpu_qt_cached(const es_gpu_qt_t *g, uint32_t index)
 }
 
 double es_gpu_qt_seconds(const es_gpu_qt_t *g)
+{
+    (void)g;
+    return 0.0;
+}
+
+double es_gpu_qt_count_seconds(const es_gpu_qt_t *g)
+{
+    (void)g;
+    return 0.0;
+}
+
+double es_gpu_qt_upload_seconds(const es_gpu_qt_t *g)
 {
     (void)g;
     return 0.0;

@@ -3,8 +3,8 @@
 # (gpu/pair/qt.cu) writes the very bytes of --device cpu: top-k, significant
 # pairs, summary, PLINK's .epi.qt and its summary; with tile sizes that cut
 # the CTA tiles, with rare variants (many failed fits), with covariates (the
-# screen on the residualised trait), and with missing calls, where the scan
-# falls back to the CPU and says so.  Skips (77) where no GPU is visible.
+# screen on the residualised trait), with each of the kernels, and with
+# missing calls, where the scan falls back to the CPU and says so.  Skips (77) where no GPU is visible.
 . "$(dirname "$0")/lib.sh"
 
 sim() { # NAME ARGS...
@@ -56,6 +56,17 @@ same d all --top 100000 --p-threshold 1
 same rare top --top 30 --p-threshold 0.05
 same rare plink --format plink --epi1 1 --top 100000
 same cov covar --covar "$T/cov.covar" --top 20 --exact-top 40 --p-threshold 1e-2
+# the other kernels (EPISTREAM_GPU_QT_KERNEL; the default is rows/3)
+for k in split/1 rows/2; do
+    export EPISTREAM_GPU_QT_KERNEL=$k
+    same d "k${k%/*}${k#*/}" --top 50 --p-threshold 1e-2 --block 96
+    same rare "k${k%/*}${k#*/}" --top 30 --p-threshold 0.05
+    unset EPISTREAM_GPU_QT_KERNEL
+done
+# each tile scored before the next starts (the default scores it while the next runs)
+export EPISTREAM_GPU_QT_SERIAL=1
+same d serial --top 50 --p-threshold 1e-2 --block 96
+unset EPISTREAM_GPU_QT_SERIAL
 
 grep -q "quantitative-trait mma kernel" "$T/d.top.gpu.log" ||
     fail "the GPU log does not name the quantitative-trait kernel: $(grep -i gpu "$T/d.top.gpu.log")"

@@ -32,7 +32,32 @@
 
 /* ---- sums ------------------------------------------------------------------ */
 
-static void check_tile(uint32_t n, uint32_t na, uint32_t nb, int diag, uint64_t seed)
+/* The kernels (EPISTREAM_GPU_QT_KERNEL), the blocks as codes or as planes
+ * (words past the slots with bits set: not read), and tiles in one band or
+ * in bands of one CTA row. */
+typedef struct {
+    const char *kernel;
+    int planes, band;
+} qt_mode_t;
+
+/* block of m variants' codes as es_planes_t's planes, `words` a plane */
+static uint64_t *to_planes(const uint8_t *c, uint32_t m, uint32_t slots, uint32_t words)
+{
+    uint64_t *p = calloc((size_t)m * 2 * words + 1, 8);
+    assert_non_null(p);
+    for (uint32_t v = 0; v < m; v++) {
+        uint64_t *p1 = p + (size_t)v * 2 * words, *p2 = p1 + words;
+        for (uint32_t w = slots / 64; w < words; w++) p1[w] = p2[w] = ~0ull; /* past the slots */
+        for (uint32_t s = 0; s < slots; s++) {
+            uint8_t g = c[(size_t)v * slots + s];
+            if (g >= 1) p1[s / 64] |= 1ull << (s % 64);
+            if (g == 2) p2[s / 64] |= 1ull << (s % 64);
+        }
+    }
+    return p;
+}
+
+static void check_tile(uint32_t n, uint32_t na, uint32_t nb, int diag, uint64_t seed, qt_mode_t mode)
 {
     uint32_t slots = (n + 63) / 64 * 64;
     uint64_t rng = seed, *q = calloc(slots, 8);
@@ -61,7 +86,7 @@ static void check_tile(uint32_t n, uint32_t na, uint32_t nb, int diag, uint64_t 
     }
     es_gpu_qt_config_t cfg;
     memset(&cfg, 0, sizeof cfg);
-    cfg.n_variants = 1000;
+    cfg.n_variants = 4096;
     cfg.block = na > nb ? na : nb;
     cfg.slots = slots;
     cfg.n = n;
@@ -72,12 +97,24 @@ static void check_tile(uint32_t n, uint32_t na, uint32_t nb, int diag, uint64_t 
     cfg.top_k = 1;
     cfg.sig_min = INFINITY;
     cfg.emit_all = 1;
+    cfg.band_rows = mode.band;
+    setenv("EPISTREAM_GPU_QT_KERNEL", mode.kernel, 1);
     es_gpu_qt_t *g = NULL;
     assert_int_equal(es_gpu_qt_open(0, &cfg, &g), ES_OK);
+    unsetenv("EPISTREAM_GPU_QT_KERNEL");
+    uint32_t words = slots / 64 + 1;
+    uint64_t *pa = mode.planes ? to_planes(ca, na, slots, words) : NULL;
+    uint64_t *pb = mode.planes && !diag ? to_planes(cb, nb, slots, words) : pa;
     es_gpu_qt_block_t A = {.index = 0, .first = 0, .count = na, .code = ca, .cnt = (const uint32_t(*)[2])cnta,
                            .tot = (const int64_t(*)[2])tota};
     es_gpu_qt_block_t B = {.index = diag ? 0 : 1, .first = diag ? 0 : 500, .count = nb, .code = cb,
                            .cnt = (const uint32_t(*)[2])cntb, .tot = (const int64_t(*)[2])totb};
+    if (mode.planes) {
+        A.code = B.code = NULL;
+        A.planes = pa;
+        B.planes = pb;
+        A.words = B.words = words;
+    }
     const es_gpu_qt_cand_t *c;
     size_t nc;
     assert_int_equal(es_gpu_qt_tile(g, &A, &B, -INFINITY, &c, &nc), ES_OK);
@@ -103,6 +140,8 @@ static void check_tile(uint32_t n, uint32_t na, uint32_t nb, int diag, uint64_t 
     }
     free(seen);
     es_gpu_qt_close(g);
+    if (pb != pa) free(pb);
+    free(pa);
     free(q);
     free(ca);
     free(cnta);
@@ -117,11 +156,20 @@ static void check_tile(uint32_t n, uint32_t na, uint32_t nb, int diag, uint64_t 
 static void test_sums(void **state)
 {
     (void)state;
-    check_tile(1093, 77, 77, 1, 1);
-    check_tile(1093, 77, 45, 0, 2);
-    check_tile(64, 33, 65, 0, 3);
-    check_tile(2500, 130, 130, 1, 4);
-    check_tile(300, 1, 200, 0, 5);
+    static const qt_mode_t modes[] = {
+        {"rows", 1, 0}, {"rows", 0, 1}, {"rows/2", 1, 1}, {"split/1", 1, 0}, {"split", 0, 1},
+    };
+    for (size_t m = 0; m < sizeof modes / sizeof *modes; m++) {
+        check_tile(1093, 77, 77, 1, 1, modes[m]);
+        check_tile(1093, 77, 45, 0, 2, modes[m]);
+        check_tile(64, 33, 65, 0, 3, modes[m]);
+        check_tile(2500, 130, 130, 1, 4, modes[m]);
+        check_tile(300, 1, 200, 0, 5, modes[m]);
+    }
+    /* more candidates than come back with the pass (16,384), than the
+     * buffer holds at first (2^20: grown, the tile counted again) */
+    check_tile(128, 200, 300, 0, 6, modes[0]);
+    check_tile(64, 1100, 1000, 0, 7, modes[1]);
 }
 
 /* ---- decisions ---------------------------------------------------------------- */

@@ -4,17 +4,20 @@
  * What a pair needs (src/count/qt.c, doc/QT.md): its 3x3 genotype table and
  * the sum of a*b*q over the samples (q the phenotype in 39-bit fixed point);
  * every other sum is a per-variant total when no call is missing.  The
- * kernel gets them from integer tensor cores (mma.sync m16n8k32 u8 x s8 into
- * s32, sm_80+): the rows of an A variant are the top two bytes of a*q
- * (bits 24..39: the CPU bound's slices) and the indicators [a = 1], [a = 2];
- * the rows of a B variant are b and [b = 1].  Their products give
+ * counting kernel (gq_count) gets them from integer tensor cores (mma.sync
+ * m16n8k32 u8 x s8 into s32, sm_80+): the rows of an A variant are the top
+ * two bytes of a*q (bits 24..39: the CPU bound's slices) and the indicators
+ * [a = 1], [a = 2]; the rows of a B variant are b and [b = 1].  Their
+ * products give
  *     D  = sum b floor(a q / 2^24)        (256 * (byte 4 . b) + byte 3 . b)
  *     n11 = [a=1].[b=1], n12 = ([a=1].b - n11) / 2, likewise n21, n22,
- * and the rest of the table from the variants' genotype counts.  The rows
- * are not stored: each is made from the codes (one byte a sample) and four
- * per-sample byte tables of q as the fragments are loaded.
+ * and the rest of the table from the variants' genotype counts.  Blocks are
+ * uploaded as their bit planes and made codes (one byte a sample) by
+ * gq_expand; the byte rows of a*q are built per stage in shared memory from
+ * the codes and four per-sample byte tables of q.  The six products of each
+ * pair go to device memory (24 bytes), for the epilogue kernel (gq_epi).
  *
- * Each pair's failure rules and its z^2 bound on the interval [2^24 D,
+ * There, each pair's failure rules and its z^2 bound on the interval [2^24 D,
  * 2^24 D + (2^24 - 1) sum_{a>0} b] are then the CPU's, bit for bit
  * (qt_linear.cuh; this file is compiled with -fmad=false).  A pair is kept
  * when it fails on its table, is not certified, or its bound reaches the
@@ -22,10 +25,13 @@
  * best so far -- thresholds that are lower bounds of exact z^2 of real,
  * certified pairs (per variant, device-wide, atomicMax; the top-k level
  * from a histogram of one lower bound per CTA row, as the case/control
- * engine keeps it), and the host's exact k-th best.  A second kernel sums
- * the kept pairs' a*b*q exactly (int64, CUDA cores); the host scores them
- * with the CPU's code, so the outputs are the CPU backend's bytes.
+ * engine keeps it), and the host's exact k-th best.  A third kernel
+ * (gq_exact) sums the kept pairs' a*b*q exactly (int64, CUDA cores); the
+ * host scores them with the CPU's code, so the outputs are the CPU
+ * backend's bytes -- while the device runs the next tile
+ * (es_gpu_qt_start / es_gpu_qt_finish).
  * Every runtime call goes through CHECK (returns ES_ERR_GPU). */
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -44,11 +50,13 @@
 #define GQ_LDS (GQ_KC + 16)     /* shared row stride: fragment loads without bank conflicts */
 #define GQ_WA 2                 /* warps along A */
 #define GQ_WB 4                 /* warps along B */
-#define GQ_NG 2                 /* 8-variant groups of B a warp */
+#define GQ_NG 2                 /* 8-variant groups of B a warp (the rows loop's B ldmatrix loads two) */
 #define GQ_TA (16 * GQ_WA)      /* A variants a CTA: 32 */
 #define GQ_TB (8 * GQ_NG * GQ_WB) /* B variants a CTA: 64 */
 #define GQ_BINS 2048            /* the top-k histogram: non-negative float keys >> 20 */
 #define GQ_CAND_INIT (1u << 20)
+#define GQ_CAND_FAST 16384      /* candidates copied back with a tile's pass (<= GQ_CAND_INIT) */
+#define GQ_EXACT_BLOCKS 1024    /* gq_exact's grid: 8,192 warps */
 
 namespace {
 
@@ -75,6 +83,8 @@ struct gq_params {
     uint32_t *hist, *tau_bin;  /* [0] the top-k level's bin, [1] the highest bin used */
     es_gpu_qt_cand_t *cand;
     uint32_t cap, *n_cand;
+    int *prod;                 /* the products of gq_count for gq_epi */
+    uint32_t y0;               /* the band's first CTA row */
 };
 
 } // namespace
@@ -85,6 +95,15 @@ __device__ __forceinline__ void gq_mma(int *c, const uint32_t *a, uint32_t b0, u
                  "{%0,%1,%2,%3};\n"
                  : "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+/* four 8x8 b16 matrices (lanes 8j..8j+7 give matrix j's row addresses) */
+__device__ __forceinline__ void gq_ldsm4(uint32_t *r, const void *smem)
+{
+    unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(s));
 }
 
 __device__ __forceinline__ void gq_cp16(void *smem, const void *gmem, bool ok)
@@ -111,12 +130,16 @@ struct __align__(16) gq_stage {
     uint8_t h[4][GQ_KC];
 };
 
-struct gq_smem {
-    gq_stage st[2];
+/* a CTA's thresholds (the epilogue's) */
+struct gq_thr {
     unsigned long long rowlo[GQ_TA], collo[GQ_TB];
     double rowthr[GQ_TA], colthr[GQ_TB];
     double tau;
-    int any;
+};
+
+struct __align__(16) gq_smem {
+    gq_stage st[2];
+    uint8_t x[2][GQ_TA][GQ_LDS]; /* the rows main loop: the stage's bytes 3 and 4 of a*q */
 };
 
 /* The pair's table and sums from its products: P[kind A][kind B] with A
@@ -147,16 +170,20 @@ __device__ __forceinline__ void gq_pair_of(const gq_params &P, uint32_t ia, uint
     x1 = (double)((hi << 24) + wb * ((1 << 24) - 1)) * P.u;
 }
 
-__global__ void __launch_bounds__(GQ_THREADS, 1) gq_tile(const gq_params P)
+/* The main loop: acc[ka][kb] (c-fragments of 16 A x 8 B variants, GQ_NG
+ * groups of B) gets the products of A kind ka (byte 3 and byte 4 of a*q,
+ * [a = 1], [a = 2]) with B kind kb (b, [b = 1]); (0, 1) and (1, 1) stay 0.
+ * ROWS = false builds each A fragment from the codes and the per-sample
+ * bytes of q as it is loaded (every warp along B again: the first kernel's
+ * way); ROWS = true builds the stage's byte-3 and byte-4 rows of its 32 A
+ * variants once into shared memory, and every fragment is an ldmatrix. */
+template <bool ROWS>
+__device__ __forceinline__ void gq_mainloop(const gq_params &P, gq_smem &S, uint32_t a0, uint32_t b0,
+                                            int acc[4][GQ_NG][2][4])
 {
-    __shared__ gq_smem S;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int g = lane >> 2, t = lane & 3;
     const int wa = (warp % GQ_WA) * 16, wb = (warp / GQ_WA) * (8 * GQ_NG);
-    const uint32_t a0 = blockIdx.y * GQ_TA, b0 = blockIdx.x * GQ_TB;
-    if (P.diag && a0 >= b0 + GQ_TB - 1) return; /* every pair a >= b */
-
-    int acc[4][GQ_NG][2][4];
 #pragma unroll
     for (int i = 0; i < 4; i++)
 #pragma unroll
@@ -200,27 +227,72 @@ __global__ void __launch_bounds__(GQ_THREADS, 1) gq_tile(const gq_params P)
         }
         __syncthreads();
         const gq_stage &s = S.st[kc & 1];
+        if (ROWS) { /* the 32 A rows' bytes 3 and 4 of a*q: 16 samples a thread */
+            int r = tid >> 3, c = (tid & 7) * 16;
+            const uint4 cv = *(const uint4 *)&s.a[r][c];
+            const uint4 h13 = *(const uint4 *)&s.h[0][c], h14 = *(const uint4 *)&s.h[1][c];
+            const uint4 h23 = *(const uint4 *)&s.h[2][c], h24 = *(const uint4 *)&s.h[3][c];
+            const uint32_t cw[4] = {cv.x, cv.y, cv.z, cv.w};
+            const uint32_t w13[4] = {h13.x, h13.y, h13.z, h13.w}, w14[4] = {h14.x, h14.y, h14.z, h14.w};
+            const uint32_t w23[4] = {h23.x, h23.y, h23.z, h23.w}, w24[4] = {h24.x, h24.y, h24.z, h24.w};
+            uint32_t x3[4], x4[4];
+#pragma unroll
+            for (int w = 0; w < 4; w++) {
+                uint32_t m1 = (cw[w] & 0x01010101u) * 0xffu, m2 = ((cw[w] >> 1) & 0x01010101u) * 0xffu;
+                x3[w] = (w13[w] & m1) | (w23[w] & m2);
+                x4[w] = (w14[w] & m1) | (w24[w] & m2);
+            }
+            *(uint4 *)&S.x[0][r][c] = make_uint4(x3[0], x3[1], x3[2], x3[3]);
+            *(uint4 *)&S.x[1][r][c] = make_uint4(x4[0], x4[1], x4[2], x4[3]);
+            __syncthreads();
+        }
 #pragma unroll
         for (int kk = 0; kk < GQ_KC; kk += 32) {
             uint32_t fa[4][4];
+            if (ROWS) {
+                /* ldmatrix x4: lanes 8j..8j+7 address matrix j's rows (j = 0..3:
+                 * rows 0-7 / 8-15 of the warp's 16, samples kk / kk + 16) */
+                const int row = wa + (lane & 7) + ((lane >> 3) & 1) * 8, col = kk + (lane >> 4) * 16;
+                uint32_t c[4];
+                gq_ldsm4(fa[0], &S.x[0][row][col]);
+                gq_ldsm4(fa[1], &S.x[1][row][col]);
+                gq_ldsm4(c, &s.a[row][col]);
 #pragma unroll
-            for (int i = 0; i < 4; i++) {
-                int row = wa + g + (i & 1) * 8, col = kk + (i >> 1) * 16 + 4 * t;
-                uint32_t c = *(const uint32_t *)&s.a[row][col];
-                uint32_t h13 = *(const uint32_t *)&s.h[0][col], h14 = *(const uint32_t *)&s.h[1][col];
-                uint32_t h23 = *(const uint32_t *)&s.h[2][col], h24 = *(const uint32_t *)&s.h[3][col];
-                /* codes are 0, 1, 2: bit 0 is [a = 1], bit 1 is [a = 2]; x 255 makes byte masks */
-                uint32_t a1 = c & 0x01010101u, a2 = (c >> 1) & 0x01010101u, m1 = a1 * 0xffu, m2 = a2 * 0xffu;
-                fa[0][i] = (h13 & m1) | (h23 & m2);
-                fa[1][i] = (h14 & m1) | (h24 & m2);
-                fa[2][i] = a1;
-                fa[3][i] = a2;
+                for (int i = 0; i < 4; i++) {
+                    fa[2][i] = c[i] & 0x01010101u;
+                    fa[3][i] = (c[i] >> 1) & 0x01010101u;
+                }
+            } else {
+#pragma unroll
+                for (int i = 0; i < 4; i++) {
+                    int row = wa + g + (i & 1) * 8, col = kk + (i >> 1) * 16 + 4 * t;
+                    uint32_t c = *(const uint32_t *)&s.a[row][col];
+                    uint32_t h13 = *(const uint32_t *)&s.h[0][col], h14 = *(const uint32_t *)&s.h[1][col];
+                    uint32_t h23 = *(const uint32_t *)&s.h[2][col], h24 = *(const uint32_t *)&s.h[3][col];
+                    /* codes are 0, 1, 2: bit 0 is [a = 1], bit 1 is [a = 2]; x 255 makes byte masks */
+                    uint32_t a1 = c & 0x01010101u, a2 = (c >> 1) & 0x01010101u, m1 = a1 * 0xffu, m2 = a2 * 0xffu;
+                    fa[0][i] = (h13 & m1) | (h23 & m2);
+                    fa[1][i] = (h14 & m1) | (h24 & m2);
+                    fa[2][i] = a1;
+                    fa[3][i] = a2;
+                }
+            }
+            uint32_t fb[2 * GQ_NG];
+            if (ROWS) {
+                /* matrices: group 0 samples kk, kk + 16; group 1 the same */
+                const int row = wb + (lane & 7) + (lane >> 4) * 8, col = kk + ((lane >> 3) & 1) * 16;
+                gq_ldsm4(fb, &s.b[row][col]);
+            } else {
+#pragma unroll
+                for (int ng = 0; ng < GQ_NG; ng++) {
+                    int row = wb + 8 * ng + g;
+                    fb[2 * ng] = *(const uint32_t *)&s.b[row][kk + 4 * t];
+                    fb[2 * ng + 1] = *(const uint32_t *)&s.b[row][kk + 16 + 4 * t];
+                }
             }
 #pragma unroll
             for (int ng = 0; ng < GQ_NG; ng++) {
-                int row = wb + 8 * ng + g;
-                uint32_t c0 = *(const uint32_t *)&s.b[row][kk + 4 * t];
-                uint32_t c1 = *(const uint32_t *)&s.b[row][kk + 16 + 4 * t];
+                uint32_t c0 = fb[2 * ng], c1 = fb[2 * ng + 1];
                 uint32_t o0 = c0 & 0x01010101u, o1 = c1 & 0x01010101u;
 #pragma unroll
                 for (int ka = 0; ka < 4; ka++) {
@@ -231,51 +303,114 @@ __global__ void __launch_bounds__(GQ_THREADS, 1) gq_tile(const gq_params P)
         }
         __syncthreads();
     }
+}
 
-    /* phase A: each pair's decisions and bounds */
-    if (tid < GQ_TA) S.rowlo[tid] = 0;
-    if (tid < GQ_TB) S.collo[tid] = 0;
+/* This CTA's tile corner (rows from P.y0: a tile may run in bands of CTA
+ * rows); 0 when it holds no pair (a diagonal tile's pairs are a < b). */
+__device__ __forceinline__ int gq_corner(const gq_params &P, uint32_t *a0, uint32_t *b0)
+{
+    *a0 = (blockIdx.y + P.y0) * GQ_TA;
+    *b0 = blockIdx.x * GQ_TB;
+    return !(P.diag && *a0 >= *b0 + GQ_TB - 1);
+}
+
+/* The products of a CTA's pairs: GQ_PROD ints a thread, thread-minor (a
+ * warp's loads and stores are 128 coalesced bytes); the thread's pair (r,
+ * ng, e) has its six at [((ng * 6 + k) * 4 + 2 r + e) * GQ_THREADS], k =
+ * byte 3 . b, byte 4 . b, [a=1] . b, [a=1] . [b=1], [a=2] . b, [a=2] . [b=1]. */
+#define GQ_PROD (24 * GQ_NG)
+__device__ __forceinline__ int *gq_prod_of(const gq_params &P)
+{
+    return P.prod + (size_t)(blockIdx.y * gridDim.x + blockIdx.x) * GQ_PROD * GQ_THREADS + threadIdx.x;
+}
+
+/* The first kernel: the main loop, two CTAs an SM (101 to 106 registers);
+ * its six products a pair to P.prod (24 bytes a pair, through L2). */
+template <bool ROWS>
+__global__ void __launch_bounds__(GQ_THREADS, 2) gq_count(const gq_params P)
+{
+    __shared__ gq_smem S;
+    uint32_t a0, b0;
+    if (!gq_corner(P, &a0, &b0)) return;
+    int acc[4][GQ_NG][2][4];
+    gq_mainloop<ROWS>(P, S, a0, b0, acc);
+    int *o = gq_prod_of(P);
+#pragma unroll
+    for (int ng = 0; ng < GQ_NG; ng++) {
+        const int *v[6] = {acc[0][ng][0], acc[1][ng][0], acc[2][ng][0], acc[2][ng][1], acc[3][ng][0], acc[3][ng][1]};
+#pragma unroll
+        for (int k = 0; k < 6; k++)
+#pragma unroll
+            for (int c = 0; c < 4; c++) o[((ng * 6 + k) * 4 + c) * GQ_THREADS] = v[k][c];
+    }
+}
+
+/* pair (ng, c = 2 r + e)'s table and sums from its products */
+__device__ __forceinline__ void gq_pair_at(const gq_params &P, const int *o, int ng, int c, uint32_t ia, uint32_t ib,
+                                           uint32_t n[9], long long &hi, gq_dsums &d, double &x1)
+{
+    int v[6];
+#pragma unroll
+    for (int k = 0; k < 6; k++) v[k] = o[((ng * 6 + k) * 4 + c) * GQ_THREADS];
+    gq_pair_of(P, ia, ib, v[0], v[1], v[2], v[3], v[5], v[4], n, hi, d, x1);
+}
+
+/* The second kernel: each pair's decisions and bound, the thresholds, and
+ * the pairs that may matter out (run twice on a diagonal tile: thresholds,
+ * then the pairs).  A thread's eight pairs one after the other, their
+ * products loaded as they are needed: CTAS CTAs an SM hide the latencies
+ * of the double-precision rules and bound (2: 128 registers, 4 bytes of
+ * spills; 3, the default: 80 registers, 308 bytes, and 1-3 % faster whole
+ * scans on the H200). */
+template <int CTAS>
+__global__ void __launch_bounds__(GQ_THREADS, CTAS) gq_epi(const gq_params P)
+{
+    __shared__ gq_thr T;
+    __shared__ double zb[4 * GQ_NG][GQ_THREADS]; /* the pairs' bounds (INFINITY: none) */
+    uint32_t a0, b0;
+    if (!gq_corner(P, &a0, &b0)) return;
+    const int *o = gq_prod_of(P);
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int g = lane >> 2, t = lane & 3;
+    const int wa = (warp % GQ_WA) * 16, wb = (warp / GQ_WA) * (8 * GQ_NG);
+    /* phase A: each pair's decisions and bounds; bit = (r GQ_NG + ng) 2 + e */
+    if (tid < GQ_TA) T.rowlo[tid] = 0;
+    if (tid < GQ_TB) T.collo[tid] = 0;
     __syncthreads();
-    double zb[2][GQ_NG][2];
     uint32_t keep = 0; /* bit: the pair is kept whatever the thresholds */
     uint32_t valid = 0;
-#pragma unroll
-    for (int r = 0; r < 2; r++) {
-        unsigned long long rbest = 0;
-#pragma unroll
-        for (int ng = 0; ng < GQ_NG; ng++)
-#pragma unroll
-            for (int e = 0; e < 2; e++) {
-                const int bit = (r * GQ_NG + ng) * 2 + e;
-                const uint32_t la = wa + g + 8 * r, lb = wb + 8 * ng + 2 * t + e;
-                const uint32_t ia = a0 + la, ib = b0 + lb;
-                zb[r][ng][e] = INFINITY;
-                if (ia >= P.A.count || ib >= P.B.count || (P.diag && ia >= ib)) continue;
-                valid |= 1u << bit;
-                const int c = 2 * r + e;
-                uint32_t n[9];
-                long long hi;
-                gq_dsums d;
-                double x1;
-                gq_pair_of(P, ia, ib, acc[0][ng][0][c], acc[1][ng][0][c], acc[2][ng][0][c], acc[2][ng][1][c],
-                           acc[3][ng][1][c], acc[3][ng][0][c], n, hi, d, x1);
-                gq_prep p;
-                if (gq_prep_of(n, p)) {
-                    keep |= 1u << bit;
-                    continue;
-                }
-                double z, lo;
-                if (!gq_bound(n, p, d, x1, &z, &lo)) {
-                    keep |= 1u << bit;
-                    continue;
-                }
-                zb[r][ng][e] = z;
-                unsigned long long k = gq_key(lo);
-                if (k > rbest) rbest = k;
-                atomicMax(&S.collo[lb], k);
-            }
-        if (rbest) atomicMax(&S.rowlo[wa + g + 8 * r], rbest);
+    unsigned long long rbest0 = 0, rbest1 = 0; /* r = 0, 1 */
+#pragma unroll 1
+    for (int bit = 0; bit < 4 * GQ_NG; bit++) {
+        const int r = bit / (2 * GQ_NG), ng = (bit >> 1) % GQ_NG, e = bit & 1;
+        const uint32_t la = wa + g + 8 * r, lb = wb + 8 * ng + 2 * t + e;
+        const uint32_t ia = a0 + la, ib = b0 + lb;
+        zb[bit][tid] = INFINITY;
+        if (ia >= P.A.count || ib >= P.B.count || (P.diag && ia >= ib)) continue;
+        valid |= 1u << bit;
+        uint32_t n[9];
+        long long hi;
+        gq_dsums d;
+        double x1;
+        gq_pair_at(P, o, ng, 2 * r + e, ia, ib, n, hi, d, x1);
+        gq_prep p;
+        if (gq_prep_of(n, p)) {
+            keep |= 1u << bit;
+            continue;
+        }
+        double z, lo;
+        if (!gq_bound(n, p, d, x1, &z, &lo)) {
+            keep |= 1u << bit;
+            continue;
+        }
+        zb[bit][tid] = z;
+        unsigned long long k = gq_key(lo);
+        if (r) rbest1 = k > rbest1 ? k : rbest1;
+        else rbest0 = k > rbest0 ? k : rbest0;
+        atomicMax(&T.collo[lb], k);
     }
+    if (rbest0) atomicMax(&T.rowlo[wa + g], rbest0);
+    if (rbest1) atomicMax(&T.rowlo[wa + g + 8], rbest1);
     __syncthreads();
 
     /* phase B: publish the lower bounds (per variant; rows to the top-k
@@ -283,7 +418,7 @@ __global__ void __launch_bounds__(GQ_THREADS, 1) gq_tile(const gq_params P)
     if (tid < GQ_TA + GQ_TB) {
         bool is_row = tid < GQ_TA;
         int r = is_row ? tid : tid - GQ_TA;
-        unsigned long long k = is_row ? S.rowlo[r] : S.collo[r];
+        unsigned long long k = is_row ? T.rowlo[r] : T.collo[r];
         uint32_t v = is_row ? a0 + r : b0 + r;
         bool ok = v < (is_row ? P.A.count : P.B.count);
         double thr = -INFINITY;
@@ -292,15 +427,15 @@ __global__ void __launch_bounds__(GQ_THREADS, 1) gq_tile(const gq_params P)
             unsigned long long old = k ? atomicMax(gp, k) : *(volatile unsigned long long *)gp;
             if (old > k) k = old;
             thr = gq_unkey(k);
-            if (is_row && P.update_hist && S.rowlo[r]) {
-                float f = __double2float_rd(gq_unkey(S.rowlo[r]));
+            if (is_row && P.update_hist && T.rowlo[r]) {
+                float f = __double2float_rd(gq_unkey(T.rowlo[r]));
                 uint32_t bin = __float_as_uint(f) >> 20;
                 atomicAdd(&P.hist[bin], 1u);
                 atomicMax(&P.tau_bin[1], bin);
             }
         }
-        if (is_row) S.rowthr[r] = thr;
-        else S.colthr[r] = thr;
+        if (is_row) T.rowthr[r] = thr;
+        else T.colthr[r] = thr;
     }
     __threadfence();
     __syncthreads();
@@ -329,49 +464,44 @@ __global__ void __launch_bounds__(GQ_THREADS, 1) gq_tile(const gq_params P)
         }
         if (lane == 0) {
             double lvl = tb ? (double)__uint_as_float(tb << 20) : -INFINITY;
-            S.tau = lvl > P.tau_host ? lvl : P.tau_host;
+            T.tau = lvl > P.tau_host ? lvl : P.tau_host;
         }
     }
     __syncthreads();
 
     /* phase C: emit what may matter */
+
+    /* phase C: emit what may matter */
     if (P.no_emit) return;
-    const double tau = S.tau < P.sig_min ? S.tau : P.sig_min;
-#pragma unroll
-    for (int r = 0; r < 2; r++)
-#pragma unroll
-        for (int ng = 0; ng < GQ_NG; ng++)
-#pragma unroll
-            for (int e = 0; e < 2; e++) {
-                const int bit = (r * GQ_NG + ng) * 2 + e;
-                if (!((valid >> bit) & 1u)) continue;
-                const uint32_t la = wa + g + 8 * r, lb = wb + 8 * ng + 2 * t + e;
-                double lim = tau;
-                if (S.rowthr[la] < lim) lim = S.rowthr[la];
-                if (S.colthr[lb] < lim) lim = S.colthr[lb];
-                if (!P.emit_all && !((keep >> bit) & 1u) && zb[r][ng][e] < lim) continue;
-                uint32_t pos = atomicAdd(P.n_cand, 1u);
-                if (pos >= P.cap) continue;
-                const int c = 2 * r + e;
-                es_gpu_qt_cand_t o;
-                long long hi;
-                gq_dsums d;
-                double x1;
-                gq_pair_of(P, a0 + la, b0 + lb, acc[0][ng][0][c], acc[1][ng][0][c], acc[2][ng][0][c],
-                           acc[2][ng][1][c], acc[3][ng][1][c], acc[3][ng][0][c], o.n, hi, d, x1);
-                o.i = P.A.first + a0 + la;
-                o.j = P.B.first + b0 + lb;
-                o.saby = hi;
-                P.cand[pos] = o;
-            }
+    const double tau = T.tau < P.sig_min ? T.tau : P.sig_min;
+#pragma unroll 1
+    for (int bit = 0; bit < 4 * GQ_NG; bit++) {
+        if (!((valid >> bit) & 1u)) continue;
+        const int r = bit / (2 * GQ_NG), ng = (bit >> 1) % GQ_NG, e = bit & 1;
+        const uint32_t la = wa + g + 8 * r, lb = wb + 8 * ng + 2 * t + e;
+        double lim = tau;
+        if (T.rowthr[la] < lim) lim = T.rowthr[la];
+        if (T.colthr[lb] < lim) lim = T.colthr[lb];
+        if (!P.emit_all && !((keep >> bit) & 1u) && zb[bit][tid] < lim) continue;
+        uint32_t pos = atomicAdd(P.n_cand, 1u);
+        if (pos >= P.cap) continue;
+        es_gpu_qt_cand_t c;
+        long long hi;
+        gq_dsums d;
+        double x1;
+        gq_pair_at(P, o, ng, 2 * r + e, a0 + la, b0 + lb, c.n, hi, d, x1);
+        c.i = P.A.first + a0 + la;
+        c.j = P.B.first + b0 + lb;
+        c.saby = hi;
+        P.cand[pos] = c;
+    }
 }
 
 /* The candidates' exact sums of a*b*q: one warp a candidate. */
-__global__ void gq_exact(es_gpu_qt_cand_t *cand, uint32_t n, gq_block A, gq_block B, uint32_t ld,
-                         const unsigned long long *q)
+/* candidate w's sum, by the lanes of one warp */
+__device__ __forceinline__ void gq_exact1(es_gpu_qt_cand_t *cand, uint32_t w, uint32_t lane, const gq_block &A,
+                                          const gq_block &B, uint32_t ld, const unsigned long long *q)
 {
-    uint32_t w = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
-    if (w >= n) return;
     const uint8_t *ca = A.code + (size_t)(cand[w].i - A.first) * ld, *cb = B.code + (size_t)(cand[w].j - B.first) * ld;
     unsigned long long s = 0;
     for (uint32_t k = lane * 16; k < ld; k += 32 * 16) {
@@ -390,7 +520,40 @@ __global__ void gq_exact(es_gpu_qt_cand_t *cand, uint32_t n, gq_block A, gq_bloc
     if (lane == 0) cand[w].saby = (int64_t)s;
 }
 
+__global__ void gq_exact(es_gpu_qt_cand_t *cand, const uint32_t *n_cand, uint32_t cap, gq_block A, gq_block B,
+                         uint32_t ld, const unsigned long long *q)
+{
+    const uint32_t n = *n_cand < cap ? *n_cand : cap, lane = threadIdx.x & 31;
+    for (uint32_t w = (blockIdx.x * blockDim.x + threadIdx.x) >> 5; w < n; w += (gridDim.x * blockDim.x) >> 5)
+        gq_exact1(cand, w, lane, A, B, ld, q);
+}
+
+/* A block's codes from its bit planes: 16 samples a thread, a variant a
+ * grid column (code = bit of P1 + bit of P2 at slots < slots, else 0). */
+__global__ void gq_expand(uint8_t *code, uint32_t ld, const uint64_t *planes, uint32_t words, uint32_t slots)
+{
+    const uint32_t v = blockIdx.x, s0 = (blockIdx.y * blockDim.x + threadIdx.x) * 16;
+    if (s0 >= ld) return;
+    uint32_t b1 = 0, b2 = 0;
+    if (s0 < slots) {
+        const uint64_t *p = planes + (size_t)v * 2 * words + s0 / 64;
+        b1 = (uint32_t)(p[0] >> (s0 % 64)) & 0xffffu;
+        b2 = (uint32_t)(p[words] >> (s0 % 64)) & 0xffffu;
+    }
+    uint32_t w[4];
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        uint32_t x = 0;
+#pragma unroll
+        for (int j = 0; j < 4; j++) x |= (((b1 >> (4 * k + j)) & 1u) + ((b2 >> (4 * k + j)) & 1u)) << (8 * j);
+        w[k] = x;
+    }
+    *(uint4 *)(code + (size_t)v * ld + s0) = make_uint4(w[0], w[1], w[2], w[3]);
+}
+
 /* ---- the engine ---------------------------------------------------------------- */
+
+enum { GQ_SPLIT, GQ_ROWS };
 
 namespace {
 struct gq_slot {
@@ -414,10 +577,21 @@ struct es_gpu_qt {
     unsigned long long clock;
     unsigned long long *d_thr;
     uint32_t *d_hist, *d_tau, *d_n, *h_n;
-    es_gpu_qt_cand_t *d_cand, *h_cand;
-    uint32_t cap;
-    cudaEvent_t e0, e1;
-    double t_kernel;
+    es_gpu_qt_cand_t *d_cand, *h_cand[2]; /* host: two tiles' (one scored while the next runs) */
+    uint32_t cap;              /* d_cand's */
+    size_t h_cap[2];
+    int hb;                    /* the host buffer of the pending tile */
+    int pending;               /* a tile started, not finished */
+    gq_params pend;
+    dim3 pend_grid;
+    int kernel;                /* GQ_ROWS, GQ_SPLIT */
+    int epi_ctas;              /* gq_epi's CTAs an SM: 1, 2, 3 (default) */
+    int *d_prod;               /* gq_count's products: prod_rows CTA rows of a tile */
+    uint32_t prod_rows;
+    cudaEvent_t e0, e1, em;
+    double t_kernel, t_count, t_upload;
+    uint64_t *d_planes;        /* a block's planes on their way to codes */
+    size_t planes_cap;         /* bytes */
 };
 
 extern "C" void es_gpu_qt_close(es_gpu_qt_t *g)
@@ -435,10 +609,14 @@ extern "C" void es_gpu_qt_close(es_gpu_qt_t *g)
     cudaFree(g->d_tau);
     cudaFree(g->d_n);
     cudaFree(g->d_cand);
+    cudaFree(g->d_prod);
+    cudaFree(g->d_planes);
     if (g->h_n) cudaFreeHost(g->h_n);
-    if (g->h_cand) cudaFreeHost(g->h_cand);
+    for (int b = 0; b < 2; b++)
+        if (g->h_cand[b]) cudaFreeHost(g->h_cand[b]);
     if (g->e0) cudaEventDestroy(g->e0);
     if (g->e1) cudaEventDestroy(g->e1);
+    if (g->em) cudaEventDestroy(g->em);
     if (g->s) cudaStreamDestroy(g->s);
     free(g);
 }
@@ -463,6 +641,29 @@ static int qt_open(int dev, const es_gpu_qt_config_t *cfg, es_gpu_qt_t *g)
     CHECK(cudaStreamCreateWithFlags(&g->s, cudaStreamNonBlocking));
     CHECK(cudaEventCreate(&g->e0));
     CHECK(cudaEventCreate(&g->e1));
+    CHECK(cudaEventCreate(&g->em));
+    /* the kernels: the rows main loop and the epilogue at three CTAs an SM
+     * (H200, same run: whole scans 1-3 % faster than at two, 20 % than at
+     * one) unless EPISTREAM_GPU_QT_KERNEL says split (the A fragments built
+     * as they are loaded) and/or /1 or /2 (the epilogue's CTAs an SM): for
+     * comparisons */
+    g->kernel = GQ_ROWS;
+    g->epi_ctas = 3;
+    if (const char *k = getenv("EPISTREAM_GPU_QT_KERNEL")) {
+        size_t l = strcspn(k, "/");
+        int ok = 1;
+        if (l == 5 && !strncmp(k, "split", 5)) g->kernel = GQ_SPLIT;
+        else if (l && !(l == 4 && !strncmp(k, "rows", 4))) ok = 0;
+        if (k[l]) {
+            if (k[l + 1] >= '1' && k[l + 1] <= '3' && !k[l + 2]) g->epi_ctas = k[l + 1] - '0';
+            else ok = 0;
+        }
+        if (!ok) {
+            fprintf(stderr, "[E::es_gpu_qt_open] EPISTREAM_GPU_QT_KERNEL=%s: not rows or split, then /1, /2 "
+                            "or /3\n", k);
+            return ES_ERR_ARG;
+        }
+    }
     /* the per-sample bytes of q: bytes 3 and 4 of q (a = 1) and of 2q (a = 2) */
     {
         uint8_t *h = (uint8_t *)calloc((size_t)4 * g->ld, 1);
@@ -492,12 +693,27 @@ static int qt_open(int dev, const es_gpu_qt_config_t *cfg, es_gpu_qt_t *g)
     CHECK(cudaMallocHost(&g->h_n, 4));
     g->cap = GQ_CAND_INIT;
     CHECK(cudaMalloc(&g->d_cand, (size_t)g->cap * sizeof(es_gpu_qt_cand_t)));
-    CHECK(cudaMallocHost(&g->h_cand, (size_t)g->cap * sizeof(es_gpu_qt_cand_t)));
+    for (int b = 0; b < 2; b++) { /* pinned memory is slow to get: what a pass sends back, grown when needed */
+        CHECK(cudaMallocHost(&g->h_cand[b], (size_t)GQ_CAND_FAST * sizeof(es_gpu_qt_cand_t)));
+        g->h_cap[b] = GQ_CAND_FAST;
+    }
     /* the block cache: every block when they fit, else as many as do (at least two) */
     size_t fr = 0, tot = 0;
     CHECK(cudaMemGetInfo(&fr, &tot));
     size_t avail = cfg->mem_limit && cfg->mem_limit < fr ? cfg->mem_limit : fr;
     avail = avail > ((size_t)512 << 20) ? avail - ((size_t)512 << 20) : avail / 2; /* room for candidates */
+    {
+        /* the products of a whole tile's CTAs when they take at most an eighth
+         * of what is left and 2 GiB; else bands of CTA rows */
+        size_t row = (size_t)((cfg->block + GQ_TB - 1) / GQ_TB) * GQ_PROD * GQ_THREADS * sizeof(int);
+        uint32_t rows = (cfg->block + GQ_TA - 1) / GQ_TA;
+        size_t cap = avail / 8 < ((size_t)2 << 30) ? avail / 8 : ((size_t)2 << 30);
+        g->prod_rows = cap / row < rows ? (uint32_t)(cap / row) : rows;
+        if (cfg->band_rows && cfg->band_rows < g->prod_rows) g->prod_rows = cfg->band_rows;
+        if (!g->prod_rows) g->prod_rows = 1;
+        CHECK(cudaMalloc(&g->d_prod, row * g->prod_rows));
+        avail -= avail > row * g->prod_rows ? row * g->prod_rows : avail;
+    }
     size_t sb = slot_bytes(cfg->block, g->ld);
     uint32_t n_blocks = cfg->block ? (cfg->n_variants + cfg->block - 1) / cfg->block : 1;
     size_t fit = avail / sb;
@@ -560,6 +776,8 @@ extern "C" int es_gpu_qt_cached(const es_gpu_qt_t *g, uint32_t index)
 }
 
 extern "C" double es_gpu_qt_seconds(const es_gpu_qt_t *g) { return g ? g->t_kernel : 0.0; }
+extern "C" double es_gpu_qt_count_seconds(const es_gpu_qt_t *g) { return g ? g->t_count : 0.0; }
+extern "C" double es_gpu_qt_upload_seconds(const es_gpu_qt_t *g) { return g ? g->t_upload : 0.0; }
 
 /* The slot of block b, uploaded when it is not cached (the least recently
  * used slot that `pin` is not). */
@@ -577,11 +795,30 @@ static int slot_of(es_gpu_qt_t *g, const es_gpu_qt_block_t *b, int pin, int *out
     gq_slot &s = g->slots[lru];
     s.block = -1;
     if (b->count > g->cfg.block) return ES_ERR_ARG;
-    CHECK(cudaMemcpy2DAsync(s.code, g->ld, b->code, g->cfg.slots, g->cfg.slots, b->count, cudaMemcpyHostToDevice,
-                            g->s));
+    if (!b->code && (!b->planes || (uint64_t)b->words * 64 < g->cfg.slots)) return ES_ERR_ARG;
+    auto t0 = std::chrono::steady_clock::now();
+    if (b->code) {
+        CHECK(cudaMemcpy2DAsync(s.code, g->ld, b->code, g->cfg.slots, g->cfg.slots, b->count, cudaMemcpyHostToDevice,
+                                g->s));
+    } else if (b->count) {
+        size_t bytes = (size_t)b->count * 2 * b->words * 8;
+        if (bytes > g->planes_cap) {
+            CHECK(cudaStreamSynchronize(g->s));
+            cudaFree(g->d_planes);
+            g->d_planes = NULL;
+            g->planes_cap = 0;
+            CHECK(cudaMalloc(&g->d_planes, bytes));
+            g->planes_cap = bytes;
+        }
+        CHECK(cudaMemcpyAsync(g->d_planes, b->planes, bytes, cudaMemcpyHostToDevice, g->s));
+        dim3 grid(b->count, (g->ld / 16 + 127) / 128);
+        gq_expand<<<grid, 128, 0, g->s>>>(s.code, g->ld, g->d_planes, b->words, g->cfg.slots);
+        CHECK(cudaGetLastError());
+    }
     CHECK(cudaMemcpyAsync(s.cnt, b->cnt, (size_t)b->count * sizeof(uint32_t[2]), cudaMemcpyHostToDevice, g->s));
     CHECK(cudaMemcpyAsync(s.tot, b->tot, (size_t)b->count * sizeof(long long[2]), cudaMemcpyHostToDevice, g->s));
     CHECK(cudaStreamSynchronize(g->s)); /* the caller may reuse its buffers */
+    g->t_upload += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     s.block = (long)b->index;
     s.lru = ++g->clock;
     *out = lru;
@@ -599,11 +836,64 @@ static gq_block dev_block(const es_gpu_qt_t *g, int slot, const es_gpu_qt_block_
     return o;
 }
 
-extern "C" int es_gpu_qt_tile(es_gpu_qt_t *g, const es_gpu_qt_block_t *a, const es_gpu_qt_block_t *b, double tau,
-                              const es_gpu_qt_cand_t **cand, size_t *n)
+/* One pass of the tile in g->pend (count, epilogue; both on a diagonal
+ * tile's first), every band, its candidates' exact sums, and the copy of
+ * their number back. */
+static int tile_pass(es_gpu_qt_t *g, int pass)
 {
-    *cand = NULL;
-    *n = 0;
+    gq_params P = g->pend;
+    const dim3 grid = g->pend_grid;
+    /* A diagonal tile is where its variants first meet (the queue hands
+     * them out first): without thresholds, the CTAs of its first waves
+     * would send back nearly every pair.  A first pass that only publishes
+     * the lower bounds (per variant, and to the top-k histogram) lets the
+     * second send back little more than each variant's best: the
+     * products are counted once, the epilogue runs twice.  A tile too
+     * large for the products buffer runs in bands of CTA rows, each band's
+     * passes in turn. */
+    const int warm = P.diag && !P.emit_all;
+    const uint32_t band = g->prod_rows;
+    P.prod = g->d_prod;
+    P.cand = g->d_cand;
+    P.cap = g->cap;
+    CHECK(cudaMemsetAsync(g->d_n, 0, 4, g->s));
+    for (uint32_t y0 = 0; y0 < grid.y; y0 += band) {
+        dim3 gb(grid.x, grid.y - y0 < band ? grid.y - y0 : band);
+        P.y0 = y0;
+        if (g->kernel == GQ_ROWS) gq_count<true><<<gb, GQ_THREADS, 0, g->s>>>(P);
+        else gq_count<false><<<gb, GQ_THREADS, 0, g->s>>>(P);
+        CHECK(cudaGetLastError());
+        if (y0 == 0 && pass == 0 && band >= grid.y) CHECK(cudaEventRecord(g->em, g->s));
+        for (int w = warm && pass == 0; w >= 0; w--) {
+            P.no_emit = w;
+            P.update_hist = pass == 0 && (w || !warm); /* a re-run's pairs are in the histogram already */
+            if (g->epi_ctas == 1) gq_epi<1><<<gb, GQ_THREADS, 0, g->s>>>(P);
+            else if (g->epi_ctas == 3) gq_epi<3><<<gb, GQ_THREADS, 0, g->s>>>(P);
+            else gq_epi<2><<<gb, GQ_THREADS, 0, g->s>>>(P);
+            CHECK(cudaGetLastError());
+        }
+    }
+    gq_exact<<<GQ_EXACT_BLOCKS, 256, 0, g->s>>>(g->d_cand, g->d_n, g->cap, P.A, P.B, g->ld, g->d_q);
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpyAsync(g->h_n, g->d_n, 4, cudaMemcpyDeviceToHost, g->s));
+    return ES_OK;
+}
+
+/* host candidate buffer b holding n at least */
+static int host_room(es_gpu_qt_t *g, int b, size_t n)
+{
+    if (n <= g->h_cap[b]) return ES_OK;
+    cudaFreeHost(g->h_cand[b]);
+    g->h_cand[b] = NULL;
+    g->h_cap[b] = 0;
+    CHECK(cudaMallocHost(&g->h_cand[b], n * sizeof(es_gpu_qt_cand_t)));
+    g->h_cap[b] = n;
+    return ES_OK;
+}
+
+extern "C" int es_gpu_qt_start(es_gpu_qt_t *g, const es_gpu_qt_block_t *a, const es_gpu_qt_block_t *b, double tau)
+{
+    if (g->pending) return ES_ERR_ARG;
     CHECK(cudaSetDevice(g->dev));
     int sa, sb, pb = -1;
     for (int i = 0; i < g->n_slots; i++)
@@ -611,7 +901,7 @@ extern "C" int es_gpu_qt_tile(es_gpu_qt_t *g, const es_gpu_qt_block_t *a, const 
     int ret = slot_of(g, a, pb, &sa);
     if (!ret) ret = slot_of(g, b, sa, &sb);
     if (ret) return ret;
-    gq_params P;
+    gq_params &P = g->pend;
     memset(&P, 0, sizeof P);
     P.A = dev_block(g, sa, a);
     P.B = dev_block(g, sb, b);
@@ -631,60 +921,88 @@ extern "C" int es_gpu_qt_tile(es_gpu_qt_t *g, const es_gpu_qt_block_t *a, const 
     P.hist = g->d_hist;
     P.tau_bin = g->d_tau;
     P.n_cand = g->d_n;
-    dim3 grid((b->count + GQ_TB - 1) / GQ_TB, (a->count + GQ_TA - 1) / GQ_TA);
-    if (!grid.x || !grid.y) return ES_OK;
+    g->pend_grid = dim3((b->count + GQ_TB - 1) / GQ_TB, (a->count + GQ_TA - 1) / GQ_TA);
+    g->pending = 1;
+    *g->h_n = 0;
+    if (!g->pend_grid.x || !g->pend_grid.y) return ES_OK;
     CHECK(cudaEventRecord(g->e0, g->s));
-    /* A diagonal tile is where its variants first meet (the queue hands
-     * them out first): without thresholds, the CTAs of its first waves
-     * would send back nearly every pair.  A first pass that only publishes
-     * the lower bounds (per variant, and to the top-k histogram) lets the
-     * second send back little more than each variant's best. */
-    int warm = P.diag && !P.emit_all;
-    if (warm) {
-        P.no_emit = 1;
-        P.update_hist = 1;
-        gq_tile<<<grid, GQ_THREADS, 0, g->s>>>(P);
-        CHECK(cudaGetLastError());
-        P.no_emit = 0;
-    }
-    for (int pass = 0;; pass++) {
-        P.update_hist = pass == 0 && !warm; /* a re-run's pairs are in the histogram already */
-        P.cand = g->d_cand;
-        P.cap = g->cap;
-        CHECK(cudaMemsetAsync(g->d_n, 0, 4, g->s));
-        gq_tile<<<grid, GQ_THREADS, 0, g->s>>>(P);
-        CHECK(cudaGetLastError());
-        CHECK(cudaMemcpyAsync(g->h_n, g->d_n, 4, cudaMemcpyDeviceToHost, g->s));
-        CHECK(cudaStreamSynchronize(g->s));
-        if (*g->h_n <= g->cap) break;
-        /* more candidates than room: grow, and count the tile again (the
-         * thresholds only rose, so no pair that mattered is lost) */
-        uint32_t want = *g->h_n + *g->h_n / 4;
-        cudaFree(g->d_cand);
-        cudaFreeHost(g->h_cand);
-        g->d_cand = NULL;
-        g->h_cand = NULL;
-        g->cap = 0;
-        CHECK(cudaMalloc(&g->d_cand, (size_t)want * sizeof(es_gpu_qt_cand_t)));
-        CHECK(cudaMallocHost(&g->h_cand, (size_t)want * sizeof(es_gpu_qt_cand_t)));
-        g->cap = want;
-    }
-    uint32_t nc = *g->h_n;
-    if (nc) {
-        unsigned blocks = (unsigned)(((size_t)nc * 32 + 255) / 256);
-        gq_exact<<<blocks, 256, 0, g->s>>>(g->d_cand, nc, P.A, P.B, g->ld, g->d_q);
-        CHECK(cudaGetLastError());
-        CHECK(cudaMemcpyAsync(g->h_cand, g->d_cand, (size_t)nc * sizeof(es_gpu_qt_cand_t), cudaMemcpyDeviceToHost,
-                              g->s));
-    }
+    ret = tile_pass(g, 0);
+    if (ret) return ret;
+    /* the first candidates come back with the pass (the rest, if any, in
+     * es_gpu_qt_finish()) */
+    CHECK(cudaMemcpyAsync(g->h_cand[g->hb], g->d_cand, (size_t)GQ_CAND_FAST * sizeof(es_gpu_qt_cand_t),
+                          cudaMemcpyDeviceToHost, g->s));
     CHECK(cudaEventRecord(g->e1, g->s));
+    return ES_OK;
+}
+
+extern "C" int es_gpu_qt_finish(es_gpu_qt_t *g, const es_gpu_qt_cand_t **cand, size_t *n)
+{
+    *cand = NULL;
+    *n = 0;
+    if (!g->pending) return ES_ERR_ARG;
+    g->pending = 0;
+    if (!g->pend_grid.x || !g->pend_grid.y) return ES_OK;
+    CHECK(cudaSetDevice(g->dev));
     CHECK(cudaStreamSynchronize(g->s));
     float ms = 0;
     CHECK(cudaEventElapsedTime(&ms, g->e0, g->e1));
     g->t_kernel += ms * 1e-3;
-    *cand = g->h_cand;
+    if (g->prod_rows >= g->pend_grid.y) { /* one band: the counting kernel's own time */
+        CHECK(cudaEventElapsedTime(&ms, g->e0, g->em));
+        g->t_count += ms * 1e-3;
+    }
+    const int hb = g->hb;
+    uint32_t nc = *g->h_n;
+    if (nc <= GQ_CAND_FAST) { /* all back already */
+        *cand = g->h_cand[hb];
+        *n = nc;
+        g->hb ^= 1; /* the next tile's candidates go to the other buffer */
+        return ES_OK;
+    }
+    CHECK(cudaEventRecord(g->e0, g->s));
+    int grew = 0;
+    for (int pass = 1; *g->h_n > g->cap; pass++) {
+        /* more candidates than room: grow, and count the tile again (the
+         * thresholds only rose, so no pair that mattered is lost) */
+        uint32_t want = *g->h_n + *g->h_n / 4;
+        cudaFree(g->d_cand);
+        g->d_cand = NULL;
+        g->cap = 0;
+        CHECK(cudaMalloc(&g->d_cand, (size_t)want * sizeof(es_gpu_qt_cand_t)));
+        g->cap = want;
+        int ret = tile_pass(g, pass);
+        if (ret) return ret;
+        CHECK(cudaStreamSynchronize(g->s));
+        grew = 1;
+    }
+    nc = *g->h_n;
+    int ret = host_room(g, hb, nc);
+    if (ret) return ret;
+    size_t done = grew ? 0 : GQ_CAND_FAST;
+    CHECK(cudaMemcpyAsync(g->h_cand[hb] + done, g->d_cand + done, (size_t)(nc - done) * sizeof(es_gpu_qt_cand_t),
+                          cudaMemcpyDeviceToHost, g->s));
+    CHECK(cudaEventRecord(g->e1, g->s));
+    CHECK(cudaStreamSynchronize(g->s));
+    CHECK(cudaEventElapsedTime(&ms, g->e0, g->e1));
+    g->t_kernel += ms * 1e-3;
+    *cand = g->h_cand[hb];
     *n = nc;
+    g->hb ^= 1; /* the next tile's candidates go to the other buffer */
     return ES_OK;
+}
+
+extern "C" int es_gpu_qt_tile(es_gpu_qt_t *g, const es_gpu_qt_block_t *a, const es_gpu_qt_block_t *b, double tau,
+                              const es_gpu_qt_cand_t **cand, size_t *n)
+{
+    *cand = NULL;
+    *n = 0;
+    int ret = es_gpu_qt_start(g, a, b, tau);
+    if (ret) {
+        g->pending = 0;
+        return ret;
+    }
+    return es_gpu_qt_finish(g, cand, n);
 }
 
 /* ---- the test hook: the per-pair decisions alone ------------------------------- */

@@ -389,16 +389,23 @@ typedef struct {
     uint32_t (*cnt)[2]; /* per variant: codes 1 and 2 */
     int64_t (*tot)[2];  /* per variant: sum of q over them */
     int64_t sy, syy;
-    /* es_qt_dsums_exact()'s sums that do not depend on the partner (no
-     * call is missing): sum of g y per variant, sum of y and y^2, each
-     * added in slot order as it adds them */
-    double *sgy, dsy, dsyy;
+    /* es_qt_dsums_exact()'s sums of y and y^2 (its sum of g y, per
+     * variant, is qt_sgy()'s, for the few pairs that need it), added in
+     * slot order as it adds them */
+    double dsy, dsyy;
 } qt_host_t;
 
-/* Genotype code of slot s of variant v of pl (0, 1, 2; no call is missing). */
-static inline uint8_t qt_code(const uint64_t *p1, const uint64_t *p2, uint32_t s)
+/* es_qt_dsums_exact()'s sum of g y of a variant without missing calls: in
+ * slot order, the terms of 0 skipped (they would add +0) */
+static double qt_sgy(const uint64_t *p1, const uint64_t *p2, const es_qt_y_t *y)
 {
-    return (uint8_t)(((p1[s / 64] >> (s % 64)) & 1) + ((p2[s / 64] >> (s % 64)) & 1));
+    double sg = 0;
+    for (uint32_t w = 0; w < y->slots / 64; w++)
+        for (uint64_t m = p1[w] | p2[w]; m; m &= m - 1) {
+            unsigned bit = (unsigned)__builtin_ctzll(m);
+            sg += (double)(((p1[w] >> bit) & 1) + ((p2[w] >> bit) & 1)) * y->yd[w * 64 + bit];
+        }
+    return sg;
 }
 
 static int qt_host_init(const es_scan_ctx_t *ctx, qt_host_t *h)
@@ -407,8 +414,7 @@ static int qt_host_init(const es_scan_ctx_t *ctx, qt_host_t *h)
     memset(h, 0, sizeof *h);
     h->cnt = malloc((size_t)ctx->m * sizeof *h->cnt);
     h->tot = malloc((size_t)ctx->m * sizeof *h->tot);
-    h->sgy = malloc((size_t)ctx->m * sizeof *h->sgy);
-    if (!h->cnt || !h->tot || !h->sgy) return ES_ERR_NOMEM;
+    if (!h->cnt || !h->tot) return ES_ERR_NOMEM;
     for (uint32_t s = 0; s < y->slots; s++) {
         double v = y->yd[s];
         h->sy += (int64_t)y->q[s];
@@ -421,21 +427,21 @@ static int qt_host_init(const es_scan_ctx_t *ctx, qt_host_t *h)
         const es_planes_t *pl = &ctx->blocks[b];
         for (uint32_t v = 0; v < pl->count; v++) {
             const uint64_t *p1 = es_plane(pl, v, 0), *p2 = es_plane(pl, v, 1);
-            int64_t t[3] = {0, 0, 0};
-            uint32_t c[3] = {0, 0, 0};
-            double sg = 0; /* a term g y of 0 would add +0: skipped */
-            for (uint32_t s = 0; s < y->slots; s++) {
-                uint8_t g = qt_code(p1, p2, s);
-                t[g] += (int64_t)y->q[s];
-                c[g]++;
-                if (g) sg += g * y->yd[s];
+            int64_t t1 = 0, t2 = 0;
+            uint32_t c1 = 0, c2 = 0;
+            for (uint32_t w = 0; w < y->slots / 64; w++) {
+                /* code = bit of P1 + bit of P2: 1 where they differ, 2 where both are set */
+                uint64_t m1 = p1[w] ^ p2[w], m2 = p1[w] & p2[w];
+                c1 += (uint32_t)__builtin_popcountll(m1);
+                c2 += (uint32_t)__builtin_popcountll(m2);
+                for (; m1; m1 &= m1 - 1) t1 += (int64_t)y->q[w * 64 + (unsigned)__builtin_ctzll(m1)];
+                for (; m2; m2 &= m2 - 1) t2 += (int64_t)y->q[w * 64 + (unsigned)__builtin_ctzll(m2)];
             }
             uint32_t gv = pl->first + v;
-            h->sgy[gv] = sg;
-            h->cnt[gv][0] = c[1];
-            h->cnt[gv][1] = c[2];
-            h->tot[gv][0] = t[1];
-            h->tot[gv][1] = t[2];
+            h->cnt[gv][0] = c1;
+            h->cnt[gv][1] = c2;
+            h->tot[gv][0] = t1;
+            h->tot[gv][1] = t2;
         }
     }
     return ES_OK;
@@ -445,27 +451,20 @@ static void qt_host_free(qt_host_t *h)
 {
     free(h->cnt);
     free(h->tot);
-    free(h->sgy);
 }
 
-/* Block b's codes into buf (count * slots bytes) and its descriptor. */
-static void qt_block(const es_scan_ctx_t *ctx, const qt_host_t *h, uint32_t b, uint8_t *buf, es_gpu_qt_block_t *out)
+/* Block b's descriptor: its planes, which the device makes codes. */
+static void qt_block(const es_scan_ctx_t *ctx, const qt_host_t *h, uint32_t b, es_gpu_qt_block_t *out)
 {
     const es_planes_t *pl = &ctx->blocks[b];
-    uint32_t len = ctx->qt->slots;
+    memset(out, 0, sizeof *out);
     out->index = b;
     out->first = pl->first;
     out->count = pl->count;
-    out->code = buf;
+    out->planes = pl->planes;
+    out->words = pl->words;
     out->cnt = (const uint32_t(*)[2])h->cnt + pl->first;
     out->tot = (const int64_t(*)[2])h->tot + pl->first;
-    if (!buf) return;
-#pragma omp parallel for schedule(static) num_threads(ctx->n_threads)
-    for (uint32_t v = 0; v < pl->count; v++) {
-        const uint64_t *p1 = es_plane(pl, v, 0), *p2 = es_plane(pl, v, 1);
-        uint8_t *c = buf + (size_t)v * len;
-        for (uint32_t s = 0; s < len; s++) c[s] = qt_code(p1, p2, s);
-    }
 }
 
 /* es_qt_dsums_exact() of pair (i, j) without a missing call: the same
@@ -490,8 +489,8 @@ static void qt_dsums_exact(const es_scan_ctx_t *ctx, const qt_host_t *h, uint32_
     memset(d, 0, sizeof *d);
     d->sy = h->dsy;
     d->syy = h->dsyy;
-    d->say = h->sgy[i];
-    d->sby = h->sgy[j];
+    d->say = qt_sgy(a1, a2, ctx->qt);
+    d->sby = qt_sgy(b1, b2, ctx->qt);
     d->saby = saby;
 }
 
@@ -529,37 +528,57 @@ typedef struct {
     int dev, nw, err;
     es_gpu_qt_t *g;
     es_worker_t w[64];
-    uint8_t *buf[2];   /* two blocks' codes */
     char desc[320];
 } gpu_qt_dev_t;
 
+/* The host's k-th best the device's tiles may start from. */
+static double qt_tau(const gpu_qt_dev_t *d)
+{
+    double tau = -INFINITY;
+    for (int k = 0; k < d->nw; k++) {
+        double s;
+        if (es_topk_kth(&d->w[k].top, &s) && s > tau) tau = s;
+    }
+    return tau;
+}
+
+/* Claim a tile and start it on the device: 1 when one is started (*ret ES_OK). */
+static int qt_next(es_scan_ctx_t *ctx, gpu_qt_dev_t *d, const qt_host_t *h, uint32_t *bi, uint32_t *bj, int *ret)
+{
+    if (es_ctx_claim_tile(ctx, bi, bj)) return 0;
+    es_gpu_qt_block_t a, b;
+    qt_block(ctx, h, *bi, &a);
+    qt_block(ctx, h, *bj, &b);
+    *ret = es_gpu_qt_start(d->g, &a, &b, qt_tau(d));
+    return !*ret;
+}
+
+/* The device's tiles: the host scores one tile's candidates while the
+ * device counts the next (EPISTREAM_GPU_QT_SERIAL=1: one after the other,
+ * for comparisons). */
 static int qt_dev_loop(es_scan_ctx_t *ctx, gpu_qt_dev_t *d, const qt_host_t *h)
 {
     int ret = ES_OK;
     uint64_t cands = 0, tiles = 0, exact = 0;
-    double t_score = 0.0;
-    const char *tr = getenv("EPISTREAM_GPU_TRACE");
-    const int trace = tr && *tr && strcmp(tr, "0") != 0;
-    for (;;) {
-        uint32_t bi, bj;
-        if (es_ctx_claim_tile(ctx, &bi, &bj)) break;
-        double k0 = es_gpu_qt_seconds(d->g);
-        es_gpu_qt_block_t a, b;
-        qt_block(ctx, h, bi, es_gpu_qt_cached(d->g, bi) ? NULL : d->buf[0], &a);
-        qt_block(ctx, h, bj, bi == bj || es_gpu_qt_cached(d->g, bj) ? NULL : d->buf[1], &b);
-        if (bi == bj) b.code = a.code;
-        double tau = -INFINITY;
-        for (int k = 0; k < d->nw; k++) {
-            double s;
-            if (es_topk_kth(&d->w[k].top, &s) && s > tau) tau = s;
-        }
+    double t_score = 0.0, t_wait = 0.0, t_loop = es_time_now();
+    const char *tr = getenv("EPISTREAM_GPU_TRACE"), *se = getenv("EPISTREAM_GPU_QT_SERIAL");
+    const int trace = tr && *tr && strcmp(tr, "0") != 0, serial = se && *se && strcmp(se, "0") != 0;
+    uint32_t bi, bj;
+    int pending = qt_next(ctx, d, h, &bi, &bj, &ret);
+    while (pending) {
+        double k0 = es_gpu_qt_seconds(d->g), w0 = es_time_now();
         const es_gpu_qt_cand_t *c;
         size_t n;
-        ret = es_gpu_qt_tile(d->g, &a, &b, tau, &c, &n);
+        ret = es_gpu_qt_finish(d->g, &c, &n);
+        t_wait += es_time_now() - w0;
+        if (ret) break;
+        const uint32_t ti = bi, tj = bj;
+        const double kt = es_gpu_qt_seconds(d->g) - k0;
+        if (!serial) pending = qt_next(ctx, d, h, &bi, &bj, &ret);
         if (ret) break;
         double t0 = es_time_now();
         int nw = n < 2048 ? 1 : d->nw;
-        for (int k = 0; k < nw; k++) es_worker_begin_tile(ctx, &d->w[k], bi, bj);
+        for (int k = 0; k < nw; k++) es_worker_begin_tile(ctx, &d->w[k], ti, tj);
         uint64_t ex = 0;
 #pragma omp parallel for num_threads(nw) schedule(static, 1) reduction(+ : ex)
         for (int k = 0; k < nw; k++) {
@@ -575,13 +594,21 @@ static int qt_dev_loop(es_scan_ctx_t *ctx, gpu_qt_dev_t *d, const qt_host_t *h)
         tiles++;
         if (trace)
             fprintf(stderr, "[gpu-trace] dev %d tile %u,%u: kernels %.3f ms, %zu candidates (%llu on double sums), "
-                    "scored in %.3f ms\n", d->dev, bi, bj, (es_gpu_qt_seconds(d->g) - k0) * 1e3, n,
-                    (unsigned long long)ex, (es_time_now() - t0) * 1e3);
+                    "scored in %.3f ms\n", d->dev, ti, tj, kt * 1e3, n, (unsigned long long)ex,
+                    (es_time_now() - t0) * 1e3);
         if (ret) break;
+        if (serial) pending = qt_next(ctx, d, h, &bi, &bj, &ret);
     }
-    es_info("GPU %d: %llu tiles, %.3f s in the quantitative-trait kernels; %llu candidate pairs scored exactly on "
-            "%d host thread(s) in %.3f s", d->dev, (unsigned long long)tiles, es_gpu_qt_seconds(d->g),
-            (unsigned long long)cands, d->nw, t_score);
+    if (ret && pending) { /* the started tile's kernels are not waited for by anyone else */
+        const es_gpu_qt_cand_t *c;
+        size_t n;
+        es_gpu_qt_finish(d->g, &c, &n);
+    }
+    es_info("GPU %d: %llu tiles, %.3f s in the quantitative-trait kernels (counting %.3f s), %.3f s uploading "
+            "blocks, %.3f s waiting for tiles, %.3f s in all; %llu candidate pairs scored exactly on %d host "
+            "thread(s) in %.3f s%s", d->dev, (unsigned long long)tiles, es_gpu_qt_seconds(d->g),
+            es_gpu_qt_count_seconds(d->g), es_gpu_qt_upload_seconds(d->g), t_wait, es_time_now() - t_loop,
+            (unsigned long long)cands, d->nw, t_score, serial ? " (after each tile)" : " (while the next ran)");
     if (exact)
         es_info("GPU %d: %llu pair(s) scored on sums in double: their fixed-point sums could have moved BETA_INT "
                 "by more than %g of it", d->dev, (unsigned long long)exact, ES_QT_REL_TOL);
@@ -603,11 +630,13 @@ static int gpu_run_qt(es_scan_ctx_t *ctx)
     }
     ctx->diag_first = 1;
     qt_host_t h;
+    double t_init = es_time_now();
     int ret = qt_host_init(ctx, &h);
     if (ret) {
         qt_host_free(&h);
         return ret;
     }
+    es_info("the variants' sums of the trait in %.3f s", es_time_now() - t_init);
     es_gpu_qt_config_t cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.n_variants = ctx->m;
@@ -639,11 +668,7 @@ static int gpu_run_qt(es_scan_ctx_t *ctx)
 #endif
         gpu_qt_dev_t *d = &dv[k];
         d->dev = devs[k];
-        size_t bytes = (size_t)ctx->block * cfg.slots;
-        d->buf[0] = malloc(bytes);
-        d->buf[1] = malloc(bytes);
-        int err = d->buf[0] && d->buf[1] ? ES_OK : ES_ERR_NOMEM;
-        if (!err) err = helpers_init(ctx, d->w, helpers, &d->nw);
+        int err = helpers_init(ctx, d->w, helpers, &d->nw);
         if (!err) {
             prepared(d->dev);
             double t_open = es_time_now();
@@ -669,8 +694,6 @@ static int gpu_run_qt(es_scan_ctx_t *ctx)
         if (!ret && d->err) ret = d->err;
         es_gpu_qt_close(d->g);
         for (int w = 0; w < d->nw; w++) es_worker_free(&d->w[w]);
-        free(d->buf[0]);
-        free(d->buf[1]);
     }
     free(dv);
     qt_host_free(&h);

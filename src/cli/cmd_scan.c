@@ -135,7 +135,9 @@ static void scan_usage(FILE *fp)
             "  EPISTREAM_GPU_LOAD=cp|tma1|tma2|tma4 picks how H100/H200 tiles load their\n"
             "  operands (default cp; for benchmarks, same results); EPISTREAM_GPU_EXACT=0\n"
             "  sends every candidate pair to the host instead of scoring them exactly on\n"
-            "  the device first (for comparisons, same results).\n");
+            "  the device first; EPISTREAM_GPU_QT_KERNEL=rows|split[/1|/2|/3] picks the\n"
+            "  --stat linear GPU kernels and EPISTREAM_GPU_QT_SERIAL=1 scores each of their\n"
+            "  tiles before the next starts (for comparisons, same results).\n");
 }
 
 /* The significant-pair stream: the list (.sig.tsv or .epi.cc, p <= list_thr)

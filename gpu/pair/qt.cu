@@ -879,10 +879,13 @@ static int tile_pass(es_gpu_qt_t *g, int pass)
     return ES_OK;
 }
 
-/* host candidate buffer b holding n at least */
-static int host_room(es_gpu_qt_t *g, int b, size_t n)
+/* host candidate buffer b holding n at least; *fresh = 1 when it had to be
+ * allocated again (what it held is gone) */
+static int host_room(es_gpu_qt_t *g, int b, size_t n, int *fresh)
 {
+    *fresh = 0;
     if (n <= g->h_cap[b]) return ES_OK;
+    *fresh = 1;
     cudaFreeHost(g->h_cand[b]);
     g->h_cand[b] = NULL;
     g->h_cap[b] = 0;
@@ -977,9 +980,10 @@ extern "C" int es_gpu_qt_finish(es_gpu_qt_t *g, const es_gpu_qt_cand_t **cand, s
         grew = 1;
     }
     nc = *g->h_n;
-    int ret = host_room(g, hb, nc);
+    int fresh;
+    int ret = host_room(g, hb, nc, &fresh);
     if (ret) return ret;
-    size_t done = grew ? 0 : GQ_CAND_FAST;
+    size_t done = grew || fresh ? 0 : GQ_CAND_FAST; /* the pass's first candidates, unless they are gone */
     CHECK(cudaMemcpyAsync(g->h_cand[hb] + done, g->d_cand + done, (size_t)(nc - done) * sizeof(es_gpu_qt_cand_t),
                           cudaMemcpyDeviceToHost, g->s));
     CHECK(cudaEventRecord(g->e1, g->s));

@@ -5,12 +5,16 @@
 # memcheck on the GPU engine's kernel families, and the benchmark table
 # (tests/bench/bench_mdfs_gpu: tuples/s on the CPU's threads and on the GPU,
 # the same run, the same results).  Logs go to $OUT when it is set.
-#   MDFS_BENCH=0: no benchmark; MDFS_TESTS=0: no tests.
+#   MDFS_BENCH=0: no benchmark; MDFS_TESTS=0: no tests; MDFS_TEST_LIST:
+#   the tests (default mdfs_gpu mdfs_cli mdfs_planted); MDFS_SAN: the
+#   memcheck cases; MDFS_CASES: the benchmark's; MDFS_KERNELS: the GPU
+#   kernels each 2D case is timed with, in the same run (default "popc mma":
+#   EPISTREAM_MDFS_GPU_KERNEL; 3D has the popcount kernel only).
 set -u
 . "$(dirname "$0")/device-env.sh"
 echo "cpus: $(nproc)"
 if [ "${MDFS_TESTS:-1}" = 1 ]; then
-    for t in mdfs_gpu mdfs_cli mdfs_planted; do
+    for t in ${MDFS_TEST_LIST:-mdfs_gpu mdfs_cli mdfs_planted}; do
         echo "== $t.sh"
         sh "$top/tests/$t.sh" >"$O/$t.out" 2>&1
         echo "rc=$?"
@@ -18,7 +22,7 @@ if [ "${MDFS_TESTS:-1}" = 1 ]; then
     done
     if command -v compute-sanitizer >/dev/null; then
         # k = 2 and 3, register kernels (divisions 2) and any-m ones (divisions 5)
-        for a in "2 300 300 300 2 2 40" "3 300 60 60 2 2 40" "3 200 40 40 5 1 40" "2 200 100 100 5 1 40"; do
+        for a in ${MDFS_SAN:-"2 300 300 300 2 2 40" "2 300 300 300 1 2 40" "2 300 300 300 3 2 40" "3 300 60 60 2 2 40" "3 200 40 40 5 1 40" "2 200 100 100 5 1 40"}; do
             echo "== compute-sanitizer memcheck bench_mdfs_gpu $a"
             # shellcheck disable=SC2086
             compute-sanitizer --tool memcheck --error-exitcode 9 "$B/tests/bench/bench_mdfs_gpu" $a 2>&1 | tail -2
@@ -27,12 +31,17 @@ if [ "${MDFS_TESTS:-1}" = 1 ]; then
     fi
 fi
 if [ "${MDFS_BENCH:-1}" = 1 ]; then
-    echo "| dim | objects | divisions | CPU threads | CPU vars | CPU tuples/s | GPU vars | GPU tuples/s | GPU kernels tuples/s | rescored | GPU/CPU | GPU / 1.35e9 | kernels / 1.35e9 | CPU = GPU |"
-    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    echo "| dim | objects | divisions | CPU threads | CPU vars | CPU tuples/s | GPU vars | GPU tuples/s | GPU kernels tuples/s | rescored | GPU/CPU | GPU / 1.35e9 | kernels / 1.35e9 | CPU = GPU | GPU kernel |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     # DIM OBJECTS VARS_GPU VARS_CPU DIVISIONS
-    for a in ${MDFS_CASES:-"2 1000 100000 20000 2" "2 10000 30000 5000 2" "3 1000 2000 700 2" "3 10000 1000 300 2" "2 1000 100000 20000 1" "3 1000 1000 500 3" "3 1000 400 200 5"}; do
-        # shellcheck disable=SC2086
-        timeout 120 "$B/tests/bench/bench_mdfs_gpu" $a 2>>"$O/bench_mdfs_gpu.err" || echo "| $a: failed (rc $?) |"
+    for a in ${MDFS_CASES:-"2 1000 100000 20000 2" "2 10000 30000 5000 2" "3 1000 2000 700 2" "3 10000 1000 300 2" "2 1000 100000 20000 1" "2 1000 100000 20000 3" "3 1000 1000 500 3" "3 1000 400 200 5"}; do
+        ks=${MDFS_KERNELS:-popc mma}
+        case $a in 3*) ks=popc ;; esac
+        for k in $ks; do
+            # shellcheck disable=SC2086
+            EPISTREAM_MDFS_GPU_KERNEL=$k timeout 120 "$B/tests/bench/bench_mdfs_gpu" $a 2>>"$O/bench_mdfs_gpu.err" ||
+                echo "| $a $k: failed (rc $?) |"
+        done
     done
     tail -6 "$O/bench_mdfs_gpu.err"
 fi

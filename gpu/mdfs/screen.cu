@@ -353,7 +353,7 @@ struct es_gkm {
     char name[160];
     es_gkm_config_t cfg;
     gkm_args a;
-    int mma;                /* k = 2 on the tensor cores (screen_mma.cu) */
+    int mma;                /* on the tensor cores (screen_mma.cu) */
     uint64_t *d_planes, *d_last, *d_rows;
     uint32_t *d_binct;
     uint32_t *d_pfx;        /* k = 3: this device's prefixes (a, b) */
@@ -413,18 +413,19 @@ static int gkm_open(es_gkm_t *g, int dev, const es_gkm_config_t *c)
     uint32_t np = 1;
     for (uint32_t j = 1; j < c->k; j++) np *= m;
     const size_t nv = NS;
-    /* pairs with at most 4 classes on the tensor cores (b1 mma.sync: sm_80
-     * and later), unless the CUDA-core kernel is asked for */
+    /* pairs with at most 4 classes and triples with at most 3 on the tensor
+     * cores (b1 mma.sync: sm_80 and later), unless the CUDA-core kernel is
+     * asked for */
     int major = 0;
     CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-    g->mma = c->kernel == 0 && c->k == 2 && m <= 4 && major >= 8;
+    g->mma = c->kernel == 0 && gkmm_takes(c->k, m) && major >= 8;
     snprintf(g->name, sizeof g->name, "gpu:%d %s (%s)", dev, info, g->mma ? "tensor cores" : "popcount");
     g->a.wp0 = (c->w0 + 7) / 8 * 8, g->a.wp1 = (W - c->w0 + 7) / 8 * 8;
     CHECK(cudaMalloc(&g->d_planes, sizeof(uint64_t) * nv * m * W));
     if (g->mma)
         CHECK(cudaMalloc(&g->d_rows, sizeof(uint64_t) * gkmm_slots(NS) * nb * (g->a.wp0 + g->a.wp1)));
-    else
-        CHECK(cudaMalloc(&g->d_last, sizeof(uint64_t) * nv * nb * W));
+    /* the CUDA-core kernel's layout (k = 3: the pairs pass's too) */
+    if (!g->mma || c->k == 3) CHECK(cudaMalloc(&g->d_last, sizeof(uint64_t) * nv * nb * W));
     CHECK(cudaMalloc(&g->d_binct, sizeof(uint32_t) * nv * m * 2));
     CHECK(cudaMalloc(&g->d_keys, sizeof(unsigned long long) * (nv + 1)));
     CHECK(cudaMalloc(&g->d_thr, sizeof(double) * (nv + 1)));
@@ -481,15 +482,15 @@ static int gkm_open(es_gkm_t *g, int dev, const es_gkm_config_t *c)
     CHECK(cudaEventCreate(&g->ev[1]));
     gkm_args &a = g->a;
     a.planes = g->d_planes, a.last = g->d_last, a.binct = g->d_binct, a.pfx = g->d_pfx, a.hm1 = g->d_hm1, a.hmx = g->d_hmx;
-    a.pc = g->d_pc, a.rows = g->d_rows;
+    a.pc = g->d_pc, a.rows = g->d_rows, a.n_pfx = g->n_pfx;
     a.keys = g->d_keys, a.thr = g->d_thr, a.cand = g->d_cand, a.n_cand = g->d_ncand, a.cap = g->cfg.max_cand;
     a.m = m, a.nb = nb, a.np = np, a.n_vars = c->n_vars, a.n_con = c->n_con, a.NS = NS;
     a.w0 = c->w0, a.W = W, a.part = c->part, a.parts = c->parts;
     /* dynamic shared memory beyond 48 KB must be asked for, per kernel */
     const size_t smem = sizeof(uint64_t) * np * W;
-    if (smem > 48u * 1024 && !g->mma)
+    if (smem > 48u * 1024)
         for (int mode = 0; mode < 4; mode++) {
-            if (mode == GKM_PAIRS && c->k != 3) continue;
+            if (mode == GKM_PAIRS ? c->k != 3 : g->mma) continue;
             const size_t s = mode == GKM_PAIRS ? sizeof(uint64_t) * m * W : smem;
             if (s > 48u * 1024)
                 CHECK(cudaFuncSetAttribute(gkm_pick_mode(c->k, nb, mode),
@@ -530,7 +531,7 @@ static int gkm_launch(es_gkm_t *g, int mode, uint64_t frac)
     gkm_args a = g->a;
     a.np = np;
     if (g->mma && mode != GKM_PAIRS) {
-        CHECK_LAUNCH(gkmm_launch(a, mode, frac));
+        CHECK_LAUNCH(gkmm_launch(a, (int)c->k, mode, frac));
         return ES_OK;
     }
     if (mode == GKM_PAIRS) {
@@ -558,9 +559,8 @@ extern "C" int es_gkm_upload(es_gkm_t *g, const uint64_t *planes, const uint32_t
     CHECK(cudaSetDevice(g->dev));
     CHECK(cudaMemcpy(g->d_binct, bin_ct, sizeof(uint32_t) * NS * c->m * 2, cudaMemcpyHostToDevice));
     CHECK(cudaMemcpy(g->d_planes, planes, sizeof(uint64_t) * NS * c->m * c->W, cudaMemcpyHostToDevice));
-    if (g->mma) {
-        CHECK_LAUNCH(gkmm_rows(g->a));
-    } else {
+    if (g->mma) CHECK_LAUNCH(gkmm_rows(g->a));
+    if (g->d_last) {
         gkm_transpose<<<1024, 256>>>(g->d_planes, g->d_last, c->m, c->m - 1, c->W, (uint32_t)NS);
         CHECK(cudaGetLastError());
     }

@@ -2,7 +2,7 @@
  * private to gpu/mdfs/): the kernels' arguments, the returned tuples, the
  * Hc term from the host's c log2 c tables and the order-preserving keys of
  * the maxima.  screen.cu holds the CUDA-core popcount kernels and the door
- * (mdfs_gpu.h); screen_mma.cu the k = 2 kernel on the tensor cores. */
+ * (mdfs_gpu.h); screen_mma.cu the kernel on the tensor cores. */
 #ifndef ES_GKM_SCREEN_CUH
 #define ES_GKM_SCREEN_CUH
 
@@ -40,6 +40,7 @@ struct gkm_args {
     uint64_t cap;
     uint32_t m, nb, np, n_vars, n_con, NS, w0, W, part, parts;
     uint32_t wp0, wp1;      /* the rows' words a class (multiples of 8) */
+    uint64_t n_pfx;         /* k = 3: this device's prefixes (pfx) */
     double h0[2];           /* Hc of an empty cell: full, margin */
 };
 
@@ -79,10 +80,18 @@ __device__ __forceinline__ double gkm_near(unsigned long long k, double two_marg
     return __longlong_as_double((long long)u) - two_margin;
 }
 
-/* The k = 2 screen on the tensor cores (screen_mma.cu): mode GKM_MAX, GKM_EMIT
- * or GKM_CAND over this device's tiles of first variables (the first 1/frac
- * of them), p.rows laid out by gkmm_rows.  @return 0 or a cudaError_t */
-int gkmm_launch(const gkm_args &p, int mode, uint64_t frac);
+/* The screen on the tensor cores (screen_mma.cu; gkmm_takes): mode GKM_MAX,
+ * GKM_EMIT or GKM_CAND over this device's tiles of first variables (k = 2)
+ * or prefixes (k = 3; the first 1/frac of them), p.rows laid out by
+ * gkmm_rows (k = 3: p.pc and p.hmx from the pairs pass).  @return 0 or a
+ * cudaError_t */
+int gkmm_launch(const gkm_args &p, int k, int mode, uint64_t frac);
+
+/* Whether the tensor-core kernel takes k and m. */
+static inline bool gkmm_takes(uint32_t k, uint32_t m)
+{
+    return (k == 2 && m >= 2 && m <= 4) || (k == 3 && m >= 2 && m <= 3);
+}
 
 /* The operand rows of the tensor-core kernel from the planes (p.planes): row
  * s * nb + j is bin j < nb of slot s, class 0 in words [0, wp0), class 1 in

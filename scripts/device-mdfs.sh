@@ -7,7 +7,7 @@
 # the same run, the same results).  Logs go to $OUT when it is set.
 #   MDFS_BENCH=0: no benchmark; MDFS_TESTS=0: no tests; MDFS_TEST_LIST:
 #   the tests (default mdfs_gpu mdfs_cli mdfs_planted); MDFS_SAN: the
-#   memcheck cases; MDFS_CASES: the benchmark's (';'-separated); MDFS_*_TIMEOUT: seconds
+#   memcheck cases (none: no memcheck); MDFS_CASES: the benchmark's (';'-separated); MDFS_*_TIMEOUT: seconds
 #   a test, memcheck or benchmark run may take; MDFS_KERNELS: the GPU
 #   kernels each case is timed with, in the same run (default "popc mma":
 #   EPISTREAM_MDFS_GPU_KERNEL; "mma" is the popcount kernel where the tensor
@@ -17,13 +17,13 @@ set -u
 ifs=$IFS
 echo "cpus: $(nproc)"
 if [ "${MDFS_TESTS:-1}" = 1 ]; then
-    for t in ${MDFS_TEST_LIST:-mdfs_gpu mdfs_cli mdfs_planted}; do
+    for t in ${MDFS_TEST_LIST-mdfs_gpu mdfs_cli mdfs_planted}; do
         echo "== $t.sh"
         timeout "${MDFS_TEST_TIMEOUT:-600}" sh "$top/tests/$t.sh" >"$O/$t.out" 2>&1
         echo "rc=$?"
         tail -3 "$O/$t.out"
     done
-    if command -v compute-sanitizer >/dev/null; then
+    if [ "${MDFS_SAN:-}" != none ] && command -v compute-sanitizer >/dev/null; then
         # k = 2 and 3: the tensor cores (divisions 1-3 and 1-2), the register
         # kernels (3D divisions 3) and any-m ones (divisions 5)
         IFS=';'

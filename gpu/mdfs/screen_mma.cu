@@ -25,14 +25,17 @@
 
 #include <cuda_runtime.h>
 
+#include "mma_b1.cuh"
 #include "screen.cuh"
 
 namespace {
 
 constexpr int GKMM_THREADS = 256;
 constexpr int STAGES = 3;
-constexpr int KW = 8;        /* words a stage (512 bits) */
-constexpr int ROWB = KW * 8; /* bytes a row a stage */
+using gk_b1::KW;   /* words a stage (512 bits) */
+using gk_b1::ROWB; /* bytes a row a stage */
+using gk_b1::smem_u32;
+using gk_b1::swz;
 constexpr uint32_t SLOT_PAD = 128;
 
 /* A block: VM first units (k = 2: variables; k = 3: prefix pairs from this
@@ -61,19 +64,6 @@ template <>
 struct gkmm_cfg<3, 2> {
     static constexpr int VM = 32, VN = 32, MT = 2, NT = 4, WGN = 2;
 };
-
-__device__ __forceinline__ uint32_t smem_u32(const void *p)
-{
-    return (uint32_t)__cvta_generic_to_shared(p);
-}
-
-__device__ __forceinline__ void cp_async16(uint32_t dst, const void *src)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src));
-}
-
-/* 16-byte chunk ch (0 .. 3) of row r of a stage buffer */
-__device__ __forceinline__ int swz(int r, int ch) { return r * ROWB + ((ch ^ ((r >> 1) & 3)) << 4); }
 
 template <int K, int NB>
 constexpr size_t gkmm_smem()
@@ -209,7 +199,7 @@ __global__ void __launch_bounds__(GKMM_THREADS, 2) gkmm_kernel(gkm_args p)
                 if ((BM * 4) % GKMM_THREADS && tid + it * GKMM_THREADS >= BM * 4) break;
                 const uint32_t d = adst[it] + (uint32_t)buf * (BM * ROWB);
                 if constexpr (K == 2) {
-                    cp_async16(d, asrc[it][0] + w);
+                    gk_b1::cp_async16(d, asrc[it][0] + w, true);
                 } else {
                     /* first units beyond the list read row 0: never counted */
                     const uint4 x = __ldg((const uint4 *)(asrc[it][0] + w));
@@ -221,7 +211,7 @@ __global__ void __launch_bounds__(GKMM_THREADS, 2) gkmm_kernel(gkm_args p)
 #pragma unroll
             for (int it = 0; it < LPB; it++) {
                 if ((BN * 4) % GKMM_THREADS && tid + it * GKMM_THREADS >= BN * 4) break;
-                cp_async16(bdst[it] + (uint32_t)buf * (BN * ROWB), bbase + brow[it] + w);
+                gk_b1::cp_async16(bdst[it] + (uint32_t)buf * (BN * ROWB), bbase + brow[it] + w, true);
             }
         };
 #pragma unroll
@@ -242,38 +232,7 @@ __global__ void __launch_bounds__(GKMM_THREADS, 2) gkmm_kernel(gkm_args p)
                     for (int e = 0; e < 4; e++) acc[c][i][j][e] = 0;
 
         auto compute = [&](int buf, int (&ac)[MT][NT][4]) {
-            const unsigned char *A = sA + buf * BM * ROWB, *B = sB + buf * BN * ROWB;
-#pragma unroll
-            for (int ks = 0; ks < 2; ks++) {
-                uint32_t af[MT][4], bf[NT][2];
-#pragma unroll
-                for (int i = 0; i < MT; i++) {
-                    const int mat = lane >> 3;
-                    const int r = wm * WTM + i * 16 + (lane & 7) + ((mat & 1) << 3);
-                    const uint32_t addr = smem_u32(A + swz(r, 2 * ks + (mat >> 1)));
-                    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                                 : "=r"(af[i][0]), "=r"(af[i][1]), "=r"(af[i][2]), "=r"(af[i][3])
-                                 : "r"(addr));
-                }
-#pragma unroll
-                for (int j = 0; j < NT; j++) {
-                    const int l = lane & 15;
-                    const int r = wn * WTN + j * 8 + (l & 7);
-                    const uint32_t addr = smem_u32(B + swz(r, 2 * ks + (l >> 3)));
-                    asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n"
-                                 : "=r"(bf[j][0]), "=r"(bf[j][1])
-                                 : "r"(addr));
-                }
-#pragma unroll
-                for (int i = 0; i < MT; i++)
-#pragma unroll
-                    for (int j = 0; j < NT; j++)
-                        asm volatile("mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.and.popc "
-                                     "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-                                     : "+r"(ac[i][j][0]), "+r"(ac[i][j][1]), "+r"(ac[i][j][2]), "+r"(ac[i][j][3])
-                                     : "r"(af[i][0]), "r"(af[i][1]), "r"(af[i][2]), "r"(af[i][3]), "r"(bf[j][0]),
-                                       "r"(bf[j][1]));
-            }
+            gk_b1::mma_slice<MT, NT>(sA + buf * BM * ROWB, sB + buf * BN * ROWB, wm * WTM, wn * WTN, lane, ac);
         };
 
         for (int sg = 0; sg < NSTG; sg++) {

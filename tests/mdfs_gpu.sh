@@ -1,7 +1,7 @@
 #!/bin/sh
 # mdfs_gpu.sh -- `epistream mdfs --device gpu` writes the very bytes of
 # --device cpu (.mdfs.tsv, .relevant.tsv): --dim 2 and 3, --divisions 1, 2, 3
-# (the register kernels) and 5 (any m), several discretisations, contrast
+# (the tensor cores at --dim 2, and 3 with 1, 2, and the CUDA-core register kernels, both) and 5 (any m), several discretisations, contrast
 # variables, exact ties (a duplicated column), a constant column, the summed
 # margins (EPISTREAM_MDFS_MARGINS=sum), the host's rescoring given every
 # tuple (run without a GPU too), the CPU fallback of a discretisation
@@ -59,6 +59,23 @@ for dim in 2 3; do
     done
     same "d${dim}one" --dim $dim --divisions 2 --range 0 --seed 3 --contrast 36
 done
+# --dim 2 with --divisions 1-3 and --dim 3 with 1-2 are counted on the
+# tensor cores (sm_80 and later: every device this build runs on), the rest
+# by the CUDA-core kernel, which EPISTREAM_MDFS_GPU_KERNEL=popc also forces
+# for those: the same bytes
+for dd in 2:1 2:2 2:3 3:1 3:2; do
+    dim=${dd%:*} div=${dd#*:}
+    grep -q "(tensor cores)" "$T/d${dim}m$div.log" || { cat "$T/d${dim}m$div.log" >&2; fail "--dim $dim --divisions $div: not on the tensor cores"; }
+    EPISTREAM_MDFS_GPU_KERNEL=popc same "d${dim}p$div" --dim $dim --divisions $div --discretizations 3 --range 0.5 --seed 7 --contrast 40
+    grep -q "(popcount)" "$T/d${dim}p$div.log" || fail "EPISTREAM_MDFS_GPU_KERNEL=popc: not the popcount kernel"
+done
+for dd in 2:5 3:3 3:5; do
+    grep -q "(popcount)" "$T/d${dd%:*}m${dd#*:}.log" || fail "--dim ${dd%:*} --divisions ${dd#*:}: not the popcount kernel"
+done
+unset EPISTREAM_MDFS_GPU_KERNEL # (whether a function's assignment persists varies among shells)
+expect_fail "$T/err" env EPISTREAM_MDFS_GPU_KERNEL=tensor "$EPISTREAM" mdfs --table "$T/d.csv" --dim 2 --range 0.5 \
+    --device gpu --out "$T/no"
+grep -q "EPISTREAM_MDFS_GPU_KERNEL=tensor: expected popc or mma" "$T/err" || fail "a bad EPISTREAM_MDFS_GPU_KERNEL: message"
 # the relevant variables were found (the test can fail)
 grep -q "^v1	" "$T/d3m2.gpu.relevant.tsv" || fail "v1 not relevant at --dim 3"
 # summed margins (the CPU's other path for the exact IGs)

@@ -13,7 +13,8 @@
  * device's merged), so every tuple whose exact IG is a variable's maximum is
  * among them: the host recomputes those few exactly and reduces them in its
  * total order, and the result is the CPU engine's, byte for byte.  Several
- * devices share the first variables (device i of n takes a = i, i + n, ...). */
+ * devices share the first variables (device i of n takes a = i, i + n, ...;
+ * on the tensor cores, tiles of them in the same turn). */
 #ifndef ES_MDFS_GPU_H
 #define ES_MDFS_GPU_H
 
@@ -36,6 +37,8 @@ typedef struct {
     const double *G[2];    /**< [full / margin][0 .. cls[0] + cls[1]] */
     uint64_t max_cand;   /**< tuples the device keeps and returns (0: 4,194,304) */
     uint32_t part, parts; /**< this device's share of the first variables */
+    uint32_t kernel;     /**< 0: the tensor cores where they apply (k = 2, m <= 4, sm_80
+                              or later), else CUDA-core popcount; 1: popcount always */
 } es_gkm_config_t;
 
 /** A tuple returned: its variables t[0] < t[1] (< t[2]) as slots, the
@@ -79,7 +82,7 @@ int es_gkm_candidates(es_gkm_t *g, const uint64_t *keys, const es_gkm_cand_t **c
 /** The tolerance of the device's IGs (each within it of the host's). */
 double es_gkm_margin(const es_gkm_t *g);
 
-/** "gpu:0 NVIDIA H200, sm_90, 132 SMs" */
+/** "gpu:0 NVIDIA H200, sm_90, 132 SMs, ... (tensor cores)" or "(popcount)" */
 const char *es_gkm_name(const es_gkm_t *g);
 
 /** Seconds the kernels of the last es_gkm_max / es_gkm_candidates took (0

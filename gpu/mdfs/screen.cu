@@ -38,6 +38,7 @@
 #include "cuda_check.h"
 #include "gpu.h"
 #include "mdfs_gpu.h"
+#include "screen.cuh"
 
 namespace {
 
@@ -45,58 +46,6 @@ constexpr int GKM_THREADS = 128;
 constexpr uint32_t GKM_CHUNK = 256;           /* last variables a block */
 constexpr size_t GKM_SMEM_MAX = 160u << 10;   /* the prefix vectors in shared memory */
 constexpr uint64_t GKM_CAND_DEFAULT = 1u << 22;
-
-/* the kernel's modes: each variable's maximum (the seeding pre-pass); that
- * and the tuples near the maximum so far; the tuples near given thresholds
- * (when the former overflow); every pair's Hc (k = 3) */
-enum { GKM_MAX = 0, GKM_EMIT = 1, GKM_CAND = 2, GKM_PAIRS = 3 };
-
-/* A returned tuple with its IGs (last variable, a, b; -inf where none). */
-struct gkm_cand {
-    uint32_t t[4];
-    double ig[3];
-};
-
-struct gkm_args {
-    const uint64_t *planes; /* [v][bin][word], every bin */
-    const uint64_t *last;   /* [(bin * W + word) * NS + slot], the m - 1 stored bins */
-    const uint32_t *binct;  /* [slot][bin][class] */
-    const uint32_t *pfx;    /* k = 3: this device's prefixes, pairs (a, b) */
-    const double *G[2], *F0[2], *F1[2];
-    const double *hm1;      /* k = 2: n_vars */
-    double *hmx;            /* k = 3: n_vars * NS, pair (x < slot c) at x * NS + c */
-    uint32_t *pc;           /* k = 3, m <= 4: the pairs' counted cells, (x * NS + c) * nb^2 * 2 */
-    unsigned long long *keys; /* NS */
-    const double *thr;      /* NS: pass 2 thresholds */
-    gkm_cand *cand;
-    unsigned long long *n_cand;
-    double two_margin;
-    uint64_t cap;
-    uint32_t m, nb, np, n_vars, n_con, NS, w0, W, part, parts;
-    double h0[2];           /* Hc of an empty cell: full, margin */
-};
-
-__device__ __forceinline__ double gkm_term(const gkm_args &p, int lev, uint32_t a0, uint32_t a1)
-{
-    return __ldg(p.G[lev] + a0 + a1) - (__ldg(p.F0[lev] + a0) + __ldg(p.F1[lev] + a1));
-}
-
-__device__ __forceinline__ unsigned long long gkm_key(double x)
-{
-    unsigned long long u = (unsigned long long)__double_as_longlong(x);
-    return (u >> 63) ? ~u : (u | (1ull << 63));
-}
-
-__device__ __forceinline__ unsigned long long gkm_load(const unsigned long long *k)
-{
-    return *(const volatile unsigned long long *)k;
-}
-
-__device__ __forceinline__ void gkm_offer(unsigned long long *k, double x)
-{
-    const unsigned long long v = gkm_key(x);
-    if (v > gkm_load(k)) atomicMax(k, v);
-}
 
 /* The block's prefix: a, b (k = 3) or a (k = 2, b = a); false when empty. */
 template <int K>
@@ -404,7 +353,8 @@ struct es_gkm {
     char name[160];
     es_gkm_config_t cfg;
     gkm_args a;
-    uint64_t *d_planes, *d_last;
+    int mma;                /* on the tensor cores (screen_mma.cu) */
+    uint64_t *d_planes, *d_last, *d_rows;
     uint32_t *d_binct;
     uint32_t *d_pfx;        /* k = 3: this device's prefixes (a, b) */
     uint64_t n_pfx;
@@ -444,7 +394,7 @@ extern "C" const char *es_gkm_unsupported(uint32_t k, uint32_t m, uint32_t n_var
 static void gkm_free(es_gkm_t *g)
 {
     cudaSetDevice(g->dev);
-    cudaFree(g->d_planes), cudaFree(g->d_last), cudaFree(g->d_binct), cudaFree(g->d_pfx), cudaFree(g->d_tab);
+    cudaFree(g->d_planes), cudaFree(g->d_last), cudaFree(g->d_rows), cudaFree(g->d_binct), cudaFree(g->d_pfx), cudaFree(g->d_tab);
     cudaFree(g->d_hm1), cudaFree(g->d_hmx), cudaFree(g->d_pc), cudaFree(g->d_thr), cudaFree(g->d_keys);
     cudaFree(g->d_ncand), cudaFree(g->d_cand);
     if (g->ev[0]) cudaEventDestroy(g->ev[0]);
@@ -459,13 +409,23 @@ static int gkm_open(es_gkm_t *g, int dev, const es_gkm_config_t *c)
     CHECK(cudaSetDevice(dev));
     int r = es_gpu_device_describe(dev, info, sizeof info);
     if (r) return r;
-    snprintf(g->name, sizeof g->name, "gpu:%d %s", dev, info);
     const uint32_t NS = c->n_vars + c->n_con, m = c->m, nb = m - 1, W = c->W;
     uint32_t np = 1;
     for (uint32_t j = 1; j < c->k; j++) np *= m;
     const size_t nv = NS;
+    /* pairs with at most 4 classes and triples with at most 3 on the tensor
+     * cores (b1 mma.sync: sm_80 and later), unless the CUDA-core kernel is
+     * asked for */
+    int major = 0;
+    CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+    g->mma = c->kernel == 0 && gkmm_takes(c->k, m) && major >= 8;
+    snprintf(g->name, sizeof g->name, "gpu:%d %s (%s)", dev, info, g->mma ? "tensor cores" : "popcount");
+    g->a.wp0 = (c->w0 + 7) / 8 * 8, g->a.wp1 = (W - c->w0 + 7) / 8 * 8;
     CHECK(cudaMalloc(&g->d_planes, sizeof(uint64_t) * nv * m * W));
-    CHECK(cudaMalloc(&g->d_last, sizeof(uint64_t) * nv * nb * W));
+    if (g->mma)
+        CHECK(cudaMalloc(&g->d_rows, sizeof(uint64_t) * gkmm_slots(NS) * nb * (g->a.wp0 + g->a.wp1)));
+    /* the CUDA-core kernel's layout (k = 3: the pairs pass's too) */
+    if (!g->mma || c->k == 3) CHECK(cudaMalloc(&g->d_last, sizeof(uint64_t) * nv * nb * W));
     CHECK(cudaMalloc(&g->d_binct, sizeof(uint32_t) * nv * m * 2));
     CHECK(cudaMalloc(&g->d_keys, sizeof(unsigned long long) * (nv + 1)));
     CHECK(cudaMalloc(&g->d_thr, sizeof(double) * (nv + 1)));
@@ -522,7 +482,7 @@ static int gkm_open(es_gkm_t *g, int dev, const es_gkm_config_t *c)
     CHECK(cudaEventCreate(&g->ev[1]));
     gkm_args &a = g->a;
     a.planes = g->d_planes, a.last = g->d_last, a.binct = g->d_binct, a.pfx = g->d_pfx, a.hm1 = g->d_hm1, a.hmx = g->d_hmx;
-    a.pc = g->d_pc;
+    a.pc = g->d_pc, a.rows = g->d_rows, a.n_pfx = g->n_pfx;
     a.keys = g->d_keys, a.thr = g->d_thr, a.cand = g->d_cand, a.n_cand = g->d_ncand, a.cap = g->cfg.max_cand;
     a.m = m, a.nb = nb, a.np = np, a.n_vars = c->n_vars, a.n_con = c->n_con, a.NS = NS;
     a.w0 = c->w0, a.W = W, a.part = c->part, a.parts = c->parts;
@@ -530,7 +490,7 @@ static int gkm_open(es_gkm_t *g, int dev, const es_gkm_config_t *c)
     const size_t smem = sizeof(uint64_t) * np * W;
     if (smem > 48u * 1024)
         for (int mode = 0; mode < 4; mode++) {
-            if (mode == GKM_PAIRS && c->k != 3) continue;
+            if (mode == GKM_PAIRS ? c->k != 3 : g->mma) continue;
             const size_t s = mode == GKM_PAIRS ? sizeof(uint64_t) * m * W : smem;
             if (s > 48u * 1024)
                 CHECK(cudaFuncSetAttribute(gkm_pick_mode(c->k, nb, mode),
@@ -570,6 +530,10 @@ static int gkm_launch(es_gkm_t *g, int mode, uint64_t frac)
     const uint32_t chunks = (most + GKM_CHUNK - 1) / GKM_CHUNK;
     gkm_args a = g->a;
     a.np = np;
+    if (g->mma && mode != GKM_PAIRS) {
+        CHECK_LAUNCH(gkmm_launch(a, (int)c->k, mode, frac));
+        return ES_OK;
+    }
     if (mode == GKM_PAIRS) {
         /* every pair on every device (each needs them all) */
         a.part = 0, a.parts = 1;
@@ -595,8 +559,11 @@ extern "C" int es_gkm_upload(es_gkm_t *g, const uint64_t *planes, const uint32_t
     CHECK(cudaSetDevice(g->dev));
     CHECK(cudaMemcpy(g->d_binct, bin_ct, sizeof(uint32_t) * NS * c->m * 2, cudaMemcpyHostToDevice));
     CHECK(cudaMemcpy(g->d_planes, planes, sizeof(uint64_t) * NS * c->m * c->W, cudaMemcpyHostToDevice));
-    gkm_transpose<<<1024, 256>>>(g->d_planes, g->d_last, c->m, c->m - 1, c->W, (uint32_t)NS);
-    CHECK(cudaGetLastError());
+    if (g->mma) CHECK_LAUNCH(gkmm_rows(g->a));
+    if (g->d_last) {
+        gkm_transpose<<<1024, 256>>>(g->d_planes, g->d_last, c->m, c->m - 1, c->W, (uint32_t)NS);
+        CHECK(cudaGetLastError());
+    }
     if (c->k == 2) {
         CHECK(cudaMemcpy(g->d_hm1, hm1, sizeof(double) * c->n_vars, cudaMemcpyHostToDevice));
     } else {

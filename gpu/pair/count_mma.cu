@@ -17,12 +17,16 @@
 #include "layout.cuh"
 #include "epilogue.cuh"
 #include "launch.cuh"
+#include "mma_b1.cuh"
 
 namespace {
 
 constexpr int STAGES = 3;
-constexpr int KW = 8;          /* words per stage (512 bits) */
-constexpr int ROWB = KW * 8;   /* bytes per row per stage */
+using gk_b1::KW;   /* words per stage (512 bits) */
+using gk_b1::ROWB; /* bytes per row per stage */
+using gk_b1::cp_async16;
+using gk_b1::smem_u32;
+using gk_b1::swz;
 
 template <int NP>
 struct cfg;
@@ -39,19 +43,6 @@ struct cfg<3> {
     static constexpr int VM = 32, VN = 32, MT = 3, NT = 3, WGN = 4;
     using L = gk_lay_staged<3, VM, VN>;
 };
-
-__device__ __forceinline__ uint32_t smem_u32(const void *p)
-{
-    return (uint32_t)__cvta_generic_to_shared(p);
-}
-
-__device__ __forceinline__ void cp_async16(uint32_t dst, const void *src, bool valid)
-{
-    int n = valid ? 16 : 0;
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(n));
-}
-
-__device__ __forceinline__ int swz(int r, int ch) { return r * ROWB + ((ch ^ ((r >> 1) & 3)) << 4); }
 
 template <int NP, int STAT>
 __global__ void __launch_bounds__(GK_THREADS, 2) k_mma(gk_params P)
@@ -133,41 +124,7 @@ __global__ void __launch_bounds__(GK_THREADS, 2) k_mma(gk_params P)
     }
 
     auto compute = [&](int buf, int (&ac)[MT][NT][4]) {
-        const unsigned char *A = sA + buf * BM * ROWB, *B = sB + buf * BN * ROWB;
-#pragma unroll
-        for (int ks = 0; ks < 2; ks++) {
-            uint32_t af[MT][4], bf[NT][2];
-#pragma unroll
-            for (int i = 0; i < MT; i++) {
-                int mat = lane >> 3;
-                int r = wm * WTM + i * 16 + (lane & 7) + ((mat & 1) << 3);
-                int ch = 2 * ks + (mat >> 1);
-                uint32_t addr = smem_u32(A + swz(r, ch));
-                asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                             : "=r"(af[i][0]), "=r"(af[i][1]), "=r"(af[i][2]), "=r"(af[i][3])
-                             : "r"(addr));
-            }
-#pragma unroll
-            for (int j = 0; j < NT; j++) {
-                int l = lane & 15;
-                int r = wn * WTN + j * 8 + (l & 7);
-                int ch = 2 * ks + (l >> 3);
-                uint32_t addr = smem_u32(B + swz(r, ch));
-                asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n"
-                             : "=r"(bf[j][0]), "=r"(bf[j][1])
-                             : "r"(addr));
-            }
-#pragma unroll
-            for (int i = 0; i < MT; i++)
-#pragma unroll
-                for (int j = 0; j < NT; j++)
-                    asm volatile(
-                        "mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.and.popc "
-                        "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-                        : "+r"(ac[i][j][0]), "+r"(ac[i][j][1]), "+r"(ac[i][j][2]), "+r"(ac[i][j][3])
-                        : "r"(af[i][0]), "r"(af[i][1]), "r"(af[i][2]), "r"(af[i][3]), "r"(bf[j][0]),
-                          "r"(bf[j][1]));
-        }
+        gk_b1::mma_slice<MT, NT>(sA + buf * BM * ROWB, sB + buf * BN * ROWB, wm * WTM, wn * WTN, lane, ac);
     };
 
     for (int s = 0; s < NS; s++) {

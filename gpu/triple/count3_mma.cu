@@ -20,30 +20,21 @@
 
 #include "params3.cuh"
 #include "epilogue3.cuh"
+#include "mma_b1.cuh"
 
 namespace {
 
 constexpr int STAGES = 2;
-constexpr int KW = 8;                        /* words per stage (512 bits) */
-constexpr int ROWB = KW * 8;                 /* bytes per row per stage */
+using gk_b1::KW;                             /* words per stage (512 bits) */
+using gk_b1::ROWB;                           /* bytes per row per stage */
+using gk_b1::cp_async16;
+using gk_b1::smem_u32;
+using gk_b1::swz;
 constexpr int RROWS = 32, LROWS = 32, KROWS = 256;
 constexpr int ROWS = RROWS + LROWS + KROWS;  /* j planes, i planes, k planes */
 constexpr int STAGE_BYTES = ROWS * ROWB;
 constexpr int NACC = 64;                     /* accumulators a class per thread */
 constexpr size_t SMEM = (size_t)STAGES * STAGE_BYTES + (size_t)NACC * GK3_THREADS * 4;
-
-__device__ __forceinline__ uint32_t smem_u32(const void *p)
-{
-    return (uint32_t)__cvta_generic_to_shared(p);
-}
-
-__device__ __forceinline__ void cp_async16(uint32_t dst, const void *src, bool valid)
-{
-    int n = valid ? 16 : 0;
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(n));
-}
-
-__device__ __forceinline__ int swz(int r, int ch) { return r * ROWB + ((ch ^ ((r >> 1) & 3)) << 4); }
 
 /* PACK16 (each class under 65,536 samples): both classes' products wait in
  * the stash as 16-bit halves, and the epilogue scores the thread's 8

@@ -685,6 +685,14 @@ static int gpus_open(const ctx_t *c, const es_mdfs_opt_t *o, gpus_t *gd, char *n
     }
     const char *env = getenv("EPISTREAM_MDFS_GPU_CAND");
     if (env && *env) cfg.max_cand = strtoull(env, NULL, 10);
+    /* EPISTREAM_MDFS_GPU_KERNEL=popc: the CUDA-core kernel even where the
+     * tensor cores apply (tests, benchmarks) */
+    const char *kv = es_env_variant("EPISTREAM_MDFS_GPU_KERNEL");
+    if (kv && !strcmp(kv, "popc")) cfg.kernel = 1;
+    else if (kv && strcmp(kv, "mma")) {
+        es_error("EPISTREAM_MDFS_GPU_KERNEL=%s: expected popc or mma", kv);
+        return ES_ERR_ARG;
+    }
     cfg.parts = (uint32_t)n;
     size_t at = 0;
     name[0] = 0;

@@ -9,7 +9,9 @@
  * the GPUs (every visible one; EPISTREAM_BENCH_GPUS=N for the first N), then
  * VARS_GPU variables on the GPUs; prints one table row: tuples/s of each,
  * the GPU's kernels alone, their ratio to the CPU and to 1.35e9 pairs/s (the
- * MDFS paper's CuCubes on a Titan Black).  Exit 1 when the CPU and GPU
+ * MDFS paper's CuCubes on a Titan Black), and the GPU kernel that ran (the
+ * tensor cores or CUDA-core popcount; EPISTREAM_MDFS_GPU_KERNEL=popc forces
+ * the latter).  Exit 1 when the CPU and GPU
  * results differ. */
 #include <math.h>
 #include <stdint.h>
@@ -101,9 +103,9 @@ int main(int argc, char **argv)
     if (run(&o, n, nv_gpu, nc, y, &rb, &sb)) return 1;
     const double tc = (double)rc.tuples_done / rc.count_seconds, tg = (double)rb.tuples_done / rb.count_seconds;
     const double tk = (double)rb.tuples_done / rb.kernel_seconds;
-    printf("| %dD | %u | %u | %d | %u | %.3g | %u | %.3g | %.3g | %llu | %.1fx | %.1fx | %.1fx | %s |\n", o.dim, n,
+    printf("| %dD | %u | %u | %d | %u | %.3g | %u | %.3g | %.3g | %llu | %.1fx | %.1fx | %.1fx | %s | %s |\n", o.dim, n,
            o.divisions, threads, nv_cpu, tc, nv_gpu, tg, tk, (unsigned long long)rb.rescored, tg / tc, tg / 1.35e9,
-           tk / 1.35e9, same ? "same" : "DIFFERENT");
+           tk / 1.35e9, same ? "same" : "DIFFERENT", strstr(rb.device, "tensor cores") ? "tensor cores" : "popcount");
     fprintf(stderr, "cpu %s %.3f s; gpu (cpu's size) %.3f s, kernels %.3f s, %llu rescored; gpu %.3f s, kernels %.3f s; %s\n",
             rc.device, rc.count_seconds, rg.count_seconds, rg.kernel_seconds, (unsigned long long)rg.rescored,
             rb.count_seconds, rb.kernel_seconds, rb.device);

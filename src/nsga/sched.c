@@ -114,9 +114,8 @@ struct es_ns_sched {
     double *ow;      /* max_pop: the weights in that order */
     double *load;    /* threads: the CPU threads' planned loads */
     double g_fix;    /* a GPU launch's fixed cost (s) */
-    uint32_t g_sms;  /* a launch of at most this many individuals runs one an SM (0: none) */
-    double g_one;    /* weight per second of such a launch's heaviest individual (0: unknown) */
-    double g_all;    /* weight per second of a larger launch's whole weight (0: unknown) */
+    double g_one;    /* weight per second of the heaviest individual of a launch alone */
+    double g_all;    /* weight per second of a launch's whole weight (0: unknown) */
     double c_wake;   /* seconds from the CPU region's start to its first claim */
     timing_t tm;
     /* the evaluation in progress */
@@ -282,7 +281,6 @@ int es_ns_sched_open(es_ns_sched_t **out, const char *spec, int threads,
         if ((ret = es_gkn_open(v->gpu, &cfg, &v->g))) goto fail;
         v->chunk = es_gkn_chunk(v->g);
         s->g_fix = es_gkn_launch_overhead(v->g);
-        s->g_sms = es_gkn_sms(v->g);
         snprintf(v->st.name, sizeof v->st.name, "%s", es_gkn_name(v->g));
     }
     if (s->planned && s->cpu) {
@@ -541,11 +539,10 @@ static void adapt_margin(es_ns_sched_t *s, double t_start)
  *    individuals in order each as it is free (so its planned makespan is that list
  *    schedule's, at the measured rate of a thread, times a margin that grows when the
  *    CPU ended late and shrinks when it ended early, plus its threads' start); the
- *    GPU's, a launch's fixed cost plus, for a launch of at most one individual an SM,
- *    its heaviest individual's time (H200, population 120: a generation takes the
- *    GPU about as long as its heaviest individual), else its whole weight's, each at
- *    the rate measured on the last launches of its kind.  c = 0 (the GPU alone, no CPU
- *    thread woken) unless the plan ends at least 1 % sooner;
+ *    GPU's, a launch's fixed cost plus the longer of its heaviest individual at the
+ *    rate of one individual alone and its whole weight at the rate of a full device
+ *    (each rate re-measured on the launches where it was the longer).  c = 0 (the GPU
+ *    alone, no CPU thread woken) unless the plan ends at least 1 % sooner;
  *  - the GPU's launch is started before the CPU threads, and its host thread, once the
  *    values are back, takes the CPU's individuals that are still unclaimed.
  * Which device evaluates an individual never changes its values: the plan moves time
@@ -555,13 +552,16 @@ static void adapt_margin(es_ns_sched_t *s, double t_start)
  * lightest individuals, each one they should finish in half the GPU's time (their rate
  * and start measured again at no cost to the generation). */
 
-/* The GPU's planned time for a launch of k individuals of weight w_all, the heaviest
- * w_one: at most one an SM, the heaviest's time; more, the whole weight's (INFINITY while
- * that rate is unknown). */
-static double gpu_plan(const es_ns_sched_t *s, uint32_t k, double w_one, double w_all)
+/* The GPU's planned time for a launch of weight w_all whose heaviest individual is w_one:
+ * the longer of the heaviest's time and the whole weight's (INFINITY while the rates are
+ * unknown).  (A model by kind of launch, the heaviest's time alone up to one individual an
+ * SM, left the CPU out of the digits problem on the H200: 1.00x the GPU alone, where this
+ * one gave 1.17x.) */
+static double gpu_plan(const es_ns_sched_t *s, double w_one, double w_all)
 {
-    if (k <= s->g_sms) return s->g_one > 0 ? s->g_fix + w_one / s->g_one : INFINITY;
-    return s->g_all > 0 ? s->g_fix + w_all / s->g_all : INFINITY;
+    if (s->g_all <= 0) return INFINITY;
+    double a = w_one / s->g_one, b = w_all / s->g_all;
+    return s->g_fix + (a > b ? a : b);
 }
 
 /* How often (generations) the CPU threads are given some of the lightest individuals
@@ -575,7 +575,7 @@ static void plan_cpu(es_ns_sched_t *s, const device_t *cpu, const double *w, uin
                      uint32_t *hi)
 {
     *lo = *hi = 0;
-    double total = s->wsum[n], t_gpu = gpu_plan(s, n, w[0], total), r = cpu ? atomic_load(&cpu->rate) : 0.0;
+    double total = s->wsum[n], t_gpu = gpu_plan(s, w[0], total), r = cpu ? atomic_load(&cpu->rate) : 0.0;
     if (!cpu || !n || t_gpu == INFINITY) return; /* the GPU's rate first */
     uint32_t T = (uint32_t)s->threads;
     if (r <= 0) { /* (no rate from the start) one light individual a thread */
@@ -595,7 +595,7 @@ static void plan_cpu(es_ns_sched_t *s, const device_t *cpu, const double *w, uin
         wc += w[c - 1];
         double tc = s->c_wake + s->margin * mk / r;
         if (tc >= best) break; /* only grows from here */
-        double tg = c < n ? gpu_plan(s, n - c, w[c], total - wc) : 0.0, t = tc > tg ? tc : tg;
+        double tg = c < n ? gpu_plan(s, w[c], total - wc) : 0.0, t = tc > tg ? tc : tg;
         if (t < best) {
             best = t;
             c_best = c;
@@ -612,14 +612,17 @@ static void plan_cpu(es_ns_sched_t *s, const device_t *cpu, const double *w, uin
     }
 }
 
-/* A GPU launch of k individuals of weight w_all (the heaviest w_one) took secs: the rate of
- * its kind of launch measured again. */
-static void gpu_measured(es_ns_sched_t *s, uint32_t k, double w_one, double w_all, double secs)
+/* A GPU launch of weight w_all (heaviest w_one) took secs: the rate of the longer part
+ * of its plan measured again (both the first time). */
+static void gpu_measured(es_ns_sched_t *s, double w_one, double w_all, double secs)
 {
     double x = secs - s->g_fix;
     if (x < 1e-7) x = 1e-7;
-    if (k <= s->g_sms) s->g_one = s->g_one > 0 ? 0.5 * s->g_one + 0.5 * w_one / x : w_one / x;
-    else s->g_all = s->g_all > 0 ? 0.5 * s->g_all + 0.5 * w_all / x : w_all / x;
+    if (s->g_all <= 0) {
+        s->g_one = w_one / x;
+        s->g_all = w_all / x;
+    } else if (w_all / s->g_all >= w_one / s->g_one) s->g_all = 0.5 * s->g_all + 0.5 * w_all / x;
+    else s->g_one = 0.5 * s->g_one + 0.5 * w_one / x;
 }
 
 static int eval_planned(es_ns_sched_t *s, double t_start)
@@ -737,7 +740,7 @@ static int eval_planned(es_ns_sched_t *s, double t_start)
     }
     s->tm.scatter += es_time_now() - t_sc;
     if (g1 > g0) {
-        gpu_measured(s, g1 - g0, w_one, w_all, t_gpu_end - t_launch);
+        gpu_measured(s, w_one, w_all, t_gpu_end - t_launch);
         gv->st.evaluations += g1 - g0;
         gv->st.chunks++;
         gv->st.seconds += t_gpu_end - t_launch;

@@ -101,6 +101,7 @@ typedef struct {
     es_progress_cb progress;
     void *progress_ud;
     uint64_t file_size;
+    uint64_t max_bytes; /* BCF read from the start: most decompressed bytes the file can hold (0: unknown) */
     double t0, t_last;
     char loc[LOC_LEN];  /* "CHR:POS" of the current record */
     /* the fileset being built */
@@ -772,14 +773,45 @@ static void tick(rd_t *r, int last)
     r->progress(done, r->file_size, now - r->t0, r->progress_ud);
 }
 
+/* BCF: the next record's two lengths (l_shared, l_indiv: its first 8 bytes),
+ * looked at before bcf_read() allocates them, against r->max_bytes: a corrupt
+ * length asked htslib for gigabytes (found by fuzzing: 2.6 GB for a 754-byte
+ * file).  The bytes are not consumed: read from the BGZF block in memory (the
+ * next block loaded first when the last one is used up, as bgzf_read() would),
+ * or, when they straddle two blocks, read and sought back. */
+static int bcf_next_fits(rd_t *r)
+{
+    BGZF *bg = hts_get_bgzfp(r->fp);
+    if (!r->max_bytes || !bg) return ES_OK;
+    if (bg->block_offset >= bg->block_length && (bgzf_read_block(bg) != 0 || bg->block_length == 0))
+        return ES_OK; /* an error or the end: bcf_read() says which */
+    uint8_t x[8];
+    if (bg->block_offset + 8 <= bg->block_length) {
+        memcpy(x, (const uint8_t *)bg->uncompressed_block + bg->block_offset, 8);
+    } else {
+        int64_t at = bgzf_tell(bg);
+        ssize_t got = bgzf_read(bg, x, 8);
+        if (bgzf_seek(bg, at, SEEK_SET) < 0) return read_error(r, -2);
+        if (got != 8) return ES_OK; /* cut short: bcf_read() reports it */
+    }
+    uint64_t ls = (uint64_t)x[0] | (uint64_t)x[1] << 8 | (uint64_t)x[2] << 16 | (uint64_t)x[3] << 24;
+    uint64_t li = (uint64_t)x[4] | (uint64_t)x[5] << 8 | (uint64_t)x[6] << 16 | (uint64_t)x[7] << 24;
+    if (ls + li <= r->max_bytes) return ES_OK;
+    es_error("%s: corrupt BCF: record %" PRIu64 " claims %" PRIu64 " bytes, more than the whole file "
+             "can hold decompressed (%" PRIu64 ")",
+             r->path, r->rec_no + 1, ls + li, r->max_bytes);
+    return ES_ERR_FORMAT;
+}
+
 static int read_all(rd_t *r)
 {
-    int ret = ES_OK, rc;
+    int ret = ES_OK, rc = 0;
     if (r->is_bcf) {
-        while ((rc = bcf_read(r->fp, r->hdr, r->rec)) >= 0) {
+        while ((ret = bcf_next_fits(r)) == ES_OK && (rc = bcf_read(r->fp, r->hdr, r->rec)) >= 0) {
             if ((ret = bcf_record(r)) != ES_OK) return ret;
             tick(r, 0);
         }
+        if (ret != ES_OK) return ret;
     } else {
         while ((rc = hts_getline(r->fp, '\n', &r->line)) >= 0) {
             r->line_no++;
@@ -1139,6 +1171,15 @@ int es_vcf_open_progress(es_fileset_t **out, const char *path, const char *const
         goto out;
     }
     r.is_bcf = fmt->format == bcf;
+    if (r.is_bcf && !n_regions) {
+        /* a record can be no longer than the file decompressed: a BGZF block
+         * (28 bytes at least) holds at most 64 KiB, and gzip's deflate expands
+         * at most 1,032 to 1; uncompressed BCF, the file's size */
+        struct stat st;
+        BGZF *bg = hts_get_bgzfp(r.fp);
+        if (bg && stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+            r.max_bytes = bg->is_compressed ? ((uint64_t)st.st_size / 28 + 1) * 65536 : (uint64_t)st.st_size;
+    }
     /* our own pool rather than hts_set_threads(): it is joined and freed here,
      * after the file is closed, so no thread outlives the call */
     if (threads > 1 && (!(r.pool.pool = hts_tpool_init(threads)) ||

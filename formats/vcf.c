@@ -783,15 +783,19 @@ static int bcf_next_fits(rd_t *r)
 {
     BGZF *bg = hts_get_bgzfp(r->fp);
     if (!r->max_bytes || !bg) return ES_OK;
-    if (bg->block_offset >= bg->block_length && (bgzf_read_block(bg) != 0 || bg->block_length == 0))
-        return ES_OK; /* an error or the end: bcf_read() says which */
+    if (bg->block_offset >= bg->block_length) {
+        /* a block that fails is the read's error (left to bcf_read(), it would
+         * go on with the block after it) */
+        if (bgzf_read_block(bg) != 0) return read_error(r, -2);
+        if (bg->block_length == 0) return ES_OK; /* the end */
+    }
     uint8_t x[8];
     if (bg->block_offset + 8 <= bg->block_length) {
         memcpy(x, (const uint8_t *)bg->uncompressed_block + bg->block_offset, 8);
     } else {
         int64_t at = bgzf_tell(bg);
         ssize_t got = bgzf_read(bg, x, 8);
-        if (bgzf_seek(bg, at, SEEK_SET) < 0) return read_error(r, -2);
+        if (got < 0 || bgzf_seek(bg, at, SEEK_SET) < 0) return read_error(r, -2);
         if (got != 8) return ES_OK; /* cut short: bcf_read() reports it */
     }
     uint64_t ls = (uint64_t)x[0] | (uint64_t)x[1] << 8 | (uint64_t)x[2] << 16 | (uint64_t)x[3] << 24;

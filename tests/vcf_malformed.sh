@@ -216,6 +216,14 @@ for cmd in "info --vcf $T/biglen.vcf" "scan --threads 1 --vcf $T/biglen.vcf --ph
     esac
     for f in "$T"/o.*; do [ -e "$f" ] && fail "biglen: $cmd left $f behind"; done
 done
+# a damaged compressed block after five good records, a record claiming gigabytes
+# after it: the damage is the error (the length check must not read past it)
+cp "$ES_SRCDIR/tests/fuzz/corpus/vcf/bcf-corrupt-block.bcf" "$T/badblock.vcf"
+expect_fail "$T/badblock.err" "$EPISTREAM" convert --threads 1 --vcf "$T/badblock.vcf" --out "$T/o"
+[ "$rc" -eq 1 ] || { cat "$T/badblock.err" >&2; fail "badblock: exit $rc, expected 1"; }
+grep -qF "$T/badblock.vcf: read error after record 5 (1:200)" "$T/badblock.err" ||
+    { cat "$T/badblock.err" >&2; fail "badblock: no read error after record 5"; }
+for f in "$T"/o.*; do [ -e "$f" ] && fail "badblock: left $f behind"; done
 
 if grep -q -E "AddressSanitizer|runtime error|LeakSanitizer" "$T/part.out" "$T/u.out" \
     "$T/dupid.out"; then

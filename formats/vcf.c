@@ -1121,13 +1121,16 @@ int es_vcf_open_progress(es_fileset_t **out, const char *path, const char *const
     r.t0 = r.t_last = t0;
     /* regions are read through the index, not from the start to the end:
      * no byte count to report */
-    if (progress && !n_regions) {
-        struct stat st;
-        if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-            r.progress = progress;
-            r.progress_ud = progress_ud;
-            r.file_size = (uint64_t)st.st_size;
-        }
+    /* the size of a file read from start to end: the progress reports' total
+     * and the bound of a BCF record's length (0: unknown, a pipe or regions) */
+    uint64_t size = 0;
+    struct stat st;
+    if (!n_regions && path && stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+        size = (uint64_t)st.st_size;
+    if (progress && size) {
+        r.progress = progress;
+        r.progress_ud = progress_ud;
+        r.file_size = size;
     }
     if (out) *out = NULL;
     r.hdr_lines = -1;
@@ -1175,14 +1178,11 @@ int es_vcf_open_progress(es_fileset_t **out, const char *path, const char *const
         goto out;
     }
     r.is_bcf = fmt->format == bcf;
-    if (r.is_bcf && !n_regions) {
+    if (r.is_bcf && size && hts_get_bgzfp(r.fp)) {
         /* a record can be no longer than the file decompressed: a BGZF block
          * (28 bytes at least) holds at most 64 KiB, and gzip's deflate expands
          * at most 1,032 to 1; uncompressed BCF, the file's size */
-        struct stat st;
-        BGZF *bg = hts_get_bgzfp(r.fp);
-        if (bg && stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
-            r.max_bytes = bg->is_compressed ? ((uint64_t)st.st_size / 28 + 1) * 65536 : (uint64_t)st.st_size;
+        r.max_bytes = hts_get_bgzfp(r.fp)->is_compressed ? (size / 28 + 1) * 65536 : size;
     }
     /* our own pool rather than hts_set_threads(): it is joined and freed here,
      * after the file is closed, so no thread outlives the call */

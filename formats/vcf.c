@@ -50,6 +50,7 @@
 #include <sys/stat.h>
 
 #include <htslib/bgzf.h>
+#include <htslib/hts_endian.h>
 #include <htslib/hfile.h>
 #include <htslib/hts.h>
 #include <htslib/kstring.h>
@@ -798,8 +799,7 @@ static int bcf_next_fits(rd_t *r)
         if (got < 0 || bgzf_seek(bg, at, SEEK_SET) < 0) return read_error(r, -2);
         if (got != 8) return ES_OK; /* cut short: bcf_read() reports it */
     }
-    uint64_t ls = (uint64_t)x[0] | (uint64_t)x[1] << 8 | (uint64_t)x[2] << 16 | (uint64_t)x[3] << 24;
-    uint64_t li = (uint64_t)x[4] | (uint64_t)x[5] << 8 | (uint64_t)x[6] << 16 | (uint64_t)x[7] << 24;
+    uint64_t ls = le_to_u32(x), li = le_to_u32(x + 4);
     if (ls + li <= r->max_bytes) return ES_OK;
     es_error("%s: corrupt BCF: record %" PRIu64 " claims %" PRIu64 " bytes, more than the whole file "
              "can hold decompressed (%" PRIu64 ")",

@@ -102,7 +102,8 @@ typedef struct {
     es_progress_cb progress;
     void *progress_ud;
     uint64_t file_size;
-    uint64_t max_bytes; /* BCF read from the start: most decompressed bytes the file can hold (0: unknown) */
+    uint64_t max_bytes; /* BCF: most decompressed bytes the file can hold (0: unknown) */
+    int fits_err;       /* the length check's error inside an index iterator (ES_OK: none) */
     double t0, t_last;
     char loc[LOC_LEN];  /* "CHR:POS" of the current record */
     /* the fileset being built */
@@ -801,10 +802,29 @@ static int bcf_next_fits(rd_t *r)
     }
     uint64_t ls = le_to_u32(x), li = le_to_u32(x + 4);
     if (ls + li <= r->max_bytes) return ES_OK;
-    es_error("%s: corrupt BCF: record %" PRIu64 " claims %" PRIu64 " bytes, more than the whole file "
-             "can hold decompressed (%" PRIu64 ")",
-             r->path, r->rec_no + 1, ls + li, r->max_bytes);
+    char w[LOC_LEN + 96];
+    if (r->region && r->loc[0])
+        snprintf(w, sizeof w, "the record after %s (region %s)", r->loc, r->region);
+    else if (r->region)
+        snprintf(w, sizeof w, "a record read for region %s", r->region);
+    else
+        snprintf(w, sizeof w, "record %" PRIu64, r->rec_no + 1);
+    es_error("%s: corrupt BCF: %s claims %" PRIu64 " bytes, more than the whole file can hold "
+             "decompressed (%" PRIu64 ")",
+             r->path, w, ls + li, r->max_bytes);
     return ES_ERR_FORMAT;
+}
+
+/* The index iterator's record reader: bcf_readrec() after the same length
+ * check (the iterator seeks into the file, so the check must come at each
+ * record it reads, not only in read_all()'s loop).  The check's error is kept
+ * in r->fits_err (already reported), told apart from htslib's by the caller. */
+static int bcf_readrec_checked(BGZF *fp, void *data, void *rec, int *tid, hts_pos_t *beg,
+                               hts_pos_t *end)
+{
+    rd_t *r = data;
+    if ((r->fits_err = bcf_next_fits(r)) != ES_OK) return -2;
+    return bcf_readrec(fp, NULL, rec, tid, beg, end);
 }
 
 static int read_all(rd_t *r)
@@ -965,8 +985,9 @@ static int read_regions(rd_t *r, const char *const *regions, int n_regions)
     for (int k = 0; k < m; k++) {
         hts_pos_t prev_end = k > 0 && reg[k - 1].tid == reg[k].tid ? reg[k - 1].end : -1;
         r->region = reg[k].text;
+        r->loc[0] = '\0'; /* the index jumps: the previous region's records are not "before" */
         itr = tbx ? tbx_itr_queryi(tbx, reg[k].tid, reg[k].beg, reg[k].end)
-                  : bcf_itr_queryi(idx, reg[k].tid, reg[k].beg, reg[k].end);
+                  : hts_itr_query(idx, reg[k].tid, reg[k].beg, reg[k].end, bcf_readrec_checked);
         if (!itr) {
             es_error("%s: cannot query the index for region '%s'", r->path, reg[k].text);
             ret = ES_ERR_FORMAT;
@@ -976,7 +997,11 @@ static int read_regions(rd_t *r, const char *const *regions, int n_regions)
             if (tbx)
                 rc = tbx_itr_next(r->fp, tbx, itr, &r->line);
             else
-                rc = bcf_itr_next(r->fp, itr, r->rec);
+                rc = hts_itr_next(hts_get_bgzfp(r->fp), itr, r->rec, r);
+            if (r->fits_err != ES_OK) {
+                ret = r->fits_err;
+                goto out;
+            }
             if (rc < 0) break;
             if (r->is_bcf) {
                 if (r->rec->pos < prev_end) continue; /* returned by the previous region */
@@ -1119,15 +1144,14 @@ int es_vcf_open_progress(es_fileset_t **out, const char *path, const char *const
 
     memset(&r, 0, sizeof r);
     r.t0 = r.t_last = t0;
-    /* regions are read through the index, not from the start to the end:
-     * no byte count to report */
-    /* the size of a file read from start to end: the progress reports' total
-     * and the bound of a BCF record's length (0: unknown, a pipe or regions) */
+    /* the file's size: the bound of a BCF record's length (0: unknown, a
+     * pipe) and, read from start to end, the progress reports' total
+     * (regions are read through the index: no byte count to report) */
     uint64_t size = 0;
     struct stat st;
-    if (!n_regions && path && stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+    if (path && stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
         size = (uint64_t)st.st_size;
-    if (progress && size) {
+    if (progress && size && !n_regions) {
         r.progress = progress;
         r.progress_ud = progress_ud;
         r.file_size = size;

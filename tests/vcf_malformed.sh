@@ -225,6 +225,27 @@ grep -qF "$T/badblock.vcf: read error after record 5 (1:200)" "$T/badblock.err" 
     { cat "$T/badblock.err" >&2; fail "badblock: no read error after record 5"; }
 for f in "$T"/o.*; do [ -e "$f" ] && fail "badblock: left $f behind"; done
 
+# the same check on the --region path (the index iterator reads the records):
+# an indexed BCF (tests/data/make_bcf_region.py) whose 12th record, at 1:12000,
+# claims gigabytes; regions before it read, regions reaching it refused
+cp "$ES_SRCDIR/tests/data/bcf-region-length.bcf" "$T/reglen.bcf"
+cp "$ES_SRCDIR/tests/data/bcf-region-length.bcf.csi" "$T/reglen.bcf.csi"
+"$EPISTREAM" info --vcf "$T/reglen.bcf" --region 1:1000-5000 --region 1:30000-35000 >"$T/reglen.out" 2>&1 ||
+    { cat "$T/reglen.out" >&2; fail "reglen: regions before the bad record failed"; }
+grep -q "^variants	11$" "$T/reglen.out" || { cat "$T/reglen.out" >&2; fail "reglen: expected 11 variants"; }
+for spec in "1:9000-20000|the record after 1:11000 (region 1:9000-20000) claims 3637313547 bytes" \
+    "1:12000-20000|a record read for region 1:12000-20000 claims 3637313547 bytes"; do
+    reg=${spec%%|*} msg=${spec#*|}
+    for cmd in "info --vcf $T/reglen.bcf" "convert --threads 1 --vcf $T/reglen.bcf --out $T/o" \
+        "scan --threads 2 --vcf $T/reglen.bcf --pheno $P --out $T/o"; do
+        # shellcheck disable=SC2086  # $cmd: the command's words
+        expect_fail "$T/reglen.err" "$EPISTREAM" $cmd --region "$reg"
+        [ "$rc" -eq 1 ] || { cat "$T/reglen.err" >&2; fail "reglen: $cmd --region $reg: exit $rc, expected 1"; }
+        grep -qF "$T/reglen.bcf: corrupt BCF: $msg" "$T/reglen.err" ||
+            { cat "$T/reglen.err" >&2; fail "reglen: $cmd --region $reg: no message about the length"; }
+        for f in "$T"/o.*; do [ -e "$f" ] && fail "reglen: $cmd left $f behind"; done
+    done
+done
 if grep -q -E "AddressSanitizer|runtime error|LeakSanitizer" "$T/part.out" "$T/u.out" \
     "$T/dupid.out"; then
     cat "$T/part.out" "$T/u.out" "$T/dupid.out" >&2

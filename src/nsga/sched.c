@@ -73,6 +73,10 @@ typedef struct {
     double cpu_late;  /* the CPU's end after the GPU's (the GPU's host thread waiting) */
     double gpu_late;  /* the GPU's end after the CPU's (the CPU threads idle) */
     double scatter;   /* the GPU's values to their individuals */
+    uint64_t probes;  /* generations whose CPU threads only measured their rate */
+    uint64_t taken;   /* CPU individuals taken back while a CPU thread evaluated them */
+    uint64_t retaken; /* CPU individuals evaluated again on the GPU (taken, or never begun) */
+    double relaunch;  /* the second launch's start to its values back */
 } timing_t;
 
 typedef struct {
@@ -103,7 +107,8 @@ struct es_ns_sched {
     double margin;   /* >= 1: how much longer than measured a CPU thread assumes it takes */
     double gen_rate[2]; /* weight per second of whole generations: [0] GPUs alone, [1] with the CPU */
     uint64_t gens;   /* generations evaluated */
-    uint64_t probe_next, probe_gap; /* the next generation of the slower mode, and the gap to it */
+    uint64_t probe_next, probe_gap; /* the next generation of the slower mode (the planned
+                                       schedule: of a CPU probe), and the gap to it */
     /* the planned schedule (one GPU, with or without the CPU) */
     int planned;     /* 0: the chunked self-scheduling above (EPISTREAM_NSGA_SCHED=dynamic) */
     int timing;      /* EPISTREAM_NSGA_TIMING=1: the breakdown on stderr at the end */
@@ -114,9 +119,19 @@ struct es_ns_sched {
     double *ow;      /* max_pop: the weights in that order */
     double *load;    /* threads: the CPU threads' planned loads */
     double g_fix;    /* a GPU launch's fixed cost (s) */
+    uint32_t g_chunk;/* the most individuals of one wave (the SMs times the blocks an SM holds) */
     double g_one;    /* weight per second of the heaviest individual of a launch alone */
     double g_all;    /* weight per second of a launch's whole weight (0: unknown) */
+    double g_many;   /* the same for launches of several waves (0: unknown) */
+    double g_solo;   /* weight per second of one individual launched alone (measured at open) */
     double c_wake;   /* seconds from the CPU region's start to its first claim */
+    double c_best;   /* a CPU thread's rate alone, measured at open: the most it can be */
+    int c_loaded;    /* a CPU thread's rate measured with the GPU busy (a probe or a share) */
+    int takeback_all;/* EPISTREAM_NSGA_TAKEBACK=all (tests): every CPU individual not done
+                        when the GPU's values are back is taken back and evaluated again */
+    _Atomic uint32_t *state; /* max_pop: who evaluates a position of the CPU's part (TB_*) */
+    double *q_t0;    /* max_pop: when a CPU thread began a position */
+    _Atomic int stop;/* the CPU threads' evaluations end now (es_ns_scratch_t.stop) */
     timing_t tm;
     /* the evaluation in progress */
     const uint64_t *masks;
@@ -179,6 +194,32 @@ static int parse_devices(es_ns_sched_t *s, const char *spec)
     return ES_OK;
 }
 
+/* One individual of every feature launched alone, the better of two: s->g_solo, the rate
+ * that a second launch of a few taken-back individuals is planned with before a launch of
+ * one wave has been measured; s->g_chunk, a wave's individuals. */
+static int measure_solo(es_ns_sched_t *s, es_gkn_t *g, const es_ns_problem_t *pb, uint32_t words)
+{
+    uint32_t p = pb->d->p, *init = calloc(pb->clusters ? pb->clusters : 1, sizeof *init);
+    uint64_t *mask = calloc(words, sizeof *mask);
+    int ret = ES_OK;
+    s->g_chunk = es_gkn_chunk(g);
+    if (!init || !mask) ret = ES_ERR_NOMEM;
+    for (uint32_t c = 0; c < pb->clusters && !ret; c++) init[c] = c < pb->d->n ? c : 0;
+    for (uint32_t f = 0; f < p && !ret; f++) mask[f >> 6] |= 1ull << (f & 63);
+    double fv[2], best = 0.0;
+    if (!ret) ret = es_gkn_population(g, mask, 1, pb->clusters ? init : NULL, NULL);
+    for (int k = 0; k < 2 && !ret; k++) {
+        double t0 = es_time_now();
+        ret = es_gkn_eval(g, 0, 1, fv);
+        double secs = es_time_now() - t0;
+        if (!k || secs < best) best = secs;
+    }
+    if (!ret && best > s->g_fix) s->g_solo = (W_FIXED + p) / (best - s->g_fix);
+    free(init);
+    free(mask);
+    return ret;
+}
+
 int es_ns_sched_open(es_ns_sched_t **out, const char *spec, int threads,
                      const es_ns_problem_t *pb, uint32_t max_pop, uint32_t words)
 {
@@ -214,13 +255,17 @@ int es_ns_sched_open(es_ns_sched_t **out, const char *spec, int threads,
                *tv = es_env_variant("EPISTREAM_NSGA_TIMING");
     s->planned = s->n_gpu == 1 && !(sv && !strcmp(sv, "dynamic"));
     s->timing = tv && !strcmp(tv, "1");
+    const char *kv = es_env_variant("EPISTREAM_NSGA_TAKEBACK");
+    s->takeback_all = kv && !strcmp(kv, "all");
     if (s->planned &&
         (!(s->order = malloc((size_t)max_pop * sizeof *s->order)) ||
          !(s->ones = malloc((size_t)max_pop * sizeof *s->ones)) ||
          !(s->bucket = malloc(((size_t)pb->d->p + 1) * sizeof *s->bucket)) ||
          !(s->gf = malloc((size_t)max_pop * 2 * sizeof *s->gf)) ||
          !(s->ow = malloc((size_t)max_pop * sizeof *s->ow)) ||
-         !(s->load = malloc(((size_t)s->threads + 1) * sizeof *s->load)))) {
+         !(s->load = malloc(((size_t)s->threads + 1) * sizeof *s->load)) ||
+         !(s->state = calloc((size_t)max_pop, sizeof *s->state)) ||
+         !(s->q_t0 = calloc((size_t)max_pop, sizeof *s->q_t0)))) {
         ret = ES_ERR_NOMEM;
         goto fail;
     }
@@ -250,6 +295,7 @@ int es_ns_sched_open(es_ns_sched_t **out, const char *spec, int threads,
             v->sim = 1;
             if ((ret = es_ns_scratch_alloc(&v->sim_scr, pb))) goto fail;
             v->chunk = SIM_CHUNK;
+            s->g_chunk = SIM_CHUNK;
             snprintf(v->st.name, sizeof v->st.name, "gpu:%d (simulated on a host thread)", v->gpu);
             continue;
         }
@@ -281,6 +327,7 @@ int es_ns_sched_open(es_ns_sched_t **out, const char *spec, int threads,
         if ((ret = es_gkn_open(v->gpu, &cfg, &v->g))) goto fail;
         v->chunk = es_gkn_chunk(v->g);
         s->g_fix = es_gkn_launch_overhead(v->g);
+        if (s->planned && (ret = measure_solo(s, v->g, pb, words))) goto fail;
         snprintf(v->st.name, sizeof v->st.name, "%s", es_gkn_name(v->g));
     }
     if (s->planned && s->cpu) {
@@ -312,6 +359,7 @@ int es_ns_sched_open(es_ns_sched_t **out, const char *spec, int threads,
         }
         for (uint32_t k = 0; k < s->n_dev; k++)
             if (s->dev[k].gpu < 0 && best > 0) atomic_store(&s->dev[k].rate, (W_FIXED + (p + 1) / 2) / best);
+        if (best > 0) s->c_best = (W_FIXED + (p + 1) / 2) / best;
         s->margin = 1.25; /* a thread alone runs faster than with the others busy */
         free(init);
         free(mask);
@@ -343,6 +391,8 @@ void es_ns_sched_close(es_ns_sched_t *s)
     free(s->gf);
     free(s->ow);
     free(s->load);
+    free(s->state);
+    free(s->q_t0);
     free(s);
 }
 
@@ -529,62 +579,74 @@ static void adapt_margin(es_ns_sched_t *s, double t_start)
  *
  * Chunks of self-scheduling cost a GPU a launch and a wait each, and a launch of fewer
  * blocks than the SMs hold takes about as long as a full one: on one H200 a generation
- * of the paper's shape takes the GPU 1-3 ms, and the CPU threads' claims between its
- * chunks never shortened it (CPU+GPU ran at 0.91-0.99x the GPU alone).  So with one GPU
- * each generation is planned before it starts, from the rates measured so far:
+ * of the paper's shape takes the GPU 0.3-1.7 ms, and the CPU threads' claims between its
+ * chunks never shortened it.  So with one GPU each generation is planned before it
+ * starts, from the rates measured so far:
  *  - the individuals are ordered heaviest first (weight: selected features + W_FIXED);
  *  - the CPU threads take the c heaviest, the GPU the others in one launch (its blocks
  *    heaviest first, so that a launch of more blocks than the SMs hold ends together);
  *  - c minimises the later of the two ends: the CPU's, its threads taking the
- *    individuals in order each as it is free (so its planned makespan is that list
- *    schedule's, at the measured rate of a thread, times a margin that grows when the
- *    CPU ended late and shrinks when it ended early, plus its threads' start); the
- *    GPU's, a launch's fixed cost plus the longer of its heaviest individual at the
- *    rate of one individual alone and its whole weight at the rate of a full device
- *    (each rate re-measured on the launches where it was the longer).  c = 0 (the GPU
- *    alone, no CPU thread woken) unless the plan ends at least 1 % sooner;
- *  - the GPU's launch is started before the CPU threads, and its host thread, once the
- *    values are back, takes the CPU's individuals that are still unclaimed.
- * Which device evaluates an individual never changes its values: the plan moves time
- * only.  A CPU thread's rate is first measured when the devices open (two evaluations
- * of half the features), the GPU's in the first generation, which it runs alone; every
- * PROBE_CPU-th generation the plan leaves the CPU out, the CPU threads take some of the
- * lightest individuals, each one they should finish in half the GPU's time (their rate
- * and start measured again at no cost to the generation). */
+ *    individuals in order each as it is free (its planned makespan that list schedule's
+ *    at the rate of a thread measured with the GPU busy, times a margin that grows when
+ *    the CPU ended late and shrinks when it ended early, plus its threads' start); the
+ *    GPU's, a launch's fixed cost plus, for a launch of one wave, the longer of its
+ *    heaviest individual at the rate of one individual alone and its whole weight at
+ *    the rate of a full device, for several waves its whole weight at the rate of such
+ *    launches (each rate re-measured on the launches where it was the longer).  c = 0
+ *    (the GPU alone, no CPU thread woken) unless the plan ends at least 1 % sooner;
+ *  - the GPU's launch is started before the CPU threads.  When its values are back,
+ *    the GPU's host thread never waits for a CPU individual that the GPU could evaluate
+ *    sooner: each one no thread has begun, and each one begun whose expected rest is
+ *    longer than a second launch, is taken back (its thread stops, its values are
+ *    discarded) and evaluated by a second launch of those positions.  Who evaluates
+ *    an individual is decided by one compare-and-swap on its position (TB_*), and its
+ *    values are the same bits on either device: the front never depends on who won.
+ * A CPU thread's rate is first measured when the devices open (two evaluations of half
+ * the features, the threads idle): the best it can be.  The CPU is given a share only
+ * once its rate was measured with the GPU busy: by a probe, every PROBE_CPU-th
+ * generation and only where the plan at that best rate, without margin, would end
+ * sooner, in which the GPU evaluates the whole generation and the CPU threads some of
+ * its lightest individuals as well, only to time them (stopped when the GPU's values
+ * are back: a probe costs the GPU nothing but its threads' start). */
 
-/* The GPU's planned time for a launch of weight w_all whose heaviest individual is w_one:
- * the longer of the heaviest's time and the whole weight's (INFINITY while the rates are
- * unknown).  (A model by kind of launch, the heaviest's time alone up to one individual an
- * SM, left the CPU out of the digits problem on the H200: 1.00x the GPU alone, where this
- * one gave 1.17x.) */
-static double gpu_plan(const es_ns_sched_t *s, double w_one, double w_all)
+/* A position of the CPU's part: free, begun by a CPU thread, done by it, or the GPU's. */
+enum { TB_FREE = 0, TB_CPU = 1, TB_DONE = 2, TB_GPU = 3 };
+/* What a generation's plan gives the CPU. */
+enum { PLAN_GPU = 0, PLAN_SHARE = 1, PLAN_PROBE = 2 };
+
+/* The GPU's planned time for a launch of count positions of weight w_all whose heaviest
+ * individual is w_one (INFINITY while the rates of that kind of launch are unknown).  (A
+ * launch of one wave planned by its heaviest individual alone left the CPU out of the
+ * digits problem on the H200: 1.00x the GPU alone, where the longer of the two gave
+ * 1.17x.) */
+static double gpu_plan(const es_ns_sched_t *s, uint32_t count, double w_one, double w_all)
 {
+    if (!count) return 0.0;
+    if (count > s->g_chunk) return s->g_many > 0 ? s->g_fix + w_all / s->g_many : INFINITY;
     if (s->g_all <= 0) return INFINITY;
     double a = w_one / s->g_one, b = w_all / s->g_all;
     return s->g_fix + (a > b ? a : b);
 }
 
-/* How often (generations) the CPU threads are given some of the lightest individuals
-   while the plan leaves them out: their rate and start measured again, only with what
-   they should finish in half the GPU's time (so at no cost to the generation). */
+/* A second launch of a few taken-back individuals: as a launch of one wave where one was
+ * measured, else at the rate of one individual alone (measured at open). */
+static double gpu_relaunch(const es_ns_sched_t *s, uint32_t count, double w_one, double w_all)
+{
+    double t = gpu_plan(s, count, w_one, w_all);
+    if (t == INFINITY && s->g_solo > 0) t = s->g_fix + w_one / s->g_solo;
+    return t;
+}
+
+/* How often (generations) the CPU threads are probed while the plan leaves them out. */
 #define PROBE_CPU 16
 
-/* The CPU's part of the n individuals in s->order (weights w, heaviest first): positions
- * [*lo, *hi), the heaviest c (*lo = 0) or, to measure the CPU again, the lightest few. */
-static void plan_cpu(es_ns_sched_t *s, const device_t *cpu, const double *w, uint32_t n, uint32_t *lo,
-                     uint32_t *hi)
+/* The CPU threads' share of the n individuals of weights w (heaviest first) at a thread's
+ * rate r and margin m: the c heaviest that make the plan end soonest, 0 unless at least
+ * 1 % sooner than the GPU alone. */
+static uint32_t plan_share(es_ns_sched_t *s, const double *w, uint32_t n, double r, double m)
 {
-    *lo = *hi = 0;
-    double total = s->wsum[n], t_gpu = gpu_plan(s, w[0], total), r = cpu ? atomic_load(&cpu->rate) : 0.0;
-    if (!cpu || !n || t_gpu == INFINITY) return; /* the GPU's rate first */
-    uint32_t T = (uint32_t)s->threads;
-    if (r <= 0) { /* (no rate from the start) one light individual a thread */
-        *lo = n - (T < n / 4 ? T : n / 4);
-        *hi = n;
-        return;
-    }
-    double best = 0.99 * t_gpu, mk = 0.0, wc = 0.0;
-    uint32_t c_best = 0;
+    double total = s->wsum[n], best = 0.99 * gpu_plan(s, n, w[0], total), mk = 0.0, wc = 0.0;
+    uint32_t T = (uint32_t)s->threads, c_best = 0;
     for (uint32_t t = 0; t < T; t++) s->load[t] = 0.0;
     for (uint32_t c = 1; c <= n; c++) {
         uint32_t l = 0; /* the thread free first takes the next */
@@ -593,36 +655,90 @@ static void plan_cpu(es_ns_sched_t *s, const device_t *cpu, const double *w, uin
         s->load[l] += w[c - 1];
         if (s->load[l] > mk) mk = s->load[l];
         wc += w[c - 1];
-        double tc = s->c_wake + s->margin * mk / r;
+        double tc = s->c_wake + m * mk / r;
         if (tc >= best) break; /* only grows from here */
-        double tg = c < n ? gpu_plan(s, w[c], total - wc) : 0.0, t = tc > tg ? tc : tg;
+        double tg = c < n ? gpu_plan(s, n - c, w[c], total - wc) : 0.0, t = tc > tg ? tc : tg;
         if (t < best) {
             best = t;
             c_best = c;
         }
     }
-    *hi = c_best;
-    if (!c_best && s->gens >= s->probe_next) { /* the lightest, each well within the GPU's time */
-        uint32_t q = n;
-        while (q > 0 && n - q < T && s->c_wake + s->margin * w[q - 1] / r <= 0.5 * t_gpu) q--;
-        if (q < n) {
-            *lo = q;
-            *hi = n;
-        }
-    }
+    return c_best;
 }
 
-/* A GPU launch of weight w_all (heaviest w_one) took secs: the rate of the longer part
- * of its plan measured again (both the first time). */
-static void gpu_measured(es_ns_sched_t *s, double w_one, double w_all, double secs)
+/* The CPU's part of the n individuals in s->order (weights w, heaviest first): positions
+ * [*lo, *hi), a share of the heaviest (*lo = 0) or a probe of the lightest few. */
+static int plan_cpu(es_ns_sched_t *s, const device_t *cpu, const double *w, uint32_t n, uint32_t *lo,
+                    uint32_t *hi)
+{
+    *lo = *hi = 0;
+    double t_gpu = n ? gpu_plan(s, n, w[0], s->wsum[n]) : INFINITY, r = cpu ? atomic_load(&cpu->rate) : 0.0;
+    if (!cpu || t_gpu == INFINITY) return PLAN_GPU; /* the GPU's rate first */
+    uint32_t c = s->c_loaded && r > 0 ? plan_share(s, w, n, r, s->margin) : 0;
+    if (c) {
+        *hi = c;
+        return PLAN_SHARE;
+    }
+    /* a probe: due, and the CPU at its best could shorten the generation */
+    double rb = s->c_best > r ? s->c_best : r;
+    if (s->gens < s->probe_next || rb <= 0 || !plan_share(s, w, n, rb, 1.0)) return PLAN_GPU;
+    uint32_t q = n, T = (uint32_t)s->threads;
+    while (q > 0 && n - q < T && s->c_wake + s->margin * w[q - 1] / rb <= 0.5 * t_gpu) q--;
+    if (q == n) q--; /* at least the lightest (stopped with the GPU's values if it is late) */
+    *lo = q;
+    *hi = n;
+    return PLAN_PROBE;
+}
+
+/* A GPU launch of count positions, weight w_all (heaviest w_one), took secs: the rate of
+ * the longer part of its plan measured again (both the first time). */
+static void gpu_measured(es_ns_sched_t *s, uint32_t count, double w_one, double w_all, double secs)
 {
     double x = secs - s->g_fix;
     if (x < 1e-7) x = 1e-7;
-    if (s->g_all <= 0) {
+    if (count > s->g_chunk) s->g_many = s->g_many > 0 ? 0.5 * s->g_many + 0.5 * w_all / x : w_all / x;
+    else if (s->g_all <= 0) {
         s->g_one = w_one / x;
         s->g_all = w_all / x;
     } else if (w_all / s->g_all >= w_one / s->g_one) s->g_all = 0.5 * s->g_all + 0.5 * w_all / x;
     else s->g_one = 0.5 * s->g_one + 0.5 * w_one / x;
+}
+
+/* The GPU's host thread, its values back, in a generation where the CPU has positions
+ * [0, hi): every position no CPU thread has begun, and those begun whose expected rest
+ * is longer than a second launch (all of them with EPISTREAM_NSGA_TAKEBACK=all), become
+ * the GPU's; the begun ones taken are stopped.  @return the first position taken (hi:
+ * none), *taken the begun ones among them */
+static uint32_t take_back(es_ns_sched_t *s, const device_t *cv, const double *w, uint32_t hi, uint64_t *taken)
+{
+    double now = es_time_now(), r = atomic_load(&cv->rate), rest = 0.0, w_all = 0.0;
+    uint32_t first = hi, first_any = hi, begun = 0;
+    *taken = 0;
+    for (uint32_t q = 0; q < hi; q++) {
+        uint32_t e = TB_FREE;
+        if (atomic_compare_exchange_strong(&s->state[q], &e, TB_GPU)) {
+            if (q < first) first = q;
+        } else if (e == TB_CPU) {
+            /* its expected rest: as planned, and at least a quarter of what it took so far */
+            double el = now - s->q_t0[q], left = r > 0 ? s->margin * w[q] / r - el : INFINITY;
+            if (left < 0.25 * el) left = 0.25 * el;
+            if (left > rest) rest = left;
+            begun++;
+        } else continue;
+        if (q < first_any) first_any = q;
+    }
+    if (!begun) return first;
+    for (uint32_t q = first_any; q < hi; q++) w_all += w[q];
+    if (!s->takeback_all && !(gpu_relaunch(s, hi - first_any, w[first_any], w_all) < rest)) return first;
+    for (uint32_t q = first_any; q < hi; q++) {
+        uint32_t e = TB_CPU;
+        if (atomic_compare_exchange_strong(&s->state[q], &e, TB_GPU)) {
+            (*taken)++;
+            if (q < first) first = q;
+        }
+    }
+    if (*taken) atomic_store(&s->stop, 1);
+    return first;
 }
 
 static int eval_planned(es_ns_sched_t *s, double t_start)
@@ -649,103 +765,154 @@ static int eval_planned(es_ns_sched_t *s, double t_start)
     for (uint32_t i = 0; i < n; i++) s->order[b[s->ones[i]]++] = i;
     double *w = s->ow;
     for (uint32_t q = 0; q < n; q++) w[q] = s->wsum[s->order[q] + 1] - s->wsum[s->order[q]];
-    uint32_t lo, hi; /* the CPU's positions; the GPU's: the others, [g0, g1) */
-    plan_cpu(s, cv, w, n, &lo, &hi);
-    uint32_t c = hi - lo, g0 = lo ? 0 : hi, g1 = lo ? lo : n;
-    if (cv && (c || s->gens >= s->probe_next)) s->probe_next = s->gens + PROBE_CPU;
-    double w_one = g1 > g0 ? w[g0] : 0.0, w_all = 0.0;
-    for (uint32_t q = g0; q < g1; q++) w_all += w[q];
+    uint32_t lo, hi; /* the CPU's positions; the GPU's: [g0, n) */
+    int mode = plan_cpu(s, cv, w, n, &lo, &hi);
+    uint32_t g0 = mode == PLAN_SHARE ? hi : 0, n_gpu = n - g0;
+    if (mode == PLAN_SHARE) s->probe_next = s->gens + PROBE_CPU;
+    double w_one = n_gpu ? w[g0] : 0.0, w_all = 0.0;
+    for (uint32_t q = g0; q < n; q++) w_all += w[q];
     double t_plan = es_time_now();
     s->tm.order += t_plan - t_start;
-    /* the GPU's part, positions [c, n), started */
+    /* the GPU's part, positions [g0, n), started */
     if (!gv->sim && ((gv->err = es_gkn_population(gv->g, s->masks, n, s->pb.init, s->order)) ||
-                     (gv->err = es_gkn_launch(gv->g, g0, g1 - g0))))
+                     (gv->err = es_gkn_launch(gv->g, g0, n_gpu))))
         return gv->err;
-    double t_launch = es_time_now(), t_gpu_end = t_launch, t_cpu_end = 0.0, t_first = 0.0;
+    double t_launch = es_time_now(), t_gpu_end = t_launch, t_gpu_first = t_launch, t_cpu_end = 0.0,
+           t_first = 0.0, kernel = 0.0;
     s->tm.upload += t_launch - t_plan;
-    _Atomic uint32_t next = lo;
-    uint64_t cpu_done = 0;
-    int err = ES_OK;
-    if (!c) { /* the GPU alone */
+    uint32_t first = hi; /* the positions of the CPU's part taken back: TB_GPU in [first, hi) */
+    uint64_t cpu_done = 0, taken = 0, loaded = 0;
+    int err = ES_OK, wide = 0;
+    if (mode == PLAN_GPU) {
         if (gv->sim) {
             for (uint32_t q = 0; q < n; q++)
                 es_ns_eval_cpu(&s->pb, s->masks + (size_t)s->order[q] * s->words, &gv->sim_scr, 1,
                                s->f + 2 * (size_t)s->order[q]);
-        } else err = es_gkn_wait(gv->g, s->gf);
-        t_gpu_end = es_time_now();
+        } else if (!(err = es_gkn_wait(gv->g, s->gf))) kernel = es_gkn_kernel_seconds(gv->g, &wide);
+        t_gpu_end = t_gpu_first = es_time_now();
     } else {
-        int T = s->threads;
-        double t_par = es_time_now();
-        t_first = 0.0;
-#pragma omp parallel num_threads(T + 1) reduction(+ : cpu_done) reduction(max : t_cpu_end)
+        int T = s->threads, share = mode == PLAN_SHARE;
+        double t_par = es_time_now(), r0 = atomic_load(&cv->rate);
+        _Atomic uint32_t next = lo;
+        atomic_store(&s->stop, 0);
+        for (uint32_t q = lo; q < hi; q++) atomic_store_explicit(&s->state[q], TB_FREE, memory_order_relaxed);
+#pragma omp parallel num_threads(T + 1) reduction(+ : cpu_done, loaded) reduction(max : t_cpu_end)
         {
             int t = 0;
 #ifdef _OPENMP
             t = omp_get_thread_num();
 #endif
-            if (t == T) { /* the GPU's host thread: its values back, then the CPU's leftovers */
+            if (t == T) { /* the GPU's host thread: its values back, then the CPU's part it takes back */
                 int e = ES_OK;
                 if (gv->sim) {
-                    for (uint32_t q = g0; q < g1; q++)
+                    for (uint32_t q = g0; q < n; q++)
                         es_ns_eval_cpu(&s->pb, s->masks + (size_t)s->order[q] * s->words, &gv->sim_scr,
                                        1, s->f + 2 * (size_t)s->order[q]);
-                } else e = es_gkn_wait(gv->g, s->gf);
-                t_gpu_end = es_time_now();
+                } else if (!(e = es_gkn_wait(gv->g, s->gf))) kernel = es_gkn_kernel_seconds(gv->g, &wide);
+                t_gpu_end = t_gpu_first = es_time_now();
+                if (!share) atomic_store(&s->stop, 1); /* a probe: its threads stop now */
+                else if (!e && (first = take_back(s, cv, w, hi, &taken)) < hi) {
+                    /* positions [first, hi) again (those the CPU did: the same values, not used) */
+                    double *g2 = s->gf + 2 * (size_t)n_gpu;
+                    if (gv->sim) {
+                        for (uint32_t q = first; q < hi; q++)
+                            if (atomic_load(&s->state[q]) == TB_GPU)
+                                es_ns_eval_cpu(&s->pb, s->masks + (size_t)s->order[q] * s->words,
+                                               &gv->sim_scr, 1, g2 + 2 * (size_t)(q - first));
+                    } else if (!(e = es_gkn_eval(gv->g, first, hi - first, g2)))
+                        kernel += es_gkn_kernel_seconds(gv->g, NULL);
+                    t_gpu_end = es_time_now();
+                }
                 if (e) {
 #pragma omp critical(es_ns_err)
                     err = e;
                 }
-            }
-            uint32_t q;
-            while ((q = atomic_fetch_add(&next, 1)) < hi) {
-                double t0 = es_time_now();
-                if (q == lo) t_first = t0;
-                uint32_t i = s->order[q];
-                es_ns_eval_cpu(&s->pb, s->masks + (size_t)i * s->words, &s->scr[t], 1, s->f + 2 * (size_t)i);
-                t_cpu_end = es_time_now();
-                if (t < T) measured(cv, w[q], t_cpu_end - t0);
-                cpu_done++;
+            } else {
+                es_ns_scratch_t *sc = &s->scr[t];
+                sc->stop = &s->stop;
+                uint32_t q;
+                while (!atomic_load(&s->stop) && (q = atomic_fetch_add(&next, 1)) < hi) {
+                    double t0 = es_time_now(), fv[2];
+                    if (q == lo) t_first = t0;
+                    s->q_t0[q] = t0;
+                    uint32_t e = TB_FREE, i = s->order[q];
+                    if (share && !atomic_compare_exchange_strong(&s->state[q], &e, TB_CPU))
+                        break; /* the GPU took the rest back */
+                    es_ns_eval_cpu(&s->pb, s->masks + (size_t)i * s->words, sc, 1, fv);
+                    double t1 = es_time_now();
+                    t_cpu_end = t1;
+                    e = TB_CPU;
+                    int whole = !atomic_load(&s->stop); /* not stopped: its time is its rate */
+                    if (share && atomic_compare_exchange_strong(&s->state[q], &e, TB_DONE)) {
+                        s->f[2 * (size_t)i] = fv[0];
+                        s->f[2 * (size_t)i + 1] = fv[1];
+                        cpu_done++;
+                    }
+                    if (whole) {
+                        measured(cv, w[q], t1 - t0);
+                        loaded++;
+                    } else if (r0 > 0 && t1 - t0 > w[q] / r0)
+                        measured(cv, w[q], t1 - t0); /* at least this slow */
+                }
+                sc->stop = NULL;
             }
         }
+        if (t_cpu_end < t_par) t_cpu_end = t_par; /* no thread began an individual */
         double wake = t_first > t_par ? t_first - t_par : 0.0;
         s->c_wake = s->c_wake > 0 ? 0.5 * s->c_wake + 0.5 * wake : wake;
+        s->c_loaded |= loaded > 0;
+        if (!share) { /* a probe that timed nothing (the GPU was done first) again soon */
+            s->probe_gap = loaded || 2 * s->probe_gap > PROBE_CPU ? PROBE_CPU : s->probe_gap ? 2 * s->probe_gap : 1;
+            s->probe_next = s->gens + s->probe_gap;
+        }
         s->tm.wake += wake;
         cv->st.evaluations += cpu_done;
         cv->st.chunks += cpu_done;
-        cv->st.seconds += t_cpu_end - t_par;
-        /* the margin: the GPU waited for the CPU (by more than 2 % of the generation), or
-           the CPU ended early (by more than 5 %) */
+        cv->st.seconds += t_cpu_end > t_par ? t_cpu_end - t_par : 0.0;
         double gen = (t_gpu_end > t_cpu_end ? t_gpu_end : t_cpu_end) - t_start;
         if (t_cpu_end > t_gpu_end) s->tm.cpu_late += t_cpu_end - t_gpu_end;
         else s->tm.gpu_late += t_gpu_end - t_cpu_end;
-        if (t_cpu_end - t_gpu_end > 0.02 * gen) s->margin = s->margin * 1.3 < 16.0 ? s->margin * 1.3 : 16.0;
-        else if (!lo && t_gpu_end - t_cpu_end > 0.05 * gen) /* (a probe ends early by design) */
+        /* the margin: the CPU was late (individuals taken back, or the GPU waited by more
+           than 2 % of the generation), or a share ended early (by more than 5 %) */
+        if (share && (taken || t_cpu_end - t_gpu_end > 0.02 * gen)) s->margin = s->margin * 1.3 < 16.0 ? s->margin * 1.3 : 16.0;
+        else if (share && first == hi && t_gpu_end - t_cpu_end > 0.05 * gen)
             s->margin = s->margin * 0.9 > 0.5 ? s->margin * 0.9 : 0.5;
         s->tm.gens_cpu++;
+        s->tm.probes += !share;
         s->tm.cpu_evals += cpu_done;
+        s->tm.taken += taken;
+        if (first < hi) s->tm.relaunch += t_gpu_end - t_gpu_first;
     }
     if (err) return gv->err = err;
     double t_sc = es_time_now();
-    if (!gv->sim && g1 > g0) {
-        for (uint32_t q = g0; q < g1; q++) {
+    uint32_t again = 0;
+    if (!gv->sim) {
+        for (uint32_t q = g0; q < n; q++) {
             uint32_t i = s->order[q];
             s->f[2 * (size_t)i] = s->gf[2 * (size_t)(q - g0)];
             s->f[2 * (size_t)i + 1] = s->gf[2 * (size_t)(q - g0) + 1];
         }
-        int wide;
-        double k = es_gkn_kernel_seconds(gv->g, &wide);
-        s->tm.kernel += k;
+        s->tm.kernel += kernel;
         s->tm.wide += (uint64_t)wide;
-        s->tm.launches++;
+        s->tm.launches += (n_gpu > 0) + (first < hi);
     }
+    for (uint32_t q = first; q < hi; q++) /* the CPU's part taken back: the second launch's values */
+        if (atomic_load_explicit(&s->state[q], memory_order_relaxed) == TB_GPU) {
+            uint32_t i = s->order[q];
+            const double *g2 = s->gf + 2 * (size_t)n_gpu + 2 * (size_t)(q - first);
+            s->f[2 * (size_t)i] = g2[0];
+            s->f[2 * (size_t)i + 1] = g2[1];
+            again++;
+        }
     s->tm.scatter += es_time_now() - t_sc;
-    if (g1 > g0) {
-        gpu_measured(s, w_one, w_all, t_gpu_end - t_launch);
-        gv->st.evaluations += g1 - g0;
-        gv->st.chunks++;
+    s->tm.retaken += again;
+    if (n_gpu) gpu_measured(s, n_gpu, w_one, w_all, t_gpu_first - t_launch);
+    if (n_gpu || again) {
+        gv->st.evaluations += n_gpu + again;
+        gv->st.chunks += (n_gpu > 0) + (again > 0);
         gv->st.seconds += t_gpu_end - t_launch;
         s->tm.gpu += t_gpu_end - t_launch;
-        s->tm.gpu_evals += g1 - g0;
+        s->tm.gpu_evals += n_gpu + again;
     }
     return ES_OK;
 }
@@ -755,20 +922,23 @@ static void print_timing(const es_ns_sched_t *s)
     const timing_t *m = &s->tm;
     double g = m->gens ? (double)m->gens : 1.0;
     uint64_t launches = m->launches, wide = m->wide;
-    double kernel = m->kernel;
+    double kernel = m->kernel, cpu_rate = 0.0;
     for (uint32_t k = 0; k < s->n_dev; k++) {
+        if (s->dev[k].gpu < 0) cpu_rate = atomic_load(&s->dev[k].rate);
         launches += s->dev[k].launches;
         wide += s->dev[k].wide;
         kernel += s->dev[k].kernel;
     }
     fprintf(stderr,
             "nsga-timing\tschedule %s\tgenerations %llu\twith_cpu %llu\tcpu_evals %llu\tgpu_evals %llu\t"
-            "launches %llu\twide %llu\tlaunch_fixed_us %.1f\n"
+            "launches %llu\twide %llu\tlaunch_fixed_us %.1f\tprobes %llu\ttaken_back %llu\trelaunched %llu\t"
+            "relaunch_us_total %.1f\tcpu_rate %.4g\tcpu_rate_open %.4g\tmargin %.2f\n"
             "nsga-timing-us-per-generation\teval %.1f\torder %.1f\tupload+launch %.1f\tgpu %.1f\tkernel %.1f\t"
             "scatter %.1f\tcpu_wake %.1f\tcpu_late %.1f\tgpu_late %.1f\n",
             s->planned ? "planned" : s->n_gpu ? "dynamic" : "cpu", (unsigned long long)m->gens, (unsigned long long)m->gens_cpu,
             (unsigned long long)m->cpu_evals, (unsigned long long)m->gpu_evals, (unsigned long long)launches,
-            (unsigned long long)wide, 1e6 * s->g_fix, 1e6 * m->eval / g, 1e6 * m->order / g,
+            (unsigned long long)wide, 1e6 * s->g_fix, (unsigned long long)m->probes, (unsigned long long)m->taken,
+            (unsigned long long)m->retaken, 1e6 * m->relaunch, cpu_rate, s->c_best, s->margin, 1e6 * m->eval / g, 1e6 * m->order / g,
             1e6 * m->upload / g, 1e6 * m->gpu / g, 1e6 * kernel / g, 1e6 * m->scatter / g,
             m->gens_cpu ? 1e6 * m->wake / (double)m->gens_cpu : 0.0,
             m->gens_cpu ? 1e6 * m->cpu_late / (double)m->gens_cpu : 0.0,

@@ -6,7 +6,8 @@
 # at most one block an SM on the 1,024-thread kernel) and as the build before
 # it ran them (EPISTREAM_NSGA_SCHED=dynamic EPISTREAM_NSGA_GPU_WIDE=0: chunks
 # claimed from a shared span, 256-thread blocks), runs alternated, best of
-# BENCH_REPS (default 2; 3 for the K-means rows of populations 120 and 960).
+# BENCH_REPS (default 2; 3 for the K-means rows of populations 120 and 960);
+# BENCH_OLD=0 leaves the build before out (more repetitions in the same time).
 # Every front must be the same bytes.  Prints a table of evaluations per second
 # of the evaluation phase (`evaluations_per_second` in the log), CPU+GPU over
 # the faster device alone (the target: >= 1), the CPU's share of the mixed
@@ -56,7 +57,7 @@ eps() { cat $W/$1.eps 2>/dev/null || echo -; }
 share() { awk -F'\t' '/^device\t/ { n++; e[n] = $4 } END { t = 0; for (i = 1; i <= n; i++) t += e[i]; if (t) printf "%.1f%%", 100 * e[1] / t; else print "-" }' $W/$1.log 2>/dev/null; }
 same() {
   ok=yes
-  for x in "$@"; do cmp -s $W/$1.front.tsv $W/$x.front.tsv && cmp -s $W/$1.hv.tsv $W/$x.hv.tsv || ok=NO; done
+  for x in "$@"; do [ -f $W/$x.front.tsv ] || continue; cmp -s $W/$1.front.tsv $W/$x.front.tsv && cmp -s $W/$1.hv.tsv $W/$x.hv.tsv || ok=NO; done
   echo $ok
 }
 ratio() { awk -v a=$1 -v b=$2 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else print "-" }'; }
@@ -68,7 +69,9 @@ problem() {
   for x in cpu gpu mix gpuold mixold; do rm -f $W/${b}_$x.eps; done
   r=0
   while [ $r -lt $n ]; do
-    for cfg in cpu:cpu:new gpu:gpu:0:new mix:cpu,gpu:0:new gpuold:gpu:0:old mixold:cpu,gpu:0:old; do
+    cfgs="cpu:cpu:new gpu:gpu:0:new mix:cpu,gpu:0:new"
+    [ "${BENCH_OLD:-1}" = 0 ] || cfgs="$cfgs gpuold:gpu:0:old mixold:cpu,gpu:0:old"
+    for cfg in $cfgs; do
       name=${cfg%%:*} rest=${cfg#*:}; env=${rest##*:} dev=${rest%:*}
       one ${b}_$name $dev $env $E nsga "$@"
     done

@@ -125,8 +125,11 @@ struct es_ns_sched {
     double g_many;   /* the same for launches of several waves (0: unknown) */
     double g_solo;   /* weight per second of one individual launched alone (measured at open) */
     double c_wake;   /* seconds from the CPU region's start to its first claim */
-    double c_best;   /* a CPU thread's rate alone, measured at open: the most it can be */
-    int c_loaded;    /* a CPU thread's rate measured with the GPU busy (a probe or a share) */
+    double c_a, c_b; /* a CPU thread alone (measured at open): c_a + c_b m seconds for m features */
+    double c_slow;   /* a CPU thread with the GPU busy: c_slow times that (measured) */
+    int c_loaded;    /* c_slow measured (by a probe or a share) */
+    double *cw;      /* max_pop: c_a + c_b m of each position */
+    uint32_t *order2;/* max_pop: the order with the CPU's share first */
     int takeback_all;/* EPISTREAM_NSGA_TAKEBACK=all (tests): every CPU individual not done
                         when the GPU's values are back is taken back and evaluated again */
     _Atomic uint32_t *state; /* max_pop: who evaluates a position of the CPU's part (TB_*) */
@@ -265,7 +268,9 @@ int es_ns_sched_open(es_ns_sched_t **out, const char *spec, int threads,
          !(s->ow = malloc((size_t)max_pop * sizeof *s->ow)) ||
          !(s->load = malloc(((size_t)s->threads + 1) * sizeof *s->load)) ||
          !(s->state = calloc((size_t)max_pop, sizeof *s->state)) ||
-         !(s->q_t0 = calloc((size_t)max_pop, sizeof *s->q_t0)))) {
+         !(s->q_t0 = calloc((size_t)max_pop, sizeof *s->q_t0)) ||
+         !(s->cw = calloc((size_t)max_pop, sizeof *s->cw)) ||
+         !(s->order2 = calloc((size_t)max_pop, sizeof *s->order2)))) {
         ret = ES_ERR_NOMEM;
         goto fail;
     }
@@ -336,8 +341,10 @@ int es_ns_sched_open(es_ns_sched_t **out, const char *spec, int threads,
         {
             (void)0;
         }
-        /* and a thread's rate measured, the better of two evaluations of every other
-           feature (the plan's first guess, then measured on its own evaluations) */
+        /* and a thread's time for an individual of m features, c_a + c_b m, measured with
+           the threads idle (the better of two evaluations of every other feature and of
+           every eighth: the plan's first guess, then scaled by c_slow as measured with
+           the GPU busy) */
         uint32_t p = pb->d->p, *init = calloc(pb->clusters ? pb->clusters : 1, sizeof *init);
         uint64_t *mask = calloc(words, sizeof *mask);
         if (!init || !mask) {
@@ -347,20 +354,30 @@ int es_ns_sched_open(es_ns_sched_t **out, const char *spec, int threads,
             goto fail;
         }
         for (uint32_t c = 0; c < pb->clusters; c++) init[c] = c;
-        for (uint32_t f = 0; f < p; f += 2) mask[f >> 6] |= 1ull << (f & 63);
         es_ns_problem_t pc = *pb;
         pc.init = init;
-        double fv[2], best = 0.0;
-        for (int k = 0; k < 2; k++) {
-            double t0 = es_time_now();
-            es_ns_eval_cpu(&pc, mask, &s->scr[0], 1, fv);
-            double secs = es_time_now() - t0;
-            if (!k || secs < best) best = secs;
+        double fv[2], secs[2] = {0.0, 0.0};
+        uint32_t m[2] = {0, 0};
+        for (int z = 0; z < 2; z++) {
+            uint32_t step = z ? 2 : 8;
+            memset(mask, 0, words * sizeof *mask);
+            for (uint32_t f = 0; f < p; f += step) mask[f >> 6] |= 1ull << (f & 63);
+            m[z] = (p + step - 1) / step;
+            for (int k = 0; k < 2; k++) {
+                double t0 = es_time_now();
+                es_ns_eval_cpu(&pc, mask, &s->scr[0], 1, fv);
+                double t = es_time_now() - t0;
+                if (!k || t < secs[z]) secs[z] = t;
+            }
         }
-        for (uint32_t k = 0; k < s->n_dev; k++)
-            if (s->dev[k].gpu < 0 && best > 0) atomic_store(&s->dev[k].rate, (W_FIXED + (p + 1) / 2) / best);
-        if (best > 0) s->c_best = (W_FIXED + (p + 1) / 2) / best;
-        s->margin = 1.25; /* a thread alone runs faster than with the others busy */
+        if (secs[1] > 0) {
+            for (uint32_t k = 0; k < s->n_dev; k++)
+                if (s->dev[k].gpu < 0) atomic_store(&s->dev[k].rate, (W_FIXED + m[1]) / secs[1]);
+            s->c_b = m[1] > m[0] && secs[1] > secs[0] ? (secs[1] - secs[0]) / (m[1] - m[0]) : secs[1] / (m[1] ? m[1] : 1);
+            s->c_a = secs[1] - s->c_b * m[1] > 0 ? secs[1] - s->c_b * m[1] : 0.0;
+        }
+        s->c_slow = 1.0;
+        s->margin = 1.15;
         free(init);
         free(mask);
     }
@@ -393,6 +410,8 @@ void es_ns_sched_close(es_ns_sched_t *s)
     free(s->load);
     free(s->state);
     free(s->q_t0);
+    free(s->cw);
+    free(s->order2);
     free(s);
 }
 
@@ -581,19 +600,22 @@ static void adapt_margin(es_ns_sched_t *s, double t_start)
  * blocks than the SMs hold takes about as long as a full one: on one H200 a generation
  * of the paper's shape takes the GPU 0.3-1.7 ms, and the CPU threads' claims between its
  * chunks never shortened it.  So with one GPU each generation is planned before it
- * starts, from the rates measured so far:
+ * starts, from the times measured so far:
  *  - the individuals are ordered heaviest first (weight: selected features + W_FIXED);
- *  - the CPU threads take the c heaviest, the GPU the others in one launch (its blocks
- *    heaviest first, so that a launch of more blocks than the SMs hold ends together);
- *  - c minimises the later of the two ends: the CPU's, its threads taking the
- *    individuals in order each as it is free (its planned makespan that list schedule's
- *    at the rate of a thread measured with the GPU busy, times a margin that grows when
- *    the CPU ended late and shrinks when it ended early, plus its threads' start); the
- *    GPU's, a launch's fixed cost plus, for a launch of one wave, the longer of its
- *    heaviest individual at the rate of one individual alone and its whole weight at
- *    the rate of a full device, for several waves its whole weight at the rate of such
- *    launches (each rate re-measured on the launches where it was the longer).  c = 0
- *    (the GPU alone, no CPU thread woken) unless the plan ends at least 1 % sooner;
+ *  - the CPU threads take c consecutive ones of that order, the heaviest c or, where
+ *    those would outlast the GPU, the heaviest c from the first that fits (moved to the
+ *    front of the order); the GPU the others in one launch, heaviest first (so that a
+ *    launch of more blocks than the SMs hold ends together);
+ *  - the CPU's share minimises the later of the two ends: the CPU's, its threads taking
+ *    the individuals in order each as it is free (its planned makespan that list
+ *    schedule's, a thread's time for m features c_a + c_b m measured at open, times
+ *    c_slow measured with the GPU busy, times a margin that grows when the CPU ended
+ *    late and shrinks when it ended early, plus its threads' start); the GPU's, a
+ *    launch's fixed cost plus, for a launch of one wave, the longer of its heaviest
+ *    individual at the rate of one individual alone and its whole weight at the rate of
+ *    a full device, for several waves its whole weight at the rate of such launches
+ *    (each rate re-measured on the launches where it was the longer).  No share (the
+ *    GPU alone, no CPU thread woken) unless the plan ends at least 1 % sooner;
  *  - the GPU's launch is started before the CPU threads.  When its values are back,
  *    the GPU's host thread never waits for a CPU individual that the GPU could evaluate
  *    sooner: each one no thread has begun, and each one begun whose expected rest is
@@ -601,13 +623,12 @@ static void adapt_margin(es_ns_sched_t *s, double t_start)
  *    discarded) and evaluated by a second launch of those positions.  Who evaluates
  *    an individual is decided by one compare-and-swap on its position (TB_*), and its
  *    values are the same bits on either device: the front never depends on who won.
- * A CPU thread's rate is first measured when the devices open (two evaluations of half
- * the features, the threads idle): the best it can be.  The CPU is given a share only
- * once its rate was measured with the GPU busy: by a probe, every PROBE_CPU-th
- * generation and only where the plan at that best rate, without margin, would end
- * sooner, in which the GPU evaluates the whole generation and the CPU threads some of
- * its lightest individuals as well, only to time them (stopped when the GPU's values
- * are back: a probe costs the GPU nothing but its threads' start). */
+ * The CPU is given a share only once c_slow was measured with the GPU busy: by a probe,
+ * every PROBE_CPU-th generation and only where the plan with the threads as fast as
+ * alone (c_slow 1, no margin) would end sooner, in which the GPU evaluates the whole
+ * generation and the CPU threads a few of its individuals as well, only to time them
+ * (stopped when the GPU's values are back: a probe costs the GPU nothing but its
+ * threads' start). */
 
 /* A position of the CPU's part: free, begun by a CPU thread, done by it, or the GPU's. */
 enum { TB_FREE = 0, TB_CPU = 1, TB_DONE = 2, TB_GPU = 3 };
@@ -640,53 +661,76 @@ static double gpu_relaunch(const es_ns_sched_t *s, uint32_t count, double w_one,
 /* How often (generations) the CPU threads are probed while the plan leaves them out. */
 #define PROBE_CPU 16
 
-/* The CPU threads' share of the n individuals of weights w (heaviest first) at a thread's
- * rate r and margin m: the c heaviest that make the plan end soonest, 0 unless at least
- * 1 % sooner than the GPU alone. */
-static uint32_t plan_share(es_ns_sched_t *s, const double *w, uint32_t n, double r, double m)
+/* The CPU threads' share of the n individuals (GPU weights w, a thread's times cw times
+ * x, heaviest first) from position s0: the c that make the plan end soonest, 0 unless it
+ * ends at least 1 % sooner than the GPU alone; *end that plan's end. */
+static uint32_t plan_from(es_ns_sched_t *s, const double *w, const double *cw, uint32_t n, uint32_t s0,
+                          double x, double *end)
 {
     double total = s->wsum[n], best = 0.99 * gpu_plan(s, n, w[0], total), mk = 0.0, wc = 0.0;
     uint32_t T = (uint32_t)s->threads, c_best = 0;
     for (uint32_t t = 0; t < T; t++) s->load[t] = 0.0;
-    for (uint32_t c = 1; c <= n; c++) {
+    for (uint32_t c = 1; s0 + c <= n; c++) {
         uint32_t l = 0; /* the thread free first takes the next */
         for (uint32_t t = 1; t < T; t++)
             if (s->load[t] < s->load[l]) l = t;
-        s->load[l] += w[c - 1];
+        s->load[l] += cw[s0 + c - 1];
         if (s->load[l] > mk) mk = s->load[l];
-        wc += w[c - 1];
-        double tc = s->c_wake + m * mk / r;
+        wc += w[s0 + c - 1];
+        double tc = s->c_wake + x * mk;
         if (tc >= best) break; /* only grows from here */
-        double tg = c < n ? gpu_plan(s, n - c, w[c], total - wc) : 0.0, t = tc > tg ? tc : tg;
+        double tg = c < n ? gpu_plan(s, n - c, s0 ? w[0] : w[c], total - wc) : 0.0, t = tc > tg ? tc : tg;
         if (t < best) {
             best = t;
             c_best = c;
         }
     }
+    *end = best;
     return c_best;
 }
 
-/* The CPU's part of the n individuals in s->order (weights w, heaviest first): positions
- * [*lo, *hi), a share of the heaviest (*lo = 0) or a probe of the lightest few. */
-static int plan_cpu(es_ns_sched_t *s, const device_t *cpu, const double *w, uint32_t n, uint32_t *lo,
-                    uint32_t *hi)
+/* The better of the shares from the heaviest and, for a launch of several waves (whose
+ * time is its whole weight's: a launch of one wave takes its heaviest individual's at
+ * least), from the first individual a thread would end within the GPU's time alone:
+ * *s0 its first position, @return its size */
+static uint32_t plan_share(es_ns_sched_t *s, const double *w, const double *cw, uint32_t n, double x,
+                           uint32_t *s0)
+{
+    double t_gpu = gpu_plan(s, n, w[0], s->wsum[n]), e0, e1;
+    uint32_t c0 = plan_from(s, w, cw, n, 0, x, &e0), q = 0;
+    *s0 = 0;
+    while (q < n && s->c_wake + x * cw[q] >= 0.99 * t_gpu) q++;
+    if (q == 0 || q == n || n <= s->g_chunk) return c0;
+    uint32_t c1 = plan_from(s, w, cw, n, q, x, &e1);
+    if (c1 && (!c0 || e1 < e0)) {
+        *s0 = q;
+        return c1;
+    }
+    return c0;
+}
+
+/* The CPU's part of the n individuals in s->order (GPU weights w, a thread's times cw,
+ * heaviest first): positions [*lo, *hi), a share (from *lo, moved to the front by the
+ * caller) or a probe. */
+static int plan_cpu(es_ns_sched_t *s, const device_t *cpu, const double *w, const double *cw, uint32_t n,
+                    uint32_t *lo, uint32_t *hi)
 {
     *lo = *hi = 0;
-    double t_gpu = n ? gpu_plan(s, n, w[0], s->wsum[n]) : INFINITY, r = cpu ? atomic_load(&cpu->rate) : 0.0;
-    if (!cpu || t_gpu == INFINITY) return PLAN_GPU; /* the GPU's rate first */
-    uint32_t c = s->c_loaded && r > 0 ? plan_share(s, w, n, r, s->margin) : 0;
+    double t_gpu = n ? gpu_plan(s, n, w[0], s->wsum[n]) : INFINITY;
+    if (!cpu || t_gpu == INFINITY || s->c_b <= 0) return PLAN_GPU; /* the GPU's rate first */
+    uint32_t s0 = 0, c = s->c_loaded ? plan_share(s, w, cw, n, s->c_slow * s->margin, &s0) : 0;
     if (c) {
-        *hi = c;
+        *lo = s0;
+        *hi = s0 + c;
         return PLAN_SHARE;
     }
-    /* a probe: due, and the CPU at its best could shorten the generation */
-    double rb = s->c_best > r ? s->c_best : r;
-    if (s->gens < s->probe_next || rb <= 0 || !plan_share(s, w, n, rb, 1.0)) return PLAN_GPU;
-    uint32_t q = n, T = (uint32_t)s->threads;
-    while (q > 0 && n - q < T && s->c_wake + s->margin * w[q - 1] / rb <= 0.5 * t_gpu) q--;
-    if (q == n) q--; /* at least the lightest (stopped with the GPU's values if it is late) */
+    /* a probe: due, and the CPU as fast as alone could shorten the generation; its threads
+       take the heaviest individuals each should end within half the GPU's time */
+    if (s->gens < s->probe_next || !plan_share(s, w, cw, n, 1.0, &s0)) return PLAN_GPU;
+    uint32_t q = 0, T = (uint32_t)s->threads;
+    while (q + 1 < n && s->c_wake + cw[q] > 0.5 * t_gpu) q++;
     *lo = q;
-    *hi = n;
+    *hi = q + T < n ? q + T : n;
     return PLAN_PROBE;
 }
 
@@ -709,9 +753,9 @@ static void gpu_measured(es_ns_sched_t *s, uint32_t count, double w_one, double 
  * is longer than a second launch (all of them with EPISTREAM_NSGA_TAKEBACK=all), become
  * the GPU's; the begun ones taken are stopped.  @return the first position taken (hi:
  * none), *taken the begun ones among them */
-static uint32_t take_back(es_ns_sched_t *s, const device_t *cv, const double *w, uint32_t hi, uint64_t *taken)
+static uint32_t take_back(es_ns_sched_t *s, const double *w, const double *cw, uint32_t hi, uint64_t *taken)
 {
-    double now = es_time_now(), r = atomic_load(&cv->rate), rest = 0.0, w_all = 0.0;
+    double now = es_time_now(), x = s->c_slow * s->margin, rest = 0.0, w_all = 0.0;
     uint32_t first = hi, first_any = hi, begun = 0;
     *taken = 0;
     for (uint32_t q = 0; q < hi; q++) {
@@ -720,7 +764,7 @@ static uint32_t take_back(es_ns_sched_t *s, const device_t *cv, const double *w,
             if (q < first) first = q;
         } else if (e == TB_CPU) {
             /* its expected rest: as planned, and at least a quarter of what it took so far */
-            double el = now - s->q_t0[q], left = r > 0 ? s->margin * w[q] / r - el : INFINITY;
+            double el = now - s->q_t0[q], left = x * cw[q] - el;
             if (left < 0.25 * el) left = 0.25 * el;
             if (left > rest) rest = left;
             begun++;
@@ -739,6 +783,16 @@ static uint32_t take_back(es_ns_sched_t *s, const device_t *cv, const double *w,
     }
     if (*taken) atomic_store(&s->stop, 1);
     return first;
+}
+
+/* The weights of s->order's positions: the GPU's w and a thread's time alone cw. */
+static void order_weights(es_ns_sched_t *s, uint32_t n)
+{
+    for (uint32_t q = 0; q < n; q++) {
+        uint32_t i = s->order[q];
+        s->ow[q] = s->wsum[i + 1] - s->wsum[i];
+        s->cw[q] = s->c_a + s->c_b * s->ones[i];
+    }
 }
 
 static int eval_planned(es_ns_sched_t *s, double t_start)
@@ -763,14 +817,26 @@ static int eval_planned(es_ns_sched_t *s, double t_start)
         at += k;
     }
     for (uint32_t i = 0; i < n; i++) s->order[b[s->ones[i]]++] = i;
-    double *w = s->ow;
-    for (uint32_t q = 0; q < n; q++) w[q] = s->wsum[s->order[q] + 1] - s->wsum[s->order[q]];
+    double *w = s->ow, *cw = s->cw;
+    order_weights(s, n);
     uint32_t lo, hi; /* the CPU's positions; the GPU's: [g0, n) */
-    int mode = plan_cpu(s, cv, w, n, &lo, &hi);
+    int mode = plan_cpu(s, cv, w, cw, n, &lo, &hi);
+    if (mode == PLAN_SHARE && lo) { /* the share to the front: positions [0, c), the rest heaviest first */
+        uint32_t c = hi - lo, *o2 = s->order2;
+        memcpy(o2, s->order + lo, (size_t)c * sizeof *o2);
+        memcpy(o2 + c, s->order, (size_t)lo * sizeof *o2);
+        memcpy(s->order, o2, (size_t)(lo + c) * sizeof *o2);
+        order_weights(s, lo + c);
+        lo = 0;
+        hi = c;
+    }
     uint32_t g0 = mode == PLAN_SHARE ? hi : 0, n_gpu = n - g0;
     if (mode == PLAN_SHARE) s->probe_next = s->gens + PROBE_CPU;
-    double w_one = n_gpu ? w[g0] : 0.0, w_all = 0.0;
-    for (uint32_t q = g0; q < n; q++) w_all += w[q];
+    double w_one = 0.0, w_all = 0.0;
+    for (uint32_t q = g0; q < n; q++) {
+        w_all += w[q];
+        if (w[q] > w_one) w_one = w[q];
+    }
     double t_plan = es_time_now();
     s->tm.order += t_plan - t_start;
     /* the GPU's part, positions [g0, n), started */
@@ -781,7 +847,7 @@ static int eval_planned(es_ns_sched_t *s, double t_start)
            t_first = 0.0, kernel = 0.0;
     s->tm.upload += t_launch - t_plan;
     uint32_t first = hi; /* the positions of the CPU's part taken back: TB_GPU in [first, hi) */
-    uint64_t cpu_done = 0, taken = 0, loaded = 0;
+    uint64_t cpu_done = 0, taken = 0;
     int err = ES_OK, wide = 0;
     if (mode == PLAN_GPU) {
         if (gv->sim) {
@@ -792,11 +858,12 @@ static int eval_planned(es_ns_sched_t *s, double t_start)
         t_gpu_end = t_gpu_first = es_time_now();
     } else {
         int T = s->threads, share = mode == PLAN_SHARE;
-        double t_par = es_time_now(), r0 = atomic_load(&cv->rate);
+        double t_par = es_time_now(), took = 0.0, want = 0.0, took_lb = 0.0, want_lb = 0.0;
         _Atomic uint32_t next = lo;
         atomic_store(&s->stop, 0);
         for (uint32_t q = lo; q < hi; q++) atomic_store_explicit(&s->state[q], TB_FREE, memory_order_relaxed);
-#pragma omp parallel num_threads(T + 1) reduction(+ : cpu_done, loaded) reduction(max : t_cpu_end)
+#pragma omp parallel num_threads(T + 1) reduction(+ : cpu_done, took, want, took_lb, want_lb) \
+    reduction(max : t_cpu_end)
         {
             int t = 0;
 #ifdef _OPENMP
@@ -811,7 +878,7 @@ static int eval_planned(es_ns_sched_t *s, double t_start)
                 } else if (!(e = es_gkn_wait(gv->g, s->gf))) kernel = es_gkn_kernel_seconds(gv->g, &wide);
                 t_gpu_end = t_gpu_first = es_time_now();
                 if (!share) atomic_store(&s->stop, 1); /* a probe: its threads stop now */
-                else if (!e && (first = take_back(s, cv, w, hi, &taken)) < hi) {
+                else if (!e && (first = take_back(s, w, cw, hi, &taken)) < hi) {
                     /* positions [first, hi) again (those the CPU did: the same values, not used) */
                     double *g2 = s->gf + 2 * (size_t)n_gpu;
                     if (gv->sim) {
@@ -842,38 +909,45 @@ static int eval_planned(es_ns_sched_t *s, double t_start)
                     double t1 = es_time_now();
                     t_cpu_end = t1;
                     e = TB_CPU;
-                    int whole = !atomic_load(&s->stop); /* not stopped: its time is its rate */
+                    if (!atomic_load(&s->stop)) { /* not stopped: its whole time */
+                        took += t1 - t0;
+                        want += cw[q];
+                    } else { /* stopped: at least this long */
+                        took_lb += t1 - t0;
+                        want_lb += cw[q];
+                    }
                     if (share && atomic_compare_exchange_strong(&s->state[q], &e, TB_DONE)) {
                         s->f[2 * (size_t)i] = fv[0];
                         s->f[2 * (size_t)i + 1] = fv[1];
                         cpu_done++;
                     }
-                    if (whole) {
-                        measured(cv, w[q], t1 - t0);
-                        loaded++;
-                    } else if (r0 > 0 && t1 - t0 > w[q] / r0)
-                        measured(cv, w[q], t1 - t0); /* at least this slow */
                 }
                 sc->stop = NULL;
             }
         }
         if (t_cpu_end < t_par) t_cpu_end = t_par; /* no thread began an individual */
-        double wake = t_first > t_par ? t_first - t_par : 0.0;
-        s->c_wake = s->c_wake > 0 ? 0.5 * s->c_wake + 0.5 * wake : wake;
-        s->c_loaded |= loaded > 0;
+        /* c_slow: the threads' time over their time alone, with the GPU busy */
+        if (want > 0) {
+            double slow = took / want;
+            s->c_slow = s->c_loaded ? 0.5 * s->c_slow + 0.5 * slow : slow;
+            s->c_loaded = 1;
+        } else if (want_lb > 0 && took_lb / want_lb > s->c_slow)
+            s->c_slow = 0.5 * s->c_slow + 0.5 * took_lb / want_lb;
         if (!share) { /* a probe that timed nothing (the GPU was done first) again soon */
-            s->probe_gap = loaded || 2 * s->probe_gap > PROBE_CPU ? PROBE_CPU : s->probe_gap ? 2 * s->probe_gap : 1;
+            s->probe_gap = want > 0 || 2 * s->probe_gap > PROBE_CPU ? PROBE_CPU : s->probe_gap ? 2 * s->probe_gap : 1;
             s->probe_next = s->gens + s->probe_gap;
         }
+        double wake = t_first > t_par ? t_first - t_par : 0.0;
+        s->c_wake = s->c_wake > 0 ? 0.5 * s->c_wake + 0.5 * wake : wake;
         s->tm.wake += wake;
         cv->st.evaluations += cpu_done;
         cv->st.chunks += cpu_done;
-        cv->st.seconds += t_cpu_end > t_par ? t_cpu_end - t_par : 0.0;
+        cv->st.seconds += t_cpu_end - t_par;
         double gen = (t_gpu_end > t_cpu_end ? t_gpu_end : t_cpu_end) - t_start;
         if (t_cpu_end > t_gpu_end) s->tm.cpu_late += t_cpu_end - t_gpu_end;
         else s->tm.gpu_late += t_gpu_end - t_cpu_end;
-        /* the margin: the CPU was late (individuals taken back, or the GPU waited by more
-           than 2 % of the generation), or a share ended early (by more than 5 %) */
+        /* the margin: a share late (individuals taken back, or the GPU waited by more than
+           2 % of the generation), or early (by more than 5 %) */
         if (share && (taken || t_cpu_end - t_gpu_end > 0.02 * gen)) s->margin = s->margin * 1.3 < 16.0 ? s->margin * 1.3 : 16.0;
         else if (share && first == hi && t_gpu_end - t_cpu_end > 0.05 * gen)
             s->margin = s->margin * 0.9 > 0.5 ? s->margin * 0.9 : 0.5;
@@ -922,9 +996,8 @@ static void print_timing(const es_ns_sched_t *s)
     const timing_t *m = &s->tm;
     double g = m->gens ? (double)m->gens : 1.0;
     uint64_t launches = m->launches, wide = m->wide;
-    double kernel = m->kernel, cpu_rate = 0.0;
+    double kernel = m->kernel;
     for (uint32_t k = 0; k < s->n_dev; k++) {
-        if (s->dev[k].gpu < 0) cpu_rate = atomic_load(&s->dev[k].rate);
         launches += s->dev[k].launches;
         wide += s->dev[k].wide;
         kernel += s->dev[k].kernel;
@@ -932,13 +1005,13 @@ static void print_timing(const es_ns_sched_t *s)
     fprintf(stderr,
             "nsga-timing\tschedule %s\tgenerations %llu\twith_cpu %llu\tcpu_evals %llu\tgpu_evals %llu\t"
             "launches %llu\twide %llu\tlaunch_fixed_us %.1f\tprobes %llu\ttaken_back %llu\trelaunched %llu\t"
-            "relaunch_us_total %.1f\tcpu_rate %.4g\tcpu_rate_open %.4g\tmargin %.2f\n"
+            "relaunch_us_total %.1f\tcpu_alone_us %.1f+%.4fm\tcpu_slow %.2f\tmargin %.2f\n"
             "nsga-timing-us-per-generation\teval %.1f\torder %.1f\tupload+launch %.1f\tgpu %.1f\tkernel %.1f\t"
             "scatter %.1f\tcpu_wake %.1f\tcpu_late %.1f\tgpu_late %.1f\n",
             s->planned ? "planned" : s->n_gpu ? "dynamic" : "cpu", (unsigned long long)m->gens, (unsigned long long)m->gens_cpu,
             (unsigned long long)m->cpu_evals, (unsigned long long)m->gpu_evals, (unsigned long long)launches,
             (unsigned long long)wide, 1e6 * s->g_fix, (unsigned long long)m->probes, (unsigned long long)m->taken,
-            (unsigned long long)m->retaken, 1e6 * m->relaunch, cpu_rate, s->c_best, s->margin, 1e6 * m->eval / g, 1e6 * m->order / g,
+            (unsigned long long)m->retaken, 1e6 * m->relaunch, 1e6 * s->c_a, 1e6 * s->c_b, s->c_slow, s->margin, 1e6 * m->eval / g, 1e6 * m->order / g,
             1e6 * m->upload / g, 1e6 * m->gpu / g, 1e6 * kernel / g, 1e6 * m->scatter / g,
             m->gens_cpu ? 1e6 * m->wake / (double)m->gens_cpu : 0.0,
             m->gens_cpu ? 1e6 * m->cpu_late / (double)m->gens_cpu : 0.0,

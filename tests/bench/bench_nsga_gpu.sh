@@ -28,7 +28,7 @@
 C=$(cd "$(dirname "$0")" && pwd)
 export LD_LIBRARY_PATH=$C/lib
 E=$C/bin/epistream
-W=/tmp/nsgarun; mkdir -p $W
+W=/tmp/nsgarun; mkdir -p $W; rm -f $W/all_runs.txt
 reps=${BENCH_REPS:-2}
 t_begin=$(date +%s)
 nvidia-smi -L; echo "host CPUs: $(nproc)"
@@ -45,6 +45,7 @@ one() {
   EPISTREAM_NSGA_TIMING=1 timeout 150 "$@" --devices $dev --out $W/$name.run --quiet 2>$W/$name.err ||
     { echo "FAIL $name: $(tail -2 $W/$name.err)" >&2; return; }
   eps=$(sed -n 's/^evaluations_per_second\t//p' $W/$name.run.log)
+  echo "$name $eps" >> $W/all_runs.txt
   best=$(cat $W/$name.eps 2>/dev/null || echo 0)
   if awk -v a=$best -v b=$eps 'BEGIN { exit !(b > a) }'; then
     echo $eps > $W/$name.eps
@@ -116,8 +117,11 @@ for pop in 120 960; do
   cmp -s $W/eeg${pop}_seq.front.tsv $W/eeg${pop}_cpu.front.tsv && echo "eeg $pop: 1 thread = all threads = every device mix: $(same eeg${pop}_cpu eeg${pop}_gpu eeg${pop}_mix eeg${pop}_gpuold eeg${pop}_mixold)"
 done
 echo
+echo "== every run's evaluations/s, in run order"
+awk '{ r[$1] = r[$1] " " $2 } END { for (k in r) print k ":" r[k] }' $W/all_runs.txt | sort
+echo
 echo "== time breakdown (best run of each; microseconds per generation)"
-for x in eeg120_gpuold eeg120_mixold eeg120_gpu eeg120_mix eeg960_gpuold eeg960_mixold eeg960_gpu eeg960_mix bc_gpu bc_mix dg_mix eeg480_mix; do
+for x in eeg120_gpuold eeg120_mixold eeg120_gpu eeg120_mix eeg960_gpuold eeg960_mixold eeg960_gpu eeg960_mix bc_gpu bc_mix dg_gpu dg_mix eeg480_gpu eeg480_mix; do
   echo "-- $x: $(grep '^device' $W/$x.log 2>/dev/null | cut -f2- | tr '\t\n' ' /')"
   grep '^nsga-timing' $W/$x.timing 2>/dev/null | cut -f2-
 done

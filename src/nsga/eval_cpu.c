@@ -509,6 +509,7 @@ static void kmeans(const es_ns_problem_t *pb, es_ns_scratch_t *s, uint32_t m, di
         memset(s->sum, 0, (size_t)kc * m * sizeof *s->sum);
         memset(s->cnt, 0, kc * sizeof *s->cnt);
         for (uint32_t j = 0; j < d->n; j++) {
+            if (!(j & 15) && stopped(s)) return;
             double *sm = s->sum + (size_t)s->assign[j] * m;
             for (uint32_t t = 0; t < m; t++) sm[t] += s->col[t][j];
             s->cnt[s->assign[j]]++;

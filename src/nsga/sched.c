@@ -277,9 +277,7 @@ int es_ns_sched_open(es_ns_sched_t **out, const char *spec, int threads,
     for (uint32_t k = 0; k < s->n_dev; k++) {
         device_t *v = &s->dev[k];
         if (v->gpu < 0) {
-            /* the planned schedule: the GPU's host thread joins the CPU threads once its
-               launch is done (one scratch more) */
-            int n_scr = s->threads + s->planned;
+            int n_scr = s->threads; /* one a CPU thread */
             if (!(s->scr = calloc((size_t)n_scr, sizeof *s->scr))) {
                 ret = ES_ERR_NOMEM;
                 goto fail;
@@ -398,7 +396,7 @@ void es_ns_sched_close(es_ns_sched_t *s)
         if (s->dev[k].sim) es_ns_scratch_free(&s->dev[k].sim_scr);
     }
     if (s->scr)
-        for (int t = 0; t < s->threads + s->planned; t++) es_ns_scratch_free(&s->scr[t]);
+        for (int t = 0; t < s->threads; t++) es_ns_scratch_free(&s->scr[t]);
     if (s->timing) print_timing(s);
     free(s->scr);
     free(s->wsum);

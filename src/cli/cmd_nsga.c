@@ -29,7 +29,7 @@ static void nsga_usage(FILE *fp)
             "feature subsets (bit masks) evolves towards the Pareto front of two minimised\n"
             "objectives; the fitness evaluations are spread over the CPU and GPUs: with one\n"
             "GPU each generation is planned from the times measured (the CPU's threads take\n"
-            "a few heavy individuals when that ends the generation 5% sooner, the GPU the\n"
+            "a few heavy individuals when that ends the generation 5%% sooner, the GPU the\n"
             "rest in one launch, and takes back what the CPU has not done when its values\n"
             "are back); with several, one host thread per device claims chunks of\n"
             "individuals (the GPUs from the front, the CPU's threads from the back only what\n"

@@ -157,6 +157,11 @@ static void test_runs_same_front(void **state)
         setenv("EPISTREAM_NSGA_SCHED", "dynamic", 1); /* the chunked self-scheduling */
         nsga_same_runs(&d, &o, dev, 3);
         unsetenv("EPISTREAM_NSGA_SCHED");
+        /* every CPU individual not done when the GPU's values are back taken back (its
+           thread stopped) and evaluated by a second launch */
+        setenv("EPISTREAM_NSGA_TAKEBACK", "all", 1);
+        nsga_same_runs(&d, &o, dev, 3);
+        unsetenv("EPISTREAM_NSGA_TAKEBACK");
         es_nsga_data_free(&d);
     }
     free(path);

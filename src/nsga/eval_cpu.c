@@ -204,6 +204,12 @@ const char *es_ns_cpu_kernel_name(void)
 
 /* ---- the objectives -------------------------------------------------------------------- */
 
+/* The scheduler took this evaluation back (its values will be discarded). */
+static inline int stopped(const es_ns_scratch_t *s)
+{
+    return s->stop && atomic_load_explicit(s->stop, memory_order_relaxed);
+}
+
 /* The selected columns, in ascending order; @return m */
 static uint32_t gather(const es_nsga_data_t *d, const uint64_t *mask, es_ns_scratch_t *s)
 {
@@ -396,6 +402,7 @@ static uint32_t knn_errors(const es_ns_problem_t *pb, es_ns_scratch_t *s, uint32
     for (uint32_t fo = 0; fo < d->n_folds; fo++) {
         uint32_t a = d->fold_off[fo];
         for (uint32_t i = a; i < a + d->fold_n[fo]; i++) {
+            if (stopped(s)) return err;
             for (uint32_t t = 0; t < m; t++) xi[t] = s->col[t][i];
             for (uint32_t q = 0; q < k; q++) {
                 bd[q] = INFINITY;
@@ -420,6 +427,7 @@ static uint32_t nc_errors(const es_ns_problem_t *pb, es_ns_scratch_t *s, uint32_
     float *best = s->dist + ns;
     for (uint32_t fo = 0; fo < d->n_folds; fo++) {
         uint32_t a = d->fold_off[fo], b = d->fold_off[fo + 1];
+        if (stopped(s)) return err;
         /* each (class, feature) sum in slot order (slot by slot, as K-means) */
         memset(s->sum, 0, (size_t)nc * m * sizeof *s->sum);
         memset(s->cnt, 0, nc * sizeof *s->cnt);
@@ -468,6 +476,7 @@ static uint32_t km_assign(const es_nsga_data_t *d, es_ns_scratch_t *s, uint32_t 
         s->assign[j] = 0;
     }
     for (uint32_t c = 0; c < kc; c++) {
+        if (stopped(s)) return 0;
         dist(s->col, m, s->cent + (size_t)c * m, 0, ns, s->dist);
         for (uint32_t j = 0; j < ns; j++)
             if (s->dist[j] < best[j]) {
@@ -494,12 +503,13 @@ static void kmeans(const es_ns_problem_t *pb, es_ns_scratch_t *s, uint32_t m, di
             s->cent[(size_t)c * m + t] = s->col[t][pb->init[c]];
     memset(s->assign, 0, (size_t)ns * sizeof *s->assign);
     km_assign(d, s, m, kc, dist);
-    for (uint32_t it = 0; it < pb->kmeans_iter; it++) {
+    for (uint32_t it = 0; it < pb->kmeans_iter && !stopped(s); it++) {
         /* each (cluster, feature) sum in sample order (sample by sample: the m sums
            of a sample are independent, which keeps the adds in flight) */
         memset(s->sum, 0, (size_t)kc * m * sizeof *s->sum);
         memset(s->cnt, 0, kc * sizeof *s->cnt);
         for (uint32_t j = 0; j < d->n; j++) {
+            if (!(j & 15) && stopped(s)) return;
             double *sm = s->sum + (size_t)s->assign[j] * m;
             for (uint32_t t = 0; t < m; t++) sm[t] += s->col[t][j];
             s->cnt[s->assign[j]]++;

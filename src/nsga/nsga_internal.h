@@ -4,6 +4,7 @@
 #ifndef ES_NSGA_INTERNAL_H
 #define ES_NSGA_INTERNAL_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "nsga.h"
@@ -67,13 +68,18 @@ typedef struct {
     uint16_t *prev;  /* n_slots: the previous assignment (K-means) */
     uint32_t *cand;  /* n_slots + 16: k-NN candidates */
     float *pad;      /* n_slots: 0 for a sample's slot, +inf for a pad (k-NN) */
+    /* NULL, or a flag that, once set, ends an evaluation early with values to discard
+       (the scheduler's take-back, sched.c; polled every K-means iteration and cluster,
+       k-NN test sample and nearest-centroid fold) */
+    const _Atomic int *stop;
 } es_ns_scratch_t;
 
 int es_ns_scratch_alloc(es_ns_scratch_t *s, const es_ns_problem_t *pb);
 void es_ns_scratch_free(es_ns_scratch_t *s);
 
 /** The two objectives of one mask.  simd: 0 the scalar twin, 1 the best this
- *  CPU has (AVX-512 where present): the same values bit for bit. */
+ *  CPU has (AVX-512 where present): the same values bit for bit.  Where s->stop
+ *  is set during the evaluation, f may be left anything: the caller discards it. */
 void es_ns_eval_cpu(const es_ns_problem_t *pb, const uint64_t *mask, es_ns_scratch_t *s,
                     int simd, double f[2]);
 

@@ -73,6 +73,10 @@ typedef struct {
     double cpu_late;  /* the CPU's end after the GPU's (the GPU's host thread waiting) */
     double gpu_late;  /* the GPU's end after the CPU's (the CPU threads idle) */
     double scatter;   /* the GPU's values to their individuals */
+    uint64_t probes;  /* generations whose CPU threads only measured their rate */
+    uint64_t taken;   /* CPU individuals taken back while a CPU thread evaluated them */
+    uint64_t retaken; /* CPU individuals evaluated again on the GPU (taken, or never begun) */
+    double relaunch;  /* the second launch's start to its values back */
 } timing_t;
 
 typedef struct {
@@ -103,7 +107,8 @@ struct es_ns_sched {
     double margin;   /* >= 1: how much longer than measured a CPU thread assumes it takes */
     double gen_rate[2]; /* weight per second of whole generations: [0] GPUs alone, [1] with the CPU */
     uint64_t gens;   /* generations evaluated */
-    uint64_t probe_next, probe_gap; /* the next generation of the slower mode, and the gap to it */
+    uint64_t probe_next, probe_gap; /* the next generation of the slower mode (the planned
+                                       schedule: of a CPU probe), and the gap to it */
     /* the planned schedule (one GPU, with or without the CPU) */
     int planned;     /* 0: the chunked self-scheduling above (EPISTREAM_NSGA_SCHED=dynamic) */
     int timing;      /* EPISTREAM_NSGA_TIMING=1: the breakdown on stderr at the end */
@@ -114,9 +119,22 @@ struct es_ns_sched {
     double *ow;      /* max_pop: the weights in that order */
     double *load;    /* threads: the CPU threads' planned loads */
     double g_fix;    /* a GPU launch's fixed cost (s) */
+    uint32_t g_chunk;/* the most individuals of one wave (the SMs times the blocks an SM holds) */
     double g_one;    /* weight per second of the heaviest individual of a launch alone */
     double g_all;    /* weight per second of a launch's whole weight (0: unknown) */
+    double g_many;   /* the same for launches of several waves (0: unknown) */
+    double g_solo;   /* weight per second of one individual launched alone (measured at open) */
     double c_wake;   /* seconds from the CPU region's start to its first claim */
+    double c_a, c_b; /* a CPU thread alone (measured at open): c_a + c_b m seconds for m features */
+    double c_slow;   /* a CPU thread with the GPU busy: c_slow times that (measured) */
+    int c_loaded;    /* c_slow measured (by a probe or a share) */
+    double *cw;      /* max_pop: c_a + c_b m of each position */
+    uint32_t *order2;/* max_pop: the order with the CPU's share first */
+    int takeback_all;/* EPISTREAM_NSGA_TAKEBACK=all (tests): every CPU individual not done
+                        when the GPU's values are back is taken back and evaluated again */
+    _Atomic uint32_t *state; /* max_pop: who evaluates a position of the CPU's part (TB_*) */
+    double *q_t0;    /* max_pop: when a CPU thread began a position */
+    _Atomic int stop;/* the CPU threads' evaluations end now (es_ns_scratch_t.stop) */
     timing_t tm;
     /* the evaluation in progress */
     const uint64_t *masks;
@@ -179,6 +197,32 @@ static int parse_devices(es_ns_sched_t *s, const char *spec)
     return ES_OK;
 }
 
+/* One individual of every feature launched alone, the better of two: s->g_solo, the rate
+ * that a second launch of a few taken-back individuals is planned with before a launch of
+ * one wave has been measured; s->g_chunk, a wave's individuals. */
+static int measure_solo(es_ns_sched_t *s, es_gkn_t *g, const es_ns_problem_t *pb, uint32_t words)
+{
+    uint32_t p = pb->d->p, *init = calloc(pb->clusters ? pb->clusters : 1, sizeof *init);
+    uint64_t *mask = calloc(words, sizeof *mask);
+    int ret = ES_OK;
+    s->g_chunk = es_gkn_chunk(g);
+    if (!init || !mask) ret = ES_ERR_NOMEM;
+    for (uint32_t c = 0; c < pb->clusters && !ret; c++) init[c] = c < pb->d->n ? c : 0;
+    for (uint32_t f = 0; f < p && !ret; f++) mask[f >> 6] |= 1ull << (f & 63);
+    double fv[2], best = 0.0;
+    if (!ret) ret = es_gkn_population(g, mask, 1, pb->clusters ? init : NULL, NULL);
+    for (int k = 0; k < 2 && !ret; k++) {
+        double t0 = es_time_now();
+        ret = es_gkn_eval(g, 0, 1, fv);
+        double secs = es_time_now() - t0;
+        if (!k || secs < best) best = secs;
+    }
+    if (!ret && best > s->g_fix) s->g_solo = (W_FIXED + p) / (best - s->g_fix);
+    free(init);
+    free(mask);
+    return ret;
+}
+
 int es_ns_sched_open(es_ns_sched_t **out, const char *spec, int threads,
                      const es_ns_problem_t *pb, uint32_t max_pop, uint32_t words)
 {
@@ -214,22 +258,26 @@ int es_ns_sched_open(es_ns_sched_t **out, const char *spec, int threads,
                *tv = es_env_variant("EPISTREAM_NSGA_TIMING");
     s->planned = s->n_gpu == 1 && !(sv && !strcmp(sv, "dynamic"));
     s->timing = tv && !strcmp(tv, "1");
+    const char *kv = es_env_variant("EPISTREAM_NSGA_TAKEBACK");
+    s->takeback_all = kv && !strcmp(kv, "all");
     if (s->planned &&
         (!(s->order = malloc((size_t)max_pop * sizeof *s->order)) ||
          !(s->ones = malloc((size_t)max_pop * sizeof *s->ones)) ||
          !(s->bucket = malloc(((size_t)pb->d->p + 1) * sizeof *s->bucket)) ||
          !(s->gf = malloc((size_t)max_pop * 2 * sizeof *s->gf)) ||
          !(s->ow = malloc((size_t)max_pop * sizeof *s->ow)) ||
-         !(s->load = malloc(((size_t)s->threads + 1) * sizeof *s->load)))) {
+         !(s->load = malloc(((size_t)s->threads + 1) * sizeof *s->load)) ||
+         !(s->state = calloc((size_t)max_pop, sizeof *s->state)) ||
+         !(s->q_t0 = calloc((size_t)max_pop, sizeof *s->q_t0)) ||
+         !(s->cw = calloc((size_t)max_pop, sizeof *s->cw)) ||
+         !(s->order2 = calloc((size_t)max_pop, sizeof *s->order2)))) {
         ret = ES_ERR_NOMEM;
         goto fail;
     }
     for (uint32_t k = 0; k < s->n_dev; k++) {
         device_t *v = &s->dev[k];
         if (v->gpu < 0) {
-            /* the planned schedule: the GPU's host thread joins the CPU threads once its
-               launch is done (one scratch more) */
-            int n_scr = s->threads + s->planned;
+            int n_scr = s->threads; /* one a CPU thread */
             if (!(s->scr = calloc((size_t)n_scr, sizeof *s->scr))) {
                 ret = ES_ERR_NOMEM;
                 goto fail;
@@ -250,6 +298,7 @@ int es_ns_sched_open(es_ns_sched_t **out, const char *spec, int threads,
             v->sim = 1;
             if ((ret = es_ns_scratch_alloc(&v->sim_scr, pb))) goto fail;
             v->chunk = SIM_CHUNK;
+            s->g_chunk = SIM_CHUNK;
             snprintf(v->st.name, sizeof v->st.name, "gpu:%d (simulated on a host thread)", v->gpu);
             continue;
         }
@@ -281,6 +330,7 @@ int es_ns_sched_open(es_ns_sched_t **out, const char *spec, int threads,
         if ((ret = es_gkn_open(v->gpu, &cfg, &v->g))) goto fail;
         v->chunk = es_gkn_chunk(v->g);
         s->g_fix = es_gkn_launch_overhead(v->g);
+        if (s->planned && (ret = measure_solo(s, v->g, pb, words))) goto fail;
         snprintf(v->st.name, sizeof v->st.name, "%s", es_gkn_name(v->g));
     }
     if (s->planned && s->cpu) {
@@ -289,8 +339,10 @@ int es_ns_sched_open(es_ns_sched_t **out, const char *spec, int threads,
         {
             (void)0;
         }
-        /* and a thread's rate measured, the better of two evaluations of every other
-           feature (the plan's first guess, then measured on its own evaluations) */
+        /* and a thread's time for an individual of m features, c_a + c_b m, measured with
+           the threads idle (the better of two evaluations of every other feature and of
+           every eighth: the plan's first guess, then scaled by c_slow as measured with
+           the GPU busy) */
         uint32_t p = pb->d->p, *init = calloc(pb->clusters ? pb->clusters : 1, sizeof *init);
         uint64_t *mask = calloc(words, sizeof *mask);
         if (!init || !mask) {
@@ -300,19 +352,30 @@ int es_ns_sched_open(es_ns_sched_t **out, const char *spec, int threads,
             goto fail;
         }
         for (uint32_t c = 0; c < pb->clusters; c++) init[c] = c;
-        for (uint32_t f = 0; f < p; f += 2) mask[f >> 6] |= 1ull << (f & 63);
         es_ns_problem_t pc = *pb;
         pc.init = init;
-        double fv[2], best = 0.0;
-        for (int k = 0; k < 2; k++) {
-            double t0 = es_time_now();
-            es_ns_eval_cpu(&pc, mask, &s->scr[0], 1, fv);
-            double secs = es_time_now() - t0;
-            if (!k || secs < best) best = secs;
+        double fv[2], secs[2] = {0.0, 0.0};
+        uint32_t m[2] = {0, 0};
+        for (int z = 0; z < 2; z++) {
+            uint32_t step = z ? 2 : 8;
+            memset(mask, 0, words * sizeof *mask);
+            for (uint32_t f = 0; f < p; f += step) mask[f >> 6] |= 1ull << (f & 63);
+            m[z] = (p + step - 1) / step;
+            for (int k = 0; k < 2; k++) {
+                double t0 = es_time_now();
+                es_ns_eval_cpu(&pc, mask, &s->scr[0], 1, fv);
+                double t = es_time_now() - t0;
+                if (!k || t < secs[z]) secs[z] = t;
+            }
         }
-        for (uint32_t k = 0; k < s->n_dev; k++)
-            if (s->dev[k].gpu < 0 && best > 0) atomic_store(&s->dev[k].rate, (W_FIXED + (p + 1) / 2) / best);
-        s->margin = 1.25; /* a thread alone runs faster than with the others busy */
+        if (secs[1] > 0) {
+            for (uint32_t k = 0; k < s->n_dev; k++)
+                if (s->dev[k].gpu < 0) atomic_store(&s->dev[k].rate, (W_FIXED + m[1]) / secs[1]);
+            s->c_b = m[1] > m[0] && secs[1] > secs[0] ? (secs[1] - secs[0]) / (m[1] - m[0]) : secs[1] / (m[1] ? m[1] : 1);
+            s->c_a = secs[1] - s->c_b * m[1] > 0 ? secs[1] - s->c_b * m[1] : 0.0;
+        }
+        s->c_slow = 1.0;
+        s->margin = 1.15;
         free(init);
         free(mask);
     }
@@ -333,7 +396,7 @@ void es_ns_sched_close(es_ns_sched_t *s)
         if (s->dev[k].sim) es_ns_scratch_free(&s->dev[k].sim_scr);
     }
     if (s->scr)
-        for (int t = 0; t < s->threads + s->planned; t++) es_ns_scratch_free(&s->scr[t]);
+        for (int t = 0; t < s->threads; t++) es_ns_scratch_free(&s->scr[t]);
     if (s->timing) print_timing(s);
     free(s->scr);
     free(s->wsum);
@@ -343,6 +406,10 @@ void es_ns_sched_close(es_ns_sched_t *s)
     free(s->gf);
     free(s->ow);
     free(s->load);
+    free(s->state);
+    free(s->q_t0);
+    free(s->cw);
+    free(s->order2);
     free(s);
 }
 
@@ -529,100 +596,210 @@ static void adapt_margin(es_ns_sched_t *s, double t_start)
  *
  * Chunks of self-scheduling cost a GPU a launch and a wait each, and a launch of fewer
  * blocks than the SMs hold takes about as long as a full one: on one H200 a generation
- * of the paper's shape takes the GPU 1-3 ms, and the CPU threads' claims between its
- * chunks never shortened it (CPU+GPU ran at 0.91-0.99x the GPU alone).  So with one GPU
- * each generation is planned before it starts, from the rates measured so far:
+ * of the paper's shape takes the GPU 0.3-1.7 ms, and the CPU threads' claims between its
+ * chunks never shortened it.  So with one GPU each generation is planned before it
+ * starts, from the times measured so far:
  *  - the individuals are ordered heaviest first (weight: selected features + W_FIXED);
- *  - the CPU threads take the c heaviest, the GPU the others in one launch (its blocks
- *    heaviest first, so that a launch of more blocks than the SMs hold ends together);
- *  - c minimises the later of the two ends: the CPU's, its threads taking the
- *    individuals in order each as it is free (so its planned makespan is that list
- *    schedule's, at the measured rate of a thread, times a margin that grows when the
- *    CPU ended late and shrinks when it ended early, plus its threads' start); the
- *    GPU's, a launch's fixed cost plus the longer of its heaviest individual at the
- *    rate of one individual alone and its whole weight at the rate of a full device
- *    (each rate re-measured on the launches where it was the longer).  c = 0 (the GPU
- *    alone, no CPU thread woken) unless the plan ends at least 1 % sooner;
- *  - the GPU's launch is started before the CPU threads, and its host thread, once the
- *    values are back, takes the CPU's individuals that are still unclaimed.
- * Which device evaluates an individual never changes its values: the plan moves time
- * only.  A CPU thread's rate is first measured when the devices open (two evaluations
- * of half the features), the GPU's in the first generation, which it runs alone; every
- * PROBE_CPU-th generation the plan leaves the CPU out, the CPU threads take some of the
- * lightest individuals, each one they should finish in half the GPU's time (their rate
- * and start measured again at no cost to the generation). */
+ *  - the CPU threads take c consecutive ones of that order, the heaviest c or, where
+ *    those would outlast the GPU, the heaviest c from the first that fits (moved to the
+ *    front of the order); the GPU the others in one launch, heaviest first (so that a
+ *    launch of more blocks than the SMs hold ends together);
+ *  - the CPU's share minimises the later of the two ends: the CPU's, its threads taking
+ *    the individuals in order each as it is free (its planned makespan that list
+ *    schedule's, a thread's time for m features c_a + c_b m measured at open, times
+ *    c_slow measured with the GPU busy, times a margin that grows when the CPU ended
+ *    late and shrinks when it ended early, plus its threads' start); the GPU's, a
+ *    launch's fixed cost plus, for a launch of one wave, the longer of its heaviest
+ *    individual at the rate of one individual alone and its whole weight at the rate of
+ *    a full device, for several waves its whole weight at the rate of such launches
+ *    (each rate re-measured on the launches where it was the longer).  No share (the
+ *    GPU alone, no CPU thread woken) unless the plan ends at least 5 % sooner;
+ *  - the GPU's launch is started before the CPU threads.  When its values are back,
+ *    the GPU's host thread never waits for a CPU individual that the GPU could evaluate
+ *    sooner: each one no thread has begun, and each one begun whose expected rest is
+ *    longer than a second launch, is taken back (its thread stops, its values are
+ *    discarded) and evaluated by a second launch of those positions.  Who evaluates
+ *    an individual is decided by one compare-and-swap on its position (TB_*), and its
+ *    values are the same bits on either device: the front never depends on who won.
+ * The CPU is given a share only once c_slow was measured with the GPU busy: by a probe,
+ * every PROBE_CPU-th generation and only where the plan with the threads as fast as
+ * alone (c_slow 1, no margin) would end sooner, in which the GPU evaluates the whole
+ * generation and the CPU threads a few of its individuals as well, only to time them
+ * (stopped when the GPU's values are back: a probe costs the GPU nothing but its
+ * threads' start). */
 
-/* The GPU's planned time for a launch of weight w_all whose heaviest individual is w_one:
- * the longer of the heaviest's time and the whole weight's (INFINITY while the rates are
- * unknown).  (A model by kind of launch, the heaviest's time alone up to one individual an
- * SM, left the CPU out of the digits problem on the H200: 1.00x the GPU alone, where this
- * one gave 1.17x.) */
-static double gpu_plan(const es_ns_sched_t *s, double w_one, double w_all)
+/* A position of the CPU's part: free, begun by a CPU thread, done by it, or the GPU's. */
+enum { TB_FREE = 0, TB_CPU = 1, TB_DONE = 2, TB_GPU = 3 };
+/* What a generation's plan gives the CPU. */
+enum { PLAN_GPU = 0, PLAN_SHARE = 1, PLAN_PROBE = 2 };
+
+/* The GPU's planned time for a launch of count positions of weight w_all whose heaviest
+ * individual is w_one (INFINITY while the rates of that kind of launch are unknown).  (A
+ * launch of one wave planned by its heaviest individual alone left the CPU out of the
+ * digits problem on the H200: 1.00x the GPU alone, where the longer of the two gave
+ * 1.17x.) */
+static double gpu_plan(const es_ns_sched_t *s, uint32_t count, double w_one, double w_all)
 {
+    if (!count) return 0.0;
+    if (count > s->g_chunk) return s->g_many > 0 ? s->g_fix + w_all / s->g_many : INFINITY;
     if (s->g_all <= 0) return INFINITY;
     double a = w_one / s->g_one, b = w_all / s->g_all;
     return s->g_fix + (a > b ? a : b);
 }
 
-/* How often (generations) the CPU threads are given some of the lightest individuals
-   while the plan leaves them out: their rate and start measured again, only with what
-   they should finish in half the GPU's time (so at no cost to the generation). */
-#define PROBE_CPU 16
-
-/* The CPU's part of the n individuals in s->order (weights w, heaviest first): positions
- * [*lo, *hi), the heaviest c (*lo = 0) or, to measure the CPU again, the lightest few. */
-static void plan_cpu(es_ns_sched_t *s, const device_t *cpu, const double *w, uint32_t n, uint32_t *lo,
-                     uint32_t *hi)
+/* A second launch of a few taken-back individuals: as a launch of one wave where one was
+ * measured, else at the rate of one individual alone (measured at open). */
+static double gpu_relaunch(const es_ns_sched_t *s, uint32_t count, double w_one, double w_all)
 {
-    *lo = *hi = 0;
-    double total = s->wsum[n], t_gpu = gpu_plan(s, w[0], total), r = cpu ? atomic_load(&cpu->rate) : 0.0;
-    if (!cpu || !n || t_gpu == INFINITY) return; /* the GPU's rate first */
-    uint32_t T = (uint32_t)s->threads;
-    if (r <= 0) { /* (no rate from the start) one light individual a thread */
-        *lo = n - (T < n / 4 ? T : n / 4);
-        *hi = n;
-        return;
-    }
-    double best = 0.99 * t_gpu, mk = 0.0, wc = 0.0;
-    uint32_t c_best = 0;
+    double t = gpu_plan(s, count, w_one, w_all);
+    if (t == INFINITY && s->g_solo > 0) t = s->g_fix + w_one / s->g_solo;
+    return t;
+}
+
+/* How often (generations) the CPU threads are probed while the plan leaves them out. */
+#define PROBE_CPU 16
+/* A share (or a probe) only where the plan ends at least 5 % sooner than the GPU alone:
+ * what the plan does not model costs about that much.  On one H200 at population 960
+ * (2026-11-29, 1,410 us of GPU a generation alone) shares planned to save 1-3 % saved
+ * 49 us of the first launch and cost about 120: the upload slowed by the busy threads
+ * (74 against 64 us), the wait for late CPU individuals (27 us) and the second launch of
+ * those taken back (282 us for one individual, in 13 of 49 generations): 0.90-0.95x the
+ * GPU alone.  Where the CPU can take a larger part (breast_cancer, digits: 17-30 %
+ * faster) the threshold changes nothing. */
+#define SHARE_GAIN 0.95
+
+/* The CPU threads' share of the n individuals (GPU weights w, a thread's times cw times
+ * x, heaviest first) from position s0: the c that make the plan end soonest, 0 unless it
+ * ends sooner than SHARE_GAIN times the GPU alone; *end that plan's end. */
+static uint32_t plan_from(es_ns_sched_t *s, const double *w, const double *cw, uint32_t n, uint32_t s0,
+                          double x, double *end)
+{
+    double total = s->wsum[n], best = SHARE_GAIN * gpu_plan(s, n, w[0], total), mk = 0.0, wc = 0.0;
+    uint32_t T = (uint32_t)s->threads, c_best = 0;
     for (uint32_t t = 0; t < T; t++) s->load[t] = 0.0;
-    for (uint32_t c = 1; c <= n; c++) {
+    for (uint32_t c = 1; s0 + c <= n; c++) {
         uint32_t l = 0; /* the thread free first takes the next */
         for (uint32_t t = 1; t < T; t++)
             if (s->load[t] < s->load[l]) l = t;
-        s->load[l] += w[c - 1];
+        s->load[l] += cw[s0 + c - 1];
         if (s->load[l] > mk) mk = s->load[l];
-        wc += w[c - 1];
-        double tc = s->c_wake + s->margin * mk / r;
+        wc += w[s0 + c - 1];
+        double tc = s->c_wake + x * mk;
         if (tc >= best) break; /* only grows from here */
-        double tg = c < n ? gpu_plan(s, w[c], total - wc) : 0.0, t = tc > tg ? tc : tg;
+        double tg = c < n ? gpu_plan(s, n - c, s0 ? w[0] : w[c], total - wc) : 0.0, t = tc > tg ? tc : tg;
         if (t < best) {
             best = t;
             c_best = c;
         }
     }
-    *hi = c_best;
-    if (!c_best && s->gens >= s->probe_next) { /* the lightest, each well within the GPU's time */
-        uint32_t q = n;
-        while (q > 0 && n - q < T && s->c_wake + s->margin * w[q - 1] / r <= 0.5 * t_gpu) q--;
-        if (q < n) {
-            *lo = q;
-            *hi = n;
-        }
-    }
+    *end = best;
+    return c_best;
 }
 
-/* A GPU launch of weight w_all (heaviest w_one) took secs: the rate of the longer part
- * of its plan measured again (both the first time). */
-static void gpu_measured(es_ns_sched_t *s, double w_one, double w_all, double secs)
+/* The better of the shares from the heaviest and, for a launch of several waves (whose
+ * time is its whole weight's: a launch of one wave takes its heaviest individual's at
+ * least), from the first individual a thread would end within the GPU's time alone:
+ * *s0 its first position, @return its size */
+static uint32_t plan_share(es_ns_sched_t *s, const double *w, const double *cw, uint32_t n, double x,
+                           uint32_t *s0)
+{
+    double t_gpu = gpu_plan(s, n, w[0], s->wsum[n]), e0, e1;
+    uint32_t c0 = plan_from(s, w, cw, n, 0, x, &e0), q = 0;
+    *s0 = 0;
+    while (q < n && s->c_wake + x * cw[q] >= 0.99 * t_gpu) q++;
+    if (q == 0 || q == n || n <= s->g_chunk) return c0;
+    uint32_t c1 = plan_from(s, w, cw, n, q, x, &e1);
+    if (c1 && (!c0 || e1 < e0)) {
+        *s0 = q;
+        return c1;
+    }
+    return c0;
+}
+
+/* The CPU's part of the n individuals in s->order (GPU weights w, a thread's times cw,
+ * heaviest first): positions [*lo, *hi), a share (from *lo, moved to the front by the
+ * caller) or a probe. */
+static int plan_cpu(es_ns_sched_t *s, const device_t *cpu, const double *w, const double *cw, uint32_t n,
+                    uint32_t *lo, uint32_t *hi)
+{
+    *lo = *hi = 0;
+    double t_gpu = n ? gpu_plan(s, n, w[0], s->wsum[n]) : INFINITY;
+    if (!cpu || t_gpu == INFINITY || s->c_b <= 0) return PLAN_GPU; /* the GPU's rate first */
+    uint32_t s0 = 0, c = s->c_loaded ? plan_share(s, w, cw, n, s->c_slow * s->margin, &s0) : 0;
+    if (c) {
+        *lo = s0;
+        *hi = s0 + c;
+        return PLAN_SHARE;
+    }
+    /* a probe: due, and the CPU as fast as alone could shorten the generation; its threads
+       take the heaviest individuals each should end within half the GPU's time */
+    if (s->gens < s->probe_next || !plan_share(s, w, cw, n, 1.0, &s0)) return PLAN_GPU;
+    uint32_t q = 0, T = (uint32_t)s->threads;
+    while (q + 1 < n && s->c_wake + cw[q] > 0.5 * t_gpu) q++;
+    *lo = q;
+    *hi = q + T < n ? q + T : n;
+    return PLAN_PROBE;
+}
+
+/* A GPU launch of count positions, weight w_all (heaviest w_one), took secs: the rate of
+ * the longer part of its plan measured again (both the first time). */
+static void gpu_measured(es_ns_sched_t *s, uint32_t count, double w_one, double w_all, double secs)
 {
     double x = secs - s->g_fix;
     if (x < 1e-7) x = 1e-7;
-    if (s->g_all <= 0) {
+    if (count > s->g_chunk) s->g_many = s->g_many > 0 ? 0.5 * s->g_many + 0.5 * w_all / x : w_all / x;
+    else if (s->g_all <= 0) {
         s->g_one = w_one / x;
         s->g_all = w_all / x;
     } else if (w_all / s->g_all >= w_one / s->g_one) s->g_all = 0.5 * s->g_all + 0.5 * w_all / x;
     else s->g_one = 0.5 * s->g_one + 0.5 * w_one / x;
+}
+
+/* The GPU's host thread, its values back, in a generation where the CPU has positions
+ * [0, hi): every position no CPU thread has begun, and those begun whose expected rest
+ * is longer than a second launch (all of them with EPISTREAM_NSGA_TAKEBACK=all), become
+ * the GPU's; the begun ones taken are stopped.  @return the first position taken (hi:
+ * none), *taken the begun ones among them */
+static uint32_t take_back(es_ns_sched_t *s, const double *w, const double *cw, uint32_t hi, uint64_t *taken)
+{
+    double now = es_time_now(), x = s->c_slow * s->margin, rest = 0.0, w_all = 0.0;
+    uint32_t first = hi, first_any = hi, begun = 0;
+    *taken = 0;
+    for (uint32_t q = 0; q < hi; q++) {
+        uint32_t e = TB_FREE;
+        if (atomic_compare_exchange_strong(&s->state[q], &e, TB_GPU)) {
+            if (q < first) first = q;
+        } else if (e == TB_CPU) {
+            /* its expected rest: as planned, and at least a quarter of what it took so far */
+            double el = now - s->q_t0[q], left = x * cw[q] - el;
+            if (left < 0.25 * el) left = 0.25 * el;
+            if (left > rest) rest = left;
+            begun++;
+        } else continue;
+        if (q < first_any) first_any = q;
+    }
+    if (!begun) return first;
+    for (uint32_t q = first_any; q < hi; q++) w_all += w[q];
+    if (!s->takeback_all && !(gpu_relaunch(s, hi - first_any, w[first_any], w_all) < rest)) return first;
+    for (uint32_t q = first_any; q < hi; q++) {
+        uint32_t e = TB_CPU;
+        if (atomic_compare_exchange_strong(&s->state[q], &e, TB_GPU)) {
+            (*taken)++;
+            if (q < first) first = q;
+        }
+    }
+    if (*taken) atomic_store(&s->stop, 1);
+    return first;
+}
+
+/* The weights of s->order's positions: the GPU's w and a thread's time alone cw. */
+static void order_weights(es_ns_sched_t *s, uint32_t n)
+{
+    for (uint32_t q = 0; q < n; q++) {
+        uint32_t i = s->order[q];
+        s->ow[q] = s->wsum[i + 1] - s->wsum[i];
+        s->cw[q] = s->c_a + s->c_b * s->ones[i];
+    }
 }
 
 static int eval_planned(es_ns_sched_t *s, double t_start)
@@ -647,65 +824,125 @@ static int eval_planned(es_ns_sched_t *s, double t_start)
         at += k;
     }
     for (uint32_t i = 0; i < n; i++) s->order[b[s->ones[i]]++] = i;
-    double *w = s->ow;
-    for (uint32_t q = 0; q < n; q++) w[q] = s->wsum[s->order[q] + 1] - s->wsum[s->order[q]];
-    uint32_t lo, hi; /* the CPU's positions; the GPU's: the others, [g0, g1) */
-    plan_cpu(s, cv, w, n, &lo, &hi);
-    uint32_t c = hi - lo, g0 = lo ? 0 : hi, g1 = lo ? lo : n;
-    if (cv && (c || s->gens >= s->probe_next)) s->probe_next = s->gens + PROBE_CPU;
-    double w_one = g1 > g0 ? w[g0] : 0.0, w_all = 0.0;
-    for (uint32_t q = g0; q < g1; q++) w_all += w[q];
+    double *w = s->ow, *cw = s->cw;
+    order_weights(s, n);
+    uint32_t lo, hi; /* the CPU's positions; the GPU's: [g0, n) */
+    int mode = plan_cpu(s, cv, w, cw, n, &lo, &hi);
+    if (mode == PLAN_SHARE && lo) { /* the share to the front: positions [0, c), the rest heaviest first */
+        uint32_t c = hi - lo, *o2 = s->order2;
+        memcpy(o2, s->order + lo, (size_t)c * sizeof *o2);
+        memcpy(o2 + c, s->order, (size_t)lo * sizeof *o2);
+        memcpy(s->order, o2, (size_t)(lo + c) * sizeof *o2);
+        order_weights(s, lo + c);
+        lo = 0;
+        hi = c;
+    }
+    uint32_t g0 = mode == PLAN_SHARE ? hi : 0, n_gpu = n - g0;
+    if (mode == PLAN_SHARE) s->probe_next = s->gens + PROBE_CPU;
+    double w_one = 0.0, w_all = 0.0;
+    for (uint32_t q = g0; q < n; q++) {
+        w_all += w[q];
+        if (w[q] > w_one) w_one = w[q];
+    }
     double t_plan = es_time_now();
     s->tm.order += t_plan - t_start;
-    /* the GPU's part, positions [c, n), started */
+    /* the GPU's part, positions [g0, n), started */
     if (!gv->sim && ((gv->err = es_gkn_population(gv->g, s->masks, n, s->pb.init, s->order)) ||
-                     (gv->err = es_gkn_launch(gv->g, g0, g1 - g0))))
+                     (gv->err = es_gkn_launch(gv->g, g0, n_gpu))))
         return gv->err;
-    double t_launch = es_time_now(), t_gpu_end = t_launch, t_cpu_end = 0.0, t_first = 0.0;
+    double t_launch = es_time_now(), t_gpu_end = t_launch, t_gpu_first = t_launch, t_cpu_end = 0.0,
+           t_first = 0.0, kernel = 0.0;
     s->tm.upload += t_launch - t_plan;
-    _Atomic uint32_t next = lo;
-    uint64_t cpu_done = 0;
-    int err = ES_OK;
-    if (!c) { /* the GPU alone */
+    uint32_t first = hi; /* the positions of the CPU's part taken back: TB_GPU in [first, hi) */
+    uint64_t cpu_done = 0, taken = 0;
+    int err = ES_OK, wide = 0;
+    if (mode == PLAN_GPU) {
         if (gv->sim) {
             for (uint32_t q = 0; q < n; q++)
                 es_ns_eval_cpu(&s->pb, s->masks + (size_t)s->order[q] * s->words, &gv->sim_scr, 1,
                                s->f + 2 * (size_t)s->order[q]);
-        } else err = es_gkn_wait(gv->g, s->gf);
-        t_gpu_end = es_time_now();
+        } else if (!(err = es_gkn_wait(gv->g, s->gf))) kernel = es_gkn_kernel_seconds(gv->g, &wide);
+        t_gpu_end = t_gpu_first = es_time_now();
     } else {
-        int T = s->threads;
-        double t_par = es_time_now();
-        t_first = 0.0;
-#pragma omp parallel num_threads(T + 1) reduction(+ : cpu_done) reduction(max : t_cpu_end)
+        int T = s->threads, share = mode == PLAN_SHARE;
+        double t_par = es_time_now(), took = 0.0, want = 0.0, took_lb = 0.0, want_lb = 0.0;
+        _Atomic uint32_t next = lo;
+        atomic_store(&s->stop, 0);
+        for (uint32_t q = lo; q < hi; q++) atomic_store_explicit(&s->state[q], TB_FREE, memory_order_relaxed);
+#pragma omp parallel num_threads(T + 1) reduction(+ : cpu_done, took, want, took_lb, want_lb) \
+    reduction(max : t_cpu_end)
         {
             int t = 0;
 #ifdef _OPENMP
             t = omp_get_thread_num();
 #endif
-            if (t == T) { /* the GPU's host thread: its values back, then the CPU's leftovers */
+            if (t == T) { /* the GPU's host thread: its values back, then the CPU's part it takes back */
                 int e = ES_OK;
                 if (gv->sim) {
-                    for (uint32_t q = g0; q < g1; q++)
+                    for (uint32_t q = g0; q < n; q++)
                         es_ns_eval_cpu(&s->pb, s->masks + (size_t)s->order[q] * s->words, &gv->sim_scr,
                                        1, s->f + 2 * (size_t)s->order[q]);
-                } else e = es_gkn_wait(gv->g, s->gf);
-                t_gpu_end = es_time_now();
+                } else if (!(e = es_gkn_wait(gv->g, s->gf))) kernel = es_gkn_kernel_seconds(gv->g, &wide);
+                t_gpu_end = t_gpu_first = es_time_now();
+                if (!share) atomic_store(&s->stop, 1); /* a probe: its threads stop now */
+                else if (!e && (first = take_back(s, w, cw, hi, &taken)) < hi) {
+                    /* positions [first, hi) again (those the CPU did: the same values, not used) */
+                    double *g2 = s->gf + 2 * (size_t)n_gpu;
+                    if (gv->sim) {
+                        for (uint32_t q = first; q < hi; q++)
+                            if (atomic_load(&s->state[q]) == TB_GPU)
+                                es_ns_eval_cpu(&s->pb, s->masks + (size_t)s->order[q] * s->words,
+                                               &gv->sim_scr, 1, g2 + 2 * (size_t)(q - first));
+                    } else if (!(e = es_gkn_eval(gv->g, first, hi - first, g2)))
+                        kernel += es_gkn_kernel_seconds(gv->g, NULL);
+                    t_gpu_end = es_time_now();
+                }
                 if (e) {
 #pragma omp critical(es_ns_err)
                     err = e;
                 }
+            } else {
+                es_ns_scratch_t *sc = &s->scr[t];
+                sc->stop = &s->stop;
+                uint32_t q;
+                while (!atomic_load(&s->stop) && (q = atomic_fetch_add(&next, 1)) < hi) {
+                    double t0 = es_time_now(), fv[2];
+                    if (q == lo) t_first = t0;
+                    s->q_t0[q] = t0;
+                    uint32_t e = TB_FREE, i = s->order[q];
+                    if (share && !atomic_compare_exchange_strong(&s->state[q], &e, TB_CPU))
+                        break; /* the GPU took the rest back */
+                    es_ns_eval_cpu(&s->pb, s->masks + (size_t)i * s->words, sc, 1, fv);
+                    double t1 = es_time_now();
+                    t_cpu_end = t1;
+                    e = TB_CPU;
+                    if (!atomic_load(&s->stop)) { /* not stopped: its whole time */
+                        took += t1 - t0;
+                        want += cw[q];
+                    } else { /* stopped: at least this long */
+                        took_lb += t1 - t0;
+                        want_lb += cw[q];
+                    }
+                    if (share && atomic_compare_exchange_strong(&s->state[q], &e, TB_DONE)) {
+                        s->f[2 * (size_t)i] = fv[0];
+                        s->f[2 * (size_t)i + 1] = fv[1];
+                        cpu_done++;
+                    }
+                }
+                sc->stop = NULL;
             }
-            uint32_t q;
-            while ((q = atomic_fetch_add(&next, 1)) < hi) {
-                double t0 = es_time_now();
-                if (q == lo) t_first = t0;
-                uint32_t i = s->order[q];
-                es_ns_eval_cpu(&s->pb, s->masks + (size_t)i * s->words, &s->scr[t], 1, s->f + 2 * (size_t)i);
-                t_cpu_end = es_time_now();
-                if (t < T) measured(cv, w[q], t_cpu_end - t0);
-                cpu_done++;
-            }
+        }
+        if (t_cpu_end < t_par) t_cpu_end = t_par; /* no thread began an individual */
+        /* c_slow: the threads' time over their time alone, with the GPU busy */
+        if (want > 0) {
+            double slow = took / want;
+            s->c_slow = s->c_loaded ? 0.5 * s->c_slow + 0.5 * slow : slow;
+            s->c_loaded = 1;
+        } else if (want_lb > 0 && took_lb / want_lb > s->c_slow)
+            s->c_slow = 0.5 * s->c_slow + 0.5 * took_lb / want_lb;
+        if (!share) { /* a probe that timed nothing (the GPU was done first) again soon */
+            s->probe_gap = want > 0 || 2 * s->probe_gap > PROBE_CPU ? PROBE_CPU : s->probe_gap ? 2 * s->probe_gap : 1;
+            s->probe_next = s->gens + s->probe_gap;
         }
         double wake = t_first > t_par ? t_first - t_par : 0.0;
         s->c_wake = s->c_wake > 0 ? 0.5 * s->c_wake + 0.5 * wake : wake;
@@ -713,39 +950,50 @@ static int eval_planned(es_ns_sched_t *s, double t_start)
         cv->st.evaluations += cpu_done;
         cv->st.chunks += cpu_done;
         cv->st.seconds += t_cpu_end - t_par;
-        /* the margin: the GPU waited for the CPU (by more than 2 % of the generation), or
-           the CPU ended early (by more than 5 %) */
         double gen = (t_gpu_end > t_cpu_end ? t_gpu_end : t_cpu_end) - t_start;
         if (t_cpu_end > t_gpu_end) s->tm.cpu_late += t_cpu_end - t_gpu_end;
         else s->tm.gpu_late += t_gpu_end - t_cpu_end;
-        if (t_cpu_end - t_gpu_end > 0.02 * gen) s->margin = s->margin * 1.3 < 16.0 ? s->margin * 1.3 : 16.0;
-        else if (!lo && t_gpu_end - t_cpu_end > 0.05 * gen) /* (a probe ends early by design) */
+        /* the margin: a share late (individuals taken back, or the GPU waited by more than
+           2 % of the generation), or early (by more than 5 %) */
+        if (share && (taken || t_cpu_end - t_gpu_end > 0.02 * gen)) s->margin = s->margin * 1.3 < 16.0 ? s->margin * 1.3 : 16.0;
+        else if (share && first == hi && t_gpu_end - t_cpu_end > 0.05 * gen)
             s->margin = s->margin * 0.9 > 0.5 ? s->margin * 0.9 : 0.5;
         s->tm.gens_cpu++;
+        s->tm.probes += !share;
         s->tm.cpu_evals += cpu_done;
+        s->tm.taken += taken;
+        if (first < hi) s->tm.relaunch += t_gpu_end - t_gpu_first;
     }
     if (err) return gv->err = err;
     double t_sc = es_time_now();
-    if (!gv->sim && g1 > g0) {
-        for (uint32_t q = g0; q < g1; q++) {
+    uint32_t again = 0;
+    if (!gv->sim) {
+        for (uint32_t q = g0; q < n; q++) {
             uint32_t i = s->order[q];
             s->f[2 * (size_t)i] = s->gf[2 * (size_t)(q - g0)];
             s->f[2 * (size_t)i + 1] = s->gf[2 * (size_t)(q - g0) + 1];
         }
-        int wide;
-        double k = es_gkn_kernel_seconds(gv->g, &wide);
-        s->tm.kernel += k;
+        s->tm.kernel += kernel;
         s->tm.wide += (uint64_t)wide;
-        s->tm.launches++;
+        s->tm.launches += (n_gpu > 0) + (first < hi);
     }
+    for (uint32_t q = first; q < hi; q++) /* the CPU's part taken back: the second launch's values */
+        if (atomic_load_explicit(&s->state[q], memory_order_relaxed) == TB_GPU) {
+            uint32_t i = s->order[q];
+            const double *g2 = s->gf + 2 * (size_t)n_gpu + 2 * (size_t)(q - first);
+            s->f[2 * (size_t)i] = g2[0];
+            s->f[2 * (size_t)i + 1] = g2[1];
+            again++;
+        }
     s->tm.scatter += es_time_now() - t_sc;
-    if (g1 > g0) {
-        gpu_measured(s, w_one, w_all, t_gpu_end - t_launch);
-        gv->st.evaluations += g1 - g0;
-        gv->st.chunks++;
+    s->tm.retaken += again;
+    if (n_gpu) gpu_measured(s, n_gpu, w_one, w_all, t_gpu_first - t_launch);
+    if (n_gpu || again) {
+        gv->st.evaluations += n_gpu + again;
+        gv->st.chunks += (n_gpu > 0) + (again > 0);
         gv->st.seconds += t_gpu_end - t_launch;
         s->tm.gpu += t_gpu_end - t_launch;
-        s->tm.gpu_evals += g1 - g0;
+        s->tm.gpu_evals += n_gpu + again;
     }
     return ES_OK;
 }
@@ -763,12 +1011,14 @@ static void print_timing(const es_ns_sched_t *s)
     }
     fprintf(stderr,
             "nsga-timing\tschedule %s\tgenerations %llu\twith_cpu %llu\tcpu_evals %llu\tgpu_evals %llu\t"
-            "launches %llu\twide %llu\tlaunch_fixed_us %.1f\n"
+            "launches %llu\twide %llu\tlaunch_fixed_us %.1f\tprobes %llu\ttaken_back %llu\trelaunched %llu\t"
+            "relaunch_us_total %.1f\tcpu_alone_us %.1f+%.4fm\tcpu_slow %.2f\tmargin %.2f\n"
             "nsga-timing-us-per-generation\teval %.1f\torder %.1f\tupload+launch %.1f\tgpu %.1f\tkernel %.1f\t"
             "scatter %.1f\tcpu_wake %.1f\tcpu_late %.1f\tgpu_late %.1f\n",
             s->planned ? "planned" : s->n_gpu ? "dynamic" : "cpu", (unsigned long long)m->gens, (unsigned long long)m->gens_cpu,
             (unsigned long long)m->cpu_evals, (unsigned long long)m->gpu_evals, (unsigned long long)launches,
-            (unsigned long long)wide, 1e6 * s->g_fix, 1e6 * m->eval / g, 1e6 * m->order / g,
+            (unsigned long long)wide, 1e6 * s->g_fix, (unsigned long long)m->probes, (unsigned long long)m->taken,
+            (unsigned long long)m->retaken, 1e6 * m->relaunch, 1e6 * s->c_a, 1e6 * s->c_b, s->c_slow, s->margin, 1e6 * m->eval / g, 1e6 * m->order / g,
             1e6 * m->upload / g, 1e6 * m->gpu / g, 1e6 * kernel / g, 1e6 * m->scatter / g,
             m->gens_cpu ? 1e6 * m->wake / (double)m->gens_cpu : 0.0,
             m->gens_cpu ? 1e6 * m->cpu_late / (double)m->gens_cpu : 0.0,

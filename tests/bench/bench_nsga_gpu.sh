@@ -6,7 +6,8 @@
 # at most one block an SM on the 1,024-thread kernel) and as the build before
 # it ran them (EPISTREAM_NSGA_SCHED=dynamic EPISTREAM_NSGA_GPU_WIDE=0: chunks
 # claimed from a shared span, 256-thread blocks), runs alternated, best of
-# BENCH_REPS (default 2; 3 for the K-means rows of populations 120 and 960).
+# BENCH_REPS (default 2; 3 for the K-means rows of populations 120 and 960);
+# BENCH_OLD=0 leaves the build before out (more repetitions in the same time).
 # Every front must be the same bytes.  Prints a table of evaluations per second
 # of the evaluation phase (`evaluations_per_second` in the log), CPU+GPU over
 # the faster device alone (the target: >= 1), the CPU's share of the mixed
@@ -27,7 +28,7 @@
 C=$(cd "$(dirname "$0")" && pwd)
 export LD_LIBRARY_PATH=$C/lib
 E=$C/bin/epistream
-W=/tmp/nsgarun; mkdir -p $W
+W=/tmp/nsgarun; mkdir -p $W; rm -f $W/all_runs.txt
 reps=${BENCH_REPS:-2}
 t_begin=$(date +%s)
 nvidia-smi -L; echo "host CPUs: $(nproc)"
@@ -44,6 +45,7 @@ one() {
   EPISTREAM_NSGA_TIMING=1 timeout 150 "$@" --devices $dev --out $W/$name.run --quiet 2>$W/$name.err ||
     { echo "FAIL $name: $(tail -2 $W/$name.err)" >&2; return; }
   eps=$(sed -n 's/^evaluations_per_second\t//p' $W/$name.run.log)
+  echo "$name $eps" >> $W/all_runs.txt
   best=$(cat $W/$name.eps 2>/dev/null || echo 0)
   if awk -v a=$best -v b=$eps 'BEGIN { exit !(b > a) }'; then
     echo $eps > $W/$name.eps
@@ -56,7 +58,7 @@ eps() { cat $W/$1.eps 2>/dev/null || echo -; }
 share() { awk -F'\t' '/^device\t/ { n++; e[n] = $4 } END { t = 0; for (i = 1; i <= n; i++) t += e[i]; if (t) printf "%.1f%%", 100 * e[1] / t; else print "-" }' $W/$1.log 2>/dev/null; }
 same() {
   ok=yes
-  for x in "$@"; do cmp -s $W/$1.front.tsv $W/$x.front.tsv && cmp -s $W/$1.hv.tsv $W/$x.hv.tsv || ok=NO; done
+  for x in "$@"; do [ -f $W/$x.front.tsv ] || continue; cmp -s $W/$1.front.tsv $W/$x.front.tsv && cmp -s $W/$1.hv.tsv $W/$x.hv.tsv || ok=NO; done
   echo $ok
 }
 ratio() { awk -v a=$1 -v b=$2 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else print "-" }'; }
@@ -68,7 +70,9 @@ problem() {
   for x in cpu gpu mix gpuold mixold; do rm -f $W/${b}_$x.eps; done
   r=0
   while [ $r -lt $n ]; do
-    for cfg in cpu:cpu:new gpu:gpu:0:new mix:cpu,gpu:0:new gpuold:gpu:0:old mixold:cpu,gpu:0:old; do
+    cfgs="cpu:cpu:new gpu:gpu:0:new mix:cpu,gpu:0:new"
+    [ "${BENCH_OLD:-1}" = 0 ] || cfgs="$cfgs gpuold:gpu:0:old mixold:cpu,gpu:0:old"
+    for cfg in $cfgs; do
       name=${cfg%%:*} rest=${cfg#*:}; env=${rest##*:} dev=${rest%:*}
       one ${b}_$name $dev $env $E nsga "$@"
     done
@@ -113,8 +117,11 @@ for pop in 120 960; do
   cmp -s $W/eeg${pop}_seq.front.tsv $W/eeg${pop}_cpu.front.tsv && echo "eeg $pop: 1 thread = all threads = every device mix: $(same eeg${pop}_cpu eeg${pop}_gpu eeg${pop}_mix eeg${pop}_gpuold eeg${pop}_mixold)"
 done
 echo
+echo "== every run's evaluations/s, in run order"
+awk '{ r[$1] = r[$1] " " $2 } END { for (k in r) print k ":" r[k] }' $W/all_runs.txt | sort
+echo
 echo "== time breakdown (best run of each; microseconds per generation)"
-for x in eeg120_gpuold eeg120_mixold eeg120_gpu eeg120_mix eeg960_gpuold eeg960_mixold eeg960_gpu eeg960_mix bc_gpu bc_mix dg_mix eeg480_mix; do
+for x in eeg120_gpuold eeg120_mixold eeg120_gpu eeg120_mix eeg960_gpuold eeg960_mixold eeg960_gpu eeg960_mix bc_gpu bc_mix dg_gpu dg_mix eeg480_gpu eeg480_mix; do
   echo "-- $x: $(grep '^device' $W/$x.log 2>/dev/null | cut -f2- | tr '\t\n' ' /')"
   grep '^nsga-timing' $W/$x.timing 2>/dev/null | cut -f2-
 done

@@ -66,7 +66,7 @@ struct gkmm_cfg<3, 2> {
 };
 
 template <int K, int NB>
-constexpr size_t gkmm_smem()
+__host__ __device__ constexpr size_t gkmm_smem()
 {
     using C = gkmm_cfg<K, NB>;
     constexpr size_t BM = C::VM * (K == 2 ? NB : NB * NB), BN = C::VN * NB;
@@ -100,6 +100,12 @@ __global__ void __launch_bounds__(GKMM_THREADS, 2) gkmm_kernel(gkm_args p)
     const uint64_t n_units = K == 2 ? p.n_vars : p.n_pfx;
     if (u0 >= n_units) return;
     if (!tid) slo = 0xffffffffu;
+    /* the float screen's tables: into shared memory after the pipeline's
+     * buffers when they fit (gkmm_launch_nb sized it), else through L1 */
+    float *stab = (float *)(smem + gkmm_smem<K, NB>());
+    if (p.tf && p.tf_smem)
+        for (uint32_t x = tid; x < p.tf_len; x += GKMM_THREADS) stab[x] = __ldg(p.tf + x);
+    const float *tfg = p.tf_smem ? stab : p.tf;
     __syncthreads();
     for (int x = tid; x < VM; x += GKMM_THREADS) {
         const bool ok = u0 + x < n_units;
@@ -341,10 +347,32 @@ __global__ void __launch_bounds__(GKMM_THREADS, 2) gkmm_kernel(gkm_args p)
                     }
                 }
                 double h = 0.0;
+                if (p.tf) {
+                    /* in float from the shifted tables: a partial sum a last
+                     * bin, then those in order (es_gkm_ftab_hc is the CPU
+                     * twin); within es_gkm_ftab_bound of the double sum */
+                    const float *f0 = tfg + p.tf_o0, *f1 = tfg + p.tf_o1;
+                    float acc[M];
 #pragma unroll
-                for (int i = 0; i < NP; i++)
+                    for (int j = 0; j < M; j++) acc[j] = 0.0f;
 #pragma unroll
-                    for (int j = 0; j < M; j++) h += gkm_term(p, 0, c[0][i][j], c[1][i][j]);
+                    for (int i = 0; i < NP; i++)
+#pragma unroll
+                        for (int j = 0; j < M; j++) {
+                            const uint32_t a0 = c[0][i][j], a1 = c[1][i][j];
+                            const float sf = f0[a0] + f1[a1];
+                            acc[j] += tfg[a0 + a1] - sf;
+                        }
+                    float hf = acc[0];
+#pragma unroll
+                    for (int j = 1; j < M; j++) hf += acc[j];
+                    h = (double)hf;
+                } else {
+#pragma unroll
+                    for (int i = 0; i < NP; i++)
+#pragma unroll
+                        for (int j = 0; j < M; j++) h += gkm_term(p, 0, c[0][i][j], c[1][i][j]);
+                }
                 ig = shm[q] - h;
                 if (real) {
                     if constexpr (K == 2) {
@@ -436,7 +464,8 @@ int gkmm_launch_nb(const gkm_args &p, int mode, uint64_t frac)
 {
     using C = gkmm_cfg<K, NB>;
     const gkmm_fn fn = gkmm_pick<K, NB>(mode);
-    constexpr size_t sm = gkmm_smem<K, NB>();
+    /* the pipeline's buffers, then the float screen's tables when in shared memory */
+    const size_t sm = gkmm_smem<K, NB>() + (p.tf && p.tf_smem ? (sizeof(float) * p.tf_len + 15) / 16 * 16 : 0);
     cudaError_t e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm);
     if (e != cudaSuccess) return (int)e;
     dim3 grid;

@@ -501,22 +501,10 @@ static void fill_planes(ctx_t *c, const uint8_t *d, const uint8_t *cd)
                 bc[2 * b + y] += (uint32_t)__builtin_popcountll(q);
             }
         }
-    }
-    /* the counted bins interleaved by 8 slots (kernel.c), a group a thread:
-     * each writes its group's words in order (slots without a variable stay
-     * zero from the allocation) */
-    const uint32_t nb = m - 1, ng = c->n_vars8 / 8 + (c->n_con + 7) / 8;
-#pragma omp parallel for schedule(static)
-    for (uint32_t g = 0; g < ng; g++) {
-        uint64_t *ln = c->lanes + (size_t)g * nb * W * 8;
-        for (uint32_t j = 0; j < 8; j++) {
-            const uint32_t s = g * 8 + j;
-            const uint32_t v = s < c->n_vars8 ? s : c->n_vars + (s - c->n_vars8);
-            if (s < c->n_vars8 ? s >= c->n_vars : s - c->n_vars8 >= c->n_con) continue;
-            const uint64_t *pl = c->planes + (size_t)v * m * W;
-            for (uint32_t b = 0; b < nb; b++)
-                for (uint32_t w = 0; w < W; w++) ln[((size_t)b * W + w) * 8 + j] = pl[(size_t)b * W + w];
-        }
+        const uint32_t s = v < c->n_vars ? v : c->n_vars8 + (v - c->n_vars), nb = m - 1;
+        uint64_t *ln = c->lanes + (size_t)(s / 8) * nb * W * 8 + s % 8;
+        for (uint32_t b = 0; b < nb; b++)
+            for (uint32_t w = 0; w < W; w++) ln[((size_t)b * W + w) * 8] = pl[(size_t)b * W + w];
     }
 }
 

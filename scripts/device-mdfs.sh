@@ -11,7 +11,9 @@
 #   a test, memcheck or benchmark run may take; MDFS_KERNELS: the GPU
 #   kernels each case is timed with, in the same run (default "popc mma":
 #   EPISTREAM_MDFS_GPU_KERNEL; "mma" is the popcount kernel where the tensor
-#   cores do not take the case).
+#   cores do not take the case; "mma-double": the tensor cores with their Hc
+#   sums in double, EPISTREAM_MDFS_GPU_SUM=double); MDFS_PEAK=1: first
+#   bench_mdfs_gpu peak (the b1 ceilings and the tuples/s they allow).
 set -u
 . "$(dirname "$0")/device-env.sh"
 ifs=$IFS
@@ -38,6 +40,9 @@ if [ "${MDFS_TESTS:-1}" = 1 ]; then
         IFS=$ifs
     fi
 fi
+if [ "${MDFS_PEAK:-0}" = 1 ]; then
+    timeout 120 "$B/tests/bench/bench_mdfs_gpu" peak || echo "peak: failed (rc $?)"
+fi
 if [ "${MDFS_BENCH:-1}" = 1 ]; then
     echo "| dim | objects | divisions | CPU threads | CPU vars | CPU tuples/s | GPU vars | GPU tuples/s | GPU kernels tuples/s | rescored | GPU/CPU | GPU / 1.35e9 | kernels / 1.35e9 | CPU = GPU | GPU kernel |"
     echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
@@ -47,7 +52,9 @@ if [ "${MDFS_BENCH:-1}" = 1 ]; then
         IFS=$ifs
         for k in ${MDFS_KERNELS:-popc mma}; do
             # shellcheck disable=SC2086
-            EPISTREAM_MDFS_GPU_KERNEL=$k timeout "${MDFS_BENCH_TIMEOUT:-120}" "$B/tests/bench/bench_mdfs_gpu" $a 2>>"$O/bench_mdfs_gpu.err" ||
+            sum=float
+            [ "$k" = mma-double ] && k=mma sum=double
+            EPISTREAM_MDFS_GPU_SUM=$sum EPISTREAM_MDFS_GPU_KERNEL=$k timeout "${MDFS_BENCH_TIMEOUT:-120}" "$B/tests/bench/bench_mdfs_gpu" $a 2>>"$O/bench_mdfs_gpu.err" ||
                 echo "| $a $k: failed (rc $?) |"
         done
     done

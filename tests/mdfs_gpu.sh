@@ -1,7 +1,10 @@
 #!/bin/sh
 # mdfs_gpu.sh -- `epistream mdfs --device gpu` writes the very bytes of
 # --device cpu (.mdfs.tsv, .relevant.tsv): --dim 2 and 3, --divisions 1, 2, 3
-# (the tensor cores at --dim 2, and 3 with 1, 2, and the CUDA-core register kernels, both) and 5 (any m), several discretisations, contrast
+# (the tensor cores at --dim 2, and 3 with 1, 2, their Hc sums in float (the
+# shifted tables in shared memory, and through L1 at 3,200 objects) and in
+# double (EPISTREAM_MDFS_GPU_SUM=double), and the CUDA-core register kernels,
+# all) and 5 (any m), several discretisations, contrast
 # variables, exact ties (a duplicated column), a constant column, the summed
 # margins (EPISTREAM_MDFS_MARGINS=sum), the host's rescoring given every
 # tuple (run without a GPU too), the CPU fallback of a discretisation
@@ -38,12 +41,13 @@ if ! "$EPISTREAM" mdfs --table "$T/d.csv" --dim 2 --device gpu --range 0.5 --out
     fail "--device gpu failed"
 fi
 
-same() { # NAME ARGS...: cpu and gpu give the same bytes
+same() { # NAME ARGS...: cpu and gpu give the same bytes (on $T/${TAB:-d}.csv)
     name=$1
+    tab=$T/${TAB:-d}.csv
     shift
-    "$EPISTREAM" mdfs --table "$T/d.csv" "$@" --device cpu --out "$T/$name.cpu" --quiet ||
+    "$EPISTREAM" mdfs --table "$tab" "$@" --device cpu --out "$T/$name.cpu" --quiet ||
         fail "cpu: $*"
-    "$EPISTREAM" mdfs --table "$T/d.csv" "$@" --device gpu --out "$T/$name.gpu" --verbose \
+    "$EPISTREAM" mdfs --table "$tab" "$@" --device gpu --out "$T/$name.gpu" --verbose \
         2>"$T/$name.log" || { cat "$T/$name.log" >&2; fail "gpu: $*"; }
     grep -q "on gpu:" "$T/$name.log" || { cat "$T/$name.log" >&2; fail "not on the GPU: $*"; }
     for f in mdfs.tsv relevant.tsv; do
@@ -65,14 +69,28 @@ done
 # for those: the same bytes
 for dd in 2:1 2:2 2:3 3:1 3:2; do
     dim=${dd%:*} div=${dd#*:}
-    grep -q "(tensor cores)" "$T/d${dim}m$div.log" || { cat "$T/d${dim}m$div.log" >&2; fail "--dim $dim --divisions $div: not on the tensor cores"; }
+    grep -q "(tensor cores, float sums)" "$T/d${dim}m$div.log" || { cat "$T/d${dim}m$div.log" >&2; fail "--dim $dim --divisions $div: not on the tensor cores with float sums"; }
+    EPISTREAM_MDFS_GPU_SUM=double same "d${dim}s$div" --dim $dim --divisions $div --discretizations 3 --range 0.5 --seed 7 --contrast 40
+    grep -q "(tensor cores, double sums)" "$T/d${dim}s$div.log" || fail "EPISTREAM_MDFS_GPU_SUM=double: not the double sums"
     EPISTREAM_MDFS_GPU_KERNEL=popc same "d${dim}p$div" --dim $dim --divisions $div --discretizations 3 --range 0.5 --seed 7 --contrast 40
     grep -q "(popcount)" "$T/d${dim}p$div.log" || fail "EPISTREAM_MDFS_GPU_KERNEL=popc: not the popcount kernel"
 done
 for dd in 2:5 3:3 3:5; do
     grep -q "(popcount)" "$T/d${dd%:*}m${dd#*:}.log" || fail "--dim ${dd%:*} --divisions ${dd#*:}: not the popcount kernel"
 done
-unset EPISTREAM_MDFS_GPU_KERNEL # (whether a function's assignment persists varies among shells)
+unset EPISTREAM_MDFS_GPU_KERNEL EPISTREAM_MDFS_GPU_SUM # (whether a function's assignment persists varies among shells)
+expect_fail "$T/err" env EPISTREAM_MDFS_GPU_SUM=half "$EPISTREAM" mdfs --table "$T/d.csv" --dim 2 --range 0.5 \
+    --device gpu --out "$T/no"
+grep -q "EPISTREAM_MDFS_GPU_SUM=half: expected float or double" "$T/err" || fail "a bad EPISTREAM_MDFS_GPU_SUM: message"
+# 3,200 objects: the float tables (25.6 KB) are read through L1, not shared memory
+awk 'BEGIN { s = 5; printf "v0"; for (j = 1; j < 24; j++) printf ",v%d", j; print ",y"
+    for (i = 0; i < 3200; i++) {
+        for (j = 0; j < 24; j++) { s = (s * 1103515245 + 12345) % 2147483648; x[j] = s / 2147483648 - 0.5 }
+        for (j = 0; j < 24; j++) printf "%s%.5f", j ? "," : "", x[j]
+        printf ",%d\n", (x[1] * x[2] * 4 + x[3] + x[5] * 0.5 > 0) } }' >"$T/big.csv"
+TAB=big same big2 --dim 2 --divisions 2 --discretizations 2 --range 0.5 --seed 5 --contrast 24
+TAB=big same big3 --dim 3 --divisions 2 --discretizations 2 --range 0.5 --seed 5 --contrast 24
+grep -q "(tensor cores, float sums)" "$T/big3.log" || fail "3,200 objects: not on the tensor cores with float sums"
 expect_fail "$T/err" env EPISTREAM_MDFS_GPU_KERNEL=tensor "$EPISTREAM" mdfs --table "$T/d.csv" --dim 2 --range 0.5 \
     --device gpu --out "$T/no"
 grep -q "EPISTREAM_MDFS_GPU_KERNEL=tensor: expected popc or mma" "$T/err" || fail "a bad EPISTREAM_MDFS_GPU_KERNEL: message"

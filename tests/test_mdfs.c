@@ -2,8 +2,10 @@
  * standard's 10,000th output; the first outputs computed without a whole
  * state), the counting kernels (every variant against the scalar twin on
  * sizes that hit every tail), the equal-frequency discretisation with ties,
- * the p-value adjustments (statsmodels' values), and the engine's counts
- * against a direct count (k = 1..4). */
+ * the p-value adjustments (statsmodels' values), the engine's counts
+ * against a direct count (k = 1..4), and the GPU screen's float Hc sums
+ * (es_gkm_ftab_hc, the CPU twin of the device's float arithmetic) within
+ * their proven bound of the double tables' sums on adversarial tables. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +18,7 @@
 #include <cmocka.h>
 
 #include "mdfs.h"
+#include "mdfs_gpu.h"
 #include "mdfs_internal.h"
 #include "select.h" /* testutil.h names the backend and table types */
 #include "testutil.h"
@@ -233,6 +236,135 @@ static void test_engine_direct(void **state)
     }
 }
 
+static uint64_t fs_rng(uint64_t *s)
+{
+    *s += 0x9e3779b97f4a7c15ull;
+    uint64_t x = *s;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* cnt[c * 2 + y] for c < N: the n_y objects of each class spread over the
+ * cells by pattern p (0: all in one cell; 1: even; 2: random cuts; 3: one
+ * class in one cell, the other even; 4: most in one cell, single objects
+ * elsewhere; 5: the cells where the float entries err most, the rest in the
+ * last cell) */
+static void fs_fill(uint32_t *cnt, uint32_t N, const uint32_t *ny, int pat, uint64_t *rs, const uint32_t *worst)
+{
+    memset(cnt, 0, sizeof(uint32_t) * 2 * N);
+    for (int y = 0; y < 2; y++) {
+        uint32_t left = ny[y];
+        switch (pat) {
+        case 0: cnt[(fs_rng(rs) % N) * 2 + y] = left; break;
+        case 1:
+            for (uint32_t c = 0; c < N; c++) cnt[c * 2 + y] = left / N + (c < left % N);
+            break;
+        case 3:
+            if (y == 0) cnt[(fs_rng(rs) % N) * 2] = left;
+            else
+                for (uint32_t c = 0; c < N; c++) cnt[c * 2 + 1] = left / N + (c < left % N);
+            break;
+        case 4:
+            for (uint32_t c = 1; c < N && left; c++) cnt[c * 2 + y] = 1, left--;
+            cnt[y] += left;
+            break;
+        case 5:
+            for (uint32_t c = 0; c + 1 < N; c++) {
+                const uint32_t v = worst[y] <= left ? worst[y] : (uint32_t)(fs_rng(rs) % (left + 1));
+                cnt[c * 2 + y] = v, left -= v;
+            }
+            cnt[(N - 1) * 2 + y] += left;
+            break;
+        default:
+            for (uint32_t c = 0; c + 1 < N; c++) {
+                const uint32_t v = left ? (uint32_t)(fs_rng(rs) % (left + 1)) : 0;
+                cnt[c * 2 + y] = v, left -= v;
+            }
+            cnt[(N - 1) * 2 + y] += left;
+        }
+    }
+}
+
+static void test_gpu_float_bound(void **state)
+{
+    (void)state;
+    static const uint32_t shapes[][2] = {{500, 500}, {1, 999}, {999, 1}, {3, 7}, {2500, 7500},
+                                         {5000, 5000}, {16000, 4000}, {1, 1}, {1024, 1024}};
+    static const double xis[] = {0.25, 1.0, 0.01};
+    /* (prefix cells, classes a variable): k = 2, m = 2..4; k = 3, m = 2, 3 */
+    static const uint32_t tabs[][2] = {{2, 2}, {3, 3}, {4, 4}, {4, 2}, {9, 3}};
+    uint64_t rs = 12345;
+    double worst_ratio = 0.0;
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+        for (size_t xi = 0; xi < sizeof xis / sizeof xis[0]; xi++) {
+            const uint32_t n0 = shapes[si][0], n1 = shapes[si][1], n = n0 + n1;
+            const double cmin = n0 < n1 ? n0 : n1;
+            es_gkm_config_t cfg;
+            memset(&cfg, 0, sizeof cfg);
+            cfg.cls[0] = n0, cfg.cls[1] = n1;
+            cfg.pseudo[0] = n0 / cmin * xis[xi], cfg.pseudo[1] = n1 / cmin * xis[xi];
+            double *f0 = malloc(sizeof(double) * (n0 + 1)), *f1 = malloc(sizeof(double) * (n1 + 1));
+            double *g = malloc(sizeof(double) * (n + 1));
+            assert_non_null(f0), assert_non_null(f1), assert_non_null(g);
+            /* the engine's tables (engine.c: plogp) */
+            for (uint32_t q = 0; q <= n0; q++) f0[q] = (q + cfg.pseudo[0]) * log2(q + cfg.pseudo[0]);
+            for (uint32_t q = 0; q <= n1; q++) f1[q] = (q + cfg.pseudo[1]) * log2(q + cfg.pseudo[1]);
+            for (uint32_t q = 0; q <= n; q++)
+                g[q] = (q + (cfg.pseudo[0] + cfg.pseudo[1])) * log2(q + (cfg.pseudo[0] + cfg.pseudo[1]));
+            cfg.G[0] = g, cfg.F[0][0] = f0, cfg.F[0][1] = f1;
+            es_gkm_ftab_t ft;
+            assert_int_equal(es_gkm_ftab_build(&cfg, &ft), ES_OK);
+            /* the counts whose float entries err most (pattern 5) */
+            uint32_t worst[2] = {0, 0};
+            for (int y = 0; y < 2; y++) {
+                double e = -1.0;
+                const uint32_t ny = y ? n1 : n0, o = y ? ft.o1 : ft.o0;
+                for (uint32_t q = 0; q <= ny; q++) {
+                    const double x = (y ? f1 : f0)[q] - ft.L * q, d = fabs((double)ft.t[o + q] - x);
+                    if (d > e) e = d, worst[y] = q;
+                }
+            }
+            for (size_t ti = 0; ti < sizeof tabs / sizeof tabs[0]; ti++) {
+                const uint32_t np = tabs[ti][0], m = tabs[ti][1], N = np * m;
+                const double bound = es_gkm_ftab_bound(&ft, N);
+                /* sound but not empty: below a thousandth of a bit an object */
+                assert_true(bound > 0.0 && bound < 1e-3 * n + 1e-3);
+                uint32_t cnt[2 * 64];
+                for (int pat = 0; pat < 6; pat++)
+                    for (int rep = 0; rep < (pat == 2 || pat == 5 ? 200 : 4); rep++) {
+                        const uint32_t ny[2] = {n0, n1};
+                        fs_fill(cnt, N, ny, pat, &rs, worst);
+                        const float hf = es_gkm_ftab_hc(&ft, cnt, np, m);
+                        /* the real sum of the double tables' terms (long
+                         * double: 11 more bits than the bound needs) and the
+                         * host's double sum (engine.c's hc_cells order) */
+                        long double ref = 0.0L;
+                        double hd = 0.0;
+                        for (uint32_t c = 0; c < N; c++) {
+                            const uint32_t a0 = cnt[2 * c], a1 = cnt[2 * c + 1];
+                            ref += (long double)g[a0 + a1] - (long double)f0[a0] - (long double)f1[a1];
+                            hd += g[a0 + a1] - f0[a0] - f1[a1];
+                        }
+                        const double err = fabs((double)((long double)hf - ref));
+                        if (err > bound) fprintf(stderr, "n0 %u n1 %u xi %g N %u pattern %d: |%.9g - %.12Lg| = %g > %g\n",
+                                                 n0, n1, xis[xi], N, pat, (double)hf, ref, err, bound);
+                        assert_true(err <= bound);
+                        /* the device's IG upper bound (float IG + the margin,
+                         * which adds the double sums' own) never below the
+                         * host's double IG: Hc(float) - bound <= Hc(double) */
+                        const double gmax = fmax(fabs(g[n]), fmax(fabs(f0[n0]), fabs(f1[n1])));
+                        const double dmargin = 16.0 * (N + 2.0) * 3.0 * fmax(gmax, 1.0) * ldexp(1.0, -52);
+                        assert_true((double)hf - (bound + dmargin) <= hd && hd <= (double)hf + (bound + dmargin));
+                        if (err / bound > worst_ratio) worst_ratio = err / bound;
+                    }
+            }
+            es_gkm_ftab_free(&ft);
+            free(f0), free(f1), free(g);
+        }
+    print_message("float Hc: the largest error seen is %.3g of the bound\n", worst_ratio);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -241,6 +373,7 @@ int main(void)
         cmocka_unit_test(test_discretize_equal_frequency),
         cmocka_unit_test(test_adjust),
         cmocka_unit_test(test_engine_direct),
+        cmocka_unit_test(test_gpu_float_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

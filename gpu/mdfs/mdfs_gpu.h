@@ -39,7 +39,42 @@ typedef struct {
     uint32_t part, parts; /**< this device's share of the first variables */
     uint32_t kernel;     /**< 0: the tensor cores where they apply (k = 2, m <= 4, sm_80
                               or later), else CUDA-core popcount; 1: popcount always */
+    uint32_t sum;        /**< the tensor-core screen's Hc sums: 0 in float from
+                              es_gkm_ftab_t tables (with es_gkm_ftab_bound's
+                              margin), 1 in double from F and G */
+    double pseudo[2];    /**< the full table's pseudocount a cell and class */
 } es_gkm_config_t;
+
+/** The float screen's tables: the full table's c log2 c tables (G[0], F[0][y])
+ *  less L c each, L = a multiple of 1/256 near log2 of the objects (a cell's
+ *  term G(c0 + c1) - F0(c0) - F1(c1) is unchanged, the entries at most about
+ *  0.53 n in magnitude instead of n log2 n), rounded to float, in one array:
+ *  G' [0, n], then F0' [0, n0] at o0, F1' [0, n1] at o1. */
+typedef struct {
+    float *t;
+    uint32_t len, o0, o1;
+    uint32_t n;          /**< objects */
+    double L;
+    double e;            /**< the three tables' largest entry errors, summed */
+    double A;            /**< max |F0'| + max |F1'| */
+    double xi;           /**< pseudo[0] + pseudo[1] */
+    double gabs;         /**< the largest |entry| of the double tables */
+} es_gkm_ftab_t;
+
+/** Build ft from cfg (G[0], F[0][*], cls, pseudo).  @return ES_OK or ES_ERR_NOMEM */
+int es_gkm_ftab_build(const es_gkm_config_t *cfg, es_gkm_ftab_t *ft);
+
+/** A bound of |the float Hc of a table of n_cells cells (es_gkm_ftab_hc's
+ *  arithmetic, any order of its adds) - the real sum of the double tables'
+ *  terms|: doc/MDFS.md, "The float screen's margin". */
+double es_gkm_ftab_bound(const es_gkm_ftab_t *ft, uint32_t n_cells);
+
+/** The device's float Hc, on the CPU (the same float operations in the same
+ *  order as screen_mma.cu's epilogue): cnt[(i * m + j) * 2 + y] for prefix
+ *  cell i < np, last bin j < m, class y. */
+float es_gkm_ftab_hc(const es_gkm_ftab_t *ft, const uint32_t *cnt, uint32_t np, uint32_t m);
+
+void es_gkm_ftab_free(es_gkm_ftab_t *ft);
 
 /** A tuple returned: its variables t[0] < t[1] (< t[2]) as slots, the
  *  last either a variable (< n_vars) or n_vars + a contrast variable; for
@@ -90,6 +125,13 @@ const char *es_gkm_name(const es_gkm_t *g);
 double es_gkm_kernel_seconds(const es_gkm_t *g);
 
 void es_gkm_close(es_gkm_t *g);
+
+/** Page-lock the host's planes (p, bytes) for the run, so that every
+ *  es_gkm_upload copies them at full speed; es_gkm_unpin(p) after.  A
+ *  failure leaves them pageable (the uploads still work).  @return ES_OK,
+ *  ES_ERR_GPU or ES_ERR_UNSUPPORTED (built without CUDA) */
+int es_gkm_pin(void *p, size_t bytes);
+void es_gkm_unpin(void *p);
 
 /** A double as an unsigned key of the same order (-0 below +0; no NaNs). */
 static inline uint64_t es_gkm_key(double x)

@@ -350,11 +350,12 @@ gkm_kernel_fn gkm_pick_mode(uint32_t k, uint32_t nb, int mode)
 
 struct es_gkm {
     int dev;
-    char name[160];
+    char name[192];
     es_gkm_config_t cfg;
     gkm_args a;
     int mma;                /* on the tensor cores (screen_mma.cu) */
     uint64_t *d_planes, *d_last, *d_rows;
+    float *d_ftab;          /* the float screen's tables (es_gkm_ftab_t) */
     uint32_t *d_binct;
     uint32_t *d_pfx;        /* k = 3: this device's prefixes (a, b) */
     uint64_t n_pfx;
@@ -396,7 +397,7 @@ static void gkm_free(es_gkm_t *g)
     cudaSetDevice(g->dev);
     cudaFree(g->d_planes), cudaFree(g->d_last), cudaFree(g->d_rows), cudaFree(g->d_binct), cudaFree(g->d_pfx), cudaFree(g->d_tab);
     cudaFree(g->d_hm1), cudaFree(g->d_hmx), cudaFree(g->d_pc), cudaFree(g->d_thr), cudaFree(g->d_keys);
-    cudaFree(g->d_ncand), cudaFree(g->d_cand);
+    cudaFree(g->d_ncand), cudaFree(g->d_cand), cudaFree(g->d_ftab);
     if (g->ev[0]) cudaEventDestroy(g->ev[0]);
     if (g->ev[1]) cudaEventDestroy(g->ev[1]);
     free(g->h_cand), free(g->h_raw);
@@ -419,7 +420,8 @@ static int gkm_open(es_gkm_t *g, int dev, const es_gkm_config_t *c)
     int major = 0;
     CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
     g->mma = c->kernel == 0 && gkmm_takes(c->k, m) && major >= 8;
-    snprintf(g->name, sizeof g->name, "gpu:%d %s (%s)", dev, info, g->mma ? "tensor cores" : "popcount");
+    snprintf(g->name, sizeof g->name, "gpu:%d %s (%s)", dev, info,
+             g->mma ? (c->sum ? "tensor cores, double sums" : "tensor cores, float sums") : "popcount");
     g->a.wp0 = (c->w0 + 7) / 8 * 8, g->a.wp1 = (W - c->w0 + 7) / 8 * 8;
     CHECK(cudaMalloc(&g->d_planes, sizeof(uint64_t) * nv * m * W));
     if (g->mma)
@@ -458,6 +460,21 @@ static int gkm_open(es_gkm_t *g, int dev, const es_gkm_config_t *c)
      * order; an IG subtracts two of them: 16 times that is ample */
     const double cells = (double)np * m;
     g->margin = 16.0 * (cells + 2.0) * 3.0 * gmax * ldexp(1.0, -52);
+    if (g->mma && c->sum == 0) {
+        /* the tensor-core screen sums each table's Hc in float: its proven
+         * error (doc/MDFS.md, "The float screen's margin") on top */
+        es_gkm_ftab_t ft;
+        if (es_gkm_ftab_build(c, &ft)) return ES_ERR_NOMEM;
+        cudaError_t e = cudaMalloc(&g->d_ftab, sizeof(float) * ft.len);
+        if (e == cudaSuccess) e = cudaMemcpy(g->d_ftab, ft.t, sizeof(float) * ft.len, cudaMemcpyHostToDevice);
+        g->a.tf = g->d_ftab, g->a.tf_len = ft.len, g->a.tf_o0 = ft.o0, g->a.tf_o1 = ft.o1;
+        /* in shared memory up to 24 KB (about 3,000 objects): two blocks an
+         * SM still fit; else read through L1 */
+        g->a.tf_smem = sizeof(float) * ft.len <= 24u * 1024;
+        g->margin += es_gkm_ftab_bound(&ft, (uint32_t)cells);
+        es_gkm_ftab_free(&ft);
+        CHECK(e);
+    }
     g->a.two_margin = 2.0 * g->margin;
     if (c->k == 2) {
         CHECK(cudaMalloc(&g->d_hm1, sizeof(double) * (c->n_vars + 1)));
@@ -669,4 +686,20 @@ extern "C" double es_gkm_kernel_seconds(const es_gkm_t *g)
 extern "C" void es_gkm_close(es_gkm_t *g)
 {
     if (g) gkm_free(g);
+}
+
+extern "C" int es_gkm_pin(void *p, size_t bytes)
+{
+    /* portable: every device's uploads see it as page-locked; a failure
+     * (no memory to lock) is no error of the run: cleared, not logged */
+    if (cudaHostRegister(p, bytes, cudaHostRegisterPortable) != cudaSuccess) {
+        cudaGetLastError();
+        return ES_ERR_GPU;
+    }
+    return ES_OK;
+}
+
+extern "C" void es_gkm_unpin(void *p)
+{
+    cudaHostUnregister(p);
 }

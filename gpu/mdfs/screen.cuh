@@ -42,6 +42,11 @@ struct gkm_args {
     uint32_t wp0, wp1;      /* the rows' words a class (multiples of 8) */
     uint64_t n_pfx;         /* k = 3: this device's prefixes (pfx) */
     double h0[2];           /* Hc of an empty cell: full, margin */
+    /* the tensor-core screen's Hc in float (es_gkm_ftab_t: G' at 0, F0' at
+     * tf_o0, F1' at tf_o1, tf_len floats; copied to shared memory by each
+     * block when tf_smem), or NULL: in double from G, F0, F1 */
+    const float *tf;
+    uint32_t tf_len, tf_o0, tf_o1, tf_smem;
 };
 
 __device__ __forceinline__ double gkm_term(const gkm_args &p, int lev, uint32_t a0, uint32_t a1)

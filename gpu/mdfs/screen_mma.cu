@@ -14,12 +14,14 @@
  * are a tuple's counted cells; the rest of its table is derived from the bin
  * counts and (k = 3) the pairs' counted cells of the pairs pass, as the
  * CUDA-core kernel (screen.cu) and the CPU do.  The epilogue sums the
- * table's Hc in double from the host's c log2 c tables and each variable's
- * IG, and keeps the maxima and returns the tuples near them as screen.cu's
+ * table's Hc and each variable's IG, and keeps the maxima and returns the tuples near them as screen.cu's
  * kernel does (its comment): the last slots' maxima are reduced in shared
  * memory before one atomic a tile, a prefix's variables' over a warp (which
- * shares them) at once; a tuple is returned when an IG is within two margins
- * of the latest maximum the thread knows. */
+ * shares them) at once, when one of its IGs reaches the threshold known at
+ * the tile's start; a tuple is returned when an IG is within two margins of
+ * the latest maximum the thread knows.  The Hc sums run in float from
+ * shifted tables in shared memory (ftab.c: the proven margin), or in double
+ * (EPISTREAM_MDFS_GPU_SUM=double). */
 #include <cmath>
 #include <cstdint>
 
@@ -66,7 +68,7 @@ struct gkmm_cfg<3, 2> {
 };
 
 template <int K, int NB>
-constexpr size_t gkmm_smem()
+__host__ __device__ constexpr size_t gkmm_smem()
 {
     using C = gkmm_cfg<K, NB>;
     constexpr size_t BM = C::VM * (K == 2 ? NB : NB * NB), BN = C::VN * NB;
@@ -90,6 +92,7 @@ __global__ void __launch_bounds__(GKMM_THREADS, 2) gkmm_kernel(gkm_args p)
     __shared__ uint32_t sva[VM], svb[VM];         /* its variables (k = 2: a = b) */
     __shared__ double shm[VM];                    /* its Hc (margin pseudocounts) */
     __shared__ unsigned long long smax_s[VN];     /* of the last slots */
+    __shared__ double snear[2][VM];               /* the first units' a, b thresholds at the tile's start */
     __shared__ uint32_t slo;                      /* the lowest last slot any first unit takes */
 
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
@@ -100,6 +103,12 @@ __global__ void __launch_bounds__(GKMM_THREADS, 2) gkmm_kernel(gkm_args p)
     const uint64_t n_units = K == 2 ? p.n_vars : p.n_pfx;
     if (u0 >= n_units) return;
     if (!tid) slo = 0xffffffffu;
+    /* the float screen's tables: into shared memory after the pipeline's
+     * buffers when they fit (gkmm_launch_nb sized it), else through L1 */
+    float *stab = (float *)(smem + gkmm_smem<K, NB>());
+    if (p.tf && p.tf_smem)
+        for (uint32_t x = tid; x < p.tf_len; x += GKMM_THREADS) stab[x] = __ldg(p.tf + x);
+    const float *tfg = p.tf_smem ? stab : p.tf;
     __syncthreads();
     for (int x = tid; x < VM; x += GKMM_THREADS) {
         const bool ok = u0 + x < n_units;
@@ -270,6 +279,12 @@ __global__ void __launch_bounds__(GKMM_THREADS, 2) gkmm_kernel(gkm_args p)
 #pragma unroll
                 for (int y = 0; y < 2; y++) sct[tid][j][y] = v < p.NS ? __ldg(p.binct + ((size_t)v * M + j) * 2 + y) : 0;
         }
+        /* the prefix variables' maxima so far, once a tile (lower bounds of
+         * the latest: a threshold from them returns more tuples, never fewer) */
+        if (MODE != GKM_CAND && tid < VM) {
+            snear[0][tid] = gkm_near(gkm_load(p.keys + sva[tid]), p.two_margin);
+            snear[1][tid] = K == 3 ? gkm_near(gkm_load(p.keys + svb[tid]), p.two_margin) : INFINITY;
+        }
         __syncthreads();
 
         const uint32_t s = s0 + is;
@@ -341,10 +356,32 @@ __global__ void __launch_bounds__(GKMM_THREADS, 2) gkmm_kernel(gkm_args p)
                     }
                 }
                 double h = 0.0;
+                if (p.tf) {
+                    /* in float from the shifted tables: a partial sum a last
+                     * bin, then those in order (es_gkm_ftab_hc is the CPU
+                     * twin); within es_gkm_ftab_bound of the double sum */
+                    const float *f0 = tfg + p.tf_o0, *f1 = tfg + p.tf_o1;
+                    float acc[M];
 #pragma unroll
-                for (int i = 0; i < NP; i++)
+                    for (int j = 0; j < M; j++) acc[j] = 0.0f;
 #pragma unroll
-                    for (int j = 0; j < M; j++) h += gkm_term(p, 0, c[0][i][j], c[1][i][j]);
+                    for (int i = 0; i < NP; i++)
+#pragma unroll
+                        for (int j = 0; j < M; j++) {
+                            const uint32_t a0 = c[0][i][j], a1 = c[1][i][j];
+                            const float sf = f0[a0] + f1[a1];
+                            acc[j] += tfg[a0 + a1] - sf;
+                        }
+                    float hf = acc[0];
+#pragma unroll
+                    for (int j = 1; j < M; j++) hf += acc[j];
+                    h = (double)hf;
+                } else {
+#pragma unroll
+                    for (int i = 0; i < NP; i++)
+#pragma unroll
+                        for (int j = 0; j < M; j++) h += gkm_term(p, 0, c[0][i][j], c[1][i][j]);
+                }
                 ig = shm[q] - h;
                 if (real) {
                     if constexpr (K == 2) {
@@ -356,30 +393,33 @@ __global__ void __launch_bounds__(GKMM_THREADS, 2) gkmm_kernel(gkm_args p)
                 }
             }
             /* the thresholds of returning a tuple: two margins below each
-             * variable's maximum so far, the latest known (the last slot's
-             * when the tile began or this thread's own; the prefix
-             * variables' as this warp reads them, or the warp's own), or the
-             * given ones (GKM_CAND).  Each is at most the final maximum, so
-             * every tuple the host keeps is returned. */
+             * variable's maximum so far as known (the last slot's when the
+             * tile began or this thread's own; the prefix variables' when
+             * the tile began or the warp's own), or the given ones
+             * (GKM_CAND).  Each is at most the final maximum, so every tuple
+             * the host keeps is returned. */
             double t_s = INFINITY, t_a = INFINITY, t_b = INFINITY;
             if constexpr (MODE == GKM_MAX || MODE == GKM_EMIT) {
                 best_s = fmax(best_s, ig);
-                double x = ig_a, y = ig_b;
+                const double tm = p.two_margin;
+                t_a = snear[0][q], t_b = snear[1][q];
+                /* the warp's maxima of the prefix variables only when a lane
+                 * reaches a threshold: else each IG is below the maximum
+                 * known (nothing to offer) and below its threshold either way */
+                if (__any_sync(0xffffffffu, ig_a >= t_a || (K == 3 && ig_b >= t_b))) {
+                    double x = ig_a, y = ig_b;
 #pragma unroll
-                for (int o = 16; o; o >>= 1) {
-                    x = fmax(x, __shfl_xor_sync(0xffffffffu, x, o));
-                    if (K == 3) y = fmax(y, __shfl_xor_sync(0xffffffffu, y, o));
+                    for (int o = 16; o; o >>= 1) {
+                        x = fmax(x, __shfl_xor_sync(0xffffffffu, x, o));
+                        if (K == 3) y = fmax(y, __shfl_xor_sync(0xffffffffu, y, o));
+                    }
+                    t_a = fmax(t_a, x - tm);
+                    if (K == 3) t_b = fmax(t_b, y - tm);
+                    /* at once, so that the other blocks of this prefix see them */
+                    if (!lane && x > -INFINITY) gkm_offer(p.keys + a, x);
+                    if (K == 3 && !lane && y > -INFINITY) gkm_offer(p.keys + b, y);
                 }
-                if (MODE == GKM_EMIT) {
-                    const double tm = p.two_margin;
-                    t_s = fmax(near_s, best_s - tm);
-                    t_a = fmax(gkm_near(gkm_load(p.keys + a), tm), x - tm);
-                    if (K == 3) t_b = fmax(gkm_near(gkm_load(p.keys + b), tm), y - tm);
-                }
-                /* the warp's maxima of the prefix variables at once, so that
-                 * the other blocks of this prefix see them */
-                if (!lane && x > -INFINITY) gkm_offer(p.keys + a, x);
-                if (K == 3 && !lane && y > -INFINITY) gkm_offer(p.keys + b, y);
+                if (MODE == GKM_EMIT) t_s = fmax(near_s, best_s - tm);
             } else if constexpr (MODE == GKM_CAND) {
                 t_s = near_s, t_a = __ldg(p.thr + a);
                 if (K == 3) t_b = __ldg(p.thr + b);
@@ -436,7 +476,8 @@ int gkmm_launch_nb(const gkm_args &p, int mode, uint64_t frac)
 {
     using C = gkmm_cfg<K, NB>;
     const gkmm_fn fn = gkmm_pick<K, NB>(mode);
-    constexpr size_t sm = gkmm_smem<K, NB>();
+    /* the pipeline's buffers, then the float screen's tables when in shared memory */
+    const size_t sm = gkmm_smem<K, NB>() + (p.tf && p.tf_smem ? (sizeof(float) * p.tf_len + 15) / 16 * 16 : 0);
     cudaError_t e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm);
     if (e != cudaSuccess) return (int)e;
     dim3 grid;

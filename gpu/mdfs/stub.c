@@ -73,3 +73,14 @@ void es_gkm_close(es_gkm_t *g)
 {
     (void)g;
 }
+
+int es_gkm_pin(void *p, size_t bytes)
+{
+    (void)p, (void)bytes;
+    return ES_ERR_UNSUPPORTED;
+}
+
+void es_gkm_unpin(void *p)
+{
+    (void)p;
+}

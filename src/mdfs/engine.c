@@ -45,6 +45,10 @@ typedef struct {
     uint32_t *bin_ct;      /* (n_vars + n_con) * m * 2: per bin, per class */
     double *F[2][2];       /* [level 0 full / 1 margin][class][n] = c log2 c, c = n + pseudo */
     double *G[2];          /* [level][n0 + n1] = c log2 c, c = n0 + n1 + both pseudos */
+    double ps[2];          /* the full table's pseudocount a cell, a class */
+    uint32_t *inv;         /* 64 W: the object at each position, UINT32_MAX where none */
+    uint64_t *valid;       /* W: the positions that hold an object */
+    uint8_t *xs;           /* 64 W a thread: a variable's classes in position order */
     uint64_t *lanes;       /* the counted bins (m - 1) interleaved by 8 variables (kernel.c):
                               slot s = a variable v < n_vars, or n_vars8 + a contrast variable */
     uint32_t n_vars8;      /* n_vars rounded up to 8: the first contrast slot */
@@ -453,7 +457,18 @@ fail:
 }
 
 /* The planes and bin counts of discretised data d (variables, then contrast cd). */
-static void fill_planes(ctx_t *c, const uint8_t *d, const uint8_t *cd, const uint32_t *pos)
+/* The calling thread's number (0 without OpenMP). */
+static int thread_id(void)
+{
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
+/* The planes, bin counts and lanes of one discretisation. */
+static void fill_planes(ctx_t *c, const uint8_t *d, const uint8_t *cd)
 {
     const uint32_t nv = c->n_vars + c->n_con, m = c->m, W = c->W, n = c->n_obj;
 #pragma omp parallel for schedule(static)
@@ -461,12 +476,30 @@ static void fill_planes(ctx_t *c, const uint8_t *d, const uint8_t *cd, const uin
         uint64_t *pl = c->planes + (size_t)v * m * W;
         uint32_t *bc = c->bin_ct + (size_t)v * m * 2;
         const uint8_t *x = v < c->n_vars ? d + (size_t)v * n : cd + (size_t)(v - c->n_vars) * n;
-        memset(pl, 0, sizeof(uint64_t) * m * W);
+        /* the classes in position order (the objects sorted by class: c->inv),
+         * then a word's bit k of every class from eight bytes at a time (a
+         * multiply gathers the low bits of eight bytes into one), the bins
+         * from those bits (m <= 16: four of them) */
+        uint8_t *xs = c->xs + (size_t)thread_id() * 64 * W;
+        for (uint32_t q = 0; q < 64 * W; q++) xs[q] = c->inv[q] == UINT32_MAX ? 0 : x[c->inv[q]];
         memset(bc, 0, sizeof(uint32_t) * m * 2);
-        for (uint32_t o = 0; o < n; o++) {
-            uint32_t p = pos[o], b = x[o];
-            pl[(size_t)b * W + p / 64] |= 1ull << (p % 64);
-            bc[2 * b + (p >= 64 * c->w0)]++;
+        const uint32_t nbits = m <= 2 ? 1 : m <= 4 ? 2 : m <= 8 ? 3 : 4;
+        for (uint32_t w = 0; w < W; w++) {
+            uint64_t bit[4] = {0, 0, 0, 0};
+            for (uint32_t g = 0; g < 8; g++) {
+                uint64_t u;
+                memcpy(&u, xs + (size_t)w * 64 + 8 * g, 8);
+                for (uint32_t k = 0; k < nbits; k++)
+                    bit[k] |= ((((u >> k) & 0x0101010101010101ull) * 0x0102040810204080ull) >> 56) << (8 * g);
+            }
+            const uint64_t valid = c->valid[w];
+            const int y = w >= c->w0;
+            for (uint32_t b = 0; b < m; b++) {
+                uint64_t q = valid;
+                for (uint32_t k = 0; k < nbits; k++) q &= (b >> k & 1) ? bit[k] : ~bit[k];
+                pl[(size_t)b * W + w] = q;
+                bc[2 * b + y] += (uint32_t)__builtin_popcountll(q);
+            }
         }
         const uint32_t s = v < c->n_vars ? v : c->n_vars8 + (v - c->n_vars), nb = m - 1;
         uint64_t *ln = c->lanes + (size_t)(s / 8) * nb * W * 8 + s % 8;
@@ -502,16 +535,6 @@ static void pre_walk(const ctx_t *c, thr_t *t, uint32_t *tuple, uint32_t l)
         build_level(c, t, l + 1, v);
         pre_walk(c, t, tuple, l + 1);
     }
-}
-
-/* The calling thread's number (0 without OpenMP). */
-static int thread_id(void)
-{
-#ifdef _OPENMP
-    return omp_get_thread_num();
-#else
-    return 0;
-#endif
 }
 
 /* fn(tuple, 1) for every first variable v (level 1 built), the variables
@@ -693,6 +716,16 @@ static int gpus_open(const ctx_t *c, const es_mdfs_opt_t *o, gpus_t *gd, char *n
         es_error("EPISTREAM_MDFS_GPU_KERNEL=%s: expected popc or mma", kv);
         return ES_ERR_ARG;
     }
+    /* EPISTREAM_MDFS_GPU_SUM=double: the tensor-core screen sums each Hc in
+     * double from the host's tables, not in float with its proven margin
+     * (tests, benchmarks) */
+    const char *sv = es_env_variant("EPISTREAM_MDFS_GPU_SUM");
+    if (sv && !strcmp(sv, "double")) cfg.sum = 1;
+    else if (sv && strcmp(sv, "float")) {
+        es_error("EPISTREAM_MDFS_GPU_SUM=%s: expected float or double", sv);
+        return ES_ERR_ARG;
+    }
+    cfg.pseudo[0] = c->ps[0], cfg.pseudo[1] = c->ps[1];
     cfg.parts = (uint32_t)n;
     size_t at = 0;
     name[0] = 0;
@@ -726,10 +759,12 @@ static int gpu_disc(const ctx_t *c, thr_t *th, gpus_t *gd, es_mdfs_result_t *r)
 {
     const size_t NS = (size_t)c->n_vars + c->n_con;
     int err = ES_OK;
-    double ks = 0.0;
-#pragma omp parallel for num_threads(gd->n) schedule(static, 1) reduction(max : ks)
+    double ks = 0.0, us = 0.0;
+#pragma omp parallel for num_threads(gd->n) schedule(static, 1) reduction(max : ks, us)
     for (int i = 0; i < gd->n; i++) {
+        const double t0 = es_time_now();
         int e = es_gkm_upload(gd->g[i], c->planes, c->bin_ct, c->hm);
+        us = es_time_now() - t0;
         if (!e) e = es_gkm_max(gd->g[i], gd->keys[i]);
         if (e) {
 #pragma omp critical(mdfs_gpu_err)
@@ -754,7 +789,9 @@ static int gpu_disc(const ctx_t *c, thr_t *th, gpus_t *gd, es_mdfs_result_t *r)
         ks2 = es_gkm_kernel_seconds(gd->g[i]);
     }
     r->kernel_seconds += ks + ks2;
+    r->upload_seconds += us;
     if (err) return err;
+    const double t_rs = es_time_now();
     for (int i = 0; i < gd->n; i++) {
         const es_gkm_cand_t *cd = cand[i];
         const int64_t n = (int64_t)nc[i];
@@ -762,6 +799,7 @@ static int gpu_disc(const ctx_t *c, thr_t *th, gpus_t *gd, es_mdfs_result_t *r)
 #pragma omp parallel for schedule(dynamic, 8)
         for (int64_t q = 0; q < n; q++) rescore(c, &th[thread_id()], cd[q].t);
     }
+    r->rescore_seconds += es_time_now() - t_rs;
     return ES_OK;
 }
 
@@ -778,6 +816,7 @@ int es_mdfs_max_ig(const es_mdfs_opt_t *o, uint32_t n_obj, uint32_t n_vars, uint
     thr_t *th = NULL;
     gpus_t gd;
     memset(&gd, 0, sizeof gd);
+    int pinned = 0;
     int nt = 1;
 #ifdef _OPENMP
     nt = omp_get_max_threads();
@@ -805,6 +844,9 @@ int es_mdfs_max_ig(const es_mdfs_opt_t *o, uint32_t n_obj, uint32_t n_vars, uint
     c.bin_ct = malloc(sizeof(uint32_t) * 2 * c.m * (size_t)nv + 1);
     c.all = calloc(c.W + 1, sizeof(uint64_t));
     c.lanes = calloc(n_slots * (c.m - 1) * c.W + 8, sizeof(uint64_t));
+    c.inv = malloc(sizeof(uint32_t) * 64 * (size_t)c.W);
+    c.valid = calloc(c.W + 1, sizeof(uint64_t));
+    c.xs = malloc((size_t)nt * 64 * c.W);
     for (int lev = 0; lev < 2; lev++) {
         c.F[lev][0] = malloc(sizeof(double) * (c.cls[0] + 1));
         c.F[lev][1] = malloc(sizeof(double) * (c.cls[1] + 1));
@@ -841,7 +883,7 @@ int es_mdfs_max_ig(const es_mdfs_opt_t *o, uint32_t n_obj, uint32_t n_vars, uint
     r->arg_tuple = malloc(sizeof(uint32_t) * c.k * (n_vars + 1));
     r->arg_disc = malloc(sizeof(uint32_t) * (n_vars + 1));
     r->contrast_ig = malloc(sizeof(double) * (n_contrast + 1));
-    if (!d || !cd || !pos || !c.planes || !c.lanes || !c.bin_ct || !c.all || !c.F[0][0] || !c.F[0][1] ||
+    if (!d || !cd || !pos || !c.planes || !c.lanes || !c.inv || !c.valid || !c.xs || !c.bin_ct || !c.all || !c.F[0][0] || !c.F[0][1] ||
         !c.F[1][0] || !c.F[1][1] || !c.G[0] || !c.G[1] || !th || !r->max_ig || !r->arg_tuple ||
         !r->arg_disc || !r->contrast_ig) {
         ret = ES_ERR_NOMEM;
@@ -852,12 +894,16 @@ int es_mdfs_max_ig(const es_mdfs_opt_t *o, uint32_t n_obj, uint32_t n_vars, uint
         uint32_t i0 = 0, i1 = 64 * c.w0;
         for (uint32_t i = 0; i < n_obj; i++) pos[i] = y[i] ? i1++ : i0++;
         for (uint32_t i = 0; i < n_obj; i++) c.all[pos[i] / 64] |= 1ull << (pos[i] % 64);
+        for (size_t q = 0; q < 64 * (size_t)c.W; q++) c.inv[q] = UINT32_MAX;
+        for (uint32_t i = 0; i < n_obj; i++) c.inv[pos[i]] = i;
+        memcpy(c.valid, c.all, sizeof(uint64_t) * c.W);
     }
     /* n log n tables: pseudo_y = n_y / min(n0, n1) * xi per cell of the full
      * table, m times that in a margin */
     {
         double cmin = c.cls[0] < c.cls[1] ? c.cls[0] : c.cls[1];
         double ps[2] = {c.cls[0] / cmin * o->pc_xi, c.cls[1] / cmin * o->pc_xi};
+        c.ps[0] = ps[0], c.ps[1] = ps[1];
         for (int lev = 0; lev < 2; lev++) {
             double mul = lev ? (double)c.m : 1.0;
             for (int yy = 0; yy < 2; yy++)
@@ -869,6 +915,12 @@ int es_mdfs_max_ig(const es_mdfs_opt_t *o, uint32_t n_obj, uint32_t n_vars, uint
     for (int i = 0; i < nt; i++)
         if ((ret = thr_alloc(&c, &th[i]))) goto out;
     if ((ret = gpus_open(&c, o, &gd, r->device, sizeof r->device))) goto out;
+    /* the planes page-locked for the uploads (each discretisation's) */
+    if (gd.n) {
+        const double t_pin = es_time_now();
+        pinned = es_gkm_pin(c.planes, sizeof(uint64_t) * nv * c.m * c.W) == ES_OK;
+        es_debug("planes page-locked: %s (%.3f s)", pinned ? "yes" : "no", es_time_now() - t_pin);
+    }
     if (!gd.n) snprintf(r->device, sizeof r->device, "cpu (%s)", kname);
     const double t_count = es_time_now();
     double disc_seconds = 0.0;
@@ -878,7 +930,9 @@ int es_mdfs_max_ig(const es_mdfs_opt_t *o, uint32_t n_obj, uint32_t n_vars, uint
         const double t_disc = es_time_now();
         if ((ret = disc_fn(dctx, disc, d, cd))) goto out;
         disc_seconds += es_time_now() - t_disc;
-        fill_planes(&c, d, cd, pos);
+        const double t_pack = es_time_now();
+        fill_planes(&c, d, cd);
+        r->pack_seconds += es_time_now() - t_pack;
         c.disc = disc;
         if (gd.n) {
             if (c.k == 2) precompute_hm(&c, th); /* each variable's Hc: cheap, and the device's too */
@@ -955,18 +1009,20 @@ int es_mdfs_max_ig(const es_mdfs_opt_t *o, uint32_t n_obj, uint32_t n_vars, uint
         const double td = (double)r->tuples_done, cs = r->count_seconds, ks = r->kernel_seconds;
         if (gd.n)
             es_info("counting: %.4g tuples in %.3f s (%.4g tuples/s) on %s; GPU kernels %.3f s "
-                    "(%.4g tuples/s, two passes), %llu tuples rescored", td, cs, cs > 0 ? td / cs : 0.0,
-                    r->device, ks, ks > 0 ? td / ks : 0.0, (unsigned long long)r->rescored);
+                    "(%.4g tuples/s, two passes), %llu tuples rescored; packing %.3f s, uploads %.3f s, "
+                    "rescoring %.3f s", td, cs, cs > 0 ? td / cs : 0.0, r->device, ks, ks > 0 ? td / ks : 0.0,
+                    (unsigned long long)r->rescored, r->pack_seconds, r->upload_seconds, r->rescore_seconds);
         else
             es_info("counting: %.4g tuples in %.3f s (%.4g tuples/s) on %s", td, cs,
                     cs > 0 ? td / cs : 0.0, r->device);
     }
 out:
+    if (pinned) es_gkm_unpin(c.planes);
     gpus_close(&gd);
     if (th)
         for (int i = 0; i < nt; i++) thr_free(&th[i]);
     free(th);
     for (int lev = 0; lev < 2; lev++) free(c.F[lev][0]), free(c.F[lev][1]), free(c.G[lev]);
-    free(c.planes), free(c.lanes), free(c.bin_ct), free(c.all), free(c.hm), free(c.binom), free(d), free(cd), free(pos);
+    free(c.planes), free(c.lanes), free(c.inv), free(c.valid), free(c.xs), free(c.bin_ct), free(c.all), free(c.hm), free(c.binom), free(d), free(cd), free(pos);
     return ret;
 }

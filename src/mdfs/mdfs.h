@@ -107,6 +107,9 @@ typedef struct {
     double count_seconds;    /* the counting (every discretisation, after discretising) */
     double kernel_seconds;   /* of which GPU kernels (the slowest device's, summed) */
     uint64_t rescored;       /* tuples the GPU returned for the exact IGs */
+    double pack_seconds;     /* of the counting: the bit vectors made (every discretisation) */
+    double upload_seconds;   /* the GPUs' uploads (and k = 3 pairs pass), the slowest device's */
+    double rescore_seconds;  /* the host's exact IGs of the returned tuples */
 } es_mdfs_result_t;
 
 void es_mdfs_result_free(es_mdfs_result_t *r);

@@ -11,8 +11,16 @@
  * the GPU's kernels alone, their ratio to the CPU and to 1.35e9 pairs/s (the
  * MDFS paper's CuCubes on a Titan Black), and the GPU kernel that ran (the
  * tensor cores or CUDA-core popcount; EPISTREAM_MDFS_GPU_KERNEL=popc forces
- * the latter).  Exit 1 when the CPU and GPU
- * results differ. */
+ * the latter; "tensor cores, double sums" with EPISTREAM_MDFS_GPU_SUM=double).
+ * Exit 1 when the CPU and GPU results differ.
+ *
+ *   bench_mdfs_gpu peak
+ *
+ * prints device 0's b1 tensor-core ceilings (mma.sync on register operands,
+ * wgmma from shared memory; bit multiply-accumulates a second) and what they
+ * allow the screen: tuples/s when a pair counts (m - 1)^2 and a triple
+ * (m - 1)^3 products a class over the padded bits (divisions 2), at 1,000 and
+ * 10,000 objects, against 100x the seed's 1.35e9 pairs/s. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,6 +31,7 @@
 #include <omp.h>
 #endif
 
+#include "gpu_test.h"
 #include "mdfs.h"
 #include "util.h"
 
@@ -64,10 +73,35 @@ static int run(const es_mdfs_opt_t *o, uint32_t n, uint32_t nv, uint32_t nc, con
     return ret;
 }
 
+/* The b1 ceilings and the screen's tuples/s at them (divisions 2: 4 products
+ * a pair and 8 a triple, each over a class's words padded to 8). */
+static int peak(void)
+{
+    double mma = 0.0, wg = 0.0;
+    if (es_gpu_b1_ceiling(0, &mma)) {
+        fprintf(stderr, "bench_mdfs_gpu peak: no b1 mma.sync ceiling (no GPU, or before sm_80)\n");
+        return 1;
+    }
+    if (es_gpu_b1_ceiling_wgmma(0, &wg)) wg = 0.0;
+    printf("b1 ceilings, device 0: mma.sync %.3g bit-MAC/s, wgmma %.3g bit-MAC/s (0: not sm_90a)\n", mma, wg);
+    printf("| dim | objects | padded bits | bit-MACs a tuple | tuples/s at the mma.sync ceiling | / 1.35e9 | at the wgmma ceiling | / 1.35e9 |\n");
+    printf("|---|---|---|---|---|---|---|---|\n");
+    for (int k = 2; k <= 3; k++)
+        for (int n = 1000; n <= 10000; n *= 10) {
+            const uint32_t w0 = (uint32_t)(n / 2 + 63) / 64, w1 = (uint32_t)(n - n / 2 + 63) / 64;
+            const double bits = 64.0 * ((w0 + 7) / 8 * 8 + (w1 + 7) / 8 * 8);
+            const double macs = bits * (k == 2 ? 4.0 : 8.0);
+            printf("| %dD | %d | %.0f | %.0f | %.3g | %.1fx | %.3g | %.1fx |\n", k, n, bits, macs, mma / macs,
+                   mma / macs / 1.35e9, wg / macs, wg / macs / 1.35e9);
+        }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 2 && !strcmp(argv[1], "peak")) return peak();
     if (argc < 5) {
-        fprintf(stderr, "usage: bench_mdfs_gpu DIM OBJECTS VARS_GPU VARS_CPU [DIVISIONS [DISCRETIZATIONS [CONTRAST]]]\n");
+        fprintf(stderr, "usage: bench_mdfs_gpu DIM OBJECTS VARS_GPU VARS_CPU [DIVISIONS [DISCRETIZATIONS [CONTRAST]]] | peak\n");
         return 2;
     }
     es_mdfs_opt_t o;
@@ -105,10 +139,13 @@ int main(int argc, char **argv)
     const double tk = (double)rb.tuples_done / rb.kernel_seconds;
     printf("| %dD | %u | %u | %d | %u | %.3g | %u | %.3g | %.3g | %llu | %.1fx | %.1fx | %.1fx | %s | %s |\n", o.dim, n,
            o.divisions, threads, nv_cpu, tc, nv_gpu, tg, tk, (unsigned long long)rb.rescored, tg / tc, tg / 1.35e9,
-           tk / 1.35e9, same ? "same" : "DIFFERENT", strstr(rb.device, "tensor cores") ? "tensor cores" : "popcount");
-    fprintf(stderr, "cpu %s %.3f s; gpu (cpu's size) %.3f s, kernels %.3f s, %llu rescored; gpu %.3f s, kernels %.3f s; %s\n",
-            rc.device, rc.count_seconds, rg.count_seconds, rg.kernel_seconds, (unsigned long long)rg.rescored,
-            rb.count_seconds, rb.kernel_seconds, rb.device);
+           tk / 1.35e9, same ? "same" : "DIFFERENT", strstr(rb.device, "double sums") ? "tensor cores, double sums"
+           : strstr(rb.device, "tensor cores") ? "tensor cores, float sums" : "popcount");
+    fprintf(stderr, "cpu %s %.3f s (packing %.3f); gpu (cpu's size) %.3f s, kernels %.3f s, %llu rescored; gpu %.3f s, "
+            "kernels %.3f s, packing %.3f s, upload %.3f s, rescoring %.3f s; %s\n",
+            rc.device, rc.count_seconds, rc.pack_seconds, rg.count_seconds, rg.kernel_seconds,
+            (unsigned long long)rg.rescored, rb.count_seconds, rb.kernel_seconds, rb.pack_seconds, rb.upload_seconds,
+            rb.rescore_seconds, rb.device);
     es_mdfs_result_free(&rc), es_mdfs_result_free(&rg), es_mdfs_result_free(&rb);
     free(y);
     return same ? 0 : 1;

@@ -802,10 +802,13 @@ static void test_summary_writers(void **state)
     int pheno[8] = {1, 2, 1, 2, 1, 2, 1, 2};
     assert_non_null(geno);
     for (size_t k = 0; k < (size_t)m * n; k++) geno[k] = (uint8_t)(k * 7 % 3);
-    assert_int_equal(tu_write_bfile(fx->prefix, geno, m, n, pheno), 0);
+    char pre[512], bim_path[520];
+    snprintf(pre, sizeof pre, "%.400s/s", fx->base.dir);
+    snprintf(bim_path, sizeof bim_path, "%s.bim", pre);
+    assert_int_equal(tu_write_bfile(pre, geno, m, n, pheno), 0);
     free(geno);
     static const char *chrs[] = {"1", "X", "chr22", "MT", "0Y", "26", "XY", "contig_with_a_long_name"};
-    FILE *bim = fopen(fx->bim, "w");
+    FILE *bim = fopen(bim_path, "w");
     assert_non_null(bim);
     uint64_t rng = 17;
     for (uint32_t v = 0; v < m; v++) {
@@ -818,7 +821,7 @@ static void test_summary_writers(void **state)
     }
     fclose(bim);
     es_dataset_t *ds = NULL;
-    assert_int_equal(es_dataset_open_bfile(&ds, fx->prefix, NULL, NULL), ES_OK);
+    assert_int_equal(es_dataset_open_bfile(&ds, pre, NULL, NULL), ES_OK);
     es_summary_t *s = calloc(m, sizeof *s);
     uint64_t *n_sig = calloc(m, sizeof *n_sig), *failed = calloc(m, sizeof *failed);
     assert_true(s && n_sig && failed);
@@ -833,9 +836,9 @@ static void test_summary_writers(void **state)
         n_sig[v] = r == 8 ? UINT64_MAX / 2 : tu_randn(&rng, 100000);
         failed[v] = s[v].n_tot && r == 9 ? s[v].n_tot : s[v].n_tot > 10 ? tu_randn(&rng, 10) : 0;
     }
-    char path[4300], rpath[4300];
-    snprintf(rpath, sizeof rpath, "%s/ref.txt", fx->base.dir);
-    snprintf(path, sizeof path, "%s/out.txt", fx->base.dir);
+    char path[530], rpath[530];
+    snprintf(rpath, sizeof rpath, "%s.ref", pre);
+    snprintf(path, sizeof path, "%s.out", pre);
     const int threads[] = {1, 3, 8};
     for (int form = 0; form < 4; form++) {
         FILE *f = fopen(rpath, "w");

@@ -354,7 +354,7 @@ static int engine_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, 
      * (EPISTREAM_GPU_TILEFIT=1: in the tile, for same-run comparisons; the
      * same outputs) */
     const char *fv = getenv("EPISTREAM_GPU_TILEFIT");
-    g->tilefit = !g->exact || (fv && strcmp(fv, "1") == 0);
+    g->tilefit = !g->exact || (fv && *fv ? strcmp(fv, "0") != 0 : 0);
     g->cfg.lnfact = NULL; /* the caller's: read by gpu_open only */
     g->cfg.nlogn = NULL;
     int ret = gpu_open(dev, cfg, cand_init, g);

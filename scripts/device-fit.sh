@@ -14,7 +14,7 @@
 #   e2e:      1,000,000 variants x 10,000 samples, boost, top 1000, --verbose (the timing lines)
 #   tests:    test_gpu || gpu_cli.sh (bytes against the CPU)
 #   sanitize: compute-sanitizer memcheck, a small boost scan, both paths
-#   KERN_REP=1 BENCH_N=1024,8192 BENCH_M=262144 BENCH_S=boost,chi2 E2E_PATHS="new"
+#   KERN_NM="1024:262144 8192:65536" KERN_S="boost chi2" KERN_REP=1 BENCH_N=1024,8192 BENCH_M=262144 BENCH_S=boost,chi2 E2E_PATHS="new"
 set -u
 . "$(dirname "$0")/device-env.sh"
 PARTS=${PARTS:-kern bench ncu e2e tests sanitize}
@@ -34,7 +34,7 @@ tf() { [ "$1" = old ] && echo 1 || echo 0; }
 for part in $PARTS; do
     case $part in
     kern)
-        for nm in 1024:262144 8192:65536; do
+        for nm in ${KERN_NM:-1024:262144 8192:65536}; do
             n=${nm%%:*} m=${nm#*:}
             wd 60 "$EPISTREAM" sim --samples "$n" --variants "$m" --seed 24 --out "$T/k$n" >/dev/null 2>&1
             for st in ${KERN_S:-boost chi2}; do
@@ -70,7 +70,7 @@ for part in $PARTS; do
         wd 60 "$EPISTREAM" sim --samples 8192 --variants 24576 --seed 5 --out "$T/prof" >/dev/null 2>&1
         for p in old new; do
             echo "== ncu k_wgmma boost N=8192, an off-diagonal tile, path $p"
-            EPISTREAM_GPU_TILEFIT=$(tf $p) wd 100 ncu --clock-control none --kernel-name "regex:k_wgmma<" \
+            EPISTREAM_GPU_TILEFIT=$(tf $p) wd 100 ncu --clock-control none --kernel-name k_wgmma \
                 --launch-skip 8 --launch-count 1 \
                 --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats \
                 --section InstructionStats --section SchedulerStats \
@@ -95,9 +95,14 @@ for part in $PARTS; do
             echo "path $p: scan command (read .bed, pack, scan, write) $(awk "BEGIN{print $s2 - $s1}") s"
             grep -E "^(seconds|pairs)" "$T/e2e.$p.log" | tr '\n' ' '
             echo
-            grep -E "set up|opened in|packed|tiles,|exact statistic|wrote the|committed|failed test|levels|scan]" \
+            grep -E "read the|set up|opened in|packed|tiles,|exact statistic|wrote the|committed|tests that fail|scan]" \
                 "$O/e2e.$p.err" | sed 's/^\[[A-Z]::[a-z_]*\] //' | head -14
         done
+        for f in top.tsv summary.tsv; do
+            [ -f "$T/e2e.old.$f" ] && { cmp -s "$T/e2e.old.$f" "$T/e2e.new.$f" || echo "DIFFER: e2e $f"; }
+        done
+        echo "== bench_summary (1,000,000 rows: printf, then 1 and 16 threads)"
+        "$B/tests/bench/bench_summary" 1000000 3 1 16
         stamp ;;
     tests)
         echo "== test_gpu || gpu_cli.sh (the default path: no in-tile fits, two-pass second stage)"

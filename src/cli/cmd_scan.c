@@ -742,13 +742,16 @@ static int scan_run(scan_args_t *a, const char *cmdline)
                     notes.skip_mono, notes.skip_haploid);
     }
     uint32_t m = es_dataset_n_variants(ds);
+    es_info("read the input in %.3f s", es_time_now() - t0);
     if (opt->stat == ES_STAT_BOOST) {
+        double t_failed = es_time_now();
         /* the tests that fail: written with DF 0, left out of PLINK's N_TOT */
         if (!(failed = calloc(m ? m : 1, sizeof *failed))) {
             ret = ES_ERR_NOMEM;
             goto out;
         }
         if ((ret = es_plink_epi_failed(ds, failed, &notes.failed))) goto out;
+        es_info("found the tests that fail (a variant with one genotype level) in %.3f s", es_time_now() - t_failed);
         if (notes.failed) {
             char num[32];
             es_warn("%s test(s) failed: a variant left with one genotype level among the samples "

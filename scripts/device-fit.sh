@@ -106,12 +106,7 @@ for part in $PARTS; do
         stamp ;;
     tests)
         echo "== test_gpu || gpu_cli.sh (the default path: no in-tile fits, two-pass second stage)"
-        timeout 150 "$B/tests/test_gpu" >"$O/test_gpu.out" 2>&1 &
-        p1=$!
-        timeout 150 sh "$top/tests/gpu_cli.sh" >"$O/gpu_cli.out" 2>&1 &
-        p2=$!
-        wait $p1; echo "test_gpu rc=$?"; grep -E "PASSED|FAILED|rror" "$O/test_gpu.out" | head -8
-        wait $p2; echo "gpu_cli.sh rc=$?"; tail -2 "$O/gpu_cli.out"
+        gpu_tests 150 "PASSED|FAILED|rror"
         stamp ;;
     sanitize)
         command -v compute-sanitizer >/dev/null || { echo "no compute-sanitizer"; continue; }

@@ -137,10 +137,9 @@ static int pick_kernel(int want, int dev, const cudaDeviceProp &p, int *out)
     }
 }
 
-/* flight_alloc's exact: 0 no second stage, 1 one pass, 2 two passes */
+/* flight_alloc's exact: 0 no second stage, 1 one pass, 2 two passes (with their keys) */
 static int exact_mode(const es_gpu_t *g) { return g->exact ? (g->tilefit ? 1 : 2) : 0; }
 
-/* exact: the second stage runs (2: in two passes, with their keys) */
 static int flight_alloc(flight_t *f, uint32_t cap, int exact)
 {
     CHECK(cudaMalloc(&f->d_cand, (size_t)cap * sizeof(es_gpu_cand_t)));

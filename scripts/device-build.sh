@@ -24,7 +24,7 @@ make -j"$(nproc)" >/dev/null
 make -j"$(nproc)" check TESTS= >/dev/null   # builds the test programs without running them
 cd "$top"
 for p in epistream tests/test_gpu tests/test_screen tests/test_wgmma tests/test_gpu_mi tests/test_gpu_triple tests/test_gpu_qt tests/test_gpu_nsga tests/test_nsga tests/test_gpu_rules tests/dump_geno tests/regress_cli tests/bench/bench_gpu \
-    tests/bench/bench_mi tests/bench/bench_triple_gpu tests/bench/bench_mdfs_gpu tests/bench/bench_rules_gpu; do
+    tests/bench/bench_summary tests/bench/bench_mi tests/bench/bench_triple_gpu tests/bench/bench_mdfs_gpu tests/bench/bench_rules_gpu; do
     [ -x ".build-cuda/$p" ] && cp ".build-cuda/$p" ".carry/bin/$p"
 done
 # libraries that are not part of the base system on the GPU machine

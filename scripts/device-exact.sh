@@ -23,12 +23,7 @@ for part in $PARTS; do
         echo "== test_screen (CPU: the bound, and the exact twin bit for bit against src/stats)"
         "$B/tests/test_screen" 2>&1 | tail -2
         echo "== test_gpu (device exact values within their margin; scans vs the CPU) || gpu_cli.sh (bytes)"
-        timeout "$TL" "$B/tests/test_gpu" >"$O/test_gpu.out" 2>&1 &
-        p1=$!
-        timeout "$TL" sh "$top/tests/gpu_cli.sh" >"$O/gpu_cli.out" 2>&1 &
-        p2=$!
-        wait $p1; echo "test_gpu rc=$?"; grep -E "^exact|PASSED|FAILED|rror" "$O/test_gpu.out" | head -12
-        wait $p2; echo "gpu_cli.sh rc=$?"; tail -2 "$O/gpu_cli.out"
+        gpu_tests "$TL" "^exact|PASSED|FAILED|rror"
         stamp ;;
     sanitize)
         command -v compute-sanitizer >/dev/null || { echo "no compute-sanitizer"; continue; }

@@ -3,6 +3,7 @@
  * N mod 4, the slot layout, the missing-call scan, and every malformed-input
  * class with its exact return code and a message naming the file. */
 #include <fcntl.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +19,7 @@
 #include "output.h" /* es_plink_epi_failed */
 #include "select.h"
 #include "testutil.h"
+#include "summary_ref.h"
 
 typedef struct {
     tu_fixture_t base; /* first: temp dir + stderr capture (tu_fixture_new) */
@@ -730,6 +732,109 @@ static void test_many_samples(void **state)
     free(ph);
 }
 
+/* ---- the per-variant summaries (src/scan/output.c) against printf ---------- */
+
+/* The file's bytes (NUL-terminated; free them); *n its length. */
+static char *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    rewind(f);
+    char *b = malloc((size_t)len + 1);
+    assert_non_null(b);
+    assert_int_equal(fread(b, 1, (size_t)len, f), (size_t)len);
+    b[len] = '\0';
+    fclose(f);
+    *n = (size_t)len;
+    return b;
+}
+
+/* 41,000 variants (five chunks of rows: two rounds on one thread) with
+ * chromosome codes and IDs of every kind, random summaries (no partner,
+ * NaN statistics and p-values, huge and tiny values, counts at their
+ * limits): the writers' bytes are printf's for 1, 3 and 8 threads. */
+static void test_summary_writers(void **state)
+{
+    fx_t *fx = *state;
+    const uint32_t m = 41000, n = 8;
+    uint8_t *geno = calloc((size_t)m * n, 1);
+    int pheno[8] = {1, 2, 1, 2, 1, 2, 1, 2};
+    assert_non_null(geno);
+    for (size_t k = 0; k < (size_t)m * n; k++) geno[k] = (uint8_t)(k * 7 % 3);
+    char pre[512], bim_path[520];
+    snprintf(pre, sizeof pre, "%.400s/s", fx->base.dir);
+    snprintf(bim_path, sizeof bim_path, "%s.bim", pre);
+    assert_int_equal(tu_write_bfile(pre, geno, m, n, pheno), 0);
+    free(geno);
+    static const char *chrs[] = {"1", "X", "chr22", "MT", "0Y", "26", "XY", "contig_with_a_long_name"};
+    FILE *bim = fopen(bim_path, "w");
+    assert_non_null(bim);
+    uint64_t rng = 17;
+    for (uint32_t v = 0; v < m; v++) {
+        uint32_t idlen = 1 + tu_randn(&rng, 30);
+        char id[40];
+        for (uint32_t c = 0; c < idlen; c++) id[c] = (char)('a' + tu_randn(&rng, 26));
+        id[idlen] = '\0';
+        fprintf(bim, "%s\t%s_%u\t0\t%lld\tA\tG\n", chrs[tu_randn(&rng, 8)], id, v,
+                (long long)tu_randn(&rng, 2000000000u) * (v % 3 ? 1 : 100));
+    }
+    fclose(bim);
+    es_dataset_t *ds = NULL;
+    assert_int_equal(es_dataset_open_bfile(&ds, pre, NULL, NULL), ES_OK);
+    es_summary_t *s = calloc(m, sizeof *s);
+    uint64_t *n_sig = calloc(m, sizeof *n_sig), *failed = calloc(m, sizeof *failed);
+    assert_true(s && n_sig && failed);
+    for (uint32_t v = 0; v < m; v++) {
+        uint32_t r = tu_randn(&rng, 10);
+        s[v].best_partner = r == 0 ? UINT32_MAX : tu_randn(&rng, m);
+        double x = (double)tu_randn(&rng, 1000000000u) / (1.0 + tu_randn(&rng, 1000000u));
+        s[v].best_stat = r == 1 ? NAN : r == 2 ? x * 1e200 : r == 3 ? x * 1e-200 : r == 4 ? 0.0 : x;
+        s[v].best_p = r == 5 || r == 1 ? NAN : (double)tu_randn(&rng, 1000000000u) * 1e-9 * pow(10.0, -(double)tu_randn(&rng, 300));
+        s[v].n_tot = r == 6 ? UINT64_MAX : r == 7 ? 0 : tu_randn(&rng, 2000000000u);
+        s[v].n_sig = tu_randn(&rng, 1000);
+        n_sig[v] = r == 8 ? UINT64_MAX / 2 : tu_randn(&rng, 100000);
+        failed[v] = s[v].n_tot && r == 9 ? s[v].n_tot : s[v].n_tot > 10 ? tu_randn(&rng, 10) : 0;
+    }
+    char path[530], rpath[530];
+    snprintf(rpath, sizeof rpath, "%s.ref", pre);
+    snprintf(path, sizeof path, "%s.out", pre);
+    const int threads[] = {1, 3, 8};
+    for (int form = 0; form < 4; form++) {
+        FILE *f = fopen(rpath, "w");
+        assert_non_null(f);
+        if (form == 0) ref_summary(f, ds, s, NULL);
+        else if (form == 1) ref_summary(f, ds, s, n_sig);
+        else ref_plink_summary(f, ds, form == 2 ? 4 : 40, s, n_sig, form == 2 ? NULL : failed);
+        fclose(f);
+        size_t nr = 0, no = 0;
+        char *want = slurp(rpath, &nr);
+        for (size_t t = 0; t < sizeof threads / sizeof *threads; t++) {
+            f = fopen(path, "w");
+            assert_non_null(f);
+            int ret = form < 2 ? es_write_summary(f, ds, s, form ? n_sig : NULL, threads[t])
+                               : es_write_plink_summary(f, ds, form == 2 ? 4 : 40, s, n_sig,
+                                                        form == 2 ? NULL : failed, threads[t]);
+            assert_int_equal(ret, ES_OK);
+            fclose(f);
+            char *got = slurp(path, &no);
+            if (no != nr || memcmp(got, want, nr)) {
+                size_t k = 0;
+                while (k < no && k < nr && got[k] == want[k]) k++;
+                fail_msg("form %d, %d threads: byte %zu differs (got %zu bytes, want %zu): '%.60s' vs '%.60s'", form,
+                         threads[t], k, no, nr, got + (k > 20 ? k - 20 : 0), want + (k > 20 ? k - 20 : 0));
+            }
+            free(got);
+        }
+        free(want);
+    }
+    free(s);
+    free(n_sig);
+    free(failed);
+    es_dataset_destroy(ds);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -752,6 +857,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_no_cases_no_controls, setup, teardown),
         cmocka_unit_test_setup_teardown(test_duplicate_ids, setup, teardown),
         cmocka_unit_test_setup_teardown(test_many_samples, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_summary_writers, setup, teardown),
     };
     es_log_set_level(ES_LOG_WARN);
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -37,6 +37,7 @@ struct slot_t {
 struct flight_t {
     es_gpu_cand_t *d_cand, *h_cand;
     es_gpu_cand_t *d_keep; /* the second stage's survivors (exact.cu) */
+    uint32_t *d_key;       /* its keep keys, between its two passes (tilefit 0) */
     uint32_t *d_n, *h_n;   /* [0] the tile's candidates, [1] the survivors */
     uint32_t cap;
     cudaEvent_t start, mid, done; /* mid: between the tile kernel and the second stage */
@@ -69,6 +70,8 @@ struct es_gpu {
     double t_kernel; /* seconds in the tile kernels (event-timed) */
     double t_exact; /* seconds in the second stage */
     int screen1;     /* EPISTREAM_GPU_SCREEN=1: the older first-stage screen (comparisons) */
+    int tilefit;     /* BOOST's fits in every tile (gk_params.tilefit) and a one-pass second stage:
+                        without the second stage, or EPISTREAM_GPU_TILEFIT=1 (comparisons) */
     int head, n_flight; /* oldest flight, tiles in flight */
 };
 
@@ -134,10 +137,14 @@ static int pick_kernel(int want, int dev, const cudaDeviceProp &p, int *out)
     }
 }
 
+/* flight_alloc's exact: 0 no second stage, 1 one pass, 2 two passes (with their keys) */
+static int exact_mode(const es_gpu_t *g) { return g->exact ? (g->tilefit ? 1 : 2) : 0; }
+
 static int flight_alloc(flight_t *f, uint32_t cap, int exact)
 {
     CHECK(cudaMalloc(&f->d_cand, (size_t)cap * sizeof(es_gpu_cand_t)));
     if (exact) CHECK(cudaMalloc(&f->d_keep, (size_t)cap * sizeof(es_gpu_cand_t)));
+    if (exact == 2) CHECK(cudaMalloc(&f->d_key, (size_t)cap * sizeof(uint32_t)));
     CHECK(cudaMallocHost(&f->h_cand, (size_t)cap * sizeof(es_gpu_cand_t)));
     f->cap = cap;
     return ES_OK;
@@ -147,9 +154,11 @@ static void flight_free_bufs(flight_t *f)
 {
     if (f->d_cand) cudaFree(f->d_cand);
     if (f->d_keep) cudaFree(f->d_keep);
+    if (f->d_key) cudaFree(f->d_key);
     if (f->h_cand) cudaFreeHost(f->h_cand);
     f->d_cand = NULL;
     f->d_keep = NULL;
+    f->d_key = NULL;
     f->h_cand = NULL;
     f->cap = 0;
 }
@@ -260,7 +269,7 @@ static int gpu_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, es_
     }
     for (int k = 0; k < ES_GPU_FLIGHTS; k++) {
         flight_t *f = &g->fl[k];
-        ret = flight_alloc(f, cand_init, g->exact);
+        ret = flight_alloc(f, cand_init, exact_mode(g));
         if (ret) return ret;
         CHECK(cudaMalloc(&f->d_n, 8));
         CHECK(cudaMallocHost(&f->h_n, 8));
@@ -340,6 +349,11 @@ static int engine_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, 
     g->exact = exact && !(ev && strcmp(ev, "0") == 0) && cfg->top_k != UINT32_MAX &&
                (st == ES_STAT_BOOST || st == ES_STAT_CHI2 ||
                 ((st == ES_STAT_MI || st == ES_STAT_IG) && cfg->nlogn && cfg->n_nlogn >= GK_EX_NLOGN_TAB));
+    /* the tile's BOOST fits: left to the second stage where it runs
+     * (EPISTREAM_GPU_TILEFIT=1: in the tile, for same-run comparisons; the
+     * same outputs) */
+    const char *fv = getenv("EPISTREAM_GPU_TILEFIT");
+    g->tilefit = !g->exact || (fv && *fv ? strcmp(fv, "0") != 0 : 0);
     g->cfg.lnfact = NULL; /* the caller's: read by gpu_open only */
     g->cfg.nlogn = NULL;
     int ret = gpu_open(dev, cfg, cand_init, g);
@@ -485,6 +499,7 @@ static void fill_params(es_gpu_t *g, gk_params *P, const slot_t *sa, const slot_
     P->lnf = g->d_lnf;
     P->screen = g->d_screen;
     P->screen1 = g->screen1;
+    P->tilefit = g->tilefit;
 }
 
 /* Queue flight f's kernel.  prepass: run the tile first with no room for
@@ -524,6 +539,7 @@ static int run_flight(es_gpu_t *g, flight_t *f, int prepass)
         R.sig_min_g = f->P.sig_min_g;
         R.nlogn = g->d_nlogn;
         R.count = g->d_exact;
+        R.key = g->tilefit ? NULL : f->d_key;
         CHECK(cudaEventRecord(f->mid, g->s_comp));
         CHECK_LAUNCH(gk_launch_exact((int)g->cfg.stat, R, g->n_sm, g->s_comp));
     }
@@ -597,7 +613,7 @@ extern "C" int es_gpu_collect(es_gpu_t *g, const es_gpu_cand_t **cand, size_t *n
         CHECK(cudaStreamSynchronize(g->s_comp));
         flight_free_bufs(f);
         uint32_t cap = cnt + cnt / 4 + 1024;
-        int ret = flight_alloc(f, cap, g->exact);
+        int ret = flight_alloc(f, cap, exact_mode(g));
         if (ret) return ret;
         ret = queue_tile(g, f, 0);
         if (ret) return ret;

@@ -414,8 +414,16 @@ __device__ void gk_epilogue(const gk_params &P, const uint32_t *prod, int a0, in
     /* phase B (BOOST): the exact fit (IPF in double) of each row's and
      * column's most promising pair gives the lower bounds -- only where that
      * pair could raise its variant's threshold.  The owners of such pairs
-     * queue their tables; the fits then run one per thread, in parallel. */
-    if (boost) {
+     * queue their tables; the fits then run one per thread, in parallel.
+     * Where the CTA scores its queue and the second stage (exact.cu) scores
+     * the tile's candidates (P.tilefit 0), the fits are left to it: a row
+     * without a lower bound here emits against the thresholds as phase C
+     * reads them, the second stage raises them with every candidate's exact
+     * value and drops what then reaches no output (two passes), and the CTA
+     * is spared the divergent fits and the two barriers around them.  The
+     * pre-pass of a diagonal tile (cap 0) and the CTAs that score in place
+     * (the first tiles) still fit: their thresholds are the scan's first. */
+    if (boost && (!dense || P.tilefit || P.cap == 0)) {
         if (dense) {
             for (int i = tid; i < nq && act; i += GK_THREADS) {
                 uint32_t e = S.qent[i];

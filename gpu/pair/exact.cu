@@ -7,9 +7,11 @@
  * eps (|v - the host's value| <= eps), raises both variants' thresholds to
  * the lower bound v - eps (a lower bound of a real pair's exact statistic,
  * as every threshold is), and keeps the candidate when v + eps reaches any
- * of: the top-k level (the device's histogram level or the host's exact k-th
- * best, both lower bounds of the k-th best statistic), either variant's
- * threshold as it now stands, or -- through G's upper bound -- the
+ * of (in a second pass, once every candidate of the tile has raised them,
+ * where the tile ran without BOOST's fits: gk_params.tilefit): the top-k
+ * level (the device's histogram level or the host's exact k-th best, both
+ * lower bounds of the k-th best statistic), either variant's threshold as
+ * it now stands, or -- through G's upper bound -- the
  * significance threshold.  A dropped candidate's exact statistic is below a
  * real pair's of each of its variants (so it is neither variant's best,
  * ties included), below the k-th best (not in the top-k) and not
@@ -34,7 +36,18 @@ namespace {
 
 constexpr int RT = 128; /* threads a CTA */
 
-template <int STAT>
+/* The second stage in one of three passes.  PASS 0 (one pass): each
+ * thread scores its candidate, raises both thresholds and judges it against
+ * them as they stand (a candidate scored before its variant's better
+ * partner of the tile is kept).  PASS 1: scores, raises the thresholds and
+ * writes the candidate's keep key to R.key (the key of v + eps rounded up;
+ * all ones when it must be kept whatever the thresholds: undecided, or
+ * possibly significant).  PASS 2, after every PASS 1 thread: judges each key
+ * against the thresholds that then hold all of the tile's exact lower
+ * bounds.  Both ways a dropped candidate is below a real pair's exact
+ * statistic of each of its variants, below the k-th best and not
+ * significant. */
+template <int STAT, int PASS>
 __global__ void __launch_bounds__(RT) k_stage2(gk_exact_params R)
 {
     const uint32_t n = *R.n_in;
@@ -49,10 +62,17 @@ __global__ void __launch_bounds__(RT) k_stage2(gk_exact_params R)
         const uint32_t k = k0 + threadIdx.x;
         bool keep = false;
         es_gpu_cand_t c = {};
-        if (k < n) {
+        if (k < n && PASS == 2) {
+            c = R.in[k];
+            const uint32_t ku = R.key[k];
+            keep = ku >= tau || ku >= *((volatile const uint32_t *)&R.thr[c.i]) ||
+                   ku >= *((volatile const uint32_t *)&R.thr[c.j]);
+            drop += !keep; /* an undecided candidate's key is all ones */
+        } else if (k < n) {
             c = R.in[k];
             const gk_exact_r e = gk_exact<STAT>(c.n, R.nlogn);
             keep = true;
+            uint32_t kk = 0xffffffffu;
             if (e.ok && e.v == e.v && e.eps == e.eps) {
                 dec++;
                 const double hi = __dadd_ru(e.v, e.eps), lo = __dadd_rd(e.v, -e.eps);
@@ -60,10 +80,14 @@ __global__ void __launch_bounds__(RT) k_stage2(gk_exact_params R)
                 uint32_t ti = atomicMax(&R.thr[c.i], kl), tj = atomicMax(&R.thr[c.j], kl);
                 ti = ti > kl ? ti : kl;
                 tj = tj > kl ? tj : kl;
-                keep = ku >= tau || ku >= ti || ku >= tj || gk_exact_gup<STAT>(c.n, hi) >= (double)R.sig_min_g;
-                drop += !keep;
+                const bool sig = gk_exact_gup<STAT>(c.n, hi) >= (double)R.sig_min_g;
+                keep = ku >= tau || ku >= ti || ku >= tj || sig;
+                if (!sig) kk = ku;
+                if (PASS == 0) drop += !keep;
             }
+            if (PASS == 1) R.key[k] = kk;
         }
+        if (PASS == 1) continue;
         const unsigned m = __ballot_sync(0xffffffffu, keep);
         if (!m) continue;
         const int leader = __ffs(m) - 1;
@@ -72,21 +96,26 @@ __global__ void __launch_bounds__(RT) k_stage2(gk_exact_params R)
         base = __shfl_sync(0xffffffffu, base, leader);
         if (keep) R.out[base + __popc(m & ((1u << lane) - 1u))] = c;
     }
-    /* the counts: one atomic a warp */
+    /* the counts: one atomic a warp (decided in pass 0 or 1, dropped in 0 or 2) */
     for (int o = 16; o; o >>= 1) {
         dec += __shfl_down_sync(0xffffffffu, dec, o);
         drop += __shfl_down_sync(0xffffffffu, drop, o);
     }
-    if (lane == 0 && dec) {
-        atomicAdd(&R.count[0], (unsigned long long)dec);
-        atomicAdd(&R.count[1], (unsigned long long)drop);
-    }
+    if (lane == 0 && dec) atomicAdd(&R.count[0], (unsigned long long)dec);
+    if (lane == 0 && drop) atomicAdd(&R.count[1], (unsigned long long)drop);
 }
 
 template <int STAT>
 int launch_stage2(const gk_exact_params &R, unsigned blocks, cudaStream_t st)
 {
-    k_stage2<STAT><<<blocks, RT, 0, st>>>(R);
+    if (!R.key) {
+        k_stage2<STAT, 0><<<blocks, RT, 0, st>>>(R);
+        return (int)cudaGetLastError();
+    }
+    k_stage2<STAT, 1><<<blocks, RT, 0, st>>>(R);
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) return (int)e;
+    k_stage2<STAT, 2><<<blocks, RT, 0, st>>>(R);
     return (int)cudaGetLastError();
 }
 

@@ -57,6 +57,8 @@ struct gk_exact_params {
     float sig_min_g;
     const double *nlogn;     /* n ln n below GK_EX_NLOGN_TAB, the host's (mi, ig) */
     unsigned long long *count; /* [0] candidates decided here, [1] of them dropped */
+    uint32_t *key;           /* cap entries: two passes (every threshold raised first, then
+                                every candidate judged against them); NULL: one pass */
 };
 /* stat: GK_BOOST, GK_CHI2, GK_MI or GK_IG.  @return 0, or a cudaError_t. */
 int gk_launch_exact(int stat, const gk_exact_params &R, int n_sm, void *stream);

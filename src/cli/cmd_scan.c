@@ -127,16 +127,20 @@ static void scan_usage(FILE *fp)
             "                       (the plots and tables of 'epistream report PREFIX'; needs\n"
             "                       a build with cairo)\n"
             "  --quiet              only errors on stderr, no progress line\n"
-            "  --verbose            informational messages on stderr (with a GPU: time in\n"
-            "                       the kernels, candidates, pairs passing the screen,\n"
-            "                       candidates decided and dropped on the device)\n"
+            "  --verbose            informational messages on stderr (the time to set up\n"
+            "                       the scan, to write and to commit the outputs; with a\n"
+            "                       GPU: time in the kernels, candidates, pairs passing\n"
+            "                       the screen, candidates decided and dropped on the\n"
+            "                       device)\n"
             "  -h, --help           this help\n"
             "Environment: EPISTREAM_GPU_TRACE=1 prints one line per GPU tile on stderr;\n"
             "  EPISTREAM_GPU_LOAD=cp|tma1|tma2|tma4 picks how H100/H200 tiles load their\n"
             "  operands (default cp; for benchmarks, same results); EPISTREAM_GPU_EXACT=0\n"
             "  sends every candidate pair to the host instead of scoring them exactly on\n"
-            "  the device first; EPISTREAM_GPU_QT_KERNEL=rows|split[/1|/2|/3] picks the\n"
-            "  --stat linear GPU kernels and EPISTREAM_GPU_QT_SERIAL=1 scores each of their\n"
+            "  the device first; EPISTREAM_GPU_TILEFIT=1 fits BOOST's lower bounds in every\n"
+            "  GPU tile and judges the device's exact candidates in one pass, as before;\n"
+            "  EPISTREAM_GPU_QT_KERNEL=rows|split[/1|/2|/3] picks the --stat linear GPU\n"
+            "  kernels and EPISTREAM_GPU_QT_SERIAL=1 scores each of their\n"
             "  tiles before the next starts (for comparisons, same results).\n");
 }
 
@@ -703,6 +707,9 @@ static int scan_run(scan_args_t *a, const char *cmdline)
     memset(&o_top, 0, sizeof o_top);
     o_sig = o_sum = o_log = o_sel = o_top;
     double t0 = es_time_now();
+    /* --device gpu: the device's runtime and context start opening now, on
+     * a thread of their own, while the input is read (about 0.2 s) */
+    if (opt->device == ES_DEVICE_GPU) (void)es_select_device(opt->device, opt->gpu_mask);
 
     a->ci.in.qt = a->qt ? ES_QT_YES : ES_QT_AUTO;
     ret = es_dataset_open(&ds, &a->ci.in);
@@ -735,13 +742,16 @@ static int scan_run(scan_args_t *a, const char *cmdline)
                     notes.skip_mono, notes.skip_haploid);
     }
     uint32_t m = es_dataset_n_variants(ds);
+    es_info("read the input in %.3f s", es_time_now() - t0);
     if (opt->stat == ES_STAT_BOOST) {
+        double t_failed = es_time_now();
         /* the tests that fail: written with DF 0, left out of PLINK's N_TOT */
         if (!(failed = calloc(m ? m : 1, sizeof *failed))) {
             ret = ES_ERR_NOMEM;
             goto out;
         }
         if ((ret = es_plink_epi_failed(ds, failed, &notes.failed))) goto out;
+        es_info("found the tests that fail (a variant with one genotype level) in %.3f s", es_time_now() - t_failed);
         if (notes.failed) {
             char num[32];
             es_warn("%s test(s) failed: a variant left with one genotype level among the samples "
@@ -752,6 +762,8 @@ static int scan_run(scan_args_t *a, const char *cmdline)
     }
     double t_open = es_time_now() - t0;
     ret = es_scan_create(&scan, ds, opt);
+    if (!ret)
+        es_info("the scan set up (backend %s) in %.3f s", es_scan_backend_name(scan), es_time_now() - t0 - t_open);
     /* under MPI every rank opened the data: go on together or stop together */
     ret = es_dist_mpi_agree(ret);
     if (ret) goto out;
@@ -799,6 +811,7 @@ static int scan_run(scan_args_t *a, const char *cmdline)
         }
     }
 
+    double t_write = es_time_now();
     const es_pair_t *top = es_scan_top(scan);
     size_t n_top = es_scan_top_count(scan), n_write = n_top;
     if (a->covar) {
@@ -835,14 +848,15 @@ static int scan_run(scan_args_t *a, const char *cmdline)
     const es_summary_t *sum = es_scan_summary(scan);
     if (plink_fmt) {
         /* (--format plink always has an --epi2) */
-        ret = es_write_plink_summary(o_sum.fp, ds, plink_w, sum, sw.n_sig2, failed);
+        ret = es_write_plink_summary(o_sum.fp, ds, plink_w, sum, sw.n_sig2, failed, opt->threads);
     } else {
-        ret = es_write_summary(o_sum.fp, ds, sum, sw.n_sig2);
+        ret = es_write_summary(o_sum.fp, ds, sum, sw.n_sig2, opt->threads);
     }
     if (ret) {
         if (!es_out_failed(&o_sum)) es_error("%s: write failed", o_sum.tmp_path);
         goto out;
     }
+    es_info("wrote the top pairs and the summary of %u variants in %.3f s", m, es_time_now() - t_write);
     if (rf->k) {
         /* survivors: the distinct variants of the top pairs, by variant index */
         /* with --covar: the pairs written (the exact model's best), not every survivor of the screen */
@@ -862,8 +876,10 @@ static int scan_run(scan_args_t *a, const char *cmdline)
     write_log(o_log.fp, cmdline, a, ds, scan, &notes, rf, t_open, es_time_now() - t0);
     /* commit all or nothing */
     es_out_t *const all[] = {&o_top, &o_sig, &o_sum, &o_sel, &o_log};
+    double t_commit = es_time_now();
     if ((ret = es_out_commit_all(all, sizeof all / sizeof *all))) goto out;
     es_out_clear_stale(out, scan_suffixes, N_SCAN_SUFFIXES, all, sizeof all / sizeof *all);
+    es_info("committed the outputs (flushed to disk, renamed) in %.3f s", es_time_now() - t_commit);
     /* the results are in place: the checkpoint that led to them goes */
     if (opt->checkpoint) es_dist_remove_checkpoint(opt->checkpoint);
     if (!a->quiet) {

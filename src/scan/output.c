@@ -10,6 +10,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "scan.h"
 #include "output.h"
@@ -347,48 +350,192 @@ void es_pair_writer_free(es_pair_writer_t *pw)
     pw->pre_cap = pw->pre_n = 0;
 }
 
-int es_write_summary(FILE *fp, const es_dataset_t *ds, const es_summary_t *s, const uint64_t *n_sig)
+/* ---- the per-variant summaries, formatted in parallel -------------------- */
+
+/* A summary writer's rows: row() formats variant v at dst (room for
+ * room(v) bytes) and returns the end. */
+typedef struct {
+    const es_dataset_t *ds;
+    const es_summary_t *s;
+    const uint64_t *n_sig, *n_failed;
+    int w; /* PLINK's ID width */
+    size_t (*room)(const void *ctx, uint32_t v);
+    char *(*row)(const void *ctx, char *dst, uint32_t v);
+} summary_rows_t;
+
+#define SUM_CHUNK 8192u /* rows a thread formats at a time */
+
+/* Rows [0, m) in chunks of SUM_CHUNK, up to 4 chunks a thread formatted at
+ * once into buffers of their own, then written in order: the bytes do not
+ * depend on the thread count.  (One thread formatting 1,000,000 rows took
+ * about 1 s on the H200 host, 2 s with printf on the build VM.) */
+static int write_rows(FILE *fp, uint32_t m, int threads, const summary_rows_t *r)
 {
-    fputs("CHR\tSNP\tPOS\tN_SIG\tN_TOT\tBEST_STAT\tBEST_P\tBEST_CHR\tBEST_SNP\tBEST_POS\n", fp);
-    for (uint32_t v = 0; v < es_dataset_n_variants(ds); v++) {
-        es_variant_info_t a = es_dataset_variant(ds, v);
-        fprintf(fp, "%s\t%s\t%lld\t%llu\t%llu\t", a.chr, a.id, (long long)a.pos,
-                (unsigned long long)(n_sig ? n_sig[v] : s[v].n_sig),
-                (unsigned long long)s[v].n_tot);
-        if (s[v].best_partner == UINT32_MAX) {
-            fputs("NA\tNA\tNA\tNA\tNA\n", fp);
-            continue;
+#ifdef _OPENMP
+    if (threads <= 0) threads = omp_get_max_threads();
+#endif
+    if (threads < 1) threads = 1;
+    const uint32_t n_chunks = (m + SUM_CHUNK - 1) / SUM_CHUNK;
+    uint32_t per_round = (uint32_t)threads * 4u;
+    if (per_round > n_chunks) per_round = n_chunks ? n_chunks : 1;
+    char **buf = calloc(per_round, sizeof *buf);
+    size_t *len = calloc(per_round, sizeof *len);
+    int ret = buf && len ? ES_OK : ES_ERR_NOMEM;
+    for (uint32_t c0 = 0; c0 < n_chunks && !ret; c0 += per_round) {
+        const uint32_t nc = n_chunks - c0 < per_round ? n_chunks - c0 : per_round;
+        int bad = 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) reduction(| : bad)
+        for (uint32_t k = 0; k < nc; k++) {
+            const uint32_t v0 = (c0 + k) * SUM_CHUNK, v1 = v0 + SUM_CHUNK < m ? v0 + SUM_CHUNK : m;
+            size_t need = 0;
+            for (uint32_t v = v0; v < v1; v++) need += r->room(r, v);
+            char *b = realloc(buf[k], need ? need : 1), *e = b;
+            if (!b) {
+                bad = 1;
+                continue;
+            }
+            buf[k] = b;
+            for (uint32_t v = v0; v < v1; v++) e = r->row(r, e, v);
+            len[k] = (size_t)(e - b);
         }
-        es_variant_info_t b = es_dataset_variant(ds, s[v].best_partner);
-        fprintf(fp, "%.12g\t", s[v].best_stat);
-        if (isnan(s[v].best_p)) fputs("NA", fp);
-        else fprintf(fp, "%.10g", s[v].best_p);
-        fprintf(fp, "\t%s\t%s\t%lld\n", b.chr, b.id, (long long)b.pos);
+        if (bad) ret = ES_ERR_NOMEM;
+        for (uint32_t k = 0; k < nc && !ret; k++)
+            if (len[k] && fwrite(buf[k], 1, len[k], fp) != len[k]) ret = ES_ERR_IO;
     }
+    if (buf)
+        for (uint32_t k = 0; k < per_round; k++) free(buf[k]);
+    free(buf);
+    free(len);
+    if (ret) return ret;
     return ferror(fp) ? ES_ERR_IO : ES_OK;
 }
 
+static size_t tsv_room(const void *ctx, uint32_t v)
+{
+    const summary_rows_t *r = ctx;
+    es_variant_info_t a = es_dataset_variant(r->ds, v);
+    size_t n = strlen(a.chr) + strlen(a.id) + 4 * 21 + 2 * 32 + 16;
+    if (r->s[v].best_partner != UINT32_MAX) {
+        es_variant_info_t b = es_dataset_variant(r->ds, r->s[v].best_partner);
+        n += strlen(b.chr) + strlen(b.id);
+    }
+    return n;
+}
+
+static char *put_str(char *d, const char *s)
+{
+    size_t n = strlen(s);
+    memcpy(d, s, n);
+    return d + n;
+}
+
+/* The bytes of "%s\t%s\t%lld\t%llu\t%llu\t" and then "NA\tNA\tNA\tNA\tNA\n"
+ * or "%.12g\t", "NA" or "%.10g", "\t%s\t%s\t%lld\n". */
+static char *tsv_row(const void *ctx, char *d, uint32_t v)
+{
+    const summary_rows_t *r = ctx;
+    const es_summary_t *x = &r->s[v];
+    es_variant_info_t a = es_dataset_variant(r->ds, v);
+    d = put_str(d, a.chr);
+    *d++ = '\t';
+    d = put_str(d, a.id);
+    *d++ = '\t';
+    d = es_fmt_i64(d, (int64_t)a.pos);
+    *d++ = '\t';
+    d = es_fmt_u64(d, r->n_sig ? r->n_sig[v] : x->n_sig);
+    *d++ = '\t';
+    d = es_fmt_u64(d, x->n_tot);
+    *d++ = '\t';
+    if (x->best_partner == UINT32_MAX) return put_str(d, "NA\tNA\tNA\tNA\tNA\n");
+    es_variant_info_t b = es_dataset_variant(r->ds, x->best_partner);
+    d = es_fmt_g(d, x->best_stat, 12);
+    *d++ = '\t';
+    d = isnan(x->best_p) ? put_str(d, "NA") : es_fmt_g(d, x->best_p, 10);
+    *d++ = '\t';
+    d = put_str(d, b.chr);
+    *d++ = '\t';
+    d = put_str(d, b.id);
+    *d++ = '\t';
+    d = es_fmt_i64(d, (int64_t)b.pos);
+    *d++ = '\n';
+    return d;
+}
+
+int es_write_summary(FILE *fp, const es_dataset_t *ds, const es_summary_t *s, const uint64_t *n_sig, int threads)
+{
+    fputs("CHR\tSNP\tPOS\tN_SIG\tN_TOT\tBEST_STAT\tBEST_P\tBEST_CHR\tBEST_SNP\tBEST_POS\n", fp);
+    const summary_rows_t r = {ds, s, n_sig, NULL, 0, tsv_room, tsv_row};
+    return write_rows(fp, es_dataset_n_variants(ds), threads, &r);
+}
+
+static uint64_t plink_tot(const summary_rows_t *r, uint32_t v)
+{
+    return r->s[v].n_tot - (r->n_failed ? r->n_failed[v] : 0);
+}
+
+static size_t plink_room(const void *ctx, uint32_t v)
+{
+    const summary_rows_t *r = ctx;
+    es_variant_info_t a = es_dataset_variant(r->ds, v);
+    size_t n = strlen(es_plink_chr_code(a.chr)) + strlen(a.id) + 2 * (size_t)r->w + 4 * 21 + 4 * 44 + 32;
+    if (plink_tot(r, v) && r->s[v].best_partner != UINT32_MAX) {
+        es_variant_info_t b = es_dataset_variant(r->ds, r->s[v].best_partner);
+        n += strlen(es_plink_chr_code(b.chr)) + strlen(b.id);
+    }
+    return n;
+}
+
+/* u right-justified in width columns ("%*llu") */
+static char *put_u64_w(char *d, uint64_t u, int width)
+{
+    char tmp[24];
+    *es_fmt_u64(tmp, u) = '\0';
+    return es_fmt_str_w(d, tmp, width);
+}
+
+/* The bytes of "%4s %*s   %10llu   %10llu " and then
+ * "%12s           NA   NA%*sNA \n" (nan, w - 1, "") or
+ * "%12.4g %12.4g %4s %*s \n". */
+static char *plink_row(const void *ctx, char *d, uint32_t v)
+{
+    const summary_rows_t *r = ctx;
+    const es_summary_t *x = &r->s[v];
+    es_variant_info_t a = es_dataset_variant(r->ds, v);
+    const uint64_t tot = plink_tot(r, v);
+    d = es_fmt_str_w(d, es_plink_chr_code(a.chr), 4);
+    *d++ = ' ';
+    d = es_fmt_str_w(d, a.id, r->w);
+    d = put_str(d, "   ");
+    d = put_u64_w(d, r->n_sig[v], 10);
+    d = put_str(d, "   ");
+    d = put_u64_w(d, tot, 10);
+    *d++ = ' ';
+    if (!tot || x->best_partner == UINT32_MAX) {
+        d = es_fmt_str_w(d, "nan", 12);
+        d = put_str(d, "           NA   NA");
+        d = es_fmt_str_w(d, "", r->w - 1);
+        return put_str(d, "NA \n");
+    }
+    es_variant_info_t b = es_dataset_variant(r->ds, x->best_partner);
+    d = es_fmt_g_w(d, (double)r->n_sig[v] / (double)tot, 12, 4);
+    *d++ = ' ';
+    d = es_fmt_g_w(d, x->best_stat, 12, 4);
+    *d++ = ' ';
+    d = es_fmt_str_w(d, es_plink_chr_code(b.chr), 4);
+    *d++ = ' ';
+    d = es_fmt_str_w(d, b.id, r->w);
+    return put_str(d, " \n");
+}
+
 int es_write_plink_summary(FILE *fp, const es_dataset_t *ds, int w, const es_summary_t *s,
-                           const uint64_t *n_sig, const uint64_t *n_failed)
+                           const uint64_t *n_sig, const uint64_t *n_failed, int threads)
 {
     /* PLINK 1.9's header and columns: CHR (4) SNP (w) N_SIG (10) N_TOT (10)
      * PROP (%12.4g) BEST_CHISQ (%12.4g) BEST_CHR (4) BEST_SNP (w) */
     fprintf(fp, " CHR %*s        N_SIG        N_TOT         PROP   BEST_CHISQ BEST_CHR %*s \n", w,
             "SNP", w, "BEST_SNP");
-    for (uint32_t v = 0; v < es_dataset_n_variants(ds); v++) {
-        es_variant_info_t a = es_dataset_variant(ds, v);
-        uint64_t tot = s[v].n_tot - (n_failed ? n_failed[v] : 0);
-        fprintf(fp, "%4s %*s   %10llu   %10llu ", es_plink_chr_code(a.chr), w, a.id, (unsigned long long)n_sig[v],
-                (unsigned long long)tot);
-        if (!tot || s[v].best_partner == UINT32_MAX) {
-            fprintf(fp, "%12s           NA   NA%*sNA \n", "nan", w - 1, "");
-            continue;
-        }
-        es_variant_info_t b = es_dataset_variant(ds, s[v].best_partner);
-        fprintf(fp, "%12.4g %12.4g %4s %*s \n", (double)n_sig[v] / (double)tot, s[v].best_stat,
-                es_plink_chr_code(b.chr), w, b.id);
-    }
-    return ferror(fp) ? ES_ERR_IO : ES_OK;
+    const summary_rows_t r = {ds, s, n_sig, n_failed, w, plink_room, plink_row};
+    return write_rows(fp, es_dataset_n_variants(ds), threads, &r);
 }
 
 int es_write_summary3(FILE *fp, const es_dataset_t *ds, const es_summary3_t *s)

@@ -69,13 +69,14 @@ int es_pair_writer_finish(es_pair_writer_t *pw);
 void es_pair_writer_free(es_pair_writer_t *pw);
 
 /** Per-variant summary (.summary.tsv); N_SIG from n_sig when not NULL (pairs
- *  below --epi2), else from s.  @return ES_OK or ES_ERR_IO. */
-int es_write_summary(FILE *fp, const es_dataset_t *ds, const es_summary_t *s, const uint64_t *n_sig);
+ *  below --epi2), else from s.  Rows are formatted on up to threads threads
+ *  (the same bytes for any count).  @return ES_OK, ES_ERR_IO or ES_ERR_NOMEM. */
+int es_write_summary(FILE *fp, const es_dataset_t *ds, const es_summary_t *s, const uint64_t *n_sig, int threads);
 /** PLINK 1.9's .epi.cc.summary (IDs padded to w): N_SIG from n_sig, N_TOT the valid tests (s's
- *  pairs less n_failed, when not NULL), PROP, BEST_CHISQ, BEST_CHR, BEST_SNP.
- *  @return ES_OK or ES_ERR_IO. */
+ *  pairs less n_failed, when not NULL), PROP, BEST_CHISQ, BEST_CHR, BEST_SNP; rows formatted
+ *  on up to threads threads.  @return ES_OK, ES_ERR_IO or ES_ERR_NOMEM. */
 int es_write_plink_summary(FILE *fp, const es_dataset_t *ds, int w, const es_summary_t *s,
-                           const uint64_t *n_sig, const uint64_t *n_failed);
+                           const uint64_t *n_sig, const uint64_t *n_failed, int threads);
 
 /** Per-variant summary of a 3-way scan (.summary.tsv): CHR SNP POS N_SIG
  *  N_TOT BEST_STAT BEST_P, then the other two variants of the best triple

@@ -1,7 +1,7 @@
 /* bench_gpu.c -- prints the GPU scan's rates as a table (not a test).
  *
  *   bench_gpu [-n N,N,...] [-m VARIANTS] [-s STATS] [-k KERNELS] [-c CPU_VARIANTS]
- *             [-t THREADS] [-d DIR] [-x] [-M]
+ *             [-t THREADS] [-d DIR] [-x | -e NAME=VALUE] [-M]
  *
  * For each sample count N (half cases, no missing calls) a random .bed of
  * VARIANTS variants is written to DIR (default $TMPDIR or /tmp), then the
@@ -20,7 +20,9 @@
  * in-memory one (-M: not).  -x: each in-memory GPU scan is preceded by the
  * same scan without the second stage (EPISTREAM_GPU_EXACT=0, mode
  * 'no-exact': every candidate scored on the host), and the in-memory row
- * ends with its rate relative to that one. */
+ * ends with its rate relative to that one.  -e NAME=VALUE: the same with
+ * the environment variable NAME set to VALUE for the preceding scan instead
+ * (mode 'env'; e.g. EPISTREAM_GPU_TILEFIT=1, the previous path). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,8 +69,10 @@ int main(int argc, char **argv)
          kn_buf[128] = "mma,popc";
     uint32_t m = 65536, m_cpu = 4096;
     int threads = 0, c, pair_old = 0, mem8 = 1;
+    char env_name[128] = "EPISTREAM_GPU_EXACT", env_val[64] = "0";
+    const char *mode_old = "no-exact";
     const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    while ((c = getopt(argc, argv, "n:m:s:k:c:t:d:xM")) != -1) {
+    while ((c = getopt(argc, argv, "n:m:s:k:c:t:d:xe:M")) != -1) {
         switch (c) {
         case 'n': snprintf(ns_buf, sizeof ns_buf, "%s", optarg); break;
         case 'm': m = (uint32_t)strtoul(optarg, NULL, 10); break;
@@ -78,6 +82,18 @@ int main(int argc, char **argv)
         case 't': threads = atoi(optarg); break;
         case 'd': dir = optarg; break;
         case 'x': pair_old = 1; break;
+        case 'e': {
+            const char *eq = strchr(optarg, '=');
+            if (!eq || eq == optarg || (size_t)(eq - optarg) >= sizeof env_name || strlen(eq + 1) >= sizeof env_val) {
+                fprintf(stderr, "bench_gpu: -e wants NAME=VALUE, got '%s'\n", optarg);
+                return 2;
+            }
+            snprintf(env_name, sizeof env_name, "%.*s", (int)(eq - optarg), optarg);
+            snprintf(env_val, sizeof env_val, "%s", eq + 1);
+            mode_old = "env";
+            pair_old = 1;
+            break;
+        }
         case 'M': mem8 = 0; break;
         default: fprintf(stderr, "usage: see the top of bench_gpu.c\n"); return 2;
         }
@@ -161,21 +177,21 @@ int main(int argc, char **argv)
                 es_gpu_wgmma_loader(load[k]);
                 double secs = 0.0, old_rate = 0.0;
                 uint64_t pairs = 0;
-                if (pair_old) { /* the same scan, every candidate scored on the host */
-                    setenv("EPISTREAM_GPU_EXACT", "0", 1);
+                if (pair_old) { /* the same scan, the other way (-x: every candidate scored on the host) */
+                    setenv(env_name, env_val, 1);
                     int r = scan_once(ds, ES_DEVICE_GPU, kernel, stat, threads, 0, 0, &secs, &pairs);
-                    unsetenv("EPISTREAM_GPU_EXACT");
+                    unsetenv(env_name);
                     if (r) return 1;
                     old_rate = (double)pairs / secs;
                     printf("%6u %8u %10s %6s %-10s %9.3f %11.4g %14.4g %7.1f%% %9.1f\n", n, m, kns[k], sts[s],
-                           "no-exact", secs, old_rate, old_rate * n, 100.0 * old_rate * 4.0 * n / ceil_bm,
+                           mode_old, secs, old_rate, old_rate * n, 100.0 * old_rate * 4.0 * n / ceil_bm,
                            old_rate / cpu_rate);
                 }
                 if (scan_once(ds, ES_DEVICE_GPU, kernel, stat, threads, 0, 0, &secs, &pairs)) return 1;
                 double rate = (double)pairs / secs;
                 printf("%6u %8u %10s %6s %-10s %9.3f %11.4g %14.4g %7.1f%% %9.1f", n, m, kns[k], sts[s],
                        "in-memory", secs, rate, rate * n, 100.0 * rate * 4.0 * n / ceil_bm, rate / cpu_rate);
-                if (pair_old) printf("  (%.2fx no-exact)", rate / old_rate);
+                if (pair_old) printf("  (%.2fx %s)", rate / old_rate, mode_old);
                 printf("\n");
                 fflush(stdout);
                 if (stat == ES_STAT_BOOST && mem8) {

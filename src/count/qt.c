@@ -427,6 +427,31 @@ static ES_TARGET_VNNI void dotlo_vnni(const uint8_t *a5, size_t len, const int8_
 }
 #undef DP4
 
+/* Up to this many slots the top two slices' sums fit 32-bit lanes whole:
+ * every term is >= 0 (b in 0..2, slices 0..255) and 256 y + x sums
+ * (256 * 255 + 255) * 2 = 131,070 a slot, 1.07e9 < 2^31 for 8,192 slots */
+#define QT_HI_JOIN32 8192
+
+/* The lane sums of eight vectors of 32-bit lanes, as the eight lanes of one
+ * (each sum < 2^31, so no partial one overflows: every lane is >= 0) */
+static inline ES_TARGET_VNNI __attribute__((always_inline)) __m256i hsum8_epi32(__m512i v0, __m512i v1, __m512i v2,
+                                                                                 __m512i v3, __m512i v4, __m512i v5,
+                                                                                 __m512i v6, __m512i v7)
+{
+    /* each 128-bit lane of tij: (part of vi, part of vj) twice */
+    __m512i t01 = _mm512_add_epi32(_mm512_unpacklo_epi32(v0, v1), _mm512_unpackhi_epi32(v0, v1));
+    __m512i t23 = _mm512_add_epi32(_mm512_unpacklo_epi32(v2, v3), _mm512_unpackhi_epi32(v2, v3));
+    __m512i t45 = _mm512_add_epi32(_mm512_unpacklo_epi32(v4, v5), _mm512_unpackhi_epi32(v4, v5));
+    __m512i t67 = _mm512_add_epi32(_mm512_unpacklo_epi32(v6, v7), _mm512_unpackhi_epi32(v6, v7));
+    /* each 128-bit lane: parts of v0..v3 (v4..v7) */
+    __m512i s0 = _mm512_add_epi32(_mm512_unpacklo_epi64(t01, t23), _mm512_unpackhi_epi64(t01, t23));
+    __m512i s1 = _mm512_add_epi32(_mm512_unpacklo_epi64(t45, t67), _mm512_unpackhi_epi64(t45, t67));
+    /* 0x88 takes 128-bit lanes 0, 2 of each source, 0xdd lanes 1, 3 */
+    __m512i u = _mm512_add_epi32(_mm512_shuffle_i32x4(s0, s1, 0x88), _mm512_shuffle_i32x4(s0, s1, 0xdd));
+    __m512i w = _mm512_add_epi32(_mm512_shuffle_i32x4(u, u, 0x88), _mm512_shuffle_i32x4(u, u, 0xdd));
+    return _mm512_castsi512_si256(w);
+}
+
 /* acc += a (u8) . b (s8) in asm: with the intrinsic, GCC 12 copies each
  * accumulator to a scratch register and back around every vpdpbusd when
  * many are live */
@@ -459,10 +484,20 @@ static ES_TARGET_VNNI void dothi4_vnni(const uint8_t *const a4[4], size_t len, c
             l = _mm512_loadu_si512((const void *)(h3 + s)); h = _mm512_loadu_si512((const void *)(h3 + len + s));
             DPB(x30, l, b0); DPB(x31, l, b1); DPB(y30, h, b0); DPB(y31, h, b1);
         }
-        int64_t r[8] = {hsum512(y00) * 256 + hsum512(x00), hsum512(y01) * 256 + hsum512(x01),
-                        hsum512(y10) * 256 + hsum512(x10), hsum512(y11) * 256 + hsum512(x11),
-                        hsum512(y20) * 256 + hsum512(x20), hsum512(y21) * 256 + hsum512(x21),
-                        hsum512(y30) * 256 + hsum512(x30), hsum512(y31) * 256 + hsum512(x31)};
+        int64_t r[8];
+        if (len <= QT_HI_JOIN32) {
+            /* 256 y + x per lane, the eight sums at once */
+#define J(x, y) _mm512_add_epi32(_mm512_slli_epi32(y, 8), x)
+            _mm512_storeu_si512((void *)r, _mm512_cvtepi32_epi64(hsum8_epi32(J(x00, y00), J(x01, y01), J(x10, y10),
+                                                                             J(x11, y11), J(x20, y20), J(x21, y21),
+                                                                             J(x30, y30), J(x31, y31))));
+#undef J
+        } else {
+            r[0] = hsum512(y00) * 256 + hsum512(x00), r[1] = hsum512(y01) * 256 + hsum512(x01);
+            r[2] = hsum512(y10) * 256 + hsum512(x10), r[3] = hsum512(y11) * 256 + hsum512(x11);
+            r[4] = hsum512(y20) * 256 + hsum512(x20), r[5] = hsum512(y21) * 256 + hsum512(x21);
+            r[6] = hsum512(y30) * 256 + hsum512(x30), r[7] = hsum512(y31) * 256 + hsum512(x31);
+        }
         for (int g = 0; g < 4; g++) {
             out[(size_t)g * ostride + k] = r[2 * g];
             if (k + 1 < nb) out[(size_t)g * ostride + k + 1] = r[2 * g + 1];

@@ -1100,15 +1100,14 @@ void es_qt_sums_run_scalar(const es_qt_block_t *A, uint32_t a, const es_qt_block
     sums_run(&k_scalar, A, a, B, b0, nb, y, sc, out, 0, NULL, NULL);
 }
 
-void es_qt_dsums_exact(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b,
-                       const es_qt_y_t *y, es_qt_dsums_t *d)
+/* The per-sample loop: sample order, one sum after the other. */
+static void dsums_exact_scalar(const uint8_t *ca, const uint8_t *cb, uint32_t len, const double *yd, es_qt_dsums_t *d)
 {
-    const uint8_t *ca = A->code + (size_t)a * A->len, *cb = B->code + (size_t)b * B->len;
     memset(d, 0, sizeof *d);
-    for (uint32_t s = 0; s < A->len; s++) {
+    for (uint32_t s = 0; s < len; s++) {
         unsigned ga = ca[s], gb = cb[s];
         if (ga == 3 || gb == 3) continue;
-        double v = y->yd[s];
+        double v = yd[s];
         d->sy += v;
         d->syy += v * v;
         d->say += ga * v;
@@ -1118,4 +1117,68 @@ void es_qt_dsums_exact(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *
         if (gb) d->cb[gb - 1] += v;
         if (ga && gb) d->cell[(ga - 1) * 2 + (gb - 1)] += v;
     }
+}
+
+#if ES_CPU_X86
+/* The thirteen sums in the lanes of two vectors, a sample a step, in sample
+ * order: each lane adds the same term as the loop above, or +0.0 where the
+ * loop adds nothing, which leaves it the same bits (every term is >= 0, y
+ * being y - y0, so no sum is -0.0).  The term is v times a factor from a
+ * table by the two codes (ga, gb, ga gb as the loop converts them, 1 or 0;
+ * 0 for a missing call), times v again in the lane of y^2: the products the
+ * loop takes, in its order (x * 1.0 is exact and v * g is g * v). */
+static const double dsums_coef[16][16] __attribute__((aligned(64))) = {
+#define C(ga, gb)                                                                                                    \
+    {(ga) < 3 && (gb) < 3, (ga) < 3 && (gb) < 3, (gb) < 3 && (ga) < 3 ? (ga) : 0, (ga) < 3 && (gb) < 3 ? (gb) : 0,   \
+     (ga) < 3 && (gb) < 3 ? (ga) * (gb) : 0, (ga) == 1 && (gb) < 3, (ga) == 2 && (gb) < 3, (gb) == 1 && (ga) < 3,     \
+     (gb) == 2 && (ga) < 3, (ga) == 1 && (gb) == 1, (ga) == 1 && (gb) == 2, (ga) == 2 && (gb) == 1,                   \
+     (ga) == 2 && (gb) == 2, 0, 0, 0}
+    C(0, 0), C(0, 1), C(0, 2), C(0, 3), C(1, 0), C(1, 1), C(1, 2), C(1, 3),
+    C(2, 0), C(2, 1), C(2, 2), C(2, 3), C(3, 0), C(3, 1), C(3, 2), C(3, 3),
+#undef C
+};
+
+static ES_TARGET_AVX512 void dsums_exact_avx512(const uint8_t *ca, const uint8_t *cb, uint32_t len, const double *yd,
+                                                es_qt_dsums_t *d)
+{
+    __m512d s0 = _mm512_setzero_pd(), s1 = s0; /* sy syy say sby saby ra0 ra1 cb0 | cb1 cell0..3 */
+    const __m512d one = _mm512_set1_pd(1.0);
+    for (uint32_t s = 0; s < len; s++) {
+        const double *c = dsums_coef[ca[s] * 4 + cb[s]];
+        __m512d v = _mm512_set1_pd(yd[s]);
+        __m512d t0 = _mm512_mul_pd(_mm512_load_pd(c), v);
+        t0 = _mm512_mul_pd(t0, _mm512_mask_blend_pd(0x02, one, v)); /* (1 * v) * v in the lane of y^2 */
+        s0 = _mm512_add_pd(s0, t0);
+        s1 = _mm512_add_pd(s1, _mm512_mul_pd(_mm512_load_pd(c + 8), v));
+    }
+    double o[16];
+    _mm512_storeu_pd(o, s0);
+    _mm512_storeu_pd(o + 8, s1);
+    memset(d, 0, sizeof *d);
+    d->sy = o[0];
+    d->syy = o[1];
+    d->say = o[2];
+    d->sby = o[3];
+    d->saby = o[4];
+    d->ra[0] = o[5];
+    d->ra[1] = o[6];
+    d->cb[0] = o[7];
+    d->cb[1] = o[8];
+    for (int k = 0; k < 4; k++) d->cell[k] = o[9 + k];
+}
+#endif
+
+void es_qt_dsums_exact(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b,
+                       const es_qt_y_t *y, es_qt_dsums_t *d)
+{
+    const uint8_t *ca = A->code + (size_t)a * A->len, *cb = B->code + (size_t)b * B->len;
+#if ES_CPU_X86
+    /* (EPISTREAM_QT_KERNEL=scalar: the loop, the tests' twin) */
+    pthread_once(&kernel_once, kernel_init);
+    if (kernel_best != &k_scalar && es_cpu_has(ES_CPU_AVX512)) {
+        dsums_exact_avx512(ca, cb, A->len, y->yd, d);
+        return;
+    }
+#endif
+    dsums_exact_scalar(ca, cb, A->len, y->yd, d);
 }

@@ -975,8 +975,55 @@ static ES_TARGET_VNNI void bmiss_group_avx512(const uint64_t *c8, const uint64_t
 }
 #endif
 
+#if ES_CPU_X86
+/* c8[s] = byte g of rows[g][s & msk[g]] for s < len (a multiple of 64): an
+ * 8 x 64 byte transpose a step, in 128-bit lanes (unpacks of bytes, words,
+ * dwords), then the lanes put in slot order */
+static ES_TARGET_AVX512 void group_codes_avx512(const uint8_t *const rows[8], const size_t msk[8], size_t len,
+                                                uint64_t *c8)
+{
+#define LD(g) _mm512_loadu_si512((const void *)(rows[g] + (s & msk[g])))
+    for (size_t s = 0; s < len; s += 64) {
+        __m512i r0 = LD(0), r1 = LD(1), r2 = LD(2), r3 = LD(3), r4 = LD(4), r5 = LD(5), r6 = LD(6), r7 = LD(7);
+        /* lane L of a01l: slots 16L + 0..7, a byte of rows 0 and 1 each; a01h: 16L + 8..15 */
+        __m512i a01l = _mm512_unpacklo_epi8(r0, r1), a01h = _mm512_unpackhi_epi8(r0, r1);
+        __m512i a23l = _mm512_unpacklo_epi8(r2, r3), a23h = _mm512_unpackhi_epi8(r2, r3);
+        __m512i a45l = _mm512_unpacklo_epi8(r4, r5), a45h = _mm512_unpackhi_epi8(r4, r5);
+        __m512i a67l = _mm512_unpacklo_epi8(r6, r7), a67h = _mm512_unpackhi_epi8(r6, r7);
+        /* four slots a lane, rows 0..3 (4..7): 16L + 0..3, 4..7, 8..11, 12..15 */
+        __m512i b0 = _mm512_unpacklo_epi16(a01l, a23l), b1 = _mm512_unpackhi_epi16(a01l, a23l);
+        __m512i b2 = _mm512_unpacklo_epi16(a01h, a23h), b3 = _mm512_unpackhi_epi16(a01h, a23h);
+        __m512i d0 = _mm512_unpacklo_epi16(a45l, a67l), d1 = _mm512_unpackhi_epi16(a45l, a67l);
+        __m512i d2 = _mm512_unpacklo_epi16(a45h, a67h), d3 = _mm512_unpackhi_epi16(a45h, a67h);
+        /* o[j] lane L: slots 16L + 2j, 16L + 2j + 1, eight rows each */
+        __m512i o0 = _mm512_unpacklo_epi32(b0, d0), o1 = _mm512_unpackhi_epi32(b0, d0);
+        __m512i o2 = _mm512_unpacklo_epi32(b1, d1), o3 = _mm512_unpackhi_epi32(b1, d1);
+        __m512i o4 = _mm512_unpacklo_epi32(b2, d2), o5 = _mm512_unpackhi_epi32(b2, d2);
+        __m512i o6 = _mm512_unpacklo_epi32(b3, d3), o7 = _mm512_unpackhi_epi32(b3, d3);
+        /* slots 16L + 0..7 are lane L of o0..o3, 16L + 8..15 of o4..o7 */
+        __m512i x = _mm512_shuffle_i64x2(o0, o1, 0x44), y = _mm512_shuffle_i64x2(o2, o3, 0x44);
+        __m512i xh = _mm512_shuffle_i64x2(o0, o1, 0xee), yh = _mm512_shuffle_i64x2(o2, o3, 0xee);
+        __m512i u = _mm512_shuffle_i64x2(o4, o5, 0x44), v = _mm512_shuffle_i64x2(o6, o7, 0x44);
+        __m512i uh = _mm512_shuffle_i64x2(o4, o5, 0xee), vh = _mm512_shuffle_i64x2(o6, o7, 0xee);
+        _mm512_storeu_si512((void *)(c8 + s), _mm512_shuffle_i64x2(x, y, 0x88));
+        _mm512_storeu_si512((void *)(c8 + s + 8), _mm512_shuffle_i64x2(u, v, 0x88));
+        _mm512_storeu_si512((void *)(c8 + s + 16), _mm512_shuffle_i64x2(x, y, 0xdd));
+        _mm512_storeu_si512((void *)(c8 + s + 24), _mm512_shuffle_i64x2(u, v, 0xdd));
+        _mm512_storeu_si512((void *)(c8 + s + 32), _mm512_shuffle_i64x2(xh, yh, 0x88));
+        _mm512_storeu_si512((void *)(c8 + s + 40), _mm512_shuffle_i64x2(uh, vh, 0x88));
+        _mm512_storeu_si512((void *)(c8 + s + 48), _mm512_shuffle_i64x2(xh, yh, 0xdd));
+        _mm512_storeu_si512((void *)(c8 + s + 56), _mm512_shuffle_i64x2(uh, vh, 0xdd));
+    }
+#undef LD
+}
+
+static const uint8_t threes64[64] = {3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+                                     3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+                                     3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3};
+#endif
+
 /* the group's codes a slot (lanes past na: 3, which adds nothing) */
-static int group_codes(es_qt_scratch_t *sc, const es_qt_block_t *A, uint32_t a0, uint32_t na)
+static int group_codes(es_qt_scratch_t *sc, const es_qt_block_t *A, uint32_t a0, uint32_t na, int scalar)
 {
     if (sc->c8_blk == A && sc->c8_a0 == a0) return ES_OK;
     if (sc->c8_cap < A->len) {
@@ -986,6 +1033,20 @@ static int group_codes(es_qt_scratch_t *sc, const es_qt_block_t *A, uint32_t a0,
         sc->c8_cap = sc->c8 ? A->len : 0;
         if (!sc->c8) return ES_ERR_NOMEM;
     }
+    sc->c8_blk = A;
+    sc->c8_a0 = a0;
+#if ES_CPU_X86
+    if (!scalar && A->len % 64 == 0 && es_cpu_has(ES_CPU_AVX512)) {
+        const uint8_t *rows[8];
+        size_t msk[8];
+        for (uint32_t g = 0; g < ES_QT_GROUP; g++) {
+            rows[g] = g < na ? A->code + (size_t)(a0 + g) * A->len : threes64;
+            msk[g] = g < na ? ~(size_t)0 : 0;
+        }
+        group_codes_avx512(rows, msk, A->len, sc->c8);
+        return ES_OK;
+    }
+#endif
     /* from the variant-major codes, row by row (the slot-major ones would
      * take a cache line a slot) */
     for (uint32_t s = 0; s < A->len; s++) sc->c8[s] = 0;
@@ -996,8 +1057,6 @@ static int group_codes(es_qt_scratch_t *sc, const es_qt_block_t *A, uint32_t a0,
         else
             for (uint32_t s = 0; s < A->len; s++) sc->c8[s] |= (uint64_t)3 << (8 * g);
     }
-    sc->c8_blk = A;
-    sc->c8_a0 = a0;
     return ES_OK;
 }
 
@@ -1007,7 +1066,7 @@ void es_qt_sums_group(const es_qt_block_t *A, uint32_t a0, uint32_t na, const es
 {
     pthread_once(&kernel_once, kernel_init);
     const qt_kernel_t *kn = scalar ? &k_scalar : kernel_best;
-    if (B->moff[B->count] == 0 || group_codes(sc, A, a0, na) != ES_OK) {
+    if (B->moff[B->count] == 0 || group_codes(sc, A, a0, na, kn == &k_scalar) != ES_OK) {
         /* no partner misses a call (or no memory for the codes): run by run */
         for (uint32_t g = 0; g < na; g++)
             sums_run(kn, A, a0 + g, B, b0, nb, y, sc, out + g * stride, !A->cells, mc + g * stride,

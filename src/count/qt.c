@@ -595,78 +595,84 @@ static void miss_scalar(const uint32_t *pos, const int64_t (*mq)[2], uint32_t n,
 
 
 /* ---- the first variant's missing calls against a run of n <= 64 partners:
- * out[k][g - 1] = sum of q over those slots where partner k has g = 1, 2
- * (ct: the partners' codes slot-major, row stride ts) ---------------------- */
+ * o1[k], o2[k] = sum of q over those slots where partner k has g = 1, 2
+ * (ct: the partners' codes slot-major, row stride ts; o1, o2 of 64 entries,
+ * those past n unspecified) ------------------------------------------------ */
 
 typedef void (*missrun_fn)(const uint32_t *pos, const int64_t (*mq)[2], uint32_t nm, const uint8_t *ct,
-                           size_t ts, uint32_t n, int64_t (*out)[2], uint32_t (*cnt)[2]);
+                           size_t ts, uint32_t n, int64_t *o1, int64_t *o2, uint32_t *c1, uint32_t *c2);
 
-/* cnt (NULL: not wanted): cnt[k] = those slots where partner k has g = 1
- * or 2, g = 2 */
+/* c1 (NULL: not wanted): c1[k], c2[k] = those slots where partner k has
+ * g = 1 or 2, g = 2 (64 entries each) */
 static void missrun_scalar(const uint32_t *pos, const int64_t (*mq)[2], uint32_t nm, const uint8_t *ct, size_t ts,
-                           uint32_t n, int64_t (*out)[2], uint32_t (*cnt)[2])
+                           uint32_t n, int64_t *o1, int64_t *o2, uint32_t *c1, uint32_t *c2)
 {
-    for (uint32_t k = 0; k < n; k++) out[k][0] = out[k][1] = 0;
-    for (uint32_t k = 0; cnt && k < n; k++) cnt[k][0] = cnt[k][1] = 0;
+    for (uint32_t k = 0; k < n; k++) o1[k] = o2[k] = 0;
+    for (uint32_t k = 0; c1 && k < n; k++) c1[k] = c2[k] = 0;
     for (uint32_t m = 0; m < nm; m++) {
         const uint8_t *c = ct + (size_t)pos[m] * ts;
         int64_t q = mq[m][0];
         for (uint32_t k = 0; k < n; k++) {
-            out[k][0] += q & -(int64_t)(c[k] == 1);
-            out[k][1] += q & -(int64_t)(c[k] == 2);
+            o1[k] += q & -(int64_t)(c[k] == 1);
+            o2[k] += q & -(int64_t)(c[k] == 2);
         }
-        for (uint32_t k = 0; cnt && k < n; k++) {
-            cnt[k][0] += c[k] == 1 || c[k] == 2;
-            cnt[k][1] += c[k] == 2;
+        for (uint32_t k = 0; c1 && k < n; k++) {
+            c1[k] += c[k] == 1 || c[k] == 2;
+            c2[k] += c[k] == 2;
         }
     }
 }
 
 #if ES_CPU_X86
 /* 64 partners' codes at a slot in one load; q added under the g = 1 and
- * g = 2 masks, eight partners per accumulator */
+ * g = 2 masks, eight partners per accumulator; the counts in bytes, added
+ * to the 32-bit ones every 255 slots */
 static ES_TARGET_VNNI void missrun_avx512(const uint32_t *pos, const int64_t (*mq)[2], uint32_t nm, const uint8_t *ct,
-                                          size_t ts, uint32_t n, int64_t (*out)[2], uint32_t (*cnt)[2])
+                                          size_t ts, uint32_t n, int64_t *o1, int64_t *o2, uint32_t *c1, uint32_t *c2)
 {
     __m512i a1[8], a2[8];
     for (int j = 0; j < 8; j++) a1[j] = a2[j] = _mm512_setzero_si512();
     const __m512i one = _mm512_set1_epi8(1), two = _mm512_set1_epi8(2);
     __mmask64 kn = n >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << n) - 1;
-    /* the counts in bytes, folded every 255 slots */
-    __m512i n1 = _mm512_setzero_si512(), n2 = n1;
-    uint32_t t1c[64] = {0}, t2c[64] = {0};
-    for (uint32_t m = 0; m < nm; m++) {
-        __m512i c = _mm512_maskz_loadu_epi8(kn, (const void *)(ct + (size_t)pos[m] * ts));
-        __mmask64 k1 = _mm512_cmpeq_epi8_mask(c, one), k2 = _mm512_cmpeq_epi8_mask(c, two);
-        __m512i q = _mm512_set1_epi64(mq[m][0]);
-        for (int j = 0; j < 8; j++) {
-            a1[j] = _mm512_mask_add_epi64(a1[j], (__mmask8)(k1 >> (8 * j)), a1[j], q);
-            a2[j] = _mm512_mask_add_epi64(a2[j], (__mmask8)(k2 >> (8 * j)), a2[j], q);
+    if (c1)
+        for (int j = 0; j < 4; j++) {
+            _mm512_storeu_si512((void *)(c1 + 16 * j), _mm512_setzero_si512());
+            _mm512_storeu_si512((void *)(c2 + 16 * j), _mm512_setzero_si512());
         }
-        if (cnt) {
+    for (uint32_t m0 = 0; m0 < nm; m0 += 255) {
+        const uint32_t m1 = nm - m0 < 255 ? nm : m0 + 255;
+        __m512i n1 = _mm512_setzero_si512(), n2 = n1;
+        for (uint32_t m = m0; m < m1; m++) {
+            __m512i c = _mm512_maskz_loadu_epi8(kn, (const void *)(ct + (size_t)pos[m] * ts));
+            __mmask64 k1 = _mm512_cmpeq_epi8_mask(c, one), k2 = _mm512_cmpeq_epi8_mask(c, two);
+            __m512i q = _mm512_set1_epi64(mq[m][0]);
+            for (int j = 0; j < 8; j++) {
+                a1[j] = _mm512_mask_add_epi64(a1[j], (__mmask8)(k1 >> (8 * j)), a1[j], q);
+                a2[j] = _mm512_mask_add_epi64(a2[j], (__mmask8)(k2 >> (8 * j)), a2[j], q);
+            }
             n1 = _mm512_mask_add_epi8(n1, k1 | k2, n1, one);
             n2 = _mm512_mask_add_epi8(n2, k2, n2, one);
-            if (m % 255 == 254 || m + 1 == nm) {
-                uint8_t b1[64], b2[64];
-                _mm512_storeu_si512((void *)b1, n1);
-                _mm512_storeu_si512((void *)b2, n2);
-                for (int k = 0; k < 64; k++) t1c[k] += b1[k], t2c[k] += b2[k];
-                n1 = n2 = _mm512_setzero_si512();
-            }
+        }
+        if (c1) {
+#define FOLD(j)                                                                                                  \
+    do {                                                                                                         \
+        __m512i w1 = _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(n1, j));                                     \
+        __m512i w2 = _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(n2, j));                                     \
+        w1 = _mm512_add_epi32(_mm512_loadu_si512((const void *)(c1 + 16 * j)), w1);                              \
+        w2 = _mm512_add_epi32(_mm512_loadu_si512((const void *)(c2 + 16 * j)), w2);                              \
+        _mm512_storeu_si512((void *)(c1 + 16 * j), w1);                                                          \
+        _mm512_storeu_si512((void *)(c2 + 16 * j), w2);                                                          \
+    } while (0)
+            FOLD(0);
+            FOLD(1);
+            FOLD(2);
+            FOLD(3);
+#undef FOLD
         }
     }
-    int64_t t1[64], t2[64];
     for (int j = 0; j < 8; j++) {
-        _mm512_storeu_si512((void *)(t1 + 8 * j), a1[j]);
-        _mm512_storeu_si512((void *)(t2 + 8 * j), a2[j]);
-    }
-    for (uint32_t k = 0; k < n; k++) {
-        out[k][0] = t1[k];
-        out[k][1] = t2[k];
-    }
-    for (uint32_t k = 0; cnt && k < n; k++) {
-        cnt[k][0] = t1c[k];
-        cnt[k][1] = t2c[k];
+        _mm512_storeu_si512((void *)(o1 + 8 * j), a1[j]);
+        _mm512_storeu_si512((void *)(o2 + 8 * j), a2[j]);
     }
 }
 #endif
@@ -830,8 +836,8 @@ static void sums_run(const qt_kernel_t *kn, const es_qt_block_t *A, uint32_t a, 
     size_t len = A->len, rows = A->cells ? 2 : 1;
     const uint8_t *ar = A->ar + (size_t)a * rows * ES_QT_SLICES * len;
     const uint8_t *ca = A->code + (size_t)a * len;
-    int64_t d[4][RUN_CHUNK], ma[RUN_CHUNK][2];
-    uint32_t mcnt[RUN_CHUNK][2];
+    int64_t d[4][RUN_CHUNK], ma[2][RUN_CHUNK];
+    uint32_t mcnt[2][RUN_CHUNK];
     uint32_t am0 = A->moff[a], anm = A->moff[a + 1] - am0;
     for (uint32_t c0 = 0; c0 < nb; c0 += RUN_CHUNK) {
         uint32_t n = nb - c0 < RUN_CHUNK ? nb - c0 : RUN_CHUNK;
@@ -850,11 +856,11 @@ static void sums_run(const qt_kernel_t *kn, const es_qt_block_t *A, uint32_t a, 
         }
         /* a's missing calls where a partner is called leave the pair */
         if (anm) {
-            kn->missrun(A->mpos + am0, (const int64_t(*)[2])A->mq + am0, anm, B->code_t + b0 + c0, B->tstride, n, ma,
-                        mc ? mcnt : NULL);
+            kn->missrun(A->mpos + am0, (const int64_t(*)[2])A->mq + am0, anm, B->code_t + b0 + c0, B->tstride, n,
+                        ma[0], ma[1], mc ? mcnt[0] : NULL, mcnt[1]);
         } else {
-            memset(ma, 0, (size_t)n * sizeof *ma);
-            memset(mcnt, 0, (size_t)n * sizeof *mcnt);
+            memset(ma, 0, sizeof ma);
+            memset(mcnt, 0, sizeof mcnt);
         }
         for (uint32_t k = 0; k < n; k++) {
             uint32_t b = b0 + c0 + k;
@@ -872,12 +878,12 @@ static void sums_run(const qt_kernel_t *kn, const es_qt_block_t *A, uint32_t a, 
                 m5[0] = (uint32_t)(bits & 0x1fffff);
                 m5[1] = (uint32_t)(bits >> 21 & 0x1fffff);
                 m5[2] = (uint32_t)(bits >> 42);
-                m5[3] = mcnt[k][0];
-                m5[4] = mcnt[k][1];
+                m5[3] = mcnt[0][k];
+                m5[4] = mcnt[1][k];
             }
             int64_t ra1 = A->tot[a][0] - mb[0], ra2 = A->tot[a][1] - mb[1];
             int64_t sy = A->tot[a][2] - mb[2], syy = A->tot[a][3] - mb[3];
-            int64_t cb1 = B->tot[b][0] - ma[k][0], cb2 = B->tot[b][1] - ma[k][1];
+            int64_t cb1 = B->tot[b][0] - ma[0][k], cb2 = B->tot[b][1] - ma[1][k];
             o->sy = sy;
             o->syy = syy;
             o->ra[0] = ra1;
@@ -1084,8 +1090,8 @@ void es_qt_sums_group(const es_qt_block_t *A, uint32_t a0, uint32_t na, const es
 #if ES_CPU_X86
     if (kn == &k_vnni) bmiss = bmiss_group_avx512;
 #endif
-    int64_t ma[RUN_CHUNK][2];
-    uint32_t mcnt[RUN_CHUNK][2];
+    int64_t ma[2][RUN_CHUNK];
+    uint32_t mcnt[2][RUN_CHUNK];
     for (uint32_t k = 0; k < nb; k++) {
         uint32_t b = b0 + k;
         int64_t mb[5][ES_QT_GROUP];
@@ -1110,19 +1116,19 @@ void es_qt_sums_group(const es_qt_block_t *A, uint32_t a0, uint32_t na, const es
     for (uint32_t g = 0; g < na; g++) {
         uint32_t a = a0 + g, am0 = A->moff[a], anm = A->moff[a + 1] - am0;
         if (anm) {
-            kn->missrun(A->mpos + am0, (const int64_t(*)[2])A->mq + am0, anm, B->code_t + b0, B->tstride, nb, ma,
-                        mcnt);
+            kn->missrun(A->mpos + am0, (const int64_t(*)[2])A->mq + am0, anm, B->code_t + b0, B->tstride, nb, ma[0],
+                        ma[1], mcnt[0], mcnt[1]);
         } else {
-            memset(ma, 0, (size_t)nb * sizeof *ma);
-            memset(mcnt, 0, (size_t)nb * sizeof *mcnt);
+            memset(ma, 0, sizeof ma);
+            memset(mcnt, 0, sizeof mcnt);
         }
         for (uint32_t k = 0; k < nb; k++) {
             uint32_t b = b0 + k;
             es_qt_sums_t *o = &out[g * stride + k];
-            o->cb[0] = B->tot[b][0] - ma[k][0];
-            o->cb[1] = B->tot[b][1] - ma[k][1];
-            mc[g * stride + k][3] = mcnt[k][0];
-            mc[g * stride + k][4] = mcnt[k][1];
+            o->cb[0] = B->tot[b][0] - ma[0][k];
+            o->cb[1] = B->tot[b][1] - ma[1][k];
+            mc[g * stride + k][3] = mcnt[0][k];
+            mc[g * stride + k][4] = mcnt[1][k];
         }
     }
 }

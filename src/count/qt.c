@@ -957,7 +957,9 @@ static ES_TARGET_VNNI void bmiss_group_avx512(const uint64_t *c8, const uint64_t
                                               const uint32_t *pos, uint32_t n, int64_t out[5][ES_QT_GROUP])
 {
     const __m512i one = _mm512_set1_epi64(1), two = _mm512_set1_epi64(2), three = _mm512_set1_epi64(3);
-    const __m512i f1 = one, f2 = _mm512_set1_epi64((int64_t)1 << 21), fv = _mm512_set1_epi64((int64_t)1 << 42);
+    /* QT_FB of a code, by the code (0..3: lanes 0..3 of the table) */
+    const __m512i fb = _mm512_setr_epi64((int64_t)QT_FB(0), (int64_t)QT_FB(1), (int64_t)QT_FB(2), (int64_t)QT_FB(3),
+                                         0, 0, 0, 0);
     __m512i s1 = _mm512_setzero_si512(), s2 = s1, sc = s1, sc2 = s1, bt = s1;
     for (uint32_t m = 0; m < n; m++) {
         uint32_t p = pos[m];
@@ -969,9 +971,7 @@ static ES_TARGET_VNNI void bmiss_group_avx512(const uint64_t *c8, const uint64_t
         s2 = _mm512_mask_add_epi64(s2, k2, s2, qv);
         sc = _mm512_mask_add_epi64(sc, kc, sc, qv);
         sc2 = _mm512_mask_add_epi64(sc2, kc, sc2, q2v);
-        bt = _mm512_mask_add_epi64(bt, k1 | k2, bt, f1);
-        bt = _mm512_mask_add_epi64(bt, k2, bt, f2);
-        bt = _mm512_mask_add_epi64(bt, kc, bt, fv);
+        bt = _mm512_add_epi64(bt, _mm512_permutexvar_epi64(cv, fb));
     }
     _mm512_storeu_si512((void *)out[0], s1);
     _mm512_storeu_si512((void *)out[1], s2);

@@ -113,27 +113,6 @@ static void tab_of(const fake_t *f, uint32_t a, uint32_t b, es_table2_t *t)
     }
 }
 
-/* es_qt_dsums_exact()'s sums as a per-sample loop with its tests (its
- * branch-free loop must give the same bits) */
-static void dsums_ref(const es_qt_block_t *B, uint32_t a, uint32_t b, const es_qt_y_t *y, es_qt_dsums_t *d)
-{
-    const uint8_t *ca = B->code + (size_t)a * B->len, *cb = B->code + (size_t)b * B->len;
-    memset(d, 0, sizeof *d);
-    for (uint32_t s = 0; s < B->len; s++) {
-        unsigned ga = ca[s], gb = cb[s];
-        if (ga == 3 || gb == 3) continue;
-        double v = y->yd[s];
-        d->sy += v;
-        d->syy += v * v;
-        d->say += ga * v;
-        d->sby += gb * v;
-        d->saby += ga * gb * v;
-        if (ga) d->ra[ga - 1] += v;
-        if (gb) d->cb[gb - 1] += v;
-        if (ga && gb) d->cell[(ga - 1) * 2 + (gb - 1)] += v;
-    }
-}
-
 static void check_sums(double miss, uint32_t n, int cells)
 {
     fake_t f;
@@ -174,7 +153,7 @@ static void check_sums(double miss, uint32_t n, int cells)
             }
             es_qt_dsums_t d, dr;
             es_qt_dsums_exact(&blk, a, &blk, b0 + k, &f.y, &d);
-            dsums_ref(&blk, a, b0 + k, &f.y, &dr);
+            es_qt_dsums_exact_scalar(&blk, a, &blk, b0 + k, &f.y, &dr);
             assert_memory_equal(&d, &dr, sizeof d); /* the same bits as the loop with its tests */
             assert_true(fabs(d.sy - (double)want.sy / f.y.scale) <= 1e-9 * (1 + fabs(d.sy)));
             assert_true(fabs(d.saby - (double)want.saby / f.y.scale) <= 1e-9 * (1 + fabs(d.saby)));

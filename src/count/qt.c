@@ -1247,3 +1247,9 @@ void es_qt_dsums_exact(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *
 #endif
     dsums_exact_scalar(ca, cb, A->len, y->yd, d);
 }
+
+void es_qt_dsums_exact_scalar(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b,
+                              const es_qt_y_t *y, es_qt_dsums_t *d)
+{
+    dsums_exact_scalar(A->code + (size_t)a * A->len, B->code + (size_t)b * B->len, A->len, y->yd, d);
+}

@@ -151,8 +151,10 @@ static void check_sums(double miss, uint32_t n, int cells)
                     assert_true(want.saby >= x0 && want.saby <= x0 + wb * ((1 << 24) - 1));
                 }
             }
-            es_qt_dsums_t d;
+            es_qt_dsums_t d, dr;
             es_qt_dsums_exact(&blk, a, &blk, b0 + k, &f.y, &d);
+            es_qt_dsums_exact_scalar(&blk, a, &blk, b0 + k, &f.y, &dr);
+            assert_memory_equal(&d, &dr, sizeof d); /* the same bits as the loop with its tests */
             assert_true(fabs(d.sy - (double)want.sy / f.y.scale) <= 1e-9 * (1 + fabs(d.sy)));
             assert_true(fabs(d.saby - (double)want.saby / f.y.scale) <= 1e-9 * (1 + fabs(d.saby)));
         }
@@ -175,10 +177,25 @@ static void test_sums_linear(void **state)
  * es_qt_sums_group, es_count_group_listed; the vector kernels and the scalar
  * twins) against the per-sample sums and tables, and the vector fill of a
  * linear layout against the scalar one, byte for byte. */
-static void check_group(double miss, uint32_t n, uint64_t seed)
+static void check_group(double miss, uint32_t n, uint64_t seed, int extreme)
 {
     fake_t f;
     fake_make(&f, 45, n, miss, seed);
+    if (extreme) { /* the largest top slices: q = 2^39 - 1, every call of even variants 2 */
+        uint32_t words = f.pl.words;
+        for (uint32_t s = 0; s < n; s++) {
+            f.y.q[s] = ((uint64_t)1 << ES_QT_BITS) - 1;
+            f.y.yd[s] = (double)f.y.q[s] / f.y.scale;
+        }
+        for (uint32_t v = 0; v < f.m; v += 2)
+            for (uint32_t s = 0; s < n; s++) {
+                uint64_t *p = f.pl.planes + (size_t)v * 3 * words, bit = (uint64_t)1 << (s % 64);
+                if (f.g[(size_t)v * n + s] == 3) continue;
+                f.g[(size_t)v * n + s] = 2;
+                p[s / 64] |= bit;
+                p[words + s / 64] |= bit;
+            }
+    }
     /* what es_pack() gives the counting kernels: one class's genotype counts */
     f.pl.gcount = calloc(f.m, sizeof *f.pl.gcount);
     assert_non_null(f.pl.gcount);
@@ -258,10 +275,13 @@ static void check_group(double miss, uint32_t n, uint64_t seed)
 static void test_group(void **state)
 {
     (void)state;
-    check_group(0, 300, 11);
-    check_group(0.02, 300, 12);
-    check_group(0.3, 77, 13);
-    check_group(0.01, 2000, 14);
+    check_group(0, 300, 11, 0);
+    check_group(0.02, 300, 12, 0);
+    check_group(0.3, 77, 13, 0);
+    check_group(0.01, 2000, 14, 0);
+    /* the dot kernel's 32-bit join at its largest (8,192 slots) and past it */
+    check_group(0, 8192, 15, 1);
+    check_group(0.01, 8200, 16, 1);
 }
 
 static void test_sums_cells(void **state)

@@ -390,9 +390,13 @@ void es_qt_sums_group(const es_qt_block_t *A, uint32_t a0, uint32_t na, const es
 int64_t es_qt_saby_lo(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b, int scalar);
 /** The sums of pair (a of A, b of B) in double, one sample after the other
  *  in plane order (quantum 0): what a pair whose integer sums are not
- *  precise enough for its coefficient is scored with. */
+ *  precise enough for its coefficient is scored with.
+ *  es_qt_dsums_exact_scalar() is its per-sample loop (the same bits; the
+ *  tests' twin). */
 void es_qt_dsums_exact(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b,
                        const es_qt_y_t *y, es_qt_dsums_t *d);
+void es_qt_dsums_exact_scalar(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b,
+                              const es_qt_y_t *y, es_qt_dsums_t *d);
 /** The dot kernel in use: "avx512vnni", "avx2" or "scalar" (EPISTREAM_QT_KERNEL forces one). */
 const char *es_qt_kernel_name(void);
 

@@ -427,6 +427,31 @@ static ES_TARGET_VNNI void dotlo_vnni(const uint8_t *a5, size_t len, const int8_
 }
 #undef DP4
 
+/* Up to this many slots the top two slices' sums fit 32-bit lanes whole:
+ * every term is >= 0 (b in 0..2, slices 0..255) and 256 y + x sums
+ * (256 * 255 + 255) * 2 = 131,070 a slot, 1.07e9 < 2^31 for 8,192 slots */
+#define QT_HI_JOIN32 8192
+
+/* The lane sums of eight vectors of 32-bit lanes, as the eight lanes of one
+ * (each sum < 2^31, so no partial one overflows: every lane is >= 0) */
+static inline ES_TARGET_VNNI __attribute__((always_inline)) __m256i hsum8_epi32(__m512i v0, __m512i v1, __m512i v2,
+                                                                                 __m512i v3, __m512i v4, __m512i v5,
+                                                                                 __m512i v6, __m512i v7)
+{
+    /* each 128-bit lane of tij: (part of vi, part of vj) twice */
+    __m512i t01 = _mm512_add_epi32(_mm512_unpacklo_epi32(v0, v1), _mm512_unpackhi_epi32(v0, v1));
+    __m512i t23 = _mm512_add_epi32(_mm512_unpacklo_epi32(v2, v3), _mm512_unpackhi_epi32(v2, v3));
+    __m512i t45 = _mm512_add_epi32(_mm512_unpacklo_epi32(v4, v5), _mm512_unpackhi_epi32(v4, v5));
+    __m512i t67 = _mm512_add_epi32(_mm512_unpacklo_epi32(v6, v7), _mm512_unpackhi_epi32(v6, v7));
+    /* each 128-bit lane: parts of v0..v3 (v4..v7) */
+    __m512i s0 = _mm512_add_epi32(_mm512_unpacklo_epi64(t01, t23), _mm512_unpackhi_epi64(t01, t23));
+    __m512i s1 = _mm512_add_epi32(_mm512_unpacklo_epi64(t45, t67), _mm512_unpackhi_epi64(t45, t67));
+    /* 0x88 takes 128-bit lanes 0, 2 of each source, 0xdd lanes 1, 3 */
+    __m512i u = _mm512_add_epi32(_mm512_shuffle_i32x4(s0, s1, 0x88), _mm512_shuffle_i32x4(s0, s1, 0xdd));
+    __m512i w = _mm512_add_epi32(_mm512_shuffle_i32x4(u, u, 0x88), _mm512_shuffle_i32x4(u, u, 0xdd));
+    return _mm512_castsi512_si256(w);
+}
+
 /* acc += a (u8) . b (s8) in asm: with the intrinsic, GCC 12 copies each
  * accumulator to a scratch register and back around every vpdpbusd when
  * many are live */
@@ -459,10 +484,20 @@ static ES_TARGET_VNNI void dothi4_vnni(const uint8_t *const a4[4], size_t len, c
             l = _mm512_loadu_si512((const void *)(h3 + s)); h = _mm512_loadu_si512((const void *)(h3 + len + s));
             DPB(x30, l, b0); DPB(x31, l, b1); DPB(y30, h, b0); DPB(y31, h, b1);
         }
-        int64_t r[8] = {hsum512(y00) * 256 + hsum512(x00), hsum512(y01) * 256 + hsum512(x01),
-                        hsum512(y10) * 256 + hsum512(x10), hsum512(y11) * 256 + hsum512(x11),
-                        hsum512(y20) * 256 + hsum512(x20), hsum512(y21) * 256 + hsum512(x21),
-                        hsum512(y30) * 256 + hsum512(x30), hsum512(y31) * 256 + hsum512(x31)};
+        int64_t r[8];
+        if (len <= QT_HI_JOIN32) {
+            /* 256 y + x per lane, the eight sums at once */
+#define J(x, y) _mm512_add_epi32(_mm512_slli_epi32(y, 8), x)
+            _mm512_storeu_si512((void *)r, _mm512_cvtepi32_epi64(hsum8_epi32(J(x00, y00), J(x01, y01), J(x10, y10),
+                                                                             J(x11, y11), J(x20, y20), J(x21, y21),
+                                                                             J(x30, y30), J(x31, y31))));
+#undef J
+        } else {
+            r[0] = hsum512(y00) * 256 + hsum512(x00), r[1] = hsum512(y01) * 256 + hsum512(x01);
+            r[2] = hsum512(y10) * 256 + hsum512(x10), r[3] = hsum512(y11) * 256 + hsum512(x11);
+            r[4] = hsum512(y20) * 256 + hsum512(x20), r[5] = hsum512(y21) * 256 + hsum512(x21);
+            r[6] = hsum512(y30) * 256 + hsum512(x30), r[7] = hsum512(y31) * 256 + hsum512(x31);
+        }
         for (int g = 0; g < 4; g++) {
             out[(size_t)g * ostride + k] = r[2 * g];
             if (k + 1 < nb) out[(size_t)g * ostride + k + 1] = r[2 * g + 1];
@@ -560,78 +595,84 @@ static void miss_scalar(const uint32_t *pos, const int64_t (*mq)[2], uint32_t n,
 
 
 /* ---- the first variant's missing calls against a run of n <= 64 partners:
- * out[k][g - 1] = sum of q over those slots where partner k has g = 1, 2
- * (ct: the partners' codes slot-major, row stride ts) ---------------------- */
+ * o1[k], o2[k] = sum of q over those slots where partner k has g = 1, 2
+ * (ct: the partners' codes slot-major, row stride ts; o1, o2 of 64 entries,
+ * those past n unspecified) ------------------------------------------------ */
 
 typedef void (*missrun_fn)(const uint32_t *pos, const int64_t (*mq)[2], uint32_t nm, const uint8_t *ct,
-                           size_t ts, uint32_t n, int64_t (*out)[2], uint32_t (*cnt)[2]);
+                           size_t ts, uint32_t n, int64_t *o1, int64_t *o2, uint32_t *c1, uint32_t *c2);
 
-/* cnt (NULL: not wanted): cnt[k] = those slots where partner k has g = 1
- * or 2, g = 2 */
+/* c1 (NULL: not wanted): c1[k], c2[k] = those slots where partner k has
+ * g = 1 or 2, g = 2 (64 entries each) */
 static void missrun_scalar(const uint32_t *pos, const int64_t (*mq)[2], uint32_t nm, const uint8_t *ct, size_t ts,
-                           uint32_t n, int64_t (*out)[2], uint32_t (*cnt)[2])
+                           uint32_t n, int64_t *o1, int64_t *o2, uint32_t *c1, uint32_t *c2)
 {
-    for (uint32_t k = 0; k < n; k++) out[k][0] = out[k][1] = 0;
-    for (uint32_t k = 0; cnt && k < n; k++) cnt[k][0] = cnt[k][1] = 0;
+    for (uint32_t k = 0; k < n; k++) o1[k] = o2[k] = 0;
+    for (uint32_t k = 0; c1 && k < n; k++) c1[k] = c2[k] = 0;
     for (uint32_t m = 0; m < nm; m++) {
         const uint8_t *c = ct + (size_t)pos[m] * ts;
         int64_t q = mq[m][0];
         for (uint32_t k = 0; k < n; k++) {
-            out[k][0] += q & -(int64_t)(c[k] == 1);
-            out[k][1] += q & -(int64_t)(c[k] == 2);
+            o1[k] += q & -(int64_t)(c[k] == 1);
+            o2[k] += q & -(int64_t)(c[k] == 2);
         }
-        for (uint32_t k = 0; cnt && k < n; k++) {
-            cnt[k][0] += c[k] == 1 || c[k] == 2;
-            cnt[k][1] += c[k] == 2;
+        for (uint32_t k = 0; c1 && k < n; k++) {
+            c1[k] += c[k] == 1 || c[k] == 2;
+            c2[k] += c[k] == 2;
         }
     }
 }
 
 #if ES_CPU_X86
 /* 64 partners' codes at a slot in one load; q added under the g = 1 and
- * g = 2 masks, eight partners per accumulator */
+ * g = 2 masks, eight partners per accumulator; the counts in bytes, added
+ * to the 32-bit ones every 255 slots */
 static ES_TARGET_VNNI void missrun_avx512(const uint32_t *pos, const int64_t (*mq)[2], uint32_t nm, const uint8_t *ct,
-                                          size_t ts, uint32_t n, int64_t (*out)[2], uint32_t (*cnt)[2])
+                                          size_t ts, uint32_t n, int64_t *o1, int64_t *o2, uint32_t *c1, uint32_t *c2)
 {
     __m512i a1[8], a2[8];
     for (int j = 0; j < 8; j++) a1[j] = a2[j] = _mm512_setzero_si512();
     const __m512i one = _mm512_set1_epi8(1), two = _mm512_set1_epi8(2);
     __mmask64 kn = n >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << n) - 1;
-    /* the counts in bytes, folded every 255 slots */
-    __m512i n1 = _mm512_setzero_si512(), n2 = n1;
-    uint32_t t1c[64] = {0}, t2c[64] = {0};
-    for (uint32_t m = 0; m < nm; m++) {
-        __m512i c = _mm512_maskz_loadu_epi8(kn, (const void *)(ct + (size_t)pos[m] * ts));
-        __mmask64 k1 = _mm512_cmpeq_epi8_mask(c, one), k2 = _mm512_cmpeq_epi8_mask(c, two);
-        __m512i q = _mm512_set1_epi64(mq[m][0]);
-        for (int j = 0; j < 8; j++) {
-            a1[j] = _mm512_mask_add_epi64(a1[j], (__mmask8)(k1 >> (8 * j)), a1[j], q);
-            a2[j] = _mm512_mask_add_epi64(a2[j], (__mmask8)(k2 >> (8 * j)), a2[j], q);
+    if (c1)
+        for (int j = 0; j < 4; j++) {
+            _mm512_storeu_si512((void *)(c1 + 16 * j), _mm512_setzero_si512());
+            _mm512_storeu_si512((void *)(c2 + 16 * j), _mm512_setzero_si512());
         }
-        if (cnt) {
+    for (uint32_t m0 = 0; m0 < nm; m0 += 255) {
+        const uint32_t m1 = nm - m0 < 255 ? nm : m0 + 255;
+        __m512i n1 = _mm512_setzero_si512(), n2 = n1;
+        for (uint32_t m = m0; m < m1; m++) {
+            __m512i c = _mm512_maskz_loadu_epi8(kn, (const void *)(ct + (size_t)pos[m] * ts));
+            __mmask64 k1 = _mm512_cmpeq_epi8_mask(c, one), k2 = _mm512_cmpeq_epi8_mask(c, two);
+            __m512i q = _mm512_set1_epi64(mq[m][0]);
+            for (int j = 0; j < 8; j++) {
+                a1[j] = _mm512_mask_add_epi64(a1[j], (__mmask8)(k1 >> (8 * j)), a1[j], q);
+                a2[j] = _mm512_mask_add_epi64(a2[j], (__mmask8)(k2 >> (8 * j)), a2[j], q);
+            }
             n1 = _mm512_mask_add_epi8(n1, k1 | k2, n1, one);
             n2 = _mm512_mask_add_epi8(n2, k2, n2, one);
-            if (m % 255 == 254 || m + 1 == nm) {
-                uint8_t b1[64], b2[64];
-                _mm512_storeu_si512((void *)b1, n1);
-                _mm512_storeu_si512((void *)b2, n2);
-                for (int k = 0; k < 64; k++) t1c[k] += b1[k], t2c[k] += b2[k];
-                n1 = n2 = _mm512_setzero_si512();
-            }
+        }
+        if (c1) {
+#define FOLD(j)                                                                                                  \
+    do {                                                                                                         \
+        __m512i w1 = _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(n1, j));                                     \
+        __m512i w2 = _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(n2, j));                                     \
+        w1 = _mm512_add_epi32(_mm512_loadu_si512((const void *)(c1 + 16 * j)), w1);                              \
+        w2 = _mm512_add_epi32(_mm512_loadu_si512((const void *)(c2 + 16 * j)), w2);                              \
+        _mm512_storeu_si512((void *)(c1 + 16 * j), w1);                                                          \
+        _mm512_storeu_si512((void *)(c2 + 16 * j), w2);                                                          \
+    } while (0)
+            FOLD(0);
+            FOLD(1);
+            FOLD(2);
+            FOLD(3);
+#undef FOLD
         }
     }
-    int64_t t1[64], t2[64];
     for (int j = 0; j < 8; j++) {
-        _mm512_storeu_si512((void *)(t1 + 8 * j), a1[j]);
-        _mm512_storeu_si512((void *)(t2 + 8 * j), a2[j]);
-    }
-    for (uint32_t k = 0; k < n; k++) {
-        out[k][0] = t1[k];
-        out[k][1] = t2[k];
-    }
-    for (uint32_t k = 0; cnt && k < n; k++) {
-        cnt[k][0] = t1c[k];
-        cnt[k][1] = t2c[k];
+        _mm512_storeu_si512((void *)(o1 + 8 * j), a1[j]);
+        _mm512_storeu_si512((void *)(o2 + 8 * j), a2[j]);
     }
 }
 #endif
@@ -795,8 +836,8 @@ static void sums_run(const qt_kernel_t *kn, const es_qt_block_t *A, uint32_t a, 
     size_t len = A->len, rows = A->cells ? 2 : 1;
     const uint8_t *ar = A->ar + (size_t)a * rows * ES_QT_SLICES * len;
     const uint8_t *ca = A->code + (size_t)a * len;
-    int64_t d[4][RUN_CHUNK], ma[RUN_CHUNK][2];
-    uint32_t mcnt[RUN_CHUNK][2];
+    int64_t d[4][RUN_CHUNK], ma[2][RUN_CHUNK];
+    uint32_t mcnt[2][RUN_CHUNK];
     uint32_t am0 = A->moff[a], anm = A->moff[a + 1] - am0;
     for (uint32_t c0 = 0; c0 < nb; c0 += RUN_CHUNK) {
         uint32_t n = nb - c0 < RUN_CHUNK ? nb - c0 : RUN_CHUNK;
@@ -815,11 +856,11 @@ static void sums_run(const qt_kernel_t *kn, const es_qt_block_t *A, uint32_t a, 
         }
         /* a's missing calls where a partner is called leave the pair */
         if (anm) {
-            kn->missrun(A->mpos + am0, (const int64_t(*)[2])A->mq + am0, anm, B->code_t + b0 + c0, B->tstride, n, ma,
-                        mc ? mcnt : NULL);
+            kn->missrun(A->mpos + am0, (const int64_t(*)[2])A->mq + am0, anm, B->code_t + b0 + c0, B->tstride, n,
+                        ma[0], ma[1], mc ? mcnt[0] : NULL, mcnt[1]);
         } else {
-            memset(ma, 0, (size_t)n * sizeof *ma);
-            memset(mcnt, 0, (size_t)n * sizeof *mcnt);
+            memset(ma, 0, sizeof ma);
+            memset(mcnt, 0, sizeof mcnt);
         }
         for (uint32_t k = 0; k < n; k++) {
             uint32_t b = b0 + c0 + k;
@@ -837,12 +878,12 @@ static void sums_run(const qt_kernel_t *kn, const es_qt_block_t *A, uint32_t a, 
                 m5[0] = (uint32_t)(bits & 0x1fffff);
                 m5[1] = (uint32_t)(bits >> 21 & 0x1fffff);
                 m5[2] = (uint32_t)(bits >> 42);
-                m5[3] = mcnt[k][0];
-                m5[4] = mcnt[k][1];
+                m5[3] = mcnt[0][k];
+                m5[4] = mcnt[1][k];
             }
             int64_t ra1 = A->tot[a][0] - mb[0], ra2 = A->tot[a][1] - mb[1];
             int64_t sy = A->tot[a][2] - mb[2], syy = A->tot[a][3] - mb[3];
-            int64_t cb1 = B->tot[b][0] - ma[k][0], cb2 = B->tot[b][1] - ma[k][1];
+            int64_t cb1 = B->tot[b][0] - ma[0][k], cb2 = B->tot[b][1] - ma[1][k];
             o->sy = sy;
             o->syy = syy;
             o->ra[0] = ra1;
@@ -916,7 +957,9 @@ static ES_TARGET_VNNI void bmiss_group_avx512(const uint64_t *c8, const uint64_t
                                               const uint32_t *pos, uint32_t n, int64_t out[5][ES_QT_GROUP])
 {
     const __m512i one = _mm512_set1_epi64(1), two = _mm512_set1_epi64(2), three = _mm512_set1_epi64(3);
-    const __m512i f1 = one, f2 = _mm512_set1_epi64((int64_t)1 << 21), fv = _mm512_set1_epi64((int64_t)1 << 42);
+    /* QT_FB of a code, by the code (0..3: lanes 0..3 of the table) */
+    const __m512i fb = _mm512_setr_epi64((int64_t)QT_FB(0), (int64_t)QT_FB(1), (int64_t)QT_FB(2), (int64_t)QT_FB(3),
+                                         0, 0, 0, 0);
     __m512i s1 = _mm512_setzero_si512(), s2 = s1, sc = s1, sc2 = s1, bt = s1;
     for (uint32_t m = 0; m < n; m++) {
         uint32_t p = pos[m];
@@ -928,9 +971,7 @@ static ES_TARGET_VNNI void bmiss_group_avx512(const uint64_t *c8, const uint64_t
         s2 = _mm512_mask_add_epi64(s2, k2, s2, qv);
         sc = _mm512_mask_add_epi64(sc, kc, sc, qv);
         sc2 = _mm512_mask_add_epi64(sc2, kc, sc2, q2v);
-        bt = _mm512_mask_add_epi64(bt, k1 | k2, bt, f1);
-        bt = _mm512_mask_add_epi64(bt, k2, bt, f2);
-        bt = _mm512_mask_add_epi64(bt, kc, bt, fv);
+        bt = _mm512_add_epi64(bt, _mm512_permutexvar_epi64(cv, fb));
     }
     _mm512_storeu_si512((void *)out[0], s1);
     _mm512_storeu_si512((void *)out[1], s2);
@@ -940,8 +981,55 @@ static ES_TARGET_VNNI void bmiss_group_avx512(const uint64_t *c8, const uint64_t
 }
 #endif
 
+#if ES_CPU_X86
+/* c8[s] = byte g of rows[g][s & msk[g]] for s < len (a multiple of 64): an
+ * 8 x 64 byte transpose a step, in 128-bit lanes (unpacks of bytes, words,
+ * dwords), then the lanes put in slot order */
+static ES_TARGET_AVX512 void group_codes_avx512(const uint8_t *const rows[8], const size_t msk[8], size_t len,
+                                                uint64_t *c8)
+{
+#define LD(g) _mm512_loadu_si512((const void *)(rows[g] + (s & msk[g])))
+    for (size_t s = 0; s < len; s += 64) {
+        __m512i r0 = LD(0), r1 = LD(1), r2 = LD(2), r3 = LD(3), r4 = LD(4), r5 = LD(5), r6 = LD(6), r7 = LD(7);
+        /* lane L of a01l: slots 16L + 0..7, a byte of rows 0 and 1 each; a01h: 16L + 8..15 */
+        __m512i a01l = _mm512_unpacklo_epi8(r0, r1), a01h = _mm512_unpackhi_epi8(r0, r1);
+        __m512i a23l = _mm512_unpacklo_epi8(r2, r3), a23h = _mm512_unpackhi_epi8(r2, r3);
+        __m512i a45l = _mm512_unpacklo_epi8(r4, r5), a45h = _mm512_unpackhi_epi8(r4, r5);
+        __m512i a67l = _mm512_unpacklo_epi8(r6, r7), a67h = _mm512_unpackhi_epi8(r6, r7);
+        /* four slots a lane, rows 0..3 (4..7): 16L + 0..3, 4..7, 8..11, 12..15 */
+        __m512i b0 = _mm512_unpacklo_epi16(a01l, a23l), b1 = _mm512_unpackhi_epi16(a01l, a23l);
+        __m512i b2 = _mm512_unpacklo_epi16(a01h, a23h), b3 = _mm512_unpackhi_epi16(a01h, a23h);
+        __m512i d0 = _mm512_unpacklo_epi16(a45l, a67l), d1 = _mm512_unpackhi_epi16(a45l, a67l);
+        __m512i d2 = _mm512_unpacklo_epi16(a45h, a67h), d3 = _mm512_unpackhi_epi16(a45h, a67h);
+        /* o[j] lane L: slots 16L + 2j, 16L + 2j + 1, eight rows each */
+        __m512i o0 = _mm512_unpacklo_epi32(b0, d0), o1 = _mm512_unpackhi_epi32(b0, d0);
+        __m512i o2 = _mm512_unpacklo_epi32(b1, d1), o3 = _mm512_unpackhi_epi32(b1, d1);
+        __m512i o4 = _mm512_unpacklo_epi32(b2, d2), o5 = _mm512_unpackhi_epi32(b2, d2);
+        __m512i o6 = _mm512_unpacklo_epi32(b3, d3), o7 = _mm512_unpackhi_epi32(b3, d3);
+        /* slots 16L + 0..7 are lane L of o0..o3, 16L + 8..15 of o4..o7 */
+        __m512i x = _mm512_shuffle_i64x2(o0, o1, 0x44), y = _mm512_shuffle_i64x2(o2, o3, 0x44);
+        __m512i xh = _mm512_shuffle_i64x2(o0, o1, 0xee), yh = _mm512_shuffle_i64x2(o2, o3, 0xee);
+        __m512i u = _mm512_shuffle_i64x2(o4, o5, 0x44), v = _mm512_shuffle_i64x2(o6, o7, 0x44);
+        __m512i uh = _mm512_shuffle_i64x2(o4, o5, 0xee), vh = _mm512_shuffle_i64x2(o6, o7, 0xee);
+        _mm512_storeu_si512((void *)(c8 + s), _mm512_shuffle_i64x2(x, y, 0x88));
+        _mm512_storeu_si512((void *)(c8 + s + 8), _mm512_shuffle_i64x2(u, v, 0x88));
+        _mm512_storeu_si512((void *)(c8 + s + 16), _mm512_shuffle_i64x2(x, y, 0xdd));
+        _mm512_storeu_si512((void *)(c8 + s + 24), _mm512_shuffle_i64x2(u, v, 0xdd));
+        _mm512_storeu_si512((void *)(c8 + s + 32), _mm512_shuffle_i64x2(xh, yh, 0x88));
+        _mm512_storeu_si512((void *)(c8 + s + 40), _mm512_shuffle_i64x2(uh, vh, 0x88));
+        _mm512_storeu_si512((void *)(c8 + s + 48), _mm512_shuffle_i64x2(xh, yh, 0xdd));
+        _mm512_storeu_si512((void *)(c8 + s + 56), _mm512_shuffle_i64x2(uh, vh, 0xdd));
+    }
+#undef LD
+}
+
+static const uint8_t threes64[64] = {3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+                                     3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+                                     3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3};
+#endif
+
 /* the group's codes a slot (lanes past na: 3, which adds nothing) */
-static int group_codes(es_qt_scratch_t *sc, const es_qt_block_t *A, uint32_t a0, uint32_t na)
+static int group_codes(es_qt_scratch_t *sc, const es_qt_block_t *A, uint32_t a0, uint32_t na, int scalar)
 {
     if (sc->c8_blk == A && sc->c8_a0 == a0) return ES_OK;
     if (sc->c8_cap < A->len) {
@@ -951,6 +1039,20 @@ static int group_codes(es_qt_scratch_t *sc, const es_qt_block_t *A, uint32_t a0,
         sc->c8_cap = sc->c8 ? A->len : 0;
         if (!sc->c8) return ES_ERR_NOMEM;
     }
+    sc->c8_blk = A;
+    sc->c8_a0 = a0;
+#if ES_CPU_X86
+    if (!scalar && A->len % 64 == 0 && es_cpu_has(ES_CPU_AVX512)) {
+        const uint8_t *rows[8];
+        size_t msk[8];
+        for (uint32_t g = 0; g < ES_QT_GROUP; g++) {
+            rows[g] = g < na ? A->code + (size_t)(a0 + g) * A->len : threes64;
+            msk[g] = g < na ? ~(size_t)0 : 0;
+        }
+        group_codes_avx512(rows, msk, A->len, sc->c8);
+        return ES_OK;
+    }
+#endif
     /* from the variant-major codes, row by row (the slot-major ones would
      * take a cache line a slot) */
     for (uint32_t s = 0; s < A->len; s++) sc->c8[s] = 0;
@@ -961,8 +1063,6 @@ static int group_codes(es_qt_scratch_t *sc, const es_qt_block_t *A, uint32_t a0,
         else
             for (uint32_t s = 0; s < A->len; s++) sc->c8[s] |= (uint64_t)3 << (8 * g);
     }
-    sc->c8_blk = A;
-    sc->c8_a0 = a0;
     return ES_OK;
 }
 
@@ -972,7 +1072,7 @@ void es_qt_sums_group(const es_qt_block_t *A, uint32_t a0, uint32_t na, const es
 {
     pthread_once(&kernel_once, kernel_init);
     const qt_kernel_t *kn = scalar ? &k_scalar : kernel_best;
-    if (B->moff[B->count] == 0 || group_codes(sc, A, a0, na) != ES_OK) {
+    if (B->moff[B->count] == 0 || group_codes(sc, A, a0, na, kn == &k_scalar) != ES_OK) {
         /* no partner misses a call (or no memory for the codes): run by run */
         for (uint32_t g = 0; g < na; g++)
             sums_run(kn, A, a0 + g, B, b0, nb, y, sc, out + g * stride, !A->cells, mc + g * stride,
@@ -990,8 +1090,8 @@ void es_qt_sums_group(const es_qt_block_t *A, uint32_t a0, uint32_t na, const es
 #if ES_CPU_X86
     if (kn == &k_vnni) bmiss = bmiss_group_avx512;
 #endif
-    int64_t ma[RUN_CHUNK][2];
-    uint32_t mcnt[RUN_CHUNK][2];
+    int64_t ma[2][RUN_CHUNK];
+    uint32_t mcnt[2][RUN_CHUNK];
     for (uint32_t k = 0; k < nb; k++) {
         uint32_t b = b0 + k;
         int64_t mb[5][ES_QT_GROUP];
@@ -1016,19 +1116,19 @@ void es_qt_sums_group(const es_qt_block_t *A, uint32_t a0, uint32_t na, const es
     for (uint32_t g = 0; g < na; g++) {
         uint32_t a = a0 + g, am0 = A->moff[a], anm = A->moff[a + 1] - am0;
         if (anm) {
-            kn->missrun(A->mpos + am0, (const int64_t(*)[2])A->mq + am0, anm, B->code_t + b0, B->tstride, nb, ma,
-                        mcnt);
+            kn->missrun(A->mpos + am0, (const int64_t(*)[2])A->mq + am0, anm, B->code_t + b0, B->tstride, nb, ma[0],
+                        ma[1], mcnt[0], mcnt[1]);
         } else {
-            memset(ma, 0, (size_t)nb * sizeof *ma);
-            memset(mcnt, 0, (size_t)nb * sizeof *mcnt);
+            memset(ma, 0, sizeof ma);
+            memset(mcnt, 0, sizeof mcnt);
         }
         for (uint32_t k = 0; k < nb; k++) {
             uint32_t b = b0 + k;
             es_qt_sums_t *o = &out[g * stride + k];
-            o->cb[0] = B->tot[b][0] - ma[k][0];
-            o->cb[1] = B->tot[b][1] - ma[k][1];
-            mc[g * stride + k][3] = mcnt[k][0];
-            mc[g * stride + k][4] = mcnt[k][1];
+            o->cb[0] = B->tot[b][0] - ma[0][k];
+            o->cb[1] = B->tot[b][1] - ma[1][k];
+            mc[g * stride + k][3] = mcnt[0][k];
+            mc[g * stride + k][4] = mcnt[1][k];
         }
     }
 }
@@ -1065,15 +1165,14 @@ void es_qt_sums_run_scalar(const es_qt_block_t *A, uint32_t a, const es_qt_block
     sums_run(&k_scalar, A, a, B, b0, nb, y, sc, out, 0, NULL, NULL);
 }
 
-void es_qt_dsums_exact(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b,
-                       const es_qt_y_t *y, es_qt_dsums_t *d)
+/* The per-sample loop: sample order, one sum after the other. */
+static void dsums_exact_scalar(const uint8_t *ca, const uint8_t *cb, uint32_t len, const double *yd, es_qt_dsums_t *d)
 {
-    const uint8_t *ca = A->code + (size_t)a * A->len, *cb = B->code + (size_t)b * B->len;
     memset(d, 0, sizeof *d);
-    for (uint32_t s = 0; s < A->len; s++) {
+    for (uint32_t s = 0; s < len; s++) {
         unsigned ga = ca[s], gb = cb[s];
         if (ga == 3 || gb == 3) continue;
-        double v = y->yd[s];
+        double v = yd[s];
         d->sy += v;
         d->syy += v * v;
         d->say += ga * v;
@@ -1083,4 +1182,74 @@ void es_qt_dsums_exact(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *
         if (gb) d->cb[gb - 1] += v;
         if (ga && gb) d->cell[(ga - 1) * 2 + (gb - 1)] += v;
     }
+}
+
+#if ES_CPU_X86
+/* The thirteen sums in the lanes of two vectors, a sample a step, in sample
+ * order: each lane adds the same term as the loop above, or +0.0 where the
+ * loop adds nothing, which leaves it the same bits (every term is >= 0, y
+ * being y - y0, so no sum is -0.0).  The term is v times a factor from a
+ * table by the two codes (ga, gb, ga gb as the loop converts them, 1 or 0;
+ * 0 for a missing call), times v again in the lane of y^2: the products the
+ * loop takes, in its order (x * 1.0 is exact and v * g is g * v). */
+static const double dsums_coef[16][16] __attribute__((aligned(64))) = {
+#define C(ga, gb)                                                                                                    \
+    {(ga) < 3 && (gb) < 3, (ga) < 3 && (gb) < 3, (gb) < 3 && (ga) < 3 ? (ga) : 0, (ga) < 3 && (gb) < 3 ? (gb) : 0,   \
+     (ga) < 3 && (gb) < 3 ? (ga) * (gb) : 0, (ga) == 1 && (gb) < 3, (ga) == 2 && (gb) < 3, (gb) == 1 && (ga) < 3,     \
+     (gb) == 2 && (ga) < 3, (ga) == 1 && (gb) == 1, (ga) == 1 && (gb) == 2, (ga) == 2 && (gb) == 1,                   \
+     (ga) == 2 && (gb) == 2, 0, 0, 0}
+    C(0, 0), C(0, 1), C(0, 2), C(0, 3), C(1, 0), C(1, 1), C(1, 2), C(1, 3),
+    C(2, 0), C(2, 1), C(2, 2), C(2, 3), C(3, 0), C(3, 1), C(3, 2), C(3, 3),
+#undef C
+};
+
+static ES_TARGET_AVX512 void dsums_exact_avx512(const uint8_t *ca, const uint8_t *cb, uint32_t len, const double *yd,
+                                                es_qt_dsums_t *d)
+{
+    __m512d s0 = _mm512_setzero_pd(), s1 = s0; /* sy syy say sby saby ra0 ra1 cb0 | cb1 cell0..3 */
+    const __m512d one = _mm512_set1_pd(1.0);
+    for (uint32_t s = 0; s < len; s++) {
+        const double *c = dsums_coef[ca[s] * 4 + cb[s]];
+        __m512d v = _mm512_set1_pd(yd[s]);
+        __m512d t0 = _mm512_mul_pd(_mm512_load_pd(c), v);
+        t0 = _mm512_mul_pd(t0, _mm512_mask_blend_pd(0x02, one, v)); /* (1 * v) * v in the lane of y^2 */
+        s0 = _mm512_add_pd(s0, t0);
+        s1 = _mm512_add_pd(s1, _mm512_mul_pd(_mm512_load_pd(c + 8), v));
+    }
+    double o[16];
+    _mm512_storeu_pd(o, s0);
+    _mm512_storeu_pd(o + 8, s1);
+    memset(d, 0, sizeof *d);
+    d->sy = o[0];
+    d->syy = o[1];
+    d->say = o[2];
+    d->sby = o[3];
+    d->saby = o[4];
+    d->ra[0] = o[5];
+    d->ra[1] = o[6];
+    d->cb[0] = o[7];
+    d->cb[1] = o[8];
+    for (int k = 0; k < 4; k++) d->cell[k] = o[9 + k];
+}
+#endif
+
+void es_qt_dsums_exact(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b,
+                       const es_qt_y_t *y, es_qt_dsums_t *d)
+{
+    const uint8_t *ca = A->code + (size_t)a * A->len, *cb = B->code + (size_t)b * B->len;
+#if ES_CPU_X86
+    /* (EPISTREAM_QT_KERNEL=scalar: the loop, the tests' twin) */
+    pthread_once(&kernel_once, kernel_init);
+    if (kernel_best != &k_scalar && es_cpu_has(ES_CPU_AVX512)) {
+        dsums_exact_avx512(ca, cb, A->len, y->yd, d);
+        return;
+    }
+#endif
+    dsums_exact_scalar(ca, cb, A->len, y->yd, d);
+}
+
+void es_qt_dsums_exact_scalar(const es_qt_block_t *A, uint32_t a, const es_qt_block_t *B, uint32_t b,
+                              const es_qt_y_t *y, es_qt_dsums_t *d)
+{
+    dsums_exact_scalar(A->code + (size_t)a * A->len, B->code + (size_t)b * B->len, A->len, y->yd, d);
 }

@@ -18,3 +18,19 @@ gpu_tests() {
     wait $p1; echo "test_gpu rc=$?"; grep -E "$2" "$O/test_gpu.out" | head -12
     wait $p2; echo "gpu_cli.sh rc=$?"; tail -2 "$O/gpu_cli.out"
 }
+# memcheck_boost VARIANTS WHAT PATTERN SCAN_ARGS...: compute-sanitizer memcheck
+# on a boost scan of VARIANTS x 999 simulated samples (no missing call) with the
+# wgmma and mma kernels, 128-variant blocks; prints rc and the log's lines
+# matching PATTERN
+memcheck_boost() {
+    command -v compute-sanitizer >/dev/null || { echo "no compute-sanitizer"; return 0; }
+    mv=$1 what=$2 pat=$3
+    shift 3
+    "$EPISTREAM" sim --samples 999 --variants "$mv" --missing 0 --seed 3 --out /tmp/cs0 >/dev/null 2>&1
+    for k in wgmma mma; do
+        echo "== compute-sanitizer memcheck, $k, boost ($what)"
+        compute-sanitizer --tool memcheck --error-exitcode 9 "$EPISTREAM" scan --bfile /tmp/cs0 --device gpu \
+            --gpu-kernel $k --block 128 "$@" --out /tmp/cs.$k >/tmp/cs.$k.err 2>&1
+        echo "rc=$?"; grep -E "$pat" /tmp/cs.$k.err | sed 's/.*GPU 0: //'
+    done
+}

@@ -26,14 +26,7 @@ for part in $PARTS; do
         gpu_tests "$TL" "^exact|PASSED|FAILED|rror"
         stamp ;;
     sanitize)
-        command -v compute-sanitizer >/dev/null || { echo "no compute-sanitizer"; continue; }
-        "$EPISTREAM" sim --samples 999 --variants 600 --missing 0 --seed 3 --out /tmp/cs0 >/dev/null 2>&1
-        for k in wgmma mma; do
-            echo "== compute-sanitizer memcheck, $k, boost (the second stage on)"
-            compute-sanitizer --tool memcheck --error-exitcode 9 "$EPISTREAM" scan --bfile /tmp/cs0 --device gpu \
-                --gpu-kernel $k --block 128 --top 20 --verbose --out /tmp/cs.$k >/tmp/cs.$k.err 2>&1
-            echo "rc=$?"; grep -E "ERROR SUMMARY|exact statistic" /tmp/cs.$k.err | sed 's/.*GPU 0: //'
-        done
+        memcheck_boost 600 "the second stage on" "ERROR SUMMARY|exact statistic" --top 20 --verbose
         stamp ;;
     cands)
         # the host's share of a small scan, off and on, alternated twice

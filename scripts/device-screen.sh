@@ -56,14 +56,7 @@ for part in $PARTS; do
         sh "$top/tests/gpu_cli.sh" >"$O/gpu_cli.out" 2>&1; echo "rc=$?"; tail -2 "$O/gpu_cli.out"
         stamp ;;
     sanitize)
-        command -v compute-sanitizer >/dev/null || { echo "no compute-sanitizer"; continue; }
-        "$EPISTREAM" sim --samples 999 --variants 300 --missing 0 --seed 3 --out /tmp/cs0 >/dev/null 2>&1
-        for k in wgmma mma; do
-            echo "== compute-sanitizer memcheck, $k, boost, no missing call (the screen's tiles)"
-            compute-sanitizer --tool memcheck --error-exitcode 9 "$EPISTREAM" scan --bfile /tmp/cs0 --device gpu \
-                --gpu-kernel $k --block 128 --p-threshold 0.05 --quiet --out /tmp/cs.$k >/tmp/cs.$k.err 2>&1
-            echo "rc=$?"; tail -2 /tmp/cs.$k.err
-        done
+        memcheck_boost 300 "no missing call (the screen's tiles)" "ERROR SUMMARY" --p-threshold 0.05 --quiet
         stamp ;;
     esac
 done

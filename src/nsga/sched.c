@@ -351,7 +351,7 @@ int es_ns_sched_open(es_ns_sched_t **out, const char *spec, int threads,
             ret = ES_ERR_NOMEM;
             goto fail;
         }
-        for (uint32_t c = 0; c < pb->clusters; c++) init[c] = c;
+        for (uint32_t c = 0; c < pb->clusters; c++) init[c] = c < pb->d->n ? c : 0; /* as measure_solo */
         es_ns_problem_t pc = *pb;
         pc.init = init;
         double fv[2], secs[2] = {0.0, 0.0};
@@ -872,11 +872,15 @@ static int eval_planned(es_ns_sched_t *s, double t_start)
 #pragma omp parallel num_threads(T + 1) reduction(+ : cpu_done, took, want, took_lb, want_lb) \
     reduction(max : t_cpu_end)
         {
-            int t = 0;
+            /* the last thread the region has (T + 1 asked; fewer without OpenMP,
+             * or where OpenMP gives fewer) is the GPU's: without it nothing would
+             * collect the launch, and with one thread it takes the whole part back */
+            int t = 0, nth = 1;
 #ifdef _OPENMP
             t = omp_get_thread_num();
+            nth = omp_get_num_threads();
 #endif
-            if (t == T) { /* the GPU's host thread: its values back, then the CPU's part it takes back */
+            if (t == nth - 1) { /* the GPU's host thread: its values back, then the CPU's part it takes back */
                 int e = ES_OK;
                 if (gv->sim) {
                     for (uint32_t q = g0; q < n; q++)

@@ -345,10 +345,8 @@ static int engine_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, 
      * ig need the host's n ln n table; EPISTREAM_GPU_EXACT=0 turns it off
      * (same-run comparisons; the same outputs) */
     const char *ev = getenv("EPISTREAM_GPU_EXACT");
-    const int st = (int)cfg->stat;
     g->exact = exact && !(ev && strcmp(ev, "0") == 0) && cfg->top_k != UINT32_MAX &&
-               (st == ES_STAT_BOOST || st == ES_STAT_CHI2 ||
-                ((st == ES_STAT_MI || st == ES_STAT_IG) && cfg->nlogn && cfg->n_nlogn >= GK_EX_NLOGN_TAB));
+               gk_exact_stat_ok((int)cfg->stat, cfg->nlogn, cfg->n_nlogn);
     /* the tile's BOOST fits: left to the second stage where it runs
      * (EPISTREAM_GPU_TILEFIT=1: in the tile, for same-run comparisons; the
      * same outputs) */

@@ -167,7 +167,7 @@ int gk_launch_exact(int stat, const gk_exact_params &R, int n_sm, void *stream)
     }
 }
 
-static int exact_stat_ok(int stat, const double *nlogn, uint32_t n_nlogn)
+int gk_exact_stat_ok(int stat, const double *nlogn, uint32_t n_nlogn)
 {
     if (stat != GK_BOOST && stat != GK_CHI2 && stat != GK_MI && stat != GK_IG) return 0;
     if ((stat == GK_MI || stat == GK_IG) && (!nlogn || n_nlogn < GK_EX_NLOGN_TAB)) return 0;
@@ -177,7 +177,7 @@ static int exact_stat_ok(int stat, const double *nlogn, uint32_t n_nlogn)
 extern "C" int es_gpu_exact_host(int stat, const es_gpu_cand_t *tables, size_t n, const double *nlogn,
                                  uint32_t n_nlogn, double *val, double *eps, int *ok)
 {
-    if (!exact_stat_ok(stat, nlogn, n_nlogn)) return ES_ERR_ARG;
+    if (!gk_exact_stat_ok(stat, nlogn, n_nlogn)) return ES_ERR_ARG;
     switch (stat) {
     case GK_BOOST: return exact_host<GK_BOOST>(tables, n, nlogn, val, eps, ok);
     case GK_CHI2: return exact_host<GK_CHI2>(tables, n, nlogn, val, eps, ok);
@@ -189,7 +189,7 @@ extern "C" int es_gpu_exact_host(int stat, const es_gpu_cand_t *tables, size_t n
 extern "C" int es_gpu_exact(int dev, int stat, const es_gpu_cand_t *tables, size_t n, const double *nlogn,
                             uint32_t n_nlogn, double *val, double *eps, int *ok)
 {
-    if (!exact_stat_ok(stat, nlogn, n_nlogn)) return ES_ERR_ARG;
+    if (!gk_exact_stat_ok(stat, nlogn, n_nlogn)) return ES_ERR_ARG;
     if (!n) return ES_OK;
     CHECK(cudaSetDevice(dev));
     es_gpu_cand_t *dt = NULL;

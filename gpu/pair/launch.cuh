@@ -62,5 +62,8 @@ struct gk_exact_params {
 };
 /* stat: GK_BOOST, GK_CHI2, GK_MI or GK_IG.  @return 0, or a cudaError_t. */
 int gk_launch_exact(int stat, const gk_exact_params &R, int n_sm, void *stream);
+/* The statistics with a device twin (exact.cuh): boost, chi2, and mi and ig
+ * given the host's n ln n table of at least GK_EX_NLOGN_TAB entries. */
+int gk_exact_stat_ok(int stat, const double *nlogn, uint32_t n_nlogn);
 
 #endif

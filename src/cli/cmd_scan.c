@@ -707,9 +707,13 @@ static int scan_run(scan_args_t *a, const char *cmdline)
     memset(&o_top, 0, sizeof o_top);
     o_sig = o_sum = o_log = o_sel = o_top;
     double t0 = es_time_now();
-    /* --device gpu: the device's runtime and context start opening now, on
-     * a thread of their own, while the input is read (about 0.2 s) */
-    if (opt->device == ES_DEVICE_GPU) (void)es_select_device(opt->device, opt->gpu_mask);
+    /* --device gpu: every GPU the scan uses (gpu_mask 0: each one) starts
+     * opening now, on a thread of its own, while the input is read (about
+     * 0.2 s each) */
+    const es_backend_t *gpu_be = opt->device == ES_DEVICE_GPU ? es_backend_get(ES_DEVICE_GPU) : NULL;
+    if (gpu_be && gpu_be->prepare)
+        for (int d = 0; d < es_backend_gpu_count() && d < 64; d++)
+            if (!opt->gpu_mask || (opt->gpu_mask >> d & 1)) gpu_be->prepare(d);
 
     a->ci.in.qt = a->qt ? ES_QT_YES : ES_QT_AUTO;
     ret = es_dataset_open(&ds, &a->ci.in);

@@ -47,7 +47,6 @@ typedef struct {
     double *G[2];          /* [level][n0 + n1] = c log2 c, c = n0 + n1 + both pseudos */
     double ps[2];          /* the full table's pseudocount a cell, a class */
     uint32_t *inv;         /* 64 W: the object at each position, UINT32_MAX where none */
-    uint64_t *valid;       /* W: the positions that hold an object */
     uint8_t *xs;           /* 64 W a thread: a variable's classes in position order */
     uint64_t *lanes;       /* the counted bins (m - 1) interleaved by 8 variables (kernel.c):
                               slot s = a variable v < n_vars, or n_vars8 + a contrast variable */
@@ -492,7 +491,7 @@ static void fill_planes(ctx_t *c, const uint8_t *d, const uint8_t *cd)
                 for (uint32_t k = 0; k < nbits; k++)
                     bit[k] |= ((((u >> k) & 0x0101010101010101ull) * 0x0102040810204080ull) >> 56) << (8 * g);
             }
-            const uint64_t valid = c->valid[w];
+            const uint64_t valid = c->all[w]; /* the positions that hold an object */
             const int y = w >= c->w0;
             for (uint32_t b = 0; b < m; b++) {
                 uint64_t q = valid;
@@ -845,7 +844,6 @@ int es_mdfs_max_ig(const es_mdfs_opt_t *o, uint32_t n_obj, uint32_t n_vars, uint
     c.all = calloc(c.W + 1, sizeof(uint64_t));
     c.lanes = calloc(n_slots * (c.m - 1) * c.W + 8, sizeof(uint64_t));
     c.inv = malloc(sizeof(uint32_t) * 64 * (size_t)c.W);
-    c.valid = calloc(c.W + 1, sizeof(uint64_t));
     c.xs = malloc((size_t)nt * 64 * c.W);
     for (int lev = 0; lev < 2; lev++) {
         c.F[lev][0] = malloc(sizeof(double) * (c.cls[0] + 1));
@@ -883,7 +881,7 @@ int es_mdfs_max_ig(const es_mdfs_opt_t *o, uint32_t n_obj, uint32_t n_vars, uint
     r->arg_tuple = malloc(sizeof(uint32_t) * c.k * (n_vars + 1));
     r->arg_disc = malloc(sizeof(uint32_t) * (n_vars + 1));
     r->contrast_ig = malloc(sizeof(double) * (n_contrast + 1));
-    if (!d || !cd || !pos || !c.planes || !c.lanes || !c.inv || !c.valid || !c.xs || !c.bin_ct || !c.all || !c.F[0][0] || !c.F[0][1] ||
+    if (!d || !cd || !pos || !c.planes || !c.lanes || !c.inv || !c.xs || !c.bin_ct || !c.all || !c.F[0][0] || !c.F[0][1] ||
         !c.F[1][0] || !c.F[1][1] || !c.G[0] || !c.G[1] || !th || !r->max_ig || !r->arg_tuple ||
         !r->arg_disc || !r->contrast_ig) {
         ret = ES_ERR_NOMEM;
@@ -896,7 +894,6 @@ int es_mdfs_max_ig(const es_mdfs_opt_t *o, uint32_t n_obj, uint32_t n_vars, uint
         for (uint32_t i = 0; i < n_obj; i++) c.all[pos[i] / 64] |= 1ull << (pos[i] % 64);
         for (size_t q = 0; q < 64 * (size_t)c.W; q++) c.inv[q] = UINT32_MAX;
         for (uint32_t i = 0; i < n_obj; i++) c.inv[pos[i]] = i;
-        memcpy(c.valid, c.all, sizeof(uint64_t) * c.W);
     }
     /* n log n tables: pseudo_y = n_y / min(n0, n1) * xi per cell of the full
      * table, m times that in a margin */
@@ -1023,6 +1020,6 @@ out:
         for (int i = 0; i < nt; i++) thr_free(&th[i]);
     free(th);
     for (int lev = 0; lev < 2; lev++) free(c.F[lev][0]), free(c.F[lev][1]), free(c.G[lev]);
-    free(c.planes), free(c.lanes), free(c.inv), free(c.valid), free(c.xs), free(c.bin_ct), free(c.all), free(c.hm), free(c.binom), free(d), free(cd), free(pos);
+    free(c.planes), free(c.lanes), free(c.inv), free(c.xs), free(c.bin_ct), free(c.all), free(c.hm), free(c.binom), free(d), free(cd), free(pos);
     return ret;
 }

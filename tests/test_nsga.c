@@ -324,7 +324,11 @@ static void test_sim_gpu_same_front(void **state)
             shared = r.dev[0].evaluations > 0 && r.dev[1].evaluations > 0;
             es_nsga_result_free(&r);
         }
+#ifdef _OPENMP
         assert_true(shared);
+#else
+        (void)shared; /* without OpenMP no CPU thread runs beside the GPU's: the GPU alone */
+#endif
         es_nsga_data_free(&d);
     }
     unsetenv("EPISTREAM_NSGA_SIM_GPU");

@@ -723,6 +723,10 @@ static int plan_cpu(es_ns_sched_t *s, const device_t *cpu, const double *w, cons
                     uint32_t *lo, uint32_t *hi)
 {
     *lo = *hi = 0;
+#ifndef _OPENMP
+    /* no CPU thread runs beside the GPU's host thread: the GPU alone */
+    if (cpu) return PLAN_GPU;
+#endif
     double t_gpu = n ? gpu_plan(s, n, w[0], s->wsum[n]) : INFINITY;
     if (!cpu || t_gpu == INFINITY || s->c_b <= 0) return PLAN_GPU; /* the GPU's rate first */
     uint32_t s0 = 0, c = s->c_loaded ? plan_share(s, w, cw, n, s->c_slow * s->margin, &s0) : 0;
@@ -864,7 +868,8 @@ static int eval_planned(es_ns_sched_t *s, double t_start)
         } else if (!(err = es_gkn_wait(gv->g, s->gf))) kernel = es_gkn_kernel_seconds(gv->g, &wide);
         t_gpu_end = t_gpu_first = es_time_now();
     } else {
-        int T = s->threads, share = mode == PLAN_SHARE;
+        const int T = s->threads, share = mode == PLAN_SHARE;
+        (void)T; /* the region's thread count: unused without OpenMP */
         double t_par = es_time_now(), took = 0.0, want = 0.0, took_lb = 0.0, want_lb = 0.0;
         _Atomic uint32_t next = lo;
         atomic_store(&s->stop, 0);

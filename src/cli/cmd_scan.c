@@ -163,8 +163,12 @@ static int write_sig(const es_pair_t *p, void *ud)
         w->n_sig2[p->i]++;
         w->n_sig2[p->j]++;
     }
-    if (w->list_thr >= 0 && p->p <= w->list_thr && (w->err = es_pair_writer_put(&w->pw, p)))
+    if (w->list_thr >= 0 && p->p <= w->list_thr && (w->err = es_pair_writer_put(&w->pw, p))) {
+        /* the cause now, from this thread's errno: read after the scan has
+         * stopped, other calls (a GPU's teardown) may have changed it */
+        if (w->err == ES_ERR_IO) es_out_failed(w->o);
         return -1;
+    }
     return 0;
 }
 
@@ -933,13 +937,16 @@ out:
 
 typedef struct {
     es_pair_writer_t pw;
+    es_out_t *o;
     int err;
 } sig3_writer_t;
 
 static int write_sig3(const es_triple_t *t, void *ud)
 {
     sig3_writer_t *w = ud;
-    return (w->err = es_pair_writer_put3(&w->pw, t)) ? -1 : 0;
+    if (!(w->err = es_pair_writer_put3(&w->pw, t))) return 0;
+    if (w->err == ES_ERR_IO) es_out_failed(w->o); /* the cause now (write_sig) */
+    return -1;
 }
 
 static void progress3(uint64_t done, uint64_t total, double secs, void *ud)
@@ -1057,6 +1064,7 @@ static int scan3_run(scan_args_t *a, const char *cmdline)
     if (rf->k && (ret = es_out_open(&o_sel, out, ".select.tsv"))) goto out;
     if (a->list_thr >= 0) {
         if ((ret = es_out_open(&o_sig, out, ".sig.tsv"))) goto out;
+        sw.o = &o_sig;
         if ((ret = es_pair_writer_init(&sw.pw, o_sig.fp, ds, 0))) goto out;
         sw.pw.order = 3;
         if (a->tables && (ret = es_pair_writer_tables(&sw.pw))) goto out;

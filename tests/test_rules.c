@@ -15,10 +15,27 @@
 #include <string.h>
 
 #include <cmocka.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "backend.h"
 #include "rules_internal.h" /* the early-stopping criterion */
 #include "testutil.h"
+
+/* pool.c again, as tpool_*, with a yield where publishing a batch may lose
+ * the CPU (test_pool_publish) */
+#include <sched.h>
+#define ES_RL_POOL_WINDOW() sched_yield()
+#define es_rl_pool_worker tpool_worker
+#define es_rl_pool_run tpool_run
+#define es_rl_pool_slot tpool_slot
+#define es_rl_pool_quit tpool_quit
+#include "../src/rules/pool.c"
+#undef es_rl_pool_worker
+#undef es_rl_pool_run
+#undef es_rl_pool_slot
+#undef es_rl_pool_quit
 
 #define SHRINK ((double)0.3f) /* the default shrinkage, as a float32 */
 
@@ -332,6 +349,78 @@ static void random_setup(es_rules_data_t *d, es_rules_opt_t *o, uint64_t seed, u
     random_data(d, 200, 6, 2, seed);
     es_rules_opt_init(o);
     o->max_rules = max_rules;
+}
+
+/* The worker pool (pool.c): a job runs only once its batch is published.
+ * Each batch has more jobs than the one before (the case where a worker that
+ * read the previous batch's exhausted ticket, then this batch's n_jobs, could
+ * claim a job before the batch's ticket was stored), and its argument says
+ * which batch it belongs to; a job that finds the ticket still on an earlier
+ * batch ran too early.  Every job must also be finished exactly as counted.
+ * The pool here is pool.c built with a yield before a batch's ticket is stored
+ * (tpool_*): without the closing of the previous batch nearly every batch ran a
+ * job early (seen as crashes and other models with 16-32 threads on 2 CPUs). */
+typedef struct {
+    es_rl_pool_t *pool;
+    uint32_t batch, n;
+    _Atomic uint32_t runs;
+    _Atomic int early;
+} pool_arg_t;
+
+static void pool_job(void *arg, uint32_t k, void *scratch, int slot)
+{
+    (void)scratch;
+    (void)slot;
+    pool_arg_t *a = arg;
+    uint64_t t = atomic_load_explicit(&a->pool->ticket, memory_order_acquire);
+    if ((uint32_t)(t >> 32) < a->batch || k >= a->n) atomic_store(&a->early, 1);
+    atomic_fetch_add(&a->runs, 1);
+}
+
+static void test_pool_publish(void **state)
+{
+    (void)state;
+    enum { NT = 24, BATCHES = 6000, MAXJ = 64 };
+    es_rl_pool_t pool;
+    static _Atomic uint64_t fin[MAXJ];
+    for (int k = 0; k < MAXJ; k++) atomic_init(&fin[k], 0);
+    atomic_init(&pool.ticket, 0);
+    atomic_init(&pool.quit, 0);
+    atomic_init(&pool.n_jobs, 0);
+    atomic_init(&pool.job, NULL);
+    atomic_init(&pool.arg, NULL);
+    pool.fin = fin;
+    static pool_arg_t args[BATCHES];
+    int early = 0, miscount = 0;
+#pragma omp parallel num_threads(NT)
+    {
+#ifdef _OPENMP
+        int tid = omp_get_thread_num();
+#else
+        int tid = 0;
+#endif
+        if (tid) {
+            tpool_worker(&pool, NULL, tid);
+        } else {
+            for (uint32_t b = 0; b < BATCHES; b++) {
+                pool_arg_t *a = &args[b];
+                a->pool = &pool;
+                a->batch = b + 1;
+                a->n = 1 + b % (MAXJ - 1); /* growing runs: 1, 2, ..., 63, 1, ... */
+                atomic_init(&a->runs, 0);
+                atomic_init(&a->early, 0);
+                tpool_run(&pool, a->n, pool_job, a, 0, NULL);
+            }
+            tpool_quit(&pool);
+        }
+    }
+    /* the jobs are not idempotent here: each ran exactly once, none early */
+    for (uint32_t b = 0; b < BATCHES; b++) {
+        early += atomic_load(&args[b].early);
+        miscount += atomic_load(&args[b].runs) != args[b].n;
+    }
+    assert_int_equal(early, 0);
+    assert_int_equal(miscount, 0);
 }
 
 /* The model as text, for byte comparisons. */
@@ -919,7 +1008,7 @@ int main(void)
         cmocka_unit_test(test_example_wise_predict),
         cmocka_unit_test(test_prune_criterion), cmocka_unit_test(test_holdout),
         cmocka_unit_test(test_label_sampling), cmocka_unit_test(test_feature_binning),
-        cmocka_unit_test(test_rule_pruning),
+        cmocka_unit_test(test_rule_pruning), cmocka_unit_test(test_pool_publish),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

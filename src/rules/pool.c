@@ -28,6 +28,15 @@
  * not lose its job. */
 #define STEAL_US 50.0
 
+/* The job part of a closed batch's ticket: no n_jobs reaches it */
+#define ES_RL_CLOSED UINT32_MAX
+
+/* Where publishing a batch may lose the CPU for long (before its ticket);
+ * tests/test_rules.c builds this file again with a yield there */
+#ifndef ES_RL_POOL_WINDOW
+#define ES_RL_POOL_WINDOW() ((void)0)
+#endif
+
 /* Spin a little, then give the core away. */
 static void relax(unsigned *spins)
 {
@@ -104,9 +113,18 @@ void es_rl_pool_run(es_rl_pool_t *p, uint32_t n_jobs, es_rl_job_fn job, void *ar
     if (!n_jobs) return;
     uint64_t t = atomic_load_explicit(&p->ticket, memory_order_relaxed);
     uint32_t batch = (uint32_t)(t >> 32) + 1;
-    atomic_store_explicit(&p->n_jobs, n_jobs, memory_order_relaxed);
-    atomic_store_explicit(&p->job, job, memory_order_relaxed);
-    atomic_store_explicit(&p->arg, arg, memory_order_relaxed);
+    /* Close the previous batch first.  Its ticket (batch - 1, n) was left with
+       every job claimed, but a worker that read it and then this batch's larger
+       n_jobs would find job n claimable, and its compare-and-swap on the old
+       ticket would succeed: it would run this batch's job on state not yet
+       published (seen as crashes and other models with 16-32 threads on 2
+       CPUs).  A worker that reads any of the stores below (release) now reads
+       the closed ticket or a later one in its compare-and-swap, which fails. */
+    atomic_store_explicit(&p->ticket, t | ES_RL_CLOSED, memory_order_relaxed);
+    atomic_store_explicit(&p->n_jobs, n_jobs, memory_order_release);
+    atomic_store_explicit(&p->job, job, memory_order_release);
+    atomic_store_explicit(&p->arg, arg, memory_order_release);
+    ES_RL_POOL_WINDOW();
     /* publish: everything above, and whatever the jobs read, before the ticket */
     atomic_store_explicit(&p->ticket, (uint64_t)batch << 32, memory_order_release);
     double longest = run_batch(p, batch, scratch, 0), patience = 4.0 * longest;

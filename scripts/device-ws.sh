@@ -8,8 +8,10 @@
 #   BENCH=1     bench_gpu -k wgmma,ws at BENCH_N (1024,8192), BENCH_M (262144)
 #   TESTS=1     test_gpu (every kernel, ws included) and tests/gpu_cli.sh
 #   SANITIZE=1  compute-sanitizer memcheck (SAN_TOOLS) on a small ws scan
-#   PROFILE=0   ncu on one launch of each kernel (N = 8,192, boost)
-#   E2E=0       1e6 x 1e4 end to end with E2E_K (ws)
+#   PROFILE=0   ncu on one launch of each kernel of PROFILE_K (N = 8,192,
+#               boost): sections, stall reasons, local-memory bytes
+#   E2E=0       1e6 x 1e4 end to end with each kernel of E2E_K (ws; outputs
+#               compared with the first's)
 set -u
 . "$(dirname "$0")/device-env.sh"
 T=${TMPDIR:-/tmp}
@@ -65,16 +67,24 @@ if [ "${SANITIZE:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then
     done
 fi
 if [ "${PROFILE:-0}" = 1 ] && command -v ncu >/dev/null; then
+    # one off-diagonal 8,192 x 8,192 tile (launch 3 of a 16,384-variant scan);
+    # the stall reasons a issued instruction, local-memory traffic (spills)
     "$EPISTREAM" sim --samples 8192 --variants 16384 --seed 5 --out "$T/prof" >/dev/null 2>&1
-    for k in wgmma:k_wgmma ws:k_ws; do
+    st=smsp__average_warps_issue_stalled
+    mets="launch__registers_per_thread,l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum,l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum"
+    for r in barrier long_scoreboard short_scoreboard wait membar math_pipe_throttle mio_throttle lg_throttle \
+        no_instruction sleeping branch_resolving dispatch_stall selected not_selected; do
+        mets="$mets,${st}_${r}_per_issue_active.ratio"
+    done
+    for k in ${PROFILE_K:-wgmma:k_wgmma ws:k_ws}; do
         echo "== ncu ${k%%:*} boost N=8192"
         wd 90 ncu --clock-control none --kernel-name "regex:${k#*:}" --launch-skip 2 --launch-count 1 \
             --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats \
-            --section InstructionStats --section SchedulerStats \
+            --section InstructionStats --section SchedulerStats --metrics "$mets" \
             "$EPISTREAM" scan --bfile "$T/prof" --stat boost --device gpu --gpu-kernel "${k%%:*}" --block 8192 \
             --quiet --out "$T/prof.${k%%:*}" >"$O/ncu.${k%%:*}.txt" 2>&1
-        grep -E "Duration|Registers Per|Achieved Occupancy|Issue Slots Busy|Executed Ipc Active|No Eligible|Warp Cycles Per Issued|Stall|One or More|Issued Warp" \
-            "$O/ncu.${k%%:*}.txt" | head -24
+        grep -E "Duration|Registers Per|Achieved Occupancy|Issue Slots Busy|Executed Ipc Active|No Eligible|Warp Cycles Per Issued|One or More|Issued Warp|Executed Instructions  |Compute \(SM\) Th|L2 Cache Th|Active Warps Per|Eligible Warps|registers_per|local_op|stalled" \
+            "$O/ncu.${k%%:*}.txt" | sed -e 's/smsp__average_warps_issue_stalled_//' -e 's/_per_issue_active.ratio//' | head -40
     done
 fi
 if [ "${E2E:-0}" = 1 ]; then
@@ -82,10 +92,18 @@ if [ "${E2E:-0}" = 1 ]; then
     s0=$(date +%s.%N)
     wd 100 "$EPISTREAM" sim --samples 10000 --variants 1000000 --pairs 4 --seed 11 --out "$T/e2e" >/dev/null 2>&1
     s1=$(date +%s.%N)
-    wd 100 "$EPISTREAM" scan --bfile "$T/e2e" --device gpu --gpu-kernel "${E2E_K:-ws}" --quiet --out "$T/e2e.gpu" \
-        2>"$O/e2e.err"
-    echo "rc=$?"
-    s2=$(date +%s.%N)
-    echo "sim $(awk "BEGIN{print $s1 - $s0}") s; scan (read .bed, pack, scan, write) $(awk "BEGIN{print $s2 - $s1}") s"
-    grep -E "^(backend|gpu|seconds|pairs|n_)" "$T/e2e.gpu.log" | head -20
+    echo "sim $(awk "BEGIN{print $s1 - $s0}") s"
+    for k in ${E2E_K:-ws}; do
+        s1=$(date +%s.%N)
+        wd 100 "$EPISTREAM" scan --bfile "$T/e2e" --device gpu --gpu-kernel "$k" --verbose --out "$T/e2e.$k" \
+            2>"$O/e2e.$k.err"
+        echo "$k rc=$?"
+        s2=$(date +%s.%N)
+        echo "$k scan (read .bed, pack, scan, write) $(awk "BEGIN{print $s2 - $s1}") s"
+        grep -E "^(backend|gpu|seconds|pairs|n_)" "$T/e2e.$k.log" | head -20
+        grep -E "kernel" "$O/e2e.$k.err" | tail -3
+        [ "$k" = "${E2E_K%% *}" ] || for f in top.tsv sig.tsv summary.tsv; do
+            cmp -s "$T/e2e.${E2E_K%% *}.$f" "$T/e2e.$k.$f" && echo "  $f identical" || echo "  $f DIFFERS"
+        done
+    done
 fi

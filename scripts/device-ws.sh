@@ -8,6 +8,7 @@
 #   BENCH=1     bench_gpu -k wgmma,ws at BENCH_N (1024,8192), BENCH_M (262144)
 #   TESTS=1     test_gpu (every kernel, ws included) and tests/gpu_cli.sh
 #   SANITIZE=1  compute-sanitizer memcheck (SAN_TOOLS) on a small ws scan
+#               (SAN_M variants, --block SAN_BLOCK), bytes against the CPU's
 #   PROFILE=0   ncu on one launch of each kernel of PROFILE_K (N = 8,192,
 #               boost): sections, stall reasons, local-memory bytes
 #   E2E=0       1e6 x 1e4 end to end with each kernel of E2E_K (ws; outputs
@@ -47,23 +48,25 @@ if [ "${BENCH:-1}" = 1 ]; then
          END {for (k in s) if (k in w) printf "ratio ws/wgmma N=%s: %.3f\n", k, s[k] / w[k]}' "$O/bench_ws.txt"
 fi
 if [ "${TESTS:-1}" = 1 ]; then
-    echo "== test_gpu"
-    wd 150 "$B/tests/test_gpu" >"$O/test_gpu.out" 2>&1
-    echo "rc=$?"
-    tail -6 "$O/test_gpu.out"
-    echo "== gpu_cli.sh"
-    wd 200 sh "$top/tests/gpu_cli.sh" >"$O/gpu_cli.out" 2>&1
-    echo "rc=$?"
-    tail -4 "$O/gpu_cli.out"
+    echo "== test_gpu and gpu_cli.sh (side by side)"
+    gpu_tests "${TESTS_T:-150}" "PASSED|FAILED|ERROR|SKIP"
 fi
 if [ "${SANITIZE:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then
-    "$EPISTREAM" sim --samples 999 --variants 300 --missing 0 --seed 3 --out "$T/cs0" >/dev/null 2>&1
+    # SAN_M variants in blocks of SAN_BLOCK: with 2,100 in 2,048 the first
+    # launch gives each CTA eight tiles, so both epilogue groups reuse their
+    # buffers; the bytes are compared with the CPU's
+    sm=${SAN_M:-300} sb=${SAN_BLOCK:-128}
+    "$EPISTREAM" sim --samples 999 --variants "$sm" --missing 0 --seed 3 --out "$T/cs0" >/dev/null 2>&1
+    "$EPISTREAM" scan --bfile "$T/cs0" --device cpu --p-threshold 0.05 --quiet --out "$T/cs.cpu"
     for tool in ${SAN_TOOLS:-memcheck}; do
-        echo "== compute-sanitizer $tool ws"
-        wd 120 compute-sanitizer --tool "$tool" --error-exitcode 9 "$EPISTREAM" scan --bfile "$T/cs0" --device gpu \
-            --gpu-kernel ws --block 128 --p-threshold 0.05 --quiet --out "$T/cs.ws" >"$O/san.$tool.out" 2>&1
+        echo "== compute-sanitizer $tool ws ($sm variants, --block $sb)"
+        wd "${SAN_T:-120}" compute-sanitizer --tool "$tool" --error-exitcode 9 "$EPISTREAM" scan --bfile "$T/cs0" \
+            --device gpu --gpu-kernel ws --block "$sb" --p-threshold 0.05 --quiet --out "$T/cs.ws" >"$O/san.$tool.out" 2>&1
         echo "rc=$?"
         tail -3 "$O/san.$tool.out"
+        for f in top.tsv summary.tsv sig.tsv; do
+            cmp -s "$T/cs.cpu.$f" "$T/cs.ws.$f" && echo "  $f identical" || echo "  $f DIFFERS"
+        done
     done
 fi
 if [ "${PROFILE:-0}" = 1 ] && command -v ncu >/dev/null; then

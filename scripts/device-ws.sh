@@ -105,7 +105,8 @@ if [ "${E2E:-0}" = 1 ]; then
         echo "$k scan (read .bed, pack, scan, write) $(awk "BEGIN{print $s2 - $s1}") s"
         grep -E "^(backend|gpu|seconds|pairs|n_)" "$T/e2e.$k.log" | head -20
         grep -E "kernel" "$O/e2e.$k.err" | tail -3
-        [ "$k" = "${E2E_K%% *}" ] || for f in top.tsv sig.tsv summary.tsv; do
+        # (no --p-threshold: no .sig.tsv)
+        [ "$k" = "${E2E_K%% *}" ] || for f in top.tsv summary.tsv; do
             cmp -s "$T/e2e.${E2E_K%% *}.$f" "$T/e2e.$k.$f" && echo "  $f identical" || echo "  $f DIFFERS"
         done
     done

@@ -78,11 +78,7 @@ constexpr int WS_THREADS = WS_PROD0 + 128;
  * so the producer's warpgroup returns 128 x 48 = 6,144, the consumers
  * 256 x 8 = 2,048, and the epilogue groups take 512 x 16 = 8,192: 88 a
  * thread. */
-#ifndef WS_REG_CONS_
-#define WS_REG_CONS_ 64
-#define WS_REG_EPI_ 88
-#endif
-constexpr int WS_REG_LAUNCH = 72, WS_REG_PROD = 24, WS_REG_CONS = WS_REG_CONS_, WS_REG_EPI = WS_REG_EPI_;
+constexpr int WS_REG_LAUNCH = 72, WS_REG_PROD = 24, WS_REG_CONS = 64, WS_REG_EPI = 88;
 static_assert(WS_REG_LAUNCH * WS_THREADS <= 65536 && (WS_REG_LAUNCH + 8) * WS_THREADS > 65536, "the launch's cap");
 static_assert(128 * (WS_REG_LAUNCH - WS_REG_PROD) + WS_CONS * (WS_REG_LAUNCH - WS_REG_CONS) >=
                   WS_GROUPS * WS_EPI * (WS_REG_EPI - WS_REG_LAUNCH),

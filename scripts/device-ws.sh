@@ -8,8 +8,11 @@
 #   BENCH=1     bench_gpu -k wgmma,ws at BENCH_N (1024,8192), BENCH_M (262144)
 #   TESTS=1     test_gpu (every kernel, ws included) and tests/gpu_cli.sh
 #   SANITIZE=1  compute-sanitizer memcheck (SAN_TOOLS) on a small ws scan
-#   PROFILE=0   ncu on one launch of each kernel (N = 8,192, boost)
-#   E2E=0       1e6 x 1e4 end to end with E2E_K (ws)
+#               (SAN_M variants, --block SAN_BLOCK), bytes against the CPU's
+#   PROFILE=0   ncu on one launch of each kernel of PROFILE_K (N = 8,192,
+#               boost): sections, stall reasons, local-memory bytes
+#   E2E=0       1e6 x 1e4 end to end with each kernel of E2E_K (ws; outputs
+#               compared with the first's)
 set -u
 . "$(dirname "$0")/device-env.sh"
 T=${TMPDIR:-/tmp}
@@ -45,36 +48,46 @@ if [ "${BENCH:-1}" = 1 ]; then
          END {for (k in s) if (k in w) printf "ratio ws/wgmma N=%s: %.3f\n", k, s[k] / w[k]}' "$O/bench_ws.txt"
 fi
 if [ "${TESTS:-1}" = 1 ]; then
-    echo "== test_gpu"
-    wd 150 "$B/tests/test_gpu" >"$O/test_gpu.out" 2>&1
-    echo "rc=$?"
-    tail -6 "$O/test_gpu.out"
-    echo "== gpu_cli.sh"
-    wd 200 sh "$top/tests/gpu_cli.sh" >"$O/gpu_cli.out" 2>&1
-    echo "rc=$?"
-    tail -4 "$O/gpu_cli.out"
+    echo "== test_gpu and gpu_cli.sh (side by side)"
+    gpu_tests "${TESTS_T:-150}" "PASSED|FAILED|ERROR|SKIP"
 fi
 if [ "${SANITIZE:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then
-    "$EPISTREAM" sim --samples 999 --variants 300 --missing 0 --seed 3 --out "$T/cs0" >/dev/null 2>&1
+    # SAN_M variants in blocks of SAN_BLOCK: with 2,100 in 2,048 the first
+    # launch gives each CTA eight tiles, so both epilogue groups reuse their
+    # buffers; the bytes are compared with the CPU's
+    sm=${SAN_M:-300} sb=${SAN_BLOCK:-128}
+    "$EPISTREAM" sim --samples 999 --variants "$sm" --missing 0 --seed 3 --out "$T/cs0" >/dev/null 2>&1
+    "$EPISTREAM" scan --bfile "$T/cs0" --device cpu --p-threshold 0.05 --quiet --out "$T/cs.cpu"
     for tool in ${SAN_TOOLS:-memcheck}; do
-        echo "== compute-sanitizer $tool ws"
-        wd 120 compute-sanitizer --tool "$tool" --error-exitcode 9 "$EPISTREAM" scan --bfile "$T/cs0" --device gpu \
-            --gpu-kernel ws --block 128 --p-threshold 0.05 --quiet --out "$T/cs.ws" >"$O/san.$tool.out" 2>&1
+        echo "== compute-sanitizer $tool ws ($sm variants, --block $sb)"
+        wd "${SAN_T:-120}" compute-sanitizer --tool "$tool" --error-exitcode 9 "$EPISTREAM" scan --bfile "$T/cs0" \
+            --device gpu --gpu-kernel ws --block "$sb" --p-threshold 0.05 --quiet --out "$T/cs.ws" >"$O/san.$tool.out" 2>&1
         echo "rc=$?"
         tail -3 "$O/san.$tool.out"
+        for f in top.tsv summary.tsv sig.tsv; do
+            cmp -s "$T/cs.cpu.$f" "$T/cs.ws.$f" && echo "  $f identical" || echo "  $f DIFFERS"
+        done
     done
 fi
 if [ "${PROFILE:-0}" = 1 ] && command -v ncu >/dev/null; then
+    # one off-diagonal 8,192 x 8,192 tile (launch 3 of a 16,384-variant scan);
+    # the stall reasons a issued instruction, local-memory traffic (spills)
     "$EPISTREAM" sim --samples 8192 --variants 16384 --seed 5 --out "$T/prof" >/dev/null 2>&1
-    for k in wgmma:k_wgmma ws:k_ws; do
+    st=smsp__average_warps_issue_stalled
+    mets="launch__registers_per_thread,l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum,l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum"
+    for r in barrier long_scoreboard short_scoreboard wait membar math_pipe_throttle mio_throttle lg_throttle \
+        no_instruction sleeping branch_resolving dispatch_stall selected not_selected; do
+        mets="$mets,${st}_${r}_per_issue_active.ratio"
+    done
+    for k in ${PROFILE_K:-wgmma:k_wgmma ws:k_ws}; do
         echo "== ncu ${k%%:*} boost N=8192"
         wd 90 ncu --clock-control none --kernel-name "regex:${k#*:}" --launch-skip 2 --launch-count 1 \
             --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats \
-            --section InstructionStats --section SchedulerStats \
+            --section InstructionStats --section SchedulerStats --metrics "$mets" \
             "$EPISTREAM" scan --bfile "$T/prof" --stat boost --device gpu --gpu-kernel "${k%%:*}" --block 8192 \
             --quiet --out "$T/prof.${k%%:*}" >"$O/ncu.${k%%:*}.txt" 2>&1
-        grep -E "Duration|Registers Per|Achieved Occupancy|Issue Slots Busy|Executed Ipc Active|No Eligible|Warp Cycles Per Issued|Stall|One or More|Issued Warp" \
-            "$O/ncu.${k%%:*}.txt" | head -24
+        grep -E "Duration|Registers Per|Achieved Occupancy|Issue Slots Busy|Executed Ipc Active|No Eligible|Warp Cycles Per Issued|One or More|Issued Warp|Executed Instructions  |Compute \(SM\) Th|L2 Cache Th|Active Warps Per|Eligible Warps|registers_per|local_op|stalled" \
+            "$O/ncu.${k%%:*}.txt" | sed -e 's/smsp__average_warps_issue_stalled_//' -e 's/_per_issue_active.ratio//' | head -40
     done
 fi
 if [ "${E2E:-0}" = 1 ]; then
@@ -82,10 +95,19 @@ if [ "${E2E:-0}" = 1 ]; then
     s0=$(date +%s.%N)
     wd 100 "$EPISTREAM" sim --samples 10000 --variants 1000000 --pairs 4 --seed 11 --out "$T/e2e" >/dev/null 2>&1
     s1=$(date +%s.%N)
-    wd 100 "$EPISTREAM" scan --bfile "$T/e2e" --device gpu --gpu-kernel "${E2E_K:-ws}" --quiet --out "$T/e2e.gpu" \
-        2>"$O/e2e.err"
-    echo "rc=$?"
-    s2=$(date +%s.%N)
-    echo "sim $(awk "BEGIN{print $s1 - $s0}") s; scan (read .bed, pack, scan, write) $(awk "BEGIN{print $s2 - $s1}") s"
-    grep -E "^(backend|gpu|seconds|pairs|n_)" "$T/e2e.gpu.log" | head -20
+    echo "sim $(awk "BEGIN{print $s1 - $s0}") s"
+    for k in ${E2E_K:-ws}; do
+        s1=$(date +%s.%N)
+        wd 100 "$EPISTREAM" scan --bfile "$T/e2e" --device gpu --gpu-kernel "$k" --verbose --out "$T/e2e.$k" \
+            2>"$O/e2e.$k.err"
+        echo "$k rc=$?"
+        s2=$(date +%s.%N)
+        echo "$k scan (read .bed, pack, scan, write) $(awk "BEGIN{print $s2 - $s1}") s"
+        grep -E "^(backend|gpu|seconds|pairs|n_)" "$T/e2e.$k.log" | head -20
+        grep -E "kernel" "$O/e2e.$k.err" | tail -3
+        # (no --p-threshold: no .sig.tsv)
+        [ "$k" = "${E2E_K%% *}" ] || for f in top.tsv summary.tsv; do
+            cmp -s "$T/e2e.${E2E_K%% *}.$f" "$T/e2e.$k.$f" && echo "  $f identical" || echo "  $f DIFFERS"
+        done
+    done
 fi

@@ -1,37 +1,52 @@
 /* count_ws.cu -- the persistent, warp-specialised Hopper (sm_90a) tile
- * kernel of two-plane scans (--gpu-kernel ws): the statistic of one tile
+ * kernel of two-plane scans (--gpu-kernel ws): the statistic of two tiles
  * runs while the tensor cores compute the next.
  *
- * One CTA per SM, 20 warps in five warpgroups, each with one role:
+ * One CTA per SM, 28 warps in seven warpgroups, each with one role:
  *   warps 0-7   (threads 0-255)   two consumer warpgroups: wgmma of the
  *               tile (the 64 x 32-variant, BM 128 x BN 64 two-plane tile of
- *               wgmma_common.cuh), then the accumulators as products into
- *               shared memory (gk_lay_wg, as k_wgmma stores them);
- *   warps 8-15  (threads 256-511) the epilogue group: gk_epilogue on those
- *               products (named barrier 1; gk_grp_named), the per-tile
- *               constants of the next tile loaded while this one is scored;
- *   warps 16-19 the producer's warpgroup: one lane issuing the bulk tensor
+ *               wgmma_common.cuh), then the accumulators as 16-bit products
+ *               into the tile's product buffer (gk_lay_ws16 below);
+ *   warps 8-15  (threads 256-511) epilogue group 0 and
+ *   warps 16-23 (threads 512-767) epilogue group 1: gk_epilogue on the
+ *               products, group g on the CTA's tiles k with k % 2 == g (its
+ *               own named barrier g + 1, ws_grp; its own product buffer
+ *               and gk_epi_smem), so two tiles are scored at once, as by the
+ *               fused kernel's two CTAs an SM, while the consumers compute a
+ *               third;
+ *   warps 24-27 the producer's warpgroup: one lane issuing the bulk tensor
  *               copies (wgmma_tma.cuh's maps, no cluster) into a ring of
  *               WS_STAGES stages of 24 KB; the warpgroup gives its registers
- *               to the others (setmaxnreg).
+ *               to the consumers (setmaxnreg).
  * The CTAs take tiles t = blockIdx.x, blockIdx.x + gridDim.x, ... of the
  * row-major tile grid (consecutive CTAs share an A tile in L2), skipping
  * those wholly below the diagonal; every role walks the same list, so no
  * tile index is handed between them.  Static striding rather than an
  * atomic queue: the roles of a CTA must agree on the tile sequence ahead of
- * time (the producer runs stages ahead, the epilogue loads the next tile's
- * constants early), and with ~1,000 tiles a CTA the imbalance is a tile.
+ * time (the producer runs stages ahead, an epilogue group loads its next
+ * tile's constants early), and with ~1,000 tiles a CTA the imbalance is a
+ * tile.
  *
  * Synchronisation, all by mbarriers in shared memory (phase parities count
  * the uses of each barrier; a fresh barrier's wait on parity 1 passes):
  *   full[b]   1 arrival (the producer's expect_tx) + the stage's bytes;
  *   empty[b]  one arrival per consumer warpgroup once its wgmma reads of
  *             buffer b retired;
- *   efull     256 arrivals: the consumers' products of a tile are stored;
- *   eempty    256 arrivals: the epilogue group no longer reads them.
- * Shared memory (dynamic, 1024-aligned by the kernel): ring | products
- * (64 KB) | two gk_epi_smem (double-buffered constants) | barriers:
- * 225,744 bytes with 4 stages. */
+ *   efull[g]  256 arrivals: the consumers' products of a tile of group g
+ *             are stored in product buffer g;
+ *   eempty[g] 256 arrivals: group g no longer reads them.
+ *
+ * Budget of an SM (issue 24): 896 threads launched at 72 registers a thread
+ * (65,536 / 896, rounded down to 8); the producer's warpgroup drops to 24
+ * and the consumers, which accumulate one class at a time (32 registers),
+ * to 64; the epilogue groups take what that frees, up to 88 (the fused
+ * kernel's epilogue has 128; at 72 the screen spilled to local memory).
+ * Shared memory (dynamic, 1024-aligned by the kernel): ring (4 x 24 KB) |
+ * two product buffers of 32 KB (16-bit products: the launch falls back to
+ * the wgmma tiles when a class's padded words could count 65,536) | two
+ * gk_epi_smem (one a group: a group loads its next tile's constants once
+ * its current tile is scored, while the consumers still compute that next
+ * tile) | barriers: 225,760 bytes. */
 #include <cstdio>
 #include <cstring>
 
@@ -52,26 +67,81 @@ namespace {
 using WS = gk_wg_shape<2>;
 constexpr int WS_STAGES = 4;
 constexpr int WS_CONS = 256;                /* consumer threads: 0 .. 255 */
-constexpr int WS_EPI0 = 256, WS_EPI = 256;  /* the epilogue group */
-constexpr int WS_THREADS = WS_CONS + WS_EPI + 128; /* + the producer's warpgroup */
-/* Registers a thread after setmaxnreg.  The CTA is launched at 96 a thread
- * (65,536 / 640, rounded down to 8); registers given back by one warpgroup
- * go to the CTA's pool, the only source of another's increase.  So the
- * producer's warpgroup returns 128 x 72 = 9,216, the epilogue (the fused
- * kernels' 128) takes 256 x 32 = 8,192, and the consumers (64
- * accumulators) keep their 96. */
-constexpr int WS_REG_LAUNCH = 96, WS_REG_PROD = 24, WS_REG_EPI = 128;
-static_assert(128 * (WS_REG_LAUNCH - WS_REG_PROD) >= WS_EPI * (WS_REG_EPI - WS_REG_LAUNCH), "the pool covers the epilogue");
+constexpr int WS_EPI0 = 256, WS_EPI = 256;  /* epilogue group g: threads WS_EPI0 + g * WS_EPI .. */
+constexpr int WS_GROUPS = 2;
+constexpr int WS_PROD0 = WS_EPI0 + WS_GROUPS * WS_EPI; /* the producer's warpgroup */
+constexpr int WS_THREADS = WS_PROD0 + 128;
+/* Registers a thread after setmaxnreg.  The CTA is launched at 72 a thread
+ * (65,536 / 896, rounded down to 8); registers given back by one warpgroup
+ * go to the CTA's pool, the only source of another's increase.  The
+ * consumers accumulate one class at a time (32 accumulators) and keep 64;
+ * so the producer's warpgroup returns 128 x 48 = 6,144, the consumers
+ * 256 x 8 = 2,048, and the epilogue groups take 512 x 16 = 8,192: 88 a
+ * thread. */
+constexpr int WS_REG_LAUNCH = 72, WS_REG_PROD = 24, WS_REG_CONS = 64, WS_REG_EPI = 88;
+static_assert(WS_REG_LAUNCH * WS_THREADS <= 65536 && (WS_REG_LAUNCH + 8) * WS_THREADS > 65536, "the launch's cap");
+static_assert(128 * (WS_REG_LAUNCH - WS_REG_PROD) + WS_CONS * (WS_REG_LAUNCH - WS_REG_CONS) >=
+                  WS_GROUPS * WS_EPI * (WS_REG_EPI - WS_REG_LAUNCH),
+              "the pool covers the epilogue");
 constexpr int WS_RING = WS_STAGES * WS::STAGE_BYTES;
-constexpr int WS_PROD = WS::BN / 8 * 2 * GK_THREADS * 16; /* gk_lay_wg: 8 fragments x 2 classes x 16 bytes */
+constexpr int WS_PROD = WS::BN / 8 * 2 * GK_THREADS * 8; /* gk_lay_ws16: 8 fragments x 2 classes x 8 bytes */
 constexpr int WS_EPIB = (int)((sizeof(gk_epi_smem<WS::VM, WS::VN>) + 15) / 16 * 16);
-constexpr int WS_BARS = (2 * WS_STAGES + 2) * 8;
-constexpr int WS_SMEM = 1024 + WS_RING + WS_PROD + 2 * WS_EPIB + WS_BARS;
+constexpr int WS_BARS = (2 * WS_STAGES + 2 * WS_GROUPS) * 8;
+constexpr int WS_SMEM = 1024 + WS_RING + WS_GROUPS * (WS_PROD + WS_EPIB) + WS_BARS;
 static_assert(WS_SMEM <= 227 * 1024, "fits an SM's shared memory");
-static_assert(WS_CONS == GK_THREADS && WS_CONS == WS::THREADS, "the consumers store gk_lay_wg by threadIdx.x");
-using ws_grp = gk_grp_named<WS_EPI0, WS_EPI, 1>;
+static_assert(WS_CONS == GK_THREADS && WS_CONS == WS::THREADS, "the consumers store gk_lay_ws16 by threadIdx.x");
+static_assert(WS_EPI == GK_THREADS, "an epilogue group scores a tile as a CTA does");
+/* Products count at most the class's padded samples (kw words of 64 bits):
+ * 16 bits hold them below 65,536. */
+constexpr uint32_t WS_KW_MAX = 65535u / 64u;
 
 #if GK_WG_SM90A
+/* gk_lay_wg's pairs with 16-bit products: a thread's fragment q is stored
+ * as two 8-byte words (cases, then controls: products 0, 1 and 2, 3 in the
+ * low and high halves), prod16[((q * 2 + class) * THREADS + tid)]
+ * (conflict-free), by ws_store16. */
+struct gk_lay_ws16 {
+    static constexpr int NP = 2, PPT = 8;
+    static constexpr int ROWQ = PPT; /* a thread's pairs share one row */
+    __device__ static void pair(int q, int t, int &a, int &b) { gk_lay_wg::pair(q, t, a, b); }
+    __device__ static void load(const uint32_t *prod, int q, int t, int a, int b, uint32_t x[8])
+    {
+        (void)a;
+        (void)b;
+        const uint2 c = ((const uint2 *)prod)[(q * 2) * GK_THREADS + t];
+        const uint2 u = ((const uint2 *)prod)[(q * 2 + 1) * GK_THREADS + t];
+        x[0] = c.x & 0xffffu;
+        x[1] = c.x >> 16;
+        x[2] = c.y & 0xffffu;
+        x[3] = c.y >> 16;
+        x[4] = u.x & 0xffffu;
+        x[5] = u.x >> 16;
+        x[6] = u.y & 0xffffu;
+        x[7] = u.y >> 16;
+    }
+};
+
+/* A consumer thread's accumulators of class cls (gk_wg_handoff's fragment
+ * order: fragment q is acc[4 q .. 4 q + 3]) into gk_lay_ws16 at prod. */
+__device__ __forceinline__ void ws_store16(uint32_t *prod, int cls, const int (&acc)[WS::ACC])
+{
+#pragma unroll
+    for (int q = 0; q < WS::ACC / 4; q++)
+        ((uint2 *)prod)[(q * 2 + cls) * GK_THREADS + threadIdx.x] =
+            make_uint2((uint32_t)acc[4 * q] | (uint32_t)acc[4 * q + 1] << 16,
+                       (uint32_t)acc[4 * q + 2] | (uint32_t)acc[4 * q + 3] << 16);
+}
+
+/* Pins (zero: zeroes) a class's accumulators, as gk_wg_acc_pin does. */
+__device__ __forceinline__ void ws_acc_pin(int (&acc)[WS::ACC], bool zero)
+{
+#pragma unroll
+    for (int i = 0; i < WS::ACC; i++) {
+        if (zero) acc[i] = 0;
+        gk_wg_fence_reg(acc[i]);
+    }
+}
+
 /* The first of tiles t, t + step, ... that is not wholly below the
  * diagonal (n: none); its first variants in *a0, *b0. */
 __device__ __forceinline__ int ws_next(const gk_params &P, int nx, int n, int t, int step, int *a0, int *b0)
@@ -94,10 +164,44 @@ __device__ __forceinline__ void ws_reg_inc()
 {
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(R));
 }
-template <int N>
-__device__ __forceinline__ void ws_cp_wait()
+
+/* The epilogue groups as gk_epilogue's thread group: group g is threads
+ * 256 (g + 1) .. 256 (g + 2) - 1, meeting at named barrier g + 1 (so the id
+ * is threadIdx.x / 256).  One type for both groups: the epilogue is compiled
+ * once, and both groups run the same instructions (one copy in the
+ * instruction cache). */
+struct ws_grp {
+    static_assert(WS_EPI0 == WS_EPI && WS_EPI == 256 && WS_GROUPS == 2, "group g + 1 = threadIdx.x / 256");
+    static __device__ __forceinline__ int tid() { return (int)threadIdx.x & (WS_EPI - 1); }
+    static __device__ __forceinline__ int size() { return WS_EPI; }
+    static __device__ __forceinline__ void sync()
+    {
+        asm volatile("bar.sync %0, %1;\n" ::"r"(threadIdx.x >> 8), "n"(WS_EPI) : "memory");
+    }
+};
+
+/* Epilogue group grp: the CTA's tiles k = grp, grp + 2, ... (every role's
+ * k-th tile of ws_next's list), scored from its product buffer with its own
+ * gk_epi_smem.  Its next tile's constants are loaded as soon as the
+ * current one is scored: the consumers are then still computing it. */
+template <int STAT>
+__device__ __forceinline__ void ws_epi_group(const gk_params &P, int nx, int n, int grp, const uint32_t *prod,
+                                             gk_epi_smem<WS::VM, WS::VN> &E, uint32_t efull, uint32_t eempty)
 {
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+    const int step = (int)gridDim.x;
+    int a0, b0;
+    int t = ws_next(P, nx, n, (int)blockIdx.x, step, &a0, &b0);
+    if (grp && t < n) t = ws_next(P, nx, n, t + step, step, &a0, &b0);
+    for (uint32_t u = 0; t < n; u++) {
+        ws_grp::sync(); /* every thread of the group is done with E (the tile before) */
+        gk_epi_load_consts<STAT, 2, WS::VM, WS::VN, ws_grp>(P, a0, b0, E);
+        gk_mbar_wait(efull, u & 1u);
+        gk_consts_wait();
+        ws_grp::sync(); /* the constants are published */
+        gk_epilogue<STAT, gk_lay_ws16, WS::VM, WS::VN, ws_grp>(P, prod, a0, b0, E);
+        gk_mbar_arrive(eempty);
+        for (int i = 0; i < WS_GROUPS && t < n; i++) t = ws_next(P, nx, n, t + step, step, &a0, &b0);
+    }
 }
 #endif
 
@@ -112,10 +216,10 @@ __global__ void __launch_bounds__(WS_THREADS, 1) k_ws(gk_params P, const __grid_
     const uint32_t pad = ((raw + 1023u) & ~1023u) - raw;
     unsigned char *sm = smem + pad;
     const uint32_t ring = raw + pad;
-    uint32_t *prod = (uint32_t *)(sm + WS_RING);
-    gk_epi_smem<VM, VN> *E = (gk_epi_smem<VM, VN> *)(sm + WS_RING + WS_PROD);
-    const uint32_t full = ring + (uint32_t)(WS_RING + WS_PROD + 2 * WS_EPIB), empty = full + 8u * WS_STAGES;
-    const uint32_t efull = empty + 8u * WS_STAGES, eempty = efull + 8u;
+    uint32_t *prod = (uint32_t *)(sm + WS_RING); /* buffer g at prod + g * WS_PROD / 4 */
+    gk_epi_smem<VM, VN> *E = (gk_epi_smem<VM, VN> *)(sm + WS_RING + WS_GROUPS * WS_PROD);
+    const uint32_t full = ring + (uint32_t)(WS_RING + WS_GROUPS * (WS_PROD + WS_EPIB)), empty = full + 8u * WS_STAGES;
+    const uint32_t efull = empty + 8u * WS_STAGES, eempty = efull + 8u * WS_GROUPS; /* + 8 g */
 
     const int tid = threadIdx.x;
     const int nx = ((int)P.nb + VN - 1) / VN, n = nx * (((int)P.na + VM - 1) / VM);
@@ -126,16 +230,18 @@ __global__ void __launch_bounds__(WS_THREADS, 1) k_ws(gk_params P, const __grid_
             gk_mbar_init(full + 8u * i, 1u);
             gk_mbar_init(empty + 8u * i, (uint32_t)WS::WGS);
         }
-        gk_mbar_init(efull, (uint32_t)WS_CONS);
-        gk_mbar_init(eempty, (uint32_t)WS_EPI);
+        for (int g = 0; g < WS_GROUPS; g++) {
+            gk_mbar_init(efull + 8u * g, (uint32_t)WS_CONS);
+            gk_mbar_init(eempty + 8u * g, (uint32_t)WS_EPI);
+        }
         gk_mbar_fence_init();
     }
     __syncthreads(); /* the last CTA-wide barrier: the roles part here */
 
-    if (tid >= WS_CONS + WS_EPI) {
+    if (tid >= WS_PROD0) {
         /* the producer */
         ws_reg_dec<WS_REG_PROD>();
-        if (tid != WS_CONS + WS_EPI) return;
+        if (tid != WS_PROD0) return;
         for (int y = 0; y < 2; y++) {
             gk_tma_prefetch(&M.a[y]);
             gk_tma_prefetch(&M.b[y]);
@@ -160,16 +266,18 @@ __global__ void __launch_bounds__(WS_THREADS, 1) k_ws(gk_params P, const __grid_
     }
 
     if (tid < WS_CONS) {
-        /* the consumers */
+        /* the consumers: the cases' products, stored as soon as the
+         * tile's buffer is free, then the controls' in the same registers */
+        ws_reg_dec<WS_REG_CONS>();
         const int wg = tid >> 7;
         uint32_t g = 0, k = 0;
         int a0, b0;
-        gk_wg_store_epi st{prod}; /* gk_lay_wg, as k_wgmma stores it */
         for (int t = ws_next(P, nx, n, (int)blockIdx.x, (int)gridDim.x, &a0, &b0); t < n;
              t = ws_next(P, nx, n, t + (int)gridDim.x, (int)gridDim.x, &a0, &b0), k++) {
-            int acc0[ACC], acc1[ACC];
-            gk_wg_acc_pin(acc0, acc1, true);
-            auto step = [&](int(&acc)[ACC]) {
+            const uint32_t e = k % WS_GROUPS, u = k / WS_GROUPS;
+            uint32_t *pb = prod + e * (WS_PROD / 4);
+            int acc[ACC];
+            auto step = [&]() {
                 const uint32_t buf = g % WS_STAGES, ph = (g / WS_STAGES) & 1u;
                 gk_mbar_wait(full + 8u * buf, ph);
                 gk_wg_issue<BM, BN>(ring + buf * (uint32_t)STAGE, wg, acc);
@@ -177,41 +285,25 @@ __global__ void __launch_bounds__(WS_THREADS, 1) k_ws(gk_params P, const __grid_
                 if ((tid & 127) == 0) gk_mbar_arrive(empty + 8u * buf);
                 g++;
             };
-            int s = 0;
-            for (; s < S0; s++) step(acc0);
-            for (; s < NS; s++) step(acc1);
-            gk_wg_acc_pin(acc0, acc1, false);
-            gk_mbar_wait(eempty, (k & 1u) ^ 1u); /* the epilogue is done with the last tile's products */
-            gk_wg_handoff<BN>(acc0, acc1, st);
-            gk_mbar_arrive(efull);
+            ws_acc_pin(acc, true);
+            for (int s = 0; s < S0; s++) step();
+            ws_acc_pin(acc, false);
+            gk_mbar_wait(eempty + 8u * e, (u & 1u) ^ 1u); /* group e is done with its last tile's products */
+            ws_store16(pb, 0, acc);
+            ws_acc_pin(acc, true);
+            for (int s = S0; s < NS; s++) step();
+            ws_acc_pin(acc, false);
+            ws_store16(pb, 1, acc);
+            gk_mbar_arrive(efull + 8u * e);
         }
         return;
     }
 
-    /* the epilogue group */
+    /* the epilogue groups */
     ws_reg_inc<WS_REG_EPI>();
-    uint32_t k = 0;
-    int a0, b0, na0, nb0;
-    int t = ws_next(P, nx, n, (int)blockIdx.x, (int)gridDim.x, &a0, &b0);
-    if (t < n) gk_epi_load_consts<STAT, 2, VM, VN, ws_grp>(P, a0, b0, E[0]);
-    while (t < n) {
-        const int tn = ws_next(P, nx, n, t + (int)gridDim.x, (int)gridDim.x, &na0, &nb0);
-        ws_grp::sync(); /* every thread is done with the other buffer (the tile before) */
-        if (tn < n) {
-            gk_epi_load_consts<STAT, 2, VM, VN, ws_grp>(P, na0, nb0, E[(k + 1) & 1u]);
-            ws_cp_wait<1>(); /* this tile's constants landed, the next tile's may not */
-        } else {
-            ws_cp_wait<0>();
-        }
-        ws_grp::sync();
-        gk_mbar_wait(efull, k & 1u);
-        gk_epilogue<STAT, gk_lay_wg, VM, VN, ws_grp>(P, prod, a0, b0, E[k & 1u]);
-        gk_mbar_arrive(eempty);
-        t = tn;
-        a0 = na0;
-        b0 = nb0;
-        k++;
-    }
+    const int grp = (tid - WS_EPI0) / WS_EPI;
+    ws_epi_group<STAT>(P, nx, n, grp, prod + grp * (WS_PROD / 4), E[grp], efull + 8u * (uint32_t)grp,
+                       eempty + 8u * (uint32_t)grp);
 #else
     (void)P;
     (void)M;
@@ -244,7 +336,9 @@ int launch_ws(const gk_params &P, cudaStream_t st)
 
 int gk_launch_ws(const gk_params &P, int np, void *stream)
 {
-    if (np != 2) return gk_launch_wgmma(P, np, stream); /* three planes: the wgmma tiles */
+    /* three planes, or classes whose products need more than 16 bits: the
+     * wgmma tiles */
+    if (np != 2 || P.kw0 > WS_KW_MAX || P.kw1 > WS_KW_MAX) return gk_launch_wgmma(P, np, stream);
     return GK_STAT_DISPATCH(P.stat, launch_ws, P, (cudaStream_t)stream);
 }
 

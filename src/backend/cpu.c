@@ -235,9 +235,12 @@ static void cpu_group_linear(es_scan_ctx_t *ctx, es_worker_t *w, const es_popcou
 /* Partners a chunk of the pruned linear scan: their rows of b (len bytes)
  * and two planes (len / 4 bytes) in about 1 MiB, half this CPU's L2 (the
  * rest for the first variants' rows, codes and the other kernels' data),
- * a whole number of runs and at least two. */
+ * a whole number of runs and at least two.  EPISTREAM_QT_CHUNK=N sets it
+ * (tests: chunks that split runs; any N >= 1 gives the same outputs). */
 static uint32_t qt_chunk(size_t len)
 {
+    const char *env = es_env_variant("EPISTREAM_QT_CHUNK");
+    if (env && atol(env) >= 1) return atol(env) < (1l << 20) ? (uint32_t)atol(env) : (1u << 20);
     size_t c = ((size_t)1 << 20) / (len + len / 4 + 1) / CPU_RUN * CPU_RUN;
     return (uint32_t)(c < 2 * CPU_RUN ? 2 * CPU_RUN : c > (1u << 20) ? (1u << 20) : c);
 }

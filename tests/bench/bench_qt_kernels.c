@@ -247,17 +247,17 @@ int main(int argc, char **argv)
     double ghz = clock_ghz(rounds);
     printf("# bench_qt_kernels: %u samples, %u x %u pairs a tile, one thread, CPU time, best of %d\n", n, m, m,
            rounds);
-    printf("%-44s %10s %10s\n", "measure", "ns", "cycles");
-    printf("%-44s %10.3f %10s\n", "clock (imul chain)", 1.0 / ghz, "1");
+    printf("%-48s %10s %10s\n", "measure", "ns", "cycles");
+    printf("%-48s %10.3f %10s\n", "clock (imul chain)", 1.0 / ghz, "1");
     double p_dp = 0, p_pc = 0;
 #if ES_CPU_X86
     if (es_cpu_has(ES_CPU_AVX512VNNI)) {
         p_dp = peak_vnni(rounds);
-        printf("%-44s %10.3f %10.2f\n", "peak vpdpbusd zmm (24 chains)", p_dp, p_dp * ghz);
+        printf("%-48s %10.3f %10.2f\n", "peak vpdpbusd zmm (24 chains)", p_dp, p_dp * ghz);
     }
     if (es_cpu_has(ES_CPU_AVX512)) {
         p_pc = peak_popcnt(rounds);
-        printf("%-44s %10.3f %10.2f\n", "peak vpandq+vpopcntq+vpaddq zmm (24 chains)", p_pc, p_pc * ghz);
+        printf("%-48s %10.3f %10.2f\n", "peak vpandq+vpopcntq+vpaddq zmm (24 chains)", p_pc, p_pc * ghz);
     }
 #endif
     es_qt_y_t y;
@@ -300,20 +300,20 @@ int main(int argc, char **argv)
                 {2, "table, horizontal sums (before)"},
                 {4, "miss (es_qt_sums_group)"},
                 {15, "the three in turn (the scan)"},
-                {7, "the three, horizontal table (before)"}};
+                {7, "three in turn, horizontal table (before)"}};
     for (int order = 0; order < 2; order++)
         for (size_t k = 0; k < sizeof runs / sizeof *runs; k++) {
             double ns = time_kernels(&A, &B, &tr, &y, order ? m : chunk, rounds, runs[k].which);
             char lab[96];
             snprintf(lab, sizeof lab, "%s, %s %u", runs[k].name, order ? "tile" : "chunk", order ? m : chunk);
-            printf("%-44s %10.3f %10.1f\n", lab, ns, ns * ghz);
+            printf("%-48s %10.3f %10.1f\n", lab, ns, ns * ghz);
         }
     /* the floor: 2 slices x len / 64 vpdpbusd and 4 x len / 512 triples a pair */
     if (p_dp > 0 && p_pc > 0) {
         double fd = 2.0 * (double)len / 64 * p_dp, ft = 4.0 * (double)len / 512 * p_pc;
-        printf("%-44s %10.3f %10.1f\n", "floor dothi (2 len/64 vpdpbusd at peak)", fd, fd * ghz);
-        printf("%-44s %10.3f %10.1f\n", "floor table (4 len/512 triples at peak)", ft, ft * ghz);
-        printf("%-44s %10.3f %10.1f\n", "floor dothi + table", fd + ft, (fd + ft) * ghz);
+        printf("%-48s %10.3f %10.1f\n", "floor dothi (2 len/64 vpdpbusd at peak)", fd, fd * ghz);
+        printf("%-48s %10.3f %10.1f\n", "floor table (4 len/512 triples at peak)", ft, ft * ghz);
+        printf("%-48s %10.3f %10.1f\n", "floor dothi + table", fd + ft, (fd + ft) * ghz);
     }
     es_planes_tr_free(&tr);
     side_free(&A);

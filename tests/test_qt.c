@@ -23,6 +23,7 @@
 
 #include "select.h"
 #include "testutil.h"
+#include "tu_planes.h"
 
 typedef struct {
     es_planes_t pl;
@@ -37,14 +38,9 @@ static void fake_make(fake_t *f, uint32_t m, uint32_t n, double miss, uint64_t s
     memset(f, 0, sizeof *f);
     f->m = m;
     f->n = n;
-    uint32_t words = (n + 255) / 256 * 4;
-    f->pl.count = m;
-    f->pl.n_ctrl = n;
-    f->pl.w_ctrl = f->pl.words = words;
-    f->pl.n_planes = 3;
-    f->pl.planes = calloc((size_t)m * 3 * words, sizeof(uint64_t));
+    assert_int_equal(tu_planes_alloc(&f->pl, m, n), 0);
+    const uint32_t words = f->pl.words;
     f->g = malloc((size_t)m * n);
-    assert_non_null(f->pl.planes);
     assert_non_null(f->g);
     for (uint32_t v = 0; v < m; v++) {
         double maf = 0.05 + 0.4 * (double)(tu_rand(&rng) >> 11) / 9007199254740992.0;
@@ -56,13 +52,7 @@ static void fake_make(fake_t *f, uint32_t m, uint32_t n, double miss, uint64_t s
             else
                 for (int k = 0; k < 2; k++) g += (double)(tu_rand(&rng) >> 11) / 9007199254740992.0 < maf;
             f->g[(size_t)v * n + s] = g;
-            uint64_t *p = f->pl.planes + (size_t)v * 3 * words;
-            uint64_t bit = (uint64_t)1 << (s % 64);
-            if (g != 3) {
-                p[2 * words + s / 64] |= bit;
-                if (g >= 1) p[s / 64] |= bit;
-                if (g == 2) p[words + s / 64] |= bit;
-            }
+            tu_plane_set(f->pl.planes + (size_t)v * 3 * words, words, s, g);
         }
     }
     f->y.slots = words * 64;

@@ -854,6 +854,52 @@ static ES_TARGET_AVX512 void listed_group_avx512(const es_planes_t *pa, uint32_t
     }
 }
 
+/* listed_derive() of one first variant (genotype counts ga) against nk <= 8
+ * partners b0 .. b0+nk-1 (their counts from tb), a pair a vector: lanes
+ * 0..3 of x hold its four products, 4..8 the margins A1V A2V VV VB1 VB2
+ * (the counts less the missing-call counts mc, loaded into lanes 4..8),
+ * 9..15 zero; each cell is two terms less two, lanes picked by vpermd (15:
+ * zero), and the vector's 16 lanes are the table's n[0][0..8] and zeros
+ * for n[1][0..6].  The same integers as listed_derive(): both are
+ * arithmetic modulo 2^32 on the same terms. */
+static inline ES_TARGET_AVX512 __attribute__((always_inline)) void listed_derive8(
+    const uint64_t prod[4][8], const uint32_t (*ga)[3], const es_planes_tr_t *tb, uint32_t b, uint32_t nk,
+    const uint32_t (*mc)[5], es_table2_t *t)
+{
+    /* lanes 0..7 of r01 the eight pairs' X11, 8..15 their X12; r23: X21, X22 */
+    const __m512i r01 = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi64_epi32(_mm512_load_si512(prod[0]))),
+                                           _mm512_cvtepi64_epi32(_mm512_load_si512(prod[1])), 1);
+    const __m512i r23 = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi64_epi32(_mm512_load_si512(prod[2]))),
+                                           _mm512_cvtepi64_epi32(_mm512_load_si512(prod[3])), 1);
+    /* lanes 0..7: the partners' P1 counts (g >= 1), 8..15 their P2 counts */
+    const __m256i gb2 = _mm256_loadu_si256((const __m256i *)(tb->gc + (size_t)tb->stride + b));
+    const __m256i gb1 = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(tb->gc + b)), gb2);
+    const __m512i gbv = _mm512_inserti64x4(_mm512_castsi256_si512(gb1), gb2, 1);
+    /* the first variant's margins in lanes 4..6 */
+    const __m512i ka = _mm512_maskz_loadu_epi32(
+        0x0070, (const void *)((const uint32_t[16]){0, 0, 0, 0, ga[0][1] + ga[0][2], ga[0][2],
+                                                    ga[0][0] + ga[0][1] + ga[0][2]}));
+    const __m512i ip = _mm512_setr_epi32(0, 8, 16, 24, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    const __m512i ib = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0);
+    /* n = x[P1] + x[P2] - x[M1] - x[M2], cell by cell (derive()) */
+    const __m512i p1 = _mm512_setr_epi32(6, 7, 8, 4, 0, 1, 5, 2, 3, 15, 15, 15, 15, 15, 15, 15);
+    const __m512i p2 = _mm512_setr_epi32(0, 1, 15, 2, 3, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15);
+    const __m512i m1 = _mm512_setr_epi32(4, 8, 1, 5, 1, 3, 2, 3, 15, 15, 15, 15, 15, 15, 15, 15);
+    const __m512i m2 = _mm512_setr_epi32(7, 0, 15, 0, 2, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15);
+    for (uint32_t l = 0; l < nk; l++) {
+        const __m512i lv = _mm512_set1_epi32((int)l);
+        __m512i x = _mm512_maskz_permutex2var_epi32(0x000f, r01, _mm512_add_epi32(ip, lv), r23);
+        x = _mm512_add_epi32(x, ka);
+        x = _mm512_add_epi32(x, _mm512_maskz_permutexvar_epi32(0x0180, _mm512_add_epi32(ib, lv), gbv));
+        /* mc[l][0..4] into lanes 4..8 (the masked lanes are not read) */
+        x = _mm512_sub_epi32(x, _mm512_maskz_loadu_epi32(0x01f0, (const void *)(&mc[l][0] - 4)));
+        __m512i n = _mm512_add_epi32(_mm512_permutexvar_epi32(p1, x), _mm512_permutexvar_epi32(p2, x));
+        n = _mm512_sub_epi32(n, _mm512_add_epi32(_mm512_permutexvar_epi32(m1, x), _mm512_permutexvar_epi32(m2, x)));
+        _mm512_storeu_si512((void *)t[l].n[0], n); /* n[0][0..8], n[1][0..6] */
+        t[l].n[1][7] = t[l].n[1][8] = 0;
+    }
+}
+
 /* The same with the partners' planes side by side (tb, es_planes_tr_fill):
  * four first variants against eight partners a pass, each first variant's
  * word broadcast against one vector of the eight partners' words, so that
@@ -883,45 +929,38 @@ static ES_TARGET_AVX512 void listed_group_tr_avx512(const es_planes_t *pa, uint3
             __m512i z = _mm512_setzero_si512();
             __m512i s0 = z, s1 = z, s2 = z, s3 = z, t0 = z, t1 = z, t2 = z, t3 = z;
             __m512i r0 = z, r1 = z, r2 = z, r3 = z, q0 = z, q1 = z, q2 = z, q3 = z;
+            /* one first variant's word against the eight partners' (y1, y2) */
+#define TR_ACC(A, P1, P2)                                                                                     \
+    do {                                                                                                      \
+        __m512i e1 = _mm512_set1_epi64((long long)(P1)[i]), e2 = _mm512_set1_epi64((long long)(P2)[i]);      \
+        F_ACC(A##0, e1, y1);                                                                                  \
+        F_ACC(A##1, e1, y2);                                                                                  \
+        F_ACC(A##2, e2, y1);                                                                                  \
+        F_ACC(A##3, e2, y2);                                                                                  \
+    } while (0)
             for (size_t i = 0; i < nt; i++) {
                 const size_t w = off + i;
                 __m512i y1 = _mm512_loadu_si512((const void *)(c + w * st));
                 __m512i y2 = _mm512_loadu_si512((const void *)(c + p2 + w * st));
-                __m512i e1 = _mm512_set1_epi64((long long)u1[i]), e2 = _mm512_set1_epi64((long long)u2[i]);
-                F_ACC(s0, e1, y1);
-                F_ACC(s1, e1, y2);
-                F_ACC(s2, e2, y1);
-                F_ACC(s3, e2, y2);
-                e1 = _mm512_set1_epi64((long long)v1[i]), e2 = _mm512_set1_epi64((long long)v2[i]);
-                F_ACC(t0, e1, y1);
-                F_ACC(t1, e1, y2);
-                F_ACC(t2, e2, y1);
-                F_ACC(t3, e2, y2);
-                e1 = _mm512_set1_epi64((long long)w1[i]), e2 = _mm512_set1_epi64((long long)w2[i]);
-                F_ACC(r0, e1, y1);
-                F_ACC(r1, e1, y2);
-                F_ACC(r2, e2, y1);
-                F_ACC(r3, e2, y2);
-                e1 = _mm512_set1_epi64((long long)x1[i]), e2 = _mm512_set1_epi64((long long)x2[i]);
-                F_ACC(q0, e1, y1);
-                F_ACC(q1, e1, y2);
-                F_ACC(q2, e2, y1);
-                F_ACC(q3, e2, y2);
+                TR_ACC(s, u1, u2);
+                TR_ACC(t, v1, v2);
+                TR_ACC(r, w1, w2);
+                TR_ACC(q, x1, x2);
             }
-            _mm512_store_si512((void *)prod[0][0], s0), _mm512_store_si512((void *)prod[0][1], s1);
-            _mm512_store_si512((void *)prod[0][2], s2), _mm512_store_si512((void *)prod[0][3], s3);
-            _mm512_store_si512((void *)prod[1][0], t0), _mm512_store_si512((void *)prod[1][1], t1);
-            _mm512_store_si512((void *)prod[1][2], t2), _mm512_store_si512((void *)prod[1][3], t3);
-            _mm512_store_si512((void *)prod[2][0], r0), _mm512_store_si512((void *)prod[2][1], r1);
-            _mm512_store_si512((void *)prod[2][2], r2), _mm512_store_si512((void *)prod[2][3], r3);
-            _mm512_store_si512((void *)prod[3][0], q0), _mm512_store_si512((void *)prod[3][1], q1);
-            _mm512_store_si512((void *)prod[3][2], q2), _mm512_store_si512((void *)prod[3][3], q3);
+#undef TR_ACC
+#define TR_ST(j, A)                                                                                           \
+    do {                                                                                                      \
+        _mm512_store_si512((void *)prod[j][0], A##0), _mm512_store_si512((void *)prod[j][1], A##1);          \
+        _mm512_store_si512((void *)prod[j][2], A##2), _mm512_store_si512((void *)prod[j][3], A##3);          \
+    } while (0)
+            TR_ST(0, s);
+            TR_ST(1, t);
+            TR_ST(2, r);
+            TR_ST(3, q);
+#undef TR_ST
             for (uint32_t j = 0; j < ng; j++)
-                for (uint32_t l = 0; l < nk; l++) {
-                    const uint64_t p[4] = {prod[j][0][l], prod[j][1][l], prod[j][2][l], prod[j][3][l]};
-                    const size_t o = (size_t)(g + j) * stride + k0 + l;
-                    listed_derive(p, pa->gcount[a0 + g + j], pb->gcount[b0 + k0 + l], mc[o], &t[o]);
-                }
+                listed_derive8(prod[j], pa->gcount[a0 + g + j], tb, b0 + k0, nk, mc + (size_t)(g + j) * stride + k0,
+                               t + (size_t)(g + j) * stride + k0);
         }
     }
 }

@@ -31,6 +31,8 @@
 #include <time.h>
 
 #include "select.h"
+#include "../tu_planes.h"
+#include "../tu_rand.h"
 
 #if ES_CPU_X86
 #include <immintrin.h>
@@ -41,14 +43,6 @@ static double cpu_now(void)
     struct timespec t;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static uint64_t rng_next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
 }
 
 static volatile uint64_t sink;
@@ -73,61 +67,43 @@ static double clock_ghz(int rounds)
 #define CH24(M) M(0) M(1) M(2) M(3) M(4) M(5) M(6) M(7) M(8) M(9) M(10) M(11) \
     M(12) M(13) M(14) M(15) M(16) M(17) M(18) M(19) M(20) M(21) M(22) M(23)
 
-/* ns a vpdpbusd zmm, 24 independent accumulators */
-static __attribute__((target("avx512f,avx512bw,avx512vnni"))) double peak_vnni(int rounds)
-{
-    double best = 1e30;
-    for (int r = 0; r < rounds; r++) {
-        __m512i x = _mm512_set1_epi8(3), y = _mm512_set1_epi8(5);
-#define DECL(i) __m512i a##i = _mm512_set1_epi32(i);
-        CH24(DECL)
-#undef DECL
-        const long n = 2000000;
-        double t = cpu_now();
-        for (long k = 0; k < n; k++) {
-#define D(i) __asm__("vpdpbusd %2, %1, %0" : "+v"(a##i) : "v"(x), "v"(y));
-            CH24(D)
-#undef D
-            __asm__ volatile("" : "+v"(x));
-        }
-        t = cpu_now() - t;
-        __m512i s = a0;
-#define S(i) s = _mm512_add_epi32(s, a##i);
-        CH24(S)
-#undef S
-        sink += (uint64_t)_mm512_reduce_add_epi32(s);
-        if (t < best) best = t;
+/* PEAK(name, target, lane type of the sums, init, step): ns a step of 24
+ * independent accumulators a##i, best of rounds (x a constant the compiler
+ * must keep in a register) */
+#define PEAK(NAME, TARGET, INIT, STEP, SUM)                                                                      \
+    static __attribute__((target(TARGET))) double NAME(int rounds)                                               \
+    {                                                                                                            \
+        double best = 1e30;                                                                                      \
+        for (int r = 0; r < rounds; r++) {                                                                       \
+            __m512i x = _mm512_set1_epi8(3), y = _mm512_set1_epi8(5);                                            \
+            CH24(INIT)                                                                                           \
+            const long n = 2000000;                                                                              \
+            double t = cpu_now();                                                                                \
+            for (long k = 0; k < n; k++) {                                                                       \
+                CH24(STEP)                                                                                       \
+                __asm__ volatile("" : "+v"(x), "+v"(y));                                                         \
+            }                                                                                                    \
+            t = cpu_now() - t;                                                                                   \
+            __m512i s = a0;                                                                                      \
+            CH24(SUM)                                                                                            \
+            sink += (uint64_t)_mm512_reduce_add_epi64(s);                                                        \
+            if (t < best) best = t;                                                                              \
+        }                                                                                                        \
+        return best * 1e9 / (2000000.0 * 24);                                                                    \
     }
-    return best * 1e9 / (2000000.0 * 24);
-}
-
-/* ns a vpandq + vpopcntq + vpaddq, 24 independent accumulators */
-static __attribute__((target("avx512f,avx512vpopcntdq"))) double peak_popcnt(int rounds)
-{
-    double best = 1e30;
-    for (int r = 0; r < rounds; r++) {
-        __m512i x = _mm512_set1_epi64(0x5555);
-#define DECL(i) __m512i a##i = _mm512_set1_epi64(i);
-        CH24(DECL)
-#undef DECL
-        const long n = 2000000;
-        double t = cpu_now();
-        for (long k = 0; k < n; k++) {
-#define P(i) a##i = _mm512_add_epi64(a##i, _mm512_popcnt_epi64(_mm512_and_si512(x, a##i)));
-            CH24(P)
-#undef P
-            __asm__ volatile("" : "+v"(x));
-        }
-        t = cpu_now() - t;
-        __m512i s = a0;
-#define S(i) s = _mm512_add_epi64(s, a##i);
-        CH24(S)
-#undef S
-        sink += (uint64_t)_mm512_reduce_add_epi64(s);
-        if (t < best) best = t;
-    }
-    return best * 1e9 / (2000000.0 * 24);
-}
+#define INIT(i) __m512i a##i = _mm512_set1_epi64(i);
+#define SUM(i) s = _mm512_add_epi64(s, a##i);
+/* a vpdpbusd zmm (register operands, as dothi4_vnni's) */
+#define DP(i) __asm__("vpdpbusd %2, %1, %0" : "+v"(a##i) : "v"(x), "v"(y));
+/* a vpandq + vpopcntq + vpaddq (the and of the accumulator, so that no two chains share it) */
+#define PC(i) a##i = _mm512_add_epi64(a##i, _mm512_popcnt_epi64(_mm512_and_si512(x, a##i)));
+PEAK(peak_vnni, "avx512f,avx512bw,avx512vnni", INIT, DP, SUM)
+PEAK(peak_popcnt, "avx512f,avx512vpopcntdq", INIT, PC, SUM)
+#undef PEAK
+#undef INIT
+#undef SUM
+#undef DP
+#undef PC
 #undef CH24
 #endif
 
@@ -140,31 +116,22 @@ typedef struct {
 static int side_make(side_t *d, uint32_t m, uint32_t n, const es_qt_y_t *y, uint64_t seed)
 {
     memset(d, 0, sizeof *d);
-    uint32_t words = (n + 255) / 256 * 4;
-    d->pl.count = m;
-    d->pl.n_ctrl = n;
-    d->pl.w_ctrl = d->pl.words = words;
-    d->pl.n_planes = 3;
-    d->pl.planes = calloc((size_t)m * 3 * words, sizeof(uint64_t));
+    if (tu_planes_alloc(&d->pl, m, n)) return -1;
+    const uint32_t words = d->pl.words;
     d->pl.gcount = calloc(m, sizeof *d->pl.gcount);
-    if (!d->pl.planes || !d->pl.gcount) return -1;
+    if (!d->pl.gcount) return -1;
     for (uint32_t v = 0; v < m; v++) {
-        double maf = 0.05 + 0.4 * (double)(rng_next(&seed) % 1000) / 1000.0;
+        double maf = 0.05 + 0.4 * (double)(tu_rand(&seed) % 1000) / 1000.0;
         uint64_t *p = d->pl.planes + (size_t)v * 3 * words;
         for (uint32_t s = 0; s < n; s++) {
             unsigned g = 0;
-            if (rng_next(&seed) % 100 == 0) {
+            if (tu_rand(&seed) % 100 == 0) {
                 g = 3;
             } else {
-                for (int k = 0; k < 2; k++) g += (double)(rng_next(&seed) % 100000) / 100000.0 < maf;
+                for (int k = 0; k < 2; k++) g += (double)(tu_rand(&seed) % 100000) / 100000.0 < maf;
                 d->pl.gcount[v][0][g]++;
             }
-            uint64_t bit = (uint64_t)1 << (s % 64);
-            if (g != 3) {
-                p[2 * words + s / 64] |= bit;
-                if (g >= 1) p[s / 64] |= bit;
-                if (g == 2) p[words + s / 64] |= bit;
-            }
+            tu_plane_set(p, words, s, g);
         }
     }
     return es_qt_block_fill(&d->blk, &d->pl, 0, m, y, 0);
@@ -273,8 +240,8 @@ int main(int argc, char **argv)
     if (!y.q || !y.q2 || !y.yd) return 1;
     uint64_t seed = 21;
     for (uint32_t s = 0; s < n; s++) {
-        y.q[s] = rng_next(&seed) >> (64 - ES_QT_BITS);
-        y.q2[s] = rng_next(&seed) >> (64 - ES_QT_BITS);
+        y.q[s] = tu_rand(&seed) >> (64 - ES_QT_BITS);
+        y.q2[s] = tu_rand(&seed) >> (64 - ES_QT_BITS);
         y.yd[s] = (double)y.q[s];
     }
     side_t A, B;

@@ -856,8 +856,8 @@ static ES_TARGET_AVX512 void listed_group_avx512(const es_planes_t *pa, uint32_t
 
 /* listed_derive() of one first variant (genotype counts ga) against nk <= 8
  * partners b0 .. b0+nk-1 (their counts from tb), a pair a vector: lanes
- * 0..3 of x hold its four products, 4..8 the margins A1V A2V VV VB1 VB2
- * (the counts less the missing-call counts mc, loaded into lanes 4..8),
+ * 0..4 of x hold the margins A1V A2V VV VB1 VB2 (the counts less the
+ * missing-call counts mc, loaded into lanes 0..4), 5..8 its four products,
  * 9..15 zero; each cell is two terms less two, lanes picked by vpermd (15:
  * zero), and the vector's 16 lanes are the table's n[0][0..8] and zeros
  * for n[1][0..6].  The same integers as listed_derive(): both are
@@ -875,24 +875,22 @@ static inline ES_TARGET_AVX512 __attribute__((always_inline)) void listed_derive
     const __m256i gb2 = _mm256_loadu_si256((const __m256i *)(tb->gc + (size_t)tb->stride + b));
     const __m256i gb1 = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(tb->gc + b)), gb2);
     const __m512i gbv = _mm512_inserti64x4(_mm512_castsi256_si512(gb1), gb2, 1);
-    /* the first variant's margins in lanes 4..6 */
-    const __m512i ka = _mm512_maskz_loadu_epi32(
-        0x0070, (const void *)((const uint32_t[16]){0, 0, 0, 0, ga[0][1] + ga[0][2], ga[0][2],
-                                                    ga[0][0] + ga[0][1] + ga[0][2]}));
-    const __m512i ip = _mm512_setr_epi32(0, 8, 16, 24, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
-    const __m512i ib = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0);
+    /* the first variant's margins in lanes 0..2 */
+    const uint32_t ka3[3] = {ga[0][1] + ga[0][2], ga[0][2], ga[0][0] + ga[0][1] + ga[0][2]};
+    const __m512i ka = _mm512_maskz_loadu_epi32(0x0007, (const void *)ka3);
+    const __m512i ip = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 8, 16, 24, 0, 0, 0, 0, 0, 0, 0);
+    const __m512i ib = _mm512_setr_epi32(0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
     /* n = x[P1] + x[P2] - x[M1] - x[M2], cell by cell (derive()) */
-    const __m512i p1 = _mm512_setr_epi32(6, 7, 8, 4, 0, 1, 5, 2, 3, 15, 15, 15, 15, 15, 15, 15);
-    const __m512i p2 = _mm512_setr_epi32(0, 1, 15, 2, 3, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15);
-    const __m512i m1 = _mm512_setr_epi32(4, 8, 1, 5, 1, 3, 2, 3, 15, 15, 15, 15, 15, 15, 15, 15);
-    const __m512i m2 = _mm512_setr_epi32(7, 0, 15, 0, 2, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15);
+    const __m512i p1 = _mm512_setr_epi32(2, 3, 4, 0, 5, 6, 1, 7, 8, 15, 15, 15, 15, 15, 15, 15);
+    const __m512i p2 = _mm512_setr_epi32(5, 6, 15, 7, 8, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15);
+    const __m512i m1 = _mm512_setr_epi32(0, 4, 6, 1, 6, 8, 7, 8, 15, 15, 15, 15, 15, 15, 15, 15);
+    const __m512i m2 = _mm512_setr_epi32(3, 5, 15, 5, 7, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15);
     for (uint32_t l = 0; l < nk; l++) {
         const __m512i lv = _mm512_set1_epi32((int)l);
-        __m512i x = _mm512_maskz_permutex2var_epi32(0x000f, r01, _mm512_add_epi32(ip, lv), r23);
+        __m512i x = _mm512_maskz_permutex2var_epi32(0x01e0, r01, _mm512_add_epi32(ip, lv), r23);
         x = _mm512_add_epi32(x, ka);
-        x = _mm512_add_epi32(x, _mm512_maskz_permutexvar_epi32(0x0180, _mm512_add_epi32(ib, lv), gbv));
-        /* mc[l][0..4] into lanes 4..8 (the masked lanes are not read) */
-        x = _mm512_sub_epi32(x, _mm512_maskz_loadu_epi32(0x01f0, (const void *)(&mc[l][0] - 4)));
+        x = _mm512_add_epi32(x, _mm512_maskz_permutexvar_epi32(0x0018, _mm512_add_epi32(ib, lv), gbv));
+        x = _mm512_sub_epi32(x, _mm512_maskz_loadu_epi32(0x001f, (const void *)mc[l]));
         __m512i n = _mm512_add_epi32(_mm512_permutexvar_epi32(p1, x), _mm512_permutexvar_epi32(p2, x));
         n = _mm512_sub_epi32(n, _mm512_add_epi32(_mm512_permutexvar_epi32(m1, x), _mm512_permutexvar_epi32(m2, x)));
         _mm512_storeu_si512((void *)t[l].n[0], n); /* n[0][0..8], n[1][0..6] */

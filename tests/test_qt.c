@@ -23,6 +23,7 @@
 
 #include "select.h"
 #include "testutil.h"
+#include "tu_planes.h"
 
 typedef struct {
     es_planes_t pl;
@@ -37,14 +38,9 @@ static void fake_make(fake_t *f, uint32_t m, uint32_t n, double miss, uint64_t s
     memset(f, 0, sizeof *f);
     f->m = m;
     f->n = n;
-    uint32_t words = (n + 255) / 256 * 4;
-    f->pl.count = m;
-    f->pl.n_ctrl = n;
-    f->pl.w_ctrl = f->pl.words = words;
-    f->pl.n_planes = 3;
-    f->pl.planes = calloc((size_t)m * 3 * words, sizeof(uint64_t));
+    assert_int_equal(tu_planes_alloc(&f->pl, m, n), 0);
+    const uint32_t words = f->pl.words;
     f->g = malloc((size_t)m * n);
-    assert_non_null(f->pl.planes);
     assert_non_null(f->g);
     for (uint32_t v = 0; v < m; v++) {
         double maf = 0.05 + 0.4 * (double)(tu_rand(&rng) >> 11) / 9007199254740992.0;
@@ -56,13 +52,7 @@ static void fake_make(fake_t *f, uint32_t m, uint32_t n, double miss, uint64_t s
             else
                 for (int k = 0; k < 2; k++) g += (double)(tu_rand(&rng) >> 11) / 9007199254740992.0 < maf;
             f->g[(size_t)v * n + s] = g;
-            uint64_t *p = f->pl.planes + (size_t)v * 3 * words;
-            uint64_t bit = (uint64_t)1 << (s % 64);
-            if (g != 3) {
-                p[2 * words + s / 64] |= bit;
-                if (g >= 1) p[s / 64] |= bit;
-                if (g == 2) p[words + s / 64] |= bit;
-            }
+            tu_plane_set(f->pl.planes + (size_t)v * 3 * words, words, s, g);
         }
     }
     f->y.slots = words * 64;
@@ -226,9 +216,14 @@ static void check_group(double miss, uint32_t n, uint64_t seed, int extreme)
     int64_t *hi = malloc(ES_QT_GROUP * st * sizeof *hi), *hs = malloc(ES_QT_GROUP * st * sizeof *hs);
     es_qt_sums_t *sg = malloc(ES_QT_GROUP * st * sizeof *sg);
     uint32_t(*mc)[5] = malloc(ES_QT_GROUP * st * sizeof *mc);
-    es_table2_t *tg = malloc(ES_QT_GROUP * st * sizeof *tg);
-    assert_true(hi && hs && sg && mc && tg);
+    es_table2_t *tg = malloc(ES_QT_GROUP * st * sizeof *tg), *th = malloc(ES_QT_GROUP * st * sizeof *th);
+    assert_true(hi && hs && sg && mc && tg && th);
     const es_popcount_impl_t *impls[2] = {es_popcount_best(), &es_popcount_scalar};
+    /* the partners' planes side by side: the table from them (eight
+     * partners a vector with AVX-512) and from the planes themselves */
+    es_planes_tr_t tr;
+    memset(&tr, 0, sizeof tr);
+    assert_int_equal(es_planes_tr_fill(&tr, &f.pl), ES_OK);
     for (int scalar = 0; scalar < 2; scalar++) {
         es_qt_scratch_t sc;
         memset(&sc, 0, sizeof sc);
@@ -238,7 +233,8 @@ static void check_group(double miss, uint32_t n, uint64_t seed, int extreme)
             es_qt_dothi_group(&blk, a0, na, &blk, b0, nb, hi, st, scalar);
             es_qt_dothi_group(&blk, a0, na, &blk, b0, nb, hs, st, 1);
             es_qt_sums_group(&blk, a0, na, &blk, b0, nb, &f.y, &sc, hi, sg, mc, st, scalar);
-            es_count_group_listed(impls[scalar], &f.pl, a0, na, &f.pl, b0, nb, (const uint32_t(*)[5])mc, st, tg);
+            es_count_group_listed(impls[scalar], &f.pl, a0, na, &f.pl, &tr, b0, nb, (const uint32_t(*)[5])mc, st, tg);
+            es_count_group_listed(impls[scalar], &f.pl, a0, na, &f.pl, NULL, b0, nb, (const uint32_t(*)[5])mc, st, th);
             for (uint32_t g = 0; g < na; g++) {
                 es_qt_sums_t h[64];
                 es_qt_sums_run_hi(&blk, a0 + g, &blk, b0, nb, &f.y, &sc, h, 1);
@@ -255,6 +251,7 @@ static void check_group(double miss, uint32_t n, uint64_t seed, int extreme)
                     es_table2_t t;
                     tab_of(&f, a0 + g, b0 + k, &t);
                     assert_memory_equal(&tg[o], &t, sizeof t);
+                    assert_memory_equal(&th[o], &t, sizeof t);
                 }
             }
         }
@@ -265,6 +262,8 @@ static void check_group(double miss, uint32_t n, uint64_t seed, int extreme)
     free(sg);
     free(mc);
     free(tg);
+    free(th);
+    es_planes_tr_free(&tr);
     free(f.pl.gcount);
     f.pl.gcount = NULL;
     es_qt_block_free(&blk);

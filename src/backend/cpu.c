@@ -197,8 +197,56 @@ static void cpu_run_linear(es_scan_ctx_t *ctx, es_worker_t *w, cpu_qt_t *q, cons
     es_worker_count_pruned(ctx, w, i, j0, nb, pr);
 }
 
+/* ES_QT_GROUP first variants at once (a0 .. a0 + na - 1 of tile block bi)
+ * against a run of partners (r0 .. r0 + nr - 1 of bj): the bound's dot
+ * products (each partner's row read once for four of them) and the
+ * phenotype sums (a partner's missing calls matched against eight of them a
+ * vector); then each first variant's table, bound and fits */
+static void cpu_group_linear(es_scan_ctx_t *ctx, es_worker_t *w, const es_popcount_impl_t *impl, cpu_qt_t *q,
+                             const es_planes_tr_t *tb, const es_qt_block_t *A, const es_qt_block_t *B, uint32_t a0,
+                             uint32_t na, uint32_t r0, uint32_t nr, uint32_t bi, uint32_t bj)
+{
+    const es_planes_t *pa = &ctx->blocks[bi], *pb = &ctx->blocks[bj];
+    const int diag = bi == bj, listed = ctx->qt->slots < ES_QT_LISTED_SLOTS;
+    es_table2_t t[CPU_RUN];
+    es_qt_sums_t s[CPU_RUN];
+    es_qt_dothi_group(A, a0, na, B, r0, nr, q->hig, CPU_RUN, 0);
+    if (listed) {
+        es_qt_sums_group(A, a0, na, B, r0, nr, ctx->qt, &q->sc, q->hig, q->sg, q->mcg, CPU_RUN, 0);
+        es_count_group_listed(impl, pa, a0, na, pb, tb, r0, nr, (const uint32_t(*)[5])q->mcg, CPU_RUN, q->tg);
+    }
+    for (uint32_t g = 0; g < na; g++) {
+        uint32_t a = a0 + g, b0 = diag && a + 1 > r0 ? a + 1 : r0, nb = r0 + nr - b0;
+        if (b0 >= r0 + nr) continue;
+        size_t o = (size_t)g * CPU_RUN + (b0 - r0);
+        es_qt_sums_t *sa = s;
+        const es_table2_t *ta = t;
+        if (listed) { /* the table from the sums' matching of missing calls */
+            sa = q->sg + o;
+            ta = q->tg + o;
+        } else {
+            es_count_block(impl, pa, a, pb, b0, nb, t);
+            es_qt_sums_run_listed(A, a, B, b0, nb, ctx->qt, &q->sc, s, NULL, q->hig + o, 0);
+        }
+        cpu_run_linear(ctx, w, q, A, a, B, b0, nb, pa->first + a, pb->first + b0, ta, sa);
+    }
+}
+
+/* Partners a chunk of the pruned linear scan: their rows of b (len bytes)
+ * and two planes (len / 4 bytes) in about 1 MiB, half this CPU's L2 (the
+ * rest for the first variants' rows, codes and the other kernels' data),
+ * a whole number of runs and at least two.  EPISTREAM_QT_CHUNK=N sets it
+ * (tests: chunks that split runs; any N >= 1 gives the same outputs). */
+static uint32_t qt_chunk(size_t len)
+{
+    const char *env = es_env_variant("EPISTREAM_QT_CHUNK");
+    if (env && atol(env) >= 1) return atol(env) < (1l << 20) ? (uint32_t)atol(env) : (1u << 20);
+    size_t c = ((size_t)1 << 20) / (len + len / 4 + 1) / CPU_RUN * CPU_RUN;
+    return (uint32_t)(c < 2 * CPU_RUN ? 2 * CPU_RUN : c > (1u << 20) ? (1u << 20) : c);
+}
+
 static void cpu_tile_qt(es_scan_ctx_t *ctx, es_worker_t *w, const es_popcount_impl_t *impl, cpu_qt_t *q,
-                        uint32_t bi, uint32_t bj)
+                        es_planes_tr_t *tr, uint32_t bi, uint32_t bj)
 {
     const es_planes_t *pa = &ctx->blocks[bi], *pb = &ctx->blocks[bj];
     const es_qt_block_t *A = qt_side(ctx, q, bi, 0, bj);
@@ -207,36 +255,29 @@ static void cpu_tile_qt(es_scan_ctx_t *ctx, es_worker_t *w, const es_popcount_im
     es_table2_t t[CPU_RUN];
     es_qt_sums_t s[CPU_RUN];
     if (ctx->stat == ES_STAT_LINEAR && q->bound) {
-        /* ES_QT_GROUP first variants at once against a run of partners:
-         * the bound's dot products (each partner's row read once for four
-         * of them) and the phenotype sums (a partner's missing calls
-         * matched against eight of them a vector); then each first
-         * variant's table, bound and fits */
-        const int diag = bi == bj, listed = ctx->qt->slots < ES_QT_LISTED_SLOTS;
-        for (uint32_t a0 = 0; a0 < pa->count; a0 += ES_QT_GROUP) {
-            uint32_t na = pa->count - a0 < ES_QT_GROUP ? pa->count - a0 : ES_QT_GROUP;
-            for (uint32_t r0 = diag ? a0 + 1 : 0; r0 < pb->count; r0 += CPU_RUN) {
-                uint32_t nr = pb->count - r0 < CPU_RUN ? pb->count - r0 : CPU_RUN;
-                es_qt_dothi_group(A, a0, na, B, r0, nr, q->hig, CPU_RUN, 0);
-                if (listed) {
-                    es_qt_sums_group(A, a0, na, B, r0, nr, ctx->qt, &q->sc, q->hig, q->sg, q->mcg, CPU_RUN, 0);
-                    es_count_group_listed(impl, pa, a0, na, pb, r0, nr, (const uint32_t(*)[5])q->mcg, CPU_RUN, q->tg);
-                }
-                for (uint32_t g = 0; g < na; g++) {
-                    uint32_t a = a0 + g, b0 = diag && a + 1 > r0 ? a + 1 : r0, nb = r0 + nr - b0;
-                    if (b0 >= r0 + nr) continue;
-                    size_t o = (size_t)g * CPU_RUN + (b0 - r0);
-                    es_qt_sums_t *sa = s;
-                    const es_table2_t *ta = t;
-                    if (listed) { /* the table from the sums' matching of missing calls */
-                        sa = q->sg + o;
-                        ta = q->tg + o;
-                    } else {
-                        es_count_block(impl, pa, a, pb, b0, nb, t);
-                        es_qt_sums_run_listed(A, a, B, b0, nb, ctx->qt, &q->sc, s, NULL, q->hig + o, 0);
-                    }
-                    cpu_run_linear(ctx, w, q, A, a, B, b0, nb, pa->first + a, pb->first + b0, ta, sa);
-                }
+        /* groups of first variants against runs of partners
+         * (cpu_group_linear). */
+        const int diag = bi == bj;
+        /* the partners' planes side by side for the table's products (as
+         * cpu_tile's es_count_run; without memory for them, their own) */
+        const es_planes_tr_t *tb = NULL;
+        if (ctx->qt->slots < ES_QT_LISTED_SLOTS && es_count_run_uses_tr(impl) &&
+            (tr->of == pb || es_planes_tr_fill(tr, pb) == ES_OK))
+            tb = tr;
+        /* The partners in chunks that stay in L2 while every group of the
+         * tile meets them: a group reads each partner's row (len bytes)
+         * and planes once, so a tile of about 700 partners streamed them
+         * from L3 for every group, which held the dot products at half
+         * their rate (doc/BENCHMARKS.md, "the kernels to this CPU's
+         * peak").  The first variants' rows are read once a chunk. */
+        const uint32_t chunk = qt_chunk(A->len);
+        for (uint32_t c0 = 0; c0 < pb->count; c0 += chunk) {
+            const uint32_t c1 = pb->count - c0 < chunk ? pb->count : c0 + chunk;
+            for (uint32_t a0 = 0; a0 < pa->count && !(diag && a0 + 1 >= c1); a0 += ES_QT_GROUP) {
+                uint32_t na = pa->count - a0 < ES_QT_GROUP ? pa->count - a0 : ES_QT_GROUP;
+                for (uint32_t r0 = diag && a0 + 1 > c0 ? a0 + 1 : c0; r0 < c1; r0 += CPU_RUN)
+                    cpu_group_linear(ctx, w, impl, q, tb, A, B, a0, na, r0, c1 - r0 < CPU_RUN ? c1 - r0 : CPU_RUN,
+                                     bi, bj);
             }
         }
         return;
@@ -298,7 +339,7 @@ static int cpu_run(es_scan_ctx_t *ctx)
         } else {
             uint32_t bi, bj;
             while (es_ctx_next_tile(ctx, &w, &bi, &bj) == 0) {
-                if (ctx->qt) cpu_tile_qt(ctx, &w, impl, &q, bi, bj);
+                if (ctx->qt) cpu_tile_qt(ctx, &w, impl, &q, &tr, bi, bj);
                 else cpu_tile(ctx, &w, impl, &tr, bi, bj);
                 if (es_ctx_tile_done(ctx, &w)) break;
             }

@@ -854,16 +854,130 @@ static ES_TARGET_AVX512 void listed_group_avx512(const es_planes_t *pa, uint32_t
     }
 }
 
+/* listed_derive() of one first variant (genotype counts ga) against nk <= 8
+ * partners b0 .. b0+nk-1 (their counts from tb), a pair a vector: lanes
+ * 0..4 of x hold the margins A1V A2V VV VB1 VB2 (the counts less the
+ * missing-call counts mc, loaded into lanes 0..4), 5..8 its four products,
+ * 9..15 zero; each cell is two terms less two, lanes picked by vpermd (15:
+ * zero), and the vector's 16 lanes are the table's n[0][0..8] and zeros
+ * for n[1][0..6].  The same integers as listed_derive(): both are
+ * arithmetic modulo 2^32 on the same terms. */
+static inline ES_TARGET_AVX512 __attribute__((always_inline)) void listed_derive8(
+    const uint64_t prod[4][8], const uint32_t (*ga)[3], const es_planes_tr_t *tb, uint32_t b, uint32_t nk,
+    const uint32_t (*mc)[5], es_table2_t *t)
+{
+    /* lanes 0..7 of r01 the eight pairs' X11, 8..15 their X12; r23: X21, X22 */
+    const __m512i r01 = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi64_epi32(_mm512_load_si512(prod[0]))),
+                                           _mm512_cvtepi64_epi32(_mm512_load_si512(prod[1])), 1);
+    const __m512i r23 = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi64_epi32(_mm512_load_si512(prod[2]))),
+                                           _mm512_cvtepi64_epi32(_mm512_load_si512(prod[3])), 1);
+    /* lanes 0..7: the partners' P1 counts (g >= 1), 8..15 their P2 counts */
+    const __m256i gb2 = _mm256_loadu_si256((const __m256i *)(tb->gc + (size_t)tb->stride + b));
+    const __m256i gb1 = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(tb->gc + b)), gb2);
+    const __m512i gbv = _mm512_inserti64x4(_mm512_castsi256_si512(gb1), gb2, 1);
+    /* the first variant's margins in lanes 0..2 */
+    const uint32_t ka3[3] = {ga[0][1] + ga[0][2], ga[0][2], ga[0][0] + ga[0][1] + ga[0][2]};
+    const __m512i ka = _mm512_maskz_loadu_epi32(0x0007, (const void *)ka3);
+    const __m512i ip = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 8, 16, 24, 0, 0, 0, 0, 0, 0, 0);
+    const __m512i ib = _mm512_setr_epi32(0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    /* n = x[P1] + x[P2] - x[M1] - x[M2], cell by cell (derive()) */
+    const __m512i p1 = _mm512_setr_epi32(2, 3, 4, 0, 5, 6, 1, 7, 8, 15, 15, 15, 15, 15, 15, 15);
+    const __m512i p2 = _mm512_setr_epi32(5, 6, 15, 7, 8, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15);
+    const __m512i m1 = _mm512_setr_epi32(0, 4, 6, 1, 6, 8, 7, 8, 15, 15, 15, 15, 15, 15, 15, 15);
+    const __m512i m2 = _mm512_setr_epi32(3, 5, 15, 5, 7, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15);
+    for (uint32_t l = 0; l < nk; l++) {
+        const __m512i lv = _mm512_set1_epi32((int)l);
+        __m512i x = _mm512_maskz_permutex2var_epi32(0x01e0, r01, _mm512_add_epi32(ip, lv), r23);
+        x = _mm512_add_epi32(x, ka);
+        x = _mm512_add_epi32(x, _mm512_maskz_permutexvar_epi32(0x0018, _mm512_add_epi32(ib, lv), gbv));
+        x = _mm512_sub_epi32(x, _mm512_maskz_loadu_epi32(0x001f, (const void *)mc[l]));
+        __m512i n = _mm512_add_epi32(_mm512_permutexvar_epi32(p1, x), _mm512_permutexvar_epi32(p2, x));
+        n = _mm512_sub_epi32(n, _mm512_add_epi32(_mm512_permutexvar_epi32(m1, x), _mm512_permutexvar_epi32(m2, x)));
+        _mm512_storeu_si512((void *)t[l].n[0], n); /* n[0][0..8], n[1][0..6] */
+        t[l].n[1][7] = t[l].n[1][8] = 0;
+    }
+}
+
+/* The same with the partners' planes side by side (tb, es_planes_tr_fill):
+ * four first variants against eight partners a pass, each first variant's
+ * word broadcast against one vector of the eight partners' words, so that
+ * lane l sums pair l's product and no horizontal sum is needed (the one
+ * above spends about as long in its sums as in its 16 AND + popcount a pair
+ * at 2,048 samples).  16 accumulators, two vector loads and eight
+ * broadcasts (load-port only) a word: the triples alone bound it. */
+static ES_TARGET_AVX512 void listed_group_tr_avx512(const es_planes_t *pa, uint32_t a0, uint32_t na,
+                                                    const es_planes_t *pb, const es_planes_tr_t *tb, uint32_t b0,
+                                                    uint32_t nb, const uint32_t (*mc)[5], size_t stride,
+                                                    es_table2_t *t)
+{
+    const size_t off = pa->w_case, nt = class_words(pa->n_ctrl), st = tb->stride, p2 = (size_t)tb->words * st;
+    _Alignas(64) uint64_t prod[4][4][8]; /* [first variant][product][partner] */
+    for (uint32_t k0 = 0; k0 < nb; k0 += 8) {
+        /* columns past the block's last variant are zero (es_planes_tr_fill) */
+        const uint64_t *c = tb->w + b0 + k0;
+        const uint32_t nk = nb - k0 < 8 ? nb - k0 : 8;
+        for (uint32_t g = 0; g < na; g += 4) {
+            const uint32_t ng = na - g < 4 ? na - g : 4;
+            /* first variants past na repeat the last (computed, not kept) */
+            const uint64_t *u1 = es_plane(pa, a0 + g, 0) + off, *u2 = es_plane(pa, a0 + g, 1) + off;
+            const uint64_t *v1 = es_plane(pa, a0 + g + (ng > 1), 0) + off, *v2 = es_plane(pa, a0 + g + (ng > 1), 1) + off;
+            const uint64_t *w1 = es_plane(pa, a0 + g + (ng > 2 ? 2 : ng - 1), 0) + off;
+            const uint64_t *w2 = es_plane(pa, a0 + g + (ng > 2 ? 2 : ng - 1), 1) + off;
+            const uint64_t *x1 = es_plane(pa, a0 + g + ng - 1, 0) + off, *x2 = es_plane(pa, a0 + g + ng - 1, 1) + off;
+            __m512i z = _mm512_setzero_si512();
+            __m512i s0 = z, s1 = z, s2 = z, s3 = z, t0 = z, t1 = z, t2 = z, t3 = z;
+            __m512i r0 = z, r1 = z, r2 = z, r3 = z, q0 = z, q1 = z, q2 = z, q3 = z;
+            /* one first variant's word against the eight partners' (y1, y2) */
+#define TR_ACC(A, P1, P2)                                                                                     \
+    do {                                                                                                      \
+        __m512i e1 = _mm512_set1_epi64((long long)(P1)[i]), e2 = _mm512_set1_epi64((long long)(P2)[i]);      \
+        F_ACC(A##0, e1, y1);                                                                                  \
+        F_ACC(A##1, e1, y2);                                                                                  \
+        F_ACC(A##2, e2, y1);                                                                                  \
+        F_ACC(A##3, e2, y2);                                                                                  \
+    } while (0)
+            for (size_t i = 0; i < nt; i++) {
+                const size_t w = off + i;
+                __m512i y1 = _mm512_loadu_si512((const void *)(c + w * st));
+                __m512i y2 = _mm512_loadu_si512((const void *)(c + p2 + w * st));
+                TR_ACC(s, u1, u2);
+                TR_ACC(t, v1, v2);
+                TR_ACC(r, w1, w2);
+                TR_ACC(q, x1, x2);
+            }
+#undef TR_ACC
+#define TR_ST(j, A)                                                                                           \
+    do {                                                                                                      \
+        _mm512_store_si512((void *)prod[j][0], A##0), _mm512_store_si512((void *)prod[j][1], A##1);          \
+        _mm512_store_si512((void *)prod[j][2], A##2), _mm512_store_si512((void *)prod[j][3], A##3);          \
+    } while (0)
+            TR_ST(0, s);
+            TR_ST(1, t);
+            TR_ST(2, r);
+            TR_ST(3, q);
+#undef TR_ST
+            for (uint32_t j = 0; j < ng; j++)
+                listed_derive8(prod[j], pa->gcount[a0 + g + j], tb, b0 + k0, nk, mc + (size_t)(g + j) * stride + k0,
+                               t + (size_t)(g + j) * stride + k0);
+        }
+    }
+}
+
 void es_count_group_listed(const es_popcount_impl_t *impl, const es_planes_t *pa, uint32_t a0, uint32_t na,
-                           const es_planes_t *pb, uint32_t b0, uint32_t nb, const uint32_t (*mc)[5], size_t stride,
-                           es_table2_t *t)
+                           const es_planes_t *pb, const es_planes_tr_t *tb, uint32_t b0, uint32_t nb,
+                           const uint32_t (*mc)[5], size_t stride, es_table2_t *t)
 {
 #if ES_CPU_X86
     pthread_once(&fused_once, fused_init);
     if (impl == fused_impl && !pa->n_case) {
-        listed_group_avx512(pa, a0, na, pb, b0, nb, mc, stride, t);
+        if (tb && tb->of == pb)
+            listed_group_tr_avx512(pa, a0, na, pb, tb, b0, nb, mc, stride, t);
+        else
+            listed_group_avx512(pa, a0, na, pb, b0, nb, mc, stride, t);
         return;
     }
+#else
+    (void)tb;
 #endif
     for (uint32_t g = 0; g < na; g++)
         es_count_block_listed(impl, pa, a0 + g, pb, b0, nb, mc + g * stride, t + g * stride);

@@ -73,14 +73,6 @@ void es_count_block_listed(const es_popcount_impl_t *impl, const es_planes_t *pa
                            const es_planes_t *pb, uint32_t b0, uint32_t nb, const uint32_t (*mc)[5],
                            es_table2_t *t);
 
-/** es_count_block_listed() of first variants a0 .. a0+na-1 against b0 ..
- *  b0+nb-1: t[g * stride + k] the table of pair (a0 + g, b0 + k), from
- *  mc[g * stride + k] (es_qt_sums_group()'s layout); each partner's planes
- *  are read once for the group. */
-void es_count_group_listed(const es_popcount_impl_t *impl, const es_planes_t *pa, uint32_t a0, uint32_t na,
-                           const es_planes_t *pb, uint32_t b0, uint32_t nb, const uint32_t (*mc)[5], size_t stride,
-                           es_table2_t *t);
-
 /** Pairs of one es_count_run() at most (the CPU scan's run of partners). */
 #define ES_RUN2 64
 
@@ -111,6 +103,18 @@ typedef struct {
 int es_planes_tr_fill(es_planes_tr_t *t, const es_planes_t *pl);
 /** Free t's buffer (the struct itself is the caller's). */
 void es_planes_tr_free(es_planes_tr_t *t);
+
+/** es_count_block_listed() of first variants a0 .. a0+na-1 against b0 ..
+ *  b0+nb-1: t[g * stride + k] the table of pair (a0 + g, b0 + k), from
+ *  mc[g * stride + k] (es_qt_sums_group()'s layout); each partner's planes
+ *  are read once for the group.  tb: pb's planes side by side
+ *  (es_planes_tr_fill(), read when tb->of == pb; else, or NULL, pb's own),
+ *  which lets AVX-512 count eight partners a vector with no horizontal
+ *  sums; the tables are the same. */
+void es_count_group_listed(const es_popcount_impl_t *impl, const es_planes_t *pa, uint32_t a0, uint32_t na,
+                           const es_planes_t *pb, const es_planes_tr_t *tb, uint32_t b0, uint32_t nb,
+                           const uint32_t (*mc)[5], size_t stride, es_table2_t *t);
+
 /** @return 1 if es_count_run() with impl reads a side-by-side layout
  *  (AVX-512), 0 if it would ignore one. */
 int es_count_run_uses_tr(const es_popcount_impl_t *impl);

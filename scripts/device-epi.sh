@@ -12,30 +12,22 @@
 #             --import-source), and on the main loop alone (bench_gpu's feed
 #             kernel k_feed, 16,384^2 pairs); the reports and their source
 #             pages (CSV) go to $OUT
-#   tests:    test_gpu || gpu_cli.sh, test_screen (bytes against the CPU)
+#   check:    tests and sanitize side by side
+#   tests:    test_gpu || gpu_cli.sh, test_screen, test_wgmma (bytes against the CPU)
 #   sanitize: compute-sanitizer memcheck and racecheck, a small boost scan,
 #             wgmma and mma kernels, both paths; outputs against the CPU's
-#   kern:     epistream scan --verbose, the two paths alternated: kernel
-#             seconds per tile, candidates; outputs compared
-#   bench:    bench_gpu -e EPISTREAM_GPU_EPILOGUE=1 (each scan the old way, then the new)
-#   ncu:      the prof tile with the usual sections, both paths
-#   e2e:      1,000,000 variants x 10,000 samples, boost, top 1000, both paths
-#   KERN_NM="1024:262144 8192:262144" KERN_S="boost chi2" KERN_REP=2 BENCH_N=1024,8192
-#   BENCH_M=262144 BENCH_S=boost,chi2 E2E_PATHS="new old"
+#   kern, bench, ncu, e2e: scripts/device-fit.sh's parts with
+#             SWITCH=EPISTREAM_GPU_EPILOGUE (paths main, old, new alternated;
+#             bench_gpu -e EPISTREAM_GPU_EPILOGUE=1; ncu of the prof tile with
+#             the usual sections; 1,000,000 x 10,000 end to end)
+#   paths: new (the default), old (EPISTREAM_GPU_EPILOGUE=1), main (main's build)
+#   KERN_NM="1024:262144 8192:262144" KERN_S="boost chi2" KERN_REP=2 KERN_PATHS="main old new"
+#   BENCH_N=1024,8192 BENCH_M=262144 BENCH_S=boost,chi2 E2E_PATHS="new main" NCU_PATHS="new"
+#   SAN="memcheck:wgmma:new memcheck:wgmma:old memcheck:mma:new racecheck:wgmma:new"
 set -u
 . "$(dirname "$0")/device-env.sh"
 PARTS=${PARTS:-tests sanitize kern bench ncu e2e}
 T=${TMPDIR:-/tmp}
-t0=$(date +%s)
-stamp() { echo "   [$(($(date +%s) - t0)) s]"; }
-wd() { # wd SECONDS cmd...: the command, killed when it overruns
-    s=$1
-    shift
-    timeout -k 5 "$s" "$@"
-    r=$?
-    { [ $r = 124 ] || [ $r = 137 ]; } && echo "WATCHDOG: $* ran past ${s}s"
-    return $r
-}
 # path name -> EPISTREAM_GPU_EPILOGUE value
 ep() { [ "$1" = old ] && echo 1 || echo 0; }
 # the profiled tile: three blocks of 8,192; launches 0-5 are the diagonal
@@ -80,95 +72,44 @@ for part in $PARTS; do
         ncu -i "$O/feed.ncu-rep" --page source --csv --print-source sass >"$O/feed.sass.csv" 2>/dev/null ||
             ncu -i "$O/feed.ncu-rep" --page source --csv >"$O/feed.sass.csv" 2>/dev/null
         stamp ;;
+    check) # tests and sanitize side by side (neither is timed)
+        PARTS=sanitize sh "$0" >"$O/sanitize.txt" 2>&1 &
+        ps=$!
+        PARTS=tests sh "$0" 2>&1 | grep -v "^NVIDIA"
+        wait $ps
+        grep -v "^NVIDIA" "$O/sanitize.txt"
+        stamp ;;
     tests)
-        echo "== test_gpu || gpu_cli.sh; test_screen"
-        gpu_tests 150 "PASSED|FAILED|rror"
-        timeout 60 "$B/tests/test_screen" >"$O/test_screen.out" 2>&1
-        echo "test_screen rc=$?"; tail -1 "$O/test_screen.out"
+        echo "== test_gpu || gpu_cli.sh; test_screen, test_wgmma"
+        timeout 60 "$B/tests/test_screen" >"$O/test_screen.out" 2>&1 &
+        p3=$!
+        timeout 60 "$B/tests/test_wgmma" >"$O/test_wgmma.out" 2>&1 &
+        p4=$!
+        gpu_tests "${TEST_S:-150}" "PASSED|FAILED|rror"
+        wait $p3; echo "test_screen rc=$?"; tail -1 "$O/test_screen.out"
+        wait $p4; echo "test_wgmma rc=$?"; grep -E "PASSED|FAILED" "$O/test_wgmma.out" | tail -2
         stamp ;;
     sanitize)
         command -v compute-sanitizer >/dev/null || { echo "no compute-sanitizer"; continue; }
         "$EPISTREAM" sim --samples 999 --variants 600 --missing 0 --seed 3 --out "$T/cs0" >/dev/null 2>&1
         "$EPISTREAM" scan --bfile "$T/cs0" --device cpu --block 128 --top 20 --quiet --out "$T/cs.cpu" 2>/dev/null
-        for tool in memcheck racecheck; do
-            for k in wgmma mma; do
-                for p in new old; do
-                    [ $tool = racecheck ] && [ $p = old ] && continue
-                    echo "== compute-sanitizer $tool, $k, boost, path $p"
-                    EPISTREAM_GPU_EPILOGUE=$(ep $p) wd 90 compute-sanitizer --tool $tool --error-exitcode 9 \
-                        "$EPISTREAM" scan --bfile "$T/cs0" --device gpu --gpu-kernel $k --block 128 --top 20 \
-                        --verbose --out "$T/cs.$k.$p" >"$T/cs.err" 2>&1
-                    echo "rc=$?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard" "$T/cs.err" | head -3
-                    for f in top.tsv summary.tsv; do
-                        cmp -s "$T/cs.cpu.$f" "$T/cs.$k.$p.$f" || echo "DIFFER from cpu: $k $p $f"
-                    done
-                done
+        for tkp in ${SAN:-memcheck:wgmma:new memcheck:wgmma:old memcheck:mma:new racecheck:wgmma:new}; do
+            tool=${tkp%%:*} k=${tkp#*:} p=${k#*:} k=${k%%:*}
+            echo "== compute-sanitizer $tool, $k, boost, path $p"
+            EPISTREAM_GPU_EPILOGUE=$(ep $p) wd 90 compute-sanitizer --tool $tool --error-exitcode 9 \
+                "$EPISTREAM" scan --bfile "$T/cs0" --device gpu --gpu-kernel $k --block 128 --top 20 \
+                --verbose --out "$T/cs.$k.$p" >"$T/cs.$tool.err" 2>&1
+            echo "rc=$?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard" "$T/cs.$tool.err" | head -3
+            for f in top.tsv summary.tsv; do
+                cmp -s "$T/cs.cpu.$f" "$T/cs.$k.$p.$f" || echo "DIFFER from cpu: $k $p $f"
             done
         done
         stamp ;;
-    kern)
-        for nm in ${KERN_NM:-1024:262144 8192:262144}; do
-            n=${nm%%:*} m=${nm#*:}
-            wd 60 "$EPISTREAM" sim --samples "$n" --variants "$m" --seed 24 --out "$T/k$n" >/dev/null 2>&1
-            for st in ${KERN_S:-boost chi2}; do
-                for rep in $(seq "${KERN_REP:-2}"); do
-                    for p in old new; do
-                        EPISTREAM_GPU_EPILOGUE=$(ep $p) wd 60 "$EPISTREAM" scan --bfile "$T/k$n" --stat $st \
-                            --device gpu --gpu-kernel wgmma --threads 16 --verbose --out "$T/k$n.$st.$p" \
-                            2>"$T/k.err" >/dev/null || { tail -3 "$T/k.err"; continue; }
-                        printf 'N=%s M=%s %s %s: scan %s s; ' "$n" "$m" $st $p \
-                            "$(awk -F'\t' '$1=="seconds_scan"{print $2}' "$T/k$n.$st.$p.log")"
-                        grep -h "GPU 0: [0-9]* tiles\|GPU 0: the exact\|GPU 0: screen" "$T/k.err" |
-                            sed 's/.*GPU 0: //' | tr '\n' ' '
-                        echo
-                    done
-                done
-                for f in top.tsv summary.tsv; do
-                    cmp -s "$T/k$n.$st.old.$f" "$T/k$n.$st.new.$f" || echo "DIFFER: N=$n $st $f"
-                done
-            done
-        done
-        stamp ;;
-    bench)
-        echo "== bench_gpu -e EPISTREAM_GPU_EPILOGUE=1 (mode env: the old path; then the default; same data)"
-        wd 200 "$B/tests/bench/bench_gpu" -e EPISTREAM_GPU_EPILOGUE=1 -M -n "${BENCH_N:-1024,8192}" \
-            -m "${BENCH_M:-262144}" -s "${BENCH_S:-boost,chi2}" -k wgmma -c 1024 -d "$T" 2>&1 |
-            grep -v '^# b1\|^# .ceiling\|^# (no' | tee "$O/bench.out"
-        stamp ;;
-    ncu)
-        command -v ncu >/dev/null || { echo "no ncu"; continue; }
-        prof_data
-        for p in old new; do
-            echo "== ncu k_wgmma boost N=8192, an off-diagonal tile, path $p"
-            EPISTREAM_GPU_EPILOGUE=$(ep $p) wd 100 ncu --clock-control none --kernel-name k_wgmma \
-                --launch-skip 8 --launch-count 1 \
-                --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats \
-                --section InstructionStats --section SchedulerStats \
-                "$EPISTREAM" scan --bfile "$T/prof" --stat boost --device gpu --gpu-kernel wgmma --block 8192 \
-                --quiet --out "$T/prof.$p" >"$O/ncu.$p.txt" 2>&1
-            grep -E "$SUMMARY|Stall|stall" "$O/ncu.$p.txt" | head -24
-        done
-        stamp ;;
-    e2e)
-        echo "== end to end: 1,000,000 variants x 10,000 samples, boost, top 1000"
-        s0=$(date +%s.%N)
-        wd 100 "$EPISTREAM" sim --samples 10000 --variants 1000000 --pairs 4 --seed 11 --out "$T/e2e" >/dev/null 2>&1
-        s1=$(date +%s.%N)
-        echo "sim $(awk "BEGIN{print $s1 - $s0}") s"
-        for p in ${E2E_PATHS:-new old}; do
-            s1=$(date +%s.%N)
-            EPISTREAM_GPU_EPILOGUE=$(ep $p) wd 100 "$EPISTREAM" scan --bfile "$T/e2e" --device gpu --verbose \
-                --out "$T/e2e.$p" 2>"$O/e2e.$p.err" >/dev/null
-            echo "rc=$?"
-            s2=$(date +%s.%N)
-            echo "path $p: scan command (read .bed, pack, scan, write) $(awk "BEGIN{print $s2 - $s1}") s"
-            grep -E "^(seconds|pairs)" "$T/e2e.$p.log" | tr '\n' ' '
-            echo
-            grep -E "tiles,|exact statistic|screen" "$O/e2e.$p.err" | sed 's/^\[[A-Z]::[a-z_]*\] //' | head -6
-        done
-        for f in top.tsv summary.tsv; do
-            [ -f "$T/e2e.old.$f" ] && { cmp -s "$T/e2e.old.$f" "$T/e2e.new.$f" || echo "DIFFER: e2e $f"; }
-        done
-        stamp ;;
+    kern|bench|ncu|e2e) # device-fit.sh's parts, with this work's switch and paths
+        SWITCH=EPISTREAM_GPU_EPILOGUE PARTS=$part KERN_NM="${KERN_NM:-1024:262144 8192:262144}" \
+            KERN_S="${KERN_S:-boost}" KERN_REP="${KERN_REP:-2}" KERN_PATHS="${KERN_PATHS:-main old new}" \
+            BENCH_S="${BENCH_S:-boost,chi2}" NCU_PATHS="${NCU_PATHS:-new}" E2E_PATHS="${E2E_PATHS:-new main}" \
+            E2E_SUMMARY=0 sh "$(dirname "$0")/device-fit.sh" 2>&1 | grep -v "^NVIDIA"
+        ;;
     esac
 done

@@ -113,7 +113,12 @@ __device__ __forceinline__ void gk_wg_tile(const gk_params &P, int a0, int b0, u
         const bool wok = w0 + 2 * ch < (ctrl ? (int)P.kw1 : (int)P.kw0);
         const size_t woff = (size_t)((ctrl ? (int)P.off_ctrl : 0) + w0);
         const uint32_t st = base + (uint32_t)(buf * STAGE) + dst0;
-        if (wok && rows_all) { /* every chunk (all but the tiles' edges and a class's last slice) */
+        /* every chunk (all but the tiles' edges and a class's last slice):
+         * decided for the whole slice, not by wok, so that the lanes of a
+         * warp agree (a half slice, N/2 < 1024 samples a class, would
+         * otherwise run both paths in every warp) */
+        const bool full = w0 + SW <= (ctrl ? (int)P.kw1 : (int)P.kw0);
+        if (full && rows_all) {
 #pragma unroll
             for (int i = 0; i < LD; i++) gk_wg_cp16_full(st + (uint32_t)(i * RS * ROWB), src[i] + woff);
             return;

@@ -34,3 +34,15 @@ memcheck_boost() {
         echo "rc=$?"; grep -E "$pat" /tmp/cs.$k.err | sed 's/.*GPU 0: //'
     done
 }
+# stamp: seconds since the script started; wd SECONDS cmd...: the command,
+# killed when it overruns (and said so)
+t0=$(date +%s)
+stamp() { echo "   [$(($(date +%s) - t0)) s]"; }
+wd() {
+    s=$1
+    shift
+    timeout -k 5 "$s" "$@"
+    r=$?
+    { [ $r = 124 ] || [ $r = 137 ]; } && echo "WATCHDOG: $* ran past ${s}s"
+    return $r
+}

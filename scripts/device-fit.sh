@@ -15,22 +15,17 @@
 #   tests:    test_gpu || gpu_cli.sh (bytes against the CPU)
 #   sanitize: compute-sanitizer memcheck, a small boost scan, both paths
 #   KERN_NM="1024:262144 8192:65536" KERN_S="boost chi2" KERN_REP=1 BENCH_N=1024,8192 BENCH_M=262144 BENCH_S=boost,chi2 E2E_PATHS="new"
+#   SWITCH=EPISTREAM_GPU_TILEFIT: the variable whose value 1 is path old (new: 0;
+#   scripts/device-epi.sh passes EPISTREAM_GPU_EPILOGUE); path main is main's
+#   build, .carry/bin/epistream-main when carried; KERN_PATHS="old new" NCU_PATHS="old new"
 set -u
 . "$(dirname "$0")/device-env.sh"
 PARTS=${PARTS:-kern bench ncu e2e tests sanitize}
 T=${TMPDIR:-/tmp}
-t0=$(date +%s)
-stamp() { echo "   [$(($(date +%s) - t0)) s]"; }
-wd() { # wd SECONDS cmd...: the command, killed when it overruns
-    s=$1
-    shift
-    timeout -k 5 "$s" "$@"
-    r=$?
-    { [ $r = 124 ] || [ $r = 137 ]; } && echo "WATCHDOG: $* ran past ${s}s"
-    return $r
-}
-# path name -> EPISTREAM_GPU_TILEFIT value
+SWITCH=${SWITCH:-EPISTREAM_GPU_TILEFIT}
+# path name -> the value of $SWITCH; -> the program
 tf() { [ "$1" = old ] && echo 1 || echo 0; }
+pbin() { if [ "$1" = main ] && [ -x "$B/epistream-main" ]; then echo "$B/epistream-main"; else echo "$EPISTREAM"; fi; }
 for part in $PARTS; do
     case $part in
     kern)
@@ -39,8 +34,8 @@ for part in $PARTS; do
             wd 60 "$EPISTREAM" sim --samples "$n" --variants "$m" --seed 24 --out "$T/k$n" >/dev/null 2>&1
             for st in ${KERN_S:-boost chi2}; do
                 for rep in $(seq "${KERN_REP:-1}"); do
-                    for p in old new; do
-                        EPISTREAM_GPU_TILEFIT=$(tf $p) wd 60 "$EPISTREAM" scan --bfile "$T/k$n" --stat $st \
+                    for p in ${KERN_PATHS:-old new}; do
+                        wd 60 env "$SWITCH=$(tf $p)" "$(pbin $p)" scan --bfile "$T/k$n" --stat $st \
                             --device gpu --gpu-kernel wgmma --threads 16 --verbose --out "$T/k$n.$st.$p" \
                             2>"$T/k.err" >/dev/null || { tail -3 "$T/k.err"; continue; }
                         printf 'N=%s M=%s %s %s: scan %s s; ' "$n" "$m" $st $p \
@@ -51,15 +46,17 @@ for part in $PARTS; do
                     done
                 done
                 for f in top.tsv summary.tsv; do
-                    cmp -s "$T/k$n.$st.old.$f" "$T/k$n.$st.new.$f" || echo "DIFFER: N=$n $st $f"
+                    for p in ${KERN_PATHS:-old new}; do
+                        cmp -s "$T/k$n.$st.$p.$f" "$T/k$n.$st.new.$f" || echo "DIFFER: N=$n $st $f ($p, new)"
+                    done
                 done
             done
         done
         stamp ;;
     bench)
-        echo "== bench_gpu -e EPISTREAM_GPU_TILEFIT=1 (mode env: the old path; then the default; same data)"
-        wd 200 "$B/tests/bench/bench_gpu" -e EPISTREAM_GPU_TILEFIT=1 -M -n "${BENCH_N:-1024,8192}" \
-            -m "${BENCH_M:-262144}" -s "${BENCH_S:-boost,chi2}" -k wgmma -c 1024 2>&1 |
+        echo "== bench_gpu -e $SWITCH=1 (mode env: the old path; then the default; same data)"
+        wd 200 "$B/tests/bench/bench_gpu" -e "$SWITCH=1" -M -n "${BENCH_N:-1024,8192}" \
+            -m "${BENCH_M:-262144}" -s "${BENCH_S:-boost,chi2}" -k wgmma -c 1024 -d "$T" 2>&1 |
             grep -v '^# b1\|^# .ceiling\|^# (no' | tee "$O/bench.out"
         stamp ;;
     ncu)
@@ -68,13 +65,13 @@ for part in $PARTS; do
         # and run each), then (0, 1), (0, 2), (1, 2): launch 8 is off-diagonal even
         # after one re-run of an overflowing tile
         wd 60 "$EPISTREAM" sim --samples 8192 --variants 24576 --seed 5 --out "$T/prof" >/dev/null 2>&1
-        for p in old new; do
+        for p in ${NCU_PATHS:-old new}; do
             echo "== ncu k_wgmma boost N=8192, an off-diagonal tile, path $p"
-            EPISTREAM_GPU_TILEFIT=$(tf $p) wd 100 ncu --clock-control none --kernel-name k_wgmma \
+            wd 100 env "$SWITCH=$(tf $p)" ncu --clock-control none --kernel-name k_wgmma \
                 --launch-skip 8 --launch-count 1 \
                 --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats \
                 --section InstructionStats --section SchedulerStats \
-                "$EPISTREAM" scan --bfile "$T/prof" --stat boost --device gpu --gpu-kernel wgmma --block 8192 \
+                "$(pbin $p)" scan --bfile "$T/prof" --stat boost --device gpu --gpu-kernel wgmma --block 8192 \
                 --quiet --out "$T/prof.$p" >"$O/ncu.$p.txt" 2>&1
             grep -E "k_wgmma|Duration|Registers Per|Executed Instructions  |Issue Slots Busy|No Eligible|Issued Warp|Warp Cycles Per Issued|Eligible Warps|Active Warps Per|Compute \(SM\) Th|L2 Cache Th|Stall|stall" \
                 "$O/ncu.$p.txt" | head -24
@@ -88,7 +85,7 @@ for part in $PARTS; do
         echo "sim $(awk "BEGIN{print $s1 - $s0}") s"
         for p in ${E2E_PATHS:-new}; do
             s1=$(date +%s.%N)
-            EPISTREAM_GPU_TILEFIT=$(tf $p) wd 100 "$EPISTREAM" scan --bfile "$T/e2e" --device gpu --verbose \
+            wd 100 env "$SWITCH=$(tf $p)" "$(pbin $p)" scan --bfile "$T/e2e" --device gpu --verbose \
                 --out "$T/e2e.$p" 2>"$O/e2e.$p.err" >/dev/null
             echo "rc=$?"
             s2=$(date +%s.%N)
@@ -99,10 +96,14 @@ for part in $PARTS; do
                 "$O/e2e.$p.err" | sed 's/^\[[A-Z]::[a-z_]*\] //' | head -14
         done
         for f in top.tsv summary.tsv; do
-            [ -f "$T/e2e.old.$f" ] && { cmp -s "$T/e2e.old.$f" "$T/e2e.new.$f" || echo "DIFFER: e2e $f"; }
+            for p in ${E2E_PATHS:-new}; do
+                [ -f "$T/e2e.new.$f" ] && { cmp -s "$T/e2e.$p.$f" "$T/e2e.new.$f" || echo "DIFFER: e2e $f ($p, new)"; }
+            done
         done
-        echo "== bench_summary (1,000,000 rows: printf, then 1 and 16 threads)"
-        "$B/tests/bench/bench_summary" 1000000 3 1 16
+        if [ "${E2E_SUMMARY:-1}" = 1 ]; then
+            echo "== bench_summary (1,000,000 rows: printf, then 1 and 16 threads)"
+            "$B/tests/bench/bench_summary" 1000000 3 1 16
+        fi
         stamp ;;
     tests)
         echo "== test_gpu || gpu_cli.sh (the default path: no in-tile fits, two-pass second stage)"
@@ -114,7 +115,7 @@ for part in $PARTS; do
         "$EPISTREAM" scan --bfile "$T/cs0" --device cpu --block 128 --top 20 --quiet --out "$T/cs.cpu" 2>/dev/null
         for p in new old; do
             echo "== compute-sanitizer memcheck, wgmma, boost, path $p"
-            EPISTREAM_GPU_TILEFIT=$(tf $p) wd 120 compute-sanitizer --tool memcheck --error-exitcode 9 \
+            wd 120 env "$SWITCH=$(tf $p)" compute-sanitizer --tool memcheck --error-exitcode 9 \
                 "$EPISTREAM" scan --bfile "$T/cs0" --device gpu --gpu-kernel wgmma --block 128 --top 20 --verbose \
                 --out "$T/cs.$p" >"$T/cs.$p.err" 2>&1
             echo "rc=$?"; grep -E "ERROR SUMMARY|exact statistic" "$T/cs.$p.err" | sed 's/.*GPU 0: //'

@@ -107,6 +107,14 @@ for stat in boost chi2 mi ig; do
     for f in top.tsv summary.tsv sig.tsv; do
         cmp -s "$T/fc.$stat.$f" "$T/fx.$stat.$f" || fail "$stat, EPISTREAM_GPU_EXACT=0: $f differs from --device cpu"
     done
+    # the previous tile epilogue (EPISTREAM_GPU_EPILOGUE=1: thresholds read
+    # before the main loop by plain loads, phases A-D in every queue's CTA,
+    # BOOST's fits compiled into every wgmma tile): the same bytes
+    EPISTREAM_GPU_EPILOGUE=1 "$EPISTREAM" scan --bfile "$T/f" --stat $stat --top 200 --p-threshold 1e-4 \
+        --device gpu:0 --gpu-kernel $k --block 1024 --quiet --out "$T/fe.$stat" || fail "gpu $stat, epilogue 1"
+    for f in top.tsv summary.tsv sig.tsv; do
+        cmp -s "$T/fc.$stat.$f" "$T/fe.$stat.$f" || fail "$stat, EPISTREAM_GPU_EPILOGUE=1: $f differs from --device cpu"
+    done
     "$EPISTREAM" scan --bfile "$T/f" --stat $stat --top 3 --device cpu --quiet --out "$T/f3c.$stat" || fail "cpu top 3"
     "$EPISTREAM" scan --bfile "$T/f" --stat $stat --top 3 --device gpu:0 --gpu-kernel $k --block 512 --quiet \
         --out "$T/f3g.$stat" || fail "gpu $stat top 3"

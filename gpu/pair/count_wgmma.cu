@@ -100,7 +100,7 @@ struct epi3 {
     __device__ __forceinline__ void finish() {}
 };
 
-template <int NP, int STAT>
+template <int NP, int STAT, bool FITS = true>
 __global__ void __launch_bounds__(gk_wg_shape<NP>::THREADS, gk_wg_shape<NP>::MIN_CTAS) k_wgmma(gk_params P)
 {
     using S = gk_wg_shape<NP>;
@@ -115,9 +115,12 @@ __global__ void __launch_bounds__(gk_wg_shape<NP>::THREADS, gk_wg_shape<NP>::MIN
         static_assert(S::THREADS == GK_THREADS, "two planes: every thread holds pairs");
         epi2 e{prod};
         gk_wg_tile<2>(P, a0, b0, smem, e);
-        __syncthreads();
+        /* no barrier: the screen reads only the thread's own products (and
+         * constants the main loop's barriers published); the queue's barrier
+         * orders them before any other thread reads them */
+        if (P.epi1) __syncthreads();
         static_assert(S::BN / 8 == gk_lay_wg::PPT && VM == 64 && VN == 32, "gk_lay_wg's shape");
-        gk_epilogue<STAT, gk_lay_wg, VM, VN>(P, prod, a0, b0, E);
+        gk_epilogue<STAT, gk_lay_wg, VM, VN, gk_grp_cta, FITS>(P, prod, a0, b0, E);
     } else {
         static_assert((size_t)VM * VN * 18 * 4 <= (size_t)S::SMEM_BYTES - 1024, "staging fits the pipeline");
         epi3<VN> e{prod};
@@ -314,6 +317,17 @@ int launch_fused(const gk_params &P, cudaStream_t st)
             return cluster_launch(k_wgmma_tma<STAT, decltype(c)::value>, c.value, tile_grid2(P), gk_wg_shape<2>::THREADS,
                                   gk_wg_tma_smem_bytes(), st, &configured, P, M);
         });
+    /* BOOST's in-tile fits (gk_epilogue's FITS) compiled in only where they
+     * can run in many CTAs: the previous path, fits in every tile, a diagonal
+     * tile's pre-pass, a block's first tile on the device (its variants'
+     * thresholds still 0: without fits every pair of the tile would be a
+     * candidate), three planes (no queue) */
+    if constexpr (STAT == GK_BOOST && NP == 2)
+        if (!P.epi1 && !P.tilefit && P.cap != 0 && P.nofit) {
+            static thread_local int configured = -1;
+            return gk_launch_tile<S::VM, S::VN>(k_wgmma<NP, STAT, false>, P, S::SMEM_BYTES, st, &configured,
+                                                S::THREADS);
+        }
     static thread_local int configured = -1;
     return gk_launch_tile<S::VM, S::VN>(k_wgmma<NP, STAT>, P, S::SMEM_BYTES, st, &configured, S::THREADS);
 }

@@ -32,6 +32,8 @@ struct slot_t {
     cudaEvent_t ready;  /* upload done */
     cudaEvent_t used;   /* last kernel reading it done */
     unsigned long long lru;
+    int run;            /* a tile with this block was queued since its upload: its
+                           variants have thresholds (gk_params.nofit) */
 };
 
 struct flight_t {
@@ -70,6 +72,7 @@ struct es_gpu {
     double t_kernel; /* seconds in the tile kernels (event-timed) */
     double t_exact; /* seconds in the second stage */
     int screen1;     /* EPISTREAM_GPU_SCREEN=1: the older first-stage screen (comparisons) */
+    int epi1;        /* EPISTREAM_GPU_EPILOGUE=1: the previous tile epilogue (gk_params.epi1; comparisons) */
     int tilefit;     /* BOOST's fits in every tile (gk_params.tilefit) and a one-pass second stage:
                         without the second stage, or EPISTREAM_GPU_TILEFIT=1 (comparisons) */
     int head, n_flight; /* oldest flight, tiles in flight */
@@ -341,6 +344,8 @@ static int engine_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, 
     g->cfg = *cfg;
     const char *sv = getenv("EPISTREAM_GPU_SCREEN");
     g->screen1 = sv && strcmp(sv, "1") == 0;
+    const char *pv = getenv("EPISTREAM_GPU_EPILOGUE");
+    g->epi1 = pv && strcmp(pv, "1") == 0;
     /* the second stage: statistics with a device twin (exact.cuh); mi and
      * ig need the host's n ln n table; EPISTREAM_GPU_EXACT=0 turns it off
      * (same-run comparisons; the same outputs) */
@@ -462,6 +467,7 @@ static int ensure_block(es_gpu_t *g, const es_gpu_block_t *b, int keep, int *out
                                   g->cfg.block + GK_VPRE_PAD, g->screen1, s->pre, g->s_copy));
     CHECK(cudaEventRecord(s->ready, g->s_copy));
     s->block = (long)b->index;
+    s->run = 0;
     s->lru = ++g->clock;
     *out = victim;
     return ES_OK;
@@ -497,6 +503,7 @@ static void fill_params(es_gpu_t *g, gk_params *P, const slot_t *sa, const slot_
     P->lnf = g->d_lnf;
     P->screen = g->d_screen;
     P->screen1 = g->screen1;
+    P->epi1 = g->epi1;
     P->tilefit = g->tilefit;
 }
 
@@ -558,11 +565,13 @@ static int queue_tile(es_gpu_t *g, flight_t *f, int update_hist)
     CHECK(cudaStreamWaitEvent(g->s_comp, sb->ready, 0));
     fill_params(g, &f->P, sa, sb, &f->a, &f->b, f->tau_key);
     f->P.update_hist = update_hist;
+    f->P.nofit = sa->run && sb->run;
     /* the pre-pass pays where the host's exact score is dear: BOOST's fit,
      * the logarithms of MI and IG (chi2 and K2 score faster than it runs) */
     const int dear = g->cfg.stat == ES_STAT_BOOST || g->cfg.stat == ES_STAT_MI || g->cfg.stat == ES_STAT_IG;
     ret = run_flight(g, f, update_hist && f->P.diag && dear);
     if (ret) return ret;
+    sa->run = sb->run = 1;
     CHECK(cudaEventRecord(sa->used, g->s_comp));
     CHECK(cudaEventRecord(sb->used, g->s_comp));
     return ES_OK;

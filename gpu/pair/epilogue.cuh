@@ -66,10 +66,11 @@ struct gk_epi_smem {
     unsigned long long rowbest[VM], colbest[VN]; /* (key << 32) | index */
     uint32_t rowlo[VM], collo[VN];               /* keys */
     uint32_t tau;
-    uint32_t tau0; /* the top-k level when the CTA started */
-    float scr_sc, scr_gc, scr_abs; /* screen nats -> score, -> G; absolute margin */
+    uint32_t tau0; /* the top-k level when the CTA started (gk_params.epi1) */
+    uint32_t tb0;  /* the top-k histogram's bin when the CTA started */
+    uint32_t g6[6]; /* the first row variant's class x genotype counts: the class split */
+    float scr_sc, scr_gc, scr_abs; /* screen nats -> score, -> G; absolute margin (gk_params.epi1) */
     int scr_on;
-    int scr_v1; /* the older screen (gk_params.screen1) */
     int hist_touched;
     /* the screen's survivors: (q << 8) | owner thread, bit 31 set when the
      * pair is significant; qup: the key of its upper bound */
@@ -129,12 +130,30 @@ __device__ __forceinline__ void gk_consts_wait()
 #endif
 }
 
+/* One 4-byte word from global src to shared dst, by this thread, as an
+ * asynchronous copy (sm_80+; cached in L1: a value another CTA changed since
+ * may read old, which for the thresholds and the top-k bin, that only rise,
+ * is a lower and so still valid threshold). */
+__device__ __forceinline__ void gk_copy4(uint32_t *dst, const uint32_t *src)
+{
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"((uint32_t)__cvta_generic_to_shared(dst)),
+                 "l"(src)
+                 : "memory");
+#else
+    *dst = *(const volatile uint32_t *)src;
+#endif
+}
+
 /* Per-variant constants of the CTA's rows and columns (copied from the
- * blocks' gk_vpre, asynchronously: one cp.async group, committed here, so
- * the main loop's first loads queue behind it instead of waiting) and their
- * thresholds.  Call by all threads of group G before the main loop; the
- * copies are complete once a later cp.async group is waited for (or
- * gk_consts_wait), and the group's next barrier publishes. */
+ * blocks' gk_vpre), their thresholds, the top-k histogram's bin and the
+ * class split, all as asynchronous copies (one cp.async group, committed
+ * here, so the main loop's first loads queue behind it instead of waiting
+ * for a global load: gk_epilogue derives the rest).  Call by all threads of
+ * group G before the main loop; the copies are complete once a later
+ * cp.async group is waited for (or gk_consts_wait), and the group's next
+ * barrier publishes.  P.epi1: the previous form (the thresholds, the bin and
+ * the class split read by plain loads, the scalars built here). */
 template <int STAT, int NP, int VM, int VN, class G = gk_grp_cta>
 __device__ __forceinline__ void gk_epi_load_consts(const gk_params &P, int a0, int b0,
                                                    gk_epi_smem<VM, VN> &S)
@@ -146,28 +165,33 @@ __device__ __forceinline__ void gk_epi_load_consts(const gk_params &P, int a0, i
         gk_copy16<G>(S.srow, P.prea.srow + a0, VM * (int)sizeof(gk_srow) / 16);
         gk_copy16<G>(S.scol, P.preb.scol + b0, VN * (int)sizeof(gk_scol) / 16);
     }
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-#endif
+    const bool async = !P.epi1;
     for (int k = G::tid(); k < VM + VN; k += G::size()) {
         bool row = k < VM;
         int v = row ? k : k - VM;
         int gv = (row ? a0 : b0) + v;
         bool ok = gv < (int)(row ? P.na : P.nb);
         /* the thresholds serve the screen only (two planes) */
-        uint32_t thr = NP == 2 && ok ? *((volatile uint32_t *)&P.thr[(row ? P.first_a : P.first_b) + gv]) : 0xffffffffu;
+        uint32_t *dst = row ? &S.rthr[v] : &S.cthr[v];
+        const uint32_t *src = &P.thr[(row ? P.first_a : P.first_b) + gv];
+        if (NP == 2 && ok && async) gk_copy4(dst, src);
+        else *dst = NP == 2 && ok ? *((const volatile uint32_t *)src) : 0xffffffffu;
         if (row) {
-            S.rthr[v] = thr;
             S.rowbest[v] = 0ull;
             S.rowlo[v] = 0u;
         } else {
-            S.cthr[v] = thr;
             S.colbest[v] = 0ull;
             S.collo[v] = 0u;
         }
     }
+    if (NP == 2 && async && G::tid() >= 32 && G::tid() < 38) /* not the thread below */
+        gk_copy4(&S.g6[G::tid() - 32], P.ga + (size_t)a0 * 6 + (G::tid() - 32));
+    if (NP == 2 && async && G::tid() == 38) gk_copy4(&S.tb0, &P.tau_bin[0]);
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
     if (G::tid() == 0) {
-        if (NP == 2) {
+        if (NP == 2 && !async) {
             /* the class split: every variant's, no call being missing */
             const uint32_t *g = P.ga + (size_t)a0 * 6;
             gk_cc cc;
@@ -179,19 +203,25 @@ __device__ __forceinline__ void gk_epi_load_consts(const gk_params &P, int a0, i
             S.scr_sc = STAT == GK_BOOST ? 2.0f : STAT == GK_CHI2 ? 1.0f : 1.0f / (LN2 * fmaxf(cc.N, 1.0f));
             S.scr_gc = STAT == GK_CHI2 ? 1.0f : 2.0f;
             S.scr_abs = 2e-6f * cc.N + 1e-3f;
-            S.scr_v1 = P.screen1;
-        } else {
+            uint32_t tb = *((volatile uint32_t *)&P.tau_bin[0]);
+            uint32_t t = tb ? tb << GK_HIST_SHIFT : 0u;
+            S.tau0 = t > P.tau_host ? t : P.tau_host;
+        } else if (NP != 2) {
             S.scr_on = 0;
-            S.scr_v1 = 0;
         }
         S.hist_touched = 0;
         S.n_fit = 0;
         S.nq = 0;
-        uint32_t tb = *((volatile uint32_t *)&P.tau_bin[0]);
-        uint32_t t = tb ? tb << GK_HIST_SHIFT : 0u;
-        S.tau0 = t > P.tau_host ? t : P.tau_host;
     }
 }
+
+/* The screen's scalars, from the class split (gk_epilogue; every thread
+ * derives them from S.g6 rather than wait at a barrier for one thread's). */
+struct gk_scr_k {
+    int on;
+    float sc, gc, abs;
+    uint32_t tau0; /* the top-k level when the CTA started */
+};
 
 template <int STAT, int NP, int VM, int VN>
 __device__ __forceinline__ gk_bounds gk_pair_bound(const uint32_t n[2][9], int a, int b,
@@ -242,44 +272,65 @@ __device__ __forceinline__ void gk_epi_fit_want(const gk_params &P, const uint32
     S.fit_who[slot] = (rb ? (uint32_t)a + 1u : 0u) | (cb ? ((uint32_t)b + 1u) << 8 : 0u);
 }
 
-/* Phase D for one candidate slot of the warp: every lane calls (emit may be
- * false), so the warp reserves its slots with one atomic. */
-template <class L, int VM, int VN>
-__device__ __forceinline__ void gk_epi_emit(const gk_params &P, const uint32_t *prod, bool emit, int q, int t,
-                                            int a, int b, int a0, int b0, const gk_epi_smem<VM, VN> &S)
+/* A candidate slot for each lane of the warp that emits: every lane calls
+ * (emit may be false), the warp reserves its slots with one atomic.  True
+ * when this lane emits and its slot is below the buffer's capacity. */
+__device__ __forceinline__ bool gk_epi_slot(const gk_params &P, bool emit, uint32_t &slot)
 {
-    constexpr int NP = L::NP;
     unsigned m = __ballot_sync(0xffffffffu, emit);
-    if (!m) return;
+    if (!m) return false;
     uint32_t base = 0;
     const int lane = threadIdx.x & 31, leader = __ffs(m) - 1;
     if (lane == leader) base = atomicAdd(P.n_cand, (uint32_t)__popc(m));
     base = __shfl_sync(0xffffffffu, base, leader);
-    if (!emit) return;
-    uint32_t slot = base + __popc(m & ((1u << lane) - 1u));
-    if (slot >= P.cap) return;
+    slot = base + __popc(m & ((1u << lane) - 1u));
+    return emit && slot < P.cap;
+}
+
+/* Writes candidate (i, j) with table n to slot. */
+__device__ __forceinline__ void gk_epi_put(const gk_params &P, uint32_t slot, uint32_t i, uint32_t j,
+                                           const uint32_t (&n)[2][9])
+{
     es_gpu_cand_t *c = &P.cand[slot];
-    uint32_t x[2 * NP * NP], n[2][9];
-    L::load(prod, q, t, a, b, x);
-    gk_cells<NP>(x, S.va[a].g, S.vb[b].g, n);
-    c->i = P.first_a + (uint32_t)(a0 + a);
-    c->j = P.first_b + (uint32_t)(b0 + b);
+    c->i = i;
+    c->j = j;
 #pragma unroll
     for (int y = 0; y < 2; y++)
 #pragma unroll
         for (int k = 0; k < 9; k++) c->n[y][k] = n[y][k];
 }
 
+/* Phase D for one candidate slot of the warp (all lanes call; the table is
+ * rebuilt from the products by the lanes that emit). */
+template <class L, int VM, int VN>
+__device__ __forceinline__ void gk_epi_emit(const gk_params &P, const uint32_t *prod, bool emit, int q, int t,
+                                            int a, int b, int a0, int b0, const gk_epi_smem<VM, VN> &S)
+{
+    constexpr int NP = L::NP;
+    uint32_t slot;
+    if (!gk_epi_slot(P, emit, slot)) return;
+    uint32_t x[2 * NP * NP], n[2][9];
+    L::load(prod, q, t, a, b, x);
+    gk_cells<NP>(x, S.va[a].g, S.vb[b].g, n);
+    gk_epi_put(P, slot, P.first_a + (uint32_t)(a0 + a), P.first_b + (uint32_t)(b0 + b), n);
+}
+
 /* The fused epilogue.  prod: the CTA tile's products in layout L; a0, b0:
  * first variant of the tile in each block.  Called by all threads of group G
- * (by default the CTA) after the products are in shared memory.
+ * (by default the CTA) after the products are in shared memory.  FITS false:
+ * phase B is not compiled in (BOOST's fits, in double, would set the
+ * kernel's register budget and spill the screen's state to local memory), for
+ * launches that would not run it but in CTAs with more survivors than their
+ * queue holds, which then emit against the thresholds as they stand, as
+ * the queue's CTAs do (gk_launch_wgmma picks it: two planes, the second
+ * stage on, not a diagonal tile's pre-pass).
  *
  * Phase S screens every pair (two planes, not K2); the survivors go to the
  * CTA's queue.  When they fit it (dense mode) phases A, B and D walk the
  * queue, one survivor per thread; otherwise (the first tiles of a scan, when
  * no threshold is known yet; three planes; K2) every thread walks its own
  * surviving pairs. */
-template <int STAT, class L, int VM, int VN, class G = gk_grp_cta>
+template <int STAT, class L, int VM, int VN, class G = gk_grp_cta, bool FITS = true>
 __device__ void gk_epilogue(const gk_params &P, const uint32_t *prod, int a0, int b0,
                             gk_epi_smem<VM, VN> &S)
 {
@@ -290,11 +341,33 @@ __device__ void gk_epilogue(const gk_params &P, const uint32_t *prod, int a0, in
     const int tid = G::tid();
     const bool act = tid < GK_THREADS; /* warp-uniform */
 
+    /* the screen's scalars: each thread's own from the class split (two
+     * planes; P.epi1: as gk_epi_load_consts's thread 0 built them) */
+    gk_scr_k K = {0, 0.0f, 0.0f, 0.0f, 0u};
+    if (NP == 2 && P.epi1) {
+        K = {S.scr_on, S.scr_sc, S.scr_gc, S.scr_abs, S.tau0};
+    } else if (NP == 2) {
+        const uint32_t n0 = S.g6[0] + S.g6[1] + S.g6[2], n1 = S.g6[3] + S.g6[4] + S.g6[5];
+        const float N = (float)n0 + (float)n1, LN2 = 0.69314718f;
+        /* products and counts must stay exact in float (gk_u2f) */
+        K.on = STAT != GK_K2 && N < 8388608.0f;
+        K.sc = STAT == GK_BOOST ? 2.0f : STAT == GK_CHI2 ? 1.0f : 1.0f / (LN2 * fmaxf(N, 1.0f));
+        K.gc = STAT == GK_CHI2 ? 1.0f : 2.0f;
+        K.abs = 2e-6f * N + 1e-3f;
+        const uint32_t tb = S.tb0, t = tb ? tb << GK_HIST_SHIFT : 0u;
+        K.tau0 = t > P.tau_host ? t : P.tau_host;
+        if (tid == 0) { /* for phases A and B, after the queue's barrier */
+            gk_cc cc;
+            gk_cc_build<true>((float)n0, (float)n1, cc);
+            S.cc = cc;
+        }
+    }
+
     /* phase S: the pairs that could matter (mask bit q: thread's pair q) */
     /* (V: the screen's form, gk_screen_nats; one loop for each) */
     auto phase_s = [&](auto V) -> uint32_t {
         uint32_t mask = 0;
-        const bool scr = screen && S.scr_on;
+        const bool scr = screen && K.on;
         gk_srow R;
         uint32_t mrow = 0u; /* the lower of the top-k level and the row's threshold */
 #pragma unroll
@@ -303,7 +376,7 @@ __device__ void gk_epilogue(const gk_params &P, const uint32_t *prod, int a0, in
             L::pair(q, tid, a, b);
             if (scr && q % L::ROWQ == 0) {
                 R = S.srow[a];
-                mrow = S.tau0 < S.rthr[a] ? S.tau0 : S.rthr[a];
+                mrow = K.tau0 < S.rthr[a] ? K.tau0 : S.rthr[a];
             }
             int gi = (int)P.first_a + a0 + a, gj = (int)P.first_b + b0 + b;
             bool keep = act && a0 + a < (int)P.na && b0 + b < (int)P.nb && (!P.diag || gi < gj);
@@ -312,17 +385,17 @@ __device__ void gk_epilogue(const gk_params &P, const uint32_t *prod, int a0, in
                  * past the block has zero products and zero constants) */
                 uint32_t x[8];
                 L::load(prod, q, tid, a, b, x);
-                float nats = gk_screen_nats<decltype(V)::value>(x, R, S.scol[b], S.scr_abs);
+                float nats = gk_screen_nats<decltype(V)::value>(x, R, S.scol[b], K.abs);
                 const uint32_t ct = S.cthr[b], m = mrow < ct ? mrow : ct;
                 /* nats > 0 (a sum that is never negative plus a positive
                  * margin), so its key is its bits with the top set */
-                keep = keep && ((__float_as_uint(nats * S.scr_sc) | 0x80000000u) >= m || nats * S.scr_gc >= P.sig_min_g);
+                keep = keep && ((__float_as_uint(nats * K.sc) | 0x80000000u) >= m || nats * K.gc >= P.sig_min_g);
             }
             mask |= (uint32_t)keep << q;
         }
         return mask;
     };
-    const uint32_t mask = screen && S.scr_v1 ? phase_s(gk_screen_v<1>()) : phase_s(gk_screen_v<2>());
+    const uint32_t mask = screen && P.screen1 ? phase_s(gk_screen_v<1>()) : phase_s(gk_screen_v<2>());
     bool dense = false;
     if (screen) {
         /* queue the survivors: one shared atomic per warp */
@@ -340,7 +413,7 @@ __device__ void gk_epilogue(const gk_params &P, const uint32_t *prod, int a0, in
             if (base < GK_QCAP) S.qent[base] = ((uint32_t)(__ffs(m) - 1) << 8) | (uint32_t)tid;
         G::sync();
         dense = S.nq <= GK_QCAP;
-        if (tid == 0 && S.scr_on) {
+        if (tid == 0 && K.on) {
             atomicAdd(&P.screen[0], 1ull);
             if (dense) atomicAdd(&P.screen[1], 1ull);
             atomicAdd(&P.screen[2], (unsigned long long)S.nq);
@@ -349,6 +422,42 @@ __device__ void gk_epilogue(const gk_params &P, const uint32_t *prod, int a0, in
     const int nq = dense ? S.nq : 0;
     /* nothing survived: phases A-D would publish no bound and emit nothing */
     if (dense && nq == 0) return;
+
+    /* BOOST where the second stage scores the tile's candidates (P.tilefit
+     * 0, not the pre-pass of a diagonal tile) and the CTA scores its queue:
+     * phase A would find no lower bound (those are the fits'), so phase C
+     * would publish none and read the thresholds back unchanged but for
+     * what other CTAs raised since the CTA started, phase D emit against
+     * them.  Each queued pair is bounded and judged at once instead, against
+     * the thresholds as the CTA read them when it started (lower or equal,
+     * so every pair the phases would emit is emitted; the second stage then
+     * drops what reaches no output), with no barrier and no global read after
+     * the queue's. */
+    if (boost && dense && !P.tilefit && P.cap != 0 && !P.epi1) {
+        if (!act) return;
+        for (int r = 0; r < nq; r += GK_THREADS) {
+            const int i = r + tid;
+            bool emit = false;
+            uint32_t n[2][9], gi = 0, gj = 0;
+            if (i < nq) {
+                const uint32_t e = S.qent[i];
+                const int q = (int)(e >> 8), t = (int)(e & 0xffu);
+                int a, b;
+                L::pair(q, t, a, b);
+                uint32_t x[2 * NP * NP];
+                L::load(prod, q, t, a, b, x);
+                gk_cells<NP>(x, S.va[a].g, S.vb[b].g, n);
+                const gk_bounds bd = gk_pair_bound<STAT, NP, VM, VN>(n, a, b, S, P);
+                const uint32_t k = gk_fkey(bd.up), ra = S.rthr[a], cb = S.cthr[b];
+                emit = k >= K.tau0 || k >= ra || k >= cb || bd.gup >= P.sig_min_g;
+                gi = P.first_a + (uint32_t)(a0 + a);
+                gj = P.first_b + (uint32_t)(b0 + b);
+            }
+            uint32_t slot;
+            if (gk_epi_slot(P, emit, slot)) gk_epi_put(P, slot, gi, gj, n);
+        }
+        return;
+    }
 
     /* phase A: bounds of the surviving pairs; row and column bests */
     float up[PPT], gup[PPT];
@@ -423,7 +532,7 @@ __device__ void gk_epilogue(const gk_params &P, const uint32_t *prod, int a0, in
      * is spared the divergent fits and the two barriers around them.  The
      * pre-pass of a diagonal tile (cap 0) and the CTAs that score in place
      * (the first tiles) still fit: their thresholds are the scan's first. */
-    if (boost && (!dense || P.tilefit || P.cap == 0)) {
+    if (FITS && boost && (!dense || P.tilefit || P.cap == 0)) {
         if (dense) {
             for (int i = tid; i < nq && act; i += GK_THREADS) {
                 uint32_t e = S.qent[i];

@@ -59,6 +59,11 @@ struct gk_params {
     const double *lnf;        /* ln n! for every count a cell can hold, plus one (K2) */
     unsigned long long *screen; /* [0] CTAs screened, [1] of them on the queue, [2] survivors */
     int screen1;              /* the older first-stage screen (EPISTREAM_GPU_SCREEN=1) */
+    int epi1;                 /* the previous epilogue (EPISTREAM_GPU_EPILOGUE=1, same-run comparisons):
+                                 thresholds read by plain loads before the main loop, a barrier before
+                                 the screen, phases A, C and D in every CTA that scores its queue */
+    int nofit;                /* both blocks had a tile on this device before (their variants have
+                                 thresholds): a wgmma BOOST tile may run without its in-tile fits */
     int tilefit;              /* BOOST: the queue's survivors' exact fits run in the tile (phase B)
                                  even when the CTA scores its queue; 0 only where the second stage
                                  (exact.cu) scores the tile's candidates (EPISTREAM_GPU_TILEFIT=1: 1) */

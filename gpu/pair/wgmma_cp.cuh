@@ -24,6 +24,12 @@ __device__ __forceinline__ void gk_wg_cp16(uint32_t dst, const void *src, bool v
                  : "memory");
 }
 
+/* The same, every byte read (no size operand to compute). */
+__device__ __forceinline__ void gk_wg_cp16_full(uint32_t dst, const void *src)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
+}
+
 __device__ __forceinline__ void gk_wg_cp_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 
 template <int N>
@@ -87,9 +93,17 @@ __device__ __forceinline__ void gk_wg_tile(const gk_params &P, int a0, int b0, u
     const uint64_t *srcB = P.pb + ((size_t)b0 * NP + r0) * words + 2 * ch;
     const size_t rstride = (size_t)RS * words; /* words from one of a thread's rows to the next */
     uint32_t rows_ok = 0;                      /* bit i: row r_i exists */
+    const uint64_t *src[LD];                   /* row r_i's first word */
 #pragma unroll
-    for (int i = 0; i < LD; i++)
+    for (int i = 0; i < LD; i++) {
         if (i < LA ? ra0 + i * RS < rowsA : r0 + (i - LA) * RS < rowsB) rows_ok |= 1u << i;
+        src[i] = i < LA ? srcA + (size_t)i * rstride : srcB + (size_t)(i - LA) * rstride;
+    }
+    /* kept in registers: the compiler would rebuild them at every stage */
+#pragma unroll
+    for (int i = 0; i < LD; i++) asm volatile("" : "+l"(src[i]));
+    asm volatile("" : "+r"(rows_ok));
+    const bool rows_all = rows_ok == (1u << LD) - 1u;
 
     /* Stage s (cases first, then controls) into buffer buf; each row's 128
      * bytes are one coalesced read by 8 consecutive threads. */
@@ -99,11 +113,20 @@ __device__ __forceinline__ void gk_wg_tile(const gk_params &P, int a0, int b0, u
         const bool wok = w0 + 2 * ch < (ctrl ? (int)P.kw1 : (int)P.kw0);
         const size_t woff = (size_t)((ctrl ? (int)P.off_ctrl : 0) + w0);
         const uint32_t st = base + (uint32_t)(buf * STAGE) + dst0;
+        /* every chunk (all but the tiles' edges and a class's last slice):
+         * decided for the whole slice, not by wok, so that the lanes of a
+         * warp agree (a half slice, N/2 < 1024 samples a class, would
+         * otherwise run both paths in every warp) */
+        const bool full = w0 + SW <= (ctrl ? (int)P.kw1 : (int)P.kw0);
+        if (full && rows_all) {
+#pragma unroll
+            for (int i = 0; i < LD; i++) gk_wg_cp16_full(st + (uint32_t)(i * RS * ROWB), src[i] + woff);
+            return;
+        }
 #pragma unroll
         for (int i = 0; i < LD; i++) {
             const bool ok = wok && ((rows_ok >> i) & 1u);
-            const uint64_t *src = i < LA ? srcA + woff + (size_t)i * rstride : srcB + woff + (size_t)(i - LA) * rstride;
-            gk_wg_cp16(st + (uint32_t)(i * RS * ROWB), ok ? src : P.pa, ok); /* B rows follow A's */
+            gk_wg_cp16(st + (uint32_t)(i * RS * ROWB), ok ? src[i] + woff : P.pa, ok); /* B rows follow A's */
         }
     };
 

@@ -140,6 +140,7 @@ static void scan_usage(FILE *fp)
             "  sends every candidate pair to the host instead of scoring them exactly on\n"
             "  the device first; EPISTREAM_GPU_TILEFIT=1 fits BOOST's lower bounds in every\n"
             "  GPU tile and judges the device's exact candidates in one pass, as before;\n"
+            "  EPISTREAM_GPU_EPILOGUE=1 runs the previous GPU tile epilogue;\n"
             "  EPISTREAM_GPU_QT_KERNEL=rows|split[/1|/2|/3] picks the --stat linear GPU\n"
             "  kernels and EPISTREAM_GPU_QT_SERIAL=1 scores each of their\n"
             "  tiles before the next starts (for comparisons, same results).\n");

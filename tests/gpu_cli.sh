@@ -124,7 +124,7 @@ for stat in boost chi2 mi ig; do
 done
 
 # ws stores 16-bit products: classes of about 50,000 samples (products past
-# 32,767) run it, classes past 64,512 (padded to 1,024 bits, over 16 bits)
+# 32,767) run it, classes past 65,280 (over 1,020 words; the words are a multiple of 4)
 # the wgmma tiles instead; the bytes must be the CPU's either way
 if [ -n "$wg" ]; then
     for ns in 100001 140001; do

@@ -74,7 +74,7 @@ static void scan_usage(FILE *fp)
             "  --gpu-kernel K       GPU counting kernel: auto (default: by compute\n"
             "                       capability), wgmma (Hopper tensor cores, sm_90a), ws\n"
             "                       (wgmma, persistent and warp-specialised: the statistic\n"
-            "                       overlaps the next tile; no missing call, at most 64,512\n"
+            "                       overlaps the next tile; no missing call, at most 65,280\n"
             "                       samples a class, else as wgmma), mma (tensor cores,\n"
             "                       sm_80+) or popc (CUDA cores).  --order 3 runs on the\n"
             "                       GPU too: mma (wgmma and ws mean mma there) when no\n"

@@ -906,7 +906,7 @@ static inline ES_TARGET_AVX512 __attribute__((always_inline)) void listed_derive
  * at 2,048 samples).  16 accumulators, two vector loads and eight
  * broadcasts (load-port only) a word: the triples alone bound it. */
 static ES_TARGET_AVX512 void listed_group_tr_avx512(const es_planes_t *pa, uint32_t a0, uint32_t na,
-                                                    const es_planes_t *pb, const es_planes_tr_t *tb, uint32_t b0,
+                                                    const es_planes_tr_t *tb, uint32_t b0,
                                                     uint32_t nb, const uint32_t (*mc)[5], size_t stride,
                                                     es_table2_t *t)
 {
@@ -971,7 +971,7 @@ void es_count_group_listed(const es_popcount_impl_t *impl, const es_planes_t *pa
     pthread_once(&fused_once, fused_init);
     if (impl == fused_impl && !pa->n_case) {
         if (tb && tb->of == pb)
-            listed_group_tr_avx512(pa, a0, na, pb, tb, b0, nb, mc, stride, t);
+            listed_group_tr_avx512(pa, a0, na, tb, b0, nb, mc, stride, t);
         else
             listed_group_avx512(pa, a0, na, pb, b0, nb, mc, stride, t);
         return;

@@ -418,3 +418,17 @@ int gk_launch_ws(const gk_params &P, int np, void *stream)
 }
 
 int gk_ws_usable(int dev) { return gk_wgmma_usable(dev) && gk_wg_maps_usable(); }
+
+/* Measured on an H200 (doc/BENCHMARKS.md, 2026-11-29, branch ws24e), boost
+ * and chi2: ws ran 1.10x the wgmma tiles' rate at N = 8,192 (four slices a
+ * class) and its tile kernels 1.12x at 1,000,000 x 10,000 (five), and
+ * 0.98-1.00x at N = 1,024 (one slice a class: nothing for the consumers'
+ * pipeline to overlap).  So: two planes, boost or chi2 (the others are not
+ * measured), 16-bit products, and at least eight slices of 16 words
+ * (1,024 samples) in the two classes together. */
+int gk_ws_auto(int stat, int np, uint32_t kw0, uint32_t kw1)
+{
+    const uint32_t sw = GK_WG_SLICE_WORDS;
+    return np == 2 && (stat == GK_BOOST || stat == GK_CHI2) && kw0 <= WS_KW_MAX && kw1 <= WS_KW_MAX &&
+           (kw0 + sw - 1) / sw + (kw1 + sw - 1) / sw >= 8;
+}

@@ -155,9 +155,11 @@ __device__ __forceinline__ float ws_h2f_alu(uint32_t x)
 /* The screen's floats from the 16-bit products (gk_lay_screen): the cases'
  * four by I2F.U16 of each half (the conversion unit, beside the screen's
  * nine reciprocals), the controls' by ws_h2f_alu (PRMT, FADD), the totals
- * as float sums (exact: below 2^17): 16 instructions for gk_screen_f's 20
- * on unpacked words (8 unpacking, 4 integer additions, 8 conversions), the
- * same floats.  All eight by I2F.U16 would be 12, but would give the
+ * as float sums (exact: below 2^17): 16 instructions, the same floats as
+ * gk_screen_f's on gk_lay_ws16::load's unpacked words (about 18 there: 4
+ * of them I2F.U16 by ptxas's choice; 121.1 against 122.4 SASS
+ * instructions a pair in the boost screen).  All eight by I2F.U16 would be
+ * 12 (116.1 a pair), but would give the
  * conversion unit 17 of a pair's instructions (16 lanes a cycle an SM, an
  * eighth of a scheduler's issue rate: 136 of its cycles for 32 pairs
  * against about 115 issue cycles). */

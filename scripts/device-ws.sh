@@ -4,11 +4,14 @@
 # gpu/pair/count_ws.cu) against the wgmma tiles in one run.  Every command
 # runs under a watchdog (a wrong mbarrier phase hangs a kernel).  Logs go to
 # $OUT when it is set.
-#   QUICK=1     a small ws scan against the CPU's bytes (first)
+#   QUICK=1     a small ws scan against the CPU's bytes (first; QUICK_N
+#               samples, 1,501: past 2,048 a class takes several stages)
 #   BENCH=1     bench_gpu -k wgmma,ws at BENCH_N (1024,8192), BENCH_M (262144)
+#               (BENCH_X: more bench_gpu options, e.g. -M: no out-of-core run)
 #   TESTS=1     test_gpu (every kernel, ws included) and tests/gpu_cli.sh
 #   SANITIZE=1  compute-sanitizer memcheck (SAN_TOOLS) on a small ws scan
-#               (SAN_M variants, --block SAN_BLOCK), bytes against the CPU's
+#               (SAN_M variants x SAN_N samples, --block SAN_BLOCK), bytes
+#               against the CPU's
 #   PROFILE=0   ncu on one launch of each kernel of PROFILE_K (N = 8,192,
 #               boost): sections, stall reasons, local-memory bytes
 #   E2E=0       1e6 x 1e4 end to end with each kernel of E2E_K (ws; outputs
@@ -26,7 +29,7 @@ wd() { # wd SECONDS cmd...: the command, killed when it overruns
 }
 if [ "${QUICK:-1}" = 1 ]; then
     echo "== quick: ws vs cpu bytes"
-    "$EPISTREAM" sim --samples 1501 --variants 3000 --pairs 3 --seed 7 --out "$T/q" >/dev/null 2>&1
+    "$EPISTREAM" sim --samples "${QUICK_N:-1501}" --variants 3000 --pairs 3 --seed 7 --out "$T/q" >/dev/null 2>&1
     for st in boost chi2 mi; do
         wd 60 "$EPISTREAM" scan --bfile "$T/q" --stat $st --top 200 --p-threshold 1e-3 --device cpu --quiet \
             --out "$T/q.cpu.$st"
@@ -43,7 +46,8 @@ fi
 if [ "${BENCH:-1}" = 1 ]; then
     echo "== bench_gpu wgmma vs ws"
     wd "${BENCH_T:-150}" "$B/tests/bench/bench_gpu" -n "${BENCH_N:-1024,8192}" -m "${BENCH_M:-262144}" \
-        -s "${BENCH_S:-boost,chi2}" -k "${BENCH_K:-wgmma,ws}" -c "${BENCH_C:-2048}" -d "$T" 2>&1 | tee "$O/bench_ws.txt"
+        -s "${BENCH_S:-boost,chi2}" -k "${BENCH_K:-wgmma,ws}" -c "${BENCH_C:-2048}" -d "$T" ${BENCH_X:-} 2>&1 |
+        tee "$O/bench_ws.txt"
     awk '$3=="wgmma" && $5=="in-memory" {w[$1" "$4]=$7} $3=="ws" && $5=="in-memory" {s[$1" "$4]=$7}
          END {for (k in s) if (k in w) printf "ratio ws/wgmma N=%s: %.3f\n", k, s[k] / w[k]}' "$O/bench_ws.txt"
 fi
@@ -56,7 +60,7 @@ if [ "${SANITIZE:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then
     # launch gives each CTA eight tiles, so both epilogue groups reuse their
     # buffers; the bytes are compared with the CPU's
     sm=${SAN_M:-300} sb=${SAN_BLOCK:-128}
-    "$EPISTREAM" sim --samples 999 --variants "$sm" --missing 0 --seed 3 --out "$T/cs0" >/dev/null 2>&1
+    "$EPISTREAM" sim --samples "${SAN_N:-999}" --variants "$sm" --missing 0 --seed 3 --out "$T/cs0" >/dev/null 2>&1
     "$EPISTREAM" scan --bfile "$T/cs0" --device cpu --p-threshold 0.05 --quiet --out "$T/cs.cpu"
     for tool in ${SAN_TOOLS:-memcheck}; do
         echo "== compute-sanitizer $tool ws ($sm variants, --block $sb)"

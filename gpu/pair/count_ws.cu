@@ -6,7 +6,10 @@
  *   warps 0-7   (threads 0-255)   two consumer warpgroups: wgmma of the
  *               tile (the 64 x 32-variant, BM 128 x BN 64 two-plane tile of
  *               wgmma_common.cuh), then the accumulators as 16-bit products
- *               into the tile's product buffer (gk_lay_ws16 below);
+ *               into the tile's product buffer (gk_lay_ws16 below); two
+ *               stages' wgmma groups in flight (stage s + 1 issued before
+ *               stage s retires), so the tensor cores never wait for the
+ *               consumers between the stages of a class;
  *   warps 8-15  (threads 256-511) epilogue group 0 and
  *   warps 16-23 (threads 512-767) epilogue group 1: gk_epilogue on the
  *               products, group g on the CTA's tiles k with k % 2 == g (its
@@ -31,7 +34,8 @@
  * the uses of each barrier; a fresh barrier's wait on parity 1 passes):
  *   full[b]   1 arrival (the producer's expect_tx) + the stage's bytes;
  *   empty[b]  one arrival per consumer warpgroup once its wgmma reads of
- *             buffer b retired;
+ *             buffer b retired (wait_group 1 after the next stage's issue,
+ *             wait_group 0 at a class's last stage);
  *   efull[g]  256 arrivals: the consumers' products of a tile of group g
  *             are stored in product buffer g;
  *   eempty[g] 256 arrivals: group g no longer reads them.
@@ -46,7 +50,8 @@
  * the wgmma tiles when a class's padded words could count 65,536) | two
  * gk_epi_smem (one a group: a group loads its next tile's constants once
  * its current tile is scored, while the consumers still compute that next
- * tile) | barriers: 225,760 bytes. */
+ * tile) | barriers: 225,760 bytes (a fifth stage would need 24,576 of the
+ * 6,688 left). */
 #include <cstdio>
 #include <cstring>
 
@@ -121,6 +126,66 @@ struct gk_lay_ws16 {
     }
 };
 
+/* Half h (0: bits 0-15) of x as a float: one I2F.U16 with its half
+ * selector, no unpacking. */
+template <int H>
+__device__ __forceinline__ float ws_h2f(uint32_t x)
+{
+    float f;
+    if (H)
+        asm("{.reg .u16 l, h;\n mov.b32 {l, h}, %1;\n cvt.rn.f32.u16 %0, h;\n}" : "=f"(f) : "r"(x));
+    else
+        asm("{.reg .u16 l, h;\n mov.b32 {l, h}, %1;\n cvt.rn.f32.u16 %0, l;\n}" : "=f"(f) : "r"(x));
+    return f;
+}
+
+/* The same on the integer and float pipes: the half's two bytes under the
+ * exponent of 2^23 (one PRMT), less 2^23 (one FADD; exact).  (An AND or a
+ * shift and I2FP would be the same count, but ptxas turns them into
+ * I2F.U16.) */
+template <int H>
+__device__ __forceinline__ float ws_h2f_alu(uint32_t x)
+{
+    return __int_as_float((int)__byte_perm(x, 0x4B000000u, H ? 0x7632u : 0x7610u)) - 8388608.0f;
+}
+#endif
+} // namespace
+
+#if GK_WG_SM90A
+/* The screen's floats from the 16-bit products (gk_lay_screen): the cases'
+ * four by I2F.U16 of each half (the conversion unit, beside the screen's
+ * nine reciprocals), the controls' by ws_h2f_alu (PRMT, FADD), the totals
+ * as float sums (exact: below 2^17): 16 instructions, the same floats as
+ * gk_screen_f's on gk_lay_ws16::load's unpacked words (about 18 there: 4
+ * of them I2F.U16 by ptxas's choice; 121.1 against 122.4 SASS
+ * instructions a pair in the boost screen).  All eight by I2F.U16 would be
+ * 12 (116.1 a pair), but would give the
+ * conversion unit 17 of a pair's instructions (16 lanes a cycle an SM, an
+ * eighth of a scheduler's issue rate: 136 of its cycles for 32 pairs
+ * against about 115 issue cycles). */
+template <>
+struct gk_lay_screen<gk_lay_ws16> {
+    __device__ static __forceinline__ void load(const uint32_t *prod, int q, int t, int a, int b, float c[4],
+                                                float tt[4])
+    {
+        (void)a;
+        (void)b;
+        const uint2 cw = ((const uint2 *)prod)[(q * 2) * GK_THREADS + t];
+        const uint2 uw = ((const uint2 *)prod)[(q * 2 + 1) * GK_THREADS + t];
+        c[0] = ws_h2f<0>(cw.x);
+        c[1] = ws_h2f<1>(cw.x);
+        c[2] = ws_h2f<0>(cw.y);
+        c[3] = ws_h2f<1>(cw.y);
+        tt[0] = c[0] + ws_h2f_alu<0>(uw.x);
+        tt[1] = c[1] + ws_h2f_alu<1>(uw.x);
+        tt[2] = c[2] + ws_h2f_alu<0>(uw.y);
+        tt[3] = c[3] + ws_h2f_alu<1>(uw.y);
+    }
+};
+#endif
+
+namespace {
+#if GK_WG_SM90A
 /* A consumer thread's accumulators of class cls (gk_wg_handoff's fragment
  * order: fragment q is acc[4 q .. 4 q + 3]) into gk_lay_ws16 at prod. */
 __device__ __forceinline__ void ws_store16(uint32_t *prod, int cls, const int (&acc)[WS::ACC])
@@ -277,21 +342,33 @@ __global__ void __launch_bounds__(WS_THREADS, 1) k_ws(gk_params P, const __grid_
             const uint32_t e = k % WS_GROUPS, u = k / WS_GROUPS;
             uint32_t *pb = prod + e * (WS_PROD / 4);
             int acc[ACC];
-            auto step = [&]() {
-                const uint32_t buf = g % WS_STAGES, ph = (g / WS_STAGES) & 1u;
-                gk_mbar_wait(full + 8u * buf, ph);
-                gk_wg_issue<BM, BN>(ring + buf * (uint32_t)STAGE, wg, acc);
+            /* stages s0 .. s1 - 1 of the ring into acc: stage s + 1's wgmma
+             * group is issued before stage s's retires (wait_group 1), and
+             * stage s is released once it has, so the tensor cores always
+             * have the next stage queued; the class's last group is waited
+             * for (wait_group 0) before acc is read */
+            auto run = [&](int s0, int s1) {
+                uint32_t prev = 0;
+                for (int s = s0; s < s1; s++, g++) {
+                    const uint32_t buf = g % WS_STAGES, ph = (g / WS_STAGES) & 1u;
+                    gk_mbar_wait(full + 8u * buf, ph);
+                    gk_wg_issue<BM, BN>(ring + buf * (uint32_t)STAGE, wg, acc);
+                    if (s > s0) {
+                        gk_wg_wait<1>();
+                        if ((tid & 127) == 0) gk_mbar_arrive(empty + 8u * prev);
+                    }
+                    prev = buf;
+                }
                 gk_wg_wait<0>();
-                if ((tid & 127) == 0) gk_mbar_arrive(empty + 8u * buf);
-                g++;
+                if (s1 > s0 && (tid & 127) == 0) gk_mbar_arrive(empty + 8u * prev);
             };
             ws_acc_pin(acc, true);
-            for (int s = 0; s < S0; s++) step();
+            run(0, S0);
             ws_acc_pin(acc, false);
             gk_mbar_wait(eempty + 8u * e, (u & 1u) ^ 1u); /* group e is done with its last tile's products */
             ws_store16(pb, 0, acc);
             ws_acc_pin(acc, true);
-            for (int s = S0; s < NS; s++) step();
+            run(S0, NS);
             ws_acc_pin(acc, false);
             ws_store16(pb, 1, acc);
             gk_mbar_arrive(efull + 8u * e);
@@ -343,3 +420,17 @@ int gk_launch_ws(const gk_params &P, int np, void *stream)
 }
 
 int gk_ws_usable(int dev) { return gk_wgmma_usable(dev) && gk_wg_maps_usable(); }
+
+/* Measured on an H200 (doc/BENCHMARKS.md, 2026-11-29, branch ws24e), boost
+ * and chi2: ws ran 1.10x the wgmma tiles' rate at N = 8,192 (four slices a
+ * class) and its tile kernels 1.12x at 1,000,000 x 10,000 (five), and
+ * 0.98-1.00x at N = 1,024 (one slice a class: nothing for the consumers'
+ * pipeline to overlap).  So: two planes, boost or chi2 (the others are not
+ * measured), 16-bit products, and at least eight slices of 16 words
+ * (1,024 samples) in the two classes together. */
+int gk_ws_auto(int stat, int np, uint32_t kw0, uint32_t kw1)
+{
+    const uint32_t sw = GK_WG_SLICE_WORDS;
+    return np == 2 && (stat == GK_BOOST || stat == GK_CHI2) && kw0 <= WS_KW_MAX && kw1 <= WS_KW_MAX &&
+           (kw0 + sw - 1) / sw + (kw1 + sw - 1) / sw >= 8;
+}

@@ -99,14 +99,19 @@ extern "C" void es_gpu_host_unregister(void *p)
     if (cudaHostUnregister(p) != cudaSuccess) (void)cudaGetLastError();
 }
 
-static int pick_kernel(int want, int dev, const cudaDeviceProp &p, int *out)
+/* auto: on compute capability 9.0 ws where gk_ws_auto measured it faster,
+ * else wgmma; mma from 8.0; popc below */
+static int pick_kernel(const es_gpu_config_t *cfg, int dev, const cudaDeviceProp &p, int *out)
 {
-    int cc = p.major * 10 + p.minor;
+    int cc = p.major * 10 + p.minor, want = cfg->kernel;
     switch (want) {
     case ES_GPU_KERNEL_AUTO:
-        *out = cc == 90 && gk_wgmma_usable(dev) ? ES_GPU_KERNEL_WGMMA
-               : cc >= 80                       ? ES_GPU_KERNEL_MMA
-                                                : ES_GPU_KERNEL_POPC;
+        *out = cc == 90 && gk_wgmma_usable(dev)
+                   ? (gk_ws_auto(cfg->stat, (int)cfg->n_planes, cfg->kw_case, cfg->kw_ctrl) && gk_ws_usable(dev)
+                          ? ES_GPU_KERNEL_WS
+                          : ES_GPU_KERNEL_WGMMA)
+               : cc >= 80 ? ES_GPU_KERNEL_MMA
+                          : ES_GPU_KERNEL_POPC;
         return ES_OK;
     case ES_GPU_KERNEL_WGMMA:
         if (cc != 90 || !gk_wgmma_usable(dev)) {
@@ -242,7 +247,7 @@ static int gpu_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, es_
     cudaDeviceProp p;
     CHECK(cudaSetDevice(dev));
     CHECK(cudaGetDeviceProperties(&p, dev));
-    int ret = pick_kernel(cfg->kernel, dev, p, &g->kernel);
+    int ret = pick_kernel(cfg, dev, p, &g->kernel);
     if (ret) return ret;
     g->n_sm = p.multiProcessorCount;
     CHECK(cudaStreamCreateWithFlags(&g->s_comp, cudaStreamNonBlocking));

@@ -234,6 +234,21 @@ __device__ __forceinline__ gk_bounds gk_pair_bound(const uint32_t n[2][9], int a
     return gk_bound<STAT>(n, A, B, C, P);
 }
 
+/* The default screen's view of a pair's products in layout L: the cases'
+ * and the totals' counts as floats (gk_screen_f).  A layout may specialise
+ * it with a cheaper conversion (count_ws.cu's 16-bit products); the floats
+ * must be the same. */
+template <class L>
+struct gk_lay_screen {
+    __device__ static __forceinline__ void load(const uint32_t *prod, int q, int t, int a, int b, float c[4],
+                                                float tt[4])
+    {
+        uint32_t x[8];
+        L::load(prod, q, t, a, b, x);
+        gk_screen_f(x, c, tt);
+    }
+};
+
 /* Thread t's q-th pair: its bounds (phase A), from the products. */
 template <int STAT, class L, int VM, int VN>
 __device__ __forceinline__ gk_bounds gk_epi_bound(const gk_params &P, const uint32_t *prod, int q, int t, int a,
@@ -383,9 +398,16 @@ __device__ void gk_epilogue(const gk_params &P, const uint32_t *prod, int a0, in
             if (scr) {
                 /* every pair is screened, valid or not (no branch: a pair
                  * past the block has zero products and zero constants) */
-                uint32_t x[8];
-                L::load(prod, q, tid, a, b, x);
-                float nats = gk_screen_nats<decltype(V)::value>(x, R, S.scol[b], K.abs);
+                float nats;
+                if constexpr (decltype(V)::value == 1) {
+                    uint32_t x[8];
+                    L::load(prod, q, tid, a, b, x);
+                    nats = gk_screen_nats<1>(x, R, S.scol[b], K.abs);
+                } else {
+                    float c[4], t[4];
+                    gk_lay_screen<L>::load(prod, q, tid, a, b, c, t);
+                    nats = gk_screen_nats2f(c, t, R, S.scol[b]);
+                }
                 const uint32_t ct = S.cthr[b], m = mrow < ct ? mrow : ct;
                 /* nats > 0 (a sum that is never negative plus a positive
                  * margin), so its key is its bits with the top set */

@@ -40,6 +40,10 @@ int gk_launch_popc(const gk_params &P, int np, void *stream);
  * (gk_wgmma_usable, and the driver encodes tensor maps). */
 int gk_launch_ws(const gk_params &P, int np, void *stream);
 int gk_ws_usable(int dev);
+/* 1 when `--gpu-kernel auto` runs ws rather than the wgmma tiles on a
+ * device where both run: statistic stat (GK_*) of np planes, kw0 and kw1
+ * words counted a class (doc/BENCHMARKS.md, "The consumers' pipeline"). */
+int gk_ws_auto(int stat, int np, uint32_t kw0, uint32_t kw1);
 
 /* The second stage (exact.cu): a tile's candidates scored with the exact
  * statistic in double (exact.cuh), each variant's threshold raised to the

@@ -271,16 +271,17 @@ __host__ __device__ __forceinline__ float gk_f_round(double x, int up)
 #endif
 }
 
-/* S of the pair (nats, see above) from its products x (cases p11, p12, p21,
- * p22, then controls), never below 0: four conversions and four additions
- * for the totals, four fused multiply-adds for D, 22 sums and differences
+/* S of the pair (nats, see above) from its cases' products c (p11, p12,
+ * p21, p22) and the totals t (cases plus controls) as floats (gk_screen_f:
+ * eight conversions and four additions from the products), never below 0:
+ * four fused multiply-adds for D, 22 sums and differences
  * for the nine cells' D and t + o, three operations a cell (reciprocal,
  * product, fused add) and three to weigh the strata. */
-__host__ __device__ __forceinline__ float gk_screen_sum2(const uint32_t x[8], const gk_srow2 &R, const gk_scol2 &C)
+__host__ __device__ __forceinline__ float gk_screen_sum2f(const float c[4], const float t[4], const gk_srow2 &R,
+                                                          const gk_scol2 &C)
 {
-    const float c11 = gk_u2f2(x[0]), c12 = gk_u2f2(x[1]), c21 = gk_u2f2(x[2]), c22 = gk_u2f2(x[3]);
-    const float t11 = gk_u2f2(x[0] + x[4]), t12 = gk_u2f2(x[1] + x[5]), t21 = gk_u2f2(x[2] + x[6]),
-                t22 = gk_u2f2(x[3] + x[7]);
+    const float c11 = c[0], c12 = c[1], c21 = c[2], c22 = c[3];
+    const float t11 = t[0], t12 = t[1], t21 = t[2], t22 = t[3];
     const float D11 = fmaf(-R.w, t11, c11), D12 = fmaf(-R.w, t12, c12), D21 = fmaf(-R.w, t21, c21),
                 D22 = fmaf(-R.w, t22, c22);
     const float T11 = t11 + R.o4, T12 = t12 + R.o2, T21 = t21 + R.o2, T22 = t22 + R.o1;
@@ -321,6 +322,29 @@ __host__ __device__ __forceinline__ float gk_screen_sum2(const uint32_t x[8], co
         s0 = fmaf(d * gk_rcp2(t), d, s0);
     }
     return fmaxf(fmaf(R.U0, s0, fmaf(R.U1, s1, fmaf(R.U2, s2, -R.B))), 0.0f);
+}
+
+/* The pair's products x as the floats gk_screen_sum2f takes: the cases'
+ * c_ab (x[0 .. 3]) and the totals t_ab (x[i] + x[i + 4]), exact below
+ * 2^24. */
+__host__ __device__ __forceinline__ void gk_screen_f(const uint32_t x[8], float c[4], float t[4])
+{
+    c[0] = gk_u2f2(x[0]);
+    c[1] = gk_u2f2(x[1]);
+    c[2] = gk_u2f2(x[2]);
+    c[3] = gk_u2f2(x[3]);
+    t[0] = gk_u2f2(x[0] + x[4]);
+    t[1] = gk_u2f2(x[1] + x[5]);
+    t[2] = gk_u2f2(x[2] + x[6]);
+    t[3] = gk_u2f2(x[3] + x[7]);
+}
+
+/* gk_screen_sum2f from the products. */
+__host__ __device__ __forceinline__ float gk_screen_sum2(const uint32_t x[8], const gk_srow2 &R, const gk_scol2 &C)
+{
+    float c[4], t[4];
+    gk_screen_f(x, c, t);
+    return gk_screen_sum2f(c, t, R, C);
 }
 
 /* U(q) of the bound above from q = c / t and 1 - q = u / t (0 for a stratum
@@ -419,6 +443,14 @@ __device__ __forceinline__ float gk_screen_nats(const uint32_t x[8], const gk_sr
 {
     if (V == 1) return fmaf(gk_screen_sum1(x, R.v1, C.v1), 1.0f + 1e-4f, R.v1.base + abs);
     return fmaf(gk_screen_sum2(x, R.v2, C.v2), 1.0f + 1e-5f, R.v2.base);
+}
+
+/* The default form's (V = 2) from the products already as floats
+ * (gk_screen_f's c and t). */
+__device__ __forceinline__ float gk_screen_nats2f(const float c[4], const float t[4], const gk_srow &R,
+                                                  const gk_scol &C)
+{
+    return fmaf(gk_screen_sum2f(c, t, R.v2, C.v2), 1.0f + 1e-5f, R.v2.base);
 }
 
 /* A variant's screen constants (form 1 when v1) from its class x genotype

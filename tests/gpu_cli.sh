@@ -123,16 +123,16 @@ for stat in boost chi2 mi ig; do
     done
 done
 
-# --gpu-kernel auto on Hopper: ws for boost and chi2 of two planes whose
+# --gpu-kernel auto on Hopper: ws for boost of two planes whose
 # classes take eight slices of 1,024 samples or more together (gk_ws_auto),
-# the wgmma tiles otherwise (one slice a class, three planes, mi); the bytes
+# the wgmma tiles otherwise (one slice a class, three planes, chi2, mi); the bytes
 # are the CPU's
 if [ -n "$wg" ] && "$EPISTREAM" scan --bfile "$T/d" --device gpu --gpu-kernel ws --top 5 --quiet --out "$T/probe"; then
     "$EPISTREAM" sim --samples 8193 --variants 300 --missing 0 --pairs 2 --seed 8 --out "$T/a8" >/dev/null 2>&1 ||
         fail "sim a8"
     "$EPISTREAM" sim --samples 8193 --variants 300 --missing 0.01 --pairs 2 --seed 8 --out "$T/a8m" >/dev/null 2>&1 ||
         fail "sim a8m"
-    for c in "a8 boost ws" "a8 chi2 ws" "a8 mi wgmma" "a8m boost wgmma" "f boost wgmma"; do
+    for c in "a8 boost ws" "a8 chi2 wgmma" "a8 mi wgmma" "a8m boost wgmma" "f boost wgmma"; do
         set -- $c
         "$EPISTREAM" scan --bfile "$T/$1" --stat $2 --top 50 --p-threshold 1e-3 --device cpu --quiet \
             --out "$T/au.$1.$2.c" || fail "cpu $c"

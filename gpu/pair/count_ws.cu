@@ -425,12 +425,15 @@ int gk_ws_usable(int dev) { return gk_wgmma_usable(dev) && gk_wg_maps_usable(); 
  * and chi2: ws ran 1.10x the wgmma tiles' rate at N = 8,192 (four slices a
  * class) and its tile kernels 1.12x at 1,000,000 x 10,000 (five), and
  * 0.98-1.00x at N = 1,024 (one slice a class: nothing for the consumers'
- * pipeline to overlap).  So: two planes, boost or chi2 (the others are not
- * measured), 16-bit products, and at least eight slices of 16 words
- * (1,024 samples) in the two classes together. */
+ * pipeline to overlap).  With the fused kernel's cheaper epilogue (branch
+ * epi24d) in the same tree and run (the lead's check): boost 1.03x at
+ * N = 8,192 and tile kernels 1.02x at 1,000,000 x 10,000, chi2 0.98x.  So:
+ * two planes, boost (chi2 no longer gains; the others are not measured),
+ * 16-bit products, and at least eight slices of 16 words (1,024 samples) in
+ * the two classes together. */
 int gk_ws_auto(int stat, int np, uint32_t kw0, uint32_t kw1)
 {
     const uint32_t sw = GK_WG_SLICE_WORDS;
-    return np == 2 && (stat == GK_BOOST || stat == GK_CHI2) && kw0 <= WS_KW_MAX && kw1 <= WS_KW_MAX &&
+    return np == 2 && stat == GK_BOOST && kw0 <= WS_KW_MAX && kw1 <= WS_KW_MAX &&
            (kw0 + sw - 1) / sw + (kw1 + sw - 1) / sw >= 8;
 }

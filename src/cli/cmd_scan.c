@@ -72,7 +72,7 @@ static void scan_usage(FILE *fp)
             "                       faster for this scan, else the CPU; --verbose says why),\n"
             "                       cpu, gpu (every visible GPU) or gpu:0,2 (those GPUs)\n"
             "  --gpu-kernel K       GPU counting kernel: auto (default: by compute\n"
-            "                       capability; on Hopper ws for boost and chi2 with no\n"
+            "                       capability; on Hopper ws for boost with no\n"
             "                       missing call and about 8,192 samples or more, where it\n"
             "                       measured faster, else wgmma), wgmma (Hopper tensor\n"
             "                       cores, sm_90a), ws (wgmma, persistent and\n"

@@ -132,6 +132,17 @@ if [ -n "$wg" ] && "$EPISTREAM" scan --bfile "$T/d" --device gpu --gpu-kernel ws
         fail "sim a8"
     "$EPISTREAM" sim --samples 8193 --variants 300 --missing 0.01 --pairs 2 --seed 8 --out "$T/a8m" >/dev/null 2>&1 ||
         fail "sim a8m"
+    # ws streaming blocks through --gpu-mem with several slices a class (the
+    # consumers' pipeline across re-uploads; $T/d has missing calls, so its
+    # ws runs above take the wgmma tiles)
+    "$EPISTREAM" scan --bfile "$T/a8" --stat boost --top 50 --p-threshold 1e-3 --device cpu --quiet \
+        --out "$T/ws8.c" || fail "cpu a8 boost"
+    "$EPISTREAM" scan --bfile "$T/a8" --stat boost --top 50 --p-threshold 1e-3 --device gpu:0 --gpu-kernel ws \
+        --block 64 --gpu-mem 400K --quiet --out "$T/ws8.g" || fail "ws --gpu-mem 400K"
+    grep -q "^gpu	.*(ws kernel" "$T/ws8.g.log" || fail "ws --gpu-mem: $(grep '^gpu' "$T/ws8.g.log")"
+    for f in top.tsv summary.tsv sig.tsv; do
+        cmp -s "$T/ws8.c.$f" "$T/ws8.g.$f" || fail "ws --gpu-mem 400K: $f differs from --device cpu"
+    done
     for c in "a8 boost ws" "a8 chi2 wgmma" "a8 mi wgmma" "a8m boost wgmma" "f boost wgmma"; do
         set -- $c
         "$EPISTREAM" scan --bfile "$T/$1" --stat $2 --top 50 --p-threshold 1e-3 --device cpu --quiet \

@@ -32,8 +32,6 @@ struct slot_t {
     cudaEvent_t ready;  /* upload done */
     cudaEvent_t used;   /* last kernel reading it done */
     unsigned long long lru;
-    int run;            /* a tile with this block was queued since its upload: its
-                           variants have thresholds (gk_params.nofit) */
 };
 
 struct flight_t {
@@ -59,6 +57,9 @@ struct es_gpu {
     cudaStream_t s_back; /* candidates to the host: not behind the next tile's kernel */
     slot_t *slots;
     int n_slots;
+    unsigned char *had_tile; /* a block's tile was queued on this device, so its variants have
+                                thresholds in d_thr (gk_params.nofit): by block, not slot,
+                                since d_thr outlives a slot's eviction (--gpu-mem streaming) */
     unsigned long long clock;
     uint32_t *d_thr, *d_hist, *d_tau;
     unsigned long long *d_screen; /* gk_params.screen */
@@ -184,6 +185,7 @@ extern "C" void es_gpu_close(es_gpu_t *g)
         if (g->slots[i].used) cudaEventDestroy(g->slots[i].used);
     }
     free(g->slots);
+    free(g->had_tile);
     for (int k = 0; k < ES_GPU_FLIGHTS; k++) {
         flight_free_bufs(&g->fl[k]);
         if (g->fl[k].d_n) cudaFree(g->fl[k].d_n);
@@ -309,7 +311,8 @@ static int gpu_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, es_
     if (want > n_blocks) want = n_blocks;
     if (want < 2) want = 2;
     g->slots = (slot_t *)calloc(want, sizeof *g->slots);
-    if (!g->slots) return ES_ERR_NOMEM;
+    g->had_tile = (unsigned char *)calloc(n_blocks, 1);
+    if (!g->slots || !g->had_tile) return ES_ERR_NOMEM;
     g->n_slots = (int)want;
     for (int i = 0; i < g->n_slots; i++) {
         slot_t *s = &g->slots[i];
@@ -472,7 +475,6 @@ static int ensure_block(es_gpu_t *g, const es_gpu_block_t *b, int keep, int *out
                                   g->cfg.block + GK_VPRE_PAD, g->screen1, s->pre, g->s_copy));
     CHECK(cudaEventRecord(s->ready, g->s_copy));
     s->block = (long)b->index;
-    s->run = 0;
     s->lru = ++g->clock;
     *out = victim;
     return ES_OK;
@@ -570,13 +572,13 @@ static int queue_tile(es_gpu_t *g, flight_t *f, int update_hist)
     CHECK(cudaStreamWaitEvent(g->s_comp, sb->ready, 0));
     fill_params(g, &f->P, sa, sb, &f->a, &f->b, f->tau_key);
     f->P.update_hist = update_hist;
-    f->P.nofit = sa->run && sb->run;
+    f->P.nofit = g->had_tile[f->a.index] && g->had_tile[f->b.index];
     /* the pre-pass pays where the host's exact score is dear: BOOST's fit,
      * the logarithms of MI and IG (chi2 and K2 score faster than it runs) */
     const int dear = g->cfg.stat == ES_STAT_BOOST || g->cfg.stat == ES_STAT_MI || g->cfg.stat == ES_STAT_IG;
     ret = run_flight(g, f, update_hist && f->P.diag && dear);
     if (ret) return ret;
-    sa->run = sb->run = 1;
+    g->had_tile[f->a.index] = g->had_tile[f->b.index] = 1;
     CHECK(cudaEventRecord(sa->used, g->s_comp));
     CHECK(cudaEventRecord(sb->used, g->s_comp));
     return ES_OK;

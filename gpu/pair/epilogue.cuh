@@ -553,7 +553,10 @@ __device__ void gk_epilogue(const gk_params &P, const uint32_t *prod, int a0, in
      * value and drops what then reaches no output (two passes), and the CTA
      * is spared the divergent fits and the two barriers around them.  The
      * pre-pass of a diagonal tile (cap 0) and the CTAs that score in place
-     * (the first tiles) still fit: their thresholds are the scan's first. */
+     * (the first tiles) still fit where FITS is compiled in: their thresholds
+     * are the scan's first.  The wgmma tiles of the cp.async loader are also
+     * built without FITS, for tiles whose blocks have had a tile on the device
+     * (gk_params.nofit): no fit runs there at all. */
     if (FITS && boost && (!dense || P.tilefit || P.cap == 0)) {
         if (dense) {
             for (int i = tid; i < nq && act; i += GK_THREADS) {

@@ -13,7 +13,8 @@
 #     loader against the CPU), beside compute-sanitizer memcheck on small
 #     wgmma boost scans with each code (SAN_N samples: 999, classes under a
 #     stage; 4,500: full stages and a partial one), bytes against the CPU's
-# Ends with the ratio table plain / regs per row.
+# Ends with the ratio table plain / regs per row.  (Written for branch
+# load24f; not run there: the session's device budget was short.)
 set -u
 . "$(dirname "$0")/device-env.sh"
 T=${TMPDIR:-/tmp}

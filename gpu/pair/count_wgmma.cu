@@ -168,8 +168,15 @@ int wg_load()
 
 /* The cp.async copy code of the default per shape (gk_wg_tile's PLAIN):
  * SHORT where no class fills a stage (kw0 and kw1 under 16 words, at most
- * 768 samples a class: the full-stage path never runs), LONG otherwise. */
-constexpr bool WG_CP_PLAIN_SHORT = false, WG_CP_PLAIN_LONG = false;
+ * 768 samples a class: the full-stage path never runs), LONG otherwise.
+ * Chosen from the SASS (doc/BENCHMARKS.md, "The cp.async loader's two copy
+ * codes"): with partial stages the registers' code issues 53 more
+ * instructions a warp before the main loop (249 against 196) and its first
+ * copy 70 later, and the plain code is the one that fed the main loop at
+ * 3.0e11 pairs/s at N = 1,024 (2.67e11 with the registers'); with full
+ * stages the registers' code saves 22 of 121 a refilling stage.  Not yet
+ * alternated in one device run (scripts/device-load.sh does). */
+constexpr bool WG_CP_PLAIN_SHORT = true, WG_CP_PLAIN_LONG = false;
 
 /* Whether two-plane cp.async tiles of P run the plain copy code. */
 bool wg_cp_plain(const gk_params &P)

@@ -170,11 +170,12 @@ int wg_load()
  * SHORT where no class fills a stage (kw0 and kw1 under 16 words, at most
  * 768 samples a class: the full-stage path never runs), LONG otherwise.
  * Chosen from the SASS (doc/BENCHMARKS.md, "The cp.async loader's two copy
- * codes"): with partial stages the registers' code issues 53 more
- * instructions a warp before the main loop (249 against 196) and its first
- * copy 70 later, and the plain code is the one that fed the main loop at
- * 3.0e11 pairs/s at N = 1,024 (2.67e11 with the registers'); with full
- * stages the registers' code saves 22 of 121 a refilling stage.  Not yet
+ * codes"): with partial stages the registers' code issues its first copy
+ * about 70 instructions a warp later (167 against 97 in k_feed) and about
+ * 20 more before the main loop, and the plain code is the one that fed the
+ * main loop at 3.0e11 pairs/s at N = 1,024 (2.67e11 with the registers');
+ * with full stages the registers' code saves 22 (k_feed) to 38 (the fused
+ * boost kernel) instructions of a refilling stage's 121-144.  Not yet
  * alternated in one device run (scripts/device-load.sh does). */
 constexpr bool WG_CP_PLAIN_SHORT = true, WG_CP_PLAIN_LONG = false;
 

@@ -61,10 +61,13 @@ int es_gpu_wgmma_feed_rate(int dev, uint32_t n_samples, double *pairs_per_s);
 
 /** How the two-plane wgmma tiles (the scan's, es_gpu_b1_gemm_test's np = 2
  *  and es_gpu_wgmma_feed_rate's) load their operands, for the whole process:
- *  0 per-thread cp.async; 1, 2 or 4 the bulk tensor copy engine (TMA) in
- *  clusters of that many CTAs sharing the A tile by multicast.  The first
- *  use reads EPISTREAM_GPU_LOAD (cp, tma1, tma2, tma4; default cp).  Any
- *  other mode only queries.  Outputs are the same with every loader.
+ *  0 per-thread cp.async (its copy code picked per scan shape); 8 or 9 the
+ *  same with the copy code forced: chunk sources in registers and a
+ *  full-stage path (8), or rebuilt at every stage (9, the older one); 1, 2
+ *  or 4 the bulk tensor copy engine (TMA) in clusters of that many CTAs
+ *  sharing the A tile by multicast.  The first use reads EPISTREAM_GPU_LOAD
+ *  (cp, cp-regs, cp-plain, tma1, tma2, tma4; default cp).  Any other mode
+ *  only queries.  Outputs are the same with every loader.
  *  @return the mode before the call. */
 int es_gpu_wgmma_loader(int mode);
 

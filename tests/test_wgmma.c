@@ -128,13 +128,14 @@ static void run_np(int np)
     }
 }
 
-/* Two planes with every operand loader: per-thread cp.async, and the bulk
- * tensor copy alone and in clusters of 2 and 4 CTAs multicasting the A tile
- * (grids rounded up to whole clusters: CTAs past the last variant). */
+/* Two planes with every operand loader: per-thread cp.async (the default
+ * per shape, then its two copy codes, cp-regs 8 and cp-plain 9), and the
+ * bulk tensor copy alone and in clusters of 2 and 4 CTAs multicasting the A
+ * tile (grids rounded up to whole clusters: CTAs past the last variant). */
 static void test_np2(void **state)
 {
     (void)state;
-    static const int loaders[] = {0, 1, 2, 4};
+    static const int loaders[] = {0, 8, 9, 1, 2, 4};
     const int was = es_gpu_wgmma_loader(-1);
     for (size_t i = 0; i < sizeof loaders / sizeof *loaders; i++) {
         es_gpu_wgmma_loader(loaders[i]);

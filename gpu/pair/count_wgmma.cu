@@ -100,7 +100,7 @@ struct epi3 {
     __device__ __forceinline__ void finish() {}
 };
 
-template <int NP, int STAT, bool FITS = true>
+template <int NP, int STAT, bool FITS = true, bool PLAIN = false>
 __global__ void __launch_bounds__(gk_wg_shape<NP>::THREADS, gk_wg_shape<NP>::MIN_CTAS) k_wgmma(gk_params P)
 {
     using S = gk_wg_shape<NP>;
@@ -114,7 +114,7 @@ __global__ void __launch_bounds__(gk_wg_shape<NP>::THREADS, gk_wg_shape<NP>::MIN
     if constexpr (NP == 2) {
         static_assert(S::THREADS == GK_THREADS, "two planes: every thread holds pairs");
         epi2 e{prod};
-        gk_wg_tile<2>(P, a0, b0, smem, e);
+        gk_wg_tile<2, PLAIN>(P, a0, b0, smem, e);
         /* no barrier: the screen reads only the thread's own products (and
          * constants the main loop's barriers published); the queue's barrier
          * orders them before any other thread reads them */
@@ -132,20 +132,27 @@ __global__ void __launch_bounds__(gk_wg_shape<NP>::THREADS, gk_wg_shape<NP>::MIN
 
 /* ---- the two-plane tile with the bulk tensor copy loader ------------------- */
 
-/* The process's loader of two-plane wgmma tiles: 0 per-thread cp.async,
- * 1, 2 or 4 the TMA loader in clusters of that many CTAs; -1 until first
- * read (EPISTREAM_GPU_LOAD, else the default). */
+/* The process's loader of two-plane wgmma tiles: 0 per-thread cp.async
+ * with the copy code wg_cp_plain picks for the scan's shape; 1, 2 or 4 the
+ * TMA loader in clusters of that many CTAs; WG_LOAD_CP_REGS and
+ * WG_LOAD_CP_PLAIN cp.async with that copy code whatever the shape (a
+ * measurement switch, gk_wg_tile's PLAIN); -1 until first read
+ * (EPISTREAM_GPU_LOAD, else the default). */
 int wg_load_mode = -1;
 constexpr int WG_LOAD_DEFAULT = 0; /* cp.async: the fastest measured (doc/BENCHMARKS.md, sixth pass) */
+constexpr int WG_LOAD_CP_REGS = 8, WG_LOAD_CP_PLAIN = 9;
 
 int wg_load_parse(const char *v)
 {
     if (!v || !*v) return WG_LOAD_DEFAULT;
     if (!strcmp(v, "cp")) return 0;
+    if (!strcmp(v, "cp-regs")) return WG_LOAD_CP_REGS;
+    if (!strcmp(v, "cp-plain")) return WG_LOAD_CP_PLAIN;
     if (!strcmp(v, "tma1")) return 1;
     if (!strcmp(v, "tma2")) return 2;
     if (!strcmp(v, "tma4")) return 4;
-    fprintf(stderr, "[W::epistream] EPISTREAM_GPU_LOAD=%s: not cp, tma1, tma2 or tma4; using cp\n", v);
+    fprintf(stderr, "[W::epistream] EPISTREAM_GPU_LOAD=%s: not cp, cp-regs, cp-plain, tma1, tma2 or tma4; using cp\n",
+            v);
     return WG_LOAD_DEFAULT;
 }
 
@@ -157,6 +164,27 @@ int wg_load()
         __atomic_store_n(&wg_load_mode, m, __ATOMIC_RELEASE);
     }
     return m;
+}
+
+/* The cp.async copy code of the default per shape (gk_wg_tile's PLAIN):
+ * SHORT where no class fills a stage (kw0 and kw1 under 16 words, at most
+ * 768 samples a class: the full-stage path never runs), LONG otherwise.
+ * Chosen from the SASS (doc/BENCHMARKS.md, "The cp.async loader's two copy
+ * codes"): with partial stages the registers' code issues its first copy
+ * about 70 instructions a warp later (167 against 97 in k_feed) and about
+ * 20 more before the main loop, and the plain code is the one that fed the
+ * main loop at 3.0e11 pairs/s at N = 1,024 (2.67e11 with the registers');
+ * with full stages the registers' code saves 22 (k_feed) to 38 (the fused
+ * boost kernel) instructions of a refilling stage's 121-144.  Not yet
+ * alternated in one device run (scripts/device-load.sh does). */
+constexpr bool WG_CP_PLAIN_SHORT = true, WG_CP_PLAIN_LONG = false;
+
+/* Whether two-plane cp.async tiles of P run the plain copy code. */
+bool wg_cp_plain(const gk_params &P)
+{
+    const int m = wg_load();
+    if (m == WG_LOAD_CP_REGS || m == WG_LOAD_CP_PLAIN) return m == WG_LOAD_CP_PLAIN;
+    return P.kw0 < GK_WG_SLICE_WORDS && P.kw1 < GK_WG_SLICE_WORDS ? WG_CP_PLAIN_SHORT : WG_CP_PLAIN_LONG;
 }
 
 /* cuTensorMapEncodeTiled through the runtime (no link against the driver
@@ -220,7 +248,7 @@ int wg_maps_build(const gk_params &P, gk_wg_maps *M)
 int wg_maps_for(const gk_params &P, gk_wg_maps *M)
 {
     int cl = wg_load();
-    if (!cl) return 0;
+    if (cl != 1 && cl != 2 && cl != 4) return 0;
     int r = wg_maps_build(P, M);
     if (r) {
         static int said = 0;
@@ -306,6 +334,21 @@ dim3 tile_grid2(const gk_params &P)
     return dim3((P.nb + S::VN - 1) / S::VN, (P.na + S::VM - 1) / S::VM);
 }
 
+/* k_wgmma<NP, STAT, FITS> with the copy code wg_cp_plain picks (three
+ * planes: always the default one). */
+template <int NP, int STAT, bool FITS>
+int launch_cp(const gk_params &P, cudaStream_t st)
+{
+    using S = gk_wg_shape<NP>;
+    if (NP == 2 && wg_cp_plain(P)) {
+        static thread_local int configured = -1;
+        return gk_launch_tile<S::VM, S::VN>(k_wgmma<NP, STAT, FITS, NP == 2>, P, S::SMEM_BYTES, st, &configured,
+                                            S::THREADS);
+    }
+    static thread_local int configured = -1;
+    return gk_launch_tile<S::VM, S::VN>(k_wgmma<NP, STAT, FITS>, P, S::SMEM_BYTES, st, &configured, S::THREADS);
+}
+
 template <int STAT, int NP>
 int launch_fused(const gk_params &P, cudaStream_t st)
 {
@@ -323,13 +366,8 @@ int launch_fused(const gk_params &P, cudaStream_t st)
      * thresholds still 0: without fits every pair of the tile would be a
      * candidate), three planes (no queue) */
     if constexpr (STAT == GK_BOOST && NP == 2)
-        if (!P.epi1 && !P.tilefit && P.cap != 0 && P.nofit) {
-            static thread_local int configured = -1;
-            return gk_launch_tile<S::VM, S::VN>(k_wgmma<NP, STAT, false>, P, S::SMEM_BYTES, st, &configured,
-                                                S::THREADS);
-        }
-    static thread_local int configured = -1;
-    return gk_launch_tile<S::VM, S::VN>(k_wgmma<NP, STAT>, P, S::SMEM_BYTES, st, &configured, S::THREADS);
+        if (!P.epi1 && !P.tilefit && P.cap != 0 && P.nofit) return launch_cp<NP, STAT, false>(P, st);
+    return launch_cp<NP, STAT, true>(P, st);
 }
 
 template <int STAT>
@@ -362,14 +400,14 @@ struct raw_epi {
     __device__ __forceinline__ void finish() {}
 };
 
-template <int NP>
+template <int NP, bool PLAIN = false>
 __global__ void __launch_bounds__(gk_wg_shape<NP>::THREADS, 1) k_gemm_test(gk_params P, uint32_t *out)
 {
     extern __shared__ __align__(1024) unsigned char smem[];
     using S = gk_wg_shape<NP>;
     const int a0 = blockIdx.y * S::VM, b0 = blockIdx.x * S::VN;
     raw_epi<NP> e{out, (int)P.na * NP, (int)P.nb * NP, a0 * NP, b0 * NP};
-    gk_wg_tile<NP>(P, a0, b0, smem, e);
+    gk_wg_tile<NP, PLAIN>(P, a0, b0, smem, e);
 }
 
 template <int CL>
@@ -395,9 +433,10 @@ int gemm_launch2(const gk_params &P, uint32_t *out)
             return cluster_launch(k_gemm_test_tma<decltype(c)::value>, c.value, grid, S::THREADS,
                                   gk_wg_tma_smem_bytes(), 0, &configured, P, M, out);
         });
-    cudaError_t e = cudaFuncSetAttribute(k_gemm_test<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM_BYTES);
+    void (*k)(gk_params, uint32_t *) = wg_cp_plain(P) ? k_gemm_test<2, true> : k_gemm_test<2>;
+    cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM_BYTES);
     if (e != cudaSuccess) return (int)e;
-    k_gemm_test<2><<<grid, S::THREADS, S::SMEM_BYTES>>>(P, out);
+    k<<<grid, S::THREADS, S::SMEM_BYTES>>>(P, out);
     return (int)cudaGetLastError();
 }
 
@@ -532,11 +571,12 @@ struct fold_epi {
 
 /* The scan's two-plane tile mainloop (same shape, pipeline and occupancy),
  * with no epilogue. */
+template <bool PLAIN>
 __global__ void __launch_bounds__(gk_wg_shape<2>::THREADS, gk_wg_shape<2>::MIN_CTAS) k_feed(gk_params P, int *out)
 {
     extern __shared__ __align__(1024) unsigned char smem[];
     fold_epi e{0};
-    gk_wg_tile<2>(P, (int)blockIdx.y * gk_wg_shape<2>::VM, (int)blockIdx.x * gk_wg_shape<2>::VN, smem, e);
+    gk_wg_tile<2, PLAIN>(P, (int)blockIdx.y * gk_wg_shape<2>::VM, (int)blockIdx.x * gk_wg_shape<2>::VN, smem, e);
     if (e.s == 0x7fffffff) *out = e.s; /* keeps the work alive */
 }
 
@@ -561,9 +601,10 @@ int feed_launch(const gk_params &P, dim3 grid, int *out)
             return cluster_launch(k_feed_tma<decltype(c)::value>, c.value, grid, S::THREADS, gk_wg_tma_smem_bytes(),
                                   0, &configured, P, M, out);
         });
-    cudaError_t e = cudaFuncSetAttribute(k_feed, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM_BYTES);
+    void (*k)(gk_params, int *) = wg_cp_plain(P) ? k_feed<true> : k_feed<false>;
+    cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM_BYTES);
     if (e != cudaSuccess) return (int)e;
-    k_feed<<<grid, S::THREADS, S::SMEM_BYTES>>>(P, out);
+    k<<<grid, S::THREADS, S::SMEM_BYTES>>>(P, out);
     return (int)cudaGetLastError();
 }
 
@@ -665,7 +706,8 @@ extern "C" int es_gpu_b1_ceiling_wgmma(int dev, double *bitmac_per_s)
 extern "C" int es_gpu_wgmma_loader(int mode)
 {
     int prev = wg_load();
-    if (mode == 0 || mode == 1 || mode == 2 || mode == 4) __atomic_store_n(&wg_load_mode, mode, __ATOMIC_RELEASE);
+    if (mode == 0 || mode == 1 || mode == 2 || mode == 4 || mode == WG_LOAD_CP_REGS || mode == WG_LOAD_CP_PLAIN)
+        __atomic_store_n(&wg_load_mode, mode, __ATOMIC_RELEASE);
     return prev;
 }
 

@@ -59,8 +59,15 @@ __device__ __forceinline__ void gk_wg_cp_wait()
  * the warpgroup, warp w = t / 32, holds d[4j + 2i + e] = D[16 w + gid + 8 i]
  * [8 j + 2 tig + e], i.e. per warp and per 8-column chunk j exactly the
  * m16n8 C fragment {d[4j], d[4j+1], d[4j+2], d[4j+3]} at row0 = 64 g + 16 w,
- * col0 = 8 j. */
-template <int NP, class Epi>
+ * col0 = 8 j.
+ *
+ * PLAIN picks the copy code (a measurement switch, EPISTREAM_GPU_LOAD=cp-regs
+ * or cp-plain; the same bytes land in the same places either way):
+ * false keeps the chunk sources in registers and copies a stage whose chunks
+ * all exist without size operands (epi24d); true is the loader before it
+ * (602f606): sources rebuilt at every stage, every chunk with its size
+ * operand.  count_wgmma.cu picks one per scan shape (wg_cp_plain). */
+template <int NP, bool PLAIN = false, class Epi>
 __device__ __forceinline__ void gk_wg_tile(const gk_params &P, int a0, int b0, unsigned char *smem, Epi &epi)
 {
 #if GK_WG_SM90A
@@ -100,9 +107,11 @@ __device__ __forceinline__ void gk_wg_tile(const gk_params &P, int a0, int b0, u
         src[i] = i < LA ? srcA + (size_t)i * rstride : srcB + (size_t)(i - LA) * rstride;
     }
     /* kept in registers: the compiler would rebuild them at every stage */
+    if constexpr (!PLAIN) {
 #pragma unroll
-    for (int i = 0; i < LD; i++) asm volatile("" : "+l"(src[i]));
-    asm volatile("" : "+r"(rows_ok));
+        for (int i = 0; i < LD; i++) asm volatile("" : "+l"(src[i]));
+        asm volatile("" : "+r"(rows_ok));
+    }
     const bool rows_all = rows_ok == (1u << LD) - 1u;
 
     /* Stage s (cases first, then controls) into buffer buf; each row's 128
@@ -117,6 +126,16 @@ __device__ __forceinline__ void gk_wg_tile(const gk_params &P, int a0, int b0, u
          * decided for the whole slice, not by wok, so that the lanes of a
          * warp agree (a half slice, N/2 < 1024 samples a class, would
          * otherwise run both paths in every warp) */
+        if constexpr (PLAIN) {
+#pragma unroll
+            for (int i = 0; i < LD; i++) {
+                const bool ok = wok && ((rows_ok >> i) & 1u);
+                const uint64_t *sp = i < LA ? srcA + woff + (size_t)i * rstride
+                                            : srcB + woff + (size_t)(i - LA) * rstride;
+                gk_wg_cp16(st + (uint32_t)(i * RS * ROWB), ok ? sp : P.pa, ok); /* B rows follow A's */
+            }
+            return;
+        }
         const bool full = w0 + SW <= (ctrl ? (int)P.kw1 : (int)P.kw0);
         if (full && rows_all) {
 #pragma unroll

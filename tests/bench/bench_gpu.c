@@ -11,8 +11,9 @@
  * bit-MACs per pair; the higher of the mma.sync and wgmma ceilings).  With
  * the wgmma kernel, a 'mainloop' row per N gives the rate of the tile main
  * loop alone on 16,384 variants (no statistic): what feeding the tensor
- * cores allows.  A kernel given as wgmma-LOADER (LOADER cp, tma1, tma2 or
- * tma4: es_gpu_wgmma_loader) runs wgmma with that operand loader; plain
+ * cores allows.  A kernel given as wgmma-LOADER (LOADER cp, cp-regs,
+ * cp-plain, tma1, tma2 or tma4: es_gpu_wgmma_loader) runs wgmma with that
+ * operand loader; plain
  * wgmma uses the default one.  The CPU backend scans the first CPU_VARIANTS variants
  * of the same data with every thread, for the ratio.  With boost, the scan is
  * run again with the block cache capped at 1/8 of the data (--gpu-mem; blocks
@@ -104,7 +105,7 @@ int main(int argc, char **argv)
     int kern[8], load[8];
     const int load0 = es_gpu_wgmma_loader(-1);
     for (int k = 0; k < n_kn; k++) {
-        static const char *names[] = {"cp", "tma1", "tma2", NULL, "tma4"};
+        static const char *names[] = {"cp", "tma1", "tma2", NULL, "tma4", NULL, NULL, NULL, "cp-regs", "cp-plain"};
         load[k] = load0;
         char kname[64];
         snprintf(kname, sizeof kname, "%s", kns[k]);
@@ -112,7 +113,7 @@ int main(int argc, char **argv)
         if (dash) {
             *dash = 0;
             load[k] = -1;
-            for (int l = 0; l < 5; l++)
+            for (int l = 0; l < (int)(sizeof names / sizeof *names); l++)
                 if (names[l] && !strcmp(dash + 1, names[l])) load[k] = l;
             if (load[k] < 0) {
                 fprintf(stderr, "unknown loader in %s\n", kns[k]);

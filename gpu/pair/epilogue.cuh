@@ -56,6 +56,30 @@ struct gk_grp_named {
 };
 
 /* Shared memory of the epilogue besides the products. */
+/* The screen's scalars (gk_epilogue): on, nats -> score (sc) and -> G (gc),
+ * the absolute margin, and the top-k level when the CTA started. */
+struct gk_scr_k {
+    int on;
+    float sc, gc, abs;
+    uint32_t tau0;
+};
+
+/* The screen's scalars from the class split (n0 cases, n1 controls) and the
+ * top-k histogram's bin, for a two-plane tile of statistic STAT. */
+template <int STAT>
+__device__ __forceinline__ gk_scr_k gk_scr_make(uint32_t n0, uint32_t n1, uint32_t tb, uint32_t tau_host)
+{
+    const float N = (float)n0 + (float)n1, LN2 = 0.69314718f;
+    gk_scr_k K;
+    /* products and counts must stay exact in float (gk_u2f) */
+    K.on = STAT != GK_K2 && N < 8388608.0f;
+    K.sc = STAT == GK_BOOST ? 2.0f : STAT == GK_CHI2 ? 1.0f : 1.0f / (LN2 * fmaxf(N, 1.0f));
+    K.gc = STAT == GK_CHI2 ? 1.0f : 2.0f;
+    K.abs = 2e-6f * N + 1e-3f;
+    K.tau0 = gk_tau_of_bin(tb, tau_host);
+    return K;
+}
+
 template <int VM, int VN>
 struct gk_epi_smem {
     gk_vc va[VM], vb[VN];
@@ -66,11 +90,9 @@ struct gk_epi_smem {
     unsigned long long rowbest[VM], colbest[VN]; /* (key << 32) | index */
     uint32_t rowlo[VM], collo[VN];               /* keys */
     uint32_t tau;
-    uint32_t tau0; /* the top-k level when the CTA started (gk_params.epi1) */
     uint32_t tb0;  /* the top-k histogram's bin when the CTA started */
     uint32_t g6[6]; /* the first row variant's class x genotype counts: the class split */
-    float scr_sc, scr_gc, scr_abs; /* screen nats -> score, -> G; absolute margin (gk_params.epi1) */
-    int scr_on;
+    gk_scr_k scr;   /* the screen's scalars as thread 0 built them (gk_params.epi1) */
     int hist_touched;
     /* the screen's survivors: (q << 8) | owner thread, bit 31 set when the
      * pair is significant; qup: the key of its upper bound */
@@ -197,31 +219,16 @@ __device__ __forceinline__ void gk_epi_load_consts(const gk_params &P, int a0, i
             gk_cc cc;
             gk_cc_build<true>((float)(g[0] + g[1] + g[2]), (float)(g[3] + g[4] + g[5]), cc);
             S.cc = cc;
-            const float LN2 = 0.69314718f;
-            /* products and counts must stay exact in float (gk_u2f) */
-            S.scr_on = STAT != GK_K2 && cc.N < 8388608.0f;
-            S.scr_sc = STAT == GK_BOOST ? 2.0f : STAT == GK_CHI2 ? 1.0f : 1.0f / (LN2 * fmaxf(cc.N, 1.0f));
-            S.scr_gc = STAT == GK_CHI2 ? 1.0f : 2.0f;
-            S.scr_abs = 2e-6f * cc.N + 1e-3f;
-            uint32_t tb = *((volatile uint32_t *)&P.tau_bin[0]);
-            uint32_t t = tb ? tb << GK_HIST_SHIFT : 0u;
-            S.tau0 = t > P.tau_host ? t : P.tau_host;
+            S.scr = gk_scr_make<STAT>(g[0] + g[1] + g[2], g[3] + g[4] + g[5],
+                                      *((volatile uint32_t *)&P.tau_bin[0]), P.tau_host);
         } else if (NP != 2) {
-            S.scr_on = 0;
+            S.scr.on = 0;
         }
         S.hist_touched = 0;
         S.n_fit = 0;
         S.nq = 0;
     }
 }
-
-/* The screen's scalars, from the class split (gk_epilogue; every thread
- * derives them from S.g6 rather than wait at a barrier for one thread's). */
-struct gk_scr_k {
-    int on;
-    float sc, gc, abs;
-    uint32_t tau0; /* the top-k level when the CTA started */
-};
 
 template <int STAT, int NP, int VM, int VN>
 __device__ __forceinline__ gk_bounds gk_pair_bound(const uint32_t n[2][9], int a, int b,
@@ -360,17 +367,11 @@ __device__ void gk_epilogue(const gk_params &P, const uint32_t *prod, int a0, in
      * planes; P.epi1: as gk_epi_load_consts's thread 0 built them) */
     gk_scr_k K = {0, 0.0f, 0.0f, 0.0f, 0u};
     if (NP == 2 && P.epi1) {
-        K = {S.scr_on, S.scr_sc, S.scr_gc, S.scr_abs, S.tau0};
+        K = S.scr;
     } else if (NP == 2) {
+        /* every thread derives them rather than wait at a barrier for one thread's */
         const uint32_t n0 = S.g6[0] + S.g6[1] + S.g6[2], n1 = S.g6[3] + S.g6[4] + S.g6[5];
-        const float N = (float)n0 + (float)n1, LN2 = 0.69314718f;
-        /* products and counts must stay exact in float (gk_u2f) */
-        K.on = STAT != GK_K2 && N < 8388608.0f;
-        K.sc = STAT == GK_BOOST ? 2.0f : STAT == GK_CHI2 ? 1.0f : 1.0f / (LN2 * fmaxf(N, 1.0f));
-        K.gc = STAT == GK_CHI2 ? 1.0f : 2.0f;
-        K.abs = 2e-6f * N + 1e-3f;
-        const uint32_t tb = S.tb0, t = tb ? tb << GK_HIST_SHIFT : 0u;
-        K.tau0 = t > P.tau_host ? t : P.tau_host;
+        K = gk_scr_make<STAT>(n0, n1, S.tb0, P.tau_host);
         if (tid == 0) { /* for phases A and B, after the queue's barrier */
             gk_cc cc;
             gk_cc_build<true>((float)n0, (float)n1, cc);
@@ -640,10 +641,7 @@ __device__ void gk_epilogue(const gk_params &P, const uint32_t *prod, int a0, in
                 acc += __shfl_sync(0xffffffffu, s, 31);
             }
         }
-        if (tid == 0) {
-            uint32_t t = tb ? tb << GK_HIST_SHIFT : 0u;
-            S.tau = t > P.tau_host ? t : P.tau_host;
-        }
+        if (tid == 0) S.tau = gk_tau_of_bin(tb, P.tau_host);
     }
     G::sync();
 

@@ -53,8 +53,7 @@ __global__ void __launch_bounds__(RT) k_stage2(gk_exact_params R)
     const uint32_t n = *R.n_in;
     if (n > R.cap) return; /* the buffer overflowed: the tile runs again */
     const uint32_t tb = *((volatile const uint32_t *)&R.tau_bin[0]);
-    const uint32_t t0 = tb ? tb << GK_HIST_SHIFT : 0u;
-    const uint32_t tau = t0 > R.tau_host ? t0 : R.tau_host;
+    const uint32_t tau = gk_tau_of_bin(tb, R.tau_host);
     const int lane = threadIdx.x & 31;
     uint32_t dec = 0, drop = 0;
     /* the loop bound is a whole CTA's: every lane reaches the ballot */

@@ -15,6 +15,13 @@
 #define GK_HIST_BINS 4096
 #define GK_HIST_SHIFT 20
 
+/* The top-k level a histogram bin stands for, never below the host's. */
+__host__ __device__ __forceinline__ uint32_t gk_tau_of_bin(uint32_t tb, uint32_t tau_host)
+{
+    const uint32_t t = tb ? tb << GK_HIST_SHIFT : 0u;
+    return t > tau_host ? t : tau_host;
+}
+
 struct gk_vc;
 union gk_srow;
 union gk_scol;

@@ -240,7 +240,8 @@ static void cpu_group_linear(es_scan_ctx_t *ctx, es_worker_t *w, const es_popcou
 static uint32_t qt_chunk(size_t len)
 {
     const char *env = es_env_variant("EPISTREAM_QT_CHUNK");
-    if (env && atol(env) >= 1) return atol(env) < (1l << 20) ? (uint32_t)atol(env) : (1u << 20);
+    const long n = env ? atol(env) : 0;
+    if (n >= 1) return n < (1l << 20) ? (uint32_t)n : (1u << 20);
     size_t c = ((size_t)1 << 20) / (len + len / 4 + 1) / CPU_RUN * CPU_RUN;
     return (uint32_t)(c < 2 * CPU_RUN ? 2 * CPU_RUN : c > (1u << 20) ? (1u << 20) : c);
 }

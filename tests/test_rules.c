@@ -15,9 +15,6 @@
 #include <string.h>
 
 #include <cmocka.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "backend.h"
 #include "rules_internal.h" /* the early-stopping criterion */
@@ -31,11 +28,15 @@
 #define es_rl_pool_run tpool_run
 #define es_rl_pool_slot tpool_slot
 #define es_rl_pool_quit tpool_quit
+#define es_rl_pool_init tpool_init
+#define es_rl_pool_team tpool_team
 #include "../src/rules/pool.c"
 #undef es_rl_pool_worker
 #undef es_rl_pool_run
 #undef es_rl_pool_slot
 #undef es_rl_pool_quit
+#undef es_rl_pool_init
+#undef es_rl_pool_team
 
 #define SHRINK ((double)0.3f) /* the default shrinkage, as a float32 */
 
@@ -377,6 +378,27 @@ static void pool_job(void *arg, uint32_t k, void *scratch, int slot)
     atomic_fetch_add(&a->runs, 1);
 }
 
+/* the training thread's part: BATCHES batches of growing runs (1, 2, ..., 63, 1, ...) */
+typedef struct {
+    es_rl_pool_t *pool;
+    pool_arg_t *args;
+    uint32_t batches, maxj;
+} pool_lead_t;
+
+static void pool_lead(void *arg)
+{
+    pool_lead_t *l = arg;
+    for (uint32_t b = 0; b < l->batches; b++) {
+        pool_arg_t *a = &l->args[b];
+        a->pool = l->pool;
+        a->batch = b + 1;
+        a->n = 1 + b % (l->maxj - 1);
+        atomic_init(&a->runs, 0);
+        atomic_init(&a->early, 0);
+        tpool_run(l->pool, a->n, pool_job, a, 0, NULL);
+    }
+}
+
 static void test_pool_publish(void **state)
 {
     (void)state;
@@ -386,37 +408,11 @@ static void test_pool_publish(void **state)
     enum { NT = 24, BATCHES = 6000, MAXJ = 64 };
     es_rl_pool_t pool;
     static _Atomic uint64_t fin[MAXJ];
-    for (int k = 0; k < MAXJ; k++) atomic_init(&fin[k], 0);
-    atomic_init(&pool.ticket, 0);
-    atomic_init(&pool.quit, 0);
-    atomic_init(&pool.n_jobs, 0);
-    atomic_init(&pool.job, NULL);
-    atomic_init(&pool.arg, NULL);
-    pool.fin = fin;
+    tpool_init(&pool, fin, MAXJ);
     static pool_arg_t args[BATCHES];
     int early = 0, miscount = 0;
-#pragma omp parallel num_threads(NT)
-    {
-#ifdef _OPENMP
-        int tid = omp_get_thread_num();
-#else
-        int tid = 0;
-#endif
-        if (tid) {
-            tpool_worker(&pool, NULL, tid);
-        } else {
-            for (uint32_t b = 0; b < BATCHES; b++) {
-                pool_arg_t *a = &args[b];
-                a->pool = &pool;
-                a->batch = b + 1;
-                a->n = 1 + b % (MAXJ - 1); /* growing runs: 1, 2, ..., 63, 1, ... */
-                atomic_init(&a->runs, 0);
-                atomic_init(&a->early, 0);
-                tpool_run(&pool, a->n, pool_job, a, 0, NULL);
-            }
-            tpool_quit(&pool);
-        }
-    }
+    pool_lead_t lead = {&pool, args, BATCHES, MAXJ};
+    tpool_team(&pool, NT, pool_lead, &lead, NULL, 0);
     /* the jobs are not idempotent here: each ran exactly once, none early */
     for (uint32_t b = 0; b < BATCHES; b++) {
         early += atomic_load(&args[b].early);

@@ -20,6 +20,9 @@
  * thread late from the previous batch can never claim a job of the next. */
 #include <sched.h>
 #include <stdatomic.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "rules_internal.h"
 
@@ -158,4 +161,35 @@ int es_rl_pool_slot(const es_rl_pool_t *p, uint32_t k)
 void es_rl_pool_quit(es_rl_pool_t *p)
 {
     atomic_store_explicit(&p->quit, 1, memory_order_release);
+}
+
+void es_rl_pool_init(es_rl_pool_t *p, _Atomic uint64_t *fin, size_t max_jobs)
+{
+    atomic_init(&p->ticket, 0);
+    atomic_init(&p->quit, 0);
+    atomic_init(&p->n_jobs, 0);
+    atomic_init(&p->job, NULL);
+    atomic_init(&p->arg, NULL);
+    for (size_t k = 0; k < max_jobs; k++) atomic_init(&fin[k], 0);
+    p->fin = fin;
+}
+
+void es_rl_pool_team(es_rl_pool_t *p, int nt, void (*lead)(void *arg), void *arg, void *scratch,
+                     size_t scratch_size)
+{
+#pragma omp parallel num_threads(nt)
+    {
+#ifdef _OPENMP
+        int tid = omp_get_thread_num();
+#else
+        int tid = 0;
+#endif
+        if (tid) {
+            es_rl_pool_worker(p, scratch ? (char *)scratch + (size_t)tid * scratch_size : NULL, tid);
+        } else {
+            lead(arg);
+            es_rl_pool_quit(p);
+        }
+    }
+    (void)nt;
 }

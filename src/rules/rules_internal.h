@@ -342,5 +342,12 @@ void es_rl_pool_run(es_rl_pool_t *p, uint32_t n_jobs, es_rl_job_fn job, void *ar
 int es_rl_pool_slot(const es_rl_pool_t *p, uint32_t k);
 /** Tell the workers to return. */
 void es_rl_pool_quit(es_rl_pool_t *p);
+/** A pool with no batch yet, fin[0 .. max_jobs - 1] its stamps. */
+void es_rl_pool_init(es_rl_pool_t *p, _Atomic uint64_t *fin, size_t max_jobs);
+/** Run lead(arg) on this thread (slot 0) beside nt - 1 workers (slot k with
+ *  scratch + k * scratch_size, or NULL), in one OpenMP region; the workers
+ *  return when lead does. */
+void es_rl_pool_team(es_rl_pool_t *p, int nt, void (*lead)(void *arg), void *arg, void *scratch,
+                     size_t scratch_size);
 
 #endif /* ES_RULES_INTERNAL_H */

@@ -1195,6 +1195,9 @@ static void grow_rules(train_t *t)
     }
 }
 
+/* grow_rules as the pool team's lead (es_rl_pool_team) */
+static void grow_rules_lead(void *t) { grow_rules(t); }
+
 /* The distinct label vectors of the training set in order of first appearance and
  * their frequencies (mlrl-boomer's LabelVectorSet), for the example-wise predictor. */
 static int label_vectors(es_rules_model_t *m, const es_rules_data_t *d)
@@ -1392,30 +1395,11 @@ int es_rules_train(const es_rules_data_t *d, const es_rules_opt_t *o, es_rules_m
 
     es_rl_pool_t pool;
     memset(&pool, 0, sizeof pool);
-    atomic_init(&pool.ticket, 0);
-    atomic_init(&pool.quit, 0);
-    atomic_init(&pool.n_jobs, 0);
-    atomic_init(&pool.job, NULL);
-    atomic_init(&pool.arg, NULL);
-    for (size_t k = 0; k < n_jobs_max; k++) atomic_init(&t.fin[k], 0);
+    es_rl_pool_init(&pool, t.fin, n_jobs_max);
     for (uint32_t i = 0; i < n; i++) t.all_ids[i] = i;
-    pool.fin = t.fin;
     t.pool = &pool;
     t.nt = nt;
-#pragma omp parallel num_threads(nt)
-    {
-#ifdef _OPENMP
-        int tid = omp_get_thread_num();
-#else
-        int tid = 0;
-#endif
-        if (tid) {
-            es_rl_pool_worker(&pool, &t.scr[tid], tid);
-        } else {
-            grow_rules(&t);
-            es_rl_pool_quit(&pool);
-        }
-    }
+    es_rl_pool_team(&pool, nt, grow_rules_lead, &t, t.scr, sizeof *t.scr);
     ret = t.err;
     if (!ret && m->stop == ES_RULES_STOP_NO_REFINE)
         es_log(ES_LOG_INFO, "es_rules_train",

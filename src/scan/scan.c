@@ -410,15 +410,19 @@ int es_scan_run(es_scan_t *s)
     ret = es_dist_end(dist, ret);
     dist = NULL;
     if (ret) goto out;
+    double t_merge = es_time_now();
     es_ctx_fold_block_counts(&ctx);
     clear_uncalled_best(&ctx);
     s->pairs_done = ctx.pairs_done;
     es_topk_sort(&s->top);
     s->t_scan = es_time_now() - t1;
+    es_info("the backend done, its counts folded and the top pairs sorted in %.3f s", es_time_now() - t_merge);
     if (s->prog_cb) s->prog_cb(ctx.pairs_done, ctx.pairs_done, s->t_scan, s->prog_ud);
 out:
     es_dist_end(dist, ret);
+    double t_free = es_time_now();
     ctx_free(&ctx);
+    if (!ret) es_info("freed the packed blocks in %.3f s", es_time_now() - t_free);
     return ret;
 }
 

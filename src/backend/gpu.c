@@ -822,7 +822,9 @@ static int gpu_run(es_scan_ctx_t *ctx)
             /* every block fits: a thread of its own uploads them ahead */
             d->ctx = ctx;
             atomic_init(&d->pre_stop, 0);
-            d->pre_on = !stream && pthread_create(&d->pre, NULL, preload_main, d) == 0;
+            /* (EPISTREAM_GPU_PRELOAD=0: the device thread uploads them, for comparisons) */
+            const char *pv = getenv("EPISTREAM_GPU_PRELOAD");
+            d->pre_on = !stream && !(pv && !strcmp(pv, "0")) && pthread_create(&d->pre, NULL, preload_main, d) == 0;
             d->err = dev_loop(ctx, d);
             if (d->pre_on) {
                 atomic_store(&d->pre_stop, 1);

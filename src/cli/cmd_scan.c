@@ -994,8 +994,10 @@ out:
     free(order);
     free(trait);
     es_covar_free(&cv);
+    double t_release = es_time_now();
     es_scan_destroy(scan);
     es_dataset_destroy(ds);
+    if (!ret) es_info("released the scan and the dataset in %.3f s", es_time_now() - t_release);
     return ret ? ES_EXIT_ERROR : ES_EXIT_OK;
 }
 

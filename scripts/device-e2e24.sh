@@ -10,7 +10,8 @@
 # thread, the failed tests beside the scan).
 #   REPS=2     runs of each binary, alternated (main first)
 #   E2E_K=ws   --gpu-kernel
-#   TRACE=1    EPISTREAM_GPU_TRACE=1 on this tree's last run (tenths summary)
+#   TRACE=1    EPISTREAM_GPU_TRACE=1 on this tree's last run (when tiles end)
+#   MC=3000    variants of the memcheck scans (0: none)
 set -u
 . "$(dirname "$0")/device-env.sh"
 T=${TMPDIR:-/tmp}
@@ -39,6 +40,13 @@ while [ "$k" -le "$n" ]; do
     one "$EPISTREAM" "new$k" "$tr"
     k=$((k + 1))
 done
+# ALSO_ENV="VAR=value ...": one more run of this tree with that environment (same-run comparisons)
+if [ -n "${ALSO_ENV:-}" ]; then
+    (
+        export $ALSO_ENV
+        one "$EPISTREAM" alt
+    )
+fi
 for f in top.tsv summary.tsv; do
     if [ -x "$MAIN" ]; then
         cmp "$T/e2e.main1.$f" "$T/e2e.new1.$f" && echo "$f: main and this tree the same bytes"
@@ -53,6 +61,6 @@ if [ "${TRACE:-1}" = 1 ]; then
                printf "  tile 123 done at %.3f s (kernels to it %.1f ms); tile 600 at %.3f s (%.1f ms)\n",
                       t[123], k123, t[600], k600 }' "$O/e2e.new$n.err"
 fi
-# memcheck: small boost scans through the same host path (128-variant blocks: 24 of them, all preloaded)
-memcheck_boost 3000 "preloaded blocks, failed tests beside the scan" "ERROR SUMMARY|preload|fail" --top 50 --verbose
+# memcheck: small boost scans through the same host path (128-variant blocks, all preloaded)
+[ "${MC:-3000}" -gt 0 ] && memcheck_boost "${MC:-3000}" "preloaded blocks, failed tests beside the scan" "ERROR SUMMARY|preload|fail" --top 50 --verbose
 echo "done $(stamp)"

@@ -38,15 +38,16 @@ while [ "$k" -le "$n" ]; do
     tr=0
     [ "$k" = "$n" ] && tr=${TRACE:-1}
     one "$EPISTREAM" "new$k" "$tr"
+    # ALSO_ENV="VAR=value ...": after the first pair, this tree once more with that environment
+    if [ "$k" = 1 ] && [ -n "${ALSO_ENV:-}" ]; then
+        (
+            export $ALSO_ENV
+            one "$EPISTREAM" alt
+        )
+    fi
     k=$((k + 1))
 done
-# ALSO_ENV="VAR=value ...": one more run of this tree with that environment (same-run comparisons)
-if [ -n "${ALSO_ENV:-}" ]; then
-    (
-        export $ALSO_ENV
-        one "$EPISTREAM" alt
-    )
-fi
+
 for f in top.tsv summary.tsv; do
     if [ -x "$MAIN" ]; then
         cmp "$T/e2e.main1.$f" "$T/e2e.new1.$f" && echo "$f: main and this tree the same bytes"
@@ -63,4 +64,13 @@ if [ "${TRACE:-1}" = 1 ]; then
 fi
 # memcheck: small boost scans through the same host path (128-variant blocks, all preloaded)
 [ "${MC:-3000}" -gt 0 ] && memcheck_boost "${MC:-3000}" "preloaded blocks, failed tests beside the scan" "ERROR SUMMARY|preload|fail" --top 50 --verbose
+# the GPU scans' bytes against the CPU's on the same data
+if [ "${MC:-3000}" -gt 0 ]; then
+    "$EPISTREAM" scan --bfile /tmp/cs0 --device cpu --top 50 --out /tmp/cs.cpu 2>/dev/null
+    for k in wgmma mma; do
+        for f in top.tsv summary.tsv; do
+            cmp "/tmp/cs.cpu.$f" "/tmp/cs.$k.$f" && echo "memcheck scan $k $f: the CPU's bytes"
+        done
+    done
+fi
 echo "done $(stamp)"

@@ -296,6 +296,7 @@ static void *preload_main(void *arg)
     double t0 = es_time_now();
     for (uint32_t b = 0; b < ctx->n_blocks && !d->pre_err; b++) {
         if (atomic_load(&d->pre_stop) || atomic_load_explicit(&ctx->stop, memory_order_relaxed)) break;
+        if (ctx->wait_block && (d->pre_err = ctx->wait_block(ctx, b))) break; /* packed beside */
         es_gpu_block_t x;
         block_desc(ctx, b, &x);
         d->pre_err = es_gpu_preload(d->g, &x);
@@ -354,6 +355,8 @@ static int dev_loop(es_scan_ctx_t *ctx, gpu_dev_t *d)
         uint32_t bi, bj;
         if (es_ctx_claim_tile(ctx, &bi, &bj) == 0) {
             es_gpu_block_t a, b;
+            /* blocks packed beside the scan: both must be */
+            if (ctx->wait_block && ((ret = ctx->wait_block(ctx, bi)) || (ret = ctx->wait_block(ctx, bj)))) break;
             block_desc(ctx, bi, &a);
             block_desc(ctx, bj, &b);
             double ts = es_time_now();
@@ -1202,6 +1205,7 @@ const es_backend_t es_backend_gpu = {
     .prepare = gpu_prepare,
     .run = gpu_run,
     .auto_block = gpu_auto_block,
+    .pack_overlap = 1,
     .run3 = gpu_run3,
     .shape3 = gpu_shape3,
     .mi_open = gpu_mi_open,

@@ -272,8 +272,11 @@ static void *failed_main(void *arg)
     failed_job_t *j = arg;
     double t0 = es_time_now();
 #ifdef _OPENMP
-    /* a new thread starts from the default team size, not --threads */
-    if (j->threads > 0) omp_set_num_threads(j->threads);
+    /* a quarter of the scan's threads: it has the whole scan to finish in,
+     * and starts beside the packing, which wants every core (a new thread
+     * starts from the default team size, not --threads) */
+    int t = j->threads > 0 ? j->threads : omp_get_num_procs();
+    omp_set_num_threads(t >= 8 ? t / 4 : t >= 2 ? 2 : 1);
 #endif
     j->ret = es_plink_epi_failed(j->ds, j->failed, &j->total);
     j->seconds = es_time_now() - t0;
@@ -1246,12 +1249,37 @@ static int scan_main(int argc, char **argv, const char *out, const char *const *
     return r;
 }
 
+/* Seconds since this process started (Linux: /proc; -1 elsewhere), for
+ * --verbose: the wall a run spends before the scan's clock starts and after
+ * it stops (issue 24). */
+static double process_seconds(void)
+{
+    FILE *f = fopen("/proc/self/stat", "r"), *u = fopen("/proc/uptime", "r");
+    char buf[1024];
+    double up = -1.0, ret = -1.0;
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    buf[n] = 0;
+    if (u && fscanf(u, "%lf", &up) != 1) up = -1.0;
+    const char *p = strrchr(buf, ')'); /* the command name may hold spaces */
+    unsigned long long start = 0;
+    long hz = sysconf(_SC_CLK_TCK);
+    /* after ") ": the state (field 3), then fields 4..; starttime is field 22 */
+    if (p && up >= 0 && hz > 0 &&
+        sscanf(p + 2, "%*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu",
+               &start) == 1)
+        ret = up - (double)start / (double)hz;
+    if (f) fclose(f);
+    if (u) fclose(u);
+    return ret;
+}
+
 int es_cmd_scan(int argc, char **argv)
 {
     /* mpirun -np R epistream scan ...: every rank comes here */
     if (es_dist_mpi_init(&argc, &argv)) return ES_EXIT_ERROR;
     int r = scan_main(argc, argv, NULL, NULL);
     es_dist_mpi_finalize(r != ES_EXIT_OK && r != ES_EXIT_USAGE ? 1 : 0);
+    if (es_log_get_level() >= ES_LOG_INFO) es_info("done %.2f s after the process started", process_seconds());
     return r;
 }
 

@@ -151,7 +151,10 @@ static void scan_usage(FILE *fp)
             "  EPISTREAM_GPU_EPILOGUE=1 runs the previous GPU tile epilogue;\n"
             "  EPISTREAM_GPU_QT_KERNEL=rows|split[/1|/2|/3] picks the --stat linear GPU\n"
             "  kernels and EPISTREAM_GPU_QT_SERIAL=1 scores each of their\n"
-            "  tiles before the next starts (for comparisons, same results).\n");
+            "  tiles before the next starts; EPISTREAM_PACK_OVERLAP=0 packs every block\n"
+            "  before a GPU scan starts instead of beside it, and EPISTREAM_GPU_PRELOAD=0\n"
+            "  uploads the blocks from the thread that scores the tiles instead of one\n"
+            "  of their own (for comparisons, same results).\n");
 }
 
 /* The significant-pair stream: the list (.sig.tsv or .epi.cc, p <= list_thr)

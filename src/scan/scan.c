@@ -428,6 +428,13 @@ static uint32_t sig_block_cap(const es_scan_ctx_t *ctx, uint32_t block)
     return b < block ? b : block;
 }
 
+static void planes_array_free(es_planes_t *blocks, uint32_t n_blocks)
+{
+    if (blocks)
+        for (uint32_t b = 0; b < n_blocks; b++) es_planes_free(&blocks[b]);
+    free(blocks);
+}
+
 typedef struct {
     es_planes_t *blocks;
     uint32_t n_blocks;
@@ -436,8 +443,7 @@ typedef struct {
 static void *unpack_main(void *arg)
 {
     unpack_job_t *j = arg;
-    for (uint32_t b = 0; b < j->n_blocks; b++) es_planes_free(&j->blocks[b]);
-    free(j->blocks);
+    planes_array_free(j->blocks, j->n_blocks);
     free(j);
     return NULL;
 }
@@ -466,9 +472,7 @@ static void blocks_free(es_scan_t *s, es_planes_t *blocks, uint32_t n_blocks, in
         }
         free(j);
     }
-    if (blocks)
-        for (uint32_t b = 0; b < n_blocks; b++) es_planes_free(&blocks[b]);
-    free(blocks);
+    planes_array_free(blocks, n_blocks);
 }
 
 static void ctx_free(es_scan_ctx_t *ctx, int ok)

@@ -28,7 +28,7 @@ one() { # one BIN TAG [TRACE]
     echo "== $2: rc=$rc wall $(awk "BEGIN{printf \"%.3f\", $s2 - $s1}") s $(stamp)"
     grep -E "^seconds" "$T/e2e.$2.log" | tr '\n' ' '
     echo
-    grep -v gpu-trace "$O/e2e.$2.err" | grep -E "read the input|fail|packed|opened|GPU 0:|GPU scan|backend done|freed|wrote|committed|pinned|released|preload" |
+    grep -v gpu-trace "$O/e2e.$2.err" | grep -E "read the input|fail|packed|opened|GPU 0:|GPU scan|backend done|freed|wrote|committed|pinned|released|preload|after the process" |
         sed 's/^\[[IW]::[a-z_0-9]*\] //' | cut -c1-260
 }
 n=${REPS:-2}

@@ -98,6 +98,17 @@ int es_gpu_screen_stats(es_gpu_t *g, unsigned long long out[3]);
 int es_gpu_exact_stats(es_gpu_t *g, unsigned long long out[3]);
 /** Device blocks held at once (the streaming cache). */
 int es_gpu_cache_slots(const es_gpu_t *g);
+/** Upload block b into a free slot of g's block cache ahead of its first
+ *  tile, from a host thread other than the one that submits (at most one
+ *  such thread per engine; es_gpu_submit waits for a block on its way).
+ *  Does nothing when b is resident or no slot is free (the submitting
+ *  thread then uploads, evicting as it needs).  From pageable memory this
+ *  costs the calling thread about a copy's time, which it takes off the
+ *  submitting thread.  @return ES_OK, or ES_ERR_GPU. */
+int es_gpu_preload(es_gpu_t *g, const es_gpu_block_t *b);
+/** Seconds the submitting thread spent queueing block uploads (from
+ *  pageable memory, about the copies' time). */
+double es_gpu_upload_seconds(const es_gpu_t *g);
 /** Pin host memory for asynchronous copies (all devices); failures are not
  *  errors (copies are then synchronous). */
 void es_gpu_host_register(void *p, size_t bytes);

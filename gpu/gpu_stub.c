@@ -46,6 +46,19 @@ int es_gpu_cache_slots(const es_gpu_t *g)
     return 0;
 }
 
+int es_gpu_preload(es_gpu_t *g, const es_gpu_block_t *b)
+{
+    (void)g;
+    (void)b;
+    return ES_ERR_UNSUPPORTED;
+}
+
+double es_gpu_upload_seconds(const es_gpu_t *g)
+{
+    (void)g;
+    return 0.0;
+}
+
 void es_gpu_host_register(void *p, size_t bytes)
 {
     (void)p;

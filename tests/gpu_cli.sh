@@ -3,7 +3,9 @@
 # everywhere; where a GPU is visible, --device gpu writes the very bytes of
 # --device cpu for every statistic and kernel, with any tile size, several
 # GPUs given explicitly, and a capped block cache (streaming), with and
-# without the candidates' exact statistic on the device (EPISTREAM_GPU_EXACT).
+# without the candidates' exact statistic on the device (EPISTREAM_GPU_EXACT),
+# with the blocks packed beside the scan or first (EPISTREAM_PACK_OVERLAP),
+# uploaded ahead by a thread or by the device thread (EPISTREAM_GPU_PRELOAD).
 . "$(dirname "$0")/lib.sh"
 
 "$EPISTREAM" sim --samples 1501 --variants 420 --pairs 2 --missing 0.01 --seed 5 --out "$T/d" \
@@ -115,6 +117,23 @@ for stat in boost chi2 mi ig; do
     for f in top.tsv summary.tsv sig.tsv; do
         cmp -s "$T/fc.$stat.$f" "$T/fe.$stat.$f" || fail "$stat, EPISTREAM_GPU_EPILOGUE=1: $f differs from --device cpu"
     done
+    # the host side (issue 24): the blocks packed beside the scan and
+    # uploaded by a thread of their own; for comparisons packed first
+    # (EPISTREAM_PACK_OVERLAP=0) or uploaded by the device thread
+    # (EPISTREAM_GPU_PRELOAD=0): the same bytes every way
+    if [ $stat = boost ]; then
+        grep -q "packed .* beside the scan" "$T/fg.boost.mma.cp.err" || fail "boost: not packed beside the scan"
+        grep -q "the preloading thread uploaded" "$T/fg.boost.mma.cp.err" || fail "boost: no preloading thread"
+        for var in EPISTREAM_PACK_OVERLAP EPISTREAM_GPU_PRELOAD; do
+            env "$var=0" "$EPISTREAM" scan --bfile "$T/f" --stat boost --top 200 --p-threshold 1e-4 --device gpu:0 \
+                --gpu-kernel $k --block 1024 --verbose --out "$T/fh.$var" 2>"$T/fh.$var.err" || fail "gpu boost, $var=0"
+            for f in top.tsv summary.tsv sig.tsv; do
+                cmp -s "$T/fc.boost.$f" "$T/fh.$var.$f" || fail "boost, $var=0: $f differs from --device cpu"
+            done
+        done
+        grep -q "packed .* beside the scan" "$T/fh.EPISTREAM_PACK_OVERLAP.err" && fail "EPISTREAM_PACK_OVERLAP=0 packed beside"
+        grep -q "the preloading thread" "$T/fh.EPISTREAM_GPU_PRELOAD.err" && fail "EPISTREAM_GPU_PRELOAD=0 preloaded"
+    fi
     "$EPISTREAM" scan --bfile "$T/f" --stat $stat --top 3 --device cpu --quiet --out "$T/f3c.$stat" || fail "cpu top 3"
     "$EPISTREAM" scan --bfile "$T/f" --stat $stat --top 3 --device gpu:0 --gpu-kernel $k --block 512 --quiet \
         --out "$T/f3g.$stat" || fail "gpu $stat top 3"

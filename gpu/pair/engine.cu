@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <pthread.h>
+#include <ctime>
 
 #include <cuda_runtime.h>
 
@@ -32,6 +34,7 @@ struct slot_t {
     cudaEvent_t ready;  /* upload done */
     cudaEvent_t used;   /* last kernel reading it done */
     unsigned long long lru;
+    int loading;        /* its upload is being queued by another thread (es_gpu_preload) */
 };
 
 struct flight_t {
@@ -57,6 +60,13 @@ struct es_gpu {
     cudaStream_t s_back; /* candidates to the host: not behind the next tile's kernel */
     slot_t *slots;
     int n_slots;
+    unsigned char *cache; /* every slot's memory in one allocation (NULL: one each) */
+    /* es_gpu_preload: a second host thread queues uploads on s_pre; the
+     * slots' block, lru and loading fields are shared under up_lock */
+    cudaStream_t s_pre;
+    pthread_mutex_t up_lock;
+    pthread_cond_t up_cond;
+    double t_upload; /* seconds the submitting thread spent queueing uploads */
     unsigned char *had_tile; /* a block's tile was queued on this device, so its variants have
                                 thresholds in d_thr (gk_params.nofit): by block, not slot,
                                 since d_thr outlives a slot's eviction (--gpu-mem streaming) */
@@ -179,11 +189,13 @@ extern "C" void es_gpu_close(es_gpu_t *g)
     if (g->s_comp) cudaStreamSynchronize(g->s_comp);
     if (g->s_copy) cudaStreamSynchronize(g->s_copy);
     if (g->s_back) cudaStreamSynchronize(g->s_back);
+    if (g->s_pre) cudaStreamSynchronize(g->s_pre);
     for (int i = 0; i < g->n_slots; i++) {
-        if (g->slots[i].planes) cudaFree(g->slots[i].planes); /* the slot's one allocation */
+        if (!g->cache && g->slots[i].planes) cudaFree(g->slots[i].planes); /* the slot's one allocation */
         if (g->slots[i].ready) cudaEventDestroy(g->slots[i].ready);
         if (g->slots[i].used) cudaEventDestroy(g->slots[i].used);
     }
+    if (g->cache) cudaFree(g->cache);
     free(g->slots);
     free(g->had_tile);
     for (int k = 0; k < ES_GPU_FLIGHTS; k++) {
@@ -204,6 +216,9 @@ extern "C" void es_gpu_close(es_gpu_t *g)
     if (g->s_comp) cudaStreamDestroy(g->s_comp);
     if (g->s_copy) cudaStreamDestroy(g->s_copy);
     if (g->s_back) cudaStreamDestroy(g->s_back);
+    if (g->s_pre) cudaStreamDestroy(g->s_pre);
+    pthread_mutex_destroy(&g->up_lock);
+    pthread_cond_destroy(&g->up_cond);
     free(g);
 }
 
@@ -255,6 +270,7 @@ static int gpu_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, es_
     CHECK(cudaStreamCreateWithFlags(&g->s_comp, cudaStreamNonBlocking));
     CHECK(cudaStreamCreateWithFlags(&g->s_copy, cudaStreamNonBlocking));
     CHECK(cudaStreamCreateWithFlags(&g->s_back, cudaStreamNonBlocking));
+    CHECK(cudaStreamCreateWithFlags(&g->s_pre, cudaStreamNonBlocking));
     CHECK(cudaMalloc(&g->d_thr, (size_t)cfg->n_variants * 4));
     CHECK(cudaMemset(g->d_thr, 0, (size_t)cfg->n_variants * 4));
     CHECK(cudaMalloc(&g->d_hist, GK_HIST_BINS * 4));
@@ -314,11 +330,17 @@ static int gpu_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, es_
     g->had_tile = (unsigned char *)calloc(n_blocks, 1);
     if (!g->slots || !g->had_tile) return ES_ERR_NOMEM;
     g->n_slots = (int)want;
+    /* one allocation for the cache where it can be had: one cudaFree at the
+     * end instead of one per block (each synchronises the device) */
+    if (cudaMalloc(&g->cache, per * want) != cudaSuccess) {
+        (void)cudaGetLastError();
+        g->cache = NULL;
+    }
     for (int i = 0; i < g->n_slots; i++) {
         slot_t *s = &g->slots[i];
         s->block = -1;
-        unsigned char *m = NULL;
-        CHECK(cudaMalloc(&m, per));
+        unsigned char *m = g->cache ? g->cache + per * (size_t)i : NULL;
+        if (!m) CHECK(cudaMalloc(&m, per));
         s->planes = (uint64_t *)m;
         s->gcount = (uint32_t *)(m + off[1]);
         s->pre.vrow = (gk_vc *)(m + off[2]);
@@ -348,6 +370,8 @@ static int engine_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, 
     }
     es_gpu_t *g = (es_gpu_t *)calloc(1, sizeof *g);
     if (!g) return ES_ERR_NOMEM;
+    pthread_mutex_init(&g->up_lock, NULL);
+    pthread_cond_init(&g->up_cond, NULL);
     g->dev = dev;
     g->cfg = *cfg;
     const char *sv = getenv("EPISTREAM_GPU_SCREEN");
@@ -450,35 +474,98 @@ static int launch_vpre(int np, const uint32_t *gcount, uint32_t count, uint32_t 
     return (int)cudaGetLastError();
 }
 
-/* The slot holding block b, uploading it if needed (never evicting `keep`). */
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Queue block b's upload into slot s on stream st: its planes, counts and
+ * per-variant constants; s->ready is recorded after them.  From pageable
+ * memory the copy returns only when the host has staged every byte, so it
+ * costs the calling thread about a copy's time. */
+static int upload_block(es_gpu_t *g, slot_t *s, const es_gpu_block_t *b, cudaStream_t st)
+{
+    size_t bytes = (size_t)b->count * g->cfg.n_planes * g->cfg.words * 8;
+    /* the copy may not start before the kernels reading the old block end */
+    CHECK(cudaStreamWaitEvent(st, s->used, 0));
+    CHECK(cudaMemcpyAsync(s->planes, b->planes, bytes, cudaMemcpyHostToDevice, st));
+    CHECK(cudaMemcpyAsync(s->gcount, b->gcount, (size_t)b->count * 24, cudaMemcpyHostToDevice, st));
+    CHECK_LAUNCH(GK_STAT_DISPATCH((int)g->cfg.stat, launch_vpre, (int)g->cfg.n_planes, s->gcount, b->count,
+                                  g->cfg.block + GK_VPRE_PAD, g->screen1, s->pre, st));
+    CHECK(cudaEventRecord(s->ready, st));
+    return ES_OK;
+}
+
+/* The slot holding block b, uploading it if needed (never evicting `keep`).
+ * A block that es_gpu_preload is uploading is waited for. */
 static int ensure_block(es_gpu_t *g, const es_gpu_block_t *b, int keep, int *out)
 {
     int victim = -1;
+    pthread_mutex_lock(&g->up_lock);
     for (int i = 0; i < g->n_slots; i++) {
         if (g->slots[i].block == (long)b->index) {
+            while (g->slots[i].loading) pthread_cond_wait(&g->up_cond, &g->up_lock);
+            if (g->slots[i].block != (long)b->index) break; /* its upload failed */
             g->slots[i].lru = ++g->clock;
+            pthread_mutex_unlock(&g->up_lock);
             *out = i;
             return ES_OK;
         }
     }
     for (int i = 0; i < g->n_slots; i++) {
-        if (i == keep) continue;
+        if (i == keep || g->slots[i].loading) continue;
         if (victim < 0 || g->slots[i].lru < g->slots[victim].lru) victim = i;
     }
     slot_t *s = &g->slots[victim];
-    size_t bytes = (size_t)b->count * g->cfg.n_planes * g->cfg.words * 8;
-    /* the copy may not start before the kernels reading the old block end */
-    CHECK(cudaStreamWaitEvent(g->s_copy, s->used, 0));
-    CHECK(cudaMemcpyAsync(s->planes, b->planes, bytes, cudaMemcpyHostToDevice, g->s_copy));
-    CHECK(cudaMemcpyAsync(s->gcount, b->gcount, (size_t)b->count * 24, cudaMemcpyHostToDevice, g->s_copy));
-    CHECK_LAUNCH(GK_STAT_DISPATCH((int)g->cfg.stat, launch_vpre, (int)g->cfg.n_planes, s->gcount, b->count,
-                                  g->cfg.block + GK_VPRE_PAD, g->screen1, s->pre, g->s_copy));
-    CHECK(cudaEventRecord(s->ready, g->s_copy));
     s->block = (long)b->index;
     s->lru = ++g->clock;
+    s->loading = 1;
+    pthread_mutex_unlock(&g->up_lock);
+    double t0 = now_s();
+    int ret = upload_block(g, s, b, g->s_copy);
+    g->t_upload += now_s() - t0;
+    pthread_mutex_lock(&g->up_lock);
+    s->loading = 0;
+    if (ret) s->block = -1;
+    pthread_cond_broadcast(&g->up_cond);
+    pthread_mutex_unlock(&g->up_lock);
+    if (ret) return ret;
     *out = victim;
     return ES_OK;
 }
+
+extern "C" int es_gpu_preload(es_gpu_t *g, const es_gpu_block_t *b)
+{
+    int free_slot = -1;
+    pthread_mutex_lock(&g->up_lock);
+    for (int i = 0; i < g->n_slots; i++) {
+        if (g->slots[i].block == (long)b->index) {
+            pthread_mutex_unlock(&g->up_lock);
+            return ES_OK; /* resident, or on its way */
+        }
+        if (free_slot < 0 && g->slots[i].block < 0 && !g->slots[i].loading) free_slot = i;
+    }
+    if (free_slot < 0) {
+        pthread_mutex_unlock(&g->up_lock);
+        return ES_OK; /* the cache is full: the submitting thread uploads (and evicts) */
+    }
+    slot_t *s = &g->slots[free_slot];
+    s->block = (long)b->index;
+    s->lru = ++g->clock;
+    s->loading = 1;
+    pthread_mutex_unlock(&g->up_lock);
+    int ret = cudaSetDevice(g->dev) == cudaSuccess ? upload_block(g, s, b, g->s_pre) : ES_ERR_GPU;
+    pthread_mutex_lock(&g->up_lock);
+    s->loading = 0;
+    if (ret) s->block = -1;
+    pthread_cond_broadcast(&g->up_cond);
+    pthread_mutex_unlock(&g->up_lock);
+    return ret;
+}
+
+extern "C" double es_gpu_upload_seconds(const es_gpu_t *g) { return g->t_upload; }
 
 static void fill_params(es_gpu_t *g, gk_params *P, const slot_t *sa, const slot_t *sb,
                         const es_gpu_block_t *a, const es_gpu_block_t *b, uint32_t tau_key)

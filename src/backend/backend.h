@@ -71,6 +71,10 @@ typedef struct es_backend {
     /** Variants per block when --block is not given (bytes: packed size of
      *  one variant); NULL: the scan's CPU default. */
     uint32_t (*auto_block)(const struct es_scan_ctx *ctx, size_t bytes_per_variant);
+    /** 1: run() may start while the blocks are packed (src/scan decides
+     *  when): it calls ctx->wait_block(ctx, b), when set, before it reads
+     *  block b beyond its count and layout (planes, gcount, first). */
+    int pack_overlap;
 
     /* scan: ES_OP_TRIPLE_SCAN */
     /** Run the triple scan's tiles until its queue is empty. */

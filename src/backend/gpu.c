@@ -277,7 +277,33 @@ typedef struct {
     es_gpu_t *g;
     es_worker_t w[64];
     char desc[320];
+    /* the preloading thread (blocks uploaded ahead of their first tile) */
+    es_scan_ctx_t *ctx;
+    pthread_t pre;
+    int pre_on, pre_err;
+    atomic_int pre_stop;
+    double t_pre; /* its seconds */
 } gpu_dev_t;
+
+/* Where every block has a slot on the device, a thread of its own uploads
+ * them in the order the tiles first need them (block b with the diagonal
+ * tile b, b), so that the device thread, which scores the candidates of the
+ * early tiles, does not also stage 2.5 GB of pageable copies (issue 24). */
+static void *preload_main(void *arg)
+{
+    gpu_dev_t *d = arg;
+    es_scan_ctx_t *ctx = d->ctx;
+    double t0 = es_time_now();
+    for (uint32_t b = 0; b < ctx->n_blocks && !d->pre_err; b++) {
+        if (atomic_load(&d->pre_stop) || atomic_load_explicit(&ctx->stop, memory_order_relaxed)) break;
+        if (ctx->wait_block && (d->pre_err = ctx->wait_block(ctx, b))) break; /* packed beside */
+        es_gpu_block_t x;
+        block_desc(ctx, b, &x);
+        d->pre_err = es_gpu_preload(d->g, &x);
+    }
+    d->t_pre = es_time_now() - t0;
+    return NULL;
+}
 
 /* A device thread's helper workers w[0 .. *nw) (1 to 64 of them), which
  * score its tiles' candidates.  A tile's candidates touch few of its
@@ -320,7 +346,8 @@ static int dev_loop(es_scan_ctx_t *ctx, gpu_dev_t *d)
     const int nw = d->nw, dev = d->dev;
     int ret = ES_OK;
     uint64_t cands = 0, tiles = 0;
-    double t_wait = 0.0, t_score = 0.0;
+    double t_wait = 0.0, t_score = 0.0, t_submit = 0.0;
+    double t_loop = es_time_now(), t_first = -1.0, t_diag = -1.0;
     /* EPISTREAM_GPU_TRACE=1: one line per tile on stderr (doc/GPU.md) */
     const char *tr = getenv("EPISTREAM_GPU_TRACE");
     const int trace = tr && *tr && strcmp(tr, "0") != 0;
@@ -328,9 +355,14 @@ static int dev_loop(es_scan_ctx_t *ctx, gpu_dev_t *d)
         uint32_t bi, bj;
         if (es_ctx_claim_tile(ctx, &bi, &bj) == 0) {
             es_gpu_block_t a, b;
+            /* blocks packed beside the scan: both must be */
+            if (ctx->wait_block && ((ret = ctx->wait_block(ctx, bi)) || (ret = ctx->wait_block(ctx, bj)))) break;
             block_desc(ctx, bi, &a);
             block_desc(ctx, bj, &b);
+            double ts = es_time_now();
             ret = es_gpu_submit(g, &a, &b, host_tau(ctx, w, nw));
+            t_submit += es_time_now() - ts;
+            if (t_first < 0) t_first = es_time_now() - t_loop;
             if (ret) break;
             if (es_gpu_in_flight(g) < ES_GPU_FLIGHTS) continue; /* keep the device's queue full */
         }
@@ -347,16 +379,20 @@ static int dev_loop(es_scan_ctx_t *ctx, gpu_dev_t *d)
         double t2 = es_time_now();
         t_wait += t1 - t0;
         t_score += t2 - t1;
+        if (tiles == ctx->n_blocks) t_diag = t2 - t_loop;
         if (trace)
             fprintf(stderr, "[gpu-trace] dev %d tile %u,%u: kernel %.3f ms, %zu candidates, waited %.3f ms, "
-                    "scored in %.3f ms\n", dev, bi, bj, (es_gpu_kernel_seconds(g) - k0) * 1e3, n,
-                    (t1 - t0) * 1e3, (t2 - t1) * 1e3);
+                    "scored in %.3f ms, done at %.4f s\n", dev, bi, bj, (es_gpu_kernel_seconds(g) - k0) * 1e3, n,
+                    (t1 - t0) * 1e3, (t2 - t1) * 1e3, t2 - t_loop);
         if (ret) break;
     }
     es_info("GPU %d: %llu tiles, %.3f s in tile kernels; %llu candidate pairs scored exactly on %d "
             "host thread(s); %.3f s waiting for the device, %.3f s scoring", dev,
             (unsigned long long)tiles, es_gpu_kernel_seconds(g), (unsigned long long)cands, nw,
             t_wait, t_score);
+    es_info("GPU %d: the first tile queued %.3f s into the loop, the first %u tiles (the diagonal ones) "
+            "done at %.3f s, the loop %.3f s; %.3f s queueing tiles, %.3f s of it uploading blocks", dev,
+            t_first, ctx->n_blocks, t_diag, es_time_now() - t_loop, t_submit, es_gpu_upload_seconds(g));
     unsigned long long scr[3];
     if (!ret && es_gpu_screen_stats(g, scr) == ES_OK && scr[0])
         es_info("GPU %d: screen passed %llu pairs; %llu of %llu CTAs scored their survivors from the queue", dev,
@@ -750,7 +786,8 @@ static int gpu_run(es_scan_ctx_t *ctx)
         return ES_ERR_NOMEM;
     }
     /* the CPU threads score candidates: split among the devices */
-    int helpers = ctx->n_threads / n_dev, pinned = 0, ret = ES_OK;
+    int helpers = ctx->n_threads / n_dev, pinned = 0, ret = ES_OK, stream = 0;
+    double t_open = es_time_now(), t_close = 0.0;
 #ifdef _OPENMP
     omp_set_max_active_levels(2);
 #endif
@@ -771,7 +808,6 @@ static int gpu_run(es_scan_ctx_t *ctx)
              * Where every device holds all blocks, each block is copied once
              * and the copies are not worth it.  Planes in a file are never
              * pinned: that would hold them all in memory. */
-            int stream = 0;
             for (int j = 0; j < n_dev; j++) {
                 if (dv[j].err) ret = dv[j].err;
                 else if ((uint32_t)es_gpu_cache_slots(dv[j].g) < ctx->n_blocks) stream = 1;
@@ -783,11 +819,26 @@ static int gpu_run(es_scan_ctx_t *ctx)
                 es_info("blocks are streamed: pinned the packed blocks in %.3f s", es_time_now() - t_pin);
             }
         }
+#pragma omp single
+        es_info("GPU scan: %d device(s) and their helpers opened in %.3f s", n_dev, es_time_now() - t_open);
         if (!ret) {
+            /* every block fits: a thread of its own uploads them ahead */
+            d->ctx = ctx;
+            atomic_init(&d->pre_stop, 0);
+            /* (EPISTREAM_GPU_PRELOAD=0: the device thread uploads them, for comparisons) */
+            const char *pv = getenv("EPISTREAM_GPU_PRELOAD");
+            d->pre_on = !stream && !(pv && !strcmp(pv, "0")) && pthread_create(&d->pre, NULL, preload_main, d) == 0;
             d->err = dev_loop(ctx, d);
+            if (d->pre_on) {
+                atomic_store(&d->pre_stop, 1);
+                pthread_join(d->pre, NULL);
+                es_info("GPU %d: the preloading thread uploaded the blocks in %.3f s", d->dev, d->t_pre);
+                if (!d->err && d->pre_err) d->err = d->pre_err;
+            }
             if (d->err) es_ctx_fail(ctx, d->err);
         }
     }
+    t_close = es_time_now();
     if (pinned) pin_blocks(ctx->blocks, ctx->n_blocks, 0);
     {
         const char *desc[64] = {NULL};
@@ -798,6 +849,7 @@ static int gpu_run(es_scan_ctx_t *ctx)
         if (!ret && dv[k].err) ret = dv[k].err;
         dev_close(&dv[k]);
     }
+    es_info("GPU scan: closed the device(s) in %.3f s", es_time_now() - t_close);
     free(dv);
     free(lnf);
     return ret;
@@ -1153,6 +1205,7 @@ const es_backend_t es_backend_gpu = {
     .prepare = gpu_prepare,
     .run = gpu_run,
     .auto_block = gpu_auto_block,
+    .pack_overlap = 1,
     .run3 = gpu_run3,
     .shape3 = gpu_shape3,
     .mi_open = gpu_mi_open,

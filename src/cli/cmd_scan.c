@@ -2,12 +2,16 @@
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "cli.h"
 #include "dist.h"
@@ -147,7 +151,10 @@ static void scan_usage(FILE *fp)
             "  EPISTREAM_GPU_EPILOGUE=1 runs the previous GPU tile epilogue;\n"
             "  EPISTREAM_GPU_QT_KERNEL=rows|split[/1|/2|/3] picks the --stat linear GPU\n"
             "  kernels and EPISTREAM_GPU_QT_SERIAL=1 scores each of their\n"
-            "  tiles before the next starts (for comparisons, same results).\n");
+            "  tiles before the next starts; EPISTREAM_PACK_OVERLAP=0 packs every block\n"
+            "  before a GPU scan starts instead of beside it, and EPISTREAM_GPU_PRELOAD=0\n"
+            "  uploads the blocks from the thread that scores the tiles instead of one\n"
+            "  of their own (for comparisons, same results).\n");
 }
 
 /* The significant-pair stream: the list (.sig.tsv or .epi.cc, p <= list_thr)
@@ -250,6 +257,61 @@ typedef struct {
     size_t n_adjusted, adjust_failed; /* pairs the exact model fitted, fits that failed */
     double t_adjust;
 } scan_notes_t;
+
+/* BOOST's failed tests (es_plink_epi_failed: a pass over every row of the
+ * .bed) on a thread of their own: their counts are needed only when the
+ * summary is written, so they are found while the scan runs (issue 24). */
+typedef struct {
+    const es_dataset_t *ds;
+    uint64_t *failed; /* one per variant */
+    uint64_t total;
+    int threads, ret, started;
+    double seconds;
+    pthread_t th;
+} failed_job_t;
+
+static void *failed_main(void *arg)
+{
+    failed_job_t *j = arg;
+    double t0 = es_time_now();
+#ifdef _OPENMP
+    /* a quarter of the scan's threads: it has the whole scan to finish in,
+     * and starts beside the packing, which wants every core (a new thread
+     * starts from the default team size, not --threads) */
+    int t = j->threads > 0 ? j->threads : omp_get_num_procs();
+    omp_set_num_threads(t >= 8 ? t / 4 : t >= 2 ? 2 : 1);
+#endif
+    j->ret = es_plink_epi_failed(j->ds, j->failed, &j->total);
+    j->seconds = es_time_now() - t0;
+    return NULL;
+}
+
+/* Start the pass (on this thread when no thread can be had).  @return
+ * ES_OK, ES_ERR_NOMEM, or the pass's error when it ran here. */
+static int failed_start(failed_job_t *j, const es_dataset_t *ds, int threads)
+{
+    uint32_t m = es_dataset_n_variants(ds);
+    memset(j, 0, sizeof *j);
+    j->ds = ds;
+    j->threads = threads;
+    if (!(j->failed = calloc(m ? m : 1, sizeof *j->failed))) return ES_ERR_NOMEM;
+    if (pthread_create(&j->th, NULL, failed_main, j) == 0) {
+        j->started = 1;
+        return ES_OK;
+    }
+    failed_main(j);
+    return j->ret;
+}
+
+/* Wait for the pass (if it runs).  @return its status. */
+static int failed_join(failed_job_t *j)
+{
+    if (j->started) {
+        pthread_join(j->th, NULL);
+        j->started = 0;
+    }
+    return j->ret;
+}
 
 /* --covar: read the covariates, leave out the samples that miss one, and
  * (a quantitative trait) keep the trait and screen its residuals. */
@@ -705,6 +767,8 @@ static int scan_run(scan_args_t *a, const char *cmdline)
     es_out_t o_top, o_sig, o_sum, o_log, o_sel;
     uint32_t *survivors = NULL;
     uint64_t *failed = NULL;
+    failed_job_t fj; /* boost: the failed tests, found while the scan runs */
+    memset(&fj, 0, sizeof fj);
     es_covar_t cv;
     double *trait = NULL;        /* --covar, a quantitative trait: its values before residualising */
     es_reg_result_t *adj = NULL; /* --covar: the exact model of the screen's best pairs */
@@ -757,23 +821,6 @@ static int scan_run(scan_args_t *a, const char *cmdline)
     }
     uint32_t m = es_dataset_n_variants(ds);
     es_info("read the input in %.3f s", es_time_now() - t0);
-    if (opt->stat == ES_STAT_BOOST) {
-        double t_failed = es_time_now();
-        /* the tests that fail: written with DF 0, left out of PLINK's N_TOT */
-        if (!(failed = calloc(m ? m : 1, sizeof *failed))) {
-            ret = ES_ERR_NOMEM;
-            goto out;
-        }
-        if ((ret = es_plink_epi_failed(ds, failed, &notes.failed))) goto out;
-        es_info("found the tests that fail (a variant with one genotype level) in %.3f s", es_time_now() - t_failed);
-        if (notes.failed) {
-            char num[32];
-            es_warn("%s test(s) failed: a variant left with one genotype level among the samples "
-                    "called at both (PLINK: nan); written with DF 0%s",
-                    es_fmt_count(notes.failed, num),
-                    plink_fmt ? " and left out of N_TOT" : ", STAT, P and LOG10P NA");
-        }
-    }
     double t_open = es_time_now() - t0;
     ret = es_scan_create(&scan, ds, opt);
     if (!ret)
@@ -784,10 +831,12 @@ static int scan_run(scan_args_t *a, const char *cmdline)
     if (es_dist_is_worker() || opt->shard_n) {
         int rc = scan_no_results(a, scan);
         es_scan_destroy(scan);
-        free(failed);
         es_dataset_destroy(ds);
         return rc;
     }
+    /* boost: the tests that fail (written with DF 0, left out of PLINK's
+     * N_TOT), found on a thread of their own while the scan runs */
+    if (opt->stat == ES_STAT_BOOST && (ret = failed_start(&fj, ds, opt->threads))) goto out;
     /* create every output before the (long) scan so a bad --out fails at once */
     es_out_clear_tmp(out, scan_suffixes, N_SCAN_SUFFIXES);
     if ((ret = es_out_open(&o_top, out, ".top.tsv"))) goto out;
@@ -816,6 +865,21 @@ static int scan_run(scan_args_t *a, const char *cmdline)
     if (ret) {
         if (sw.err == ES_ERR_IO) es_out_failed(&o_sig);
         goto out;
+    }
+    if (fj.failed) {
+        if ((ret = failed_join(&fj))) goto out;
+        failed = fj.failed;
+        fj.failed = NULL;
+        notes.failed = fj.total;
+        es_info("found the tests that fail (a variant with one genotype level) in %.3f s, beside the scan",
+                fj.seconds);
+        if (notes.failed) {
+            char num[32];
+            es_warn("%s test(s) failed: a variant left with one genotype level among the samples "
+                    "called at both (PLINK: nan); written with DF 0%s",
+                    es_fmt_count(notes.failed, num),
+                    plink_fmt ? " and left out of N_TOT" : ", STAT, P and LOG10P NA");
+        }
     }
     if (sw.o) {
         if ((ret = es_pair_writer_finish(&sw.pw)) || es_out_failed(&o_sig)) {
@@ -928,14 +992,18 @@ out:
     }
     es_pair_writer_free(&sw.pw);
     free(sw.n_sig2);
+    failed_join(&fj); /* (an error before the scan's end: it still reads ds) */
+    free(fj.failed);
     free(failed);
     free(survivors);
     free(adj);
     free(order);
     free(trait);
     es_covar_free(&cv);
+    double t_release = es_time_now();
     es_scan_destroy(scan);
     es_dataset_destroy(ds);
+    if (!ret) es_info("released the scan and the dataset in %.3f s", es_time_now() - t_release);
     return ret ? ES_EXIT_ERROR : ES_EXIT_OK;
 }
 
@@ -1184,12 +1252,37 @@ static int scan_main(int argc, char **argv, const char *out, const char *const *
     return r;
 }
 
+/* Seconds since this process started (Linux: /proc; -1 elsewhere), for
+ * --verbose: the wall a run spends before the scan's clock starts and after
+ * it stops (issue 24). */
+static double process_seconds(void)
+{
+    FILE *f = fopen("/proc/self/stat", "r"), *u = fopen("/proc/uptime", "r");
+    char buf[1024];
+    double up = -1.0, ret = -1.0;
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    buf[n] = 0;
+    if (u && fscanf(u, "%lf", &up) != 1) up = -1.0;
+    const char *p = strrchr(buf, ')'); /* the command name may hold spaces */
+    unsigned long long start = 0;
+    long hz = sysconf(_SC_CLK_TCK);
+    /* after ") ": the state (field 3), then fields 4..; starttime is field 22 */
+    if (p && up >= 0 && hz > 0 &&
+        sscanf(p + 2, "%*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu",
+               &start) == 1)
+        ret = up - (double)start / (double)hz;
+    if (f) fclose(f);
+    if (u) fclose(u);
+    return ret;
+}
+
 int es_cmd_scan(int argc, char **argv)
 {
     /* mpirun -np R epistream scan ...: every rank comes here */
     if (es_dist_mpi_init(&argc, &argv)) return ES_EXIT_ERROR;
     int r = scan_main(argc, argv, NULL, NULL);
     es_dist_mpi_finalize(r != ES_EXIT_OK && r != ES_EXIT_USAGE ? 1 : 0);
+    if (es_log_get_level() >= ES_LOG_INFO) es_info("done %.2f s after the process started", process_seconds());
     return r;
 }
 

@@ -750,34 +750,81 @@ static inline uint64_t row_word(const uint8_t *row, size_t w, size_t full_words,
     return x;
 }
 
-int es_dataset_levels(const es_dataset_t *ds, uint32_t (*lev)[3], size_t *moff, uint32_t **mpos)
+/* Level and missing counts of variants [v0, v1).  Codes: 11 -> 0 copies of
+ * A1, 10 -> 1, 00 -> 2, 01 missing.  Row words before the last are whole;
+ * the last is zero-padded (row_word). */
+static inline __attribute__((always_inline)) void
+levels_rows_body(const es_fileset_t *p, const uint64_t *kept, uint64_t n_used, uint32_t (*lev)[3], size_t *moff,
+                 int64_t v0, int64_t v1)
 {
-    const es_fileset_t *p = ds->plink;
     const size_t bpv = p->bytes_per_variant, full_words = bpv / 8, tail = bpv % 8;
-    const size_t nw = full_words + (tail != 0);
-    const int64_t nv = p->n_variants;
     const uint64_t EVEN = 0x5555555555555555ull;
-    *mpos = NULL;
-    uint64_t *kept = used_mask(ds, nw);
-    if (!kept) return ES_ERR_NOMEM;
-    uint64_t n_used = 0;
-    for (size_t w = 0; w < nw; w++) n_used += (uint64_t)__builtin_popcountll(kept[w]);
-    /* codes: 11 -> 0 copies of A1, 10 -> 1, 00 -> 2, 01 missing */
-#pragma omp parallel for schedule(dynamic, MISSING_CHUNK) if (nv > 4 * MISSING_CHUNK)
-    for (int64_t v = 0; v < nv; v++) {
+    for (int64_t v = v0; v < v1; v++) {
         const uint8_t *row = es_fileset_row(p, (uint32_t)v);
         uint64_t c0 = 0, c1 = 0, cm = 0;
-        for (size_t w = 0; w < nw; w++) {
-            uint64_t x = row_word(row, w, full_words, tail), lo = x & EVEN, hi = (x >> 1) & EVEN;
+        for (size_t w = 0; w < full_words; w++) {
+            uint64_t x;
+            memcpy(&x, row + 8 * w, 8);
+            uint64_t lo = x & EVEN, hi = (x >> 1) & EVEN;
             c0 += (uint64_t)__builtin_popcountll(lo & hi & kept[w]);
             c1 += (uint64_t)__builtin_popcountll(~lo & hi & kept[w]);
             cm += (uint64_t)__builtin_popcountll(lo & ~hi & kept[w]);
+        }
+        if (tail) {
+            uint64_t x = row_word(row, full_words, full_words, tail), lo = x & EVEN, hi = (x >> 1) & EVEN;
+            c0 += (uint64_t)__builtin_popcountll(lo & hi & kept[full_words]);
+            c1 += (uint64_t)__builtin_popcountll(~lo & hi & kept[full_words]);
+            cm += (uint64_t)__builtin_popcountll(lo & ~hi & kept[full_words]);
         }
         lev[v][0] = (uint32_t)c0;
         lev[v][1] = (uint32_t)c1;
         lev[v][2] = (uint32_t)(n_used - c0 - c1 - cm);
         moff[v + 1] = (size_t)cm;
     }
+}
+
+typedef void (*levels_rows_fn)(const es_fileset_t *p, const uint64_t *kept, uint64_t n_used, uint32_t (*lev)[3],
+                               size_t *moff, int64_t v0, int64_t v1);
+
+static void levels_rows_generic(const es_fileset_t *p, const uint64_t *kept, uint64_t n_used, uint32_t (*lev)[3],
+                                size_t *moff, int64_t v0, int64_t v1)
+{
+    levels_rows_body(p, kept, n_used, lev, moff, v0, v1);
+}
+
+#if ES_CPU_X86
+/* The same loop with the POPCNT instruction: without it each
+ * __builtin_popcountll is a libgcc call, and this pass over every row of
+ * the .bed took about as long as packing them (issue 24).  (No OpenMP
+ * region inside: its outlined body would not inherit the target.) */
+ES_TARGET_POPCNT static void levels_rows_popcnt(const es_fileset_t *p, const uint64_t *kept, uint64_t n_used,
+                                                uint32_t (*lev)[3], size_t *moff, int64_t v0, int64_t v1)
+{
+    levels_rows_body(p, kept, n_used, lev, moff, v0, v1);
+}
+#endif
+
+int es_dataset_levels(const es_dataset_t *ds, uint32_t (*lev)[3], size_t *moff, uint32_t **mpos)
+{
+    const es_fileset_t *p = ds->plink;
+    const size_t bpv = p->bytes_per_variant, full_words = bpv / 8, tail = bpv % 8;
+    const size_t nw = full_words + (tail != 0);
+    const int64_t nv = p->n_variants;
+    *mpos = NULL;
+    uint64_t *kept = used_mask(ds, nw);
+    if (!kept) return ES_ERR_NOMEM;
+    uint64_t n_used = 0;
+    for (size_t w = 0; w < nw; w++) n_used += (uint64_t)__builtin_popcountll(kept[w]);
+    levels_rows_fn rows = levels_rows_generic;
+#if ES_CPU_X86
+    /* EPISTREAM_POPCOUNT=scalar: the portable loop (tests compare the two) */
+    const char *want = es_env_variant("EPISTREAM_POPCOUNT");
+    if (es_cpu_has(ES_CPU_POPCNT) && !(want && !strcmp(want, "scalar"))) rows = levels_rows_popcnt;
+#endif
+    const int64_t n_chunks = (nv + MISSING_CHUNK - 1) / MISSING_CHUNK;
+#pragma omp parallel for schedule(dynamic, 1) if (nv > 4 * MISSING_CHUNK)
+    for (int64_t c = 0; c < n_chunks; c++)
+        rows(p, kept, n_used, lev, moff, c * MISSING_CHUNK, c + 1 < n_chunks ? (c + 1) * MISSING_CHUNK : nv);
     moff[0] = 0;
     for (int64_t v = 0; v < nv; v++) moff[v + 1] += moff[v];
     int ret = ES_OK;

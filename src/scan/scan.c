@@ -218,8 +218,9 @@ static int planes_file(const es_opt_t *opt, size_t total)
     return fd;
 }
 
-int es_scan_pack_blocks(const es_dataset_t *ds, const es_opt_t *opt, uint32_t m, uint32_t block,
-                        uint32_t n_blocks, uint32_t n_planes, int threads, es_planes_t **out)
+/* The blocks' memory (in memory or in the planes file), nothing packed yet. */
+static int alloc_blocks(const es_dataset_t *ds, const es_opt_t *opt, uint32_t m, uint32_t block,
+                        uint32_t n_blocks, uint32_t n_planes, es_planes_t **out)
 {
     int ret = ES_OK;
     es_planes_t *blocks = *out = calloc(n_blocks, sizeof *blocks);
@@ -245,7 +246,15 @@ int es_scan_pack_blocks(const es_dataset_t *ds, const es_opt_t *opt, uint32_t m,
         }
     }
     if (fd >= 0) close(fd); /* the mappings keep the file */
+    return ret;
+}
+
+int es_scan_pack_blocks(const es_dataset_t *ds, const es_opt_t *opt, uint32_t m, uint32_t block,
+                        uint32_t n_blocks, uint32_t n_planes, int threads, es_planes_t **out)
+{
+    int ret = alloc_blocks(ds, opt, m, block, n_blocks, n_planes, out);
     if (ret) return ret;
+    es_planes_t *blocks = *out;
     int err = ES_OK;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
     for (uint32_t b = 0; b < n_blocks; b++) {
@@ -258,6 +267,101 @@ int es_scan_pack_blocks(const es_dataset_t *ds, const es_opt_t *opt, uint32_t m,
         }
     }
     return err;
+}
+
+/* ---- packing beside the backend ----------------------------------------------
+ * A backend with pack_overlap (the GPU's) starts on the first blocks while
+ * the others are packed: a thread of its own packs them in order (an OpenMP
+ * team, blocks handed out one at a time from the first), and the backend
+ * waits for each block before it reads it (ctx->wait_block).  The diagonal
+ * tiles come first, block by block, so the device starts after one block
+ * instead of all of them (issue 24). */
+typedef struct {
+    const es_dataset_t *ds;
+    es_planes_t *blocks;
+    uint32_t n_blocks, block;
+    int threads, err, started;
+    unsigned char *done; /* per block: packed (or failed: err) */
+    double seconds;
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+} pack_job_t;
+
+static void *pack_main(void *arg)
+{
+    pack_job_t *j = arg;
+    double t0 = es_time_now();
+#pragma omp parallel for schedule(dynamic, 1) num_threads(j->threads)
+    for (uint32_t b = 0; b < j->n_blocks; b++) {
+        int r = es_pack(j->ds, b * j->block, j->blocks[b].count, &j->blocks[b]);
+        pthread_mutex_lock(&j->mu);
+        if (r && !j->err) j->err = r;
+        j->done[b] = 1;
+        pthread_cond_broadcast(&j->cv);
+        pthread_mutex_unlock(&j->mu);
+    }
+    j->seconds = es_time_now() - t0;
+    return NULL;
+}
+
+/* ctx->wait_block: block b is packed.  @return ES_OK or the packing's error. */
+static int pack_wait(es_scan_ctx_t *ctx, uint32_t b)
+{
+    pack_job_t *j = ctx->wait_ud;
+    pthread_mutex_lock(&j->mu);
+    while (!j->done[b]) pthread_cond_wait(&j->cv, &j->mu);
+    int r = j->err;
+    pthread_mutex_unlock(&j->mu);
+    return r;
+}
+
+/* Start packing ctx's (allocated) blocks beside the run.  @return ES_OK,
+ * ES_ERR_NOMEM; without a thread the blocks are packed here. */
+static int pack_start(pack_job_t *j, es_scan_ctx_t *ctx, int threads)
+{
+    memset(j, 0, sizeof *j);
+    j->ds = ctx->ds;
+    j->blocks = ctx->blocks;
+    j->n_blocks = ctx->n_blocks;
+    j->block = ctx->block;
+    j->threads = threads;
+    if (!(j->done = calloc(ctx->n_blocks ? ctx->n_blocks : 1, 1))) return ES_ERR_NOMEM;
+    pthread_mutex_init(&j->mu, NULL);
+    pthread_cond_init(&j->cv, NULL);
+    ctx->wait_block = pack_wait;
+    ctx->wait_ud = j;
+    if (pthread_create(&j->th, NULL, pack_main, j) == 0) j->started = 1;
+    else pack_main(j);
+    return ES_OK;
+}
+
+/* Wait for the packing (if it started) and release its state.  @return
+ * the packing's error. */
+static int pack_join(pack_job_t *j, es_scan_ctx_t *ctx)
+{
+    if (!j->done) return ES_OK;
+    if (j->started) pthread_join(j->th, NULL);
+    pthread_mutex_destroy(&j->mu);
+    pthread_cond_destroy(&j->cv);
+    free(j->done);
+    j->done = NULL;
+    ctx->wait_block = NULL;
+    ctx->wait_ud = NULL;
+    return j->err;
+}
+
+/* Pack beside the backend: it can, the data are a case/control trait (a
+ * quantitative one's backend reads every block up front), and the run is
+ * one plain process (src/dist fingerprints the packed blocks before a
+ * checkpointed, merged or MPI run: es_dist_start2's own test);
+ * EPISTREAM_PACK_OVERLAP=0 packs first (same-run comparisons). */
+static int pack_overlaps(const es_scan_t *s)
+{
+    const es_opt_t *o = &s->opt;
+    const char *v = getenv("EPISTREAM_PACK_OVERLAP");
+    return s->backend->pack_overlap && !s->ds->qt && !o->checkpoint && !o->merge &&
+           (o->local || es_dist_mpi_size() <= 1) && !(v && !strcmp(v, "0"));
 }
 
 /* Smallest G whose p-value can be <= thr, with a margin so that rounding in the
@@ -324,11 +428,56 @@ static uint32_t sig_block_cap(const es_scan_ctx_t *ctx, uint32_t block)
     return b < block ? b : block;
 }
 
-static void ctx_free(es_scan_ctx_t *ctx)
+static void planes_array_free(es_planes_t *blocks, uint32_t n_blocks)
 {
-    if (ctx->blocks)
-        for (uint32_t b = 0; b < ctx->n_blocks; b++) es_planes_free(&ctx->blocks[b]);
-    free(ctx->blocks);
+    if (blocks)
+        for (uint32_t b = 0; b < n_blocks; b++) es_planes_free(&blocks[b]);
+    free(blocks);
+}
+
+typedef struct {
+    es_planes_t *blocks;
+    uint32_t n_blocks;
+} unpack_job_t;
+
+static void *unpack_main(void *arg)
+{
+    unpack_job_t *j = arg;
+    planes_array_free(j->blocks, j->n_blocks);
+    free(j);
+    return NULL;
+}
+
+/* Wait for the previous run's blocks to be freed. */
+static void unpack_join(es_scan_t *s)
+{
+    if (!s->unpack_on) return;
+    pthread_join(s->unpack, NULL);
+    s->unpack_on = 0;
+}
+
+/* Free the packed blocks: a gigabyte takes the kernel about 0.06 s to give
+ * back, so after a successful run (ok) a thread of its own does it while the
+ * caller writes the results (issue 24); es_scan_destroy waits for it. */
+static void blocks_free(es_scan_t *s, es_planes_t *blocks, uint32_t n_blocks, int ok)
+{
+    unpack_job_t *j = ok && blocks ? malloc(sizeof *j) : NULL;
+    if (j) {
+        j->blocks = blocks;
+        j->n_blocks = n_blocks;
+        unpack_join(s);
+        if (pthread_create(&s->unpack, NULL, unpack_main, j) == 0) {
+            s->unpack_on = 1;
+            return;
+        }
+        free(j);
+    }
+    planes_array_free(blocks, n_blocks);
+}
+
+static void ctx_free(es_scan_ctx_t *ctx, int ok)
+{
+    blocks_free(ctx->scan, ctx->blocks, ctx->n_blocks, ok);
     if (ctx->rows)
         for (uint32_t b = 0; b < ctx->n_blocks; b++) free(ctx->rows[b].pairs);
     free(ctx->rows);
@@ -342,8 +491,10 @@ int es_scan_run(es_scan_t *s)
     if (s->opt.order == 3) return es_scan3_run(s);
     es_scan_ctx_t ctx;
     es_dist_t *dist = NULL;
+    pack_job_t pj; /* packing beside the backend */
     int ret = ES_OK;
     memset(&ctx, 0, sizeof ctx);
+    memset(&pj, 0, sizeof pj);
     pthread_mutex_init(&ctx.lock, NULL);
     ctx.scan = s;
     ctx.ds = s->ds;
@@ -394,31 +545,49 @@ int es_scan_run(es_scan_t *s)
         ctx.rows[b].need = ctx.n_blocks - b;
     }
     ctx.n_tiles = ctx.row_start[ctx.n_blocks];
-    ret = es_scan_pack_blocks(ctx.ds, &s->opt, ctx.m, ctx.block, ctx.n_blocks, n_planes, threads, &ctx.blocks);
-    if (!ret) ret = es_fileset_check(s->ds->plink); /* the .bed shrank while packed? */
+    int overlap = pack_overlaps(s);
+    if (overlap) {
+        ret = alloc_blocks(ctx.ds, &s->opt, ctx.m, ctx.block, ctx.n_blocks, n_planes, &ctx.blocks);
+        if (!ret) ret = pack_start(&pj, &ctx, threads);
+    } else {
+        ret = es_scan_pack_blocks(ctx.ds, &s->opt, ctx.m, ctx.block, ctx.n_blocks, n_planes, threads, &ctx.blocks);
+        if (!ret) ret = es_fileset_check(s->ds->plink); /* the .bed shrank while packed? */
+    }
     /* checkpoints, shards, MPI ranks (every rank comes here, even after an error) */
     ret = es_dist_start2(&dist, &ctx, n_planes, ret);
     if (ret) goto out;
     double t1 = es_time_now();
     s->t_pack = t1 - t0;
-    es_info("packed %u variants in %u blocks of %u (%u bit planes each), %.2f s", ctx.m,
-            ctx.n_blocks, ctx.block, n_planes, s->t_pack);
+    if (!overlap)
+        es_info("packed %u variants in %u blocks of %u (%u bit planes each), %.2f s", ctx.m,
+                ctx.n_blocks, ctx.block, n_planes, s->t_pack);
 
     ctx.t_start = ctx.t_last_progress = t1;
     ret = es_dist_run2(dist, &ctx);
     if (!ret) ret = ctx.err;
     ret = es_dist_end(dist, ret);
     dist = NULL;
+    if (pj.done) {
+        int r = pack_join(&pj, &ctx);
+        if (!ret) ret = r;
+        if (!ret) ret = es_fileset_check(s->ds->plink); /* the .bed shrank while packed? */
+        s->t_pack += pj.seconds;
+        es_info("packed %u variants in %u blocks of %u (%u bit planes each), %.2f s beside the scan", ctx.m,
+                ctx.n_blocks, ctx.block, n_planes, pj.seconds);
+    }
     if (ret) goto out;
+    double t_merge = es_time_now();
     es_ctx_fold_block_counts(&ctx);
     clear_uncalled_best(&ctx);
     s->pairs_done = ctx.pairs_done;
     es_topk_sort(&s->top);
     s->t_scan = es_time_now() - t1;
+    es_info("the backend done, its counts folded and the top pairs sorted in %.3f s", es_time_now() - t_merge);
     if (s->prog_cb) s->prog_cb(ctx.pairs_done, ctx.pairs_done, s->t_scan, s->prog_ud);
 out:
     es_dist_end(dist, ret);
-    ctx_free(&ctx);
+    pack_join(&pj, &ctx);
+    ctx_free(&ctx, !ret);
     return ret;
 }
 
@@ -447,6 +616,7 @@ void es_scan_timings(const es_scan_t *scan, double *pack_seconds, double *scan_s
 void es_scan_destroy(es_scan_t *scan)
 {
     if (!scan) return;
+    unpack_join(scan);
     es_topk_free(&scan->top);
     free(scan->summary);
     es_topk3_free(&scan->top3);

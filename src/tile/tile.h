@@ -97,6 +97,10 @@ struct es_scan_t {
     es_summary_t *summary; /* n_variants entries */
     uint64_t pairs_done;
     double t_pack, t_scan;
+    /* the packed blocks of the last run, freed by a thread of their own while
+     * the results are written (src/scan; joined by the next run or destroy) */
+    pthread_t unpack;
+    int unpack_on;
     char device_info[512]; /* set by a GPU backend */
     /* order 3 */
     es_sig3_cb sig3_cb;
@@ -134,6 +138,12 @@ typedef struct es_scan_ctx {
     uint32_t block;     /* variants per block (tile side) */
     uint32_t n_blocks;
     es_planes_t *blocks; /* n_blocks packed blocks */
+    /* set while the blocks are still being packed (a backend with
+     * pack_overlap, src/scan): before it reads block b's planes, counts or
+     * first variant, the backend calls wait_block, which returns when the
+     * block is packed: ES_OK, or the packing's error.  NULL: all are. */
+    int (*wait_block)(struct es_scan_ctx *ctx, uint32_t b);
+    void *wait_ud;
     uint64_t n_tiles;    /* tiles (bi <= bj), row-major */
     uint64_t *row_start; /* first tile index of row bi (n_blocks + 1 entries) */
     _Atomic uint64_t next_tile;

@@ -379,44 +379,66 @@ __device__ void gk_epilogue(const gk_params &P, const uint32_t *prod, int a0, in
         }
     }
 
-    /* phase S: the pairs that could matter (mask bit q: thread's pair q) */
+    /* phase S: the pairs that could matter (mask bit q: thread's pair q).
+     * Which pairs exist (in both blocks, above the diagonal of a diagonal
+     * tile) is one mask, built before the screen: nothing about a pair's
+     * existence is decided inside the loop, so no pair's screen sits under a
+     * branch of its own and ptxas may interleave the pairs' independent
+     * chains (loads, conversions, nine reciprocals each).  A CTA wholly
+     * inside both blocks and above the diagonal (nearly all) builds it with
+     * no per-pair test at all. */
+    uint32_t vmask = 0;
+    {
+        const int gi0 = (int)P.first_a + a0, gj0 = (int)P.first_b + b0;
+        const bool inner = a0 + VM <= (int)P.na && b0 + VN <= (int)P.nb && (!P.diag || gi0 + VM - 1 < gj0);
+        if (inner) {
+            vmask = act ? (PPT == 32 ? 0xffffffffu : (1u << PPT) - 1u) : 0u;
+        } else {
+#pragma unroll
+            for (int q = 0; q < PPT; q++) {
+                int a, b;
+                L::pair(q, tid, a, b);
+                const bool ok = act && a0 + a < (int)P.na && b0 + b < (int)P.nb && (!P.diag || gi0 + a < gj0 + b);
+                vmask |= (uint32_t)ok << q;
+            }
+        }
+    }
     /* (V: the screen's form, gk_screen_nats; one loop for each) */
     auto phase_s = [&](auto V) -> uint32_t {
-        uint32_t mask = 0;
-        const bool scr = screen && K.on;
+        if (!(screen && K.on)) return vmask;
+        uint32_t pass = 0;
         gk_srow R;
         uint32_t mrow = 0u; /* the lower of the top-k level and the row's threshold */
 #pragma unroll
         for (int q = 0; q < PPT; q++) {
             int a, b;
             L::pair(q, tid, a, b);
-            if (scr && q % L::ROWQ == 0) {
+            if (q % L::ROWQ == 0) {
                 R = S.srow[a];
                 mrow = K.tau0 < S.rthr[a] ? K.tau0 : S.rthr[a];
             }
-            int gi = (int)P.first_a + a0 + a, gj = (int)P.first_b + b0 + b;
-            bool keep = act && a0 + a < (int)P.na && b0 + b < (int)P.nb && (!P.diag || gi < gj);
-            if (scr) {
-                /* every pair is screened, valid or not (no branch: a pair
-                 * past the block has zero products and zero constants) */
-                float nats;
-                if constexpr (decltype(V)::value == 1) {
-                    uint32_t x[8];
-                    L::load(prod, q, tid, a, b, x);
-                    nats = gk_screen_nats<1>(x, R, S.scol[b], K.abs);
-                } else {
-                    float c[4], t[4];
-                    gk_lay_screen<L>::load(prod, q, tid, a, b, c, t);
-                    nats = gk_screen_nats2f(c, t, R, S.scol[b]);
-                }
-                const uint32_t ct = S.cthr[b], m = mrow < ct ? mrow : ct;
-                /* nats > 0 (a sum that is never negative plus a positive
-                 * margin), so its key is its bits with the top set */
-                keep = keep && ((__float_as_uint(nats * K.sc) | 0x80000000u) >= m || nats * K.gc >= P.sig_min_g);
+            /* every pair is screened, valid or not (a pair past the block
+             * has zero products and zero constants), and its verdict is
+             * kept whatever vmask says: its bound is computed on every
+             * path, so it needs no branch */
+            float nats;
+            if constexpr (decltype(V)::value == 1) {
+                uint32_t x[8];
+                L::load(prod, q, tid, a, b, x);
+                nats = gk_screen_nats<1>(x, R, S.scol[b], K.abs);
+            } else {
+                float c[4], t[4];
+                gk_lay_screen<L>::load(prod, q, tid, a, b, c, t);
+                nats = gk_screen_nats2f(c, t, R, S.scol[b]);
             }
-            mask |= (uint32_t)keep << q;
+            const uint32_t ct = S.cthr[b], m = mrow < ct ? mrow : ct;
+            /* nats > 0 (a sum that is never negative plus a positive
+             * margin), so its key is its bits with the top set */
+            const uint32_t hit = (uint32_t)((__float_as_uint(nats * K.sc) | 0x80000000u) >= m) |
+                                 (uint32_t)(nats * K.gc >= P.sig_min_g);
+            pass |= hit << q;
         }
-        return mask;
+        return pass & vmask;
     };
     const uint32_t mask = screen && P.screen1 ? phase_s(gk_screen_v<1>()) : phase_s(gk_screen_v<2>());
     bool dense = false;

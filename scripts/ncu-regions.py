@@ -40,7 +40,7 @@ def main():
     ex = next((col[h] for h in head if h.startswith("Instructions Executed")), None)
     samp = next((col[h] for h in head if h.startswith("Warp Stall Sampling (All")), None)
     samp_ni = next((col[h] for h in head if h.startswith("Warp Stall Sampling (Not")), None)
-    stall_cols = [(h, i) for h, i in col.items() if re.search(r"stall", h, re.I) and i not in (samp, samp_ni)]
+    stall_cols = [(h, i) for h, i in col.items() if h.startswith("stall_") and "Not Issued" not in h]
     ins = []
     for r in body:
         a = r[a_col].strip()
@@ -50,6 +50,8 @@ def main():
             continue
         ins.append((addr, r[src] if src is not None else "", r))
     ins.sort()
+    base = ins[0][0] if ins else 0  # the CSV gives device addresses: offsets from the kernel's start
+    ins = [(a - base, t, r) for a, t, r in ins]
     # region boundaries from the SASS text
     text = [(a, s) for a, s, _ in ins]
     if len(sys.argv) > 2:

@@ -3,15 +3,16 @@
 # with .carry carried): issue 24 at N = 1,024 (branch n1k24): where a *late*
 # boost tile's time goes, and the fused kernel against main's build.  Every
 # part prints as it ends; reports go to $OUT when set.
-#   PARTS="prof tests sanitize kern bench" (default: all)
+#   PARTS="check kern prof bench" (default; also tests, sanitize alone)
 #   prof:     Nsight Compute --set full with source counters on one late
 #             off-diagonal 8,192^2 boost tile of a 262,144 x 1,024 scan
 #             (k_wgmma, --launch-skip PROF_SKIP, default 540 of about 560
 #             launches; .carry/bin/epistream-li, when carried, has -lineinfo);
-#             PROF_BINS="li" (or "li main": main's build too); then the main
-#             loop alone at N = 1,024 (bench_gpu's k_feed); the reports'
-#             details, raw and source (SASS + CUDA lines) pages go to
-#             $OUT/prof.tar.xz
+#             PROF_BINS="new" (this build; "main": epistream-main, "li":
+#             epistream-li); then (PROF_FEED=1) the main loop alone at
+#             N = 1,024 (bench_gpu's k_feed); the reports' details, raw and
+#             source (SASS) pages go to $OUT/prof.tar.xz
+#   check:    tests and sanitize side by side (neither is timed)
 #   tests:    test_gpu || gpu_cli.sh, test_screen, test_wgmma
 #   sanitize: compute-sanitizer memcheck, boost scans on wgmma (N = 999 and
 #             1,024), outputs against --device cpu
@@ -23,7 +24,7 @@
 #             main's (bench_gpu-main) and this build's alternated BENCH_REP times
 set -u
 . "$(dirname "$0")/device-env.sh"
-PARTS=${PARTS:-prof tests sanitize kern bench}
+PARTS=${PARTS:-check kern prof bench}
 T=${TMPDIR:-/tmp}
 M=$B/epistream-main
 SUMMARY="k_wgmma|k_feed|Duration|Registers Per|Executed Instructions  |Issue Slots Busy|No Eligible|Issued Warp|Warp Cycles Per Issued|Eligible Warps|Active Warps Per|Achieved Occ|Theoretical Occ|Compute \(SM\) Th|L2 Cache Th|Block Limit"
@@ -45,7 +46,7 @@ for part in $PARTS; do
         command -v ncu >/dev/null || { echo "no ncu"; continue; }
         ncu --version | tail -1
         data 1024 262144
-        for which in ${PROF_BINS:-li}; do
+        for which in ${PROF_BINS:-new}; do
             bin=$B/epistream-$which
             [ -x "$bin" ] || bin=$EPISTREAM
             echo "== ncu --set full, k_wgmma boost N=1024, a late tile (launch ${PROF_SKIP:-540}; $(basename "$bin"))"
@@ -65,6 +66,7 @@ for part in $PARTS; do
             wc -c "$r.cuda.csv" "$r.sass.csv" | head -2
             stamp
         done
+        [ "${PROF_FEED:-1}" = 1 ] || { (cd "$O" && tar cf - prof/*.txt prof/*.csv prof/*.log | xz -T8 -6 >prof.tar.xz); continue; }
         echo "== ncu --set full, k_feed (the main loop alone), N=1024, 16,384^2 pairs"
         wd 100 ncu --clock-control none --set full --kernel-name k_feed --launch-skip 1 --launch-count 1 -f \
             -o "$O/prof/feed" "$B/tests/bench/bench_gpu" -n 1024 -m 2048 -s chi2 -k wgmma -c 256 -M -d "$T" \
@@ -75,6 +77,13 @@ for part in $PARTS; do
         ncu -i "$O/prof/feed.ncu-rep" --page raw --csv >"$O/prof/feed.raw.csv" 2>&1
         (cd "$O" && rm -f prof/*.ncu-rep.keep && tar cf - prof/*.txt prof/*.csv prof/*.log | xz -T8 -6 >prof.tar.xz)
         ls -la "$O/prof.tar.xz"
+        stamp ;;
+    check)
+        PARTS=sanitize sh "$0" >"$O/sanitize.txt" 2>&1 &
+        ps=$!
+        PARTS=tests sh "$0" 2>&1 | grep -v "^NVIDIA"
+        wait $ps
+        grep -v "^NVIDIA" "$O/sanitize.txt"
         stamp ;;
     tests)
         echo "== test_gpu || gpu_cli.sh; test_screen, test_wgmma"

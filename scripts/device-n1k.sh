@@ -17,7 +17,7 @@
 #   sanitize: compute-sanitizer memcheck, boost scans on wgmma (N = 999 and
 #             1,024), outputs against --device cpu
 #   kern:     EPISTREAM_GPU_TRACE scans of N x 262,144 (KERN_N "1024 8192"),
-#             boost, main's build (epistream-main) and this one alternated
+#             KERN_S "boost" (or "boost chi2"), main's build (epistream-main) and this one alternated
 #             KERN_REP times: tile kernel seconds, the steady tile (tenths
 #             1-9), the outputs compared
 #   bench:    bench_gpu -n 1024,8192 -m 262144 -s boost,chi2 -k wgmma -M,
@@ -112,19 +112,21 @@ for part in $PARTS; do
     kern)
         for n in ${KERN_N:-1024 8192}; do
             data "$n" 262144
+            for st in ${KERN_S:-boost}; do
             for rep in $(seq "${KERN_REP:-2}"); do
                 for which in main new; do
                     bin=$EPISTREAM
                     [ $which = main ] && bin=$M
                     [ -x "$bin" ] || { echo "no $bin"; continue; }
-                    EPISTREAM_GPU_TRACE=1 wd 100 "$bin" scan --bfile "$T/n${n}m262144" --stat boost --device gpu \
+                    EPISTREAM_GPU_TRACE=1 wd 100 "$bin" scan --bfile "$T/n${n}m262144" --stat "$st" --device gpu \
                         --gpu-kernel wgmma --threads 16 --verbose --out "$T/k.$which" 2>"$O/k.$which.err"
-                    echo "N=$n $which (rep $rep): rc=$? $(steady "$O/k.$which.err"); $(grep -E '^pairs_per_s' \
+                    echo "N=$n $st $which (rep $rep): rc=$? $(steady "$O/k.$which.err"); $(grep -E '^pairs_per_s' \
                         "$T/k.$which.log" | tr '\n' ' ')$(grep -E '^seconds_scan' "$T/k.$which.log" | tr '\n' ' ')"
                 done
                 for f in top.tsv summary.tsv; do
-                    cmp -s "$T/k.main.$f" "$T/k.new.$f" || echo "DIFFER main/new: N=$n $f"
+                    cmp -s "$T/k.main.$f" "$T/k.new.$f" || echo "DIFFER main/new: N=$n $st $f"
                 done
+            done
             done
         done
         stamp ;;

@@ -56,44 +56,21 @@ for part in $PARTS; do
                 --quiet --out "$T/prof.$which" >"$O/prof/tile.$which.log" 2>&1
             echo "rc=$?"
             r=$O/prof/tile.$which
-            ncu -i "$r.ncu-rep" --page details >"$r.details.txt" 2>&1
-            grep -E "$SUMMARY" "$r.details.txt" | head -24
+            ncu_pages "$r"
             grep -iE "stall|barrier|warp.*cycles" "$r.details.txt" | head -14
-            ncu -i "$r.ncu-rep" --page raw --csv >"$r.raw.csv" 2>&1
-            ncu -i "$r.ncu-rep" --page source --csv --print-source cuda,sass >"$r.cuda.csv" 2>"$r.src.err" ||
-                ncu -i "$r.ncu-rep" --page source --csv >"$r.cuda.csv" 2>>"$r.src.err"
-            ncu -i "$r.ncu-rep" --page source --csv --print-source sass >"$r.sass.csv" 2>>"$r.src.err"
             wc -c "$r.cuda.csv" "$r.sass.csv" | head -2
             stamp
         done
         [ "${PROF_FEED:-1}" = 1 ] || { (cd "$O" && tar cf - prof/*.txt prof/*.csv prof/*.log | xz -T8 -6 >prof.tar.xz); continue; }
-        echo "== ncu --set full, k_feed (the main loop alone), N=1024, 16,384^2 pairs"
-        wd 100 ncu --clock-control none --set full --kernel-name k_feed --launch-skip 1 --launch-count 1 -f \
-            -o "$O/prof/feed" "$B/tests/bench/bench_gpu" -n 1024 -m 2048 -s chi2 -k wgmma -c 256 -M -d "$T" \
-            >"$O/prof/feed.log" 2>&1
-        echo "rc=$?"
-        ncu -i "$O/prof/feed.ncu-rep" --page details >"$O/prof/feed.details.txt" 2>&1
-        grep -E "$SUMMARY" "$O/prof/feed.details.txt" | head -16
-        ncu -i "$O/prof/feed.ncu-rep" --page raw --csv >"$O/prof/feed.raw.csv" 2>&1
-        (cd "$O" && rm -f prof/*.ncu-rep.keep && tar cf - prof/*.txt prof/*.csv prof/*.log | xz -T8 -6 >prof.tar.xz)
+        ncu_feed 1024 "$O/prof/feed"
+        (cd "$O" && tar cf - prof/*.txt prof/*.csv prof/*.log | xz -T8 -6 >prof.tar.xz)
         ls -la "$O/prof.tar.xz"
         stamp ;;
-    check)
-        PARTS=sanitize sh "$0" >"$O/sanitize.txt" 2>&1 &
-        ps=$!
-        PARTS=tests sh "$0" 2>&1 | grep -v "^NVIDIA"
-        wait $ps
-        grep -v "^NVIDIA" "$O/sanitize.txt"
+    check) # tests and sanitize side by side (neither is timed)
+        check_beside "$0"
         stamp ;;
     tests)
-        echo "== test_gpu || gpu_cli.sh; test_screen, test_wgmma"
-        timeout 60 "$B/tests/test_screen" >"$O/test_screen.out" 2>&1 &
-        p3=$!
-        timeout 60 "$B/tests/test_wgmma" >"$O/test_wgmma.out" 2>&1 &
-        p4=$!
-        gpu_tests "${TEST_S:-120}" "PASSED|FAILED|rror"
-        wait $p3; echo "test_screen rc=$?"; tail -1 "$O/test_screen.out"
-        wait $p4; echo "test_wgmma rc=$?"; grep -E "PASSED|FAILED" "$O/test_wgmma.out" | tail -2
+        pair_tests "${TEST_S:-120}"
         stamp ;;
     sanitize)
         command -v compute-sanitizer >/dev/null || { echo "no compute-sanitizer"; continue; }
@@ -104,9 +81,7 @@ for part in $PARTS; do
             wd 90 compute-sanitizer --tool memcheck --error-exitcode 9 "$EPISTREAM" scan --bfile "$T/cs$n" \
                 --device gpu --gpu-kernel wgmma --block 128 --top 20 --verbose --out "$T/cs$n.gpu" >"$T/cs.err" 2>&1
             echo "rc=$?"; grep -E "ERROR SUMMARY" "$T/cs.err" | head -2
-            for f in top.tsv summary.tsv; do
-                cmp -s "$T/cs$n.cpu.$f" "$T/cs$n.gpu.$f" && echo "same as cpu: $f" || echo "DIFFER from cpu: $f"
-            done
+            SAY_SAME=1 same_outputs "$T/cs$n.gpu" "$T/cs$n.cpu" cpu
         done
         stamp ;;
     kern)
@@ -123,9 +98,7 @@ for part in $PARTS; do
                     echo "N=$n $st $which (rep $rep): rc=$? $(steady "$O/k.$which.err"); $(grep -E '^pairs_per_s' \
                         "$T/k.$which.log" | tr '\n' ' ')$(grep -E '^seconds_scan' "$T/k.$which.log" | tr '\n' ' ')"
                 done
-                for f in top.tsv summary.tsv; do
-                    cmp -s "$T/k.main.$f" "$T/k.new.$f" || echo "DIFFER main/new: N=$n $st $f"
-                done
+                same_outputs "$T/k.new" "$T/k.main" "main, N=$n $st"
             done
             done
         done

@@ -18,6 +18,57 @@ gpu_tests() {
     wait $p1; echo "test_gpu rc=$?"; grep -E "$2" "$O/test_gpu.out" | head -12
     wait $p2; echo "gpu_cli.sh rc=$?"; tail -2 "$O/gpu_cli.out"
 }
+# pair_tests SECONDS: the pair engine's GPU tests (test_gpu || gpu_cli.sh, each
+# killed past SECONDS; test_screen and test_wgmma beside them), exit codes and
+# result lines
+pair_tests() {
+    echo "== test_gpu || gpu_cli.sh; test_screen, test_wgmma"
+    timeout 60 "$B/tests/test_screen" >"$O/test_screen.out" 2>&1 &
+    p3=$!
+    timeout 60 "$B/tests/test_wgmma" >"$O/test_wgmma.out" 2>&1 &
+    p4=$!
+    gpu_tests "$1" "PASSED|FAILED|rror"
+    wait $p3; echo "test_screen rc=$?"; tail -1 "$O/test_screen.out"
+    wait $p4; echo "test_wgmma rc=$?"; grep -E "PASSED|FAILED" "$O/test_wgmma.out" | tail -2
+}
+# check_beside SCRIPT: SCRIPT's part "sanitize" in the background while its
+# part "tests" runs, then the sanitizer's report (neither is timed)
+check_beside() {
+    PARTS=sanitize sh "$1" >"$O/sanitize.txt" 2>&1 &
+    ps=$!
+    PARTS=tests sh "$1" 2>&1 | grep -v "^NVIDIA"
+    wait $ps
+    grep -v "^NVIDIA" "$O/sanitize.txt"
+}
+# same_outputs A B WHAT: says which of A's top.tsv and summary.tsv differ
+# from B's (or are the same when SAY_SAME=1)
+same_outputs() {
+    for f in top.tsv summary.tsv; do
+        if cmp -s "$1.$f" "$2.$f"; then [ "${SAY_SAME:-0}" = 1 ] && echo "same as $3: $f"
+        else echo "DIFFER from $3: $f"; fi
+    done
+}
+# ncu_pages R: the details (its lines matching $SUMMARY printed), raw and
+# source pages (SASS; SASS with CUDA lines) of report R.ncu-rep, as
+# R.details.txt, R.raw.csv, R.sass.csv and R.cuda.csv
+ncu_pages() {
+    ncu -i "$1.ncu-rep" --page details >"$1.details.txt" 2>&1
+    grep -E "$SUMMARY" "$1.details.txt" | head -24
+    ncu -i "$1.ncu-rep" --page raw --csv >"$1.raw.csv" 2>&1
+    ncu -i "$1.ncu-rep" --page source --csv --print-source sass >"$1.sass.csv" 2>"$1.src.err" ||
+        ncu -i "$1.ncu-rep" --page source --csv >"$1.sass.csv" 2>>"$1.src.err"
+    ncu -i "$1.ncu-rep" --page source --csv --print-source cuda,sass >"$1.cuda.csv" 2>>"$1.src.err"
+}
+# ncu_feed N R: ncu --set full on the main loop alone (bench_gpu's k_feed,
+# 16,384^2 pairs of N samples) into R.ncu-rep, then ncu_pages R
+ncu_feed() {
+    echo "== ncu --set full, k_feed (the main loop alone), N=$1, 16,384^2 pairs"
+    wd 100 ncu --clock-control none --set full --kernel-name k_feed --launch-skip 1 --launch-count 1 -f \
+        -o "$2" "$B/tests/bench/bench_gpu" -n "$1" -m 2048 -s chi2 -k wgmma -c 256 -M -d "${TMPDIR:-/tmp}" \
+        >"$2.log" 2>&1
+    echo "rc=$?"
+    ncu_pages "$2"
+}
 # memcheck_boost VARIANTS WHAT PATTERN SCAN_ARGS...: compute-sanitizer memcheck
 # on a boost scan of VARIANTS x 999 simulated samples (no missing call) with the
 # wgmma and mma kernels, 128-variant blocks; prints rc and the log's lines

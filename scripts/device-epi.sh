@@ -52,42 +52,17 @@ for part in $PARTS; do
             "$bin" scan --bfile "$T/prof" --stat boost --device gpu --gpu-kernel wgmma --block 8192 \
             --quiet --out "$T/prof.li" >"$O/tile.log" 2>&1
         echo "rc=$?"
-        ncu -i "$O/tile.ncu-rep" --page details >"$O/tile.details.txt" 2>&1
-        grep -E "$SUMMARY" "$O/tile.details.txt" | head -16
+        ncu_pages "$O/tile"
         grep -iE "stall|barrier" "$O/tile.details.txt" | head -12
-        ncu -i "$O/tile.ncu-rep" --page raw --csv >"$O/tile.raw.csv" 2>&1
-        ncu -i "$O/tile.ncu-rep" --page source --csv --print-source sass >"$O/tile.sass.csv" 2>"$O/tile.sass.err" ||
-            ncu -i "$O/tile.ncu-rep" --page source --csv >"$O/tile.sass.csv" 2>>"$O/tile.sass.err"
-        ncu -i "$O/tile.ncu-rep" --page source --csv --print-source cuda,sass >"$O/tile.cuda.csv" 2>>"$O/tile.sass.err"
         wc -c "$O/tile.sass.csv" "$O/tile.cuda.csv"; head -c 600 "$O/tile.sass.csv"; echo
         stamp
-        echo "== ncu --set full, k_feed (the main loop alone), N=8192, 16,384^2 pairs"
-        wd 100 ncu --clock-control none --set full --kernel-name k_feed --launch-skip 1 --launch-count 1 -f \
-            -o "$O/feed" "$B/tests/bench/bench_gpu" -n 8192 -m 2048 -s chi2 -k wgmma -c 256 -M -d "$T" \
-            >"$O/feed.log" 2>&1
-        echo "rc=$?"
-        ncu -i "$O/feed.ncu-rep" --page details >"$O/feed.details.txt" 2>&1
-        grep -E "$SUMMARY" "$O/feed.details.txt" | head -16
-        ncu -i "$O/feed.ncu-rep" --page raw --csv >"$O/feed.raw.csv" 2>&1
-        ncu -i "$O/feed.ncu-rep" --page source --csv --print-source sass >"$O/feed.sass.csv" 2>/dev/null ||
-            ncu -i "$O/feed.ncu-rep" --page source --csv >"$O/feed.sass.csv" 2>/dev/null
+        ncu_feed 8192 "$O/feed"
         stamp ;;
     check) # tests and sanitize side by side (neither is timed)
-        PARTS=sanitize sh "$0" >"$O/sanitize.txt" 2>&1 &
-        ps=$!
-        PARTS=tests sh "$0" 2>&1 | grep -v "^NVIDIA"
-        wait $ps
-        grep -v "^NVIDIA" "$O/sanitize.txt"
+        check_beside "$0"
         stamp ;;
     tests)
-        echo "== test_gpu || gpu_cli.sh; test_screen, test_wgmma"
-        timeout 60 "$B/tests/test_screen" >"$O/test_screen.out" 2>&1 &
-        p3=$!
-        timeout 60 "$B/tests/test_wgmma" >"$O/test_wgmma.out" 2>&1 &
-        p4=$!
-        gpu_tests "${TEST_S:-150}" "PASSED|FAILED|rror"
-        wait $p3; echo "test_screen rc=$?"; tail -1 "$O/test_screen.out"
-        wait $p4; echo "test_wgmma rc=$?"; grep -E "PASSED|FAILED" "$O/test_wgmma.out" | tail -2
+        pair_tests "${TEST_S:-150}"
         stamp ;;
     sanitize)
         command -v compute-sanitizer >/dev/null || { echo "no compute-sanitizer"; continue; }

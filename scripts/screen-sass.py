@@ -8,8 +8,10 @@
 The default kernel is k_wgmma<2, GK_BOOST> (mangled k_wgmmaILi2ELi0E).  Phase
 S runs from the barrier after the products are staged to the survivors'
 prefix sum (the first SHFL.UP).  Each pair's screen is one BSSY..BSYNC block
-holding nine MUFU.RCP (the compiler branches around the screen of a pair
-that is not valid); the blocks of the older screen (EPISTREAM_GPU_SCREEN=1)
+holding nine MUFU.RCP (the compiler branched around the screen of a pair
+that is not valid; since branch n1k24 phase S has no branch a pair and
+this script finds no blocks: scripts/ncu-regions.py splits the executed
+instructions by region instead); the blocks of the older screen (EPISTREAM_GPU_SCREEN=1)
 are the ones that guard their reciprocals with FMNMX ..., 1.  For each form
 it prints the pairs' blocks (the products' loads, the bound and the keep
 decision: the screen proper), the same with the instructions between blocks
@@ -61,7 +63,9 @@ def main():
         if best is None or len(b) > len(best[2]):
             best = (start, end, b)
     if not best or not best[2]:
-        sys.exit("no screen in %s" % names[0])
+        sys.exit("no screen in %s: no BSSY..BSYNC block of nine MUFU.RCP a pair (phase S without a "
+                 "branch a pair, as since branch n1k24, interleaves the pairs: count it from Nsight "
+                 "Compute's source counters with scripts/ncu-regions.py)" % names[0])
     start, end, blocks = best
     forms = {}
     last = {}

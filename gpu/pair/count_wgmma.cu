@@ -109,7 +109,9 @@ __global__ void __launch_bounds__(gk_wg_shape<NP>::THREADS, gk_wg_shape<NP>::MIN
     __shared__ gk_epi_smem<VM, VN> E;
     const int a0 = blockIdx.y * VM, b0 = blockIdx.x * VN;
     if (P.diag && b0 + VN <= a0) return; /* wholly below the diagonal */
-    gk_epi_load_consts<STAT, NP, VM, VN>(P, a0, b0, E);
+    /* two planes: the CTA's size as a constant (the constants' copies unrolled) */
+    using G = std::conditional_t<NP == 2, gk_grp_ctan<S::THREADS>, gk_grp_cta>;
+    gk_epi_load_consts<STAT, NP, VM, VN, G>(P, a0, b0, E);
     uint32_t *prod = (uint32_t *)smem;
     if constexpr (NP == 2) {
         static_assert(S::THREADS == GK_THREADS, "two planes: every thread holds pairs");
@@ -120,7 +122,7 @@ __global__ void __launch_bounds__(gk_wg_shape<NP>::THREADS, gk_wg_shape<NP>::MIN
          * orders them before any other thread reads them */
         if (P.epi1) __syncthreads();
         static_assert(S::BN / 8 == gk_lay_wg::PPT && VM == 64 && VN == 32, "gk_lay_wg's shape");
-        gk_epilogue<STAT, gk_lay_wg, VM, VN, gk_grp_cta, FITS>(P, prod, a0, b0, E);
+        gk_epilogue<STAT, gk_lay_wg, VM, VN, G, FITS>(P, prod, a0, b0, E);
     } else {
         static_assert((size_t)VM * VN * 18 * 4 <= (size_t)S::SMEM_BYTES - 1024, "staging fits the pipeline");
         epi3<VN> e{prod};

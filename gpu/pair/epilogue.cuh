@@ -47,6 +47,40 @@ struct gk_grp_cta {
     static __device__ __forceinline__ int size() { return (int)blockDim.x; }
     static __device__ __forceinline__ void sync() { __syncthreads(); }
 };
+/* The whole CTA of N threads, N known when compiling: gk_grp_cta's, with
+ * the constants' copy loops of gk_epi_load_consts unrolled into a few
+ * predicated copies a thread (the fused two-plane wgmma tile). */
+template <int N>
+struct gk_grp_ctan {
+    static __device__ __forceinline__ int tid() { return (int)threadIdx.x; }
+    static constexpr __device__ __forceinline__ int size() { return N; }
+    static __device__ __forceinline__ void sync() { __syncthreads(); }
+};
+/* A group's size when it is known at compile time, else 0. */
+template <class G>
+struct gk_grp_count {
+    static constexpr int value = 0;
+};
+template <int N>
+struct gk_grp_count<gk_grp_ctan<N>> {
+    static constexpr int value = N;
+};
+/* f(i) for every i in [0, N), spread over the threads of group G; a group
+ * of known size C runs it as ceil(N / C) predicated calls a thread. */
+template <class G, int N, class F>
+__device__ __forceinline__ void gk_grp_for(F f)
+{
+    constexpr int C = gk_grp_count<G>::value;
+    if constexpr (C > 0) {
+#pragma unroll
+        for (int k = 0; k < (N + C - 1) / C; k++) {
+            const int i = G::tid() + k * C;
+            if (N % C == 0 || i < N) f(i);
+        }
+    } else {
+        for (int i = G::tid(); i < N; i += G::size()) f(i);
+    }
+}
 template <int FIRST, int N, int BAR>
 struct gk_grp_named {
     static_assert(FIRST % 32 == 0 && N % 32 == 0 && BAR > 0 && BAR < 16, "whole warps, a named barrier");
@@ -124,13 +158,13 @@ __device__ __forceinline__ void gk_vpre_build(const uint32_t g[6], int v1, gk_vc
     if (NP == 2) gk_screen_build<STAT>(g, cn, ny, r.h, v1, R, C);
 }
 
-/* n 16-byte words from global src to shared dst, by all threads of group G,
+/* N 16-byte words from global src to shared dst, by all threads of group G,
  * as asynchronous copies (sm_80+): they complete by gk_consts_wait() or any
  * cp.async.wait_group that retires a group committed after them. */
-template <class G = gk_grp_cta>
-__device__ __forceinline__ void gk_copy16(void *dst, const void *src, int n)
+template <class G, int N>
+__device__ __forceinline__ void gk_copy16(void *dst, const void *src)
 {
-    for (int i = G::tid(); i < n; i += G::size()) {
+    gk_grp_for<G, N>([&](int i) {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
         asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((uint32_t)__cvta_generic_to_shared(
                          (int4 *)dst + i)),
@@ -139,7 +173,7 @@ __device__ __forceinline__ void gk_copy16(void *dst, const void *src, int n)
 #else
         ((int4 *)dst)[i] = __ldg((const int4 *)src + i);
 #endif
-    }
+    });
 }
 
 /* Waits for this thread's copies of gk_epi_load_consts (a kernel whose main
@@ -181,14 +215,14 @@ __device__ __forceinline__ void gk_epi_load_consts(const gk_params &P, int a0, i
                                                    gk_epi_smem<VM, VN> &S)
 {
     static_assert(sizeof(gk_vc) % 16 == 0 && sizeof(gk_srow) % 16 == 0 && sizeof(gk_scol) % 16 == 0, "int4 copies");
-    gk_copy16<G>(S.va, P.prea.vrow + a0, VM * (int)sizeof(gk_vc) / 16);
-    gk_copy16<G>(S.vb, P.preb.vcol + b0, VN * (int)sizeof(gk_vc) / 16);
+    gk_copy16<G, VM * (int)sizeof(gk_vc) / 16>(S.va, P.prea.vrow + a0);
+    gk_copy16<G, VN * (int)sizeof(gk_vc) / 16>(S.vb, P.preb.vcol + b0);
     if (NP == 2) {
-        gk_copy16<G>(S.srow, P.prea.srow + a0, VM * (int)sizeof(gk_srow) / 16);
-        gk_copy16<G>(S.scol, P.preb.scol + b0, VN * (int)sizeof(gk_scol) / 16);
+        gk_copy16<G, VM * (int)sizeof(gk_srow) / 16>(S.srow, P.prea.srow + a0);
+        gk_copy16<G, VN * (int)sizeof(gk_scol) / 16>(S.scol, P.preb.scol + b0);
     }
     const bool async = !P.epi1;
-    for (int k = G::tid(); k < VM + VN; k += G::size()) {
+    gk_grp_for<G, VM + VN>([&](int k) {
         bool row = k < VM;
         int v = row ? k : k - VM;
         int gv = (row ? a0 : b0) + v;
@@ -205,7 +239,7 @@ __device__ __forceinline__ void gk_epi_load_consts(const gk_params &P, int a0, i
             S.colbest[v] = 0ull;
             S.collo[v] = 0u;
         }
-    }
+    });
     if (NP == 2 && async && G::tid() >= 32 && G::tid() < 38) /* not the thread below */
         gk_copy4(&S.g6[G::tid() - 32], P.ga + (size_t)a0 * 6 + (G::tid() - 32));
     if (NP == 2 && async && G::tid() == 38) gk_copy4(&S.tb0, &P.tau_bin[0]);
@@ -379,44 +413,66 @@ __device__ void gk_epilogue(const gk_params &P, const uint32_t *prod, int a0, in
         }
     }
 
-    /* phase S: the pairs that could matter (mask bit q: thread's pair q) */
+    /* phase S: the pairs that could matter (mask bit q: thread's pair q).
+     * Which pairs exist (in both blocks, above the diagonal of a diagonal
+     * tile) is one mask, built before the screen: nothing about a pair's
+     * existence is decided inside the loop, so no pair's screen sits under a
+     * branch of its own and ptxas may interleave the pairs' independent
+     * chains (loads, conversions, nine reciprocals each).  A CTA wholly
+     * inside both blocks and above the diagonal (nearly all) builds it with
+     * no per-pair test at all. */
+    uint32_t vmask = 0;
+    {
+        const int gi0 = (int)P.first_a + a0, gj0 = (int)P.first_b + b0;
+        const bool inner = a0 + VM <= (int)P.na && b0 + VN <= (int)P.nb && (!P.diag || gi0 + VM - 1 < gj0);
+        if (inner) {
+            vmask = act ? (PPT == 32 ? 0xffffffffu : (1u << PPT) - 1u) : 0u;
+        } else {
+#pragma unroll
+            for (int q = 0; q < PPT; q++) {
+                int a, b;
+                L::pair(q, tid, a, b);
+                const bool ok = act && a0 + a < (int)P.na && b0 + b < (int)P.nb && (!P.diag || gi0 + a < gj0 + b);
+                vmask |= (uint32_t)ok << q;
+            }
+        }
+    }
     /* (V: the screen's form, gk_screen_nats; one loop for each) */
     auto phase_s = [&](auto V) -> uint32_t {
-        uint32_t mask = 0;
-        const bool scr = screen && K.on;
+        if (!(screen && K.on)) return vmask;
+        uint32_t pass = 0;
         gk_srow R;
         uint32_t mrow = 0u; /* the lower of the top-k level and the row's threshold */
 #pragma unroll
         for (int q = 0; q < PPT; q++) {
             int a, b;
             L::pair(q, tid, a, b);
-            if (scr && q % L::ROWQ == 0) {
+            if (q % L::ROWQ == 0) {
                 R = S.srow[a];
                 mrow = K.tau0 < S.rthr[a] ? K.tau0 : S.rthr[a];
             }
-            int gi = (int)P.first_a + a0 + a, gj = (int)P.first_b + b0 + b;
-            bool keep = act && a0 + a < (int)P.na && b0 + b < (int)P.nb && (!P.diag || gi < gj);
-            if (scr) {
-                /* every pair is screened, valid or not (no branch: a pair
-                 * past the block has zero products and zero constants) */
-                float nats;
-                if constexpr (decltype(V)::value == 1) {
-                    uint32_t x[8];
-                    L::load(prod, q, tid, a, b, x);
-                    nats = gk_screen_nats<1>(x, R, S.scol[b], K.abs);
-                } else {
-                    float c[4], t[4];
-                    gk_lay_screen<L>::load(prod, q, tid, a, b, c, t);
-                    nats = gk_screen_nats2f(c, t, R, S.scol[b]);
-                }
-                const uint32_t ct = S.cthr[b], m = mrow < ct ? mrow : ct;
-                /* nats > 0 (a sum that is never negative plus a positive
-                 * margin), so its key is its bits with the top set */
-                keep = keep && ((__float_as_uint(nats * K.sc) | 0x80000000u) >= m || nats * K.gc >= P.sig_min_g);
+            /* every pair is screened, valid or not (a pair past the block
+             * has zero products and zero constants), and its verdict is
+             * kept whatever vmask says: its bound is computed on every
+             * path, so it needs no branch */
+            float nats;
+            if constexpr (decltype(V)::value == 1) {
+                uint32_t x[8];
+                L::load(prod, q, tid, a, b, x);
+                nats = gk_screen_nats<1>(x, R, S.scol[b], K.abs);
+            } else {
+                float c[4], t[4];
+                gk_lay_screen<L>::load(prod, q, tid, a, b, c, t);
+                nats = gk_screen_nats2f(c, t, R, S.scol[b]);
             }
-            mask |= (uint32_t)keep << q;
+            const uint32_t ct = S.cthr[b], m = mrow < ct ? mrow : ct;
+            /* nats > 0 (a sum that is never negative plus a positive
+             * margin), so its key is its bits with the top set */
+            const uint32_t hit = (uint32_t)((__float_as_uint(nats * K.sc) | 0x80000000u) >= m) |
+                                 (uint32_t)(nats * K.gc >= P.sig_min_g);
+            pass |= hit << q;
         }
-        return mask;
+        return pass & vmask;
     };
     const uint32_t mask = screen && P.screen1 ? phase_s(gk_screen_v<1>()) : phase_s(gk_screen_v<2>());
     bool dense = false;

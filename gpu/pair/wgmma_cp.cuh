@@ -156,10 +156,42 @@ __device__ __forceinline__ void gk_wg_tile(const gk_params &P, int a0, int b0, u
      * group before the next step's barrier, so the buffer read one step ago
      * is free to refill (the two warpgroups of a CTA and the other CTA of the
      * SM keep the tensor cores busy meanwhile). */
+    const bool two = PLAIN && STAGES >= 3 && S0 == 1 && S1 == 1;
+    if (two) {
+        /* each class one slice (the plain code's shapes: N / 2 up to 1,024
+         * samples a class): the whole operand is two stages that differ only
+         * by the word offset and the class's width, so each chunk's source
+         * and validity are built once and serve both (about half the
+         * address arithmetic of two load() calls), the cases' stage issued
+         * first, in the same commit groups as the loop below; both are then
+         * consumed in one step (below) */
+        const bool ok0 = 2 * ch < (int)P.kw0, ok1 = 2 * ch < (int)P.kw1;
+        const uint32_t st0 = base + dst0;
+        const uint64_t *sp[LD];
 #pragma unroll
-    for (int s = 0; s < STAGES - 1; s++) {
-        if (s < NS) load(s, s);
+        for (int i = 0; i < LD; i++) {
+            /* built here, whether or not the chunk exists (without the pin
+             * ptxas builds it under a branch of its own, chunk by chunk) */
+            sp[i] = src[i];
+            asm volatile("" : "+l"(sp[i]));
+            const bool ok = ok0 && ((rows_ok >> i) & 1u);
+            gk_wg_cp16(st0 + (uint32_t)(i * RS * ROWB), ok ? sp[i] : P.pa, ok);
+        }
         gk_wg_cp_commit();
+#pragma unroll
+        for (int i = 0; i < LD; i++) {
+            const bool ok = ok1 && ((rows_ok >> i) & 1u);
+            gk_wg_cp16(st0 + (uint32_t)(STAGE + i * RS * ROWB), ok ? sp[i] + P.off_ctrl : P.pa, ok);
+        }
+        gk_wg_cp_commit();
+#pragma unroll
+        for (int s = 2; s < STAGES - 1; s++) gk_wg_cp_commit();
+    } else {
+#pragma unroll
+        for (int s = 0; s < STAGES - 1; s++) {
+            if (s < NS) load(s, s);
+            gk_wg_cp_commit();
+        }
     }
 
     /* One stage: wait for its copies, refill the buffer retired one step
@@ -175,6 +207,18 @@ __device__ __forceinline__ void gk_wg_tile(const gk_params &P, int a0, int b0, u
     };
 
     int s = 0, buf = 0;
+    if (two) {
+        /* both stages in one step: one wait for every copy (they were issued
+         * together), one barrier, and both classes' wgmma groups in flight
+         * at once (one wgmma wait and one CTA barrier fewer than two steps) */
+        gk_wg_cp_wait<0>();
+        gk_wg_fence_proxy_async();
+        __syncthreads();
+        gk_wg_issue<BM, BN>(base, wg, acc0);
+        gk_wg_issue<BM, BN>(base + (uint32_t)STAGE, wg, acc1);
+        gk_wg_wait<0>();
+        s = NS;
+    }
     for (; s < S0; s++) {
         step(s, buf, acc0);
         buf = buf + 1 == STAGES ? 0 : buf + 1;

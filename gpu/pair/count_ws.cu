@@ -17,10 +17,10 @@
  *               and gk_epi_smem), so two tiles are scored at once, as by the
  *               fused kernel's two CTAs an SM, while the consumers compute a
  *               third;
- *   warps 24-27 the producer's warpgroup: one lane issuing the bulk tensor
- *               copies (wgmma_tma.cuh's maps, no cluster) into a ring of
- *               WS_STAGES stages of 24 KB; the warpgroup gives its registers
- *               to the consumers (setmaxnreg).
+ *   warps 24-27 the producer's warpgroup: lane 0 of each warp issues a
+ *               quarter of the bulk tensor copies (wgmma_tma.cuh's maps, no
+ *               cluster) into a ring of WS_STAGES stages of 24 KB; the
+ *               warpgroup gives its registers to the epilogue (setmaxnreg).
  * The CTAs take tiles t = blockIdx.x, blockIdx.x + gridDim.x, ... of the
  * row-major tile grid (consecutive CTAs share an A tile in L2), skipping
  * those wholly below the diagonal; every role walks the same list, so no
@@ -32,7 +32,8 @@
  *
  * Synchronisation, all by mbarriers in shared memory (phase parities count
  * the uses of each barrier; a fresh barrier's wait on parity 1 passes):
- *   full[b]   1 arrival (the producer's expect_tx) + the stage's bytes;
+ *   full[b]   1 arrival (producer warp 0's expect_tx) + the stage's bytes
+ *             (the four producer warps' copies);
  *   empty[b]  one arrival per consumer warpgroup once its wgmma reads of
  *             buffer b retired (wait_group 1 after the next stage's issue,
  *             wait_group 0 at a class's last stage);
@@ -322,9 +323,19 @@ __global__ void __launch_bounds__(WS_THREADS, 1) k_ws(gk_params P, const __grid_
     __syncthreads(); /* the last CTA-wide barrier: the roles part here */
 
     if (tid >= WS_PROD0) {
-        /* the producer */
+        /* the producer: lane 0 of each of the warpgroup's four warps (one
+         * on each scheduler) issues a quarter of every stage's copies --
+         * the A tile's 16-row groups gg with gg % 4 == its warp, warp 0
+         * the stage's expected bytes, warp 3 the B rows.  One issuing
+         * thread was the ring's limit: about 140 instructions a stage
+         * (every copy is a uniform-datapath sequence), one stage every
+         * 800-1,150 cycles (doc/BENCHMARKS.md, "The steady-state tile").
+         * Copies may complete bytes on full[b] before warp 0's expect_tx:
+         * the phase needs its one arrival, which comes with the expect. */
+        static_assert(BM / 16 % 4 == 0 && WS_THREADS - WS_PROD0 == 128, "four producer warps, A groups in fours");
         ws_reg_dec<WS_REG_PROD>();
-        if (tid != WS_PROD0) return;
+        const int pw = (tid - WS_PROD0) >> 5;
+        if ((tid & 31) != 0) return;
         for (int y = 0; y < 2; y++) {
             gk_tma_prefetch(&M.a[y]);
             gk_tma_prefetch(&M.b[y]);
@@ -339,11 +350,11 @@ __global__ void __launch_bounds__(WS_THREADS, 1) k_ws(gk_params P, const __grid_
                 gk_mbar_wait(empty + 8u * buf, ph ^ 1u);
                 const int y = s >= S0, w0 = (y ? s - S0 : s) * SW;
                 const uint32_t st = ring + buf * (uint32_t)STAGE, bar = full + 8u * buf;
-                gk_mbar_expect_tx(bar, (uint32_t)STAGE);
+                if (pw == 0) gk_mbar_expect_tx(bar, (uint32_t)STAGE);
 #pragma unroll
-                for (int gg = 0; gg < BM / 16; gg++)
-                    gk_tma_3d(st + (uint32_t)(gg * 16 * ROWB), &M.a[y], bar, w0, a0 + 8 * gg, 0, 0);
-                gk_tma_2d(st + (uint32_t)(BM * ROWB), &M.b[y], bar, w0, 2 * b0);
+                for (int gg = 0; gg < BM / 16; gg += 4)
+                    gk_tma_3d(st + (uint32_t)((gg + pw) * 16 * ROWB), &M.a[y], bar, w0, a0 + 8 * (gg + pw), 0, 0);
+                if (pw == 3) gk_tma_2d(st + (uint32_t)(BM * ROWB), &M.b[y], bar, w0, 2 * b0);
             }
         }
         return;

@@ -4,14 +4,24 @@
 # (--gpu-kernel ws, gpu/pair/count_ws.cu) on the late tiles of a scan, where
 # almost no pair survives the screen.  Every part prints as it ends; logs and
 # reports go to $OUT when set.
-#   PARTS="steady ncu feed" (default, in that order)
+#   PARTS="check steady e2e ncu feed bench" (default "steady ncu feed"), run in
+#   that order while the time left (LIMIT seconds from the start, 230) covers
+#   each part's estimate
+#   check:  scripts/device-ws.sh's quick check (ws and wgmma against the
+#           CPU's bytes, 3,000 variants x 4,501 samples) and its tests
+#           (test_gpu, tests/gpu_cli.sh), side by side with compute-sanitizer
+#           (SAN_TOOLS: memcheck racecheck synccheck) on a ws boost scan of
+#           1,600 variants x 4,500 samples in blocks of 1,536 (the last
+#           launch is an off-diagonal tile of two blocks with thresholds: the
+#           late-tile kernel); outputs against the CPU's
 #   steady: epistream scan --verbose with EPISTREAM_GPU_TRACE=1 of STEADY_M
 #           (65,536) variants x N samples (STEADY_N: 8192 1024 10000), boost,
 #           top 1000, for each path of STEADY_P; per path the launches'
 #           kernel ms: all, the off-diagonal ones of the second half of the
 #           sequence (the late tiles: mean, min), and their candidates.  A
 #           path is KERNEL[:WS] (EPISTREAM_GPU_WS=WS: noepi, nomma are the
-#           probes of count_ws.cu, timing only; fits: the previous kernel) or
+#           probes of count_ws.cu, timing only; fits, late: the previous
+#           kernel's fits and hand-back, the same outputs) or
 #           main:KERNEL (main's build,
 #           .carry/bin/epistream-main, when carried)
 #   ncu:    Nsight Compute on one late off-diagonal 8,192^2 ws tile (N =
@@ -21,11 +31,17 @@
 #           with the warp-state and scheduler sections
 #   feed:   bench_gpu's main loop alone (the fused kernel's k_feed) at
 #           N = 8,192 and 10,000 (the 'mainloop' rows)
+#   e2e:    1,000,000 variants x 10,000 samples end to end (boost, top 1000,
+#           --verbose), E2E_P paths (default "ws main:ws"), bytes compared
+#   bench:  bench_gpu -n 1024,8192 -m 262144 -s boost -k wgmma,ws -M -c 256,
+#           then main's (.carry/bin/tests/bench/bench_gpu-main) -k ws
 set -u
 . "$(dirname "$0")/device-env.sh"
 T=${TMPDIR:-/tmp}
 PARTS=${PARTS:-steady ncu feed}
 M=${STEADY_M:-65536}
+END=$((t0 + ${LIMIT:-230}))
+est() { case $1 in check) echo 80 ;; steady) echo 30 ;; e2e) echo 45 ;; ncu) echo 40 ;; feed) echo 10 ;; bench) echo 90 ;; *) echo 0 ;; esac; }
 pbin() { case $1 in main:*) [ -x "$B/epistream-main" ] && echo "$B/epistream-main" || echo "" ;; *) echo "$EPISTREAM" ;; esac; }
 data() { [ -f "$T/st$1.bed" ] || wd 60 "$EPISTREAM" sim --samples "$1" --variants "$M" --seed 24 --out "$T/st$1" >/dev/null 2>&1; }
 late() { # late TRACE: launches; kernel ms sum; late off-diagonal mean, min; their candidates
@@ -42,13 +58,61 @@ late() { # late TRACE: launches; kernel ms sum; late off-diagonal mean, min; the
         }' "$1"
 }
 for part in $PARTS; do
+    left=$((END - $(date +%s)))
+    if [ "$left" -lt "$(est "$part")" ]; then
+        echo "#### $part: SKIPPED ($left s left, needs ~$(est "$part"))"
+        continue
+    fi
     case $part in
+    check)
+        echo "== check: quick bytes; test_gpu || gpu_cli.sh || compute-sanitizer (${SAN_TOOLS:-memcheck racecheck synccheck})"
+        QUICK=1 QUICK_N=4501 BENCH=0 TESTS=0 SANITIZE=0 sh "$(dirname "$0")/device-ws.sh" 2>&1 | grep -v "^NVIDIA"
+        QUICK=0 BENCH=0 TESTS=0 SANITIZE=1 SAN_M=1600 SAN_N=4500 SAN_BLOCK=1536 SAN_T=40 \
+            SAN_TOOLS="${SAN_TOOLS:-memcheck racecheck synccheck}" sh "$(dirname "$0")/device-ws.sh" >"$O/san.txt" 2>&1 &
+        sp=$!
+        gpu_tests 100 "PASSED|FAILED|rror"
+        wait $sp
+        grep -v "^NVIDIA" "$O/san.txt"
+        stamp ;;
+    e2e)
+        echo "== end to end: 1,000,000 variants x 10,000 samples, boost, top 1000"
+        wd 100 "$EPISTREAM" sim --samples 10000 --variants 1000000 --pairs 4 --seed 11 --out "$T/e2e" >/dev/null 2>&1
+        first=""
+        for p in ${E2E_P:-ws main:ws}; do
+            bin=$(pbin "$p")
+            [ -n "$bin" ] || continue
+            k=${p#main:} w=""
+            case $k in *:*) w=${k#*:} k=${k%%:*} ;; esac
+            tag=$(echo "$p" | tr : _)
+            s1=$(date +%s.%N)
+            EPISTREAM_GPU_WS=$w EPISTREAM_GPU_TRACE=1 wd 100 "$bin" scan --bfile "$T/e2e" --device gpu --gpu-kernel "$k" \
+                --verbose --out "$T/e2e.$tag" 2>"$O/e2e.$tag.err"
+            rc=$?
+            s2=$(date +%s.%N)
+            echo "$p rc=$rc scan command $(awk "BEGIN{print $s2 - $s1}") s; launches, kernel ms, late: $(late "$O/e2e.$tag.err")"
+            grep -E "^(seconds|pairs_per)" "$T/e2e.$tag.log" | tr '\n' ' '
+            echo
+            grep -v gpu-trace "$O/e2e.$tag.err" | grep -E "kernel|waited|scor" | tail -3 | cut -c1-200
+            if [ -z "$first" ]; then first=$tag; else
+                for f in top.tsv summary.tsv; do
+                    cmp -s "$T/e2e.$first.$f" "$T/e2e.$tag.$f" && echo "  $f identical to $first's" || echo "  $f DIFFERS from $first's"
+                done
+            fi
+        done
+        stamp ;;
+    bench)
+        echo "== bench_gpu: this build (wgmma, ws), then main's ws"
+        wd 100 "$B/tests/bench/bench_gpu" -n 1024,8192 -m 262144 -s boost -k wgmma,ws -c 256 -M -d "$T" 2>&1 |
+            grep -E "boost|mainloop" | tee "$O/bench.new.txt"
+        [ -x "$B/tests/bench/bench_gpu-main" ] && wd 80 "$B/tests/bench/bench_gpu-main" -n 1024,8192 -m 262144 -s boost \
+            -k ws -c 64 -M -d "$T" 2>&1 | grep -E "boost" | sed 's/^/main: /' | tee "$O/bench.main.txt"
+        stamp ;;
     steady)
         echo "== steady: $M variants, boost, top 1000, late = off-diagonal launches of the second half"
         printf "%6s %-12s %4s %9s %4s %8s %8s %9s %6s\n" N path lnch kern_ms late mean_ms min_ms cands rc
         for n in ${STEADY_N:-8192 1024 10000}; do
             data "$n"
-            for p in ${STEADY_P:-ws ws:fits ws:noepi ws:nomma wgmma main:ws}; do
+            for p in ${STEADY_P:-ws ws:late ws:fits ws:noepi ws:nomma wgmma main:ws}; do
                 bin=$(pbin "$p")
                 [ -n "$bin" ] || { echo "$n $p: no epistream-main"; continue; }
                 k=${p#main:} w=""
@@ -87,7 +151,7 @@ for part in $PARTS; do
             no_instruction sleeping branch_resolving dispatch_stall selected not_selected; do
             mets="$mets,${st}_${r}_per_issue_active.ratio"
         done
-        for p in ${NCU_P:-ws:fits ws:noepi ws:nomma}; do
+        for p in ${NCU_P:-ws:late ws:noepi ws:nomma}; do
             w=${p#ws}; w=${w#:}
             echo "== ncu $p (launch 25 of k_ws, N = 8,192)"
             EPISTREAM_GPU_WS=$w wd 60 ncu --clock-control none --kernel-name regex:k_ws --launch-skip 24 \

@@ -108,7 +108,7 @@ constexpr uint32_t WS_KW_MAX = 65535u / 64u;
  * consumers compute a CTA's first two tiles only and then hand the same
  * products to the epilogue again (no ring traffic: the epilogue's pace
  * alone, on real products of other pairs). */
-constexpr int WS_PROBE_NOEPI = 1, WS_PROBE_NOMMA = 2, WS_FITS = 4, WS_LATE = 8;
+constexpr int WS_PROBE_NOEPI = 1, WS_PROBE_NOMMA = 2, WS_FITS = 4;
 
 #if GK_WG_SM90A
 /* gk_lay_wg's pairs with 16-bit products: a thread's fragment q is stored
@@ -255,31 +255,11 @@ struct ws_grp {
     }
 };
 
-/* What an epilogue group hands back once it reads neither its product
- * buffer nor its gk_epi_smem again (gk_epilogue's REL): an arrival on eempty
- * (the consumers may store the next products), then the group's barrier
- * (its next tile's constants may overwrite the current ones).  EARLY: in
- * the BOOST queue's path of the late tiles, as soon as each thread holds its
- * survivor's table in registers, so the few threads that bound a survivor
- * and claim a candidate slot (a global atomic) do it while the rest of the
- * group loads the next tile's constants, instead of the group waiting for
- * them (doc/BENCHMARKS.md, "The steady-state tile"). */
-template <bool E>
-struct ws_rel {
-    static constexpr bool EARLY = E;
-    uint32_t eempty;
-    __device__ __forceinline__ void operator()() const
-    {
-        gk_mbar_arrive(eempty);
-        ws_grp::sync();
-    }
-};
-
 /* Epilogue group grp: the CTA's tiles k = grp, grp + 2, ... (every role's
  * k-th tile of ws_next's list), scored from its product buffer with its own
  * gk_epi_smem.  Its next tile's constants are loaded as soon as the
- * current one is handed back: the consumers are then still computing it. */
-template <int STAT, bool FITS, bool EARLY>
+ * current one is scored: the consumers are then still computing it. */
+template <int STAT, bool FITS>
 __device__ __forceinline__ void ws_epi_group(const gk_params &P, int nx, int n, int grp, const uint32_t *prod,
                                              gk_epi_smem<WS::VM, WS::VN> &E, uint32_t efull, uint32_t eempty,
                                              int mode)
@@ -296,20 +276,20 @@ __device__ __forceinline__ void ws_epi_group(const gk_params &P, int nx, int n, 
         }
         return;
     }
-    const ws_rel<EARLY> rel{eempty};
     for (uint32_t u = 0; t < n; u++) {
-        /* E is free: nothing read it yet, or the tile before was handed back */
+        ws_grp::sync(); /* every thread of the group is done with E (the tile before) */
         gk_epi_load_consts<STAT, 2, WS::VM, WS::VN, ws_grp>(P, a0, b0, E);
         gk_mbar_wait(efull, u & 1u);
         gk_consts_wait();
         ws_grp::sync(); /* the constants are published */
-        if (!gk_epilogue<STAT, gk_lay_ws16, WS::VM, WS::VN, ws_grp, FITS>(P, prod, a0, b0, E, rel)) rel();
+        gk_epilogue<STAT, gk_lay_ws16, WS::VM, WS::VN, ws_grp, FITS>(P, prod, a0, b0, E);
+        gk_mbar_arrive(eempty);
         for (int i = 0; i < WS_GROUPS && t < n; i++) t = ws_next(P, nx, n, t + step, step, &a0, &b0);
     }
 }
 #endif
 
-template <int STAT, bool FITS, bool EARLY>
+template <int STAT, bool FITS>
 __global__ void __launch_bounds__(WS_THREADS, 1) k_ws(gk_params P, const __grid_constant__ gk_wg_maps M, int mode)
 {
 #if GK_WG_SM90A
@@ -434,7 +414,7 @@ __global__ void __launch_bounds__(WS_THREADS, 1) k_ws(gk_params P, const __grid_
     /* the epilogue groups */
     ws_reg_inc<WS_REG_EPI>();
     const int grp = (tid - WS_EPI0) / WS_EPI;
-    ws_epi_group<STAT, FITS, EARLY>(P, nx, n, grp, prod + grp * (WS_PROD / 4), E[grp], efull + 8u * (uint32_t)grp,
+    ws_epi_group<STAT, FITS>(P, nx, n, grp, prod + grp * (WS_PROD / 4), E[grp], efull + 8u * (uint32_t)grp,
                        eempty + 8u * (uint32_t)grp, mode);
 #else
     (void)P;
@@ -447,9 +427,7 @@ __global__ void __launch_bounds__(WS_THREADS, 1) k_ws(gk_params P, const __grid_
 /* EPISTREAM_GPU_WS (a measurement switch, read at each launch so that
  * bench_gpu -e can set it for one scan): noepi, nomma (the probes above;
  * wrong outputs), fits (BOOST's in-tile fits compiled into every launch,
- * as before), late (the late tiles' inputs handed back when the whole
- * epilogue is done, as before: ws_rel); the same outputs; unset or empty:
- * the kernel. */
+ * the previous kernel: same outputs); unset or empty: the kernel. */
 int ws_mode()
 {
     const char *v = getenv("EPISTREAM_GPU_WS");
@@ -457,14 +435,13 @@ int ws_mode()
     if (!strcmp(v, "noepi")) return WS_PROBE_NOEPI;
     if (!strcmp(v, "nomma")) return WS_PROBE_NOMMA;
     if (!strcmp(v, "fits")) return WS_FITS;
-    if (!strcmp(v, "late")) return WS_LATE;
     static int warned = 0;
     if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
-        fprintf(stderr, "[W::epistream] EPISTREAM_GPU_WS=%s: not noepi, nomma, fits or late; ignored\n", v);
+        fprintf(stderr, "[W::epistream] EPISTREAM_GPU_WS=%s: not noepi, nomma or fits; ignored\n", v);
     return 0;
 }
 
-template <int STAT, bool FITS, bool EARLY = true>
+template <int STAT, bool FITS>
 int launch_k(const gk_params &P, const gk_wg_maps &M, int grid, int mode, cudaStream_t st)
 {
     int dev = 0;
@@ -472,11 +449,11 @@ int launch_k(const gk_params &P, const gk_wg_maps &M, int grid, int mode, cudaSt
     if (e != cudaSuccess) return (int)e;
     static thread_local int configured = -1;
     if (configured != dev) {
-        e = cudaFuncSetAttribute(k_ws<STAT, FITS, EARLY>, cudaFuncAttributeMaxDynamicSharedMemorySize, WS_SMEM);
+        e = cudaFuncSetAttribute(k_ws<STAT, FITS>, cudaFuncAttributeMaxDynamicSharedMemorySize, WS_SMEM);
         if (e != cudaSuccess) return (int)e;
         configured = dev;
     }
-    k_ws<STAT, FITS, EARLY><<<grid, WS_THREADS, WS_SMEM, st>>>(P, M, mode);
+    k_ws<STAT, FITS><<<grid, WS_THREADS, WS_SMEM, st>>>(P, M, mode);
     return (int)cudaGetLastError();
 }
 
@@ -497,8 +474,7 @@ int launch_ws(const gk_params &P, cudaStream_t st)
      * epilogue groups' 88 registers hold the screen (no spill, no stack) */
     if constexpr (STAT == GK_BOOST)
         if (!(mode & WS_FITS) && !P.epi1 && !P.tilefit && P.cap != 0 && P.nofit)
-            return mode & WS_LATE ? launch_k<STAT, false, false>(P, M, grid, mode, st)
-                                  : launch_k<STAT, false>(P, M, grid, mode, st);
+            return launch_k<STAT, false>(P, M, grid, mode, st);
     return launch_k<STAT, true>(P, M, grid, mode, st);
 }
 

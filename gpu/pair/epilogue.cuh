@@ -337,19 +337,6 @@ __device__ __forceinline__ void gk_epi_emit(const gk_params &P, const uint32_t *
     gk_epi_put(P, slot, P.first_a + (uint32_t)(a0 + a), P.first_b + (uint32_t)(b0 + b), n);
 }
 
-/* gk_epilogue's hand-back of its inputs (the products and gk_epi_smem).
- * gk_rel_none: the tile kernels', nothing to hand back (the CTA's own
- * buffers).  A type with EARLY true (count_ws.cu's) is called by every
- * thread of the group, once, where the group reads neither again: in the
- * BOOST queue's path with one survivor a thread at most, after each thread
- * has its survivor's table and constants in registers (gk_epilogue then
- * returns true); elsewhere gk_epilogue returns false and the caller hands
- * them back when it returns. */
-struct gk_rel_none {
-    static constexpr bool EARLY = false;
-    __device__ __forceinline__ void operator()() const {}
-};
-
 /* The fused epilogue.  prod: the CTA tile's products in layout L; a0, b0:
  * first variant of the tile in each block.  Called by all threads of group G
  * (by default the CTA) after the products are in shared memory.  FITS false:
@@ -365,9 +352,9 @@ struct gk_rel_none {
  * queue, one survivor per thread; otherwise (the first tiles of a scan, when
  * no threshold is known yet; three planes; K2) every thread walks its own
  * surviving pairs. */
-template <int STAT, class L, int VM, int VN, class G = gk_grp_cta, bool FITS = true, class REL = gk_rel_none>
-__device__ bool gk_epilogue(const gk_params &P, const uint32_t *prod, int a0, int b0,
-                            gk_epi_smem<VM, VN> &S, REL rel = REL())
+template <int STAT, class L, int VM, int VN, class G = gk_grp_cta, bool FITS = true>
+__device__ void gk_epilogue(const gk_params &P, const uint32_t *prod, int a0, int b0,
+                            gk_epi_smem<VM, VN> &S)
 {
     constexpr int NP = L::NP, PPT = L::PPT;
     constexpr bool boost = STAT == GK_BOOST, screen = NP == 2 && STAT != GK_K2;
@@ -457,7 +444,7 @@ __device__ bool gk_epilogue(const gk_params &P, const uint32_t *prod, int a0, in
     }
     const int nq = dense ? S.nq : 0;
     /* nothing survived: phases A-D would publish no bound and emit nothing */
-    if (dense && nq == 0) return false;
+    if (dense && nq == 0) return;
 
     /* BOOST where the second stage scores the tile's candidates (P.tilefit
      * 0, not the pre-pass of a diagonal tile) and the CTA scores its queue:
@@ -470,44 +457,7 @@ __device__ bool gk_epilogue(const gk_params &P, const uint32_t *prod, int a0, in
      * drops what reaches no output), with no barrier and no global read after
      * the queue's. */
     if (boost && dense && !P.tilefit && P.cap != 0 && !P.epi1) {
-        if (!act) return false;
-        if constexpr (REL::EARLY && NP == 2) {
-            if (nq <= GK_THREADS) {
-                /* one survivor a thread: its table, constants and thresholds
-                 * into registers, the inputs handed back (rel), then its
-                 * bound and candidate from the registers alone, while the
-                 * group's other threads go on */
-                uint32_t n[2][9] = {}, ra = 0u, cb = 0u, gi = 0u, gj = 0u;
-                gk_vc A = {}, B = {};
-                const bool mine = tid < nq;
-                if (mine) {
-                    const uint32_t e = S.qent[tid];
-                    const int q = (int)(e >> 8), t = (int)(e & 0xffu);
-                    int a, b;
-                    L::pair(q, t, a, b);
-                    uint32_t x[2 * NP * NP];
-                    L::load(prod, q, t, a, b, x);
-                    gk_cells<NP>(x, S.va[a].g, S.vb[b].g, n);
-                    A = S.va[a];
-                    B = S.vb[b];
-                    ra = S.rthr[a];
-                    cb = S.cthr[b];
-                    gi = P.first_a + (uint32_t)(a0 + a);
-                    gj = P.first_b + (uint32_t)(b0 + b);
-                }
-                const gk_cc C = S.cc;
-                rel();
-                bool emit = false;
-                if (mine) {
-                    const gk_bounds bd = gk_bound<STAT>(n, A, B, C, P);
-                    const uint32_t k = gk_fkey(bd.up);
-                    emit = k >= K.tau0 || k >= ra || k >= cb || bd.gup >= P.sig_min_g;
-                }
-                uint32_t slot;
-                if (gk_epi_slot(P, emit, slot)) gk_epi_put(P, slot, gi, gj, n);
-                return true;
-            }
-        }
+        if (!act) return;
         for (int r = 0; r < nq; r += GK_THREADS) {
             const int i = r + tid;
             bool emit = false;
@@ -529,7 +479,7 @@ __device__ bool gk_epilogue(const gk_params &P, const uint32_t *prod, int a0, in
             uint32_t slot;
             if (gk_epi_slot(P, emit, slot)) gk_epi_put(P, slot, gi, gj, n);
         }
-        return false;
+        return;
     }
 
     /* phase A: bounds of the surviving pairs; row and column bests */
@@ -698,7 +648,7 @@ __device__ bool gk_epilogue(const gk_params &P, const uint32_t *prod, int a0, in
     /* phase D: emit the candidates */
     const uint32_t tau = S.tau;
     if (dense) {
-        if (!act) return false;
+        if (!act) return;
         for (int r = 0; r < nq; r += GK_THREADS) {
             const int i = r + tid;
             int q = 0, t = 0, a = 0, b = 0;
@@ -725,7 +675,6 @@ __device__ bool gk_epilogue(const gk_params &P, const uint32_t *prod, int a0, in
             gk_epi_emit<L, VM, VN>(P, prod, emit, q, tid, a, b, a0, b0, S);
         }
     }
-    return false;
 }
 
 #endif

@@ -20,8 +20,8 @@
 #           kernel ms: all, the off-diagonal ones of the second half of the
 #           sequence (the late tiles: mean, min), and their candidates.  A
 #           path is KERNEL[:WS] (EPISTREAM_GPU_WS=WS: noepi, nomma are the
-#           probes of count_ws.cu, timing only; fits, late: the previous
-#           kernel's fits and hand-back, the same outputs) or
+#           probes of count_ws.cu, timing only; fits, spin: the previous
+#           kernel's fits and mbarrier waits, the same outputs) or
 #           main:KERNEL (main's build,
 #           .carry/bin/epistream-main, when carried)
 #   ncu:    Nsight Compute on one late off-diagonal 8,192^2 ws tile (N =
@@ -32,16 +32,19 @@
 #   feed:   bench_gpu's main loop alone (the fused kernel's k_feed) at
 #           N = 8,192 and 10,000 (the 'mainloop' rows)
 #   e2e:    1,000,000 variants x 10,000 samples end to end (boost, top 1000,
-#           --verbose), E2E_P paths (default "ws main:ws"), bytes compared
-#   bench:  bench_gpu -n 1024,8192 -m 262144 -s boost -k wgmma,ws -M -c 256,
-#           then main's (.carry/bin/tests/bench/bench_gpu-main) -k ws
+#           --verbose), E2E_P paths (default "ws ws:spin main:ws"), bytes
+#           compared
+#   bench:  bench_gpu -n 1024,8192 -m 262144 -s boost -k wgmma,ws -M -c 256
+#           -e EPISTREAM_GPU_WS=spin (each scan after the same scan with the
+#           previous waits: mode 'env'), then main's
+#           (.carry/bin/tests/bench/bench_gpu-main) -k ws
 set -u
 . "$(dirname "$0")/device-env.sh"
 T=${TMPDIR:-/tmp}
 PARTS=${PARTS:-steady ncu feed}
 M=${STEADY_M:-65536}
 END=$((t0 + ${LIMIT:-230}))
-est() { case $1 in check) echo 80 ;; steady) echo 30 ;; e2e) echo 45 ;; ncu) echo 40 ;; feed) echo 10 ;; bench) echo 90 ;; *) echo 0 ;; esac; }
+est() { case $1 in check) echo 60 ;; steady) echo 20 ;; e2e) echo 45 ;; ncu) echo 40 ;; feed) echo 10 ;; bench) echo 75 ;; *) echo 0 ;; esac; }
 pbin() { case $1 in main:*) [ -x "$B/epistream-main" ] && echo "$B/epistream-main" || echo "" ;; *) echo "$EPISTREAM" ;; esac; }
 data() { [ -f "$T/st$1.bed" ] || wd 60 "$EPISTREAM" sim --samples "$1" --variants "$M" --seed 24 --out "$T/st$1" >/dev/null 2>&1; }
 late() { # late TRACE: launches; kernel ms sum; late off-diagonal mean, min; their candidates
@@ -78,7 +81,7 @@ for part in $PARTS; do
         echo "== end to end: 1,000,000 variants x 10,000 samples, boost, top 1000"
         wd 100 "$EPISTREAM" sim --samples 10000 --variants 1000000 --pairs 4 --seed 11 --out "$T/e2e" >/dev/null 2>&1
         first=""
-        for p in ${E2E_P:-ws main:ws}; do
+        for p in ${E2E_P:-ws ws:spin main:ws}; do
             bin=$(pbin "$p")
             [ -n "$bin" ] || continue
             k=${p#main:} w=""
@@ -102,8 +105,8 @@ for part in $PARTS; do
         stamp ;;
     bench)
         echo "== bench_gpu: this build (wgmma, ws), then main's ws"
-        wd 100 "$B/tests/bench/bench_gpu" -n 1024,8192 -m 262144 -s boost -k wgmma,ws -c 256 -M -d "$T" 2>&1 |
-            grep -E "boost|mainloop" | tee "$O/bench.new.txt"
+        wd 100 "$B/tests/bench/bench_gpu" -n 1024,8192 -m 262144 -s boost -k wgmma,ws -c 256 -M -d "$T" \
+            -e EPISTREAM_GPU_WS=spin 2>&1 | grep -E "boost|mainloop|ceiling" | tee "$O/bench.new.txt"
         [ -x "$B/tests/bench/bench_gpu-main" ] && wd 80 "$B/tests/bench/bench_gpu-main" -n 1024,8192 -m 262144 -s boost \
             -k ws -c 64 -M -d "$T" 2>&1 | grep -E "boost" | sed 's/^/main: /' | tee "$O/bench.main.txt"
         stamp ;;
@@ -112,7 +115,7 @@ for part in $PARTS; do
         printf "%6s %-12s %4s %9s %4s %8s %8s %9s %6s\n" N path lnch kern_ms late mean_ms min_ms cands rc
         for n in ${STEADY_N:-8192 1024 10000}; do
             data "$n"
-            for p in ${STEADY_P:-ws ws:late ws:fits ws:noepi ws:nomma wgmma main:ws}; do
+            for p in ${STEADY_P:-ws ws:spin ws:fits ws:noepi ws:nomma wgmma main:ws}; do
                 bin=$(pbin "$p")
                 [ -n "$bin" ] || { echo "$n $p: no epistream-main"; continue; }
                 k=${p#main:} w=""
@@ -151,7 +154,7 @@ for part in $PARTS; do
             no_instruction sleeping branch_resolving dispatch_stall selected not_selected; do
             mets="$mets,${st}_${r}_per_issue_active.ratio"
         done
-        for p in ${NCU_P:-ws:late ws:noepi ws:nomma}; do
+        for p in ${NCU_P:-ws:spin ws:noepi ws:nomma}; do
             w=${p#ws}; w=${w#:}
             echo "== ncu $p (launch 25 of k_ws, N = 8,192)"
             EPISTREAM_GPU_WS=$w wd 60 ncu --clock-control none --kernel-name regex:k_ws --launch-skip 24 \

@@ -108,7 +108,7 @@ constexpr uint32_t WS_KW_MAX = 65535u / 64u;
  * consumers compute a CTA's first two tiles only and then hand the same
  * products to the epilogue again (no ring traffic: the epilogue's pace
  * alone, on real products of other pairs). */
-constexpr int WS_PROBE_NOEPI = 1, WS_PROBE_NOMMA = 2, WS_FITS = 4;
+constexpr int WS_PROBE_NOEPI = 1, WS_PROBE_NOMMA = 2, WS_FITS = 4, WS_SPIN = 8;
 
 #if GK_WG_SM90A
 /* gk_lay_wg's pairs with 16-bit products: a thread's fragment q is stored
@@ -240,6 +240,14 @@ __device__ __forceinline__ void ws_reg_inc()
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(R));
 }
 
+/* Every wait of the kernel's roles on its mbarriers: suspended until the
+ * phase completes (mode WS_SPIN: the spinning try_wait, as before). */
+__device__ __forceinline__ void ws_wait(int mode, uint32_t bar, uint32_t parity)
+{
+    if (mode & WS_SPIN) gk_mbar_wait(bar, parity);
+    else gk_mbar_wait_sleep(bar, parity);
+}
+
 /* The epilogue groups as gk_epilogue's thread group: group g is threads
  * 256 (g + 1) .. 256 (g + 2) - 1, meeting at named barrier g + 1 (so the id
  * is threadIdx.x / 256).  One type for both groups: the epilogue is compiled
@@ -270,7 +278,7 @@ __device__ __forceinline__ void ws_epi_group(const gk_params &P, int nx, int n, 
     if (grp && t < n) t = ws_next(P, nx, n, t + step, step, &a0, &b0);
     if (mode & WS_PROBE_NOEPI) {
         for (uint32_t u = 0; t < n; u++) {
-            gk_mbar_wait(efull, u & 1u);
+            ws_wait(mode, efull, u & 1u);
             gk_mbar_arrive(eempty);
             for (int i = 0; i < WS_GROUPS && t < n; i++) t = ws_next(P, nx, n, t + step, step, &a0, &b0);
         }
@@ -279,7 +287,7 @@ __device__ __forceinline__ void ws_epi_group(const gk_params &P, int nx, int n, 
     for (uint32_t u = 0; t < n; u++) {
         ws_grp::sync(); /* every thread of the group is done with E (the tile before) */
         gk_epi_load_consts<STAT, 2, WS::VM, WS::VN, ws_grp>(P, a0, b0, E);
-        gk_mbar_wait(efull, u & 1u);
+        ws_wait(mode, efull, u & 1u);
         gk_consts_wait();
         ws_grp::sync(); /* the constants are published */
         gk_epilogue<STAT, gk_lay_ws16, WS::VM, WS::VN, ws_grp, FITS>(P, prod, a0, b0, E);
@@ -347,7 +355,7 @@ __global__ void __launch_bounds__(WS_THREADS, 1) k_ws(gk_params P, const __grid_
             if ((mode & WS_PROBE_NOMMA) && k >= 2) break;
             for (int s = 0; s < NS; s++, g++) {
                 const uint32_t buf = g % WS_STAGES, ph = (g / WS_STAGES) & 1u;
-                gk_mbar_wait(empty + 8u * buf, ph ^ 1u);
+                ws_wait(mode, empty + 8u * buf, ph ^ 1u);
                 const int y = s >= S0, w0 = (y ? s - S0 : s) * SW;
                 const uint32_t st = ring + buf * (uint32_t)STAGE, bar = full + 8u * buf;
                 if (pw == 0) gk_mbar_expect_tx(bar, (uint32_t)STAGE);
@@ -372,7 +380,7 @@ __global__ void __launch_bounds__(WS_THREADS, 1) k_ws(gk_params P, const __grid_
             const uint32_t e = k % WS_GROUPS, u = k / WS_GROUPS;
             uint32_t *pb = prod + e * (WS_PROD / 4);
             if ((mode & WS_PROBE_NOMMA) && k >= 2) {
-                gk_mbar_wait(eempty + 8u * e, (u & 1u) ^ 1u);
+                ws_wait(mode, eempty + 8u * e, (u & 1u) ^ 1u);
                 gk_mbar_arrive(efull + 8u * e);
                 continue;
             }
@@ -386,7 +394,7 @@ __global__ void __launch_bounds__(WS_THREADS, 1) k_ws(gk_params P, const __grid_
                 uint32_t prev = 0;
                 for (int s = s0; s < s1; s++, g++) {
                     const uint32_t buf = g % WS_STAGES, ph = (g / WS_STAGES) & 1u;
-                    gk_mbar_wait(full + 8u * buf, ph);
+                    ws_wait(mode, full + 8u * buf, ph);
                     gk_wg_issue<BM, BN>(ring + buf * (uint32_t)STAGE, wg, acc);
                     if (s > s0) {
                         gk_wg_wait<1>();
@@ -400,7 +408,7 @@ __global__ void __launch_bounds__(WS_THREADS, 1) k_ws(gk_params P, const __grid_
             ws_acc_pin(acc, true);
             run(0, S0);
             ws_acc_pin(acc, false);
-            gk_mbar_wait(eempty + 8u * e, (u & 1u) ^ 1u); /* group e is done with its last tile's products */
+            ws_wait(mode, eempty + 8u * e, (u & 1u) ^ 1u); /* group e is done with its last tile's products */
             ws_store16(pb, 0, acc);
             ws_acc_pin(acc, true);
             run(S0, NS);
@@ -427,7 +435,8 @@ __global__ void __launch_bounds__(WS_THREADS, 1) k_ws(gk_params P, const __grid_
 /* EPISTREAM_GPU_WS (a measurement switch, read at each launch so that
  * bench_gpu -e can set it for one scan): noepi, nomma (the probes above;
  * wrong outputs), fits (BOOST's in-tile fits compiled into every launch,
- * the previous kernel: same outputs); unset or empty: the kernel. */
+ * as before), spin (the mbarrier waits without gk_mbar_wait_sleep's
+ * suspension, as before): the same outputs; unset or empty: the kernel. */
 int ws_mode()
 {
     const char *v = getenv("EPISTREAM_GPU_WS");
@@ -435,9 +444,10 @@ int ws_mode()
     if (!strcmp(v, "noepi")) return WS_PROBE_NOEPI;
     if (!strcmp(v, "nomma")) return WS_PROBE_NOMMA;
     if (!strcmp(v, "fits")) return WS_FITS;
+    if (!strcmp(v, "spin")) return WS_SPIN;
     static int warned = 0;
     if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
-        fprintf(stderr, "[W::epistream] EPISTREAM_GPU_WS=%s: not noepi, nomma or fits; ignored\n", v);
+        fprintf(stderr, "[W::epistream] EPISTREAM_GPU_WS=%s: not noepi, nomma, fits or spin; ignored\n", v);
     return 0;
 }
 

@@ -40,6 +40,11 @@
  *   efull[g]  256 arrivals: the consumers' products of a tile of group g
  *             are stored in product buffer g;
  *   eempty[g] 256 arrivals: group g no longer reads them.
+ * Every wait sleeps until its phase completes (gk_mbar_wait_sleep): a
+ * waiting warp takes no issue slots from the epilogue groups, which set the
+ * pace of the late tiles (doc/BENCHMARKS.md, "The steady-state tile").
+ * BOOST launches whose blocks both had a tile on the device run without the
+ * in-tile fits (k_ws<STAT, false>, launch_ws), as the fused kernel's do.
  *
  * Budget of an SM (issue 24): 896 threads launched at 72 registers a thread
  * (65,536 / 896, rounded down to 8); the producer's warpgroup drops to 24

@@ -149,11 +149,7 @@ for part in $PARTS; do
         rm -f "$O/late.ncu-rep" # large; the pages above are what is read back
         stamp
         st=smsp__average_warps_issue_stalled
-        mets="l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum,lts__t_bytes.sum.per_second,lts__t_sector_hit_rate.pct"
-        for r in barrier long_scoreboard short_scoreboard wait membar math_pipe_throttle mio_throttle lg_throttle \
-            no_instruction sleeping branch_resolving dispatch_stall selected not_selected; do
-            mets="$mets,${st}_${r}_per_issue_active.ratio"
-        done
+        mets=$(stall_mets "l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum,lts__t_bytes.sum.per_second,lts__t_sector_hit_rate.pct")
         for p in ${NCU_P:-ws:spin ws:noepi ws:nomma}; do
             w=${p#ws}; w=${w#:}
             echo "== ncu $p (launch 25 of k_ws, N = 8,192)"

@@ -428,7 +428,7 @@ __global__ void __launch_bounds__(WS_THREADS, 1) k_ws(gk_params P, const __grid_
     ws_reg_inc<WS_REG_EPI>();
     const int grp = (tid - WS_EPI0) / WS_EPI;
     ws_epi_group<STAT, FITS>(P, nx, n, grp, prod + grp * (WS_PROD / 4), E[grp], efull + 8u * (uint32_t)grp,
-                       eempty + 8u * (uint32_t)grp, mode);
+                             eempty + 8u * (uint32_t)grp, mode);
 #else
     (void)P;
     (void)M;

@@ -18,23 +18,18 @@ stall reasons, and then the TOP (default 25) instructions by samples.
 scripts/device-ws-steady.sh's ncu part writes such a CSV (late.sass.csv)."""
 import collections
 import csv
+import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sass_parse  # noqa: E402
 
 ROLE = {"0x58": "epi", "0x40": "cons", "0x18": "prod"}
 
 
 def load_sass(path, want):
-    funcs, cur = {}, None
-    ins = re.compile(r"^\s+/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
-    for line in open(path, errors="replace"):
-        if "Function :" in line:
-            cur = line.split("Function :")[1].strip()
-            funcs[cur] = []
-        elif cur is not None:
-            m = ins.match(line)
-            if m:
-                funcs[cur].append((int(m.group(1), 16), m.group(2)))
+    funcs = sass_parse.functions(path)
     names = [f for f in funcs if want in f]
     if not names:
         sys.exit("no kernel matching %s in %s" % (want, path))

@@ -85,6 +85,17 @@ memcheck_boost() {
         echo "rc=$?"; grep -E "$pat" /tmp/cs.$k.err | sed 's/.*GPU 0: //'
     done
 }
+# stall_mets METRICS: ncu's --metrics list, METRICS and the warp stall
+# reasons a issued instruction
+# (smsp__average_warps_issue_stalled_REASON_per_issue_active.ratio)
+stall_mets() {
+    m=$1
+    for r in barrier long_scoreboard short_scoreboard wait membar math_pipe_throttle mio_throttle lg_throttle \
+        no_instruction sleeping branch_resolving dispatch_stall selected not_selected; do
+        m="$m,smsp__average_warps_issue_stalled_${r}_per_issue_active.ratio"
+    done
+    echo "$m"
+}
 # stamp: seconds since the script started; wd SECONDS cmd...: the command,
 # killed when it overruns (and said so)
 t0=$(date +%s)

@@ -77,12 +77,7 @@ if [ "${PROFILE:-0}" = 1 ] && command -v ncu >/dev/null; then
     # one off-diagonal 8,192 x 8,192 tile (launch 3 of a 16,384-variant scan);
     # the stall reasons a issued instruction, local-memory traffic (spills)
     "$EPISTREAM" sim --samples 8192 --variants 16384 --seed 5 --out "$T/prof" >/dev/null 2>&1
-    st=smsp__average_warps_issue_stalled
-    mets="launch__registers_per_thread,l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum,l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum"
-    for r in barrier long_scoreboard short_scoreboard wait membar math_pipe_throttle mio_throttle lg_throttle \
-        no_instruction sleeping branch_resolving dispatch_stall selected not_selected; do
-        mets="$mets,${st}_${r}_per_issue_active.ratio"
-    done
+    mets=$(stall_mets "launch__registers_per_thread,l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum,l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum")
     for k in ${PROFILE_K:-wgmma:k_wgmma ws:k_ws}; do
         echo "== ncu ${k%%:*} boost N=8192"
         wd 90 ncu --clock-control none --kernel-name "regex:${k#*:}" --launch-skip 2 --launch-count 1 \

@@ -19,23 +19,18 @@ decision: the screen proper), the same with the instructions between blocks
 arithmetic alone (from the first conversion to the last FMNMX/FFMA before
 the decision).  cuobjdump is in the CUDA toolkit (or PyPI's
 nvidia-cuda-cuobjdump)."""
+import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sass_parse  # noqa: E402
 
 
 def main():
     path = sys.argv[1]
     want = sys.argv[2] if len(sys.argv) > 2 else "k_wgmmaILi2ELi0E"
-    funcs, cur = {}, None
-    ins = re.compile(r"^\s+/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
-    for line in open(path, errors="replace"):
-        if "Function :" in line:
-            cur = line.split("Function :")[1].strip()
-            funcs[cur] = []
-        elif cur is not None:
-            m = ins.match(line)
-            if m:
-                funcs[cur].append(m.group(2))
+    funcs = {f: [t for _, t in ins] for f, ins in sass_parse.functions(path).items()}
     names = [f for f in funcs if want in f]
     if not names:
         sys.exit("no kernel matching %s" % want)

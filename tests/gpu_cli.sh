@@ -162,6 +162,19 @@ if [ -n "$wg" ] && "$EPISTREAM" scan --bfile "$T/d" --device gpu --gpu-kernel ws
     for f in top.tsv summary.tsv sig.tsv; do
         cmp -s "$T/ws8.c.$f" "$T/ws8.g.$f" || fail "ws --gpu-mem 400K: $f differs from --device cpu"
     done
+    # ws with BOOST's fits compiled into every launch and with spinning
+    # mbarrier waits, as before (EPISTREAM_GPU_WS=fits, spin; by default the
+    # launches whose blocks both had a tile run without the fits and the
+    # waits sleep): the same bytes; an unknown value is said and ignored
+    for w in fits spin bogus; do
+        EPISTREAM_GPU_WS=$w "$EPISTREAM" scan --bfile "$T/a8" --stat boost --top 50 --p-threshold 1e-3 \
+            --device gpu:0 --gpu-kernel ws --block 64 --quiet --out "$T/ws8.$w" 2>"$T/ws8.$w.err" ||
+            fail "ws EPISTREAM_GPU_WS=$w"
+        for f in top.tsv summary.tsv sig.tsv; do
+            cmp -s "$T/ws8.c.$f" "$T/ws8.$w.$f" || fail "ws EPISTREAM_GPU_WS=$w: $f differs from --device cpu"
+        done
+    done
+    grep -q "EPISTREAM_GPU_WS=bogus" "$T/ws8.bogus.err" || fail "EPISTREAM_GPU_WS=bogus not said: $(cat "$T/ws8.bogus.err")"
     for c in "a8 boost ws" "a8 chi2 wgmma" "a8 mi wgmma" "a8m boost wgmma" "f boost wgmma"; do
         set -- $c
         "$EPISTREAM" scan --bfile "$T/$1" --stat $2 --top 50 --p-threshold 1e-3 --device cpu --quiet \

@@ -17,10 +17,10 @@
  *               and gk_epi_smem), so two tiles are scored at once, as by the
  *               fused kernel's two CTAs an SM, while the consumers compute a
  *               third;
- *   warps 24-27 the producer's warpgroup: one lane issuing the bulk tensor
- *               copies (wgmma_tma.cuh's maps, no cluster) into a ring of
- *               WS_STAGES stages of 24 KB; the warpgroup gives its registers
- *               to the consumers (setmaxnreg).
+ *   warps 24-27 the producer's warpgroup: lane 0 of each warp issues a
+ *               quarter of the bulk tensor copies (wgmma_tma.cuh's maps, no
+ *               cluster) into a ring of WS_STAGES stages of 24 KB; the
+ *               warpgroup gives its registers to the epilogue (setmaxnreg).
  * The CTAs take tiles t = blockIdx.x, blockIdx.x + gridDim.x, ... of the
  * row-major tile grid (consecutive CTAs share an A tile in L2), skipping
  * those wholly below the diagonal; every role walks the same list, so no
@@ -32,13 +32,19 @@
  *
  * Synchronisation, all by mbarriers in shared memory (phase parities count
  * the uses of each barrier; a fresh barrier's wait on parity 1 passes):
- *   full[b]   1 arrival (the producer's expect_tx) + the stage's bytes;
+ *   full[b]   1 arrival (producer warp 0's expect_tx) + the stage's bytes
+ *             (the four producer warps' copies);
  *   empty[b]  one arrival per consumer warpgroup once its wgmma reads of
  *             buffer b retired (wait_group 1 after the next stage's issue,
  *             wait_group 0 at a class's last stage);
  *   efull[g]  256 arrivals: the consumers' products of a tile of group g
  *             are stored in product buffer g;
  *   eempty[g] 256 arrivals: group g no longer reads them.
+ * Every wait sleeps until its phase completes (gk_mbar_wait_sleep): a
+ * waiting warp takes no issue slots from the epilogue groups, which set the
+ * pace of the late tiles (doc/BENCHMARKS.md, "The steady-state tile").
+ * BOOST launches whose blocks both had a tile on the device run without the
+ * in-tile fits (k_ws<STAT, false>, launch_ws), as the fused kernel's do.
  *
  * Budget of an SM (issue 24): 896 threads launched at 72 registers a thread
  * (65,536 / 896, rounded down to 8); the producer's warpgroup drops to 24
@@ -53,6 +59,7 @@
  * tile) | barriers: 225,760 bytes (a fifth stage would need 24,576 of the
  * 6,688 left). */
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include <cuda_runtime.h>
@@ -99,6 +106,14 @@ static_assert(WS_EPI == GK_THREADS, "an epilogue group scores a tile as a CTA do
 /* Products count at most the class's padded samples (kw words of 64 bits):
  * 16 bits hold them below 65,536. */
 constexpr uint32_t WS_KW_MAX = 65535u / 64u;
+/* Measurement probes (EPISTREAM_GPU_WS, read at each launch; wrong outputs,
+ * timing only: doc/BENCHMARKS.md, "The steady-state tile"):
+ * WS_PROBE_NOEPI the epilogue groups hand each product buffer back at once
+ * (the consumers' and the producer's pace alone); WS_PROBE_NOMMA the
+ * consumers compute a CTA's first two tiles only and then hand the same
+ * products to the epilogue again (no ring traffic: the epilogue's pace
+ * alone, on real products of other pairs). */
+constexpr int WS_PROBE_NOEPI = 1, WS_PROBE_NOMMA = 2, WS_FITS = 4, WS_SPIN = 8;
 
 #if GK_WG_SM90A
 /* gk_lay_wg's pairs with 16-bit products: a thread's fragment q is stored
@@ -230,6 +245,14 @@ __device__ __forceinline__ void ws_reg_inc()
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(R));
 }
 
+/* Every wait of the kernel's roles on its mbarriers: suspended until the
+ * phase completes (mode WS_SPIN: the spinning try_wait, as before). */
+__device__ __forceinline__ void ws_wait(int mode, uint32_t bar, uint32_t parity)
+{
+    if (mode & WS_SPIN) gk_mbar_wait(bar, parity);
+    else gk_mbar_wait_sleep(bar, parity);
+}
+
 /* The epilogue groups as gk_epilogue's thread group: group g is threads
  * 256 (g + 1) .. 256 (g + 2) - 1, meeting at named barrier g + 1 (so the id
  * is threadIdx.x / 256).  One type for both groups: the epilogue is compiled
@@ -249,29 +272,38 @@ struct ws_grp {
  * k-th tile of ws_next's list), scored from its product buffer with its own
  * gk_epi_smem.  Its next tile's constants are loaded as soon as the
  * current one is scored: the consumers are then still computing it. */
-template <int STAT>
+template <int STAT, bool FITS>
 __device__ __forceinline__ void ws_epi_group(const gk_params &P, int nx, int n, int grp, const uint32_t *prod,
-                                             gk_epi_smem<WS::VM, WS::VN> &E, uint32_t efull, uint32_t eempty)
+                                             gk_epi_smem<WS::VM, WS::VN> &E, uint32_t efull, uint32_t eempty,
+                                             int mode)
 {
     const int step = (int)gridDim.x;
     int a0, b0;
     int t = ws_next(P, nx, n, (int)blockIdx.x, step, &a0, &b0);
     if (grp && t < n) t = ws_next(P, nx, n, t + step, step, &a0, &b0);
+    if (mode & WS_PROBE_NOEPI) {
+        for (uint32_t u = 0; t < n; u++) {
+            ws_wait(mode, efull, u & 1u);
+            gk_mbar_arrive(eempty);
+            for (int i = 0; i < WS_GROUPS && t < n; i++) t = ws_next(P, nx, n, t + step, step, &a0, &b0);
+        }
+        return;
+    }
     for (uint32_t u = 0; t < n; u++) {
         ws_grp::sync(); /* every thread of the group is done with E (the tile before) */
         gk_epi_load_consts<STAT, 2, WS::VM, WS::VN, ws_grp>(P, a0, b0, E);
-        gk_mbar_wait(efull, u & 1u);
+        ws_wait(mode, efull, u & 1u);
         gk_consts_wait();
         ws_grp::sync(); /* the constants are published */
-        gk_epilogue<STAT, gk_lay_ws16, WS::VM, WS::VN, ws_grp>(P, prod, a0, b0, E);
+        gk_epilogue<STAT, gk_lay_ws16, WS::VM, WS::VN, ws_grp, FITS>(P, prod, a0, b0, E);
         gk_mbar_arrive(eempty);
         for (int i = 0; i < WS_GROUPS && t < n; i++) t = ws_next(P, nx, n, t + step, step, &a0, &b0);
     }
 }
 #endif
 
-template <int STAT>
-__global__ void __launch_bounds__(WS_THREADS, 1) k_ws(gk_params P, const __grid_constant__ gk_wg_maps M)
+template <int STAT, bool FITS>
+__global__ void __launch_bounds__(WS_THREADS, 1) k_ws(gk_params P, const __grid_constant__ gk_wg_maps M, int mode)
 {
 #if GK_WG_SM90A
     constexpr int VM = WS::VM, VN = WS::VN, BM = WS::BM, BN = WS::BN, ROWB = WS::ROWB, STAGE = WS::STAGE_BYTES;
@@ -304,27 +336,38 @@ __global__ void __launch_bounds__(WS_THREADS, 1) k_ws(gk_params P, const __grid_
     __syncthreads(); /* the last CTA-wide barrier: the roles part here */
 
     if (tid >= WS_PROD0) {
-        /* the producer */
+        /* the producer: lane 0 of each of the warpgroup's four warps (one
+         * on each scheduler) issues a quarter of every stage's copies --
+         * the A tile's 16-row groups gg with gg % 4 == its warp, warp 0
+         * the stage's expected bytes, warp 3 the B rows.  One issuing
+         * thread was the ring's limit: about 140 instructions a stage
+         * (every copy is a uniform-datapath sequence), one stage every
+         * 800-1,150 cycles (doc/BENCHMARKS.md, "The steady-state tile").
+         * Copies may complete bytes on full[b] before warp 0's expect_tx:
+         * the phase needs its one arrival, which comes with the expect. */
+        static_assert(BM / 16 % 4 == 0 && WS_THREADS - WS_PROD0 == 128, "four producer warps, A groups in fours");
         ws_reg_dec<WS_REG_PROD>();
-        if (tid != WS_PROD0) return;
+        const int pw = (tid - WS_PROD0) >> 5;
+        if ((tid & 31) != 0) return;
         for (int y = 0; y < 2; y++) {
             gk_tma_prefetch(&M.a[y]);
             gk_tma_prefetch(&M.b[y]);
         }
-        uint32_t g = 0;
+        uint32_t g = 0, k = 0;
         int a0, b0;
         for (int t = ws_next(P, nx, n, (int)blockIdx.x, (int)gridDim.x, &a0, &b0); t < n;
-             t = ws_next(P, nx, n, t + (int)gridDim.x, (int)gridDim.x, &a0, &b0)) {
+             t = ws_next(P, nx, n, t + (int)gridDim.x, (int)gridDim.x, &a0, &b0), k++) {
+            if ((mode & WS_PROBE_NOMMA) && k >= 2) break;
             for (int s = 0; s < NS; s++, g++) {
                 const uint32_t buf = g % WS_STAGES, ph = (g / WS_STAGES) & 1u;
-                gk_mbar_wait(empty + 8u * buf, ph ^ 1u);
+                ws_wait(mode, empty + 8u * buf, ph ^ 1u);
                 const int y = s >= S0, w0 = (y ? s - S0 : s) * SW;
                 const uint32_t st = ring + buf * (uint32_t)STAGE, bar = full + 8u * buf;
-                gk_mbar_expect_tx(bar, (uint32_t)STAGE);
+                if (pw == 0) gk_mbar_expect_tx(bar, (uint32_t)STAGE);
 #pragma unroll
-                for (int gg = 0; gg < BM / 16; gg++)
-                    gk_tma_3d(st + (uint32_t)(gg * 16 * ROWB), &M.a[y], bar, w0, a0 + 8 * gg, 0, 0);
-                gk_tma_2d(st + (uint32_t)(BM * ROWB), &M.b[y], bar, w0, 2 * b0);
+                for (int gg = 0; gg < BM / 16; gg += 4)
+                    gk_tma_3d(st + (uint32_t)((gg + pw) * 16 * ROWB), &M.a[y], bar, w0, a0 + 8 * (gg + pw), 0, 0);
+                if (pw == 3) gk_tma_2d(st + (uint32_t)(BM * ROWB), &M.b[y], bar, w0, 2 * b0);
             }
         }
         return;
@@ -341,6 +384,11 @@ __global__ void __launch_bounds__(WS_THREADS, 1) k_ws(gk_params P, const __grid_
              t = ws_next(P, nx, n, t + (int)gridDim.x, (int)gridDim.x, &a0, &b0), k++) {
             const uint32_t e = k % WS_GROUPS, u = k / WS_GROUPS;
             uint32_t *pb = prod + e * (WS_PROD / 4);
+            if ((mode & WS_PROBE_NOMMA) && k >= 2) {
+                ws_wait(mode, eempty + 8u * e, (u & 1u) ^ 1u);
+                gk_mbar_arrive(efull + 8u * e);
+                continue;
+            }
             int acc[ACC];
             /* stages s0 .. s1 - 1 of the ring into acc: stage s + 1's wgmma
              * group is issued before stage s's retires (wait_group 1), and
@@ -351,7 +399,7 @@ __global__ void __launch_bounds__(WS_THREADS, 1) k_ws(gk_params P, const __grid_
                 uint32_t prev = 0;
                 for (int s = s0; s < s1; s++, g++) {
                     const uint32_t buf = g % WS_STAGES, ph = (g / WS_STAGES) & 1u;
-                    gk_mbar_wait(full + 8u * buf, ph);
+                    ws_wait(mode, full + 8u * buf, ph);
                     gk_wg_issue<BM, BN>(ring + buf * (uint32_t)STAGE, wg, acc);
                     if (s > s0) {
                         gk_wg_wait<1>();
@@ -365,7 +413,7 @@ __global__ void __launch_bounds__(WS_THREADS, 1) k_ws(gk_params P, const __grid_
             ws_acc_pin(acc, true);
             run(0, S0);
             ws_acc_pin(acc, false);
-            gk_mbar_wait(eempty + 8u * e, (u & 1u) ^ 1u); /* group e is done with its last tile's products */
+            ws_wait(mode, eempty + 8u * e, (u & 1u) ^ 1u); /* group e is done with its last tile's products */
             ws_store16(pb, 0, acc);
             ws_acc_pin(acc, true);
             run(S0, NS);
@@ -379,13 +427,49 @@ __global__ void __launch_bounds__(WS_THREADS, 1) k_ws(gk_params P, const __grid_
     /* the epilogue groups */
     ws_reg_inc<WS_REG_EPI>();
     const int grp = (tid - WS_EPI0) / WS_EPI;
-    ws_epi_group<STAT>(P, nx, n, grp, prod + grp * (WS_PROD / 4), E[grp], efull + 8u * (uint32_t)grp,
-                       eempty + 8u * (uint32_t)grp);
+    ws_epi_group<STAT, FITS>(P, nx, n, grp, prod + grp * (WS_PROD / 4), E[grp], efull + 8u * (uint32_t)grp,
+                             eempty + 8u * (uint32_t)grp, mode);
 #else
     (void)P;
     (void)M;
+    (void)mode;
     __trap(); /* built without sm_90a: gk_ws_usable says so first */
 #endif
+}
+
+/* EPISTREAM_GPU_WS (a measurement switch, read at each launch so that
+ * bench_gpu -e can set it for one scan): noepi, nomma (the probes above;
+ * wrong outputs), fits (BOOST's in-tile fits compiled into every launch,
+ * as before), spin (the mbarrier waits without gk_mbar_wait_sleep's
+ * suspension, as before): the same outputs; unset or empty: the kernel. */
+int ws_mode()
+{
+    const char *v = getenv("EPISTREAM_GPU_WS");
+    if (!v || !*v) return 0;
+    if (!strcmp(v, "noepi")) return WS_PROBE_NOEPI;
+    if (!strcmp(v, "nomma")) return WS_PROBE_NOMMA;
+    if (!strcmp(v, "fits")) return WS_FITS;
+    if (!strcmp(v, "spin")) return WS_SPIN;
+    static int warned = 0;
+    if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+        fprintf(stderr, "[W::epistream] EPISTREAM_GPU_WS=%s: not noepi, nomma, fits or spin; ignored\n", v);
+    return 0;
+}
+
+template <int STAT, bool FITS>
+int launch_k(const gk_params &P, const gk_wg_maps &M, int grid, int mode, cudaStream_t st)
+{
+    int dev = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e != cudaSuccess) return (int)e;
+    static thread_local int configured = -1;
+    if (configured != dev) {
+        e = cudaFuncSetAttribute(k_ws<STAT, FITS>, cudaFuncAttributeMaxDynamicSharedMemorySize, WS_SMEM);
+        if (e != cudaSuccess) return (int)e;
+        configured = dev;
+    }
+    k_ws<STAT, FITS><<<grid, WS_THREADS, WS_SMEM, st>>>(P, M, mode);
+    return (int)cudaGetLastError();
 }
 
 template <int STAT>
@@ -399,14 +483,14 @@ int launch_ws(const gk_params &P, cudaStream_t st)
     cudaError_t e = cudaGetDevice(&dev);
     if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
     if (e != cudaSuccess) return (int)e;
-    static thread_local int configured = -1;
-    if (configured != dev) {
-        e = cudaFuncSetAttribute(k_ws<STAT>, cudaFuncAttributeMaxDynamicSharedMemorySize, WS_SMEM);
-        if (e != cudaSuccess) return (int)e;
-        configured = dev;
-    }
-    k_ws<STAT><<<n < sms ? n : sms, WS_THREADS, WS_SMEM, st>>>(P, M);
-    return (int)cudaGetLastError();
+    const int mode = ws_mode(), grid = n < sms ? n : sms;
+    /* BOOST's in-tile fits compiled in only where they can run, as for the
+     * fused kernel (count_wgmma.cu's launch_fused): without them the
+     * epilogue groups' 88 registers hold the screen (no spill, no stack) */
+    if constexpr (STAT == GK_BOOST)
+        if (!(mode & WS_FITS) && !P.epi1 && !P.tilefit && P.cap != 0 && P.nofit)
+            return launch_k<STAT, false>(P, M, grid, mode, st);
+    return launch_k<STAT, true>(P, M, grid, mode, st);
 }
 
 } // namespace

@@ -64,6 +64,24 @@ __device__ __forceinline__ void gk_mbar_wait(uint32_t bar, uint32_t parity)
                  "r"(parity)
                  : "memory");
 }
+/* The same, the thread suspended until the phase completes (the hint, in
+ * ns, only bounds the suspension): a waiting warp issues no instructions.
+ * Without the hint try_wait returns after a few tens of cycles, and the
+ * warp spinning on it takes issue slots from the others (the ws kernel's
+ * producer and consumer warps: 14 % of the issued instructions of a late
+ * tile, doc/BENCHMARKS.md, "The steady-state tile"). */
+#define GK_MBAR_SLEEP_NS 100000u
+__device__ __forceinline__ void gk_mbar_wait_sleep(uint32_t bar, uint32_t parity)
+{
+    asm volatile("{\n"
+                 ".reg .pred P1;\n"
+                 "WAIT:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 P1, [%0], %1, %2;\n"
+                 "@!P1 bra WAIT;\n"
+                 "}\n" ::"r"(bar),
+                 "r"(parity), "n"(GK_MBAR_SLEEP_NS)
+                 : "memory");
+}
 /* One arrival on this CTA's barrier. */
 __device__ __forceinline__ void gk_mbar_arrive(uint32_t bar)
 {

@@ -446,11 +446,16 @@ int ws_mode()
 {
     const char *v = getenv("EPISTREAM_GPU_WS");
     if (!v || !*v) return 0;
-    if (!strcmp(v, "noepi")) return WS_PROBE_NOEPI;
-    if (!strcmp(v, "nomma")) return WS_PROBE_NOMMA;
+    static int warned = 0, probe_warned = 0;
+    int probe = !strcmp(v, "noepi") ? WS_PROBE_NOEPI : !strcmp(v, "nomma") ? WS_PROBE_NOMMA : 0;
+    if (probe) {
+        if (!__atomic_exchange_n(&probe_warned, 1, __ATOMIC_RELAXED))
+            fprintf(stderr, "[W::epistream] EPISTREAM_GPU_WS=%s: a timing probe of the ws kernel; its outputs "
+                            "are wrong\n", v);
+        return probe;
+    }
     if (!strcmp(v, "fits")) return WS_FITS;
     if (!strcmp(v, "spin")) return WS_SPIN;
-    static int warned = 0;
     if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
         fprintf(stderr, "[W::epistream] EPISTREAM_GPU_WS=%s: not noepi, nomma, fits or spin; ignored\n", v);
     return 0;

@@ -518,6 +518,12 @@ static int ensure_block(es_gpu_t *g, const es_gpu_block_t *b, int keep, int *out
         if (i == keep || g->slots[i].loading) continue;
         if (victim < 0 || g->slots[i].lru < g->slots[victim].lru) victim = i;
     }
+    if (victim < 0) { /* every other slot is being loaded: cannot happen with two slots or more
+                         (es_gpu_preload runs only where every block has a slot) */
+        pthread_mutex_unlock(&g->up_lock);
+        fprintf(stderr, "[E::gpu] no device block slot free for block %u\n", (unsigned)b->index);
+        return ES_ERR_GPU;
+    }
     slot_t *s = &g->slots[victim];
     s->block = (long)b->index;
     s->lru = ++g->clock;

@@ -172,7 +172,7 @@ static int pick_devices(const es_opt_t *opt, int devs[64])
 /* Pin (on) or unpin the packed blocks, so that streamed copies are
  * asynchronous.  Planes in a file are never pinned: that would hold them
  * all in memory. */
-static void pin_blocks(const es_planes_t *blocks, uint32_t n, int on)
+static void pin_planes(const es_planes_t *blocks, uint32_t n, int on)
 {
     for (uint32_t b = 0; b < n; b++) {
         const es_planes_t *pl = &blocks[b];
@@ -180,6 +180,19 @@ static void pin_blocks(const es_planes_t *blocks, uint32_t n, int on)
         if (on) es_gpu_host_register(pl->planes, (size_t)pl->count * pl->n_planes * pl->words * 8);
         else es_gpu_host_unregister(pl->planes);
     }
+}
+
+/* pin_planes on a pair scan's blocks; blocks packed beside the scan are
+ * pinned each once packed (the packer writes the block's fields).  @return
+ * ES_OK or the packing's error. */
+static int pin_blocks(es_scan_ctx_t *ctx, int on)
+{
+    for (uint32_t b = 0; b < ctx->n_blocks; b++) {
+        int ret;
+        if (on && ctx->wait_block && (ret = ctx->wait_block(ctx, b))) return ret;
+        pin_planes(&ctx->blocks[b], 1, on);
+    }
+    return ES_OK;
 }
 
 /* The scan's device_info: "2 GPU(s): 0 ...; 1 ...". */
@@ -379,7 +392,7 @@ static int dev_loop(es_scan_ctx_t *ctx, gpu_dev_t *d)
         double t2 = es_time_now();
         t_wait += t1 - t0;
         t_score += t2 - t1;
-        if (tiles == ctx->n_blocks) t_diag = t2 - t_loop;
+        if (bi == bj) t_diag = t2 - t_loop; /* this device's last diagonal tile (they come first) */
         if (trace)
             fprintf(stderr, "[gpu-trace] dev %d tile %u,%u: kernel %.3f ms, %zu candidates, waited %.3f ms, "
                     "scored in %.3f ms, done at %.4f s\n", dev, bi, bj, (es_gpu_kernel_seconds(g) - k0) * 1e3, n,
@@ -390,9 +403,9 @@ static int dev_loop(es_scan_ctx_t *ctx, gpu_dev_t *d)
             "host thread(s); %.3f s waiting for the device, %.3f s scoring", dev,
             (unsigned long long)tiles, es_gpu_kernel_seconds(g), (unsigned long long)cands, nw,
             t_wait, t_score);
-    es_info("GPU %d: the first tile queued %.3f s into the loop, the first %u tiles (the diagonal ones) "
-            "done at %.3f s, the loop %.3f s; %.3f s queueing tiles, %.3f s of it uploading blocks", dev,
-            t_first, ctx->n_blocks, t_diag, es_time_now() - t_loop, t_submit, es_gpu_upload_seconds(g));
+    es_info("GPU %d: the first tile queued %.3f s into the loop, its diagonal tiles (the first of the "
+            "scan's %u) done at %.3f s, the loop %.3f s; %.3f s queueing tiles, %.3f s of it uploading blocks",
+            dev, t_first, ctx->n_blocks, t_diag, es_time_now() - t_loop, t_submit, es_gpu_upload_seconds(g));
     unsigned long long scr[3];
     if (!ret && es_gpu_screen_stats(g, scr) == ES_OK && scr[0])
         es_info("GPU %d: screen passed %llu pairs; %llu of %llu CTAs scored their survivors from the queue", dev,
@@ -814,8 +827,8 @@ static int gpu_run(es_scan_ctx_t *ctx)
             }
             if (!ret && stream) {
                 double t_pin = es_time_now();
-                pin_blocks(ctx->blocks, ctx->n_blocks, 1);
-                pinned = 1;
+                ret = pin_blocks(ctx, 1);
+                pinned = 1; /* (after an error, unregistering what was not pinned is harmless) */
                 es_info("blocks are streamed: pinned the packed blocks in %.3f s", es_time_now() - t_pin);
             }
         }
@@ -839,7 +852,7 @@ static int gpu_run(es_scan_ctx_t *ctx)
         }
     }
     t_close = es_time_now();
-    if (pinned) pin_blocks(ctx->blocks, ctx->n_blocks, 0);
+    if (pinned) pin_blocks(ctx, 0);
     {
         const char *desc[64] = {NULL};
         for (int k = 0; k < n_dev; k++) desc[k] = dv[k].desc;
@@ -1172,7 +1185,7 @@ static int gpu_run3(es_scan3_ctx_t *ctx)
                 else if ((uint32_t)es_gpu3_cache_slots(dv[j].g) < ctx->n_blocks) stream = 1;
             }
             if (!ret && stream) {
-                pin_blocks(ctx->blocks, ctx->n_blocks, 1);
+                pin_planes(ctx->blocks, ctx->n_blocks, 1);
                 pinned = 1;
             }
         }
@@ -1181,7 +1194,7 @@ static int gpu_run3(es_scan3_ctx_t *ctx)
             if (d->err) es_ctx3_fail(ctx, d->err);
         }
     }
-    if (pinned) pin_blocks(ctx->blocks, ctx->n_blocks, 0);
+    if (pinned) pin_planes(ctx->blocks, ctx->n_blocks, 0);
     {
         const char *desc[64] = {NULL};
         for (int k = 0; k < n_dev; k++) desc[k] = dv[k].desc;

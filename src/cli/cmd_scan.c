@@ -149,6 +149,8 @@ static void scan_usage(FILE *fp)
             "  the device first; EPISTREAM_GPU_TILEFIT=1 fits BOOST's lower bounds in every\n"
             "  GPU tile and judges the device's exact candidates in one pass, as before;\n"
             "  EPISTREAM_GPU_EPILOGUE=1 runs the previous GPU tile epilogue;\n"
+            "  EPISTREAM_GPU_WS=fits|spin runs --gpu-kernel ws as before (same results;\n"
+            "  noepi|nomma: timing probes with wrong results);\n"
             "  EPISTREAM_GPU_QT_KERNEL=rows|split[/1|/2|/3] picks the --stat linear GPU\n"
             "  kernels and EPISTREAM_GPU_QT_SERIAL=1 scores each of their\n"
             "  tiles before the next starts; EPISTREAM_PACK_OVERLAP=0 packs every block\n"
@@ -265,7 +267,7 @@ typedef struct {
     const es_dataset_t *ds;
     uint64_t *failed; /* one per variant */
     uint64_t total;
-    int threads, ret, started;
+    int threads, ret, started, beside;
     double seconds;
     pthread_t th;
 } failed_job_t;
@@ -275,27 +277,32 @@ static void *failed_main(void *arg)
     failed_job_t *j = arg;
     double t0 = es_time_now();
 #ifdef _OPENMP
-    /* a quarter of the scan's threads: it has the whole scan to finish in,
-     * and starts beside the packing, which wants every core (a new thread
-     * starts from the default team size, not --threads) */
-    int t = j->threads > 0 ? j->threads : omp_get_num_procs();
-    omp_set_num_threads(t >= 8 ? t / 4 : t >= 2 ? 2 : 1);
+    /* beside the scan: a quarter of the scan's threads (at least one, at
+     * most two below eight): it has the whole scan to finish in, and starts
+     * beside the packing, which wants every core (a new thread starts from
+     * the default team size, not --threads) */
+    if (j->beside) {
+        int t = j->threads > 0 ? j->threads : omp_get_num_procs();
+        omp_set_num_threads(t >= 8 ? t / 4 : t >= 2 ? 2 : 1);
+    }
 #endif
     j->ret = es_plink_epi_failed(j->ds, j->failed, &j->total);
     j->seconds = es_time_now() - t0;
     return NULL;
 }
 
-/* Start the pass (on this thread when no thread can be had).  @return
- * ES_OK, ES_ERR_NOMEM, or the pass's error when it ran here. */
-static int failed_start(failed_job_t *j, const es_dataset_t *ds, int threads)
+/* Start the pass: beside the scan on a thread of its own, or here (beside
+ * 0, or when no thread can be had).  @return ES_OK, ES_ERR_NOMEM, or the
+ * pass's error when it ran here. */
+static int failed_start(failed_job_t *j, const es_dataset_t *ds, int threads, int beside)
 {
     uint32_t m = es_dataset_n_variants(ds);
     memset(j, 0, sizeof *j);
     j->ds = ds;
     j->threads = threads;
+    j->beside = beside;
     if (!(j->failed = calloc(m ? m : 1, sizeof *j->failed))) return ES_ERR_NOMEM;
-    if (pthread_create(&j->th, NULL, failed_main, j) == 0) {
+    if (beside && pthread_create(&j->th, NULL, failed_main, j) == 0) {
         j->started = 1;
         return ES_OK;
     }
@@ -834,9 +841,6 @@ static int scan_run(scan_args_t *a, const char *cmdline)
         es_dataset_destroy(ds);
         return rc;
     }
-    /* boost: the tests that fail (written with DF 0, left out of PLINK's
-     * N_TOT), found on a thread of their own while the scan runs */
-    if (opt->stat == ES_STAT_BOOST && (ret = failed_start(&fj, ds, opt->threads))) goto out;
     /* create every output before the (long) scan so a bad --out fails at once */
     es_out_clear_tmp(out, scan_suffixes, N_SCAN_SUFFIXES);
     if ((ret = es_out_open(&o_top, out, ".top.tsv"))) goto out;
@@ -860,6 +864,14 @@ static int scan_run(scan_args_t *a, const char *cmdline)
     }
     if (opt->p_threshold >= 0) es_scan_set_sig_callback(scan, write_sig, &sw);
     if (opt->progress) es_scan_set_progress_callback(scan, progress, NULL);
+    /* boost: the tests that fail (written with DF 0, left out of PLINK's
+     * N_TOT).  Where no call is missing the pass keeps nothing per call, and
+     * runs on a thread of its own while the scan runs; with missing calls it
+     * keeps their positions (8 bytes a call), so it runs here, and frees
+     * them before the blocks are packed */
+    if (opt->stat == ES_STAT_BOOST &&
+        (ret = failed_start(&fj, ds, opt->threads, !es_dataset_any_missing(ds))))
+        goto out;
 
     ret = es_scan_run(scan);
     if (ret) {
@@ -871,8 +883,8 @@ static int scan_run(scan_args_t *a, const char *cmdline)
         failed = fj.failed;
         fj.failed = NULL;
         notes.failed = fj.total;
-        es_info("found the tests that fail (a variant with one genotype level) in %.3f s, beside the scan",
-                fj.seconds);
+        es_info("found the tests that fail (a variant with one genotype level) in %.3f s%s", fj.seconds,
+                fj.beside ? ", beside the scan" : "");
         if (notes.failed) {
             char num[32];
             es_warn("%s test(s) failed: a variant left with one genotype level among the samples "

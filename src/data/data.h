@@ -27,6 +27,10 @@ struct es_dataset_t {
     int64_t *slot;
     uint32_t pad_words; /* each class of the planes is padded to a multiple of
                          * this many words (es_dataset_set_pad()) */
+    /* es_dataset_any_missing()'s last answer and the variants and samples
+     * in the analysis it was for (a filter or a sample dropped since: asked
+     * again); NULL until asked */
+    struct es_missing_memo *missing_memo;
 };
 
 /** Write the samples in the analysis's input (those not removed by --keep/
@@ -109,7 +113,9 @@ size_t es_planes_bytes(const es_dataset_t *ds, uint32_t count, uint32_t n_planes
 void es_planes_free(es_planes_t *pl);
 /** Pack variants [first, first+count) of ds into pl (count <= allocated). */
 int es_pack(const es_dataset_t *ds, uint32_t first, uint32_t count, es_planes_t *pl);
-/** @return 1 if any kept sample has a missing call at any variant. */
+/** @return 1 if any kept sample has a missing call at any variant (the
+ *  answer kept for the next call while the variants and samples in the
+ *  analysis stay the same). */
 int es_dataset_any_missing(const es_dataset_t *ds);
 /** Every variant's genotype level counts over the used samples (lev[v][g]:
  *  samples with g copies of A1) and its missing samples, in sample order:

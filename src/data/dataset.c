@@ -26,6 +26,12 @@
 #define DEC256(b) DEC64(b), DEC64((b) + 16), DEC64((b) + 32), DEC64((b) + 48)
 static const uint8_t decode_lut[256][4] = {DEC256(0), DEC256(64), DEC256(128), DEC256(192)};
 
+/* es_dataset_any_missing()'s last answer (-1: none yet) and what it was for */
+struct es_missing_memo {
+    int answer;
+    uint32_t n_variants, n_samples;
+};
+
 /* Variants per OpenMP chunk in es_dataset_any_missing(): large enough to
  * amortise scheduling, small enough to stop soon after the first hit. */
 #define MISSING_CHUNK 256
@@ -420,10 +426,11 @@ int es_dataset_open(es_dataset_t **out, const es_input_opt_t *opt)
     *out = NULL;
     if ((ret = check_opt(opt)) != ES_OK) goto out;
     name = opt->bfile ? opt->bfile : opt->vcf;
-    if (!(ds = calloc(1, sizeof *ds))) {
+    if (!(ds = calloc(1, sizeof *ds)) || !(ds->missing_memo = calloc(1, sizeof *ds->missing_memo))) {
         ret = ES_ERR_NOMEM;
         goto out;
     }
+    ds->missing_memo->answer = -1; /* not asked yet */
     ds->require_pheno = opt->require_pheno != 0;
     if (opt->bfile) {
         if ((ret = es_plink_open(&ds->plink, opt->bfile)) != ES_OK) goto out;
@@ -600,6 +607,7 @@ void es_dataset_destroy(es_dataset_t *ds)
     free(ds->status);
     free(ds->qt_y);
     free(ds->slot);
+    free(ds->missing_memo);
     free(ds);
 }
 
@@ -696,7 +704,26 @@ static int row_has_missing(const uint8_t *row, const uint64_t *kept, size_t full
     return 0;
 }
 
+static int any_missing_scan(const es_dataset_t *ds);
+
 int es_dataset_any_missing(const es_dataset_t *ds)
+{
+    /* asked twice for one scan (by BOOST's failed-test pass and by the
+     * packing): the second answer is the first, unless the variants or the
+     * samples in the analysis changed (--plink-compat's skips, covariates) */
+    struct es_missing_memo *mm = ds->missing_memo;
+    uint32_t nv = es_dataset_n_variants(ds), ns = ds->n_case + ds->n_ctrl;
+    if (mm && mm->answer >= 0 && mm->n_variants == nv && mm->n_samples == ns) return mm->answer;
+    int a = any_missing_scan(ds);
+    if (mm) {
+        mm->answer = a;
+        mm->n_variants = nv;
+        mm->n_samples = ns;
+    }
+    return a;
+}
+
+static int any_missing_scan(const es_dataset_t *ds)
 {
     const es_fileset_t *p = ds->plink;
     size_t bpv = p->bytes_per_variant, full_words = bpv / 8, tail = bpv % 8;

@@ -281,7 +281,8 @@ typedef struct {
     es_planes_t *blocks;
     uint32_t n_blocks, block;
     int threads, err, started;
-    unsigned char *done; /* per block: packed (or failed: err) */
+    int cancel;          /* the scan failed: the blocks left are not packed (under mu) */
+    unsigned char *done; /* per block: packed (or failed, or skipped after cancel: err) */
     double seconds;
     pthread_t th;
     pthread_mutex_t mu;
@@ -294,7 +295,12 @@ static void *pack_main(void *arg)
     double t0 = es_time_now();
 #pragma omp parallel for schedule(dynamic, 1) num_threads(j->threads)
     for (uint32_t b = 0; b < j->n_blocks; b++) {
-        int r = es_pack(j->ds, b * j->block, j->blocks[b].count, &j->blocks[b]);
+        pthread_mutex_lock(&j->mu);
+        int skip = j->cancel;
+        pthread_mutex_unlock(&j->mu);
+        /* (a skipped block's error never reaches the caller: the scan has
+         * failed already, and pack_wait is not called after pack_cancel) */
+        int r = skip ? ES_ERR_DATA : es_pack(j->ds, b * j->block, j->blocks[b].count, &j->blocks[b]);
         pthread_mutex_lock(&j->mu);
         if (r && !j->err) j->err = r;
         j->done[b] = 1;
@@ -334,6 +340,17 @@ static int pack_start(pack_job_t *j, es_scan_ctx_t *ctx, int threads)
     if (pthread_create(&j->th, NULL, pack_main, j) == 0) j->started = 1;
     else pack_main(j);
     return ES_OK;
+}
+
+/* The scan failed: the packing thread packs no further block, so that the
+ * error is reported without waiting for the whole data (e.g. a planes file
+ * of many gigabytes). */
+static void pack_cancel(pack_job_t *j)
+{
+    if (!j->done) return;
+    pthread_mutex_lock(&j->mu);
+    j->cancel = 1;
+    pthread_mutex_unlock(&j->mu);
 }
 
 /* Wait for the packing (if it started) and release its state.  @return
@@ -568,6 +585,7 @@ int es_scan_run(es_scan_t *s)
     ret = es_dist_end(dist, ret);
     dist = NULL;
     if (pj.done) {
+        if (ret) pack_cancel(&pj);
         int r = pack_join(&pj, &ctx);
         if (!ret) ret = r;
         if (!ret) ret = es_fileset_check(s->ds->plink); /* the .bed shrank while packed? */
@@ -586,6 +604,7 @@ int es_scan_run(es_scan_t *s)
     if (s->prog_cb) s->prog_cb(ctx.pairs_done, ctx.pairs_done, s->t_scan, s->prog_ud);
 out:
     es_dist_end(dist, ret);
+    if (ret) pack_cancel(&pj);
     pack_join(&pj, &ctx);
     ctx_free(&ctx, !ret);
     return ret;

@@ -123,15 +123,24 @@ int es_fileset_warn_dup_variants(const es_fileset_t *p, const uint64_t *line_of)
     es_strindex_t ix;
     int ret = es_strindex_build(&ix, (const char *const *)p->id, NULL, p->n_variants);
     if (ret) return ret;
+    /* A variant repeats an earlier ID exactly when it follows another in
+     * its ID's chain (ix.next runs in variant order from the first): marked
+     * in one pass over the chains instead of a lookup of every ID, whose
+     * random reads of the table and the IDs cost about 0.3 s for 10^6
+     * variants (issue 24) */
     uint64_t dup_ct = 0;
-    uint32_t first_dup = 0, first_orig = 0;
-    for (uint32_t v = 0; v < p->n_variants; v++) {
-        uint32_t o = es_strindex_find(&ix, p->id[v], NULL);
-        if (o != v && dup_ct++ == 0) {
-            first_dup = v;
-            first_orig = o;
-        }
+    uint32_t first_dup = UINT32_MAX, first_orig = 0;
+    uint8_t *later = calloc(p->n_variants ? p->n_variants : 1, 1);
+    if (!later) {
+        es_strindex_free(&ix);
+        return ES_ERR_NOMEM;
     }
+    for (uint32_t v = 0; v < p->n_variants; v++)
+        if (ix.next[v] != ES_NO_ITEM) later[ix.next[v]] = 1;
+    for (uint32_t v = 0; v < p->n_variants; v++)
+        if (later[v] && dup_ct++ == 0) first_dup = v;
+    free(later);
+    if (dup_ct) first_orig = es_strindex_find(&ix, p->id[first_dup], NULL);
     es_strindex_free(&ix);
     if (!dup_ct) return ES_OK;
     char b[32], where[96];

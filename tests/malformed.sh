@@ -155,6 +155,18 @@ if ! grep -qF "$T/dupvar.bim: 1 duplicate variant ID; first: 'rs1' on line 3 (al
     cat "$T/dupvar.err" >&2
     fail "duplicate variant IDs: no warning naming the .bim and the lines"
 fi
+# several: the first repeat is the earliest later occurrence, named with its ID's first line
+mk dupv3
+printf '1 rsA 0 100 A G\n1 rsB 0 200 A G\n1 rsC 0 300 A G\n1 rsB 0 400 A G\n1 rsA 0 500 A G\n1 rsA 0 600 A G\n' \
+    >"$T/dupv3.bim"
+printf '\154\033\001\033\344\000\377\144\222\033\344\000\377\144\222' >"$T/dupv3.bed"
+"$EPISTREAM" info --bfile "$T/dupv3" >"$T/dupv3.out" 2>"$T/dupv3.err" ||
+    { cat "$T/dupv3.err" >&2; fail "three duplicate variant IDs: info failed"; }
+if ! grep -qF "$T/dupv3.bim: 3 duplicate variant IDs; first: 'rsB' on line 4 (also on line 2)" \
+    "$T/dupv3.err"; then
+    cat "$T/dupv3.err" >&2
+    fail "three duplicate variant IDs: wrong count, first repeat or line"
+fi
 printf 'F1 I1 2\nF2 I2 1\nX9 Y9 1\n' >"$P"
 "$EPISTREAM" scan --bfile "$T/ok" --pheno "$P" --out "$T/u" >"$T/u.out" 2>"$T/u.err" ||
     { cat "$T/u.err" >&2; fail "unknown pheno IDs: scan failed"; }

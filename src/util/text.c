@@ -126,17 +126,19 @@ int es_strindex_build(es_strindex_t *ix, const char *const *key, const char *con
     }
     /* Insert in reverse so that each chain runs in item order from its head. */
     for (uint32_t i = n; i-- > 0;) {
-        size_t h = (size_t)key_hash(key[i], key2 ? key2[i] : NULL) & ix->mask;
+        uint64_t hk = key_hash(key[i], key2 ? key2[i] : NULL), tag = hk >> 32 << 32;
+        size_t h = (size_t)hk & ix->mask;
         ix->next[i] = ES_NO_ITEM;
         for (;;) {
-            uint32_t t = ix->tab[h];
+            uint64_t t = ix->tab[h];
             if (t == 0) {
-                ix->tab[h] = i + 1;
+                ix->tab[h] = tag | (i + 1);
                 break;
             }
-            if (key_equal(ix, t - 1, key[i], key2 ? key2[i] : NULL)) {
-                ix->next[i] = t - 1;
-                ix->tab[h] = i + 1;
+            uint32_t j = (uint32_t)t - 1;
+            if ((t >> 32 << 32) == tag && key_equal(ix, j, key[i], key2 ? key2[i] : NULL)) {
+                ix->next[i] = j;
+                ix->tab[h] = tag | (i + 1);
                 break;
             }
             h = (h + 1) & ix->mask;
@@ -147,11 +149,12 @@ int es_strindex_build(es_strindex_t *ix, const char *const *key, const char *con
 
 uint32_t es_strindex_find(const es_strindex_t *ix, const char *k, const char *k2)
 {
-    size_t h = (size_t)key_hash(k, ix->key2 ? k2 : NULL) & ix->mask;
+    uint64_t hk = key_hash(k, ix->key2 ? k2 : NULL), tag = hk >> 32 << 32;
+    size_t h = (size_t)hk & ix->mask;
     for (;;) {
-        uint32_t t = ix->tab[h];
+        uint64_t t = ix->tab[h];
         if (t == 0) return ES_NO_ITEM;
-        if (key_equal(ix, t - 1, k, k2)) return t - 1;
+        if ((t >> 32 << 32) == tag && key_equal(ix, (uint32_t)t - 1, k, k2)) return (uint32_t)t - 1;
         h = (h + 1) & ix->mask;
     }
 }

@@ -197,7 +197,8 @@ static inline int es_split_fields(char *p, char *end, char **f, int max)
  */
 typedef struct {
     const char *const *key, *const *key2;
-    uint32_t *tab;  /* first item + 1 of a chain; 0 = empty slot */
+    uint64_t *tab;  /* a chain's first item + 1 (low 32 bits; 0 = empty slot) and its key's
+                     * hash (high 32 bits: most unequal keys are told apart without a strcmp) */
     uint32_t *next; /* next item with the same key, or ES_NO_ITEM */
     size_t mask;
 } es_strindex_t;

@@ -368,7 +368,7 @@ int launch_fused(const gk_params &P, cudaStream_t st)
      * thresholds still 0: without fits every pair of the tile would be a
      * candidate), three planes (no queue) */
     if constexpr (STAT == GK_BOOST && NP == 2)
-        if (!P.epi1 && !P.tilefit && P.cap != 0 && P.nofit) return launch_cp<NP, STAT, false>(P, st);
+        if (gk_boost_fitless(P)) return launch_cp<NP, STAT, false>(P, st);
     return launch_cp<NP, STAT, true>(P, st);
 }
 

@@ -493,7 +493,7 @@ int launch_ws(const gk_params &P, cudaStream_t st)
      * fused kernel (count_wgmma.cu's launch_fused): without them the
      * epilogue groups' 88 registers hold the screen (no spill, no stack) */
     if constexpr (STAT == GK_BOOST)
-        if (!(mode & WS_FITS) && !P.epi1 && !P.tilefit && P.cap != 0 && P.nofit)
+        if (!(mode & WS_FITS) && gk_boost_fitless(P))
             return launch_k<STAT, false>(P, M, grid, mode, st);
     return launch_k<STAT, true>(P, M, grid, mode, st);
 }

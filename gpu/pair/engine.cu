@@ -498,6 +498,25 @@ static int upload_block(es_gpu_t *g, slot_t *s, const es_gpu_block_t *b, cudaStr
     return ES_OK;
 }
 
+/* Give slot s to block b and upload it on stream st: called with up_lock
+ * held, which it releases while the upload is queued (the slot marked
+ * loading meanwhile; a failed upload leaves the slot empty).  @return
+ * upload_block's status. */
+static int slot_fill(es_gpu_t *g, slot_t *s, const es_gpu_block_t *b, cudaStream_t st)
+{
+    s->block = (long)b->index;
+    s->lru = ++g->clock;
+    s->loading = 1;
+    pthread_mutex_unlock(&g->up_lock);
+    int ret = upload_block(g, s, b, st);
+    pthread_mutex_lock(&g->up_lock);
+    s->loading = 0;
+    if (ret) s->block = -1;
+    pthread_cond_broadcast(&g->up_cond);
+    pthread_mutex_unlock(&g->up_lock);
+    return ret;
+}
+
 /* The slot holding block b, uploading it if needed (never evicting `keep`).
  * A block that es_gpu_preload is uploading is waited for. */
 static int ensure_block(es_gpu_t *g, const es_gpu_block_t *b, int keep, int *out)
@@ -524,19 +543,9 @@ static int ensure_block(es_gpu_t *g, const es_gpu_block_t *b, int keep, int *out
         fprintf(stderr, "[E::gpu] no device block slot free for block %u\n", (unsigned)b->index);
         return ES_ERR_GPU;
     }
-    slot_t *s = &g->slots[victim];
-    s->block = (long)b->index;
-    s->lru = ++g->clock;
-    s->loading = 1;
-    pthread_mutex_unlock(&g->up_lock);
     double t0 = now_s();
-    int ret = upload_block(g, s, b, g->s_copy);
+    int ret = slot_fill(g, &g->slots[victim], b, g->s_copy);
     g->t_upload += now_s() - t0;
-    pthread_mutex_lock(&g->up_lock);
-    s->loading = 0;
-    if (ret) s->block = -1;
-    pthread_cond_broadcast(&g->up_cond);
-    pthread_mutex_unlock(&g->up_lock);
     if (ret) return ret;
     *out = victim;
     return ES_OK;
@@ -545,6 +554,7 @@ static int ensure_block(es_gpu_t *g, const es_gpu_block_t *b, int keep, int *out
 extern "C" int es_gpu_preload(es_gpu_t *g, const es_gpu_block_t *b)
 {
     int free_slot = -1;
+    if (cudaSetDevice(g->dev) != cudaSuccess) return ES_ERR_GPU; /* (this thread's device) */
     pthread_mutex_lock(&g->up_lock);
     for (int i = 0; i < g->n_slots; i++) {
         if (g->slots[i].block == (long)b->index) {
@@ -557,18 +567,7 @@ extern "C" int es_gpu_preload(es_gpu_t *g, const es_gpu_block_t *b)
         pthread_mutex_unlock(&g->up_lock);
         return ES_OK; /* the cache is full: the submitting thread uploads (and evicts) */
     }
-    slot_t *s = &g->slots[free_slot];
-    s->block = (long)b->index;
-    s->lru = ++g->clock;
-    s->loading = 1;
-    pthread_mutex_unlock(&g->up_lock);
-    int ret = cudaSetDevice(g->dev) == cudaSuccess ? upload_block(g, s, b, g->s_pre) : ES_ERR_GPU;
-    pthread_mutex_lock(&g->up_lock);
-    s->loading = 0;
-    if (ret) s->block = -1;
-    pthread_cond_broadcast(&g->up_cond);
-    pthread_mutex_unlock(&g->up_lock);
-    return ret;
+    return slot_fill(g, &g->slots[free_slot], b, g->s_pre);
 }
 
 extern "C" double es_gpu_upload_seconds(const es_gpu_t *g) { return g->t_upload; }

@@ -76,6 +76,17 @@ struct gk_params {
                                  (exact.cu) scores the tile's candidates (EPISTREAM_GPU_TILEFIT=1: 1) */
 };
 
+/* A BOOST tile's launch may leave BOOST's in-tile fits (gk_epilogue's FITS)
+ * out of the kernel: not the previous epilogue or path (epi1, tilefit), not
+ * a diagonal tile's pre-pass (cap 0), and only where both blocks had a tile
+ * on the device (nofit: their variants' thresholds are not 0, so a tile
+ * without fits does not make every pair a candidate).  The fused wgmma
+ * tiles and ws use the same rule. */
+static inline bool gk_boost_fitless(const gk_params &P)
+{
+    return !P.epi1 && !P.tilefit && P.cap != 0 && P.nofit;
+}
+
 /* Order-preserving float <-> uint32 keys. */
 __device__ __forceinline__ uint32_t gk_fkey(float f)
 {

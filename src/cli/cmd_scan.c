@@ -773,7 +773,6 @@ static int scan_run(scan_args_t *a, const char *cmdline)
     es_scan_t *scan = NULL;
     es_out_t o_top, o_sig, o_sum, o_log, o_sel;
     uint32_t *survivors = NULL;
-    uint64_t *failed = NULL;
     failed_job_t fj; /* boost: the failed tests, found while the scan runs */
     memset(&fj, 0, sizeof fj);
     es_covar_t cv;
@@ -880,8 +879,6 @@ static int scan_run(scan_args_t *a, const char *cmdline)
     }
     if (fj.failed) {
         if ((ret = failed_join(&fj))) goto out;
-        failed = fj.failed;
-        fj.failed = NULL;
         notes.failed = fj.total;
         es_info("found the tests that fail (a variant with one genotype level) in %.3f s%s", fj.seconds,
                 fj.beside ? ", beside the scan" : "");
@@ -938,7 +935,7 @@ static int scan_run(scan_args_t *a, const char *cmdline)
     const es_summary_t *sum = es_scan_summary(scan);
     if (plink_fmt) {
         /* (--format plink always has an --epi2) */
-        ret = es_write_plink_summary(o_sum.fp, ds, plink_w, sum, sw.n_sig2, failed, opt->threads);
+        ret = es_write_plink_summary(o_sum.fp, ds, plink_w, sum, sw.n_sig2, fj.failed, opt->threads);
     } else {
         ret = es_write_summary(o_sum.fp, ds, sum, sw.n_sig2, opt->threads);
     }
@@ -1006,7 +1003,6 @@ out:
     free(sw.n_sig2);
     failed_join(&fj); /* (an error before the scan's end: it still reads ds) */
     free(fj.failed);
-    free(failed);
     free(survivors);
     free(adj);
     free(order);

@@ -445,7 +445,7 @@ static uint32_t sig_block_cap(const es_scan_ctx_t *ctx, uint32_t block)
     return b < block ? b : block;
 }
 
-static void planes_array_free(es_planes_t *blocks, uint32_t n_blocks)
+void es_scan_blocks_free(es_planes_t *blocks, uint32_t n_blocks)
 {
     if (blocks)
         for (uint32_t b = 0; b < n_blocks; b++) es_planes_free(&blocks[b]);
@@ -460,7 +460,7 @@ typedef struct {
 static void *unpack_main(void *arg)
 {
     unpack_job_t *j = arg;
-    planes_array_free(j->blocks, j->n_blocks);
+    es_scan_blocks_free(j->blocks, j->n_blocks);
     free(j);
     return NULL;
 }
@@ -489,7 +489,7 @@ static void blocks_free(es_scan_t *s, es_planes_t *blocks, uint32_t n_blocks, in
         }
         free(j);
     }
-    planes_array_free(blocks, n_blocks);
+    es_scan_blocks_free(blocks, n_blocks);
 }
 
 static void ctx_free(es_scan_ctx_t *ctx, int ok)

@@ -16,6 +16,9 @@ int es_scan_pack_blocks(const es_dataset_t *ds, const es_opt_t *opt, uint32_t m,
 /** Smallest G (chi-square, df) whose p-value can be <= thr, with a margin for
  *  the p-value's rounding; -inf for thr >= 1, +inf for df <= 0. */
 double es_scan_g_critical(double thr, int df);
+/** Free an array of n packed blocks (es_scan_pack_blocks()'s, or the
+ *  order-3 run's): each block's planes, then the array; NULL: nothing. */
+void es_scan_blocks_free(es_planes_t *blocks, uint32_t n);
 /** The order-3 run (scan3.c), called by es_scan_run(). */
 int es_scan3_run(es_scan_t *s);
 

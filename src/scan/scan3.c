@@ -203,9 +203,7 @@ static uint32_t auto_block3(const es_scan3_ctx_t *ctx, int threads)
 
 static void ctx3_free(es_scan3_ctx_t *ctx)
 {
-    if (ctx->blocks)
-        for (uint32_t b = 0; b < ctx->n_blocks; b++) es_planes_free(&ctx->blocks[b]);
-    free(ctx->blocks);
+    es_scan_blocks_free(ctx->blocks, ctx->n_blocks);
     if (ctx->rows)
         for (uint32_t r = 0; r < ctx->n_rows; r++) free(ctx->rows[r].t);
     free(ctx->rows);

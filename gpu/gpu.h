@@ -124,6 +124,12 @@ int es_gpu_submit(es_gpu_t *g, const es_gpu_block_t *a, const es_gpu_block_t *b,
 /** Wait for the oldest tile in flight; *cand (valid until the next submit)
  *  receives its candidates.  @return ES_OK, or ES_ERR_GPU. */
 int es_gpu_collect(es_gpu_t *g, const es_gpu_cand_t **cand, size_t *n, uint32_t *bi, uint32_t *bj);
+/** BOOST: the fits of the candidates es_gpu_collect gave last (valid as
+ *  they are), 18 doubles each, fit[18 * k .. 18 * k + 17] for candidate k,
+ *  as es_stat_boost_fitted() takes them; fit[18 * k] NaN where the device
+ *  made none.  NULL when the device sends none (another statistic, no
+ *  second stage, EPISTREAM_GPU_FITS=0). */
+const double *es_gpu_collect_fits(const es_gpu_t *g);
 /** Tiles in flight. */
 int es_gpu_in_flight(const es_gpu_t *g);
 

@@ -185,15 +185,16 @@ int es_gpu_screen_host(int stat, const es_gpu_cand_t *tables, size_t n, float *o
 }
 
 int es_gpu_exact(int dev, int stat, const es_gpu_cand_t *tables, size_t n, const double *nlogn, uint32_t n_nlogn,
-                 double *val, double *eps, int *ok)
+                 double *val, double *eps, int *ok, double *fit)
 {
     (void)dev;
-    return es_gpu_exact_host(stat, tables, n, nlogn, n_nlogn, val, eps, ok);
+    return es_gpu_exact_host(stat, tables, n, nlogn, n_nlogn, val, eps, ok, fit);
 }
 
 int es_gpu_exact_host(int stat, const es_gpu_cand_t *tables, size_t n, const double *nlogn, uint32_t n_nlogn,
-                      double *val, double *eps, int *ok)
+                      double *val, double *eps, int *ok, double *fit)
 {
+    (void)fit;
     (void)stat;
     (void)tables;
     (void)n;
@@ -209,6 +210,12 @@ double es_gpu_exact_seconds(const es_gpu_t *g)
 {
     (void)g;
     return 0.0;
+}
+
+const double *es_gpu_collect_fits(const es_gpu_t *g)
+{
+    (void)g;
+    return NULL;
 }
 
 int es_gpu_exact_stats(es_gpu_t *g, unsigned long long out[3])

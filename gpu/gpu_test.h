@@ -112,13 +112,16 @@ int es_gpu_screen_host(int stat, const es_gpu_cand_t *tables, size_t n, float *o
  *  nlogn: the host's n ln n table (stats.h es_nlogn_table()), n_nlogn >=
  *  ES_NLOGN_TAB entries, needed by mi and ig.  es_gpu_exact() runs it on
  *  device dev; es_gpu_exact_host() runs the same code on the host, with the
- *  host's log() (needs no GPU).
+ *  host's log() (needs no GPU).  fit (may be NULL; boost): 18 doubles a
+ *  table, its fit as es_stat_boost_fitted() takes it (the second stage
+ *  sends these to the host; fit[18 * k] NaN where none: undecided, or a
+ *  degenerate table).
  *  @return ES_OK, ES_ERR_ARG (stat, or no table for mi and ig), ES_ERR_GPU,
  *          ES_ERR_UNSUPPORTED without CUDA. */
 int es_gpu_exact(int dev, int stat, const es_gpu_cand_t *tables, size_t n, const double *nlogn, uint32_t n_nlogn,
-                 double *val, double *eps, int *ok);
+                 double *val, double *eps, int *ok, double *fit);
 int es_gpu_exact_host(int stat, const es_gpu_cand_t *tables, size_t n, const double *nlogn, uint32_t n_nlogn,
-                      double *val, double *eps, int *ok);
+                      double *val, double *eps, int *ok, double *fit);
 
 /** The 2x27 tables of every (x, y, z), x of a, y of b, z of c, on the
  *  device with the given kernel and the counting path of the 3-way scan

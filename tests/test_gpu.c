@@ -317,7 +317,8 @@ static void test_exact(void **state)
     double *v = calloc(NT, sizeof *v), *e = calloc(NT, sizeof *e), *hv = calloc(NT, sizeof *hv),
            *he = calloc(NT, sizeof *he);
     int *ok = calloc(NT, sizeof *ok), *hok = calloc(NT, sizeof *hok);
-    assert_true(c && v && e && hv && he && ok && hok);
+    double *fit = calloc((size_t)NT * 18, sizeof *fit);
+    assert_true(c && v && e && hv && he && ok && hok && fit);
     for (size_t k = 0; k < NT; k++) {
         es_table2_t t;
         random_table(&t, (int)(k % 4));
@@ -330,9 +331,9 @@ static void test_exact(void **state)
     int fails = 0;
     for (size_t s = 0; s < 4; s++) {
         const int st = (int)stats[s];
-        assert_int_equal(es_gpu_exact(0, st, c, NT, es_nlogn_table(), ES_NLOGN_TAB, v, e, ok), ES_OK);
-        assert_int_equal(es_gpu_exact_host(st, c, NT, es_nlogn_table(), ES_NLOGN_TAB, hv, he, hok), ES_OK);
-        size_t decided = 0, same = 0;
+        assert_int_equal(es_gpu_exact(0, st, c, NT, es_nlogn_table(), ES_NLOGN_TAB, v, e, ok, fit), ES_OK);
+        assert_int_equal(es_gpu_exact_host(st, c, NT, es_nlogn_table(), ES_NLOGN_TAB, hv, he, hok, NULL), ES_OK);
+        size_t decided = 0, same = 0, fitted = 0, tested = 0;
         double worst = 0.0;
         for (size_t k = 0; k < NT; k++) {
             if (ok[k] != hok[k]) {
@@ -352,6 +353,25 @@ static void test_exact(void **state)
                 if (fails++ < 20) fprintf(stderr, "table %zu %s: device %.17g, host %.17g, margin %.3g\n", k,
                                           es_stat_name(stats[s]), v[k], r.stat, e[k]);
             }
+            /* BOOST: the device's fit, which the second stage sends to the
+             * host, gives the host's value bit for bit (the host's logs) */
+            tested += r.df != 0;
+            if (stats[s] == ES_STAT_BOOST && !isnan(fit[18 * k])) {
+                es_stat_result_t rf;
+                es_stat_value_boost_fitted((const es_table2_t *)c[k].n, fit + 18 * k, &rf);
+                fitted++;
+                if (memcmp(&rf.stat, &r.stat, sizeof rf.stat) != 0 || rf.df != r.df) {
+                    if (fails++ < 20) fprintf(stderr, "table %zu boost: from the device's fit %.17g, host %.17g\n", k,
+                                              rf.stat, r.stat);
+                }
+            } else if (stats[s] == ES_STAT_BOOST && r.df != 0) {
+                if (fails++ < 20) fprintf(stderr, "table %zu boost: decided without a fit\n", k);
+            }
+        }
+        if (stats[s] == ES_STAT_BOOST) {
+            fprintf(stderr, "exact boost: %zu fits from the device (of %zu decided tables with a test) give the host's "
+                    "value bit for bit\n", fitted, tested);
+            assert_true(fitted == tested && fitted > NT / 2);
         }
         fprintf(stderr, "exact %s: %zu of %d decided, %zu bit for bit the host's, worst |difference| / margin %.3g\n",
                 es_stat_name(stats[s]), decided, NT, same, worst);
@@ -369,6 +389,7 @@ static void test_exact(void **state)
     free(he);
     free(ok);
     free(hok);
+    free(fit);
 }
 
 static void test_scans_complete(void **state)

@@ -89,12 +89,13 @@ static int failures;
  * its margin, and it may leave undecided only mi and ig tables of
  * ES_NLOGN_TAB samples or more, and BOOST fits slower than its sweep cap. */
 static int boost_undecided;
+static size_t boost_fitted; /* decided BOOST tables with a fit for the host (es_stat_boost_fitted) */
 
 static void check_exact(es_stat_t st, const es_table2_t *t, const es_gpu_cand_t *c, size_t k)
 {
-    double v = NAN, eps = NAN;
+    double v = NAN, eps = NAN, fit[18];
     int ok = -1;
-    assert_int_equal(es_gpu_exact_host((int)st, c, 1, es_nlogn_table(), ES_NLOGN_TAB, &v, &eps, &ok), 0);
+    assert_int_equal(es_gpu_exact_host((int)st, c, 1, es_nlogn_table(), ES_NLOGN_TAB, &v, &eps, &ok, fit), 0);
     uint64_t n = 0;
     for (int y = 0; y < 2; y++)
         for (int i = 0; i < 9; i++) n += t->n[y][i];
@@ -112,6 +113,23 @@ static void check_exact(es_stat_t st, const es_table2_t *t, const es_gpu_cand_t 
                 for (int i = 0; i < 9; i++) fprintf(stderr, " %u", t->n[y][i]);
             fputc('\n', stderr);
         }
+    }
+    /* BOOST: the fit the second stage sends gives es_stat_value() bit for
+     * bit through es_stat_value_boost_fitted(); there is one wherever the
+     * value was decided and the table not degenerate (df != 0) */
+    if (st == ES_STAT_BOOST && ok) {
+        int bad = 0;
+        if (!isnan(fit[0])) {
+            es_stat_result_t rf;
+            boost_fitted++;
+            es_stat_value_boost_fitted(t, fit, &rf);
+            bad = memcmp(&rf.stat, &r.stat, sizeof rf.stat) != 0 || rf.df != r.df;
+        } else {
+            bad = r.df != 0;
+        }
+        if (bad && failures++ < 20)
+            fprintf(stderr, "table %zu boost: the fit %s, host %.17g\n", k,
+                    isnan(fit[0]) ? "is missing" : "gives another value", r.stat);
     }
 }
 
@@ -155,6 +173,7 @@ static void test_random(void **state)
         check(&t, 10000 + k);
     }
     assert_int_equal(failures, 0);
+    assert_true(boost_fitted > 3000); /* nearly every table of both loops had its fit checked */
 }
 
 /* Tables at the edges of the bound's cases. */

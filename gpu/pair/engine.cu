@@ -40,6 +40,8 @@ struct slot_t {
 struct flight_t {
     es_gpu_cand_t *d_cand, *h_cand;
     es_gpu_cand_t *d_keep; /* the second stage's survivors (exact.cu) */
+    double *d_fit, *h_fit; /* BOOST: the survivors' fits, 18 doubles each (es_gpu_t.fits) */
+    uint32_t h_fit_cap;    /* entries h_fit holds (pinned, grown as needed) */
     uint32_t *d_key;       /* its keep keys, between its two passes (tilefit 0) */
     uint32_t *d_n, *h_n;   /* [0] the tile's candidates, [1] the survivors */
     uint32_t cap;
@@ -77,6 +79,9 @@ struct es_gpu {
     double *d_nlogn;  /* the host's n ln n (the second stage: mi, ig) */
     unsigned long long *d_exact; /* gk_exact_params.count */
     int exact;        /* the second stage runs (exact.cu; EPISTREAM_GPU_EXACT=0: off) */
+    int fits;         /* BOOST: it sends each survivor's fit with it, so the host skips the
+                         fit (EPISTREAM_GPU_FITS=0: off, for same-run comparisons) */
+    const double *last_fit; /* the fits of the tile es_gpu_collect gave last, or NULL */
     int n_sm;
     unsigned long long n_emitted; /* the tile kernels' candidates */
     flight_t fl[ES_GPU_FLIGHTS];
@@ -156,14 +161,16 @@ static int pick_kernel(const es_gpu_config_t *cfg, int dev, const cudaDeviceProp
     }
 }
 
-/* flight_alloc's exact: 0 no second stage, 1 one pass, 2 two passes (with their keys) */
-static int exact_mode(const es_gpu_t *g) { return g->exact ? (g->tilefit ? 1 : 2) : 0; }
+/* flight_alloc's exact: 0 no second stage, 1 one pass, 2 two passes (with
+ * their keys); plus 4 where the survivors' fits come back (es_gpu_t.fits) */
+static int exact_mode(const es_gpu_t *g) { return g->exact ? (g->tilefit ? 1 : 2) | (g->fits ? 4 : 0) : 0; }
 
 static int flight_alloc(flight_t *f, uint32_t cap, int exact)
 {
     CHECK(cudaMalloc(&f->d_cand, (size_t)cap * sizeof(es_gpu_cand_t)));
     if (exact) CHECK(cudaMalloc(&f->d_keep, (size_t)cap * sizeof(es_gpu_cand_t)));
-    if (exact == 2) CHECK(cudaMalloc(&f->d_key, (size_t)cap * sizeof(uint32_t)));
+    if ((exact & 3) == 2) CHECK(cudaMalloc(&f->d_key, (size_t)cap * sizeof(uint32_t)));
+    if (exact & 4) CHECK(cudaMalloc(&f->d_fit, (size_t)cap * 18 * sizeof(double)));
     CHECK(cudaMallocHost(&f->h_cand, (size_t)cap * sizeof(es_gpu_cand_t)));
     f->cap = cap;
     return ES_OK;
@@ -174,12 +181,16 @@ static void flight_free_bufs(flight_t *f)
     if (f->d_cand) cudaFree(f->d_cand);
     if (f->d_keep) cudaFree(f->d_keep);
     if (f->d_key) cudaFree(f->d_key);
+    if (f->d_fit) cudaFree(f->d_fit);
     if (f->h_cand) cudaFreeHost(f->h_cand);
+    if (f->h_fit) cudaFreeHost(f->h_fit);
     f->d_cand = NULL;
     f->d_keep = NULL;
     f->d_key = NULL;
+    f->d_fit = NULL;
     f->h_cand = NULL;
-    f->cap = 0;
+    f->h_fit = NULL;
+    f->cap = f->h_fit_cap = 0;
 }
 
 extern "C" void es_gpu_close(es_gpu_t *g)
@@ -389,6 +400,10 @@ static int engine_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, 
      * same outputs) */
     const char *fv = getenv("EPISTREAM_GPU_TILEFIT");
     g->tilefit = !g->exact || (fv && *fv ? strcmp(fv, "0") != 0 : 0);
+    /* BOOST's fits back with the survivors (EPISTREAM_GPU_FITS=0: not, for
+     * same-run comparisons; the same outputs) */
+    const char *tv = getenv("EPISTREAM_GPU_FITS");
+    g->fits = g->exact && cfg->stat == ES_STAT_BOOST && !(tv && strcmp(tv, "0") == 0);
     g->cfg.lnfact = NULL; /* the caller's: read by gpu_open only */
     g->cfg.nlogn = NULL;
     int ret = gpu_open(dev, cfg, cand_init, g);
@@ -418,6 +433,7 @@ extern "C" const char *es_gpu_kernel_name(const es_gpu_t *g)
 
 extern "C" double es_gpu_kernel_seconds(const es_gpu_t *g) { return g->t_kernel; }
 extern "C" double es_gpu_exact_seconds(const es_gpu_t *g) { return g->t_exact; }
+extern "C" const double *es_gpu_collect_fits(const es_gpu_t *g) { return g->last_fit; }
 
 extern "C" int es_gpu_exact_stats(es_gpu_t *g, unsigned long long out[3])
 {
@@ -644,6 +660,7 @@ static int run_flight(es_gpu_t *g, flight_t *f, int prepass)
         R.nlogn = g->d_nlogn;
         R.count = g->d_exact;
         R.key = g->tilefit ? NULL : f->d_key;
+        R.fit_out = f->d_fit;
         CHECK(cudaEventRecord(f->mid, g->s_comp));
         CHECK_LAUNCH(gk_launch_exact((int)g->cfg.stat, R, g->n_sm, g->s_comp));
     }
@@ -737,11 +754,25 @@ extern "C" int es_gpu_collect(es_gpu_t *g, const es_gpu_cand_t **cand, size_t *n
         cnt = f->h_n[1];
         src = f->d_keep;
     }
+    g->last_fit = NULL;
     if (cnt) {
         /* s_comp already runs the next tile: copy on a stream of its own */
         CHECK(cudaStreamWaitEvent(g->s_back, f->done, 0));
         CHECK(cudaMemcpyAsync(f->h_cand, src, (size_t)cnt * sizeof(es_gpu_cand_t),
                               cudaMemcpyDeviceToHost, g->s_back));
+        if (g->fits) {
+            if (cnt > f->h_fit_cap) { /* pinned room for the fits, grown as the survivors need */
+                if (f->h_fit) CHECK(cudaFreeHost(f->h_fit));
+                f->h_fit = NULL;
+                f->h_fit_cap = 0;
+                const uint32_t want = cnt + cnt / 4 + 1024;
+                CHECK(cudaMallocHost(&f->h_fit, (size_t)want * 18 * sizeof(double)));
+                f->h_fit_cap = want;
+            }
+            CHECK(cudaMemcpyAsync(f->h_fit, f->d_fit, (size_t)cnt * 18 * sizeof(double), cudaMemcpyDeviceToHost,
+                                  g->s_back));
+            g->last_fit = f->h_fit;
+        }
         CHECK(cudaStreamSynchronize(g->s_back));
     }
     *cand = f->h_cand;

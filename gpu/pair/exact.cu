@@ -93,7 +93,10 @@ __global__ void __launch_bounds__(RT) k_stage2(gk_exact_params R)
         uint32_t base = 0;
         if (lane == leader) base = atomicAdd(R.n_out, (uint32_t)__popc(m));
         base = __shfl_sync(0xffffffffu, base, leader);
-        if (keep) R.out[base + __popc(m & ((1u << lane) - 1u))] = c;
+        const uint32_t slot = base + __popc(m & ((1u << lane) - 1u));
+        if (keep) R.out[slot] = c;
+        if (STAT == GK_BOOST && keep && R.fit_out) /* the fit again: registers, not a buffer per candidate */
+            (void)gk_exact_boost(c.n, R.fit_out + (size_t)slot * 18);
     }
     /* the counts: one atomic a warp (decided in pass 0 or 1, dropped in 0 or 2) */
     for (int o = 16; o; o >>= 1) {
@@ -120,28 +123,29 @@ int launch_stage2(const gk_exact_params &R, unsigned blocks, cudaStream_t st)
 
 /* Test hook kernel: every table's exact value, margin and whether decided. */
 template <int STAT>
-__global__ void k_exact(const es_gpu_cand_t *t, uint32_t n, const double *T, double *v, double *eps, int *ok)
+__global__ void k_exact(const es_gpu_cand_t *t, uint32_t n, const double *T, double *v, double *eps, int *ok,
+                        double *fit)
 {
     const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= n) return;
-    const gk_exact_r e = gk_exact<STAT>(t[k].n, T);
+    const gk_exact_r e = gk_exact<STAT>(t[k].n, T, fit ? fit + (size_t)k * 18 : nullptr);
     v[k] = e.v;
     eps[k] = e.eps;
     ok[k] = e.ok;
 }
 
 template <int STAT>
-int launch_exact(const es_gpu_cand_t *t, uint32_t n, const double *T, double *v, double *eps, int *ok)
+int launch_exact(const es_gpu_cand_t *t, uint32_t n, const double *T, double *v, double *eps, int *ok, double *fit)
 {
-    k_exact<STAT><<<(n + 127) / 128, 128>>>(t, n, T, v, eps, ok);
+    k_exact<STAT><<<(n + 127) / 128, 128>>>(t, n, T, v, eps, ok, fit);
     return (int)cudaGetLastError();
 }
 
 template <int STAT>
-int exact_host(const es_gpu_cand_t *t, size_t n, const double *T, double *v, double *eps, int *ok)
+int exact_host(const es_gpu_cand_t *t, size_t n, const double *T, double *v, double *eps, int *ok, double *fit)
 {
     for (size_t k = 0; k < n; k++) {
-        const gk_exact_r e = gk_exact<STAT>(t[k].n, T);
+        const gk_exact_r e = gk_exact<STAT>(t[k].n, T, fit ? fit + k * 18 : nullptr);
         v[k] = e.v;
         eps[k] = e.eps;
         ok[k] = e.ok;
@@ -174,27 +178,32 @@ int gk_exact_stat_ok(int stat, const double *nlogn, uint32_t n_nlogn)
 }
 
 extern "C" int es_gpu_exact_host(int stat, const es_gpu_cand_t *tables, size_t n, const double *nlogn,
-                                 uint32_t n_nlogn, double *val, double *eps, int *ok)
+                                 uint32_t n_nlogn, double *val, double *eps, int *ok, double *fit)
 {
     if (!gk_exact_stat_ok(stat, nlogn, n_nlogn)) return ES_ERR_ARG;
+    if (fit)
+        for (size_t k = 0; k < n; k++) fit[18 * k] = NAN;
     switch (stat) {
-    case GK_BOOST: return exact_host<GK_BOOST>(tables, n, nlogn, val, eps, ok);
-    case GK_CHI2: return exact_host<GK_CHI2>(tables, n, nlogn, val, eps, ok);
-    case GK_MI: return exact_host<GK_MI>(tables, n, nlogn, val, eps, ok);
-    default: return exact_host<GK_IG>(tables, n, nlogn, val, eps, ok);
+    case GK_BOOST: return exact_host<GK_BOOST>(tables, n, nlogn, val, eps, ok, fit);
+    case GK_CHI2: return exact_host<GK_CHI2>(tables, n, nlogn, val, eps, ok, nullptr);
+    case GK_MI: return exact_host<GK_MI>(tables, n, nlogn, val, eps, ok, nullptr);
+    default: return exact_host<GK_IG>(tables, n, nlogn, val, eps, ok, nullptr);
     }
 }
 
 extern "C" int es_gpu_exact(int dev, int stat, const es_gpu_cand_t *tables, size_t n, const double *nlogn,
-                            uint32_t n_nlogn, double *val, double *eps, int *ok)
+                            uint32_t n_nlogn, double *val, double *eps, int *ok, double *fit)
 {
     if (!gk_exact_stat_ok(stat, nlogn, n_nlogn)) return ES_ERR_ARG;
+    if (fit)
+        for (size_t k = 0; k < n; k++) fit[18 * k] = NAN;
     if (!n) return ES_OK;
     CHECK(cudaSetDevice(dev));
     es_gpu_cand_t *dt = NULL;
-    double *dT = NULL, *dv = NULL, *de = NULL;
+    double *dT = NULL, *dv = NULL, *de = NULL, *df = NULL;
     int *dok = NULL, ret = ES_OK;
     cudaError_t e = cudaMalloc(&dt, n * sizeof *dt);
+    if (e == cudaSuccess && fit && stat == GK_BOOST) e = cudaMalloc(&df, n * 18 * sizeof *df);
     if (e == cudaSuccess) e = cudaMalloc(&dv, n * sizeof *dv);
     if (e == cudaSuccess) e = cudaMalloc(&de, n * sizeof *de);
     if (e == cudaSuccess) e = cudaMalloc(&dok, n * sizeof *dok);
@@ -205,16 +214,17 @@ extern "C" int es_gpu_exact(int dev, int stat, const es_gpu_cand_t *tables, size
     if (e == cudaSuccess) {
         int r = 0;
         switch (stat) {
-        case GK_BOOST: r = launch_exact<GK_BOOST>(dt, (uint32_t)n, dT, dv, de, dok); break;
-        case GK_CHI2: r = launch_exact<GK_CHI2>(dt, (uint32_t)n, dT, dv, de, dok); break;
-        case GK_MI: r = launch_exact<GK_MI>(dt, (uint32_t)n, dT, dv, de, dok); break;
-        default: r = launch_exact<GK_IG>(dt, (uint32_t)n, dT, dv, de, dok); break;
+        case GK_BOOST: r = launch_exact<GK_BOOST>(dt, (uint32_t)n, dT, dv, de, dok, df); break;
+        case GK_CHI2: r = launch_exact<GK_CHI2>(dt, (uint32_t)n, dT, dv, de, dok, nullptr); break;
+        case GK_MI: r = launch_exact<GK_MI>(dt, (uint32_t)n, dT, dv, de, dok, nullptr); break;
+        default: r = launch_exact<GK_IG>(dt, (uint32_t)n, dT, dv, de, dok, nullptr); break;
         }
         e = (cudaError_t)r;
     }
     if (e == cudaSuccess) e = cudaMemcpy(val, dv, n * sizeof *dv, cudaMemcpyDeviceToHost);
     if (e == cudaSuccess) e = cudaMemcpy(eps, de, n * sizeof *de, cudaMemcpyDeviceToHost);
     if (e == cudaSuccess) e = cudaMemcpy(ok, dok, n * sizeof *dok, cudaMemcpyDeviceToHost);
+    if (e == cudaSuccess && df) e = cudaMemcpy(fit, df, n * 18 * sizeof *df, cudaMemcpyDeviceToHost);
     if (e != cudaSuccess) {
         fprintf(stderr, "[E::es_gpu_exact] %s\n", cudaGetErrorString(e));
         ret = ES_ERR_GPU;
@@ -224,5 +234,6 @@ extern "C" int es_gpu_exact(int dev, int stat, const es_gpu_cand_t *tables, size
     cudaFree(dv);
     cudaFree(de);
     cudaFree(dok);
+    cudaFree(df);
     return ret;
 }

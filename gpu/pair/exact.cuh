@@ -66,9 +66,13 @@ struct gk_exact_r {
 GK_HD inline double gk_ex_fac(double target, double fitted) { return fitted != 0.0 ? target / fitted : 0.0; }
 
 /* Lane 0 the cases (n[1]), lane 1 the controls (n[0]), cell a * 3 + b, as
- * boost.c's vectors hold them. */
-GK_HD inline gk_exact_r gk_exact_boost(const uint32_t n[2][9])
+ * boost.c's vectors hold them.  fit (may be NULL): where the value was
+ * decided and the table is not degenerate, the fit itself, fit[2 * i + k] =
+ * mu[i][k], boost.c's bit for bit (es_stat_boost_fitted then gives the
+ * host's value with the host's logarithms); fit[0] NaN otherwise. */
+GK_HD inline gk_exact_r gk_exact_boost(const uint32_t n[2][9], double *fit = nullptr)
 {
+    if (fit) fit[0] = NAN;
     gk_exact_r r = {0.0, 0.0, 1};
     double c[9][2], ak[3][2], bk[3][2], ab[9];
     unsigned ra = 0, rb = 0;
@@ -152,6 +156,11 @@ GK_HD inline gk_exact_r gk_exact_boost(const uint32_t n[2][9])
         r.ok = 0;
         return r;
     }
+    if (fit)
+        for (int i = 0; i < 9; i++) {
+            fit[2 * i] = mu[i][0];
+            fit[2 * i + 1] = mu[i][1];
+        }
     double tau[2] = {0.0, 0.0}, g[3][2] = {{0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}}, s = 0.0;
     for (int i = 0; i < 9; i++)
         for (int k = 0; k < 2; k++) tau[k] += mu[i][k];
@@ -284,11 +293,11 @@ GK_HD inline gk_exact_r gk_exact_ig(const uint32_t n[2][9], const double *T)
 }
 
 /* The statistic STAT (a GK_ code) of table n; T: the host's n ln n table
- * (mi, ig). */
+ * (mi, ig); fit: BOOST's fit (gk_exact_boost), or NULL. */
 template <int STAT>
-GK_HD inline gk_exact_r gk_exact(const uint32_t n[2][9], const double *T)
+GK_HD inline gk_exact_r gk_exact(const uint32_t n[2][9], const double *T, double *fit = nullptr)
 {
-    if (STAT == GK_BOOST) return gk_exact_boost(n);
+    if (STAT == GK_BOOST) return gk_exact_boost(n, fit);
     if (STAT == GK_CHI2) return gk_exact_chi2(n);
     if (STAT == GK_MI) return gk_exact_mi(n, T);
     if (STAT == GK_IG) return gk_exact_ig(n, T);

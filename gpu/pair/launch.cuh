@@ -63,6 +63,8 @@ struct gk_exact_params {
     unsigned long long *count; /* [0] candidates decided here, [1] of them dropped */
     uint32_t *key;           /* cap entries: two passes (every threshold raised first, then
                                 every candidate judged against them); NULL: one pass */
+    double *fit_out;         /* BOOST: 18 doubles an out entry, its fit (exact.cuh; fit[0] NaN
+                                where there is none); NULL: not written */
 };
 /* stat: GK_BOOST, GK_CHI2, GK_MI or GK_IG.  @return 0, or a cudaError_t. */
 int gk_launch_exact(int stat, const gk_exact_params &R, int n_sm, void *stream);

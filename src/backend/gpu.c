@@ -264,23 +264,73 @@ static uint32_t host_tau(const es_scan_ctx_t *ctx, const es_worker_t *w, int nw)
     return best;
 }
 
-/* Score a tile's candidates exactly: on the device thread alone when they
- * are few, else split over nw helper workers (each keeps its own top-k
- * heap; their tile summaries and significant pairs are folded into w[0]). */
-static int score_tile(es_scan_ctx_t *ctx, es_worker_t *w, int nw, const es_gpu_cand_t *c,
-                      size_t n, uint32_t bi, uint32_t bj)
+/* How many of a device's nw helper workers score a tile's n candidates:
+ * one per `chunk` of them.  With BOOST's fits from the device a candidate
+ * costs the host about 0.4 us, 1 us without (its bounds, fit and p-value),
+ * and starting a team and merging its workers' parts costs tens to hundreds
+ * of microseconds on a busy host, so a chunk of SCORE_CHUNK is 0.2-0.5 ms of
+ * work (H200 host, N = 1,024: chunks of 128, 512 and 2,048 candidates
+ * scored a scan's 859,422 in 0.41, 0.27 and 0.31 s; doc/BENCHMARKS.md).
+ * Chunk 0 is the previous rule (EPISTREAM_GPU_SCORE_CHUNK=0, for same-run
+ * comparisons): every helper from 2,048 candidates, else the device thread
+ * alone, which at N = 1,024 scored most tiles' 400-2,000 candidates more
+ * slowly than the device ran the next tile. */
+#define SCORE_CHUNK 512
+static int score_chunk(void)
 {
-    if (n < 2048) nw = 1;
+    const char *e = getenv("EPISTREAM_GPU_SCORE_CHUNK");
+    if (!e || !*e) return SCORE_CHUNK;
+    char *end;
+    long v = strtol(e, &end, 10);
+    return *end || v < 0 || v > (1L << 30) ? SCORE_CHUNK : (int)v;
+}
+
+static int score_team(size_t n, int nw, int chunk)
+{
+    if (chunk == 0) return n < 2048 ? 1 : nw;
+    size_t t = n / (size_t)chunk;
+    return t < 1 ? 1 : t < (size_t)nw ? (int)t : nw;
+}
+
+/* Score a tile's candidates exactly, split over score_team()'s helper
+ * workers (each keeps its own top-k heap; their tile summaries and
+ * significant pairs are folded into w[0], whose merges are total orders,
+ * so the split does not change the outputs).  prof (EPISTREAM_GPU_TRACE;
+ * NULL: not timed) gets the team's size, its slowest and its summed
+ * seconds in the scoring loop, and the seconds from the loop's end to the
+ * tile's bookkeeping done. */
+static int score_tile(es_scan_ctx_t *ctx, es_worker_t *w, int nw, int chunk, const es_gpu_cand_t *c,
+                      const double *fit, size_t n, uint32_t bi, uint32_t bj, double prof[4])
+{
+    nw = score_team(n, nw, chunk);
+    double tmax = 0.0, tsum = 0.0;
     for (int h = 0; h < nw; h++) es_worker_begin_tile(ctx, &w[h], bi, bj);
-#pragma omp parallel for num_threads(nw) schedule(static, 1)
+#pragma omp parallel for num_threads(nw) schedule(static, 1) reduction(max : tmax) reduction(+ : tsum)
     for (int h = 0; h < nw; h++) {
+        double t0 = prof ? es_time_now() : 0.0;
         size_t lo = n * (size_t)h / (size_t)nw, hi = n * (size_t)(h + 1) / (size_t)nw;
-        for (size_t k = lo; k < hi; k++)
-            es_worker_offer_screened(ctx, &w[h], c[k].i, c[k].j, (const es_table2_t *)c[k].n);
+        for (size_t k = lo; k < hi; k++) {
+            const es_table2_t *t = (const es_table2_t *)c[k].n;
+            if (fit && !isnan(fit[18 * k])) es_worker_offer_fitted(ctx, &w[h], c[k].i, c[k].j, t, fit + 18 * k);
+            else es_worker_offer_screened(ctx, &w[h], c[k].i, c[k].j, t);
+        }
+        if (prof) {
+            double t = es_time_now() - t0;
+            tmax = t > tmax ? t : tmax;
+            tsum += t;
+        }
     }
+    double t1 = prof ? es_time_now() : 0.0;
     for (int h = 1; h < nw; h++) es_worker_merge(ctx, &w[0], &w[h]);
     es_worker_count_tile(ctx, &w[0]);
-    return es_ctx_tile_done(ctx, &w[0]);
+    int ret = es_ctx_tile_done(ctx, &w[0]);
+    if (prof) {
+        prof[0] = nw;
+        prof[1] = tmax;
+        prof[2] = tsum;
+        prof[3] = es_time_now() - t1;
+    }
+    return ret;
 }
 
 /* One device's share of a scan: its helper workers (which score candidates
@@ -363,7 +413,7 @@ static int dev_loop(es_scan_ctx_t *ctx, gpu_dev_t *d)
     double t_loop = es_time_now(), t_first = -1.0, t_diag = -1.0;
     /* EPISTREAM_GPU_TRACE=1: one line per tile on stderr (doc/GPU.md) */
     const char *tr = getenv("EPISTREAM_GPU_TRACE");
-    const int trace = tr && *tr && strcmp(tr, "0") != 0;
+    const int trace = tr && *tr && strcmp(tr, "0") != 0, chunk = score_chunk();
     for (;;) {
         uint32_t bi, bj;
         if (es_ctx_claim_tile(ctx, &bi, &bj) == 0) {
@@ -388,15 +438,17 @@ static int dev_loop(es_scan_ctx_t *ctx, gpu_dev_t *d)
         double t1 = es_time_now();
         cands += n;
         tiles++;
-        ret = score_tile(ctx, w, nw, c, n, bi, bj);
+        double prof[4] = {0};
+        ret = score_tile(ctx, w, nw, chunk, c, es_gpu_collect_fits(g), n, bi, bj, trace ? prof : NULL);
         double t2 = es_time_now();
         t_wait += t1 - t0;
         t_score += t2 - t1;
         if (bi == bj) t_diag = t2 - t_loop; /* this device's last diagonal tile (they come first) */
         if (trace)
             fprintf(stderr, "[gpu-trace] dev %d tile %u,%u: kernel %.3f ms, %zu candidates, waited %.3f ms, "
-                    "scored in %.3f ms, done at %.4f s\n", dev, bi, bj, (es_gpu_kernel_seconds(g) - k0) * 1e3, n,
-                    (t1 - t0) * 1e3, (t2 - t1) * 1e3, t2 - t_loop);
+                    "scored in %.3f ms (%d thread(s): slowest %.3f, all %.3f ms; merged %.3f ms), done at %.4f s\n",
+                    dev, bi, bj, (es_gpu_kernel_seconds(g) - k0) * 1e3, n, (t1 - t0) * 1e3, (t2 - t1) * 1e3,
+                    (int)prof[0], prof[1] * 1e3, prof[2] * 1e3, prof[3] * 1e3, t2 - t_loop);
         if (ret) break;
     }
     es_info("GPU %d: %llu tiles, %.3f s in tile kernels; %llu candidate pairs scored exactly on %d "
@@ -626,7 +678,7 @@ static int qt_dev_loop(es_scan_ctx_t *ctx, gpu_qt_dev_t *d, const qt_host_t *h)
         if (!serial) pending = qt_next(ctx, d, h, &bi, &bj, &ret);
         if (ret) break;
         double t0 = es_time_now();
-        int nw = n < 2048 ? 1 : d->nw;
+        int nw = score_team(n, d->nw, 0); /* the previous rule: not measured with smaller teams */
         for (int k = 0; k < nw; k++) es_worker_begin_tile(ctx, &d->w[k], ti, tj);
         uint64_t ex = 0;
 #pragma omp parallel for num_threads(nw) schedule(static, 1) reduction(+ : ex)

@@ -193,34 +193,50 @@ static void boost_ipf(const boost_tab_t *bt, v2d *restrict mu)
     }
 }
 
-double es_stat_boost(const es_table2_t *t)
+/* G = 2 [sum n ln(n/mu) + N ln(sum mu / N)] of fit mu: the second term
+ * renormalises mu as PLINK does; per-cell ratios keep small G accurate.
+ * Empty cells (and, defensively, a zero fit) contribute nothing. */
+static double boost_g(const boost_tab_t *bt, const v2d *mu)
 {
     const v2d zero = {0.0, 0.0}, one = {1.0, 1.0};
+    v2d r[9], g0 = zero, g1 = zero, g2 = zero, tau = zero;
+    for (int i = 0; i < 9; i++) {
+        tau += mu[i];
+        v2l use = (bt->n[i] > zero) & (mu[i] > zero);
+        r[i] = v2_select(use, bt->n[i] / mu[i], one);
+    }
+    for (int i = 0; i < 9; i += 3) {
+        g0 += bt->n[i] * (v2d){log(r[i][0]), log(r[i][1])};
+        g1 += bt->n[i + 1] * (v2d){log(r[i + 1][0]), log(r[i + 1][1])};
+        g2 += bt->n[i + 2] * (v2d){log(r[i + 2][0]), log(r[i + 2][1])};
+    }
+    g0 += g1 + g2;
+    double n = bt->total;
+    double gs = 2.0 * (g0[0] + g0[1] + n * log((tau[0] + tau[1]) / n));
+    /* G >= 0; a tiny negative value is rounding of an exact fit */
+    return gs > 0.0 ? gs : 0.0;
+}
+
+double es_stat_boost(const es_table2_t *t)
+{
     boost_tab_t bt;
     v2d mu[9];
     es_stats_tables_init();
     boost_load(t, &bt);
     if (bt.degenerate) return 0.0;
     boost_ipf(&bt, mu);
-    /* G = 2 [sum n ln(n/mu) + N ln(sum mu / N)]: the second term renormalises
-     * mu as PLINK does; per-cell ratios keep small G accurate.  Empty cells
-     * (and, defensively, a zero fit) contribute nothing. */
-    v2d r[9], g0 = zero, g1 = zero, g2 = zero, tau = zero;
-    for (int i = 0; i < 9; i++) {
-        tau += mu[i];
-        v2l use = (bt.n[i] > zero) & (mu[i] > zero);
-        r[i] = v2_select(use, bt.n[i] / mu[i], one);
-    }
-    for (int i = 0; i < 9; i += 3) {
-        g0 += bt.n[i] * (v2d){log(r[i][0]), log(r[i][1])};
-        g1 += bt.n[i + 1] * (v2d){log(r[i + 1][0]), log(r[i + 1][1])};
-        g2 += bt.n[i + 2] * (v2d){log(r[i + 2][0]), log(r[i + 2][1])};
-    }
-    g0 += g1 + g2;
-    double n = bt.total;
-    double gs = 2.0 * (g0[0] + g0[1] + n * log((tau[0] + tau[1]) / n));
-    /* G >= 0; a tiny negative value is rounding of an exact fit */
-    return gs > 0.0 ? gs : 0.0;
+    return boost_g(&bt, mu);
+}
+
+double es_stat_boost_fitted(const es_table2_t *t, const double mu[18])
+{
+    boost_tab_t bt;
+    v2d m[9];
+    boost_load(t, &bt);
+    if (bt.degenerate) return 0.0;
+    for (int i = 0; i < 9; i++)
+        m[i] = (v2d){mu[2 * i], mu[2 * i + 1]};
+    return boost_g(&bt, m);
 }
 
 /* G_ksa of es_stat_boost_bound(); small: every count of the table is below

@@ -375,6 +375,14 @@ void es_stat_value(es_stat_t s, const es_table2_t *t, es_stat_result_t *r)
     }
 }
 
+void es_stat_value_boost_fitted(const es_table2_t *t, const double mu[18], es_stat_result_t *r)
+{
+    r->p = NAN;
+    r->log10p = NAN;
+    r->df = boost_df(t);
+    r->stat = r->df ? es_stat_boost_fitted(t, mu) : 0.0;
+}
+
 double es_stat_g(es_stat_t s, const es_table2_t *t, double stat)
 {
     margins_t m;

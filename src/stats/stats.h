@@ -40,6 +40,13 @@ double es_stat_g(es_stat_t s, const es_table2_t *t, double stat);
 
 /** Individual statistics (exposed for tests). */
 double es_stat_boost(const es_table2_t *t);
+/** es_stat_boost(t) from PLINK's fit of t as boost.c's IPF leaves it (the
+ *  18 fitted values, mu[2 * (a * 3 + b) + k], k 0 the cases, 1 the
+ *  controls): the same value bit for bit when mu is that fit, without the
+ *  fit (the GPU's second stage computes it, gpu/pair/exact.cuh). */
+double es_stat_boost_fitted(const es_table2_t *t, const double mu[18]);
+/** es_stat_value(ES_STAT_BOOST, t, r) from that fit (es_stat_boost_fitted). */
+void es_stat_value_boost_fitted(const es_table2_t *t, const double mu[18], es_stat_result_t *r);
 double es_stat_boost_bound(const es_table2_t *t); /* cheap, always >= es_stat_boost(t) */
 /* cheaper, looser: G of [AB][K], always >= es_stat_boost(t) (boost.c says why) */
 double es_stat_boost_bound_mi(const es_table2_t *t);

@@ -362,7 +362,7 @@ static inline const es_table2_t *pair_tab(pair_tab_t *pt)
 }
 
 static inline void worker_score_tab(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j,
-                                    const es_table2_t *t, size_t si, size_t sj, int count);
+                                    const es_table2_t *t, size_t si, size_t sj, int count, const double *fit);
 
 /* Score one pair; `count`: also count it in the tile (n_tot, tile_pairs);
  * mib: its es_stat_boost_bound_mi() when the caller has it (BOOST), else
@@ -381,17 +381,19 @@ static inline void worker_score(const es_scan_ctx_t *ctx, es_worker_t *w, uint32
         if (isnan(mib)) mib = es_stat_boost_bound_mi(pair_tab(pt));
         if (mib < lim || es_stat_boost_bound(pair_tab(pt)) < lim) return;
     }
-    worker_score_tab(ctx, w, i, j, pair_tab(pt), si, sj, count);
+    worker_score_tab(ctx, w, i, j, pair_tab(pt), si, sj, count, NULL);
 }
 
-/* The rest of worker_score(): the statistic, and where the pair goes. */
+/* The rest of worker_score(): the statistic, and where the pair goes;
+ * fit: BOOST's fit of t (es_stat_value_boost_fitted), or NULL. */
 static inline void worker_score_tab(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j,
-                                    const es_table2_t *t, size_t si, size_t sj, int count)
+                                    const es_table2_t *t, size_t si, size_t sj, int count, const double *fit)
 {
     es_summary_t *sa = &w->tsum[si], *sb = &w->tsum[sj];
     int hib = ctx->higher_is_better;
     es_stat_result_t r;
-    es_stat_value(ctx->stat, t, &r);
+    if (fit) es_stat_value_boost_fitted(t, fit, &r);
+    else es_stat_value(ctx->stat, t, &r);
     int have_p = 0, sig = 0;
     if (ctx->do_sig && r.df >= 0 && r.df <= ES_MAX_DF &&
         es_stat_g(ctx->stat, t, r.stat) >= ctx->sig_crit[r.df]) {
@@ -562,6 +564,15 @@ void es_worker_offer_screened(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t
 {
     pair_tab_t pt = {.t = t};
     worker_score(ctx, w, i, j, &pt, 0, NAN);
+}
+
+void es_worker_offer_fitted(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j,
+                            const es_table2_t *t, const double mu[18])
+{
+    size_t si, sj;
+    worker_slots(ctx, w, i, j, 0, &si, &sj);
+    /* no bounds first: they only spare the fit, which is done */
+    worker_score_tab(ctx, w, i, j, t, si, sj, 0, mu);
 }
 
 static int pair_ij_cmp(const void *a, const void *b)

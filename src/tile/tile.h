@@ -271,6 +271,11 @@ void es_worker_offer_pruned(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i
  *  the tile (those screened out could matter to nothing but the counts). */
 void es_worker_offer_screened(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j,
                               const es_table2_t *t);
+/** es_worker_offer_screened() of a BOOST pair whose fit the device made
+ *  (mu: es_stat_boost_fitted's 18 values, boost.c's fit bit for bit): the
+ *  same outputs, without the host's bounds and fit. */
+void es_worker_offer_fitted(const es_scan_ctx_t *ctx, es_worker_t *w, uint32_t i, uint32_t j,
+                            const es_table2_t *t, const double mu[18]);
 
 /** Fold src's part of a tile (same tile as dst) into dst and clear it:
  *  summary, significant pairs, counts and its top-k heap (src keeps dst's

@@ -38,7 +38,8 @@ struct slot_t {
 };
 
 struct flight_t {
-    es_gpu_cand_t *d_cand, *h_cand;
+    es_gpu_cand_t *d_cand, *h_cand; /* h_cand: pinned, h_cand_cap entries, grown as needed */
+    uint32_t h_cand_cap;
     es_gpu_cand_t *d_keep; /* the second stage's survivors (exact.cu) */
     double *d_fit, *h_fit; /* BOOST: the survivors' fits, 18 doubles each (es_gpu_t.fits) */
     uint32_t h_fit_cap;    /* entries h_fit holds (pinned, grown as needed) */
@@ -79,6 +80,7 @@ struct es_gpu {
     double *d_nlogn;  /* the host's n ln n (the second stage: mi, ig) */
     unsigned long long *d_exact; /* gk_exact_params.count */
     int exact;        /* the second stage runs (exact.cu; EPISTREAM_GPU_EXACT=0: off) */
+    int prepass;      /* the diagonal tiles run twice (run_flight; EPISTREAM_GPU_PREPASS) */
     int fits;         /* BOOST: it sends each survivor's fit with it, so the host skips the
                          fit (EPISTREAM_GPU_FITS=0: off, for same-run comparisons) */
     const double *last_fit; /* the fits of the tile es_gpu_collect gave last, or NULL */
@@ -171,8 +173,26 @@ static int flight_alloc(flight_t *f, uint32_t cap, int exact)
     if (exact) CHECK(cudaMalloc(&f->d_keep, (size_t)cap * sizeof(es_gpu_cand_t)));
     if ((exact & 3) == 2) CHECK(cudaMalloc(&f->d_key, (size_t)cap * sizeof(uint32_t)));
     if (exact & 4) CHECK(cudaMalloc(&f->d_fit, (size_t)cap * 18 * sizeof(double)));
-    CHECK(cudaMallocHost(&f->h_cand, (size_t)cap * sizeof(es_gpu_cand_t)));
     f->cap = cap;
+    return ES_OK;
+}
+
+/* Pinned host room *p of at least `need` entries of `size` bytes (*cap
+ * entries now): grown to 1.25 need + 1,024, at least 16,384, when short.
+ * The host holds only what comes back, usually the second stage's few
+ * thousand survivors a tile, so this is not sized by the device's buffers
+ * (which pinned about 80 MB at every open).  (cudaFreeHost waits for the
+ * device: a grow costs one pipeline stall, in the first tiles.) */
+static int host_room(void **p, uint32_t *cap, uint32_t need, size_t size)
+{
+    if (need <= *cap) return ES_OK;
+    if (*p) CHECK(cudaFreeHost(*p));
+    *p = NULL;
+    *cap = 0;
+    uint32_t want = need + need / 4 + 1024;
+    if (want < 16384) want = 16384;
+    CHECK(cudaMallocHost(p, (size_t)want * size));
+    *cap = want;
     return ES_OK;
 }
 
@@ -190,7 +210,7 @@ static void flight_free_bufs(flight_t *f)
     f->d_fit = NULL;
     f->h_cand = NULL;
     f->h_fit = NULL;
-    f->cap = f->h_fit_cap = 0;
+    f->cap = f->h_fit_cap = f->h_cand_cap = 0;
 }
 
 extern "C" void es_gpu_close(es_gpu_t *g)
@@ -402,6 +422,12 @@ static int engine_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, 
     g->tilefit = !g->exact || (fv && *fv ? strcmp(fv, "0") != 0 : 0);
     /* BOOST's fits back with the survivors (EPISTREAM_GPU_FITS=0: not, for
      * same-run comparisons; the same outputs) */
+    /* the diagonal tiles' pre-pass pays where the host's exact score is
+     * dear: BOOST's fit, the logarithms of MI and IG (chi2 and K2 score
+     * faster than it runs); EPISTREAM_GPU_PREPASS=0 / 1: never / always */
+    const char *pp = getenv("EPISTREAM_GPU_PREPASS");
+    g->prepass = pp && *pp ? strcmp(pp, "0") != 0
+                           : cfg->stat == ES_STAT_BOOST || cfg->stat == ES_STAT_MI || cfg->stat == ES_STAT_IG;
     const char *tv = getenv("EPISTREAM_GPU_FITS");
     g->fits = g->exact && cfg->stat == ES_STAT_BOOST && !(tv && strcmp(tv, "0") == 0);
     g->cfg.lnfact = NULL; /* the caller's: read by gpu_open only */
@@ -682,10 +708,7 @@ static int queue_tile(es_gpu_t *g, flight_t *f, int update_hist)
     fill_params(g, &f->P, sa, sb, &f->a, &f->b, f->tau_key);
     f->P.update_hist = update_hist;
     f->P.nofit = g->had_tile[f->a.index] && g->had_tile[f->b.index];
-    /* the pre-pass pays where the host's exact score is dear: BOOST's fit,
-     * the logarithms of MI and IG (chi2 and K2 score faster than it runs) */
-    const int dear = g->cfg.stat == ES_STAT_BOOST || g->cfg.stat == ES_STAT_MI || g->cfg.stat == ES_STAT_IG;
-    ret = run_flight(g, f, update_hist && f->P.diag && dear);
+    ret = run_flight(g, f, update_hist && f->P.diag && g->prepass);
     if (ret) return ret;
     g->had_tile[f->a.index] = g->had_tile[f->b.index] = 1;
     CHECK(cudaEventRecord(sa->used, g->s_comp));
@@ -756,19 +779,14 @@ extern "C" int es_gpu_collect(es_gpu_t *g, const es_gpu_cand_t **cand, size_t *n
     }
     g->last_fit = NULL;
     if (cnt) {
+        int ret = host_room((void **)&f->h_cand, &f->h_cand_cap, cnt, sizeof(es_gpu_cand_t));
+        if (!ret && g->fits) ret = host_room((void **)&f->h_fit, &f->h_fit_cap, cnt, 18 * sizeof(double));
+        if (ret) return ret;
         /* s_comp already runs the next tile: copy on a stream of its own */
         CHECK(cudaStreamWaitEvent(g->s_back, f->done, 0));
         CHECK(cudaMemcpyAsync(f->h_cand, src, (size_t)cnt * sizeof(es_gpu_cand_t),
                               cudaMemcpyDeviceToHost, g->s_back));
         if (g->fits) {
-            if (cnt > f->h_fit_cap) { /* pinned room for the fits, grown as the survivors need */
-                if (f->h_fit) CHECK(cudaFreeHost(f->h_fit));
-                f->h_fit = NULL;
-                f->h_fit_cap = 0;
-                const uint32_t want = cnt + cnt / 4 + 1024;
-                CHECK(cudaMallocHost(&f->h_fit, (size_t)want * 18 * sizeof(double)));
-                f->h_fit_cap = want;
-            }
             CHECK(cudaMemcpyAsync(f->h_fit, f->d_fit, (size_t)cnt * 18 * sizeof(double), cudaMemcpyDeviceToHost,
                                   g->s_back));
             g->last_fit = f->h_fit;

@@ -149,6 +149,7 @@ static void scan_usage(FILE *fp)
             "  the device first; EPISTREAM_GPU_FITS=0 has the host fit BOOST's model again\n"
             "  instead of taking the device's fit; EPISTREAM_GPU_SCORE_CHUNK=N scores a GPU\n"
             "  tile's candidates on a thread per N of them (default 512; 0: as before);\n"
+            "  EPISTREAM_GPU_PREPASS=0|1 never / always runs the diagonal GPU tiles twice;\n"
             "  EPISTREAM_GPU_TILEFIT=1 fits BOOST's lower bounds in every\n"
             "  GPU tile and judges the device's exact candidates in one pass, as before;\n"
             "  EPISTREAM_GPU_EPILOGUE=1 runs the previous GPU tile epilogue;\n"

@@ -5,7 +5,10 @@
 # GPUs given explicitly, and a capped block cache (streaming), with and
 # without the candidates' exact statistic on the device (EPISTREAM_GPU_EXACT),
 # with the blocks packed beside the scan or first (EPISTREAM_PACK_OVERLAP),
-# uploaded ahead by a thread or by the device thread (EPISTREAM_GPU_PRELOAD).
+# uploaded ahead by a thread or by the device thread (EPISTREAM_GPU_PRELOAD),
+# BOOST's candidates scored from the device's fits or fitted again
+# (EPISTREAM_GPU_FITS), on teams of any size (EPISTREAM_GPU_SCORE_CHUNK),
+# with or without the diagonal tiles' pre-pass (EPISTREAM_GPU_PREPASS).
 . "$(dirname "$0")/lib.sh"
 
 "$EPISTREAM" sim --samples 1501 --variants 420 --pairs 2 --missing 0.01 --seed 5 --out "$T/d" \
@@ -133,6 +136,32 @@ for stat in boost chi2 mi ig; do
         done
         grep -q "packed .* beside the scan" "$T/fh.EPISTREAM_PACK_OVERLAP.err" && fail "EPISTREAM_PACK_OVERLAP=0 packed beside"
         grep -q "the preloading thread" "$T/fh.EPISTREAM_GPU_PRELOAD.err" && fail "EPISTREAM_GPU_PRELOAD=0 preloaded"
+        # the host scores BOOST's candidates from the device's fits (the
+        # second stage sends them); for comparisons it fits them again
+        # (EPISTREAM_GPU_FITS=0); a tile's candidates on a thread per 512,
+        # per one, or as before (EPISTREAM_GPU_SCORE_CHUNK); the diagonal
+        # tiles' pre-pass never or always (EPISTREAM_GPU_PREPASS): the same bytes
+        nf=$(sed -n 's/.* host thread(s) (\([0-9]*\) from the device.s fits).*/\1/p' "$T/fg.boost.mma.cp.err")
+        [ -n "$nf" ] && [ "$nf" -gt 0 ] || fail "boost: no candidate scored from the device's fits: $(grep fits "$T/fg.boost.mma.cp.err")"
+        for var in EPISTREAM_GPU_FITS=0 EPISTREAM_GPU_SCORE_CHUNK=0 EPISTREAM_GPU_SCORE_CHUNK=1 EPISTREAM_GPU_PREPASS=0 \
+                   EPISTREAM_GPU_PREPASS=1; do
+            env "$var" "$EPISTREAM" scan --bfile "$T/f" --stat boost --top 200 --p-threshold 1e-4 --device gpu:0 \
+                --gpu-kernel $k --block 1024 --verbose --out "$T/fs.$var" 2>"$T/fs.$var.err" || fail "gpu boost, $var"
+            for f in top.tsv summary.tsv sig.tsv; do
+                cmp -s "$T/fc.boost.$f" "$T/fs.$var.$f" || fail "boost, $var: $f differs from --device cpu"
+            done
+        done
+        grep -q "(0 from the device's fits)" "$T/fs.EPISTREAM_GPU_FITS=0.err" || fail "EPISTREAM_GPU_FITS=0 used the fits"
+    fi
+    if [ $stat = chi2 ]; then
+        # no fits for another statistic, and its diagonal tiles run twice
+        # only when asked (EPISTREAM_GPU_PREPASS=1): the same bytes
+        grep -q "(0 from the device's fits)" "$T/fg.chi2.mma.cp.err" || fail "chi2: scored from fits"
+        EPISTREAM_GPU_PREPASS=1 "$EPISTREAM" scan --bfile "$T/f" --stat chi2 --top 200 --p-threshold 1e-4 --device gpu:0 \
+            --gpu-kernel $k --block 1024 --quiet --out "$T/fp.chi2" || fail "gpu chi2, EPISTREAM_GPU_PREPASS=1"
+        for f in top.tsv summary.tsv sig.tsv; do
+            cmp -s "$T/fc.chi2.$f" "$T/fp.chi2.$f" || fail "chi2, EPISTREAM_GPU_PREPASS=1: $f differs from --device cpu"
+        done
     fi
     "$EPISTREAM" scan --bfile "$T/f" --stat $stat --top 3 --device cpu --quiet --out "$T/f3c.$stat" || fail "cpu top 3"
     "$EPISTREAM" scan --bfile "$T/f" --stat $stat --top 3 --device gpu:0 --gpu-kernel $k --block 512 --quiet \

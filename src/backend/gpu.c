@@ -295,24 +295,30 @@ static int score_team(size_t n, int nw, int chunk)
 /* Score a tile's candidates exactly, split over score_team()'s helper
  * workers (each keeps its own top-k heap; their tile summaries and
  * significant pairs are folded into w[0], whose merges are total orders,
- * so the split does not change the outputs).  prof (EPISTREAM_GPU_TRACE;
+ * so the split does not change the outputs).  *n_fit gains the candidates
+ * scored from the device's fit (fit: es_gpu_collect_fits).  prof (EPISTREAM_GPU_TRACE;
  * NULL: not timed) gets the team's size, its slowest and its summed
  * seconds in the scoring loop, and the seconds from the loop's end to the
  * tile's bookkeeping done. */
 static int score_tile(es_scan_ctx_t *ctx, es_worker_t *w, int nw, int chunk, const es_gpu_cand_t *c,
-                      const double *fit, size_t n, uint32_t bi, uint32_t bj, double prof[4])
+                      const double *fit, size_t n, uint32_t bi, uint32_t bj, uint64_t *n_fit, double prof[4])
 {
     nw = score_team(n, nw, chunk);
     double tmax = 0.0, tsum = 0.0;
+    uint64_t nf = 0;
     for (int h = 0; h < nw; h++) es_worker_begin_tile(ctx, &w[h], bi, bj);
-#pragma omp parallel for num_threads(nw) schedule(static, 1) reduction(max : tmax) reduction(+ : tsum)
+#pragma omp parallel for num_threads(nw) schedule(static, 1) reduction(max : tmax) reduction(+ : tsum, nf)
     for (int h = 0; h < nw; h++) {
         double t0 = prof ? es_time_now() : 0.0;
         size_t lo = n * (size_t)h / (size_t)nw, hi = n * (size_t)(h + 1) / (size_t)nw;
         for (size_t k = lo; k < hi; k++) {
             const es_table2_t *t = (const es_table2_t *)c[k].n;
-            if (fit && !isnan(fit[18 * k])) es_worker_offer_fitted(ctx, &w[h], c[k].i, c[k].j, t, fit + 18 * k);
-            else es_worker_offer_screened(ctx, &w[h], c[k].i, c[k].j, t);
+            if (fit && !isnan(fit[18 * k])) {
+                es_worker_offer_fitted(ctx, &w[h], c[k].i, c[k].j, t, fit + 18 * k);
+                nf++;
+            } else {
+                es_worker_offer_screened(ctx, &w[h], c[k].i, c[k].j, t);
+            }
         }
         if (prof) {
             double t = es_time_now() - t0;
@@ -320,6 +326,7 @@ static int score_tile(es_scan_ctx_t *ctx, es_worker_t *w, int nw, int chunk, con
             tsum += t;
         }
     }
+    *n_fit += nf;
     double t1 = prof ? es_time_now() : 0.0;
     for (int h = 1; h < nw; h++) es_worker_merge(ctx, &w[0], &w[h]);
     es_worker_count_tile(ctx, &w[0]);
@@ -408,7 +415,7 @@ static int dev_loop(es_scan_ctx_t *ctx, gpu_dev_t *d)
     es_worker_t *w = d->w;
     const int nw = d->nw, dev = d->dev;
     int ret = ES_OK;
-    uint64_t cands = 0, tiles = 0;
+    uint64_t cands = 0, tiles = 0, n_fit = 0;
     double t_wait = 0.0, t_score = 0.0, t_submit = 0.0;
     double t_loop = es_time_now(), t_first = -1.0, t_diag = -1.0;
     /* EPISTREAM_GPU_TRACE=1: one line per tile on stderr (doc/GPU.md) */
@@ -439,7 +446,7 @@ static int dev_loop(es_scan_ctx_t *ctx, gpu_dev_t *d)
         cands += n;
         tiles++;
         double prof[4] = {0};
-        ret = score_tile(ctx, w, nw, chunk, c, es_gpu_collect_fits(g), n, bi, bj, trace ? prof : NULL);
+        ret = score_tile(ctx, w, nw, chunk, c, es_gpu_collect_fits(g), n, bi, bj, &n_fit, trace ? prof : NULL);
         double t2 = es_time_now();
         t_wait += t1 - t0;
         t_score += t2 - t1;
@@ -452,9 +459,9 @@ static int dev_loop(es_scan_ctx_t *ctx, gpu_dev_t *d)
         if (ret) break;
     }
     es_info("GPU %d: %llu tiles, %.3f s in tile kernels; %llu candidate pairs scored exactly on %d "
-            "host thread(s); %.3f s waiting for the device, %.3f s scoring", dev,
+            "host thread(s) (%llu from the device's fits); %.3f s waiting for the device, %.3f s scoring", dev,
             (unsigned long long)tiles, es_gpu_kernel_seconds(g), (unsigned long long)cands, nw,
-            t_wait, t_score);
+            (unsigned long long)n_fit, t_wait, t_score);
     es_info("GPU %d: the first tile queued %.3f s into the loop, its diagonal tiles (the first of the "
             "scan's %u) done at %.3f s, the loop %.3f s; %.3f s queueing tiles, %.3f s of it uploading blocks",
             dev, t_first, ctx->n_blocks, t_diag, es_time_now() - t_loop, t_submit, es_gpu_upload_seconds(g));

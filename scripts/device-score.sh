@@ -25,10 +25,10 @@ for rep in $(seq "${REPS:-1}"); do
         grep -E "dev_loop|opened in|\[scan\]" "$O/sc.err" | sed 's/^\[I::[a-z_]*\] //' | head -6
         awk '/gpu-trace/ { for (i = 1; i <= NF; i++) { if ($i == "kernel") k = $(i+1); if ($i == "candidates,") c = $(i-1);
                  if ($i == "scored") s = $(i+2); if ($i == "slowest") m = $(i+1) + 0; if ($i == "all") a = $(i+1) + 0;
-                 if ($i == "merged") g = $(i+1) + 0 }
-                 K += k; S += s; C += c; SM += m; SA += a; G += g; n++; if (s > k) { L++; X += s - k } }
-             END { printf "trace: %d tiles, kernels %.1f ms, scoring %.1f ms (slowest threads %.1f, all threads %.1f, merges %.1f ms), %d candidates (%.2f us each, %.2f us of thread time), %d tiles scored slower than their kernel (by %.1f ms)\n",
-                   n, K, S, SM, SA, G, C, C ? S * 1e3 / C : 0, C ? SA * 1e3 / C : 0, L, X }' "$O/sc.err"
+                 if ($i == "merged") g = $(i+1) + 0; if ($i == "tile") { split($(i+1), ij, /[,:]/); d = ij[1] == ij[2] } }
+                 K += k; S += s; C += c; SM += m; SA += a; G += g; n++; if (s > k) { L++; X += s - k }; if (d) D += k }
+             END { printf "trace: %d tiles, kernels %.1f ms (diagonal tiles %.1f), scoring %.1f ms (slowest threads %.1f, all threads %.1f, merges %.1f ms), %d candidates (%.2f us each, %.2f us of thread time), %d tiles scored slower than their kernel (by %.1f ms)\n",
+                   n, K, D, S, SM, SA, G, C, C ? S * 1e3 / C : 0, C ? SA * 1e3 / C : 0, L, X }' "$O/sc.err"
         if [ -z "$first" ]; then first=1; cp "$T/sc.top.tsv" "$T/sc0.top.tsv"; cp "$T/sc.summary.tsv" "$T/sc0.summary.tsv"
         else for f in top summary; do cmp -s "$T/sc.$f.tsv" "$T/sc0.$f.tsv" || echo "DIFFER: $f.tsv"; done; fi
     done

@@ -420,14 +420,14 @@ static int engine_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, 
      * same outputs) */
     const char *fv = getenv("EPISTREAM_GPU_TILEFIT");
     g->tilefit = !g->exact || (fv && *fv ? strcmp(fv, "0") != 0 : 0);
-    /* BOOST's fits back with the survivors (EPISTREAM_GPU_FITS=0: not, for
-     * same-run comparisons; the same outputs) */
     /* the diagonal tiles' pre-pass pays where the host's exact score is
      * dear: BOOST's fit, the logarithms of MI and IG (chi2 and K2 score
      * faster than it runs); EPISTREAM_GPU_PREPASS=0 / 1: never / always */
     const char *pp = getenv("EPISTREAM_GPU_PREPASS");
     g->prepass = pp && *pp ? strcmp(pp, "0") != 0
                            : cfg->stat == ES_STAT_BOOST || cfg->stat == ES_STAT_MI || cfg->stat == ES_STAT_IG;
+    /* BOOST's fits back with the survivors (EPISTREAM_GPU_FITS=0: not, for
+     * same-run comparisons; the same outputs) */
     const char *tv = getenv("EPISTREAM_GPU_FITS");
     g->fits = g->exact && cfg->stat == ES_STAT_BOOST && !(tv && strcmp(tv, "0") == 0);
     g->cfg.lnfact = NULL; /* the caller's: read by gpu_open only */

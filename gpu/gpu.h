@@ -88,8 +88,10 @@ double es_gpu_kernel_seconds(const es_gpu_t *g);
 double es_gpu_exact_seconds(const es_gpu_t *g);
 /* The first-stage screen so far (two planes; every statistic but K2): out[0]
  * CTAs screened, out[1] of them whose survivors fit the queue, out[2] pairs
- * that passed.  Waits for the device.  @return ES_OK or ES_ERR_GPU. */
-int es_gpu_screen_stats(es_gpu_t *g, unsigned long long out[3]);
+ * that passed; out[3] BOOST's CTA tiles run without the in-tile fits (the
+ * wgmma and ws kernels' fit-less code, gk_boost_fitless).  Waits for the
+ * device.  @return ES_OK or ES_ERR_GPU. */
+int es_gpu_screen_stats(es_gpu_t *g, unsigned long long out[4]);
 /* The second stage so far (gpu/pair/exact.cu: the candidates' exact
  * statistic on the device; boost, chi2, mi, ig): out[0] candidates the
  * tile kernels emitted, out[1] of them decided on the device, out[2] of

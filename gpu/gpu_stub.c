@@ -155,10 +155,10 @@ double es_gpu_kernel_seconds(const es_gpu_t *g)
     return 0.0;
 }
 
-int es_gpu_screen_stats(es_gpu_t *g, unsigned long long out[3])
+int es_gpu_screen_stats(es_gpu_t *g, unsigned long long out[4])
 {
     (void)g;
-    out[0] = out[1] = out[2] = 0;
+    out[0] = out[1] = out[2] = out[3] = 0;
     return ES_ERR_UNSUPPORTED;
 }
 

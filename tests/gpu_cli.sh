@@ -102,6 +102,16 @@ for stat in boost chi2 mi ig; do
             x=$(sed -n 's/.*candidates and dropped \([0-9]*\);.*/\1/p' "$o.err")
             [ -n "$x" ] && [ "$x" -gt 0 ] || fail "$stat $kl: the device dropped no candidate: $(grep exact "$o.err")"
         fi
+        # the later tiles of BOOST's fused wgmma kernel (cp.async) and of ws
+        # run the code without the in-tile fits (gk_boost_fitless); the
+        # others keep the fits compiled in
+        nf=$(sed -n "s/.* \([0-9]*\) CTA tiles without BOOST's in-tile fits.*/\1/p" "$o.err")
+        [ -n "$nf" ] || fail "$stat $kl: no count of the tiles without fits: $(grep screen "$o.err")"
+        if [ $stat = boost ] && { [ "$kl" = wgmma ] || [ "$kl" = ws ]; }; then
+            [ "$nf" -gt 0 ] || fail "boost $kl: no tile ran without the in-tile fits"
+        else
+            [ "$nf" = 0 ] || fail "$stat $kl: $nf tiles without the in-tile fits"
+        fi
     done
     # the second stage off (EPISTREAM_GPU_EXACT=0: every candidate to the
     # host) and a small top-k, whose high level drops the most on the device
@@ -197,13 +207,16 @@ if [ -n "$wg" ] && "$EPISTREAM" scan --bfile "$T/d" --device gpu --gpu-kernel ws
     # waits sleep): the same bytes; an unknown value is said and ignored
     for w in fits spin bogus; do
         EPISTREAM_GPU_WS=$w "$EPISTREAM" scan --bfile "$T/a8" --stat boost --top 50 --p-threshold 1e-3 \
-            --device gpu:0 --gpu-kernel ws --block 64 --quiet --out "$T/ws8.$w" 2>"$T/ws8.$w.err" ||
+            --device gpu:0 --gpu-kernel ws --block 64 --verbose --out "$T/ws8.$w" 2>"$T/ws8.$w.err" ||
             fail "ws EPISTREAM_GPU_WS=$w"
         for f in top.tsv summary.tsv sig.tsv; do
             cmp -s "$T/ws8.c.$f" "$T/ws8.$w.$f" || fail "ws EPISTREAM_GPU_WS=$w: $f differs from --device cpu"
         done
     done
     grep -q "EPISTREAM_GPU_WS=bogus" "$T/ws8.bogus.err" || fail "EPISTREAM_GPU_WS=bogus not said: $(cat "$T/ws8.bogus.err")"
+    grep -q " 0 CTA tiles without BOOST's in-tile fits" "$T/ws8.fits.err" || fail "EPISTREAM_GPU_WS=fits ran tiles without fits"
+    nf=$(sed -n "s/.* \([0-9]*\) CTA tiles without BOOST's in-tile fits.*/\1/p" "$T/ws8.spin.err")
+    [ -n "$nf" ] && [ "$nf" -gt 0 ] || fail "ws: no tile without the in-tile fits: $(grep screen "$T/ws8.spin.err")"
     for c in "a8 boost ws" "a8 chi2 wgmma" "a8 mi wgmma" "a8m boost wgmma" "f boost wgmma"; do
         set -- $c
         "$EPISTREAM" scan --bfile "$T/$1" --stat $2 --top 50 --p-threshold 1e-3 --device cpu --quiet \

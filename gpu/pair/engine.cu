@@ -309,8 +309,10 @@ static int gpu_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, es_
     CHECK(cudaMalloc(&g->d_tau, 2 * 4));
     CHECK(cudaMemset(g->d_tau, 0, 2 * 4));
     /* the screen's counts, then the same for the diagonal pre-passes */
-    CHECK(cudaMalloc(&g->d_screen, 6 * sizeof *g->d_screen));
-    CHECK(cudaMemset(g->d_screen, 0, 6 * sizeof *g->d_screen));
+    /* and [6] the BOOST CTA tiles without the in-tile fits ([9] would be the
+     * pre-passes', which always have them) */
+    CHECK(cudaMalloc(&g->d_screen, 10 * sizeof *g->d_screen));
+    CHECK(cudaMemset(g->d_screen, 0, 10 * sizeof *g->d_screen));
     if (cfg->stat == ES_STAT_K2) {
         /* every count a cell can hold, plus one (K2 uses (n + 1)!) */
         ret = lnf_upload(cfg->lnfact, ES_GPU_LNFACT_N(cfg->kw_case, cfg->kw_ctrl), &g->d_lnf);
@@ -475,11 +477,12 @@ extern "C" int es_gpu_exact_stats(es_gpu_t *g, unsigned long long out[3])
     return ES_OK;
 }
 
-extern "C" int es_gpu_screen_stats(es_gpu_t *g, unsigned long long out[3])
+extern "C" int es_gpu_screen_stats(es_gpu_t *g, unsigned long long out[4])
 {
     CHECK(cudaSetDevice(g->dev));
     CHECK(cudaStreamSynchronize(g->s_comp));
     CHECK(cudaMemcpy(out, g->d_screen, 3 * sizeof *out, cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(out + 3, g->d_screen + 6, sizeof *out, cudaMemcpyDeviceToHost));
     return ES_OK;
 }
 extern "C" int es_gpu_cache_slots(const es_gpu_t *g) { return g->n_slots; }

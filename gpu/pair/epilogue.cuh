@@ -413,6 +413,11 @@ __device__ void gk_epilogue(const gk_params &P, const uint32_t *prod, int a0, in
         }
     }
 
+    /* a BOOST CTA tile of a kernel without the in-tile fits (gk_boost_fitless:
+     * counted for the log and the tests, P.screen[6]) */
+    if constexpr (boost && !FITS)
+        if (tid == 0) atomicAdd(&P.screen[6], 1ull);
+
     /* phase S: the pairs that could matter (mask bit q: thread's pair q).
      * Which pairs exist (in both blocks, above the diagonal of a diagonal
      * tile) is one mask, built before the screen: nothing about a pair's

@@ -465,10 +465,10 @@ static int dev_loop(es_scan_ctx_t *ctx, gpu_dev_t *d)
     es_info("GPU %d: the first tile queued %.3f s into the loop, its diagonal tiles (the first of the "
             "scan's %u) done at %.3f s, the loop %.3f s; %.3f s queueing tiles, %.3f s of it uploading blocks",
             dev, t_first, ctx->n_blocks, t_diag, es_time_now() - t_loop, t_submit, es_gpu_upload_seconds(g));
-    unsigned long long scr[3];
+    unsigned long long scr[4];
     if (!ret && es_gpu_screen_stats(g, scr) == ES_OK && scr[0])
-        es_info("GPU %d: screen passed %llu pairs; %llu of %llu CTAs scored their survivors from the queue", dev,
-                scr[2], scr[1], scr[0]);
+        es_info("GPU %d: screen passed %llu pairs; %llu of %llu CTAs scored their survivors from the queue; %llu "
+                "CTA tiles without BOOST's in-tile fits", dev, scr[2], scr[1], scr[0], scr[3]);
     unsigned long long ex[3];
     if (!ret && es_gpu_exact_stats(g, ex) == ES_OK && ex[1])
         es_info("GPU %d: the exact statistic on the device (%.3f s) decided %llu of %llu candidates and dropped "

@@ -215,6 +215,16 @@ if [ -n "$wg" ] && "$EPISTREAM" scan --bfile "$T/d" --device gpu --gpu-kernel ws
     done
     grep -q "EPISTREAM_GPU_WS=bogus" "$T/ws8.bogus.err" || fail "EPISTREAM_GPU_WS=bogus not said: $(cat "$T/ws8.bogus.err")"
     grep -q " 0 CTA tiles without BOOST's in-tile fits" "$T/ws8.fits.err" || fail "EPISTREAM_GPU_WS=fits ran tiles without fits"
+    # ws's epilogue groups with the previous epilogue (EPISTREAM_GPU_EPILOGUE=1:
+    # phases A-D in every queue's CTA, the fits in every launch): the same bytes
+    EPISTREAM_GPU_EPILOGUE=1 "$EPISTREAM" scan --bfile "$T/a8" --stat boost --top 50 --p-threshold 1e-3 \
+        --device gpu:0 --gpu-kernel ws --block 64 --verbose --out "$T/ws8.e1" 2>"$T/ws8.e1.err" ||
+        fail "ws EPISTREAM_GPU_EPILOGUE=1"
+    grep -q "^gpu	.*(ws kernel" "$T/ws8.e1.log" || fail "ws EPISTREAM_GPU_EPILOGUE=1: $(grep '^gpu' "$T/ws8.e1.log")"
+    for f in top.tsv summary.tsv sig.tsv; do
+        cmp -s "$T/ws8.c.$f" "$T/ws8.e1.$f" || fail "ws EPISTREAM_GPU_EPILOGUE=1: $f differs from --device cpu"
+    done
+    grep -q " 0 CTA tiles without BOOST's in-tile fits" "$T/ws8.e1.err" || fail "EPISTREAM_GPU_EPILOGUE=1 ran ws tiles without fits"
     nf=$(sed -n "s/.* \([0-9]*\) CTA tiles without BOOST's in-tile fits.*/\1/p" "$T/ws8.spin.err")
     [ -n "$nf" ] && [ "$nf" -gt 0 ] || fail "ws: no tile without the in-tile fits: $(grep screen "$T/ws8.spin.err")"
     for c in "a8 boost ws" "a8 chi2 wgmma" "a8 mi wgmma" "a8m boost wgmma" "f boost wgmma"; do

@@ -406,7 +406,9 @@ __device__ void gk_epilogue(const gk_params &P, const uint32_t *prod, int a0, in
         /* every thread derives them rather than wait at a barrier for one thread's */
         const uint32_t n0 = S.g6[0] + S.g6[1] + S.g6[2], n1 = S.g6[3] + S.g6[4] + S.g6[5];
         K = gk_scr_make<STAT>(n0, n1, S.tb0, P.tau_host);
-        if (tid == 0) { /* for phases A and B, after the queue's barrier */
+        /* for phases A and B, after the queue's barrier: only where there is
+         * one (K2 has no screen, and its bound reads no class split) */
+        if (screen && tid == 0) {
             gk_cc cc;
             gk_cc_build<true>((float)n0, (float)n1, cc);
             S.cc = cc;

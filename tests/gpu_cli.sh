@@ -77,6 +77,17 @@ done
 # tiles, so that the later ones start with thresholds); the log must show
 # that CTAs took the queue, and the outputs must not change
 "$EPISTREAM" sim --samples 1237 --variants 6000 --pairs 3 --seed 21 --out "$T/f" >/dev/null 2>&1 || fail "sim f"
+# env_scan STAT NAME=VALUE: the scan of $T/f below with that variable set
+# (kernel $k, blocks of 1,024, the log in $T/fs.STAT.NAME=VALUE.err); every
+# output must be --device cpu's bytes
+env_scan() {
+    eo="$T/fs.$1.$2"
+    env "$2" "$EPISTREAM" scan --bfile "$T/f" --stat "$1" --top 200 --p-threshold 1e-4 --device gpu:0 \
+        --gpu-kernel $k --block 1024 --verbose --out "$eo" 2>"$eo.err" || fail "gpu $1, $2"
+    for f in top.tsv summary.tsv sig.tsv; do
+        cmp -s "$T/fc.$1.$f" "$eo.$f" || fail "$1, $2: $f differs from --device cpu"
+    done
+}
 for stat in boost chi2 mi ig; do
     "$EPISTREAM" scan --bfile "$T/f" --stat $stat --top 200 --p-threshold 1e-4 --device cpu --quiet \
         --out "$T/fc.$stat" || fail "cpu $stat (no missing)"
@@ -116,62 +127,41 @@ for stat in boost chi2 mi ig; do
     # the second stage off (EPISTREAM_GPU_EXACT=0: every candidate to the
     # host) and a small top-k, whose high level drops the most on the device
     k=mma; [ -n "$wg" ] && k=wgmma
-    EPISTREAM_GPU_EXACT=0 "$EPISTREAM" scan --bfile "$T/f" --stat $stat --top 200 --p-threshold 1e-4 --device gpu:0 \
-        --gpu-kernel $k --block 1024 --verbose --out "$T/fx.$stat" 2>"$T/fx.$stat.err" || fail "gpu $stat, exact off"
-    grep -q "the exact statistic on the device" "$T/fx.$stat.err" && fail "$stat: EPISTREAM_GPU_EXACT=0 ran the stage"
-    for f in top.tsv summary.tsv sig.tsv; do
-        cmp -s "$T/fc.$stat.$f" "$T/fx.$stat.$f" || fail "$stat, EPISTREAM_GPU_EXACT=0: $f differs from --device cpu"
-    done
+    env_scan $stat EPISTREAM_GPU_EXACT=0
+    grep -q "the exact statistic on the device" "$T/fs.$stat.EPISTREAM_GPU_EXACT=0.err" &&
+        fail "$stat: EPISTREAM_GPU_EXACT=0 ran the stage"
     # the previous tile epilogue (EPISTREAM_GPU_EPILOGUE=1: thresholds read
     # before the main loop by plain loads, phases A-D in every queue's CTA,
     # BOOST's fits compiled into every wgmma tile): the same bytes
-    EPISTREAM_GPU_EPILOGUE=1 "$EPISTREAM" scan --bfile "$T/f" --stat $stat --top 200 --p-threshold 1e-4 \
-        --device gpu:0 --gpu-kernel $k --block 1024 --quiet --out "$T/fe.$stat" || fail "gpu $stat, epilogue 1"
-    for f in top.tsv summary.tsv sig.tsv; do
-        cmp -s "$T/fc.$stat.$f" "$T/fe.$stat.$f" || fail "$stat, EPISTREAM_GPU_EPILOGUE=1: $f differs from --device cpu"
-    done
-    # the host side (issue 24): the blocks packed beside the scan and
-    # uploaded by a thread of their own; for comparisons packed first
-    # (EPISTREAM_PACK_OVERLAP=0) or uploaded by the device thread
-    # (EPISTREAM_GPU_PRELOAD=0): the same bytes every way
+    env_scan $stat EPISTREAM_GPU_EPILOGUE=1
     if [ $stat = boost ]; then
+        # the host side (issue 24): the blocks packed beside the scan and
+        # uploaded by a thread of their own; for comparisons packed first
+        # (EPISTREAM_PACK_OVERLAP=0) or uploaded by the device thread
+        # (EPISTREAM_GPU_PRELOAD=0).  The host scores BOOST's candidates from
+        # the device's fits (the second stage sends them); for comparisons it
+        # fits them again (EPISTREAM_GPU_FITS=0); a tile's candidates on a
+        # thread per 512, per one, or as before (EPISTREAM_GPU_SCORE_CHUNK);
+        # the diagonal tiles' pre-pass never or always (EPISTREAM_GPU_PREPASS):
+        # the same bytes every way
         grep -q "packed .* beside the scan" "$T/fg.boost.mma.cp.err" || fail "boost: not packed beside the scan"
         grep -q "the preloading thread uploaded" "$T/fg.boost.mma.cp.err" || fail "boost: no preloading thread"
-        for var in EPISTREAM_PACK_OVERLAP EPISTREAM_GPU_PRELOAD; do
-            env "$var=0" "$EPISTREAM" scan --bfile "$T/f" --stat boost --top 200 --p-threshold 1e-4 --device gpu:0 \
-                --gpu-kernel $k --block 1024 --verbose --out "$T/fh.$var" 2>"$T/fh.$var.err" || fail "gpu boost, $var=0"
-            for f in top.tsv summary.tsv sig.tsv; do
-                cmp -s "$T/fc.boost.$f" "$T/fh.$var.$f" || fail "boost, $var=0: $f differs from --device cpu"
-            done
-        done
-        grep -q "packed .* beside the scan" "$T/fh.EPISTREAM_PACK_OVERLAP.err" && fail "EPISTREAM_PACK_OVERLAP=0 packed beside"
-        grep -q "the preloading thread" "$T/fh.EPISTREAM_GPU_PRELOAD.err" && fail "EPISTREAM_GPU_PRELOAD=0 preloaded"
-        # the host scores BOOST's candidates from the device's fits (the
-        # second stage sends them); for comparisons it fits them again
-        # (EPISTREAM_GPU_FITS=0); a tile's candidates on a thread per 512,
-        # per one, or as before (EPISTREAM_GPU_SCORE_CHUNK); the diagonal
-        # tiles' pre-pass never or always (EPISTREAM_GPU_PREPASS): the same bytes
         nf=$(sed -n 's/.* host thread(s) (\([0-9]*\) from the device.s fits).*/\1/p' "$T/fg.boost.mma.cp.err")
         [ -n "$nf" ] && [ "$nf" -gt 0 ] || fail "boost: no candidate scored from the device's fits: $(grep fits "$T/fg.boost.mma.cp.err")"
-        for var in EPISTREAM_GPU_FITS=0 EPISTREAM_GPU_SCORE_CHUNK=0 EPISTREAM_GPU_SCORE_CHUNK=1 EPISTREAM_GPU_PREPASS=0 \
-                   EPISTREAM_GPU_PREPASS=1; do
-            env "$var" "$EPISTREAM" scan --bfile "$T/f" --stat boost --top 200 --p-threshold 1e-4 --device gpu:0 \
-                --gpu-kernel $k --block 1024 --verbose --out "$T/fs.$var" 2>"$T/fs.$var.err" || fail "gpu boost, $var"
-            for f in top.tsv summary.tsv sig.tsv; do
-                cmp -s "$T/fc.boost.$f" "$T/fs.$var.$f" || fail "boost, $var: $f differs from --device cpu"
-            done
+        for var in EPISTREAM_PACK_OVERLAP=0 EPISTREAM_GPU_PRELOAD=0 EPISTREAM_GPU_FITS=0 EPISTREAM_GPU_SCORE_CHUNK=0 \
+                   EPISTREAM_GPU_SCORE_CHUNK=1 EPISTREAM_GPU_PREPASS=0 EPISTREAM_GPU_PREPASS=1; do
+            env_scan boost $var
         done
-        grep -q "(0 from the device's fits)" "$T/fs.EPISTREAM_GPU_FITS=0.err" || fail "EPISTREAM_GPU_FITS=0 used the fits"
+        grep -q "packed .* beside the scan" "$T/fs.boost.EPISTREAM_PACK_OVERLAP=0.err" &&
+            fail "EPISTREAM_PACK_OVERLAP=0 packed beside"
+        grep -q "the preloading thread" "$T/fs.boost.EPISTREAM_GPU_PRELOAD=0.err" && fail "EPISTREAM_GPU_PRELOAD=0 preloaded"
+        grep -q "(0 from the device's fits)" "$T/fs.boost.EPISTREAM_GPU_FITS=0.err" || fail "EPISTREAM_GPU_FITS=0 used the fits"
     fi
     if [ $stat = chi2 ]; then
         # no fits for another statistic, and its diagonal tiles run twice
         # only when asked (EPISTREAM_GPU_PREPASS=1): the same bytes
         grep -q "(0 from the device's fits)" "$T/fg.chi2.mma.cp.err" || fail "chi2: scored from fits"
-        EPISTREAM_GPU_PREPASS=1 "$EPISTREAM" scan --bfile "$T/f" --stat chi2 --top 200 --p-threshold 1e-4 --device gpu:0 \
-            --gpu-kernel $k --block 1024 --quiet --out "$T/fp.chi2" || fail "gpu chi2, EPISTREAM_GPU_PREPASS=1"
-        for f in top.tsv summary.tsv sig.tsv; do
-            cmp -s "$T/fc.chi2.$f" "$T/fp.chi2.$f" || fail "chi2, EPISTREAM_GPU_PREPASS=1: $f differs from --device cpu"
-        done
+        env_scan chi2 EPISTREAM_GPU_PREPASS=1
     fi
     "$EPISTREAM" scan --bfile "$T/f" --stat $stat --top 3 --device cpu --quiet --out "$T/f3c.$stat" || fail "cpu top 3"
     "$EPISTREAM" scan --bfile "$T/f" --stat $stat --top 3 --device gpu:0 --gpu-kernel $k --block 512 --quiet \

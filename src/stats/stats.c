@@ -351,16 +351,21 @@ void es_stats_set_g_test(double g, int df, es_stat_result_t *r)
     }
 }
 
+/* BOOST's statistic and df; mu: its fit (es_stat_boost_fitted), or NULL
+ * to fit it here (es_stat_boost) */
+static void boost_value(const es_table2_t *t, const double *mu, es_stat_result_t *r)
+{
+    r->df = boost_df(t);
+    r->stat = !r->df ? 0.0 : mu ? es_stat_boost_fitted(t, mu) : es_stat_boost(t);
+}
+
 void es_stat_value(es_stat_t s, const es_table2_t *t, es_stat_result_t *r)
 {
     r->df = 0;
     r->p = NAN;
     r->log10p = NAN;
     switch (s) {
-    case ES_STAT_BOOST:
-        r->df = boost_df(t);
-        r->stat = r->df ? es_stat_boost(t) : 0.0;
-        break;
+    case ES_STAT_BOOST: boost_value(t, NULL, r); break;
     case ES_STAT_CHI2: r->stat = es_stat_chi2(t, &r->df); break;
     case ES_STAT_MI: r->stat = es_stat_mi(t, &r->df); break;
     case ES_STAT_IG: r->stat = es_stat_ig(t, &r->df); break;
@@ -379,8 +384,7 @@ void es_stat_value_boost_fitted(const es_table2_t *t, const double mu[18], es_st
 {
     r->p = NAN;
     r->log10p = NAN;
-    r->df = boost_df(t);
-    r->stat = r->df ? es_stat_boost_fitted(t, mu) : 0.0;
+    boost_value(t, mu, r);
 }
 
 double es_stat_g(es_stat_t s, const es_table2_t *t, double stat)

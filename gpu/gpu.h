@@ -86,6 +86,8 @@ const char *es_gpu_kernel_name(const es_gpu_t *g);
 double es_gpu_kernel_seconds(const es_gpu_t *g);
 /** Seconds in the second stage (the candidates' exact statistic) so far. */
 double es_gpu_exact_seconds(const es_gpu_t *g);
+/** Of es_gpu_kernel_seconds, the diagonal tiles' pre-passes (EPISTREAM_GPU_PREPASS). */
+double es_gpu_prepass_seconds(const es_gpu_t *g);
 /* The first-stage screen so far (two planes; every statistic but K2): out[0]
  * CTAs screened, out[1] of them whose survivors fit the queue, out[2] pairs
  * that passed; out[3] BOOST's CTA tiles run without the in-tile fits (the

@@ -142,16 +142,30 @@ for stat in boost chi2 mi ig; do
         # the device's fits (the second stage sends them); for comparisons it
         # fits them again (EPISTREAM_GPU_FITS=0); a tile's candidates on a
         # thread per 512, per one, or as before (EPISTREAM_GPU_SCORE_CHUNK);
-        # the diagonal tiles' pre-pass never or always (EPISTREAM_GPU_PREPASS):
-        # the same bytes every way
+        # the diagonal tiles' pre-pass never or always (EPISTREAM_GPU_PREPASS),
+        # over the whole tile or a narrow band (EPISTREAM_GPU_PREPASS_BAND: at
+        # the default 1,024 these blocks of 1,024 are wholly inside it; each
+        # kernel family, and wgmma's clusters of TMA loads), the tiles with
+        # every diagonal tile first (EPISTREAM_GPU_ORDER=diag): the same bytes
+        # every way
         grep -q "packed .* beside the scan" "$T/fg.boost.mma.cp.err" || fail "boost: not packed beside the scan"
         grep -q "the preloading thread uploaded" "$T/fg.boost.mma.cp.err" || fail "boost: no preloading thread"
         nf=$(sed -n 's/.* host thread(s) (\([0-9]*\) from the device.s fits).*/\1/p' "$T/fg.boost.mma.cp.err")
         [ -n "$nf" ] && [ "$nf" -gt 0 ] || fail "boost: no candidate scored from the device's fits: $(grep fits "$T/fg.boost.mma.cp.err")"
         for var in EPISTREAM_PACK_OVERLAP=0 EPISTREAM_GPU_PRELOAD=0 EPISTREAM_GPU_FITS=0 EPISTREAM_GPU_SCORE_CHUNK=0 \
-                   EPISTREAM_GPU_SCORE_CHUNK=1 EPISTREAM_GPU_PREPASS=0 EPISTREAM_GPU_PREPASS=1; do
+                   EPISTREAM_GPU_SCORE_CHUNK=1 EPISTREAM_GPU_PREPASS=0 EPISTREAM_GPU_PREPASS=1 \
+                   EPISTREAM_GPU_PREPASS_BAND=0 EPISTREAM_GPU_ORDER=diag; do
             env_scan boost $var
         done
+        kk_save=$k
+        for kl in mma popc ${wg:+wgmma wgmma:tma2 ws}; do
+            k=${kl%%:*} load=cp
+            [ "$kl" = "$k" ] || load=${kl#*:}
+            export EPISTREAM_GPU_LOAD=$load
+            env_scan boost EPISTREAM_GPU_PREPASS_BAND=64
+        done
+        unset EPISTREAM_GPU_LOAD
+        k=$kk_save
         grep -q "packed .* beside the scan" "$T/fs.boost.EPISTREAM_PACK_OVERLAP=0.err" &&
             fail "EPISTREAM_PACK_OVERLAP=0 packed beside"
         grep -q "the preloading thread" "$T/fs.boost.EPISTREAM_GPU_PRELOAD=0.err" && fail "EPISTREAM_GPU_PRELOAD=0 preloaded"

@@ -257,7 +257,8 @@ static void test_bed_shrinks(void **s)
 }
 
 /* Tile hand-out: every tile (i <= j) exactly once, in row order, or with
- * diag_first the n diagonal tiles first and then the others in row order. */
+ * diag_first 1 the n diagonal tiles first and then the others in row order,
+ * or with 2 by growing squares: (k, k), then (0, k) .. (k - 1, k). */
 static void claim_order(uint32_t nb, int diag_first)
 {
     es_scan_ctx_t ctx;
@@ -277,7 +278,12 @@ static void claim_order(uint32_t nb, int diag_first)
         assert_int_equal(es_ctx_claim_tile(&ctx, &bi, &bj), 0);
         assert_true(bi <= bj && bj < nb);
         seen[bi][bj]++;
-        if (diag_first && t < nb) {
+        if (diag_first == 2) {
+            /* each tile after both blocks' diagonal tiles; column k's tiles in order */
+            assert_int_equal(seen[bi][bi] + seen[bj][bj], 2);
+            if (bi == bj) assert_true(t == 0 || (pj == bj - 1 && pi == pj - 1) || (pj == 0 && bj == 1));
+            else assert_true(bj == pj && (bi == 0 ? pi == bj : bi == pi + 1));
+        } else if (diag_first && t < nb) {
             assert_int_equal(bi, t);
             assert_int_equal(bj, t);
         } else if (t > 0 && !(diag_first && t == nb)) {
@@ -299,8 +305,10 @@ static void test_claim_order(void **state)
     for (uint32_t nb = 1; nb < 12; nb++) {
         claim_order(nb, 0);
         claim_order(nb, 1);
+        claim_order(nb, 2);
     }
     claim_order(37, 1);
+    claim_order(37, 2);
 }
 
 /* ---- the screened path (the GPU backend's host side) ------------------------

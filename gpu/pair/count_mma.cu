@@ -56,7 +56,7 @@ __global__ void __launch_bounds__(GK_THREADS, 2) k_mma(gk_params P)
     __shared__ gk_epi_smem<VM, VN> S;
 
     const int a0 = blockIdx.y * VM, b0 = blockIdx.x * VN;
-    if (P.diag && b0 + VN <= a0) return; /* wholly below the diagonal */
+    if (gk_tile_none(P, a0, b0, VM, VN)) return; /* wholly below the diagonal (or beyond the band) */
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int wm = warp / WGN, wn = warp % WGN;
     unsigned char *sA = smem, *sB = smem + STAGES * BM * ROWB;

@@ -40,7 +40,7 @@ __global__ void __launch_bounds__(GK_THREADS) k_popc(gk_params P)
     uint64_t(*sB)[KW + 1] = sA + BM;
 
     const int a0 = blockIdx.y * VM, b0 = blockIdx.x * VN;
-    if (P.diag && b0 + VN <= a0) return;
+    if (gk_tile_none(P, a0, b0, VM, VN)) return;
     const int tid = threadIdx.x, a = tid / TPR, lr = tid % TPR;
     uint32_t *prod = (uint32_t *)smem;
     gk_epi_load_consts<STAT, NP, VM, VN>(P, a0, b0, S);

@@ -108,7 +108,7 @@ __global__ void __launch_bounds__(gk_wg_shape<NP>::THREADS, gk_wg_shape<NP>::MIN
     extern __shared__ __align__(1024) unsigned char smem[];
     __shared__ gk_epi_smem<VM, VN> E;
     const int a0 = blockIdx.y * VM, b0 = blockIdx.x * VN;
-    if (P.diag && b0 + VN <= a0) return; /* wholly below the diagonal */
+    if (gk_tile_none(P, a0, b0, VM, VN)) return; /* wholly below the diagonal (or beyond the band) */
     /* two planes: the CTA's size as a constant (the constants' copies unrolled) */
     using G = std::conditional_t<NP == 2, gk_grp_ctan<S::THREADS>, gk_grp_cta>;
     gk_epi_load_consts<STAT, NP, VM, VN, G>(P, a0, b0, E);
@@ -318,8 +318,11 @@ __global__ void __launch_bounds__(gk_wg_shape<2>::THREADS, gk_wg_shape<2>::MIN_C
     extern __shared__ __align__(1024) unsigned char smem[];
     __shared__ gk_epi_smem<VM, VN> E;
     const int a0 = blockIdx.y * VM, b0 = blockIdx.x * VN;
-    /* wholly below the diagonal, for every CTA of the cluster alike */
+    /* wholly below the diagonal (or beyond the band), for every CTA of the
+     * cluster alike: the cluster's last column tile below it, its first
+     * beyond the band */
     if (P.diag && (int)(blockIdx.x | (CL - 1)) * VN + VN <= a0) return;
+    if (P.diag && P.band > 0 && (int)(blockIdx.x & ~(unsigned)(CL - 1)) * VN - (a0 + VM - 1) > P.band) return;
     gk_epi_load_consts<STAT, 2, VM, VN>(P, a0, b0, E);
     uint32_t *prod = (uint32_t *)smem;
     epi2 e{prod};

@@ -222,14 +222,15 @@ __device__ __forceinline__ void ws_acc_pin(int (&acc)[WS::ACC], bool zero)
     }
 }
 
-/* The first of tiles t, t + step, ... that is not wholly below the
- * diagonal (n: none); its first variants in *a0, *b0. */
+/* The first of tiles t, t + step, ... with pairs to score (not wholly below
+ * the diagonal or beyond a pre-pass's band: n if none); its first variants
+ * in *a0, *b0. */
 __device__ __forceinline__ int ws_next(const gk_params &P, int nx, int n, int t, int step, int *a0, int *b0)
 {
     for (; t < n; t += step) {
         *a0 = t / nx * WS::VM;
         *b0 = t % nx * WS::VN;
-        if (!(P.diag && *b0 + WS::VN <= *a0)) break;
+        if (!gk_tile_none(P, *a0, *b0, WS::VM, WS::VN)) break;
     }
     return t;
 }

@@ -42,11 +42,14 @@ struct flight_t {
     uint32_t h_cand_cap;
     es_gpu_cand_t *d_keep; /* the second stage's survivors (exact.cu) */
     double *d_fit, *h_fit; /* BOOST: the survivors' fits, 18 doubles each (es_gpu_t.fits) */
+    double *d_fit_in;      /* and every candidate's, between the two passes (cap entries) */
     uint32_t h_fit_cap;    /* entries h_fit holds (pinned, grown as needed) */
     uint32_t *d_key;       /* its keep keys, between its two passes (tilefit 0) */
     uint32_t *d_n, *h_n;   /* [0] the tile's candidates, [1] the survivors */
     uint32_t cap;
     cudaEvent_t start, mid, done; /* mid: between the tile kernel and the second stage */
+    cudaEvent_t pre;              /* after a diagonal tile's pre-pass */
+    int ran_pre;                  /* the last run had one */
     gk_params P;     /* to re-run the tile when the buffer overflowed */
     es_gpu_block_t a, b;
     uint32_t tau_key;
@@ -81,6 +84,7 @@ struct es_gpu {
     unsigned long long *d_exact; /* gk_exact_params.count */
     int exact;        /* the second stage runs (exact.cu; EPISTREAM_GPU_EXACT=0: off) */
     int prepass;      /* the diagonal tiles run twice (run_flight; EPISTREAM_GPU_PREPASS) */
+    int band;         /* their pre-pass's band (gk_params.band; EPISTREAM_GPU_PREPASS_BAND) */
     int fits;         /* BOOST: it sends each survivor's fit with it, so the host skips the
                          fit (EPISTREAM_GPU_FITS=0: off, for same-run comparisons) */
     const double *last_fit; /* the fits of the tile es_gpu_collect gave last, or NULL */
@@ -89,6 +93,7 @@ struct es_gpu {
     flight_t fl[ES_GPU_FLIGHTS];
     double t_kernel; /* seconds in the tile kernels (event-timed) */
     double t_exact; /* seconds in the second stage */
+    double t_prepass; /* of t_kernel, the diagonal tiles' pre-passes */
     int screen1;     /* EPISTREAM_GPU_SCREEN=1: the older first-stage screen (comparisons) */
     int epi1;        /* EPISTREAM_GPU_EPILOGUE=1: the previous tile epilogue (gk_params.epi1; comparisons) */
     int tilefit;     /* BOOST's fits in every tile (gk_params.tilefit) and a one-pass second stage:
@@ -164,7 +169,8 @@ static int pick_kernel(const es_gpu_config_t *cfg, int dev, const cudaDeviceProp
 }
 
 /* flight_alloc's exact: 0 no second stage, 1 one pass, 2 two passes (with
- * their keys); plus 4 where the survivors' fits come back (es_gpu_t.fits) */
+ * their keys); plus 4 where the survivors' fits come back (es_gpu_t.fits;
+ * with two passes every candidate's fit is kept between them) */
 static int exact_mode(const es_gpu_t *g) { return g->exact ? (g->tilefit ? 1 : 2) | (g->fits ? 4 : 0) : 0; }
 
 static int flight_alloc(flight_t *f, uint32_t cap, int exact)
@@ -173,6 +179,7 @@ static int flight_alloc(flight_t *f, uint32_t cap, int exact)
     if (exact) CHECK(cudaMalloc(&f->d_keep, (size_t)cap * sizeof(es_gpu_cand_t)));
     if ((exact & 3) == 2) CHECK(cudaMalloc(&f->d_key, (size_t)cap * sizeof(uint32_t)));
     if (exact & 4) CHECK(cudaMalloc(&f->d_fit, (size_t)cap * 18 * sizeof(double)));
+    if ((exact & 3) == 2 && (exact & 4)) CHECK(cudaMalloc(&f->d_fit_in, (size_t)cap * 18 * sizeof(double)));
     f->cap = cap;
     return ES_OK;
 }
@@ -202,12 +209,14 @@ static void flight_free_bufs(flight_t *f)
     if (f->d_keep) cudaFree(f->d_keep);
     if (f->d_key) cudaFree(f->d_key);
     if (f->d_fit) cudaFree(f->d_fit);
+    if (f->d_fit_in) cudaFree(f->d_fit_in);
     if (f->h_cand) cudaFreeHost(f->h_cand);
     if (f->h_fit) cudaFreeHost(f->h_fit);
     f->d_cand = NULL;
     f->d_keep = NULL;
     f->d_key = NULL;
     f->d_fit = NULL;
+    f->d_fit_in = NULL;
     f->h_cand = NULL;
     f->h_fit = NULL;
     f->cap = f->h_fit_cap = f->h_cand_cap = 0;
@@ -236,6 +245,7 @@ extern "C" void es_gpu_close(es_gpu_t *g)
         if (g->fl[k].done) cudaEventDestroy(g->fl[k].done);
         if (g->fl[k].start) cudaEventDestroy(g->fl[k].start);
         if (g->fl[k].mid) cudaEventDestroy(g->fl[k].mid);
+        if (g->fl[k].pre) cudaEventDestroy(g->fl[k].pre);
     }
     if (g->d_thr) cudaFree(g->d_thr);
     if (g->d_hist) cudaFree(g->d_hist);
@@ -254,6 +264,7 @@ extern "C" void es_gpu_close(es_gpu_t *g)
 }
 
 #define GK_CAND_INIT (1u << 18) /* per flight; grows when a tile needs more */
+#define GK_PREPASS_BAND 1024    /* gk_params.band of the diagonal tiles' pre-passes */
 
 /* A device copy in *out of the caller's table of ln n! for n < count (the
  * host's values, so the K2 bounds start from what the host scores with). */
@@ -334,6 +345,7 @@ static int gpu_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, es_
         CHECK(cudaMallocHost(&f->h_n, 8));
         CHECK(cudaEventCreate(&f->start));
         CHECK(cudaEventCreate(&f->mid));
+        CHECK(cudaEventCreate(&f->pre));
         CHECK(cudaEventCreate(&f->done));
     }
     /* the block cache: what the limit (or the free memory, less a reserve)
@@ -428,6 +440,13 @@ static int engine_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, 
     const char *pp = getenv("EPISTREAM_GPU_PREPASS");
     g->prepass = pp && *pp ? strcmp(pp, "0") != 0
                            : cfg->stat == ES_STAT_BOOST || cfg->stat == ES_STAT_MI || cfg->stat == ES_STAT_IG;
+    /* the pre-pass's band: each variant's thresholds from its 2 x band
+     * nearest partners of the block (a quarter of an 8,192-variant diagonal
+     * tile's pairs); the emitting run and the second stage then see every
+     * pair.  EPISTREAM_GPU_PREPASS_BAND=N (0: the whole tile, as before) */
+    const char *pb = getenv("EPISTREAM_GPU_PREPASS_BAND");
+    g->band = pb && *pb ? atoi(pb) : GK_PREPASS_BAND;
+    if (g->band < 0) g->band = 0;
     /* BOOST's fits back with the survivors (EPISTREAM_GPU_FITS=0: not, for
      * same-run comparisons; the same outputs) */
     const char *tv = getenv("EPISTREAM_GPU_FITS");
@@ -461,6 +480,7 @@ extern "C" const char *es_gpu_kernel_name(const es_gpu_t *g)
 
 extern "C" double es_gpu_kernel_seconds(const es_gpu_t *g) { return g->t_kernel; }
 extern "C" double es_gpu_exact_seconds(const es_gpu_t *g) { return g->t_exact; }
+extern "C" double es_gpu_prepass_seconds(const es_gpu_t *g) { return g->t_prepass; }
 extern "C" const double *es_gpu_collect_fits(const es_gpu_t *g) { return g->last_fit; }
 
 extern "C" int es_gpu_exact_stats(es_gpu_t *g, unsigned long long out[3])
@@ -654,10 +674,15 @@ static void fill_params(es_gpu_t *g, gk_params *P, const slot_t *sa, const slot_
 /* Queue flight f's kernel.  prepass: run the tile first with no room for
  * candidates, only to raise the thresholds (the variants' bests and the top-k
  * histogram), then again -- as a re-run, counting nothing twice -- to emit
- * its candidates against thresholds that already hold the whole tile's
- * bounds.  Used for the diagonal tiles, the first a variant meets, whose
- * candidates are otherwise judged against thresholds that most of the tile
- * has not raised yet: about half as many reach the host. */
+ * its candidates against thresholds that already hold the tile's bounds.
+ * Used for the diagonal tiles, the first a variant meets, whose candidates
+ * are otherwise judged against thresholds that most of the tile has not
+ * raised yet: about half as many reach the host.  The pre-pass covers the
+ * CTA tiles within g->band of the diagonal only: where no variant has a
+ * threshold every pair passes the screen and is bounded and fitted, so the
+ * whole tile cost about three late tiles' pairs; its band gives each variant
+ * the best of about 2,048 partners, and the second stage raises them with
+ * every candidate's exact value before judging any. */
 static int run_flight(es_gpu_t *g, flight_t *f, int prepass)
 {
     f->P.cand = f->d_cand;
@@ -665,11 +690,14 @@ static int run_flight(es_gpu_t *g, flight_t *f, int prepass)
     f->P.n_cand = f->d_n;
     CHECK(cudaMemsetAsync(f->d_n, 0, 8, g->s_comp));
     CHECK(cudaEventRecord(f->start, g->s_comp));
+    f->ran_pre = prepass;
     if (prepass) {
         gk_params Q = f->P;
-        Q.cap = 0;                 /* every emit is dropped (and counted) */
+        Q.cap = 0;                 /* no room: the epilogue stops before phase D */
         Q.screen = g->d_screen + 3; /* not in the screen's reported counts */
+        Q.band = g->band;
         CHECK_LAUNCH(launch(g, Q));
+        CHECK(cudaEventRecord(f->pre, g->s_comp));
         CHECK(cudaMemsetAsync(f->d_n, 0, 4, g->s_comp));
         f->P.update_hist = 0;
     }
@@ -690,6 +718,7 @@ static int run_flight(es_gpu_t *g, flight_t *f, int prepass)
         R.count = g->d_exact;
         R.key = g->tilefit ? NULL : f->d_key;
         R.fit_out = f->d_fit;
+        R.fit_in = R.key ? f->d_fit_in : NULL;
         CHECK(cudaEventRecord(f->mid, g->s_comp));
         CHECK_LAUNCH(gk_launch_exact((int)g->cfg.stat, R, g->n_sm, g->s_comp));
     }
@@ -745,6 +774,10 @@ extern "C" int es_gpu_collect(es_gpu_t *g, const es_gpu_cand_t **cand, size_t *n
     CHECK(cudaEventSynchronize(f->done));
     uint32_t cnt = f->h_n[0];
     float ms = 0.0f;
+    if (f->ran_pre) {
+        CHECK(cudaEventElapsedTime(&ms, f->start, f->pre));
+        g->t_prepass += ms * 1e-3;
+    }
     if (g->exact) {
         CHECK(cudaEventElapsedTime(&ms, f->start, f->mid));
         g->t_kernel += ms * 1e-3;

@@ -708,7 +708,9 @@ __device__ void gk_epilogue(const gk_params &P, const uint32_t *prod, int a0, in
     }
     G::sync();
 
-    /* phase D: emit the candidates */
+    /* phase D: emit the candidates (none in a diagonal tile's pre-pass,
+     * whose room is 0: it only raises the thresholds) */
+    if (P.cap == 0) return;
     const uint32_t tau = S.tau;
     if (dense) {
         if (!act) return;

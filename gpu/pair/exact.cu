@@ -42,7 +42,8 @@ constexpr int RT = 128; /* threads a CTA */
  * partner of the tile is kept).  PASS 1: scores, raises the thresholds and
  * writes the candidate's keep key to R.key (the key of v + eps rounded up;
  * all ones when it must be kept whatever the thresholds: undecided, or
- * possibly significant).  PASS 2, after every PASS 1 thread: judges each key
+ * possibly significant), and BOOST's fit to R.fit_in, which PASS 2 copies
+ * to its survivors' R.fit_out (each candidate fitted once).  PASS 2, after every PASS 1 thread: judges each key
  * against the thresholds that then hold all of the tile's exact lower
  * bounds.  Both ways a dropped candidate is below a real pair's exact
  * statistic of each of its variants, below the k-th best and not
@@ -69,7 +70,9 @@ __global__ void __launch_bounds__(RT) k_stage2(gk_exact_params R)
             drop += !keep; /* an undecided candidate's key is all ones */
         } else if (k < n) {
             c = R.in[k];
-            const gk_exact_r e = gk_exact<STAT>(c.n, R.nlogn);
+            /* the first of two passes leaves the fit for the second */
+            double *fit = PASS == 1 && R.fit_in ? R.fit_in + (size_t)k * 18 : nullptr;
+            const gk_exact_r e = gk_exact<STAT>(c.n, R.nlogn, fit);
             keep = true;
             uint32_t kk = 0xffffffffu;
             if (e.ok && e.v == e.v && e.eps == e.eps) {
@@ -95,8 +98,16 @@ __global__ void __launch_bounds__(RT) k_stage2(gk_exact_params R)
         base = __shfl_sync(0xffffffffu, base, leader);
         const uint32_t slot = base + __popc(m & ((1u << lane) - 1u));
         if (keep) R.out[slot] = c;
-        if (STAT == GK_BOOST && keep && R.fit_out) /* the fit again: registers, not a buffer per candidate */
-            (void)gk_exact_boost(c.n, R.fit_out + (size_t)slot * 18);
+        if (STAT == GK_BOOST && keep && R.fit_out) {
+            double *to = R.fit_out + (size_t)slot * 18;
+            if (PASS == 2 && R.fit_in) { /* the first pass's fit, copied */
+                const double2 *from = (const double2 *)(R.fit_in + (size_t)(k0 + threadIdx.x) * 18);
+#pragma unroll
+                for (int w = 0; w < 9; w++) ((double2 *)to)[w] = from[w];
+            } else {
+                (void)gk_exact_boost(c.n, to); /* the fit again */
+            }
+        }
     }
     /* the counts: one atomic a warp (decided in pass 0 or 1, dropped in 0 or 2) */
     for (int o = 16; o; o >>= 1) {

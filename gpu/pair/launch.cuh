@@ -65,6 +65,9 @@ struct gk_exact_params {
                                 every candidate judged against them); NULL: one pass */
     double *fit_out;         /* BOOST: 18 doubles an out entry, its fit (exact.cuh; fit[0] NaN
                                 where there is none); NULL: not written */
+    double *fit_in;          /* two passes with fit_out: 18 doubles an in entry (cap), where the
+                                first pass leaves each candidate's fit for the second to copy;
+                                NULL: the second pass fits its survivors again */
 };
 /* stat: GK_BOOST, GK_CHI2, GK_MI or GK_IG.  @return 0, or a cudaError_t. */
 int gk_launch_exact(int stat, const gk_exact_params &R, int n_sm, void *stream);

@@ -74,7 +74,20 @@ struct gk_params {
     int tilefit;              /* BOOST: the queue's survivors' exact fits run in the tile (phase B)
                                  even when the CTA scores its queue; 0 only where the second stage
                                  (exact.cu) scores the tile's candidates (EPISTREAM_GPU_TILEFIT=1: 1) */
+    int band;                 /* a diagonal tile's pre-pass: only the CTA tiles with a pair (a, b),
+                                 b - a <= band (0: every tile above the diagonal) */
 };
+
+/* A CTA tile of VM x VN pairs from (a0, b0) with no pair to score: wholly
+ * below a diagonal tile's diagonal, or (a pre-pass's band) wholly farther
+ * from it than P.band. */
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+static inline bool gk_tile_none(const gk_params &P, int a0, int b0, int vm, int vn)
+{
+    return P.diag && (b0 + vn <= a0 || (P.band > 0 && b0 - (a0 + vm - 1) > P.band));
+}
 
 /* A BOOST tile's launch may leave BOOST's in-tile fits (gk_epilogue's FITS)
  * out of the kernel: not the previous epilogue or path (epi1, tilefit), not

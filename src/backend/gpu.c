@@ -220,13 +220,20 @@ static double *lnfact_table(uint32_t n_ent)
  * pairs), small enough that every device gets several tiles. */
 static uint32_t gpu_auto_block(const es_scan_ctx_t *ctx, size_t bytes_per_variant)
 {
-    (void)bytes_per_variant;
     int n_dev = es_backend_gpu_count();
     uint64_t m = ctx->m;
     uint64_t b = (m + 4 * (uint64_t)(n_dev > 0 ? n_dev : 1) - 1) / (4 * (uint64_t)(n_dev > 0 ? n_dev : 1));
     b = (b + 63) / 64 * 64;
     if (b < 512) b = 512;
-    if (b > 8192) b = 8192;
+    /* at most 8,192 variants, or 16,384 for a case/control scan whose
+     * variants pack into 512 bytes or less (about 2,000 samples): a tile's
+     * kernel is then short and the host's work per tile (its team, the
+     * merges, the second stage's launches) weighs more; four times fewer
+     * tiles were 1.03-1.07x faster at N = 1,024 and the same at 8,192,
+     * while end to end at 10,000 samples the larger first block (packed
+     * beside the scan) cost more than it saved (doc/BENCHMARKS.md) */
+    const uint64_t cap = !ctx->qt && bytes_per_variant <= 512 ? 16384 : 8192;
+    if (b > cap) b = cap;
     return (uint32_t)b;
 }
 
@@ -439,7 +446,7 @@ static int dev_loop(es_scan_ctx_t *ctx, gpu_dev_t *d)
         if (!es_gpu_in_flight(g)) break;
         const es_gpu_cand_t *c;
         size_t n;
-        double t0 = es_time_now(), k0 = es_gpu_kernel_seconds(g);
+        double t0 = es_time_now(), k0 = es_gpu_kernel_seconds(g), p0 = es_gpu_prepass_seconds(g);
         ret = es_gpu_collect(g, &c, &n, &bi, &bj);
         if (ret) break;
         double t1 = es_time_now();
@@ -450,20 +457,23 @@ static int dev_loop(es_scan_ctx_t *ctx, gpu_dev_t *d)
         double t2 = es_time_now();
         t_wait += t1 - t0;
         t_score += t2 - t1;
-        if (bi == bj) t_diag = t2 - t_loop; /* this device's last diagonal tile (they come first) */
+        if (bi == bj) t_diag = t2 - t_loop; /* this device's last diagonal tile */
         if (trace)
-            fprintf(stderr, "[gpu-trace] dev %d tile %u,%u: kernel %.3f ms, %zu candidates, waited %.3f ms, "
-                    "scored in %.3f ms (%d thread(s): slowest %.3f, all %.3f ms; merged %.3f ms), done at %.4f s\n",
-                    dev, bi, bj, (es_gpu_kernel_seconds(g) - k0) * 1e3, n, (t1 - t0) * 1e3, (t2 - t1) * 1e3,
+            fprintf(stderr, "[gpu-trace] dev %d tile %u,%u: kernel %.3f ms, %zu candidates, pre-pass %.3f ms, waited "
+                    "%.3f ms, scored in %.3f ms (%d thread(s): slowest %.3f, all %.3f ms; merged %.3f ms), done at "
+                    "%.4f s\n",
+                    dev, bi, bj, (es_gpu_kernel_seconds(g) - k0) * 1e3, n, (es_gpu_prepass_seconds(g) - p0) * 1e3,
+                    (t1 - t0) * 1e3, (t2 - t1) * 1e3,
                     (int)prof[0], prof[1] * 1e3, prof[2] * 1e3, prof[3] * 1e3, t2 - t_loop);
         if (ret) break;
     }
-    es_info("GPU %d: %llu tiles, %.3f s in tile kernels; %llu candidate pairs scored exactly on %d "
-            "host thread(s) (%llu from the device's fits); %.3f s waiting for the device, %.3f s scoring", dev,
-            (unsigned long long)tiles, es_gpu_kernel_seconds(g), (unsigned long long)cands, nw,
+    es_info("GPU %d: %llu tiles, %.3f s in tile kernels (%.3f s of it the diagonal tiles' pre-passes); %llu "
+            "candidate pairs scored exactly on %d host thread(s) (%llu from the device's fits); %.3f s waiting "
+            "for the device, %.3f s scoring", dev,
+            (unsigned long long)tiles, es_gpu_kernel_seconds(g), es_gpu_prepass_seconds(g), (unsigned long long)cands, nw,
             (unsigned long long)n_fit, t_wait, t_score);
-    es_info("GPU %d: the first tile queued %.3f s into the loop, its diagonal tiles (the first of the "
-            "scan's %u) done at %.3f s, the loop %.3f s; %.3f s queueing tiles, %.3f s of it uploading blocks",
+    es_info("GPU %d: the first tile queued %.3f s into the loop, its last of the scan's %u diagonal tiles "
+            "done at %.3f s, the loop %.3f s; %.3f s queueing tiles, %.3f s of it uploading blocks",
             dev, t_first, ctx->n_blocks, t_diag, es_time_now() - t_loop, t_submit, es_gpu_upload_seconds(g));
     unsigned long long scr[4];
     if (!ret && es_gpu_screen_stats(g, scr) == ES_OK && scr[0])
@@ -817,7 +827,10 @@ static int gpu_run(es_scan_ctx_t *ctx)
         es_error("no GPU to scan on");
         return ES_ERR_UNSUPPORTED;
     }
-    ctx->diag_first = 1; /* the device thresholds: see es_ctx_claim_tile */
+    /* the device thresholds: see es_ctx_claim_tile (EPISTREAM_GPU_ORDER=diag:
+     * every diagonal tile first, as before, for comparisons) */
+    const char *ov = getenv("EPISTREAM_GPU_ORDER");
+    ctx->diag_first = ov && strcmp(ov, "diag") == 0 ? 1 : 2;
     const es_planes_t *p0 = &ctx->blocks[0];
     es_gpu_config_t cfg;
     memset(&cfg, 0, sizeof cfg);

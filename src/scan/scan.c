@@ -273,9 +273,9 @@ int es_scan_pack_blocks(const es_dataset_t *ds, const es_opt_t *opt, uint32_t m,
  * A backend with pack_overlap (the GPU's) starts on the first blocks while
  * the others are packed: a thread of its own packs them in order (an OpenMP
  * team, blocks handed out one at a time from the first), and the backend
- * waits for each block before it reads it (ctx->wait_block).  The diagonal
- * tiles come first, block by block, so the device starts after one block
- * instead of all of them (issue 24). */
+ * waits for each block before it reads it (ctx->wait_block).  The device
+ * takes its tiles block by block (tile.c's tile_at), so it starts after one
+ * block instead of all of them (issue 24). */
 typedef struct {
     const es_dataset_t *ds;
     es_planes_t *blocks;

@@ -136,6 +136,20 @@ int es_ctx_claim_tile(es_scan_ctx_t *ctx, uint32_t *bi, uint32_t *bj)
 
 static void tile_at(const es_scan_ctx_t *ctx, uint64_t t, uint32_t *bi, uint32_t *bj)
 {
+    if (ctx->diag_first == 2) {
+        /* growing squares: for k = 0, 1, ...: (k, k), then (0, k) ..
+         * (k - 1, k).  Every tile still follows both blocks' diagonal
+         * tiles, and block k is first needed after k (k + 1) / 2 tiles, so
+         * a device's block uploads run beside the tiles of the blocks it has
+         * (the diagonal tiles' many candidates spread among the others') */
+        uint64_t k = (uint64_t)((sqrt(8.0 * (double)t + 1.0) - 1.0) / 2.0);
+        while (k * (k + 1) / 2 > t) k--;
+        while ((k + 1) * (k + 2) / 2 <= t) k++;
+        const uint64_t u = t - k * (k + 1) / 2;
+        *bj = (uint32_t)k;
+        *bi = u ? (uint32_t)(u - 1) : (uint32_t)k;
+        return;
+    }
     if (ctx->diag_first) {
         /* the diagonal tiles, then the others in row order: every variant
          * meets its own block first, so a device's thresholds are known for

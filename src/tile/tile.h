@@ -147,7 +147,9 @@ typedef struct es_scan_ctx {
     uint64_t n_tiles;    /* tiles (bi <= bj), row-major */
     uint64_t *row_start; /* first tile index of row bi (n_blocks + 1 entries) */
     _Atomic uint64_t next_tile;
-    int diag_first;      /* hand out the n_blocks diagonal tiles first (set before any claim) */
+    int diag_first;      /* 1: hand out the n_blocks diagonal tiles first, then the rest by rows; 2:
+                            by growing squares, (k, k) then (0, k) .. (k - 1, k) for k = 0, 1, ...
+                            (set before any claim) */
     atomic_int stop;     /* set on error or abort: workers stop taking tiles */
     int n_threads;
     /* below: guarded by lock */

@@ -1,7 +1,7 @@
 /* bench_gpu.c -- prints the GPU scan's rates as a table (not a test).
  *
  *   bench_gpu [-n N,N,...] [-m VARIANTS] [-s STATS] [-k KERNELS] [-c CPU_VARIANTS]
- *             [-t THREADS] [-d DIR] [-x | -e NAME=VALUE] [-M]
+ *             [-t THREADS] [-d DIR] [-x | -e NAME=VALUE] [-M] [-b BLOCK]
  *
  * For each sample count N (half cases, no missing calls) a random .bed of
  * VARIANTS variants is written to DIR (default $TMPDIR or /tmp), then the
@@ -24,7 +24,9 @@
  * 'no-exact': every candidate scored on the host), and the in-memory row
  * ends with its rate relative to that one.  -e NAME=VALUE: the same with
  * the environment variable NAME set to VALUE for the preceding scan instead
- * (mode 'env'; e.g. EPISTREAM_GPU_TILEFIT=1, the previous path). */
+ * (mode 'env'; e.g. EPISTREAM_GPU_TILEFIT=1, the previous path).  -b BLOCK:
+ * the in-memory GPU scans in blocks of BLOCK variants (default: the
+ * backend's choice). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,7 +79,8 @@ int main(int argc, char **argv)
     /* rates after packing: the blocks packed before each scan, not beside it
      * (src/scan/scan.c), unless the caller set the variable */
     setenv("EPISTREAM_PACK_OVERLAP", "0", 0);
-    while ((c = getopt(argc, argv, "n:m:s:k:c:t:d:xe:M")) != -1) {
+    uint32_t blk = 0;
+    while ((c = getopt(argc, argv, "n:m:s:k:c:t:d:xe:Mb:")) != -1) {
         switch (c) {
         case 'n': snprintf(ns_buf, sizeof ns_buf, "%s", optarg); break;
         case 'm': m = (uint32_t)strtoul(optarg, NULL, 10); break;
@@ -100,6 +103,7 @@ int main(int argc, char **argv)
             break;
         }
         case 'M': mem8 = 0; break;
+        case 'b': blk = (uint32_t)strtoul(optarg, NULL, 10); break;
         default: fprintf(stderr, "usage: see the top of bench_gpu.c\n"); return 2;
         }
     }
@@ -184,7 +188,7 @@ int main(int argc, char **argv)
                 uint64_t pairs = 0;
                 if (pair_old) { /* the same scan, the other way (-x: every candidate scored on the host) */
                     setenv(env_name, env_val, 1);
-                    int r = scan_once(ds, ES_DEVICE_GPU, kernel, stat, threads, 0, 0, &secs, &pairs);
+                    int r = scan_once(ds, ES_DEVICE_GPU, kernel, stat, threads, 0, blk, &secs, &pairs);
                     unsetenv(env_name);
                     if (r) return 1;
                     old_rate = (double)pairs / secs;
@@ -192,7 +196,7 @@ int main(int argc, char **argv)
                            mode_old, secs, old_rate, old_rate * n, 100.0 * old_rate * 4.0 * n / ceil_bm,
                            old_rate / cpu_rate);
                 }
-                if (scan_once(ds, ES_DEVICE_GPU, kernel, stat, threads, 0, 0, &secs, &pairs)) return 1;
+                if (scan_once(ds, ES_DEVICE_GPU, kernel, stat, threads, 0, blk, &secs, &pairs)) return 1;
                 double rate = (double)pairs / secs;
                 printf("%6u %8u %10s %6s %-10s %9.3f %11.4g %14.4g %7.1f%% %9.1f", n, m, kns[k], sts[s],
                        "in-memory", secs, rate, rate * n, 100.0 * rate * 4.0 * n / ceil_bm, rate / cpu_rate);

@@ -177,6 +177,10 @@ for stat in boost chi2 mi ig; do
         grep -q "(0 from the device's fits)" "$T/fg.chi2.mma.cp.err" || fail "chi2: scored from fits"
         env_scan chi2 EPISTREAM_GPU_PREPASS=1
     fi
+    # mi's pre-pass (lower bounds from phase A, no fits) over a narrow band
+    if [ $stat = mi ]; then
+        env_scan mi EPISTREAM_GPU_PREPASS_BAND=64
+    fi
     "$EPISTREAM" scan --bfile "$T/f" --stat $stat --top 3 --device cpu --quiet --out "$T/f3c.$stat" || fail "cpu top 3"
     "$EPISTREAM" scan --bfile "$T/f" --stat $stat --top 3 --device gpu:0 --gpu-kernel $k --block 512 --quiet \
         --out "$T/f3g.$stat" || fail "gpu $stat top 3"

@@ -43,9 +43,9 @@ constexpr int RT = 128; /* threads a CTA */
  * writes the candidate's keep key to R.key (the key of v + eps rounded up;
  * all ones when it must be kept whatever the thresholds: undecided, or
  * possibly significant), and BOOST's fit to R.fit_in, which PASS 2 copies
- * to its survivors' R.fit_out (each candidate fitted once).  PASS 2, after every PASS 1 thread: judges each key
- * against the thresholds that then hold all of the tile's exact lower
- * bounds.  Both ways a dropped candidate is below a real pair's exact
+ * to its survivors' R.fit_out (each candidate fitted once).  PASS 2, after
+ * every PASS 1 thread: judges each key against the thresholds that then
+ * hold all of the tile's exact lower bounds.  Both ways a dropped candidate is below a real pair's exact
  * statistic of each of its variants, below the k-th best and not
  * significant. */
 template <int STAT, int PASS>
@@ -101,7 +101,7 @@ __global__ void __launch_bounds__(RT) k_stage2(gk_exact_params R)
         if (STAT == GK_BOOST && keep && R.fit_out) {
             double *to = R.fit_out + (size_t)slot * 18;
             if (PASS == 2 && R.fit_in) { /* the first pass's fit, copied */
-                const double2 *from = (const double2 *)(R.fit_in + (size_t)(k0 + threadIdx.x) * 18);
+                const double2 *from = (const double2 *)(R.fit_in + (size_t)k * 18);
 #pragma unroll
                 for (int w = 0; w < 9; w++) ((double2 *)to)[w] = from[w];
             } else {

@@ -469,9 +469,9 @@ static int dev_loop(es_scan_ctx_t *ctx, gpu_dev_t *d)
     }
     es_info("GPU %d: %llu tiles, %.3f s in tile kernels (%.3f s of it the diagonal tiles' pre-passes); %llu "
             "candidate pairs scored exactly on %d host thread(s) (%llu from the device's fits); %.3f s waiting "
-            "for the device, %.3f s scoring", dev,
-            (unsigned long long)tiles, es_gpu_kernel_seconds(g), es_gpu_prepass_seconds(g), (unsigned long long)cands, nw,
-            (unsigned long long)n_fit, t_wait, t_score);
+            "for the device, %.3f s scoring",
+            dev, (unsigned long long)tiles, es_gpu_kernel_seconds(g), es_gpu_prepass_seconds(g),
+            (unsigned long long)cands, nw, (unsigned long long)n_fit, t_wait, t_score);
     es_info("GPU %d: the first tile queued %.3f s into the loop, its last of the scan's %u diagonal tiles "
             "done at %.3f s, the loop %.3f s; %.3f s queueing tiles, %.3f s of it uploading blocks",
             dev, t_first, ctx->n_blocks, t_diag, es_time_now() - t_loop, t_submit, es_gpu_upload_seconds(g));

@@ -827,10 +827,9 @@ static int gpu_run(es_scan_ctx_t *ctx)
         es_error("no GPU to scan on");
         return ES_ERR_UNSUPPORTED;
     }
-    /* the device thresholds: see es_ctx_claim_tile (EPISTREAM_GPU_ORDER=diag:
-     * every diagonal tile first, as before, for comparisons) */
-    const char *ov = getenv("EPISTREAM_GPU_ORDER");
-    ctx->diag_first = ov && strcmp(ov, "diag") == 0 ? 1 : 2;
+    /* the device thresholds: see es_ctx_claim_tile (by growing squares once
+     * every block is known to have a slot, below) */
+    ctx->diag_first = 1;
     const es_planes_t *p0 = &ctx->blocks[0];
     es_gpu_config_t cfg;
     memset(&cfg, 0, sizeof cfg);
@@ -903,6 +902,14 @@ static int gpu_run(es_scan_ctx_t *ctx)
                 pinned = 1; /* (after an error, unregistering what was not pinned is harmless) */
                 es_info("blocks are streamed: pinned the packed blocks in %.3f s", es_time_now() - t_pin);
             }
+            /* every block has a slot on every device: the tiles by growing
+             * squares, so that the uploads run beside the tiles of the blocks
+             * already there; streamed blocks keep the diagonal tiles first and
+             * rows, whose partner blocks the cache measured for (both upload
+             * about n^2 / 2 blocks).  EPISTREAM_GPU_ORDER=diag: as before, for
+             * comparisons.  (No tile is claimed before this point.) */
+            const char *ov = getenv("EPISTREAM_GPU_ORDER");
+            if (!stream && !(ov && strcmp(ov, "diag") == 0)) ctx->diag_first = 2;
         }
 #pragma omp single
         es_info("GPU scan: %d device(s) and their helpers opened in %.3f s", n_dev, es_time_now() - t_open);

@@ -153,7 +153,7 @@ static void scan_usage(FILE *fp)
             "  EPISTREAM_GPU_PREPASS_BAND=N: their first run covers the pairs within N\n"
             "  variants of the diagonal (default 1024; 0: all, as before);\n"
             "  EPISTREAM_GPU_ORDER=diag takes every diagonal GPU tile first, as before,\n"
-            "  instead of by growing squares;\n"
+            "  instead of by growing squares (where the device holds every block);\n"
             "  EPISTREAM_GPU_TILEFIT=1 fits BOOST's lower bounds in every\n"
             "  GPU tile and judges the device's exact candidates in one pass, as before;\n"
             "  EPISTREAM_GPU_EPILOGUE=1 runs the previous GPU tile epilogue;\n"

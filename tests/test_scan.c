@@ -256,10 +256,11 @@ static void test_bed_shrinks(void **s)
     tu_geno_free(f);
 }
 
-/* Tile hand-out: every tile (i <= j) exactly once, in row order, or with
- * diag_first 1 the n diagonal tiles first and then the others in row order,
- * or with 2 by growing squares: (k, k), then (0, k) .. (k - 1, k). */
-static void claim_order(uint32_t nb, int diag_first)
+/* Tile hand-out: every tile (i <= j) exactly once, in row order, or
+ * ES_TILES_DIAG_FIRST the n diagonal tiles first and then the others in row
+ * order, or ES_TILES_SQUARES by growing squares: (k, k), then (0, k) ..
+ * (k - 1, k). */
+static void claim_order(uint32_t nb, es_tile_order_t order)
 {
     es_scan_ctx_t ctx;
     memset(&ctx, 0, sizeof ctx);
@@ -270,7 +271,8 @@ static void claim_order(uint32_t nb, int diag_first)
     ctx.n_blocks = nb;
     ctx.row_start = start;
     ctx.n_tiles = start[nb];
-    ctx.diag_first = diag_first;
+    ctx.order = order;
+    const int diag_first = order == ES_TILES_DIAG_FIRST;
     uint32_t seen[40][40];
     memset(seen, 0, sizeof seen);
     uint32_t bi, bj, pi = 0, pj = 0;
@@ -278,7 +280,7 @@ static void claim_order(uint32_t nb, int diag_first)
         assert_int_equal(es_ctx_claim_tile(&ctx, &bi, &bj), 0);
         assert_true(bi <= bj && bj < nb);
         seen[bi][bj]++;
-        if (diag_first == 2) {
+        if (order == ES_TILES_SQUARES) {
             /* each tile after both blocks' diagonal tiles; column k's tiles in order */
             assert_int_equal(seen[bi][bi] + seen[bj][bj], 2);
             if (bi == bj) assert_true(t == 0 || (pj == bj - 1 && pi == pj - 1) || (pj == 0 && bj == 1));
@@ -303,12 +305,12 @@ static void test_claim_order(void **state)
 {
     (void)state;
     for (uint32_t nb = 1; nb < 12; nb++) {
-        claim_order(nb, 0);
-        claim_order(nb, 1);
-        claim_order(nb, 2);
+        claim_order(nb, ES_TILES_ROWS);
+        claim_order(nb, ES_TILES_DIAG_FIRST);
+        claim_order(nb, ES_TILES_SQUARES);
     }
-    claim_order(37, 1);
-    claim_order(37, 2);
+    claim_order(37, ES_TILES_DIAG_FIRST);
+    claim_order(37, ES_TILES_SQUARES);
 }
 
 /* ---- the screened path (the GPU backend's host side) ------------------------

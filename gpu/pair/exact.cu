@@ -45,9 +45,9 @@ constexpr int RT = 128; /* threads a CTA */
  * possibly significant), and BOOST's fit to R.fit_in, which PASS 2 copies
  * to its survivors' R.fit_out (each candidate fitted once).  PASS 2, after
  * every PASS 1 thread: judges each key against the thresholds that then
- * hold all of the tile's exact lower bounds.  Both ways a dropped candidate is below a real pair's exact
- * statistic of each of its variants, below the k-th best and not
- * significant. */
+ * hold all of the tile's exact lower bounds.  Both ways a dropped candidate
+ * is below a real pair's exact statistic of each of its variants, below the
+ * k-th best and not significant. */
 template <int STAT, int PASS>
 __global__ void __launch_bounds__(RT) k_stage2(gk_exact_params R)
 {

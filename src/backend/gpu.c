@@ -746,7 +746,7 @@ static int gpu_run_qt(es_scan_ctx_t *ctx)
         es_error("the GPU's quantitative-trait path is --stat linear without missing calls");
         return ES_ERR_UNSUPPORTED;
     }
-    ctx->diag_first = 1;
+    ctx->order = ES_TILES_DIAG_FIRST;
     qt_host_t h;
     double t_init = es_time_now();
     int ret = qt_host_init(ctx, &h);
@@ -829,7 +829,7 @@ static int gpu_run(es_scan_ctx_t *ctx)
     }
     /* the device thresholds: see es_ctx_claim_tile (by growing squares once
      * every block is known to have a slot, below) */
-    ctx->diag_first = 1;
+    ctx->order = ES_TILES_DIAG_FIRST;
     const es_planes_t *p0 = &ctx->blocks[0];
     es_gpu_config_t cfg;
     memset(&cfg, 0, sizeof cfg);
@@ -909,7 +909,7 @@ static int gpu_run(es_scan_ctx_t *ctx)
              * about n^2 / 2 blocks).  EPISTREAM_GPU_ORDER=diag: as before, for
              * comparisons.  (No tile is claimed before this point.) */
             const char *ov = getenv("EPISTREAM_GPU_ORDER");
-            if (!stream && !(ov && strcmp(ov, "diag") == 0)) ctx->diag_first = 2;
+            if (!stream && !(ov && strcmp(ov, "diag") == 0)) ctx->order = ES_TILES_SQUARES;
         }
 #pragma omp single
         es_info("GPU scan: %d device(s) and their helpers opened in %.3f s", n_dev, es_time_now() - t_open);

@@ -136,7 +136,7 @@ int es_ctx_claim_tile(es_scan_ctx_t *ctx, uint32_t *bi, uint32_t *bj)
 
 static void tile_at(const es_scan_ctx_t *ctx, uint64_t t, uint32_t *bi, uint32_t *bj)
 {
-    if (ctx->diag_first == 2) {
+    if (ctx->order == ES_TILES_SQUARES) {
         /* growing squares: for k = 0, 1, ...: (k, k), then (0, k) ..
          * (k - 1, k).  Every tile still follows both blocks' diagonal
          * tiles, and block k is first needed after k (k + 1) / 2 tiles, so
@@ -150,7 +150,7 @@ static void tile_at(const es_scan_ctx_t *ctx, uint64_t t, uint32_t *bi, uint32_t
         *bi = u ? (uint32_t)(u - 1) : (uint32_t)k;
         return;
     }
-    if (ctx->diag_first) {
+    if (ctx->order == ES_TILES_DIAG_FIRST) {
         /* the diagonal tiles, then the others in row order: every variant
          * meets its own block first, so a device's thresholds are known for
          * both blocks of every later tile */

@@ -123,6 +123,13 @@ typedef struct {
 typedef struct es_worker es_worker_t;
 
 /** Everything a backend needs to run its share of the scan. */
+/** The order in which es_ctx_claim_tile hands out a pair scan's tiles
+ *  (bi <= bj): by rows; the n_blocks diagonal tiles first, then the rest by
+ *  rows; or by growing squares, (k, k) then (0, k) .. (k - 1, k) for
+ *  k = 0, 1, ...  Both of the last two hand out every tile after both of its
+ *  blocks' diagonal tiles (the GPU's per-variant thresholds rely on it). */
+typedef enum { ES_TILES_ROWS = 0, ES_TILES_DIAG_FIRST, ES_TILES_SQUARES } es_tile_order_t;
+
 typedef struct es_scan_ctx {
     es_scan_t *scan;
     const es_dataset_t *ds;
@@ -147,9 +154,7 @@ typedef struct es_scan_ctx {
     uint64_t n_tiles;    /* tiles (bi <= bj), row-major */
     uint64_t *row_start; /* first tile index of row bi (n_blocks + 1 entries) */
     _Atomic uint64_t next_tile;
-    int diag_first;      /* 1: hand out the n_blocks diagonal tiles first, then the rest by rows; 2:
-                            by growing squares, (k, k) then (0, k) .. (k - 1, k) for k = 0, 1, ...
-                            (set before any claim) */
+    es_tile_order_t order; /* how es_ctx_claim_tile hands the tiles out (set before any claim) */
     atomic_int stop;     /* set on error or abort: workers stop taking tiles */
     int n_threads;
     /* below: guarded by lock */

@@ -175,9 +175,10 @@ int es_gpu_bounds(int dev, int stat, const es_gpu_cand_t *tables, size_t n, cons
     return ES_ERR_UNSUPPORTED;
 }
 
-int es_gpu_screen_host(int stat, const es_gpu_cand_t *tables, size_t n, float *out)
+int es_gpu_screen_host(int stat, int s3, const es_gpu_cand_t *tables, size_t n, float *out)
 {
     (void)stat;
+    (void)s3;
     (void)tables;
     (void)n;
     (void)out;

@@ -86,10 +86,11 @@ static inline uint32_t es_gpu_cand_max_total(const es_gpu_cand_t *tables, size_t
 }
 
 /** The device's float bounds of the statistic stat (es_stat_t) for n given
- *  tables (tests: compared with the exact CPU value).  out: 8 floats per
+ *  tables (tests: compared with the exact CPU value).  out: 9 floats per
  *  table: up, lo, gup with the two-plane per-variant constants, up, lo, gup
  *  with the per-pair margins (calls missing), the BOOST IPF lower bound, and
- *  the first-stage screen's bound in nats as es_gpu_screen_host() (0 for K2).
+ *  the first-stage screen's bound in nats as es_gpu_screen_host() with s3 0
+ *  and 1 (0 for K2).
  *  lnfact: ln n! for n < n_lnfact, the caller's values (stats.h's
  *  es_lnfact(), as es_gpu_config_t.lnfact), at least
  *  es_gpu_cand_max_total() + 2 of them.
@@ -101,9 +102,11 @@ int es_gpu_bounds(int dev, int stat, const es_gpu_cand_t *tables, size_t n, cons
  *  gk_screen_sum2 with its margins) of stat (boost, chi2, mi or ig) for n
  *  tables, in nats (boost: G / 2; chi2: X^2; mi, ig: N I in nats), computed
  *  on the host with exact reciprocals where the device takes rcp.approx
- *  (tests: never below the exact statistic).  Needs no GPU.
+ *  (tests: never below the exact statistic).  s3: each stratum's sum with
+ *  one reciprocal (gk_screen_s3, the ws kernel's form), else three (the
+ *  other kernels').  Needs no GPU.
  *  @return ES_OK, ES_ERR_ARG (stat), ES_ERR_UNSUPPORTED without CUDA. */
-int es_gpu_screen_host(int stat, const es_gpu_cand_t *tables, size_t n, float *out);
+int es_gpu_screen_host(int stat, int s3, const es_gpu_cand_t *tables, size_t n, float *out);
 
 /** The pair engine's exact statistic (gpu/pair/exact.cuh, the second stage
  *  of exact.cu) of n tables for stat (boost, chi2, mi or ig): val[k], its

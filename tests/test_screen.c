@@ -1,6 +1,7 @@
 /* test_screen.c -- the GPU's first-stage screen (gpu/pair/screen.cuh,
  * gk_screen_sum2) never below the exact statistic, on the CPU: the screen's
  * functions are __host__ __device__, and es_gpu_screen_host() runs them here
+ * (both forms: a stratum's sum with three reciprocals and with one)
  * with exact reciprocals (the device's rcp.approx is within 1 ulp of them,
  * inside the screen's relative margin; test_gpu checks the device's own
  * values the same way).  Needs no GPU, only a CUDA build (77 without one).
@@ -140,16 +141,20 @@ static void check(const es_table2_t *t, size_t k)
     memcpy(c.n, t->n, sizeof c.n);
     for (size_t s = 0; s < sizeof stats / sizeof *stats; s++) {
         check_exact(stats[s], t, &c, k);
-        float up = 0.0f;
-        assert_int_equal(es_gpu_screen_host((int)stats[s], &c, 1, &up), 0);
         double ex = exact_nats(stats[s], t);
-        /* the CPU's own double rounding */
-        if (!((double)up >= ex - 1e-9 * fabs(ex) - 1e-9)) {
-            if (failures++ < 20) {
-                fprintf(stderr, "table %zu %s: screen %.9g < exact %.12g nats:", k, es_stat_name(stats[s]), up, ex);
-                for (int y = 0; y < 2; y++)
-                    for (int i = 0; i < 9; i++) fprintf(stderr, " %u", t->n[y][i]);
-                fputc('\n', stderr);
+        /* both forms: three reciprocals a stratum, and one (s3) */
+        for (int s3 = 0; s3 < 2; s3++) {
+            float up = 0.0f;
+            assert_int_equal(es_gpu_screen_host((int)stats[s], s3, &c, 1, &up), 0);
+            /* the CPU's own double rounding */
+            if (!((double)up >= ex - 1e-9 * fabs(ex) - 1e-9)) {
+                if (failures++ < 20) {
+                    fprintf(stderr, "table %zu %s (s3 %d): screen %.9g < exact %.12g nats:", k,
+                            es_stat_name(stats[s]), s3, up, ex);
+                    for (int y = 0; y < 2; y++)
+                        for (int i = 0; i < 9; i++) fprintf(stderr, " %u", t->n[y][i]);
+                    fputc('\n', stderr);
+                }
             }
         }
     }
@@ -259,10 +264,12 @@ static void test_tight(void **state)
         draw(&t, 1024, 0.2 + 0.3 * unif(), 0.2 + 0.3 * unif(), 0.5, 1, 0.8);
         es_gpu_cand_t c;
         memcpy(c.n, t.n, sizeof c.n);
-        float up = 0.0f;
-        assert_int_equal(es_gpu_screen_host(ES_STAT_CHI2, &c, 1, &up), 0);
         double ex = exact_nats(ES_STAT_CHI2, &t);
-        if (ex > 20.0 && up / ex > worst) worst = up / ex;
+        for (int s3 = 0; s3 < 2; s3++) {
+            float up = 0.0f;
+            assert_int_equal(es_gpu_screen_host(ES_STAT_CHI2, s3, &c, 1, &up), 0);
+            if (ex > 20.0 && up / ex > worst) worst = up / ex;
+        }
     }
     /* chi2's screen is Pearson's X^2 itself, with the float margins */
     assert_true(worst < 1.01);
@@ -273,7 +280,7 @@ int main(void)
     float o;
     es_gpu_cand_t c;
     memset(&c, 0, sizeof c);
-    if (es_gpu_screen_host(ES_STAT_CHI2, &c, 1, &o) == ES_ERR_UNSUPPORTED) {
+    if (es_gpu_screen_host(ES_STAT_CHI2, 0, &c, 1, &o) == ES_ERR_UNSUPPORTED) {
         printf("SKIP: built without CUDA (the screen's code is CUDA C++)\n");
         return 77;
     }

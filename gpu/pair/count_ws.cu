@@ -180,6 +180,7 @@ __device__ __forceinline__ float ws_h2f_alu(uint32_t x)
  * against about 115 issue cycles). */
 template <>
 struct gk_lay_screen<gk_lay_ws16> {
+    static constexpr bool S3 = true; /* one reciprocal a stratum (screen.cuh, gk_screen_s3) */
     __device__ static __forceinline__ void load(const uint32_t *prod, int q, int t, int a, int b, float c[4],
                                                 float tt[4])
     {

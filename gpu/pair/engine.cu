@@ -873,10 +873,11 @@ extern "C" int es_gpu_count_tables(int dev, int kernel, const es_gpu_config_t *c
 
 /* ---- bounds of given tables (tests) --------------------------------------- */
 
-/* The first-stage screen's bound (gk_screen_sum2, margins included) of a
- * table, in nats, as a tile computes it: its products, and the row's and
- * column's constants from the table's margins (host: exact reciprocals). */
-template <int STAT>
+/* The first-stage screen's bound (gk_screen_sum2, margins included; S3: a
+ * stratum's sum with one reciprocal) of a table, in nats, as a tile
+ * computes it: its products, and the row's and column's constants from the
+ * table's margins (host: exact reciprocals). */
+template <int STAT, bool S3 = false>
 __host__ __device__ static float gk_screen_of_table(const uint32_t n[2][9])
 {
     uint32_t ga[6], gb[6], x[8];
@@ -897,19 +898,20 @@ __host__ __device__ static float gk_screen_of_table(const uint32_t n[2][9])
     gk_scol2 C, Ca;
     gk_srow2_build<STAT>(ga, n0, n1, R, Ca);
     gk_srow2_build<STAT>(gb, n0, n1, Rb, C);
-    return fmaf(gk_screen_sum2(x, R, C), 1.0f + 1e-5f, R.base);
+    return fmaf(gk_screen_sum2<S3>(x, R, C), 1.0f + 1e-5f, R.base);
 }
 
 template <int STAT>
-static void screen_host_k(const es_gpu_cand_t *t, size_t n, float *out)
+static void screen_host_k(const es_gpu_cand_t *t, size_t n, int s3, float *out)
 {
-    for (size_t k = 0; k < n; k++) out[k] = gk_screen_of_table<STAT>(t[k].n);
+    for (size_t k = 0; k < n; k++)
+        out[k] = s3 ? gk_screen_of_table<STAT, true>(t[k].n) : gk_screen_of_table<STAT>(t[k].n);
 }
 
-extern "C" int es_gpu_screen_host(int stat, const es_gpu_cand_t *tables, size_t n, float *out)
+extern "C" int es_gpu_screen_host(int stat, int s3, const es_gpu_cand_t *tables, size_t n, float *out)
 {
     if (stat < GK_BOOST || stat > GK_IG) return ES_ERR_ARG;
-    GK_STAT_DISPATCH(stat, screen_host_k, tables, n, out);
+    GK_STAT_DISPATCH(stat, screen_host_k, tables, n, s3, out);
     return ES_OK;
 }
 
@@ -932,7 +934,7 @@ __global__ void k_bounds(const es_gpu_cand_t *t, uint32_t n, gk_params P, float 
     gk_bounds b3 = gk_bound<STAT>(c, A, B, C, P);
     float lo = 0.0f;
     if (STAT == GK_BOOST) lo = (float)gk_boost_lo(c) * (1.0f - 1e-6f);
-    float *o = out + (size_t)k * 8;
+    float *o = out + (size_t)k * 9;
     o[0] = b2.up;
     o[1] = b2.lo;
     o[2] = b2.gup;
@@ -941,6 +943,7 @@ __global__ void k_bounds(const es_gpu_cand_t *t, uint32_t n, gk_params P, float 
     o[5] = b3.gup;
     o[6] = lo;
     o[7] = STAT == GK_K2 ? 0.0f : gk_screen_of_table<STAT>(c);
+    o[8] = STAT == GK_K2 ? 0.0f : gk_screen_of_table<STAT, true>(c);
 }
 
 template <int STAT>
@@ -962,13 +965,13 @@ extern "C" int es_gpu_bounds(int dev, int stat, const es_gpu_cand_t *tables, siz
     int ret = lnf_upload(lnfact, n_lnfact, &dl);
     if (ret) return ret;
     cudaError_t e = cudaMalloc(&dt, (n ? n : 1) * sizeof *dt);
-    if (e == cudaSuccess) e = cudaMalloc(&dout, (n ? n : 1) * 8 * sizeof(float));
+    if (e == cudaSuccess) e = cudaMalloc(&dout, (n ? n : 1) * 9 * sizeof(float));
     if (e == cudaSuccess && n) e = cudaMemcpy(dt, tables, n * sizeof *dt, cudaMemcpyHostToDevice);
     if (e == cudaSuccess && n) {
         P.lnf = dl;
         GK_STAT_DISPATCH(stat, launch_bounds_k, dt, (uint32_t)n, P, dout);
         e = cudaGetLastError();
-        if (e == cudaSuccess) e = cudaMemcpy(out, dout, n * 8 * sizeof(float), cudaMemcpyDeviceToHost);
+        if (e == cudaSuccess) e = cudaMemcpy(out, dout, n * 9 * sizeof(float), cudaMemcpyDeviceToHost);
     }
     if (e != cudaSuccess) {
         fprintf(stderr, "[E::es_gpu_bounds] %s\n", cudaGetErrorString(e));

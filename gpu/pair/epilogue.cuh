@@ -278,9 +278,11 @@ __device__ __forceinline__ gk_bounds gk_pair_bound(const uint32_t n[2][9], int a
 /* The default screen's view of a pair's products in layout L: the cases'
  * and the totals' counts as floats (gk_screen_f).  A layout may specialise
  * it with a cheaper conversion (count_ws.cu's 16-bit products); the floats
- * must be the same. */
+ * must be the same.  S3: the screen sums a stratum with one reciprocal
+ * (gk_screen_s3; the ws kernel's tiles) instead of three. */
 template <class L>
 struct gk_lay_screen {
+    static constexpr bool S3 = false;
     __device__ static __forceinline__ void load(const uint32_t *prod, int q, int t, int a, int b, float c[4],
                                                 float tt[4])
     {
@@ -445,11 +447,20 @@ __device__ void gk_epilogue(const gk_params &P, const uint32_t *prod, int a0, in
         }
     }
     /* (V: the screen's form, gk_screen_nats; one loop for each) */
+    /* BOOST and chi2 score the screen's nats in G's scale (gk_scr_make: sc
+     * = gc, 2 and 1), so the significance test is one more threshold key,
+     * folded into the row's: one comparison a pair instead of two, an OR
+     * and a product */
+    constexpr bool one_scale = STAT == GK_BOOST || STAT == GK_CHI2;
+    constexpr float one_sc = STAT == GK_BOOST ? 2.0f : 1.0f;
     auto phase_s = [&](auto V) -> uint32_t {
         if (!(screen && K.on)) return vmask;
         uint32_t pass = 0;
         gk_srow R;
-        uint32_t mrow = 0u; /* the lower of the top-k level and the row's threshold */
+        /* the lowest of the top-k level, the row's threshold and (one_scale)
+         * the significance threshold's key */
+        uint32_t mrow = 0u;
+        const uint32_t ksig = gk_fkey(P.sig_min_g);
 #pragma unroll
         for (int q = 0; q < PPT; q++) {
             int a, b;
@@ -457,6 +468,7 @@ __device__ void gk_epilogue(const gk_params &P, const uint32_t *prod, int a0, in
             if (q % L::ROWQ == 0) {
                 R = S.srow[a];
                 mrow = K.tau0 < S.rthr[a] ? K.tau0 : S.rthr[a];
+                if (one_scale) mrow = mrow < ksig ? mrow : ksig;
             }
             /* every pair is screened, valid or not (a pair past the block
              * has zero products and zero constants), and its verdict is
@@ -470,13 +482,18 @@ __device__ void gk_epilogue(const gk_params &P, const uint32_t *prod, int a0, in
             } else {
                 float c[4], t[4];
                 gk_lay_screen<L>::load(prod, q, tid, a, b, c, t);
-                nats = gk_screen_nats2f(c, t, R, S.scol[b]);
+                nats = gk_screen_nats2f<gk_lay_screen<L>::S3>(c, t, R, S.scol[b]);
             }
             const uint32_t ct = S.cthr[b], m = mrow < ct ? mrow : ct;
             /* nats > 0 (a sum that is never negative plus a positive
-             * margin), so its key is its bits with the top set */
-            const uint32_t hit = (uint32_t)((__float_as_uint(nats * K.sc) | 0x80000000u) >= m) |
-                                 (uint32_t)(nats * K.gc >= P.sig_min_g);
+             * margin), so its key is its bits with the top set (gk_fkey), and
+             * key order is float order: >= ksig is nats * gc >= sig_min_g */
+            uint32_t hit;
+            if constexpr (one_scale)
+                hit = (uint32_t)((__float_as_uint(nats * one_sc) | 0x80000000u) >= m);
+            else
+                hit = (uint32_t)((__float_as_uint(nats * K.sc) | 0x80000000u) >= m) |
+                      (uint32_t)(nats * K.gc >= P.sig_min_g);
             pass |= hit << q;
         }
         return pass & vmask;

@@ -1,9 +1,10 @@
 /* screen.cuh -- the first-stage screen of two-plane tiles: a cheap upper
- * bound of every statistic but K2 from a pair's products (one reciprocal per
- * cell, no logarithm) and the per-variant constants it needs.  Only the
- * pairs it passes go on to gk_bound (epilogue.cuh).  Two forms: the default
- * (gk_screen_sum2, about 80 instructions a pair) and the one it replaced
- * (gk_screen_sum1, about 150), kept for same-run comparisons
+ * bound of every statistic but K2 from a pair's products (reciprocals, no
+ * logarithm) and the per-variant constants it needs.  Only the pairs it
+ * passes go on to gk_bound (epilogue.cuh).  Two forms: the default
+ * (gk_screen_sum2, about 80 instructions a pair: nine reciprocals, or three
+ * and about 86 in the ws kernel's tiles, gk_screen_s3) and the one it
+ * replaced (gk_screen_sum1, about 150), kept for same-run comparisons
  * (EPISTREAM_GPU_SCREEN=1, doc/GPU.md).  The default's functions are
  * __host__ __device__, so that tests check its soundness on the CPU. */
 #ifndef GK_SCREEN_CUH
@@ -73,7 +74,8 @@
  * <= 3 N, so each D cell is off by at most delta = 9 2^-24 N, and since
  * |D| <= t, D^2 / t' loses at most 2 delta; the reciprocal (rcp.approx, 1
  * ulp; the host twin divides), the product and the three fused adds of a
- * stratum lose 1e-6 of it relatively, which U_a's factor (1 + 2e-6) repays;
+ * stratum lose 1e-6 of it relatively (its sum with one reciprocal,
+ * gk_screen_s3, at most 5.4e-7), which U_a's factor (1 + 2e-6) repays;
  * the three fused multiply-adds that weigh the strata and take B off round
  * by 2^-24 of |B| + sum U_a acc_a each.  B is rounded down, U_a up (both
  * from double).  So with s = max(S, 0) as computed, the true bound is at most
@@ -271,12 +273,43 @@ __host__ __device__ __forceinline__ float gk_f_round(double x, int up)
 #endif
 }
 
+/* One stratum's sum of d_b^2 / t_b over its three cells with one
+ * reciprocal: (d0^2 t1 t2 + t0 (d1^2 t2 + d2^2 t1)) / (t0 t1 t2), eleven
+ * operations against nine with three reciprocals (gk_screen_c3).  The
+ * reciprocals' unit takes a quarter of the adds' rate and shares the MIO
+ * queue with shared-memory loads: in the ws kernel's tiles, whose screen
+ * runs beside the tensor cores' operand reads, this form was 1.02x faster
+ * (0.518 against 0.529 s of tile kernels at N = 8,192), in the fused
+ * tiles 0.965x (0.392 against 0.379 s at N = 1,024; doc/BENCHMARKS.md).
+ * Every t is >= o >= 2^-21 and <= 2^24 and |d| <= t, so the products stay
+ * within float's normal range (>= 2^-63, <= 2^96) but for terms below
+ * 2^-126, whose loss is under 2^-63 after the division; all three terms
+ * are >= 0, so the numerator is off by at most 4 roundings relatively, the
+ * denominator by 2, the reciprocal (rcp.approx, 1 ulp) by 2 and the
+ * quotient by 1: 9 2^-24 = 5.4e-7 of the stratum's sum. */
+__host__ __device__ __forceinline__ float gk_screen_s3(float d0, float t0, float d1, float t1, float d2, float t2)
+{
+    const float t12 = t1 * t2;
+    const float f = fmaf(d2 * t1, d2, d1 * t2 * d1);
+    const float h = d0 * t12 * d0;
+    return fmaf(f, t0, h) * gk_rcp2(t0 * t12);
+}
+
+/* The same with a reciprocal a cell: three operations a cell. */
+__host__ __device__ __forceinline__ float gk_screen_c3(float d0, float t0, float d1, float t1, float d2, float t2)
+{
+    float s = d0 * gk_rcp2(t0) * d0;
+    s = fmaf(d1 * gk_rcp2(t1), d1, s);
+    return fmaf(d2 * gk_rcp2(t2), d2, s);
+}
+
 /* S of the pair (nats, see above) from its cases' products c (p11, p12,
  * p21, p22) and the totals t (cases plus controls) as floats (gk_screen_f:
  * eight conversions and four additions from the products), never below 0:
- * four fused multiply-adds for D, 22 sums and differences
- * for the nine cells' D and t + o, three operations a cell (reciprocal,
- * product, fused add) and three to weigh the strata. */
+ * four fused multiply-adds for D, 22 sums and differences for the nine
+ * cells' D and t + o, a stratum's sum (S3: gk_screen_s3, one reciprocal;
+ * else gk_screen_c3, three) and three operations to weigh the strata. */
+template <bool S3 = false>
 __host__ __device__ __forceinline__ float gk_screen_sum2f(const float c[4], const float t[4], const gk_srow2 &R,
                                                           const gk_scol2 &C)
 {
@@ -285,42 +318,18 @@ __host__ __device__ __forceinline__ float gk_screen_sum2f(const float c[4], cons
     const float D11 = fmaf(-R.w, t11, c11), D12 = fmaf(-R.w, t12, c12), D21 = fmaf(-R.w, t21, c21),
                 D22 = fmaf(-R.w, t22, c22);
     const float T11 = t11 + R.o4, T12 = t12 + R.o2, T21 = t21 + R.o2, T22 = t22 + R.o1;
-    float s0, s1, s2;
+    auto sum = [](float d0, float t0, float d1, float t1, float d2, float t2) {
+        return S3 ? gk_screen_s3(d0, t0, d1, t1, d2, t2) : gk_screen_c3(d0, t0, d1, t1, d2, t2);
+    };
     /* stratum A = 2: cells b = 2, 1, 0 */
-    s2 = D22 * gk_rcp2(T22) * D22;
-    {
-        const float d = D21 - D22, t = T21 - T22;
-        s2 = fmaf(d * gk_rcp2(t), d, s2);
-    }
-    {
-        const float d = R.Da2 - D21, t = R.A2 - T21;
-        s2 = fmaf(d * gk_rcp2(t), d, s2);
-    }
+    const float s2 = sum(D22, T22, D21 - D22, T21 - T22, R.Da2 - D21, R.A2 - T21);
     /* A = 1: [A>=1] less [A=2] */
     const float X = D11 - D21, XT = T11 - T21;
     const float d12 = D12 - D22, t12c = T12 - T22;
-    s1 = d12 * gk_rcp2(t12c) * d12;
-    {
-        const float d = X - d12, t = XT - t12c;
-        s1 = fmaf(d * gk_rcp2(t), d, s1);
-    }
-    {
-        const float d = R.Da01 - X, t = R.A01 - XT;
-        s1 = fmaf(d * gk_rcp2(t), d, s1);
-    }
+    const float s1 = sum(d12, t12c, X - d12, XT - t12c, R.Da01 - X, R.A01 - XT);
     /* A = 0: the column's sums less [A>=1] */
-    {
-        const float d = C.Db2 - D12, t = C.B2 - T12;
-        s0 = d * gk_rcp2(t) * d;
-    }
-    {
-        const float d = (C.Db01 - D11) + D12, t = (C.B01 - T11) + T12;
-        s0 = fmaf(d * gk_rcp2(t), d, s0);
-    }
-    {
-        const float d = (R.Da0 - C.Db1) + D11, t = (R.A0 - C.b1t) + T11;
-        s0 = fmaf(d * gk_rcp2(t), d, s0);
-    }
+    const float s0 = sum(C.Db2 - D12, C.B2 - T12, (C.Db01 - D11) + D12, (C.B01 - T11) + T12, (R.Da0 - C.Db1) + D11,
+                         (R.A0 - C.b1t) + T11);
     return fmaxf(fmaf(R.U0, s0, fmaf(R.U1, s1, fmaf(R.U2, s2, -R.B))), 0.0f);
 }
 
@@ -340,11 +349,12 @@ __host__ __device__ __forceinline__ void gk_screen_f(const uint32_t x[8], float 
 }
 
 /* gk_screen_sum2f from the products. */
+template <bool S3 = false>
 __host__ __device__ __forceinline__ float gk_screen_sum2(const uint32_t x[8], const gk_srow2 &R, const gk_scol2 &C)
 {
     float c[4], t[4];
     gk_screen_f(x, c, t);
-    return gk_screen_sum2f(c, t, R, C);
+    return gk_screen_sum2f<S3>(c, t, R, C);
 }
 
 /* U(q) of the bound above from q = c / t and 1 - q = u / t (0 for a stratum
@@ -446,11 +456,12 @@ __device__ __forceinline__ float gk_screen_nats(const uint32_t x[8], const gk_sr
 }
 
 /* The default form's (V = 2) from the products already as floats
- * (gk_screen_f's c and t). */
+ * (gk_screen_f's c and t; S3: a stratum's sum with one reciprocal). */
+template <bool S3>
 __device__ __forceinline__ float gk_screen_nats2f(const float c[4], const float t[4], const gk_srow &R,
                                                   const gk_scol &C)
 {
-    return fmaf(gk_screen_sum2f(c, t, R.v2, C.v2), 1.0f + 1e-5f, R.v2.base);
+    return fmaf(gk_screen_sum2f<S3>(c, t, R.v2, C.v2), 1.0f + 1e-5f, R.v2.base);
 }
 
 /* A variant's screen constants (form 1 when v1) from its class x genotype

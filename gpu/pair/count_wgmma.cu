@@ -375,6 +375,29 @@ int launch_fused(const gk_params &P, cudaStream_t st)
     return launch_cp<NP, STAT, true>(P, st);
 }
 
+/* gk_wgmma_warm's kernels: the per-thread cp.async tiles with the in-tile
+ * fits (a scan's first tiles), then (BOOST) without; two planes both copy
+ * codes (wg_cp_plain decides per launch) */
+template <int STAT>
+int wgmma_warm(int np)
+{
+    cudaFuncAttributes a;
+    auto get = [&](auto k) {
+        if (cudaFuncGetAttributes(&a, k) != cudaSuccess) (void)cudaGetLastError();
+    };
+    if (np == 2) {
+        get(k_wgmma<2, STAT, true, true>);
+        get(k_wgmma<2, STAT, true>);
+        if constexpr (STAT == GK_BOOST) {
+            get(k_wgmma<2, STAT, false, true>);
+            get(k_wgmma<2, STAT, false>);
+        }
+    } else {
+        get(k_wgmma<3, STAT, true>);
+    }
+    return 0;
+}
+
 template <int STAT>
 int launch_np(const gk_params &P, int np, cudaStream_t st)
 {
@@ -720,6 +743,8 @@ int gk_launch_wgmma(const gk_params &P, int np, void *stream)
 {
     return GK_STAT_DISPATCH(P.stat, launch_np, P, np, (cudaStream_t)stream);
 }
+
+void gk_wgmma_warm(int stat, int np) { (void)GK_STAT_DISPATCH(stat, wgmma_warm, np); }
 
 int gk_wgmma_usable(int dev) { return wg_probe(dev) == ES_OK; }
 

@@ -512,6 +512,21 @@ int gk_launch_ws(const gk_params &P, int np, void *stream)
 
 int gk_ws_usable(int dev) { return gk_wgmma_usable(dev) && gk_wg_maps_usable(); }
 
+namespace {
+template <int STAT>
+int ws_warm()
+{
+    cudaFuncAttributes a;
+    /* with the in-tile fits first: a scan's first tiles (and pre-passes) */
+    if (cudaFuncGetAttributes(&a, k_ws<STAT, true>) != cudaSuccess) (void)cudaGetLastError();
+    if constexpr (STAT == GK_BOOST)
+        if (cudaFuncGetAttributes(&a, k_ws<STAT, false>) != cudaSuccess) (void)cudaGetLastError();
+    return 0;
+}
+} // namespace
+
+void gk_ws_warm(int stat) { (void)GK_STAT_DISPATCH(stat, ws_warm); }
+
 /* Measured on an H200 (doc/BENCHMARKS.md, 2026-11-29, branch ws24e), boost
  * and chi2: ws ran 1.10x the wgmma tiles' rate at N = 8,192 (four slices a
  * class) and its tile kernels 1.12x at 1,000,000 x 10,000 (five), and

@@ -181,6 +181,35 @@ int gk_launch_exact(int stat, const gk_exact_params &R, int n_sm, void *stream)
     }
 }
 
+namespace {
+template <int STAT>
+int exact_warm(int two_pass)
+{
+    cudaFuncAttributes a;
+    auto get = [&](auto k) {
+        if (cudaFuncGetAttributes(&a, k) != cudaSuccess) (void)cudaGetLastError();
+    };
+    if (two_pass) {
+        get(k_stage2<STAT, 1>);
+        get(k_stage2<STAT, 2>);
+    } else {
+        get(k_stage2<STAT, 0>);
+    }
+    return 0;
+}
+} // namespace
+
+void gk_exact_warm(int stat, int two_pass)
+{
+    switch (stat) {
+    case GK_BOOST: exact_warm<GK_BOOST>(two_pass); break;
+    case GK_CHI2: exact_warm<GK_CHI2>(two_pass); break;
+    case GK_MI: exact_warm<GK_MI>(two_pass); break;
+    case GK_IG: exact_warm<GK_IG>(two_pass); break;
+    default: break;
+    }
+}
+
 int gk_exact_stat_ok(int stat, const double *nlogn, uint32_t n_nlogn)
 {
     if (stat != GK_BOOST && stat != GK_CHI2 && stat != GK_MI && stat != GK_IG) return 0;

@@ -40,6 +40,14 @@ int gk_launch_popc(const gk_params &P, int np, void *stream);
  * (gk_wgmma_usable, and the driver encodes tensor maps). */
 int gk_launch_ws(const gk_params &P, int np, void *stream);
 int gk_ws_usable(int dev);
+/* Load a family's kernels for statistic stat (GK_*) and np planes on the
+ * calling thread's device, as their first launch would (the driver loads a
+ * kernel when first used, a few milliseconds each): the ones a scan's first
+ * tiles launch first.  Errors are left to the launches.  (engine.cu's
+ * warm_main, beside the opening of a scan.) */
+void gk_wgmma_warm(int stat, int np);
+void gk_ws_warm(int stat);
+void gk_exact_warm(int stat, int two_pass);
 /* 1 when `--gpu-kernel auto` runs ws rather than the wgmma tiles on a
  * device where both run: statistic stat (GK_*) of np planes, kw0 and kw1
  * words counted a class (doc/BENCHMARKS.md, "The consumers' pipeline"). */

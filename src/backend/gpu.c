@@ -400,14 +400,16 @@ static int helpers_init(es_scan_ctx_t *ctx, es_worker_t *w, int n, int *nw)
     return ret;
 }
 
+/* The device first: its kernels load on a thread of their own (es_gpu_open)
+ * while the helpers are set up. */
 static int dev_open(es_scan_ctx_t *ctx, gpu_dev_t *d, int n_helpers, const es_gpu_config_t *cfg)
 {
-    int ret = helpers_init(ctx, d->w, n_helpers, &d->nw);
-    if (ret) return ret;
     double t_open = es_time_now();
-    ret = es_gpu_open(d->dev, cfg, &d->g);
+    int ret = es_gpu_open(d->dev, cfg, &d->g);
     if (ret) return ret;
     t_open = es_time_now() - t_open;
+    ret = helpers_init(ctx, d->w, n_helpers, &d->nw);
+    if (ret) return ret;
     char name[200];
     if (es_gpu_device_describe(d->dev, name, sizeof name)) snprintf(name, sizeof name, "device %d", d->dev);
     snprintf(d->desc, sizeof d->desc, "%d %s (%s kernel, %d block slots)", d->dev, name, es_gpu_kernel_name(d->g),

@@ -154,6 +154,8 @@ static void scan_usage(FILE *fp)
             "  variants of the diagonal (default 1024; 0: all, as before);\n"
             "  EPISTREAM_GPU_ORDER=diag takes every diagonal GPU tile first, as before,\n"
             "  instead of by growing squares (where the device holds every block);\n"
+            "  EPISTREAM_GPU_WARM=0 loads the GPU kernels at their first launch, as\n"
+            "  before, not on a thread of their own while the scan opens;\n"
             "  EPISTREAM_GPU_TILEFIT=1 fits BOOST's lower bounds in every\n"
             "  GPU tile and judges the device's exact candidates in one pass, as before;\n"
             "  EPISTREAM_GPU_EPILOGUE=1 runs the previous GPU tile epilogue;\n"

@@ -1,7 +1,7 @@
 /* bench_gpu.c -- prints the GPU scan's rates as a table (not a test).
  *
  *   bench_gpu [-n N,N,...] [-m VARIANTS] [-s STATS] [-k KERNELS] [-c CPU_VARIANTS]
- *             [-t THREADS] [-d DIR] [-x | -e NAME=VALUE] [-M] [-b BLOCK]
+ *             [-t THREADS] [-d DIR] [-x | -e NAME=VALUE] [-M] [-b BLOCK] [-v]
  *
  * For each sample count N (half cases, no missing calls) a random .bed of
  * VARIANTS variants is written to DIR (default $TMPDIR or /tmp), then the
@@ -72,7 +72,7 @@ int main(int argc, char **argv)
     char ns_buf[256] = "1024,4096,8192,16384", st_buf[128] = "boost,chi2,mi,ig,k2",
          kn_buf[128] = "mma,popc";
     uint32_t m = 65536, m_cpu = 4096;
-    int threads = 0, c, pair_old = 0, mem8 = 1;
+    int threads = 0, c, pair_old = 0, mem8 = 1, verbose = 0;
     char env_name[128] = "EPISTREAM_GPU_EXACT", env_val[64] = "0";
     const char *mode_old = "no-exact";
     const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
@@ -80,7 +80,7 @@ int main(int argc, char **argv)
      * (src/scan/scan.c), unless the caller set the variable */
     setenv("EPISTREAM_PACK_OVERLAP", "0", 0);
     uint32_t blk = 0;
-    while ((c = getopt(argc, argv, "n:m:s:k:c:t:d:xe:Mb:")) != -1) {
+    while ((c = getopt(argc, argv, "n:m:s:k:c:t:d:xe:Mb:v")) != -1) {
         switch (c) {
         case 'n': snprintf(ns_buf, sizeof ns_buf, "%s", optarg); break;
         case 'm': m = (uint32_t)strtoul(optarg, NULL, 10); break;
@@ -104,10 +104,11 @@ int main(int argc, char **argv)
         }
         case 'M': mem8 = 0; break;
         case 'b': blk = (uint32_t)strtoul(optarg, NULL, 10); break;
+        case 'v': verbose = 1; break;
         default: fprintf(stderr, "usage: see the top of bench_gpu.c\n"); return 2;
         }
     }
-    es_log_set_level(ES_LOG_WARN);
+    es_log_set_level(verbose ? ES_LOG_INFO : ES_LOG_WARN);
     char *ns[16], *sts[8], *kns[8];
     int n_ns = split(ns_buf, ns, 16), n_st = split(st_buf, sts, 8), n_kn = split(kn_buf, kns, 8);
     int kern[8], load[8];

@@ -381,19 +381,15 @@ int launch_fused(const gk_params &P, cudaStream_t st)
 template <int STAT>
 int wgmma_warm(int np)
 {
-    cudaFuncAttributes a;
-    auto get = [&](auto k) {
-        if (cudaFuncGetAttributes(&a, k) != cudaSuccess) (void)cudaGetLastError();
-    };
     if (np == 2) {
-        get(k_wgmma<2, STAT, true, true>);
-        get(k_wgmma<2, STAT, true>);
+        gk_kernel_load(k_wgmma<2, STAT, true, true>);
+        gk_kernel_load(k_wgmma<2, STAT, true>);
         if constexpr (STAT == GK_BOOST) {
-            get(k_wgmma<2, STAT, false, true>);
-            get(k_wgmma<2, STAT, false>);
+            gk_kernel_load(k_wgmma<2, STAT, false, true>);
+            gk_kernel_load(k_wgmma<2, STAT, false>);
         }
     } else {
-        get(k_wgmma<3, STAT, true>);
+        gk_kernel_load(k_wgmma<3, STAT, true>);
     }
     return 0;
 }

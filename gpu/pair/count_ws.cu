@@ -516,16 +516,19 @@ namespace {
 template <int STAT>
 int ws_warm()
 {
-    cudaFuncAttributes a;
     /* with the in-tile fits first: a scan's first tiles (and pre-passes) */
-    if (cudaFuncGetAttributes(&a, k_ws<STAT, true>) != cudaSuccess) (void)cudaGetLastError();
-    if constexpr (STAT == GK_BOOST)
-        if (cudaFuncGetAttributes(&a, k_ws<STAT, false>) != cudaSuccess) (void)cudaGetLastError();
+    gk_kernel_load(k_ws<STAT, true>);
+    if constexpr (STAT == GK_BOOST) gk_kernel_load(k_ws<STAT, false>);
     return 0;
 }
 } // namespace
 
-void gk_ws_warm(int stat) { (void)GK_STAT_DISPATCH(stat, ws_warm); }
+void gk_ws_warm(int stat, int np, uint32_t kw0, uint32_t kw1)
+{
+    /* the launches' choice (gk_launch_ws) */
+    if (np != 2 || kw0 > WS_KW_MAX || kw1 > WS_KW_MAX) gk_wgmma_warm(stat, np);
+    else (void)GK_STAT_DISPATCH(stat, ws_warm);
+}
 
 /* Measured on an H200 (doc/BENCHMARKS.md, 2026-11-29, branch ws24e), boost
  * and chi2: ws ran 1.10x the wgmma tiles' rate at N = 8,192 (four slices a

@@ -552,9 +552,8 @@ static int launch_vpre(int np, const uint32_t *gcount, uint32_t count, uint32_t 
 template <int STAT>
 static int vpre_warm(int np)
 {
-    cudaFuncAttributes a;
-    cudaError_t e = np == 2 ? cudaFuncGetAttributes(&a, k_vpre<STAT, 2>) : cudaFuncGetAttributes(&a, k_vpre<STAT, 3>);
-    if (e != cudaSuccess) (void)cudaGetLastError();
+    if (np == 2) gk_kernel_load(k_vpre<STAT, 2>);
+    else gk_kernel_load(k_vpre<STAT, 3>);
     return 0;
 }
 
@@ -575,8 +574,8 @@ static void *warm_main(void *arg)
     }
     const int stat = (int)g->cfg.stat, np = (int)g->cfg.n_planes;
     (void)GK_STAT_DISPATCH(stat, vpre_warm, np);
-    if (g->kernel == ES_GPU_KERNEL_WS && np == 2) gk_ws_warm(stat);
-    else if (g->kernel == ES_GPU_KERNEL_WS || g->kernel == ES_GPU_KERNEL_WGMMA) gk_wgmma_warm(stat, np);
+    if (g->kernel == ES_GPU_KERNEL_WS) gk_ws_warm(stat, np, g->cfg.kw_case, g->cfg.kw_ctrl);
+    else if (g->kernel == ES_GPU_KERNEL_WGMMA) gk_wgmma_warm(stat, np);
     if (g->exact) gk_exact_warm(stat, !g->tilefit);
     return NULL;
 }

@@ -185,15 +185,11 @@ namespace {
 template <int STAT>
 int exact_warm(int two_pass)
 {
-    cudaFuncAttributes a;
-    auto get = [&](auto k) {
-        if (cudaFuncGetAttributes(&a, k) != cudaSuccess) (void)cudaGetLastError();
-    };
     if (two_pass) {
-        get(k_stage2<STAT, 1>);
-        get(k_stage2<STAT, 2>);
+        gk_kernel_load(k_stage2<STAT, 1>);
+        gk_kernel_load(k_stage2<STAT, 2>);
     } else {
-        get(k_stage2<STAT, 0>);
+        gk_kernel_load(k_stage2<STAT, 0>);
     }
     return 0;
 }

@@ -8,6 +8,16 @@
 
 #include "params.cuh"
 
+/* Has the driver load kernel k on the calling thread's device now, as its
+ * first launch would (CUDA loads kernels lazily); an error is left for the
+ * launch to report.  (The gk_*_warm functions below.) */
+template <class K>
+static inline void gk_kernel_load(K k)
+{
+    cudaFuncAttributes a;
+    if (cudaFuncGetAttributes(&a, k) != cudaSuccess) (void)cudaGetLastError();
+}
+
 /* Launch a tile kernel of VM x VN-variant CTAs with `smem` bytes of dynamic
  * shared memory (raising the kernel's limit once per device and thread). */
 template <int VM, int VN>
@@ -46,7 +56,7 @@ int gk_ws_usable(int dev);
  * tiles launch first.  Errors are left to the launches.  (engine.cu's
  * warm_main, beside the opening of a scan.) */
 void gk_wgmma_warm(int stat, int np);
-void gk_ws_warm(int stat);
+void gk_ws_warm(int stat, int np, uint32_t kw0, uint32_t kw1); /* kw0, kw1 as gk_params' */
 void gk_exact_warm(int stat, int two_pass);
 /* 1 when `--gpu-kernel auto` runs ws rather than the wgmma tiles on a
  * device where both run: statistic stat (GK_*) of np planes, kw0 and kw1

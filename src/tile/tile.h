@@ -122,7 +122,6 @@ typedef struct {
 
 typedef struct es_worker es_worker_t;
 
-/** Everything a backend needs to run its share of the scan. */
 /** The order in which es_ctx_claim_tile hands out a pair scan's tiles
  *  (bi <= bj): by rows; the n_blocks diagonal tiles first, then the rest by
  *  rows; or by growing squares, (k, k) then (0, k) .. (k - 1, k) for
@@ -130,6 +129,7 @@ typedef struct es_worker es_worker_t;
  *  blocks' diagonal tiles (the GPU's per-variant thresholds rely on it). */
 typedef enum { ES_TILES_ROWS = 0, ES_TILES_DIAG_FIRST, ES_TILES_SQUARES } es_tile_order_t;
 
+/** Everything a backend needs to run its share of the scan. */
 typedef struct es_scan_ctx {
     es_scan_t *scan;
     const es_dataset_t *ds;

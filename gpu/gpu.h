@@ -88,6 +88,9 @@ double es_gpu_kernel_seconds(const es_gpu_t *g);
 double es_gpu_exact_seconds(const es_gpu_t *g);
 /** Of es_gpu_kernel_seconds, the diagonal tiles' pre-passes (EPISTREAM_GPU_PREPASS). */
 double es_gpu_prepass_seconds(const es_gpu_t *g);
+/** Seconds the device's kernel stream spent between one tile's end and the
+ *  next one's start (the tiles es_gpu_collect gave, in order). */
+double es_gpu_gap_seconds(const es_gpu_t *g);
 /* The first-stage screen so far (two planes; every statistic but K2): out[0]
  * CTAs screened, out[1] of them whose survivors fit the queue, out[2] pairs
  * that passed; out[3] BOOST's CTA tiles run without the in-tile fits (the

@@ -219,6 +219,12 @@ double es_gpu_prepass_seconds(const es_gpu_t *g)
     return 0.0;
 }
 
+double es_gpu_gap_seconds(const es_gpu_t *g)
+{
+    (void)g;
+    return 0.0;
+}
+
 const double *es_gpu_collect_fits(const es_gpu_t *g)
 {
     (void)g;

@@ -27,6 +27,7 @@
 #include "wgmma_common.cuh"
 #include "wgmma_cp.cuh"
 #include "wgmma_tma.cuh"
+#include "lay16.cuh"
 
 namespace {
 
@@ -129,6 +130,188 @@ __global__ void __launch_bounds__(gk_wg_shape<NP>::THREADS, gk_wg_shape<NP>::MIN
         gk_wg_tile<3>(P, a0, b0, smem, e);
         __syncthreads();
         gk_epilogue<STAT, gk_lay_staged<3, VM, VN>, VM, VN>(P, prod, a0, b0, E);
+    }
+}
+
+/* ---- two-plane tiles that score several column tiles a CTA ----------------- */
+
+/* Where each class is one slice (kw0, kw1 <= 16 words: up to about 2,048
+ * samples), a fused tile's CTA spends a third of its instructions and half
+ * of its stall samples on fixed work: the constants' and the operands'
+ * loads, the main loop's waits and barriers (doc/BENCHMARKS.md, "The fused
+ * tile at N = 1,024").  k_wgmma_mc's CTA keeps the 64 rows' operands
+ * (both classes) and constants in shared memory and scores J column tiles
+ * of 32 variants in turn: the next column tile's operand is copied while
+ * the current one is screened, and the products are 16-bit (gk_lay_wg16),
+ * so that two CTAs still share an SM.  Only the k256 steps that hold words
+ * are loaded and issued (C chunks of 16 bytes a row: 4 where both classes
+ * fit 8 words, else 8).  Each column tile is scored exactly as the
+ * one-tile kernel scores it (gk_epilogue, the same constants and
+ * thresholds' reads at its start), so the candidates are the same set of
+ * pairs up to the thresholds' timing, which never changes an output.
+ *
+ * Shared memory (dynamic, 1024-aligned by the kernel): the rows' two
+ * classes (2 x 128 rows x 128 bytes) | the column tile's two classes (2 x
+ * 64 rows) | its 16-bit products (32 KB): 81,920 bytes + the alignment. */
+constexpr int MC_A = 2 * gk_wg_shape<2>::BM * 128, MC_B = 2 * gk_wg_shape<2>::BN * 128;
+constexpr int MC_PROD = 8 * 2 * GK_THREADS * 8; /* gk_lay_p16: 8 fragments x 2 classes x 8 bytes */
+constexpr int MC_SMEM = 1024 + MC_A + MC_B + MC_PROD;
+
+template <int STAT, bool FITS, int J, int C>
+__global__ void __launch_bounds__(GK_THREADS, 2) k_wgmma_mc(gk_params P)
+{
+#if GK_WG_SM90A
+    using S = gk_wg_shape<2>;
+    constexpr int VM = S::VM, VN = S::VN, BM = S::BM, BN = S::BN, ROWB = S::ROWB;
+    static_assert(S::THREADS == GK_THREADS && VM == 64 && VN == 32, "gk_lay_wg's shape");
+    static_assert(C == 4 || C == 8, "chunks a row");
+    using G = gk_grp_ctan<GK_THREADS>;
+    extern __shared__ __align__(1024) unsigned char smem[];
+    __shared__ gk_epi_smem<VM, VN> E;
+    const int a0 = blockIdx.y * VM, jt0 = blockIdx.x * J, ncol = ((int)P.nb + VN - 1) / VN;
+    /* column tile j of the CTA has pairs (the same for every thread) */
+    auto has = [&](int j) { return jt0 + j < ncol && !gk_tile_none(P, a0, (jt0 + j) * VN, VM, VN); };
+    int j = 0;
+    while (j < J && !has(j)) j++;
+    if (j == J) return; /* wholly below the diagonal (or beyond the band) */
+
+    const int tid = threadIdx.x, wg = tid >> 7;
+    const uint32_t s0 = gk_wg_smem_u32(smem), base = (s0 + 1023u) & ~1023u;
+    const uint32_t sA = base, sB = base + MC_A;
+    uint32_t *prod = (uint32_t *)(smem + (base - s0) + MC_A + MC_B);
+    const int nk0 = gk_wg_nk((int)P.kw0, 0), nk1 = gk_wg_nk((int)P.kw1, 0);
+
+    /* chunk ch = tid % C of rows r0 + i RP (RP a multiple of 16: the
+     * swizzle and gk_wg_arow's order are the same for all of them) */
+    constexpr int RP = GK_THREADS / C;
+    static_assert(RP % 16 == 0 && BM % RP == 0 && BN % RP == 0, "the loader's rows");
+    const int ch = tid % C, r0 = tid / C, ra0 = gk_wg_arow<2>(r0);
+    const uint32_t dst0 = (uint32_t)(r0 * ROWB + ((ch ^ (r0 & 7)) << 4));
+    const bool ok0 = 2 * ch < (int)P.kw0, ok1 = 2 * ch < (int)P.kw1;
+    const size_t words = P.words, off1 = P.off_ctrl, rstride = (size_t)RP * words;
+    /* NR rows from src (row r of the thread's first, rows of them exist)
+     * into both classes' halves at d0 and d0 + NR rows; the chunks that
+     * are not read name `base`, the block's first word */
+    auto copy_rows = [&](auto nr, uint32_t d0, const uint64_t *base, const uint64_t *src, int r, int rows) {
+        constexpr int NR = decltype(nr)::value;
+#pragma unroll
+        for (int i = 0; i < NR / RP; i++) {
+            const bool ok = r + i * RP < rows;
+            const uint64_t *sp = src + (size_t)i * rstride;
+            const uint32_t d = d0 + (uint32_t)(i * RP * ROWB);
+            gk_wg_cp16(d, ok && ok0 ? sp : base, ok && ok0);
+            gk_wg_cp16(d + (uint32_t)(NR * ROWB), ok && ok1 ? sp + off1 : base, ok && ok1);
+        }
+    };
+    copy_rows(std::integral_constant<int, BM>(), sA + dst0, P.pa, P.pa + ((size_t)a0 * 2 + ra0) * words + 2 * ch,
+              ra0, ((int)P.na - a0) * 2);
+    auto load_b = [&](int b0) {
+        copy_rows(std::integral_constant<int, BN>(), sB + dst0, P.pb, P.pb + ((size_t)b0 * 2 + r0) * words + 2 * ch,
+                  r0, ((int)P.nb - b0) * 2);
+    };
+    load_b((jt0 + j) * VN);
+    gk_wg_cp_commit();
+
+    for (bool first = true;; first = false) {
+        const int b0 = (jt0 + j) * VN;
+        /* the column tile's constants and the thresholds as they stand (the
+         * rows' constants once) */
+        gk_epi_load_consts<STAT, 2, VM, VN, G>(P, a0, b0, E, first);
+        gk_wg_cp_wait<1>(); /* the operands (the constants may still be in flight) */
+        gk_wg_fence_proxy_async();
+        __syncthreads();
+        int acc0[S::ACC], acc1[S::ACC];
+        gk_wg_acc_pin(acc0, acc1, true);
+        gk_wg_issue_ab<BN>(sA + (uint32_t)(wg * 64 * ROWB), sB, acc0, nk0);
+        gk_wg_issue_ab<BN>(sA + (uint32_t)((BM + wg * 64) * ROWB), sB + (uint32_t)(BN * ROWB), acc1, nk1);
+        gk_wg_wait<0>();
+        gk_wg_acc_pin(acc0, acc1, false);
+        gk_store16(prod, 0, acc0);
+        gk_store16(prod, 1, acc1);
+        gk_wg_cp_wait<0>();
+        /* the constants published; every warpgroup's reads of the column
+         * operand retired: its buffer takes the next one during the screen */
+        __syncthreads();
+        int jn = j + 1;
+        while (jn < J && !has(jn)) jn++;
+        if (jn < J) load_b((jt0 + jn) * VN);
+        gk_wg_cp_commit();
+        gk_epilogue<STAT, gk_lay_wg16, VM, VN, G, FITS>(P, prod, a0, b0, E);
+        if (jn >= J) break;
+        __syncthreads(); /* the constants and the products are free */
+        j = jn;
+    }
+#else
+    (void)P;
+    __trap(); /* built without sm_90a: launchers probe first */
+#endif
+}
+
+/* Column tiles a CTA of k_wgmma_mc scores: 0 the one-tile kernel
+ * (EPISTREAM_GPU_MC=0, same-run comparisons), else 2, 4, 8 or 16; -1 until
+ * first read. */
+int wg_mc_mode = -1;
+constexpr int WG_MC_DEFAULT = 16;
+
+int wg_mc()
+{
+    int m = __atomic_load_n(&wg_mc_mode, __ATOMIC_ACQUIRE);
+    if (m < 0) {
+        const char *v = getenv("EPISTREAM_GPU_MC");
+        m = WG_MC_DEFAULT;
+        if (v && *v) {
+            if (!strcmp(v, "0") || !strcmp(v, "2") || !strcmp(v, "4") || !strcmp(v, "8") || !strcmp(v, "16"))
+                m = atoi(v);
+            else
+                fprintf(stderr, "[W::epistream] EPISTREAM_GPU_MC=%s: not 0, 2, 4, 8 or 16; using %d\n", v, m);
+        }
+        __atomic_store_n(&wg_mc_mode, m, __ATOMIC_RELEASE);
+    }
+    return m;
+}
+
+/* Whether P's two-plane tiles run k_wgmma_mc: each class one slice (and
+ * so 16-bit products), and the plain copy code's shapes (wg_cp_plain). */
+bool wg_mc_fits(uint32_t kw0, uint32_t kw1)
+{
+    return kw0 >= 1 && kw1 >= 1 && kw0 <= GK_WG_SLICE_WORDS && kw1 <= GK_WG_SLICE_WORDS;
+}
+
+template <int STAT, bool FITS, int J, int C>
+int launch_mc_jc(const gk_params &P, cudaStream_t st)
+{
+    static thread_local int configured = -1;
+    auto k = k_wgmma_mc<STAT, FITS, J, C>;
+    int dev = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e != cudaSuccess) return (int)e;
+    if (configured != dev) {
+        e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, MC_SMEM);
+        if (e != cudaSuccess) return (int)e;
+        configured = dev;
+    }
+    using S = gk_wg_shape<2>;
+    const int ncol = ((int)P.nb + S::VN - 1) / S::VN;
+    const dim3 grid((unsigned)((ncol + J - 1) / J), (P.na + S::VM - 1) / S::VM);
+    k<<<grid, GK_THREADS, MC_SMEM, st>>>(P);
+    return (int)cudaGetLastError();
+}
+
+/* The chunks a row: 4 where both classes fit 8 words (two k256 steps). */
+template <int STAT, bool FITS, int J>
+int launch_mc_j(const gk_params &P, cudaStream_t st)
+{
+    return P.kw0 <= 8 && P.kw1 <= 8 ? launch_mc_jc<STAT, FITS, J, 4>(P, st) : launch_mc_jc<STAT, FITS, J, 8>(P, st);
+}
+
+template <int STAT, bool FITS>
+int launch_mc(const gk_params &P, int cols, cudaStream_t st)
+{
+    switch (cols) {
+    case 2: return launch_mc_j<STAT, FITS, 2>(P, st);
+    case 4: return launch_mc_j<STAT, FITS, 4>(P, st);
+    case 16: return launch_mc_j<STAT, FITS, 16>(P, st);
+    default: return launch_mc_j<STAT, FITS, 8>(P, st);
     }
 }
 
@@ -345,6 +528,8 @@ template <int NP, int STAT, bool FITS>
 int launch_cp(const gk_params &P, cudaStream_t st)
 {
     using S = gk_wg_shape<NP>;
+    if constexpr (NP == 2)
+        if (const int cols = wg_mc(); cols && wg_mc_fits(P.kw0, P.kw1) && wg_load() == 0) return launch_mc<STAT, FITS>(P, cols, st);
     if (NP == 2 && wg_cp_plain(P)) {
         static thread_local int configured = -1;
         return gk_launch_tile<S::VM, S::VN>(k_wgmma<NP, STAT, FITS, NP == 2>, P, S::SMEM_BYTES, st, &configured,
@@ -375,13 +560,30 @@ int launch_fused(const gk_params &P, cudaStream_t st)
     return launch_cp<NP, STAT, true>(P, st);
 }
 
+/* k_wgmma_mc<STAT, FITS, cols, C> for classes of kw0 and kw1 words. */
+template <int STAT, bool FITS>
+void mc_warm(int cols, uint32_t kw0, uint32_t kw1)
+{
+    const bool c4 = kw0 <= 8 && kw1 <= 8;
+    switch (cols) {
+    case 2: gk_kernel_load(c4 ? k_wgmma_mc<STAT, FITS, 2, 4> : k_wgmma_mc<STAT, FITS, 2, 8>); break;
+    case 4: gk_kernel_load(c4 ? k_wgmma_mc<STAT, FITS, 4, 4> : k_wgmma_mc<STAT, FITS, 4, 8>); break;
+    case 16: gk_kernel_load(c4 ? k_wgmma_mc<STAT, FITS, 16, 4> : k_wgmma_mc<STAT, FITS, 16, 8>); break;
+    default: gk_kernel_load(c4 ? k_wgmma_mc<STAT, FITS, 8, 4> : k_wgmma_mc<STAT, FITS, 8, 8>); break;
+    }
+}
+
 /* gk_wgmma_warm's kernels: the per-thread cp.async tiles with the in-tile
  * fits (a scan's first tiles), then (BOOST) without; two planes both copy
- * codes (wg_cp_plain decides per launch) */
+ * codes (wg_cp_plain decides per launch), or the column tiles' kernels
+ * where launch_cp runs them */
 template <int STAT>
-int wgmma_warm(int np)
+int wgmma_warm(int np, uint32_t kw0, uint32_t kw1)
 {
-    if (np == 2) {
+    if (const int cols = wg_mc(); np == 2 && cols && wg_mc_fits(kw0, kw1) && wg_load() == 0) {
+        mc_warm<STAT, true>(cols, kw0, kw1);
+        if constexpr (STAT == GK_BOOST) mc_warm<STAT, false>(cols, kw0, kw1);
+    } else if (np == 2) {
         gk_kernel_load(k_wgmma<2, STAT, true, true>);
         gk_kernel_load(k_wgmma<2, STAT, true>);
         if constexpr (STAT == GK_BOOST) {
@@ -740,7 +942,10 @@ int gk_launch_wgmma(const gk_params &P, int np, void *stream)
     return GK_STAT_DISPATCH(P.stat, launch_np, P, np, (cudaStream_t)stream);
 }
 
-void gk_wgmma_warm(int stat, int np) { (void)GK_STAT_DISPATCH(stat, wgmma_warm, np); }
+void gk_wgmma_warm(int stat, int np, uint32_t kw0, uint32_t kw1)
+{
+    (void)GK_STAT_DISPATCH(stat, wgmma_warm, np, kw0, kw1);
+}
 
 int gk_wgmma_usable(int dev) { return wg_probe(dev) == ES_OK; }
 

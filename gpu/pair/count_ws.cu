@@ -6,7 +6,7 @@
  *   warps 0-7   (threads 0-255)   two consumer warpgroups: wgmma of the
  *               tile (the 64 x 32-variant, BM 128 x BN 64 two-plane tile of
  *               wgmma_common.cuh), then the accumulators as 16-bit products
- *               into the tile's product buffer (gk_lay_ws16 below); two
+ *               into the tile's product buffer (gk_lay_ws16, lay16.cuh); two
  *               stages' wgmma groups in flight (stage s + 1 issued before
  *               stage s retires), so the tensor cores never wait for the
  *               consumers between the stages of a class;
@@ -73,6 +73,7 @@
 #include "launch.cuh"
 #include "wgmma_common.cuh"
 #include "wgmma_tma.cuh"
+#include "lay16.cuh"
 
 namespace {
 
@@ -103,9 +104,8 @@ constexpr int WS_SMEM = 1024 + WS_RING + WS_GROUPS * (WS_PROD + WS_EPIB) + WS_BA
 static_assert(WS_SMEM <= 227 * 1024, "fits an SM's shared memory");
 static_assert(WS_CONS == GK_THREADS && WS_CONS == WS::THREADS, "the consumers store gk_lay_ws16 by threadIdx.x");
 static_assert(WS_EPI == GK_THREADS, "an epilogue group scores a tile as a CTA does");
-/* Products count at most the class's padded samples (kw words of 64 bits):
- * 16 bits hold them below 65,536. */
-constexpr uint32_t WS_KW_MAX = 65535u / 64u;
+/* 16-bit products (lay16.cuh) */
+constexpr uint32_t WS_KW_MAX = GK_P16_KW_MAX;
 /* Measurement probes (EPISTREAM_GPU_WS, read at each launch; wrong outputs,
  * timing only: doc/BENCHMARKS.md, "The steady-state tile"):
  * WS_PROBE_NOEPI the epilogue groups hand each product buffer back at once
@@ -115,104 +115,10 @@ constexpr uint32_t WS_KW_MAX = 65535u / 64u;
  * alone, on real products of other pairs). */
 constexpr int WS_PROBE_NOEPI = 1, WS_PROBE_NOMMA = 2, WS_FITS = 4, WS_SPIN = 8;
 
-#if GK_WG_SM90A
-/* gk_lay_wg's pairs with 16-bit products: a thread's fragment q is stored
- * as two 8-byte words (cases, then controls: products 0, 1 and 2, 3 in the
- * low and high halves), prod16[((q * 2 + class) * THREADS + tid)]
- * (conflict-free), by ws_store16. */
-struct gk_lay_ws16 {
-    static constexpr int NP = 2, PPT = 8;
-    static constexpr int ROWQ = PPT; /* a thread's pairs share one row */
-    __device__ static void pair(int q, int t, int &a, int &b) { gk_lay_wg::pair(q, t, a, b); }
-    __device__ static void load(const uint32_t *prod, int q, int t, int a, int b, uint32_t x[8])
-    {
-        (void)a;
-        (void)b;
-        const uint2 c = ((const uint2 *)prod)[(q * 2) * GK_THREADS + t];
-        const uint2 u = ((const uint2 *)prod)[(q * 2 + 1) * GK_THREADS + t];
-        x[0] = c.x & 0xffffu;
-        x[1] = c.x >> 16;
-        x[2] = c.y & 0xffffu;
-        x[3] = c.y >> 16;
-        x[4] = u.x & 0xffffu;
-        x[5] = u.x >> 16;
-        x[6] = u.y & 0xffffu;
-        x[7] = u.y >> 16;
-    }
-};
-
-/* Half h (0: bits 0-15) of x as a float: one I2F.U16 with its half
- * selector, no unpacking. */
-template <int H>
-__device__ __forceinline__ float ws_h2f(uint32_t x)
-{
-    float f;
-    if (H)
-        asm("{.reg .u16 l, h;\n mov.b32 {l, h}, %1;\n cvt.rn.f32.u16 %0, h;\n}" : "=f"(f) : "r"(x));
-    else
-        asm("{.reg .u16 l, h;\n mov.b32 {l, h}, %1;\n cvt.rn.f32.u16 %0, l;\n}" : "=f"(f) : "r"(x));
-    return f;
-}
-
-/* The same on the integer and float pipes: the half's two bytes under the
- * exponent of 2^23 (one PRMT), less 2^23 (one FADD; exact).  (An AND or a
- * shift and I2FP would be the same count, but ptxas turns them into
- * I2F.U16.) */
-template <int H>
-__device__ __forceinline__ float ws_h2f_alu(uint32_t x)
-{
-    return __int_as_float((int)__byte_perm(x, 0x4B000000u, H ? 0x7632u : 0x7610u)) - 8388608.0f;
-}
-#endif
 } // namespace
-
-#if GK_WG_SM90A
-/* The screen's floats from the 16-bit products (gk_lay_screen): the cases'
- * four by I2F.U16 of each half (the conversion unit, beside the screen's
- * nine reciprocals), the controls' by ws_h2f_alu (PRMT, FADD), the totals
- * as float sums (exact: below 2^17): 16 instructions, the same floats as
- * gk_screen_f's on gk_lay_ws16::load's unpacked words (about 18 there: 4
- * of them I2F.U16 by ptxas's choice; 121.1 against 122.4 SASS
- * instructions a pair in the boost screen).  All eight by I2F.U16 would be
- * 12 (116.1 a pair), but would give the
- * conversion unit 17 of a pair's instructions (16 lanes a cycle an SM, an
- * eighth of a scheduler's issue rate: 136 of its cycles for 32 pairs
- * against about 115 issue cycles). */
-template <>
-struct gk_lay_screen<gk_lay_ws16> {
-    static constexpr bool S3 = true; /* one reciprocal a stratum (screen.cuh, gk_screen_s3) */
-    __device__ static __forceinline__ void load(const uint32_t *prod, int q, int t, int a, int b, float c[4],
-                                                float tt[4])
-    {
-        (void)a;
-        (void)b;
-        const uint2 cw = ((const uint2 *)prod)[(q * 2) * GK_THREADS + t];
-        const uint2 uw = ((const uint2 *)prod)[(q * 2 + 1) * GK_THREADS + t];
-        c[0] = ws_h2f<0>(cw.x);
-        c[1] = ws_h2f<1>(cw.x);
-        c[2] = ws_h2f<0>(cw.y);
-        c[3] = ws_h2f<1>(cw.y);
-        tt[0] = c[0] + ws_h2f_alu<0>(uw.x);
-        tt[1] = c[1] + ws_h2f_alu<1>(uw.x);
-        tt[2] = c[2] + ws_h2f_alu<0>(uw.y);
-        tt[3] = c[3] + ws_h2f_alu<1>(uw.y);
-    }
-};
-#endif
 
 namespace {
 #if GK_WG_SM90A
-/* A consumer thread's accumulators of class cls (gk_wg_handoff's fragment
- * order: fragment q is acc[4 q .. 4 q + 3]) into gk_lay_ws16 at prod. */
-__device__ __forceinline__ void ws_store16(uint32_t *prod, int cls, const int (&acc)[WS::ACC])
-{
-#pragma unroll
-    for (int q = 0; q < WS::ACC / 4; q++)
-        ((uint2 *)prod)[(q * 2 + cls) * GK_THREADS + threadIdx.x] =
-            make_uint2((uint32_t)acc[4 * q] | (uint32_t)acc[4 * q + 1] << 16,
-                       (uint32_t)acc[4 * q + 2] | (uint32_t)acc[4 * q + 3] << 16);
-}
-
 /* Pins (zero: zeroes) a class's accumulators, as gk_wg_acc_pin does. */
 __device__ __forceinline__ void ws_acc_pin(int (&acc)[WS::ACC], bool zero)
 {
@@ -416,11 +322,11 @@ __global__ void __launch_bounds__(WS_THREADS, 1) k_ws(gk_params P, const __grid_
             run(0, S0);
             ws_acc_pin(acc, false);
             ws_wait(mode, eempty + 8u * e, (u & 1u) ^ 1u); /* group e is done with its last tile's products */
-            ws_store16(pb, 0, acc);
+            gk_store16(pb, 0, acc);
             ws_acc_pin(acc, true);
             run(S0, NS);
             ws_acc_pin(acc, false);
-            ws_store16(pb, 1, acc);
+            gk_store16(pb, 1, acc);
             gk_mbar_arrive(efull + 8u * e);
         }
         return;
@@ -526,7 +432,7 @@ int ws_warm()
 void gk_ws_warm(int stat, int np, uint32_t kw0, uint32_t kw1)
 {
     /* the launches' choice (gk_launch_ws) */
-    if (np != 2 || kw0 > WS_KW_MAX || kw1 > WS_KW_MAX) gk_wgmma_warm(stat, np);
+    if (np != 2 || kw0 > WS_KW_MAX || kw1 > WS_KW_MAX) gk_wgmma_warm(stat, np, kw0, kw1);
     else (void)GK_STAT_DISPATCH(stat, ws_warm);
 }
 

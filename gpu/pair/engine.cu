@@ -45,7 +45,12 @@ struct flight_t {
     double *d_fit_in;      /* and every candidate's, between the two passes (cap entries) */
     uint32_t h_fit_cap;    /* entries h_fit holds (pinned, grown as needed) */
     uint32_t *d_key;       /* its keep keys, between its two passes (tilefit 0) */
-    uint32_t *d_n, *h_n;   /* [0] the tile's candidates, [1] the survivors */
+    uint32_t *d_n;         /* [0] the tile's candidates, [1] the survivors, [2] the second
+                              stage's ticket (gk_exact_params), [3] the pre-pass's count
+                              (never read: its room is 0) */
+    uint32_t *h_n;         /* [0], [1] to the host (mapped: the second stage publishes them;
+                              without it, copied) */
+    uint32_t *h_n_dev;     /* h_n as the device addresses it */
     uint32_t cap;
     cudaEvent_t start, mid, done; /* mid: between the tile kernel and the second stage */
     cudaEvent_t pre;              /* after a diagonal tile's pre-pass */
@@ -84,6 +89,9 @@ struct es_gpu {
     unsigned long long *d_exact; /* gk_exact_params.count */
     int exact;        /* the second stage runs (exact.cu; EPISTREAM_GPU_EXACT=0: off) */
     int prepass;      /* the diagonal tiles run twice (run_flight; EPISTREAM_GPU_PREPASS) */
+    int publish;      /* the second stage hands each tile's counts to the host and zeroes them
+                         (gk_exact_params.n_host; EPISTREAM_GPU_PUBLISH=0: a memset and a copy
+                         a tile, as before, for same-run comparisons) */
     int band;         /* their pre-pass's band (gk_params.band; EPISTREAM_GPU_PREPASS_BAND) */
     int fits;         /* BOOST: it sends each survivor's fit with it, so the host skips the
                          fit (EPISTREAM_GPU_FITS=0: off, for same-run comparisons) */
@@ -94,6 +102,9 @@ struct es_gpu {
     double t_kernel; /* seconds in the tile kernels (event-timed) */
     double t_exact; /* seconds in the second stage */
     double t_prepass; /* of t_kernel, the diagonal tiles' pre-passes */
+    double t_gap;     /* the kernel stream's time from a tile's end to the next tile's start */
+    float last_done;  /* when the last collected tile ended, ms after origin (< 0: none yet) */
+    cudaEvent_t origin; /* recorded at the opening: the events' common origin */
     int screen1;     /* EPISTREAM_GPU_SCREEN=1: the older first-stage screen (comparisons) */
     int epi1;        /* EPISTREAM_GPU_EPILOGUE=1: the previous tile epilogue (gk_params.epi1; comparisons) */
     int tilefit;     /* BOOST's fits in every tile (gk_params.tilefit) and a one-pass second stage:
@@ -101,6 +112,9 @@ struct es_gpu {
     int head, n_flight; /* oldest flight, tiles in flight */
     pthread_t warm;      /* warm_main, from the opening to the closing */
     int warm_on;
+    int warm_bufs;       /* warm_main also makes the flights' host buffers (es_gpu_collect joins it first) */
+    int warm_go;         /* (atomic) the buffers may be made now: the device holds ES_GPU_FLIGHTS tiles, or
+                            a tile is being collected, or the engine closes */
 };
 
 static int launch(es_gpu_t *g, const gk_params &P)
@@ -227,7 +241,10 @@ static void flight_free_bufs(flight_t *f)
 extern "C" void es_gpu_close(es_gpu_t *g)
 {
     if (!g) return;
-    if (g->warm_on) pthread_join(g->warm, NULL);
+    if (g->warm_on) {
+        __atomic_store_n(&g->warm_go, 1, __ATOMIC_RELEASE);
+        pthread_join(g->warm, NULL);
+    }
     cudaSetDevice(g->dev);
     if (g->s_comp) cudaStreamSynchronize(g->s_comp);
     if (g->s_copy) cudaStreamSynchronize(g->s_copy);
@@ -250,6 +267,7 @@ extern "C" void es_gpu_close(es_gpu_t *g)
         if (g->fl[k].mid) cudaEventDestroy(g->fl[k].mid);
         if (g->fl[k].pre) cudaEventDestroy(g->fl[k].pre);
     }
+    if (g->origin) cudaEventDestroy(g->origin);
     if (g->d_thr) cudaFree(g->d_thr);
     if (g->d_hist) cudaFree(g->d_hist);
     if (g->d_tau) cudaFree(g->d_tau);
@@ -344,13 +362,18 @@ static int gpu_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, es_
         flight_t *f = &g->fl[k];
         ret = flight_alloc(f, cand_init, exact_mode(g));
         if (ret) return ret;
-        CHECK(cudaMalloc(&f->d_n, 8));
-        CHECK(cudaMallocHost(&f->h_n, 8));
+        CHECK(cudaMalloc(&f->d_n, 16));
+        CHECK(cudaMemset(f->d_n, 0, 16));
+        CHECK(cudaHostAlloc(&f->h_n, 8, cudaHostAllocMapped));
+        CHECK(cudaHostGetDevicePointer((void **)&f->h_n_dev, f->h_n, 0));
         CHECK(cudaEventCreate(&f->start));
         CHECK(cudaEventCreate(&f->mid));
         CHECK(cudaEventCreate(&f->pre));
         CHECK(cudaEventCreate(&f->done));
     }
+    CHECK(cudaEventCreate(&g->origin));
+    CHECK(cudaEventRecord(g->origin, g->s_comp));
+    g->last_done = -1.0f;
     /* the block cache: what the limit (or the free memory, less a reserve)
      * holds, at least three blocks so that copies overlap kernels */
     size_t off[6];
@@ -456,6 +479,8 @@ static int engine_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, 
      * same-run comparisons; the same outputs) */
     const char *tv = getenv("EPISTREAM_GPU_FITS");
     g->fits = g->exact && cfg->stat == ES_STAT_BOOST && !(tv && strcmp(tv, "0") == 0);
+    const char *hv = getenv("EPISTREAM_GPU_PUBLISH");
+    g->publish = g->exact && !(hv && strcmp(hv, "0") == 0);
     g->cfg.lnfact = NULL; /* the caller's: read by gpu_open only */
     g->cfg.nlogn = NULL;
     int ret = gpu_open(dev, cfg, cand_init, g);
@@ -463,10 +488,13 @@ static int engine_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, 
         es_gpu_close(g);
         return ret;
     }
-    /* the kernels loaded beside the rest of the scan's opening (its host
-     * workers, the first block's upload) rather than by the first tiles'
-     * launches; EPISTREAM_GPU_WARM=0: not (comparisons) */
+    /* the kernels loaded and the flights' host buffers made beside the rest
+     * of the scan's opening (its host workers, the first block's upload)
+     * rather than by the first tiles' launches and collections;
+     * EPISTREAM_GPU_WARM=0: neither, =kernels: the kernels only
+     * (comparisons) */
     const char *wv = getenv("EPISTREAM_GPU_WARM");
+    g->warm_bufs = !(wv && strcmp(wv, "kernels") == 0); /* =kernels: the buffers as the first tiles need them */
     if (!(wv && strcmp(wv, "0") == 0)) g->warm_on = pthread_create(&g->warm, NULL, warm_main, g) == 0;
     *out = g;
     return ES_OK;
@@ -491,6 +519,7 @@ extern "C" const char *es_gpu_kernel_name(const es_gpu_t *g)
 extern "C" double es_gpu_kernel_seconds(const es_gpu_t *g) { return g->t_kernel; }
 extern "C" double es_gpu_exact_seconds(const es_gpu_t *g) { return g->t_exact; }
 extern "C" double es_gpu_prepass_seconds(const es_gpu_t *g) { return g->t_prepass; }
+extern "C" double es_gpu_gap_seconds(const es_gpu_t *g) { return g->t_gap; }
 extern "C" const double *es_gpu_collect_fits(const es_gpu_t *g) { return g->last_fit; }
 
 extern "C" int es_gpu_exact_stats(es_gpu_t *g, unsigned long long out[3])
@@ -567,7 +596,7 @@ static int vpre_warm(int np)
  * waits for it.  (Not g's streams or memory: only its configuration.) */
 static void *warm_main(void *arg)
 {
-    const es_gpu_t *g = (const es_gpu_t *)arg;
+    es_gpu_t *g = (es_gpu_t *)arg;
     if (cudaSetDevice(g->dev) != cudaSuccess) {
         (void)cudaGetLastError();
         return NULL;
@@ -575,8 +604,23 @@ static void *warm_main(void *arg)
     const int stat = (int)g->cfg.stat, np = (int)g->cfg.n_planes;
     (void)GK_STAT_DISPATCH(stat, vpre_warm, np);
     if (g->kernel == ES_GPU_KERNEL_WS) gk_ws_warm(stat, np, g->cfg.kw_case, g->cfg.kw_ctrl);
-    else if (g->kernel == ES_GPU_KERNEL_WGMMA) gk_wgmma_warm(stat, np);
+    else if (g->kernel == ES_GPU_KERNEL_WGMMA) gk_wgmma_warm(stat, np, g->cfg.kw_case, g->cfg.kw_ctrl);
     if (g->exact) gk_exact_warm(stat, !g->tilefit);
+    /* then the flights' pinned host buffers at their first size, which the
+     * first tiles' es_gpu_collect calls made before (cudaMallocHost: about
+     * 1 ms each, 4 to 8 of them, on the thread that scores); it joins this
+     * thread before it touches them.  (Failures are left to it.) */
+    /* not before the first tiles are queued: cudaMallocHost holds the
+     * driver's locks, so that their launches would wait for it */
+    const struct timespec nap = {0, 50000};
+    while (g->warm_bufs && !__atomic_load_n(&g->warm_go, __ATOMIC_ACQUIRE)) nanosleep(&nap, NULL);
+    if (g->warm_bufs)
+        for (int k = 0; k < ES_GPU_FLIGHTS; k++) {
+            flight_t *f = &g->fl[k];
+            if (host_room((void **)&f->h_cand, &f->h_cand_cap, 1, sizeof(es_gpu_cand_t)) ||
+                (g->fits && host_room((void **)&f->h_fit, &f->h_fit_cap, 1, 18 * sizeof(double))))
+                (void)cudaGetLastError();
+        }
     return NULL;
 }
 
@@ -729,17 +773,20 @@ static int run_flight(es_gpu_t *g, flight_t *f, int prepass)
     f->P.cand = f->d_cand;
     f->P.cap = f->cap;
     f->P.n_cand = f->d_n;
-    CHECK(cudaMemsetAsync(f->d_n, 0, 8, g->s_comp));
+    /* with the second stage, its last CTA hands the counts to the host and
+     * zeroes them (gk_exact_params.n_host, es_gpu_t.publish): no memset and
+     * no copy between the tiles' kernels */
+    if (!g->publish) CHECK(cudaMemsetAsync(f->d_n, 0, 8, g->s_comp));
     CHECK(cudaEventRecord(f->start, g->s_comp));
     f->ran_pre = prepass;
     if (prepass) {
         gk_params Q = f->P;
         Q.cap = 0;                 /* no room: the epilogue stops before phase D */
+        Q.n_cand = f->d_n + 3;     /* (so it emits nothing, and counts nothing in [0]) */
         Q.screen = g->d_screen + 3; /* not in the screen's reported counts */
         Q.band = g->band;
         CHECK_LAUNCH(launch(g, Q));
         CHECK(cudaEventRecord(f->pre, g->s_comp));
-        CHECK(cudaMemsetAsync(f->d_n, 0, 4, g->s_comp));
         f->P.update_hist = 0;
     }
     CHECK_LAUNCH(launch(g, f->P));
@@ -760,10 +807,12 @@ static int run_flight(es_gpu_t *g, flight_t *f, int prepass)
         R.key = g->tilefit ? NULL : f->d_key;
         R.fit_out = f->d_fit;
         R.fit_in = R.key ? f->d_fit_in : NULL;
+        R.n_host = g->publish ? f->h_n_dev : NULL;
+        R.ticket = f->d_n + 2;
         CHECK(cudaEventRecord(f->mid, g->s_comp));
         CHECK_LAUNCH(gk_launch_exact((int)g->cfg.stat, R, g->n_sm, g->s_comp));
     }
-    CHECK(cudaMemcpyAsync(f->h_n, f->d_n, 8, cudaMemcpyDeviceToHost, g->s_comp));
+    if (!g->publish) CHECK(cudaMemcpyAsync(f->h_n, f->d_n, 8, cudaMemcpyDeviceToHost, g->s_comp));
     CHECK(cudaEventRecord(f->done, g->s_comp));
     return ES_OK;
 }
@@ -803,6 +852,7 @@ extern "C" int es_gpu_submit(es_gpu_t *g, const es_gpu_block_t *a, const es_gpu_
     int ret = queue_tile(g, f, 1);
     if (ret) return ret;
     g->n_flight++;
+    if (g->n_flight == ES_GPU_FLIGHTS) __atomic_store_n(&g->warm_go, 1, __ATOMIC_RELEASE);
     return ES_OK;
 }
 
@@ -811,9 +861,15 @@ extern "C" int es_gpu_collect(es_gpu_t *g, const es_gpu_cand_t **cand, size_t *n
 {
     if (!g->n_flight) return ES_ERR_ARG;
     CHECK(cudaSetDevice(g->dev));
+    if (g->warm_on && g->warm_bufs) { /* it makes the flights' host buffers: wait for it */
+        __atomic_store_n(&g->warm_go, 1, __ATOMIC_RELEASE);
+        pthread_join(g->warm, NULL);
+        g->warm_on = 0;
+    }
     flight_t *f = &g->fl[g->head];
     CHECK(cudaEventSynchronize(f->done));
-    uint32_t cnt = f->h_n[0];
+    const volatile uint32_t *hn = f->h_n; /* written by the device */
+    uint32_t cnt = hn[0];
     float ms = 0.0f;
     if (f->ran_pre) {
         CHECK(cudaEventElapsedTime(&ms, f->start, f->pre));
@@ -841,17 +897,23 @@ extern "C" int es_gpu_collect(es_gpu_t *g, const es_gpu_cand_t **cand, size_t *n
         ret = queue_tile(g, f, 0);
         if (ret) return ret;
         CHECK(cudaEventSynchronize(f->done));
-        cnt = f->h_n[0];
+        cnt = hn[0];
         if (cnt > f->cap) {
             fprintf(stderr, "[E::es_gpu_collect] candidate count grew on a re-run (%u > %u)\n", cnt, f->cap);
             return ES_ERR_GPU;
         }
     }
     g->n_emitted += cnt;
+    /* the stream's time between the last tile and this one */
+    float t_start = 0.0f, t_done = 0.0f;
+    CHECK(cudaEventElapsedTime(&t_start, g->origin, f->start));
+    CHECK(cudaEventElapsedTime(&t_done, g->origin, f->done));
+    if (g->last_done >= 0.0f && t_start > g->last_done) g->t_gap += (t_start - g->last_done) * 1e-3;
+    g->last_done = t_done;
     /* the second stage's survivors, or every candidate */
     const es_gpu_cand_t *src = f->d_cand;
     if (g->exact) {
-        cnt = f->h_n[1];
+        cnt = hn[1];
         src = f->d_keep;
     }
     g->last_fit = NULL;

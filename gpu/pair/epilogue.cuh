@@ -212,13 +212,15 @@ __device__ __forceinline__ void gk_copy4(uint32_t *dst, const uint32_t *src)
  * the class split read by plain loads, the scalars built here). */
 template <int STAT, int NP, int VM, int VN, class G = gk_grp_cta>
 __device__ __forceinline__ void gk_epi_load_consts(const gk_params &P, int a0, int b0,
-                                                   gk_epi_smem<VM, VN> &S)
+                                                   gk_epi_smem<VM, VN> &S, bool rows = true)
 {
     static_assert(sizeof(gk_vc) % 16 == 0 && sizeof(gk_srow) % 16 == 0 && sizeof(gk_scol) % 16 == 0, "int4 copies");
-    gk_copy16<G, VM * (int)sizeof(gk_vc) / 16>(S.va, P.prea.vrow + a0);
+    /* rows false: S.va and S.srow already hold the rows' (a CTA that scores
+     * several column tiles of the same rows) */
+    if (rows) gk_copy16<G, VM * (int)sizeof(gk_vc) / 16>(S.va, P.prea.vrow + a0);
     gk_copy16<G, VN * (int)sizeof(gk_vc) / 16>(S.vb, P.preb.vcol + b0);
     if (NP == 2) {
-        gk_copy16<G, VM * (int)sizeof(gk_srow) / 16>(S.srow, P.prea.srow + a0);
+        if (rows) gk_copy16<G, VM * (int)sizeof(gk_srow) / 16>(S.srow, P.prea.srow + a0);
         gk_copy16<G, VN * (int)sizeof(gk_scol) / 16>(S.scol, P.preb.scol + b0);
     }
     const bool async = !P.epi1;

@@ -51,8 +51,9 @@ constexpr int RT = 128; /* threads a CTA */
 template <int STAT, int PASS>
 __global__ void __launch_bounds__(RT) k_stage2(gk_exact_params R)
 {
-    const uint32_t n = *R.n_in;
-    if (n > R.cap) return; /* the buffer overflowed: the tile runs again */
+    /* the buffer overflowed: the tile runs again (nothing is done here but
+     * the publishing below) */
+    const uint32_t n_all = *R.n_in, n = n_all <= R.cap ? n_all : 0u;
     const uint32_t tb = *((volatile const uint32_t *)&R.tau_bin[0]);
     const uint32_t tau = gk_tau_of_bin(tb, R.tau_host);
     const int lane = threadIdx.x & 31;
@@ -116,6 +117,26 @@ __global__ void __launch_bounds__(RT) k_stage2(gk_exact_params R)
     }
     if (lane == 0 && dec) atomicAdd(&R.count[0], (unsigned long long)dec);
     if (lane == 0 && drop) atomicAdd(&R.count[1], (unsigned long long)drop);
+    /* the last pass: its last CTA publishes the tile's two counts to the
+     * host and zeroes them for the flight's next tile (every CTA has read
+     * *n_in and added to *n_out before it takes its ticket) */
+    if (PASS != 1 && R.n_host) {
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            __threadfence();
+            if (atomicAdd(R.ticket, 1u) == gridDim.x - 1) {
+                __threadfence();
+                volatile uint32_t *cnt_in = R.n_in, *cnt_out = R.n_out;
+                volatile uint32_t *h = R.n_host;
+                h[0] = *cnt_in;
+                h[1] = *cnt_out;
+                __threadfence_system();
+                *cnt_in = 0u;
+                *cnt_out = 0u;
+                *(volatile uint32_t *)R.ticket = 0u;
+            }
+        }
+    }
 }
 
 template <int STAT>

@@ -55,7 +55,7 @@ int gk_ws_usable(int dev);
  * kernel when first used, a few milliseconds each): the ones a scan's first
  * tiles launch first.  Errors are left to the launches.  (engine.cu's
  * warm_main, beside the opening of a scan.) */
-void gk_wgmma_warm(int stat, int np);
+void gk_wgmma_warm(int stat, int np, uint32_t kw0, uint32_t kw1); /* kw0, kw1 as gk_params' */
 void gk_ws_warm(int stat, int np, uint32_t kw0, uint32_t kw1); /* kw0, kw1 as gk_params' */
 void gk_exact_warm(int stat, int two_pass);
 /* 1 when `--gpu-kernel auto` runs ws rather than the wgmma tiles on a
@@ -69,7 +69,7 @@ int gk_ws_auto(int stat, int np, uint32_t kw0, uint32_t kw1);
  * (in no particular order).  Run after the tile kernel on its stream. */
 struct gk_exact_params {
     const es_gpu_cand_t *in;
-    const uint32_t *n_in;    /* the tile's candidates; nothing is done when > cap (re-run) */
+    uint32_t *n_in;          /* the tile's candidates; nothing is done when > cap (re-run) */
     uint32_t cap;
     es_gpu_cand_t *out;      /* cap entries */
     uint32_t *n_out;         /* zeroed before */
@@ -86,6 +86,10 @@ struct gk_exact_params {
     double *fit_in;          /* two passes with fit_out: 18 doubles an in entry (cap), where the
                                 first pass leaves each candidate's fit for the second to copy;
                                 NULL: the second pass fits its survivors again */
+    uint32_t *n_host;        /* mapped host memory: the last pass's last CTA writes *n_in and
+                                *n_out there, then zeroes them and *ticket for the flight's next
+                                tile (no memset and no copy a tile); NULL: neither */
+    uint32_t *ticket;        /* zero before: the last pass's CTAs that are done */
 };
 /* stat: GK_BOOST, GK_CHI2, GK_MI or GK_IG.  @return 0, or a cudaError_t. */
 int gk_launch_exact(int stat, const gk_exact_params &R, int n_sm, void *stream);

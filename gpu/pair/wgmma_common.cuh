@@ -283,19 +283,36 @@ __device__ __forceinline__ void gk_wg_acc_pin(int (&acc0)[ACC], int (&acc1)[ACC]
     }
 }
 
-/* Issues warpgroup wg's four k256 steps of the stage at shared address st
- * (A rows first, BM of them, then B) into acc, as one commit group. */
-template <int BM, int BN>
-__device__ __forceinline__ void gk_wg_issue(uint32_t st, int wg, int (&acc)[BN / 2])
+/* Issues warpgroup wg's k256 steps of the stage at shared address st (A
+ * rows first, BM of them, then B) into acc, as one commit group: the first
+ * nk of the slice's four (gk_wg_nk: a class's last slice may hold fewer
+ * words; the steps past its words would add products of zeros).
+ * gk_wg_issue_ab: the same from the warpgroup's 64 A rows at sa and the B
+ * rows at sb, both 1024-aligned slices of 128-byte rows. */
+template <int BN>
+__device__ __forceinline__ void gk_wg_issue_ab(uint32_t sa, uint32_t sb, int (&acc)[BN / 2], int nk)
 {
-    constexpr int ROWB = GK_WG_SLICE_WORDS * 8;
-    const uint64_t da = gk_wg_desc(st + (uint32_t)(wg * 64 * ROWB));
-    const uint64_t db = gk_wg_desc(st + (uint32_t)(BM * ROWB));
+    const uint64_t da = gk_wg_desc(sa), db = gk_wg_desc(sb);
     gk_wg_fence();
 #pragma unroll
-    for (int ks = 0; ks < GK_WG_SLICE_WORDS / 4; ks++) gk_wg_mma<BN>::run(acc, da + 2 * ks, db + 2 * ks);
+    for (int ks = 0; ks < GK_WG_SLICE_WORDS / 4; ks++)
+        if (ks < nk) gk_wg_mma<BN>::run(acc, da + 2 * ks, db + 2 * ks);
     gk_wg_commit();
 }
+template <int BM, int BN>
+__device__ __forceinline__ void gk_wg_issue(uint32_t st, int wg, int (&acc)[BN / 2], int nk = GK_WG_SLICE_WORDS / 4)
+{
+    constexpr int ROWB = GK_WG_SLICE_WORDS * 8;
+    gk_wg_issue_ab<BN>(st + (uint32_t)(wg * 64 * ROWB), st + (uint32_t)(BM * ROWB), acc, nk);
+}
 #endif
+
+/* The k256 steps (of four) that slice sl of a class of kw words needs: those
+ * holding any of its words (the loader zero-fills the rest of the step). */
+__host__ __device__ __forceinline__ int gk_wg_nk(int kw, int sl)
+{
+    const int w = kw - sl * GK_WG_SLICE_WORDS, n = (w + 3) / 4;
+    return n < GK_WG_SLICE_WORDS / 4 ? n : GK_WG_SLICE_WORDS / 4;
+}
 
 #endif

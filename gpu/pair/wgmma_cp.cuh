@@ -202,7 +202,8 @@ __device__ __forceinline__ void gk_wg_tile(const gk_params &P, int a0, int b0, u
         __syncthreads();
         if (s + STAGES - 1 < NS) load(s + STAGES - 1, buf == 0 ? STAGES - 1 : buf - 1);
         gk_wg_cp_commit();
-        gk_wg_issue<BM, BN>(base + (uint32_t)(buf * STAGE), wg, acc);
+        const int nk = s < S0 ? gk_wg_nk((int)P.kw0, s) : gk_wg_nk((int)P.kw1, s - S0);
+        gk_wg_issue<BM, BN>(base + (uint32_t)(buf * STAGE), wg, acc, nk);
         gk_wg_wait<0>();
     };
 
@@ -214,8 +215,8 @@ __device__ __forceinline__ void gk_wg_tile(const gk_params &P, int a0, int b0, u
         gk_wg_cp_wait<0>();
         gk_wg_fence_proxy_async();
         __syncthreads();
-        gk_wg_issue<BM, BN>(base, wg, acc0);
-        gk_wg_issue<BM, BN>(base + (uint32_t)STAGE, wg, acc1);
+        gk_wg_issue<BM, BN>(base, wg, acc0, gk_wg_nk((int)P.kw0, 0));
+        gk_wg_issue<BM, BN>(base + (uint32_t)STAGE, wg, acc1, gk_wg_nk((int)P.kw1, 0));
         gk_wg_wait<0>();
         s = NS;
     }

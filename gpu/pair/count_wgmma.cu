@@ -214,12 +214,14 @@ __global__ void __launch_bounds__(GK_THREADS, 2) k_wgmma_mc(gk_params P)
 
     for (bool first = true;; first = false) {
         const int b0 = (jt0 + j) * VN;
-        /* the column tile's constants and the thresholds as they stand (the
-         * rows' constants once) */
-        gk_epi_load_consts<STAT, 2, VM, VN, G>(P, a0, b0, E, first);
-        gk_wg_cp_wait<1>(); /* the operands (the constants may still be in flight) */
+        gk_wg_cp_wait<0>(); /* the column's operand (and, first, the rows') */
         gk_wg_fence_proxy_async();
+        /* the operand published; every thread is past the previous column
+         * tile's epilogue, so its constants and products are free */
         __syncthreads();
+        /* the column tile's constants and the thresholds as they stand (the
+         * rows' constants once), in flight during the main loop */
+        gk_epi_load_consts<STAT, 2, VM, VN, G>(P, a0, b0, E, first);
         int acc0[S::ACC], acc1[S::ACC];
         gk_wg_acc_pin(acc0, acc1, true);
         gk_wg_issue_ab<BN>(sA + (uint32_t)(wg * 64 * ROWB), sB, acc0, nk0);
@@ -238,7 +240,6 @@ __global__ void __launch_bounds__(GK_THREADS, 2) k_wgmma_mc(gk_params P)
         gk_wg_cp_commit();
         gk_epilogue<STAT, gk_lay_wg16, VM, VN, G, FITS>(P, prod, a0, b0, E);
         if (jn >= J) break;
-        __syncthreads(); /* the constants and the products are free */
         j = jn;
     }
 #else

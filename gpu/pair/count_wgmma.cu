@@ -135,8 +135,8 @@ __global__ void __launch_bounds__(gk_wg_shape<NP>::THREADS, gk_wg_shape<NP>::MIN
 
 /* ---- two-plane tiles that score several column tiles a CTA ----------------- */
 
-/* Where each class is one slice (kw0, kw1 <= 16 words: up to about 2,048
- * samples), a fused tile's CTA spends a third of its instructions and half
+/* Where each class is one slice (kw0, kw1 <= 16 words: up to 1,024 samples
+ * a class), a fused tile's CTA spends a third of its instructions and half
  * of its stall samples on fixed work: the constants' and the operands'
  * loads, the main loop's waits and barriers (doc/BENCHMARKS.md, "The fused
  * tile at N = 1,024").  k_wgmma_mc's CTA keeps the 64 rows' operands
@@ -191,16 +191,16 @@ __global__ void __launch_bounds__(GK_THREADS, 2) k_wgmma_mc(gk_params P)
     const size_t words = P.words, off1 = P.off_ctrl, rstride = (size_t)RP * words;
     /* NR rows from src (row r of the thread's first, rows of them exist)
      * into both classes' halves at d0 and d0 + NR rows; the chunks that
-     * are not read name `base`, the block's first word */
-    auto copy_rows = [&](auto nr, uint32_t d0, const uint64_t *base, const uint64_t *src, int r, int rows) {
+     * are not read name `first_word`, the block's */
+    auto copy_rows = [&](auto nr, uint32_t d0, const uint64_t *first_word, const uint64_t *src, int r, int rows) {
         constexpr int NR = decltype(nr)::value;
 #pragma unroll
         for (int i = 0; i < NR / RP; i++) {
             const bool ok = r + i * RP < rows;
             const uint64_t *sp = src + (size_t)i * rstride;
             const uint32_t d = d0 + (uint32_t)(i * RP * ROWB);
-            gk_wg_cp16(d, ok && ok0 ? sp : base, ok && ok0);
-            gk_wg_cp16(d + (uint32_t)(NR * ROWB), ok && ok1 ? sp + off1 : base, ok && ok1);
+            gk_wg_cp16(d, ok && ok0 ? sp : first_word, ok && ok0);
+            gk_wg_cp16(d + (uint32_t)(NR * ROWB), ok && ok1 ? sp + off1 : first_word, ok && ok1);
         }
     };
     copy_rows(std::integral_constant<int, BM>(), sA + dst0, P.pa, P.pa + ((size_t)a0 * 2 + ra0) * words + 2 * ch,
@@ -271,8 +271,10 @@ int wg_mc()
     return m;
 }
 
-/* Whether P's two-plane tiles run k_wgmma_mc: each class one slice (and
- * so 16-bit products), and the plain copy code's shapes (wg_cp_plain). */
+/* Whether two-plane tiles of classes of kw0 and kw1 words run k_wgmma_mc
+ * (with the default cp.async loader and EPISTREAM_GPU_MC not 0): each class
+ * one slice, which 16-bit products hold (the plain copy code's shapes,
+ * wg_cp_plain). */
 bool wg_mc_fits(uint32_t kw0, uint32_t kw1)
 {
     return kw0 >= 1 && kw1 >= 1 && kw0 <= GK_WG_SLICE_WORDS && kw1 <= GK_WG_SLICE_WORDS;
@@ -530,7 +532,8 @@ int launch_cp(const gk_params &P, cudaStream_t st)
 {
     using S = gk_wg_shape<NP>;
     if constexpr (NP == 2)
-        if (const int cols = wg_mc(); cols && wg_mc_fits(P.kw0, P.kw1) && wg_load() == 0) return launch_mc<STAT, FITS>(P, cols, st);
+        if (const int cols = wg_mc(); cols && wg_mc_fits(P.kw0, P.kw1) && wg_load() == 0)
+            return launch_mc<STAT, FITS>(P, cols, st);
     if (NP == 2 && wg_cp_plain(P)) {
         static thread_local int configured = -1;
         return gk_launch_tile<S::VM, S::VN>(k_wgmma<NP, STAT, FITS, NP == 2>, P, S::SMEM_BYTES, st, &configured,

@@ -593,7 +593,13 @@ static int vpre_warm(int np)
  * 1.0).  This thread loads the ones a scan's first tiles use, in that
  * order -- the blocks' constants, the tile kernels, the second stage --
  * while the opening goes on; a launch that finds its kernel still loading
- * waits for it.  (Not g's streams or memory: only its configuration.) */
+ * waits for it.  Then (warm_bufs) the flights' pinned host buffers at their
+ * first size, which the first tiles' es_gpu_collect calls made before
+ * (cudaMallocHost: about 1 ms each, 4 to 8 of them, on the thread that
+ * scores), but not before the device holds its first tiles (warm_go):
+ * cudaMallocHost holds the driver's locks, so their launches would wait for
+ * it.  es_gpu_collect joins this thread before it touches the buffers
+ * (their failures are left to it).  Not g's streams or device memory. */
 static void *warm_main(void *arg)
 {
     es_gpu_t *g = (es_gpu_t *)arg;
@@ -606,12 +612,6 @@ static void *warm_main(void *arg)
     if (g->kernel == ES_GPU_KERNEL_WS) gk_ws_warm(stat, np, g->cfg.kw_case, g->cfg.kw_ctrl);
     else if (g->kernel == ES_GPU_KERNEL_WGMMA) gk_wgmma_warm(stat, np, g->cfg.kw_case, g->cfg.kw_ctrl);
     if (g->exact) gk_exact_warm(stat, !g->tilefit);
-    /* then the flights' pinned host buffers at their first size, which the
-     * first tiles' es_gpu_collect calls made before (cudaMallocHost: about
-     * 1 ms each, 4 to 8 of them, on the thread that scores); it joins this
-     * thread before it touches them.  (Failures are left to it.) */
-    /* not before the first tiles are queued: cudaMallocHost holds the
-     * driver's locks, so that their launches would wait for it */
     const struct timespec nap = {0, 50000};
     while (g->warm_bufs && !__atomic_load_n(&g->warm_go, __ATOMIC_ACQUIRE)) nanosleep(&nap, NULL);
     if (g->warm_bufs)

@@ -406,15 +406,6 @@ static int helpers_init(es_scan_ctx_t *ctx, es_worker_t *w, int n, int *nw)
     return ret;
 }
 
-/* The preloading thread of device d, stopped and joined (if it runs). */
-static void preload_join(gpu_dev_t *d)
-{
-    if (!d->pre_on) return;
-    atomic_store(&d->pre_stop, 1);
-    pthread_join(d->pre, NULL);
-    d->pre_on = 0;
-}
-
 /* The device first: its kernels load on a thread of their own (es_gpu_open)
  * while the helpers are set up. */
 static int dev_open(es_scan_ctx_t *ctx, gpu_dev_t *d, int n_helpers, const es_gpu_config_t *cfg)
@@ -433,38 +424,6 @@ static int dev_open(es_scan_ctx_t *ctx, gpu_dev_t *d, int n_helpers, const es_gp
     return ES_OK;
 }
 
-/* dev_loop's queueing of tiles: the scan's next tile claimed and queued on
- * the device. */
-typedef struct {
-    es_scan_ctx_t *ctx;
-    gpu_dev_t *d;
-    int more;        /* tiles may remain to be claimed */
-    double t_submit; /* seconds in es_gpu_submit */
-    double t_first;  /* when the first tile was queued, from t_loop (-1: not yet) */
-    double t_loop;
-} dev_feed_t;
-
-/* 1 when a tile was queued; 0 when none is left, or on an error (*ret). */
-static int dev_submit_next(dev_feed_t *f, int *ret)
-{
-    es_scan_ctx_t *ctx = f->ctx;
-    uint32_t bi, bj;
-    if (!f->more || es_ctx_claim_tile(ctx, &bi, &bj) != 0) {
-        f->more = 0;
-        return 0;
-    }
-    /* blocks packed beside the scan: both must be */
-    if (ctx->wait_block && ((*ret = ctx->wait_block(ctx, bi)) || (*ret = ctx->wait_block(ctx, bj)))) return 0;
-    es_gpu_block_t a, b;
-    block_desc(ctx, bi, &a);
-    block_desc(ctx, bj, &b);
-    double ts = es_time_now();
-    *ret = es_gpu_submit(f->d->g, &a, &b, host_tau(ctx, f->d->w, f->d->nw));
-    f->t_submit += es_time_now() - ts;
-    if (f->t_first < 0) f->t_first = es_time_now() - f->t_loop;
-    return !*ret;
-}
-
 static int dev_loop(es_scan_ctx_t *ctx, gpu_dev_t *d)
 {
     es_gpu_t *g = d->g;
@@ -472,30 +431,38 @@ static int dev_loop(es_scan_ctx_t *ctx, gpu_dev_t *d)
     const int nw = d->nw, dev = d->dev;
     int ret = ES_OK;
     uint64_t cands = 0, tiles = 0, n_fit = 0;
-    double t_wait = 0.0, t_score = 0.0;
-    double t_loop = es_time_now(), t_diag = -1.0;
+    double t_wait = 0.0, t_score = 0.0, t_submit = 0.0;
+    double t_loop = es_time_now(), t_first = -1.0, t_diag = -1.0;
     /* EPISTREAM_GPU_TRACE=1: one line per tile on stderr (doc/GPU.md) */
     const char *tr = getenv("EPISTREAM_GPU_TRACE");
     const int trace = tr && *tr && strcmp(tr, "0") != 0, chunk = score_chunk();
-    dev_feed_t F = {ctx, d, 1, 0.0, -1.0, t_loop};
     for (;;) {
-        /* keep the device's queue full */
-        while (!ret && es_gpu_in_flight(g) < ES_GPU_FLIGHTS && dev_submit_next(&F, &ret)) {
+        uint32_t bi, bj;
+        if (es_ctx_claim_tile(ctx, &bi, &bj) == 0) {
+            es_gpu_block_t a, b;
+            /* blocks packed beside the scan: both must be */
+            if (ctx->wait_block && ((ret = ctx->wait_block(ctx, bi)) || (ret = ctx->wait_block(ctx, bj)))) break;
+            block_desc(ctx, bi, &a);
+            block_desc(ctx, bj, &b);
+            double ts = es_time_now();
+            ret = es_gpu_submit(g, &a, &b, host_tau(ctx, w, nw));
+            t_submit += es_time_now() - ts;
+            if (t_first < 0) t_first = es_time_now() - t_loop;
+            if (ret) break;
+            if (es_gpu_in_flight(g) < ES_GPU_FLIGHTS) continue; /* keep the device's queue full */
         }
-        if (ret || !es_gpu_in_flight(g)) break;
+        if (!es_gpu_in_flight(g)) break;
         const es_gpu_cand_t *c;
         size_t n;
-        uint32_t bi, bj;
         double t0 = es_time_now(), k0 = es_gpu_kernel_seconds(g), p0 = es_gpu_prepass_seconds(g);
         double g0 = es_gpu_gap_seconds(g);
         ret = es_gpu_collect(g, &c, &n, &bi, &bj);
         if (ret) break;
-        const double *fit = es_gpu_collect_fits(g);
         double t1 = es_time_now();
         cands += n;
         tiles++;
         double prof[4] = {0};
-        ret = score_tile(ctx, w, nw, chunk, c, fit, n, bi, bj, &n_fit, trace ? prof : NULL);
+        ret = score_tile(ctx, w, nw, chunk, c, es_gpu_collect_fits(g), n, bi, bj, &n_fit, trace ? prof : NULL);
         double t2 = es_time_now();
         t_wait += t1 - t0;
         t_score += t2 - t1;
@@ -518,7 +485,7 @@ static int dev_loop(es_scan_ctx_t *ctx, gpu_dev_t *d)
     es_info("GPU %d: the first tile queued %.3f s into the loop, its last of the scan's %u diagonal tiles "
             "done at %.3f s, the loop %.3f s; %.3f s queueing tiles, %.3f s of it uploading blocks; the device "
             "%.3f s between its tiles",
-            dev, F.t_first, ctx->n_blocks, t_diag, es_time_now() - t_loop, F.t_submit, es_gpu_upload_seconds(g),
+            dev, t_first, ctx->n_blocks, t_diag, es_time_now() - t_loop, t_submit, es_gpu_upload_seconds(g),
             es_gpu_gap_seconds(g));
     unsigned long long scr[4];
     if (!ret && es_gpu_screen_stats(g, scr) == ES_OK && scr[0])
@@ -967,7 +934,8 @@ static int gpu_run(es_scan_ctx_t *ctx)
             d->pre_on = !stream && !(pv && !strcmp(pv, "0")) && pthread_create(&d->pre, NULL, preload_main, d) == 0;
             d->err = dev_loop(ctx, d);
             if (d->pre_on) {
-                preload_join(d);
+                atomic_store(&d->pre_stop, 1);
+                pthread_join(d->pre, NULL);
                 es_info("GPU %d: the preloading thread uploaded the blocks in %.3f s", d->dev, d->t_pre);
                 if (!d->err && d->pre_err) d->err = d->pre_err;
             }

@@ -115,9 +115,6 @@ constexpr uint32_t WS_KW_MAX = GK_P16_KW_MAX;
  * alone, on real products of other pairs). */
 constexpr int WS_PROBE_NOEPI = 1, WS_PROBE_NOMMA = 2, WS_FITS = 4, WS_SPIN = 8;
 
-} // namespace
-
-namespace {
 #if GK_WG_SM90A
 /* Pins (zero: zeroes) a class's accumulators, as gk_wg_acc_pin does. */
 __device__ __forceinline__ void ws_acc_pin(int (&acc)[WS::ACC], bool zero)

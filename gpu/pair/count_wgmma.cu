@@ -280,42 +280,36 @@ bool wg_mc_fits(uint32_t kw0, uint32_t kw1)
     return kw0 >= 1 && kw1 >= 1 && kw0 <= GK_WG_SLICE_WORDS && kw1 <= GK_WG_SLICE_WORDS;
 }
 
-template <int STAT, bool FITS, int J, int C>
-int launch_mc_jc(const gk_params &P, cudaStream_t st)
+/* f(std::integral_constant<int, J>(), std::integral_constant<int, C>())
+ * for cols column tiles a CTA (2, 4, 8, 16) and the chunks a row of
+ * classes of kw0 and kw1 words (4 where both fit 8 words, two k256 steps;
+ * else 8): the one place that turns them into k_wgmma_mc's template
+ * arguments (its launch and its loading, as with_cluster does). */
+template <class F>
+int with_mc(int cols, uint32_t kw0, uint32_t kw1, F f)
 {
-    static thread_local int configured = -1;
-    auto k = k_wgmma_mc<STAT, FITS, J, C>;
-    int dev = 0;
-    cudaError_t e = cudaGetDevice(&dev);
-    if (e != cudaSuccess) return (int)e;
-    if (configured != dev) {
-        e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, MC_SMEM);
-        if (e != cudaSuccess) return (int)e;
-        configured = dev;
+    auto chunks = [&](auto j) {
+        return kw0 <= 8 && kw1 <= 8 ? f(j, std::integral_constant<int, 4>()) : f(j, std::integral_constant<int, 8>());
+    };
+    switch (cols) {
+    case 2: return chunks(std::integral_constant<int, 2>());
+    case 4: return chunks(std::integral_constant<int, 4>());
+    case 16: return chunks(std::integral_constant<int, 16>());
+    default: return chunks(std::integral_constant<int, 8>());
     }
-    using S = gk_wg_shape<2>;
-    const int ncol = ((int)P.nb + S::VN - 1) / S::VN;
-    const dim3 grid((unsigned)((ncol + J - 1) / J), (P.na + S::VM - 1) / S::VM);
-    k<<<grid, GK_THREADS, MC_SMEM, st>>>(P);
-    return (int)cudaGetLastError();
 }
 
-/* The chunks a row: 4 where both classes fit 8 words (two k256 steps). */
-template <int STAT, bool FITS, int J>
-int launch_mc_j(const gk_params &P, cudaStream_t st)
-{
-    return P.kw0 <= 8 && P.kw1 <= 8 ? launch_mc_jc<STAT, FITS, J, 4>(P, st) : launch_mc_jc<STAT, FITS, J, 8>(P, st);
-}
-
+/* k_wgmma_mc over P's blocks: a CTA's J column tiles are one tile of VN J
+ * variants to gk_launch_tile's grid. */
 template <int STAT, bool FITS>
 int launch_mc(const gk_params &P, int cols, cudaStream_t st)
 {
-    switch (cols) {
-    case 2: return launch_mc_j<STAT, FITS, 2>(P, st);
-    case 4: return launch_mc_j<STAT, FITS, 4>(P, st);
-    case 16: return launch_mc_j<STAT, FITS, 16>(P, st);
-    default: return launch_mc_j<STAT, FITS, 8>(P, st);
-    }
+    using S = gk_wg_shape<2>;
+    return with_mc(cols, P.kw0, P.kw1, [&](auto j, auto c) {
+        static thread_local int configured = -1;
+        return gk_launch_tile<S::VM, S::VN * decltype(j)::value>(k_wgmma_mc<STAT, FITS, j, c>, P, MC_SMEM, st,
+                                                                  &configured);
+    });
 }
 
 /* ---- the two-plane tile with the bulk tensor copy loader ------------------- */
@@ -568,13 +562,10 @@ int launch_fused(const gk_params &P, cudaStream_t st)
 template <int STAT, bool FITS>
 void mc_warm(int cols, uint32_t kw0, uint32_t kw1)
 {
-    const bool c4 = kw0 <= 8 && kw1 <= 8;
-    switch (cols) {
-    case 2: gk_kernel_load(c4 ? k_wgmma_mc<STAT, FITS, 2, 4> : k_wgmma_mc<STAT, FITS, 2, 8>); break;
-    case 4: gk_kernel_load(c4 ? k_wgmma_mc<STAT, FITS, 4, 4> : k_wgmma_mc<STAT, FITS, 4, 8>); break;
-    case 16: gk_kernel_load(c4 ? k_wgmma_mc<STAT, FITS, 16, 4> : k_wgmma_mc<STAT, FITS, 16, 8>); break;
-    default: gk_kernel_load(c4 ? k_wgmma_mc<STAT, FITS, 8, 4> : k_wgmma_mc<STAT, FITS, 8, 8>); break;
-    }
+    (void)with_mc(cols, kw0, kw1, [](auto j, auto c) {
+        gk_kernel_load(k_wgmma_mc<STAT, FITS, j, c>);
+        return 0;
+    });
 }
 
 /* gk_wgmma_warm's kernels: the per-thread cp.async tiles with the in-tile

@@ -300,15 +300,15 @@ static int score_team(size_t n, int nw, int chunk)
 }
 
 /* Score a tile's candidates exactly, split over score_team()'s helper
- * workers (each keeps its own top-k heap; their tile summaries and
- * significant pairs are folded into w[0], whose merges are total orders,
- * so the split does not change the outputs).  *n_fit gains the candidates
- * scored from the device's fit (fit: es_gpu_collect_fits).  prof (EPISTREAM_GPU_TRACE;
- * NULL: not timed) gets the team's size, its slowest and its summed
- * seconds in the scoring loop, and the seconds from the loop's end to the
- * tile's bookkeeping done. */
+ * workers (each keeps its own top-k heap; fold_tile then folds their tile
+ * summaries and significant pairs into w[0], whose merges are total
+ * orders, so the split does not change the outputs).  *n_fit gains the
+ * candidates scored from the device's fit (fit: es_gpu_collect_fits).
+ * prof (EPISTREAM_GPU_TRACE; NULL: not timed) gets the team's size, its
+ * slowest and its summed seconds in the scoring loop.  Returns the team's
+ * size. */
 static int score_tile(es_scan_ctx_t *ctx, es_worker_t *w, int nw, int chunk, const es_gpu_cand_t *c,
-                      const double *fit, size_t n, uint32_t bi, uint32_t bj, uint64_t *n_fit, double prof[4])
+                      const double *fit, size_t n, uint32_t bi, uint32_t bj, uint64_t *n_fit, double prof[3])
 {
     nw = score_team(n, nw, chunk);
     double tmax = 0.0, tsum = 0.0;
@@ -334,17 +334,128 @@ static int score_tile(es_scan_ctx_t *ctx, es_worker_t *w, int nw, int chunk, con
         }
     }
     *n_fit += nf;
-    double t1 = prof ? es_time_now() : 0.0;
-    for (int h = 1; h < nw; h++) es_worker_merge(ctx, &w[0], &w[h]);
-    es_worker_count_tile(ctx, &w[0]);
-    int ret = es_ctx_tile_done(ctx, &w[0]);
     if (prof) {
         prof[0] = nw;
         prof[1] = tmax;
         prof[2] = tsum;
-        prof[3] = es_time_now() - t1;
+    }
+    return nw;
+}
+
+/* The bookkeeping of a tile that score_tile's team of nw scored: the team's
+ * parts folded into w[0] (total orders), its pairs counted, and the tile
+ * done (es_ctx_tile_done).  prof (NULL: not timed) gets its seconds and
+ * the part of them folding the team. */
+static int fold_tile(es_scan_ctx_t *ctx, es_worker_t *w, int nw, double prof[2])
+{
+    double t0 = prof ? es_time_now() : 0.0;
+    for (int h = 1; h < nw; h++) es_worker_merge(ctx, &w[0], &w[h]);
+    es_worker_count_tile(ctx, &w[0]);
+    double t1 = prof ? es_time_now() : 0.0;
+    int ret = es_ctx_tile_done(ctx, &w[0]);
+    if (prof) {
+        prof[0] = es_time_now() - t0;
+        prof[1] = t1 - t0;
     }
     return ret;
+}
+
+/* A device's tiles' bookkeeping (fold_tile) on a thread of its own, one tile
+ * behind their scoring, so that the device thread collects and scores the
+ * next tile meanwhile (issue 24: the first tiles of a scan, whose
+ * candidates are many, kept the host behind the device, and folding the
+ * team and the tile's summaries was 0.3-1.5 ms of each).  The scoring
+ * alternates between two sets of helper workers: set s is scored into only
+ * once its previous tile is folded.  The outputs do not depend on the
+ * order in which tiles are done (es_ctx_tile_done's merges are total
+ * orders; significant pairs are sorted a row at a time). */
+typedef struct {
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    es_scan_ctx_t *ctx;
+    es_worker_t *set[2];
+    int n_init, *nw_init[2]; /* the sets' workers, made by the thread first (helpers_init) */
+    int team[2];   /* the team that scored set s's queued tile */
+    int queued[2]; /* set s holds a scored tile not yet done */
+    int next;      /* the set folded next */
+    int quit, ret;
+    _Atomic uint32_t tau; /* the best k-th best a folded tile's worker knows (score key) */
+    double secs;          /* seconds folding */
+} fold_t;
+
+static int helpers_init(es_scan_ctx_t *ctx, es_worker_t *w, int n, int *nw);
+
+static void *fold_main(void *arg)
+{
+    fold_t *f = arg;
+    /* the sets' workers, while the device runs the first tiles (made at
+     * the opening, they delayed the first tile by 7 ms, and a second set
+     * by 4 ms more: writing the workers' summaries touches 25 MB a set at
+     * N = 1,024); a set stays queued until it is made */
+    int ret = ES_OK;
+    for (int s = 0; s < 2; s++) {
+        if (!ret) ret = helpers_init(f->ctx, f->set[s], f->n_init, f->nw_init[s]);
+        pthread_mutex_lock(&f->mu);
+        if (ret && !f->ret) f->ret = ret;
+        f->queued[s] = 0;
+        pthread_cond_broadcast(&f->cv);
+        pthread_mutex_unlock(&f->mu);
+    }
+    pthread_mutex_lock(&f->mu);
+    for (;;) {
+        while (!f->queued[f->next] && !f->quit) pthread_cond_wait(&f->cv, &f->mu);
+        if (!f->queued[f->next]) break; /* quit, nothing left */
+        const int s = f->next, nw = f->team[s];
+        pthread_mutex_unlock(&f->mu);
+        double t0 = es_time_now();
+        ret = fold_tile(f->ctx, f->set[s], nw, NULL);
+        /* w[0] now has the scan list's floor */
+        uint32_t tau = host_tau(f->ctx, f->set[s], 1), old = atomic_load(&f->tau);
+        while (tau > old && !atomic_compare_exchange_weak(&f->tau, &old, tau)) {
+        }
+        double t = es_time_now() - t0;
+        pthread_mutex_lock(&f->mu);
+        f->secs += t;
+        if (ret && !f->ret) f->ret = ret;
+        f->queued[s] = 0;
+        f->next = s ^ 1;
+        pthread_cond_broadcast(&f->cv);
+    }
+    pthread_mutex_unlock(&f->mu);
+    return NULL;
+}
+
+/* Waits until set s holds no tile to fold; the first error of a fold. */
+static int fold_wait(fold_t *f, int s)
+{
+    pthread_mutex_lock(&f->mu);
+    while (f->queued[s]) pthread_cond_wait(&f->cv, &f->mu);
+    int ret = f->ret;
+    pthread_mutex_unlock(&f->mu);
+    return ret;
+}
+
+static void fold_push(fold_t *f, int s, int nw)
+{
+    pthread_mutex_lock(&f->mu);
+    f->team[s] = nw;
+    f->queued[s] = 1;
+    pthread_cond_broadcast(&f->cv);
+    pthread_mutex_unlock(&f->mu);
+}
+
+/* Folds what is queued, stops the thread; the first error of a fold. */
+static int fold_stop(fold_t *f)
+{
+    pthread_mutex_lock(&f->mu);
+    f->quit = 1;
+    pthread_cond_broadcast(&f->cv);
+    pthread_mutex_unlock(&f->mu);
+    pthread_join(f->th, NULL);
+    pthread_cond_destroy(&f->cv);
+    pthread_mutex_destroy(&f->mu);
+    return f->ret;
 }
 
 /* One device's share of a scan: its helper workers (which score candidates
@@ -353,6 +464,8 @@ typedef struct {
     int dev, nw, err;
     es_gpu_t *g;
     es_worker_t w[64];
+    es_worker_t w2[64]; /* the second set (fold_t; nw2 of them, made by its thread) */
+    int nw2, n_helpers;
     char desc[320];
     /* the preloading thread (blocks uploaded ahead of their first tile) */
     es_scan_ctx_t *ctx;
@@ -406,16 +519,29 @@ static int helpers_init(es_scan_ctx_t *ctx, es_worker_t *w, int n, int *nw)
     return ret;
 }
 
+/* EPISTREAM_GPU_FOLD=0: each tile's bookkeeping on the device thread
+ * after its scoring, and the helpers made at the opening, as before fold_t
+ * (same-run comparisons). */
+static int fold_on(void)
+{
+    const char *v = getenv("EPISTREAM_GPU_FOLD");
+    return !(v && !strcmp(v, "0"));
+}
+
 /* The device first: its kernels load on a thread of their own (es_gpu_open)
- * while the helpers are set up. */
+ * while the scan starts.  The helpers are made by dev_loop's fold_t, beside
+ * the first tiles (EPISTREAM_GPU_FOLD=0: here). */
+
 static int dev_open(es_scan_ctx_t *ctx, gpu_dev_t *d, int n_helpers, const es_gpu_config_t *cfg)
 {
     double t_open = es_time_now();
     int ret = es_gpu_open(d->dev, cfg, &d->g);
     if (ret) return ret;
     t_open = es_time_now() - t_open;
-    ret = helpers_init(ctx, d->w, n_helpers, &d->nw);
+    /* (EPISTREAM_GPU_FOLD=0; else dev_loop's fold_t makes them) */
+    if (!fold_on()) ret = helpers_init(ctx, d->w, n_helpers, &d->nw);
     if (ret) return ret;
+    d->n_helpers = n_helpers;
     char name[200];
     if (es_gpu_device_describe(d->dev, name, sizeof name)) snprintf(name, sizeof name, "device %d", d->dev);
     snprintf(d->desc, sizeof d->desc, "%d %s (%s kernel, %d block slots)", d->dev, name, es_gpu_kernel_name(d->g),
@@ -428,7 +554,7 @@ static int dev_loop(es_scan_ctx_t *ctx, gpu_dev_t *d)
 {
     es_gpu_t *g = d->g;
     es_worker_t *w = d->w;
-    const int nw = d->nw, dev = d->dev;
+    const int dev = d->dev;
     int ret = ES_OK;
     uint64_t cands = 0, tiles = 0, n_fit = 0;
     double t_wait = 0.0, t_score = 0.0, t_submit = 0.0;
@@ -436,6 +562,31 @@ static int dev_loop(es_scan_ctx_t *ctx, gpu_dev_t *d)
     /* EPISTREAM_GPU_TRACE=1: one line per tile on stderr (doc/GPU.md) */
     const char *tr = getenv("EPISTREAM_GPU_TRACE");
     const int trace = tr && *tr && strcmp(tr, "0") != 0, chunk = score_chunk();
+    /* the tiles' bookkeeping on a thread of its own (fold_t), which first
+     * makes both sets of helper workers */
+    fold_t f;
+    memset(&f, 0, sizeof f);
+    int fold = fold_on(), set = 0, nw = d->nw;
+    if (fold) {
+        nw = d->n_helpers < 1 ? 1 : d->n_helpers > 64 ? 64 : d->n_helpers; /* (helpers_init's) */
+        f.ctx = ctx;
+        f.set[0] = d->w;
+        f.set[1] = d->w2;
+        f.n_init = nw;
+        f.nw_init[0] = &d->nw;
+        f.nw_init[1] = &d->nw2;
+        f.queued[0] = f.queued[1] = 1; /* until the thread has made them */
+        atomic_init(&f.tau, 0u);
+        pthread_mutex_init(&f.mu, NULL);
+        pthread_cond_init(&f.cv, NULL);
+        if (pthread_create(&f.th, NULL, fold_main, &f) != 0) {
+            pthread_cond_destroy(&f.cv);
+            pthread_mutex_destroy(&f.mu);
+            es_error("GPU %d: cannot start the thread that makes the helper workers", dev);
+            return ES_ERR_NOMEM;
+        }
+    }
+    uint32_t tau = 0; /* (fold) the best k-th best the scored sets' workers knew */
     for (;;) {
         uint32_t bi, bj;
         if (es_ctx_claim_tile(ctx, &bi, &bj) == 0) {
@@ -445,7 +596,8 @@ static int dev_loop(es_scan_ctx_t *ctx, gpu_dev_t *d)
             block_desc(ctx, bi, &a);
             block_desc(ctx, bj, &b);
             double ts = es_time_now();
-            ret = es_gpu_submit(g, &a, &b, host_tau(ctx, w, nw));
+            uint32_t t = fold ? atomic_load(&f.tau) : host_tau(ctx, w, nw);
+            ret = es_gpu_submit(g, &a, &b, t > tau ? t : tau);
             t_submit += es_time_now() - ts;
             if (t_first < 0) t_first = es_time_now() - t_loop;
             if (ret) break;
@@ -461,21 +613,46 @@ static int dev_loop(es_scan_ctx_t *ctx, gpu_dev_t *d)
         double t1 = es_time_now();
         cands += n;
         tiles++;
-        double prof[4] = {0};
-        ret = score_tile(ctx, w, nw, chunk, c, es_gpu_collect_fits(g), n, bi, bj, &n_fit, trace ? prof : NULL);
+        double prof[5] = {0};
+        if (fold) {
+            /* the set's previous tile done, this one scored into it and queued */
+            w = set ? d->w2 : d->w;
+            double tw = trace ? es_time_now() : 0.0;
+            ret = fold_wait(&f, set);
+            if (ret) break;
+            if (trace) prof[3] = es_time_now() - tw;
+            int team = score_tile(ctx, w, nw, chunk, c, es_gpu_collect_fits(g), n, bi, bj, &n_fit,
+                                  trace ? prof : NULL);
+            uint32_t t = host_tau(ctx, w, team);
+            if (t > tau) tau = t;
+            fold_push(&f, set, team);
+            set ^= 1;
+        } else {
+            int team = score_tile(ctx, w, nw, chunk, c, es_gpu_collect_fits(g), n, bi, bj, &n_fit,
+                                  trace ? prof : NULL);
+            ret = fold_tile(ctx, w, team, trace ? prof + 3 : NULL);
+        }
         double t2 = es_time_now();
         t_wait += t1 - t0;
         t_score += t2 - t1;
         if (bi == bj) t_diag = t2 - t_loop; /* this device's last diagonal tile */
-        if (trace)
+        if (trace) {
+            char bk[96];
+            if (fold) snprintf(bk, sizeof bk, "its set free after %.3f ms", prof[3] * 1e3);
+            else snprintf(bk, sizeof bk, "merged %.3f ms, %.3f of it the team's parts", prof[3] * 1e3, prof[4] * 1e3);
             fprintf(stderr, "[gpu-trace] dev %d tile %u,%u: kernel %.3f ms, %zu candidates, pre-pass %.3f ms, waited "
-                    "%.3f ms, scored in %.3f ms (%d thread(s): slowest %.3f, all %.3f ms; merged %.3f ms), done at "
-                    "%.4f s, the device idle %.3f ms before it\n",
+                    "%.3f ms, scored in %.3f ms (%d thread(s): slowest %.3f, all %.3f ms; %s), done at %.4f s, the "
+                    "device idle %.3f ms before it\n",
                     dev, bi, bj, (es_gpu_kernel_seconds(g) - k0) * 1e3, n, (es_gpu_prepass_seconds(g) - p0) * 1e3,
-                    (t1 - t0) * 1e3, (t2 - t1) * 1e3,
-                    (int)prof[0], prof[1] * 1e3, prof[2] * 1e3, prof[3] * 1e3, t2 - t_loop,
+                    (t1 - t0) * 1e3, (t2 - t1) * 1e3, (int)prof[0], prof[1] * 1e3, prof[2] * 1e3, bk, t2 - t_loop,
                     (es_gpu_gap_seconds(g) - g0) * 1e3);
+        }
         if (ret) break;
+    }
+    if (fold) {
+        int r = fold_stop(&f);
+        if (!ret) ret = r;
+        es_info("GPU %d: the tiles' bookkeeping on a thread of its own, %.3f s", dev, f.secs);
     }
     es_info("GPU %d: %llu tiles, %.3f s in tile kernels (%.3f s of it the diagonal tiles' pre-passes); %llu "
             "candidate pairs scored exactly on %d host thread(s) (%llu from the device's fits); %.3f s waiting "
@@ -503,7 +680,8 @@ static void dev_close(gpu_dev_t *d)
     es_gpu_close(d->g);
     d->g = NULL;
     for (int h = 0; h < d->nw; h++) es_worker_free(&d->w[h]);
-    d->nw = 0;
+    for (int h = 0; h < d->nw2; h++) es_worker_free(&d->w2[h]);
+    d->nw = d->nw2 = 0;
 }
 
 /* ---- a quantitative trait (--stat linear, no call missing) ------------------------

@@ -15,10 +15,12 @@
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dist_internal.h"
@@ -48,6 +50,7 @@ struct es_dist {
     void *uud3;
     /* MPI */
     int mpi, worker;
+    atomic_int local_done; /* rank 0: its own backend has returned */
     es_worker_t rw;   /* rank 0: a finished remote tile, 2-way */
     es_worker3_t rw3; /* 3-way */
     int rw_ok;
@@ -857,6 +860,17 @@ static int serve_claim(void *ud, uint32_t t[3])
     es_dist_t *d = ud;
     if (d->order == 2) {
         t[2] = 0;
+        /* a tile's number means a tile only once rank 0's backend has set
+         * the order it hands them out in (the GPU backend picks it after
+         * opening its devices): until its first claim, or its return, the
+         * other ranks wait (before, a rank's early claims were numbered in
+         * one order and later ones in another, so some tiles were scanned
+         * twice and others not at all) */
+        while (!atomic_load(&d->c2->claims_begun) && !atomic_load(&d->local_done) &&
+               !atomic_load(&d->c2->stop)) {
+            struct timespec ts = {0, 200000};
+            nanosleep(&ts, NULL);
+        }
         return es_ctx_claim_tile(d->c2, &t[0], &t[1]);
     }
     return es_ctx3_next_tile(d->c3, &t[0], &t[1], &t[2]);
@@ -898,6 +912,7 @@ static void *local_run(void *arg)
     local_run_t *l = arg;
     es_dist_t *d = l->d;
     l->ret = d->order == 2 ? d->s->backend->run(d->c2) : d->s->backend->run3(d->c3);
+    atomic_store(&d->local_done, 1);
     return NULL;
 }
 

@@ -124,6 +124,7 @@ static void tile_at(const es_scan_ctx_t *ctx, uint64_t t, uint32_t *bi, uint32_t
 int es_ctx_claim_tile(es_scan_ctx_t *ctx, uint32_t *bi, uint32_t *bj)
 {
     if (ctx->claim_remote) return ctx->claim_remote(ctx->claim_ud, bi, bj);
+    if (!atomic_load_explicit(&ctx->claims_begun, memory_order_relaxed)) atomic_store(&ctx->claims_begun, 1);
     for (;;) {
         if (atomic_load_explicit(&ctx->stop, memory_order_relaxed)) return -1;
         uint64_t t = atomic_fetch_add(&ctx->next_tile, 1);

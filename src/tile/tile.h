@@ -155,6 +155,10 @@ typedef struct es_scan_ctx {
     uint64_t *row_start; /* first tile index of row bi (n_blocks + 1 entries) */
     _Atomic uint64_t next_tile;
     es_tile_order_t order; /* how es_ctx_claim_tile hands the tiles out (set before any claim) */
+    /* set by the first tile claimed here: the backend has set `order` for
+     * good (an MPI run's rank 0 hands out the other ranks' tiles only from
+     * then on, or once its own backend has returned: src/dist) */
+    atomic_int claims_begun;
     atomic_int stop;     /* set on error or abort: workers stop taking tiles */
     int n_threads;
     /* below: guarded by lock */

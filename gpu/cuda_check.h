@@ -1,6 +1,8 @@
 /* cuda_check.h -- the CHECK and CHECK_LAUNCH macros of the gpu/ .cu files: a failing CUDA
  * runtime call is logged with file and line and the function returns
- * ES_ERR_GPU (the library never aborts). */
+ * ES_ERR_GPU (the library never aborts).  Not logged: the runtime unloading
+ * at the process's exit, which a thread opening a device ahead of the work
+ * (src/backend/gpu.c's gpu_prepare) meets when a command fails early. */
 #ifndef ES_CUDA_CHECK_H
 #define ES_CUDA_CHECK_H
 
@@ -14,8 +16,9 @@
     do {                                                                                       \
         cudaError_t e_ = (call);                                                               \
         if (e_ != cudaSuccess) {                                                               \
-            fprintf(stderr, "[E::%s] %s:%d: %s: %s\n", __func__, __FILE__, __LINE__, #call,    \
-                    cudaGetErrorString(e_));                                                   \
+            if (e_ != cudaErrorCudartUnloading) /* the process exiting: not news */            \
+                fprintf(stderr, "[E::%s] %s:%d: %s: %s\n", __func__, __FILE__, __LINE__, #call,\
+                        cudaGetErrorString(e_));                                               \
             return ES_ERR_GPU;                                                                 \
         }                                                                                      \
     } while (0)

@@ -384,6 +384,7 @@ typedef struct {
     double secs;          /* seconds folding */
 } fold_t;
 
+static int helpers_n(int n);
 static int helpers_init(es_scan_ctx_t *ctx, es_worker_t *w, int n, int *nw);
 
 static void *fold_main(void *arg)
@@ -406,12 +407,15 @@ static void *fold_main(void *arg)
     for (;;) {
         while (!f->queued[f->next] && !f->quit) pthread_cond_wait(&f->cv, &f->mu);
         if (!f->queued[f->next]) break; /* quit, nothing left */
-        const int s = f->next, nw = f->team[s];
+        const int s = f->next, nw = f->team[s], failed = f->ret;
         pthread_mutex_unlock(&f->mu);
         double t0 = es_time_now();
-        ret = fold_tile(f->ctx, f->set[s], nw, NULL);
-        /* w[0] now has the scan list's floor */
-        uint32_t tau = host_tau(f->ctx, f->set[s], 1), old = atomic_load(&f->tau);
+        /* after a failed tile the scan stops: the queued one is dropped, as
+         * the device thread stopped at once before */
+        ret = failed ? failed : fold_tile(f->ctx, f->set[s], nw, NULL);
+        /* w[0] now has the scan list's floor (on an MPI rank other than 0,
+         * whose tiles go to rank 0, none: the scored sets' thresholds serve) */
+        uint32_t tau = failed ? 0u : host_tau(f->ctx, f->set[s], 1), old = atomic_load(&f->tau);
         while (tau > old && !atomic_compare_exchange_weak(&f->tau, &old, tau)) {
         }
         double t = es_time_now() - t0;
@@ -500,11 +504,12 @@ static void *preload_main(void *arg)
  * variants: w[0], which owns the tile, and the helpers that score part of
  * it merge only what they touch (sparse workers), and the tile's pairs are
  * counted per block.  *nw: the workers to free, whatever the return. */
+static int helpers_n(int n) { return n < 1 ? 1 : n > 64 ? 64 : n; }
+
 static int helpers_init(es_scan_ctx_t *ctx, es_worker_t *w, int n, int *nw)
 {
     int ret = ES_OK;
-    if (n < 1) n = 1;
-    if (n > 64) n = 64;
+    n = helpers_n(n);
     /* each on a thread of its own: a worker's summaries (two blocks'
      * variants) are written as it is made, about 1 ms a worker */
     int err[64] = {0};
@@ -531,7 +536,6 @@ static int fold_on(void)
 /* The device first: its kernels load on a thread of their own (es_gpu_open)
  * while the scan starts.  The helpers are made by dev_loop's fold_t, beside
  * the first tiles (EPISTREAM_GPU_FOLD=0: here). */
-
 static int dev_open(es_scan_ctx_t *ctx, gpu_dev_t *d, int n_helpers, const es_gpu_config_t *cfg)
 {
     double t_open = es_time_now();
@@ -557,7 +561,7 @@ static int dev_loop(es_scan_ctx_t *ctx, gpu_dev_t *d)
     const int dev = d->dev;
     int ret = ES_OK;
     uint64_t cands = 0, tiles = 0, n_fit = 0;
-    double t_wait = 0.0, t_score = 0.0, t_submit = 0.0;
+    double t_wait = 0.0, t_score = 0.0, t_submit = 0.0, t_set = 0.0;
     double t_loop = es_time_now(), t_first = -1.0, t_diag = -1.0;
     /* EPISTREAM_GPU_TRACE=1: one line per tile on stderr (doc/GPU.md) */
     const char *tr = getenv("EPISTREAM_GPU_TRACE");
@@ -568,7 +572,7 @@ static int dev_loop(es_scan_ctx_t *ctx, gpu_dev_t *d)
     memset(&f, 0, sizeof f);
     int fold = fold_on(), set = 0, nw = d->nw;
     if (fold) {
-        nw = d->n_helpers < 1 ? 1 : d->n_helpers > 64 ? 64 : d->n_helpers; /* (helpers_init's) */
+        nw = helpers_n(d->n_helpers);
         f.ctx = ctx;
         f.set[0] = d->w;
         f.set[1] = d->w2;
@@ -617,10 +621,11 @@ static int dev_loop(es_scan_ctx_t *ctx, gpu_dev_t *d)
         if (fold) {
             /* the set's previous tile done, this one scored into it and queued */
             w = set ? d->w2 : d->w;
-            double tw = trace ? es_time_now() : 0.0;
+            double tw = es_time_now();
             ret = fold_wait(&f, set);
             if (ret) break;
-            if (trace) prof[3] = es_time_now() - tw;
+            prof[3] = es_time_now() - tw;
+            t_set += prof[3];
             int team = score_tile(ctx, w, nw, chunk, c, es_gpu_collect_fits(g), n, bi, bj, &n_fit,
                                   trace ? prof : NULL);
             uint32_t t = host_tau(ctx, w, team);
@@ -652,7 +657,8 @@ static int dev_loop(es_scan_ctx_t *ctx, gpu_dev_t *d)
     if (fold) {
         int r = fold_stop(&f);
         if (!ret) ret = r;
-        es_info("GPU %d: the tiles' bookkeeping on a thread of its own, %.3f s", dev, f.secs);
+        es_info("GPU %d: the tiles' bookkeeping on a thread of its own, %.3f s; the scoring waited %.3f s of its "
+                "%.3f s for a free set of helpers", dev, f.secs, t_set, t_score);
     }
     es_info("GPU %d: %llu tiles, %.3f s in tile kernels (%.3f s of it the diagonal tiles' pre-passes); %llu "
             "candidate pairs scored exactly on %d host thread(s) (%llu from the device's fits); %.3f s waiting "
@@ -1102,7 +1108,9 @@ static int gpu_run(es_scan_ctx_t *ctx)
             if (!stream && !(ov && strcmp(ov, "diag") == 0)) ctx->order = ES_TILES_SQUARES;
         }
 #pragma omp single
-        es_info("GPU scan: %d device(s) and their helpers opened in %.3f s", n_dev, es_time_now() - t_open);
+        es_info("GPU scan: %d device(s) %s in %.3f s", n_dev,
+                fold_on() ? "opened (their helpers are made beside the first tiles)" : "and their helpers opened",
+                es_time_now() - t_open);
         if (!ret) {
             /* every block fits: a thread of its own uploads them ahead */
             d->ctx = ctx;

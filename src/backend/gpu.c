@@ -470,6 +470,7 @@ typedef struct {
     es_worker_t w[64];
     es_worker_t w2[64]; /* the second set (fold_t; nw2 of them, made by its thread) */
     int nw2, n_helpers;
+    int fold;           /* fold_t does the tiles' bookkeeping and makes the helpers (fold_on, read once) */
     char desc[320];
     /* the preloading thread (blocks uploaded ahead of their first tile) */
     es_scan_ctx_t *ctx;
@@ -543,7 +544,8 @@ static int dev_open(es_scan_ctx_t *ctx, gpu_dev_t *d, int n_helpers, const es_gp
     if (ret) return ret;
     t_open = es_time_now() - t_open;
     /* (EPISTREAM_GPU_FOLD=0; else dev_loop's fold_t makes them) */
-    if (!fold_on()) ret = helpers_init(ctx, d->w, n_helpers, &d->nw);
+    d->fold = fold_on();
+    if (!d->fold) ret = helpers_init(ctx, d->w, n_helpers, &d->nw);
     if (ret) return ret;
     d->n_helpers = n_helpers;
     char name[200];
@@ -570,7 +572,7 @@ static int dev_loop(es_scan_ctx_t *ctx, gpu_dev_t *d)
      * makes both sets of helper workers */
     fold_t f;
     memset(&f, 0, sizeof f);
-    int fold = fold_on(), set = 0, nw = d->nw;
+    int fold = d->fold, set = 0, nw = d->nw;
     if (fold) {
         nw = helpers_n(d->n_helpers);
         f.ctx = ctx;
@@ -1109,7 +1111,7 @@ static int gpu_run(es_scan_ctx_t *ctx)
         }
 #pragma omp single
         es_info("GPU scan: %d device(s) %s in %.3f s", n_dev,
-                fold_on() ? "opened (their helpers are made beside the first tiles)" : "and their helpers opened",
+                d->fold ? "opened (their helpers are made beside the first tiles)" : "and their helpers opened",
                 es_time_now() - t_open);
         if (!ret) {
             /* every block fits: a thread of its own uploads them ahead */

@@ -140,8 +140,12 @@ int es_gpu3_count_tables(int dev, int kernel, const es_gpu3_config_t *cfg, const
  *  tables of 54 counts each (tests: compared with the exact CPU value).
  *  out: 4 floats a table: up, lo (of the score: the statistic, or -K2),
  *  the upper bound of G (chi2, mi, ig), and the df the significance test
- *  uses at least.  lnfact as es_gpu3_config_t's (K2).
+ *  uses at least.  lnfact as es_gpu3_config_t's (K2).  stat |
+ *  ES_GPU3_BOUNDS_P16: the tables whose classes are each under 65,536 go
+ *  through the mma kernel's path with both classes in one word (their sums
+ *  as the class sizes), the others as without it.
  *  @return ES_OK, ES_ERR_ARG, ES_ERR_GPU. */
+#define ES_GPU3_BOUNDS_P16 0x100
 int es_gpu3_bounds(int dev, int stat, const uint32_t *tables, size_t n, const double *lnfact,
                    uint32_t n_lnfact, float *out);
 

@@ -145,19 +145,44 @@ static void random_table(uint32_t *t, int kind)
     }
 }
 
+/* Tables at the packed path's edges (each class under 65,536): perfect
+ * association at 65,535 samples (chi2 = N), one column, one sample in a
+ * class, one cell against 26 of one sample, both classes' sizes at 65,535
+ * (the sum past 65,536: chi2's unpacked path), classes split across cells */
+static size_t edge_tables(uint32_t *t)
+{
+    size_t k = 0;
+    uint32_t *x;
+#define EDGE() (x = t + 54 * k++, memset(x, 0, 54 * sizeof *x), x)
+    x = EDGE(); x[0] = 30000; x[27 + 26] = 35535;
+    x = EDGE(); x[13] = 40000; x[27 + 13] = 25535;
+    x = EDGE(); x[13] = 1; x[27 + 13] = 65534;
+    x = EDGE(); x[5] = 1; x[27 + 7] = 65534;
+    x = EDGE(); x[0] = 65000; for (int c = 1; c < 27; c++) x[c] = 1; x[27] = 9; x[27 + 26] = 500;
+    x = EDGE(); x[0] = 65535; x[27 + 1] = 65535;
+    x = EDGE(); for (int c = 0; c < 27; c++) { x[c] = 2000 + 17 * c; x[27 + c] = 2400 - 31 * c; }
+    x = EDGE(); x[4] = 32767; x[9] = 32767; x[27 + 4] = 1; x[27 + 22] = 2;
+    x = EDGE(); x[0] = 1; x[27] = 1;
+#undef EDGE
+    return k;
+}
+
 static void test_bounds(void **state)
 {
     (void)state;
-    const size_t n = 4000;
-    uint32_t *t = malloc(n * 54 * sizeof *t);
-    float *out = malloc(n * 4 * sizeof *out);
-    uint32_t nl = 100002;
+    const size_t nr = 4000, cap = nr + 16;
+    uint32_t *t = malloc(cap * 54 * sizeof *t);
+    float *out = malloc(cap * 4 * sizeof *out);
+    uint32_t nl = 140002;
     double *lnf = malloc(nl * sizeof *lnf);
     assert_true(t && out && lnf);
     for (uint32_t k = 0; k < nl; k++) lnf[k] = es_lnfact(k);
-    for (size_t k = 0; k < n; k++) random_table(t + k * 54, (int)(k % 4));
-    for (int stat = ES_STAT_CHI2; stat <= ES_STAT_K2; stat++) {
-        assert_int_equal(es_gpu3_bounds(0, stat, t, n, lnf, nl, out), ES_OK);
+    for (size_t k = 0; k < nr; k++) random_table(t + k * 54, (int)(k % 4));
+    const size_t n = nr + edge_tables(t + nr * 54);
+    for (int run = 0; run < 2 * (ES_STAT_K2 - ES_STAT_CHI2 + 1); run++) {
+        /* each statistic as gk3_bound sees a table, then as the PACK16 kernels do */
+        int stat = ES_STAT_CHI2 + run / 2, p16 = run % 2;
+        assert_int_equal(es_gpu3_bounds(0, stat | (p16 ? ES_GPU3_BOUNDS_P16 : 0), t, n, lnf, nl, out), ES_OK);
         int hib = es_stat_higher_is_better((es_stat_t)stat);
         for (size_t k = 0; k < n; k++) {
             es_table3_t tb;
@@ -167,8 +192,8 @@ static void test_bounds(void **state)
             double score = hib ? r.stat : -r.stat;
             const float *b = out + k * 4;
             if (!((double)b[1] <= score && score <= (double)b[0]))
-                fail_msg("%s, table %zu: exact %.17g outside [%.9g, %.9g]", es_stat_name((es_stat_t)stat), k,
-                         score, (double)b[1], (double)b[0]);
+                fail_msg("%s%s, table %zu: exact %.17g outside [%.9g, %.9g]", es_stat_name((es_stat_t)stat),
+                         p16 ? " (packed)" : "", k, score, (double)b[1], (double)b[0]);
             if (stat != ES_STAT_K2 && r.df > 0) {
                 double g = es_stat3_g((es_stat_t)stat, &tb, r.stat);
                 if (g > (double)b[2]) fail_msg("%s, table %zu: G %.17g above its bound %.9g",

@@ -54,40 +54,42 @@ __global__ void __launch_bounds__(GK3_THREADS, PACK16 ? 2 : 1) k3_mma(gk3_params
 
     /* rows of a stage: 0-31 the j planes (fragment order: pair group g's
      * t = 1 rows, then its t = 2 rows), 32-63 the i planes (s*16 + q),
-     * 64-319 the k planes (kk*2 + u) */
-    constexpr int LPT = ROWS * 4 / GK3_THREADS;
-    static_assert(LPT * GK3_THREADS == ROWS * 4, "copy split");
-    const uint64_t *lsrc[LPT];
-    uint32_t ldst[LPT];
-    bool lok[LPT];
-#pragma unroll
-    for (int it = 0; it < LPT; it++) {
-        int c = tid + it * GK3_THREADS, r = c >> 2, ch = c & 3;
-        const uint64_t *row;
-        bool ok;
-        if (r < RROWS) {
-            int q = (r >> 4) * 8 + (r & 7), t = (r >> 3) & 1;
-            ok = S.pin[q];
-            row = P.rp + ((size_t)S.rrow[q] * 2 + t) * P.words;
-        } else if (r < RROWS + LROWS) {
-            int x = r - RROWS, s = x >> 4, q = x & 15;
-            ok = S.pin[q];
-            row = P.lp + ((size_t)S.lrow[q] * 2 + s) * P.words;
-        } else {
-            int x = r - RROWS - LROWS, kk = x >> 1, u = x & 1;
-            ok = S.kg[kk] != 0xffffffffu;
-            row = ok ? P.cp + ((size_t)(blockIdx.y * GK3_THIRD + kk) * 2 + u) * P.words : P.cp;
-        }
-        lsrc[it] = row + 2 * ch;
-        ldst[it] = smem_u32(smem + swz(r, ch));
-        lok[it] = ok;
+     * 64-319 the k planes (kk*2 + u).  A thread copies chunk ch = tid % 4 of
+     * rows r0 = tid / 4 (a j or i plane) and r0 + 64 it, it = 1 .. 4 (the
+     * third variants' plane rows r0 + 64 (it - 1) of this CTA's 256): a row
+     * pointer, four 32-bit word offsets from the CTA's first third-variant
+     * row, and swz(r + 64, ch) = swz(r, ch) + 64 ROWB, so a stage's copies
+     * cost a few adds (the compiler rebuilt five pointers and swizzles at
+     * every stage before).  Rows past the data (pairs not in the list, third
+     * variants past nc) copy a valid row of the same kind instead: their
+     * products are never read (gk3_emit16: no slot), so no copy needs a
+     * zero fill or a predicate. */
+    static_assert(ROWS * 4 == 5 * GK3_THREADS && RROWS + LROWS == GK3_THREADS / 4, "copy split");
+    const int r0 = tid >> 2, ch = tid & 3;
+    const uint64_t *src0;
+    if (r0 < RROWS) {
+        int q = (r0 >> 4) * 8 + (r0 & 7), t = (r0 >> 3) & 1;
+        src0 = P.rp + ((size_t)S.rrow[q] * 2 + t) * P.words + 2 * ch;
+    } else {
+        int x = r0 - RROWS, sx = x >> 4, q = x & 15;
+        src0 = P.lp + ((size_t)S.lrow[q] * 2 + sx) * P.words + 2 * ch;
     }
-    const int S1 = (int)P.kw1 / KW, NS = S1 + (int)P.kw0 / KW;
-    auto load = [&](int s) {
-        const uint32_t buf = (uint32_t)(s % STAGES) * STAGE_BYTES;
-        const size_t w0 = s < S1 ? (size_t)s * KW : (size_t)P.off_ctrl + (size_t)(s - S1) * KW;
+    const uint64_t *kb = P.cp + (size_t)blockIdx.y * 2 * GK3_THIRD * P.words + 2 * ch;
+    uint32_t koff[4];
+    {
+        const uint32_t last = min(2u * (P.nc - blockIdx.y * GK3_THIRD), 2u * GK3_THIRD) - 1; /* rows of this CTA */
 #pragma unroll
-        for (int it = 0; it < LPT; it++) cp_async16(ldst[it] + buf, lsrc[it] + (lok[it] ? w0 : 0), lok[it]);
+        for (int it = 0; it < 4; it++) koff[it] = min((uint32_t)(r0 + 64 * it), last) * P.words;
+    }
+    const uint32_t dst0 = smem_u32(smem + swz(r0, ch));
+    const int S1 = (int)P.kw1 / KW, NS = S1 + (int)P.kw0 / KW;
+    static_assert(STAGES == 2, "load(): the stage is s & 1");
+    auto load = [&](int s) {
+        const uint32_t dst = dst0 + (uint32_t)(s & 1) * STAGE_BYTES;
+        const uint32_t w0 = s < S1 ? (uint32_t)s * KW : P.off_ctrl + (uint32_t)(s - S1) * KW;
+        cp_async16(dst, src0 + w0, true);
+#pragma unroll
+        for (int it = 0; it < 4; it++) cp_async16(dst + (it + 1) * 64 * ROWB, kb + (koff[it] + w0), true);
     };
 
     int acc[2][2][4][4]; /* [g][s-1][j][(t-1)*2 + u-1] */
@@ -191,27 +193,33 @@ __global__ void __launch_bounds__(GK3_THREADS, PACK16 ? 2 : 1) k3_mma(gk3_params
                         uint32_t *p = &stash[(((g * 2 + x) * 4 + j) * 4 + e) * GK3_THREADS + tid];
                         *p = *p << 16 | (uint32_t)acc[g][x][j][e];
                     }
-        /* the next triple's pair sums are loaded while this one is scored */
+        /* the next triple's pair sums are loaded while this one is scored;
+         * both classes stay in one word through the derivation (gk3_emit16) */
         uint4 xn[4];
         gk3_xc_load(P, S, gid, warp * 16 + tig, xn);
+        const uint32_t cls16 = gk3_pk(P.n_ctrl, P.n_case);
 #pragma unroll 1
         for (int t8 = 0; t8 < 8; t8++) {
-            const int g = t8 >> 2, j = t8 & 3;
+            const int g = t8 >> 2, j = t8 & 3, q = g * 8 + gid, kk = warp * 16 + j * 4 + tig;
             uint4 xc[4] = {xn[0], xn[1], xn[2], xn[3]};
             if (t8 < 7) gk3_xc_load(P, S, ((t8 + 1) >> 2) * 8 + gid, warp * 16 + ((t8 + 1) & 3) * 4 + tig, xn);
-            uint32_t c[2][27];
+            uint32_t v[27];
 #pragma unroll
             for (int s = 1; s <= 2; s++)
 #pragma unroll
                 for (int t = 1; t <= 2; t++)
 #pragma unroll
                     for (int u = 1; u <= 2; u++) {
-                        int e = (t - 1) * 2 + (u - 1), x = s * 9 + t * 3 + u;
-                        uint32_t v = stash[(((g * 2 + s - 1) * 4 + j) * 4 + e) * GK3_THREADS + tid];
-                        c[0][x] = v & 0xffffu;
-                        c[1][x] = v >> 16;
+                        int e = (t - 1) * 2 + (u - 1);
+                        v[s * 9 + t * 3 + u] = stash[(((g * 2 + s - 1) * 4 + j) * 4 + e) * GK3_THREADS + tid];
                     }
-            uint32_t lo = gk3_finish_x<2, STAT>(P, S, g * 8 + gid, warp * 16 + j * 4 + tig, c, xc);
+            const uint32_t ik16[4] = {gk3_pk(xc[0].x, xc[1].x), gk3_pk(xc[0].y, xc[1].y), gk3_pk(xc[0].z, xc[1].z),
+                                      gk3_pk(xc[0].w, xc[1].w)};
+            const uint32_t jk16[4] = {gk3_pk(xc[2].x, xc[3].x), gk3_pk(xc[2].y, xc[3].y), gk3_pk(xc[2].z, xc[3].z),
+                                      gk3_pk(xc[2].w, xc[3].w)};
+            const bool ok = gk3_valid(P, S, q, kk);
+            gk3_complete16(v, S.lr16[q], ik16, jk16, S.ga16[q], S.gb16[q], S.gc16[kk], cls16);
+            uint32_t lo = gk3_emit16<STAT>(P, S, q, kk, ok, v);
             if (g) bq[1] = max(bq[1], lo);
             else bq[0] = max(bq[0], lo);
 #pragma unroll

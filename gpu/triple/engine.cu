@@ -284,15 +284,29 @@ __global__ void k3_tables(gk3_params P, const uint2 *idx, const uint32_t *n, uin
     }
 }
 
-template <int STAT>
+/* P16: a table whose classes are each under 65,536 goes through the
+ * packed path of the PACK16 kernels (gk3_bound16, its class sizes the
+ * table's sums), the others through gk3_bound */
+template <int STAT, bool P16>
 __global__ void k3_bounds(const uint32_t *tables, size_t n, const double *lnf, float *out)
 {
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= n) return;
-    uint32_t c[2][27];
+    uint32_t c[2][27], s0 = 0, s1 = 0;
     for (int y = 0; y < 2; y++)
         for (int x = 0; x < 27; x++) c[y][x] = tables[t * 54 + y * 27 + x];
-    gk3_bounds b = gk3_bound<STAT>(c, lnf);
+    for (int x = 0; x < 27; x++) {
+        s0 += c[0][x];
+        s1 += c[1][x];
+    }
+    gk3_bounds b;
+    if (P16 && s0 < 65536u && s1 < 65536u) {
+        uint32_t v[27];
+        for (int x = 0; x < 27; x++) v[x] = gk3_pk(c[0][x], c[1][x]);
+        b = gk3_bound16<STAT>(v, lnf, s0, s1, true);
+    } else {
+        b = gk3_bound<STAT>(c, lnf);
+    }
     out[t * 4] = b.up;
     out[t * 4 + 1] = b.lo;
     out[t * 4 + 2] = b.gup;
@@ -863,15 +877,18 @@ out:
 }
 
 template <int STAT>
-static int bounds_launch(const uint32_t *t, size_t n, const double *lnf, float *o)
+static int bounds_launch(const uint32_t *t, size_t n, const double *lnf, float *o, bool p16)
 {
-    k3_bounds<STAT><<<(unsigned)((n + 255) / 256), 256>>>(t, n, lnf, o);
+    if (p16) k3_bounds<STAT, true><<<(unsigned)((n + 255) / 256), 256>>>(t, n, lnf, o);
+    else k3_bounds<STAT, false><<<(unsigned)((n + 255) / 256), 256>>>(t, n, lnf, o);
     return (int)cudaGetLastError();
 }
 
 extern "C" int es_gpu3_bounds(int dev, int stat, const uint32_t *tables, size_t n, const double *lnfact,
                               uint32_t n_lnfact, float *out)
 {
+    const bool p16 = (stat & ES_GPU3_BOUNDS_P16) != 0;
+    stat &= ~ES_GPU3_BOUNDS_P16;
     if (stat < GK3_CHI2 || stat > GK3_K2 || !n) return ES_ERR_ARG;
     uint32_t maxn = 0;
     for (size_t t = 0; t < n; t++) {
@@ -889,7 +906,7 @@ extern "C" int es_gpu3_bounds(int dev, int stat, const uint32_t *tables, size_t 
         cudaMemcpy(d_t, tables, n * 54 * 4, cudaMemcpyHostToDevice) == cudaSuccess &&
         (stat != GK3_K2 || (cudaMalloc(&d_l, (size_t)n_lnfact * 8) == cudaSuccess &&
                             cudaMemcpy(d_l, lnfact, (size_t)n_lnfact * 8, cudaMemcpyHostToDevice) == cudaSuccess)) &&
-        GK3_STAT_DISPATCH(stat, bounds_launch, d_t, n, d_l, d_o) == 0 &&
+        GK3_STAT_DISPATCH(stat, bounds_launch, d_t, n, d_l, d_o, p16) == 0 &&
         cudaMemcpy(out, d_o, n * 16, cudaMemcpyDeviceToHost) == cudaSuccess)
         ret = ES_OK;
     if (ret) fprintf(stderr, "[E::es_gpu3_bounds] %s\n", cudaGetErrorString(cudaGetLastError()));

@@ -251,6 +251,137 @@ __device__ __forceinline__ uint32_t gk3_emit(const gk3_params &P, gk3_cta &S, in
     return lok;
 }
 
+/* ---- both classes in one word (two planes, each class under 65,536) ----
+ * v = controls | cases << 16: count3.c's derivation on both halves at once
+ * (every intermediate of derive27 is a count of a set of the class, so no
+ * half borrows from the other), and chi2's bound read from the halves. */
+
+/* a | b << 16 for a, b < 65,536 (one PRMT) */
+__device__ __forceinline__ uint32_t gk3_pk(uint32_t a, uint32_t b) { return __byte_perm(a, b, 0x5410); }
+
+/* Complete the 19 cumulative counts with a V (gk3_complete's, both classes
+ * at once: ij16, ik16, jk16 packed pair sums; g16: [0] pair's left variant's
+ * (P1 count, P2 count), [1] its right variant's, [2] the third's; cls16 the
+ * class sizes) and derive the 27 cells in place. */
+__device__ __forceinline__ void gk3_complete16(uint32_t v[27], const uint32_t ij16[4], const uint32_t ik16[4],
+                                               const uint32_t jk16[4], const uint32_t ga16[2], const uint32_t gb16[2],
+                                               const uint32_t gc16[2], uint32_t cls16)
+{
+    v[12] = ij16[0], v[15] = ij16[1], v[21] = ij16[2], v[24] = ij16[3];
+    v[10] = ik16[0], v[11] = ik16[1], v[19] = ik16[2], v[20] = ik16[3];
+    v[4] = jk16[0], v[5] = jk16[1], v[7] = jk16[2], v[8] = jk16[3];
+    v[9] = ga16[0], v[18] = ga16[1];
+    v[3] = gb16[0], v[6] = gb16[1];
+    v[1] = gc16[0], v[2] = gc16[1];
+    v[0] = cls16;
+    gk3_derive27(v);
+}
+
+/* the low (class 0) and high (class 1) half of v as floats, exactly (the
+ * gk3_u2f trick with the half moved in by one PRMT) */
+__device__ __forceinline__ float gk3_lo2f(uint32_t v) { return __int_as_float(__byte_perm(v, 0x4b000000u, 0x7610)) - 8388608.0f; }
+__device__ __forceinline__ float gk3_hi2f(uint32_t v) { return __int_as_float(__byte_perm(v, 0x4b000000u, 0x7632)) - 8388608.0f; }
+
+/* 1 / x within 1 ulp (rcp.approx.ftz.f32), x >= 1 here */
+__device__ __forceinline__ float gk3_rcp(float x)
+{
+    float r;
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+    return r;
+}
+
+/* chi2's bound of gk3_bound<GK3_CHI2, true> (class sizes c0, c1, both
+ * nonzero, c0 + c1 < 65,536) from the 27 packed cells.  With a = n0c, b =
+ * n1c and sum_c a = n0, sum_c b = n1, a^2 n1 + b^2 n0 = (a + b)(a n1 + b n0)
+ * - ab N, so chi2 = N (sum_c (a^2/n0 + b^2/n1)/(a + b) - 1) = N (1 - N/(n0
+ * n1) H), H = sum_c ab / (a + b): per column the counts exact in float (one
+ * PRMT and one add each), a product, the column's sum, max(., 1) (an empty
+ * column's ab is 0), a reciprocal (rcp.approx, <= 1 ulp) and an fma.
+ * Rounding: a term of H is within 4 roundings (ab, the reciprocal's 2, the
+ * fma), the sum of 27 nonnegative terms within 26 more; K = N/(n0 n1)
+ * within 2 (the product n0 n1 and the quotient are rounded), 0 <= K H <= 1
+ * (chi2 >= 0), 1 - K H within 1 more absolute, N x within 1: |x - chi2| <=
+ * 34 eps N = 2.0e-6 N (eps = 2^-24), inside the margin 1e-5 (N + |x|) +
+ * 1e-4 of gk3_bound's float chi2 about five times over.  A table
+ * of one column has chi2 0 and H = n0 n1 / N, so x is 0 within that bound
+ * too; the number of columns (the df) only when the significance test
+ * needs it, in a pass of its own. */
+__device__ __forceinline__ gk3_bounds gk3_chi2_16(const uint32_t v[27], uint32_t c0, uint32_t c1, bool need_df)
+{
+    gk3_bounds b;
+    const float N = (float)(c0 + c1), K = N / ((float)c0 * (float)c1);
+    float H = 0.0f;
+#pragma unroll
+    for (int c = 0; c < 27; c++) {
+        float fa = gk3_lo2f(v[c]), fb = gk3_hi2f(v[c]);
+        H = fmaf(fa * fb, gk3_rcp(fmaxf(fa + fb, 1.0f)), H);
+    }
+    float x = N * fmaf(-K, H, 1.0f), e = 1e-5f * (N + fabsf(x)) + 1e-4f;
+    b.up = x + e;
+    b.lo = x - e;
+    b.gup = b.up;
+    b.df = 0;
+    if (need_df) {
+        int cols = 0;
+#pragma unroll
+        for (int c = 0; c < 27; c++) cols += v[c] != 0;
+        b.df = cols - 1;
+    }
+    return b;
+}
+
+/* The bounds of a packed table (each class under 65,536; class sizes c0,
+ * c1 as gk3_bound's FIXED): chi2 below 65,536 samples reads the halves
+ * (gk3_chi2_16), the other statistics unpack them for gk3_bound<STAT,
+ * true>.  need_df: the df is wanted (the significance test). */
+template <int STAT>
+__device__ __forceinline__ gk3_bounds gk3_bound16(const uint32_t v[27], const double *lnf, uint32_t c0, uint32_t c1,
+                                                  bool need_df)
+{
+    if (STAT == GK3_CHI2 && c0 + c1 < 65536u) {
+        if (c0 && c1) return gk3_chi2_16(v, c0, c1, need_df);
+        gk3_bounds b;
+        b.up = b.lo = b.gup = 0.0f;
+        b.df = 0;
+        return b;
+    }
+    uint32_t c[2][27];
+#pragma unroll
+    for (int x = 0; x < 27; x++) {
+        c[0][x] = v[x] & 0xffffu;
+        c[1][x] = v[x] >> 16;
+    }
+    return gk3_bound<STAT, true>(c, lnf, c0, c1);
+}
+
+/* Score one triple from its packed cells (PACK16 kernels: two planes, no
+ * call missing, each class under 65,536): gk3_emit's contract. */
+template <int STAT>
+__device__ __forceinline__ uint32_t gk3_emit16(const gk3_params &P, gk3_cta &S, int q, int kk, bool ok, uint32_t v[27])
+{
+    size_t slot = (size_t)S.pidx[q] * P.nc + blockIdx.y * GK3_THIRD + kk;
+    bool in = S.pin[q] && S.kg[kk] != 0xffffffffu;
+    if (!in) return 0; /* past the tile: no slot */
+    if (P.mode == GK3_ALL) {
+        uint32_t *t = P.tables + slot * 54;
+#pragma unroll
+        for (int x = 0; x < 27; x++) {
+            t[x] = v[x] & 0xffffu;
+            t[27 + x] = v[x] >> 16;
+        }
+        return 0;
+    }
+    if (!ok) {
+        P.score[slot] = 0;
+        return 0;
+    }
+    gk3_bounds b = gk3_bound16<STAT>(v, P.lnf, P.n_ctrl, P.n_case, P.do_sig);
+    uint32_t lok = gk3_fkey(b.lo), hik = gk3_fkey(b.up);
+    if (P.do_sig && b.df > 0 && b.gup >= P.sig_crit[b.df]) hik = 0xffffffffu;
+    P.score[slot] = hik;
+    return lok;
+}
+
 /* A triple's pair sums with its third variant (two planes): x[0..1] of
  * (i, k), x[2..3] of (j, k), a class a uint4; zeros past the tile. */
 __device__ __forceinline__ void gk3_xc_load(const gk3_params &P, const gk3_cta &S, int q, int kk, uint4 x[4])

@@ -71,6 +71,10 @@ struct gk3_cta {
     uint32_t kg[GK3_THIRD];       /* global index, UINT32_MAX past the block */
     uint32_t gc[GK3_THIRD][6];
     uint32_t best_q[GK3_PAIRS], best_k[GK3_THIRD]; /* best lower keys of each pair's and k's triples */
+    /* both classes in a word (controls | cases << 16; read only when each
+     * class is under 65,536): lr's four sums, and (P1, P2) counts of the
+     * pair's left and right variants and of the third variants */
+    uint32_t lr16[GK3_PAIRS][4], ga16[GK3_PAIRS][2], gb16[GK3_PAIRS][2], gc16[GK3_THIRD][2];
 };
 
 template <int NP>
@@ -117,6 +121,11 @@ __device__ __forceinline__ void gk3_cta_setup(const gk3_params &P, gk3_cta &S)
             S.gb[q][e] = P.rg[(size_t)rrow * 6 + e];
         }
         for (int e = 0; e < 8; e++) S.lr[q][e] = NP == 2 ? P.lr[(size_t)p * 8 + e] : 0u;
+        for (int e = 0; e < 4; e++) S.lr16[q][e] = __byte_perm(S.lr[q][e], S.lr[q][4 + e], 0x5410);
+        S.ga16[q][0] = __byte_perm(S.ga[q][1] + S.ga[q][2], S.ga[q][4] + S.ga[q][5], 0x5410);
+        S.ga16[q][1] = __byte_perm(S.ga[q][2], S.ga[q][5], 0x5410);
+        S.gb16[q][0] = __byte_perm(S.gb[q][1] + S.gb[q][2], S.gb[q][4] + S.gb[q][5], 0x5410);
+        S.gb16[q][1] = __byte_perm(S.gb[q][2], S.gb[q][5], 0x5410);
         S.best_q[q] = 0;
     }
     if (tid < GK3_THIRD) {
@@ -124,6 +133,8 @@ __device__ __forceinline__ void gk3_cta_setup(const gk3_params &P, gk3_cta &S)
         bool ok = k < P.nc;
         S.kg[tid] = ok ? P.first_c + k : 0xffffffffu;
         for (int e = 0; e < 6; e++) S.gc[tid][e] = ok ? P.cg[(size_t)k * 6 + e] : 0u;
+        S.gc16[tid][0] = __byte_perm(S.gc[tid][1] + S.gc[tid][2], S.gc[tid][4] + S.gc[tid][5], 0x5410);
+        S.gc16[tid][1] = __byte_perm(S.gc[tid][2], S.gc[tid][5], 0x5410);
         S.best_k[tid] = 0;
     }
 }

@@ -32,7 +32,13 @@ using gk_b1::smem_u32;
 using gk_b1::swz;
 constexpr int RROWS = 32, LROWS = 32, KROWS = 256;
 constexpr int ROWS = RROWS + LROWS + KROWS;  /* j planes, i planes, k planes */
-constexpr int STAGE_BYTES = ROWS * ROWB;
+/* A stage: the j planes' rows (ldmatrix, swz), the i planes' rows padded
+ * to LROWB bytes and not swizzled (read as 32-bit words: 8 rows of a
+ * 20-word stride fall in 8 distinct groups of 4 banks, so a thread's words
+ * are one base and immediates), the k planes' rows (ldmatrix, swz). */
+constexpr int LROWB = ROWB + 16;
+constexpr int LOFF = RROWS * ROWB, KOFF = LOFF + LROWS * LROWB;
+constexpr int STAGE_BYTES = KOFF + KROWS * ROWB;
 constexpr int NACC = 64;                     /* accumulators a class per thread */
 constexpr size_t SMEM = (size_t)STAGES * STAGE_BYTES + (size_t)NACC * GK3_THREADS * 4;
 
@@ -57,11 +63,11 @@ __global__ void __launch_bounds__(GK3_THREADS, PACK16 ? 2 : 1) k3_mma(gk3_params
      * 64-319 the k planes (kk*2 + u).  A thread copies chunk ch = tid % 4 of
      * rows r0 = tid / 4 (a j or i plane) and r0 + 64 it, it = 1 .. 4 (the
      * third variants' plane rows r0 + 64 (it - 1) of this CTA's 256): a row
-     * pointer, four 32-bit word offsets from the CTA's first third-variant
-     * row, and swz(r + 64, ch) = swz(r, ch) + 64 ROWB, so a stage's copies
-     * cost a few adds (the compiler rebuilt five pointers and swizzles at
-     * every stage before).  Rows past the data (pairs not in the list, third
-     * variants past nc) copy a valid row of the same kind instead: their
+     * pointer each, a stride of 64 rows, and swz(x + 64, ch) = swz(x, ch) +
+     * 64 ROWB, so a stage's copies cost a few adds and a min (the compiler
+     * rebuilt five pointers and swizzles at every stage before).  Rows past
+     * the data (pairs not in the list, third variants past nc) copy a valid
+     * row of the same kind instead (the third variants' last): their
      * products are never read (gk3_emit16: no slot), so no copy needs a
      * zero fill or a predicate. */
     static_assert(ROWS * 4 == 5 * GK3_THREADS && RROWS + LROWS == GK3_THREADS / 4, "copy split");
@@ -74,22 +80,22 @@ __global__ void __launch_bounds__(GK3_THREADS, PACK16 ? 2 : 1) k3_mma(gk3_params
         int x = r0 - RROWS, sx = x >> 4, q = x & 15;
         src0 = P.lp + ((size_t)S.lrow[q] * 2 + sx) * P.words + 2 * ch;
     }
-    const uint64_t *kb = P.cp + (size_t)blockIdx.y * 2 * GK3_THIRD * P.words + 2 * ch;
-    uint32_t koff[4];
-    {
-        const uint32_t last = min(2u * (P.nc - blockIdx.y * GK3_THIRD), 2u * GK3_THIRD) - 1; /* rows of this CTA */
-#pragma unroll
-        for (int it = 0; it < 4; it++) koff[it] = min((uint32_t)(r0 + 64 * it), last) * P.words;
-    }
-    const uint32_t dst0 = smem_u32(smem + swz(r0, ch));
+    /* row r0 of this CTA's third-variant rows; dl: its rows after r0 (< 0
+     * when r0 is past them: min(64 it, dl) then reaches the last) */
+    const uint64_t *kb = P.cp + ((size_t)blockIdx.y * 2 * GK3_THIRD + r0) * P.words + 2 * ch;
+    const int dl = (int)min(2u * (P.nc - blockIdx.y * GK3_THIRD), 2u * GK3_THIRD) - 1 - r0;
+    const uint32_t dst0 = smem_u32(smem + (r0 < RROWS ? swz(r0, ch) : LOFF + (r0 - RROWS) * LROWB + ch * 16));
+    const uint32_t dstk = smem_u32(smem + KOFF + swz(r0, ch));
     const int S1 = (int)P.kw1 / KW, NS = S1 + (int)P.kw0 / KW;
     static_assert(STAGES == 2, "load(): the stage is s & 1");
     auto load = [&](int s) {
-        const uint32_t dst = dst0 + (uint32_t)(s & 1) * STAGE_BYTES;
+        const uint32_t so = (uint32_t)(s & 1) * STAGE_BYTES;
         const uint32_t w0 = s < S1 ? (uint32_t)s * KW : P.off_ctrl + (uint32_t)(s - S1) * KW;
-        cp_async16(dst, src0 + w0, true);
+        cp_async16(dst0 + so, src0 + w0, true);
+        const uint64_t *p = kb + w0;
 #pragma unroll
-        for (int it = 0; it < 4; it++) cp_async16(dst + (it + 1) * 64 * ROWB, kb + (koff[it] + w0), true);
+        for (int it = 0; it < 4; it++)
+            cp_async16(dstk + so + it * 64 * ROWB, p + (ptrdiff_t)min(64 * it, dl) * P.words, true);
     };
 
     int acc[2][2][4][4]; /* [g][s-1][j][(t-1)*2 + u-1] */
@@ -108,6 +114,16 @@ __global__ void __launch_bounds__(GK3_THREADS, PACK16 ? 2 : 1) k3_mma(gk3_params
         asm volatile("cp.async.commit_group;\n" ::);
     }
 
+    /* a thread's shared-memory offsets in a stage: its i-plane words (lwo;
+     * pair group g, plane s, chunk c at + (s*16 + g*8) LROWB + c*16), its
+     * ldmatrix rows of the j planes (rfo: group g at + g*16 ROWB) and of the
+     * k planes (bfo: j at + 8j ROWB), chunk 2 ks + h; swz(r + 8n, c) =
+     * swz(r, c) + 8n ROWB and the second k256 step's chunks are the first's
+     * XOR 2 (offsets XOR 32) */
+    const int mat = lane >> 3, l16 = lane & 15;
+    const uint32_t lwo = LOFF + gid * LROWB + tig * 4;
+    const uint32_t rfo = swz((lane & 7) + ((mat & 1) << 3), mat >> 1);
+    const uint32_t bfo = KOFF + swz(warp * 32 + (l16 & 7), l16 >> 3);
     auto compute = [&](int buf) {
         const unsigned char *base = smem + (size_t)buf * STAGE_BYTES;
 #pragma unroll
@@ -118,24 +134,18 @@ __global__ void __launch_bounds__(GK3_THREADS, PACK16 ? 2 : 1) k3_mma(gk3_params
 #pragma unroll
                 for (int s = 0; s < 2; s++)
 #pragma unroll
-                    for (int h = 0; h < 2; h++) {
-                        int r = RROWS + s * 16 + g * 8 + gid;
-                        lw[g][s][h] = *(const uint32_t *)(base + swz(r, 2 * ks + h) + tig * 4);
-                    }
+                    for (int h = 0; h < 2; h++)
+                        lw[g][s][h] = *(const uint32_t *)(base + lwo + (s * 16 + g * 8) * LROWB + (2 * ks + h) * 16);
 #pragma unroll
             for (int g = 0; g < 2; g++) {
-                int mat = lane >> 3;
-                int r = g * 16 + (lane & 7) + ((mat & 1) << 3);
-                uint32_t addr = smem_u32(base + swz(r, 2 * ks + (mat >> 1)));
+                uint32_t addr = smem_u32(base + ((rfo ^ (uint32_t)(32 * ks)) + g * 16 * ROWB));
                 asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                              : "=r"(rf[g][0]), "=r"(rf[g][1]), "=r"(rf[g][2]), "=r"(rf[g][3])
                              : "r"(addr));
             }
 #pragma unroll
             for (int j = 0; j < 4; j++) {
-                int l = lane & 15;
-                int r = RROWS + LROWS + (warp * 16 + j * 4) * 2 + (l & 7);
-                uint32_t addr = smem_u32(base + swz(r, 2 * ks + (l >> 3)));
+                uint32_t addr = smem_u32(base + ((bfo ^ (uint32_t)(32 * ks)) + j * 8 * ROWB));
                 asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n"
                              : "=r"(bf[j][0]), "=r"(bf[j][1])
                              : "r"(addr));

@@ -615,7 +615,11 @@ static gk3_params base_params(const es_gpu3_t *g, flight3_t *f)
     P.lnf = g->d_lnf;
     P.stat = g->cfg.stat;
     P.do_sig = g->do_sig;
-    for (int d = 0; d < 27; d++) P.sig_crit[d] = g->cfg.sig_crit[d];
+    P.sig_min = INFINITY;
+    for (int d = 0; d < 27; d++) {
+        P.sig_crit[d] = g->cfg.sig_crit[d];
+        if (d >= 1 && P.sig_crit[d] < P.sig_min) P.sig_min = P.sig_crit[d];
+    }
     return P;
 }
 

@@ -304,9 +304,17 @@ __device__ __forceinline__ float gk3_rcp(float x)
  * 34 eps N = 2.0e-6 N (eps = 2^-24), inside the margin 1e-5 (N + |x|) +
  * 1e-4 of gk3_bound's float chi2 about five times over.  A table
  * of one column has chi2 0 and H = n0 n1 / N, so x is 0 within that bound
- * too; the number of columns (the df) only when the significance test
- * needs it, in a pass of its own. */
-__device__ __forceinline__ gk3_bounds gk3_chi2_16(const uint32_t v[27], uint32_t c0, uint32_t c1, bool need_df)
+ * too.  The df (gk3_cols16) is left to the caller: it is needed only for
+ * the rare triples whose G may pass the significance test. */
+__device__ __forceinline__ int gk3_cols16(const uint32_t v[27])
+{
+    int cols = 0;
+#pragma unroll
+    for (int c = 0; c < 27; c++) cols += v[c] != 0;
+    return cols;
+}
+
+__device__ __forceinline__ gk3_bounds gk3_chi2_16(const uint32_t v[27], uint32_t c0, uint32_t c1)
 {
     gk3_bounds b;
     const float N = (float)(c0 + c1), K = N / ((float)c0 * (float)c1);
@@ -321,25 +329,23 @@ __device__ __forceinline__ gk3_bounds gk3_chi2_16(const uint32_t v[27], uint32_t
     b.lo = x - e;
     b.gup = b.up;
     b.df = 0;
-    if (need_df) {
-        int cols = 0;
-#pragma unroll
-        for (int c = 0; c < 27; c++) cols += v[c] != 0;
-        b.df = cols - 1;
-    }
     return b;
 }
 
 /* The bounds of a packed table (each class under 65,536; class sizes c0,
  * c1 as gk3_bound's FIXED): chi2 below 65,536 samples reads the halves
  * (gk3_chi2_16), the other statistics unpack them for gk3_bound<STAT,
- * true>.  need_df: the df is wanted (the significance test). */
+ * true>.  need_df: chi2's df is wanted too (gk3_bound's always has it). */
 template <int STAT>
 __device__ __forceinline__ gk3_bounds gk3_bound16(const uint32_t v[27], const double *lnf, uint32_t c0, uint32_t c1,
                                                   bool need_df)
 {
     if (STAT == GK3_CHI2 && c0 + c1 < 65536u) {
-        if (c0 && c1) return gk3_chi2_16(v, c0, c1, need_df);
+        if (c0 && c1) {
+            gk3_bounds b = gk3_chi2_16(v, c0, c1);
+            if (need_df) b.df = gk3_cols16(v) - 1;
+            return b;
+        }
         gk3_bounds b;
         b.up = b.lo = b.gup = 0.0f;
         b.df = 0;
@@ -375,9 +381,13 @@ __device__ __forceinline__ uint32_t gk3_emit16(const gk3_params &P, gk3_cta &S, 
         P.score[slot] = 0;
         return 0;
     }
-    gk3_bounds b = gk3_bound16<STAT>(v, P.lnf, P.n_ctrl, P.n_case, P.do_sig);
+    gk3_bounds b = gk3_bound16<STAT>(v, P.lnf, P.n_ctrl, P.n_case, false);
     uint32_t lok = gk3_fkey(b.lo), hik = gk3_fkey(b.up);
-    if (P.do_sig && b.df > 0 && b.gup >= P.sig_crit[b.df]) hik = 0xffffffffu;
+    /* chi2's df only where G may reach the smallest critical value */
+    if (P.do_sig && b.gup >= P.sig_min) {
+        if (STAT == GK3_CHI2 && P.n_ctrl && P.n_case && P.n_ctrl + P.n_case < 65536u) b.df = gk3_cols16(v) - 1;
+        if (b.df > 0 && b.gup >= P.sig_crit[b.df]) hik = 0xffffffffu;
+    }
     P.score[slot] = hik;
     return lok;
 }

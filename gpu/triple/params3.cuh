@@ -50,6 +50,7 @@ struct gk3_params {
     int stat;                     /* GK3_* */
     int do_sig;
     float sig_crit[27];
+    float sig_min;                /* the smallest sig_crit[df], df >= 1 */
 };
 
 /* Order-preserving float <-> uint32 keys (as gpu/pair's). */

@@ -39,6 +39,12 @@ if ! "$EPISTREAM" scan --bfile "$T/d" --device gpu --top 5 --quiet --out "$T/pro
 fi
 expect_fail "$T/err" "$EPISTREAM" scan --bfile "$T/d" --device gpu:63 --out "$T/bad"
 grep -q "no such GPU" "$T/err" || fail "gpu:63 message: $(cat "$T/err")"
+# a scan that fails before it uses the device (a missing input): its own
+# error only, nothing from the device's opening, which started ahead of the
+# work and is waited for before the exit
+expect_fail "$T/err" "$EPISTREAM" scan --bfile "$T/absent" --device gpu --out "$T/bad"
+[ "$(grep -c . "$T/err")" = 1 ] && grep -q "absent" "$T/err" ||
+    fail "a missing input with --device gpu: $(cat "$T/err")"
 expect_fail "$T/err" "$EPISTREAM" scan --bfile "$T/d" --device gpu --gpu-mem 1K --out "$T/bad"
 grep -q "cannot hold two blocks" "$T/err" || fail "--gpu-mem 1K message: $(cat "$T/err")"
 [ ! -e "$T/bad.top.tsv" ] || fail "output written after a GPU error"

@@ -64,6 +64,10 @@ typedef struct es_backend {
      *  selection kernels), so that a later open does not wait; safe to call
      *  more than once. */
     void (*prepare)(int dev);
+    /** Wait for what prepare() started (so that no such thread is still in
+     *  the device's runtime when the process exits, e.g. after a command
+     *  failed before it used the device); safe to call at any time. */
+    void (*settle)(void);
 
     /* scan: ES_OP_PAIR_SCAN */
     /** Run tiles from the scan's queue until it is empty. */
@@ -118,6 +122,8 @@ const es_backend_t *es_backend_get(es_device_t dev);
 
 /** @return number of visible CUDA devices (0 without CUDA); probed once. */
 int es_backend_gpu_count(void);
+/** Every registered backend's settle(): call before the process exits. */
+void es_backend_settle(void);
 
 /**
  * Check a device choice before any work, with the one message each mistake

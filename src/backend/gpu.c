@@ -91,6 +91,14 @@ static void prepared(int dev)
     pthread_mutex_unlock(&o->lock);
 }
 
+/* Join every preparation still running (backend settle()). */
+static void gpu_settle(void)
+{
+    pthread_once(&opened_once, opened_init);
+    for (int d = 0; d < GPU_MAX; d++)
+        if (atomic_load(&opened[d].state) == 1) prepared(d);
+}
+
 /* Seconds until device dev is open: all of GPU_OPEN_S when nothing opened
  * it yet, what is left of it while prepare() runs, 0 once it was open. */
 static double open_left(int dev)
@@ -1495,6 +1503,7 @@ const es_backend_t es_backend_gpu = {
     .cost = gpu_cost,
     .device_describe = es_gpu_device_describe,
     .prepare = gpu_prepare,
+    .settle = gpu_settle,
     .run = gpu_run,
     .auto_block = gpu_auto_block,
     .pack_overlap = 1,

@@ -38,6 +38,12 @@ int es_backend_gpu_count(void)
     return gpu_n;
 }
 
+void es_backend_settle(void)
+{
+    const es_backend_t *g = GPU_REGISTERED;
+    if (g && g->settle) g->settle();
+}
+
 /* "--device gpu" or "--device gpu:1,3" as the user wrote it. */
 static void device_text(uint64_t mask, char *buf, size_t len)
 {

@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "epistream.h"
+#include "backend.h"
 
 static const struct {
     const char *name;
@@ -59,7 +60,11 @@ int main(int argc, char **argv)
         return ES_EXIT_OK;
     }
     for (size_t k = 0; k < N_COMMANDS; k++)
-        if (!strcmp(cmd, commands[k].name)) return commands[k].run(argc - 1, argv + 1);
+        if (!strcmp(cmd, commands[k].name)) {
+            int rc = commands[k].run(argc - 1, argv + 1);
+            es_backend_settle(); /* a device opened ahead of the work and never used */
+            return rc;
+        }
     fprintf(stderr, "[E::main] unknown command '%s'; try 'epistream --help'\n", cmd);
     return ES_EXIT_USAGE;
 }

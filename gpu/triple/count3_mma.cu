@@ -84,6 +84,8 @@ __global__ void __launch_bounds__(GK3_THREADS, PACK16 ? 2 : 1) k3_mma(gk3_params
      * when r0 is past them: min(64 it, dl) then reaches the last) */
     const uint64_t *kb = P.cp + ((size_t)blockIdx.y * 2 * GK3_THIRD + r0) * P.words + 2 * ch;
     const int dl = (int)min(2u * (P.nc - blockIdx.y * GK3_THIRD), 2u * GK3_THIRD) - 1 - r0;
+    const bool kfull = P.nc - blockIdx.y * GK3_THIRD >= GK3_THIRD; /* the same for the whole CTA */
+    const size_t kstride = (size_t)64 * P.words;
     const uint32_t dst0 = smem_u32(smem + (r0 < RROWS ? swz(r0, ch) : LOFF + (r0 - RROWS) * LROWB + ch * 16));
     const uint32_t dstk = smem_u32(smem + KOFF + swz(r0, ch));
     const int S1 = (int)P.kw1 / KW, NS = S1 + (int)P.kw0 / KW;
@@ -93,9 +95,14 @@ __global__ void __launch_bounds__(GK3_THREADS, PACK16 ? 2 : 1) k3_mma(gk3_params
         const uint32_t w0 = s < S1 ? (uint32_t)s * KW : P.off_ctrl + (uint32_t)(s - S1) * KW;
         cp_async16(dst0 + so, src0 + w0, true);
         const uint64_t *p = kb + w0;
+        if (kfull) { /* every CTA but the grid's last column: rows 64 apart */
 #pragma unroll
-        for (int it = 0; it < 4; it++)
-            cp_async16(dstk + so + it * 64 * ROWB, p + (ptrdiff_t)min(64 * it, dl) * P.words, true);
+            for (int it = 0; it < 4; it++) cp_async16(dstk + so + it * 64 * ROWB, p + it * kstride, true);
+        } else {
+#pragma unroll
+            for (int it = 0; it < 4; it++)
+                cp_async16(dstk + so + it * 64 * ROWB, p + (ptrdiff_t)min(64 * it, dl) * P.words, true);
+        }
     };
 
     int acc[2][2][4][4]; /* [g][s-1][j][(t-1)*2 + u-1] */

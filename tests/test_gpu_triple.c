@@ -149,21 +149,35 @@ static void random_table(uint32_t *t, int kind)
  * association at 65,535 samples (chi2 = N), one column, one sample in a
  * class, one cell against 26 of one sample, both classes' sizes at 65,535
  * (the sum past 65,536: chi2's unpacked path), classes split across cells */
+static uint32_t *edge_next(uint32_t *t, size_t *k)
+{
+    uint32_t *x = t + 54 * (*k)++;
+    memset(x, 0, 54 * sizeof *x);
+    return x;
+}
+
 static size_t edge_tables(uint32_t *t)
 {
     size_t k = 0;
-    uint32_t *x;
-#define EDGE() (x = t + 54 * k++, memset(x, 0, 54 * sizeof *x), x)
-    x = EDGE(); x[0] = 30000; x[27 + 26] = 35535;
-    x = EDGE(); x[13] = 40000; x[27 + 13] = 25535;
-    x = EDGE(); x[13] = 1; x[27 + 13] = 65534;
-    x = EDGE(); x[5] = 1; x[27 + 7] = 65534;
-    x = EDGE(); x[0] = 65000; for (int c = 1; c < 27; c++) x[c] = 1; x[27] = 9; x[27 + 26] = 500;
-    x = EDGE(); x[0] = 65535; x[27 + 1] = 65535;
-    x = EDGE(); for (int c = 0; c < 27; c++) { x[c] = 2000 + 17 * c; x[27 + c] = 2400 - 31 * c; }
-    x = EDGE(); x[4] = 32767; x[9] = 32767; x[27 + 4] = 1; x[27 + 22] = 2;
-    x = EDGE(); x[0] = 1; x[27] = 1;
-#undef EDGE
+    uint32_t *x = edge_next(t, &k);
+    x[0] = 30000, x[27 + 26] = 35535;
+    x = edge_next(t, &k);
+    x[13] = 40000, x[27 + 13] = 25535;
+    x = edge_next(t, &k);
+    x[13] = 1, x[27 + 13] = 65534;
+    x = edge_next(t, &k);
+    x[5] = 1, x[27 + 7] = 65534;
+    x = edge_next(t, &k);
+    x[0] = 65000, x[27] = 9, x[27 + 26] = 500;
+    for (int c = 1; c < 27; c++) x[c] = 1;
+    x = edge_next(t, &k);
+    x[0] = 65535, x[27 + 1] = 65535;
+    x = edge_next(t, &k);
+    for (int c = 0; c < 27; c++) x[c] = 2000 + 17 * c, x[27 + c] = 2400 - 31 * c;
+    x = edge_next(t, &k);
+    x[4] = 32767, x[9] = 32767, x[27 + 4] = 1, x[27 + 22] = 2;
+    x = edge_next(t, &k);
+    x[0] = 1, x[27] = 1;
     return k;
 }
 

@@ -13,9 +13,9 @@
  * products of 8 triples of its own (pair g*8 + lane/4, third variant
  * warp*16 + j*4 + lane%4), and the epilogue runs on them directly.
  * Operands stream through a 2-stage cp.async pipeline of 512-bit slices
- * (XOR-swizzled rows: ldmatrix and the 32-bit P_i reads are conflict-free);
- * the cases' products wait in shared memory while the controls are counted
- * (PACK16 below says how the epilogue reads them). */
+ * (the ldmatrix rows XOR-swizzled, the P_i rows padded to 80 bytes: both
+ * reads conflict-free); the cases' products wait in shared memory while the
+ * controls are counted (PACK16 below says how the epilogue reads them). */
 #include <cuda_runtime.h>
 
 #include "params3.cuh"
@@ -41,6 +41,9 @@ constexpr int LOFF = RROWS * ROWB, KOFF = LOFF + LROWS * LROWB;
 constexpr int STAGE_BYTES = KOFF + KROWS * ROWB;
 constexpr int NACC = 64;                     /* accumulators a class per thread */
 constexpr size_t SMEM = (size_t)STAGES * STAGE_BYTES + (size_t)NACC * GK3_THREADS * 4;
+/* PACK16's two CTAs a multiprocessor on sm_90 (228 KB of shared memory, 1 KB
+ * reserved a CTA; sm_80's 164 KB hold one) */
+static_assert(2 * (SMEM + sizeof(gk3_cta) + 1024) <= 233472, "two CTAs a multiprocessor");
 
 /* PACK16 (each class under 65,536 samples): both classes' products wait in
  * the stash as 16-bit halves, and the epilogue scores the thread's 8
@@ -68,8 +71,9 @@ __global__ void __launch_bounds__(GK3_THREADS, PACK16 ? 2 : 1) k3_mma(gk3_params
      * rebuilt five pointers and swizzles at every stage before).  Rows past
      * the data (pairs not in the list, third variants past nc) copy a valid
      * row of the same kind instead (the third variants' last): their
-     * products are never read (gk3_emit16: no slot), so no copy needs a
-     * zero fill or a predicate. */
+     * products are never read (gk3_emit16 and gk3_emit return before
+     * anything for a triple not in the tile), so no copy needs a zero fill
+     * or a predicate. */
     static_assert(ROWS * 4 == 5 * GK3_THREADS && RROWS + LROWS == GK3_THREADS / 4, "copy split");
     const int r0 = tid >> 2, ch = tid & 3;
     const uint64_t *src0;

@@ -12,8 +12,10 @@
  * cell terms by <= 7.6e-6 N together; float sums of <= 54 terms of one sign
  * add <= 3.3e-6 of their magnitude.  The margins below (3e-5 N + 1e-5 of the
  * magnitudes + 1e-3, in bits) hold several times the worst case; chi2's
- * float terms are each within a few ulp, its margin is 2e-5 relative; K2
- * sums the host's own ln n! in double (margin 1e-9 of the sum's magnitude). */
+ * float terms are each within a few ulp, its margin 1e-5 (N + chi2) + 1e-4
+ * below 65,536 samples (gk3_bound's and gk3_chi2_16's, each proven where it
+ * is computed), 2e-5 relative above; K2 sums the host's own ln n! in double
+ * (margin 1e-9 of the sum's magnitude). */
 #ifndef GK3_EPILOGUE_CUH
 #define GK3_EPILOGUE_CUH
 

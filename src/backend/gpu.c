@@ -125,10 +125,11 @@ static double open_left(int dev)
  *     (3e9 values/s) and 0.01 s to set the engine up, then 1e13
  *     candidate-samples/s (bit planes) and 30 ns a candidate for its
  *     80-byte table's trip to the host and the sums there. */
-/*   - a 3-way scan: opening the device, GPU3_SETUP_S of set-up, then 54 ps
- *     a triple plus 5.4 ps per 1,024 samples (the mma kernel on the H200,
- *     bench_triple_gpu, doc/BENCHMARKS.md; with missing calls the popc
- *     kernel is several times slower, which this does not model). */
+/*   - a 3-way scan: opening the device, GPU3_SETUP_S of set-up, then 40 ps
+ *     a triple plus 4.4 ps per 1,024 samples (the mma kernel on the H200,
+ *     bench_triple_gpu: 2.24e10 triples/s at N = 1,024, 1.32e10 at 8,192,
+ *     doc/BENCHMARKS.md; with missing calls the popc kernel is several
+ *     times slower, which this does not model). */
 /*   - a quantitative trait's linear scan (gpu/pair/qt.cu): GPU_QT_PAIR_S a
  *     pair plus GPU_QT_SAMPLE_S a pair and sample (bench_qt_gpu on the
  *     H200, the scan's rate with its host scoring: 4.1e9 pairs/s at
@@ -136,8 +137,8 @@ static double open_left(int dev)
 #define GPU_QT_PAIR_S 1.7e-10
 #define GPU_QT_SAMPLE_S 7.1e-14
 #define GPU3_SETUP_S 0.15
-#define GPU3_TRIPLE_S 54e-12
-#define GPU3_SAMPLE_S 5.3e-15
+#define GPU3_TRIPLE_S 40e-12
+#define GPU3_SAMPLE_S 4.3e-15
 static double gpu_cost(const es_work_t *w)
 {
     const double n = (double)w->n_samples, f = (double)w->features, r = (double)w->rounds;

@@ -118,6 +118,8 @@ static void test_counts(void **state)
         counts_case(sizes[k], 0.0, 100 + k);
         counts_case(sizes[k], 0.03, 200 + k);
     }
+    /* both classes past 65,535: the mma kernel's path without PACK16 */
+    counts_case(140000, 0.0, 300);
 }
 
 /* ---- bounds ---------------------------------------------------------------- */
@@ -357,6 +359,14 @@ static void test_scans_missing(void **state)
     scans_case(66, 277, 0.02, 12);
 }
 
+/* classes past 65,536 samples: the mma kernel without PACK16, chi2's
+ * bound above 65,536 samples */
+static void test_scans_large(void **state)
+{
+    (void)state;
+    scans_case(45, 140000, 0.0, 13);
+}
+
 /* argv[1]: run only the tests whose name matches this pattern (cmocka's
  * filter; compute-sanitizer runs take one test at a time) */
 int main(int argc, char **argv)
@@ -371,6 +381,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_counts),
         cmocka_unit_test(test_scans_complete),
         cmocka_unit_test(test_scans_missing),
+        cmocka_unit_test(test_scans_large),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -153,7 +153,8 @@ for stat in boost chi2 mi ig; do
         # the default 1,024 these blocks of 1,024 are wholly inside it; each
         # kernel family, and wgmma's clusters of TMA loads), the tiles with
         # every diagonal tile first (EPISTREAM_GPU_ORDER=diag), the kernels
-        # loaded at their first launch (EPISTREAM_GPU_WARM=0): the same bytes
+        # loaded at their first launch (EPISTREAM_GPU_WARM=0), the host buffers
+        # made once the first tiles are queued (=late): the same bytes
         # every way
         grep -q "packed .* beside the scan" "$T/fg.boost.mma.cp.err" || fail "boost: not packed beside the scan"
         grep -q "the preloading thread uploaded" "$T/fg.boost.mma.cp.err" || fail "boost: no preloading thread"
@@ -161,7 +162,8 @@ for stat in boost chi2 mi ig; do
         [ -n "$nf" ] && [ "$nf" -gt 0 ] || fail "boost: no candidate scored from the device's fits: $(grep fits "$T/fg.boost.mma.cp.err")"
         for var in EPISTREAM_PACK_OVERLAP=0 EPISTREAM_GPU_PRELOAD=0 EPISTREAM_GPU_FITS=0 EPISTREAM_GPU_SCORE_CHUNK=0 \
                    EPISTREAM_GPU_SCORE_CHUNK=1 EPISTREAM_GPU_PREPASS=0 EPISTREAM_GPU_PREPASS=1 \
-                   EPISTREAM_GPU_PREPASS_BAND=0 EPISTREAM_GPU_ORDER=diag EPISTREAM_GPU_WARM=0; do
+                   EPISTREAM_GPU_PREPASS_BAND=0 EPISTREAM_GPU_ORDER=diag EPISTREAM_GPU_WARM=0 \
+                   EPISTREAM_GPU_WARM=late; do
             env_scan boost $var
         done
         kk_save=$k

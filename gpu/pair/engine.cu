@@ -63,6 +63,8 @@ struct flight_t {
 
 } // namespace
 
+#define GK_GRAVE 32 /* replaced pinned buffers kept until the closing (host_room) */
+
 struct es_gpu {
     int dev;
     es_gpu_config_t cfg;
@@ -115,6 +117,10 @@ struct es_gpu {
     int warm_bufs;       /* warm_main also makes the flights' host buffers (es_gpu_collect joins it first) */
     int warm_go;         /* (atomic) the buffers may be made now: the device holds ES_GPU_FLIGHTS tiles, or
                             a tile is being collected, or the engine closes */
+    void *grave[GK_GRAVE]; /* pinned buffers replaced by larger ones, freed at the closing (host_room) */
+    int n_grave;
+    void *arena;           /* the flights' first host buffers, one allocation (host_first) */
+    size_t arena_bytes;
 };
 
 static int launch(es_gpu_t *g, const gk_params &P)
@@ -201,33 +207,85 @@ static int flight_alloc(flight_t *f, uint32_t cap, int exact)
 }
 
 /* Pinned host room *p of at least `need` entries of `size` bytes (*cap
- * entries now): grown to 1.25 need + 1,024, at least 16,384, when short.
- * The host holds only what comes back, usually the second stage's few
- * thousand survivors a tile, so this is not sized by the device's buffers
- * (which pinned about 80 MB at every open).  (cudaFreeHost waits for the
- * device: a grow costs one pipeline stall, in the first tiles.) */
-static int host_room(void **p, uint32_t *cap, uint32_t need, size_t size)
+ * entries now): grown to 1.25 need + 1,024, at least GK_HOST_FIRST, when
+ * short.  The host holds only what comes back, usually the second stage's
+ * few thousand survivors a tile, so this is not sized by the device's
+ * buffers (which pinned about 80 MB at every open).  A buffer it replaces
+ * is freed at the closing (g->grave; at once past GK_GRAVE of them), for
+ * cudaFreeHost waits for the device and a scan's first tiles grow theirs
+ * while the next tiles run; one from the arena (host_first) is freed with
+ * the arena.  g NULL: no buffer to replace. */
+#define GK_HOST_FIRST 16384u
+static bool in_arena(const es_gpu_t *g, const void *p)
+{
+    return g && g->arena && (const char *)p >= (const char *)g->arena &&
+           (const char *)p < (const char *)g->arena + g->arena_bytes;
+}
+
+static int host_room(es_gpu_t *g, void **p, uint32_t *cap, uint32_t need, size_t size)
 {
     if (need <= *cap) return ES_OK;
-    if (*p) CHECK(cudaFreeHost(*p));
+    if (*p && !in_arena(g, *p)) {
+        if (g && g->n_grave < GK_GRAVE) g->grave[g->n_grave++] = *p;
+        else CHECK(cudaFreeHost(*p));
+    }
     *p = NULL;
     *cap = 0;
     uint32_t want = need + need / 4 + 1024;
-    if (want < 16384) want = 16384;
+    if (want < GK_HOST_FIRST) want = GK_HOST_FIRST;
     CHECK(cudaMallocHost(p, (size_t)want * size));
     *cap = want;
     return ES_OK;
 }
 
-static void flight_free_bufs(flight_t *f)
+static void host_free(const es_gpu_t *g, void *p)
+{
+    if (p && !in_arena(g, p)) cudaFreeHost(p);
+}
+
+/* The flights' first host buffers (GK_HOST_FIRST candidates, and BOOST's
+ * fits) carved from one pinned allocation: cudaMallocHost costs about 1 ms
+ * a call on the H200 hosts, and holds the driver's locks meanwhile, so
+ * eight of them delayed the first tiles' launches or collections. */
+static int host_first(es_gpu_t *g)
+{
+    const size_t cb = (size_t)GK_HOST_FIRST * sizeof(es_gpu_cand_t);
+    const size_t fb = g->fits ? (size_t)GK_HOST_FIRST * 18 * sizeof(double) : 0;
+    void *a = NULL;
+    if (cudaMallocHost(&a, ES_GPU_FLIGHTS * (cb + fb)) != cudaSuccess) {
+        (void)cudaGetLastError();
+        for (int k = 0; k < ES_GPU_FLIGHTS; k++) { /* one at a time, then */
+            flight_t *f = &g->fl[k];
+            if (host_room(NULL, (void **)&f->h_cand, &f->h_cand_cap, 1, sizeof(es_gpu_cand_t)) ||
+                (g->fits && host_room(NULL, (void **)&f->h_fit, &f->h_fit_cap, 1, 18 * sizeof(double))))
+                return ES_ERR_GPU;
+        }
+        return ES_OK;
+    }
+    g->arena = a;
+    g->arena_bytes = ES_GPU_FLIGHTS * (cb + fb);
+    for (int k = 0; k < ES_GPU_FLIGHTS; k++) {
+        flight_t *f = &g->fl[k];
+        char *base = (char *)a + (size_t)k * (cb + fb);
+        f->h_cand = (es_gpu_cand_t *)base;
+        f->h_cand_cap = GK_HOST_FIRST;
+        if (fb) {
+            f->h_fit = (double *)(base + cb);
+            f->h_fit_cap = GK_HOST_FIRST;
+        }
+    }
+    return ES_OK;
+}
+
+static void flight_free_bufs(const es_gpu_t *g, flight_t *f)
 {
     if (f->d_cand) cudaFree(f->d_cand);
     if (f->d_keep) cudaFree(f->d_keep);
     if (f->d_key) cudaFree(f->d_key);
     if (f->d_fit) cudaFree(f->d_fit);
     if (f->d_fit_in) cudaFree(f->d_fit_in);
-    if (f->h_cand) cudaFreeHost(f->h_cand);
-    if (f->h_fit) cudaFreeHost(f->h_fit);
+    host_free(g, f->h_cand);
+    host_free(g, f->h_fit);
     f->d_cand = NULL;
     f->d_keep = NULL;
     f->d_key = NULL;
@@ -259,7 +317,7 @@ extern "C" void es_gpu_close(es_gpu_t *g)
     free(g->slots);
     free(g->had_tile);
     for (int k = 0; k < ES_GPU_FLIGHTS; k++) {
-        flight_free_bufs(&g->fl[k]);
+        flight_free_bufs(g, &g->fl[k]);
         if (g->fl[k].d_n) cudaFree(g->fl[k].d_n);
         if (g->fl[k].h_n) cudaFreeHost(g->fl[k].h_n);
         if (g->fl[k].done) cudaEventDestroy(g->fl[k].done);
@@ -267,6 +325,10 @@ extern "C" void es_gpu_close(es_gpu_t *g)
         if (g->fl[k].mid) cudaEventDestroy(g->fl[k].mid);
         if (g->fl[k].pre) cudaEventDestroy(g->fl[k].pre);
     }
+    for (int k = 0; k < g->n_grave; k++) cudaFreeHost(g->grave[k]);
+    g->n_grave = 0;
+    if (g->arena) cudaFreeHost(g->arena);
+    g->arena = NULL;
     if (g->origin) cudaEventDestroy(g->origin);
     if (g->d_thr) cudaFree(g->d_thr);
     if (g->d_hist) cudaFree(g->d_hist);
@@ -491,10 +553,12 @@ static int engine_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, 
     /* the kernels loaded and the flights' host buffers made beside the rest
      * of the scan's opening (its host workers, the first block's upload)
      * rather than by the first tiles' launches and collections;
-     * EPISTREAM_GPU_WARM=0: neither, =kernels: the kernels only
-     * (comparisons) */
+     * EPISTREAM_GPU_WARM=0: neither, =kernels: the kernels only, =late:
+     * the buffers once the device holds its first tiles (comparisons) */
     const char *wv = getenv("EPISTREAM_GPU_WARM");
     g->warm_bufs = !(wv && strcmp(wv, "kernels") == 0); /* =kernels: the buffers as the first tiles need them */
+    /* the buffers right after the kernels; =late: once the device holds its first tiles, as before */
+    g->warm_go = !(wv && strcmp(wv, "late") == 0);
     if (!(wv && strcmp(wv, "0") == 0)) g->warm_on = pthread_create(&g->warm, NULL, warm_main, g) == 0;
     *out = g;
     return ES_OK;
@@ -594,12 +658,15 @@ static int vpre_warm(int np)
  * order -- the blocks' constants, the tile kernels, the second stage --
  * while the opening goes on; a launch that finds its kernel still loading
  * waits for it.  Then (warm_bufs) the flights' pinned host buffers at their
- * first size, which the first tiles' es_gpu_collect calls made before
- * (cudaMallocHost: about 1 ms each, 4 to 8 of them, on the thread that
- * scores), but not before the device holds its first tiles (warm_go):
- * cudaMallocHost holds the driver's locks, so their launches would wait for
- * it.  es_gpu_collect joins this thread before it touches the buffers
- * (their failures are left to it).  Not g's streams or device memory. */
+ * first size, in one allocation (host_first), which the first tiles'
+ * es_gpu_collect calls made before (cudaMallocHost: about 1 ms each, 4 to 8
+ * of them, on the thread that scores).  With EPISTREAM_GPU_WARM=late, not
+ * before the device holds its first tiles (warm_go), as before: the first
+ * launches do not wait for the driver's locks then, but the first
+ * collection does, while the device runs out of queued tiles (12-16 ms
+ * between the first tiles at N = 1,024 against 1-6 ms).  es_gpu_collect
+ * joins this thread before it touches the buffers (their failures are left
+ * to it).  Not g's streams or device memory. */
 static void *warm_main(void *arg)
 {
     es_gpu_t *g = (es_gpu_t *)arg;
@@ -614,13 +681,7 @@ static void *warm_main(void *arg)
     if (g->exact) gk_exact_warm(stat, !g->tilefit);
     const struct timespec nap = {0, 50000};
     while (g->warm_bufs && !__atomic_load_n(&g->warm_go, __ATOMIC_ACQUIRE)) nanosleep(&nap, NULL);
-    if (g->warm_bufs)
-        for (int k = 0; k < ES_GPU_FLIGHTS; k++) {
-            flight_t *f = &g->fl[k];
-            if (host_room((void **)&f->h_cand, &f->h_cand_cap, 1, sizeof(es_gpu_cand_t)) ||
-                (g->fits && host_room((void **)&f->h_fit, &f->h_fit_cap, 1, 18 * sizeof(double))))
-                (void)cudaGetLastError();
-        }
+    if (g->warm_bufs && host_first(g)) (void)cudaGetLastError();
     return NULL;
 }
 
@@ -890,7 +951,7 @@ extern "C" int es_gpu_collect(es_gpu_t *g, const es_gpu_cand_t **cand, size_t *n
          * without counting its pairs in the top-k histogram twice.  A later
          * tile may have evicted its blocks: queue_tile uploads them again. */
         CHECK(cudaStreamSynchronize(g->s_comp));
-        flight_free_bufs(f);
+        flight_free_bufs(g, f);
         uint32_t cap = cnt + cnt / 4 + 1024;
         int ret = flight_alloc(f, cap, exact_mode(g));
         if (ret) return ret;
@@ -918,8 +979,8 @@ extern "C" int es_gpu_collect(es_gpu_t *g, const es_gpu_cand_t **cand, size_t *n
     }
     g->last_fit = NULL;
     if (cnt) {
-        int ret = host_room((void **)&f->h_cand, &f->h_cand_cap, cnt, sizeof(es_gpu_cand_t));
-        if (!ret && g->fits) ret = host_room((void **)&f->h_fit, &f->h_fit_cap, cnt, 18 * sizeof(double));
+        int ret = host_room(g, (void **)&f->h_cand, &f->h_cand_cap, cnt, sizeof(es_gpu_cand_t));
+        if (!ret && g->fits) ret = host_room(g, (void **)&f->h_fit, &f->h_fit_cap, cnt, 18 * sizeof(double));
         if (ret) return ret;
         /* s_comp already runs the next tile: copy on a stream of its own */
         CHECK(cudaStreamWaitEvent(g->s_back, f->done, 0));

@@ -63,7 +63,8 @@ struct flight_t {
 
 } // namespace
 
-#define GK_GRAVE 32 /* replaced pinned buffers kept until the closing (host_room) */
+#define GK_GRAVE 32                  /* replaced pinned buffers kept until the closing (host_room) */
+#define GK_GRAVE_BYTES (64u << 20)   /* ... and their bytes at most */
 
 struct es_gpu {
     int dev;
@@ -115,10 +116,12 @@ struct es_gpu {
     pthread_t warm;      /* warm_main, from the opening to the closing */
     int warm_on;
     int warm_bufs;       /* warm_main also makes the flights' host buffers (es_gpu_collect joins it first) */
-    int warm_go;         /* (atomic) the buffers may be made now: the device holds ES_GPU_FLIGHTS tiles, or
-                            a tile is being collected, or the engine closes */
+    int warm_go;         /* (atomic) the buffers may be made now: from the opening, or (EPISTREAM_GPU_WARM=late)
+                            once the device holds ES_GPU_FLIGHTS tiles, a tile is being collected, or the
+                            engine closes */
     void *grave[GK_GRAVE]; /* pinned buffers replaced by larger ones, freed at the closing (host_room) */
     int n_grave;
+    size_t grave_bytes;
     void *arena;           /* the flights' first host buffers, one allocation (host_first) */
     size_t arena_bytes;
 };
@@ -211,10 +214,12 @@ static int flight_alloc(flight_t *f, uint32_t cap, int exact)
  * short.  The host holds only what comes back, usually the second stage's
  * few thousand survivors a tile, so this is not sized by the device's
  * buffers (which pinned about 80 MB at every open).  A buffer it replaces
- * is freed at the closing (g->grave; at once past GK_GRAVE of them), for
- * cudaFreeHost waits for the device and a scan's first tiles grow theirs
- * while the next tiles run; one from the arena (host_first) is freed with
- * the arena.  g NULL: no buffer to replace. */
+ * is freed at the closing (g->grave), for cudaFreeHost waits for the
+ * device and a scan's first tiles grow theirs while the next tiles run; at
+ * once past GK_GRAVE of them or GK_GRAVE_BYTES (a scan that brings many
+ * candidates back grows them to hundreds of MB: those are not kept pinned);
+ * one from the arena (host_first) is freed with the arena.  g NULL: no
+ * buffer to replace. */
 #define GK_HOST_FIRST 16384u
 static bool in_arena(const es_gpu_t *g, const void *p)
 {
@@ -226,8 +231,13 @@ static int host_room(es_gpu_t *g, void **p, uint32_t *cap, uint32_t need, size_t
 {
     if (need <= *cap) return ES_OK;
     if (*p && !in_arena(g, *p)) {
-        if (g && g->n_grave < GK_GRAVE) g->grave[g->n_grave++] = *p;
-        else CHECK(cudaFreeHost(*p));
+        const size_t old = (size_t)*cap * size;
+        if (g && g->n_grave < GK_GRAVE && g->grave_bytes + old <= GK_GRAVE_BYTES) {
+            g->grave[g->n_grave++] = *p;
+            g->grave_bytes += old;
+        } else {
+            CHECK(cudaFreeHost(*p));
+        }
     }
     *p = NULL;
     *cap = 0;
@@ -327,6 +337,7 @@ extern "C" void es_gpu_close(es_gpu_t *g)
     }
     for (int k = 0; k < g->n_grave; k++) cudaFreeHost(g->grave[k]);
     g->n_grave = 0;
+    g->grave_bytes = 0;
     if (g->arena) cudaFreeHost(g->arena);
     g->arena = NULL;
     if (g->origin) cudaEventDestroy(g->origin);

@@ -157,7 +157,7 @@ static void scan_usage(FILE *fp)
             "  EPISTREAM_GPU_WARM=0 loads the GPU kernels at their first launch and makes\n"
             "  the host's candidate buffers in the first tiles, as before, not on a thread\n"
             "  of their own while the scan opens (=kernels: the kernels only; =late: the\n"
-            "  buffers once the device holds its first tiles, as before);\n"
+            "  buffers once the device holds its first tiles, the previous timing);\n"
             "  EPISTREAM_GPU_MC=0|2|4|8|16: column tiles an H100/H200 tile CTA scores\n"
             "  (default 16 where a class has at most 1,024 samples; 0: one, as before);\n"
             "  EPISTREAM_GPU_PUBLISH=0 clears and copies each GPU tile's counts with a\n"

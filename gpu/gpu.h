@@ -79,6 +79,19 @@ typedef struct es_gpu es_gpu_t;
 /** Open device dev for a scan.  @return ES_OK, ES_ERR_GPU, ES_ERR_NOMEM,
  *  ES_ERR_UNSUPPORTED, ES_ERR_ARG (a K2 scan without its lnfact table). */
 int es_gpu_open(int dev, const es_gpu_config_t *cfg, es_gpu_t **out);
+/** Load, on the calling thread, the kernels a scan of cfg opened on device
+ *  dev launches first, as es_gpu_open's own thread would (the driver loads
+ *  a kernel when first used, a few milliseconds each), so that a later
+ *  es_gpu_open finds them loaded (and its first host buffers made: see
+ *  es_gpu_warm_release).  cfg needs stat, n_planes, kw_case,
+ *  kw_ctrl, kernel, top_k, nlogn and n_nlogn only.  Prints nothing; a
+ *  choice es_gpu_open would refuse is left for it to report.
+ *  @return ES_OK, ES_ERR_ARG, ES_ERR_GPU, ES_ERR_NOMEM, ES_ERR_UNSUPPORTED */
+int es_gpu_warm(int dev, const es_gpu_config_t *cfg);
+/** es_gpu_warm also makes the flights' first pinned host buffers, which
+ *  the next es_gpu_open of that shape on device dev adopts: free them if
+ *  none did (after that es_gpu_open, or when the scan ended before it). */
+void es_gpu_warm_release(int dev);
 void es_gpu_close(es_gpu_t *g);
 /** The kernel family in use ("wgmma", "mma", "popc") and the device's description. */
 const char *es_gpu_kernel_name(const es_gpu_t *g);

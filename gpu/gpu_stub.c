@@ -27,6 +27,15 @@ int es_gpu_open(int dev, const es_gpu_config_t *cfg, es_gpu_t **out)
     return ES_ERR_UNSUPPORTED;
 }
 
+int es_gpu_warm(int dev, const es_gpu_config_t *cfg)
+{
+    (void)dev;
+    (void)cfg;
+    return ES_ERR_UNSUPPORTED;
+}
+
+void es_gpu_warm_release(int dev) { (void)dev; }
+
 void es_gpu_close(es_gpu_t *g) { (void)g; }
 
 const char *es_gpu_kernel_name(const es_gpu_t *g)

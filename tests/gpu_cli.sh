@@ -153,9 +153,11 @@ for stat in boost chi2 mi ig; do
         # the default 1,024 these blocks of 1,024 are wholly inside it; each
         # kernel family, and wgmma's clusters of TMA loads), the tiles with
         # every diagonal tile first (EPISTREAM_GPU_ORDER=diag), the kernels
-        # loaded at their first launch (EPISTREAM_GPU_WARM=0), the host buffers
-        # made once the first tiles are queued (=late): the same bytes
-        # every way
+        # loaded at their first launch (EPISTREAM_GPU_WARM=0), from the
+        # opening on rather than beside the packing (=open), the host buffers
+        # made once the first tiles are queued (=late) or at their first use
+        # (=kernels), the devices closed before the scan returns
+        # (EPISTREAM_GPU_CLOSE=now): the same bytes every way
         grep -q "packed .* beside the scan" "$T/fg.boost.mma.cp.err" || fail "boost: not packed beside the scan"
         grep -q "the preloading thread uploaded" "$T/fg.boost.mma.cp.err" || fail "boost: no preloading thread"
         nf=$(sed -n 's/.* host thread(s) (\([0-9]*\) from the device.s fits).*/\1/p' "$T/fg.boost.mma.cp.err")
@@ -163,7 +165,8 @@ for stat in boost chi2 mi ig; do
         for var in EPISTREAM_PACK_OVERLAP=0 EPISTREAM_GPU_PRELOAD=0 EPISTREAM_GPU_FITS=0 EPISTREAM_GPU_SCORE_CHUNK=0 \
                    EPISTREAM_GPU_SCORE_CHUNK=1 EPISTREAM_GPU_PREPASS=0 EPISTREAM_GPU_PREPASS=1 \
                    EPISTREAM_GPU_PREPASS_BAND=0 EPISTREAM_GPU_ORDER=diag EPISTREAM_GPU_WARM=0 \
-                   EPISTREAM_GPU_WARM=late; do
+                   EPISTREAM_GPU_WARM=late EPISTREAM_GPU_WARM=open EPISTREAM_GPU_WARM=kernels \
+                   EPISTREAM_GPU_CLOSE=now; do
             env_scan boost $var
         done
         kk_save=$k
@@ -179,6 +182,9 @@ for stat in boost chi2 mi ig; do
             fail "EPISTREAM_PACK_OVERLAP=0 packed beside"
         grep -q "the preloading thread" "$T/fs.boost.EPISTREAM_GPU_PRELOAD=0.err" && fail "EPISTREAM_GPU_PRELOAD=0 preloaded"
         grep -q "(0 from the device's fits)" "$T/fs.boost.EPISTREAM_GPU_FITS=0.err" || fail "EPISTREAM_GPU_FITS=0 used the fits"
+        grep -q "left to close beside the caller" "$T/fg.boost.mma.cp.err" || fail "boost: the device closed before the scan returned"
+        grep -q "GPU scan: the device(s) closed" "$T/fs.boost.EPISTREAM_GPU_CLOSE=now.err" ||
+            fail "EPISTREAM_GPU_CLOSE=now: not closed at once"
     fi
     if [ $stat = chi2 ]; then
         # no fits for another statistic, and its diagonal tiles run twice

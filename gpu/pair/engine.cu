@@ -149,7 +149,7 @@ extern "C" void es_gpu_host_unregister(void *p)
 
 /* auto: on compute capability 9.0 ws where gk_ws_auto measured it faster,
  * else wgmma; mma from 8.0; popc below */
-static int pick_kernel(const es_gpu_config_t *cfg, int dev, const cudaDeviceProp &p, int *out)
+static int pick_kernel(const es_gpu_config_t *cfg, int dev, const cudaDeviceProp &p, int *out, int quiet = 0)
 {
     int cc = p.major * 10 + p.minor, want = cfg->kernel;
     switch (want) {
@@ -163,7 +163,7 @@ static int pick_kernel(const es_gpu_config_t *cfg, int dev, const cudaDeviceProp
         return ES_OK;
     case ES_GPU_KERNEL_WGMMA:
         if (cc != 90 || !gk_wgmma_usable(dev)) {
-            fprintf(stderr, "[E::es_gpu_open] --gpu-kernel wgmma needs a compute capability 9.0 device "
+            if (!quiet) fprintf(stderr, "[E::es_gpu_open] --gpu-kernel wgmma needs a compute capability 9.0 device "
                             "(H100/H200) and a build with sm_90a code; %s is %d.%d\n", p.name, p.major, p.minor);
             return ES_ERR_UNSUPPORTED;
         }
@@ -171,7 +171,7 @@ static int pick_kernel(const es_gpu_config_t *cfg, int dev, const cudaDeviceProp
         return ES_OK;
     case ES_GPU_KERNEL_WS:
         if (cc != 90 || !gk_ws_usable(dev)) {
-            fprintf(stderr, "[E::es_gpu_open] --gpu-kernel ws needs a compute capability 9.0 device "
+            if (!quiet) fprintf(stderr, "[E::es_gpu_open] --gpu-kernel ws needs a compute capability 9.0 device "
                             "(H100/H200), a build with sm_90a code and a driver that encodes tensor maps; "
                             "%s is %d.%d\n", p.name, p.major, p.minor);
             return ES_ERR_UNSUPPORTED;
@@ -180,7 +180,7 @@ static int pick_kernel(const es_gpu_config_t *cfg, int dev, const cudaDeviceProp
         return ES_OK;
     case ES_GPU_KERNEL_MMA:
         if (cc < 80) {
-            fprintf(stderr, "[E::es_gpu_open] --gpu-kernel mma needs compute capability 8.0 or later; "
+            if (!quiet) fprintf(stderr, "[E::es_gpu_open] --gpu-kernel mma needs compute capability 8.0 or later; "
                             "%s is %d.%d\n", p.name, p.major, p.minor);
             return ES_ERR_UNSUPPORTED;
         }
@@ -188,7 +188,7 @@ static int pick_kernel(const es_gpu_config_t *cfg, int dev, const cudaDeviceProp
         return ES_OK;
     case ES_GPU_KERNEL_POPC: *out = want; return ES_OK;
     default:
-        fprintf(stderr, "[E::es_gpu_open] this build has no such GPU kernel (%d)\n", want);
+        if (!quiet) fprintf(stderr, "[E::es_gpu_open] this build has no such GPU kernel (%d)\n", want);
         return ES_ERR_UNSUPPORTED;
     }
 }
@@ -257,12 +257,59 @@ static void host_free(const es_gpu_t *g, void *p)
  * fits) carved from one pinned allocation: cudaMallocHost costs about 1 ms
  * a call on the H200 hosts, and holds the driver's locks meanwhile, so
  * eight of them delayed the first tiles' launches or collections. */
-static int host_first(es_gpu_t *g)
+/* One flight's share of host_first's allocation: candidates, then fits. */
+static size_t host_first_share(const es_gpu_t *g, size_t *cand_bytes)
 {
     const size_t cb = (size_t)GK_HOST_FIRST * sizeof(es_gpu_cand_t);
-    const size_t fb = g->fits ? (size_t)GK_HOST_FIRST * 18 * sizeof(double) : 0;
-    void *a = NULL;
-    if (cudaMallocHost(&a, ES_GPU_FLIGHTS * (cb + fb)) != cudaSuccess) {
+    *cand_bytes = cb;
+    return cb + (g->fits ? (size_t)GK_HOST_FIRST * 18 * sizeof(double) : 0);
+}
+
+/* An allocation of host_first's made ahead by es_gpu_warm while the scan's
+ * blocks are packed, one per device, which host_first adopts when its size
+ * is the engine's (else makes its own); es_gpu_warm_release frees one not
+ * adopted. */
+#define GK_SPARE_DEVS 64
+static pthread_mutex_t spare_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    void *p;
+    size_t bytes;
+} spare[GK_SPARE_DEVS];
+
+static void *spare_take(int dev, size_t bytes)
+{
+    void *p = NULL;
+    if (dev < 0 || dev >= GK_SPARE_DEVS) return NULL;
+    pthread_mutex_lock(&spare_lock);
+    if (spare[dev].p && spare[dev].bytes == bytes) {
+        p = spare[dev].p;
+        spare[dev].p = NULL;
+    }
+    pthread_mutex_unlock(&spare_lock);
+    return p;
+}
+
+/* @return 1 when p was kept as dev's spare (else the caller frees it) */
+static int spare_put(int dev, void *p, size_t bytes)
+{
+    int kept = 0;
+    if (dev < 0 || dev >= GK_SPARE_DEVS) return 0;
+    pthread_mutex_lock(&spare_lock);
+    if (!spare[dev].p) {
+        spare[dev].p = p;
+        spare[dev].bytes = bytes;
+        kept = 1;
+    }
+    pthread_mutex_unlock(&spare_lock);
+    return kept;
+}
+
+static int host_first(es_gpu_t *g)
+{
+    size_t cb = 0;
+    const size_t share = host_first_share(g, &cb), fb = share - cb;
+    void *a = spare_take(g->dev, ES_GPU_FLIGHTS * share);
+    if (!a && cudaMallocHost(&a, ES_GPU_FLIGHTS * share) != cudaSuccess) {
         (void)cudaGetLastError();
         for (int k = 0; k < ES_GPU_FLIGHTS; k++) { /* one at a time, then */
             flight_t *f = &g->fl[k];
@@ -503,23 +550,12 @@ static int gpu_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, es_
 /* exact: the scan may run the second stage (exact.cu); rows of tables for
  * selection and the tests' count_tables want every pair, and pass 0. */
 static void *warm_main(void *arg);
+static void warm_kernels(const es_gpu_t *g);
 
-static int engine_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, int exact, es_gpu_t **out)
+/* The engine's choices that the environment may change (same-run
+ * comparisons), for configuration cfg; exact as engine_open's. */
+static void engine_flags(es_gpu_t *g, const es_gpu_config_t *cfg, int exact)
 {
-    *out = NULL;
-    if (cfg->n_planes != 2 && cfg->n_planes != 3) return ES_ERR_ARG;
-    if ((cfg->kw_case | cfg->kw_ctrl) & 3) return ES_ERR_ARG;
-    if (cfg->stat == ES_STAT_K2 && (!cfg->lnfact || cfg->n_lnfact < ES_GPU_LNFACT_N(cfg->kw_case, cfg->kw_ctrl))) {
-        fprintf(stderr, "[E::es_gpu_open] K2 needs the host's ln n! table (es_gpu_config_t.lnfact, %u entries)\n",
-                ES_GPU_LNFACT_N(cfg->kw_case, cfg->kw_ctrl));
-        return ES_ERR_ARG;
-    }
-    es_gpu_t *g = (es_gpu_t *)calloc(1, sizeof *g);
-    if (!g) return ES_ERR_NOMEM;
-    pthread_mutex_init(&g->up_lock, NULL);
-    pthread_cond_init(&g->up_cond, NULL);
-    g->dev = dev;
-    g->cfg = *cfg;
     const char *sv = getenv("EPISTREAM_GPU_SCREEN");
     g->screen1 = sv && strcmp(sv, "1") == 0;
     const char *pv = getenv("EPISTREAM_GPU_EPILOGUE");
@@ -554,6 +590,25 @@ static int engine_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, 
     g->fits = g->exact && cfg->stat == ES_STAT_BOOST && !(tv && strcmp(tv, "0") == 0);
     const char *hv = getenv("EPISTREAM_GPU_PUBLISH");
     g->publish = g->exact && !(hv && strcmp(hv, "0") == 0);
+}
+
+static int engine_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, int exact, es_gpu_t **out)
+{
+    *out = NULL;
+    if (cfg->n_planes != 2 && cfg->n_planes != 3) return ES_ERR_ARG;
+    if ((cfg->kw_case | cfg->kw_ctrl) & 3) return ES_ERR_ARG;
+    if (cfg->stat == ES_STAT_K2 && (!cfg->lnfact || cfg->n_lnfact < ES_GPU_LNFACT_N(cfg->kw_case, cfg->kw_ctrl))) {
+        fprintf(stderr, "[E::es_gpu_open] K2 needs the host's ln n! table (es_gpu_config_t.lnfact, %u entries)\n",
+                ES_GPU_LNFACT_N(cfg->kw_case, cfg->kw_ctrl));
+        return ES_ERR_ARG;
+    }
+    es_gpu_t *g = (es_gpu_t *)calloc(1, sizeof *g);
+    if (!g) return ES_ERR_NOMEM;
+    pthread_mutex_init(&g->up_lock, NULL);
+    pthread_cond_init(&g->up_cond, NULL);
+    g->dev = dev;
+    g->cfg = *cfg;
+    engine_flags(g, cfg, exact);
     g->cfg.lnfact = NULL; /* the caller's: read by gpu_open only */
     g->cfg.nlogn = NULL;
     int ret = gpu_open(dev, cfg, cand_init, g);
@@ -578,6 +633,57 @@ static int engine_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, 
 extern "C" int es_gpu_open(int dev, const es_gpu_config_t *cfg, es_gpu_t **out)
 {
     return engine_open(dev, cfg, GK_CAND_INIT, 1, out);
+}
+
+/* es_gpu_open's kernel choice and flags, without its allocations: a scan's
+ * first kernels loaded while its blocks are packed (src/backend/gpu.c's
+ * warm); errors are left to es_gpu_open, which reports them. */
+/* (es_gpu_warm) The flights' first host buffers made ahead, as host_first
+ * would make them, unless EPISTREAM_GPU_WARM keeps them for later. */
+static void spare_make(const es_gpu_t *g)
+{
+    const char *wv = getenv("EPISTREAM_GPU_WARM");
+    if (wv && (strcmp(wv, "kernels") == 0 || strcmp(wv, "late") == 0)) return;
+    size_t cb = 0;
+    const size_t bytes = ES_GPU_FLIGHTS * host_first_share(g, &cb);
+    void *a = NULL;
+    if (cudaMallocHost(&a, bytes) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return;
+    }
+    if (!spare_put(g->dev, a, bytes)) cudaFreeHost(a);
+}
+
+extern "C" void es_gpu_warm_release(int dev)
+{
+    void *p = NULL;
+    if (dev < 0 || dev >= GK_SPARE_DEVS) return;
+    pthread_mutex_lock(&spare_lock);
+    p = spare[dev].p;
+    spare[dev].p = NULL;
+    pthread_mutex_unlock(&spare_lock);
+    if (p && cudaSetDevice(dev) == cudaSuccess) cudaFreeHost(p);
+    (void)cudaGetLastError();
+}
+
+extern "C" int es_gpu_warm(int dev, const es_gpu_config_t *cfg)
+{
+    if (cfg->n_planes != 2 && cfg->n_planes != 3) return ES_ERR_ARG;
+    es_gpu_t *g = (es_gpu_t *)calloc(1, sizeof *g);
+    if (!g) return ES_ERR_NOMEM;
+    g->dev = dev;
+    g->cfg = *cfg;
+    engine_flags(g, cfg, 1);
+    cudaDeviceProp p;
+    int ret = ES_ERR_GPU;
+    if (cudaSetDevice(dev) == cudaSuccess && cudaGetDeviceProperties(&p, dev) == cudaSuccess) {
+        ret = pick_kernel(cfg, dev, p, &g->kernel, 1);
+        if (!ret) warm_kernels(g);
+        if (!ret) spare_make(g);
+    }
+    (void)cudaGetLastError();
+    free(g);
+    return ret;
 }
 
 extern "C" const char *es_gpu_kernel_name(const es_gpu_t *g)
@@ -661,6 +767,17 @@ static int vpre_warm(int np)
     return 0;
 }
 
+/* The kernels a scan's first tiles launch, in that order: the blocks'
+ * constants, the tile kernels, the second stage (g's device current). */
+static void warm_kernels(const es_gpu_t *g)
+{
+    const int stat = (int)g->cfg.stat, np = (int)g->cfg.n_planes;
+    (void)GK_STAT_DISPATCH(stat, vpre_warm, np);
+    if (g->kernel == ES_GPU_KERNEL_WS) gk_ws_warm(stat, np, g->cfg.kw_case, g->cfg.kw_ctrl);
+    else if (g->kernel == ES_GPU_KERNEL_WGMMA) gk_wgmma_warm(stat, np, g->cfg.kw_case, g->cfg.kw_ctrl);
+    if (g->exact) gk_exact_warm(stat, !g->tilefit);
+}
+
 /* The driver loads a kernel when it is first used (CUDA's lazy loading):
  * about 3 ms for a tile kernel, on the thread that launches it and so
  * between a scan's first tiles (their events timed it: the first ws
@@ -685,11 +802,7 @@ static void *warm_main(void *arg)
         (void)cudaGetLastError();
         return NULL;
     }
-    const int stat = (int)g->cfg.stat, np = (int)g->cfg.n_planes;
-    (void)GK_STAT_DISPATCH(stat, vpre_warm, np);
-    if (g->kernel == ES_GPU_KERNEL_WS) gk_ws_warm(stat, np, g->cfg.kw_case, g->cfg.kw_ctrl);
-    else if (g->kernel == ES_GPU_KERNEL_WGMMA) gk_wgmma_warm(stat, np, g->cfg.kw_case, g->cfg.kw_ctrl);
-    if (g->exact) gk_exact_warm(stat, !g->tilefit);
+    warm_kernels(g);
     const struct timespec nap = {0, 50000};
     while (g->warm_bufs && !__atomic_load_n(&g->warm_go, __ATOMIC_ACQUIRE)) nanosleep(&nap, NULL);
     if (g->warm_bufs && host_first(g)) (void)cudaGetLastError();

@@ -72,6 +72,17 @@ typedef struct es_backend {
     /* scan: ES_OP_PAIR_SCAN */
     /** Run tiles from the scan's queue until it is empty. */
     int (*run)(struct es_scan_ctx *ctx);
+    /** Start loading, on threads of its own, what a pair scan of ctx's shape
+     *  (its statistic, options and classes; no block packed yet) with
+     *  n_planes bit planes will run first, so that run() does not wait for
+     *  it; NULL when there is nothing to do.  The scan passes the handle to
+     *  warm_join() before it returns, whatever happened. */
+    void *(*warm)(const struct es_scan_ctx *ctx, uint32_t n_planes);
+    /** Wait for what warm() started, and free its handle (NULL: nothing). */
+    void (*warm_join)(void *h);
+    /** Wait for what run() left running beside the caller once its results
+     *  were in (the device's closing); the scan's destruction calls it. */
+    void (*finish)(void);
     /** Variants per block when --block is not given (bytes: packed size of
      *  one variant); NULL: the scan's CPU default. */
     uint32_t (*auto_block)(const struct es_scan_ctx *ctx, size_t bytes_per_variant);

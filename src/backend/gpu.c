@@ -79,9 +79,27 @@ static void gpu_prepare(int dev)
     pthread_mutex_unlock(&o->lock);
 }
 
+/* A pair scan's closing, left to a thread of its own (closing_start, below);
+ * every later use of a device by this backend, the scan's destruction
+ * (finish()) and settle() wait for it. */
+static pthread_mutex_t closing_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_t closing_th;
+static int closing_on;
+
+static void closing_wait(void)
+{
+    pthread_mutex_lock(&closing_lock);
+    if (closing_on) {
+        pthread_join(closing_th, NULL);
+        closing_on = 0;
+    }
+    pthread_mutex_unlock(&closing_lock);
+}
+
 /* Wait for a preparation of dev, if one runs; from now on it counts as open. */
 static void prepared(int dev)
 {
+    closing_wait();
     if (dev < 0 || dev >= GPU_MAX) return;
     pthread_once(&opened_once, opened_init);
     gpu_open_t *o = &opened[dev];
@@ -94,6 +112,7 @@ static void prepared(int dev)
 /* Join every preparation still running (backend settle()). */
 static void gpu_settle(void)
 {
+    closing_wait();
     pthread_once(&opened_once, opened_init);
     for (int d = 0; d < GPU_MAX; d++)
         if (atomic_load(&opened[d].state) == 1) prepared(d);
@@ -176,6 +195,67 @@ static int pick_devices(const es_opt_t *opt, int devs[64])
     for (int d = 0; d < n_vis && d < 64; d++)
         if (!opt->gpu_mask || (opt->gpu_mask >> d & 1)) devs[n++] = d;
     return n;
+}
+
+/* ---- a pair scan's first kernels loaded while its blocks are packed ---------------
+ * (backend warm): the driver loads a kernel when first used, about 3 ms
+ * each, and a scan's first tiles launch four to six of them, so that its
+ * first tile waited 13-14 ms for them (N = 1,024, issue 24).  A thread per
+ * device loads them beside the packing (es_gpu_warm), and makes the flights'
+ * first pinned host buffers, which es_gpu_open adopts; es_gpu_open's own
+ * thread then finds both done.  EPISTREAM_GPU_WARM=open (or 0): not, the
+ * kernels loaded from the opening on, as before (comparisons). */
+typedef struct {
+    int n;
+    es_gpu_config_t cfg;
+    struct gpu_warm_one {
+        pthread_t th;
+        int dev;
+        const es_gpu_config_t *cfg;
+    } one[64];
+} gpu_warm_t;
+
+static void *warm_one_main(void *arg)
+{
+    const struct gpu_warm_one *o = arg;
+    (void)es_gpu_warm(o->dev, o->cfg); /* errors: es_gpu_open's to report */
+    return NULL;
+}
+
+static void *gpu_warm(const es_scan_ctx_t *ctx, uint32_t n_planes)
+{
+    const es_opt_t *opt = &ctx->scan->opt;
+    const char *wv = getenv("EPISTREAM_GPU_WARM");
+    if (ctx->ds->qt || (wv && (!strcmp(wv, "0") || !strcmp(wv, "open")))) return NULL;
+    int devs[64], n_dev = pick_devices(opt, devs);
+    gpu_warm_t *w = n_dev ? calloc(1, sizeof *w) : NULL;
+    if (!w) return NULL;
+    w->cfg.stat = ctx->stat;
+    w->cfg.top_k = opt->top_k;
+    w->cfg.n_planes = n_planes;
+    w->cfg.kw_case = ((ctx->ds->n_case + 63) / 64 + 3) / 4 * 4;
+    w->cfg.kw_ctrl = ((ctx->ds->n_ctrl + 63) / 64 + 3) / 4 * 4;
+    w->cfg.kernel = opt->gpu_kernel;
+    w->cfg.nlogn = es_nlogn_table();
+    w->cfg.n_nlogn = ES_NLOGN_TAB;
+    for (int k = 0; k < n_dev; k++) {
+        struct gpu_warm_one *o = &w->one[w->n];
+        o->dev = devs[k];
+        o->cfg = &w->cfg;
+        if (pthread_create(&o->th, NULL, warm_one_main, o) == 0) w->n++;
+    }
+    return w;
+}
+
+static void gpu_warm_join(void *h)
+{
+    gpu_warm_t *w = h;
+    if (!w) return;
+    for (int k = 0; k < w->n; k++) {
+        pthread_join(w->one[k].th, NULL);
+        es_gpu_warm_release(w->one[k].dev); /* host buffers no opening took */
+    }
+    free(w);
 }
 
 /* Pin (on) or unpin the packed blocks, so that streamed copies are
@@ -701,6 +781,49 @@ static void dev_close(gpu_dev_t *d)
     d->nw = d->nw2 = 0;
 }
 
+/* Closing the devices after a pair scan (their memory, pinned buffers and
+ * streams, the helpers' workers) took 5-6 ms at N = 1,024 (issue 24), after
+ * the results were in: a thread of its own does it while the caller writes
+ * them (closing_wait above).  EPISTREAM_GPU_CLOSE=now: at once, as before
+ * (comparisons).  Takes dv (n_dev entries, freed).  @return 1: left to
+ * the thread, 0: closed. */
+typedef struct {
+    gpu_dev_t *dv;
+    int n_dev;
+} closing_t;
+
+static void *closing_main(void *arg)
+{
+    closing_t *c = arg;
+    for (int k = 0; k < c->n_dev; k++) dev_close(&c->dv[k]);
+    free(c->dv);
+    free(c);
+    return NULL;
+}
+
+static int closing_start(gpu_dev_t *dv, int n_dev)
+{
+    const char *cv = getenv("EPISTREAM_GPU_CLOSE");
+    closing_t *c = cv && !strcmp(cv, "now") ? NULL : malloc(sizeof *c);
+    int on = 0;
+    pthread_mutex_lock(&closing_lock);
+    if (closing_on) { /* one closing at a time (scans of several threads) */
+        pthread_join(closing_th, NULL);
+        closing_on = 0;
+    }
+    if (c) {
+        c->dv = dv;
+        c->n_dev = n_dev;
+        on = closing_on = pthread_create(&closing_th, NULL, closing_main, c) == 0;
+    }
+    pthread_mutex_unlock(&closing_lock);
+    if (on) return 1;
+    free(c);
+    for (int k = 0; k < n_dev; k++) dev_close(&dv[k]);
+    free(dv);
+    return 0;
+}
+
 /* ---- a quantitative trait (--stat linear, no call missing) ------------------------
  * The device counts each tile's tables and phenotype sums and drops the
  * pairs its bound proves irrelevant (gpu/pair/qt.cu); the rest come back
@@ -1034,6 +1157,7 @@ static int gpu_run(es_scan_ctx_t *ctx)
         es_error("no GPU to scan on");
         return ES_ERR_UNSUPPORTED;
     }
+    closing_wait(); /* the previous scan's devices closed */
     /* the device thresholds: see es_ctx_claim_tile (by growing squares once
      * every block is known to have a slot, below) */
     ctx->order = ES_TILES_DIAG_FIRST;
@@ -1146,12 +1270,11 @@ static int gpu_run(es_scan_ctx_t *ctx)
         for (int k = 0; k < n_dev; k++) desc[k] = dv[k].desc;
         device_info_set(ctx->scan, n_dev, desc);
     }
-    for (int k = 0; k < n_dev; k++) {
+    for (int k = 0; k < n_dev; k++)
         if (!ret && dv[k].err) ret = dv[k].err;
-        dev_close(&dv[k]);
-    }
-    es_info("GPU scan: closed the device(s) in %.3f s", es_time_now() - t_close);
-    free(dv);
+    int later = closing_start(dv, n_dev);
+    es_info("GPU scan: the device(s) %s in %.3f s", later ? "left to close beside the caller" : "closed",
+            es_time_now() - t_close);
     free(lnf);
     return ret;
 }
@@ -1505,6 +1628,9 @@ const es_backend_t es_backend_gpu = {
     .device_describe = es_gpu_device_describe,
     .prepare = gpu_prepare,
     .settle = gpu_settle,
+    .warm = gpu_warm,
+    .warm_join = gpu_warm_join,
+    .finish = closing_wait,
     .run = gpu_run,
     .auto_block = gpu_auto_block,
     .pack_overlap = 1,

@@ -509,6 +509,7 @@ int es_scan_run(es_scan_t *s)
     es_scan_ctx_t ctx;
     es_dist_t *dist = NULL;
     pack_job_t pj; /* packing beside the backend */
+    void *warm = NULL;  /* the backend's warm() */
     int ret = ES_OK;
     memset(&ctx, 0, sizeof ctx);
     memset(&pj, 0, sizeof pj);
@@ -541,6 +542,8 @@ int es_scan_run(es_scan_t *s)
         ctx.qt = &s->qt_y;
     }
     uint32_t n_planes = es_dataset_any_missing(s->ds) ? 3 : 2;
+    /* the device's first kernels loaded while the blocks are packed */
+    if (s->backend->warm) warm = s->backend->warm(&ctx, n_planes);
     if (s->opt.block_variants) ctx.block = s->opt.block_variants;
     else if (s->backend->auto_block) ctx.block = s->backend->auto_block(&ctx, bytes_per_variant(s->ds, n_planes));
     else ctx.block = auto_block(s->ds, n_planes, ctx.m, threads);
@@ -606,6 +609,7 @@ out:
     es_dist_end(dist, ret);
     if (ret) pack_cancel(&pj);
     pack_join(&pj, &ctx);
+    if (warm) s->backend->warm_join(warm);
     ctx_free(&ctx, !ret);
     return ret;
 }
@@ -636,6 +640,7 @@ void es_scan_destroy(es_scan_t *scan)
 {
     if (!scan) return;
     unpack_join(scan);
+    if (scan->backend && scan->backend->finish) scan->backend->finish(); /* the device's closing */
     es_topk_free(&scan->top);
     free(scan->summary);
     es_topk3_free(&scan->top3);

@@ -118,6 +118,10 @@ int es_gpu_screen_stats(es_gpu_t *g, unsigned long long out[4]);
 int es_gpu_exact_stats(es_gpu_t *g, unsigned long long out[3]);
 /** Device blocks held at once (the streaming cache). */
 int es_gpu_cache_slots(const es_gpu_t *g);
+/** 1 when the cache streams (fewer slots than blocks) and its slots hold the
+ *  planes and counts only, each tile's per-variant constants built before
+ *  it (EPISTREAM_GPU_SLOTPRE=1: 0, the constants in the slots). */
+int es_gpu_cache_lite(const es_gpu_t *g);
 /** Upload block b into a free slot of g's block cache ahead of its first
  *  tile, from a host thread other than the one that submits (at most one
  *  such thread per engine; es_gpu_submit waits for a block on its way).

@@ -55,6 +55,12 @@ int es_gpu_cache_slots(const es_gpu_t *g)
     return 0;
 }
 
+int es_gpu_cache_lite(const es_gpu_t *g)
+{
+    (void)g;
+    return 0;
+}
+
 int es_gpu_preload(es_gpu_t *g, const es_gpu_block_t *b)
 {
     (void)g;

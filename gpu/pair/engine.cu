@@ -124,6 +124,13 @@ struct es_gpu {
     size_t grave_bytes;
     void *arena;           /* the flights' first host buffers, one allocation (host_first) */
     size_t arena_bytes;
+    /* A streamed cache (fewer slots than blocks): the slots hold the planes
+     * and counts only, and each tile's per-variant constants are built on
+     * the kernel stream into tpre[0] (rows) and tpre[1] (columns) before it
+     * (EPISTREAM_GPU_SLOTPRE=1: in the slots at the upload, as before) */
+    int lite;
+    gk_vpre tpre[2];
+    unsigned char *tpre_mem;
 };
 
 static int launch(es_gpu_t *g, const gk_params &P)
@@ -371,6 +378,7 @@ extern "C" void es_gpu_close(es_gpu_t *g)
         if (g->slots[i].used) cudaEventDestroy(g->slots[i].used);
     }
     if (g->cache) cudaFree(g->cache);
+    if (g->tpre_mem) cudaFree(g->tpre_mem);
     free(g->slots);
     free(g->had_tile);
     for (int k = 0; k < ES_GPU_FLIGHTS; k++) {
@@ -422,9 +430,9 @@ static int lnf_upload(const double *h, uint32_t count, double **out)
 /* A cache slot's single allocation: offsets of its planes, genotype counts
  * and per-variant constants (block + GK_VPRE_PAD entries each, gk_vpre); returns
  * its bytes. */
-static size_t slot_layout(uint32_t block, uint32_t n_planes, uint32_t words, size_t off[6])
+static size_t slot_layout(uint32_t block, uint32_t n_planes, uint32_t words, size_t off[6], int with_pre = 1)
 {
-    const size_t n_pre = (size_t)block + GK_VPRE_PAD;
+    const size_t n_pre = with_pre ? (size_t)block + GK_VPRE_PAD : 0;
     const size_t sz[6] = {(size_t)block * n_planes * words * 8, (size_t)block * 6 * 4, n_pre * sizeof(gk_vc),
                           n_pre * sizeof(gk_vc), n_pre * sizeof(gk_srow), n_pre * sizeof(gk_scol)};
     size_t at = 0;
@@ -496,24 +504,35 @@ static int gpu_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, es_
     g->last_done = -1.0f;
     /* the block cache: what the limit (or the free memory, less a reserve)
      * holds, at least three blocks so that copies overlap kernels */
-    size_t off[6];
-    const size_t per = slot_layout(cfg->block, cfg->n_planes, cfg->words, off);
+    /* A cache with fewer slots than blocks keeps the per-variant constants
+     * out of its slots where that makes room for more slots (es_gpu_t.lite):
+     * at N = 1,024 they are a third of a slot, and 1/8 of the data held two
+     * slots with them, so that each tile's block could be uploaded only once
+     * the tile before it had ended (doc/BENCHMARKS.md).  Where the slots are
+     * as many either way (N = 8,192: three), the two kernels a tile would
+     * cost more than they save. */
+    size_t off[6], off_lite[6];
+    const size_t per_full = slot_layout(cfg->block, cfg->n_planes, cfg->words, off);
+    const size_t per_lite = slot_layout(cfg->block, cfg->n_planes, cfg->words, off_lite, 0);
     size_t fr = 0, tot = 0;
     CHECK(cudaMemGetInfo(&fr, &tot));
     size_t reserve = (size_t)256 << 20;
     size_t avail = fr > reserve ? fr - reserve : 0;
-    if (cfg->mem_limit) {
-        /* the cap is on the block cache, where the data live; the buffers
-         * beside it are a few hundred MiB at most */
-        if (cfg->mem_limit < 2 * per) {
-            fprintf(stderr, "[E::es_gpu_open] --gpu-mem %zu bytes cannot hold two blocks of %u "
-                            "variants (%zu bytes each); raise it or lower --block\n",
-                    cfg->mem_limit, cfg->block, per);
-            return ES_ERR_ARG;
-        }
-        if (cfg->mem_limit < avail) avail = cfg->mem_limit;
-    }
+    if (cfg->mem_limit && cfg->mem_limit < avail) avail = cfg->mem_limit;
     uint32_t n_blocks = (cfg->n_variants + cfg->block - 1) / cfg->block;
+    const char *spv = getenv("EPISTREAM_GPU_SLOTPRE");
+    const size_t n_full = avail / per_full, n_lite = avail / per_lite;
+    g->lite = n_full < n_blocks && n_lite > n_full && !(spv && strcmp(spv, "1") == 0);
+    const size_t per = g->lite ? per_lite : per_full;
+    if (g->lite) memcpy(off, off_lite, sizeof off);
+    /* the cap is on the block cache, where the data live; the buffers
+     * beside it are a few hundred MiB at most */
+    if (cfg->mem_limit && cfg->mem_limit < 2 * per) {
+        fprintf(stderr, "[E::es_gpu_open] --gpu-mem %zu bytes cannot hold two blocks of %u "
+                        "variants (%zu bytes each); raise it or lower --block\n",
+                cfg->mem_limit, cfg->block, per);
+        return ES_ERR_ARG;
+    }
     size_t want = avail / per;
     if (want > n_blocks) want = n_blocks;
     if (want < 2) want = 2;
@@ -534,12 +553,26 @@ static int gpu_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, es_
         if (!m) CHECK(cudaMalloc(&m, per));
         s->planes = (uint64_t *)m;
         s->gcount = (uint32_t *)(m + off[1]);
-        s->pre.vrow = (gk_vc *)(m + off[2]);
-        s->pre.vcol = (gk_vc *)(m + off[3]);
-        s->pre.srow = (gk_srow *)(m + off[4]);
-        s->pre.scol = (gk_scol *)(m + off[5]);
+        if (!g->lite) {
+            s->pre.vrow = (gk_vc *)(m + off[2]);
+            s->pre.vcol = (gk_vc *)(m + off[3]);
+            s->pre.srow = (gk_srow *)(m + off[4]);
+            s->pre.scol = (gk_scol *)(m + off[5]);
+        }
         CHECK(cudaEventCreateWithFlags(&s->ready, cudaEventDisableTiming));
         CHECK(cudaEventCreateWithFlags(&s->used, cudaEventDisableTiming));
+    }
+    if (g->lite) { /* the tile's two sets of constants, beside the cache */
+        size_t o[6];
+        const size_t one = slot_layout(cfg->block, cfg->n_planes, cfg->words, o) - o[2];
+        CHECK(cudaMalloc(&g->tpre_mem, 2 * one));
+        for (int k = 0; k < 2; k++) {
+            unsigned char *m = g->tpre_mem + (size_t)k * one;
+            g->tpre[k].vrow = (gk_vc *)m;
+            g->tpre[k].vcol = (gk_vc *)(m + (o[3] - o[2]));
+            g->tpre[k].srow = (gk_srow *)(m + (o[4] - o[2]));
+            g->tpre[k].scol = (gk_scol *)(m + (o[5] - o[2]));
+        }
     }
     /* the memsets above ran on the legacy default stream, which the
      * non-blocking streams do not wait for: let them finish first */
@@ -726,6 +759,7 @@ extern "C" int es_gpu_screen_stats(es_gpu_t *g, unsigned long long out[4])
     return ES_OK;
 }
 extern "C" int es_gpu_cache_slots(const es_gpu_t *g) { return g->n_slots; }
+extern "C" int es_gpu_cache_lite(const es_gpu_t *g) { return g->lite; }
 extern "C" int es_gpu_in_flight(const es_gpu_t *g) { return g->n_flight; }
 
 /* A block's per-variant constants (gk_vpre_build), for n entries: its
@@ -827,8 +861,9 @@ static int upload_block(es_gpu_t *g, slot_t *s, const es_gpu_block_t *b, cudaStr
     CHECK(cudaStreamWaitEvent(st, s->used, 0));
     CHECK(cudaMemcpyAsync(s->planes, b->planes, bytes, cudaMemcpyHostToDevice, st));
     CHECK(cudaMemcpyAsync(s->gcount, b->gcount, (size_t)b->count * 24, cudaMemcpyHostToDevice, st));
-    CHECK_LAUNCH(GK_STAT_DISPATCH((int)g->cfg.stat, launch_vpre, (int)g->cfg.n_planes, s->gcount, b->count,
-                                  g->cfg.block + GK_VPRE_PAD, g->screen1, s->pre, st));
+    if (!g->lite) /* (a streamed cache: each tile's, on the kernel stream: queue_tile) */
+        CHECK_LAUNCH(GK_STAT_DISPATCH((int)g->cfg.stat, launch_vpre, (int)g->cfg.n_planes, s->gcount, b->count,
+                                      g->cfg.block + GK_VPRE_PAD, g->screen1, s->pre, st));
     CHECK(cudaEventRecord(s->ready, st));
     return ES_OK;
 }
@@ -1013,6 +1048,18 @@ static int queue_tile(es_gpu_t *g, flight_t *f, int update_hist)
     CHECK(cudaStreamWaitEvent(g->s_comp, sa->ready, 0));
     CHECK(cudaStreamWaitEvent(g->s_comp, sb->ready, 0));
     fill_params(g, &f->P, sa, sb, &f->a, &f->b, f->tau_key);
+    if (g->lite) {
+        /* the blocks' constants for this tile (the kernels before it, which
+         * read the previous ones, are ahead of these on the same stream) */
+        const int n_pre = (int)(g->cfg.block + GK_VPRE_PAD), st = (int)g->cfg.stat, np = (int)g->cfg.n_planes;
+        CHECK_LAUNCH(GK_STAT_DISPATCH(st, launch_vpre, np, sa->gcount, f->a.count, (uint32_t)n_pre, g->screen1,
+                                      g->tpre[0], g->s_comp));
+        if (ib != ia)
+            CHECK_LAUNCH(GK_STAT_DISPATCH(st, launch_vpre, np, sb->gcount, f->b.count, (uint32_t)n_pre, g->screen1,
+                                          g->tpre[1], g->s_comp));
+        f->P.prea = g->tpre[0];
+        f->P.preb = g->tpre[ib != ia];
+    }
     f->P.update_hist = update_hist;
     f->P.nofit = g->had_tile[f->a.index] && g->had_tile[f->b.index];
     ret = run_flight(g, f, update_hist && f->P.diag && g->prepass);

@@ -648,8 +648,8 @@ static int dev_open(es_scan_ctx_t *ctx, gpu_dev_t *d, int n_helpers, const es_gp
     d->n_helpers = n_helpers;
     char name[200];
     if (es_gpu_device_describe(d->dev, name, sizeof name)) snprintf(name, sizeof name, "device %d", d->dev);
-    snprintf(d->desc, sizeof d->desc, "%d %s (%s kernel, %d block slots)", d->dev, name, es_gpu_kernel_name(d->g),
-             es_gpu_cache_slots(d->g));
+    snprintf(d->desc, sizeof d->desc, "%d %s (%s kernel, %d block slots%s)", d->dev, name, es_gpu_kernel_name(d->g),
+             es_gpu_cache_slots(d->g), es_gpu_cache_lite(d->g) ? ", the constants built per tile" : "");
     es_info("GPU %s, opened in %.3f s", d->desc, t_open);
     return ES_OK;
 }

@@ -160,6 +160,8 @@ static void scan_usage(FILE *fp)
             "  =kernels: the kernels only; =late: the buffers once the device holds its\n"
             "  first tiles); EPISTREAM_GPU_CLOSE=now closes the GPUs before the scan\n"
             "  returns, as before, not on a thread of their own beside the writing;\n"
+            "  EPISTREAM_GPU_SLOTPRE=1 keeps streamed blocks' per-variant constants in\n"
+            "  the GPU cache's slots, as before, not built per tile;\n"
             "  EPISTREAM_GPU_MC=0|2|4|8|16: column tiles an H100/H200 tile CTA scores\n"
             "  (default 16 where a class has at most 1,024 samples; 0: one, as before);\n"
             "  EPISTREAM_GPU_PUBLISH=0 clears and copies each GPU tile's counts with a\n"

@@ -118,9 +118,11 @@ int es_gpu_screen_stats(es_gpu_t *g, unsigned long long out[4]);
 int es_gpu_exact_stats(es_gpu_t *g, unsigned long long out[3]);
 /** Device blocks held at once (the streaming cache). */
 int es_gpu_cache_slots(const es_gpu_t *g);
-/** 1 when the cache streams (fewer slots than blocks) and its slots hold the
- *  planes and counts only, each tile's per-variant constants built before
- *  it (EPISTREAM_GPU_SLOTPRE=1: 0, the constants in the slots). */
+/** 1 when the cache's slots hold the planes and counts only, each tile's
+ *  per-variant constants built before it: where slots holding the constants
+ *  too would be fewer than the blocks and fewer than these (the data then
+ *  stream through more slots, or fit after all); EPISTREAM_GPU_SLOTPRE=1:
+ *  0, the constants in the slots. */
 int es_gpu_cache_lite(const es_gpu_t *g);
 /** Upload block b into a free slot of g's block cache ahead of its first
  *  tile, from a host thread other than the one that submits (at most one

@@ -49,6 +49,11 @@ size_t es_gpu_slot_bytes(uint32_t block, uint32_t n_planes, uint32_t words)
     return (size_t)block * n_planes * words * 8 + (size_t)block * 24; /* no device: planes and counts */
 }
 
+size_t es_gpu_slot_bytes_lite(uint32_t block, uint32_t n_planes, uint32_t words)
+{
+    return es_gpu_slot_bytes(block, n_planes, words); /* no device: the planes and counts either way */
+}
+
 int es_gpu_cache_slots(const es_gpu_t *g)
 {
     (void)g;

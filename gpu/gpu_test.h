@@ -31,6 +31,9 @@ int es_gpu_count_tables(int dev, int kernel, const es_gpu_config_t *cfg, const e
 /** Device bytes one cached block of `block` variants takes (planes, genotype
  *  counts, per-variant constants): --gpu-mem must hold two. */
 size_t es_gpu_slot_bytes(uint32_t block, uint32_t n_planes, uint32_t words);
+/** The same for a streamed cache whose slots hold the planes and counts
+ *  only (es_gpu_cache_lite). */
+size_t es_gpu_slot_bytes_lite(uint32_t block, uint32_t n_planes, uint32_t words);
 
 /** Raw products of the sm_90a wgmma b1 main loops (gpu/pair/wgmma_cp.cuh,
  *  and wgmma_tma.cuh where es_gpu_wgmma_loader() says; tests): for np-plane

@@ -147,18 +147,28 @@ static void scans_case(uint32_t m, uint32_t n, double miss, uint64_t seed)
                 tu_same_result(&ref, &got, m, what);
                 tu_free_result(&got);
             }
-            /* a cache of two blocks: every tile streams its partner block */
+            /* a cache of two blocks: every tile streams its partner block;
+             * the per-variant constants in the slots (EPISTREAM_GPU_SLOTPRE=1),
+             * then two slots of planes and counts only, the constants built
+             * per tile (a cap that held no two slots with them) */
             es_planes_t probe;
             uint32_t np = es_dataset_any_missing(ds) ? 3 : 2;
             assert_int_equal(es_planes_alloc(&probe, ds, 1, np), ES_OK);
-            size_t per = es_gpu_slot_bytes(64, np, probe.words);
+            const size_t per_full = es_gpu_slot_bytes(64, np, probe.words);
+            const size_t per_lite = es_gpu_slot_bytes_lite(64, np, probe.words);
             es_planes_free(&probe);
+            assert_true(per_lite < per_full);
             opt.block_variants = 64;
-            opt.gpu_mem = 2 * per + per / 2;
-            tu_result_t got;
-            tu_run_scan(ds, &opt, NULL, &got);
-            tu_same_result(&ref, &got, m, "two-block cache");
-            tu_free_result(&got);
+            for (int lite = 0; lite < 2; lite++) {
+                const size_t per = lite ? per_lite : per_full;
+                if (!lite) setenv("EPISTREAM_GPU_SLOTPRE", "1", 1);
+                opt.gpu_mem = 2 * per + per / 2;
+                tu_result_t got;
+                tu_run_scan(ds, &opt, NULL, &got);
+                unsetenv("EPISTREAM_GPU_SLOTPRE");
+                tu_same_result(&ref, &got, m, lite ? "two-slot cache, the constants per tile" : "two-block cache");
+                tu_free_result(&got);
+            }
         }
         tu_free_result(&ref);
     }

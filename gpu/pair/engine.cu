@@ -449,6 +449,12 @@ extern "C" size_t es_gpu_slot_bytes(uint32_t block, uint32_t n_planes, uint32_t 
     return slot_layout(block, n_planes, words, off);
 }
 
+extern "C" size_t es_gpu_slot_bytes_lite(uint32_t block, uint32_t n_planes, uint32_t words)
+{
+    size_t off[6];
+    return slot_layout(block, n_planes, words, off, 0);
+}
+
 /* cand_init: the candidates a tile in flight holds before it grows. */
 static int gpu_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, es_gpu_t *g)
 {
@@ -527,10 +533,10 @@ static int gpu_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, es_
     if (g->lite) memcpy(off, off_lite, sizeof off);
     /* the cap is on the block cache, where the data live; the buffers
      * beside it are a few hundred MiB at most */
-    if (cfg->mem_limit && cfg->mem_limit < 2 * per) {
+    if (cfg->mem_limit && cfg->mem_limit < 2 * per) { /* (the size quoted: the least a slot can take) */
         fprintf(stderr, "[E::es_gpu_open] --gpu-mem %zu bytes cannot hold two blocks of %u "
                         "variants (%zu bytes each); raise it or lower --block\n",
-                cfg->mem_limit, cfg->block, per);
+                cfg->mem_limit, cfg->block, spv && strcmp(spv, "1") == 0 ? per_full : per_lite);
         return ES_ERR_ARG;
     }
     size_t want = avail / per;
@@ -695,7 +701,11 @@ extern "C" void es_gpu_warm_release(int dev)
     p = spare[dev].p;
     spare[dev].p = NULL;
     pthread_mutex_unlock(&spare_lock);
-    if (p && cudaSetDevice(dev) == cudaSuccess) cudaFreeHost(p);
+    int cur = 0; /* (the caller's device, kept) */
+    if (p && cudaGetDevice(&cur) == cudaSuccess && cudaSetDevice(dev) == cudaSuccess) {
+        cudaFreeHost(p);
+        cudaSetDevice(cur);
+    }
     (void)cudaGetLastError();
 }
 

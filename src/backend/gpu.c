@@ -794,8 +794,9 @@ static void dev_close(gpu_dev_t *d)
  * streams, the helpers' workers) took 5-6 ms at N = 1,024 (issue 24), after
  * the results were in: a thread of its own does it while the caller writes
  * them (closing_wait above).  EPISTREAM_GPU_CLOSE=now: at once, as before
- * (comparisons).  Takes dv (n_dev entries, freed).  @return 1: left to
- * the thread, 0: closed. */
+ * (comparisons).  After an error (ok 0) at once: a device may still hold
+ * copies of blocks the scan is about to free.  Takes dv (n_dev entries,
+ * freed).  @return 1: left to the thread, 0: closed. */
 typedef struct {
     gpu_dev_t *dv;
     int n_dev;
@@ -810,10 +811,10 @@ static void *closing_main(void *arg)
     return NULL;
 }
 
-static int closing_start(gpu_dev_t *dv, int n_dev)
+static int closing_start(gpu_dev_t *dv, int n_dev, int ok)
 {
     const char *cv = getenv("EPISTREAM_GPU_CLOSE");
-    closing_t *c = cv && !strcmp(cv, "now") ? NULL : malloc(sizeof *c);
+    closing_t *c = !ok || (cv && !strcmp(cv, "now")) ? NULL : malloc(sizeof *c);
     int on = 0;
     pthread_mutex_lock(&closing_lock);
     if (closing_on) { /* one closing at a time (scans of several threads) */
@@ -1281,7 +1282,7 @@ static int gpu_run(es_scan_ctx_t *ctx)
     }
     for (int k = 0; k < n_dev; k++)
         if (!ret && dv[k].err) ret = dv[k].err;
-    int later = closing_start(dv, n_dev);
+    int later = closing_start(dv, n_dev, !ret);
     es_info("GPU scan: the device(s) %s in %.3f s", later ? "left to close beside the caller" : "closed",
             es_time_now() - t_close);
     free(lnf);

@@ -260,10 +260,6 @@ static void host_free(const es_gpu_t *g, void *p)
     if (p && !in_arena(g, p)) cudaFreeHost(p);
 }
 
-/* The flights' first host buffers (GK_HOST_FIRST candidates, and BOOST's
- * fits) carved from one pinned allocation: cudaMallocHost costs about 1 ms
- * a call on the H200 hosts, and holds the driver's locks meanwhile, so
- * eight of them delayed the first tiles' launches or collections. */
 /* One flight's share of host_first's allocation: candidates, then fits. */
 static size_t host_first_share(const es_gpu_t *g, size_t *cand_bytes)
 {
@@ -311,6 +307,11 @@ static int spare_put(int dev, void *p, size_t bytes)
     return kept;
 }
 
+/* The flights' first host buffers (GK_HOST_FIRST candidates, and BOOST's
+ * fits) carved from one pinned allocation (the spare, where es_gpu_warm
+ * made it): cudaMallocHost costs about 1 ms a call on the H200 hosts, and
+ * holds the driver's locks meanwhile, so eight of them delayed the first
+ * tiles' launches or collections. */
 static int host_first(es_gpu_t *g)
 {
     size_t cb = 0;
@@ -591,6 +592,17 @@ static int gpu_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, es_
 static void *warm_main(void *arg);
 static void warm_kernels(const es_gpu_t *g);
 
+/* EPISTREAM_GPU_WARM's word on the flights' first host buffers: *bufs, made
+ * by the warming thread (=kernels: not, as the first tiles need them);
+ * *go, right after the kernels (=late: once the device holds its first
+ * tiles, as before) */
+static void warm_bufs_env(int *bufs, int *go)
+{
+    const char *wv = getenv("EPISTREAM_GPU_WARM");
+    *bufs = !(wv && strcmp(wv, "kernels") == 0);
+    *go = !(wv && strcmp(wv, "late") == 0);
+}
+
 /* The engine's choices that the environment may change (same-run
  * comparisons), for configuration cfg; exact as engine_open's. */
 static void engine_flags(es_gpu_t *g, const es_gpu_config_t *cfg, int exact)
@@ -661,9 +673,7 @@ static int engine_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, 
      * EPISTREAM_GPU_WARM=0: neither, =kernels: the kernels only, =late:
      * the buffers once the device holds its first tiles (comparisons) */
     const char *wv = getenv("EPISTREAM_GPU_WARM");
-    g->warm_bufs = !(wv && strcmp(wv, "kernels") == 0); /* =kernels: the buffers as the first tiles need them */
-    /* the buffers right after the kernels; =late: once the device holds its first tiles, as before */
-    g->warm_go = !(wv && strcmp(wv, "late") == 0);
+    warm_bufs_env(&g->warm_bufs, &g->warm_go);
     if (!(wv && strcmp(wv, "0") == 0)) g->warm_on = pthread_create(&g->warm, NULL, warm_main, g) == 0;
     *out = g;
     return ES_OK;
@@ -674,15 +684,13 @@ extern "C" int es_gpu_open(int dev, const es_gpu_config_t *cfg, es_gpu_t **out)
     return engine_open(dev, cfg, GK_CAND_INIT, 1, out);
 }
 
-/* es_gpu_open's kernel choice and flags, without its allocations: a scan's
- * first kernels loaded while its blocks are packed (src/backend/gpu.c's
- * warm); errors are left to es_gpu_open, which reports them. */
 /* (es_gpu_warm) The flights' first host buffers made ahead, as host_first
  * would make them, unless EPISTREAM_GPU_WARM keeps them for later. */
 static void spare_make(const es_gpu_t *g)
 {
-    const char *wv = getenv("EPISTREAM_GPU_WARM");
-    if (wv && (strcmp(wv, "kernels") == 0 || strcmp(wv, "late") == 0)) return;
+    int bufs = 0, go = 0;
+    warm_bufs_env(&bufs, &go);
+    if (!bufs || !go) return;
     size_t cb = 0;
     const size_t bytes = ES_GPU_FLIGHTS * host_first_share(g, &cb);
     void *a = NULL;
@@ -709,6 +717,9 @@ extern "C" void es_gpu_warm_release(int dev)
     (void)cudaGetLastError();
 }
 
+/* es_gpu_open's kernel choice and flags, without its allocations: a scan's
+ * first kernels loaded while its blocks are packed (src/backend/gpu.c's
+ * warm); errors are left to es_gpu_open, which reports them. */
 extern "C" int es_gpu_warm(int dev, const es_gpu_config_t *cfg)
 {
     if (cfg->n_planes != 2 && cfg->n_planes != 3) return ES_ERR_ARG;

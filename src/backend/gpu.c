@@ -197,6 +197,10 @@ static int pick_devices(const es_opt_t *opt, int devs[64])
     return n;
 }
 
+/* The words of a class of n samples that the pair kernels count (es_gpu_config_t's
+ * kw_case, kw_ctrl): whole 64-bit words, in groups of four. */
+static uint32_t class_kw(uint32_t n) { return ((n + 63) / 64 + 3) / 4 * 4; }
+
 /* ---- a pair scan's first kernels loaded while its blocks are packed ---------------
  * (backend warm): the driver loads a kernel when first used, about 3 ms
  * each, and a scan's first tiles launch four to six of them, so that its
@@ -233,8 +237,8 @@ static void *gpu_warm(const es_scan_ctx_t *ctx, uint32_t n_planes)
     w->cfg.stat = ctx->stat;
     w->cfg.top_k = opt->top_k;
     w->cfg.n_planes = n_planes;
-    w->cfg.kw_case = ((ctx->ds->n_case + 63) / 64 + 3) / 4 * 4;
-    w->cfg.kw_ctrl = ((ctx->ds->n_ctrl + 63) / 64 + 3) / 4 * 4;
+    w->cfg.kw_case = class_kw(ctx->ds->n_case); /* as gpu_run's, from the packed blocks */
+    w->cfg.kw_ctrl = class_kw(ctx->ds->n_ctrl);
     w->cfg.kernel = opt->gpu_kernel;
     w->cfg.nlogn = es_nlogn_table();
     w->cfg.n_nlogn = ES_NLOGN_TAB;
@@ -1189,8 +1193,8 @@ static int gpu_run(es_scan_ctx_t *ctx)
     cfg.n_planes = p0->n_planes;
     cfg.words = p0->words;
     cfg.off_ctrl = p0->w_case;
-    cfg.kw_case = ((p0->n_case + 63) / 64 + 3) / 4 * 4;
-    cfg.kw_ctrl = ((p0->n_ctrl + 63) / 64 + 3) / 4 * 4;
+    cfg.kw_case = class_kw(p0->n_case);
+    cfg.kw_ctrl = class_kw(p0->n_ctrl);
     cfg.mem_limit = opt->gpu_mem;
     cfg.kernel = opt->gpu_kernel;
     /* K2: the device's ln n! table, the statistics' own values (es_gpu_open copies it) */

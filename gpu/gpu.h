@@ -116,6 +116,10 @@ int es_gpu_screen_stats(es_gpu_t *g, unsigned long long out[4]);
  * those dropped (the host scores out[0] - out[2]).  Waits for the device.
  * @return ES_OK, ES_ERR_GPU. */
 int es_gpu_exact_stats(es_gpu_t *g, unsigned long long out[3]);
+/** 1 when a tile's second stage runs on a stream of its own, beside the
+ *  next tile's kernel; 0 after its tile on the kernel stream (no second
+ *  stage, or EPISTREAM_GPU_STAGE2=inline). */
+int es_gpu_stage2_side(const es_gpu_t *g);
 /** Device blocks held at once (the streaming cache). */
 int es_gpu_cache_slots(const es_gpu_t *g);
 /** 1 when the cache's slots hold the planes and counts only, each tile's

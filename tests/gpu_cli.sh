@@ -124,7 +124,7 @@ for stat in boost chi2 mi ig; do
         q=$(sed -n 's/.*; \([0-9]*\) of [0-9]* CTAs scored their survivors from the queue.*/\1/p' "$o.err")
         [ -n "$q" ] && [ "$q" -gt 0 ] || fail "$stat $kl: the screen's queue was not used: $(grep screen "$o.err")"
         # the second stage (gpu/pair/exact.cu) decided candidates on the device
-        d=$(sed -n 's/.*the exact statistic on the device ([0-9.]* s) decided \([0-9]*\) of.*/\1/p' "$o.err")
+        d=$(sed -n 's/.*the exact statistic on the device ([0-9.]* s, [a-z ]*) decided \([0-9]*\) of.*/\1/p' "$o.err")
         [ -n "$d" ] && [ "$d" -gt 0 ] || fail "$stat $kl: no candidate decided on the device: $(grep exact "$o.err")"
         if [ $stat = boost ]; then
             x=$(sed -n 's/.*candidates and dropped \([0-9]*\);.*/\1/p' "$o.err")
@@ -168,7 +168,9 @@ for stat in boost chi2 mi ig; do
         # opening on rather than beside the packing (=open), the host buffers
         # made once the first tiles are queued (=late) or at their first use
         # (=kernels), the devices closed before the scan returns
-        # (EPISTREAM_GPU_CLOSE=now): the same bytes every way
+        # (EPISTREAM_GPU_CLOSE=now), the second stage after each tile on the
+        # kernels' stream rather than beside the next tile
+        # (EPISTREAM_GPU_STAGE2=inline): the same bytes every way
         grep -q "packed .* beside the scan" "$T/fg.boost.mma.cp.err" || fail "boost: not packed beside the scan"
         grep -q "the preloading thread uploaded" "$T/fg.boost.mma.cp.err" || fail "boost: no preloading thread"
         nf=$(sed -n 's/.* host thread(s) (\([0-9]*\) from the device.s fits).*/\1/p' "$T/fg.boost.mma.cp.err")
@@ -177,7 +179,7 @@ for stat in boost chi2 mi ig; do
                    EPISTREAM_GPU_SCORE_CHUNK=1 EPISTREAM_GPU_PREPASS=0 EPISTREAM_GPU_PREPASS=1 \
                    EPISTREAM_GPU_PREPASS_BAND=0 EPISTREAM_GPU_ORDER=diag EPISTREAM_GPU_WARM=0 \
                    EPISTREAM_GPU_WARM=late EPISTREAM_GPU_WARM=open EPISTREAM_GPU_WARM=kernels \
-                   EPISTREAM_GPU_CLOSE=now; do
+                   EPISTREAM_GPU_CLOSE=now EPISTREAM_GPU_STAGE2=inline; do
             env_scan boost $var
         done
         kk_save=$k
@@ -210,6 +212,10 @@ for stat in boost chi2 mi ig; do
         grep -q "the constants built per tile" "$T/fm.EPISTREAM_GPU_SLOTPRE=1.log" &&
             fail "EPISTREAM_GPU_SLOTPRE=1 built the constants per tile"
         grep -q "left to close beside the caller" "$T/fg.boost.mma.cp.err" || fail "boost: the device closed before the scan returned"
+        grep -q "exact statistic on the device (.*, beside the next tiles)" "$T/fg.boost.mma.cp.err" ||
+            fail "boost: the second stage not beside the next tiles"
+        grep -q "exact statistic on the device (.*, after each tile)" "$T/fs.boost.EPISTREAM_GPU_STAGE2=inline.err" ||
+            fail "EPISTREAM_GPU_STAGE2=inline: the second stage not after each tile"
         grep -q "GPU scan: the device(s) closed" "$T/fs.boost.EPISTREAM_GPU_CLOSE=now.err" ||
             fail "EPISTREAM_GPU_CLOSE=now: not closed at once"
     fi

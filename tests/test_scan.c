@@ -257,8 +257,8 @@ static void test_bed_shrinks(void **s)
 }
 
 /* Tile hand-out: every tile (i <= j) exactly once, in row order, or
- * ES_TILES_DIAG_FIRST the n diagonal tiles first and then the others in row
- * order, or ES_TILES_SQUARES by growing squares: (k, k), then (0, k) ..
+ * ES_TILES_DIAG_FIRST the n diagonal tiles first and then the others by
+ * rows, each the other way from the one before (row 0 from its left), or ES_TILES_SQUARES by growing squares: (k, k), then (0, k) ..
  * (k - 1, k). */
 static void claim_order(uint32_t nb, es_tile_order_t order)
 {
@@ -288,10 +288,21 @@ static void claim_order(uint32_t nb, es_tile_order_t order)
         } else if (diag_first && t < nb) {
             assert_int_equal(bi, t);
             assert_int_equal(bj, t);
-        } else if (t > 0 && !(diag_first && t == nb)) {
+        } else if (diag_first) {
+            /* by rows, alternating: a row's first tile follows the previous
+             * row's last, (bi, bi + 1) in an even row and (bi, nb - 1) in an
+             * odd one; within a row bj steps up (even) or down (odd) */
+            assert_true(bi < bj);
+            const uint32_t first = bi & 1 ? nb - 1 : bi + 1;
+            if (t == nb || bi != pi) {
+                assert_true(t == nb ? bi == 0 : bi == pi + 1);
+                assert_int_equal(bj, first);
+            } else {
+                assert_int_equal(bj, bi & 1 ? pj - 1 : pj + 1);
+            }
+        } else if (t > 0) {
             /* row order: (bi, bj) follows (pi, pj) */
             assert_true(bi > pi || (bi == pi && bj > pj));
-            if (diag_first) assert_true(bi < bj);
         }
         pi = bi;
         pj = bj;

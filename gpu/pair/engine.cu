@@ -63,6 +63,7 @@ struct flight_t {
 
 } // namespace
 
+#define GK_TPRE 3 /* a streamed cache's sets of constants (es_gpu_t.lite): a row's block and two columns' */
 #define GK_GRAVE 32                  /* replaced pinned buffers kept until the closing (host_room) */
 #define GK_GRAVE_BYTES (64u << 20)   /* ... and their bytes at most */
 
@@ -91,6 +92,9 @@ struct es_gpu {
     double *d_nlogn;  /* the host's n ln n (the second stage: mi, ig) */
     unsigned long long *d_exact; /* gk_exact_params.count */
     int exact;        /* the second stage runs (exact.cu; EPISTREAM_GPU_EXACT=0: off) */
+    int side;         /* ... on s_side, beside the next tile's kernel (run_flight;
+                         EPISTREAM_GPU_STAGE2=inline: on s_comp after its tile, as before) */
+    cudaStream_t s_side;
     int prepass;      /* the diagonal tiles run twice (run_flight; EPISTREAM_GPU_PREPASS) */
     int publish;      /* the second stage hands each tile's counts to the host and zeroes them
                          (gk_exact_params.n_host; EPISTREAM_GPU_PUBLISH=0: a memset and a copy
@@ -125,11 +129,16 @@ struct es_gpu {
     void *arena;           /* the flights' first host buffers, one allocation (host_first) */
     size_t arena_bytes;
     /* A streamed cache (fewer slots than blocks): the slots hold the planes
-     * and counts only, and each tile's per-variant constants are built on
-     * the kernel stream into tpre[0] (rows) and tpre[1] (columns) before it
+     * and counts only, and the tiles' per-variant constants are built into
+     * GK_TPRE sets beside the cache, a set per block, kept while its block's
+     * tiles follow (a row's block, for the whole row): tpre_use, below
      * (EPISTREAM_GPU_SLOTPRE=1: in the slots at the upload, as before) */
     int lite;
-    gk_vpre tpre[2];
+    gk_vpre tpre[GK_TPRE];
+    long tpre_blk[GK_TPRE];               /* the block whose constants a set holds (-1: none) */
+    unsigned long long tpre_lru[GK_TPRE]; /* (clock) */
+    cudaEvent_t tpre_ready[GK_TPRE];      /* on s_copy, after the set was built */
+    cudaEvent_t tpre_used[GK_TPRE];       /* on s_comp, after the last tile that read it */
     unsigned char *tpre_mem;
 };
 
@@ -373,6 +382,7 @@ extern "C" void es_gpu_close(es_gpu_t *g)
     if (g->s_copy) cudaStreamSynchronize(g->s_copy);
     if (g->s_back) cudaStreamSynchronize(g->s_back);
     if (g->s_pre) cudaStreamSynchronize(g->s_pre);
+    if (g->s_side) cudaStreamSynchronize(g->s_side);
     for (int i = 0; i < g->n_slots; i++) {
         if (!g->cache && g->slots[i].planes) cudaFree(g->slots[i].planes); /* the slot's one allocation */
         if (g->slots[i].ready) cudaEventDestroy(g->slots[i].ready);
@@ -380,6 +390,10 @@ extern "C" void es_gpu_close(es_gpu_t *g)
     }
     if (g->cache) cudaFree(g->cache);
     if (g->tpre_mem) cudaFree(g->tpre_mem);
+    for (int k = 0; k < GK_TPRE; k++) {
+        if (g->tpre_ready[k]) cudaEventDestroy(g->tpre_ready[k]);
+        if (g->tpre_used[k]) cudaEventDestroy(g->tpre_used[k]);
+    }
     free(g->slots);
     free(g->had_tile);
     for (int k = 0; k < ES_GPU_FLIGHTS; k++) {
@@ -408,6 +422,7 @@ extern "C" void es_gpu_close(es_gpu_t *g)
     if (g->s_copy) cudaStreamDestroy(g->s_copy);
     if (g->s_back) cudaStreamDestroy(g->s_back);
     if (g->s_pre) cudaStreamDestroy(g->s_pre);
+    if (g->s_side) cudaStreamDestroy(g->s_side);
     pthread_mutex_destroy(&g->up_lock);
     pthread_cond_destroy(&g->up_cond);
     free(g);
@@ -469,6 +484,7 @@ static int gpu_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, es_
     CHECK(cudaStreamCreateWithFlags(&g->s_copy, cudaStreamNonBlocking));
     CHECK(cudaStreamCreateWithFlags(&g->s_back, cudaStreamNonBlocking));
     CHECK(cudaStreamCreateWithFlags(&g->s_pre, cudaStreamNonBlocking));
+    if (g->side) CHECK(cudaStreamCreateWithFlags(&g->s_side, cudaStreamNonBlocking));
     CHECK(cudaMalloc(&g->d_thr, (size_t)cfg->n_variants * 4));
     CHECK(cudaMemset(g->d_thr, 0, (size_t)cfg->n_variants * 4));
     CHECK(cudaMalloc(&g->d_hist, GK_HIST_BINS * 4));
@@ -569,16 +585,19 @@ static int gpu_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, es_
         CHECK(cudaEventCreateWithFlags(&s->ready, cudaEventDisableTiming));
         CHECK(cudaEventCreateWithFlags(&s->used, cudaEventDisableTiming));
     }
-    if (g->lite) { /* the tile's two sets of constants, beside the cache */
+    if (g->lite) { /* the tiles' sets of constants, beside the cache */
         size_t o[6];
         const size_t one = slot_layout(cfg->block, cfg->n_planes, cfg->words, o) - o[2];
-        CHECK(cudaMalloc(&g->tpre_mem, 2 * one));
-        for (int k = 0; k < 2; k++) {
+        CHECK(cudaMalloc(&g->tpre_mem, GK_TPRE * one));
+        for (int k = 0; k < GK_TPRE; k++) {
             unsigned char *m = g->tpre_mem + (size_t)k * one;
             g->tpre[k].vrow = (gk_vc *)m;
             g->tpre[k].vcol = (gk_vc *)(m + (o[3] - o[2]));
             g->tpre[k].srow = (gk_srow *)(m + (o[4] - o[2]));
             g->tpre[k].scol = (gk_scol *)(m + (o[5] - o[2]));
+            g->tpre_blk[k] = -1;
+            CHECK(cudaEventCreateWithFlags(&g->tpre_ready[k], cudaEventDisableTiming));
+            CHECK(cudaEventCreateWithFlags(&g->tpre_used[k], cudaEventDisableTiming));
         }
     }
     /* the memsets above ran on the legacy default stream, which the
@@ -641,6 +660,8 @@ static void engine_flags(es_gpu_t *g, const es_gpu_config_t *cfg, int exact)
     g->fits = g->exact && cfg->stat == ES_STAT_BOOST && !(tv && strcmp(tv, "0") == 0);
     const char *hv = getenv("EPISTREAM_GPU_PUBLISH");
     g->publish = g->exact && !(hv && strcmp(hv, "0") == 0);
+    const char *xv = getenv("EPISTREAM_GPU_STAGE2");
+    g->side = g->exact && !(xv && strcmp(xv, "inline") == 0);
 }
 
 static int engine_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, int exact, es_gpu_t **out)
@@ -765,6 +786,7 @@ extern "C" int es_gpu_exact_stats(es_gpu_t *g, unsigned long long out[3])
     unsigned long long c[2];
     CHECK(cudaSetDevice(g->dev));
     CHECK(cudaStreamSynchronize(g->s_comp));
+    if (g->side) CHECK(cudaStreamSynchronize(g->s_side));
     CHECK(cudaMemcpy(c, g->d_exact, sizeof c, cudaMemcpyDeviceToHost));
     out[1] = c[0];
     out[2] = c[1];
@@ -779,6 +801,7 @@ extern "C" int es_gpu_screen_stats(es_gpu_t *g, unsigned long long out[4])
     CHECK(cudaMemcpy(out + 3, g->d_screen + 6, sizeof *out, cudaMemcpyDeviceToHost));
     return ES_OK;
 }
+extern "C" int es_gpu_stage2_side(const es_gpu_t *g) { return g->side; }
 extern "C" int es_gpu_cache_slots(const es_gpu_t *g) { return g->n_slots; }
 extern "C" int es_gpu_cache_lite(const es_gpu_t *g) { return g->lite; }
 extern "C" int es_gpu_in_flight(const es_gpu_t *g) { return g->n_flight; }
@@ -882,7 +905,7 @@ static int upload_block(es_gpu_t *g, slot_t *s, const es_gpu_block_t *b, cudaStr
     CHECK(cudaStreamWaitEvent(st, s->used, 0));
     CHECK(cudaMemcpyAsync(s->planes, b->planes, bytes, cudaMemcpyHostToDevice, st));
     CHECK(cudaMemcpyAsync(s->gcount, b->gcount, (size_t)b->count * 24, cudaMemcpyHostToDevice, st));
-    if (!g->lite) /* (a streamed cache: each tile's, on the kernel stream: queue_tile) */
+    if (!g->lite) /* (a streamed cache: in sets of their own, tpre_use) */
         CHECK_LAUNCH(GK_STAT_DISPATCH((int)g->cfg.stat, launch_vpre, (int)g->cfg.n_planes, s->gcount, b->count,
                                       g->cfg.block + GK_VPRE_PAD, g->screen1, s->pre, st));
     CHECK(cudaEventRecord(s->ready, st));
@@ -1011,6 +1034,9 @@ static void fill_params(es_gpu_t *g, gk_params *P, const slot_t *sa, const slot_
  * every candidate's exact value before judging any. */
 static int run_flight(es_gpu_t *g, flight_t *f, int prepass)
 {
+    /* the flight's last second stage (beside the kernels) has read its
+     * candidates and handed over its counts */
+    if (g->side) CHECK(cudaStreamWaitEvent(g->s_comp, f->done, 0));
     f->P.cand = f->d_cand;
     f->P.cap = f->cap;
     f->P.n_cand = f->d_n;
@@ -1031,6 +1057,7 @@ static int run_flight(es_gpu_t *g, flight_t *f, int prepass)
         f->P.update_hist = 0;
     }
     CHECK_LAUNCH(launch(g, f->P));
+    cudaStream_t st = g->s_comp; /* the stream done is recorded on */
     if (g->exact) {
         /* the second stage, against the thresholds after the whole tile */
         gk_exact_params R;
@@ -1051,10 +1078,58 @@ static int run_flight(es_gpu_t *g, flight_t *f, int prepass)
         R.n_host = g->publish ? f->h_n_dev : NULL;
         R.ticket = f->d_n + 2;
         CHECK(cudaEventRecord(f->mid, g->s_comp));
-        CHECK_LAUNCH(gk_launch_exact((int)g->cfg.stat, R, g->n_sm, g->s_comp));
+        /* A tile's second stage is a few thousand candidates, a fit each,
+         * so that its time is about one fit's whatever the tile (25-45 us
+         * at N = 1,024): on a stream of its own it runs beside the next
+         * tile's kernel, which reads the thresholds it raises whenever
+         * they come (every value is a bound) and writes the other
+         * flight's buffers */
+        if (g->side) {
+            CHECK(cudaStreamWaitEvent(g->s_side, f->mid, 0));
+            st = g->s_side;
+        }
+        CHECK_LAUNCH(gk_launch_exact((int)g->cfg.stat, R, g->n_sm, st));
     }
-    if (!g->publish) CHECK(cudaMemcpyAsync(f->h_n, f->d_n, 8, cudaMemcpyDeviceToHost, g->s_comp));
-    CHECK(cudaEventRecord(f->done, g->s_comp));
+    if (!g->publish) CHECK(cudaMemcpyAsync(f->h_n, f->d_n, 8, cudaMemcpyDeviceToHost, st));
+    CHECK(cudaEventRecord(f->done, st));
+    return ES_OK;
+}
+
+/* The set holding block's constants, or -1 (es_gpu_t.lite). */
+static int tpre_find(const es_gpu_t *g, uint32_t block)
+{
+    for (int i = 0; i < GK_TPRE; i++)
+        if (g->tpre_blk[i] == (long)block) return i;
+    return -1;
+}
+
+/* A streamed cache's set holding block b's constants (es_gpu_t.lite): the
+ * set that holds them, or the least recently used one other than `keep`
+ * (the tile's other block's), built anew on the copy stream once b's
+ * upload into slot s and the last tile reading the set are done; the
+ * kernel stream waits for it.  Built there,
+ * the constants of a tile's new block are ready beside the tile before it
+ * instead of between the two (about 18 us a tile at N = 1,024), and a row's
+ * block is built once for the row.  *out: the set.  @return ES_OK or
+ * ES_ERR_GPU. */
+static int tpre_use(es_gpu_t *g, const slot_t *s, const es_gpu_block_t *b, int keep, int *out)
+{
+    int k = tpre_find(g, b->index);
+    if (k < 0) {
+        for (int i = 0; i < GK_TPRE; i++)
+            if (i != keep && (k < 0 || g->tpre_lru[i] < g->tpre_lru[k])) k = i;
+        g->tpre_blk[k] = -1;
+        const int n_pre = (int)(g->cfg.block + GK_VPRE_PAD), st = (int)g->cfg.stat, np = (int)g->cfg.n_planes;
+        CHECK(cudaStreamWaitEvent(g->s_copy, g->tpre_used[k], 0));
+        CHECK(cudaStreamWaitEvent(g->s_copy, s->ready, 0));
+        CHECK_LAUNCH(GK_STAT_DISPATCH(st, launch_vpre, np, s->gcount, b->count, (uint32_t)n_pre, g->screen1,
+                                      g->tpre[k], g->s_copy));
+        CHECK(cudaEventRecord(g->tpre_ready[k], g->s_copy));
+        g->tpre_blk[k] = (long)b->index;
+    }
+    g->tpre_lru[k] = ++g->clock;
+    CHECK(cudaStreamWaitEvent(g->s_comp, g->tpre_ready[k], 0));
+    *out = k;
     return ES_OK;
 }
 
@@ -1069,17 +1144,13 @@ static int queue_tile(es_gpu_t *g, flight_t *f, int update_hist)
     CHECK(cudaStreamWaitEvent(g->s_comp, sa->ready, 0));
     CHECK(cudaStreamWaitEvent(g->s_comp, sb->ready, 0));
     fill_params(g, &f->P, sa, sb, &f->a, &f->b, f->tau_key);
-    if (g->lite) {
-        /* the blocks' constants for this tile (the kernels before it, which
-         * read the previous ones, are ahead of these on the same stream) */
-        const int n_pre = (int)(g->cfg.block + GK_VPRE_PAD), st = (int)g->cfg.stat, np = (int)g->cfg.n_planes;
-        CHECK_LAUNCH(GK_STAT_DISPATCH(st, launch_vpre, np, sa->gcount, f->a.count, (uint32_t)n_pre, g->screen1,
-                                      g->tpre[0], g->s_comp));
-        if (ib != ia)
-            CHECK_LAUNCH(GK_STAT_DISPATCH(st, launch_vpre, np, sb->gcount, f->b.count, (uint32_t)n_pre, g->screen1,
-                                          g->tpre[1], g->s_comp));
-        f->P.prea = g->tpre[0];
-        f->P.preb = g->tpre[ib != ia];
+    int ka = -1, kb = -1;
+    if (g->lite) { /* the blocks' constants, in sets of their own */
+        if ((ret = tpre_use(g, sa, &f->a, tpre_find(g, f->b.index), &ka))) return ret;
+        kb = ka;
+        if (ib != ia && (ret = tpre_use(g, sb, &f->b, ka, &kb))) return ret;
+        f->P.prea = g->tpre[ka];
+        f->P.preb = g->tpre[kb];
     }
     f->P.update_hist = update_hist;
     f->P.nofit = g->had_tile[f->a.index] && g->had_tile[f->b.index];
@@ -1088,6 +1159,8 @@ static int queue_tile(es_gpu_t *g, flight_t *f, int update_hist)
     g->had_tile[f->a.index] = g->had_tile[f->b.index] = 1;
     CHECK(cudaEventRecord(sa->used, g->s_comp));
     CHECK(cudaEventRecord(sb->used, g->s_comp));
+    if (ka >= 0) CHECK(cudaEventRecord(g->tpre_used[ka], g->s_comp));
+    if (kb >= 0 && kb != ka) CHECK(cudaEventRecord(g->tpre_used[kb], g->s_comp));
     return ES_OK;
 }
 
@@ -1157,10 +1230,11 @@ extern "C" int es_gpu_collect(es_gpu_t *g, const es_gpu_cand_t **cand, size_t *n
         }
     }
     g->n_emitted += cnt;
-    /* the stream's time between the last tile and this one */
+    /* the kernel stream's time between the last tile and this one (its
+     * last event: the second stage runs beside it) */
     float t_start = 0.0f, t_done = 0.0f;
     CHECK(cudaEventElapsedTime(&t_start, g->origin, f->start));
-    CHECK(cudaEventElapsedTime(&t_done, g->origin, f->done));
+    CHECK(cudaEventElapsedTime(&t_done, g->origin, g->side ? f->mid : f->done));
     if (g->last_done >= 0.0f && t_start > g->last_done) g->t_gap += (t_start - g->last_done) * 1e-3;
     g->last_done = t_done;
     /* the second stage's survivors, or every candidate */

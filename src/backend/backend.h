@@ -81,7 +81,8 @@ typedef struct es_backend {
     /** Wait for what warm() started, and free its handle (NULL: nothing). */
     void (*warm_join)(void *h);
     /** Wait for what run() left running beside the caller once its results
-     *  were in (the device's closing); the scan's destruction calls it. */
+     *  were in (the device's closing, which may still unpin the blocks);
+     *  the scan calls it before it frees the blocks, and its destruction. */
     void (*finish)(void);
     /** Variants per block when --block is not given (bytes: packed size of
      *  one variant); NULL: the scan's CPU default. */

@@ -284,15 +284,16 @@ static void pin_planes(const es_planes_t *blocks, uint32_t n, int on)
     }
 }
 
-/* pin_planes on a pair scan's blocks; blocks packed beside the scan are
- * pinned each once packed (the packer writes the block's fields).  @return
- * ES_OK or the packing's error. */
-static int pin_blocks(es_scan_ctx_t *ctx, int on)
+/* Pin a pair scan's blocks (pin_planes); blocks packed beside the scan are
+ * pinned each once packed (the packer writes the block's fields).  They are
+ * unpinned after the devices close (closing_start).  @return ES_OK or the
+ * packing's error. */
+static int pin_blocks(es_scan_ctx_t *ctx)
 {
     for (uint32_t b = 0; b < ctx->n_blocks; b++) {
         int ret;
-        if (on && ctx->wait_block && (ret = ctx->wait_block(ctx, b))) return ret;
-        pin_planes(&ctx->blocks[b], 1, on);
+        if (ctx->wait_block && (ret = ctx->wait_block(ctx, b))) return ret;
+        pin_planes(&ctx->blocks[b], 1, 1);
     }
     return ES_OK;
 }
@@ -780,8 +781,10 @@ static int dev_loop(es_scan_ctx_t *ctx, gpu_dev_t *d)
                 "CTA tiles without BOOST's in-tile fits", dev, scr[2], scr[1], scr[0], scr[3]);
     unsigned long long ex[3];
     if (!ret && es_gpu_exact_stats(g, ex) == ES_OK && ex[1])
-        es_info("GPU %d: the exact statistic on the device (%.3f s) decided %llu of %llu candidates and dropped "
-                "%llu; the host scored %llu", dev, es_gpu_exact_seconds(g), ex[1], ex[0], ex[2], ex[0] - ex[2]);
+        es_info("GPU %d: the exact statistic on the device (%.3f s, %s) decided %llu of %llu candidates and "
+                "dropped %llu; the host scored %llu", dev, es_gpu_exact_seconds(g),
+                es_gpu_stage2_side(g) ? "beside the next tiles" : "after each tile", ex[1], ex[0], ex[2],
+                ex[0] - ex[2]);
     return ret;
 }
 
@@ -795,27 +798,33 @@ static void dev_close(gpu_dev_t *d)
 }
 
 /* Closing the devices after a pair scan (their memory, pinned buffers and
- * streams, the helpers' workers) took 5-6 ms at N = 1,024 (issue 24), after
- * the results were in: a thread of its own does it while the caller writes
- * them (closing_wait above).  EPISTREAM_GPU_CLOSE=now: at once, as before
+ * streams, the helpers' workers) took 5-6 ms at N = 1,024 (issue 24), and
+ * unpinning streamed blocks 8 ms more, after the results were in: a thread
+ * of its own does both while the caller writes them (closing_wait above;
+ * the scan frees the blocks after finish(), src/scan/scan.c's
+ * blocks_free).  EPISTREAM_GPU_CLOSE=now: at once, as before
  * (comparisons).  After an error (ok 0) at once: a device may still hold
  * copies of blocks the scan is about to free.  Takes dv (n_dev entries,
- * freed).  @return 1: left to the thread, 0: closed. */
+ * freed); pinned: the n_pinned blocks to unpin after, or NULL.  @return 1:
+ * left to the thread, 0: closed. */
 typedef struct {
     gpu_dev_t *dv;
     int n_dev;
+    const es_planes_t *pinned;
+    uint32_t n_pinned;
 } closing_t;
 
 static void *closing_main(void *arg)
 {
     closing_t *c = arg;
     for (int k = 0; k < c->n_dev; k++) dev_close(&c->dv[k]);
+    if (c->pinned) pin_planes(c->pinned, c->n_pinned, 0);
     free(c->dv);
     free(c);
     return NULL;
 }
 
-static int closing_start(gpu_dev_t *dv, int n_dev, int ok)
+static int closing_start(gpu_dev_t *dv, int n_dev, int ok, const es_planes_t *pinned, uint32_t n_pinned)
 {
     const char *cv = getenv("EPISTREAM_GPU_CLOSE");
     closing_t *c = !ok || (cv && !strcmp(cv, "now")) ? NULL : malloc(sizeof *c);
@@ -828,12 +837,15 @@ static int closing_start(gpu_dev_t *dv, int n_dev, int ok)
     if (c) {
         c->dv = dv;
         c->n_dev = n_dev;
+        c->pinned = pinned;
+        c->n_pinned = n_pinned;
         on = closing_on = pthread_create(&closing_th, NULL, closing_main, c) == 0;
     }
     pthread_mutex_unlock(&closing_lock);
     if (on) return 1;
     free(c);
     for (int k = 0; k < n_dev; k++) dev_close(&dv[k]);
+    if (pinned) pin_planes(pinned, n_pinned, 0);
     free(dv);
     return 0;
 }
@@ -1243,7 +1255,7 @@ static int gpu_run(es_scan_ctx_t *ctx)
             }
             if (!ret && stream) {
                 double t_pin = es_time_now();
-                ret = pin_blocks(ctx, 1);
+                ret = pin_blocks(ctx);
                 pinned = 1; /* (after an error, unregistering what was not pinned is harmless) */
                 es_info("blocks are streamed: pinned the packed blocks in %.3f s", es_time_now() - t_pin);
             }
@@ -1278,7 +1290,6 @@ static int gpu_run(es_scan_ctx_t *ctx)
         }
     }
     t_close = es_time_now();
-    if (pinned) pin_blocks(ctx, 0);
     {
         const char *desc[64] = {NULL};
         for (int k = 0; k < n_dev; k++) desc[k] = dv[k].desc;
@@ -1286,7 +1297,8 @@ static int gpu_run(es_scan_ctx_t *ctx)
     }
     for (int k = 0; k < n_dev; k++)
         if (!ret && dv[k].err) ret = dv[k].err;
-    int later = closing_start(dv, n_dev, !ret);
+    /* (unpinning a block that was not pinned, after an error, is harmless) */
+    int later = closing_start(dv, n_dev, !ret, pinned ? ctx->blocks : NULL, ctx->n_blocks);
     es_info("GPU scan: the device(s) %s in %.3f s", later ? "left to close beside the caller" : "closed",
             es_time_now() - t_close);
     free(lnf);

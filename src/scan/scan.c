@@ -455,11 +455,13 @@ void es_scan_blocks_free(es_planes_t *blocks, uint32_t n_blocks)
 typedef struct {
     es_planes_t *blocks;
     uint32_t n_blocks;
+    void (*finish)(void); /* the backend's, or NULL */
 } unpack_job_t;
 
 static void *unpack_main(void *arg)
 {
     unpack_job_t *j = arg;
+    if (j->finish) j->finish();
     es_scan_blocks_free(j->blocks, j->n_blocks);
     free(j);
     return NULL;
@@ -475,13 +477,16 @@ static void unpack_join(es_scan_t *s)
 
 /* Free the packed blocks: a gigabyte takes the kernel about 0.06 s to give
  * back, so after a successful run (ok) a thread of its own does it while the
- * caller writes the results (issue 24); es_scan_destroy waits for it. */
+ * caller writes the results (issue 24); es_scan_destroy waits for it.  The
+ * backend's finish() comes first: a device's closing may still use them
+ * (the GPU unpins streamed blocks there). */
 static void blocks_free(es_scan_t *s, es_planes_t *blocks, uint32_t n_blocks, int ok)
 {
     unpack_job_t *j = ok && blocks ? malloc(sizeof *j) : NULL;
     if (j) {
         j->blocks = blocks;
         j->n_blocks = n_blocks;
+        j->finish = s->backend->finish;
         unpack_join(s);
         if (pthread_create(&s->unpack, NULL, unpack_main, j) == 0) {
             s->unpack_on = 1;
@@ -489,6 +494,7 @@ static void blocks_free(es_scan_t *s, es_planes_t *blocks, uint32_t n_blocks, in
         }
         free(j);
     }
+    if (blocks && s->backend->finish) s->backend->finish();
     es_scan_blocks_free(blocks, n_blocks);
 }
 

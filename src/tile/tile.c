@@ -152,9 +152,13 @@ static void tile_at(const es_scan_ctx_t *ctx, uint64_t t, uint32_t *bi, uint32_t
         return;
     }
     if (ctx->order == ES_TILES_DIAG_FIRST) {
-        /* the diagonal tiles, then the others in row order: every variant
-         * meets its own block first, so a device's thresholds are known for
-         * both blocks of every later tile */
+        /* the diagonal tiles, then the others by rows: every variant meets
+         * its own block first, so a device's thresholds are known for both
+         * blocks of every later tile.  The rows alternate their direction
+         * (row 0 from its left, row 1 from its right, ...), so that a new
+         * row starts on a column block the last tile had: a device whose
+         * cache streams the blocks uploads one block there, beside the tile
+         * before, instead of two after it (issue 24) */
         if (t < ctx->n_blocks) {
             *bi = *bj = (uint32_t)t;
             return;
@@ -167,8 +171,9 @@ static void tile_at(const es_scan_ctx_t *ctx, uint64_t t, uint32_t *bi, uint32_t
             uint32_t mid = lo + (hi - lo) / 2;
             if (ctx->row_start[mid] - mid <= t) lo = mid; else hi = mid;
         }
+        const uint32_t u = (uint32_t)(t - (ctx->row_start[lo] - lo)), len = ctx->n_blocks - lo - 1;
         *bi = lo;
-        *bj = lo + 1 + (uint32_t)(t - (ctx->row_start[lo] - lo));
+        *bj = lo + 1 + (lo & 1 ? len - 1 - u : u);
         return;
     }
     /* row panels have n_blocks - bi tiles; find the row by binary search */

@@ -124,7 +124,8 @@ typedef struct es_worker es_worker_t;
 
 /** The order in which es_ctx_claim_tile hands out a pair scan's tiles
  *  (bi <= bj): by rows; the n_blocks diagonal tiles first, then the rest by
- *  rows; or by growing squares, (k, k) then (0, k) .. (k - 1, k) for
+ *  rows, each row the other way from the one before (bj rising in row 0,
+ *  falling in row 1, ...); or by growing squares, (k, k) then (0, k) .. (k - 1, k) for
  *  k = 0, 1, ...  Both of the last two hand out every tile after both of its
  *  blocks' diagonal tiles (the GPU's per-variant thresholds rely on it). */
 typedef enum { ES_TILES_ROWS = 0, ES_TILES_DIAG_FIRST, ES_TILES_SQUARES } es_tile_order_t;

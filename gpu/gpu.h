@@ -122,8 +122,9 @@ int es_gpu_exact_stats(es_gpu_t *g, unsigned long long out[3]);
 int es_gpu_stage2_side(const es_gpu_t *g);
 /** Device blocks held at once (the streaming cache). */
 int es_gpu_cache_slots(const es_gpu_t *g);
-/** 1 when the cache's slots hold the planes and counts only, each tile's
- *  per-variant constants built before it: where slots holding the constants
+/** 1 when the cache's slots hold the planes and counts only, the blocks'
+ *  per-variant constants built beside them (three blocks' sets, reused while
+ *  a block's tiles follow): where slots holding the constants
  *  too would be fewer than the blocks and fewer than these (the data then
  *  stream through more slots, or fit after all); EPISTREAM_GPU_SLOTPRE=1:
  *  0, the constants in the slots. */

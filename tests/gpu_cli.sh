@@ -82,11 +82,11 @@ done
 # a streamed cache keeps the per-variant constants out of its slots and
 # builds each tile's before it; EPISTREAM_GPU_SLOTPRE=1 keeps them in the
 # slots, as before: the same bytes both ways (three planes here; two below)
-grep -q "the constants built per tile" "$T/gpu.boost.mma.64.log" ||
-    fail "--gpu-mem 300K: the constants not built per tile: $(grep '^gpu' "$T/gpu.boost.mma.64.log")"
+grep -q "the constants built per block" "$T/gpu.boost.mma.64.log" ||
+    fail "--gpu-mem 300K: the constants not built per block: $(grep '^gpu' "$T/gpu.boost.mma.64.log")"
 EPISTREAM_GPU_SLOTPRE=1 "$EPISTREAM" scan --bfile "$T/d" --stat boost --top 300 --p-threshold 0.01 --device gpu:0 \
     --gpu-kernel mma --block 64 --gpu-mem 300K --quiet --out "$T/slotpre" || fail "EPISTREAM_GPU_SLOTPRE=1"
-grep -q "the constants built per tile" "$T/slotpre.log" && fail "EPISTREAM_GPU_SLOTPRE=1 built the constants per tile"
+grep -q "the constants built per block" "$T/slotpre.log" && fail "EPISTREAM_GPU_SLOTPRE=1 built the constants per block"
 for f in top.tsv summary.tsv sig.tsv; do
     cmp -s "$T/cpu.boost.$f" "$T/slotpre.$f" || fail "EPISTREAM_GPU_SLOTPRE=1: $f differs from --device cpu"
 done
@@ -196,7 +196,7 @@ for stat in boost chi2 mi ig; do
         grep -q "the preloading thread" "$T/fs.boost.EPISTREAM_GPU_PRELOAD=0.err" && fail "EPISTREAM_GPU_PRELOAD=0 preloaded"
         grep -q "(0 from the device's fits)" "$T/fs.boost.EPISTREAM_GPU_FITS=0.err" || fail "EPISTREAM_GPU_FITS=0 used the fits"
         # two planes streamed through a cache of three slots (2 MB), the
-        # constants built per tile; then in the slots: the same bytes
+        # constants built per block beside the slots; then in the slots: the same bytes
         for sp in EPISTREAM_GPU_SLOTPRE=0 EPISTREAM_GPU_SLOTPRE=1; do
             env "$sp" "$EPISTREAM" scan --bfile "$T/f" --stat boost --top 200 --p-threshold 1e-4 --device gpu:0 \
                 --gpu-kernel $k --block 1024 --gpu-mem 2M --verbose --out "$T/fm.$sp" 2>"$T/fm.$sp.err" ||
@@ -205,12 +205,12 @@ for stat in boost chi2 mi ig; do
                 cmp -s "$T/fc.boost.$f" "$T/fm.$sp.$f" || fail "boost --gpu-mem 2M, $sp: $f differs from --device cpu"
             done
         done
-        grep -q "the constants built per tile" "$T/fm.EPISTREAM_GPU_SLOTPRE=0.log" ||
+        grep -q "the constants built per block" "$T/fm.EPISTREAM_GPU_SLOTPRE=0.log" ||
             fail "--gpu-mem 2M: $(grep '^gpu' "$T/fm.EPISTREAM_GPU_SLOTPRE=0.log")"
         grep -q "blocks are streamed: pinned the packed blocks" "$T/fm.EPISTREAM_GPU_SLOTPRE=0.err" ||
             fail "--gpu-mem 2M: the blocks not streamed"
-        grep -q "the constants built per tile" "$T/fm.EPISTREAM_GPU_SLOTPRE=1.log" &&
-            fail "EPISTREAM_GPU_SLOTPRE=1 built the constants per tile"
+        grep -q "the constants built per block" "$T/fm.EPISTREAM_GPU_SLOTPRE=1.log" &&
+            fail "EPISTREAM_GPU_SLOTPRE=1 built the constants per block"
         grep -q "left to close beside the caller" "$T/fg.boost.mma.cp.err" || fail "boost: the device closed before the scan returned"
         grep -q "exact statistic on the device (.*, beside the next tiles)" "$T/fg.boost.mma.cp.err" ||
             fail "boost: the second stage not beside the next tiles"

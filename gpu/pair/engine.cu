@@ -136,7 +136,8 @@ struct es_gpu {
     int lite;
     gk_vpre tpre[GK_TPRE];
     long tpre_blk[GK_TPRE];               /* the block whose constants a set holds (-1: none) */
-    unsigned long long tpre_lru[GK_TPRE]; /* (clock) */
+    unsigned long long tpre_lru[GK_TPRE]; /* (tpre_clock) */
+    unsigned long long tpre_clock;        /* the submitting thread's own (clock is under up_lock) */
     cudaEvent_t tpre_ready[GK_TPRE];      /* on s_copy, after the set was built */
     cudaEvent_t tpre_used[GK_TPRE];       /* on s_comp, after the last tile that read it */
     unsigned char *tpre_mem;
@@ -1082,7 +1083,7 @@ static int run_flight(es_gpu_t *g, flight_t *f, int prepass)
          * so that its time is about one fit's whatever the tile (25-45 us
          * at N = 1,024): on a stream of its own it runs beside the next
          * tile's kernel, which reads the thresholds it raises whenever
-         * they come (every value is a bound) and writes the other
+         * they come (every value is a bound) and writes another
          * flight's buffers */
         if (g->side) {
             CHECK(cudaStreamWaitEvent(g->s_side, f->mid, 0));
@@ -1127,7 +1128,7 @@ static int tpre_use(es_gpu_t *g, const slot_t *s, const es_gpu_block_t *b, int k
         CHECK(cudaEventRecord(g->tpre_ready[k], g->s_copy));
         g->tpre_blk[k] = (long)b->index;
     }
-    g->tpre_lru[k] = ++g->clock;
+    g->tpre_lru[k] = ++g->tpre_clock;
     CHECK(cudaStreamWaitEvent(g->s_comp, g->tpre_ready[k], 0));
     *out = k;
     return ES_OK;

@@ -342,6 +342,7 @@ struct es_gpu3 {
     es_gpu3_config_t cfg;
     int kernel; /* ES_GPU_KERNEL_MMA or _POPC */
     int do_sig;
+    float sig_min; /* gk3_params.sig_min: the smallest cfg.sig_crit[df], df >= 1 (set at the opening) */
     uint32_t kw1, kw0;
     cudaStream_t s_comp, s_back;
     slot3_t *slots;
@@ -472,8 +473,11 @@ static int open_engine(int dev, const es_gpu3_config_t *cfg, uint32_t n_blocks, 
     int cc = prop.major * 10 + prop.minor;
     g->kernel = cfg->kernel == ES_GPU_KERNEL_POPC || cc < 80 || cfg->n_planes == 3 ? ES_GPU_KERNEL_POPC
                                                                                   : ES_GPU_KERNEL_MMA;
-    for (int d = 0; d < 27; d++)
+    g->sig_min = INFINITY;
+    for (int d = 0; d < 27; d++) {
         if (cfg->sig_crit[d] < INFINITY) g->do_sig = 1;
+        if (d >= 1 && cfg->sig_crit[d] < g->sig_min) g->sig_min = cfg->sig_crit[d];
+    }
     g->max_pairs = cfg->max_seeds ? cfg->max_seeds : (size_t)cfg->block * cfg->block;
     g->max_rows = cfg->max_seeds ? 2 * (size_t)cfg->max_seeds : 2 * (size_t)cfg->block;
     int ret = ES_OK;
@@ -615,11 +619,9 @@ static gk3_params base_params(const es_gpu3_t *g, flight3_t *f)
     P.lnf = g->d_lnf;
     P.stat = g->cfg.stat;
     P.do_sig = g->do_sig;
-    P.sig_min = INFINITY;
-    for (int d = 0; d < 27; d++) {
-        P.sig_crit[d] = g->cfg.sig_crit[d];
-        if (d >= 1 && P.sig_crit[d] < P.sig_min) P.sig_min = P.sig_crit[d];
-    }
+    P.sig_min = g->sig_min;
+    static_assert(sizeof P.sig_crit == sizeof g->cfg.sig_crit, "a critical value per df");
+    memcpy(P.sig_crit, g->cfg.sig_crit, sizeof P.sig_crit);
     return P;
 }
 

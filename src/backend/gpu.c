@@ -230,7 +230,8 @@ static void *gpu_warm(const es_scan_ctx_t *ctx, uint32_t n_planes)
 {
     const es_opt_t *opt = &ctx->scan->opt;
     const char *wv = getenv("EPISTREAM_GPU_WARM");
-    if (ctx->ds->qt || (wv && (!strcmp(wv, "0") || !strcmp(wv, "open")))) return NULL;
+    /* (a merge of shards scans no tile) */
+    if (ctx->ds->qt || opt->merge || (wv && (!strcmp(wv, "0") || !strcmp(wv, "open")))) return NULL;
     int devs[64], n_dev = pick_devices(opt, devs);
     gpu_warm_t *w = n_dev ? calloc(1, sizeof *w) : NULL;
     if (!w) return NULL;
@@ -654,7 +655,7 @@ static int dev_open(es_scan_ctx_t *ctx, gpu_dev_t *d, int n_helpers, const es_gp
     char name[200];
     if (es_gpu_device_describe(d->dev, name, sizeof name)) snprintf(name, sizeof name, "device %d", d->dev);
     snprintf(d->desc, sizeof d->desc, "%d %s (%s kernel, %d block slots%s)", d->dev, name, es_gpu_kernel_name(d->g),
-             es_gpu_cache_slots(d->g), es_gpu_cache_lite(d->g) ? ", the constants built per tile" : "");
+             es_gpu_cache_slots(d->g), es_gpu_cache_lite(d->g) ? ", the constants built per block beside the slots" : "");
     es_info("GPU %s, opened in %.3f s", d->desc, t_open);
     return ES_OK;
 }

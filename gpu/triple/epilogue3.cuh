@@ -221,12 +221,20 @@ __device__ __forceinline__ gk3_bounds gk3_bound(const uint32_t n[2][27], const d
 /* Score one triple (pair q, third kk of the CTA) from its cumulative
  * counts c[y][27] (completed), or write its table (GK3_ALL).  @return its
  * lower key (0: not a triple of the tile). */
+/* The score slot of the CTA's pair q with its third variant kk; false past
+ * the tile (no slot). */
+__device__ __forceinline__ bool gk3_slot(const gk3_params &P, const gk3_cta &S, int q, int kk, size_t *slot)
+{
+    *slot = (size_t)S.pidx[q] * P.nc + blockIdx.y * GK3_THIRD + kk;
+    return S.pin[q] && S.kg[kk] != 0xffffffffu;
+}
+
 template <int NP, int STAT>
 __device__ __forceinline__ uint32_t gk3_emit(const gk3_params &P, gk3_cta &S, int q, int kk, bool ok,
                                              uint32_t c[2][27])
 {
-    size_t slot = (size_t)S.pidx[q] * P.nc + blockIdx.y * GK3_THIRD + kk;
-    bool in = S.pin[q] && S.kg[kk] != 0xffffffffu;
+    size_t slot;
+    const bool in = gk3_slot(P, S, q, kk, &slot);
     if (P.mode == GK3_ALL) {
         if (!in) return 0;
         uint32_t *t = P.tables + slot * 54;
@@ -338,11 +346,20 @@ __device__ __forceinline__ gk3_bounds gk3_chi2_16(const uint32_t v[27], uint32_t
  * c1 as gk3_bound's FIXED): chi2 below 65,536 samples reads the halves
  * (gk3_chi2_16), the other statistics unpack them for gk3_bound<STAT,
  * true>.  need_df: chi2's df is wanted too (gk3_bound's always has it). */
+/* chi2 of packed cells is read from the halves (gk3_chi2_16) where the
+ * classes' sum fits a half: gk3_bound16's path, and where gk3_emit16 then
+ * derives chi2's df itself. */
+template <int STAT>
+__device__ __forceinline__ bool gk3_chi2_halves(uint32_t c0, uint32_t c1)
+{
+    return STAT == GK3_CHI2 && c0 + c1 < 65536u;
+}
+
 template <int STAT>
 __device__ __forceinline__ gk3_bounds gk3_bound16(const uint32_t v[27], const double *lnf, uint32_t c0, uint32_t c1,
                                                   bool need_df)
 {
-    if (STAT == GK3_CHI2 && c0 + c1 < 65536u) {
+    if (gk3_chi2_halves<STAT>(c0, c1)) {
         if (c0 && c1) {
             gk3_bounds b = gk3_chi2_16(v, c0, c1);
             if (need_df) b.df = gk3_cols16(v) - 1;
@@ -367,9 +384,8 @@ __device__ __forceinline__ gk3_bounds gk3_bound16(const uint32_t v[27], const do
 template <int STAT>
 __device__ __forceinline__ uint32_t gk3_emit16(const gk3_params &P, gk3_cta &S, int q, int kk, bool ok, uint32_t v[27])
 {
-    size_t slot = (size_t)S.pidx[q] * P.nc + blockIdx.y * GK3_THIRD + kk;
-    bool in = S.pin[q] && S.kg[kk] != 0xffffffffu;
-    if (!in) return 0; /* past the tile: no slot */
+    size_t slot;
+    if (!gk3_slot(P, S, q, kk, &slot)) return 0; /* past the tile: no slot */
     if (P.mode == GK3_ALL) {
         uint32_t *t = P.tables + slot * 54;
 #pragma unroll
@@ -387,7 +403,7 @@ __device__ __forceinline__ uint32_t gk3_emit16(const gk3_params &P, gk3_cta &S, 
     uint32_t lok = gk3_fkey(b.lo), hik = gk3_fkey(b.up);
     /* chi2's df only where G may reach the smallest critical value */
     if (P.do_sig && b.gup >= P.sig_min) {
-        if (STAT == GK3_CHI2 && P.n_ctrl && P.n_case && P.n_ctrl + P.n_case < 65536u) b.df = gk3_cols16(v) - 1;
+        if (gk3_chi2_halves<STAT>(P.n_ctrl, P.n_case) && P.n_ctrl && P.n_case) b.df = gk3_cols16(v) - 1;
         if (b.df > 0 && b.gup >= P.sig_crit[b.df]) hik = 0xffffffffu;
     }
     P.score[slot] = hik;

@@ -150,7 +150,11 @@ static void scans_case(uint32_t m, uint32_t n, double miss, uint64_t seed)
             /* a cache of two blocks: every tile streams its partner block;
              * the per-variant constants in the slots (EPISTREAM_GPU_SLOTPRE=1),
              * then two slots of planes and counts only, the constants built
-             * per tile (a cap that held no two slots with them) */
+             * per block beside them (a cap that held no two slots with
+             * them); three such slots (the sets kept along a row, the rows
+             * alternating); every block in such a slot, uploaded ahead by
+             * the preloading thread (a cap that holds fewer slots with the
+             * constants than blocks) */
             es_planes_t probe;
             uint32_t np = es_dataset_any_missing(ds) ? 3 : 2;
             assert_int_equal(es_planes_alloc(&probe, ds, 1, np), ES_OK);
@@ -159,14 +163,22 @@ static void scans_case(uint32_t m, uint32_t n, double miss, uint64_t seed)
             es_planes_free(&probe);
             assert_true(per_lite < per_full);
             opt.block_variants = 64;
-            for (int lite = 0; lite < 2; lite++) {
-                const size_t per = lite ? per_lite : per_full;
-                if (!lite) setenv("EPISTREAM_GPU_SLOTPRE", "1", 1);
-                opt.gpu_mem = 2 * per + per / 2;
+            const size_t nb = (m + 63) / 64;
+            const struct {
+                size_t slots, per;
+                const char *what;
+            } cache[] = {{2, per_full, "two-block cache"},
+                         {2, per_lite, "two-slot cache, the constants per block"},
+                         {3, per_lite, "three-slot cache, the constants per block"},
+                         {nb, per_lite, "every block without its constants, preloaded"}};
+            for (size_t c = 0; c < sizeof cache / sizeof *cache; c++) {
+                if (cache[c].per == per_full) setenv("EPISTREAM_GPU_SLOTPRE", "1", 1);
+                opt.gpu_mem = cache[c].slots * cache[c].per + cache[c].per / 2;
+                assert_true(nb > 3 && opt.gpu_mem < nb * per_full); /* (it streams, or fits lite only) */
                 tu_result_t got;
                 tu_run_scan(ds, &opt, NULL, &got);
                 unsetenv("EPISTREAM_GPU_SLOTPRE");
-                tu_same_result(&ref, &got, m, lite ? "two-slot cache, the constants per tile" : "two-block cache");
+                tu_same_result(&ref, &got, m, cache[c].what);
                 tu_free_result(&got);
             }
         }

@@ -170,7 +170,10 @@ for stat in boost chi2 mi ig; do
         # (=kernels), the devices closed before the scan returns
         # (EPISTREAM_GPU_CLOSE=now), the second stage after each tile on the
         # kernels' stream rather than beside the next tile
-        # (EPISTREAM_GPU_STAGE2=inline): the same bytes every way
+        # (EPISTREAM_GPU_STAGE2=inline), the tile's counts cleared and copied
+        # by a memset and a copy (EPISTREAM_GPU_PUBLISH=0), BOOST's fits in
+        # every tile and a one-pass second stage (EPISTREAM_GPU_TILEFIT=1):
+        # the same bytes every way
         grep -q "packed .* beside the scan" "$T/fg.boost.mma.cp.err" || fail "boost: not packed beside the scan"
         grep -q "the preloading thread uploaded" "$T/fg.boost.mma.cp.err" || fail "boost: no preloading thread"
         nf=$(sed -n 's/.* host thread(s) (\([0-9]*\) from the device.s fits).*/\1/p' "$T/fg.boost.mma.cp.err")
@@ -179,7 +182,8 @@ for stat in boost chi2 mi ig; do
                    EPISTREAM_GPU_SCORE_CHUNK=1 EPISTREAM_GPU_PREPASS=0 EPISTREAM_GPU_PREPASS=1 \
                    EPISTREAM_GPU_PREPASS_BAND=0 EPISTREAM_GPU_ORDER=diag EPISTREAM_GPU_WARM=0 \
                    EPISTREAM_GPU_WARM=late EPISTREAM_GPU_WARM=open EPISTREAM_GPU_WARM=kernels \
-                   EPISTREAM_GPU_CLOSE=now EPISTREAM_GPU_STAGE2=inline; do
+                   EPISTREAM_GPU_CLOSE=now EPISTREAM_GPU_STAGE2=inline EPISTREAM_GPU_PUBLISH=0 \
+                   EPISTREAM_GPU_TILEFIT=1; do
             env_scan boost $var
         done
         kk_save=$k

@@ -80,7 +80,7 @@ for stat in boost chi2 mi ig k2; do
     done
 done
 # a streamed cache keeps the per-variant constants out of its slots and
-# builds each tile's before it; EPISTREAM_GPU_SLOTPRE=1 keeps them in the
+# builds each block's beside them; EPISTREAM_GPU_SLOTPRE=1 keeps them in the
 # slots, as before: the same bytes both ways (three planes here; two below)
 grep -q "the constants built per block" "$T/gpu.boost.mma.64.log" ||
     fail "--gpu-mem 300K: the constants not built per block: $(grep '^gpu' "$T/gpu.boost.mma.64.log")"

@@ -533,8 +533,8 @@ static int gpu_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, es_
      * at N = 1,024 they are a third of a slot, and 1/8 of the data held two
      * slots with them, so that each tile's block could be uploaded only once
      * the tile before it had ended (doc/BENCHMARKS.md).  Where the slots are
-     * as many either way (N = 8,192: three), the two kernels a tile would
-     * cost more than they save. */
+     * as many either way (N = 8,192: three), building the constants beside
+     * the slots would cost more than it saves. */
     size_t off[6], off_lite[6];
     const size_t per_full = slot_layout(cfg->block, cfg->n_planes, cfg->words, off);
     const size_t per_lite = slot_layout(cfg->block, cfg->n_planes, cfg->words, off_lite, 0);
@@ -1110,7 +1110,7 @@ static int tpre_find(const es_gpu_t *g, uint32_t block)
  * upload into slot s and the last tile reading the set are done; the
  * kernel stream waits for it.  Built there,
  * the constants of a tile's new block are ready beside the tile before it
- * instead of between the two (about 18 us a tile at N = 1,024), and a row's
+ * instead of between the two (about 19 us a tile at N = 1,024), and a row's
  * block is built once for the row.  *out: the set.  @return ES_OK or
  * ES_ERR_GPU. */
 static int tpre_use(es_gpu_t *g, const slot_t *s, const es_gpu_block_t *b, int keep, int *out)

@@ -218,9 +218,6 @@ __device__ __forceinline__ gk3_bounds gk3_bound(const uint32_t n[2][27], const d
     }
 }
 
-/* Score one triple (pair q, third kk of the CTA) from its cumulative
- * counts c[y][27] (completed), or write its table (GK3_ALL).  @return its
- * lower key (0: not a triple of the tile). */
 /* The score slot of the CTA's pair q with its third variant kk; false past
  * the tile (no slot). */
 __device__ __forceinline__ bool gk3_slot(const gk3_params &P, const gk3_cta &S, int q, int kk, size_t *slot)
@@ -229,6 +226,9 @@ __device__ __forceinline__ bool gk3_slot(const gk3_params &P, const gk3_cta &S, 
     return S.pin[q] && S.kg[kk] != 0xffffffffu;
 }
 
+/* Score one triple (pair q, third kk of the CTA) from its cumulative
+ * counts c[y][27] (completed), or write its table (GK3_ALL).  @return its
+ * lower key (0: not a triple of the tile). */
 template <int NP, int STAT>
 __device__ __forceinline__ uint32_t gk3_emit(const gk3_params &P, gk3_cta &S, int q, int kk, bool ok,
                                              uint32_t c[2][27])
@@ -342,10 +342,6 @@ __device__ __forceinline__ gk3_bounds gk3_chi2_16(const uint32_t v[27], uint32_t
     return b;
 }
 
-/* The bounds of a packed table (each class under 65,536; class sizes c0,
- * c1 as gk3_bound's FIXED): chi2 below 65,536 samples reads the halves
- * (gk3_chi2_16), the other statistics unpack them for gk3_bound<STAT,
- * true>.  need_df: chi2's df is wanted too (gk3_bound's always has it). */
 /* chi2 of packed cells is read from the halves (gk3_chi2_16) where the
  * classes' sum fits a half: gk3_bound16's path, and where gk3_emit16 then
  * derives chi2's df itself. */
@@ -355,6 +351,10 @@ __device__ __forceinline__ bool gk3_chi2_halves(uint32_t c0, uint32_t c1)
     return STAT == GK3_CHI2 && c0 + c1 < 65536u;
 }
 
+/* The bounds of a packed table (each class under 65,536; class sizes c0,
+ * c1 as gk3_bound's FIXED): chi2 below 65,536 samples reads the halves
+ * (gk3_chi2_16), the other statistics unpack them for gk3_bound<STAT,
+ * true>.  need_df: chi2's df is wanted too (gk3_bound's always has it). */
 template <int STAT>
 __device__ __forceinline__ gk3_bounds gk3_bound16(const uint32_t v[27], const double *lnf, uint32_t c0, uint32_t c1,
                                                   bool need_df)

@@ -1264,8 +1264,9 @@ static int gpu_run(es_scan_ctx_t *ctx)
              * squares, so that the uploads run beside the tiles of the blocks
              * already there; streamed blocks keep the diagonal tiles first and
              * rows, whose partner blocks the cache measured for (both upload
-             * about n^2 / 2 blocks).  EPISTREAM_GPU_ORDER=diag: as before, for
-             * comparisons.  (No tile is claimed before this point.) */
+             * about n^2 / 2 blocks; the rows alternate their direction).
+             * EPISTREAM_GPU_ORDER=diag: the diagonal tiles first and rows,
+             * for comparisons.  (No tile is claimed before this point.) */
             const char *ov = getenv("EPISTREAM_GPU_ORDER");
             if (!stream && !(ov && strcmp(ov, "diag") == 0)) ctx->order = ES_TILES_SQUARES;
         }

@@ -612,15 +612,17 @@ static int gpu_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, es_
 static void *warm_main(void *arg);
 static void warm_kernels(const es_gpu_t *g);
 
-/* EPISTREAM_GPU_WARM's word on the flights' first host buffers: *bufs, made
- * by the warming thread (=kernels: not, as the first tiles need them);
- * *go, right after the kernels (=late: once the device holds its first
- * tiles, as before) */
-static void warm_bufs_env(int *bufs, int *go)
+/* EPISTREAM_GPU_WARM's word: @return whether an engine's warming thread
+ * runs at all (=0: not); *bufs, whether it makes the flights' first host
+ * buffers (=kernels: not, as the first tiles need them); *go, whether
+ * right after the kernels (=late: once the device holds its first tiles,
+ * as before) */
+static int warm_env(int *bufs, int *go)
 {
     const char *wv = getenv("EPISTREAM_GPU_WARM");
     *bufs = !(wv && strcmp(wv, "kernels") == 0);
     *go = !(wv && strcmp(wv, "late") == 0);
+    return !(wv && strcmp(wv, "0") == 0);
 }
 
 /* The engine's choices that the environment may change (same-run
@@ -694,9 +696,7 @@ static int engine_open(int dev, const es_gpu_config_t *cfg, uint32_t cand_init, 
      * rather than by the first tiles' launches and collections;
      * EPISTREAM_GPU_WARM=0: neither, =kernels: the kernels only, =late:
      * the buffers once the device holds its first tiles (comparisons) */
-    const char *wv = getenv("EPISTREAM_GPU_WARM");
-    warm_bufs_env(&g->warm_bufs, &g->warm_go);
-    if (!(wv && strcmp(wv, "0") == 0)) g->warm_on = pthread_create(&g->warm, NULL, warm_main, g) == 0;
+    if (warm_env(&g->warm_bufs, &g->warm_go)) g->warm_on = pthread_create(&g->warm, NULL, warm_main, g) == 0;
     *out = g;
     return ES_OK;
 }
@@ -711,8 +711,7 @@ extern "C" int es_gpu_open(int dev, const es_gpu_config_t *cfg, es_gpu_t **out)
 static void spare_make(const es_gpu_t *g)
 {
     int bufs = 0, go = 0;
-    warm_bufs_env(&bufs, &go);
-    if (!bufs || !go) return;
+    if (!warm_env(&bufs, &go) || !bufs || !go) return;
     size_t cb = 0;
     const size_t bytes = ES_GPU_FLIGHTS * host_first_share(g, &cb);
     void *a = NULL;
@@ -895,6 +894,16 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* Build the per-variant constants of a block's count genotype counts
+ * (device gcount) into pre on stream st (k_vpre, padded to the block). */
+static int build_vpre(const es_gpu_t *g, const uint32_t *gcount, uint32_t count, const gk_vpre &pre,
+                      cudaStream_t st)
+{
+    CHECK_LAUNCH(GK_STAT_DISPATCH((int)g->cfg.stat, launch_vpre, (int)g->cfg.n_planes, gcount, count,
+                                  g->cfg.block + GK_VPRE_PAD, g->screen1, pre, st));
+    return ES_OK;
+}
+
 /* Queue block b's upload into slot s on stream st: its planes, counts and
  * per-variant constants; s->ready is recorded after them.  From pageable
  * memory the copy returns only when the host has staged every byte, so it
@@ -906,9 +915,9 @@ static int upload_block(es_gpu_t *g, slot_t *s, const es_gpu_block_t *b, cudaStr
     CHECK(cudaStreamWaitEvent(st, s->used, 0));
     CHECK(cudaMemcpyAsync(s->planes, b->planes, bytes, cudaMemcpyHostToDevice, st));
     CHECK(cudaMemcpyAsync(s->gcount, b->gcount, (size_t)b->count * 24, cudaMemcpyHostToDevice, st));
-    if (!g->lite) /* (a streamed cache: in sets of their own, tpre_use) */
-        CHECK_LAUNCH(GK_STAT_DISPATCH((int)g->cfg.stat, launch_vpre, (int)g->cfg.n_planes, s->gcount, b->count,
-                                      g->cfg.block + GK_VPRE_PAD, g->screen1, s->pre, st));
+    int ret;
+    if (!g->lite && (ret = build_vpre(g, s->gcount, b->count, s->pre, st))) /* (lite: tpre_use) */
+        return ret;
     CHECK(cudaEventRecord(s->ready, st));
     return ES_OK;
 }
@@ -1120,11 +1129,10 @@ static int tpre_use(es_gpu_t *g, const slot_t *s, const es_gpu_block_t *b, int k
         for (int i = 0; i < GK_TPRE; i++)
             if (i != keep && (k < 0 || g->tpre_lru[i] < g->tpre_lru[k])) k = i;
         g->tpre_blk[k] = -1;
-        const int n_pre = (int)(g->cfg.block + GK_VPRE_PAD), st = (int)g->cfg.stat, np = (int)g->cfg.n_planes;
         CHECK(cudaStreamWaitEvent(g->s_copy, g->tpre_used[k], 0));
         CHECK(cudaStreamWaitEvent(g->s_copy, s->ready, 0));
-        CHECK_LAUNCH(GK_STAT_DISPATCH(st, launch_vpre, np, s->gcount, b->count, (uint32_t)n_pre, g->screen1,
-                                      g->tpre[k], g->s_copy));
+        int ret = build_vpre(g, s->gcount, b->count, g->tpre[k], g->s_copy);
+        if (ret) return ret;
         CHECK(cudaEventRecord(g->tpre_ready[k], g->s_copy));
         g->tpre_blk[k] = (long)b->index;
     }

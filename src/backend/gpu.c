@@ -815,12 +815,19 @@ typedef struct {
     uint32_t n_pinned;
 } closing_t;
 
+/* Close the n_dev devices of dv (freed), then unpin the n_pinned blocks
+ * pinned (NULL: none). */
+static void close_all(gpu_dev_t *dv, int n_dev, const es_planes_t *pinned, uint32_t n_pinned)
+{
+    for (int k = 0; k < n_dev; k++) dev_close(&dv[k]);
+    if (pinned) pin_planes(pinned, n_pinned, 0);
+    free(dv);
+}
+
 static void *closing_main(void *arg)
 {
     closing_t *c = arg;
-    for (int k = 0; k < c->n_dev; k++) dev_close(&c->dv[k]);
-    if (c->pinned) pin_planes(c->pinned, c->n_pinned, 0);
-    free(c->dv);
+    close_all(c->dv, c->n_dev, c->pinned, c->n_pinned);
     free(c);
     return NULL;
 }
@@ -845,9 +852,7 @@ static int closing_start(gpu_dev_t *dv, int n_dev, int ok, const es_planes_t *pi
     pthread_mutex_unlock(&closing_lock);
     if (on) return 1;
     free(c);
-    for (int k = 0; k < n_dev; k++) dev_close(&dv[k]);
-    if (pinned) pin_planes(pinned, n_pinned, 0);
-    free(dv);
+    close_all(dv, n_dev, pinned, n_pinned);
     return 0;
 }
 
